@@ -1,0 +1,14 @@
+//! tooltape: a record-and-replay conformance suite for LLM tool calling.
+//!
+//! The pipeline (see ARCHITECTURE.md): case file → trials → `providers::encode` → transport
+//! (replay, live, or the simulator) → `providers::decode` → `check` → snapshot and report.
+
+pub mod http;
+pub mod inject;
+pub mod model;
+pub mod providers;
+pub mod scenario;
+pub mod schema;
+pub mod simulate;
+pub mod sse;
+pub mod textcall;

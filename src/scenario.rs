@@ -1,0 +1,71 @@
+//! What the provider simulator should do for one trial: the `[simulate]` table of a case file.
+//!
+//! The simulated model is deterministic. Without a scenario it honours `tool_choice` and calls the
+//! first eligible tool once with arguments generated from the schema. A scenario pins the calls,
+//! the text, a malformed text-protocol form, an error answer or empty search results.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Calls the model makes when the request lets it call tools (filtered by the request's
+    /// `tool_choice`: a forced choice always wins). Empty: one call to the first eligible tool.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<ScenarioCall>,
+    /// Text the model writes: before its calls, or as the whole answer when it calls nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Text answer after tool results came back (multi-turn). Default: a sentence quoting the results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_text: Option<String>,
+    /// The model prefers to answer in text when `tool_choice` is `auto` (it still obeys required/forced).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prefer_text: bool,
+    /// Text protocol only: write the calls in this malformed form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub malformed: Option<Malformed>,
+    /// Answer with this HTTP error (in the provider's own error envelope) instead of a completion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ScenarioError>,
+    /// Hosted web search returns no results.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub empty_search_results: bool,
+    /// Hosted web search: tool types (e.g. `web_search`) this model answers "not supported" for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unsupported_tool_types: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioCall {
+    pub name: String,
+    #[serde(default)]
+    pub arguments: Map<String, Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioError {
+    pub status: u16,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// Malformed `<tool_call>` forms models write despite the instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Malformed {
+    ArrayWrapped,
+    CodeFence,
+    TrailingGt,
+    RepeatedCloseTag,
+    ExtraBrace,
+    MissingBrace,
+    MissingCloseTag,
+    ArgumentsObject,
+    UnknownTool,
+    InvalidJson,
+    Truncated,
+}

@@ -1,0 +1,1 @@
+//! The provider simulator: a loopback HTTP server answering like the real APIs (stub).

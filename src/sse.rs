@@ -1,0 +1,270 @@
+//! Incremental Server-Sent Events framing: bytes in any chunking → `(event, data)` pairs.
+//!
+//! Follows the WHATWG event-stream rules: lines end in CRLF, LF or CR; `:` lines are comments
+//! (keep-alives); `data` lines of one event are joined with `\n`; one leading space after the colon
+//! is dropped; a blank line dispatches. Work is linear in the input: each byte is scanned once,
+//! whatever the chunk sizes, and a CR at a chunk boundary is resolved when the next byte arrives.
+
+use std::fmt;
+
+/// One dispatched event. Borrowed from the decoder's buffers: copy what you keep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SseEvent<'a> {
+    /// The `event:` field, or `""` when absent (the spec's default type `message`).
+    pub event: &'a str,
+    pub data: &'a str,
+    /// 1-based line number of the event's first `data` line in the whole stream.
+    pub line: usize,
+}
+
+/// Input that is not valid UTF-8 inside an event line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SseError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for SseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct SseDecoder {
+    /// Bytes of the current, not yet terminated line.
+    partial: Vec<u8>,
+    /// The previous chunk ended in CR: an LF opening this chunk belongs to that line end.
+    pending_cr: bool,
+    event: String,
+    data: String,
+    has_data: bool,
+    line: usize,
+    data_line: usize,
+}
+
+impl SseDecoder {
+    pub fn new() -> SseDecoder {
+        SseDecoder::default()
+    }
+
+    /// Feeds bytes; calls `on_event` for every event completed by them.
+    pub fn push<E>(
+        &mut self,
+        mut chunk: &[u8],
+        on_event: &mut dyn FnMut(SseEvent<'_>) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        E: From<SseError>,
+    {
+        if self.pending_cr {
+            self.pending_cr = false;
+            if let [b'\n', rest @ ..] = chunk {
+                chunk = rest;
+            }
+        }
+        while let Some(pos) = chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
+            let (line, rest) = chunk.split_at(pos);
+            let is_cr = rest[0] == b'\r';
+            chunk = &rest[1..];
+            if is_cr {
+                match chunk.first() {
+                    Some(b'\n') => chunk = &chunk[1..],
+                    Some(_) => {}
+                    None => self.pending_cr = true,
+                }
+            }
+            if self.partial.is_empty() {
+                self.line(line, on_event)?;
+            } else {
+                let mut whole = std::mem::take(&mut self.partial);
+                whole.extend_from_slice(line);
+                let r = self.line(&whole, on_event);
+                whole.clear();
+                self.partial = whole;
+                r?;
+            }
+        }
+        self.partial.extend_from_slice(chunk);
+        Ok(())
+    }
+
+    /// Ends the stream: an event left without its blank line is dispatched (servers that close
+    /// right after the last `data:` line exist), and an unterminated last line is processed.
+    pub fn finish<E>(
+        &mut self,
+        on_event: &mut dyn FnMut(SseEvent<'_>) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        E: From<SseError>,
+    {
+        if !self.partial.is_empty() {
+            let whole = std::mem::take(&mut self.partial);
+            self.line(&whole, on_event)?;
+        }
+        self.dispatch(on_event)
+    }
+
+    /// True when bytes of an unfinished line or event are buffered.
+    pub fn has_pending(&self) -> bool {
+        !self.partial.is_empty() || self.has_data
+    }
+
+    fn line<E>(
+        &mut self,
+        line: &[u8],
+        on_event: &mut dyn FnMut(SseEvent<'_>) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        E: From<SseError>,
+    {
+        self.line += 1;
+        if line.is_empty() {
+            return self.dispatch(on_event);
+        }
+        if line[0] == b':' {
+            return Ok(());
+        }
+        let line = std::str::from_utf8(line).map_err(|e| SseError {
+            line: self.line,
+            message: format!("invalid UTF-8 at byte {} of the line", e.valid_up_to()),
+        })?;
+        let (field, value) = match line.find(':') {
+            Some(i) => {
+                let v = &line[i + 1..];
+                (&line[..i], v.strip_prefix(' ').unwrap_or(v))
+            }
+            None => (line, ""),
+        };
+        match field {
+            "data" => {
+                if self.has_data {
+                    self.data.push('\n');
+                } else {
+                    self.data_line = self.line;
+                }
+                self.data.push_str(value);
+                self.has_data = true;
+            }
+            "event" => {
+                self.event.clear();
+                self.event.push_str(value);
+            }
+            _ => {} // id, retry and unknown fields carry nothing a decoder needs
+        }
+        Ok(())
+    }
+
+    fn dispatch<E>(
+        &mut self,
+        on_event: &mut dyn FnMut(SseEvent<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if !self.has_data {
+            self.event.clear();
+            return Ok(());
+        }
+        let r = on_event(SseEvent {
+            event: &self.event,
+            data: &self.data,
+            line: self.data_line,
+        });
+        self.event.clear();
+        self.data.clear();
+        self.has_data = false;
+        r
+    }
+}
+
+/// Splits a complete SSE body into its events' raw text, each ending with its blank line, so that
+/// concatenating the pieces gives back the body byte for byte. Used to store streams one event per
+/// line of a cassette.
+pub fn split_events(body: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let bytes = body.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    let mut line_start = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'\n' || b == b'\r' {
+            let blank = i == line_start;
+            let mut end = i + 1;
+            if b == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                end += 1;
+            }
+            if blank && line_start > start {
+                out.push(body[start..end].to_string());
+                start = end;
+            }
+            i = end;
+            line_start = end;
+        } else {
+            i += 1;
+        }
+    }
+    if start < bytes.len() {
+        out.push(body[start..].to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(chunks: &[&[u8]]) -> Vec<(String, String, usize)> {
+        let mut d = SseDecoder::new();
+        let mut out = Vec::new();
+        let mut f = |e: SseEvent<'_>| -> Result<(), SseError> {
+            out.push((e.event.to_string(), e.data.to_string(), e.line));
+            Ok(())
+        };
+        for c in chunks {
+            d.push(c, &mut f).unwrap();
+        }
+        d.finish(&mut f).unwrap();
+        out
+    }
+
+    #[test]
+    fn multi_line_data_comments_crlf_and_cr() {
+        let body = b": keep-alive\r\nevent: a\r\ndata: one\r\ndata:two\r\n\r\ndata: x\r\rdata: [DONE]\n\n";
+        let whole = collect(&[body]);
+        assert_eq!(
+            whole,
+            vec![
+                ("a".into(), "one\ntwo".into(), 3),
+                ("".into(), "x".into(), 6),
+                ("".into(), "[DONE]".into(), 8)
+            ]
+        );
+        let bytes: Vec<&[u8]> = body.chunks(1).collect();
+        assert_eq!(collect(&bytes), whole);
+        for split in 0..body.len() {
+            let (a, b) = body.split_at(split);
+            assert_eq!(collect(&[a, b]), whole, "split at {split}");
+        }
+    }
+
+    #[test]
+    fn last_event_without_blank_line_is_dispatched() {
+        assert_eq!(collect(&[b"data: {}"]), vec![("".into(), "{}".into(), 1)]);
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_line() {
+        let mut d = SseDecoder::new();
+        let err = d
+            .push(b"data: ok\n\ndata: \xff\n", &mut |_e| Ok::<(), SseError>(()))
+            .unwrap_err();
+        assert_eq!(err.line, 3);
+    }
+
+    #[test]
+    fn split_events_round_trips() {
+        let body = "event: a\r\ndata: 1\r\n\r\ndata: 2\n\ndata: tail";
+        let parts = split_events(body);
+        assert_eq!(parts.len(), 3);
+        assert_eq!(parts.concat(), body);
+    }
+}
