@@ -3,6 +3,7 @@
 //! The pipeline (see ARCHITECTURE.md): case file → trials → `providers::encode` → transport
 //! (replay, live, or the simulator) → `providers::decode` → `check` → snapshot and report.
 
+pub mod bench;
 pub mod http;
 pub mod inject;
 pub mod model;

@@ -45,3 +45,11 @@ pub fn prepare_tools(
 pub fn restore_optional(provider: Provider, req: &ChatRequest, outcome: &mut Outcome) {
     let _ = (provider, req, outcome);
 }
+
+/// What the real provider would answer with a 400 for this request body as sent (wire JSON):
+/// the error message, or `None` when it would accept the tools. The simulator uses it so that
+/// invalid-by-design trials get the provider's documented rejection.
+pub fn wire_rejection(provider: Provider, body: &Value) -> Option<String> {
+    let _ = (provider, body);
+    None
+}

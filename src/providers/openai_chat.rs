@@ -26,6 +26,11 @@ impl Stream {
         self.req.clone()
     }
 
+    /// The assistant text accumulated so far (the text protocol parses it incrementally).
+    pub fn text_so_far(&self) -> &str {
+        ""
+    }
+
     pub fn push(&mut self, _bytes: &[u8]) -> Result<(), DecodeError> {
         Ok(())
     }
