@@ -53,3 +53,60 @@ pub fn fastest(budget: Duration, mut f: impl FnMut()) -> Duration {
 pub fn mb_per_s(bytes: usize, d: Duration) -> f64 {
     bytes as f64 / 1e6 / d.as_secs_f64()
 }
+
+/// Every section, in order. Figures need a release build to mean anything.
+pub fn run_all(root: &std::path::Path) -> Report {
+    let mut r = Report::default();
+    if cfg!(debug_assertions) {
+        r.note("WARNING: debug build; run `make bench` (release) for real figures");
+    }
+    replay_section(root, &mut r);
+    r.lines.push(String::new());
+    r.lines.push(if r.missed == 0 { "all targets met".into() } else { format!("{} target(s) MISSED", r.missed) });
+    r
+}
+
+/// Replay cost per interaction over every shipped cassette: one loopback server per cassette,
+/// its interactions sent and decoded `rounds` times.
+fn replay_section(root: &std::path::Path, r: &mut Report) {
+    use std::time::Duration;
+    r.section("replay (shipped cassettes through the loopback server)");
+    let trials = crate::case::discover(root).trials;
+    let mut cassettes = Vec::new();
+    for t in &trials {
+        if let Ok(Some((c, _))) = crate::cassette::load(&root.join(t.cassette_path())) {
+            cassettes.push((t.clone(), c));
+        }
+    }
+    let interactions: usize = cassettes.iter().map(|(_, c)| c.interactions.len()).sum();
+    if interactions == 0 {
+        r.note("no cassettes found");
+        return;
+    }
+    let rounds = 20;
+    let elapsed = crate::harness::runtime().block_on(async {
+        let client = crate::run::client(Duration::from_secs(30));
+        let mut total = Duration::ZERO;
+        for (t, c) in &cassettes {
+            let server = crate::replay::ReplayServer::start(c).await;
+            let endpoint = server.endpoint();
+            let start = Instant::now();
+            for _ in 0..rounds {
+                for it in &c.interactions {
+                    let neutral = crate::model::ChatRequest { stream: t.mode == crate::case::Mode::Stream, ..t.first_request() };
+                    let _ = crate::run::send(&client, &endpoint, t.provider, &neutral, &it.request).await;
+                }
+                server.take_received();
+            }
+            total += start.elapsed();
+        }
+        total
+    });
+    let per = elapsed.as_secs_f64() * 1e3 / (interactions * rounds) as f64;
+    r.figure(
+        &format!("replay: ms per interaction ({} cassettes, {interactions} interactions x {rounds})", cassettes.len()),
+        per,
+        "ms",
+        Some(("<= 0.2 ms", per <= 0.2)),
+    );
+}

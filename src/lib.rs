@@ -4,12 +4,22 @@
 //! (replay, live, or the simulator) → `providers::decode` → `check` → snapshot and report.
 
 pub mod bench;
+pub mod case;
+pub mod cassette;
+pub mod check;
+pub mod cli;
+pub mod harness;
 pub mod http;
 pub mod inject;
 pub mod model;
 pub mod providers;
+pub mod record;
+pub mod record_cli;
+pub mod replay;
+pub mod run;
 pub mod scenario;
 pub mod schema;
 pub mod simulate;
 pub mod sse;
 pub mod textcall;
+pub mod tls;

@@ -1,0 +1,308 @@
+//! Cassettes: one JSON file per trial holding its ordered HTTP interactions and provenance;
+//! loading with positions, byte-exact streams (one event per line), atomic writes.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::http::{HttpRequest, HttpResponse};
+
+/// The cassette format version written in every file.
+pub const FORMAT: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cassette {
+    pub tooltape: u32,
+    /// The trial that owns this cassette (`case::provider::choice::mode`), or a free label.
+    pub trial: String,
+    pub provenance: Provenance,
+    pub interactions: Vec<Interaction>,
+}
+
+/// Where a cassette's responses came from. Anything not answered by the real provider is
+/// `synthetic` (the project's simulator) or `imported` (converted from another recorder).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    pub kind: ProvenanceKind,
+    /// `YYYY-MM-DD` of the recording.
+    pub date: String,
+    /// Model asked for in the request.
+    pub model: String,
+    /// Model the response says answered, when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_model: Option<String>,
+    /// tooltape version that wrote the cassette.
+    pub tooltape: String,
+    /// Hash of the case (and its tool files) the cassette was recorded from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case_hash: Option<String>,
+    /// What answered: `simulator <version>`, a provider base URL, or the imported file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProvenanceKind {
+    Recorded,
+    Synthetic,
+    Imported,
+}
+
+impl ProvenanceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProvenanceKind::Recorded => "recorded",
+            ProvenanceKind::Synthetic => "synthetic",
+            ProvenanceKind::Imported => "imported",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Interaction {
+    pub request: HttpRequest,
+    pub response: StoredResponse,
+}
+
+/// A response as stored: exactly one of `body` (JSON), `stream` (byte-exact text, one SSE event
+/// or JSON-array element per entry) or `text` (any other body).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoredResponse {
+    pub status: u16,
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+impl StoredResponse {
+    /// Stores a response: streams (2xx with `is_stream`) as events, JSON as a value, else text.
+    pub fn from_http(resp: &HttpResponse, is_stream: bool) -> StoredResponse {
+        let mut out = StoredResponse {
+            status: resp.status,
+            headers: resp.headers.clone(),
+            body: None,
+            stream: None,
+            text: None,
+        };
+        let text = String::from_utf8_lossy(&resp.body).into_owned();
+        if is_stream && resp.is_success() {
+            out.stream = Some(split_stream(&text));
+        } else if let Ok(v) = serde_json::from_slice::<Value>(&resp.body) {
+            out.body = Some(v);
+        } else {
+            out.text = Some(text);
+        }
+        out
+    }
+
+    /// The body bytes as they are served on replay.
+    pub fn body_bytes(&self) -> Vec<u8> {
+        if let Some(s) = &self.stream {
+            return s.concat().into_bytes();
+        }
+        if let Some(v) = &self.body {
+            return serde_json::to_vec(v).unwrap_or_default();
+        }
+        self.text.clone().unwrap_or_default().into_bytes()
+    }
+
+    pub fn to_http(&self) -> HttpResponse {
+        HttpResponse { status: self.status, headers: self.headers.clone(), body: self.body_bytes() }
+    }
+}
+
+/// Splits a stream body into entries whose concatenation is the body: SSE events (each with its
+/// terminating blank line) or, for a streamed JSON array, one element per entry.
+pub fn split_stream(text: &str) -> Vec<String> {
+    if text.trim_start().starts_with('[') {
+        return split_json_array(text);
+    }
+    crate::sse::split_events(text)
+}
+
+/// Splits after each top-level `,` or `]` of a JSON array text (strings and escapes respected).
+fn split_json_array(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut depth, mut in_str, mut esc, mut start) = (0i32, false, false, 0usize);
+    for (i, b) in text.bytes().enumerate() {
+        if in_str {
+            match (esc, b) {
+                (true, _) => esc = false,
+                (false, b'\\') => esc = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => {
+                depth -= 1;
+                if depth == 1 && b == b'}' {
+                    out.push(text[start..=i].to_string());
+                    start = i + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    if start < text.len() {
+        out.push(text[start..].to_string());
+    }
+    out
+}
+
+/// A cassette that cannot be read, with where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CassetteError {
+    pub path: PathBuf,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl fmt::Display for CassetteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: {}", self.path.display(), self.line, self.column, self.message)
+    }
+}
+
+impl std::error::Error for CassetteError {}
+
+/// Loads a cassette. A missing file is `Ok(None)`.
+pub fn load(path: &Path) -> Result<Option<(Cassette, String)>, CassetteError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(CassetteError { path: path.into(), line: 1, column: 1, message: format!("cannot read: {e}") });
+        }
+    };
+    let cassette: Cassette = serde_json::from_str(&text).map_err(|e| CassetteError {
+        path: path.into(),
+        line: e.line(),
+        column: e.column(),
+        message: format!("not a tooltape cassette: {e}"),
+    })?;
+    if cassette.tooltape != FORMAT {
+        return Err(CassetteError {
+            path: path.into(),
+            line: 2,
+            column: 1,
+            message: format!("cassette format {} is not supported (this tooltape writes {FORMAT})", cassette.tooltape),
+        });
+    }
+    for (i, it) in cassette.interactions.iter().enumerate() {
+        let r = &it.response;
+        let bodies = [r.body.is_some(), r.stream.is_some(), r.text.is_some()].iter().filter(|b| **b).count();
+        if bodies > 1 {
+            let line = request_line(&text, i);
+            return Err(CassetteError {
+                path: path.into(),
+                line,
+                column: 1,
+                message: format!("interaction {i}: a response has at most one of body, stream and text"),
+            });
+        }
+    }
+    Ok(Some((cassette, text)))
+}
+
+/// 1-based line of the `i`-th interaction's `"request"` key in a cassette's text.
+pub fn request_line(text: &str, i: usize) -> usize {
+    let mut seen = 0;
+    for (n, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("\"request\"") {
+            if seen == i {
+                return n + 1;
+            }
+            seen += 1;
+        }
+    }
+    1
+}
+
+/// Serializes a cassette the way it is stored: pretty JSON, one stream event per line, final newline.
+pub fn to_text(c: &Cassette) -> String {
+    let mut s = serde_json::to_string_pretty(c).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// Writes `text` to `path` atomically (temporary file in the same folder, then rename): a
+/// failure leaves any existing file untouched.
+pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("cassette");
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Today's date as `YYYY-MM-DD` (UTC), for provenance.
+pub fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    // Civil-from-days (Howard Hinnant's algorithm), proleptic Gregorian.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_array_stream_splits_per_element() {
+        let body = "[{\"a\":\"}\"}\n,\r\n{\"b\":[1,{\"c\":2}]}\n]";
+        let parts = split_stream(body);
+        assert_eq!(parts.concat(), body);
+        assert_eq!(parts.len(), 3, "{parts:?}");
+    }
+
+    #[test]
+    fn today_is_a_date() {
+        let d = today();
+        assert_eq!(d.len(), 10);
+        assert!(d.starts_with("20"));
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole_file() {
+        let dir = std::env::temp_dir().join(format!("tooltape-cassette-test-{}", std::process::id()));
+        let p = dir.join("x.json");
+        write_atomic(&p, "one").unwrap();
+        write_atomic(&p, "two").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary file left behind");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

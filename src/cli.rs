@@ -1,0 +1,411 @@
+//! The `tooltape` command line: argument definitions and dispatch to the library.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Value, json};
+
+use crate::case::{self, ChoiceSpec, Mode, Trial};
+use crate::cassette;
+use crate::harness::{self, ReplayStatus};
+use crate::model::{ChatRequest, Outcome, StrictPolicy};
+use crate::providers::{self, Provider};
+use crate::replay::ReplayServer;
+
+#[derive(Parser, Debug)]
+#[command(name = "tooltape", version, about = "Record-and-replay conformance suite for LLM tool calling")]
+pub struct Cli {
+    /// Project root (holds cases/ and cassettes/).
+    #[arg(long, global = true, default_value = ".")]
+    pub root: PathBuf,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Replay trials against their cassettes offline and print the pass/fail matrix.
+    Replay(ReplayArgs),
+    /// Decode one raw response body (JSON or SSE) and print the outcome as JSON.
+    Parse(ParseArgs),
+    /// Print the request body the encoder produces for a trial's first exchange.
+    Convert(ConvertArgs),
+    /// Record cassettes from the live providers (keys from the environment) or the simulator.
+    Record(RecordArgs),
+    /// Print speed figures against the project's targets (run in release: `make bench`).
+    Bench,
+}
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// Only trials whose name contains this.
+    pub filter: Option<String>,
+    /// Replay one cassette's recorded requests and print the outcomes.
+    #[arg(long)]
+    pub cassette: Option<PathBuf>,
+    /// With --cassette: replay the whole cassette N times and print the rate.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+    /// With --cassette: the provider, when the path does not say.
+    #[arg(long)]
+    pub provider: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ParseArgs {
+    #[arg(long)]
+    pub provider: String,
+    /// The body is a stream (SSE, or Gemini's streamed JSON array).
+    #[arg(long)]
+    pub stream: bool,
+    /// HTTP status of the response (non-2xx: decode the error envelope).
+    #[arg(long, default_value_t = 200)]
+    pub status: u16,
+    /// text-protocol: the request (Responses- or Chat-shaped JSON) that configures the parser.
+    #[arg(long)]
+    pub request: Option<PathBuf>,
+    /// The body; standard input when absent.
+    pub file: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ConvertArgs {
+    #[arg(long)]
+    pub provider: String,
+    #[arg(long)]
+    pub case: PathBuf,
+    /// A tool choice slug of the case (auto, none, required, forced-NAME, ...).
+    #[arg(long)]
+    pub choice: String,
+    #[arg(long)]
+    pub stream: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct RecordArgs {
+    /// Only trials whose name contains this.
+    pub filter: Option<String>,
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// Record trials whose cassette is missing (the default).
+    #[arg(long, group = "which")]
+    pub missing: bool,
+    /// Re-record trials whose cassette is stale.
+    #[arg(long, group = "which")]
+    pub stale: bool,
+    /// Re-record every selected trial.
+    #[arg(long, group = "which")]
+    pub all: bool,
+    /// List what would be recorded and how many requests it would send; send nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    /// Answer with the project's own simulator on loopback: cassettes are marked synthetic.
+    #[arg(long)]
+    pub simulate: bool,
+}
+
+/// Runs the command; returns the process exit code.
+pub fn run(cli: Cli) -> i32 {
+    let root = cli.root.clone();
+    match cli.command {
+        Command::Replay(a) => match a.cassette {
+            Some(path) => replay_cassette(&root, &path, a.repeat, a.provider.as_deref()),
+            None => replay_matrix(&root, a.filter.as_deref()),
+        },
+        Command::Parse(a) => parse(&a),
+        Command::Convert(a) => convert(&a),
+        Command::Record(a) => crate::record_cli::run(&root, &a),
+        Command::Bench => {
+            let report = crate::bench::run_all(&root);
+            for l in &report.lines {
+                println!("{l}");
+            }
+            i32::from(report.missed > 0)
+        }
+    }
+}
+
+fn provider_arg(s: &str) -> Result<Provider, String> {
+    Provider::from_slug(s).ok_or_else(|| {
+        let all: Vec<&str> = Provider::ALL.iter().map(|p| p.slug()).collect();
+        format!("unknown provider `{s}`; expected one of {}", all.join(", "))
+    })
+}
+
+fn read_input(file: Option<&Path>) -> Result<Vec<u8>, String> {
+    match file {
+        Some(p) => std::fs::read(p).map_err(|e| format!("{}: cannot read: {e}", p.display())),
+        None => {
+            let mut buf = Vec::new();
+            std::io::stdin().read_to_end(&mut buf).map_err(|e| format!("stdin: {e}"))?;
+            Ok(buf)
+        }
+    }
+}
+
+/// Selects trials by substring of their name, reporting broken cases on stderr.
+pub fn select(root: &Path, filter: Option<&str>) -> Vec<Trial> {
+    let d = case::discover(root);
+    for (_, e) in &d.broken {
+        eprintln!("{e}");
+    }
+    d.trials.into_iter().filter(|t| filter.is_none_or(|f| t.name().contains(f))).collect()
+}
+
+fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
+    let trials = select(root, filter);
+    if trials.is_empty() {
+        eprintln!("no trials match{}", filter.map(|f| format!(" `{f}`")).unwrap_or_default());
+        return 1;
+    }
+    let results = harness::runtime().block_on(async {
+        let mut out = Vec::new();
+        for chunk in trials.chunks(8) {
+            let futs = chunk.iter().map(|t| harness::replay_trial(root, t));
+            out.extend(futures_util::future::join_all(futs).await);
+        }
+        out
+    });
+    let mut cells = std::collections::BTreeMap::new();
+    let mut failed = 0;
+    for (t, r) in trials.iter().zip(&results) {
+        let cell = match &r.status {
+            Ok((v, _)) => v.label().to_string(),
+            Err(ReplayStatus::Missing) => "missing".into(),
+            Err(ReplayStatus::Stale(_)) => "stale".into(),
+            Err(ReplayStatus::Broken(_)) => "broken".into(),
+        };
+        if r.failure.is_some() {
+            failed += 1;
+        }
+        let row = format!("{}::{}::{}", t.case.name, t.choice.slug(), t.mode.slug());
+        cells.insert((row, t.provider), cell);
+    }
+    let providers: Vec<Provider> = Provider::ALL.into_iter().filter(|p| trials.iter().any(|t| t.provider == *p)).collect();
+    let rows: std::collections::BTreeSet<&String> = cells.keys().map(|(r, _)| r).collect();
+    let width = rows.iter().map(|r| r.len()).max().unwrap_or(10).max(5);
+    let mut header = format!("{:width$}", "trial");
+    for p in &providers {
+        header.push_str(&format!("  {:>16}", p.slug()));
+    }
+    println!("{header}");
+    for row in rows {
+        let mut line = format!("{row:width$}");
+        for p in &providers {
+            let c = cells.get(&(row.clone(), *p)).map_or("-", String::as_str);
+            line.push_str(&format!("  {c:>16}"));
+        }
+        println!("{line}");
+    }
+    for r in &results {
+        if let Some(f) = &r.failure {
+            eprintln!("\n{}:\n{f}", r.trial);
+        }
+    }
+    println!("\n{} trials: {} passed, {failed} failed", results.len(), results.len() - failed);
+    i32::from(failed > 0)
+}
+
+/// The provider of a cassette: `--provider`, else `cassettes/<provider>/…` in its path, else its trial name.
+fn cassette_provider(path: &Path, trial: &str, flag: Option<&str>) -> Result<Provider, String> {
+    if let Some(f) = flag {
+        return provider_arg(f);
+    }
+    if let Some(p) = path.iter().filter_map(|s| s.to_str()).find_map(Provider::from_slug) {
+        return Ok(p);
+    }
+    trial
+        .split("::")
+        .find_map(Provider::from_slug)
+        .ok_or_else(|| format!("{}: cannot tell the provider; pass --provider", path.display()))
+}
+
+fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&str>) -> i32 {
+    let (cassette, _) = match cassette::load(path) {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            eprintln!("{}: no such cassette", path.display());
+            return 2;
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let provider = match cassette_provider(path, &cassette.trial, provider) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    // The neutral request configures decoding (text-protocol parser, schema restore): use the
+    // owning trial's when the cassette belongs to a known trial.
+    let trial = case::discover(root).trials.into_iter().find(|t| t.name() == cassette.trial);
+    let repeat = repeat.max(1);
+    let rt = harness::runtime();
+    let started = Instant::now();
+    let outcomes = rt.block_on(async {
+        let server = ReplayServer::start(&cassette).await;
+        let endpoint = server.endpoint();
+        let client = crate::run::client(Duration::from_secs(30));
+        let mut last = Vec::new();
+        for _ in 0..repeat {
+            last.clear();
+            for it in &cassette.interactions {
+                let stream = it.request.body.get("stream").and_then(Value::as_bool).unwrap_or(false)
+                    || it.request.path.contains("streamGenerateContent");
+                let neutral = trial.as_ref().map_or_else(|| bare_request(stream), |t| ChatRequest { stream, ..t.first_request() });
+                let r = crate::run::send(&client, &endpoint, provider, &neutral, &it.request).await;
+                last.push(r);
+            }
+            server.take_received();
+        }
+        last
+    });
+    let elapsed = started.elapsed();
+    let mut code = 0;
+    for (i, r) in outcomes.iter().enumerate() {
+        match r {
+            Ok((_, Ok(o))) => println!("{}", outcome_json(o)),
+            Ok((_, Err(e))) => {
+                eprintln!("{}: interaction {}: {e}", path.display(), i + 1);
+                code = 1;
+            }
+            Err(e) => {
+                eprintln!("{}: interaction {}: {e}", path.display(), i + 1);
+                code = 1;
+            }
+        }
+    }
+    if repeat > 1 {
+        let per_s = repeat as f64 / elapsed.as_secs_f64();
+        let per_int = elapsed.as_secs_f64() * 1e3 / (repeat * cassette.interactions.len().max(1)) as f64;
+        println!("{repeat} trials in {:.3} s: {per_s:.1} trials/s, {per_int:.3} ms per interaction", elapsed.as_secs_f64());
+    }
+    code
+}
+
+/// A neutral request with nothing but the stream flag (for decoding a body on its own).
+pub fn bare_request(stream: bool) -> ChatRequest {
+    ChatRequest {
+        model: String::new(),
+        messages: Vec::new(),
+        tools: Vec::new(),
+        hosted: Vec::new(),
+        tool_choice: None,
+        parallel_tool_calls: None,
+        stream,
+        max_tokens: None,
+        strict: StrictPolicy::Off,
+        thinking: None,
+    }
+}
+
+/// The parse contract's JSON: calls, text and finish reasons, or the error alone.
+pub fn outcome_json(o: &Outcome) -> Value {
+    if let Some(e) = &o.error {
+        return json!({"error": {"status": e.status, "type": e.kind, "code": e.code, "message": e.message}});
+    }
+    let calls: Vec<Value> =
+        o.tool_calls.iter().map(|c| json!({"id": c.id, "name": c.name, "arguments": c.arguments})).collect();
+    json!({
+        "tool_calls": calls,
+        "text": o.text,
+        "finish_reason": o.finish,
+        "raw_finish_reason": o.raw_finish,
+    })
+}
+
+fn parse(a: &ParseArgs) -> i32 {
+    let provider = match provider_arg(&a.provider) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let body = match read_input(a.file.as_deref()) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let name = a.file.as_ref().map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
+    if provider == Provider::TextProtocol {
+        let Some(req_path) = &a.request else {
+            eprintln!("parse --provider text-protocol needs --request REQ.json (it configures the parser)");
+            return 2;
+        };
+        let req = match std::fs::read_to_string(req_path) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("{}: cannot read: {e}", req_path.display());
+                return 2;
+            }
+        };
+        let _ = (&req, &body);
+        let (out, code) = ("text-protocol parsing is not available in this build".to_string(), 2); // PLACEHOLDER
+        if code == 0 {
+            println!("{out}");
+        } else {
+            eprintln!("{name}: {out}");
+        }
+        return code;
+    }
+    let resp = crate::http::HttpResponse { status: a.status, headers: Default::default(), body };
+    match providers::decode(provider, &bare_request(a.stream), &resp) {
+        Ok(o) => {
+            println!("{}", outcome_json(&o));
+            0
+        }
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            2
+        }
+    }
+}
+
+fn convert(a: &ConvertArgs) -> i32 {
+    let provider = match provider_arg(&a.provider) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let cases_dir = a.case.parent().unwrap_or(Path::new("."));
+    let loaded = case::load_providers(cases_dir).and_then(|p| case::load_case(&a.case, &cases_dir.join("tools"), &p));
+    let case = match loaded {
+        Ok(c) => std::sync::Arc::new(c),
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let Some(choice) = ChoiceSpec::from_slug(&a.choice) else {
+        eprintln!("unknown tool choice `{}`", a.choice);
+        return 2;
+    };
+    let mode = if a.stream { Mode::Stream } else { Mode::Buffered };
+    let trial = Trial { case, provider, choice, mode };
+    match providers::encode(provider, &trial.first_request()) {
+        Ok(enc) => {
+            println!("{}", serde_json::to_string_pretty(&enc.request.body).unwrap_or_default());
+            for n in &enc.notes {
+                eprintln!("note: {n}");
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            println!("{}", json!({"error": {"code": e.code, "message": e.message}}));
+            1
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! One trial through the replay pipeline, as the test harness and `tooltape replay` run it:
+//! cassette → loopback server → encode/send/decode → verify requests → contract → snapshot value.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::case::{Discovery, Trial};
+use crate::cassette::{self, Cassette, ProvenanceKind};
+use crate::check::{self, Verdict};
+use crate::model::Outcome;
+use crate::providers;
+use crate::replay::{self, Mismatch, ReplayServer};
+use crate::run::{self, TrialRun};
+
+/// The shared runtime trials block on (each test thread calls `block_on`).
+pub fn runtime() -> &'static tokio::runtime::Runtime {
+    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap_or_else(|e| panic!("cannot start the tokio runtime: {e}"))
+    })
+}
+
+/// What a reviewer reads in a trial's snapshot.
+#[derive(Debug, Serialize)]
+pub struct TrialSnapshot {
+    pub trial: String,
+    pub description: String,
+    pub cassette: ProvenanceKind,
+    pub verdict: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encode_error: Option<String>,
+    pub exchanges: Vec<ExchangeSnapshot>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ExchangeSnapshot {
+    /// Tools block, tool choice, parallel switch, instructions or injected text.
+    pub request: Value,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    pub outcome: Outcome,
+}
+
+/// Why a trial's replay could not be judged on its contract.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplayStatus {
+    Missing,
+    /// The case (or its tools) changed since recording, or the produced request changed.
+    Stale(String),
+    Broken(String),
+}
+
+/// A replayed trial: its verdict and snapshot, or why it could not be replayed.
+#[derive(Debug)]
+pub struct TrialResult {
+    pub trial: String,
+    pub provenance: Option<ProvenanceKind>,
+    pub status: Result<(Verdict, TrialSnapshot), ReplayStatus>,
+    /// The complete failure message (`path:line: what`, diff, command), when the trial fails.
+    pub failure: Option<String>,
+}
+
+/// The command that (re)records one trial.
+pub fn record_command(trial: &Trial, how: &str) -> String {
+    format!("make record FILTER='{}' MODE={how}   (or: cargo run -- record '{}' --{how})", trial.name(), trial.name())
+}
+
+/// Replays one trial from its cassette under `root`.
+pub async fn replay_trial(root: &Path, trial: &Trial) -> TrialResult {
+    let rel = trial.cassette_path();
+    let path = root.join(&rel);
+    let mut result = TrialResult { trial: trial.name(), provenance: None, status: Err(ReplayStatus::Missing), failure: None };
+    let (cassette, text) = match cassette::load(&path) {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            result.failure = Some(format!(
+                "{}:1: missing cassette for trial {}\n  record it: {}",
+                rel.display(),
+                trial.name(),
+                record_command(trial, "missing")
+            ));
+            return result;
+        }
+        Err(mut e) => {
+            e.path = rel.clone();
+            result.status = Err(ReplayStatus::Broken(e.message.clone()));
+            result.failure = Some(format!("{e}\n  fix the file, or re-record it: {}", record_command(trial, "all")));
+            return result;
+        }
+    };
+    result.provenance = Some(cassette.provenance.kind);
+    if cassette.provenance.case_hash.as_deref() != Some(trial.case.hash.as_str()) {
+        let why = "case edited since recording".to_string();
+        result.status = Err(ReplayStatus::Stale(why.clone()));
+        result.failure = Some(format!(
+            "{}:1: stale: {why} ({} changed; the cassette was recorded from another version)\n  re-record: {}",
+            rel.display(),
+            trial.case.path.display(),
+            record_command(trial, "stale")
+        ));
+        return result;
+    }
+    let server = ReplayServer::start(&cassette).await;
+    let client = run::client(Duration::from_secs(30));
+    let run = run::run_trial(&client, trial, &server.endpoint()).await;
+    let received = server.take_received();
+    let mismatches = replay::verify(&cassette, &received);
+    if !mismatches.is_empty() {
+        let (status, msg) = describe_mismatches(trial, &rel, &text, &mismatches);
+        result.status = Err(status);
+        result.failure = Some(msg);
+        return result;
+    }
+    let verdict = check::verdict(trial, &run);
+    let snapshot = snapshot(trial, &cassette, &run, &verdict);
+    result.failure = failure_message(trial, &verdict);
+    result.status = Ok((verdict, snapshot));
+    result
+}
+
+fn describe_mismatches(trial: &Trial, rel: &Path, text: &str, mismatches: &[Mismatch]) -> (ReplayStatus, String) {
+    let mut msg = String::new();
+    let mut stale = None;
+    for m in mismatches {
+        match m {
+            Mismatch::Request { index, what, diff } => {
+                let line = cassette::request_line(text, *index);
+                msg.push_str(&format!(
+                    "{}:{line}: stale: conversion changed: request {} differs from the recording ({what})\n{diff}\n",
+                    rel.display(),
+                    index + 1
+                ));
+                stale.get_or_insert_with(|| format!("conversion changed (request {}: {what})", index + 1));
+            }
+            Mismatch::Unused { first_unused, recorded } => {
+                let line = cassette::request_line(text, *first_unused);
+                msg.push_str(&format!(
+                    "{}:{line}: recorded interaction {} of {recorded} was never requested (the trial made {first_unused} requests)\n",
+                    rel.display(),
+                    first_unused + 1
+                ));
+            }
+            Mismatch::Extra { recorded, made } => {
+                msg.push_str(&format!(
+                    "{}:1: the trial made {made} requests but the cassette holds {recorded}\n",
+                    rel.display()
+                ));
+            }
+        }
+    }
+    msg.push_str(&format!("  if the new behaviour is right, re-record: {}", record_command(trial, "stale")));
+    let status = match stale {
+        Some(why) => ReplayStatus::Stale(why),
+        None => ReplayStatus::Broken("recorded interactions do not match the trial's requests".into()),
+    };
+    (status, msg)
+}
+
+/// `cases/x.toml:LINE: trial: problem` lines for a failing verdict; `None` when it is acceptable.
+pub fn failure_message(trial: &Trial, verdict: &Verdict) -> Option<String> {
+    let at = choice_location(trial);
+    match verdict {
+        Verdict::Fail { problems } => Some(
+            problems
+                .iter()
+                .map(|p| format!("{at}: {}: {p}", trial.name()))
+                .collect::<Vec<_>>()
+                .join("\n")
+                + &format!(
+                    "\n  if the provider is known not to conform, add to {}:\n    [[known_failure]]\n    trials = \"{}\"\n    reason = \"…\"",
+                    trial.case.path.display(),
+                    trial.key()
+                ),
+        ),
+        Verdict::KnownFailurePasses { reason, note_at } => Some(format!(
+            "{note_at}: {}: marked as a known failure ({reason}) but it passes now\n  remove the [[known_failure]] note at {note_at}",
+            trial.name()
+        )),
+        _ => None,
+    }
+}
+
+/// `path:line:col` of the trial's tool-choice entry in its case file.
+fn choice_location(trial: &Trial) -> String {
+    let slug = trial.choice.slug();
+    trial
+        .case
+        .file
+        .choices
+        .iter()
+        .find(|c| c.get_ref() == &slug)
+        .map_or_else(|| format!("{}:1:1", trial.case.path.display()), |c| trial.locate(c.span()))
+}
+
+fn snapshot(trial: &Trial, cassette: &Cassette, run: &TrialRun, verdict: &Verdict) -> TrialSnapshot {
+    let verdict_text = match verdict {
+        Verdict::KnownFailure { reason, .. } => format!("known-failure: {reason}"),
+        Verdict::NotSupported { code, .. } => format!("not-supported: {code}"),
+        v => v.label().to_string(),
+    };
+    TrialSnapshot {
+        trial: trial.name(),
+        description: trial.case.file.description.clone(),
+        cassette: cassette.provenance.kind,
+        verdict: verdict_text,
+        encode_error: run.encode_error.as_ref().map(ToString::to_string),
+        exchanges: run
+            .exchanges
+            .iter()
+            .map(|e| ExchangeSnapshot {
+                request: providers::projection(trial.provider, &e.encoded.request.body),
+                notes: e.encoded.notes.clone(),
+                outcome: e.outcome.clone().unwrap_or_default(),
+            })
+            .collect(),
+    }
+}
+
+/// Cassettes and snapshots no trial owns (each one is a failure).
+pub fn orphans(root: &Path, discovery: &Discovery) -> Vec<String> {
+    let mut owned_cassettes: Vec<PathBuf> = discovery.trials.iter().map(Trial::cassette_path).collect();
+    owned_cassettes.sort();
+    let mut owned_snaps: Vec<String> = discovery.trials.iter().map(|t| format!("{}.snap", t.snapshot_name())).collect();
+    // A broken case still owns its files: they must not be reported (or deleted) because of a typo.
+    let broken: Vec<&str> = discovery.broken.iter().map(|(n, _)| n.as_str()).collect();
+    owned_snaps.sort();
+    let mut out = Vec::new();
+    for f in files_under(&root.join("cassettes"), "json") {
+        let rel = f.strip_prefix(root).unwrap_or(&f).to_path_buf();
+        let case_dir = rel.iter().nth(2).and_then(|s| s.to_str()).unwrap_or("");
+        if owned_cassettes.binary_search(&rel).is_err() && !broken.contains(&case_dir) {
+            out.push(format!("{}:1: orphaned cassette: no trial owns it (delete it, or restore its case/choice/mode)", rel.display()));
+        }
+    }
+    for f in files_under(&root.join("tests").join("snapshots"), "snap") {
+        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
+        let case = name.split("__").next().unwrap_or("");
+        if owned_snaps.binary_search(&name).is_err() && !broken.contains(&case) {
+            out.push(format!("tests/snapshots/{name}:1: unused snapshot: no trial owns it (delete it)"));
+        }
+    }
+    out
+}
+
+fn files_under(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else { return out };
+    for e in rd.filter_map(Result::ok) {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p, ext));
+        } else if p.extension().is_some_and(|x| x == ext) {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
