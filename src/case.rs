@@ -673,7 +673,8 @@ mod tests {
 
     #[test]
     fn line_col_counts_chars() {
-        assert_eq!(line_col("ab\ncdé\nx", 8), (2, 4));
+        assert_eq!(line_col("ab\ncdé\nx", 7), (2, 4));
+        assert_eq!(line_col("ab\ncdé\nx", 8), (3, 1));
         assert_eq!(line_col("ab", 0), (1, 1));
     }
 }
