@@ -671,6 +671,59 @@ mod tests {
         assert!(!pattern_matches("openai-*::*::stream", "anthropic::none::stream"));
     }
 
+    /// A throwaway project root with the real provider table and tools, plus `cases/NAME.toml`.
+    fn project_with(name: &str, case_text: &str) -> PathBuf {
+        let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases");
+        let root = std::env::temp_dir().join(format!("tooltape-case-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("cases/tools")).unwrap();
+        std::fs::copy(real.join(PROVIDERS_FILE), root.join("cases").join(PROVIDERS_FILE)).unwrap();
+        std::fs::copy(real.join("tools/get_weather.json"), root.join("cases/tools/get_weather.json")).unwrap();
+        std::fs::write(root.join(format!("cases/{name}.toml")), case_text).unwrap();
+        root
+    }
+
+    fn broken(name: &str, text: &str) -> String {
+        let root = project_with(name, text);
+        let d = discover(&root);
+        std::fs::remove_dir_all(&root).unwrap();
+        assert!(d.trials.is_empty(), "expected {name} to be rejected");
+        assert_eq!(d.broken.len(), 1);
+        d.broken[0].1.to_string()
+    }
+
+    const GOOD: &str = "description = \"d\"\ntools = [\"get_weather\"]\nchoices = [\"auto\"]\n[[messages]]\nrole = \"user\"\ncontent = \"hi\"\n";
+
+    #[test]
+    fn a_good_case_expands_into_named_trials() {
+        let root = project_with("good", GOOD);
+        let d = discover(&root);
+        std::fs::remove_dir_all(&root).unwrap();
+        assert!(d.broken.is_empty(), "{:?}", d.broken);
+        let names: Vec<String> = d.trials.iter().map(Trial::name).collect();
+        assert_eq!(names.len(), 10);
+        assert_eq!(names[0], "good::openai-chat::auto::buffered");
+        assert_eq!(d.trials[1].cassette_path(), PathBuf::from("cassettes/openai-chat/good/auto-stream.json"));
+    }
+
+    #[test]
+    fn unknown_field_is_reported_with_line_and_column() {
+        let msg = broken("typo", &format!("{GOOD}\n[[expect]]\ncals = [\"x\"]\n"));
+        assert!(msg.starts_with("cases/typo.toml:9:1: unknown field `cals`"), "{msg}");
+    }
+
+    #[test]
+    fn semantic_errors_point_at_the_value() {
+        let msg = broken("badtool", &GOOD.replace("[\"get_weather\"]", "[\"get_wether\"]"));
+        assert!(msg.starts_with("cases/badtool.toml:2:10: no tool file"), "{msg}");
+        let msg = broken("badchoice", &GOOD.replace("[\"auto\"]", "[\"forced-nope\"]"));
+        assert!(msg.starts_with("cases/badchoice.toml:3:12: tool choice names `nope`"), "{msg}");
+        let msg = broken("badkf", &format!("{GOOD}[[known_failure]]\ntrials = \"gemini::none\"\nreason = \"r\"\n"));
+        assert!(msg.starts_with("cases/badkf.toml:7:1: known_failure pattern `gemini::none` matches no trial"), "{msg}");
+        let msg = broken("syntax", "description = \"unterminated\n");
+        assert!(msg.starts_with("cases/syntax.toml:1:"), "{msg}");
+    }
+
     #[test]
     fn line_col_counts_chars() {
         assert_eq!(line_col("ab\ncdé\nx", 7), (2, 4));

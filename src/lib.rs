@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod case;
+pub mod case_schema;
 pub mod cassette;
 pub mod check;
 pub mod cli;

@@ -46,6 +46,11 @@ fn main() {
     tests.push(Trial::test("suite::discovery", move || {
         if empty { Err("cases/:1: no trials discovered: the suite would pass without testing anything".into()) } else { Ok(()) }
     }));
+    let schema_root = root.clone();
+    tests.push(Trial::test("suite::case-schema", move || {
+        let problems = tooltape::case_schema::problems(&schema_root);
+        if problems.is_empty() { Ok(()) } else { Err(problems.join("\n").into()) }
+    }));
     let orphans = harness::orphans(&root, &discovery);
     tests.push(Trial::test("suite::orphans", move || {
         if orphans.is_empty() { Ok(()) } else { Err(orphans.join("\n").into()) }
