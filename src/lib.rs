@@ -13,6 +13,7 @@ pub mod harness;
 pub mod http;
 pub mod inject;
 pub mod model;
+pub mod policy;
 pub mod providers;
 pub mod record;
 pub mod record_cli;
