@@ -14,27 +14,60 @@ use crate::case::{CaseFile, PROVIDERS_FILE};
 /// fields serde does not list because they are enum tags).
 const PROBES: &[(&str, &str, &[&str])] = &[
     ("", "__probe__ = 1", &[]),
-    ("/properties/hosted/items", "hosted = [{ type = \"web_search\", __probe__ = 1 }]", &["type"]),
-    ("/properties/messages/items", "[[messages]]\n__probe__ = 1", &[]),
+    (
+        "/properties/hosted/items",
+        "hosted = [{ type = \"web_search\", __probe__ = 1 }]",
+        &["type"],
+    ),
+    (
+        "/properties/messages/items",
+        "[[messages]]\n__probe__ = 1",
+        &[],
+    ),
     ("/properties/rounds/items", "[[rounds]]\n__probe__ = 1", &[]),
-    ("/properties/rounds/items/properties/results/items", "[[rounds]]\nresults = [{ __probe__ = 1 }]", &[]),
+    (
+        "/properties/rounds/items/properties/results/items",
+        "[[rounds]]\nresults = [{ __probe__ = 1 }]",
+        &[],
+    ),
     ("/properties/simulate", "[simulate]\n__probe__ = 1", &[]),
-    ("/properties/simulate/properties/calls/items", "[simulate]\ncalls = [{ __probe__ = 1 }]", &[]),
-    ("/properties/simulate/properties/error", "[simulate]\nerror = { __probe__ = 1 }", &[]),
+    (
+        "/properties/simulate/properties/calls/items",
+        "[simulate]\ncalls = [{ __probe__ = 1 }]",
+        &[],
+    ),
+    (
+        "/properties/simulate/properties/error",
+        "[simulate]\nerror = { __probe__ = 1 }",
+        &[],
+    ),
     ("/properties/expect/items", "[[expect]]\n__probe__ = 1", &[]),
-    ("/properties/known_failure/items", "[[known_failure]]\n__probe__ = 1", &[]),
+    (
+        "/properties/known_failure/items",
+        "[[known_failure]]\n__probe__ = 1",
+        &[],
+    ),
 ];
 
 /// Fields serde accepts for the table the probe reaches, from its unknown-field error.
 fn rust_fields(probe: &str) -> Result<Vec<String>, String> {
     let err = match toml::from_str::<CaseFile>(probe) {
-        Ok(_) => return Err(format!("probe {probe:?} was accepted: the table does not deny unknown fields")),
+        Ok(_) => {
+            return Err(format!(
+                "probe {probe:?} was accepted: the table does not deny unknown fields"
+            ));
+        }
         Err(e) => e.message().to_string(),
     };
     let Some(expected) = err.split("expected").nth(1) else {
         return Err(format!("probe {probe:?}: unexpected error {err:?}"));
     };
-    let mut fields: Vec<String> = expected.split('`').skip(1).step_by(2).map(str::to_string).collect();
+    let mut fields: Vec<String> = expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect();
     fields.sort();
     Ok(fields)
 }
@@ -60,7 +93,12 @@ pub fn problems(root: &Path) -> Vec<String> {
         let mut declared: Vec<String> = schema
             .pointer(&format!("{pointer}/properties"))
             .and_then(Value::as_object)
-            .map(|m| m.keys().filter(|k| !tags.contains(&k.as_str())).cloned().collect())
+            .map(|m| {
+                m.keys()
+                    .filter(|k| !tags.contains(&k.as_str()))
+                    .cloned()
+                    .collect()
+            })
             .unwrap_or_default();
         declared.sort();
         if declared != rust {
@@ -82,16 +120,27 @@ pub fn problems(root: &Path) -> Vec<String> {
         .unwrap_or_default();
     files.sort();
     for f in files {
-        if f.extension().is_none_or(|x| x != "toml") || f.file_name().is_some_and(|n| n == PROVIDERS_FILE) {
+        if f.extension().is_none_or(|x| x != "toml")
+            || f.file_name().is_some_and(|n| n == PROVIDERS_FILE)
+        {
             continue;
         }
         let rel = f.strip_prefix(root).unwrap_or(&f).display().to_string();
-        let Ok(text) = std::fs::read_to_string(&f) else { continue };
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
         // Broken TOML is reported (with its position) by the case's own test.
-        let Ok(table) = toml::from_str::<toml::Table>(&text) else { continue };
-        let Ok(instance) = serde_json::to_value(&table) else { continue };
+        let Ok(table) = toml::from_str::<toml::Table>(&text) else {
+            continue;
+        };
+        let Ok(instance) = serde_json::to_value(&table) else {
+            continue;
+        };
         for e in validator.iter_errors(&instance) {
-            out.push(format!("{rel}:1: the case fails cases/case.schema.json at {}: {e}", e.instance_path()));
+            out.push(format!(
+                "{rel}:1: the case fails cases/case.schema.json at {}: {e}",
+                e.instance_path()
+            ));
         }
     }
     out

@@ -36,7 +36,10 @@ pub struct Capability {
 /// OpenAI models of the GPT-5 family (and o-series reasoning models) reject every tool_choice
 /// other than `auto` when hosted tools are present.
 fn openai_auto_only(model: &str) -> bool {
-    model.starts_with("gpt-5") || model.starts_with("o1") || model.starts_with("o3") || model.starts_with("o4")
+    model.starts_with("gpt-5")
+        || model.starts_with("o1")
+        || model.starts_with("o3")
+        || model.starts_with("o4")
 }
 
 /// The capability table. Each fact names its source.
@@ -96,32 +99,54 @@ pub fn check(provider: Provider, req: &ChatRequest) -> Result<(), EncodeError> {
         return Ok(());
     }
     let cap = capability(provider, &req.model);
-    let required = req.hosted.iter().any(|h| matches!(h, HostedTool::WebSearch { grounding: Grounding::Required, .. }));
+    let required = req.hosted.iter().any(|h| {
+        matches!(
+            h,
+            HostedTool::WebSearch {
+                grounding: Grounding::Required,
+                ..
+            }
+        )
+    });
     if required && cap.required_search == RequiredSearch::Impossible {
         return Err(EncodeError::new(
             "GROUNDING_NOT_SUPPORTED",
-            format!("Model {} with web_search tools cannot guarantee REQUIRED mode", req.model),
+            format!(
+                "Model {} with web_search tools cannot guarantee REQUIRED mode",
+                req.model
+            ),
         ));
     }
     let choice_is_auto = matches!(req.tool_choice, None | Some(ToolChoice::Auto));
     // After the first exchange the choice is auto again (see run.rs), so only explicit ones matter.
     if !choice_is_auto && !cap.non_auto_choice_with_hosted && !follow_up(req) {
-        let slug = req.tool_choice.as_ref().map(ToolChoice::slug).unwrap_or_default();
+        let slug = req
+            .tool_choice
+            .as_ref()
+            .map(ToolChoice::slug)
+            .unwrap_or_default();
         return Err(EncodeError::new(
             "GROUNDING_NOT_SUPPORTED",
-            format!("Model {} rejects tool_choice {slug} next to hosted web_search tools; only auto is accepted", req.model),
+            format!(
+                "Model {} rejects tool_choice {slug} next to hosted web_search tools; only auto is accepted",
+                req.model
+            ),
         ));
     }
     Ok(())
 }
 
 fn follow_up(req: &ChatRequest) -> bool {
-    req.messages.iter().any(|m| matches!(m, Message::Tool { .. }))
+    req.messages
+        .iter()
+        .any(|m| matches!(m, Message::Tool { .. }))
 }
 
 /// True when a 400 says the hosted tool type is not supported (the cue to try the other variant).
 pub fn is_variant_rejection(status: u16, message: &str, variant: &str) -> bool {
-    status == 400 && message.contains(variant) && message.to_ascii_lowercase().contains("not supported")
+    status == 400
+        && message.contains(variant)
+        && message.to_ascii_lowercase().contains("not supported")
 }
 
 /// The OpenAI Responses web search variants, in the order they are tried.
@@ -138,7 +163,10 @@ impl SupportCache {
     pub const DEFAULT_TTL: Duration = Duration::from_secs(15 * 60);
 
     pub fn new(ttl: Duration) -> SupportCache {
-        SupportCache { ttl, entries: Mutex::new(HashMap::new()) }
+        SupportCache {
+            ttl,
+            entries: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The process-wide cache record runs consult.
@@ -148,13 +176,25 @@ impl SupportCache {
     }
 
     pub fn mark_unsupported(&self, provider: Provider, model: &str, variant: &str, now: Instant) {
-        let mut e = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut e = self
+            .entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         e.insert((provider, model.to_string(), variant.to_string()), now);
     }
 
     /// Whether `variant` is known unsupported at `now` (entries older than the TTL are dropped).
-    pub fn is_unsupported(&self, provider: Provider, model: &str, variant: &str, now: Instant) -> bool {
-        let mut e = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    pub fn is_unsupported(
+        &self,
+        provider: Provider,
+        model: &str,
+        variant: &str,
+        now: Instant,
+    ) -> bool {
+        let mut e = self
+            .entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let key = (provider, model.to_string(), variant.to_string());
         match e.get(&key) {
             Some(at) if now.saturating_duration_since(*at) < self.ttl => true,
@@ -167,8 +207,15 @@ impl SupportCache {
     }
 
     /// The first variant to try: the first one not known unsupported.
-    pub fn first_variant(&self, provider: Provider, model: &str, now: Instant) -> Option<&'static str> {
-        VARIANTS.into_iter().find(|v| !self.is_unsupported(provider, model, v, now))
+    pub fn first_variant(
+        &self,
+        provider: Provider,
+        model: &str,
+        now: Instant,
+    ) -> Option<&'static str> {
+        VARIANTS
+            .into_iter()
+            .find(|v| !self.is_unsupported(provider, model, v, now))
     }
 }
 
@@ -188,8 +235,15 @@ pub struct Telemetry {
 }
 
 /// Telemetry from what was sent (`tool_type`) and what came back.
-pub fn telemetry(tool_type: Option<String>, outcome: Option<&Outcome>, refused: Option<&EncodeError>) -> Telemetry {
-    let mut t = Telemetry { response_api_tool_type: tool_type, ..Telemetry::default() };
+pub fn telemetry(
+    tool_type: Option<String>,
+    outcome: Option<&Outcome>,
+    refused: Option<&EncodeError>,
+) -> Telemetry {
+    let mut t = Telemetry {
+        response_api_tool_type: tool_type,
+        ..Telemetry::default()
+    };
     if let Some(e) = refused {
         t.why_not_grounded = Some(e.to_string());
         return t;
@@ -230,18 +284,41 @@ mod tests {
         let p = Provider::OpenaiResponses;
         assert_eq!(cache.first_variant(p, "gpt-4.1", t0), Some("web_search"));
         cache.mark_unsupported(p, "gpt-4.1", "web_search", t0);
-        assert_eq!(cache.first_variant(p, "gpt-4.1", t0 + Duration::from_secs(899)), Some("web_search_preview"));
-        assert_eq!(cache.first_variant(p, "other", t0), Some("web_search"), "per model");
-        assert_eq!(cache.first_variant(p, "gpt-4.1", t0 + Duration::from_secs(900)), Some("web_search"), "retried after 15 min");
+        assert_eq!(
+            cache.first_variant(p, "gpt-4.1", t0 + Duration::from_secs(899)),
+            Some("web_search_preview")
+        );
+        assert_eq!(
+            cache.first_variant(p, "other", t0),
+            Some("web_search"),
+            "per model"
+        );
+        assert_eq!(
+            cache.first_variant(p, "gpt-4.1", t0 + Duration::from_secs(900)),
+            Some("web_search"),
+            "retried after 15 min"
+        );
         cache.mark_unsupported(p, "m", "web_search", t0);
         cache.mark_unsupported(p, "m", "web_search_preview", t0);
-        assert_eq!(cache.first_variant(p, "m", t0), None, "both variants unsupported: the model is");
+        assert_eq!(
+            cache.first_variant(p, "m", t0),
+            None,
+            "both variants unsupported: the model is"
+        );
     }
 
     #[test]
     fn variant_rejection_needs_the_type_and_not_supported() {
-        assert!(is_variant_rejection(400, "Tool type 'web_search' is not supported with this model.", "web_search"));
+        assert!(is_variant_rejection(
+            400,
+            "Tool type 'web_search' is not supported with this model.",
+            "web_search"
+        ));
         assert!(!is_variant_rejection(400, "Invalid schema", "web_search"));
-        assert!(!is_variant_rejection(500, "web_search not supported", "web_search"));
+        assert!(!is_variant_rejection(
+            500,
+            "web_search not supported",
+            "web_search"
+        ));
     }
 }
