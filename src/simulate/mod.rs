@@ -25,6 +25,8 @@ mod tests_errors;
 #[cfg(test)]
 mod tests_server;
 #[cfg(test)]
+mod tests_support;
+#[cfg(test)]
 mod tests_text;
 
 use std::collections::BTreeMap;
