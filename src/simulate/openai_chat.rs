@@ -126,7 +126,13 @@ pub(crate) fn parse_choice(raw: &Value, flat: bool, ask: &Ask) -> Result<ToolCho
                 Ok(ToolChoice::Allowed { mode, tools })
             }
             // A hosted tool type (Responses): the model must use that hosted tool.
-            Some(t) if flat && ask.hosted_types.iter().any(|h| h == t) => Ok(ToolChoice::Required),
+            Some(t)
+                if flat
+                    && (ask.hosted_types.iter().any(|h| h == t)
+                        || t.starts_with("web_search") && ask.search.is_some()) =>
+            {
+                Ok(ToolChoice::Required)
+            }
             Some(t) if flat => Err(Rejection::bad_request(format!(
                 "Tool choice '{t}' not found in 'tools' parameter."
             ))

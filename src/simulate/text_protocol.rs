@@ -103,7 +103,11 @@ fn manifest(text: &str) -> Vec<FnTool> {
 /// Names of `names` written as whole words in `s`, in `names` order.
 fn mentioned(s: &str, names: &[String]) -> Vec<String> {
     let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.';
-    let words: Vec<&str> = s.split(|c: char| !word(c)).collect();
+    // A sentence's final period is not part of a name (names may contain dots elsewhere).
+    let words: Vec<&str> = s
+        .split(|c: char| !word(c))
+        .map(|w| w.trim_end_matches('.'))
+        .collect();
     names
         .iter()
         .filter(|n| words.contains(&n.as_str()))
