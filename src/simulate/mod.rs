@@ -23,6 +23,8 @@ mod tests;
 #[cfg(test)]
 mod tests_errors;
 #[cfg(test)]
+mod tests_search;
+#[cfg(test)]
 mod tests_server;
 #[cfg(test)]
 mod tests_support;
