@@ -20,6 +20,12 @@ pub(crate) enum Family {
 pub(crate) struct Rejection {
     pub status: u16,
     pub message: String,
+    /// Rarely set; boxed to keep `Result<_, Rejection>` small.
+    pub extra: Box<Extra>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Extra {
     /// OpenAI `param`.
     pub param: Option<String>,
     /// OpenAI `code`.
@@ -46,12 +52,12 @@ impl Rejection {
     }
 
     pub fn param(mut self, param: &str) -> Rejection {
-        self.param = Some(param.to_string());
+        self.extra.param = Some(param.to_string());
         self
     }
 
     pub fn code(mut self, code: &str) -> Rejection {
-        self.code = Some(code.to_string());
+        self.extra.code = Some(code.to_string());
         self
     }
 }
@@ -152,14 +158,14 @@ pub(crate) fn body(family: Family, rej: &Rejection, seed: u64) -> Value {
     match family {
         Family::OpenAi => json!({"error": {
             "message": rej.message,
-            "type": rej.kind.as_deref().unwrap_or(openai_type(rej.status)),
-            "param": rej.param,
-            "code": rej.code.as_deref().or(if rej.status == 400 { None } else { openai_code(rej.status) }),
+            "type": rej.extra.kind.as_deref().unwrap_or(openai_type(rej.status)),
+            "param": rej.extra.param,
+            "code": rej.extra.code.as_deref().or(if rej.status == 400 { None } else { openai_code(rej.status) }),
         }}),
         Family::Anthropic => json!({
             "type": "error",
             "error": {
-                "type": rej.kind.as_deref().unwrap_or(anthropic_type(rej.status)),
+                "type": rej.extra.kind.as_deref().unwrap_or(anthropic_type(rej.status)),
                 "message": rej.message,
             },
             "request_id": wire::id("req_", seed, "request", 0, 24),
@@ -168,10 +174,10 @@ pub(crate) fn body(family: Family, rej: &Rejection, seed: u64) -> Value {
             let mut err = json!({
                 "code": rej.status,
                 "message": rej.message,
-                "status": rej.kind.as_deref().unwrap_or(google_status(rej.status)),
+                "status": rej.extra.kind.as_deref().unwrap_or(google_status(rej.status)),
             });
-            if !rej.details.is_empty() {
-                err["details"] = Value::Array(rej.details.clone());
+            if !rej.extra.details.is_empty() {
+                err["details"] = Value::Array(rej.extra.details.clone());
             }
             json!({ "error": err })
         }
@@ -189,7 +195,7 @@ pub(crate) fn response(family: Family, rej: &Rejection, seed: u64) -> SimRespons
             "application/json; charset=UTF-8".to_string(),
         );
     }
-    for (k, v) in &rej.headers {
+    for (k, v) in &rej.extra.headers {
         resp.headers.insert(k.clone(), v.clone());
     }
     resp

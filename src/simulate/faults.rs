@@ -27,7 +27,7 @@ impl When {
         match self {
             When::Nth(n) => index == n,
             When::FirstN(n) => index < n,
-            When::EveryNth(n) => n > 0 && (index + 1) % n == 0,
+            When::EveryNth(n) => n > 0 && (index + 1).is_multiple_of(n),
             When::From(n) => index >= n,
             When::Always => true,
         }
@@ -129,7 +129,7 @@ fn rate_limited(family: Family, secs: u64, ms: Option<u64>) -> Rejection {
             Some(ms) => format!("{}s", ms / 1000),
             None => format!("{secs}s"),
         };
-        rej.details = vec![
+        rej.extra.details = vec![
             json!({"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{
                 "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
                 "quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier"}]}),
@@ -137,9 +137,13 @@ fn rate_limited(family: Family, secs: u64, ms: Option<u64>) -> Rejection {
         ];
         return rej;
     }
-    rej.headers.push(("retry-after".into(), secs.to_string()));
+    rej.extra
+        .headers
+        .push(("retry-after".into(), secs.to_string()));
     if let Some(ms) = ms {
-        rej.headers.push(("retry-after-ms".into(), ms.to_string()));
+        rej.extra
+            .headers
+            .push(("retry-after-ms".into(), ms.to_string()));
     }
     rej
 }

@@ -193,7 +193,7 @@ fn check_key(api: &Api, req: &SimRequest) -> Result<(), Rejection> {
                 && req.query.get("key").is_none_or(|k| k.is_empty()) =>
         {
             let mut rej = Rejection::bad_request("API key not valid. Please pass a valid API key.");
-            rej.details = vec![
+            rej.extra.details = vec![
                 json!({"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID",
                        "domain": "googleapis.com", "metadata": {"service": "generativelanguage.googleapis.com"}}),
                 json!({"@type": "type.googleapis.com/google.rpc.LocalizedMessage", "locale": "en-US",
@@ -278,7 +278,7 @@ fn scenario_error(family: Family, status: u16, message: Option<&str>, ask: &Ask)
     );
     let mut rej = Rejection::new(status, message);
     if status == 429 && family != Family::Gemini {
-        rej.headers.push(("retry-after".into(), "1".into()));
+        rej.extra.headers.push(("retry-after".into(), "1".into()));
     }
     rej
 }

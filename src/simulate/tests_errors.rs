@@ -173,7 +173,7 @@ fn anthropic_forcing_a_tool_with_thinking_is_refused() {
     assert_eq!(send(&request(P::Anthropic, &b, false)).status, 200);
 }
 
-fn responses_with_search(search_type: &str, choice: Value) -> Value {
+fn responses_with_search(search_type: &str, choice: &Value) -> Value {
     json!({"model": "gpt-5", "input": "news?", "tools": [{"type": search_type}], "tool_choice": choice})
 }
 
@@ -187,7 +187,7 @@ fn responses_web_search_with_a_non_auto_choice_gets_openai_s_exact_400() {
         ] {
             let resp = send(&request(
                 P::Responses,
-                &responses_with_search(t, choice.clone()),
+                &responses_with_search(t, &choice),
                 false,
             ));
             assert_eq!(resp.status, 400, "{t} {choice}");
@@ -198,7 +198,7 @@ fn responses_web_search_with_a_non_auto_choice_gets_openai_s_exact_400() {
         assert_eq!(
             send(&request(
                 P::Responses,
-                &responses_with_search(t, json!("auto")),
+                &responses_with_search(t, &json!("auto")),
                 false
             ))
             .status,
@@ -213,7 +213,7 @@ fn unsupported_hosted_tool_types_are_refused_naming_the_type() {
         unsupported_tool_types: vec!["web_search".into()],
         ..Scenario::default()
     };
-    let b = responses_with_search("web_search", json!("auto"));
+    let b = responses_with_search("web_search", &json!("auto"));
     let resp = answer(&request(P::Responses, &b, false), &scenario);
     assert_eq!(resp.status, 400);
     let m = message(&resp);
@@ -221,7 +221,7 @@ fn unsupported_hosted_tool_types_are_refused_naming_the_type() {
         m.contains("not supported") && m.contains("'web_search'"),
         "{m}"
     );
-    let retry = responses_with_search("web_search_preview", json!("auto"));
+    let retry = responses_with_search("web_search_preview", &json!("auto"));
     assert_eq!(
         answer(&request(P::Responses, &retry, false), &scenario).status,
         200

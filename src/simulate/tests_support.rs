@@ -273,7 +273,7 @@ pub(crate) fn read(p: P, stream: bool, resp: &SimResponse) -> Got {
             P::Gemini => read_gemini(v, &mut g),
         }
     }
-    if p == P::Chat && stream || p == P::Anthropic && stream || p == P::Responses && stream {
+    if stream && p != P::Gemini {
         g.calls = g
             .calls
             .into_iter()

@@ -291,10 +291,10 @@ fn near_misses_are_never_real_tool_names() {
 #[test]
 fn tool_results_get_a_text_answer() {
     let mut b = text_body("Tool choice is auto.", false);
-    b["messages"].as_array_mut().map(|m| {
+    if let Some(m) = b["messages"].as_array_mut() {
         m.push(json!({"role": "assistant", "content": WEATHER}));
         m.push(json!({"role": "user", "content": "<tool_result name=\"get_weather\">{\"temp_c\":18}</tool_result>"}));
-    });
+    }
     let (text, finish) = content(
         &answer(&request(P::Chat, &b, false), &Scenario::default()),
         false,
