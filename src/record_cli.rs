@@ -159,13 +159,18 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
             );
             return 0;
         }
-        // PLACEHOLDER until the simulator lands: --simulate starts it here.
-        let sim_url: Option<String> = if a.simulate {
-            eprintln!("the simulator is not available in this build");
-            return 1;
+        let sim = if a.simulate {
+            match crate::simulate::Simulator::start(crate::simulate::SimConfig::default()).await {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    eprintln!("cannot start the simulator: {e}");
+                    return 1;
+                }
+            }
         } else {
             None
         };
+        let sim_url = sim.as_ref().map(crate::simulate::Simulator::base_url);
         let endpoints = endpoints(root, sim_url.as_deref());
         let summary = record_all(root, chosen, &endpoints, a.concurrency.max(1)).await;
         println!("{}", summary.render());
