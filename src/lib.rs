@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod http;
 pub mod inject;
+pub mod jsonseq;
 pub mod model;
 pub mod providers;
 pub mod scenario;

@@ -15,6 +15,7 @@ use crate::schema::prepare_tools;
 
 pub use decode::decode;
 pub use stream::{Stream, bench, synthetic_stream};
+pub(crate) use stream::bench_request;
 
 pub const PATH: &str = "/v1/messages";
 pub const VERSION: &str = "2023-06-01";

@@ -204,7 +204,7 @@ pub fn bench(report: &mut Report) {
     report.figure("anthropic 1-byte slowdown", ratio, "x", Some(("< 2", ratio < 2.0)));
 }
 
-pub(super) fn bench_request() -> ChatRequest {
+pub(crate) fn bench_request() -> ChatRequest {
     ChatRequest {
         model: "claude-bench".into(),
         messages: Vec::new(),
