@@ -207,7 +207,7 @@ mod tests {
             whole,
             vec![
                 ("{\"a\":\"}]\\\"{\",\"b\":[1,{\"c\":2}]}".into(), 1),
-                ("{\"é\":\"x\"}".into(), 2)
+                ("{\"é\":\"x\"}".into(), 3)
             ]
         );
         let bytes: Vec<&[u8]> = body.chunks(1).collect();
