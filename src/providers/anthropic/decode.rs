@@ -107,7 +107,12 @@ impl Builder {
                 if let Some(t) = block.get("text").and_then(Value::as_str) {
                     self.text(t);
                 }
-                for c in block.get("citations").and_then(Value::as_array).into_iter().flatten() {
+                for c in block
+                    .get("citations")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
                     self.citation(c);
                 }
                 Open::Text
@@ -143,7 +148,10 @@ impl Builder {
             "server_tool_use" => {
                 self.saw_hosted = true;
                 self.hosted.search_calls += 1;
-                self.hosted.tool_type = block.get("name").and_then(Value::as_str).map(str::to_string);
+                self.hosted.tool_type = block
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
                 Open::Ignored
             }
             "web_search_tool_result" => {
@@ -168,17 +176,32 @@ impl Builder {
                     self.text(&t);
                 }
             }
-            (Some("input_json_delta"), Open::Tool { json, has_delta, .. }) => {
+            (
+                Some("input_json_delta"),
+                Open::Tool {
+                    json, has_delta, ..
+                },
+            ) => {
                 if let Some(p) = &d.partial_json {
                     json.push_str(p);
                 }
                 *has_delta = true;
             }
-            (Some("thinking_delta"), Open::Thinking { thinking, changed, .. }) => {
+            (
+                Some("thinking_delta"),
+                Open::Thinking {
+                    thinking, changed, ..
+                },
+            ) => {
                 thinking.push_str(d.thinking.as_deref().unwrap_or(""));
                 *changed = true;
             }
-            (Some("signature_delta"), Open::Thinking { signature, changed, .. }) => {
+            (
+                Some("signature_delta"),
+                Open::Thinking {
+                    signature, changed, ..
+                },
+            ) => {
                 signature.push_str(d.signature.as_deref().unwrap_or(""));
                 *changed = true;
             }
@@ -313,11 +336,14 @@ pub(super) fn provider_error(status: u16, e: &WireError) -> ProviderError {
 
 /// `retry-after-ms` (honoured by the SDK) or `retry-after` in seconds; HTTP-date forms are ignored.
 fn retry_after_ms(resp: &HttpResponse) -> Option<u64> {
-    if let Some(ms) = resp.header("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
+    if let Some(ms) = resp
+        .header("retry-after-ms")
+        .and_then(|v| v.trim().parse::<f64>().ok())
+    {
         return (ms.is_finite() && ms >= 0.0).then_some(ms as u64);
     }
     let secs = resp.header("retry-after")?.trim().parse::<f64>().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| (secs * 1000.0) as u64)
+    (secs.is_finite() && secs >= 0.0).then_some((secs * 1000.0) as u64)
 }
 
 /// Decodes a buffered Messages body or an error envelope (any status).
@@ -329,7 +355,10 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
             Ok(WireMessage { error: Some(e), .. }) => provider_error(resp.status, e),
             _ => ProviderError {
                 status: resp.status,
-                message: String::from_utf8_lossy(&resp.body).chars().take(500).collect(),
+                message: String::from_utf8_lossy(&resp.body)
+                    .chars()
+                    .take(500)
+                    .collect(),
                 ..ProviderError::default()
             },
         };

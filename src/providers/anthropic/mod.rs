@@ -14,8 +14,8 @@ use crate::providers::{EncodeError, Encoded, Provider};
 use crate::schema::prepare_tools;
 
 pub use decode::decode;
-pub use stream::{Stream, bench, synthetic_stream};
 pub(crate) use stream::bench_request;
+pub use stream::{Stream, bench, synthetic_stream};
 
 pub const PATH: &str = "/v1/messages";
 pub const VERSION: &str = "2023-06-01";
@@ -78,8 +78,9 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
     for h in &req.hosted {
         match h {
             // Grounding policy (required / fail closed) belongs to a later issue.
-            HostedTool::WebSearch { .. } => wire_tools
-                .push(json!({"type": "web_search_20250305", "name": "web_search"})),
+            HostedTool::WebSearch { .. } => {
+                wire_tools.push(json!({"type": "web_search_20250305", "name": "web_search"}))
+            }
         }
     }
     let has_tools = !wire_tools.is_empty();
@@ -94,13 +95,18 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
         }
     }
     if let Some(budget) = req.thinking {
-        body.insert("thinking".into(), json!({"type": "enabled", "budget_tokens": budget}));
+        body.insert(
+            "thinking".into(),
+            json!({"type": "enabled", "budget_tokens": budget}),
+        );
     }
     if req.stream {
         body.insert("stream".into(), json!(true));
     }
     let mut request = HttpRequest::post(PATH, Value::Object(body));
-    request.headers.insert("anthropic-version".into(), VERSION.into());
+    request
+        .headers
+        .insert("anthropic-version".into(), VERSION.into());
     Ok(Encoded { request, notes })
 }
 
@@ -149,10 +155,22 @@ fn tool_choice(req: &ChatRequest) -> Option<Value> {
             o.insert("type".into(), json!("auto"));
         }
         None => return None,
-        Some(ToolChoice::Auto | ToolChoice::Allowed { mode: AllowedMode::Auto, .. }) => {
+        Some(
+            ToolChoice::Auto
+            | ToolChoice::Allowed {
+                mode: AllowedMode::Auto,
+                ..
+            },
+        ) => {
             o.insert("type".into(), json!("auto"));
         }
-        Some(ToolChoice::Required | ToolChoice::Allowed { mode: AllowedMode::Required, .. }) => {
+        Some(
+            ToolChoice::Required
+            | ToolChoice::Allowed {
+                mode: AllowedMode::Required,
+                ..
+            },
+        ) => {
             o.insert("type".into(), json!("any"));
         }
         // `none` keeps the tools declared: dropping them instead breaks any history that
@@ -259,7 +277,10 @@ pub(crate) fn in_call_order<'a>(run: &'a [Message], calls: &[ToolCall]) -> Vec<T
             _ => None,
         })
         .map(|r| {
-            let pos = calls.iter().position(|c| c.id == r.call_id).unwrap_or(usize::MAX);
+            let pos = calls
+                .iter()
+                .position(|c| c.id == r.call_id)
+                .unwrap_or(usize::MAX);
             (pos, r)
         })
         .collect();

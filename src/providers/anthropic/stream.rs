@@ -144,9 +144,21 @@ pub fn synthetic_stream(calls: usize, fragment_len: usize) -> String {
         "message_start",
         r#"{"type":"message_start","message":{"id":"msg_bench","type":"message","role":"assistant","model":"claude-bench","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}"#,
     );
-    ev(&mut s, "content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#);
-    ev(&mut s, "content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Calling tools."}}"#);
-    ev(&mut s, "content_block_stop", r#"{"type":"content_block_stop","index":0}"#);
+    ev(
+        &mut s,
+        "content_block_start",
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+    );
+    ev(
+        &mut s,
+        "content_block_delta",
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Calling tools."}}"#,
+    );
+    ev(
+        &mut s,
+        "content_block_stop",
+        r#"{"type":"content_block_stop","index":0}"#,
+    );
     for c in 0..calls {
         let index = c + 1;
         let start = format!(
@@ -165,12 +177,20 @@ pub fn synthetic_stream(calls: usize, fragment_len: usize) -> String {
                 "delta": {"type": "input_json_delta", "partial_json": frag}});
             ev(&mut s, "content_block_delta", &data.to_string());
         }
-        ev(&mut s, "content_block_stop", &format!(r#"{{"type":"content_block_stop","index":{index}}}"#));
+        ev(
+            &mut s,
+            "content_block_stop",
+            &format!(r#"{{"type":"content_block_stop","index":{index}}}"#),
+        );
         if c % 50 == 0 {
             ev(&mut s, "ping", r#"{"type": "ping"}"#);
         }
     }
-    ev(&mut s, "message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":5000}}"#);
+    ev(
+        &mut s,
+        "message_delta",
+        r#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":5000}}"#,
+    );
     ev(&mut s, "message_stop", r#"{"type":"message_stop"}"#);
     s
 }
@@ -197,11 +217,24 @@ pub fn bench(report: &mut Report) {
         std::hint::black_box(decode_chunked(&req, body.as_bytes(), 1));
     });
     let (w, b) = (mb_per_s(body.len(), whole), mb_per_s(body.len(), bytewise));
-    report.note(&format!("{} bytes, 400 calls, 12-byte argument fragments", body.len()));
-    report.figure("anthropic stream, whole body", w, "MB/s", Some((">= 300", w >= 300.0)));
+    report.note(&format!(
+        "{} bytes, 400 calls, 12-byte argument fragments",
+        body.len()
+    ));
+    report.figure(
+        "anthropic stream, whole body",
+        w,
+        "MB/s",
+        Some((">= 300", w >= 300.0)),
+    );
     report.figure("anthropic stream, 1-byte chunks", b, "MB/s", None);
     let ratio = w / b;
-    report.figure("anthropic 1-byte slowdown", ratio, "x", Some(("< 2", ratio < 2.0)));
+    report.figure(
+        "anthropic 1-byte slowdown",
+        ratio,
+        "x",
+        Some(("< 2", ratio < 2.0)),
+    );
 }
 
 pub(crate) fn bench_request() -> ChatRequest {

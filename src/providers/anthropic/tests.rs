@@ -40,30 +40,70 @@ fn body(r: &ChatRequest) -> Value {
 }
 
 fn tool_names(b: &Value) -> Vec<&str> {
-    b["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect()
+    b["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect()
 }
 
 #[test]
 fn request_shape_key_order_and_headers() {
     let mut r = req(Some(ToolChoice::Auto));
-    r.messages.insert(0, Message::System { content: "sys".into() });
-    r.messages.push(Message::Developer { content: "dev".into() });
+    r.messages.insert(
+        0,
+        Message::System {
+            content: "sys".into(),
+        },
+    );
+    r.messages.push(Message::Developer {
+        content: "dev".into(),
+    });
     let enc = encode(&r).unwrap();
     assert_eq!(enc.request.path, "/v1/messages");
     assert_eq!(enc.request.headers["anthropic-version"], "2023-06-01");
-    assert!(!enc.request.headers.keys().any(|k| k.contains("key") || k == "authorization"));
-    let keys: Vec<&str> = enc.request.body.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["model", "max_tokens", "system", "messages", "tools", "tool_choice"]);
+    assert!(
+        !enc.request
+            .headers
+            .keys()
+            .any(|k| k.contains("key") || k == "authorization")
+    );
+    let keys: Vec<&str> = enc
+        .request
+        .body
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "model",
+            "max_tokens",
+            "system",
+            "messages",
+            "tools",
+            "tool_choice"
+        ]
+    );
     let b = &enc.request.body;
     assert_eq!(b["max_tokens"], 1024);
     assert_eq!(b["system"], "sys\n\ndev");
     assert_eq!(b["messages"], json!([{"role": "user", "content": "hi"}]));
-    assert_eq!(b["tools"][0], json!({"name": "a", "description": "a tool", "input_schema": r.tools[0].parameters}));
+    assert_eq!(
+        b["tools"][0],
+        json!({"name": "a", "description": "a tool", "input_schema": r.tools[0].parameters})
+    );
     assert_eq!(b.get("stream"), None);
     r.stream = true;
     r.max_tokens = Some(77);
     let b = body(&r);
-    assert_eq!((b["stream"].clone(), b["max_tokens"].clone()), (json!(true), json!(77)));
+    assert_eq!(
+        (b["stream"].clone(), b["max_tokens"].clone()),
+        (json!(true), json!(77))
+    );
 }
 
 #[test]
@@ -71,7 +111,10 @@ fn every_tool_choice_form() {
     let cases = [
         (ToolChoice::Auto, json!({"type": "auto"})),
         (ToolChoice::Required, json!({"type": "any"})),
-        (ToolChoice::Forced("b".into()), json!({"type": "tool", "name": "b"})),
+        (
+            ToolChoice::Forced("b".into()),
+            json!({"type": "tool", "name": "b"}),
+        ),
         (ToolChoice::None, json!({"type": "none"})),
     ];
     for (choice, want) in cases {
@@ -97,7 +140,11 @@ fn allowed_subsets_send_only_the_allowed_tools() {
         let enc = encode(&req(Some(ToolChoice::Allowed { mode, tools }))).unwrap();
         assert_eq!(tool_names(&enc.request.body), ["a", "c"]);
         assert_eq!(enc.request.body["tool_choice"], json!({"type": ty}));
-        assert!(enc.notes.iter().any(|n| n.contains("allowed")), "{:?}", enc.notes);
+        assert!(
+            enc.notes.iter().any(|n| n.contains("allowed")),
+            "{:?}",
+            enc.notes
+        );
     }
     let err = encode(&req(Some(ToolChoice::Allowed {
         mode: AllowedMode::Auto,
@@ -116,7 +163,10 @@ fn parallel_off() {
         json!({"type": "tool", "name": "a", "disable_parallel_tool_use": true})
     );
     r.tool_choice = None;
-    assert_eq!(body(&r)["tool_choice"], json!({"type": "auto", "disable_parallel_tool_use": true}));
+    assert_eq!(
+        body(&r)["tool_choice"],
+        json!({"type": "auto", "disable_parallel_tool_use": true})
+    );
     r.parallel_tool_calls = Some(true);
     assert_eq!(body(&r).get("tool_choice"), None);
 }
@@ -141,7 +191,10 @@ fn thinking_with_forced_choice_fails_closed() {
     let mut r = req(Some(ToolChoice::Auto));
     r.thinking = Some(2048);
     let b = body(&r);
-    assert_eq!(b["thinking"], json!({"type": "enabled", "budget_tokens": 2048}));
+    assert_eq!(
+        b["thinking"],
+        json!({"type": "enabled", "budget_tokens": 2048})
+    );
     assert!(b["max_tokens"].as_u64().unwrap() > 2048);
 }
 
@@ -153,7 +206,10 @@ fn hosted_web_search_is_a_server_tool() {
         grounding: Grounding::Auto,
         variant: None,
     });
-    assert_eq!(body(&r)["tools"], json!([{"type": "web_search_20250305", "name": "web_search"}]));
+    assert_eq!(
+        body(&r)["tools"],
+        json!([{"type": "web_search_20250305", "name": "web_search"}])
+    );
 }
 
 #[test]
@@ -251,8 +307,17 @@ fn buffered_body_with_thinking_server_tools_and_citations() {
     let o = decode(&req(None), &resp(200, body)).unwrap();
     assert_eq!(o.text.as_deref(), Some("Paris is sunny."));
     assert_eq!(o.tool_calls.len(), 1);
-    assert_eq!((o.tool_calls[0].id.as_str(), o.tool_calls[0].arguments.clone()), ("toolu_1", json!({"q": "x"})));
-    assert_eq!((o.finish, o.raw_finish.as_deref()), (Finish::ToolCalls, Some("tool_use")));
+    assert_eq!(
+        (
+            o.tool_calls[0].id.as_str(),
+            o.tool_calls[0].arguments.clone()
+        ),
+        ("toolu_1", json!({"q": "x"}))
+    );
+    assert_eq!(
+        (o.finish, o.raw_finish.as_deref()),
+        (Finish::ToolCalls, Some("tool_use"))
+    );
     assert_eq!(o.opaque.len(), 2);
     assert_eq!(o.opaque[0]["signature"], "sig==");
     let h = o.hosted.unwrap();
@@ -271,7 +336,9 @@ fn stop_reasons_normalize() {
         ("refusal", Finish::ContentFilter),
         ("pause_turn", Finish::Other),
     ] {
-        let body = format!(r#"{{"type":"message","content":[{{"type":"text","text":"x"}}],"stop_reason":"{raw}"}}"#);
+        let body = format!(
+            r#"{{"type":"message","content":[{{"type":"text","text":"x"}}],"stop_reason":"{raw}"}}"#
+        );
         let o = decode(&req(None), &resp(200, &body)).unwrap();
         assert_eq!((o.finish, o.raw_finish.as_deref()), (f, Some(raw)));
     }
@@ -279,14 +346,32 @@ fn stop_reasons_normalize() {
 
 #[test]
 fn error_envelope_and_retry_after() {
-    let mut r = resp(429, r#"{"type":"error","error":{"type":"rate_limit_error","message":"slow down"},"request_id":"req_1"}"#);
+    let mut r = resp(
+        429,
+        r#"{"type":"error","error":{"type":"rate_limit_error","message":"slow down"},"request_id":"req_1"}"#,
+    );
     r.headers.insert("retry-after".into(), "12".into());
     let e = decode(&req(None), &r).unwrap().error.unwrap();
     assert_eq!(
-        (e.status, e.kind.as_deref(), e.code, e.message.as_str(), e.retry_after_ms),
-        (429, Some("rate_limit_error"), None, "slow down", Some(12_000))
+        (
+            e.status,
+            e.kind.as_deref(),
+            e.code,
+            e.message.as_str(),
+            e.retry_after_ms
+        ),
+        (
+            429,
+            Some("rate_limit_error"),
+            None,
+            "slow down",
+            Some(12_000)
+        )
     );
-    let e = decode(&req(None), &resp(413, "<html>too large</html>")).unwrap().error.unwrap();
+    let e = decode(&req(None), &resp(413, "<html>too large</html>"))
+        .unwrap()
+        .error
+        .unwrap();
     assert_eq!((e.status, e.kind), (413, None));
     let err = decode(&req(None), &resp(200, "{\n  \"content\": [,]}")).unwrap_err();
     assert_eq!(err.line, Some(2));
@@ -318,19 +403,28 @@ event: message_stop\r\ndata: {\"type\":\"message_stop\"}\r\n\r\n";
 #[test]
 fn stream_parallel_calls_no_delta_thinking_and_ping() {
     let o = decode_stream(STREAM.as_bytes(), &[]);
-    let calls: Vec<(&str, &str, Value)> =
-        o.tool_calls.iter().map(|c| (c.id.as_str(), c.name.as_str(), c.arguments.clone())).collect();
+    let calls: Vec<(&str, &str, Value)> = o
+        .tool_calls
+        .iter()
+        .map(|c| (c.id.as_str(), c.name.as_str(), c.arguments.clone()))
+        .collect();
     assert_eq!(
         calls,
         [
             ("toolu_a", "a", json!({"q": "üx"})),
-            ("toolu_b", "b", json!({})), // only "" fragments
+            ("toolu_b", "b", json!({})),             // only "" fragments
             ("toolu_c", "c", json!({"q": "given"})), // no delta: keeps the start's input
         ]
     );
     assert_eq!(o.text.as_deref(), Some("Héllo 🌍 ")); // thinking is never text
-    assert_eq!(o.opaque, [json!({"type": "thinking", "thinking": "pondér", "signature": "SIG"})]);
-    assert_eq!((o.finish, o.raw_finish.as_deref()), (Finish::ToolCalls, Some("tool_use")));
+    assert_eq!(
+        o.opaque,
+        [json!({"type": "thinking", "thinking": "pondér", "signature": "SIG"})]
+    );
+    assert_eq!(
+        (o.finish, o.raw_finish.as_deref()),
+        (Finish::ToolCalls, Some("tool_use"))
+    );
     let u = o.usage.clone().unwrap();
     assert_eq!((u.input_tokens, u.output_tokens), (Some(9), Some(58)));
     assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
@@ -339,14 +433,19 @@ fn stream_parallel_calls_no_delta_thinking_and_ping() {
 
 #[test]
 fn mid_stream_error_and_truncation() {
-    let cut = STREAM.find("event: content_block_stop\r\ndata: {\"type\":\"content_block_stop\",\"index\":2}").unwrap();
+    let cut = STREAM
+        .find("event: content_block_stop\r\ndata: {\"type\":\"content_block_stop\",\"index\":2}")
+        .unwrap();
     let err_event = "event: error\r\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\r\n\r\n";
     let o = decode_stream(format!("{}{err_event}", &STREAM[..cut]).as_bytes(), &[]);
     let e = o.error.clone().unwrap();
-    assert_eq!((e.status, e.kind.as_deref(), e.message.as_str()), (200, Some("overloaded_error"), "Overloaded"));
+    assert_eq!(
+        (e.status, e.kind.as_deref(), e.message.as_str()),
+        (200, Some("overloaded_error"), "Overloaded")
+    );
     assert!(o.diagnostics.is_empty());
 
-    let o = decode_stream(STREAM[..cut].as_bytes(), &[]);
+    let o = decode_stream(&STREAM.as_bytes()[..cut], &[]);
     assert_eq!(o.diagnostics.len(), 1);
     assert_eq!(o.diagnostics[0].kind, DiagnosticKind::StreamTruncated);
     assert!(o.diagnostics[0].recovered);
@@ -383,7 +482,9 @@ fn chunking_invariance() {
     assert_eq!(decode_stream(bytes, &[inside]), whole);
     let mut seed = 0x9E37_79B9_7F4A_7C15;
     for _ in 0..200 {
-        let chunks: Vec<usize> = (0..40).map(|_| (xorshift(&mut seed) % 64) as usize).collect();
+        let chunks: Vec<usize> = (0..40)
+            .map(|_| (xorshift(&mut seed) % 64) as usize)
+            .collect();
         assert_eq!(decode_stream(bytes, &chunks), whole, "chunks {chunks:?}");
     }
 }

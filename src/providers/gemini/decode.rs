@@ -219,7 +219,9 @@ pub(super) fn finish_for(reason: &str) -> Finish {
     match reason {
         "STOP" => Finish::Stop,
         "MAX_TOKENS" => Finish::Length,
-        "SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" => Finish::ContentFilter,
+        "SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" => {
+            Finish::ContentFilter
+        }
         // MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, TOO_MANY_TOOL_CALLS, LANGUAGE, OTHER, ...
         _ => Finish::Other,
     }
@@ -246,7 +248,13 @@ fn retry_delay_ms(detail: &Value) -> Option<u64> {
     if !ty.ends_with("google.rpc.RetryInfo") {
         return None;
     }
-    let secs: f64 = detail.get("retryDelay")?.as_str()?.trim().strip_suffix('s')?.parse().ok()?;
+    let secs: f64 = detail
+        .get("retryDelay")?
+        .as_str()?
+        .trim()
+        .strip_suffix('s')?
+        .parse()
+        .ok()?;
     (secs.is_finite() && secs >= 0.0).then(|| (secs * 1000.0).round() as u64)
 }
 
@@ -260,7 +268,10 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
         .unwrap_or_else(|| ProviderError {
             // A non-JSON error page is still an error answer, not a decode failure.
             status: resp.status,
-            message: String::from_utf8_lossy(&resp.body).chars().take(500).collect(),
+            message: String::from_utf8_lossy(&resp.body)
+                .chars()
+                .take(500)
+                .collect(),
             ..ProviderError::default()
         });
         if err.retry_after_ms.is_none() {

@@ -31,7 +31,9 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
         .messages
         .iter()
         .filter_map(|m| match m {
-            Message::System { content } | Message::Developer { content } => Some(json!({"text": content})),
+            Message::System { content } | Message::Developer { content } => {
+                Some(json!({"text": content}))
+            }
             _ => None,
         })
         .collect();
@@ -50,7 +52,11 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
                     o.insert("description".into(), json!(d));
                 }
                 // Mutually exclusive on the wire; `prepare_tools` decides which dialect fits.
-                let key = if t.gemini_json_schema { "parametersJsonSchema" } else { "parameters" };
+                let key = if t.gemini_json_schema {
+                    "parametersJsonSchema"
+                } else {
+                    "parameters"
+                };
                 o.insert(key.into(), t.parameters.clone());
                 Value::Object(o)
             })
@@ -90,8 +96,15 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
     }
 
     let model = req.model.strip_prefix("models/").unwrap_or(&req.model);
-    let method = if req.stream { "streamGenerateContent" } else { "generateContent" };
-    let mut request = HttpRequest::post(format!("/v1beta/models/{model}:{method}"), Value::Object(body));
+    let method = if req.stream {
+        "streamGenerateContent"
+    } else {
+        "generateContent"
+    };
+    let mut request = HttpRequest::post(
+        format!("/v1beta/models/{model}:{method}"),
+        Value::Object(body),
+    );
     if req.stream {
         request.query.insert("alt".into(), "sse".into());
     }
@@ -116,7 +129,9 @@ fn calling_config(req: &ChatRequest, notes: &mut Vec<String>) -> Option<Value> {
             // allowedFunctionNames is honoured only with ANY or VALIDATED; VALIDATED ("calls or
             // text") is the one that keeps auto semantics. UNCONFIRMED (§8.7): VALIDATED is a
             // preview mode, and Vertex v1 may not accept it.
-            notes.push("allowed-auto sent as mode VALIDATED (preview) with allowedFunctionNames".into());
+            notes.push(
+                "allowed-auto sent as mode VALIDATED (preview) with allowedFunctionNames".into(),
+            );
             ("VALIDATED", Some(tools.as_slice()))
         }
     };

@@ -95,8 +95,8 @@ impl Stream {
 }
 
 fn apply(acc: &mut Accum, data: &str, line: usize) -> Result<(), DecodeError> {
-    let chunk: Chunk<'_> =
-        serde_json::from_str(data).map_err(|e| DecodeError::json("gemini stream chunk", &e, line))?;
+    let chunk: Chunk<'_> = serde_json::from_str(data)
+        .map_err(|e| DecodeError::json("gemini stream chunk", &e, line))?;
     acc.chunk(chunk, 200);
     Ok(())
 }
@@ -162,10 +162,23 @@ pub fn bench(report: &mut Report) {
             std::hint::black_box(decode_chunked(&req, body.as_bytes(), 1));
         });
         let (w, b) = (mb_per_s(body.len(), whole), mb_per_s(body.len(), bytewise));
-        report.note(&format!("{label}: {} bytes, 1000 calls, 2001 chunks", body.len()));
-        report.figure(&format!("gemini {label}, whole body"), w, "MB/s", Some((">= 300", w >= 300.0)));
+        report.note(&format!(
+            "{label}: {} bytes, 1000 calls, 2001 chunks",
+            body.len()
+        ));
+        report.figure(
+            &format!("gemini {label}, whole body"),
+            w,
+            "MB/s",
+            Some((">= 300", w >= 300.0)),
+        );
         report.figure(&format!("gemini {label}, 1-byte chunks"), b, "MB/s", None);
         let ratio = w / b;
-        report.figure(&format!("gemini {label} 1-byte slowdown"), ratio, "x", Some(("< 2", ratio < 2.0)));
+        report.figure(
+            &format!("gemini {label} 1-byte slowdown"),
+            ratio,
+            "x",
+            Some(("< 2", ratio < 2.0)),
+        );
     }
 }

@@ -42,8 +42,15 @@ fn body(r: &ChatRequest) -> Value {
 #[test]
 fn request_shape_path_and_key_order() {
     let mut r = req(Some(ToolChoice::Auto));
-    r.messages.insert(0, Message::System { content: "sys".into() });
-    r.messages.push(Message::Developer { content: "dev".into() });
+    r.messages.insert(
+        0,
+        Message::System {
+            content: "sys".into(),
+        },
+    );
+    r.messages.push(Message::Developer {
+        content: "dev".into(),
+    });
     r.max_tokens = Some(100);
     r.thinking = Some(512);
     r.hosted.push(HostedTool::WebSearch {
@@ -51,12 +58,30 @@ fn request_shape_path_and_key_order() {
         variant: None,
     });
     let enc = encode(&r).unwrap();
-    assert_eq!(enc.request.path_and_query(), "/v1beta/models/gemini-2.5-flash:generateContent");
+    assert_eq!(
+        enc.request.path_and_query(),
+        "/v1beta/models/gemini-2.5-flash:generateContent"
+    );
     let b = &enc.request.body;
     let keys: Vec<&str> = b.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["contents", "systemInstruction", "tools", "toolConfig", "generationConfig"]);
-    assert_eq!(b["contents"], json!([{"role": "user", "parts": [{"text": "hi"}]}]));
-    assert_eq!(b["systemInstruction"], json!({"parts": [{"text": "sys"}, {"text": "dev"}]}));
+    assert_eq!(
+        keys,
+        [
+            "contents",
+            "systemInstruction",
+            "tools",
+            "toolConfig",
+            "generationConfig"
+        ]
+    );
+    assert_eq!(
+        b["contents"],
+        json!([{"role": "user", "parts": [{"text": "hi"}]}])
+    );
+    assert_eq!(
+        b["systemInstruction"],
+        json!({"parts": [{"text": "sys"}, {"text": "dev"}]})
+    );
     assert_eq!(
         b["tools"],
         json!([{"functionDeclarations": [
@@ -64,7 +89,10 @@ fn request_shape_path_and_key_order() {
             {"name": "b", "description": "b tool", "parameters": r.tools[1].parameters}]},
             {"googleSearch": {}}])
     );
-    assert_eq!(b["generationConfig"], json!({"maxOutputTokens": 100, "thinkingConfig": {"thinkingBudget": 512}}));
+    assert_eq!(
+        b["generationConfig"],
+        json!({"maxOutputTokens": 100, "thinkingConfig": {"thinkingBudget": 512}})
+    );
     r.stream = true;
     r.model = "models/gemini-3-pro-preview".into();
     let enc = encode(&r).unwrap();
@@ -85,15 +113,34 @@ fn every_tool_choice_form() {
         (ToolChoice::Auto, json!({"mode": "AUTO"})),
         (ToolChoice::None, json!({"mode": "NONE"})),
         (ToolChoice::Required, json!({"mode": "ANY"})),
-        (ToolChoice::Forced("a".into()), json!({"mode": "ANY", "allowedFunctionNames": ["a"]})),
-        (allowed(AllowedMode::Required), json!({"mode": "ANY", "allowedFunctionNames": ["b"]})),
-        (allowed(AllowedMode::Auto), json!({"mode": "VALIDATED", "allowedFunctionNames": ["b"]})),
+        (
+            ToolChoice::Forced("a".into()),
+            json!({"mode": "ANY", "allowedFunctionNames": ["a"]}),
+        ),
+        (
+            allowed(AllowedMode::Required),
+            json!({"mode": "ANY", "allowedFunctionNames": ["b"]}),
+        ),
+        (
+            allowed(AllowedMode::Auto),
+            json!({"mode": "VALIDATED", "allowedFunctionNames": ["b"]}),
+        ),
     ];
     for (choice, want) in cases {
         let b = body(&req(Some(choice.clone())));
-        assert_eq!(b["toolConfig"]["functionCallingConfig"], want, "{}", choice.slug());
+        assert_eq!(
+            b["toolConfig"]["functionCallingConfig"],
+            want,
+            "{}",
+            choice.slug()
+        );
         // NONE (and every other mode) keeps the declarations.
-        assert_eq!(b["tools"][0]["functionDeclarations"].as_array().map(Vec::len), Some(2));
+        assert_eq!(
+            b["tools"][0]["functionDeclarations"]
+                .as_array()
+                .map(Vec::len),
+            Some(2)
+        );
     }
     assert_eq!(body(&req(None)).get("toolConfig"), None);
 }
@@ -103,7 +150,11 @@ fn parallel_off_is_a_note() {
     let mut r = req(None);
     r.parallel_tool_calls = Some(false);
     let enc = encode(&r).unwrap();
-    assert!(enc.notes.iter().any(|n| n.contains("parallel_tool_calls")), "{:?}", enc.notes);
+    assert!(
+        enc.notes.iter().any(|n| n.contains("parallel_tool_calls")),
+        "{:?}",
+        enc.notes
+    );
     assert_eq!(enc.request.body, body(&req(None)));
 }
 
@@ -119,7 +170,10 @@ fn multi_turn_carries_signatures_and_groups_results() {
     r.messages.extend([
         Message::Assistant {
             text: None,
-            tool_calls: vec![call("gemini-call-0-a", "a", Some("SIG")), call("fc_7", "b", None)],
+            tool_calls: vec![
+                call("gemini-call-0-a", "a", Some("SIG")),
+                call("fc_7", "b", None),
+            ],
             opaque: Vec::new(),
         },
         Message::Tool {
@@ -201,9 +255,15 @@ fn buffered_calls_text_thoughts_grounding_and_ids() {
     assert_eq!(ids, ["gemini-call-0-a", "fc_9", "gemini-call-2-a"]);
     assert_eq!(o.tool_calls[0].thought_signature.as_deref(), Some("SIG1"));
     assert_eq!(o.tool_calls[2].arguments, json!({}));
-    assert_eq!((o.finish, o.raw_finish.as_deref()), (Finish::ToolCalls, Some("STOP")));
+    assert_eq!(
+        (o.finish, o.raw_finish.as_deref()),
+        (Finish::ToolCalls, Some("STOP"))
+    );
     let h = o.hosted.unwrap();
-    assert_eq!((h.search_calls, h.search_results, h.citations.clone()), (1, 1, vec!["https://g.example".to_string()]));
+    assert_eq!(
+        (h.search_calls, h.search_results, h.citations.clone()),
+        (1, 1, vec!["https://g.example".to_string()])
+    );
     let u = o.usage.unwrap();
     assert_eq!((u.input_tokens, u.output_tokens), (Some(3), Some(9)));
     assert_eq!(o.model.as_deref(), Some("gemini-2.5-flash"));
@@ -220,7 +280,9 @@ fn finish_reasons_normalize() {
         ("MALFORMED_FUNCTION_CALL", Finish::Other),
         ("UNEXPECTED_TOOL_CALL", Finish::Other),
     ] {
-        let body = format!(r#"{{"candidates":[{{"content":{{"parts":[{{"text":"x"}}]}},"finishReason":"{raw}"}}]}}"#);
+        let body = format!(
+            r#"{{"candidates":[{{"content":{{"parts":[{{"text":"x"}}]}},"finishReason":"{raw}"}}]}}"#
+        );
         let o = decode(&req(None), &resp(200, &body)).unwrap();
         assert_eq!((o.finish, o.raw_finish.as_deref()), (f, Some(raw)));
     }
@@ -229,18 +291,35 @@ fn finish_reasons_normalize() {
 #[test]
 fn errors_invalid_key_and_retry_info() {
     let invalid = r#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID"}]}}"#;
-    let e = decode(&req(None), &resp(400, invalid)).unwrap().error.unwrap();
+    let e = decode(&req(None), &resp(400, invalid))
+        .unwrap()
+        .error
+        .unwrap();
     assert_eq!(
-        (e.status, e.kind.as_deref(), e.code.as_deref(), e.retry_after_ms),
+        (
+            e.status,
+            e.kind.as_deref(),
+            e.code.as_deref(),
+            e.retry_after_ms
+        ),
         (400, Some("INVALID_ARGUMENT"), Some("400"), None)
     );
     assert_eq!(e.message, "API key not valid. Please pass a valid API key.");
     let quota = r#"[{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED","details":[
         {"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[]},
         {"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34.4s"}]}}]"#;
-    let e = decode(&req(None), &resp(429, quota)).unwrap().error.unwrap();
-    assert_eq!((e.status, e.kind.as_deref(), e.retry_after_ms), (429, Some("RESOURCE_EXHAUSTED"), Some(34_400)));
-    let e = decode(&req(None), &resp(503, "Service Unavailable")).unwrap().error.unwrap();
+    let e = decode(&req(None), &resp(429, quota))
+        .unwrap()
+        .error
+        .unwrap();
+    assert_eq!(
+        (e.status, e.kind.as_deref(), e.retry_after_ms),
+        (429, Some("RESOURCE_EXHAUSTED"), Some(34_400))
+    );
+    let e = decode(&req(None), &resp(503, "Service Unavailable"))
+        .unwrap()
+        .error
+        .unwrap();
     assert_eq!((e.status, e.message.as_str()), (503, "Service Unavailable"));
     let err = decode(&req(None), &resp(200, "{\n\"candidates\": [}")).unwrap_err();
     assert_eq!(err.line, Some(2));
@@ -254,7 +333,10 @@ const CHUNKS: [&str; 3] = [
 ];
 
 fn sse_body() -> String {
-    CHUNKS.iter().map(|c| format!("data: {c}\r\n\r\n")).collect()
+    CHUNKS
+        .iter()
+        .map(|c| format!("data: {c}\r\n\r\n"))
+        .collect()
 }
 
 fn array_body() -> String {
@@ -263,14 +345,23 @@ fn array_body() -> String {
 
 fn check_chunks_outcome(o: &Outcome) {
     assert_eq!(o.text.as_deref(), Some("Voilà 🌍 "));
-    let calls: Vec<(&str, &str, Value)> =
-        o.tool_calls.iter().map(|c| (c.id.as_str(), c.name.as_str(), c.arguments.clone())).collect();
+    let calls: Vec<(&str, &str, Value)> = o
+        .tool_calls
+        .iter()
+        .map(|c| (c.id.as_str(), c.name.as_str(), c.arguments.clone()))
+        .collect();
     assert_eq!(
         calls,
-        [("gemini-call-0-a", "a", json!({"q": "ü]}\""})), ("gemini-call-1-b", "b", json!({}))]
+        [
+            ("gemini-call-0-a", "a", json!({"q": "ü]}\""})),
+            ("gemini-call-1-b", "b", json!({}))
+        ]
     );
     assert_eq!(o.tool_calls[0].thought_signature.as_deref(), Some("SIG"));
-    assert_eq!((o.finish, o.raw_finish.as_deref()), (Finish::ToolCalls, Some("STOP")));
+    assert_eq!(
+        (o.finish, o.raw_finish.as_deref()),
+        (Finish::ToolCalls, Some("STOP"))
+    );
     assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
 }
 
@@ -280,7 +371,10 @@ fn sse_with_crlf_and_json_array_give_the_same_outcome() {
     check_chunks_outcome(&sse);
     assert_eq!(decode_stream(array_body().as_bytes(), &[]), sse);
     // Leading whitespace before the sniffed byte, and the sniffed byte alone in a chunk.
-    assert_eq!(decode_stream(format!("\r\n  {}", array_body()).as_bytes(), &[1, 3, 1]), sse);
+    assert_eq!(
+        decode_stream(format!("\r\n  {}", array_body()).as_bytes(), &[1, 3, 1]),
+        sse
+    );
 }
 
 #[test]
@@ -301,7 +395,10 @@ fn truncation_and_mid_stream_error() {
     let err = r#"data: {"error": {"code": 500, "message": "Internal error encountered.", "status": "INTERNAL"}}"#;
     let o = decode_stream(format!("{}{err}\r\n\r\n", &body[..cut]).as_bytes(), &[]);
     let e = o.error.clone().unwrap();
-    assert_eq!((e.status, e.kind.as_deref(), e.code.as_deref()), (200, Some("INTERNAL"), Some("500")));
+    assert_eq!(
+        (e.status, e.kind.as_deref(), e.code.as_deref()),
+        (200, Some("INTERNAL"), Some("500"))
+    );
     assert!(o.diagnostics.is_empty());
 }
 
@@ -310,7 +407,9 @@ fn bad_chunk_json_names_its_line() {
     let mut r = req(None);
     r.stream = true;
     let mut s = Stream::new(&r);
-    let err = s.push(b"data: {\"candidates\": []}\r\n\r\ndata: {nope}\r\n\r\n").unwrap_err();
+    let err = s
+        .push(b"data: {\"candidates\": []}\r\n\r\ndata: {nope}\r\n\r\n")
+        .unwrap_err();
     assert_eq!(err.line, Some(3));
     let mut s = Stream::new(&r);
     let err = s.push(b"[{}\n, x]").unwrap_err();
@@ -338,7 +437,9 @@ fn chunking_invariance_both_framings() {
         assert_eq!(decode_stream(bytes, &[inside]), whole);
         let mut seed = 0x2545_F491_4F6C_DD1D;
         for _ in 0..200 {
-            let chunks: Vec<usize> = (0..30).map(|_| (xorshift(&mut seed) % 48) as usize).collect();
+            let chunks: Vec<usize> = (0..30)
+                .map(|_| (xorshift(&mut seed) % 48) as usize)
+                .collect();
             assert_eq!(decode_stream(bytes, &chunks), whole, "chunks {chunks:?}");
         }
     }
@@ -350,7 +451,10 @@ fn synthetic_streams_decode() {
     let o = decode_stream(sse.as_bytes(), &[]);
     assert_eq!(o.tool_calls.len(), 20);
     assert!(o.diagnostics.is_empty());
-    assert_eq!(decode_stream(stream::synthetic_array(20, 50).as_bytes(), &[]), o);
+    assert_eq!(
+        decode_stream(stream::synthetic_array(20, 50).as_bytes(), &[]),
+        o
+    );
     assert_eq!(decode_stream(sse.as_bytes(), &vec![1; sse.len()]), o);
 }
 
