@@ -138,7 +138,7 @@ impl Accum {
             // as output, as Anthropic's output_tokens include thinking.
             let output = match (u.candidates_token_count, u.thoughts_token_count) {
                 (None, None) => None,
-                (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+                (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
             };
             self.outcome.usage = Some(Usage {
                 input_tokens: u.prompt_token_count,
