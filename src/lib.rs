@@ -12,6 +12,7 @@ pub mod cli;
 pub mod harness;
 pub mod http;
 pub mod inject;
+pub mod jsonseq;
 pub mod model;
 pub mod policy;
 pub mod providers;
