@@ -1,15 +1,20 @@
-//! Provider `openai_chat`: encode and decode (stub until its issue lands).
+//! Provider `openai_responses`: encode and decode (stub until its issue lands).
 
 use crate::http::HttpResponse;
 use crate::model::{ChatRequest, Outcome};
 use crate::providers::{DecodeError, EncodeError, Encoded};
 
 pub fn encode(_req: &ChatRequest) -> Result<Encoded, EncodeError> {
-    Err(EncodeError::new("NOT_IMPLEMENTED", "openai_chat encoder is not implemented yet"))
+    Err(EncodeError::new(
+        "NOT_IMPLEMENTED",
+        "openai_responses encoder is not implemented yet",
+    ))
 }
 
 pub fn decode(_req: &ChatRequest, _resp: &HttpResponse) -> Result<Outcome, DecodeError> {
-    Err(DecodeError::new("openai_chat decoder is not implemented yet"))
+    Err(DecodeError::new(
+        "openai_responses decoder is not implemented yet",
+    ))
 }
 
 /// Push-based stream decoder.
@@ -26,16 +31,13 @@ impl Stream {
         self.req.clone()
     }
 
-    /// The assistant text accumulated so far (the text protocol parses it incrementally).
-    pub fn text_so_far(&self) -> &str {
-        ""
-    }
-
     pub fn push(&mut self, _bytes: &[u8]) -> Result<(), DecodeError> {
         Ok(())
     }
 
     pub fn finish(self) -> Result<Outcome, DecodeError> {
-        Err(DecodeError::new("openai_chat stream decoder is not implemented yet"))
+        Err(DecodeError::new(
+            "openai_responses stream decoder is not implemented yet",
+        ))
     }
 }
