@@ -18,11 +18,14 @@ impl XorShift {
     }
 }
 
+/// A decoder under test: chunks in, outcome out.
+pub type ChunkedDecode<'a> = dyn Fn(&[&[u8]]) -> Result<Outcome, DecodeError> + 'a;
+
 /// Feeds `body` in every chunking this suite cares about through `decode(chunks)` and asserts
 /// each result equals the whole-body one, which it returns.
 pub fn assert_chunking_invariant(
     body: &[u8],
-    decode: &dyn Fn(&[&[u8]]) -> Result<Outcome, DecodeError>,
+    decode: &ChunkedDecode<'_>,
 ) -> Result<Outcome, DecodeError> {
     let whole = decode(&[body]);
     let bytes: Vec<&[u8]> = body.chunks(1).collect();

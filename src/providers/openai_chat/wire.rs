@@ -165,8 +165,10 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Small<T> {
                 d.deserialize_seq(self)
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Small<T>, A::Error> {
-                let mut out = Small::default();
-                out.first = seq.next_element::<T>()?;
+                let mut out = Small {
+                    first: seq.next_element::<T>()?,
+                    rest: Vec::new(),
+                };
                 while let Some(x) = seq.next_element::<T>()? {
                     out.rest.push(x);
                 }
@@ -246,7 +248,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for MaybeStr<'a> {
                 Ok(None)
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<de::IgnoredAny, de::IgnoredAny>()?.is_some() {}
+                while map
+                    .next_entry::<de::IgnoredAny, de::IgnoredAny>()?
+                    .is_some()
+                {}
                 Ok(None)
             }
         }

@@ -10,7 +10,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::openai_chat::wire::{BStr, UsageWire};
-use super::openai_chat::{arguments_string, check_tool_choice, error_from_response, error_from_value, parse_arguments};
+use super::openai_chat::{
+    arguments_string, check_tool_choice, error_from_response, error_from_value, parse_arguments,
+};
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{
     ChatRequest, Finish, HostedActivity, HostedTool, Message, Outcome, ProviderError, ToolCall,
@@ -43,7 +45,10 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
     if !system.is_empty() {
         body.insert("instructions".into(), json!(system.join("\n\n")));
     }
-    body.insert("input".into(), Value::Array(input(&req.messages, &mut notes)));
+    body.insert(
+        "input".into(),
+        Value::Array(input(&req.messages, &mut notes)),
+    );
     let mut tools: Vec<Value> = prepared
         .into_iter()
         .map(|t| {
@@ -82,11 +87,17 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
         body.insert("max_output_tokens".into(), json!(m));
     }
     if req.thinking.is_some() {
-        notes.push("thinking budget not sent: Responses takes `reasoning.effort`, not a token budget".into());
+        notes.push(
+            "thinking budget not sent: Responses takes `reasoning.effort`, not a token budget"
+                .into(),
+        );
     }
     if req.stream {
         body.insert("stream".into(), json!(true));
-        body.insert("stream_options".into(), json!({"include_obfuscation": false}));
+        body.insert(
+            "stream_options".into(),
+            json!({"include_obfuscation": false}),
+        );
     }
     Ok(Encoded {
         request: HttpRequest::post(PATH, Value::Object(body)),
@@ -115,7 +126,9 @@ fn input(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
     for (i, m) in msgs.iter().enumerate() {
         match m {
             Message::System { .. } => {} // sent as `instructions`
-            Message::Developer { content } => out.push(json!({"role": "developer", "content": content})),
+            Message::Developer { content } => {
+                out.push(json!({"role": "developer", "content": content}))
+            }
             Message::User { content } => out.push(json!({
                 "role": "user", "content": [{"type": "input_text", "text": content}]
             })),
@@ -150,7 +163,9 @@ fn input(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                         "message {i}: tool result for `{call_id}` is an error; Responses has no error flag, output sent as is"
                     ));
                 }
-                out.push(json!({"type": "function_call_output", "call_id": call_id, "output": content}));
+                out.push(
+                    json!({"type": "function_call_output", "call_id": call_id, "output": content}),
+                );
             }
         }
     }
@@ -163,7 +178,10 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
         return Ok(Outcome::from_error(error_from_response(resp)));
     }
     let text = std::str::from_utf8(&resp.body).map_err(|e| {
-        DecodeError::new(format!("openai-responses body: invalid UTF-8 at byte {}", e.valid_up_to()))
+        DecodeError::new(format!(
+            "openai-responses body: invalid UTF-8 at byte {}",
+            e.valid_up_to()
+        ))
     })?;
     let v: Value = serde_json::from_str(text)
         .map_err(|e| DecodeError::json("openai-responses body", &e, 1))?;
@@ -178,7 +196,12 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
     }
     let mut out = Outcome::default();
     let mut items = Items::default();
-    for item in v.get("output").and_then(Value::as_array).into_iter().flatten() {
+    for item in v
+        .get("output")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         items.apply(item, true);
     }
     let head = Head::from_wire(&head);
@@ -259,11 +282,12 @@ impl Head {
         if out.error.is_none()
             && let Some(e) = self.error
         {
-            out.error = error_from_value(&json!({ "error": e }), http_status).or(Some(ProviderError {
-                status: http_status,
-                message: e.to_string(),
-                ..ProviderError::default()
-            }));
+            out.error =
+                error_from_value(&json!({ "error": e }), http_status).or(Some(ProviderError {
+                    status: http_status,
+                    message: e.to_string(),
+                    ..ProviderError::default()
+                }));
         }
         if self.usage.is_some() {
             out.usage = self.usage;
@@ -286,22 +310,46 @@ pub(crate) struct Items {
 impl Items {
     /// One `output[]` item; `with_text` false when the text already came from stream deltas.
     pub fn apply(&mut self, item: &Value, with_text: bool) {
-        let s = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let s = |k: &str| {
+            item.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
         match item.get("type").and_then(Value::as_str).unwrap_or("") {
             "function_call" => {
                 // `call_id` is what a function_call_output answers; `id` (fc_…) is the item's own.
-                let id = Some(s("call_id")).filter(|c| !c.is_empty()).unwrap_or_else(|| s("id"));
-                let args = item.get("arguments").map_or_else(String::new, arguments_string);
+                let id = Some(s("call_id"))
+                    .filter(|c| !c.is_empty())
+                    .unwrap_or_else(|| s("id"));
+                let args = item
+                    .get("arguments")
+                    .map_or_else(String::new, arguments_string);
                 self.call(id, s("name"), args);
             }
             "message" => {
-                for part in item.get("content").and_then(Value::as_array).into_iter().flatten() {
+                for part in item
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
                     let t = part.get("type").and_then(Value::as_str);
-                    let field = if t == Some("refusal") { "refusal" } else { "text" };
+                    let field = if t == Some("refusal") {
+                        "refusal"
+                    } else {
+                        "text"
+                    };
                     if with_text && matches!(t, Some("output_text" | "refusal")) {
-                        self.text.push_str(part.get(field).and_then(Value::as_str).unwrap_or(""));
+                        self.text
+                            .push_str(part.get(field).and_then(Value::as_str).unwrap_or(""));
                     }
-                    for a in part.get("annotations").and_then(Value::as_array).into_iter().flatten() {
+                    for a in part
+                        .get("annotations")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
                         if a.get("type").and_then(Value::as_str) == Some("url_citation")
                             && let Some(url) = a.get("url").and_then(Value::as_str)
                         {

@@ -117,7 +117,9 @@ impl Stream {
     }
 
     pub fn finish(self) -> Result<Outcome, DecodeError> {
-        let Stream { mut sse, mut st, .. } = self;
+        let Stream {
+            mut sse, mut st, ..
+        } = self;
         sse.finish(&mut |ev| st.on_event(ev))?;
         Ok(st.into_outcome())
     }
@@ -252,7 +254,8 @@ impl State {
             items.apply(v, true);
         }
         // Output order is `output_index` order (items without one keep their arrival order).
-        self.items.sort_by_key(|it| it.output_index.unwrap_or(u64::MAX));
+        self.items
+            .sort_by_key(|it| it.output_index.unwrap_or(u64::MAX));
         for it in self.items {
             match it.kind {
                 Kind::Call => {
@@ -261,7 +264,11 @@ impl State {
                     } else {
                         it.deltas
                     };
-                    let id = if it.call_id.is_empty() { it.item_id } else { it.call_id };
+                    let id = if it.call_id.is_empty() {
+                        it.item_id
+                    } else {
+                        it.call_id
+                    };
                     items.call(id, it.name, args);
                 }
                 Kind::Message if !it.deltas.is_empty() => {
@@ -286,7 +293,8 @@ impl State {
         if !self.terminal {
             out.diagnostics.push(Diagnostic {
                 kind: DiagnosticKind::StreamTruncated,
-                message: "stream ended without response.completed, .incomplete, .failed or error".into(),
+                message: "stream ended without response.completed, .incomplete, .failed or error"
+                    .into(),
                 offset: None,
                 call_index: None,
                 recovered: true,
@@ -351,7 +359,10 @@ pub fn synthetic_stream(calls: usize, fragment_len: usize) -> String {
     };
     event(
         "response.created",
-        &format!(r#"{{"type":"response.created","sequence_number":0,"response":{}}}"#, resp("in_progress", "")),
+        &format!(
+            r#"{{"type":"response.created","sequence_number":0,"response":{}}}"#,
+            resp("in_progress", "")
+        ),
     );
     let step = fragment_len.max(1);
     let mut finished = Vec::new();
@@ -391,7 +402,9 @@ pub fn synthetic_stream(calls: usize, fragment_len: usize) -> String {
         );
         event(
             "response.output_item.done",
-            &format!(r#"{{"type":"response.output_item.done","sequence_number":4,"output_index":{i},"item":{item}}}"#),
+            &format!(
+                r#"{{"type":"response.output_item.done","sequence_number":4,"output_index":{i},"item":{item}}}"#
+            ),
         );
         finished.push(item);
     }

@@ -47,28 +47,59 @@ fn events(datas: &[&str]) -> String {
 fn encode_keys_instructions_input_and_tools() {
     let mut req = request(&["get_weather"], true);
     req.messages = vec![
-        Message::System { content: "A".into() },
-        Message::Developer { content: "dev".into() },
-        Message::User { content: "hi".into() },
-        Message::System { content: "B".into() },
+        Message::System {
+            content: "A".into(),
+        },
+        Message::Developer {
+            content: "dev".into(),
+        },
+        Message::User {
+            content: "hi".into(),
+        },
+        Message::System {
+            content: "B".into(),
+        },
         Message::Assistant {
             text: Some("Checking.".into()),
-            tool_calls: vec![ToolCall { id: "call_1".into(), name: "get_weather".into(), arguments: json!({"city": "Paris"}), thought_signature: None }],
+            tool_calls: vec![ToolCall {
+                id: "call_1".into(),
+                name: "get_weather".into(),
+                arguments: json!({"city": "Paris"}),
+                thought_signature: None,
+            }],
             opaque: vec![json!({"type": "reasoning", "id": "rs_1", "summary": []})],
         },
-        Message::Tool { call_id: "call_1".into(), name: "get_weather".into(), content: "18C".into(), is_error: true },
+        Message::Tool {
+            call_id: "call_1".into(),
+            name: "get_weather".into(),
+            content: "18C".into(),
+            is_error: true,
+        },
     ];
     req.tool_choice = Some(ToolChoice::Required);
     req.parallel_tool_calls = Some(false);
     req.max_tokens = Some(64);
-    req.hosted = vec![HostedTool::WebSearch { grounding: Grounding::Required, variant: None }];
+    req.hosted = vec![HostedTool::WebSearch {
+        grounding: Grounding::Required,
+        variant: None,
+    }];
     let enc = encode(&req).unwrap();
     let b = &enc.request.body;
     assert_eq!(enc.request.path, "/v1/responses");
     let keys: Vec<&str> = b.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(
         keys,
-        ["model", "instructions", "input", "tools", "tool_choice", "parallel_tool_calls", "max_output_tokens", "stream", "stream_options"]
+        [
+            "model",
+            "instructions",
+            "input",
+            "tools",
+            "tool_choice",
+            "parallel_tool_calls",
+            "max_output_tokens",
+            "stream",
+            "stream_options"
+        ]
     );
     assert_eq!(b["instructions"], "A\n\nB");
     assert_eq!(
@@ -90,9 +121,15 @@ fn encode_keys_instructions_input_and_tools() {
     assert!(enc.notes.iter().any(|n| n.contains("error")));
 
     req.stream = false;
-    req.hosted = vec![HostedTool::WebSearch { grounding: Grounding::Auto, variant: Some("web_search_preview".into()) }];
+    req.hosted = vec![HostedTool::WebSearch {
+        grounding: Grounding::Auto,
+        variant: Some("web_search_preview".into()),
+    }];
     let buffered = body(&req);
-    assert_eq!(buffered["tools"][0], b["tools"][0], "tools forwarded when not streaming");
+    assert_eq!(
+        buffered["tools"][0], b["tools"][0],
+        "tools forwarded when not streaming"
+    );
     assert_eq!(buffered["tools"][1], json!({"type": "web_search_preview"}));
     assert!(buffered.get("stream").is_none());
 }
@@ -104,9 +141,15 @@ fn encode_tool_choice_forms_and_fail_closed() {
         (ToolChoice::Auto, json!("auto")),
         (ToolChoice::None, json!("none")),
         (ToolChoice::Required, json!("required")),
-        (ToolChoice::Forced("a".into()), json!({"type": "function", "name": "a"})),
         (
-            ToolChoice::Allowed { mode: AllowedMode::Auto, tools: vec!["a".into(), "b".into()] },
+            ToolChoice::Forced("a".into()),
+            json!({"type": "function", "name": "a"}),
+        ),
+        (
+            ToolChoice::Allowed {
+                mode: AllowedMode::Auto,
+                tools: vec!["a".into(), "b".into()],
+            },
             json!({"type": "allowed_tools", "mode": "auto", "tools": [{"type": "function", "name": "a"}, {"type": "function", "name": "b"}]}),
         ),
     ];
@@ -119,8 +162,15 @@ fn encode_tool_choice_forms_and_fail_closed() {
     let mut req = request(&[], false);
     req.tool_choice = Some(ToolChoice::Required);
     assert_eq!(encode(&req).unwrap_err().code, "TOOL_CHOICE_WITHOUT_TOOLS");
-    req.hosted = vec![HostedTool::WebSearch { grounding: Grounding::Auto, variant: None }];
-    assert_eq!(body(&req)["tool_choice"], "required", "hosted tools alone allow a choice");
+    req.hosted = vec![HostedTool::WebSearch {
+        grounding: Grounding::Auto,
+        variant: None,
+    }];
+    assert_eq!(
+        body(&req)["tool_choice"],
+        "required",
+        "hosted tools alone allow a choice"
+    );
 }
 
 #[test]
@@ -138,13 +188,32 @@ fn decode_buffered_items_reasoning_hosted() {
         {"type":"function_call","id":"fc_2","call_id":"call_2","name":"get_weather","arguments":""}],
       "usage":{"input_tokens":10,"output_tokens":20,"total_tokens":30}}"#;
     let o = decode(&req, &resp(200, b)).unwrap();
-    let calls: Vec<(&str, &Value)> = o.tool_calls.iter().map(|c| (c.id.as_str(), &c.arguments)).collect();
-    assert_eq!(calls, [("call_1", &json!({"city": "Paris"})), ("call_2", &json!({}))]);
+    let calls: Vec<(&str, &Value)> = o
+        .tool_calls
+        .iter()
+        .map(|c| (c.id.as_str(), &c.arguments))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("call_1", &json!({"city": "Paris"})),
+            ("call_2", &json!({}))
+        ]
+    );
     assert_eq!(o.text.as_deref(), Some("Paris is sunny."));
-    assert_eq!((o.finish, o.raw_finish.as_deref()), (Finish::ToolCalls, Some("completed")));
-    assert_eq!(o.opaque, vec![json!({"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"xyz"})]);
+    assert_eq!(
+        (o.finish, o.raw_finish.as_deref()),
+        (Finish::ToolCalls, Some("completed"))
+    );
+    assert_eq!(
+        o.opaque,
+        vec![json!({"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"xyz"})]
+    );
     let h = o.hosted.unwrap();
-    assert_eq!((h.search_calls, h.search_results, h.tool_type.as_deref()), (1, 2, Some("web_search")));
+    assert_eq!(
+        (h.search_calls, h.search_results, h.tool_type.as_deref()),
+        (1, 2, Some("web_search"))
+    );
     assert_eq!(h.citations, ["https://x.test/a"]);
     assert_eq!(o.usage.unwrap().output_tokens, Some(20));
     assert_eq!(o.model.as_deref(), Some("gpt-5"));
@@ -155,22 +224,47 @@ fn decode_buffered_status_mapping_and_errors() {
     let req = request(&[], false);
     let cases = [
         (r#"{"status":"completed","output":[]}"#, Finish::Stop),
-        (r#"{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[]}"#, Finish::Length),
-        (r#"{"status":"incomplete","incomplete_details":{"reason":"content_filter"},"output":[]}"#, Finish::ContentFilter),
+        (
+            r#"{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[]}"#,
+            Finish::Length,
+        ),
+        (
+            r#"{"status":"incomplete","incomplete_details":{"reason":"content_filter"},"output":[]}"#,
+            Finish::ContentFilter,
+        ),
         (r#"{"status":"cancelled","output":[]}"#, Finish::Other),
     ];
     for (b, finish) in cases {
         assert_eq!(decode(&req, &resp(200, b)).unwrap().finish, finish, "{b}");
     }
-    let o = decode(&req, &resp(200, r#"{"status":"failed","error":{"code":"server_error","message":"boom"},"output":[]}"#)).unwrap();
+    let o = decode(
+        &req,
+        &resp(
+            200,
+            r#"{"status":"failed","error":{"code":"server_error","message":"boom"},"output":[]}"#,
+        ),
+    )
+    .unwrap();
     let e = o.error.unwrap();
-    assert_eq!((o.finish, o.raw_finish.as_deref()), (Finish::Other, Some("failed")));
-    assert_eq!((e.status, e.code.as_deref(), e.message.as_str()), (200, Some("server_error"), "boom"));
+    assert_eq!(
+        (o.finish, o.raw_finish.as_deref()),
+        (Finish::Other, Some("failed"))
+    );
+    assert_eq!(
+        (e.status, e.code.as_deref(), e.message.as_str()),
+        (200, Some("server_error"), "boom")
+    );
 
-    let mut r = resp(429, r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#);
+    let mut r = resp(
+        429,
+        r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#,
+    );
     r.headers.insert("retry-after".into(), "1.5".into());
     let e = decode(&req, &r).unwrap().error.unwrap();
-    assert_eq!((e.status, e.kind.as_deref(), e.retry_after_ms), (429, Some("insufficient_quota"), Some(1500)));
+    assert_eq!(
+        (e.status, e.kind.as_deref(), e.retry_after_ms),
+        (429, Some("insufficient_quota"), Some(1500))
+    );
     let err = decode(&req, &resp(200, "{\"output\": [}")).unwrap_err();
     assert_eq!(err.line, Some(1));
 }
@@ -196,10 +290,23 @@ fn stream_parallel_calls_text_and_completed() {
         r#"{"type":"response.completed","response":{"status":"completed","model":"gpt-4o","output":[],"usage":{"input_tokens":3,"output_tokens":4}}}"#,
     ]);
     let o = stream_outcome(&body).unwrap();
-    let calls: Vec<(&str, &Value)> = o.tool_calls.iter().map(|c| (c.id.as_str(), &c.arguments)).collect();
-    assert_eq!(calls, [("call_1", &json!({"city": "東京"})), ("call_2", &json!({"city": "Rome"}))]);
+    let calls: Vec<(&str, &Value)> = o
+        .tool_calls
+        .iter()
+        .map(|c| (c.id.as_str(), &c.arguments))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("call_1", &json!({"city": "東京"})),
+            ("call_2", &json!({"city": "Rome"}))
+        ]
+    );
     assert_eq!(o.text.as_deref(), Some("Looking ü up."));
-    assert_eq!((o.finish, o.raw_finish.as_deref()), (Finish::ToolCalls, Some("completed")));
+    assert_eq!(
+        (o.finish, o.raw_finish.as_deref()),
+        (Finish::ToolCalls, Some("completed"))
+    );
     assert_eq!(o.usage.unwrap().input_tokens, Some(3));
     assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
 }
@@ -212,7 +319,10 @@ fn stream_done_and_snapshot_fill_in_what_deltas_did_not_deliver() {
         r#"{"type":"response.output_item.done","output_index":0,"item":{"id":"fc_1","type":"function_call","arguments":"{\"city\":\"Oslo\"}","call_id":"call_1","name":"get_weather"}}"#,
         r#"{"type":"response.completed","response":{"status":"completed","output":[]}}"#,
     ]);
-    assert_eq!(stream_outcome(&body).unwrap().tool_calls[0].arguments, json!({"city": "Oslo"}));
+    assert_eq!(
+        stream_outcome(&body).unwrap().tool_calls[0].arguments,
+        json!({"city": "Oslo"})
+    );
     // Only the snapshot (a gateway): its items are used; reasoning goes to opaque. With `[DONE]`.
     let body = events(&[
         r#"{"type":"response.completed","response":{"status":"completed","output":[{"type":"reasoning","id":"rs_1","summary":[]},{"type":"function_call","id":"fc_9","call_id":"call_9","name":"get_weather","arguments":"{}"}]}}"#,
@@ -229,17 +339,38 @@ fn stream_errors_failed_and_truncation() {
     ]);
     let o = stream_outcome(&body).unwrap();
     let e = o.error.unwrap();
-    assert_eq!((e.status, e.kind.as_deref(), e.message.as_str()), (200, Some("insufficient_quota"), "You exceeded your current quota"));
+    assert_eq!(
+        (e.status, e.kind.as_deref(), e.message.as_str()),
+        (
+            200,
+            Some("insufficient_quota"),
+            "You exceeded your current quota"
+        )
+    );
     assert_eq!(o.raw_finish.as_deref(), Some("failed"));
 
-    let flat = events(&[r#"{"type":"error","code":"server_error","message":"boom","param":null,"sequence_number":1}"#]);
+    let flat = events(&[
+        r#"{"type":"error","code":"server_error","message":"boom","param":null,"sequence_number":1}"#,
+    ]);
     let e = stream_outcome(&flat).unwrap().error.unwrap();
-    assert_eq!((e.kind, e.code.as_deref(), e.message.as_str()), (None, Some("server_error"), "boom"));
+    assert_eq!(
+        (e.kind, e.code.as_deref(), e.message.as_str()),
+        (None, Some("server_error"), "boom")
+    );
 
-    let cut = events(&[ADDED, r#"{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0,"delta":"{\"ci"}"#]);
+    let cut = events(&[
+        ADDED,
+        r#"{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0,"delta":"{\"ci"}"#,
+    ]);
     let o = stream_outcome(&cut).unwrap();
     let kinds: Vec<DiagnosticKind> = o.diagnostics.iter().map(|d| d.kind).collect();
-    assert_eq!(kinds, [DiagnosticKind::InvalidArgumentsJson, DiagnosticKind::StreamTruncated]);
+    assert_eq!(
+        kinds,
+        [
+            DiagnosticKind::InvalidArgumentsJson,
+            DiagnosticKind::StreamTruncated
+        ]
+    );
     assert_eq!(o.tool_calls[0].id, "call_1");
 
     let bad = "event: response.created\ndata: {\"type\": }\n\n";
