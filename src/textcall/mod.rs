@@ -1,0 +1,1 @@
+//! The `<tool_call>` text parser (in progress).
