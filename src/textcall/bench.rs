@@ -1,0 +1,2 @@
+//! Parser throughput (placeholder).
+pub fn bench(_report: &mut crate::bench::Report) {}
