@@ -210,9 +210,9 @@ pub fn merge(mut outcome: Outcome, parsed: Parsed) -> Outcome {
 /// Push-based stream decoder: the Chat stream decoder, with its newly appended text fed to the
 /// incremental parser after every push.
 pub struct Stream {
-    req: ChatRequest,
     chat: openai_chat::Stream,
-    parser: Parser,
+    /// Boxed: keeps `StreamDecoder`'s variants of similar size.
+    parser: Box<Parser>,
     /// Bytes of `text_so_far()` already fed.
     fed: usize,
 }
@@ -224,15 +224,14 @@ impl Stream {
 
     pub fn with_config(req: &ChatRequest, config: ParserConfig) -> Stream {
         Stream {
-            req: req.clone(),
             chat: openai_chat::Stream::new(req),
-            parser: Parser::new(config),
+            parser: Box::new(Parser::new(config)),
             fed: 0,
         }
     }
 
     pub fn request(&self) -> ChatRequest {
-        self.req.clone()
+        self.chat.request()
     }
 
     /// Text released so far by the parser (no tag prefixes, no call bodies).

@@ -26,8 +26,10 @@ pub fn sample() -> String {
 }
 
 fn config() -> ParserConfig {
-    ParserConfig::from_request(&json!({"tools": [{"type": "function", "name": "search", "strict": true,
-        "parameters": {"type": "object", "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["q"]}}]}))
+    ParserConfig::from_request(
+        &json!({"tools": [{"type": "function", "name": "search", "strict": true,
+        "parameters": {"type": "object", "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["q"]}}]}),
+    )
 }
 
 /// 1-char chunks (1 byte except inside multi-byte characters, which a `&str` cannot split).
@@ -59,10 +61,25 @@ pub fn bench(report: &mut Report) {
     });
     let whole_mb = mb_per_s(text.len(), whole);
     let bytes_mb = mb_per_s(text.len(), bytes);
-    report.figure("textcall: 1 MB mixed, whole", whole_mb, "MB/s", Some(("≥ 200", whole_mb >= 200.0)));
+    report.figure(
+        "textcall: 1 MB mixed, whole",
+        whole_mb,
+        "MB/s",
+        Some(("≥ 200", whole_mb >= 200.0)),
+    );
     let ratio = bytes.as_secs_f64() / whole.as_secs_f64();
-    report.figure("textcall: 1 MB mixed, 1-byte chunks", bytes_mb, "MB/s", None);
-    report.figure("textcall: 1-byte / whole time", ratio, "x", Some(("< 2", ratio < 2.0)));
+    report.figure(
+        "textcall: 1 MB mixed, 1-byte chunks",
+        bytes_mb,
+        "MB/s",
+        None,
+    );
+    report.figure(
+        "textcall: 1-byte / whole time",
+        ratio,
+        "x",
+        Some(("< 2", ratio < 2.0)),
+    );
 }
 
 #[cfg(test)]

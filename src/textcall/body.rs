@@ -146,11 +146,8 @@ fn repair(s: &str, validates: &dyn Fn(&Value) -> bool) -> Option<Value> {
             b'"' => in_str = true,
             b'{' => stack.push('}'),
             b'[' => stack.push(']'),
-            b'}' | b']' => {
-                if stack.pop() != Some(char::from(b)) {
-                    return None;
-                }
-            }
+            // The guard pops: a matching closer falls through to `_`, a mismatched one gives up.
+            b'}' | b']' if stack.pop() != Some(char::from(b)) => return None,
             _ => {}
         }
     }

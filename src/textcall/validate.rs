@@ -53,7 +53,7 @@ fn check_inner(
             Value::Object(Map::new())
         }
     };
-    if !config.allowed.iter().any(|a| *a == name) {
+    if !config.allowed.contains(&name) {
         return Err((K::UnknownTool, unknown_message(config, &name)));
     }
     if let Some(v) = config.validator(&name) {
