@@ -58,6 +58,8 @@ fn check_inner(
     }
     if let Some(v) = config.validator(&name) {
         match v {
+            // `is_valid` first: much cheaper than collecting errors for the common, valid call.
+            Ok(validator) if validator.is_valid(&arguments) => {}
             Ok(validator) => {
                 let errors: Vec<String> = validator
                     .iter_errors(&arguments)
