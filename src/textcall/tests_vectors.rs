@@ -273,6 +273,12 @@ const ROWS: &[(&str, &str, &str)] = &[
         r#"<think>Need weather</think><tool_call>{"name":"get_weather","arguments":{"city":"Oslo"}}</tool_call>"#,
         r#"[call_0 get_weather {"city":"Oslo"}] text=Some("<think>Need weather</think>") diags=[ArgumentsAsObject#0+]"#,
     ),
+    // B46: a template that pre-opens <think>: the reasoning is text here, the call is found.
+    (
+        "B46",
+        "I'm\nthinking</think>\n<tool_call>{\"name\": \"search\", \"arguments\": {\"q\": \"x\"}}</tool_call>",
+        r#"[call_0 search {"q":"x"}] text=Some("I'm\nthinking</think>\n") diags=[ArgumentsAsObject#0+]"#,
+    ),
     // B47–B49: bare JSON envelopes: text.
     (
         "B49",
@@ -397,6 +403,85 @@ const ROWS: &[(&str, &str, &str)] = &[
         "[call_0 say_hello {}] text=Some(\"<\") diags=[MissingArguments#0+ ExtraCloseTag#0+ TrailingGarbage#0+]",
     ),
 ];
+
+/// Rows in other formats: each must stay text, unchanged, with no call and no diagnostic.
+const OTHER_FORMATS: &[(&str, &str, &str)] = &[
+    (
+        "B19",
+        "[TOOL_CALLS]add{\"a\": 3.5, \"b\": 4}[TOOL_CALLS]add{\"a\": 3, \"b\": 6}",
+        "Mistral v11 [TOOL_CALLS]name{json}",
+    ),
+    (
+        "B20",
+        "[TOOL_CALLS] [{\"name\": \"get_weather\", \"arguments\":{\"city\": \"Dallas\"}}]\nextra trailing data",
+        "Mistral [TOOL_CALLS] array",
+    ),
+    (
+        "B21",
+        "[TOOL_CALLS]  junk [{\"name\": \"add\", \"arguments\":{\"a\": 1, \"b\": 2}}] trail",
+        "Mistral [TOOL_CALLS] with junk",
+    ),
+    (
+        "B25",
+        "```xml\n<response>\n    {\"name\": \"search\", \"arguments\": {\"q\": \"x\"}}\n</response>\n```",
+        "llama.cpp <response> alias",
+    ),
+    (
+        "B26",
+        "```json\n\n   <function_call> {\"name\": \"search\", \"arguments\": {\"q\": \"x\"}} \n   </function_call> \n```",
+        "llama.cpp <function_call> alias",
+    ),
+    (
+        "B28",
+        "<tools>[{\"type\":\"function\",\"function\":{\"name\":\"search\",\"parameters\":{}}}]</tools>",
+        "Hermes tool declaration echo",
+    ),
+    (
+        "B30",
+        "<function name=\"add\">\n{\"a\": 1, \"b\": 2}\n</function>",
+        "<function name=…> format",
+    ),
+    (
+        "B47",
+        "{\"function\": {\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}}",
+        "bare nested envelope",
+    ),
+    (
+        "B48",
+        "{\"get_weather\": {\"city\": \"SF\"}}",
+        "bare name-keyed object",
+    ),
+    (
+        "B56",
+        "[register_user(name='John Doe', age=37, role=None, passed_test=True)]",
+        "pythonic",
+    ),
+    ("B57", "[bad(x=b'z'), get_weather(city='SF')]", "pythonic"),
+    ("B58", "[calc(x=1e999), get_weather(city='SF')]", "pythonic"),
+    ("B59", "[f(a='x 'y' 'z), g(b='p 'q' 'r)]", "pythonic"),
+    ("B60", "[foo(x=1])]", "pythonic"),
+    (
+        "B65",
+        "{\"name\": \"get_weather\",\"arguments\": {",
+        "Ollama `{` tag",
+    ),
+    (
+        "B66",
+        "{\"name\": \"jeff\"}{\"name\": \"get_weather\", \"arguments\": {\"city\": \"SF\"}}",
+        "Ollama `{` tag",
+    ),
+    ("B68", "[special delivery]", "Ollama `[` tag"),
+];
+
+#[test]
+fn other_formats_stay_text() {
+    let config = config_with(None);
+    for (row, input, format) in OTHER_FORMATS {
+        let got = all_chunkings(&config, input);
+        let want = format!("[] text={:?} diags=[]", Some(*input));
+        assert_eq!(summary(&got), want, "{row} ({format})");
+    }
+}
 
 #[test]
 fn reference_vectors_whole_and_chunked() {
