@@ -46,7 +46,16 @@ const KEYWORDS: &[&str] = &[
 ];
 
 const FORMATS: &[&str] = &[
-    "date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid",
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
+    "uuid",
 ];
 
 /// Budget use of one strict schema.
@@ -71,7 +80,11 @@ fn check_with_budget(schema: &Value) -> (Vec<Violation>, Budget) {
     let mut out = Vec::new();
     let mut budget = Budget::default();
     let Some(obj) = schema.as_object() else {
-        out.push(Violation::new("", "root-object", "input_schema must be a JSON object"));
+        out.push(Violation::new(
+            "",
+            "root-object",
+            "input_schema must be a JSON object",
+        ));
         return (out, budget);
     };
     if let Some(v) = top_level_rule(obj) {
@@ -79,7 +92,11 @@ fn check_with_budget(schema: &Value) -> (Vec<Violation>, Budget) {
     }
     for name in util::recursive_defs(schema) {
         let ptr = name.trim_start_matches('#').to_string();
-        out.push(Violation::new(&ptr, "recursive-ref", "recursive schemas are not supported in strict mode"));
+        out.push(Violation::new(
+            &ptr,
+            "recursive-ref",
+            "recursive schemas are not supported in strict mode",
+        ));
     }
     let mut w = Walker {
         root: schema,
@@ -91,14 +108,20 @@ fn check_with_budget(schema: &Value) -> (Vec<Violation>, Budget) {
         out.push(Violation::new(
             "",
             "max-optional-params",
-            format!("{} optional parameters; strict tools allow at most {MAX_OPTIONAL_PARAMS}", budget.optional),
+            format!(
+                "{} optional parameters; strict tools allow at most {MAX_OPTIONAL_PARAMS}",
+                budget.optional
+            ),
         ));
     }
     if budget.unions > MAX_UNION_PARAMS {
         out.push(Violation::new(
             "",
             "max-union-params",
-            format!("{} parameters use unions; strict tools allow at most {MAX_UNION_PARAMS}", budget.unions),
+            format!(
+                "{} parameters use unions; strict tools allow at most {MAX_UNION_PARAMS}",
+                budget.unions
+            ),
         ));
     }
     (out, budget)
@@ -106,7 +129,10 @@ fn check_with_budget(schema: &Value) -> (Vec<Violation>, Budget) {
 
 /// The rule every Anthropic tool obeys, strict or not.
 fn top_level_rule(obj: &Map<String, Value>) -> Option<Violation> {
-    if ["oneOf", "allOf", "anyOf"].iter().any(|k| obj.contains_key(*k)) {
+    if ["oneOf", "allOf", "anyOf"]
+        .iter()
+        .any(|k| obj.contains_key(*k))
+    {
         return Some(Violation::new(
             "",
             "root-object",
@@ -132,12 +158,20 @@ struct Walker<'a> {
 impl Walker<'_> {
     fn node(&mut self, v: &Value, ptr: &str, depth: usize) {
         if depth > MAX_WALK_DEPTH {
-            self.out.push(Violation::new(ptr, "max-depth", "schema is nested too deeply to check"));
+            self.out.push(Violation::new(
+                ptr,
+                "max-depth",
+                "schema is nested too deeply to check",
+            ));
             return;
         }
         let Some(obj) = v.as_object() else {
             if v.as_bool() != Some(true) {
-                self.out.push(Violation::new(ptr, "unsupported-keyword", "boolean false schema"));
+                self.out.push(Violation::new(
+                    ptr,
+                    "unsupported-keyword",
+                    "boolean false schema",
+                ));
             }
             return;
         };
@@ -181,16 +215,32 @@ impl Walker<'_> {
         let out = &mut *self.out;
         for k in obj.keys() {
             if !KEYWORDS.contains(&k.as_str()) {
-                out.push(Violation::new(ptr, "unsupported-keyword", format!("{k} is not supported in strict mode")));
+                out.push(Violation::new(
+                    ptr,
+                    "unsupported-keyword",
+                    format!("{k} is not supported in strict mode"),
+                ));
             }
         }
         if let Some(f) = obj.get("format").and_then(Value::as_str)
             && !FORMATS.contains(&f)
         {
-            out.push(Violation::new(ptr, "unsupported-format", format!("format '{f}' is not supported in strict mode")));
+            out.push(Violation::new(
+                ptr,
+                "unsupported-format",
+                format!("format '{f}' is not supported in strict mode"),
+            ));
         }
-        if obj.get("minItems").and_then(Value::as_u64).is_some_and(|n| n > 1) {
-            out.push(Violation::new(ptr, "unsupported-keyword", "minItems must be 0 or 1 in strict mode"));
+        if obj
+            .get("minItems")
+            .and_then(Value::as_u64)
+            .is_some_and(|n| n > 1)
+        {
+            out.push(Violation::new(
+                ptr,
+                "unsupported-keyword",
+                "minItems must be 0 or 1 in strict mode",
+            ));
         }
         if let Some(p) = obj.get("pattern").and_then(Value::as_str)
             && unsupported_pattern(p)
@@ -201,20 +251,38 @@ impl Walker<'_> {
                 "pattern uses lookaround, backreferences or \\b, which strict mode does not support",
             ));
         }
-        if obj.get("enum").and_then(Value::as_array).is_some_and(|e| e.iter().any(|m| m.is_object() || m.is_array())) {
-            out.push(Violation::new(ptr, "enum-complex", "enum values must be primitives in strict mode"));
+        if obj
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|e| e.iter().any(|m| m.is_object() || m.is_array()))
+        {
+            out.push(Violation::new(
+                ptr,
+                "enum-complex",
+                "enum values must be primitives in strict mode",
+            ));
         }
         if let Some(r) = obj.get("$ref").and_then(Value::as_str)
             && util::resolve(self.root, r).is_none()
         {
-            out.push(Violation::new(ptr, "ref-unresolved", format!("$ref '{r}' must be a local reference")));
+            out.push(Violation::new(
+                ptr,
+                "ref-unresolved",
+                format!("$ref '{r}' must be a local reference"),
+            ));
         }
         if let Some(entries) = obj.get("allOf").and_then(Value::as_array)
             && entries.iter().any(|e| e.get("$ref").is_some())
         {
-            out.push(Violation::new(ptr, "unsupported-keyword", "allOf with $ref is not supported in strict mode"));
+            out.push(Violation::new(
+                ptr,
+                "unsupported-keyword",
+                "allOf with $ref is not supported in strict mode",
+            ));
         }
-        if util::is_object_schema(obj) && obj.get("additionalProperties") != Some(&Value::Bool(false)) {
+        if util::is_object_schema(obj)
+            && obj.get("additionalProperties") != Some(&Value::Bool(false))
+        {
             out.push(Violation::new(
                 ptr,
                 "additional-properties-false",
@@ -226,8 +294,12 @@ impl Walker<'_> {
 
 /// Lookaround, backreferences and word boundaries (the documented unsupported regex features).
 fn unsupported_pattern(p: &str) -> bool {
-    ["(?=", "(?!", "(?<=", "(?<!", "\\b", "\\B"].iter().any(|x| p.contains(x))
-        || p.as_bytes().windows(2).any(|w| w[0] == b'\\' && w[1].is_ascii_digit() && w[1] != b'0')
+    ["(?=", "(?!", "(?<=", "(?<!", "\\b", "\\B"]
+        .iter()
+        .any(|x| p.contains(x))
+        || p.as_bytes()
+            .windows(2)
+            .any(|w| w[0] == b'\\' && w[1].is_ascii_digit() && w[1] != b'0')
 }
 
 /// The strict rewrite: close objects that declare properties, infer a missing root/object
@@ -248,18 +320,28 @@ pub fn strictify(schema: &Value) -> Value {
 }
 
 fn close(v: &mut Value, depth: usize) {
-    let Some(obj) = v.as_object_mut().filter(|_| depth <= MAX_WALK_DEPTH) else { return };
+    let Some(obj) = v.as_object_mut().filter(|_| depth <= MAX_WALK_DEPTH) else {
+        return;
+    };
     if let Some(Value::Array(b)) = obj.get("oneOf")
         && !obj.contains_key("anyOf")
         && util::one_of_is_disjoint(b)
     {
         let old = std::mem::take(obj);
-        obj.extend(old.into_iter().map(|(k, v)| if k == "oneOf" { ("anyOf".into(), v) } else { (k, v) }));
+        obj.extend(old.into_iter().map(|(k, v)| {
+            if k == "oneOf" {
+                ("anyOf".into(), v)
+            } else {
+                (k, v)
+            }
+        }));
     }
     if !obj.contains_key("type") && obj.contains_key("properties") {
         obj.insert("type".into(), json!("object"));
     }
-    if obj.get("properties").is_some_and(Value::is_object) && !obj.contains_key("additionalProperties") {
+    if obj.get("properties").is_some_and(Value::is_object)
+        && !obj.contains_key("additionalProperties")
+    {
         obj.insert("additionalProperties".into(), Value::Bool(false));
     }
     for key in ["properties", "$defs", "definitions"] {
@@ -289,13 +371,19 @@ fn ensure_root_object(schema: &Value) -> Value {
 }
 
 /// Prepares Anthropic tools: strict where asked for and possible, within the request budgets.
-pub fn prepare(tools: &[Tool], policy: StrictPolicy) -> Result<(Vec<PreparedTool>, Vec<String>), EncodeError> {
+pub fn prepare(
+    tools: &[Tool],
+    policy: StrictPolicy,
+) -> Result<(Vec<PreparedTool>, Vec<String>), EncodeError> {
     let mut notes = Vec::new();
     let mut out = Vec::with_capacity(tools.len());
     let mut budgets: Vec<Option<Budget>> = Vec::with_capacity(tools.len());
     for t in tools {
         if let Some(v) = t.parameters.as_object().and_then(top_level_rule) {
-            return Err(EncodeError::new("TOOL_SCHEMA", format!("tool {}: {}", t.name, v.message)));
+            return Err(EncodeError::new(
+                "TOOL_SCHEMA",
+                format!("tool {}: {}", t.name, v.message),
+            ));
         }
         let attempt = policy == StrictPolicy::Require || t.strict == Some(true);
         if !attempt {
@@ -340,13 +428,17 @@ fn enforce_budgets(
     notes: &mut Vec<String>,
 ) -> Result<(), EncodeError> {
     loop {
-        let strict: Vec<usize> = (0..budgets.len()).filter(|&i| budgets[i].is_some()).collect();
+        let strict: Vec<usize> = (0..budgets.len())
+            .filter(|&i| budgets[i].is_some())
+            .collect();
         let optional: usize = budgets.iter().flatten().map(|b| b.optional).sum();
         let unions: usize = budgets.iter().flatten().map(|b| b.unions).sum();
         let over = if strict.len() > MAX_STRICT_TOOLS {
             format!("{} strict tools (at most {MAX_STRICT_TOOLS})", strict.len())
         } else if optional > MAX_OPTIONAL_PARAMS {
-            format!("{optional} optional parameters across strict tools (at most {MAX_OPTIONAL_PARAMS})")
+            format!(
+                "{optional} optional parameters across strict tools (at most {MAX_OPTIONAL_PARAMS})"
+            )
         } else if unions > MAX_UNION_PARAMS {
             format!("{unions} union parameters across strict tools (at most {MAX_UNION_PARAMS})")
         } else {
@@ -358,12 +450,17 @@ fn enforce_budgets(
                 format!("request exceeds Anthropic strict limits: {over}"),
             ));
         }
-        let Some(&last) = strict.last() else { return Ok(()) };
+        let Some(&last) = strict.last() else {
+            return Ok(());
+        };
         budgets[last] = None;
         out[last] = PreparedTool {
             parameters: ensure_root_object(&tools[last].parameters),
             ..passthrough(&tools[last], Some(false))
         };
-        notes.push(format!("tool {}: sent strict=false: request-wide budget: {over}", tools[last].name));
+        notes.push(format!(
+            "tool {}: sent strict=false: request-wide budget: {over}",
+            tools[last].name
+        ));
     }
 }

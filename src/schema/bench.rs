@@ -52,7 +52,12 @@ pub fn bench(report: &mut Report) {
         let _ = std::hint::black_box(super::openai_strict(std::hint::black_box(&schema)));
     });
     let ms = d.as_secs_f64() * 1e3;
-    report.figure("transform+check 5000 properties, 10 levels", ms, "ms", Some(("< 5 ms", ms < 5.0)));
+    report.figure(
+        "transform+check 5000 properties, 10 levels",
+        ms,
+        "ms",
+        Some(("< 5 ms", ms < 5.0)),
+    );
     for (props, levels) in [(120, 4), (1200, 8), (12_000, 10)] {
         let s = generated(props, levels);
         let nodes = count_nodes(&s);
@@ -61,6 +66,11 @@ pub fn bench(report: &mut Report) {
             let _ = std::hint::black_box(super::check::openai(std::hint::black_box(&s)));
         });
         let ns = d.as_secs_f64() * 1e9 / nodes as f64;
-        report.figure(&format!("transform+check per node ({nodes} nodes)"), ns, "ns/node", None);
+        report.figure(
+            &format!("transform+check per node ({nodes} nodes)"),
+            ns,
+            "ns/node",
+            None,
+        );
     }
 }

@@ -44,10 +44,20 @@ const KEYWORDS: &[&str] = &[
 
 /// String formats strict mode supports (no `uri`).
 const FORMATS: &[&str] = &[
-    "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid",
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
 ];
 
-const TYPES: &[&str] = &["string", "number", "integer", "boolean", "object", "array", "null"];
+const TYPES: &[&str] = &[
+    "string", "number", "integer", "boolean", "object", "array", "null",
+];
 
 /// Checks one node against the strict rules that can be seen locally. `root` resolves refs.
 pub fn node_rules(
@@ -80,7 +90,11 @@ pub fn node_rules(
     }
     for t in util::types(obj) {
         if !TYPES.contains(&t) {
-            out.push(Violation::new(ptr, "invalid-type", format!("unknown type '{t}'")));
+            out.push(Violation::new(
+                ptr,
+                "invalid-type",
+                format!("unknown type '{t}'"),
+            ));
         }
     }
     if obj.get("items").is_some_and(|i| !i.is_object()) {
@@ -92,7 +106,10 @@ pub fn node_rules(
     }
     if let Some(r) = obj.get("$ref") {
         ref_rules(root, obj, r, ptr, out);
-    } else if !["type", "anyOf", "enum", "const"].iter().any(|k| obj.contains_key(*k)) {
+    } else if !["type", "anyOf", "enum", "const"]
+        .iter()
+        .any(|k| obj.contains_key(*k))
+    {
         out.push(Violation::new(
             ptr,
             "missing-type",
@@ -106,7 +123,11 @@ pub fn node_rules(
 
 fn root_rules(obj: &Map<String, Value>, out: &mut Vec<Violation>) {
     if obj.contains_key("anyOf") {
-        out.push(Violation::new("", "root-object", "the root schema must not be anyOf"));
+        out.push(Violation::new(
+            "",
+            "root-object",
+            "the root schema must not be anyOf",
+        ));
     }
     if obj.get("type").and_then(Value::as_str) != Some("object") {
         let got = match obj.get("type") {
@@ -121,9 +142,19 @@ fn root_rules(obj: &Map<String, Value>, out: &mut Vec<Violation>) {
     }
 }
 
-fn ref_rules(root: &Value, obj: &Map<String, Value>, r: &Value, ptr: &str, out: &mut Vec<Violation>) {
+fn ref_rules(
+    root: &Value,
+    obj: &Map<String, Value>,
+    r: &Value,
+    ptr: &str,
+    out: &mut Vec<Violation>,
+) {
     let Some(r) = r.as_str() else {
-        out.push(Violation::new(ptr, "ref-unresolved", "$ref must be a string"));
+        out.push(Violation::new(
+            ptr,
+            "ref-unresolved",
+            "$ref must be a string",
+        ));
         return;
     };
     let supported = r == "#" || r.starts_with("#/$defs/") || r.starts_with("#/definitions/");
@@ -143,7 +174,10 @@ fn ref_rules(root: &Value, obj: &Map<String, Value>, r: &Value, ptr: &str, out: 
         out.push(Violation::new(
             ptr,
             "ref-siblings",
-            format!("$ref cannot have sibling keywords in strict mode ({})", siblings.join(", ")),
+            format!(
+                "$ref cannot have sibling keywords in strict mode ({})",
+                siblings.join(", ")
+            ),
         ));
     }
 }
@@ -151,7 +185,9 @@ fn ref_rules(root: &Value, obj: &Map<String, Value>, r: &Value, ptr: &str, out: 
 fn object_rules(obj: &Map<String, Value>, ptr: &str, out: &mut Vec<Violation>) {
     if obj.get("additionalProperties") != Some(&Value::Bool(false)) {
         let why = match obj.get("additionalProperties") {
-            None if !obj.contains_key("properties") => "an object without properties is an open map",
+            None if !obj.contains_key("properties") => {
+                "an object without properties is an open map"
+            }
             None => "'additionalProperties' is required to be supplied and to be false",
             Some(_) => "open map: 'additionalProperties' must be false",
         };
@@ -178,7 +214,11 @@ fn object_rules(obj: &Map<String, Value>, ptr: &str, out: &mut Vec<Violation>) {
 pub fn openai(schema: &Value) -> Vec<Violation> {
     let mut out = Vec::new();
     let Some(obj) = schema.as_object() else {
-        out.push(Violation::new("", "root-object", "the root schema must be a JSON object"));
+        out.push(Violation::new(
+            "",
+            "root-object",
+            "the root schema must be a JSON object",
+        ));
         return out;
     };
     let mut counter = Counter::default();
@@ -223,7 +263,11 @@ impl Walker<'_> {
 
     fn visit(&mut self, obj: &Map<String, Value>, ptr: &str, level: usize, depth: usize) {
         if depth > MAX_WALK_DEPTH {
-            self.out.push(Violation::new(ptr, "max-depth", "schema is nested too deeply to check"));
+            self.out.push(Violation::new(
+                ptr,
+                "max-depth",
+                "schema is nested too deeply to check",
+            ));
             return;
         }
         node_rules(self.root, obj, ptr, depth == 0, self.out);

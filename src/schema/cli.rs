@@ -19,7 +19,11 @@ pub fn cli_strict(provider: Provider, input: &str) -> (String, i32) {
         Provider::Anthropic => {
             let strict = anthropic::strictify(&schema);
             let violations = anthropic::check(&strict);
-            if violations.is_empty() { Ok(strict) } else { Err(violations) }
+            if violations.is_empty() {
+                Ok(strict)
+            } else {
+                Err(violations)
+            }
         }
         Provider::Gemini => Ok(if gemini::is_no_arg(&schema) {
             serde_json::json!({})
@@ -51,7 +55,14 @@ pub fn cli_check(provider: Provider, input: &str) -> (String, i32) {
 
 fn parse(input: &str) -> Result<Value, (String, i32)> {
     serde_json::from_str(input).map_err(|e| {
-        (format!("invalid JSON at line {}, column {}: {e}\n", e.line(), e.column()), 2)
+        (
+            format!(
+                "invalid JSON at line {}, column {}: {e}\n",
+                e.line(),
+                e.column()
+            ),
+            2,
+        )
     })
 }
 

@@ -23,19 +23,60 @@ use crate::model::Tool;
 
 /// Fields of the Gemini `Schema` object (what `parameters` accepts).
 const FIELDS: &[&str] = &[
-    "type", "format", "title", "description", "nullable", "enum", "items", "minItems", "maxItems",
-    "properties", "required", "minProperties", "maxProperties", "minLength", "maxLength", "pattern",
-    "minimum", "maximum", "anyOf", "default", "example", "propertyOrdering",
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "enum",
+    "items",
+    "minItems",
+    "maxItems",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "anyOf",
+    "default",
+    "example",
+    "propertyOrdering",
 ];
 /// Copied unchanged by the sanitizer.
 const KEEP: &[&str] = &[
-    "title", "description", "nullable", "default", "example", "minItems", "maxItems", "minProperties",
-    "maxProperties", "minLength", "maxLength", "pattern", "minimum", "maximum", "propertyOrdering",
+    "title",
+    "description",
+    "nullable",
+    "default",
+    "example",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "propertyOrdering",
     "required",
 ];
 /// Dropped by the sanitizer: annotations, or keywords whose content is inlined.
-const DROP: &[&str] =
-    &["$schema", "$id", "$comment", "$defs", "definitions", "examples", "deprecated", "readOnly", "writeOnly"];
+const DROP: &[&str] = &[
+    "$schema",
+    "$id",
+    "$comment",
+    "$defs",
+    "definitions",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
 const FORMATS: &[&str] = &["enum", "date-time"];
 /// Inlining `$ref`s may copy subtrees; beyond this many output nodes it is refused.
 const MAX_INLINED_NODES: usize = 100_000;
@@ -58,9 +99,15 @@ pub fn prepare(tools: &[Tool]) -> (Vec<PreparedTool>, Vec<String>) {
                     ..passthrough(t, None)
                 },
                 Err(reasons) => {
-                    let why: Vec<String> =
-                        reasons.iter().map(|v| format!("{}: {}", v.shown_pointer(), v.message)).collect();
-                    notes.push(format!("tool {}: sent parametersJsonSchema: {}", t.name, why.join("; ")));
+                    let why: Vec<String> = reasons
+                        .iter()
+                        .map(|v| format!("{}: {}", v.shown_pointer(), v.message))
+                        .collect();
+                    notes.push(format!(
+                        "tool {}: sent parametersJsonSchema: {}",
+                        t.name,
+                        why.join("; ")
+                    ));
                     PreparedTool {
                         gemini_json_schema: true,
                         ..passthrough(t, None)
@@ -74,7 +121,9 @@ pub fn prepare(tools: &[Tool]) -> (Vec<PreparedTool>, Vec<String>) {
 
 /// An object schema that declares no parameters (and is not an open map).
 pub fn is_no_arg(schema: &Value) -> bool {
-    let Some(o) = schema.as_object() else { return false };
+    let Some(o) = schema.as_object() else {
+        return false;
+    };
     let empty = |k: &str| match o.get(k) {
         None => true,
         Some(Value::Object(m)) => m.is_empty(),
@@ -84,10 +133,19 @@ pub fn is_no_arg(schema: &Value) -> bool {
     o.get("type").is_none_or(|t| t == "object")
         && empty("properties")
         && empty("required")
-        && o.get("additionalProperties").is_none_or(|a| a == &Value::Bool(false))
+        && o.get("additionalProperties")
+            .is_none_or(|a| a == &Value::Bool(false))
         && o.keys().all(|k| {
-            ["type", "properties", "required", "additionalProperties", "$schema", "title", "description"]
-                .contains(&k.as_str())
+            [
+                "type",
+                "properties",
+                "required",
+                "additionalProperties",
+                "$schema",
+                "title",
+                "description",
+            ]
+            .contains(&k.as_str())
         })
 }
 
@@ -101,13 +159,21 @@ pub fn sanitize(schema: &Value) -> Result<Value, Vec<Violation>> {
     };
     let out = s.node(schema, "", 0);
     if out.get("type").is_some_and(|t| t != "object") {
-        s.blockers.push(Violation::new("", "root-object", "parameters must be an OBJECT schema"));
+        s.blockers.push(Violation::new(
+            "",
+            "root-object",
+            "parameters must be an OBJECT schema",
+        ));
     }
     let mut blockers = s.blockers;
     if blockers.is_empty() {
         blockers = check(&out);
     }
-    if blockers.is_empty() { Ok(out) } else { Err(blockers) }
+    if blockers.is_empty() {
+        Ok(out)
+    } else {
+        Err(blockers)
+    }
 }
 
 struct Sanitizer<'a> {
@@ -127,10 +193,18 @@ impl Sanitizer<'_> {
     fn node(&mut self, v: &Value, ptr: &str, depth: usize) -> Value {
         self.nodes += 1;
         if depth > MAX_WALK_DEPTH || self.nodes > MAX_INLINED_NODES {
-            return self.block(ptr, "max-depth", "schema too deep or too large once refs are inlined");
+            return self.block(
+                ptr,
+                "max-depth",
+                "schema too deep or too large once refs are inlined",
+            );
         }
         let Some(obj) = v.as_object() else {
-            return self.block(ptr, "unsupported-keyword", "boolean schemas cannot be expressed in parameters");
+            return self.block(
+                ptr,
+                "unsupported-keyword",
+                "boolean schemas cannot be expressed in parameters",
+            );
         };
         if let Some(r) = obj.get("$ref").and_then(Value::as_str) {
             return self.inline_ref(obj, r, ptr, depth);
@@ -155,15 +229,28 @@ impl Sanitizer<'_> {
                 }
                 k if DROP.contains(&k) => {}
                 k => {
-                    self.block(ptr, "unsupported-keyword", format!("{k} cannot be expressed in Gemini parameters"));
+                    self.block(
+                        ptr,
+                        "unsupported-keyword",
+                        format!("{k} cannot be expressed in Gemini parameters"),
+                    );
                 }
             }
         }
         if nullable {
             out.insert("nullable".into(), Value::Bool(true));
         }
-        if !out.contains_key("type") && !out.contains_key("anyOf") && out.contains_key("properties") {
-            out.insert("type".into(), json!("object"));
+        if !out.contains_key("type") && !out.contains_key("anyOf") {
+            if out.contains_key("properties") {
+                out.insert("type".into(), json!("object"));
+            } else {
+                // An untyped schema (`{}`, annotations only) has no `Schema` spelling.
+                self.block(
+                    ptr,
+                    "missing-type",
+                    "a schema without type cannot be expressed in parameters",
+                );
+            }
         }
         if let Some(f) = out.shift_remove("x-format-note") {
             let d = match out.get("description").and_then(Value::as_str) {
@@ -177,10 +264,18 @@ impl Sanitizer<'_> {
 
     fn inline_ref(&mut self, obj: &Map<String, Value>, r: &str, ptr: &str, depth: usize) -> Value {
         if self.stack.iter().any(|s| s == r) {
-            return self.block(ptr, "recursive-ref", format!("recursive $ref '{r}' cannot be inlined for parameters"));
+            return self.block(
+                ptr,
+                "recursive-ref",
+                format!("recursive $ref '{r}' cannot be inlined for parameters"),
+            );
         }
         let Some(Value::Object(target)) = util::resolve(self.root, r) else {
-            return self.block(ptr, "ref-unresolved", format!("$ref '{r}' cannot be resolved locally"));
+            return self.block(
+                ptr,
+                "ref-unresolved",
+                format!("$ref '{r}' cannot be resolved locally"),
+            );
         };
         let mut merged = target.clone();
         for (k, x) in obj {
@@ -210,7 +305,11 @@ impl Sanitizer<'_> {
                         out.insert("type".into(), (*one).clone());
                     }
                     _ => {
-                        self.block(ptr, "type-array", "several non-null types cannot be expressed in parameters");
+                        self.block(
+                            ptr,
+                            "type-array",
+                            "several non-null types cannot be expressed in parameters",
+                        );
                     }
                 }
             }
@@ -247,19 +346,27 @@ impl Sanitizer<'_> {
     ) {
         let Some(branches) = x.as_array() else { return };
         if key == "oneOf" && !util::one_of_is_disjoint(branches) {
-            self.block(ptr, "unsupported-keyword", "oneOf with overlapping branches cannot be expressed");
+            self.block(
+                ptr,
+                "unsupported-keyword",
+                "oneOf with overlapping branches cannot be expressed",
+            );
             return;
         }
         let base = push(ptr, key);
         let mut kept = Vec::new();
         for (i, b) in branches.iter().enumerate() {
-            if b.get("type").is_some_and(|t| t == "null") && b.as_object().is_some_and(|o| o.len() == 1) {
+            if b.get("type").is_some_and(|t| t == "null")
+                && b.as_object().is_some_and(|o| o.len() == 1)
+            {
                 *nullable = true;
                 continue;
             }
             kept.push(self.node(b, &push(&base, &i.to_string()), depth + 1));
         }
-        let only_annotations = obj.keys().all(|k| k == key || util::ANNOTATIONS.contains(&k.as_str()));
+        let only_annotations = obj
+            .keys()
+            .all(|k| k == key || util::ANNOTATIONS.contains(&k.as_str()));
         match kept.len() {
             1 if only_annotations => {
                 // `anyOf: [X, null]` → X + nullable; the node's own annotations win.
@@ -281,15 +388,26 @@ impl Sanitizer<'_> {
         *nullable |= non_null.len() < members.len();
         if non_null.iter().all(|m| m.is_string()) {
             out.entry("type").or_insert(json!("string"));
-            out.insert("enum".into(), Value::Array(non_null.into_iter().cloned().collect()));
+            out.insert(
+                "enum".into(),
+                Value::Array(non_null.into_iter().cloned().collect()),
+            );
         } else if non_null.iter().all(|m| m.is_number()) {
             let integer = non_null.iter().all(|m| m.is_i64() || m.is_u64());
-            out.entry("type").or_insert(json!(if integer { "integer" } else { "number" }));
+            out.entry("type")
+                .or_insert(json!(if integer { "integer" } else { "number" }));
             out.insert("format".into(), json!("enum"));
-            let strings = non_null.iter().map(|m| Value::String(m.to_string())).collect();
+            let strings = non_null
+                .iter()
+                .map(|m| Value::String(m.to_string()))
+                .collect();
             out.insert("enum".into(), Value::Array(strings));
         } else {
-            self.block(ptr, "enum-not-string", "enum mixes types or has booleans/objects; parameters needs strings");
+            self.block(
+                ptr,
+                "enum-not-string",
+                "enum mixes types or has booleans/objects; parameters needs strings",
+            );
         }
     }
 }
@@ -301,7 +419,10 @@ fn format_kw(x: &Value, out: &mut Map<String, Value>) {
             out.entry("format").or_insert_with(|| x.clone());
         }
         Some(f) => {
-            out.insert("x-format-note".into(), Value::String(format!("format: {f}")));
+            out.insert(
+                "x-format-note".into(),
+                Value::String(format!("format: {f}")),
+            );
         }
         None => {}
     }
@@ -311,8 +432,15 @@ fn format_kw(x: &Value, out: &mut Map<String, Value>) {
 /// enums, supported formats, non-empty object properties.
 pub fn check(schema: &Value) -> Vec<Violation> {
     let mut out = Vec::new();
-    if schema.get("type").is_some_and(|t| t != "object" && t != "OBJECT") {
-        out.push(Violation::new("", "root-object", "parameters must be an OBJECT schema"));
+    if schema
+        .get("type")
+        .is_some_and(|t| t != "object" && t != "OBJECT")
+    {
+        out.push(Violation::new(
+            "",
+            "root-object",
+            "parameters must be an OBJECT schema",
+        ));
     }
     walk(schema, "", 0, &mut out);
     out
@@ -320,42 +448,77 @@ pub fn check(schema: &Value) -> Vec<Violation> {
 
 fn walk(v: &Value, ptr: &str, depth: usize, out: &mut Vec<Violation>) {
     if depth > MAX_WALK_DEPTH {
-        out.push(Violation::new(ptr, "max-depth", "schema is nested too deeply to check"));
+        out.push(Violation::new(
+            ptr,
+            "max-depth",
+            "schema is nested too deeply to check",
+        ));
         return;
     }
     let Some(obj) = v.as_object() else {
-        out.push(Violation::new(ptr, "invalid-type", "a schema must be an object"));
+        out.push(Violation::new(
+            ptr,
+            "invalid-type",
+            "a schema must be an object",
+        ));
         return;
     };
     for k in obj.keys() {
         if !FIELDS.contains(&k.as_str()) {
-            out.push(Violation::new(ptr, "unknown-field", format!("Unknown name \"{k}\": Cannot find field.")));
+            out.push(Violation::new(
+                ptr,
+                "unknown-field",
+                format!("Unknown name \"{k}\": Cannot find field."),
+            ));
         }
     }
     if obj.get("type").is_some_and(|t| !t.is_string()) {
-        out.push(Violation::new(&push(ptr, "type"), "type-array", "type must be a single string"));
+        out.push(Violation::new(
+            &push(ptr, "type"),
+            "type-array",
+            "type must be a single string",
+        ));
     }
     if let Some(f) = obj.get("format").and_then(Value::as_str)
         && !FORMATS.contains(&f)
     {
-        out.push(Violation::new(ptr, "unsupported-format", format!("format '{f}' is not supported (enum, date-time)")));
+        out.push(Violation::new(
+            ptr,
+            "unsupported-format",
+            format!("format '{f}' is not supported (enum, date-time)"),
+        ));
     }
     if let Some(e) = obj.get("enum").and_then(Value::as_array)
         && let Some(i) = e.iter().position(|m| !m.is_string())
     {
-        out.push(Violation::new(&push(&push(ptr, "enum"), &i.to_string()), "enum-not-string", "enum values must be strings"));
+        out.push(Violation::new(
+            &push(&push(ptr, "enum"), &i.to_string()),
+            "enum-not-string",
+            "enum values must be strings",
+        ));
     }
-    let is_object = obj.get("type").and_then(Value::as_str).is_some_and(|t| t.eq_ignore_ascii_case("object"));
+    let is_object = obj
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t.eq_ignore_ascii_case("object"));
     if let Some(props) = obj.get("properties").and_then(Value::as_object) {
         if props.is_empty() && is_object {
-            out.push(Violation::new(&push(ptr, "properties"), "empty-properties", "should be non-empty for OBJECT type"));
+            out.push(Violation::new(
+                &push(ptr, "properties"),
+                "empty-properties",
+                "should be non-empty for OBJECT type",
+            ));
         }
         let base = push(ptr, "properties");
         for (k, p) in props {
             walk(p, &push(&base, k), depth + 1, out);
         }
     } else if ptr.is_empty() && is_object {
-        out.push(Violation::new("/properties", "empty-properties", "should be non-empty for OBJECT type"));
+        out.push(Violation::new(
+            "/properties",
+            "empty-properties",
+            "should be non-empty for OBJECT type",
+        ));
     }
     if let Some(items) = obj.get("items") {
         walk(items, &push(ptr, "items"), depth + 1, out);

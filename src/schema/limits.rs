@@ -34,7 +34,13 @@ pub struct Counter {
 impl Counter {
     /// Counts one schema node at `ptr`, which sits at `level` object levels (itself included
     /// when it is an object).
-    pub fn node(&mut self, obj: &Map<String, Value>, ptr: &str, level: usize, out: &mut Vec<Violation>) {
+    pub fn node(
+        &mut self,
+        obj: &Map<String, Value>,
+        ptr: &str,
+        level: usize,
+        out: &mut Vec<Violation>,
+    ) {
         if level > MAX_DEPTH && self.too_deep.is_none() {
             self.too_deep = Some((ptr.to_string(), level));
         }
@@ -81,7 +87,9 @@ impl Counter {
             out.push(Violation::new(
                 &ptr,
                 "max-depth",
-                format!("object nested {level} levels deep; at most {MAX_DEPTH} levels are allowed"),
+                format!(
+                    "object nested {level} levels deep; at most {MAX_DEPTH} levels are allowed"
+                ),
             ));
         }
         if self.properties > MAX_PROPERTIES {

@@ -82,14 +82,24 @@ impl Violation {
 
     /// The pointer as shown to people: `(root)` for the empty pointer.
     pub fn shown_pointer(&self) -> &str {
-        if self.pointer.is_empty() { "(root)" } else { &self.pointer }
+        if self.pointer.is_empty() {
+            "(root)"
+        } else {
+            &self.pointer
+        }
     }
 }
 
 impl fmt::Display for Violation {
     /// `POINTER: RULE: message`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}: {}", self.shown_pointer(), self.rule, self.message)
+        write!(
+            f,
+            "{}: {}: {}",
+            self.shown_pointer(),
+            self.rule,
+            self.message
+        )
     }
 }
 
@@ -123,7 +133,10 @@ pub fn prepare_tools(
         }
         Provider::Anthropic => anthropic::prepare(tools, policy),
         Provider::Gemini => Ok(gemini::prepare(tools)),
-        Provider::TextProtocol => Ok((tools.iter().map(|t| passthrough(t, t.strict)).collect(), Vec::new())),
+        Provider::TextProtocol => Ok((
+            tools.iter().map(|t| passthrough(t, t.strict)).collect(),
+            Vec::new(),
+        )),
     }
 }
 
@@ -145,7 +158,11 @@ pub fn openai_strict(neutral: &Value) -> Result<Value, Vec<Violation>> {
         return Err(t.blockers);
     }
     let violations = check::openai(&t.schema);
-    if violations.is_empty() { Ok(t.schema) } else { Err(violations) }
+    if violations.is_empty() {
+        Ok(t.schema)
+    } else {
+        Err(violations)
+    }
 }
 
 /// True when the strict rewrite (and so the nullable rewrite) applies to this tool's calls.
@@ -162,7 +179,11 @@ fn prepare_openai(
     notes: &mut Vec<String>,
 ) -> Result<PreparedTool, EncodeError> {
     // Responses normalizes an omitted `strict` itself: say `false` whenever we did not go strict.
-    let not_strict = if provider == Provider::OpenaiResponses { Some(false) } else { tool.strict };
+    let not_strict = if provider == Provider::OpenaiResponses {
+        Some(false)
+    } else {
+        tool.strict
+    };
     if !openai_attempts(provider, tool, policy) {
         return Ok(passthrough(tool, not_strict));
     }
@@ -192,12 +213,18 @@ fn passthrough(tool: &Tool, strict: Option<bool>) -> PreparedTool {
 
 /// `tool NAME: sent strict=false: POINTER: message; POINTER: message`.
 fn fallback_note(tool: &str, reasons: &[Violation]) -> String {
-    let why: Vec<String> = reasons.iter().map(|v| format!("{}: {}", v.shown_pointer(), v.message)).collect();
+    let why: Vec<String> = reasons
+        .iter()
+        .map(|v| format!("{}: {}", v.shown_pointer(), v.message))
+        .collect();
     format!("tool {tool}: sent strict=false: {}", why.join("; "))
 }
 
 /// `STRICT_SCHEMA`: `tool NAME cannot be sent strict: POINTER: RULE: message; …`.
 fn strict_error(tool: &str, reasons: &[Violation]) -> EncodeError {
     let why: Vec<String> = reasons.iter().map(ToString::to_string).collect();
-    EncodeError::new("STRICT_SCHEMA", format!("tool {tool} cannot be sent strict: {}", why.join("; ")))
+    EncodeError::new(
+        "STRICT_SCHEMA",
+        format!("tool {tool} cannot be sent strict: {}", why.join("; ")),
+    )
 }

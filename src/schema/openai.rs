@@ -33,7 +33,11 @@ pub struct Transformed {
 pub fn transform(neutral: &Value) -> Transformed {
     let mut blockers = Vec::new();
     let Some(obj) = neutral.as_object() else {
-        blockers.push(Violation::new("", "root-object", "the root schema must be a JSON object"));
+        blockers.push(Violation::new(
+            "",
+            "root-object",
+            "the root schema must be a JSON object",
+        ));
         return Transformed {
             schema: neutral.clone(),
             blockers,
@@ -42,7 +46,8 @@ pub fn transform(neutral: &Value) -> Transformed {
     let root = inline_root_ref(neutral, obj);
     let mut schema = root.clone();
     if let Some(o) = schema.as_object_mut()
-        && o.keys().all(|k| ANNOTATIONS.contains(&k.as_str()) || k == "$schema")
+        && o.keys()
+            .all(|k| ANNOTATIONS.contains(&k.as_str()) || k == "$schema")
     {
         // `{}`: a tool without parameters.
         o.insert("type".into(), json!("object"));
@@ -83,7 +88,11 @@ struct Transform<'a> {
 impl Transform<'_> {
     fn node(&mut self, v: &mut Value, ptr: &str, is_root: bool, depth: usize) {
         if depth > MAX_WALK_DEPTH {
-            self.blockers.push(Violation::new(ptr, "max-depth", "schema is nested too deeply"));
+            self.blockers.push(Violation::new(
+                ptr,
+                "max-depth",
+                "schema is nested too deeply",
+            ));
             return;
         }
         let Some(obj) = v.as_object_mut() else {
@@ -117,7 +126,7 @@ impl Transform<'_> {
                     make_nullable(child);
                 }
             }
-                    }
+        }
         if let Some(items) = obj.get_mut("items").filter(|i| i.is_object()) {
             self.node(items, &push(ptr, "items"), false, depth + 1);
         }
@@ -162,7 +171,12 @@ fn rewrite_local(obj: &mut Map<String, Value>, is_root: bool) -> Vec<String> {
     let originally_required: Vec<String> = obj
         .get("required")
         .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default();
     if !util::is_object_schema(obj) {
         return originally_required;
@@ -172,7 +186,9 @@ fn rewrite_local(obj: &mut Map<String, Value>, is_root: bool) -> Vec<String> {
     if !has_props && (is_root || explicitly_closed) {
         obj.insert("properties".into(), json!({}));
     }
-    if obj.get("properties").is_some_and(Value::is_object) && !obj.contains_key("additionalProperties") {
+    if obj.get("properties").is_some_and(Value::is_object)
+        && !obj.contains_key("additionalProperties")
+    {
         obj.insert("additionalProperties".into(), Value::Bool(false));
     }
     if obj.get("additionalProperties") == Some(&Value::Bool(false))
@@ -196,7 +212,9 @@ pub fn make_nullable(v: &mut Value) {
     let Some(obj) = v.as_object_mut() else {
         return;
     };
-    let plain = !["enum", "const", "$ref"].iter().any(|k| obj.contains_key(*k));
+    let plain = !["enum", "const", "$ref"]
+        .iter()
+        .any(|k| obj.contains_key(*k));
     if let Some(Value::Array(branches)) = obj.get_mut("anyOf") {
         if plain {
             branches.push(json!({"type": "null"}));
@@ -225,7 +243,11 @@ pub fn make_nullable(v: &mut Value) {
 /// `{"$ref": r, description…}` → `{"anyOf":[{"$ref": r}], description…}` when every sibling is
 /// an annotation (key order kept). Other siblings are left for the rules to report.
 fn wrap_ref_with_annotations(obj: &mut Map<String, Value>) {
-    if obj.len() == 1 || !obj.keys().all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str())) {
+    if obj.len() == 1
+        || !obj
+            .keys()
+            .all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()))
+    {
         return;
     }
     let old = std::mem::take(obj);

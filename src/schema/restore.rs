@@ -17,12 +17,19 @@ pub fn restore_optional(provider: Provider, req: &ChatRequest, outcome: &mut Out
 }
 
 /// [`restore_optional`] with a switch: `enabled = false` leaves the calls exactly as decoded.
-pub fn restore_optional_with(provider: Provider, req: &ChatRequest, outcome: &mut Outcome, enabled: bool) {
+pub fn restore_optional_with(
+    provider: Provider,
+    req: &ChatRequest,
+    outcome: &mut Outcome,
+    enabled: bool,
+) {
     if !enabled || !matches!(provider, Provider::OpenaiChat | Provider::OpenaiResponses) {
         return;
     }
     for (index, call) in outcome.tool_calls.iter_mut().enumerate() {
-        let Some(tool) = req.tool(&call.name) else { continue };
+        let Some(tool) = req.tool(&call.name) else {
+            continue;
+        };
         if !super::openai_rewrote(provider, tool, req.strict) {
             continue;
         }
@@ -69,7 +76,9 @@ impl Restore<'_> {
         match v {
             Value::Object(map) => self.object(schema, map, ptr, depth),
             Value::Array(items) => {
-                let Some(item_schema) = array_items(self.root, schema) else { return };
+                let Some(item_schema) = array_items(self.root, schema) else {
+                    return;
+                };
                 for (i, item) in items.iter_mut().enumerate() {
                     self.value(item_schema, item, &push(ptr, &i.to_string()), depth + 1);
                 }
@@ -78,8 +87,16 @@ impl Restore<'_> {
         }
     }
 
-    fn object(&mut self, schema: &Map<String, Value>, map: &mut Map<String, Value>, ptr: &str, depth: usize) {
-        let Some(schema) = object_branch(self.root, schema, map) else { return };
+    fn object(
+        &mut self,
+        schema: &Map<String, Value>,
+        map: &mut Map<String, Value>,
+        ptr: &str,
+        depth: usize,
+    ) {
+        let Some(schema) = object_branch(self.root, schema, map) else {
+            return;
+        };
         if let Some(entries) = schema.get("allOf").and_then(Value::as_array) {
             for e in entries {
                 if let Some(e) = util::deref(self.root, e).and_then(Value::as_object) {
@@ -87,7 +104,9 @@ impl Restore<'_> {
                 }
             }
         }
-        let Some(props) = schema.get("properties").and_then(Value::as_object) else { return };
+        let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+            return;
+        };
         let required: Vec<&str> = schema
             .get("required")
             .and_then(Value::as_array)
@@ -95,7 +114,9 @@ impl Restore<'_> {
             .unwrap_or_default();
         let mut drop = Vec::new();
         for (k, sub) in props {
-            let Some(value) = map.get_mut(k) else { continue };
+            let Some(value) = map.get_mut(k) else {
+                continue;
+            };
             if value.is_null() {
                 if !required.contains(&k.as_str()) && !util::accepts_null(self.root, sub) {
                     drop.push(k.clone());
@@ -123,9 +144,18 @@ fn object_branch<'a>(
         return Some(schema);
     }
     for key in ["anyOf", "oneOf"] {
-        for b in schema.get(key).and_then(Value::as_array).into_iter().flatten() {
-            let Some(b) = util::deref(root, b).and_then(Value::as_object) else { continue };
-            let Some(props) = b.get("properties").and_then(Value::as_object) else { continue };
+        for b in schema
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(b) = util::deref(root, b).and_then(Value::as_object) else {
+                continue;
+            };
+            let Some(props) = b.get("properties").and_then(Value::as_object) else {
+                continue;
+            };
             if map.keys().all(|k| props.contains_key(k)) {
                 return Some(b);
             }
@@ -140,7 +170,12 @@ fn array_items<'a>(root: &'a Value, schema: &'a Map<String, Value>) -> Option<&'
         return Some(items);
     }
     for key in ["anyOf", "oneOf"] {
-        for b in schema.get(key).and_then(Value::as_array).into_iter().flatten() {
+        for b in schema
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if let Some(items) = util::deref(root, b).and_then(|b| b.get("items")) {
                 return Some(items);
             }

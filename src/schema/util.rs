@@ -153,7 +153,11 @@ pub fn recursive_defs(root: &Value) -> Vec<String> {
     names.extend(defs.iter().map(|(n, _)| n.clone()));
     let edges: Vec<Vec<usize>> = std::iter::once(&root_refs)
         .chain(defs.iter().map(|(_, r)| r))
-        .map(|refs| refs.iter().filter_map(|r| target_index(&names, r)).collect())
+        .map(|refs| {
+            refs.iter()
+                .filter_map(|r| target_index(&names, r))
+                .collect()
+        })
         .collect();
     // A node is recursive when it lies on a cycle: strongly connected components find all
     // of them in linear time (a DFS per node would be quadratic).
