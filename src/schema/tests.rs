@@ -406,7 +406,12 @@ fn chat_only_goes_strict_when_asked() {
         strict: Some(true),
         ..t.clone()
     };
-    let (p, _) = prepare_tools(Provider::OpenaiChat, &[asked.clone()], StrictPolicy::Off).unwrap();
+    let (p, _) = prepare_tools(
+        Provider::OpenaiChat,
+        std::slice::from_ref(&asked),
+        StrictPolicy::Off,
+    )
+    .unwrap();
     assert_eq!(
         p[0].strict,
         Some(true),
@@ -625,4 +630,13 @@ fn case_tool_files(#[case] text: &str, #[case] blocked_by: Option<&str>) {
             assert!(check(p, &sent.parameters).is_empty(), "{}", t.name);
         }
     }
+}
+
+/// `cargo test --release --lib schema::tests::bench_figures -- --ignored --nocapture`
+#[test]
+#[ignore = "timing: run in release"]
+fn bench_figures() {
+    let mut report = crate::bench::Report::default();
+    bench(&mut report);
+    println!("{}", report.lines.join("\n"));
 }

@@ -94,10 +94,10 @@ fn accepts_null_at(root: &Value, schema: &Value, depth: usize) -> bool {
     if let Some(c) = obj.get("const") {
         return c.is_null();
     }
-    if let Some(e) = obj.get("enum").and_then(Value::as_array) {
-        if !e.iter().any(Value::is_null) {
-            return false;
-        }
+    if let Some(e) = obj.get("enum").and_then(Value::as_array)
+        && !e.iter().any(Value::is_null)
+    {
+        return false;
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(branches) = obj.get(key).and_then(Value::as_array) {
