@@ -6,6 +6,8 @@
 //! disjoint `oneOf` into `anyOf`): optional properties stay optional, because making them
 //! nullable would spend the 16-union budget.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value, json};
 
 use super::util::{self, MAX_WALK_DEPTH, push};
@@ -177,14 +179,14 @@ impl Walker<'_> {
         };
         self.rules(obj, ptr);
         if let Some(props) = obj.get("properties").and_then(Value::as_object) {
-            let required: Vec<&str> = obj
+            let required: HashSet<&str> = obj
                 .get("required")
                 .and_then(Value::as_array)
                 .map(|r| r.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
             let base = push(ptr, "properties");
             for (k, p) in props {
-                self.budget.optional += usize::from(!required.contains(&k.as_str()));
+                self.budget.optional += usize::from(!required.contains(k.as_str()));
                 let union = p.get("anyOf").is_some() || p.get("type").is_some_and(Value::is_array);
                 self.budget.unions += usize::from(union);
                 self.node(p, &push(&base, k), depth + 1);

@@ -1,6 +1,8 @@
 //! OpenAI strict-mode rules: the per-node checks (shared with the transform, which runs them on
 //! each rewritten node) and the whole-schema checker with its limits.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use super::Violation;
@@ -196,12 +198,13 @@ fn object_rules(obj: &Map<String, Value>, ptr: &str, out: &mut Vec<Violation>) {
     let Some(props) = obj.get("properties").and_then(Value::as_object) else {
         return;
     };
-    let required: Vec<&str> = obj
+    // A set, not the list: objects with thousands of properties would go quadratic.
+    let required: HashSet<&str> = obj
         .get("required")
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    if let Some(missing) = props.keys().find(|k| !required.contains(&k.as_str())) {
+    if let Some(missing) = props.keys().find(|k| !required.contains(k.as_str())) {
         out.push(Violation::new(
             ptr,
             "required-all",

@@ -16,6 +16,8 @@
 //! * absent `additionalProperties` on an object that declares `properties` means "closed"
 //!   (the universal convention); an object with neither is an open map and is reported.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value, json};
 
 use super::Violation;
@@ -116,10 +118,13 @@ impl Transform<'_> {
         depth: usize,
     ) {
         let closed = obj.get("additionalProperties") == Some(&Value::Bool(false));
+        // A set, not the list: objects with thousands of properties would go quadratic.
+        let originally_required: HashSet<&str> =
+            originally_required.iter().map(String::as_str).collect();
         if let Some(Value::Object(props)) = obj.get_mut("properties") {
             let base = push(ptr, "properties");
             for (k, child) in props.iter_mut() {
-                let optional = !originally_required.contains(k);
+                let optional = !originally_required.contains(k.as_str());
                 let needs_null = closed && optional && !util::accepts_null(self.root, child);
                 self.node(child, &push(&base, k), false, depth + 1);
                 if needs_null {

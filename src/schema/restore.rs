@@ -5,6 +5,8 @@
 //! touches properties the rewrite made nullable; a property that already accepted `null`
 //! keeps its `null`.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use super::util::{self, MAX_WALK_DEPTH, push};
@@ -107,7 +109,7 @@ impl Restore<'_> {
         let Some(props) = schema.get("properties").and_then(Value::as_object) else {
             return;
         };
-        let required: Vec<&str> = schema
+        let required: HashSet<&str> = schema
             .get("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
@@ -118,7 +120,7 @@ impl Restore<'_> {
                 continue;
             };
             if value.is_null() {
-                if !required.contains(&k.as_str()) && !util::accepts_null(self.root, sub) {
+                if !required.contains(k.as_str()) && !util::accepts_null(self.root, sub) {
                     drop.push(k.clone());
                 }
             } else {
