@@ -45,7 +45,10 @@ pub fn transform(neutral: &Value) -> Transformed {
             blockers,
         };
     };
-    let root = inline_root_ref(neutral, obj);
+    // Only a root `$ref` needs a separate inlined copy to judge refs against; otherwise the
+    // neutral schema itself is the reference and the output is its single clone.
+    let inlined = inline_root_ref(neutral, obj);
+    let root = inlined.as_ref().unwrap_or(neutral);
     let mut schema = root.clone();
     if let Some(o) = schema.as_object_mut()
         && o.keys()
@@ -56,7 +59,7 @@ pub fn transform(neutral: &Value) -> Transformed {
         o.insert("properties".into(), json!({}));
     }
     let mut t = Transform {
-        root: &root,
+        root,
         blockers: &mut blockers,
     };
     t.node(&mut schema, "", true, 0);
@@ -65,12 +68,10 @@ pub fn transform(neutral: &Value) -> Transformed {
 
 /// A root that is a `$ref` into `$defs` is replaced by its target (root keywords win; `$defs`
 /// stay so that recursive references keep resolving).
-fn inline_root_ref(neutral: &Value, obj: &Map<String, Value>) -> Value {
-    let Some(r) = obj.get("$ref").and_then(Value::as_str) else {
-        return neutral.clone();
-    };
+fn inline_root_ref(neutral: &Value, obj: &Map<String, Value>) -> Option<Value> {
+    let r = obj.get("$ref").and_then(Value::as_str)?;
     let Some(Value::Object(target)) = util::resolve(neutral, r).filter(|_| r != "#") else {
-        return neutral.clone();
+        return None;
     };
     let mut out = target.clone();
     for (k, v) in obj {
@@ -78,7 +79,7 @@ fn inline_root_ref(neutral: &Value, obj: &Map<String, Value>) -> Value {
             out.insert(k.clone(), v.clone());
         }
     }
-    Value::Object(out)
+    Some(Value::Object(out))
 }
 
 struct Transform<'a> {

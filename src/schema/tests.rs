@@ -640,3 +640,24 @@ fn bench_figures() {
     bench(&mut report);
     println!("{}", report.lines.join("\n"));
 }
+
+#[test]
+#[ignore = "timing: run in release"]
+fn bench_breakdown() {
+    let s = bench::generated(5000, 10);
+    let t = std::time::Instant::now();
+    let tr = openai_transform(&s);
+    let a = t.elapsed();
+    let t = std::time::Instant::now();
+    let c = check::openai(&tr.schema);
+    let b = t.elapsed();
+    let t = std::time::Instant::now();
+    let _ = s.clone();
+    let d = t.elapsed();
+    println!(
+        "transform {a:?} check {b:?} clone {d:?} blockers {} violations {} {:?}",
+        tr.blockers.len(),
+        c.len(),
+        c.first()
+    );
+}
