@@ -115,7 +115,10 @@ fn encode_keys_instructions_input_and_tools() {
     );
     assert_eq!(b["tools"][0]["type"], "function");
     assert_eq!(b["tools"][0]["name"], "get_weather");
-    assert_eq!(b["tools"][0]["strict"], false);
+    assert_eq!(
+        b["tools"][0]["strict"], true,
+        "Responses tools go strict whenever the schema allows"
+    );
     assert_eq!(b["tools"][1], json!({"type": "web_search"}));
     assert_eq!(b["stream_options"], json!({"include_obfuscation": false}));
     assert!(enc.notes.iter().any(|n| n.contains("error")));
