@@ -36,6 +36,10 @@ pub enum Command {
     Record(RecordArgs),
     /// Print speed figures against the project's targets (run in release: `make bench`).
     Bench,
+    /// Compare the committed cassettes with another folder or a fresh recording: what drifted.
+    Drift(crate::drift::cli::DriftArgs),
+    /// Print the conformance matrix of a replay run (case × choice × mode by provider).
+    Report(crate::report::cli::ReportArgs),
 }
 
 #[derive(Args, Debug)]
@@ -126,6 +130,8 @@ pub fn run(cli: Cli) -> i32 {
             }
             i32::from(report.missed > 0)
         }
+        Command::Drift(a) => crate::drift::cli::run(&root, &a),
+        Command::Report(a) => crate::report::cli::run(&root, &a),
     }
 }
 
