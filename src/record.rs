@@ -20,7 +20,10 @@ pub fn cassette_from_run(trial: &Trial, run: &TrialRun, source: &str) -> Result<
     if let Some(e) = &run.transport_error {
         return Err(e.clone());
     }
-    let expected_status = trial.expectations().iter().find_map(|e| e.get_ref().error_status);
+    let expected_status = trial
+        .expectations()
+        .iter()
+        .find_map(|e| e.get_ref().error_status);
     let mut interactions = Vec::new();
     let mut simulated = !run.exchanges.is_empty();
     let mut answered_model = None;
@@ -30,14 +33,28 @@ pub fn cassette_from_run(trial: &Trial, run: &TrialRun, source: &str) -> Result<
             return Err(format!(
                 "exchange {} answered {status}: {}",
                 i + 1,
-                String::from_utf8_lossy(&ex.response.body).chars().take(300).collect::<String>()
+                String::from_utf8_lossy(&ex.response.body)
+                    .chars()
+                    .take(300)
+                    .collect::<String>()
             ));
         }
         match &ex.outcome {
-            Err(e) => return Err(format!("exchange {}: the answer does not decode: {e}", i + 1)),
+            Err(e) => {
+                return Err(format!(
+                    "exchange {}: the answer does not decode: {e}",
+                    i + 1
+                ));
+            }
             Ok(o) => {
-                if o.diagnostics.iter().any(|d| d.kind == DiagnosticKind::StreamTruncated) {
-                    return Err(format!("exchange {}: the stream was cut off before its terminal event", i + 1));
+                if o.diagnostics
+                    .iter()
+                    .any(|d| d.kind == DiagnosticKind::StreamTruncated)
+                {
+                    return Err(format!(
+                        "exchange {}: the stream was cut off before its terminal event",
+                        i + 1
+                    ));
                 }
                 if o.model.is_some() {
                     answered_model.clone_from(&o.model);
@@ -83,12 +100,15 @@ pub async fn record_trial(
     let scenario = &trial.case.file.simulate;
     if *scenario != crate::scenario::Scenario::default() {
         let json = serde_json::to_string(scenario).map_err(|e| e.to_string())?;
-        endpoint.extra_headers.push((SCENARIO_HEADER.to_string(), json));
+        endpoint
+            .extra_headers
+            .push((SCENARIO_HEADER.to_string(), json));
     }
     let run = run::run_trial(client, trial, &endpoint).await;
     let cassette = cassette_from_run(trial, &run, source)?;
     let rel = trial.cassette_path();
     let text = cassette::to_text(&cassette);
-    cassette::write_atomic(&root.join(&rel), &text).map_err(|e| format!("cannot write {}: {e}", rel.display()))?;
+    cassette::write_atomic(&root.join(&rel), &text)
+        .map_err(|e| format!("cannot write {}: {e}", rel.display()))?;
     Ok(rel)
 }

@@ -21,28 +21,54 @@ pub enum Which {
 }
 
 /// Where each provider's requests go, or why it is skipped.
-pub fn endpoints(root: &Path, simulator: Option<&str>) -> BTreeMap<Provider, Result<(Endpoint, String), String>> {
+pub fn endpoints(
+    root: &Path,
+    simulator: Option<&str>,
+) -> BTreeMap<Provider, Result<(Endpoint, String), String>> {
     let table = case::load_providers(&root.join("cases")).ok();
     let mut out = BTreeMap::new();
     for p in Provider::ALL {
         let entry = if let Some(url) = simulator {
             Ok((
-                Endpoint { base_url: url.to_string(), key: Some("tooltape-simulator-key".into()), extra_headers: Vec::new() },
+                Endpoint {
+                    base_url: url.to_string(),
+                    key: Some("tooltape-simulator-key".into()),
+                    extra_headers: Vec::new(),
+                },
                 format!("simulator {}", env!("CARGO_PKG_VERSION")),
             ))
         } else {
-            let key = p.key_vars().iter().find_map(|v| std::env::var(v).ok().filter(|k| !k.is_empty()));
+            let key = p
+                .key_vars()
+                .iter()
+                .find_map(|v| std::env::var(v).ok().filter(|k| !k.is_empty()));
             match key {
                 None => Err(format!("set {} to record {p}", p.key_vars().join(" or "))),
                 Some(key) => {
                     let base = std::env::var(p.base_url_var())
                         .ok()
                         .filter(|u| !u.is_empty())
-                        .or_else(|| table.as_ref().and_then(|t| t.get(&p)).map(|c| c.base_url.clone()))
+                        .or_else(|| {
+                            table
+                                .as_ref()
+                                .and_then(|t| t.get(&p))
+                                .map(|c| c.base_url.clone())
+                        })
                         .unwrap_or_default();
                     // Accept SDK-style base URLs ending in /v1 (or /v1beta): request paths carry it.
-                    let base = base.trim_end_matches('/').trim_end_matches("/v1beta").trim_end_matches("/v1").to_string();
-                    Ok((Endpoint { base_url: base.clone(), key: Some(key), extra_headers: Vec::new() }, base))
+                    let base = base
+                        .trim_end_matches('/')
+                        .trim_end_matches("/v1beta")
+                        .trim_end_matches("/v1")
+                        .to_string();
+                    Ok((
+                        Endpoint {
+                            base_url: base.clone(),
+                            key: Some(key),
+                            extra_headers: Vec::new(),
+                        },
+                        base,
+                    ))
                 }
             }
         };
@@ -58,14 +84,24 @@ pub async fn select(root: &Path, trials: Vec<Trial>, which: Which) -> Vec<(Trial
         let path = root.join(t.cassette_path());
         let exists = path.is_file();
         match which {
-            Which::All => out.push((t, if exists { "re-record".into() } else { "missing".into() })),
+            Which::All => out.push((
+                t,
+                if exists {
+                    "re-record".into()
+                } else {
+                    "missing".into()
+                },
+            )),
             Which::Missing => {
                 if !exists {
                     out.push((t, "missing".into()));
                 }
             }
             Which::Stale => {
-                if exists && let Err(ReplayStatus::Stale(why)) = harness::replay_trial(root, &t).await.status {
+                if exists
+                    && let Err(ReplayStatus::Stale(why)) =
+                        harness::replay_trial(root, &t).await.status
+                {
                     out.push((t, why));
                 }
             }
@@ -76,7 +112,9 @@ pub async fn select(root: &Path, trials: Vec<Trial>, which: Which) -> Vec<(Trial
 
 pub fn run(root: &Path, a: &RecordArgs) -> i32 {
     if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
-        eprintln!("tooltape record refuses to run under CI (CI is set): recording calls paid APIs and writes files. Record locally, commit the cassettes.");
+        eprintln!(
+            "tooltape record refuses to run under CI (CI is set): recording calls paid APIs and writes files. Record locally, commit the cassettes."
+        );
         return 1;
     }
     let which = if a.all {
@@ -86,7 +124,11 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
     } else {
         Which::Missing
     };
-    let provider = match a.provider.as_deref().map(|s| Provider::from_slug(s).ok_or(s)) {
+    let provider = match a
+        .provider
+        .as_deref()
+        .map(|s| Provider::from_slug(s).ok_or(s))
+    {
         Some(Err(s)) => {
             eprintln!("unknown provider `{s}`");
             return 2;
@@ -105,18 +147,30 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
             for (t, why) in &chosen {
                 let n = 1 + t.case.file.rounds.len();
                 requests += n;
-                println!("{}  ({why}; up to {n} request{})", t.name(), if n == 1 { "" } else { "s" });
+                println!(
+                    "{}  ({why}; up to {n} request{})",
+                    t.name(),
+                    if n == 1 { "" } else { "s" }
+                );
             }
-            println!("{} trials, up to {requests} requests; nothing sent (--dry-run)", chosen.len());
+            println!(
+                "{} trials, up to {requests} requests; nothing sent (--dry-run)",
+                chosen.len()
+            );
             return 0;
         }
-        // PLACEHOLDER until the simulator lands: --simulate starts it here.
-        let sim_url: Option<String> = if a.simulate {
-            eprintln!("the simulator is not available in this build");
-            return 1;
+        let sim = if a.simulate {
+            match crate::simulate::Simulator::start(crate::simulate::SimConfig::default()).await {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    eprintln!("cannot start the simulator: {e}");
+                    return 1;
+                }
+            }
         } else {
             None
         };
+        let sim_url = sim.as_ref().map(crate::simulate::Simulator::base_url);
         let endpoints = endpoints(root, sim_url.as_deref());
         let summary = record_all(root, chosen, &endpoints, a.concurrency.max(1)).await;
         println!("{}", summary.render());
@@ -166,10 +220,16 @@ pub async fn record_all(
     for (t, _) in chosen {
         match endpoints.get(&t.provider) {
             Some(Ok((endpoint, source))) => {
-                let (client, sem, endpoint, source) = (client.clone(), Arc::clone(&sem), endpoint.clone(), source.clone());
+                let (client, sem, endpoint, source) = (
+                    client.clone(),
+                    Arc::clone(&sem),
+                    endpoint.clone(),
+                    source.clone(),
+                );
                 futs.push(async move {
                     let _permit = sem.acquire().await;
-                    let r = crate::record::record_trial(&client, root, &t, &endpoint, &source).await;
+                    let r =
+                        crate::record::record_trial(&client, root, &t, &endpoint, &source).await;
                     (t.name(), r)
                 });
             }
