@@ -2,7 +2,11 @@
 //! external assets. A colour grid with per-cell details on hover (`title`) and on click (a
 //! details panel), a legend and a provider summary. Pure.
 
-use super::text::{REGENERATE, notes};
+use super::text::notes;
+
+/// The command that regenerates the page and its screenshot.
+pub const REGENERATE_HTML: &str =
+    "cargo run -- report --format html --out target/conformance.html   (or: make report-png)";
 use super::{Matrix, Parity, Status, provenance_tag, summary};
 
 /// Escapes text for HTML element content and attribute values.
@@ -28,13 +32,13 @@ h1{font-size:22px;margin:0 0 4px}
 h2{font-size:15px;margin:0 0 8px}
 p.sub{margin:0 0 16px;color:#5a6272}
 code{font:12px ui-monospace,Menlo,Consolas,monospace;background:#eceef2;padding:1px 4px;border-radius:3px}
-.top{display:flex;gap:24px;align-items:flex-start;flex-wrap:wrap;margin-bottom:16px}
+.top{display:flex;gap:20px;align-items:stretch;margin-bottom:16px}
 .box{background:#fff;border:1px solid #d9dde4;border-radius:8px;padding:12px 14px}
 table{border-collapse:collapse}
-.summary th,.summary td{padding:3px 8px;text-align:right;border-bottom:1px solid #eceef2}
+.summary th,.summary td{white-space:nowrap;padding:3px 8px;text-align:right;border-bottom:1px solid #eceef2}
 .summary th:first-child,.summary td:first-child{text-align:left;font-weight:600}
-.legend{display:grid;grid-template-columns:auto 1fr;gap:4px 10px;align-items:center;max-width:560px}
-.sw{display:inline-block;min-width:64px;text-align:center;padding:2px 6px;border-radius:4px;font-weight:600}
+.legend{display:grid;grid-template-columns:auto 230px auto 230px;gap:5px 10px;align-items:center;font-size:12px}
+.sw{white-space:nowrap;display:inline-block;min-width:64px;text-align:center;padding:2px 6px;border-radius:4px;font-weight:600}
 .main{display:flex;gap:20px;align-items:flex-start}
 .grid{background:#fff;border:1px solid #d9dde4}
 .grid th{position:sticky;top:0;background:#2b3342;color:#fff;padding:6px 8px;text-align:left;font-weight:600;white-space:nowrap}
@@ -109,7 +113,7 @@ pub fn page(m: &Matrix) -> String {
     h.push_str("<h1>tooltape conformance matrix</h1>\n");
     h.push_str(&format!(
         "<p class=\"sub\">Each trial replayed against its committed cassette. Rows: case × tool_choice × mode; columns: providers. Hover a cell for details, click it for the panel. Regenerate: <code>{}</code></p>\n",
-        esc(&REGENERATE.replace("--format md --out CONFORMANCE.md", "--format html --out conformance.html"))
+        esc(REGENERATE_HTML)
     ));
     h.push_str("<div class=\"top\">\n<div class=\"box\"><h2>Providers</h2><table class=\"summary\"><tr><th>provider</th>");
     for s in Status::ALL {
@@ -144,8 +148,8 @@ pub fn page(m: &Matrix) -> String {
             esc(s.meaning())
         ));
     }
-    h.push_str("<span class=\"sw\">syn · rec · imp</span><span>cassette synthetic (simulator), recorded from the provider, imported</span>\n");
-    h.push_str("<span class=\"sw\">⇄ · <span class=\"par-bad\">≠</span></span><span>stream row: stream and buffered agree (called tools, verdict; identical outcomes when synthetic) · they differ</span>\n");
+    h.push_str("<span class=\"sw\">syn · rec · imp</span><span>cassette: synthetic (simulator), recorded, imported</span>\n");
+    h.push_str("<span class=\"sw\">⇄ · <span class=\"par-bad\">≠</span></span><span>stream row agrees with buffered (calls, verdict; whole outcome if synthetic) · differs</span>\n");
     h.push_str("</div></div>\n</div>\n<div class=\"main\">\n<table class=\"grid\">\n<thead><tr><th>case</th><th>choice</th><th>mode</th>");
     for p in &m.providers {
         h.push_str(&format!(

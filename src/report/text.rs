@@ -9,8 +9,7 @@ use super::{Matrix, Parity, Status, provenance_tag, summary};
 use crate::providers::Provider;
 
 /// The command that regenerates `CONFORMANCE.md`.
-pub const REGENERATE: &str =
-    "cargo run -- report --format md --out CONFORMANCE.md   (or: make conformance)";
+pub const REGENERATE: &str = "cargo run -- report --format md --out CONFORMANCE.md";
 
 /// Numbered notes shared by cells: identical texts share a number.
 #[derive(Debug, Default)]
@@ -192,7 +191,7 @@ pub fn markdown(m: &Matrix) -> String {
     let n = notes(m);
     let mut s = String::from("# Conformance matrix\n\n");
     s.push_str(&format!(
-        "Generated from a replay of every trial against its committed cassette; do not edit by hand.\nRegenerate: `{REGENERATE}`.\n\n"
+        "Generated from a replay of every trial against its committed cassette; do not edit by hand.\nRegenerate: `{REGENERATE}` (or `make conformance`).\n\n"
     ));
     s.push_str("**Legend.** ");
     let legend: Vec<String> = Status::ALL
