@@ -12,6 +12,7 @@ pub mod cli;
 pub mod outcome;
 pub mod render;
 pub mod shape;
+pub mod structure;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -205,7 +206,7 @@ pub fn compare(trial: Option<&Trial>, old: &Cassette, new: &Cassette) -> (Vec<Fi
     }
     let (old_s, new_s) = (shape::shape_of(old), shape::shape_of(new));
     behaviour_changed |= old_s.statuses != new_s.statuses;
-    let (f, explained) = shape::diff(&old_s, &new_s, behaviour_changed);
+    let (f, explained) = structure::diff(&old_s, &new_s, behaviour_changed);
     findings.extend(f);
     findings.sort_by(|a, b| {
         b.severity
