@@ -41,23 +41,23 @@ pub fn run(root: &Path, a: &DriftArgs) -> i32 {
         eprintln!("{e}");
     }
     let committed = root.join("cassettes");
-    let against = match &a.against {
-        Some(dir) => match cassette_dir(dir) {
-            Ok(d) => d,
-            Err(e) => {
-                eprintln!("{e}");
-                return 2;
-            }
-        },
-        None => match record_fresh(root, &discovery.trials, a) {
-            Ok(d) => d,
-            Err(e) => {
-                eprintln!("{e}");
-                return 2;
-            }
-        },
+    let fetched = match &a.against {
+        Some(dir) => cassette_dir(dir).map(|d| (d, Vec::new())),
+        None => record_fresh(root, &discovery.trials, a),
     };
-    let report = super::compare_dirs(&discovery.trials, &committed, &against, a.filter.as_deref());
+    let (against, skipped) = match fetched {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let mut report =
+        super::compare_dirs(&discovery.trials, &committed, &against, a.filter.as_deref());
+    // Providers without a key were not recorded afresh: their cassettes are not "gone".
+    report
+        .only_committed
+        .retain(|c| !skipped.iter().any(|p| c.starts_with(&format!("{p}/"))));
     let text = match a.format {
         DriftFormat::Terminal => super::render::terminal(&report),
         DriftFormat::Md => super::render::markdown(&report),
@@ -117,8 +117,13 @@ pub fn missing_keys_help(providers: &[Provider]) -> String {
     )
 }
 
-/// Records the selected trials live into a temporary folder; returns its cassette folder.
-fn record_fresh(root: &Path, trials: &[case::Trial], a: &DriftArgs) -> Result<PathBuf, String> {
+/// Records the selected trials live into a temporary folder; returns its cassette folder and
+/// the providers skipped for want of a key.
+fn record_fresh(
+    root: &Path,
+    trials: &[case::Trial],
+    a: &DriftArgs,
+) -> Result<(PathBuf, Vec<String>), String> {
     if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
         return Err("drift without --against records live, which is refused under CI (CI is set): pass --against DIR".into());
     }
@@ -162,5 +167,9 @@ fn record_fresh(root: &Path, trials: &[case::Trial], a: &DriftArgs) -> Result<Pa
         summary.render(),
         tmp.display()
     );
-    Ok(tmp.join("cassettes"))
+    let skipped = wanted
+        .iter()
+        .filter(|p| endpoints.get(p).is_none_or(Result::is_err))
+        .map(|p| p.slug().to_string());
+    Ok((tmp.join("cassettes"), skipped.collect()))
 }
