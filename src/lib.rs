@@ -13,6 +13,7 @@ pub mod drift;
 pub mod harness;
 pub mod http;
 pub mod inject;
+pub mod jsonseq;
 pub mod model;
 pub mod policy;
 pub mod providers;
