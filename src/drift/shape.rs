@@ -27,6 +27,7 @@ pub const NOISE_KEYS: &[&str] = &[
     "obfuscation",
     "signature",
     "thoughtSignature",
+    "thought_signature",
     "x_groq",
 ];
 

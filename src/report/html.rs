@@ -149,7 +149,7 @@ pub fn page(m: &Matrix) -> String {
         ));
     }
     h.push_str("<span class=\"sw\">syn · rec · imp</span><span>cassette: synthetic (simulator), recorded, imported</span>\n");
-    h.push_str("<span class=\"sw\">⇄ · <span class=\"par-bad\">≠</span></span><span>stream row agrees with buffered (calls, verdict; whole outcome if synthetic) · differs</span>\n");
+    h.push_str("<span class=\"sw\">⇄ · <span class=\"par-bad\">≠</span></span><span>stream row agrees with buffered (calls, verdict; whole outcome bar ids/usage if synthetic) · differs</span>\n");
     h.push_str("</div></div>\n</div>\n<div class=\"main\">\n<table class=\"grid\">\n<thead><tr><th>case</th><th>choice</th><th>mode</th>");
     for p in &m.providers {
         h.push_str(&format!(

@@ -180,6 +180,10 @@ pub fn cell(result: &TrialResult) -> Cell {
     let outcomes = snapshot.and_then(|s| {
         serde_json::to_value(s.exchanges.iter().map(|e| &e.outcome).collect::<Vec<_>>()).ok()
     });
+    let outcomes = outcomes.map(|mut v| {
+        strip_noise(&mut v);
+        v
+    });
     Cell {
         trial: result.trial.clone(),
         status,
@@ -188,6 +192,19 @@ pub fn cell(result: &TrialResult) -> Cell {
         calls,
         parity: None,
         outcomes,
+    }
+}
+
+/// Removes the fields that are noise by nature (ids, usage, signatures: the drift report's
+/// [`NOISE_KEYS`](crate::drift::shape::NOISE_KEYS)) before outcomes are compared.
+pub fn strip_noise(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            map.retain(|k, _| !crate::drift::shape::NOISE_KEYS.contains(&k.as_str()));
+            map.values_mut().for_each(strip_noise);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_noise),
+        _ => {}
     }
 }
 
@@ -245,7 +262,7 @@ pub fn build(trials: &[Trial], results: &[TrialResult]) -> Matrix {
 }
 
 /// Compares each buffered/stream pair: called tools and verdict must agree, and for two
-/// synthetic cassettes the whole outcomes must be identical.
+/// synthetic cassettes the whole outcomes must be identical (noise fields aside).
 pub fn parity(buffered: &Cell, stream: &Cell) -> Option<Parity> {
     if !buffered.status.judged() || !stream.status.judged() {
         return None;

@@ -200,7 +200,7 @@ pub fn markdown(m: &Matrix) -> String {
         .collect();
     s.push_str(&legend.join("; "));
     s.push_str(".\nCassettes: `rec` recorded from the provider, `syn` synthetic (the project's simulator), `imp` imported.\n");
-    s.push_str("Stream rows: `⇄` stream and buffered agree (called tools and verdict; identical outcomes for synthetic pairs), `≠[n]` they differ.\n");
+    s.push_str("Stream rows: `⇄` stream and buffered agree (called tools and verdict; for synthetic pairs identical outcomes, ids, usage and signatures aside), `≠[n]` they differ.\n");
     s.push_str("`[n]` refers to the notes below the matrix.\n\n## Summary\n\n| provider | ");
     s.push_str(&summary_header().join(" | "));
     s.push_str(" |\n|---|");
