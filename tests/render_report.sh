@@ -14,7 +14,7 @@ fi
 mkdir -p "$(dirname "$html")" "$(dirname "$png")"
 cargo run --quiet -- report --format html --out "$html"
 rows=$(grep -o 'data-rows="[0-9]*"' "$html" | grep -o '[0-9][0-9]*')
-height=$((440 + rows * 26))
+height=$((480 + rows * 26))
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \

@@ -32,12 +32,12 @@ h1{font-size:22px;margin:0 0 4px}
 h2{font-size:15px;margin:0 0 8px}
 p.sub{margin:0 0 16px;color:#5a6272}
 code{font:12px ui-monospace,Menlo,Consolas,monospace;background:#eceef2;padding:1px 4px;border-radius:3px}
-.top{display:flex;gap:20px;align-items:stretch;margin-bottom:16px}
+.top{display:flex;flex-wrap:wrap;gap:20px;align-items:stretch;margin-bottom:16px}
 .box{background:#fff;border:1px solid #d9dde4;border-radius:8px;padding:12px 14px}
 table{border-collapse:collapse}
-.summary th,.summary td{white-space:nowrap;padding:3px 8px;text-align:right;border-bottom:1px solid #eceef2}
+.summary th,.summary td{white-space:nowrap;padding:3px 6px;text-align:right;border-bottom:1px solid #eceef2}
 .summary th:first-child,.summary td:first-child{text-align:left;font-weight:600}
-.legend{display:grid;grid-template-columns:auto 230px auto 230px;gap:5px 10px;align-items:center;font-size:12px}
+.legend{display:grid;grid-template-columns:auto 180px auto 180px;gap:5px 10px;align-items:center;font-size:12px}
 .sw{white-space:nowrap;display:inline-block;min-width:64px;text-align:center;padding:2px 6px;border-radius:4px;font-weight:600}
 .main{display:flex;gap:20px;align-items:flex-start}
 .grid{background:#fff;border:1px solid #d9dde4}
@@ -50,6 +50,7 @@ table{border-collapse:collapse}
 td.cell{text-align:center;cursor:pointer;border-left:2px solid #fff;font-weight:600}
 td.cell:hover,td.cell:focus{outline:2px solid #1d2330;outline-offset:-2px}
 td.cell.selected{outline:3px solid #1565c0;outline-offset:-3px}
+sup{line-height:0;font-size:10px}
 .prov{font-weight:400;font-size:11px;opacity:.75;margin-left:4px}
 .par{margin-left:4px}
 .s-pass{background:#c8e6c9;color:#1b5e20}
