@@ -499,3 +499,30 @@ fn html_page_loads_in_headless_chromium() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn matrix_marks_missing_and_stale_cassettes() {
+    let (root, _) = crafted("matrix");
+    std::fs::remove_file(root.join("cassettes/openai-chat/weather/auto-stream.json")).unwrap();
+    let m = report::cli::matrix(&root, None);
+    assert_eq!(m.rows.len(), 8);
+    let status = |choice: &str, mode: &str| {
+        let row = m
+            .rows
+            .iter()
+            .find(|r| r.choice == choice && r.mode == mode)
+            .unwrap();
+        row.cells.values().next().unwrap().clone()
+    };
+    assert_eq!(status("auto", "stream").status, Status::Missing);
+    let stale = status("auto", "buffered");
+    assert_eq!(stale.status, Status::Stale);
+    assert_eq!(stale.detail.as_deref(), Some("case edited since recording"));
+    assert_eq!(stale.provenance, Some(ProvenanceKind::Synthetic));
+    assert_eq!(stale.parity, None, "no parity without a verdict");
+    let md = report::text::markdown(&m);
+    assert!(md.contains("| weather | auto | stream | missing |"), "{md}");
+    assert!(md.contains("1. stale: case edited since recording"), "{md}");
+    let s = report::summary(&m, tooltape::providers::Provider::OpenaiChat);
+    assert_eq!((s.count(Status::Stale), s.count(Status::Missing)), (7, 1));
+}

@@ -166,11 +166,35 @@ pub fn terminal(m: &Matrix) -> String {
         out.push_str(line.trim_end());
         out.push('\n');
     }
-    out.push_str("\nsummary      ");
-    out.push_str(&summary_header().join("  "));
+    let header = summary_header();
+    let rows = summary_rows(m);
+    let pw = m
+        .providers
+        .iter()
+        .map(|p| p.slug().len())
+        .max()
+        .unwrap_or(0)
+        .max(7);
+    let widths: Vec<usize> = (0..header.len())
+        .map(|k| {
+            rows.iter()
+                .map(|(_, v)| v[k].len())
+                .chain([header[k].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    out.push_str(&format!("\n{:<pw$}", "summary"));
+    for (h, w) in header.iter().zip(&widths) {
+        out.push_str(&format!("  {h:>w$}"));
+    }
     out.push('\n');
-    for (p, v) in summary_rows(m) {
-        out.push_str(&format!("{:<16} {}\n", p.slug(), v.join("  ")));
+    for (p, v) in rows {
+        out.push_str(&format!("{:<pw$}", p.slug()));
+        for (x, w) in v.iter().zip(&widths) {
+            out.push_str(&format!("  {x:>w$}"));
+        }
+        out.push('\n');
     }
     if !n.texts.is_empty() {
         out.push_str("\nnotes\n");
