@@ -424,11 +424,7 @@ fn parse(a: &ParseArgs) -> i32 {
                 return 2;
             }
         };
-        let _ = (&req, &body);
-        let (out, code) = (
-            "text-protocol parsing is not available in this build".to_string(),
-            2,
-        ); // PLACEHOLDER
+        let (out, code) = crate::providers::text_protocol::cli_parse(&req, &body, a.stream);
         if code == 0 {
             println!("{out}");
         } else {
