@@ -32,7 +32,7 @@ h1{font-size:22px;margin:0 0 4px}
 h2{font-size:15px;margin:0 0 8px}
 p.sub{margin:0 0 16px;color:#5a6272}
 code{font:12px ui-monospace,Menlo,Consolas,monospace;background:#eceef2;padding:1px 4px;border-radius:3px}
-.top{display:flex;flex-wrap:wrap;gap:20px;align-items:stretch;margin-bottom:16px}
+.top{display:flex;flex-wrap:wrap;gap:20px;align-items:flex-start;margin-bottom:16px}
 .box{background:#fff;border:1px solid #d9dde4;border-radius:8px;padding:12px 14px}
 table{border-collapse:collapse}
 .summary th,.summary td{white-space:nowrap;padding:3px 6px;text-align:right;border-bottom:1px solid #eceef2}
