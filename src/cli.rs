@@ -40,6 +40,10 @@ pub enum Command {
     Record(RecordArgs),
     /// Print speed figures against the project's targets (run in release: `make bench`).
     Bench,
+    /// Compare the committed cassettes with another folder or a fresh recording: what drifted.
+    Drift(crate::drift::cli::DriftArgs),
+    /// Print the conformance matrix of a replay run (case × choice × mode by provider).
+    Report(crate::report::cli::ReportArgs),
     /// Run the provider simulator on loopback until interrupted (point a gateway at it).
     Simulate {
         /// Port on 127.0.0.1 (0: any free port).
@@ -145,6 +149,8 @@ pub fn run(cli: Cli) -> i32 {
             }
             i32::from(report.missed > 0)
         }
+        Command::Drift(a) => crate::drift::cli::run(&root, &a),
+        Command::Report(a) => crate::report::cli::run(&root, &a),
     }
 }
 
