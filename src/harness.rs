@@ -126,7 +126,9 @@ pub async fn replay_trial(root: &Path, trial: &Trial) -> TrialResult {
     }
     let server = ReplayServer::start(&cassette).await;
     let client = run::client(Duration::from_secs(30));
-    let run = run::run_trial(&client, trial, &server.endpoint()).await;
+    // A fresh support cache per trial: replay must not depend on which trials ran before.
+    let cache = crate::policy::SupportCache::new(crate::policy::SupportCache::DEFAULT_TTL);
+    let run = run::run_trial(&client, trial, &server.endpoint(), &cache).await;
     let received = server.take_received();
     let mismatches = replay::verify(&cassette, &received);
     if !mismatches.is_empty() {

@@ -92,6 +92,59 @@ pub fn capability(provider: Provider, model: &str) -> Capability {
     }
 }
 
+/// Whether the request asks for REQUIRED web search.
+pub fn grounding_required(req: &ChatRequest) -> bool {
+    req.hosted.iter().any(|h| {
+        matches!(
+            h,
+            HostedTool::WebSearch {
+                grounding: Grounding::Required,
+                ..
+            }
+        )
+    })
+}
+
+/// The hosted search tool type a wire body declares (`web_search`, `web_search_preview`,
+/// `web_search_20250305`, `googleSearch`), if any.
+pub fn wire_tool_type(provider: Provider, body: &serde_json::Value) -> Option<String> {
+    let tools = body.get("tools")?.as_array()?;
+    tools.iter().find_map(|t| match provider {
+        Provider::Gemini => t.get("googleSearch").map(|_| "googleSearch".to_string()),
+        _ => t
+            .get("type")
+            .and_then(serde_json::Value::as_str)
+            .filter(|ty| ty.starts_with("web_search"))
+            .map(str::to_string),
+    })
+}
+
+/// Whether a wire body forces the hosted search (the only acceptable form of REQUIRED).
+pub fn forces_search(provider: Provider, body: &serde_json::Value) -> bool {
+    let choice = body.get("tool_choice");
+    match provider {
+        Provider::OpenaiResponses => {
+            choice
+                .and_then(|c| c.get("type"))
+                .and_then(serde_json::Value::as_str)
+                == Some("web_search_preview")
+                && wire_tool_type(provider, body).as_deref() == Some("web_search_preview")
+        }
+        Provider::Anthropic => {
+            choice
+                .and_then(|c| c.get("type"))
+                .and_then(serde_json::Value::as_str)
+                == Some("tool")
+                && choice
+                    .and_then(|c| c.get("name"))
+                    .and_then(serde_json::Value::as_str)
+                    == Some("web_search")
+                && wire_tool_type(provider, body).is_some()
+        }
+        Provider::OpenaiChat | Provider::Gemini | Provider::TextProtocol => false,
+    }
+}
+
 /// Fails closed before anything is sent when hosted tools are asked for in a way the provider
 /// cannot honour: REQUIRED search it cannot guarantee, or a non-auto tool_choice it rejects.
 pub fn check(provider: Provider, req: &ChatRequest) -> Result<(), EncodeError> {
@@ -118,6 +171,21 @@ pub fn check(provider: Provider, req: &ChatRequest) -> Result<(), EncodeError> {
         ));
     }
     let choice_is_auto = matches!(req.tool_choice, None | Some(ToolChoice::Auto));
+    if required && !choice_is_auto && !follow_up(req) {
+        // Forcing the search takes the tool_choice; a function choice as well cannot be expressed.
+        let slug = req
+            .tool_choice
+            .as_ref()
+            .map(ToolChoice::slug)
+            .unwrap_or_default();
+        return Err(EncodeError::new(
+            "GROUNDING_NOT_SUPPORTED",
+            format!(
+                "Model {} cannot force web_search (REQUIRED) and tool_choice {slug} in one request",
+                req.model
+            ),
+        ));
+    }
     // After the first exchange the choice is auto again (see run.rs), so only explicit ones matter.
     if !choice_is_auto && !cap.non_auto_choice_with_hosted && !follow_up(req) {
         let slug = req
@@ -157,22 +225,31 @@ pub const VARIANTS: [&str; 2] = ["web_search", "web_search_preview"];
 pub struct SupportCache {
     ttl: Duration,
     entries: Mutex<HashMap<(Provider, String, String), Instant>>,
+    clock: Box<dyn Fn() -> Instant + Send + Sync>,
 }
 
 impl SupportCache {
     pub const DEFAULT_TTL: Duration = Duration::from_secs(15 * 60);
 
     pub fn new(ttl: Duration) -> SupportCache {
+        SupportCache::with_clock(ttl, Instant::now)
+    }
+
+    /// A cache reading time from `clock` (tests step a manual clock through expiry).
+    pub fn with_clock(
+        ttl: Duration,
+        clock: impl Fn() -> Instant + Send + Sync + 'static,
+    ) -> SupportCache {
         SupportCache {
             ttl,
             entries: Mutex::new(HashMap::new()),
+            clock: Box::new(clock),
         }
     }
 
-    /// The process-wide cache record runs consult.
-    pub fn global() -> &'static SupportCache {
-        static CACHE: std::sync::OnceLock<SupportCache> = std::sync::OnceLock::new();
-        CACHE.get_or_init(|| SupportCache::new(SupportCache::DEFAULT_TTL))
+    /// The cache's current time.
+    pub fn now(&self) -> Instant {
+        (self.clock)()
     }
 
     pub fn mark_unsupported(&self, provider: Provider, model: &str, variant: &str, now: Instant) {

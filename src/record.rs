@@ -104,7 +104,9 @@ pub async fn record_trial(
             .extra_headers
             .push((SCENARIO_HEADER.to_string(), json));
     }
-    let run = run::run_trial(client, trial, &endpoint).await;
+    // Fresh per trial, like replay: a cassette always holds the whole fallback sequence.
+    let cache = crate::policy::SupportCache::new(crate::policy::SupportCache::DEFAULT_TTL);
+    let run = run::run_trial(client, trial, &endpoint, &cache).await;
     let cassette = cassette_from_run(trial, &run, source)?;
     let rel = trial.cassette_path();
     let text = cassette::to_text(&cassette);

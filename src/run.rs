@@ -9,7 +9,8 @@ use futures_util::StreamExt;
 
 use crate::case::{ChoiceSpec, Trial};
 use crate::http::{HttpRequest, HttpResponse};
-use crate::model::{ChatRequest, Message, Outcome, ToolChoice};
+use crate::model::{ChatRequest, HostedTool, Message, Outcome, ToolChoice};
+use crate::policy::{self, SupportCache};
 use crate::providers::{self, DecodeError, EncodeError, Encoded, Provider, StreamDecoder};
 
 /// Where requests go and how they are authenticated.
@@ -30,6 +31,16 @@ pub struct ExchangeRun {
     pub encoded: Encoded,
     pub response: HttpResponse,
     pub outcome: Result<Outcome, DecodeError>,
+    /// This attempt was answered "tool type not supported" and retried with another hosted
+    /// tool variant: it is kept (and recorded) but judged by the retry.
+    pub superseded: Option<String>,
+}
+
+impl TrialRun {
+    /// The exchanges that count: attempts replaced by a variant fallback are left out.
+    pub fn judged(&self) -> impl Iterator<Item = &ExchangeRun> {
+        self.exchanges.iter().filter(|e| e.superseded.is_none())
+    }
 }
 
 /// Everything a trial did. At most one of `encode_error` / `transport_error` ends it early.
@@ -56,11 +67,37 @@ pub fn client(timeout: Duration) -> reqwest::Client {
 /// Runs the trial's exchanges: the first request, then one more per `[[rounds]]` entry while
 /// the model keeps calling tools. Follow-up exchanges use `tool_choice: auto` (agent loops do:
 /// a forced or required choice would never let the model answer); an omitted choice stays omitted.
-pub async fn run_trial(client: &reqwest::Client, trial: &Trial, endpoint: &Endpoint) -> TrialRun {
+///
+/// Hosted web search on OpenAI Responses: the first variant not known unsupported in `cache` is
+/// tried; a 400 saying that tool type is not supported marks it in the cache and the exchange is
+/// retried once with the next variant (both attempts are interactions of the trial).
+pub async fn run_trial(
+    client: &reqwest::Client,
+    trial: &Trial,
+    endpoint: &Endpoint,
+    cache: &SupportCache,
+) -> TrialRun {
     let mut run = TrialRun::default();
     let mut req = trial.first_request();
+    let fallback = trial.provider == Provider::OpenaiResponses && !req.hosted.is_empty();
+    if fallback {
+        match cache.first_variant(trial.provider, &req.model, cache.now()) {
+            Some(v) => set_variant(&mut req, v),
+            None => {
+                run.encode_error = Some(EncodeError::new(
+                    "GROUNDING_NOT_SUPPORTED",
+                    format!(
+                        "Model {} supports no web_search variant (cached)",
+                        req.model
+                    ),
+                ));
+                return run;
+            }
+        }
+    }
     let rounds = &trial.case.file.rounds;
-    for i in 0..=rounds.len() {
+    let mut i = 0;
+    while i <= rounds.len() {
         let encoded = match providers::encode(trial.provider, &req) {
             Ok(e) => e,
             Err(e) => {
@@ -76,6 +113,22 @@ pub async fn run_trial(client: &reqwest::Client, trial: &Trial, endpoint: &Endpo
                 break;
             }
         };
+        if fallback && let Some(next) = variant_rejected(&req, &outcome, cache) {
+            let why = format!(
+                "{} not supported by {}; retried with {next}",
+                variant_of(&req),
+                req.model
+            );
+            run.exchanges.push(ExchangeRun {
+                neutral: req.clone(),
+                encoded,
+                response,
+                outcome,
+                superseded: Some(why),
+            });
+            set_variant(&mut req, next);
+            continue;
+        }
         let calls = match &outcome {
             Ok(o) if o.error.is_none() => o.clone(),
             _ => Outcome::default(),
@@ -85,13 +138,48 @@ pub async fn run_trial(client: &reqwest::Client, trial: &Trial, endpoint: &Endpo
             encoded,
             response,
             outcome,
+            superseded: None,
         });
         if i == rounds.len() || calls.tool_calls.is_empty() {
             break;
         }
         req = follow_up(req, &calls, &rounds[i], &trial.choice);
+        i += 1;
     }
     run
+}
+
+fn variant_of(req: &ChatRequest) -> String {
+    req.hosted
+        .iter()
+        .find_map(|h| match h {
+            HostedTool::WebSearch { variant, .. } => variant.clone(),
+        })
+        .unwrap_or_else(|| policy::VARIANTS[0].to_string())
+}
+
+fn set_variant(req: &mut ChatRequest, v: &str) {
+    for h in &mut req.hosted {
+        let HostedTool::WebSearch { variant, .. } = h;
+        *variant = Some(v.to_string());
+    }
+}
+
+/// When the answer rejects the current web search variant: marks it unsupported and returns
+/// the variant to retry with (`None` when there is none left: the model is unsupported).
+fn variant_rejected(
+    req: &ChatRequest,
+    outcome: &Result<Outcome, DecodeError>,
+    cache: &SupportCache,
+) -> Option<&'static str> {
+    let err = outcome.as_ref().ok()?.error.as_ref()?;
+    let current = variant_of(req);
+    if !policy::is_variant_rejection(err.status, &err.message, &current) {
+        return None;
+    }
+    let now = cache.now();
+    cache.mark_unsupported(Provider::OpenaiResponses, &req.model, &current, now);
+    cache.first_variant(Provider::OpenaiResponses, &req.model, now)
 }
 
 /// The next exchange's request: the model's turn echoed back, then one result per call.

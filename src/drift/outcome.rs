@@ -41,6 +41,7 @@ pub fn judge(trial: &Trial, c: &Cassette) -> Judged {
             encoded,
             response,
             outcome,
+            superseded: None,
         });
     }
     let verdict = check::verdict(trial, &run);

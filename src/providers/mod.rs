@@ -182,6 +182,8 @@ impl From<crate::sse::SseError> for DecodeError {
 
 /// Builds the provider request for one exchange.
 pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeError> {
+    // Hosted-tool policy first: a REQUIRED search the provider cannot guarantee is never sent.
+    crate::policy::check(provider, req)?;
     match provider {
         Provider::OpenaiChat => openai_chat::encode(req),
         Provider::OpenaiResponses => openai_responses::encode(req),

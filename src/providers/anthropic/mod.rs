@@ -77,7 +77,7 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
         .collect();
     for h in &req.hosted {
         match h {
-            // Grounding policy (required / fail closed) belongs to a later issue.
+            // REQUIRED search is forced through tool_choice (see `tool_choice`).
             HostedTool::WebSearch { .. } => {
                 wire_tools.push(json!({"type": "web_search_20250305", "name": "web_search"}))
             }
@@ -150,7 +150,20 @@ fn tools_to_send(req: &ChatRequest, notes: &mut Vec<String>) -> Result<Vec<Tool>
 
 fn tool_choice(req: &ChatRequest) -> Option<Value> {
     let mut o = Map::new();
+    if crate::policy::grounding_required(req) {
+        // Source: tool_choice `{"type":"tool","name"}` may name a server tool (policy.rs).
+        o.insert("type".into(), json!("tool"));
+        o.insert("name".into(), json!("web_search"));
+        if req.parallel_tool_calls == Some(false) {
+            o.insert("disable_parallel_tool_use".into(), json!(true));
+        }
+        return Some(Value::Object(o));
+    }
     match &req.tool_choice {
+        None if !req.hosted.is_empty() => {
+            // Hosted tools: the choice is always explicit (AUTO sends auto).
+            o.insert("type".into(), json!("auto"));
+        }
         None if req.parallel_tool_calls == Some(false) => {
             o.insert("type".into(), json!("auto"));
         }

@@ -65,16 +65,30 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
             Value::Object(f)
         })
         .collect();
+    // REQUIRED search (possible only where `policy::check` allowed it): the hosted tool choice
+    // `{"type":"web_search_preview"}` is the one form that forces it (ToolChoiceTypes has no
+    // plain `web_search`), so the preview variant is sent.
+    let force_search = crate::policy::grounding_required(req);
     for h in &req.hosted {
-        // Grounding policy (required / fail closed) belongs to a later issue: only the tool is sent.
         let HostedTool::WebSearch { variant, .. } = h;
-        tools.push(json!({"type": variant.as_deref().unwrap_or("web_search")}));
+        let ty = if force_search {
+            "web_search_preview"
+        } else {
+            variant.as_deref().unwrap_or("web_search")
+        };
+        tools.push(json!({ "type": ty }));
     }
     if !tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools));
     }
-    if let Some(choice) = &req.tool_choice {
+    if force_search {
+        body.insert("tool_choice".into(), json!({"type": "web_search_preview"}));
+    } else if let Some(choice) = &req.tool_choice {
         body.insert("tool_choice".into(), tool_choice(choice));
+    } else if !req.hosted.is_empty() {
+        // Hosted tools: the choice is always explicit, so a REQUIRED that could not be sent is
+        // never mistaken for a silent auto.
+        body.insert("tool_choice".into(), json!("auto"));
     }
     if let Some(p) = req.parallel_tool_calls {
         if has_tools {
