@@ -15,7 +15,11 @@ use crate::providers::{self, Provider};
 use crate::replay::ReplayServer;
 
 #[derive(Parser, Debug)]
-#[command(name = "tooltape", version, about = "Record-and-replay conformance suite for LLM tool calling")]
+#[command(
+    name = "tooltape",
+    version,
+    about = "Record-and-replay conformance suite for LLM tool calling"
+)]
 pub struct Cli {
     /// Project root (holds cases/ and cassettes/).
     #[arg(long, global = true, default_value = ".")]
@@ -36,6 +40,36 @@ pub enum Command {
     Record(RecordArgs),
     /// Print speed figures against the project's targets (run in release: `make bench`).
     Bench,
+    /// Scan cassettes for secrets (key-shaped strings, unredacted auth headers); exit 1 on a finding.
+    Scan(ScanArgs),
+    /// One line per trial: ok, missing, stale (why), synthetic, imported; then orphaned files.
+    Status(StatusArgs),
+    /// Convert a vcrpy / pytest-recording YAML cassette into a redacted tooltape cassette.
+    ImportVcr(ImportVcrArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ScanArgs {
+    /// A cassette file or folder (default: cassettes/ under --root).
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct StatusArgs {
+    /// Only trials whose name contains this.
+    pub filter: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ImportVcrArgs {
+    /// The vcrpy YAML cassette.
+    pub file: PathBuf,
+    /// The provider that answered (openai-chat, openai-responses, anthropic, gemini, text-protocol).
+    #[arg(long)]
+    pub provider: String,
+    /// Where to write the tooltape cassette.
+    #[arg(long)]
+    pub out: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -126,6 +160,9 @@ pub fn run(cli: Cli) -> i32 {
             }
             i32::from(report.missed > 0)
         }
+        Command::Scan(a) => crate::redact::run_scan(&root, a.path.as_deref()),
+        Command::Status(a) => crate::status::run(&root, a.filter.as_deref()),
+        Command::ImportVcr(a) => crate::import_vcr::run(&a.file, &a.provider, &a.out),
     }
 }
 
@@ -141,7 +178,9 @@ fn read_input(file: Option<&Path>) -> Result<Vec<u8>, String> {
         Some(p) => std::fs::read(p).map_err(|e| format!("{}: cannot read: {e}", p.display())),
         None => {
             let mut buf = Vec::new();
-            std::io::stdin().read_to_end(&mut buf).map_err(|e| format!("stdin: {e}"))?;
+            std::io::stdin()
+                .read_to_end(&mut buf)
+                .map_err(|e| format!("stdin: {e}"))?;
             Ok(buf)
         }
     }
@@ -153,13 +192,19 @@ pub fn select(root: &Path, filter: Option<&str>) -> Vec<Trial> {
     for (_, e) in &d.broken {
         eprintln!("{e}");
     }
-    d.trials.into_iter().filter(|t| filter.is_none_or(|f| t.name().contains(f))).collect()
+    d.trials
+        .into_iter()
+        .filter(|t| filter.is_none_or(|f| t.name().contains(f)))
+        .collect()
 }
 
 fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
     let trials = select(root, filter);
     if trials.is_empty() {
-        eprintln!("no trials match{}", filter.map(|f| format!(" `{f}`")).unwrap_or_default());
+        eprintln!(
+            "no trials match{}",
+            filter.map(|f| format!(" `{f}`")).unwrap_or_default()
+        );
         return 1;
     }
     let results = harness::runtime().block_on(async {
@@ -185,7 +230,10 @@ fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
         let row = format!("{}::{}::{}", t.case.name, t.choice.slug(), t.mode.slug());
         cells.insert((row, t.provider), cell);
     }
-    let providers: Vec<Provider> = Provider::ALL.into_iter().filter(|p| trials.iter().any(|t| t.provider == *p)).collect();
+    let providers: Vec<Provider> = Provider::ALL
+        .into_iter()
+        .filter(|p| trials.iter().any(|t| t.provider == *p))
+        .collect();
     let rows: std::collections::BTreeSet<&String> = cells.keys().map(|(r, _)| r).collect();
     let width = rows.iter().map(|r| r.len()).max().unwrap_or(10).max(5);
     let mut header = format!("{:width$}", "trial");
@@ -206,7 +254,11 @@ fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
             eprintln!("\n{}:\n{f}", r.trial);
         }
     }
-    println!("\n{} trials: {} passed, {failed} failed", results.len(), results.len() - failed);
+    println!(
+        "\n{} trials: {} passed, {failed} failed",
+        results.len(),
+        results.len() - failed
+    );
     i32::from(failed > 0)
 }
 
@@ -215,13 +267,22 @@ fn cassette_provider(path: &Path, trial: &str, flag: Option<&str>) -> Result<Pro
     if let Some(f) = flag {
         return provider_arg(f);
     }
-    if let Some(p) = path.iter().filter_map(|s| s.to_str()).find_map(Provider::from_slug) {
+    if let Some(p) = path
+        .iter()
+        .filter_map(|s| s.to_str())
+        .find_map(Provider::from_slug)
+    {
         return Ok(p);
     }
     trial
         .split("::")
         .find_map(Provider::from_slug)
-        .ok_or_else(|| format!("{}: cannot tell the provider; pass --provider", path.display()))
+        .ok_or_else(|| {
+            format!(
+                "{}: cannot tell the provider; pass --provider",
+                path.display()
+            )
+        })
 }
 
 fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&str>) -> i32 {
@@ -245,7 +306,10 @@ fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&st
     };
     // The neutral request configures decoding (text-protocol parser, schema restore): use the
     // owning trial's when the cassette belongs to a known trial.
-    let trial = case::discover(root).trials.into_iter().find(|t| t.name() == cassette.trial);
+    let trial = case::discover(root)
+        .trials
+        .into_iter()
+        .find(|t| t.name() == cassette.trial);
     let repeat = repeat.max(1);
     let rt = harness::runtime();
     let started = Instant::now();
@@ -257,9 +321,20 @@ fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&st
         for _ in 0..repeat {
             last.clear();
             for it in &cassette.interactions {
-                let stream = it.request.body.get("stream").and_then(Value::as_bool).unwrap_or(false)
+                let stream = it
+                    .request
+                    .body
+                    .get("stream")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false)
                     || it.request.path.contains("streamGenerateContent");
-                let neutral = trial.as_ref().map_or_else(|| bare_request(stream), |t| ChatRequest { stream, ..t.first_request() });
+                let neutral = trial.as_ref().map_or_else(
+                    || bare_request(stream),
+                    |t| ChatRequest {
+                        stream,
+                        ..t.first_request()
+                    },
+                );
                 let r = crate::run::send(&client, &endpoint, provider, &neutral, &it.request).await;
                 last.push(r);
             }
@@ -284,8 +359,12 @@ fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&st
     }
     if repeat > 1 {
         let per_s = repeat as f64 / elapsed.as_secs_f64();
-        let per_int = elapsed.as_secs_f64() * 1e3 / (repeat * cassette.interactions.len().max(1)) as f64;
-        println!("{repeat} trials in {:.3} s: {per_s:.1} trials/s, {per_int:.3} ms per interaction", elapsed.as_secs_f64());
+        let per_int =
+            elapsed.as_secs_f64() * 1e3 / (repeat * cassette.interactions.len().max(1)) as f64;
+        println!(
+            "{repeat} trials in {:.3} s: {per_s:.1} trials/s, {per_int:.3} ms per interaction",
+            elapsed.as_secs_f64()
+        );
     }
     code
 }
@@ -311,8 +390,11 @@ pub fn outcome_json(o: &Outcome) -> Value {
     if let Some(e) = &o.error {
         return json!({"error": {"status": e.status, "type": e.kind, "code": e.code, "message": e.message}});
     }
-    let calls: Vec<Value> =
-        o.tool_calls.iter().map(|c| json!({"id": c.id, "name": c.name, "arguments": c.arguments})).collect();
+    let calls: Vec<Value> = o
+        .tool_calls
+        .iter()
+        .map(|c| json!({"id": c.id, "name": c.name, "arguments": c.arguments}))
+        .collect();
     json!({
         "tool_calls": calls,
         "text": o.text,
@@ -336,10 +418,15 @@ fn parse(a: &ParseArgs) -> i32 {
             return 2;
         }
     };
-    let name = a.file.as_ref().map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
+    let name = a
+        .file
+        .as_ref()
+        .map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
     if provider == Provider::TextProtocol {
         let Some(req_path) = &a.request else {
-            eprintln!("parse --provider text-protocol needs --request REQ.json (it configures the parser)");
+            eprintln!(
+                "parse --provider text-protocol needs --request REQ.json (it configures the parser)"
+            );
             return 2;
         };
         let req = match std::fs::read_to_string(req_path) {
@@ -350,7 +437,10 @@ fn parse(a: &ParseArgs) -> i32 {
             }
         };
         let _ = (&req, &body);
-        let (out, code) = ("text-protocol parsing is not available in this build".to_string(), 2); // PLACEHOLDER
+        let (out, code) = (
+            "text-protocol parsing is not available in this build".to_string(),
+            2,
+        ); // PLACEHOLDER
         if code == 0 {
             println!("{out}");
         } else {
@@ -358,7 +448,11 @@ fn parse(a: &ParseArgs) -> i32 {
         }
         return code;
     }
-    let resp = crate::http::HttpResponse { status: a.status, headers: Default::default(), body };
+    let resp = crate::http::HttpResponse {
+        status: a.status,
+        headers: Default::default(),
+        body,
+    };
     match providers::decode(provider, &bare_request(a.stream), &resp) {
         Ok(o) => {
             println!("{}", outcome_json(&o));
@@ -380,7 +474,8 @@ fn convert(a: &ConvertArgs) -> i32 {
         }
     };
     let cases_dir = a.case.parent().unwrap_or(Path::new("."));
-    let loaded = case::load_providers(cases_dir).and_then(|p| case::load_case(&a.case, &cases_dir.join("tools"), &p));
+    let loaded = case::load_providers(cases_dir)
+        .and_then(|p| case::load_case(&a.case, &cases_dir.join("tools"), &p));
     let case = match loaded {
         Ok(c) => std::sync::Arc::new(c),
         Err(e) => {
@@ -392,11 +487,23 @@ fn convert(a: &ConvertArgs) -> i32 {
         eprintln!("unknown tool choice `{}`", a.choice);
         return 2;
     };
-    let mode = if a.stream { Mode::Stream } else { Mode::Buffered };
-    let trial = Trial { case, provider, choice, mode };
+    let mode = if a.stream {
+        Mode::Stream
+    } else {
+        Mode::Buffered
+    };
+    let trial = Trial {
+        case,
+        provider,
+        choice,
+        mode,
+    };
     match providers::encode(provider, &trial.first_request()) {
         Ok(enc) => {
-            println!("{}", serde_json::to_string_pretty(&enc.request.body).unwrap_or_default());
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&enc.request.body).unwrap_or_default()
+            );
             for n in &enc.notes {
                 eprintln!("note: {n}");
             }
@@ -404,7 +511,10 @@ fn convert(a: &ConvertArgs) -> i32 {
         }
         Err(e) => {
             eprintln!("{e}");
-            println!("{}", json!({"error": {"code": e.code, "message": e.message}}));
+            println!(
+                "{}",
+                json!({"error": {"code": e.code, "message": e.message}})
+            );
             1
         }
     }

@@ -25,12 +25,19 @@ struct Responder {
 
 impl Respond for Responder {
     fn respond(&self, req: &Request) -> ResponseTemplate {
-        let mut received = self.received.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut received = self
+            .received
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let index = received.len();
         received.push(Received {
             method: req.method.to_string(),
             path: req.url.path().to_string(),
-            query: req.url.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect(),
+            query: req
+                .url
+                .query_pairs()
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
             body: req.body.clone(),
         });
         let Some(it) = self.interactions.get(index) else {
@@ -42,7 +49,12 @@ impl Respond for Responder {
         };
         let r = &it.response;
         let content_type = r.headers.get("content-type").cloned().unwrap_or_else(|| {
-            if r.stream.is_some() { "text/event-stream" } else { "application/json" }.to_string()
+            if r.stream.is_some() {
+                "text/event-stream"
+            } else {
+                "application/json"
+            }
+            .to_string()
         });
         let mut t = ResponseTemplate::new(r.status).set_body_raw(r.body_bytes(), &content_type);
         for (k, v) in &r.headers {
@@ -77,12 +89,21 @@ impl ReplayServer {
 
     /// Where to send requests: the server's own loopback address, no key.
     pub fn endpoint(&self) -> Endpoint {
-        Endpoint { base_url: self.server.uri(), key: None, extra_headers: Vec::new() }
+        Endpoint {
+            base_url: self.server.uri(),
+            key: None,
+            extra_headers: Vec::new(),
+        }
     }
 
     /// Takes what was received so far and forgets it (for `--repeat`).
     pub fn take_received(&self) -> Vec<Received> {
-        std::mem::take(&mut *self.received.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+        std::mem::take(
+            &mut *self
+                .received
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
     }
 }
 
@@ -90,15 +111,23 @@ impl ReplayServer {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Mismatch {
     /// Request `index` (0-based) differs: `what` names the part, `diff` is a readable diff.
-    Request { index: usize, what: String, diff: String },
+    Request {
+        index: usize,
+        what: String,
+        diff: String,
+    },
     /// Recorded interactions from `first_unused` on were never requested.
-    Unused { first_unused: usize, recorded: usize },
+    Unused {
+        first_unused: usize,
+        recorded: usize,
+    },
     /// More requests were made than the cassette holds.
     Extra { recorded: usize, made: usize },
 }
 
-/// Compares what the server received with the recorded requests, in order. The `key` query
-/// parameter is ignored (it is redacted in cassettes); headers are not compared.
+/// Compares what the server received with the recorded requests, in order. Secret query
+/// parameters (`key`) are ignored and the received body is redacted with the same table as the
+/// cassette (`crate::redact`) before comparing; headers are not compared.
 pub fn verify(cassette: &Cassette, received: &[Received]) -> Vec<Mismatch> {
     let mut out = Vec::new();
     for (i, (rec, got)) in cassette.interactions.iter().zip(received).enumerate() {
@@ -107,13 +136,25 @@ pub fn verify(cassette: &Cassette, received: &[Received]) -> Vec<Mismatch> {
             out.push(Mismatch::Request {
                 index: i,
                 what: "method or path".into(),
-                diff: format!("- {} {}\n+ {} {}", want.method, want.path, got.method, got.path),
+                diff: format!(
+                    "- {} {}\n+ {} {}",
+                    want.method, want.path, got.method, got.path
+                ),
             });
             continue;
         }
-        let got_query: Vec<(String, String)> = got.query.iter().filter(|(k, _)| k != "key").cloned().collect();
-        let want_query: Vec<(String, String)> =
-            want.query.iter().filter(|(k, _)| *k != "key").map(|(k, v)| (k.clone(), v.clone())).collect();
+        let got_query: Vec<(String, String)> = got
+            .query
+            .iter()
+            .filter(|(k, _)| !crate::redact::is_secret_query(k))
+            .cloned()
+            .collect();
+        let want_query: Vec<(String, String)> = want
+            .query
+            .iter()
+            .filter(|(k, _)| !crate::redact::is_secret_query(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         let mut gq = got_query.clone();
         gq.sort();
         if gq != want_query {
@@ -123,15 +164,26 @@ pub fn verify(cassette: &Cassette, received: &[Received]) -> Vec<Mismatch> {
                 diff: format!("- {want_query:?}\n+ {got_query:?}"),
             });
         }
-        let got_body: Value = serde_json::from_slice(&got.body).unwrap_or(Value::Null);
+        let mut got_body: Value = serde_json::from_slice(&got.body).unwrap_or(Value::Null);
+        crate::redact::redact_json(&mut got_body, &crate::redact::Secrets::default());
         if got_body != want.body {
-            out.push(Mismatch::Request { index: i, what: "JSON body".into(), diff: json_diff(&want.body, &got_body) });
+            out.push(Mismatch::Request {
+                index: i,
+                what: "JSON body".into(),
+                diff: json_diff(&want.body, &got_body),
+            });
         }
     }
     if received.len() < cassette.interactions.len() {
-        out.push(Mismatch::Unused { first_unused: received.len(), recorded: cassette.interactions.len() });
+        out.push(Mismatch::Unused {
+            first_unused: received.len(),
+            recorded: cassette.interactions.len(),
+        });
     } else if received.len() > cassette.interactions.len() {
-        out.push(Mismatch::Extra { recorded: cassette.interactions.len(), made: received.len() });
+        out.push(Mismatch::Extra {
+            recorded: cassette.interactions.len(),
+            made: received.len(),
+        });
     }
     out
 }
