@@ -22,7 +22,10 @@ impl Report {
     pub fn figure(&mut self, name: &str, value: f64, unit: &str, target: Option<(&str, bool)>) {
         let mut line = format!("{name:<58} {value:>12.3} {unit}");
         if let Some((t, ok)) = target {
-            line.push_str(&format!("   (target {t}: {})", if ok { "ok" } else { "MISSED" }));
+            line.push_str(&format!(
+                "   (target {t}: {})",
+                if ok { "ok" } else { "MISSED" }
+            ));
             if !ok {
                 self.missed += 1;
             }
@@ -62,7 +65,11 @@ pub fn run_all(root: &std::path::Path) -> Report {
     }
     replay_section(root, &mut r);
     r.lines.push(String::new());
-    r.lines.push(if r.missed == 0 { "all targets met".into() } else { format!("{} target(s) MISSED", r.missed) });
+    r.lines.push(if r.missed == 0 {
+        "all targets met".into()
+    } else {
+        format!("{} target(s) MISSED", r.missed)
+    });
     r
 }
 
@@ -93,8 +100,12 @@ fn replay_section(root: &std::path::Path, r: &mut Report) {
             let start = Instant::now();
             for _ in 0..rounds {
                 for it in &c.interactions {
-                    let neutral = crate::model::ChatRequest { stream: t.mode == crate::case::Mode::Stream, ..t.first_request() };
-                    let _ = crate::run::send(&client, &endpoint, t.provider, &neutral, &it.request).await;
+                    let neutral = crate::model::ChatRequest {
+                        stream: t.mode == crate::case::Mode::Stream,
+                        ..t.first_request()
+                    };
+                    let _ = crate::run::send(&client, &endpoint, t.provider, &neutral, &it.request)
+                        .await;
                 }
                 server.take_received();
             }
@@ -104,7 +115,10 @@ fn replay_section(root: &std::path::Path, r: &mut Report) {
     });
     let per = elapsed.as_secs_f64() * 1e3 / (interactions * rounds) as f64;
     r.figure(
-        &format!("replay: ms per interaction ({} cassettes, {interactions} interactions x {rounds})", cassettes.len()),
+        &format!(
+            "replay: ms per interaction ({} cassettes, {interactions} interactions x {rounds})",
+            cassettes.len()
+        ),
         per,
         "ms",
         Some(("<= 0.2 ms", per <= 0.2)),

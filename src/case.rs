@@ -28,7 +28,14 @@ pub struct CaseError {
 
 impl fmt::Display for CaseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.path.display(), self.line, self.column, self.message)
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.path.display(),
+            self.line,
+            self.column,
+            self.message
+        )
     }
 }
 
@@ -254,7 +261,12 @@ impl Trial {
 
     /// `provider::choice::mode`: what expectation and known-failure patterns match.
     pub fn key(&self) -> String {
-        format!("{}::{}::{}", self.provider.slug(), self.choice.slug(), self.mode.slug())
+        format!(
+            "{}::{}::{}",
+            self.provider.slug(),
+            self.choice.slug(),
+            self.mode.slug()
+        )
     }
 
     /// `cassettes/<provider>/<case>/<choice>-<mode>.json`, relative to the project root.
@@ -271,7 +283,10 @@ impl Trial {
     }
 
     pub fn model(&self) -> &str {
-        self.case.models.get(&self.provider).map_or("", String::as_str)
+        self.case
+            .models
+            .get(&self.provider)
+            .map_or("", String::as_str)
     }
 
     /// The neutral request of the first exchange.
@@ -281,9 +296,15 @@ impl Trial {
             .messages
             .iter()
             .map(|m| match m.role.get_ref().as_str() {
-                "system" => Message::System { content: m.content.clone() },
-                "developer" => Message::Developer { content: m.content.clone() },
-                _ => Message::User { content: m.content.clone() },
+                "system" => Message::System {
+                    content: m.content.clone(),
+                },
+                "developer" => Message::Developer {
+                    content: m.content.clone(),
+                },
+                _ => Message::User {
+                    content: m.content.clone(),
+                },
             })
             .collect();
         ChatRequest {
@@ -303,13 +324,22 @@ impl Trial {
     /// Expectations whose pattern matches this trial.
     pub fn expectations(&self) -> Vec<&Spanned<Expectation>> {
         let key = self.key();
-        self.case.file.expect.iter().filter(|e| pattern_matches(&e.get_ref().trials, &key)).collect()
+        self.case
+            .file
+            .expect
+            .iter()
+            .filter(|e| pattern_matches(&e.get_ref().trials, &key))
+            .collect()
     }
 
     /// The known-failure note for this trial, with its span.
     pub fn known_failure(&self) -> Option<&Spanned<KnownFailure>> {
         let key = self.key();
-        self.case.file.known_failure.iter().find(|k| pattern_matches(&k.get_ref().trials, &key))
+        self.case
+            .file
+            .known_failure
+            .iter()
+            .find(|k| pattern_matches(&k.get_ref().trials, &key))
     }
 
     /// `path:line:col` of a span in the case file.
@@ -320,11 +350,15 @@ impl Trial {
 
     /// Whether the first exchange asks for hosted web search in REQUIRED mode.
     pub fn requires_grounding(&self) -> bool {
-        self.case
-            .file
-            .hosted
-            .iter()
-            .any(|h| matches!(h, HostedTool::WebSearch { grounding: Grounding::Required, .. }))
+        self.case.file.hosted.iter().any(|h| {
+            matches!(
+                h,
+                HostedTool::WebSearch {
+                    grounding: Grounding::Required,
+                    ..
+                }
+            )
+        })
     }
 }
 
@@ -340,11 +374,15 @@ fn glob(pattern: &str, text: &str) -> bool {
     match pattern.split_once('*') {
         None => pattern == text,
         Some((head, rest)) => {
-            let Some(after) = text.strip_prefix(head) else { return false };
+            let Some(after) = text.strip_prefix(head) else {
+                return false;
+            };
             if rest.is_empty() {
                 return true;
             }
-            (0..=after.len()).filter(|&i| after.is_char_boundary(i)).any(|i| glob(rest, &after[i..]))
+            (0..=after.len())
+                .filter(|&i| after.is_char_boundary(i))
+                .any(|i| glob(rest, &after[i..]))
         }
     }
 }
@@ -359,9 +397,19 @@ fn toml_error(path: &Path, source: &str, err: &toml::de::Error) -> CaseError {
     }
 }
 
-fn spanned_error(path: &Path, source: &str, span: std::ops::Range<usize>, message: String) -> CaseError {
+fn spanned_error(
+    path: &Path,
+    source: &str,
+    span: std::ops::Range<usize>,
+    message: String,
+) -> CaseError {
     let (line, column) = line_col(source, span.start);
-    CaseError { path: path.to_path_buf(), line, column, message }
+    CaseError {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message,
+    }
 }
 
 /// Loads `cases/providers.toml`.
@@ -382,7 +430,10 @@ pub fn load_providers(cases_dir: &Path) -> Result<BTreeMap<Provider, ProviderCon
                 &path,
                 &source,
                 cfg.span(),
-                format!("unknown provider `{name}`; expected one of {}", provider_list()),
+                format!(
+                    "unknown provider `{name}`; expected one of {}",
+                    provider_list()
+                ),
             ));
         };
         out.insert(p, cfg.into_inner());
@@ -392,14 +443,20 @@ pub fn load_providers(cases_dir: &Path) -> Result<BTreeMap<Provider, ProviderCon
             path,
             line: 1,
             column: 1,
-            message: format!("no `[{missing}]` table: every provider needs a default model and base_url"),
+            message: format!(
+                "no `[{missing}]` table: every provider needs a default model and base_url"
+            ),
         });
     }
     Ok(out)
 }
 
 fn provider_list() -> String {
-    Provider::ALL.iter().map(|p| p.slug()).collect::<Vec<_>>().join(", ")
+    Provider::ALL
+        .iter()
+        .map(|p| p.slug())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Loads one neutral tool file.
@@ -433,13 +490,23 @@ pub fn load_case(
     })?;
     let file: CaseFile = toml::from_str(&source).map_err(|e| toml_error(path, &source, &e))?;
     let err = |span: std::ops::Range<usize>, msg: String| spanned_error(path, &source, span, msg);
-    let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+    let name = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default()
+        .to_string();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
         return Err(CaseError {
             path: path.to_path_buf(),
             line: 1,
             column: 1,
-            message: "case file names use only letters, digits, `_` and `-` (they become test names)".into(),
+            message:
+                "case file names use only letters, digits, `_` and `-` (they become test names)"
+                    .into(),
         });
     }
 
@@ -451,7 +518,11 @@ pub fn load_case(
         if !tool_path.is_file() {
             return Err(err(
                 t.span(),
-                format!("no tool file {} for tool `{}`: add it, or fix the name", tool_path.display(), t.get_ref()),
+                format!(
+                    "no tool file {} for tool `{}`: add it, or fix the name",
+                    tool_path.display(),
+                    t.get_ref()
+                ),
             ));
         }
         let (tool, text) = load_tool(&tool_path)?;
@@ -460,7 +531,11 @@ pub fn load_case(
                 path: tool_path.clone(),
                 line: 1,
                 column: 1,
-                message: format!("the tool's name is `{}` but its file is named for `{}`", tool.name, t.get_ref()),
+                message: format!(
+                    "the tool's name is `{}` but its file is named for `{}`",
+                    tool.name,
+                    t.get_ref()
+                ),
             });
         }
         hasher.update(text.as_bytes());
@@ -476,7 +551,11 @@ pub fn load_case(
                 let Some(prov) = Provider::from_slug(p.get_ref()) else {
                     return Err(err(
                         p.span(),
-                        format!("unknown provider `{}`; expected one of {}", p.get_ref(), provider_list()),
+                        format!(
+                            "unknown provider `{}`; expected one of {}",
+                            p.get_ref(),
+                            provider_list()
+                        ),
                     ));
                 };
                 out.push(prov);
@@ -502,7 +581,12 @@ pub fn load_case(
             _ => vec![],
         };
         if let Some(bad) = named.iter().find(|n| !tool_names.contains(&n.as_str())) {
-            return Err(err(c.span(), format!("tool choice names `{bad}`, which is not among the case's tools {tool_names:?}")));
+            return Err(err(
+                c.span(),
+                format!(
+                    "tool choice names `{bad}`, which is not among the case's tools {tool_names:?}"
+                ),
+            ));
         }
         choices.push(spec);
     }
@@ -520,7 +604,13 @@ pub fn load_case(
             let mut out = Vec::new();
             for m in list {
                 out.push(Mode::from_slug(m.get_ref()).ok_or_else(|| {
-                    err(m.span(), format!("unknown mode `{}`; expected buffered or stream", m.get_ref()))
+                    err(
+                        m.span(),
+                        format!(
+                            "unknown mode `{}`; expected buffered or stream",
+                            m.get_ref()
+                        ),
+                    )
                 })?);
             }
             out
@@ -530,25 +620,42 @@ pub fn load_case(
         if !["system", "developer", "user"].contains(&m.role.get_ref().as_str()) {
             return Err(err(
                 m.role.span(),
-                format!("unknown role `{}`; case messages are system, developer or user (tool rounds go in [[rounds]])", m.role.get_ref()),
+                format!(
+                    "unknown role `{}`; case messages are system, developer or user (tool rounds go in [[rounds]])",
+                    m.role.get_ref()
+                ),
             ));
         }
     }
     for round in &file.rounds {
         for r in &round.results {
             if !tool_names.contains(&r.tool.get_ref().as_str()) {
-                return Err(err(r.tool.span(), format!("result for `{}`, which is not among the case's tools", r.tool.get_ref())));
+                return Err(err(
+                    r.tool.span(),
+                    format!(
+                        "result for `{}`, which is not among the case's tools",
+                        r.tool.get_ref()
+                    ),
+                ));
             }
         }
     }
     let mut models = BTreeMap::new();
     for p in &providers_list {
-        let Some(cfg) = providers.get(p) else { continue };
+        let Some(cfg) = providers.get(p) else {
+            continue;
+        };
         models.insert(*p, cfg.model.clone());
     }
     for (slug, model) in &file.models {
         let Some(p) = Provider::from_slug(slug) else {
-            return Err(err(model.span(), format!("unknown provider `{slug}` in models; expected one of {}", provider_list())));
+            return Err(err(
+                model.span(),
+                format!(
+                    "unknown provider `{slug}` in models; expected one of {}",
+                    provider_list()
+                ),
+            ));
         };
         models.insert(p, model.get_ref().clone());
     }
@@ -569,12 +676,27 @@ pub fn load_case(
     let keys: Vec<String> = expand_keys(&case);
     for e in &case.file.expect {
         if !keys.iter().any(|k| pattern_matches(&e.get_ref().trials, k)) {
-            return Err(err(e.span(), format!("expectation pattern `{}` matches no trial of this case", e.get_ref().trials)));
+            return Err(err(
+                e.span(),
+                format!(
+                    "expectation pattern `{}` matches no trial of this case",
+                    e.get_ref().trials
+                ),
+            ));
         }
     }
     for k in &case.file.known_failure {
-        if !keys.iter().any(|key| pattern_matches(&k.get_ref().trials, key)) {
-            return Err(err(k.span(), format!("known_failure pattern `{}` matches no trial of this case", k.get_ref().trials)));
+        if !keys
+            .iter()
+            .any(|key| pattern_matches(&k.get_ref().trials, key))
+        {
+            return Err(err(
+                k.span(),
+                format!(
+                    "known_failure pattern `{}` matches no trial of this case",
+                    k.get_ref().trials
+                ),
+            ));
         }
     }
     Ok(case)
@@ -598,7 +720,12 @@ pub fn trials(case: &Arc<Case>) -> Vec<Trial> {
     for &provider in &case.providers {
         for choice in &case.choices {
             for &mode in &case.modes {
-                out.push(Trial { case: Arc::clone(case), provider, choice: choice.clone(), mode });
+                out.push(Trial {
+                    case: Arc::clone(case),
+                    provider,
+                    choice: choice.clone(),
+                    mode,
+                });
             }
         }
     }
@@ -628,7 +755,10 @@ pub fn discover(root: &Path) -> Discovery {
         Ok(rd) => rd
             .filter_map(Result::ok)
             .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "toml") && p.file_name().is_some_and(|n| n != PROVIDERS_FILE))
+            .filter(|p| {
+                p.extension().is_some_and(|x| x == "toml")
+                    && p.file_name().is_some_and(|n| n != PROVIDERS_FILE)
+            })
             .collect(),
         Err(_) => Vec::new(),
     };
@@ -645,7 +775,11 @@ pub fn discover(root: &Path) -> Discovery {
                 if let Ok(p) = e.path.strip_prefix(root) {
                     e.path = p.to_path_buf();
                 }
-                let name = f.file_stem().and_then(|s| s.to_str()).unwrap_or("case").to_string();
+                let name = f
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or("case")
+                    .to_string();
                 d.broken.push((name, e));
             }
         }
@@ -665,10 +799,107 @@ mod tests {
     fn patterns() {
         assert!(pattern_matches("*::*::*", "gemini::auto::stream"));
         assert!(pattern_matches("gemini", "gemini::auto::stream"));
-        assert!(pattern_matches("gemini::forced-*", "gemini::forced-get_weather::buffered"));
-        assert!(!pattern_matches("gemini::forced-*", "gemini::auto::buffered"));
+        assert!(pattern_matches(
+            "gemini::forced-*",
+            "gemini::forced-get_weather::buffered"
+        ));
+        assert!(!pattern_matches(
+            "gemini::forced-*",
+            "gemini::auto::buffered"
+        ));
         assert!(pattern_matches("*::*::stream", "anthropic::none::stream"));
-        assert!(!pattern_matches("openai-*::*::stream", "anthropic::none::stream"));
+        assert!(!pattern_matches(
+            "openai-*::*::stream",
+            "anthropic::none::stream"
+        ));
+    }
+
+    /// A throwaway project root with the real provider table and tools, plus `cases/NAME.toml`.
+    fn project_with(name: &str, case_text: &str) -> PathBuf {
+        let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases");
+        let root =
+            std::env::temp_dir().join(format!("tooltape-case-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("cases/tools")).unwrap();
+        std::fs::copy(
+            real.join(PROVIDERS_FILE),
+            root.join("cases").join(PROVIDERS_FILE),
+        )
+        .unwrap();
+        std::fs::copy(
+            real.join("tools/get_weather.json"),
+            root.join("cases/tools/get_weather.json"),
+        )
+        .unwrap();
+        std::fs::write(root.join(format!("cases/{name}.toml")), case_text).unwrap();
+        root
+    }
+
+    fn broken(name: &str, text: &str) -> String {
+        let root = project_with(name, text);
+        let d = discover(&root);
+        std::fs::remove_dir_all(&root).unwrap();
+        assert!(d.trials.is_empty(), "expected {name} to be rejected");
+        assert_eq!(d.broken.len(), 1);
+        d.broken[0].1.to_string()
+    }
+
+    const GOOD: &str = "description = \"d\"\ntools = [\"get_weather\"]\nchoices = [\"auto\"]\n[[messages]]\nrole = \"user\"\ncontent = \"hi\"\n";
+
+    #[test]
+    fn a_good_case_expands_into_named_trials() {
+        let root = project_with("good", GOOD);
+        let d = discover(&root);
+        std::fs::remove_dir_all(&root).unwrap();
+        assert!(d.broken.is_empty(), "{:?}", d.broken);
+        let names: Vec<String> = d.trials.iter().map(Trial::name).collect();
+        assert_eq!(names.len(), 10);
+        assert_eq!(names[0], "good::openai-chat::auto::buffered");
+        assert_eq!(
+            d.trials[1].cassette_path(),
+            PathBuf::from("cassettes/openai-chat/good/auto-stream.json")
+        );
+    }
+
+    #[test]
+    fn unknown_field_is_reported_with_line_and_column() {
+        let msg = broken("typo", &format!("{GOOD}\n[[expect]]\ncals = [\"x\"]\n"));
+        assert!(
+            msg.starts_with("cases/typo.toml:9:1: unknown field `cals`"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn semantic_errors_point_at_the_value() {
+        let msg = broken(
+            "badtool",
+            &GOOD.replace("[\"get_weather\"]", "[\"get_wether\"]"),
+        );
+        assert!(
+            msg.starts_with("cases/badtool.toml:2:10: no tool file"),
+            "{msg}"
+        );
+        let msg = broken(
+            "badchoice",
+            &GOOD.replace("[\"auto\"]", "[\"forced-nope\"]"),
+        );
+        assert!(
+            msg.starts_with("cases/badchoice.toml:3:12: tool choice names `nope`"),
+            "{msg}"
+        );
+        let msg = broken(
+            "badkf",
+            &format!("{GOOD}[[known_failure]]\ntrials = \"gemini::none\"\nreason = \"r\"\n"),
+        );
+        assert!(
+            msg.starts_with(
+                "cases/badkf.toml:7:1: known_failure pattern `gemini::none` matches no trial"
+            ),
+            "{msg}"
+        );
+        let msg = broken("syntax", "description = \"unterminated\n");
+        assert!(msg.starts_with("cases/syntax.toml:1:"), "{msg}");
     }
 
     #[test]

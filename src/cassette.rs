@@ -120,7 +120,11 @@ impl StoredResponse {
     }
 
     pub fn to_http(&self) -> HttpResponse {
-        HttpResponse { status: self.status, headers: self.headers.clone(), body: self.body_bytes() }
+        HttpResponse {
+            status: self.status,
+            headers: self.headers.clone(),
+            body: self.body_bytes(),
+        }
     }
 }
 
@@ -177,7 +181,14 @@ pub struct CassetteError {
 
 impl fmt::Display for CassetteError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.path.display(), self.line, self.column, self.message)
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.path.display(),
+            self.line,
+            self.column,
+            self.message
+        )
     }
 }
 
@@ -189,7 +200,12 @@ pub fn load(path: &Path) -> Result<Option<(Cassette, String)>, CassetteError> {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
-            return Err(CassetteError { path: path.into(), line: 1, column: 1, message: format!("cannot read: {e}") });
+            return Err(CassetteError {
+                path: path.into(),
+                line: 1,
+                column: 1,
+                message: format!("cannot read: {e}"),
+            });
         }
     };
     let cassette: Cassette = serde_json::from_str(&text).map_err(|e| CassetteError {
@@ -203,19 +219,27 @@ pub fn load(path: &Path) -> Result<Option<(Cassette, String)>, CassetteError> {
             path: path.into(),
             line: 2,
             column: 1,
-            message: format!("cassette format {} is not supported (this tooltape writes {FORMAT})", cassette.tooltape),
+            message: format!(
+                "cassette format {} is not supported (this tooltape writes {FORMAT})",
+                cassette.tooltape
+            ),
         });
     }
     for (i, it) in cassette.interactions.iter().enumerate() {
         let r = &it.response;
-        let bodies = [r.body.is_some(), r.stream.is_some(), r.text.is_some()].iter().filter(|b| **b).count();
+        let bodies = [r.body.is_some(), r.stream.is_some(), r.text.is_some()]
+            .iter()
+            .filter(|b| **b)
+            .count();
         if bodies > 1 {
             let line = request_line(&text, i);
             return Err(CassetteError {
                 path: path.into(),
                 line,
                 column: 1,
-                message: format!("interaction {i}: a response has at most one of body, stream and text"),
+                message: format!(
+                    "interaction {i}: a response has at most one of body, stream and text"
+                ),
             });
         }
     }
@@ -248,7 +272,10 @@ pub fn to_text(c: &Cassette) -> String {
 pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("cassette");
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("cassette");
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
     if result.is_err() {
@@ -297,12 +324,17 @@ mod tests {
 
     #[test]
     fn atomic_write_replaces_whole_file() {
-        let dir = std::env::temp_dir().join(format!("tooltape-cassette-test-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("tooltape-cassette-test-{}", std::process::id()));
         let p = dir.join("x.json");
         write_atomic(&p, "one").unwrap();
         write_atomic(&p, "two").unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary file left behind");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no temporary file left behind"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

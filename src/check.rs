@@ -14,18 +14,32 @@ use crate::run::TrialRun;
 pub enum Verdict {
     Pass,
     /// What was expected and what came, one line each.
-    Fail { problems: Vec<String> },
+    Fail {
+        problems: Vec<String>,
+    },
     /// The case marks this trial as a known failure and it does fail.
-    KnownFailure { reason: String, problems: Vec<String> },
+    KnownFailure {
+        reason: String,
+        problems: Vec<String>,
+    },
     /// The trial is marked a known failure but passes: the note must go.
-    KnownFailurePasses { reason: String, note_at: String },
+    KnownFailurePasses {
+        reason: String,
+        note_at: String,
+    },
     /// Encoding failed closed as the case expects: nothing was sent.
-    NotSupported { code: String, message: String },
+    NotSupported {
+        code: String,
+        message: String,
+    },
 }
 
 impl Verdict {
     pub fn is_ok(&self) -> bool {
-        matches!(self, Verdict::Pass | Verdict::KnownFailure { .. } | Verdict::NotSupported { .. })
+        matches!(
+            self,
+            Verdict::Pass | Verdict::KnownFailure { .. } | Verdict::NotSupported { .. }
+        )
     }
 
     /// One-word status for reports.
@@ -43,18 +57,27 @@ impl Verdict {
 /// Checks a finished run against the tool_choice contract, the tools' schemas and the case's
 /// expectations, then applies the known-failure note.
 pub fn verdict(trial: &Trial, run: &TrialRun) -> Verdict {
-    let expected_encode_error = trial.expectations().into_iter().find_map(|e| e.get_ref().encode_error.clone());
+    let expected_encode_error = trial
+        .expectations()
+        .into_iter()
+        .find_map(|e| e.get_ref().encode_error.clone());
     if let (Some(code), Some(err)) = (&expected_encode_error, &run.encode_error)
         && &err.code == code
         && run.exchanges.is_empty()
     {
-        return Verdict::NotSupported { code: err.code.clone(), message: err.message.clone() };
+        return Verdict::NotSupported {
+            code: err.code.clone(),
+            message: err.message.clone(),
+        };
     }
     let problems = problems(trial, run, expected_encode_error.as_deref());
     match (trial.known_failure(), problems.is_empty()) {
         (None, true) => Verdict::Pass,
         (None, false) => Verdict::Fail { problems },
-        (Some(k), false) => Verdict::KnownFailure { reason: k.get_ref().reason.clone(), problems },
+        (Some(k), false) => Verdict::KnownFailure {
+            reason: k.get_ref().reason.clone(),
+            problems,
+        },
         (Some(k), true) => Verdict::KnownFailurePasses {
             reason: k.get_ref().reason.clone(),
             note_at: trial.locate(k.span()),
@@ -67,8 +90,12 @@ pub fn problems(trial: &Trial, run: &TrialRun, expected_encode_error: Option<&st
     let mut p = Vec::new();
     if let Some(code) = expected_encode_error {
         match &run.encode_error {
-            None => p.push(format!("expected encoding to fail closed with {code}, but a request was built and sent")),
-            Some(e) => p.push(format!("expected encoding to fail closed with {code}, got {e}")),
+            None => p.push(format!(
+                "expected encoding to fail closed with {code}, but a request was built and sent"
+            )),
+            Some(e) => p.push(format!(
+                "expected encoding to fail closed with {code}, got {e}"
+            )),
         }
         return p;
     }
@@ -78,13 +105,20 @@ pub fn problems(trial: &Trial, run: &TrialRun, expected_encode_error: Option<&st
     if let Some(e) = &run.transport_error {
         p.push(format!("transport failed: {e}"));
     }
-    let expectations: Vec<_> = trial.expectations().into_iter().map(|e| e.get_ref().clone()).collect();
+    let expectations: Vec<_> = trial
+        .expectations()
+        .into_iter()
+        .map(|e| e.get_ref().clone())
+        .collect();
     let error_status = expectations.iter().find_map(|e| e.error_status);
     for (i, ex) in run.exchanges.iter().enumerate() {
         let outcome = match &ex.outcome {
             Ok(o) => o,
             Err(e) => {
-                p.push(format!("exchange {}: the response does not decode: {e}", i + 1));
+                p.push(format!(
+                    "exchange {}: the response does not decode: {e}",
+                    i + 1
+                ));
                 continue;
             }
         };
@@ -106,13 +140,24 @@ pub fn problems(trial: &Trial, run: &TrialRun, expected_encode_error: Option<&st
             check_choice(trial, outcome, &mut p);
         }
         check_calls(trial, i, outcome, &mut p);
-        let allowed_diags: Vec<&String> = expectations.iter().filter_map(|e| e.diagnostics.as_ref()).flatten().collect();
+        let allowed_diags: Vec<&String> = expectations
+            .iter()
+            .filter_map(|e| e.diagnostics.as_ref())
+            .flatten()
+            .collect();
         for d in &outcome.diagnostics {
             let name = kind_name(d.kind);
             if d.kind == DiagnosticKind::StreamTruncated {
-                p.push(format!("exchange {}: the stream ended before its terminal event", i + 1));
+                p.push(format!(
+                    "exchange {}: the stream ended before its terminal event",
+                    i + 1
+                ));
             } else if !d.recovered && !allowed_diags.iter().any(|a| **a == name) {
-                p.push(format!("exchange {}: unexpected diagnostic {name}: {}", i + 1, d.message));
+                p.push(format!(
+                    "exchange {}: unexpected diagnostic {name}: {}",
+                    i + 1,
+                    d.message
+                ));
             }
         }
     }
@@ -128,7 +173,8 @@ pub fn problems(trial: &Trial, run: &TrialRun, expected_encode_error: Option<&st
         if let (Some(want), Some(o)) = (&e.diagnostics, first) {
             for w in want {
                 if !o.diagnostics.iter().any(|d| kind_name(d.kind) == *w) {
-                    let got: Vec<String> = o.diagnostics.iter().map(|d| kind_name(d.kind)).collect();
+                    let got: Vec<String> =
+                        o.diagnostics.iter().map(|d| kind_name(d.kind)).collect();
                     p.push(format!("expected diagnostic {w}, got {got:?}"));
                 }
             }
@@ -136,13 +182,18 @@ pub fn problems(trial: &Trial, run: &TrialRun, expected_encode_error: Option<&st
         if let Some(want) = &e.final_text_contains {
             let text = last.and_then(|o| o.text.as_deref()).unwrap_or("");
             if !text.contains(want.as_str()) {
-                p.push(format!("expected the final text to contain {want:?}, got {text:?}"));
+                p.push(format!(
+                    "expected the final text to contain {want:?}, got {text:?}"
+                ));
             }
         }
         if let Some(n) = e.exchanges
             && run.exchanges.len() != n
         {
-            p.push(format!("expected {n} exchanges, got {}", run.exchanges.len()));
+            p.push(format!(
+                "expected {n} exchanges, got {}",
+                run.exchanges.len()
+            ));
         }
     }
     if run.exchanges.is_empty() && run.encode_error.is_none() && run.transport_error.is_none() {
@@ -151,19 +202,34 @@ pub fn problems(trial: &Trial, run: &TrialRun, expected_encode_error: Option<&st
     p
 }
 
-fn check_expected_error(expectations: &[crate::case::Expectation], o: &Outcome, p: &mut Vec<String>) {
+fn check_expected_error(
+    expectations: &[crate::case::Expectation],
+    o: &Outcome,
+    p: &mut Vec<String>,
+) {
     let status = expectations.iter().find_map(|e| e.error_status);
     let contains = expectations.iter().find_map(|e| e.error_contains.clone());
     match &o.error {
-        None => p.push(format!("expected the provider to answer {}, but it answered normally", status.unwrap_or(0))),
+        None => p.push(format!(
+            "expected the provider to answer {}, but it answered normally",
+            status.unwrap_or(0)
+        )),
         Some(err) => {
             if Some(err.status) != status {
-                p.push(format!("expected error status {}, got {}: {}", status.unwrap_or(0), err.status, err.message));
+                p.push(format!(
+                    "expected error status {}, got {}: {}",
+                    status.unwrap_or(0),
+                    err.status,
+                    err.message
+                ));
             }
             if let Some(c) = contains
                 && !err.message.contains(&c)
             {
-                p.push(format!("expected the error message to contain {c:?}, got {:?}", err.message));
+                p.push(format!(
+                    "expected the error message to contain {c:?}, got {:?}",
+                    err.message
+                ));
             }
         }
     }
@@ -176,7 +242,9 @@ fn check_choice(trial: &Trial, o: &Outcome, p: &mut Vec<String>) {
         ChoiceSpec::Omitted | ChoiceSpec::Choice(ToolChoice::Auto) => {}
         ChoiceSpec::Choice(ToolChoice::None) => {
             if !names.is_empty() {
-                p.push(format!("tool_choice none: expected no tool calls, got {names:?}"));
+                p.push(format!(
+                    "tool_choice none: expected no tool calls, got {names:?}"
+                ));
             }
         }
         ChoiceSpec::Choice(ToolChoice::Required) => {
@@ -186,22 +254,33 @@ fn check_choice(trial: &Trial, o: &Outcome, p: &mut Vec<String>) {
         }
         ChoiceSpec::Choice(ToolChoice::Forced(want)) => {
             if names.is_empty() {
-                p.push(format!("tool_choice forced {want}: expected a call to {want}, got none"));
+                p.push(format!(
+                    "tool_choice forced {want}: expected a call to {want}, got none"
+                ));
             } else if let Some(other) = names.iter().find(|n| *n != want) {
-                p.push(format!("tool_choice forced {want}: expected only {want}, got a call to {other}"));
+                p.push(format!(
+                    "tool_choice forced {want}: expected only {want}, got a call to {other}"
+                ));
             }
         }
         ChoiceSpec::Choice(ToolChoice::Allowed { mode, tools }) => {
             if *mode == AllowedMode::Required && names.is_empty() {
-                p.push(format!("allowed tools {tools:?} (required): expected at least one call, got none"));
+                p.push(format!(
+                    "allowed tools {tools:?} (required): expected at least one call, got none"
+                ));
             }
             if let Some(other) = names.iter().find(|n| !tools.iter().any(|t| t == *n)) {
-                p.push(format!("allowed tools {tools:?}: got a call to {other}, which is not allowed"));
+                p.push(format!(
+                    "allowed tools {tools:?}: got a call to {other}, which is not allowed"
+                ));
             }
         }
     }
     if trial.case.file.parallel == Some(false) && names.len() > 1 {
-        p.push(format!("parallel calls off: expected at most one call, got {}", names.len()));
+        p.push(format!(
+            "parallel calls off: expected at most one call, got {}",
+            names.len()
+        ));
     }
 }
 
@@ -209,15 +288,28 @@ fn check_choice(trial: &Trial, o: &Outcome, p: &mut Vec<String>) {
 fn check_calls(trial: &Trial, exchange: usize, o: &Outcome, p: &mut Vec<String>) {
     for (k, call) in o.tool_calls.iter().enumerate() {
         let Some(tool) = trial.case.tools.iter().find(|t| t.name == call.name) else {
-            p.push(format!("exchange {}: call {k} names `{}`, which is not a declared tool", exchange + 1, call.name));
+            p.push(format!(
+                "exchange {}: call {k} names `{}`, which is not a declared tool",
+                exchange + 1,
+                call.name
+            ));
             continue;
         };
         if !call.arguments.is_object() {
-            p.push(format!("exchange {}: call {k} ({}): arguments are not a JSON object: {}", exchange + 1, call.name, call.arguments));
+            p.push(format!(
+                "exchange {}: call {k} ({}): arguments are not a JSON object: {}",
+                exchange + 1,
+                call.name,
+                call.arguments
+            ));
             continue;
         }
         for e in schema_errors(&tool.parameters, &call.arguments) {
-            p.push(format!("exchange {}: call {k} ({}): arguments do not match the tool's schema: {e}", exchange + 1, call.name));
+            p.push(format!(
+                "exchange {}: call {k} ({}): arguments do not match the tool's schema: {e}",
+                exchange + 1,
+                call.name
+            ));
         }
     }
 }
@@ -226,12 +318,18 @@ fn check_calls(trial: &Trial, exchange: usize, o: &Outcome, p: &mut Vec<String>)
 /// not compile is reported as one error.
 pub fn schema_errors(schema: &Value, instance: &Value) -> Vec<String> {
     match jsonschema::validator_for(schema) {
-        Ok(v) => v.iter_errors(instance).map(|e| format!("{}: {e}", e.instance_path())).collect(),
+        Ok(v) => v
+            .iter_errors(instance)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect(),
         Err(e) => vec![format!("the tool's schema does not compile: {e}")],
     }
 }
 
 /// The name a diagnostic kind has in case files (`ArrayWrapped`, ...).
 pub fn kind_name(kind: DiagnosticKind) -> String {
-    serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+    serde_json::to_value(kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }

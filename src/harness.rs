@@ -70,14 +70,23 @@ pub struct TrialResult {
 
 /// The command that (re)records one trial.
 pub fn record_command(trial: &Trial, how: &str) -> String {
-    format!("make record FILTER='{}' MODE={how}   (or: cargo run -- record '{}' --{how})", trial.name(), trial.name())
+    format!(
+        "make record FILTER='{}' MODE={how}   (or: cargo run -- record '{}' --{how})",
+        trial.name(),
+        trial.name()
+    )
 }
 
 /// Replays one trial from its cassette under `root`.
 pub async fn replay_trial(root: &Path, trial: &Trial) -> TrialResult {
     let rel = trial.cassette_path();
     let path = root.join(&rel);
-    let mut result = TrialResult { trial: trial.name(), provenance: None, status: Err(ReplayStatus::Missing), failure: None };
+    let mut result = TrialResult {
+        trial: trial.name(),
+        provenance: None,
+        status: Err(ReplayStatus::Missing),
+        failure: None,
+    };
     let (cassette, text) = match cassette::load(&path) {
         Ok(Some(c)) => c,
         Ok(None) => {
@@ -92,7 +101,10 @@ pub async fn replay_trial(root: &Path, trial: &Trial) -> TrialResult {
         Err(mut e) => {
             e.path = rel.clone();
             result.status = Err(ReplayStatus::Broken(e.message.clone()));
-            result.failure = Some(format!("{e}\n  fix the file, or re-record it: {}", record_command(trial, "all")));
+            result.failure = Some(format!(
+                "{e}\n  fix the file, or re-record it: {}",
+                record_command(trial, "all")
+            ));
             return result;
         }
     };
@@ -126,7 +138,12 @@ pub async fn replay_trial(root: &Path, trial: &Trial) -> TrialResult {
     result
 }
 
-fn describe_mismatches(trial: &Trial, rel: &Path, text: &str, mismatches: &[Mismatch]) -> (ReplayStatus, String) {
+fn describe_mismatches(
+    trial: &Trial,
+    rel: &Path,
+    text: &str,
+    mismatches: &[Mismatch],
+) -> (ReplayStatus, String) {
     let mut msg = String::new();
     let mut stale = None;
     for m in mismatches {
@@ -138,9 +155,14 @@ fn describe_mismatches(trial: &Trial, rel: &Path, text: &str, mismatches: &[Mism
                     rel.display(),
                     index + 1
                 ));
-                stale.get_or_insert_with(|| format!("conversion changed (request {}: {what})", index + 1));
+                stale.get_or_insert_with(|| {
+                    format!("conversion changed (request {}: {what})", index + 1)
+                });
             }
-            Mismatch::Unused { first_unused, recorded } => {
+            Mismatch::Unused {
+                first_unused,
+                recorded,
+            } => {
                 let line = cassette::request_line(text, *first_unused);
                 msg.push_str(&format!(
                     "{}:{line}: recorded interaction {} of {recorded} was never requested (the trial made {first_unused} requests)\n",
@@ -156,10 +178,15 @@ fn describe_mismatches(trial: &Trial, rel: &Path, text: &str, mismatches: &[Mism
             }
         }
     }
-    msg.push_str(&format!("  if the new behaviour is right, re-record: {}", record_command(trial, "stale")));
+    msg.push_str(&format!(
+        "  if the new behaviour is right, re-record: {}",
+        record_command(trial, "stale")
+    ));
     let status = match stale {
         Some(why) => ReplayStatus::Stale(why),
-        None => ReplayStatus::Broken("recorded interactions do not match the trial's requests".into()),
+        None => {
+            ReplayStatus::Broken("recorded interactions do not match the trial's requests".into())
+        }
     };
     (status, msg)
 }
@@ -197,10 +224,18 @@ fn choice_location(trial: &Trial) -> String {
         .choices
         .iter()
         .find(|c| c.get_ref() == &slug)
-        .map_or_else(|| format!("{}:1:1", trial.case.path.display()), |c| trial.locate(c.span()))
+        .map_or_else(
+            || format!("{}:1:1", trial.case.path.display()),
+            |c| trial.locate(c.span()),
+        )
 }
 
-fn snapshot(trial: &Trial, cassette: &Cassette, run: &TrialRun, verdict: &Verdict) -> TrialSnapshot {
+fn snapshot(
+    trial: &Trial,
+    cassette: &Cassette,
+    run: &TrialRun,
+    verdict: &Verdict,
+) -> TrialSnapshot {
     let verdict_text = match verdict {
         Verdict::KnownFailure { reason, .. } => format!("known-failure: {reason}"),
         Verdict::NotSupported { code, .. } => format!("not-supported: {code}"),
@@ -226,9 +261,14 @@ fn snapshot(trial: &Trial, cassette: &Cassette, run: &TrialRun, verdict: &Verdic
 
 /// Cassettes and snapshots no trial owns (each one is a failure).
 pub fn orphans(root: &Path, discovery: &Discovery) -> Vec<String> {
-    let mut owned_cassettes: Vec<PathBuf> = discovery.trials.iter().map(Trial::cassette_path).collect();
+    let mut owned_cassettes: Vec<PathBuf> =
+        discovery.trials.iter().map(Trial::cassette_path).collect();
     owned_cassettes.sort();
-    let mut owned_snaps: Vec<String> = discovery.trials.iter().map(|t| format!("{}.snap", t.snapshot_name())).collect();
+    let mut owned_snaps: Vec<String> = discovery
+        .trials
+        .iter()
+        .map(|t| format!("{}.snap", t.snapshot_name()))
+        .collect();
     // A broken case still owns its files: they must not be reported (or deleted) because of a typo.
     let broken: Vec<&str> = discovery.broken.iter().map(|(n, _)| n.as_str()).collect();
     owned_snaps.sort();
@@ -241,10 +281,16 @@ pub fn orphans(root: &Path, discovery: &Discovery) -> Vec<String> {
         }
     }
     for f in files_under(&root.join("tests").join("snapshots"), "snap") {
-        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
+        let name = f
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string();
         let case = name.split("__").next().unwrap_or("");
         if owned_snaps.binary_search(&name).is_err() && !broken.contains(&case) {
-            out.push(format!("tests/snapshots/{name}:1: unused snapshot: no trial owns it (delete it)"));
+            out.push(format!(
+                "tests/snapshots/{name}:1: unused snapshot: no trial owns it (delete it)"
+            ));
         }
     }
     out
@@ -252,7 +298,9 @@ pub fn orphans(root: &Path, discovery: &Discovery) -> Vec<String> {
 
 fn files_under(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let Ok(rd) = std::fs::read_dir(dir) else { return out };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return out;
+    };
     for e in rd.filter_map(Result::ok) {
         let p = e.path();
         if p.is_dir() {

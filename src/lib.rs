@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod case;
+pub mod case_schema;
 pub mod cassette;
 pub mod check;
 pub mod cli;
@@ -13,6 +14,7 @@ pub mod http;
 pub mod import_vcr;
 pub mod inject;
 pub mod model;
+pub mod policy;
 pub mod providers;
 pub mod record;
 pub mod record_cli;

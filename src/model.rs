@@ -367,7 +367,12 @@ mod tests {
             },
         ];
         for c in choices {
-            assert_eq!(ToolChoice::from_slug(&c.slug()), Some(c.clone()), "{}", c.slug());
+            assert_eq!(
+                ToolChoice::from_slug(&c.slug()),
+                Some(c.clone()),
+                "{}",
+                c.slug()
+            );
         }
         assert_eq!(ToolChoice::from_slug("forced-"), None);
         assert_eq!(ToolChoice::from_slug("allowed-maybe-a"), None);

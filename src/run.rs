@@ -80,7 +80,12 @@ pub async fn run_trial(client: &reqwest::Client, trial: &Trial, endpoint: &Endpo
             Ok(o) if o.error.is_none() => o.clone(),
             _ => Outcome::default(),
         };
-        run.exchanges.push(ExchangeRun { neutral: req.clone(), encoded, response, outcome });
+        run.exchanges.push(ExchangeRun {
+            neutral: req.clone(),
+            encoded,
+            response,
+            outcome,
+        });
         if i == rounds.len() || calls.tool_calls.is_empty() {
             break;
         }
@@ -109,15 +114,28 @@ fn follow_up(
             .iter()
             .enumerate()
             .position(|(k, r)| !used[k] && r.tool.get_ref() == &call.name)
-            .or_else(|| round.results.iter().rposition(|r| r.tool.get_ref() == &call.name));
+            .or_else(|| {
+                round
+                    .results
+                    .iter()
+                    .rposition(|r| r.tool.get_ref() == &call.name)
+            });
         let (content, is_error) = match idx {
             Some(k) => {
                 used[k] = true;
                 (round.results[k].content.clone(), round.results[k].is_error)
             }
-            None => (format!("no result configured for tool `{}`", call.name), true),
+            None => (
+                format!("no result configured for tool `{}`", call.name),
+                true,
+            ),
         };
-        req.messages.push(Message::Tool { call_id: call.id.clone(), name: call.name.clone(), content, is_error });
+        req.messages.push(Message::Tool {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            content,
+            is_error,
+        });
     }
     if matches!(choice, ChoiceSpec::Choice(_)) {
         req.tool_choice = Some(ToolChoice::Auto);
@@ -133,8 +151,13 @@ pub async fn send(
     neutral: &ChatRequest,
     request: &HttpRequest,
 ) -> Result<(HttpResponse, Result<Outcome, DecodeError>), String> {
-    let url = format!("{}{}", endpoint.base_url.trim_end_matches('/'), request.path_and_query());
-    let method = reqwest::Method::from_bytes(request.method.as_bytes()).map_err(|e| format!("bad method: {e}"))?;
+    let url = format!(
+        "{}{}",
+        endpoint.base_url.trim_end_matches('/'),
+        request.path_and_query()
+    );
+    let method = reqwest::Method::from_bytes(request.method.as_bytes())
+        .map_err(|e| format!("bad method: {e}"))?;
     let body = serde_json::to_vec(&request.body).map_err(|e| e.to_string())?;
     let mut rb = client.request(method, &url).body(body);
     for (k, v) in &request.headers {
@@ -147,19 +170,29 @@ pub async fn send(
     for (k, v) in &endpoint.extra_headers {
         rb = rb.header(k, v);
     }
-    let resp = rb.send().await.map_err(|e| format!("request to {url} failed: {}", error_chain(&e)))?;
+    let resp = rb
+        .send()
+        .await
+        .map_err(|e| format!("request to {url} failed: {}", error_chain(&e)))?;
     let status = resp.status().as_u16();
     let mut headers = BTreeMap::new();
     for (k, v) in resp.headers() {
-        headers.entry(k.as_str().to_ascii_lowercase()).or_insert_with(|| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        headers
+            .entry(k.as_str().to_ascii_lowercase())
+            .or_insert_with(|| String::from_utf8_lossy(v.as_bytes()).into_owned());
     }
-    let mut response = HttpResponse { status, headers, body: Vec::new() };
+    let mut response = HttpResponse {
+        status,
+        headers,
+        body: Vec::new(),
+    };
     if neutral.stream && response.is_success() {
         let mut decoder = StreamDecoder::new(provider, neutral);
         let mut failed: Option<DecodeError> = None;
         let mut chunks = resp.bytes_stream();
         while let Some(chunk) = chunks.next().await {
-            let chunk = chunk.map_err(|e| format!("stream from {url} broke off: {}", error_chain(&e)))?;
+            let chunk =
+                chunk.map_err(|e| format!("stream from {url} broke off: {}", error_chain(&e)))?;
             response.body.extend_from_slice(&chunk);
             if failed.is_none()
                 && let Err(e) = decoder.push(&chunk)
@@ -173,7 +206,11 @@ pub async fn send(
         };
         return Ok((response, outcome));
     }
-    response.body = resp.bytes().await.map_err(|e| format!("reading the answer from {url} failed: {}", error_chain(&e)))?.to_vec();
+    response.body = resp
+        .bytes()
+        .await
+        .map_err(|e| format!("reading the answer from {url} failed: {}", error_chain(&e)))?
+        .to_vec();
     let outcome = providers::decode(provider, neutral, &response);
     Ok((response, outcome))
 }

@@ -228,7 +228,8 @@ mod tests {
 
     #[test]
     fn multi_line_data_comments_crlf_and_cr() {
-        let body = b": keep-alive\r\nevent: a\r\ndata: one\r\ndata:two\r\n\r\ndata: x\r\rdata: [DONE]\n\n";
+        let body =
+            b": keep-alive\r\nevent: a\r\ndata: one\r\ndata:two\r\n\r\ndata: x\r\rdata: [DONE]\n\n";
         let whole = collect(&[body]);
         assert_eq!(
             whole,
@@ -255,7 +256,10 @@ mod tests {
     fn invalid_utf8_names_the_line() {
         let mut d = SseDecoder::new();
         let err = d
-            .push(b"data: ok\n\ndata: \xff\n", &mut |_e| Ok::<(), SseError>(()))
+            .push(
+                b"data: ok\n\ndata: \xff\n",
+                &mut |_e| Ok::<(), SseError>(()),
+            )
             .unwrap_err();
         assert_eq!(err.line, 3);
     }

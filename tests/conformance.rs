@@ -35,7 +35,10 @@ fn main() {
     let args = Arguments::from_args();
     let root = root();
     let Discovery { trials, broken } = case::discover(&root);
-    let discovery = Discovery { trials: trials.clone(), broken: broken.clone() };
+    let discovery = Discovery {
+        trials: trials.clone(),
+        broken: broken.clone(),
+    };
     let mut tests = Vec::new();
     for (name, err) in broken {
         tests.push(Trial::test(format!("{name}::case-file"), move || {
@@ -44,11 +47,31 @@ fn main() {
     }
     let empty = trials.is_empty();
     tests.push(Trial::test("suite::discovery", move || {
-        if empty { Err("cases/:1: no trials discovered: the suite would pass without testing anything".into()) } else { Ok(()) }
+        if empty {
+            Err(
+                "cases/:1: no trials discovered: the suite would pass without testing anything"
+                    .into(),
+            )
+        } else {
+            Ok(())
+        }
+    }));
+    let schema_root = root.clone();
+    tests.push(Trial::test("suite::case-schema", move || {
+        let problems = tooltape::case_schema::problems(&schema_root);
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems.join("\n").into())
+        }
     }));
     let orphans = harness::orphans(&root, &discovery);
     tests.push(Trial::test("suite::orphans", move || {
-        if orphans.is_empty() { Ok(()) } else { Err(orphans.join("\n").into()) }
+        if orphans.is_empty() {
+            Ok(())
+        } else {
+            Err(orphans.join("\n").into())
+        }
     }));
     for trial in trials {
         let root = root.clone();

@@ -13,10 +13,18 @@ use tooltape::providers::{self, Provider};
 fn corpus() -> Option<Vec<Value>> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-traffic");
     let Ok(text) = std::fs::read_to_string(dir.join("index.jsonl")) else {
-        eprintln!("skipped: {} is absent (real traffic lives beside the project)", dir.display());
+        eprintln!(
+            "skipped: {} is absent (real traffic lives beside the project)",
+            dir.display()
+        );
         return None;
     };
-    Some(text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect())
+    Some(
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect(),
+    )
 }
 
 /// The neutral request a record's response answers (enough for decoding: tools by name, stream flag).
@@ -28,7 +36,12 @@ pub fn request_for(record: &Value) -> ChatRequest {
             names
                 .iter()
                 .filter_map(Value::as_str)
-                .map(|n| Tool { name: n.to_string(), description: None, parameters: tooltape::model::empty_parameters(), strict: None })
+                .map(|n| Tool {
+                    name: n.to_string(),
+                    description: None,
+                    parameters: tooltape::model::empty_parameters(),
+                    strict: None,
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -51,11 +64,20 @@ pub fn response_for(record: &Value) -> HttpResponse {
     let mut headers = BTreeMap::new();
     if let Some(h) = r["headers"].as_object() {
         for (k, v) in h {
-            let v = v.as_array().and_then(|a| a.first()).and_then(Value::as_str).or(v.as_str()).unwrap_or("");
+            let v = v
+                .as_array()
+                .and_then(|a| a.first())
+                .and_then(Value::as_str)
+                .or(v.as_str())
+                .unwrap_or("");
             headers.insert(k.to_ascii_lowercase(), v.to_string());
         }
     }
-    HttpResponse { status: r["status"].as_u64().unwrap() as u16, headers, body: r["body_text"].as_str().unwrap().as_bytes().to_vec() }
+    HttpResponse {
+        status: r["status"].as_u64().unwrap() as u16,
+        headers,
+        body: r["body_text"].as_str().unwrap().as_bytes().to_vec(),
+    }
 }
 
 fn code_string(v: &Value) -> Option<String> {
@@ -90,7 +112,10 @@ fn check(record: &Value, provider: Provider) -> Vec<String> {
                     bad.push(format!("error code {:?} != {:?}", got.code, err["code"]));
                 }
                 if Some(got.message.as_str()) != err["message"].as_str() {
-                    bad.push(format!("error message {:?} != {:?}", got.message, err["message"]));
+                    bad.push(format!(
+                        "error message {:?} != {:?}",
+                        got.message, err["message"]
+                    ));
                 }
             }
         }
@@ -103,9 +128,18 @@ fn check(record: &Value, provider: Provider) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["name"].as_str().unwrap().to_string(), c["arguments"].clone()))
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                c["arguments"].clone(),
+            )
+        })
         .collect();
-    let got: Vec<(String, Value)> = outcome.tool_calls.iter().map(|c| (c.name.clone(), c.arguments.clone())).collect();
+    let got: Vec<(String, Value)> = outcome
+        .tool_calls
+        .iter()
+        .map(|c| (c.name.clone(), c.arguments.clone()))
+        .collect();
     if want != got {
         bad.push(format!("tool calls {got:?} != expected {want:?}"));
     }
@@ -122,7 +156,10 @@ fn check(record: &Value, provider: Provider) -> Vec<String> {
         bad.push(format!("text {:?} != {:?}", outcome.text, exp["text"]));
     }
     if outcome.raw_finish.as_deref() != exp["finish_reason"].as_str() {
-        bad.push(format!("raw finish {:?} != {:?}", outcome.raw_finish, exp["finish_reason"]));
+        bad.push(format!(
+            "raw finish {:?} != {:?}",
+            outcome.raw_finish, exp["finish_reason"]
+        ));
     }
     bad
 }
@@ -135,11 +172,26 @@ fn run(api: &str, provider: Provider) {
     for r in &mine {
         let bad = check(r, provider);
         if !bad.is_empty() {
-            failures.push(format!("{} (stream={}):\n    {}", r["id"].as_str().unwrap(), r["stream"], bad.join("\n    ")));
+            failures.push(format!(
+                "{} (stream={}):\n    {}",
+                r["id"].as_str().unwrap(),
+                r["stream"],
+                bad.join("\n    ")
+            ));
         }
     }
-    eprintln!("{api}: {}/{} real-traffic records decode as expected", mine.len() - failures.len(), mine.len());
-    assert!(failures.is_empty(), "{} of {} {api} records failed:\n{}", failures.len(), mine.len(), failures.join("\n"));
+    eprintln!(
+        "{api}: {}/{} real-traffic records decode as expected",
+        mine.len() - failures.len(),
+        mine.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} {api} records failed:\n{}",
+        failures.len(),
+        mine.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

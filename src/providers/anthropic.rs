@@ -5,7 +5,10 @@ use crate::model::{ChatRequest, Outcome};
 use crate::providers::{DecodeError, EncodeError, Encoded};
 
 pub fn encode(_req: &ChatRequest) -> Result<Encoded, EncodeError> {
-    Err(EncodeError::new("NOT_IMPLEMENTED", "anthropic encoder is not implemented yet"))
+    Err(EncodeError::new(
+        "NOT_IMPLEMENTED",
+        "anthropic encoder is not implemented yet",
+    ))
 }
 
 pub fn decode(_req: &ChatRequest, _resp: &HttpResponse) -> Result<Outcome, DecodeError> {
@@ -31,6 +34,8 @@ impl Stream {
     }
 
     pub fn finish(self) -> Result<Outcome, DecodeError> {
-        Err(DecodeError::new("anthropic stream decoder is not implemented yet"))
+        Err(DecodeError::new(
+            "anthropic stream decoder is not implemented yet",
+        ))
     }
 }

@@ -278,8 +278,18 @@ impl StreamDecoder {
 /// tool choice and parallel switch, and any instructions/system text (where injection lands).
 pub fn projection(provider: Provider, body: &Value) -> Value {
     let keys: &[&str] = match provider {
-        Provider::OpenaiChat => &["tools", "tool_choice", "parallel_tool_calls", "stream_options"],
-        Provider::OpenaiResponses => &["instructions", "tools", "tool_choice", "parallel_tool_calls"],
+        Provider::OpenaiChat => &[
+            "tools",
+            "tool_choice",
+            "parallel_tool_calls",
+            "stream_options",
+        ],
+        Provider::OpenaiResponses => &[
+            "instructions",
+            "tools",
+            "tool_choice",
+            "parallel_tool_calls",
+        ],
         Provider::Anthropic => &["system", "tools", "tool_choice", "thinking"],
         Provider::Gemini => &["systemInstruction", "tools", "toolConfig"],
         Provider::TextProtocol => &["tools", "tool_choice"],
@@ -295,7 +305,10 @@ pub fn projection(provider: Provider, body: &Value) -> Value {
         if let Some(first) = body.pointer("/messages/0")
             && first.get("role").and_then(Value::as_str) == Some("system")
         {
-            out.insert("injected".into(), first.get("content").cloned().unwrap_or(Value::Null));
+            out.insert(
+                "injected".into(),
+                first.get("content").cloned().unwrap_or(Value::Null),
+            );
         }
     }
     Value::Object(out)

@@ -5,11 +5,16 @@ use crate::model::{ChatRequest, Outcome};
 use crate::providers::{DecodeError, EncodeError, Encoded};
 
 pub fn encode(_req: &ChatRequest) -> Result<Encoded, EncodeError> {
-    Err(EncodeError::new("NOT_IMPLEMENTED", "openai_chat encoder is not implemented yet"))
+    Err(EncodeError::new(
+        "NOT_IMPLEMENTED",
+        "openai_chat encoder is not implemented yet",
+    ))
 }
 
 pub fn decode(_req: &ChatRequest, _resp: &HttpResponse) -> Result<Outcome, DecodeError> {
-    Err(DecodeError::new("openai_chat decoder is not implemented yet"))
+    Err(DecodeError::new(
+        "openai_chat decoder is not implemented yet",
+    ))
 }
 
 /// Push-based stream decoder.
@@ -36,6 +41,8 @@ impl Stream {
     }
 
     pub fn finish(self) -> Result<Outcome, DecodeError> {
-        Err(DecodeError::new("openai_chat stream decoder is not implemented yet"))
+        Err(DecodeError::new(
+            "openai_chat stream decoder is not implemented yet",
+        ))
     }
 }

@@ -5,11 +5,16 @@ use crate::model::{ChatRequest, Outcome};
 use crate::providers::{DecodeError, EncodeError, Encoded};
 
 pub fn encode(_req: &ChatRequest) -> Result<Encoded, EncodeError> {
-    Err(EncodeError::new("NOT_IMPLEMENTED", "text_protocol encoder is not implemented yet"))
+    Err(EncodeError::new(
+        "NOT_IMPLEMENTED",
+        "text_protocol encoder is not implemented yet",
+    ))
 }
 
 pub fn decode(_req: &ChatRequest, _resp: &HttpResponse) -> Result<Outcome, DecodeError> {
-    Err(DecodeError::new("text_protocol decoder is not implemented yet"))
+    Err(DecodeError::new(
+        "text_protocol decoder is not implemented yet",
+    ))
 }
 
 /// Push-based stream decoder.
@@ -31,6 +36,8 @@ impl Stream {
     }
 
     pub fn finish(self) -> Result<Outcome, DecodeError> {
-        Err(DecodeError::new("text_protocol stream decoder is not implemented yet"))
+        Err(DecodeError::new(
+            "text_protocol stream decoder is not implemented yet",
+        ))
     }
 }

@@ -1,0 +1,39 @@
+# tooltape — every entry point. CI runs `make ci` (= .ci/run). Adding a case never touches this file.
+.PHONY: test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png fuzz
+
+# Offline, no keys: replays every trial from its cassette and checks its snapshot.
+test:
+	cargo test
+
+# Review changed snapshots (needs cargo-insta: `cargo install cargo-insta`).
+review:
+	INSTA_UPDATE=new cargo test --test conformance || true
+	cargo insta review
+
+# Accept every new or changed snapshot without review (after re-recording synthetic cassettes).
+snapshots:
+	INSTA_UPDATE=always cargo test --test conformance
+
+# Record with real keys: make record FILTER=weather::anthropic MODE=missing|stale|all PROVIDER=anthropic
+MODE ?= missing
+record:
+	cargo run --release -- record $(FILTER) --$(MODE) $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(DRY_RUN),--dry-run)
+
+# Same, answered by the project's own simulator: cassettes are marked synthetic.
+record-synthetic:
+	cargo run --release -- record $(FILTER) --$(MODE) --simulate $(if $(PROVIDER),--provider $(PROVIDER))
+
+bench:
+	cargo run --release -- bench
+
+lint:
+	cargo clippy --all-targets -- -D warnings
+
+fmt:
+	cargo fmt --all
+
+fmt-check:
+	cargo fmt --all -- --check
+
+ci:
+	bash .ci/run
