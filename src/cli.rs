@@ -46,6 +46,12 @@ pub enum Command {
     Status(StatusArgs),
     /// Convert a vcrpy / pytest-recording YAML cassette into a redacted tooltape cassette.
     ImportVcr(ImportVcrArgs),
+    /// Run the provider simulator on loopback until interrupted (point a gateway at it).
+    Simulate {
+        /// Port on 127.0.0.1 (0: any free port).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -153,6 +159,15 @@ pub fn run(cli: Cli) -> i32 {
         Command::Parse(a) => parse(&a),
         Command::Convert(a) => convert(&a),
         Command::Record(a) => crate::record_cli::run(&root, &a),
+        Command::Simulate { port } => {
+            match harness::runtime().block_on(crate::simulate::serve_forever(port)) {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("cannot start the simulator on 127.0.0.1:{port}: {e}");
+                    1
+                }
+            }
+        }
         Command::Bench => {
             let report = crate::bench::run_all(&root);
             for l in &report.lines {

@@ -13,6 +13,7 @@ pub mod harness;
 pub mod http;
 pub mod import_vcr;
 pub mod inject;
+pub mod jsonseq;
 pub mod model;
 pub mod policy;
 pub mod providers;

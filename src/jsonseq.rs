@@ -1,0 +1,246 @@
+//! Incremental framing of a streamed JSON array (`[{…}\n,\r\n{…}]`, Gemini without `alt=sse`)
+//! into its top-level elements, for bytes in any chunking.
+//!
+//! Only strings, escapes and nesting depth are tracked (elements are not parsed here), each byte
+//! is looked at once, and an element is copied only when it spans chunks: work is linear in the
+//! input whatever the chunk sizes. A body of bare top-level values (`{…}{…}` or one per line) is
+//! framed the same way.
+
+use std::fmt;
+
+/// Bytes that cannot belong to a JSON array of values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonSeqError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl fmt::Display for JsonSeqError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.message
+        )
+    }
+}
+
+/// One complete top-level element: its text and the 1-based line it starts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Element<'a> {
+    pub text: &'a str,
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Outer {
+    /// Nothing but whitespace seen yet.
+    #[default]
+    Start,
+    /// Inside `[`, between elements.
+    InArray,
+    /// Top-level values without an enclosing array.
+    Bare,
+    /// After the closing `]`: only whitespace may follow.
+    Closed,
+}
+
+#[derive(Debug, Default)]
+pub struct JsonSeqDecoder {
+    outer: Outer,
+    /// Nesting depth inside the current element (0: between elements).
+    depth: usize,
+    in_string: bool,
+    escape: bool,
+    /// The part of the current element that arrived in earlier chunks.
+    partial: Vec<u8>,
+    line: usize,
+    column: usize,
+    element_line: usize,
+}
+
+impl JsonSeqDecoder {
+    pub fn new() -> JsonSeqDecoder {
+        JsonSeqDecoder {
+            line: 1,
+            ..JsonSeqDecoder::default()
+        }
+    }
+
+    /// Feeds bytes; calls `on_element` for every element completed by them.
+    pub fn push<E>(
+        &mut self,
+        chunk: &[u8],
+        on_element: &mut dyn FnMut(Element<'_>) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        E: From<JsonSeqError>,
+    {
+        // Start of the current element within this chunk, when it began here.
+        let mut start: Option<usize> = if self.depth > 0 { Some(0) } else { None };
+        let mut i = 0;
+        while i < chunk.len() {
+            let b = chunk[i];
+            if b == b'\n' {
+                self.line += 1;
+                self.column = 0;
+            } else {
+                self.column += 1;
+            }
+            if self.in_string {
+                if self.escape {
+                    self.escape = false;
+                } else if b == b'\\' {
+                    self.escape = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+                i += 1;
+                continue;
+            }
+            if self.depth > 0 {
+                match b {
+                    b'"' => self.in_string = true,
+                    b'{' | b'[' => self.depth += 1,
+                    b'}' | b']' => {
+                        self.depth -= 1;
+                        if self.depth == 0 {
+                            let from = start.take().unwrap_or(0);
+                            self.emit(&chunk[from..=i], on_element)?;
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+                continue;
+            }
+            match (self.outer, b) {
+                (_, b' ' | b'\t' | b'\r' | b'\n') => {}
+                (Outer::Start, b'[') => self.outer = Outer::InArray,
+                (Outer::Start | Outer::Bare, b'{') => {
+                    self.outer = Outer::Bare;
+                    self.open_element(&mut start, i);
+                }
+                (Outer::InArray, b',') => {}
+                (Outer::InArray, b']') => self.outer = Outer::Closed,
+                (Outer::InArray, b'{' | b'[') => self.open_element(&mut start, i),
+                _ => {
+                    return Err(E::from(JsonSeqError {
+                        line: self.line,
+                        column: self.column,
+                        message: format!("unexpected byte {:?} between elements", b as char),
+                    }));
+                }
+            }
+            i += 1;
+        }
+        if let Some(from) = start {
+            self.partial.extend_from_slice(&chunk[from..]);
+        }
+        Ok(())
+    }
+
+    /// True when an element or the enclosing array is still open.
+    pub fn is_incomplete(&self) -> bool {
+        self.depth > 0 || self.outer == Outer::InArray
+    }
+
+    /// True once any non-whitespace byte was seen.
+    pub fn started(&self) -> bool {
+        self.outer != Outer::Start
+    }
+
+    fn open_element(&mut self, start: &mut Option<usize>, i: usize) {
+        self.depth = 1;
+        self.element_line = self.line;
+        *start = Some(i);
+    }
+
+    fn emit<E>(
+        &mut self,
+        tail: &[u8],
+        on_element: &mut dyn FnMut(Element<'_>) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        E: From<JsonSeqError>,
+    {
+        let line = self.element_line;
+        let invalid = |e: std::str::Utf8Error| JsonSeqError {
+            line,
+            column: 0,
+            message: format!("invalid UTF-8 at byte {} of the element", e.valid_up_to()),
+        };
+        if self.partial.is_empty() {
+            let text = std::str::from_utf8(tail).map_err(invalid)?;
+            return on_element(Element { text, line });
+        }
+        let mut whole = std::mem::take(&mut self.partial);
+        whole.extend_from_slice(tail);
+        let r = match std::str::from_utf8(&whole) {
+            Ok(text) => on_element(Element { text, line }),
+            Err(e) => Err(E::from(invalid(e))),
+        };
+        whole.clear();
+        self.partial = whole; // keep the allocation for the next spanning element
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(chunks: &[&[u8]]) -> Result<Vec<(String, usize)>, JsonSeqError> {
+        let mut d = JsonSeqDecoder::new();
+        let mut out = Vec::new();
+        for c in chunks {
+            d.push(c, &mut |e: Element<'_>| -> Result<(), JsonSeqError> {
+                out.push((e.text.to_string(), e.line));
+                Ok(())
+            })?;
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn array_elements_with_strings_escapes_and_nesting() {
+        let body = "[{\"a\":\"}]\\\"{\",\"b\":[1,{\"c\":2}]}\n,\r\n{\"é\":\"x\"}\n]\n".as_bytes();
+        let whole = collect(&[body]).unwrap();
+        assert_eq!(
+            whole,
+            vec![
+                ("{\"a\":\"}]\\\"{\",\"b\":[1,{\"c\":2}]}".into(), 1),
+                ("{\"é\":\"x\"}".into(), 3)
+            ]
+        );
+        let bytes: Vec<&[u8]> = body.chunks(1).collect();
+        assert_eq!(collect(&bytes).unwrap(), whole);
+        for split in 0..body.len() {
+            let (a, b) = body.split_at(split);
+            assert_eq!(collect(&[a, b]).unwrap(), whole, "split at {split}");
+        }
+    }
+
+    #[test]
+    fn bare_values_and_incomplete_state() {
+        let mut d = JsonSeqDecoder::new();
+        let mut n = 0;
+        let mut f = |_e: Element<'_>| -> Result<(), JsonSeqError> {
+            n += 1;
+            Ok(())
+        };
+        d.push(b"{\"a\":1}\n{\"b\":", &mut f).unwrap();
+        assert!(d.is_incomplete());
+        d.push(b"2}", &mut f).unwrap();
+        assert!(!d.is_incomplete());
+        assert_eq!(n, 2);
+    }
+
+    #[test]
+    fn garbage_between_elements_names_line_and_column() {
+        let err = collect(&[b"[{}\n, x]"]).unwrap_err();
+        assert_eq!((err.line, err.column), (2, 3));
+        assert!(collect(&[b"[{}] {}"]).is_err());
+    }
+}

@@ -1,0 +1,392 @@
+//! Anthropic decoding shared by buffered bodies and streams: content blocks → outcome
+//! (`Builder`), `stop_reason` mapping, and the error envelope.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::http::HttpResponse;
+use crate::model::{
+    ChatRequest, Diagnostic, DiagnosticKind, Finish, HostedActivity, Outcome, ProviderError,
+    ToolCall, Usage,
+};
+use crate::providers::DecodeError;
+
+#[derive(Deserialize)]
+pub(super) struct WireUsage {
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct WireError {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    message: String,
+}
+
+impl WireError {
+    /// An `error` event without its `error` object.
+    pub fn unknown() -> WireError {
+        WireError {
+            kind: None,
+            message: "error event without details".into(),
+        }
+    }
+}
+
+/// A buffered body (also the `message` of `message_start`).
+#[derive(Deserialize)]
+struct WireMessage {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    model: Option<String>,
+    #[serde(default)]
+    content: Vec<Value>,
+    stop_reason: Option<String>,
+    usage: Option<WireUsage>,
+    error: Option<WireError>,
+}
+
+/// A delta of `content_block_delta` (typed) or `message_delta` (only `stop_reason`).
+#[derive(Deserialize)]
+pub(super) struct Delta<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub text: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub partial_json: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub thinking: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub signature: Option<Cow<'a, str>>,
+    pub citation: Option<Value>,
+    #[serde(borrow)]
+    pub stop_reason: Option<Cow<'a, str>>,
+}
+
+/// A content block still receiving deltas, keyed by its `index`.
+enum Open {
+    Text,
+    Tool {
+        call: usize,
+        json: String,
+        has_delta: bool,
+    },
+    Thinking {
+        slot: usize,
+        thinking: String,
+        signature: String,
+        changed: bool,
+    },
+    /// Server tool blocks, redacted thinking and unknown blocks: their deltas carry nothing.
+    Ignored,
+}
+
+/// Accumulates content blocks, in order, into an outcome.
+#[derive(Default)]
+pub(super) struct Builder {
+    pub outcome: Outcome,
+    open: Vec<(u64, Open)>,
+    hosted: HostedActivity,
+    saw_hosted: bool,
+}
+
+impl Builder {
+    /// `content_block_start`, or one block of a buffered `content[]`.
+    pub fn start(&mut self, index: u64, block: &Value) {
+        if self.open.iter().any(|(i, _)| *i == index) {
+            self.stop(index); // a restarted index closes the previous block first
+        }
+        let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
+        let open = match kind {
+            "text" => {
+                if let Some(t) = block.get("text").and_then(Value::as_str) {
+                    self.text(t);
+                }
+                for c in block
+                    .get("citations")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    self.citation(c);
+                }
+                Open::Text
+            }
+            "tool_use" => {
+                let call = self.outcome.tool_calls.len();
+                self.outcome.tool_calls.push(ToolCall {
+                    id: str_field(block, "id"),
+                    name: str_field(block, "name"),
+                    arguments: block.get("input").cloned().unwrap_or_else(|| json!({})),
+                    thought_signature: None,
+                });
+                Open::Tool {
+                    call,
+                    json: String::new(),
+                    has_delta: false,
+                }
+            }
+            "thinking" => {
+                // Kept verbatim for the next turn; rebuilt at stop only if deltas changed it.
+                self.outcome.opaque.push(block.clone());
+                Open::Thinking {
+                    slot: self.outcome.opaque.len() - 1,
+                    thinking: str_field(block, "thinking"),
+                    signature: str_field(block, "signature"),
+                    changed: false,
+                }
+            }
+            "redacted_thinking" => {
+                self.outcome.opaque.push(block.clone());
+                Open::Ignored
+            }
+            "server_tool_use" => {
+                self.saw_hosted = true;
+                self.hosted.search_calls += 1;
+                self.hosted.tool_type = block
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                Open::Ignored
+            }
+            "web_search_tool_result" => {
+                self.saw_hosted = true;
+                self.hosted.search_results += 1;
+                Open::Ignored
+            }
+            _ => Open::Ignored,
+        };
+        self.open.push((index, open));
+    }
+
+    /// `content_block_delta`. Deltas for an unknown index are dropped.
+    pub fn delta(&mut self, index: u64, d: &Delta<'_>) {
+        let Some(pos) = self.open.iter().rposition(|(i, _)| *i == index) else {
+            return;
+        };
+        match (d.kind.as_deref(), &mut self.open[pos].1) {
+            (Some("text_delta"), Open::Text) => {
+                if let Some(t) = &d.text {
+                    let t = t.clone();
+                    self.text(&t);
+                }
+            }
+            (
+                Some("input_json_delta"),
+                Open::Tool {
+                    json, has_delta, ..
+                },
+            ) => {
+                if let Some(p) = &d.partial_json {
+                    json.push_str(p);
+                }
+                *has_delta = true;
+            }
+            (
+                Some("thinking_delta"),
+                Open::Thinking {
+                    thinking, changed, ..
+                },
+            ) => {
+                thinking.push_str(d.thinking.as_deref().unwrap_or(""));
+                *changed = true;
+            }
+            (
+                Some("signature_delta"),
+                Open::Thinking {
+                    signature, changed, ..
+                },
+            ) => {
+                signature.push_str(d.signature.as_deref().unwrap_or(""));
+                *changed = true;
+            }
+            (Some("citations_delta"), _) => {
+                if let Some(c) = &d.citation {
+                    self.citation(c);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `content_block_stop`: a tool's arguments are parsed here.
+    pub fn stop(&mut self, index: u64) {
+        let Some(pos) = self.open.iter().rposition(|(i, _)| *i == index) else {
+            return;
+        };
+        match self.open.remove(pos).1 {
+            Open::Tool {
+                call,
+                json,
+                has_delta: true,
+            } => self.finish_arguments(call, &json),
+            Open::Thinking {
+                slot,
+                thinking,
+                signature,
+                changed: true,
+            } => {
+                self.outcome.opaque[slot] =
+                    json!({"type": "thinking", "thinking": thinking, "signature": signature});
+            }
+            _ => {}
+        }
+    }
+
+    /// Closes every block still open (a truncated stream), in index order.
+    pub fn stop_all(&mut self) {
+        while let Some((index, _)) = self.open.first() {
+            let index = *index;
+            self.stop(index);
+        }
+    }
+
+    pub fn usage(&mut self, u: &WireUsage) {
+        let usage = self.outcome.usage.get_or_insert_with(Usage::default);
+        // message_delta usage is cumulative: later values replace earlier ones.
+        if u.input_tokens.is_some() {
+            usage.input_tokens = u.input_tokens;
+        }
+        if u.output_tokens.is_some() {
+            usage.output_tokens = u.output_tokens;
+        }
+    }
+
+    pub fn stop_reason(&mut self, reason: &str) {
+        self.outcome.finish = finish_for(reason);
+        self.outcome.raw_finish = Some(reason.to_string());
+    }
+
+    pub fn into_outcome(mut self) -> Outcome {
+        self.stop_all();
+        if self.saw_hosted {
+            self.outcome.hosted = Some(self.hosted);
+        }
+        self.outcome
+    }
+
+    fn text(&mut self, t: &str) {
+        if !t.is_empty() {
+            self.outcome.push_text(t);
+        }
+    }
+
+    fn citation(&mut self, c: &Value) {
+        if let Some(url) = c.get("url").and_then(Value::as_str) {
+            self.saw_hosted = true;
+            self.hosted.citations.push(url.to_string());
+        }
+    }
+
+    /// Concatenated `partial_json`: `""` means no arguments; invalid JSON is kept as a string
+    /// with a diagnostic so the call is still visible.
+    fn finish_arguments(&mut self, call: usize, raw: &str) {
+        let args = if raw.trim().is_empty() {
+            Ok(json!({}))
+        } else {
+            serde_json::from_str::<Value>(raw)
+        };
+        let arguments = match args {
+            Ok(v) => v,
+            Err(e) => {
+                self.outcome.diagnostics.push(Diagnostic {
+                    kind: DiagnosticKind::InvalidArgumentsJson,
+                    message: format!("tool_use input is not valid JSON: {e}"),
+                    offset: None,
+                    call_index: Some(call),
+                    recovered: false,
+                });
+                Value::String(raw.to_string())
+            }
+        };
+        if let Some(c) = self.outcome.tool_calls.get_mut(call) {
+            c.arguments = arguments;
+        }
+    }
+}
+
+fn str_field(v: &Value, key: &str) -> String {
+    v.get(key).and_then(Value::as_str).unwrap_or("").to_string()
+}
+
+pub(super) fn finish_for(stop_reason: &str) -> Finish {
+    match stop_reason {
+        "tool_use" => Finish::ToolCalls,
+        "end_turn" | "stop_sequence" => Finish::Stop,
+        "max_tokens" => Finish::Length,
+        "refusal" => Finish::ContentFilter,
+        _ => Finish::Other,
+    }
+}
+
+pub(super) fn provider_error(status: u16, e: &WireError) -> ProviderError {
+    ProviderError {
+        status,
+        kind: e.kind.clone(),
+        code: None,
+        message: e.message.clone(),
+        retry_after_ms: None,
+    }
+}
+
+/// `retry-after-ms` (honoured by the SDK) or `retry-after` in seconds; HTTP-date forms are ignored.
+fn retry_after_ms(resp: &HttpResponse) -> Option<u64> {
+    if let Some(ms) = resp
+        .header("retry-after-ms")
+        .and_then(|v| v.trim().parse::<f64>().ok())
+    {
+        return (ms.is_finite() && ms >= 0.0).then_some(ms as u64);
+    }
+    let secs = resp.header("retry-after")?.trim().parse::<f64>().ok()?;
+    (secs.is_finite() && secs >= 0.0).then_some((secs * 1000.0) as u64)
+}
+
+/// Decodes a buffered Messages body or an error envelope (any status).
+pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, DecodeError> {
+    let parsed = serde_json::from_slice::<WireMessage>(&resp.body);
+    if !resp.is_success() {
+        // A non-JSON error body (a proxy's HTML page) is still an error answer, not a decode failure.
+        let mut err = match &parsed {
+            Ok(WireMessage { error: Some(e), .. }) => provider_error(resp.status, e),
+            _ => ProviderError {
+                status: resp.status,
+                message: String::from_utf8_lossy(&resp.body)
+                    .chars()
+                    .take(500)
+                    .collect(),
+                ..ProviderError::default()
+            },
+        };
+        err.retry_after_ms = retry_after_ms(resp);
+        return Ok(Outcome::from_error(err));
+    }
+    let msg = parsed.map_err(|e| DecodeError::json("anthropic message body", &e, 1))?;
+    if let (Some("error"), Some(e)) = (msg.kind.as_deref(), &msg.error) {
+        return Ok(Outcome::from_error(provider_error(resp.status, e)));
+    }
+    let mut b = Builder::default();
+    for (i, block) in msg.content.iter().enumerate() {
+        b.start(i as u64, block);
+        b.stop(i as u64);
+    }
+    if let Some(r) = &msg.stop_reason {
+        b.stop_reason(r);
+    }
+    if let Some(u) = &msg.usage {
+        b.usage(u);
+    }
+    b.outcome.model = msg.model;
+    Ok(b.into_outcome())
+}
+
+/// `message_start`'s `message`: only its model and initial usage matter.
+#[derive(Deserialize)]
+pub(super) struct MessageHead {
+    pub model: Option<String>,
+    pub usage: Option<WireUsage>,
+}

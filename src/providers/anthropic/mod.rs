@@ -1,0 +1,289 @@
+//! Provider `anthropic` (Messages API, `POST /v1/messages`): the encoder lives here; buffered
+//! decoding in `decode`, the push-based stream decoder and its benchmark in `stream`.
+
+mod decode;
+mod stream;
+#[cfg(test)]
+mod tests;
+
+use serde_json::{Map, Value, json};
+
+use crate::http::HttpRequest;
+use crate::model::{AllowedMode, ChatRequest, HostedTool, Message, Tool, ToolCall, ToolChoice};
+use crate::providers::{EncodeError, Encoded, Provider};
+use crate::schema::prepare_tools;
+
+pub use decode::decode;
+pub(crate) use stream::bench_request;
+pub use stream::{Stream, bench, synthetic_stream};
+
+pub const PATH: &str = "/v1/messages";
+pub const VERSION: &str = "2023-06-01";
+/// `max_tokens` is required by the API; this is sent when the request has none.
+pub const DEFAULT_MAX_TOKENS: u32 = 1024;
+
+/// Builds the Messages request. Fails closed (`FORCED_WITH_THINKING`, `ALLOWED_UNKNOWN_TOOL`)
+/// rather than sending what the API rejects or would silently reinterpret.
+pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
+    let mut notes = Vec::new();
+    let choice = req.tool_choice.as_ref();
+    if req.thinking.is_some() && choice.is_some_and(ToolChoice::demands_call) {
+        // The API answers 400 "Thinking may not be enabled when tool_choice forces tool use."
+        return Err(EncodeError::new(
+            "FORCED_WITH_THINKING",
+            format!(
+                "anthropic refuses a forced tool choice ({}) with extended thinking on; \
+                 use auto or turn thinking off",
+                choice.map(ToolChoice::slug).unwrap_or_default()
+            ),
+        ));
+    }
+    let tools = tools_to_send(req, &mut notes)?;
+    let (prepared, prep_notes) = prepare_tools(Provider::Anthropic, &tools, req.strict)?;
+    notes.extend(prep_notes);
+
+    let mut body = Map::new();
+    body.insert("model".into(), json!(req.model));
+    body.insert("max_tokens".into(), json!(max_tokens(req)));
+    let system: Vec<&str> = req
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::System { content } | Message::Developer { content } => Some(content.as_str()),
+            _ => None,
+        })
+        .collect();
+    if !system.is_empty() {
+        // Several system/developer messages become one top-level text, in order (the API has
+        // no system role inside `messages`).
+        body.insert("system".into(), json!(system.join("\n\n")));
+    }
+    body.insert("messages".into(), Value::Array(messages(req, &mut notes)));
+
+    let mut wire_tools: Vec<Value> = prepared
+        .iter()
+        .map(|t| {
+            let mut o = Map::new();
+            o.insert("name".into(), json!(t.name));
+            if let Some(d) = &t.description {
+                o.insert("description".into(), json!(d));
+            }
+            o.insert("input_schema".into(), t.parameters.clone());
+            if let Some(s) = t.strict {
+                o.insert("strict".into(), json!(s));
+            }
+            Value::Object(o)
+        })
+        .collect();
+    for h in &req.hosted {
+        match h {
+            // Grounding policy (required / fail closed) belongs to a later issue.
+            HostedTool::WebSearch { .. } => {
+                wire_tools.push(json!({"type": "web_search_20250305", "name": "web_search"}))
+            }
+        }
+    }
+    let has_tools = !wire_tools.is_empty();
+    if has_tools {
+        body.insert("tools".into(), Value::Array(wire_tools));
+    }
+    if let Some(tc) = tool_choice(req) {
+        if has_tools {
+            body.insert("tool_choice".into(), tc);
+        } else {
+            notes.push("tool_choice not sent: the request declares no tools".into());
+        }
+    }
+    if let Some(budget) = req.thinking {
+        body.insert(
+            "thinking".into(),
+            json!({"type": "enabled", "budget_tokens": budget}),
+        );
+    }
+    if req.stream {
+        body.insert("stream".into(), json!(true));
+    }
+    let mut request = HttpRequest::post(PATH, Value::Object(body));
+    request
+        .headers
+        .insert("anthropic-version".into(), VERSION.into());
+    Ok(Encoded { request, notes })
+}
+
+/// With thinking on, `budget_tokens` must stay below `max_tokens`: the default leaves room for
+/// the budget plus an answer.
+fn max_tokens(req: &ChatRequest) -> u32 {
+    req.max_tokens.unwrap_or_else(|| match req.thinking {
+        Some(b) => b.saturating_add(DEFAULT_MAX_TOKENS),
+        None => DEFAULT_MAX_TOKENS,
+    })
+}
+
+/// Anthropic cannot name an allowed subset in `tool_choice`. Decision: send only the allowed
+/// tools (with `auto` or `any`), so the restriction is enforced by the API itself rather than
+/// by an instruction the model may ignore; an allowed name that is not declared fails closed.
+fn tools_to_send(req: &ChatRequest, notes: &mut Vec<String>) -> Result<Vec<Tool>, EncodeError> {
+    let Some(ToolChoice::Allowed { tools: allowed, .. }) = &req.tool_choice else {
+        return Ok(req.tools.clone());
+    };
+    if let Some(missing) = allowed.iter().find(|n| req.tool(n).is_none()) {
+        return Err(EncodeError::new(
+            "ALLOWED_UNKNOWN_TOOL",
+            format!("allowed tool {missing:?} is not declared in the request"),
+        ));
+    }
+    let kept: Vec<Tool> = req
+        .tools
+        .iter()
+        .filter(|t| allowed.contains(&t.name))
+        .cloned()
+        .collect();
+    if kept.len() < req.tools.len() {
+        notes.push(format!(
+            "allowed tools: anthropic has no allowed-list, sent only {} of {} tools",
+            allowed.join(", "),
+            req.tools.len()
+        ));
+    }
+    Ok(kept)
+}
+
+fn tool_choice(req: &ChatRequest) -> Option<Value> {
+    let mut o = Map::new();
+    match &req.tool_choice {
+        None if req.parallel_tool_calls == Some(false) => {
+            o.insert("type".into(), json!("auto"));
+        }
+        None => return None,
+        Some(
+            ToolChoice::Auto
+            | ToolChoice::Allowed {
+                mode: AllowedMode::Auto,
+                ..
+            },
+        ) => {
+            o.insert("type".into(), json!("auto"));
+        }
+        Some(
+            ToolChoice::Required
+            | ToolChoice::Allowed {
+                mode: AllowedMode::Required,
+                ..
+            },
+        ) => {
+            o.insert("type".into(), json!("any"));
+        }
+        // `none` keeps the tools declared: dropping them instead breaks any history that
+        // holds tool_use blocks, and changes the prompt.
+        Some(ToolChoice::None) => {
+            o.insert("type".into(), json!("none"));
+        }
+        Some(ToolChoice::Forced(name)) => {
+            o.insert("type".into(), json!("tool"));
+            o.insert("name".into(), json!(name));
+        }
+    }
+    let none = matches!(req.tool_choice, Some(ToolChoice::None));
+    if req.parallel_tool_calls == Some(false) && !none {
+        o.insert("disable_parallel_tool_use".into(), json!(true));
+    }
+    Some(Value::Object(o))
+}
+
+/// The conversation without system text. Consecutive tool results become one user message
+/// (results first, in the order of the calls they answer); a user message right after them
+/// joins that message as a trailing text block, as the API requires results to come first.
+fn messages(req: &ChatRequest, notes: &mut Vec<String>) -> Vec<Value> {
+    let msgs = &req.messages;
+    let mut out = Vec::new();
+    let mut last_calls: &[ToolCall] = &[];
+    let mut i = 0;
+    while i < msgs.len() {
+        match &msgs[i] {
+            Message::System { .. } | Message::Developer { .. } => {}
+            Message::User { content } => out.push(json!({"role": "user", "content": content})),
+            Message::Assistant {
+                text,
+                tool_calls,
+                opaque,
+            } => {
+                last_calls = tool_calls;
+                let mut blocks: Vec<Value> = opaque.clone();
+                if let Some(t) = text.as_deref().filter(|t| !t.is_empty()) {
+                    blocks.push(json!({"type": "text", "text": t}));
+                }
+                for c in tool_calls {
+                    blocks.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}));
+                }
+                if blocks.is_empty() {
+                    notes.push(format!("assistant message {i} has no content: not sent"));
+                } else {
+                    out.push(json!({"role": "assistant", "content": blocks}));
+                }
+            }
+            Message::Tool { .. } => {
+                let start = i;
+                while matches!(msgs.get(i), Some(Message::Tool { .. })) {
+                    i += 1;
+                }
+                let mut blocks: Vec<Value> = in_call_order(&msgs[start..i], last_calls)
+                    .into_iter()
+                    .map(|r| {
+                        let mut b = json!({"type": "tool_result", "tool_use_id": r.call_id, "content": r.content});
+                        if r.is_error {
+                            b["is_error"] = json!(true);
+                        }
+                        b
+                    })
+                    .collect();
+                if let Some(Message::User { content }) = msgs.get(i) {
+                    blocks.push(json!({"type": "text", "text": content}));
+                    i += 1;
+                }
+                out.push(json!({"role": "user", "content": blocks}));
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// One tool result of a run of consecutive tool messages.
+pub(crate) struct ToolResult<'a> {
+    pub call_id: &'a str,
+    pub name: &'a str,
+    pub content: &'a str,
+    pub is_error: bool,
+}
+
+/// The tool results of a run of tool messages, stably sorted by the position of their call in
+/// the preceding assistant turn (ids that match no call keep their relative order, at the end).
+pub(crate) fn in_call_order<'a>(run: &'a [Message], calls: &[ToolCall]) -> Vec<ToolResult<'a>> {
+    let mut items: Vec<(usize, ToolResult<'a>)> = run
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool {
+                call_id,
+                name,
+                content,
+                is_error,
+            } => Some(ToolResult {
+                call_id,
+                name,
+                content,
+                is_error: *is_error,
+            }),
+            _ => None,
+        })
+        .map(|r| {
+            let pos = calls
+                .iter()
+                .position(|c| c.id == r.call_id)
+                .unwrap_or(usize::MAX);
+            (pos, r)
+        })
+        .collect();
+    items.sort_by_key(|(pos, _)| *pos);
+    items.into_iter().map(|(_, r)| r).collect()
+}

@@ -1,0 +1,253 @@
+//! Anthropic streamed Messages: SSE events → outcome, push-based and chunking-invariant; plus the
+//! synthetic stream and the speed figures for `make bench`.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::decode::{Builder, Delta, MessageHead, WireError, WireUsage, provider_error};
+use crate::bench::{Report, fastest, mb_per_s};
+use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
+use crate::providers::DecodeError;
+use crate::sse::{SseDecoder, SseEvent};
+
+/// One event's data, typed with borrowed strings: deltas (the hot path) allocate only when a
+/// fragment contains escapes.
+#[derive(Deserialize)]
+struct Event<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    index: Option<u64>,
+    #[serde(borrow)]
+    delta: Option<Delta<'a>>,
+    content_block: Option<Value>,
+    message: Option<MessageHead>,
+    usage: Option<WireUsage>,
+    error: Option<WireError>,
+}
+
+/// Push-based stream decoder: feed bytes in any chunking, then `finish`.
+pub struct Stream {
+    req: ChatRequest,
+    sse: SseDecoder,
+    state: State,
+}
+
+#[derive(Default)]
+struct State {
+    b: Builder,
+    /// `message_stop` or an `error` event ended the stream.
+    ended: bool,
+}
+
+impl Stream {
+    pub fn new(req: &ChatRequest) -> Stream {
+        Stream {
+            req: req.clone(),
+            sse: SseDecoder::new(),
+            state: State::default(),
+        }
+    }
+
+    pub fn request(&self) -> ChatRequest {
+        self.req.clone()
+    }
+
+    pub fn push(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
+        let state = &mut self.state;
+        self.sse.push(bytes, &mut |ev| state.event(ev))
+    }
+
+    /// Decodes what arrived; without `message_stop` the outcome carries `StreamTruncated`.
+    pub fn finish(mut self) -> Result<Outcome, DecodeError> {
+        let state = &mut self.state;
+        self.sse.finish(&mut |ev| state.event(ev))?;
+        let ended = self.state.ended;
+        let mut outcome = self.state.b.into_outcome();
+        if !ended {
+            outcome.diagnostics.push(Diagnostic {
+                kind: DiagnosticKind::StreamTruncated,
+                message: "stream ended without message_stop".into(),
+                offset: None,
+                call_index: None,
+                recovered: true,
+            });
+        }
+        Ok(outcome)
+    }
+}
+
+impl State {
+    fn event(&mut self, ev: SseEvent<'_>) -> Result<(), DecodeError> {
+        let e: Event<'_> = serde_json::from_str(ev.data)
+            .map_err(|err| DecodeError::json("anthropic stream event", &err, ev.line))?;
+        let b = &mut self.b;
+        match e.kind.as_ref() {
+            "content_block_delta" => {
+                if let (Some(i), Some(d)) = (e.index, &e.delta) {
+                    b.delta(i, d);
+                }
+            }
+            "content_block_start" => {
+                if let (Some(i), Some(block)) = (e.index, &e.content_block) {
+                    b.start(i, block);
+                }
+            }
+            "content_block_stop" => {
+                if let Some(i) = e.index {
+                    b.stop(i);
+                }
+            }
+            "message_start" => {
+                if let Some(m) = e.message {
+                    b.outcome.model = m.model;
+                    if let Some(u) = &m.usage {
+                        b.usage(u);
+                    }
+                }
+            }
+            "message_delta" => {
+                if let Some(r) = e.delta.as_ref().and_then(|d| d.stop_reason.as_deref()) {
+                    b.stop_reason(r);
+                }
+                if let Some(u) = &e.usage {
+                    b.usage(u);
+                }
+            }
+            "message_stop" => self.ended = true,
+            "error" => {
+                // An error after the 200: the stream ends here (the SDK raises a status error).
+                let err = e.error.unwrap_or(WireError::unknown());
+                b.outcome.error = Some(provider_error(200, &err));
+                self.ended = true;
+            }
+            _ => {} // `ping` and event types added later carry nothing we need
+        }
+        Ok(())
+    }
+}
+
+/// A large stream of `calls` tool calls whose arguments arrive in `fragment_len`-byte
+/// `input_json_delta` fragments, framed like the real API (CRLF-free, `event:` lines, pings).
+#[doc(hidden)]
+pub fn synthetic_stream(calls: usize, fragment_len: usize) -> String {
+    let fragment_len = fragment_len.max(1);
+    let mut s = String::new();
+    let ev = |s: &mut String, name: &str, data: &str| {
+        let _ = write!(s, "event: {name}\ndata: {data}\n\n");
+    };
+    ev(
+        &mut s,
+        "message_start",
+        r#"{"type":"message_start","message":{"id":"msg_bench","type":"message","role":"assistant","model":"claude-bench","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}"#,
+    );
+    ev(
+        &mut s,
+        "content_block_start",
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+    );
+    ev(
+        &mut s,
+        "content_block_delta",
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Calling tools."}}"#,
+    );
+    ev(
+        &mut s,
+        "content_block_stop",
+        r#"{"type":"content_block_stop","index":0}"#,
+    );
+    for c in 0..calls {
+        let index = c + 1;
+        let start = format!(
+            r#"{{"type":"content_block_start","index":{index},"content_block":{{"type":"tool_use","id":"toolu_{c:06}","name":"search","input":{{}}}}}}"#
+        );
+        ev(&mut s, "content_block_start", &start);
+        let args = format!(
+            r#"{{"query": "item {c} {}", "limit": {c}, "tags": ["a", "b"]}}"#,
+            "lorem ipsum dolor sit amet ".repeat(8)
+        );
+        let bytes = args.as_bytes();
+        for chunk in bytes.chunks(fragment_len) {
+            // ASCII arguments: every chunk boundary is a char boundary.
+            let frag = String::from_utf8_lossy(chunk);
+            let data = serde_json::json!({"type": "content_block_delta", "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": frag}});
+            ev(&mut s, "content_block_delta", &data.to_string());
+        }
+        ev(
+            &mut s,
+            "content_block_stop",
+            &format!(r#"{{"type":"content_block_stop","index":{index}}}"#),
+        );
+        if c % 50 == 0 {
+            ev(&mut s, "ping", r#"{"type": "ping"}"#);
+        }
+    }
+    ev(
+        &mut s,
+        "message_delta",
+        r#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":5000}}"#,
+    );
+    ev(&mut s, "message_stop", r#"{"type":"message_stop"}"#);
+    s
+}
+
+fn decode_chunked(req: &ChatRequest, body: &[u8], chunk: usize) -> Outcome {
+    let mut s = Stream::new(req);
+    for c in body.chunks(chunk) {
+        if s.push(c).is_err() {
+            return Outcome::default();
+        }
+    }
+    s.finish().unwrap_or_default()
+}
+
+/// Stream decode speed, whole and in 1-byte chunks (run in release).
+pub fn bench(report: &mut Report) {
+    report.section("anthropic stream decode");
+    let body = synthetic_stream(400, 12);
+    let req = bench_request();
+    let whole = fastest(Duration::from_millis(500), || {
+        std::hint::black_box(decode_chunked(&req, body.as_bytes(), body.len()));
+    });
+    let bytewise = fastest(Duration::from_millis(500), || {
+        std::hint::black_box(decode_chunked(&req, body.as_bytes(), 1));
+    });
+    let (w, b) = (mb_per_s(body.len(), whole), mb_per_s(body.len(), bytewise));
+    report.note(&format!(
+        "{} bytes, 400 calls, 12-byte argument fragments",
+        body.len()
+    ));
+    report.figure(
+        "anthropic stream, whole body",
+        w,
+        "MB/s",
+        Some((">= 300", w >= 300.0)),
+    );
+    report.figure("anthropic stream, 1-byte chunks", b, "MB/s", None);
+    let ratio = w / b;
+    report.figure(
+        "anthropic 1-byte slowdown",
+        ratio,
+        "x",
+        Some(("< 2", ratio < 2.0)),
+    );
+}
+
+pub(crate) fn bench_request() -> ChatRequest {
+    ChatRequest {
+        model: "claude-bench".into(),
+        messages: Vec::new(),
+        tools: Vec::new(),
+        hosted: Vec::new(),
+        tool_choice: None,
+        parallel_tool_calls: None,
+        stream: true,
+        max_tokens: None,
+        strict: crate::model::StrictPolicy::Off,
+        thinking: None,
+    }
+}

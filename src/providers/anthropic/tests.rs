@@ -1,0 +1,510 @@
+//! Anthropic encoder and decoder tests: tool_choice forms, fail-closed cases, message grouping,
+//! buffered/streamed decoding, errors, truncation and chunking invariance.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::http::HttpResponse;
+use crate::model::{DiagnosticKind, Finish, Grounding, Outcome, StrictPolicy};
+
+fn tool(name: &str) -> Tool {
+    Tool {
+        name: name.into(),
+        description: Some(format!("{name} tool")),
+        parameters: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+        strict: None,
+    }
+}
+
+fn req(choice: Option<ToolChoice>) -> ChatRequest {
+    ChatRequest {
+        model: "claude-sonnet-4-5".into(),
+        messages: vec![Message::User {
+            content: "hi".into(),
+        }],
+        tools: vec![tool("a"), tool("b"), tool("c")],
+        hosted: Vec::new(),
+        tool_choice: choice,
+        parallel_tool_calls: None,
+        stream: false,
+        max_tokens: None,
+        strict: StrictPolicy::Off,
+        thinking: None,
+    }
+}
+
+fn body(r: &ChatRequest) -> Value {
+    encode(r).unwrap().request.body
+}
+
+fn tool_names(b: &Value) -> Vec<&str> {
+    b["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn request_shape_key_order_and_headers() {
+    let mut r = req(Some(ToolChoice::Auto));
+    r.messages.insert(
+        0,
+        Message::System {
+            content: "sys".into(),
+        },
+    );
+    r.messages.push(Message::Developer {
+        content: "dev".into(),
+    });
+    let enc = encode(&r).unwrap();
+    assert_eq!(enc.request.path, "/v1/messages");
+    assert_eq!(enc.request.headers["anthropic-version"], "2023-06-01");
+    assert!(
+        !enc.request
+            .headers
+            .keys()
+            .any(|k| k.contains("key") || k == "authorization")
+    );
+    let keys: Vec<&str> = enc
+        .request
+        .body
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "model",
+            "max_tokens",
+            "system",
+            "messages",
+            "tools",
+            "tool_choice"
+        ]
+    );
+    let b = &enc.request.body;
+    assert_eq!(b["max_tokens"], 1024);
+    assert_eq!(b["system"], "sys\n\ndev");
+    assert_eq!(b["messages"], json!([{"role": "user", "content": "hi"}]));
+    assert_eq!(
+        b["tools"][0],
+        json!({"name": "a", "description": "a tool", "input_schema": r.tools[0].parameters})
+    );
+    assert_eq!(b.get("stream"), None);
+    r.stream = true;
+    r.max_tokens = Some(77);
+    let b = body(&r);
+    assert_eq!(
+        (b["stream"].clone(), b["max_tokens"].clone()),
+        (json!(true), json!(77))
+    );
+}
+
+#[test]
+fn every_tool_choice_form() {
+    let cases = [
+        (ToolChoice::Auto, json!({"type": "auto"})),
+        (ToolChoice::Required, json!({"type": "any"})),
+        (
+            ToolChoice::Forced("b".into()),
+            json!({"type": "tool", "name": "b"}),
+        ),
+        (ToolChoice::None, json!({"type": "none"})),
+    ];
+    for (choice, want) in cases {
+        let b = body(&req(Some(choice.clone())));
+        assert_eq!(b["tool_choice"], want, "{}", choice.slug());
+        assert_eq!(tool_names(&b), ["a", "b", "c"], "{}", choice.slug());
+    }
+    assert_eq!(body(&req(None)).get("tool_choice"), None);
+}
+
+#[test]
+fn none_keeps_the_tools() {
+    // A peer library encoded `none` by dropping `tools`: that breaks histories holding tool_use.
+    let b = body(&req(Some(ToolChoice::None)));
+    assert_eq!(b["tool_choice"], json!({"type": "none"}));
+    assert_eq!(b["tools"].as_array().map(Vec::len), Some(3));
+}
+
+#[test]
+fn allowed_subsets_send_only_the_allowed_tools() {
+    for (mode, ty) in [(AllowedMode::Auto, "auto"), (AllowedMode::Required, "any")] {
+        let tools = vec!["c".to_string(), "a".to_string()];
+        let enc = encode(&req(Some(ToolChoice::Allowed { mode, tools }))).unwrap();
+        assert_eq!(tool_names(&enc.request.body), ["a", "c"]);
+        assert_eq!(enc.request.body["tool_choice"], json!({"type": ty}));
+        assert!(
+            enc.notes.iter().any(|n| n.contains("allowed")),
+            "{:?}",
+            enc.notes
+        );
+    }
+    let err = encode(&req(Some(ToolChoice::Allowed {
+        mode: AllowedMode::Auto,
+        tools: vec!["zzz".into()],
+    })))
+    .unwrap_err();
+    assert_eq!(err.code, "ALLOWED_UNKNOWN_TOOL");
+}
+
+#[test]
+fn parallel_off() {
+    let mut r = req(Some(ToolChoice::Forced("a".into())));
+    r.parallel_tool_calls = Some(false);
+    assert_eq!(
+        body(&r)["tool_choice"],
+        json!({"type": "tool", "name": "a", "disable_parallel_tool_use": true})
+    );
+    r.tool_choice = None;
+    assert_eq!(
+        body(&r)["tool_choice"],
+        json!({"type": "auto", "disable_parallel_tool_use": true})
+    );
+    r.parallel_tool_calls = Some(true);
+    assert_eq!(body(&r).get("tool_choice"), None);
+}
+
+#[test]
+fn thinking_with_forced_choice_fails_closed() {
+    let forced = [
+        ToolChoice::Required,
+        ToolChoice::Forced("a".into()),
+        ToolChoice::Allowed {
+            mode: AllowedMode::Required,
+            tools: vec!["a".into()],
+        },
+    ];
+    for choice in forced {
+        let mut r = req(Some(choice));
+        r.thinking = Some(2048);
+        let err = encode(&r).unwrap_err();
+        assert_eq!(err.code, "FORCED_WITH_THINKING");
+        assert!(err.message.contains("thinking"));
+    }
+    let mut r = req(Some(ToolChoice::Auto));
+    r.thinking = Some(2048);
+    let b = body(&r);
+    assert_eq!(
+        b["thinking"],
+        json!({"type": "enabled", "budget_tokens": 2048})
+    );
+    assert!(b["max_tokens"].as_u64().unwrap() > 2048);
+}
+
+#[test]
+fn hosted_web_search_is_a_server_tool() {
+    let mut r = req(None);
+    r.tools.clear();
+    r.hosted.push(HostedTool::WebSearch {
+        grounding: Grounding::Auto,
+        variant: None,
+    });
+    assert_eq!(
+        body(&r)["tools"],
+        json!([{"type": "web_search_20250305", "name": "web_search"}])
+    );
+}
+
+#[test]
+fn multi_turn_groups_results_in_call_order() {
+    let call = |id: &str, name: &str| ToolCall {
+        id: id.into(),
+        name: name.into(),
+        arguments: json!({"q": id}),
+        thought_signature: None,
+    };
+    let thinking = json!({"type": "thinking", "thinking": "hmm", "signature": "sig"});
+    let mut r = req(Some(ToolChoice::Auto));
+    r.messages.extend([
+        Message::Assistant {
+            text: Some("Let me look.".into()),
+            tool_calls: vec![call("t1", "a"), call("t2", "b")],
+            opaque: vec![thinking.clone()],
+        },
+        // Results arrive out of order: they are sent in call order.
+        Message::Tool {
+            call_id: "t2".into(),
+            name: "b".into(),
+            content: "boom".into(),
+            is_error: true,
+        },
+        Message::Tool {
+            call_id: "t1".into(),
+            name: "a".into(),
+            content: "ok".into(),
+            is_error: false,
+        },
+        Message::User {
+            content: "and now?".into(),
+        },
+    ]);
+    let b = body(&r);
+    let msgs = b["messages"].as_array().unwrap();
+    assert_eq!(msgs.len(), 3);
+    assert_eq!(
+        msgs[1],
+        json!({"role": "assistant", "content": [
+            thinking,
+            {"type": "text", "text": "Let me look."},
+            {"type": "tool_use", "id": "t1", "name": "a", "input": {"q": "t1"}},
+            {"type": "tool_use", "id": "t2", "name": "b", "input": {"q": "t2"}}]})
+    );
+    assert_eq!(
+        msgs[2],
+        json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "ok"},
+            {"type": "tool_result", "tool_use_id": "t2", "content": "boom", "is_error": true},
+            {"type": "text", "text": "and now?"}]})
+    );
+}
+
+// ---- decoding ----
+
+fn resp(status: u16, body: &str) -> HttpResponse {
+    HttpResponse {
+        status,
+        headers: BTreeMap::new(),
+        body: body.as_bytes().to_vec(),
+    }
+}
+
+fn stream_req() -> ChatRequest {
+    let mut r = req(None);
+    r.stream = true;
+    r
+}
+
+fn decode_stream(body: &[u8], chunks: &[usize]) -> Outcome {
+    let mut s = Stream::new(&stream_req());
+    let mut rest = body;
+    for &n in chunks {
+        let (a, b) = rest.split_at(n.min(rest.len()));
+        s.push(a).unwrap();
+        rest = b;
+    }
+    s.push(rest).unwrap();
+    s.finish().unwrap()
+}
+
+#[test]
+fn buffered_body_with_thinking_server_tools_and_citations() {
+    let body = r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[
+      {"type":"thinking","thinking":"secret plan","signature":"sig=="},
+      {"type":"redacted_thinking","data":"xyz"},
+      {"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}},
+      {"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]},
+      {"type":"text","text":"Paris is ","citations":[{"type":"web_search_result_location","url":"https://a.example","title":"A","cited_text":"x"}]},
+      {"type":"text","text":"sunny."},
+      {"type":"tool_use","id":"toolu_1","name":"a","input":{"q":"x"}}],
+      "stop_reason":"tool_use","usage":{"input_tokens":5,"output_tokens":7}}"#;
+    let o = decode(&req(None), &resp(200, body)).unwrap();
+    assert_eq!(o.text.as_deref(), Some("Paris is sunny."));
+    assert_eq!(o.tool_calls.len(), 1);
+    assert_eq!(
+        (
+            o.tool_calls[0].id.as_str(),
+            o.tool_calls[0].arguments.clone()
+        ),
+        ("toolu_1", json!({"q": "x"}))
+    );
+    assert_eq!(
+        (o.finish, o.raw_finish.as_deref()),
+        (Finish::ToolCalls, Some("tool_use"))
+    );
+    assert_eq!(o.opaque.len(), 2);
+    assert_eq!(o.opaque[0]["signature"], "sig==");
+    let h = o.hosted.unwrap();
+    assert_eq!((h.search_calls, h.search_results), (1, 1));
+    assert_eq!(h.citations, ["https://a.example"]);
+    assert_eq!(o.model.as_deref(), Some("claude-x"));
+    assert_eq!(o.usage.unwrap().output_tokens, Some(7));
+}
+
+#[test]
+fn stop_reasons_normalize() {
+    for (raw, f) in [
+        ("end_turn", Finish::Stop),
+        ("stop_sequence", Finish::Stop),
+        ("max_tokens", Finish::Length),
+        ("refusal", Finish::ContentFilter),
+        ("pause_turn", Finish::Other),
+    ] {
+        let body = format!(
+            r#"{{"type":"message","content":[{{"type":"text","text":"x"}}],"stop_reason":"{raw}"}}"#
+        );
+        let o = decode(&req(None), &resp(200, &body)).unwrap();
+        assert_eq!((o.finish, o.raw_finish.as_deref()), (f, Some(raw)));
+    }
+}
+
+#[test]
+fn error_envelope_and_retry_after() {
+    let mut r = resp(
+        429,
+        r#"{"type":"error","error":{"type":"rate_limit_error","message":"slow down"},"request_id":"req_1"}"#,
+    );
+    r.headers.insert("retry-after".into(), "12".into());
+    let e = decode(&req(None), &r).unwrap().error.unwrap();
+    assert_eq!(
+        (
+            e.status,
+            e.kind.as_deref(),
+            e.code,
+            e.message.as_str(),
+            e.retry_after_ms
+        ),
+        (
+            429,
+            Some("rate_limit_error"),
+            None,
+            "slow down",
+            Some(12_000)
+        )
+    );
+    let e = decode(&req(None), &resp(413, "<html>too large</html>"))
+        .unwrap()
+        .error
+        .unwrap();
+    assert_eq!((e.status, e.kind), (413, None));
+    let err = decode(&req(None), &resp(200, "{\n  \"content\": [,]}")).unwrap_err();
+    assert_eq!(err.line, Some(2));
+}
+
+const STREAM: &str = "event: message_start\r\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-x\",\"content\":[],\"usage\":{\"input_tokens\":9,\"output_tokens\":1}}}\r\n\r\n\
+event: content_block_start\r\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}\r\n\r\n\
+event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"pondér\"}}\r\n\r\n\
+event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"SIG\"}}\r\n\r\n\
+event: content_block_stop\r\ndata: {\"type\":\"content_block_stop\",\"index\":0}\r\n\r\n\
+event: content_block_start\r\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\r\n\r\n\
+event: ping\r\ndata: {\"type\": \"ping\"}\r\n\r\n\
+event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"Héllo 🌍 \"}}\r\n\r\n\
+event: content_block_stop\r\ndata: {\"type\":\"content_block_stop\",\"index\":1}\r\n\r\n\
+event: content_block_start\r\ndata: {\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_a\",\"name\":\"a\",\"input\":{}}}\r\n\r\n\
+event: content_block_start\r\ndata: {\"type\":\"content_block_start\",\"index\":3,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_b\",\"name\":\"b\",\"input\":{}}}\r\n\r\n\
+event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\"}}\r\n\r\n\
+event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"q\\\": \\\"ü\"}}\r\n\r\n\
+event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":3,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\"}}\r\n\r\n\
+event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"x\\\"}\"}}\r\n\r\n\
+event: content_block_stop\r\ndata: {\"type\":\"content_block_stop\",\"index\":2}\r\n\r\n\
+event: content_block_stop\r\ndata: {\"type\":\"content_block_stop\",\"index\":3}\r\n\r\n\
+event: content_block_start\r\ndata: {\"type\":\"content_block_start\",\"index\":4,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_c\",\"name\":\"c\",\"input\":{\"q\":\"given\"}}}\r\n\r\n\
+event: content_block_stop\r\ndata: {\"type\":\"content_block_stop\",\"index\":4}\r\n\r\n\
+event: some_future_event\r\ndata: {\"type\":\"some_future_event\"}\r\n\r\n\
+event: message_delta\r\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":58}}\r\n\r\n\
+event: message_stop\r\ndata: {\"type\":\"message_stop\"}\r\n\r\n";
+
+#[test]
+fn stream_parallel_calls_no_delta_thinking_and_ping() {
+    let o = decode_stream(STREAM.as_bytes(), &[]);
+    let calls: Vec<(&str, &str, Value)> = o
+        .tool_calls
+        .iter()
+        .map(|c| (c.id.as_str(), c.name.as_str(), c.arguments.clone()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("toolu_a", "a", json!({"q": "üx"})),
+            ("toolu_b", "b", json!({})),             // only "" fragments
+            ("toolu_c", "c", json!({"q": "given"})), // no delta: keeps the start's input
+        ]
+    );
+    assert_eq!(o.text.as_deref(), Some("Héllo 🌍 ")); // thinking is never text
+    assert_eq!(
+        o.opaque,
+        [json!({"type": "thinking", "thinking": "pondér", "signature": "SIG"})]
+    );
+    assert_eq!(
+        (o.finish, o.raw_finish.as_deref()),
+        (Finish::ToolCalls, Some("tool_use"))
+    );
+    let u = o.usage.clone().unwrap();
+    assert_eq!((u.input_tokens, u.output_tokens), (Some(9), Some(58)));
+    assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
+    assert_eq!(o.model.as_deref(), Some("claude-x"));
+}
+
+#[test]
+fn mid_stream_error_and_truncation() {
+    let cut = STREAM
+        .find("event: content_block_stop\r\ndata: {\"type\":\"content_block_stop\",\"index\":2}")
+        .unwrap();
+    let err_event = "event: error\r\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\r\n\r\n";
+    let o = decode_stream(format!("{}{err_event}", &STREAM[..cut]).as_bytes(), &[]);
+    let e = o.error.clone().unwrap();
+    assert_eq!(
+        (e.status, e.kind.as_deref(), e.message.as_str()),
+        (200, Some("overloaded_error"), "Overloaded")
+    );
+    assert!(o.diagnostics.is_empty());
+
+    let o = decode_stream(&STREAM.as_bytes()[..cut], &[]);
+    assert_eq!(o.diagnostics.len(), 1);
+    assert_eq!(o.diagnostics[0].kind, DiagnosticKind::StreamTruncated);
+    assert!(o.diagnostics[0].recovered);
+    assert_eq!(o.tool_calls[0].arguments, json!({"q": "üx"})); // what arrived is decoded
+    assert_eq!(o.raw_finish, None);
+}
+
+#[test]
+fn bad_event_json_names_its_line() {
+    let body = "event: ping\ndata: {\"type\":\"ping\"}\n\nevent: x\ndata: {\"type\": nope}\n\n";
+    let mut s = Stream::new(&stream_req());
+    let err = s.push(body.as_bytes()).unwrap_err();
+    assert_eq!(err.line, Some(5));
+    assert!(err.column.is_some());
+}
+
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+#[test]
+fn chunking_invariance() {
+    let bytes = STREAM.as_bytes();
+    let whole = decode_stream(bytes, &[]);
+    let ones = vec![1; bytes.len()];
+    assert_eq!(decode_stream(bytes, &ones), whole);
+    for split in 0..bytes.len() {
+        assert_eq!(decode_stream(bytes, &[split]), whole, "split at {split}");
+    }
+    let inside = STREAM.find('🌍').unwrap() + 2; // inside the 4-byte char
+    assert_eq!(decode_stream(bytes, &[inside]), whole);
+    let mut seed = 0x9E37_79B9_7F4A_7C15;
+    for _ in 0..200 {
+        let chunks: Vec<usize> = (0..40)
+            .map(|_| (xorshift(&mut seed) % 64) as usize)
+            .collect();
+        assert_eq!(decode_stream(bytes, &chunks), whole, "chunks {chunks:?}");
+    }
+}
+
+#[test]
+fn synthetic_stream_decodes() {
+    let body = synthetic_stream(30, 7);
+    let o = decode_stream(body.as_bytes(), &[]);
+    assert_eq!(o.tool_calls.len(), 30);
+    assert_eq!(o.tool_calls[29].arguments["limit"], 29);
+    assert!(o.diagnostics.is_empty());
+    let ones = vec![1; body.len()];
+    assert_eq!(decode_stream(body.as_bytes(), &ones), o);
+}
+
+/// `cargo test --release --lib providers::anthropic::tests::bench_figures -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn bench_figures() {
+    let mut report = crate::bench::Report::default();
+    bench(&mut report);
+    println!("{}", report.lines.join("\n"));
+}

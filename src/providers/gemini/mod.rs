@@ -1,0 +1,226 @@
+//! Provider `gemini` (AI Studio `generateContent` / `streamGenerateContent`, v1beta): the encoder
+//! lives here; response chunks and buffered decoding in `decode`, the stream decoder (SSE or
+//! streamed JSON array, sniffed) and its benchmark in `stream`.
+
+mod decode;
+mod stream;
+#[cfg(test)]
+mod tests;
+
+use serde_json::{Map, Value, json};
+
+use crate::http::HttpRequest;
+use crate::model::{AllowedMode, ChatRequest, HostedTool, Message, ToolCall, ToolChoice};
+use crate::providers::anthropic::in_call_order;
+use crate::providers::{EncodeError, Encoded, Provider};
+use crate::schema::prepare_tools;
+
+pub use decode::decode;
+pub use stream::{Stream, bench, synthetic_stream};
+
+/// Prefix of the ids the decoder synthesizes for calls without a provider `id`; the encoder
+/// leaves such ids out of `functionResponse` (Gemini matches results by name and order).
+pub const SYNTHETIC_ID_PREFIX: &str = "gemini-call-";
+
+/// Builds the `generateContent` request (`streamGenerateContent?alt=sse` when streaming).
+pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
+    let (prepared, mut notes) = prepare_tools(Provider::Gemini, &req.tools, req.strict)?;
+    let mut body = Map::new();
+    body.insert("contents".into(), Value::Array(contents(req)));
+    let system: Vec<Value> = req
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::System { content } | Message::Developer { content } => {
+                Some(json!({"text": content}))
+            }
+            _ => None,
+        })
+        .collect();
+    if !system.is_empty() {
+        body.insert("systemInstruction".into(), json!({"parts": system}));
+    }
+
+    let mut tools = Vec::new();
+    if !prepared.is_empty() {
+        let decls: Vec<Value> = prepared
+            .iter()
+            .map(|t| {
+                let mut o = Map::new();
+                o.insert("name".into(), json!(t.name));
+                if let Some(d) = &t.description {
+                    o.insert("description".into(), json!(d));
+                }
+                // Mutually exclusive on the wire; `prepare_tools` decides which dialect fits.
+                let key = if t.gemini_json_schema {
+                    "parametersJsonSchema"
+                } else {
+                    "parameters"
+                };
+                o.insert(key.into(), t.parameters.clone());
+                Value::Object(o)
+            })
+            .collect();
+        tools.push(json!({"functionDeclarations": decls}));
+    }
+    for h in &req.hosted {
+        match h {
+            // A separate tool entry; grounding policy (required / fail closed) comes later.
+            HostedTool::WebSearch { .. } => tools.push(json!({"googleSearch": {}})),
+        }
+    }
+    if !tools.is_empty() {
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    if let Some(cfg) = calling_config(req, &mut notes) {
+        body.insert("toolConfig".into(), json!({"functionCallingConfig": cfg}));
+    }
+    if req.parallel_tool_calls == Some(false) {
+        // Gemini has no parallel switch (several functionCall parts may always come back).
+        // Decision: send the request anyway and say so, rather than fail every such trial.
+        notes.push(
+            "parallel_tool_calls=false is not expressible on gemini: not sent, the model may \
+             still return several calls"
+                .into(),
+        );
+    }
+    let mut gen_cfg = Map::new();
+    if let Some(n) = req.max_tokens {
+        gen_cfg.insert("maxOutputTokens".into(), json!(n));
+    }
+    if let Some(budget) = req.thinking {
+        gen_cfg.insert("thinkingConfig".into(), json!({"thinkingBudget": budget}));
+    }
+    if !gen_cfg.is_empty() {
+        body.insert("generationConfig".into(), Value::Object(gen_cfg));
+    }
+
+    let model = req.model.strip_prefix("models/").unwrap_or(&req.model);
+    let method = if req.stream {
+        "streamGenerateContent"
+    } else {
+        "generateContent"
+    };
+    let mut request = HttpRequest::post(
+        format!("/v1beta/models/{model}:{method}"),
+        Value::Object(body),
+    );
+    if req.stream {
+        request.query.insert("alt".into(), "sse".into());
+    }
+    Ok(Encoded { request, notes })
+}
+
+fn calling_config(req: &ChatRequest, notes: &mut Vec<String>) -> Option<Value> {
+    let (mode, names): (&str, Option<&[String]>) = match req.tool_choice.as_ref()? {
+        ToolChoice::Auto => ("AUTO", None),
+        // NONE keeps the declarations in the request (never drop the tools).
+        ToolChoice::None => ("NONE", None),
+        ToolChoice::Required => ("ANY", None),
+        ToolChoice::Forced(name) => ("ANY", Some(std::slice::from_ref(name))),
+        ToolChoice::Allowed {
+            mode: AllowedMode::Required,
+            tools,
+        } => ("ANY", Some(tools.as_slice())),
+        ToolChoice::Allowed {
+            mode: AllowedMode::Auto,
+            tools,
+        } => {
+            // allowedFunctionNames is honoured only with ANY or VALIDATED; VALIDATED ("calls or
+            // text") is the one that keeps auto semantics. UNCONFIRMED (§8.7): VALIDATED is a
+            // preview mode, and Vertex v1 may not accept it.
+            notes.push(
+                "allowed-auto sent as mode VALIDATED (preview) with allowedFunctionNames".into(),
+            );
+            ("VALIDATED", Some(tools.as_slice()))
+        }
+    };
+    let mut cfg = Map::new();
+    cfg.insert("mode".into(), json!(mode));
+    if let Some(names) = names {
+        cfg.insert("allowedFunctionNames".into(), json!(names));
+    }
+    Some(Value::Object(cfg))
+}
+
+/// The conversation: user text, model turns with their calls (and thought signatures, which
+/// Gemini 3 requires back), and each run of tool results as one user content in call order.
+fn contents(req: &ChatRequest) -> Vec<Value> {
+    let msgs = &req.messages;
+    let mut out = Vec::new();
+    let mut last_calls: &[ToolCall] = &[];
+    let mut i = 0;
+    while i < msgs.len() {
+        match &msgs[i] {
+            Message::System { .. } | Message::Developer { .. } => {}
+            Message::User { content } => {
+                out.push(json!({"role": "user", "parts": [{"text": content}]}));
+            }
+            Message::Assistant {
+                text, tool_calls, ..
+            } => {
+                // `opaque` holds other providers' replay items (thinking blocks, reasoning);
+                // Gemini's own replay state is the call's thoughtSignature.
+                last_calls = tool_calls;
+                let mut parts = Vec::new();
+                if let Some(t) = text.as_deref().filter(|t| !t.is_empty()) {
+                    parts.push(json!({"text": t}));
+                }
+                for c in tool_calls {
+                    parts.push(call_part(c));
+                }
+                if !parts.is_empty() {
+                    out.push(json!({"role": "model", "parts": parts}));
+                }
+            }
+            Message::Tool { .. } => {
+                let start = i;
+                while matches!(msgs.get(i), Some(Message::Tool { .. })) {
+                    i += 1;
+                }
+                let parts: Vec<Value> = in_call_order(&msgs[start..i], last_calls)
+                    .into_iter()
+                    .map(|r| {
+                        let mut fr = Map::new();
+                        fr.insert("name".into(), json!(r.name));
+                        if !r.call_id.starts_with(SYNTHETIC_ID_PREFIX) && !r.call_id.is_empty() {
+                            fr.insert("id".into(), json!(r.call_id));
+                        }
+                        fr.insert("response".into(), response_object(r.content, r.is_error));
+                        json!({"functionResponse": fr})
+                    })
+                    .collect();
+                out.push(json!({"role": "user", "parts": parts}));
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+fn call_part(c: &ToolCall) -> Value {
+    let mut fc = Map::new();
+    if !c.id.starts_with(SYNTHETIC_ID_PREFIX) && !c.id.is_empty() {
+        fc.insert("id".into(), json!(c.id));
+    }
+    fc.insert("name".into(), json!(c.name));
+    fc.insert("args".into(), c.arguments.clone());
+    let mut part = Map::new();
+    part.insert("functionCall".into(), Value::Object(fc));
+    if let Some(sig) = &c.thought_signature {
+        part.insert("thoughtSignature".into(), json!(sig));
+    }
+    Value::Object(part)
+}
+
+/// `response` must be a JSON object (a protobuf Struct).
+fn response_object(content: &str, is_error: bool) -> Value {
+    if is_error {
+        return json!({"error": content});
+    }
+    match serde_json::from_str::<Value>(content) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => json!({"result": content}),
+    }
+}

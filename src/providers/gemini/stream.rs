@@ -1,0 +1,184 @@
+//! Gemini streamed responses: SSE (`alt=sse`) or a streamed JSON array, sniffed from the first
+//! non-whitespace byte; each chunk is a `GenerateContentResponse` fed to the shared `Accum`.
+//! Also the synthetic stream and the speed figures for `make bench`.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use super::decode::{Accum, Chunk};
+use crate::bench::{Report, fastest, mb_per_s};
+use crate::jsonseq::{JsonSeqDecoder, JsonSeqError};
+use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
+use crate::providers::DecodeError;
+use crate::sse::SseDecoder;
+
+impl From<JsonSeqError> for DecodeError {
+    fn from(e: JsonSeqError) -> DecodeError {
+        DecodeError::at(e.message, e.line, Some(e.column))
+    }
+}
+
+enum Framing {
+    /// Only whitespace so far: the framing is not known yet.
+    Unknown,
+    Sse(SseDecoder),
+    Array(JsonSeqDecoder),
+}
+
+/// Push-based stream decoder: feed bytes in any chunking, then `finish`.
+pub struct Stream {
+    req: ChatRequest,
+    framing: Framing,
+    acc: Accum,
+}
+
+impl Stream {
+    pub fn new(req: &ChatRequest) -> Stream {
+        Stream {
+            req: req.clone(),
+            framing: Framing::Unknown,
+            acc: Accum::default(),
+        }
+    }
+
+    pub fn request(&self) -> ChatRequest {
+        self.req.clone()
+    }
+
+    pub fn push(&mut self, mut bytes: &[u8]) -> Result<(), DecodeError> {
+        if let Framing::Unknown = self.framing {
+            // Leading whitespace carries nothing in either framing: drop it until a byte decides.
+            let Some(pos) = bytes.iter().position(|b| !b.is_ascii_whitespace()) else {
+                return Ok(());
+            };
+            bytes = &bytes[pos..];
+            self.framing = match bytes[0] {
+                b'[' | b'{' => Framing::Array(JsonSeqDecoder::new()),
+                _ => Framing::Sse(SseDecoder::new()),
+            };
+        }
+        let acc = &mut self.acc;
+        match &mut self.framing {
+            Framing::Unknown => Ok(()),
+            Framing::Sse(sse) => sse.push(bytes, &mut |ev| apply(acc, ev.data, ev.line)),
+            Framing::Array(seq) => seq.push(bytes, &mut |el| apply(acc, el.text, el.line)),
+        }
+    }
+
+    /// Decodes what arrived. EOF is Gemini's only terminator: without any `finishReason` (or an
+    /// error chunk) the outcome carries `StreamTruncated`.
+    pub fn finish(mut self) -> Result<Outcome, DecodeError> {
+        let acc = &mut self.acc;
+        let mut cut = false;
+        match &mut self.framing {
+            Framing::Unknown => {}
+            Framing::Sse(sse) => sse.finish(&mut |ev| apply(acc, ev.data, ev.line))?,
+            Framing::Array(seq) => cut = seq.is_incomplete(),
+        }
+        let complete = (self.acc.saw_finish && !cut) || self.acc.outcome.error.is_some();
+        let mut outcome = self.acc.into_outcome();
+        if !complete {
+            outcome.diagnostics.push(Diagnostic {
+                kind: DiagnosticKind::StreamTruncated,
+                message: if cut {
+                    "stream ended inside the JSON array".into()
+                } else {
+                    "stream ended without a finishReason".into()
+                },
+                offset: None,
+                call_index: None,
+                recovered: true,
+            });
+        }
+        Ok(outcome)
+    }
+}
+
+fn apply(acc: &mut Accum, data: &str, line: usize) -> Result<(), DecodeError> {
+    let chunk: Chunk<'_> = serde_json::from_str(data)
+        .map_err(|e| DecodeError::json("gemini stream chunk", &e, line))?;
+    acc.chunk(chunk, 200);
+    Ok(())
+}
+
+/// A large SSE stream (CRLF, as the API sends it) of `calls` calls, each preceded by a text
+/// chunk of `fragment_len` bytes: many small chunks, like a real long answer.
+#[doc(hidden)]
+pub fn synthetic_stream(calls: usize, fragment_len: usize) -> String {
+    let mut s = String::new();
+    let text = "lorem ipsum dolor sit amet ".repeat(fragment_len / 27 + 1);
+    let text = &text[..fragment_len];
+    let usage = r#""usageMetadata":{"promptTokenCount":70,"candidatesTokenCount":40,"totalTokenCount":186},"modelVersion":"gemini-bench","responseId":"bench""#;
+    for c in 0..calls {
+        let _ = write!(
+            s,
+            "data: {{\"candidates\": [{{\"content\": {{\"parts\": [{{\"text\": \"{text} {c}\"}}],\"role\": \"model\"}},\"index\": 0}}],{usage}}}\r\n\r\n"
+        );
+        let _ = write!(
+            s,
+            "data: {{\"candidates\": [{{\"content\": {{\"parts\": [{{\"functionCall\": {{\"name\": \"search\",\"args\": {{\"query\": \"item {c} {text}\",\"limit\": {c},\"tags\": [\"a\",\"b\"]}}}},\"thoughtSignature\": \"CikB0e2Kbw5tJ9dwYB9m1I9W28H1Pvbhg7iFnlQJMZT9ndxhy{c}\"}}],\"role\": \"model\"}},\"index\": 0}}],{usage}}}\r\n\r\n"
+        );
+    }
+    let _ = write!(
+        s,
+        "data: {{\"candidates\": [{{\"content\": {{\"parts\": [{{\"text\": \"\"}}],\"role\": \"model\"}},\"finishReason\": \"STOP\",\"index\": 0}}],{usage}}}\r\n\r\n"
+    );
+    s
+}
+
+/// The same chunks as a streamed JSON array (no `alt=sse`).
+#[doc(hidden)]
+pub fn synthetic_array(calls: usize, fragment_len: usize) -> String {
+    let sse = synthetic_stream(calls, fragment_len);
+    let items: Vec<&str> = sse
+        .split("\r\n\r\n")
+        .filter_map(|e| e.strip_prefix("data: "))
+        .collect();
+    format!("[{}]", items.join("\n,\r\n"))
+}
+
+fn decode_chunked(req: &ChatRequest, body: &[u8], chunk: usize) -> Outcome {
+    let mut s = Stream::new(req);
+    for c in body.chunks(chunk) {
+        if s.push(c).is_err() {
+            return Outcome::default();
+        }
+    }
+    s.finish().unwrap_or_default()
+}
+
+/// Stream decode speed for both framings, whole and in 1-byte chunks (run in release).
+pub fn bench(report: &mut Report) {
+    report.section("gemini stream decode");
+    let req = crate::providers::anthropic::bench_request();
+    for (label, body) in [
+        ("sse", synthetic_stream(1000, 200)),
+        ("json array", synthetic_array(1000, 200)),
+    ] {
+        let whole = fastest(Duration::from_millis(500), || {
+            std::hint::black_box(decode_chunked(&req, body.as_bytes(), body.len()));
+        });
+        let bytewise = fastest(Duration::from_millis(500), || {
+            std::hint::black_box(decode_chunked(&req, body.as_bytes(), 1));
+        });
+        let (w, b) = (mb_per_s(body.len(), whole), mb_per_s(body.len(), bytewise));
+        report.note(&format!(
+            "{label}: {} bytes, 1000 calls, 2001 chunks",
+            body.len()
+        ));
+        report.figure(
+            &format!("gemini {label}, whole body"),
+            w,
+            "MB/s",
+            Some((">= 300", w >= 300.0)),
+        );
+        report.figure(&format!("gemini {label}, 1-byte chunks"), b, "MB/s", None);
+        let ratio = w / b;
+        report.figure(
+            &format!("gemini {label} 1-byte slowdown"),
+            ratio,
+            "x",
+            Some(("< 2", ratio < 2.0)),
+        );
+    }
+}

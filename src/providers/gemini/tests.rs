@@ -1,0 +1,468 @@
+//! Gemini encoder and decoder tests: calling modes, thought signatures, result grouping,
+//! buffered/streamed decoding (SSE with CRLF and JSON array), errors, chunking invariance.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::http::HttpResponse;
+use crate::model::{DiagnosticKind, Finish, Grounding, Outcome, StrictPolicy, Tool};
+
+fn tool(name: &str) -> Tool {
+    Tool {
+        name: name.into(),
+        description: Some(format!("{name} tool")),
+        parameters: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+        strict: None,
+    }
+}
+
+fn req(choice: Option<ToolChoice>) -> ChatRequest {
+    ChatRequest {
+        model: "gemini-2.5-flash".into(),
+        messages: vec![Message::User {
+            content: "hi".into(),
+        }],
+        tools: vec![tool("a"), tool("b")],
+        hosted: Vec::new(),
+        tool_choice: choice,
+        parallel_tool_calls: None,
+        stream: false,
+        max_tokens: None,
+        strict: StrictPolicy::Off,
+        thinking: None,
+    }
+}
+
+fn body(r: &ChatRequest) -> Value {
+    encode(r).unwrap().request.body
+}
+
+#[test]
+fn request_shape_path_and_key_order() {
+    let mut r = req(Some(ToolChoice::Auto));
+    r.messages.insert(
+        0,
+        Message::System {
+            content: "sys".into(),
+        },
+    );
+    r.messages.push(Message::Developer {
+        content: "dev".into(),
+    });
+    r.max_tokens = Some(100);
+    r.thinking = Some(512);
+    r.hosted.push(HostedTool::WebSearch {
+        grounding: Grounding::Auto,
+        variant: None,
+    });
+    let enc = encode(&r).unwrap();
+    assert_eq!(
+        enc.request.path_and_query(),
+        "/v1beta/models/gemini-2.5-flash:generateContent"
+    );
+    let b = &enc.request.body;
+    let keys: Vec<&str> = b.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "contents",
+            "systemInstruction",
+            "tools",
+            "toolConfig",
+            "generationConfig"
+        ]
+    );
+    assert_eq!(
+        b["contents"],
+        json!([{"role": "user", "parts": [{"text": "hi"}]}])
+    );
+    assert_eq!(
+        b["systemInstruction"],
+        json!({"parts": [{"text": "sys"}, {"text": "dev"}]})
+    );
+    assert_eq!(
+        b["tools"],
+        json!([{"functionDeclarations": [
+            {"name": "a", "description": "a tool", "parameters": r.tools[0].parameters},
+            {"name": "b", "description": "b tool", "parameters": r.tools[1].parameters}]},
+            {"googleSearch": {}}])
+    );
+    assert_eq!(
+        b["generationConfig"],
+        json!({"maxOutputTokens": 100, "thinkingConfig": {"thinkingBudget": 512}})
+    );
+    r.stream = true;
+    r.model = "models/gemini-3-pro-preview".into();
+    let enc = encode(&r).unwrap();
+    assert_eq!(
+        enc.request.path_and_query(),
+        "/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse"
+    );
+    assert!(!enc.request.headers.keys().any(|k| k.contains("key")));
+}
+
+#[test]
+fn every_tool_choice_form() {
+    let allowed = |mode| ToolChoice::Allowed {
+        mode,
+        tools: vec!["b".into()],
+    };
+    let cases = [
+        (ToolChoice::Auto, json!({"mode": "AUTO"})),
+        (ToolChoice::None, json!({"mode": "NONE"})),
+        (ToolChoice::Required, json!({"mode": "ANY"})),
+        (
+            ToolChoice::Forced("a".into()),
+            json!({"mode": "ANY", "allowedFunctionNames": ["a"]}),
+        ),
+        (
+            allowed(AllowedMode::Required),
+            json!({"mode": "ANY", "allowedFunctionNames": ["b"]}),
+        ),
+        (
+            allowed(AllowedMode::Auto),
+            json!({"mode": "VALIDATED", "allowedFunctionNames": ["b"]}),
+        ),
+    ];
+    for (choice, want) in cases {
+        let b = body(&req(Some(choice.clone())));
+        assert_eq!(
+            b["toolConfig"]["functionCallingConfig"],
+            want,
+            "{}",
+            choice.slug()
+        );
+        // NONE (and every other mode) keeps the declarations.
+        assert_eq!(
+            b["tools"][0]["functionDeclarations"]
+                .as_array()
+                .map(Vec::len),
+            Some(2)
+        );
+    }
+    assert_eq!(body(&req(None)).get("toolConfig"), None);
+}
+
+#[test]
+fn parallel_off_is_a_note() {
+    let mut r = req(None);
+    r.parallel_tool_calls = Some(false);
+    let enc = encode(&r).unwrap();
+    assert!(
+        enc.notes.iter().any(|n| n.contains("parallel_tool_calls")),
+        "{:?}",
+        enc.notes
+    );
+    assert_eq!(enc.request.body, body(&req(None)));
+}
+
+#[test]
+fn multi_turn_carries_signatures_and_groups_results() {
+    let call = |id: &str, name: &str, sig: Option<&str>| ToolCall {
+        id: id.into(),
+        name: name.into(),
+        arguments: json!({"q": name}),
+        thought_signature: sig.map(str::to_string),
+    };
+    let mut r = req(Some(ToolChoice::Auto));
+    r.messages.extend([
+        Message::Assistant {
+            text: None,
+            tool_calls: vec![
+                call("gemini-call-0-a", "a", Some("SIG")),
+                call("fc_7", "b", None),
+            ],
+            opaque: Vec::new(),
+        },
+        Message::Tool {
+            call_id: "fc_7".into(),
+            name: "b".into(),
+            content: "plain text".into(),
+            is_error: false,
+        },
+        Message::Tool {
+            call_id: "gemini-call-0-a".into(),
+            name: "a".into(),
+            content: r#"{"temp_c": 18}"#.into(),
+            is_error: false,
+        },
+        Message::Tool {
+            call_id: "zzz".into(),
+            name: "a".into(),
+            content: "failed".into(),
+            is_error: true,
+        },
+    ]);
+    let b = body(&r);
+    let c = b["contents"].as_array().unwrap();
+    assert_eq!(c.len(), 3);
+    assert_eq!(
+        c[1],
+        json!({"role": "model", "parts": [
+            {"functionCall": {"name": "a", "args": {"q": "a"}}, "thoughtSignature": "SIG"},
+            {"functionCall": {"id": "fc_7", "name": "b", "args": {"q": "b"}}}]})
+    );
+    assert_eq!(
+        c[2],
+        json!({"role": "user", "parts": [
+            {"functionResponse": {"name": "a", "response": {"temp_c": 18}}},
+            {"functionResponse": {"name": "b", "id": "fc_7", "response": {"result": "plain text"}}},
+            {"functionResponse": {"name": "a", "id": "zzz", "response": {"error": "failed"}}}]})
+    );
+}
+
+// ---- decoding ----
+
+fn resp(status: u16, body: &str) -> HttpResponse {
+    HttpResponse {
+        status,
+        headers: BTreeMap::new(),
+        body: body.as_bytes().to_vec(),
+    }
+}
+
+fn decode_stream(body: &[u8], chunks: &[usize]) -> Outcome {
+    let mut r = req(None);
+    r.stream = true;
+    let mut s = Stream::new(&r);
+    let mut rest = body;
+    for &n in chunks {
+        let (a, b) = rest.split_at(n.min(rest.len()));
+        s.push(a).unwrap();
+        rest = b;
+    }
+    s.push(rest).unwrap();
+    s.finish().unwrap()
+}
+
+#[test]
+fn buffered_calls_text_thoughts_grounding_and_ids() {
+    let body = r#"{"candidates":[{"content":{"role":"model","parts":[
+        {"text":"thinking out loud","thought":true},
+        {"text":"Sure. "},
+        {"functionCall":{"name":"a","args":{"q":"x"}},"thoughtSignature":"SIG1"},
+        {"functionCall":{"id":"fc_9","name":"b","args":{}}},
+        {"functionCall":{"name":"a"}}]},
+      "finishReason":"STOP","index":0,
+      "groundingMetadata":{"webSearchQueries":["q1"],"groundingChunks":[{"web":{"uri":"https://g.example","title":"G"}}]}}],
+      "usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":4,"thoughtsTokenCount":5},
+      "modelVersion":"gemini-2.5-flash"}"#;
+    let o = decode(&req(None), &resp(200, body)).unwrap();
+    assert_eq!(o.text.as_deref(), Some("Sure. "));
+    let ids: Vec<&str> = o.tool_calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["gemini-call-0-a", "fc_9", "gemini-call-2-a"]);
+    assert_eq!(o.tool_calls[0].thought_signature.as_deref(), Some("SIG1"));
+    assert_eq!(o.tool_calls[2].arguments, json!({}));
+    assert_eq!(
+        (o.finish, o.raw_finish.as_deref()),
+        (Finish::ToolCalls, Some("STOP"))
+    );
+    let h = o.hosted.unwrap();
+    assert_eq!(
+        (h.search_calls, h.search_results, h.citations.clone()),
+        (1, 1, vec!["https://g.example".to_string()])
+    );
+    let u = o.usage.unwrap();
+    assert_eq!((u.input_tokens, u.output_tokens), (Some(3), Some(9)));
+    assert_eq!(o.model.as_deref(), Some("gemini-2.5-flash"));
+}
+
+#[test]
+fn finish_reasons_normalize() {
+    for (raw, f) in [
+        ("STOP", Finish::Stop),
+        ("MAX_TOKENS", Finish::Length),
+        ("SAFETY", Finish::ContentFilter),
+        ("PROHIBITED_CONTENT", Finish::ContentFilter),
+        ("SPII", Finish::ContentFilter),
+        ("MALFORMED_FUNCTION_CALL", Finish::Other),
+        ("UNEXPECTED_TOOL_CALL", Finish::Other),
+    ] {
+        let body = format!(
+            r#"{{"candidates":[{{"content":{{"parts":[{{"text":"x"}}]}},"finishReason":"{raw}"}}]}}"#
+        );
+        let o = decode(&req(None), &resp(200, &body)).unwrap();
+        assert_eq!((o.finish, o.raw_finish.as_deref()), (f, Some(raw)));
+    }
+}
+
+#[test]
+fn errors_invalid_key_and_retry_info() {
+    let invalid = r#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID"}]}}"#;
+    let e = decode(&req(None), &resp(400, invalid))
+        .unwrap()
+        .error
+        .unwrap();
+    assert_eq!(
+        (
+            e.status,
+            e.kind.as_deref(),
+            e.code.as_deref(),
+            e.retry_after_ms
+        ),
+        (400, Some("INVALID_ARGUMENT"), Some("400"), None)
+    );
+    assert_eq!(e.message, "API key not valid. Please pass a valid API key.");
+    let quota = r#"[{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED","details":[
+        {"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[]},
+        {"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34.4s"}]}}]"#;
+    let e = decode(&req(None), &resp(429, quota))
+        .unwrap()
+        .error
+        .unwrap();
+    assert_eq!(
+        (e.status, e.kind.as_deref(), e.retry_after_ms),
+        (429, Some("RESOURCE_EXHAUSTED"), Some(34_400))
+    );
+    let e = decode(&req(None), &resp(503, "Service Unavailable"))
+        .unwrap()
+        .error
+        .unwrap();
+    assert_eq!((e.status, e.message.as_str()), (503, "Service Unavailable"));
+    let err = decode(&req(None), &resp(200, "{\n\"candidates\": [}")).unwrap_err();
+    assert_eq!(err.line, Some(2));
+}
+
+/// Three chunks: text (with multi-byte chars), two parallel calls, then the final STOP chunk.
+const CHUNKS: [&str; 3] = [
+    r#"{"candidates": [{"content": {"parts": [{"text": "thought","thought": true},{"text": "Voilà 🌍 "}],"role": "model"},"index": 0}],"modelVersion": "gemini-2.5-flash"}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "a","args": {"q": "ü]}\""}},"thoughtSignature": "SIG"},{"functionCall": {"name": "b","args": {}}}],"role": "model"},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": ""}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 70,"candidatesTokenCount": 40}}"#,
+];
+
+fn sse_body() -> String {
+    CHUNKS
+        .iter()
+        .map(|c| format!("data: {c}\r\n\r\n"))
+        .collect()
+}
+
+fn array_body() -> String {
+    format!("[{}]", CHUNKS.join("\n,\r\n"))
+}
+
+fn check_chunks_outcome(o: &Outcome) {
+    assert_eq!(o.text.as_deref(), Some("Voilà 🌍 "));
+    let calls: Vec<(&str, &str, Value)> = o
+        .tool_calls
+        .iter()
+        .map(|c| (c.id.as_str(), c.name.as_str(), c.arguments.clone()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("gemini-call-0-a", "a", json!({"q": "ü]}\""})),
+            ("gemini-call-1-b", "b", json!({}))
+        ]
+    );
+    assert_eq!(o.tool_calls[0].thought_signature.as_deref(), Some("SIG"));
+    assert_eq!(
+        (o.finish, o.raw_finish.as_deref()),
+        (Finish::ToolCalls, Some("STOP"))
+    );
+    assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
+}
+
+#[test]
+fn sse_with_crlf_and_json_array_give_the_same_outcome() {
+    let sse = decode_stream(sse_body().as_bytes(), &[]);
+    check_chunks_outcome(&sse);
+    assert_eq!(decode_stream(array_body().as_bytes(), &[]), sse);
+    // Leading whitespace before the sniffed byte, and the sniffed byte alone in a chunk.
+    assert_eq!(
+        decode_stream(format!("\r\n  {}", array_body()).as_bytes(), &[1, 3, 1]),
+        sse
+    );
+}
+
+#[test]
+fn truncation_and_mid_stream_error() {
+    let body = sse_body();
+    let cut = body.rfind("data:").unwrap();
+    let o = decode_stream(&body.as_bytes()[..cut], &[]);
+    assert_eq!(o.tool_calls.len(), 2);
+    assert_eq!(o.raw_finish, None);
+    assert_eq!(o.diagnostics[0].kind, DiagnosticKind::StreamTruncated);
+    assert!(o.diagnostics[0].recovered);
+
+    // A JSON array cut after its last element but before `]` is truncated too.
+    let arr = array_body();
+    let o = decode_stream(&arr.as_bytes()[..arr.len() - 1], &[]);
+    assert_eq!(o.diagnostics[0].kind, DiagnosticKind::StreamTruncated);
+
+    let err = r#"data: {"error": {"code": 500, "message": "Internal error encountered.", "status": "INTERNAL"}}"#;
+    let o = decode_stream(format!("{}{err}\r\n\r\n", &body[..cut]).as_bytes(), &[]);
+    let e = o.error.clone().unwrap();
+    assert_eq!(
+        (e.status, e.kind.as_deref(), e.code.as_deref()),
+        (200, Some("INTERNAL"), Some("500"))
+    );
+    assert!(o.diagnostics.is_empty());
+}
+
+#[test]
+fn bad_chunk_json_names_its_line() {
+    let mut r = req(None);
+    r.stream = true;
+    let mut s = Stream::new(&r);
+    let err = s
+        .push(b"data: {\"candidates\": []}\r\n\r\ndata: {nope}\r\n\r\n")
+        .unwrap_err();
+    assert_eq!(err.line, Some(3));
+    let mut s = Stream::new(&r);
+    let err = s.push(b"[{}\n, x]").unwrap_err();
+    assert_eq!((err.line, err.column), (Some(2), Some(3)));
+}
+
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+#[test]
+fn chunking_invariance_both_framings() {
+    for body in [sse_body(), array_body()] {
+        let bytes = body.as_bytes();
+        let whole = decode_stream(bytes, &[]);
+        check_chunks_outcome(&whole);
+        assert_eq!(decode_stream(bytes, &vec![1; bytes.len()]), whole);
+        for split in 0..bytes.len() {
+            assert_eq!(decode_stream(bytes, &[split]), whole, "split at {split}");
+        }
+        let inside = body.find('🌍').unwrap() + 1;
+        assert_eq!(decode_stream(bytes, &[inside]), whole);
+        let mut seed = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..200 {
+            let chunks: Vec<usize> = (0..30)
+                .map(|_| (xorshift(&mut seed) % 48) as usize)
+                .collect();
+            assert_eq!(decode_stream(bytes, &chunks), whole, "chunks {chunks:?}");
+        }
+    }
+}
+
+#[test]
+fn synthetic_streams_decode() {
+    let sse = synthetic_stream(20, 50);
+    let o = decode_stream(sse.as_bytes(), &[]);
+    assert_eq!(o.tool_calls.len(), 20);
+    assert!(o.diagnostics.is_empty());
+    assert_eq!(
+        decode_stream(stream::synthetic_array(20, 50).as_bytes(), &[]),
+        o
+    );
+    assert_eq!(decode_stream(sse.as_bytes(), &vec![1; sse.len()]), o);
+}
+
+/// `cargo test --release --lib providers::gemini::tests::bench_figures -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn bench_figures() {
+    let mut report = crate::bench::Report::default();
+    bench(&mut report);
+    println!("{}", report.lines.join("\n"));
+}

@@ -1,1 +1,0 @@
-//! The provider simulator: a loopback HTTP server answering like the real APIs (stub).

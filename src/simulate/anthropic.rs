@@ -1,0 +1,276 @@
+//! Anthropic Messages (`POST /v1/messages`): request reading and checks, `message` bodies with
+//! `text` / `tool_use` / `server_tool_use` / `web_search_tool_result` blocks, and the SSE stream.
+
+use serde_json::{Value, json};
+
+use super::decide::{Ask, FnTool, Turn};
+use super::errors::Rejection;
+use super::openai_chat::content_text;
+use super::route::Ctx;
+use super::wire;
+use crate::model::ToolChoice;
+
+fn field_required(path: &str) -> Rejection {
+    Rejection::bad_request(format!("{path}: Field required"))
+}
+
+pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
+    let model = match body.get("model").and_then(Value::as_str) {
+        Some(m) if !m.is_empty() => m,
+        _ => return Err(field_required("model")),
+    };
+    if !body.get("max_tokens").is_some_and(Value::is_u64) {
+        return Err(field_required("max_tokens"));
+    }
+    let Some(messages) = body.get("messages").and_then(Value::as_array) else {
+        return Err(field_required("messages"));
+    };
+    let mut ask = Ask::new(model);
+    ask.stream = body.get("stream") == Some(&Value::Bool(true));
+    let tools = match body.get("tools") {
+        None | Some(Value::Null) => &[][..],
+        Some(Value::Array(a)) => a,
+        Some(_) => {
+            return Err(Rejection::bad_request(
+                "tools: Input should be a valid list",
+            ));
+        }
+    };
+    for (i, t) in tools.iter().enumerate() {
+        match t.get("type").and_then(Value::as_str) {
+            None | Some("custom") => {
+                let name = t.get("name").and_then(Value::as_str);
+                let schema = t.get("input_schema");
+                let (Some(name), Some(schema)) = (name, schema) else {
+                    let missing = if name.is_none() {
+                        "name"
+                    } else {
+                        "input_schema"
+                    };
+                    return Err(field_required(&format!("tools.{i}.custom.{missing}")));
+                };
+                ask.tools.push(FnTool {
+                    name: name.to_string(),
+                    schema: schema.clone(),
+                });
+            }
+            Some(server) => {
+                if server.starts_with("web_search_") && ask.search.is_none() {
+                    ask.search = Some(server.to_string());
+                }
+                ask.hosted_types.push(server.to_string());
+            }
+        }
+    }
+    read_choice(body, &mut ask)?;
+    read_messages(messages, &mut ask);
+    Ok(ask)
+}
+
+fn read_choice(body: &Value, ask: &mut Ask) -> Result<(), Rejection> {
+    ask.raw_choice = body.get("tool_choice").cloned().unwrap_or(Value::Null);
+    let raw = &ask.raw_choice;
+    if raw.is_null() {
+        return Ok(());
+    }
+    if tools_absent(body) {
+        return Err(Rejection::bad_request(
+            "tool_choice may only be specified while providing tools.",
+        ));
+    }
+    ask.choice = match raw.get("type").and_then(Value::as_str) {
+        Some("auto") => ToolChoice::Auto,
+        Some("any") => ToolChoice::Required,
+        Some("none") => ToolChoice::None,
+        Some("tool") => {
+            let Some(name) = raw.get("name").and_then(Value::as_str) else {
+                return Err(field_required("tool_choice.tool.name"));
+            };
+            if !ask.has_tool(name) {
+                return Err(Rejection::bad_request(format!(
+                    "tool_choice.name: Tool '{name}' not found in provided tools"
+                )));
+            }
+            ToolChoice::Forced(name.to_string())
+        }
+        _ => {
+            return Err(Rejection::bad_request(
+                "tool_choice: Input tag does not match any of the expected tags: 'auto', 'any', 'tool', 'none'",
+            ));
+        }
+    };
+    ask.parallel = raw.get("disable_parallel_tool_use") != Some(&Value::Bool(true));
+    let thinking = body.pointer("/thinking/type").and_then(Value::as_str);
+    let forcing = matches!(ask.choice, ToolChoice::Required | ToolChoice::Forced(_));
+    if forcing && matches!(thinking, Some("enabled" | "adaptive")) {
+        return Err(Rejection::bad_request(
+            "Thinking may not be enabled when tool_choice forces tool use.",
+        ));
+    }
+    Ok(())
+}
+
+fn tools_absent(body: &Value) -> bool {
+    body.get("tools")
+        .and_then(Value::as_array)
+        .is_none_or(Vec::is_empty)
+}
+
+fn read_messages(messages: &[Value], ask: &mut Ask) {
+    let Some(last) = messages.last() else {
+        return;
+    };
+    if last.get("role").and_then(Value::as_str) == Some("user")
+        && let Some(blocks) = last.get("content").and_then(Value::as_array)
+    {
+        let results: Vec<String> = blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+            .map(|b| content_text(b.get("content").unwrap_or(&Value::Null)))
+            .collect();
+        if !results.is_empty() {
+            ask.tool_results = Some(results);
+        }
+    }
+    let is_user = |m: &&Value| m.get("role").and_then(Value::as_str) == Some("user");
+    if let Some(u) = messages.iter().rev().find(is_user) {
+        ask.user_text = content_text(u.get("content").unwrap_or(&Value::Null));
+    }
+}
+
+/// The answer's content blocks, complete.
+fn blocks(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
+    let mut out = Vec::new();
+    if let Some(search) = &turn.search {
+        let id = wire::id("srvtoolu_", ctx.seed, "srvtoolu", 0, 24);
+        out.push(
+            json!({"type": "server_tool_use", "id": id, "name": "web_search",
+                        "input": {"query": search.query}}),
+        );
+        let results: Vec<Value> = search
+            .hits
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                json!({
+            "type": "web_search_result", "title": h.title, "url": h.url,
+            "encrypted_content": wire::id("Eq", ctx.seed, "encrypted", i, 40), "page_age": null})
+            })
+            .collect();
+        out.push(json!({"type": "web_search_tool_result", "tool_use_id": id, "content": results}));
+        for (i, seg) in turn.segments.iter().enumerate() {
+            let mut block = json!({"type": "text", "text": seg.text});
+            if let Some(hit) = seg.cites.and_then(|c| search.hits.get(c)) {
+                block["citations"] = json!([{"type": "web_search_result_location", "cited_text": hit.snippet,
+                    "url": hit.url, "title": hit.title, "encrypted_index": wire::id("Eo", ctx.seed, "index", i, 24)}]);
+            }
+            out.push(block);
+        }
+    } else if turn.has_text() {
+        out.push(json!({"type": "text", "text": turn.text()}));
+    }
+    for (i, c) in turn.calls.iter().enumerate() {
+        out.push(
+            json!({"type": "tool_use", "id": wire::id("toolu_", ctx.seed, "toolu", i, 24),
+                        "name": c.name, "input": c.arguments}),
+        );
+    }
+    out
+}
+
+fn usage(ctx: &Ctx<'_>, turn: &Turn, output_tokens: u64) -> Value {
+    let mut u = json!({"input_tokens": ctx.input_tokens, "cache_creation_input_tokens": 0,
+                       "cache_read_input_tokens": 0, "output_tokens": output_tokens});
+    if turn.search.is_some() {
+        u["server_tool_use"] = json!({"web_search_requests": 1});
+    }
+    u["service_tier"] = json!("standard");
+    u
+}
+
+pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> super::SimResponse {
+    let content = blocks(ctx, turn);
+    let stop = if turn.calls.is_empty() {
+        "end_turn"
+    } else {
+        "tool_use"
+    };
+    let written: usize = content.iter().map(|b| b.to_string().len()).sum();
+    let out_tokens = wire::tokens(written / 2);
+    let id = wire::id("msg_", ctx.seed, "msg", 0, 24);
+    if !ask.stream {
+        let body = json!({"model": ask.model, "id": id, "type": "message", "role": "assistant",
+            "content": content, "stop_reason": stop, "stop_sequence": null,
+            "usage": usage(ctx, turn, out_tokens)});
+        return wire::json_response(200, &body, false);
+    }
+    let mut chunks = Vec::new();
+    let mut push = |kind: &str, data: Value| chunks.push(wire::sse(Some(kind), &data));
+    push(
+        "message_start",
+        json!({"type": "message_start", "message": {"model": ask.model, "id": id,
+        "type": "message", "role": "assistant", "content": [], "stop_reason": null, "stop_sequence": null,
+        "usage": usage(ctx, turn, 1)}}),
+    );
+    for (index, block) in content.iter().enumerate() {
+        let delta = |d: Value| json!({"type": "content_block_delta", "index": index, "delta": d});
+        let seed = ctx.seed.wrapping_add(index as u64);
+        match block["type"].as_str() {
+            Some("text") => {
+                push(
+                    "content_block_start",
+                    json!({"type": "content_block_start", "index": index,
+                    "content_block": {"type": "text", "text": ""}}),
+                );
+                for c in block["citations"].as_array().into_iter().flatten() {
+                    push(
+                        "content_block_delta",
+                        delta(json!({"type": "citations_delta", "citation": c})),
+                    );
+                }
+                for f in wire::fragments(block["text"].as_str().unwrap_or(""), seed) {
+                    push(
+                        "content_block_delta",
+                        delta(json!({"type": "text_delta", "text": f})),
+                    );
+                }
+            }
+            Some(kind @ ("tool_use" | "server_tool_use")) => {
+                push(
+                    "content_block_start",
+                    json!({"type": "content_block_start", "index": index,
+                    "content_block": {"type": kind, "id": block["id"], "name": block["name"], "input": {}}}),
+                );
+                push(
+                    "content_block_delta",
+                    delta(json!({"type": "input_json_delta", "partial_json": ""})),
+                );
+                for f in wire::fragments(&wire::compact(&block["input"]), seed) {
+                    push(
+                        "content_block_delta",
+                        delta(json!({"type": "input_json_delta", "partial_json": f})),
+                    );
+                }
+            }
+            _ => push(
+                "content_block_start",
+                json!({"type": "content_block_start", "index": index,
+                    "content_block": block}),
+            ),
+        }
+        push(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": index}),
+        );
+        if index == 0 {
+            push("ping", json!({"type": "ping"}));
+        }
+    }
+    push(
+        "message_delta",
+        json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
+        "usage": {"output_tokens": out_tokens}}),
+    );
+    push("message_stop", json!({"type": "message_stop"}));
+    wire::stream_response("text/event-stream; charset=utf-8", chunks)
+}

@@ -1,0 +1,237 @@
+//! Arguments the simulated model writes for a tool: generated from the tool's parameter schema
+//! (JSON Schema, or Gemini's OpenAPI subset with upper-case types).
+
+use serde_json::{Map, Value, json};
+
+/// Deeper schemas are cut off: recursive `$ref`s must not loop, and real models stop early too.
+const MAX_DEPTH: usize = 8;
+
+/// Arguments for `schema`: `default`, then `examples[0]` (or OpenAPI `example`), `const`, the
+/// first `enum` value, then a value by type (string "example", integer 1, number 1.5, boolean
+/// true, an array of one item, an object with its required properties). `$ref`s are resolved
+/// against the schema itself; `anyOf`/`oneOf`/nullable take the first non-null branch.
+pub fn generate(schema: &Value) -> Value {
+    let v = value(schema, schema, 0);
+    // A tool's arguments are always an object, even for a schema that says otherwise.
+    if v.is_object() { v } else { json!({}) }
+}
+
+fn value(schema: &Value, root: &Value, depth: usize) -> Value {
+    let Some(obj) = schema.as_object() else {
+        // `true` / absent schemas accept anything: write a string like a model would.
+        return json!("example");
+    };
+    if depth > MAX_DEPTH {
+        return shallow(obj);
+    }
+    if let Some(target) = obj.get("$ref").and_then(Value::as_str) {
+        return match resolve(root, target) {
+            Some(s) => value(s, root, depth + 1),
+            None => json!({}),
+        };
+    }
+    for key in ["default", "const"] {
+        if let Some(v) = obj.get(key) {
+            return v.clone();
+        }
+    }
+    if let Some(v) = obj.get("examples").and_then(|e| e.as_array()?.first()) {
+        return v.clone();
+    }
+    if let Some(v) = obj.get("example") {
+        return v.clone();
+    }
+    if let Some(v) = obj.get("enum").and_then(|e| e.as_array()?.first()) {
+        return v.clone();
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(branches) = obj.get(key).and_then(Value::as_array)
+            && let Some(b) = branches.iter().find(|b| !is_null_schema(b))
+        {
+            return value(b, root, depth + 1);
+        }
+    }
+    match type_of(obj).as_str() {
+        "string" => string(obj),
+        "integer" => json!(clamp(obj, 1.0) as i64),
+        "number" => json!(clamp(obj, 1.5)),
+        "boolean" => json!(true),
+        "null" => Value::Null,
+        "array" => {
+            let item = obj
+                .get("items")
+                .map_or_else(|| json!("example"), |s| value(s, root, depth + 1));
+            let n = obj
+                .get("minItems")
+                .and_then(Value::as_u64)
+                .unwrap_or(1)
+                .clamp(1, 8);
+            Value::Array(vec![item; n as usize])
+        }
+        _ => object(obj, root, depth),
+    }
+}
+
+/// The first non-null `type` (also from a type array), lower-cased; inferred when absent.
+fn type_of(obj: &Map<String, Value>) -> String {
+    let t = match obj.get("type") {
+        Some(Value::String(s)) => Some(s.to_ascii_lowercase()),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_ascii_lowercase)
+            .find(|t| t != "null"),
+        _ => None,
+    };
+    t.unwrap_or_else(|| {
+        if obj.contains_key("properties") {
+            "object".into()
+        } else if obj.contains_key("items") {
+            "array".into()
+        } else {
+            "string".into()
+        }
+    })
+}
+
+fn is_null_schema(s: &Value) -> bool {
+    matches!(s.get("type").and_then(Value::as_str), Some(t) if t.eq_ignore_ascii_case("null"))
+}
+
+fn string(obj: &Map<String, Value>) -> Value {
+    let base = match obj.get("format").and_then(Value::as_str) {
+        Some("date-time") => "2026-01-01T00:00:00Z",
+        Some("date") => "2026-01-01",
+        Some("time") => "12:00:00",
+        Some("email") => "user@example.com",
+        Some("uri" | "url") => "https://example.com",
+        Some("uuid") => "00000000-0000-4000-8000-000000000000",
+        Some("ipv4") => "192.0.2.1",
+        Some("hostname") => "example.com",
+        _ => "example",
+    };
+    let mut s = base.to_string();
+    let min = obj.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
+    while s.len() < min.min(256) {
+        s.push('x');
+    }
+    if let Some(max) = obj.get("maxLength").and_then(Value::as_u64) {
+        s.truncate((max as usize).max(min.min(256)).min(s.len()));
+    }
+    Value::String(s)
+}
+
+/// `preferred`, moved into `[minimum, maximum]` when the schema bounds it.
+fn clamp(obj: &Map<String, Value>, preferred: f64) -> f64 {
+    let mut v = preferred;
+    if let Some(min) = obj.get("minimum").and_then(Value::as_f64)
+        && v < min
+    {
+        v = min;
+    }
+    if let Some(min) = obj.get("exclusiveMinimum").and_then(Value::as_f64)
+        && v <= min
+    {
+        v = min + 1.0;
+    }
+    if let Some(max) = obj.get("maximum").and_then(Value::as_f64)
+        && v > max
+    {
+        v = max;
+    }
+    if let Some(max) = obj.get("exclusiveMaximum").and_then(Value::as_f64)
+        && v >= max
+    {
+        v = max - 1.0;
+    }
+    v
+}
+
+fn object(obj: &Map<String, Value>, root: &Value, depth: usize) -> Value {
+    let props = obj.get("properties").and_then(Value::as_object);
+    let required: Vec<&str> = obj
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut out = Map::new();
+    // Property order follows the schema (as strict-mode models do), then stray required names.
+    if let Some(props) = props {
+        for (name, s) in props {
+            if required.contains(&name.as_str()) {
+                out.insert(name.clone(), value(s, root, depth + 1));
+            }
+        }
+    }
+    for name in required {
+        if !out.contains_key(name) {
+            out.insert(name.to_string(), json!("example"));
+        }
+    }
+    Value::Object(out)
+}
+
+/// A value that needs no further recursion (the depth guard's answer).
+fn shallow(obj: &Map<String, Value>) -> Value {
+    match type_of(obj).as_str() {
+        "array" => json!([]),
+        "integer" => json!(1),
+        "number" => json!(1.5),
+        "boolean" => json!(true),
+        "null" => Value::Null,
+        "string" => json!("example"),
+        _ => json!({}),
+    }
+}
+
+/// A local `$ref` (`#`, `#/$defs/x`, `#/definitions/x`, any JSON pointer into the root).
+fn resolve<'a>(root: &'a Value, target: &str) -> Option<&'a Value> {
+    let pointer = target.strip_prefix('#')?;
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    root.pointer(pointer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_examples_enums_then_types() {
+        let schema = json!({"type": "object", "properties": {
+            "a": {"type": "string", "default": "d"},
+            "b": {"type": "string", "examples": ["x", "y"]},
+            "c": {"type": "string", "enum": ["C", "F"]},
+            "d": {"type": "integer"}, "e": {"type": "number"}, "f": {"type": "boolean"},
+            "g": {"type": "array", "items": {"type": "integer"}},
+            "h": {"type": ["null", "string"]},
+            "i": {"anyOf": [{"type": "null"}, {"type": "number", "minimum": 3}]},
+            "opt": {"type": "string"}
+        }, "required": ["a", "b", "c", "d", "e", "f", "g", "h", "i"]});
+        assert_eq!(
+            generate(&schema),
+            json!({"a": "d", "b": "x", "c": "C", "d": 1, "e": 1.5, "f": true, "g": [1], "h": "example", "i": 3.0})
+        );
+    }
+
+    #[test]
+    fn refs_resolve_and_recursion_stops() {
+        let schema = json!({"type": "object", "properties": {
+            "node": {"$ref": "#/$defs/node"}}, "required": ["node"],
+            "$defs": {"node": {"type": "object", "properties": {
+                "next": {"$ref": "#/$defs/node"}, "v": {"type": "STRING"}}, "required": ["next", "v"]}}});
+        let v = generate(&schema);
+        assert_eq!(v["node"]["v"], "example");
+        assert!(v.to_string().len() < 400, "{v}");
+        let root_ref = json!({"type": "object", "properties": {"child": {"$ref": "#"}}, "required": ["child"]});
+        assert!(generate(&root_ref).is_object());
+    }
+
+    #[test]
+    fn non_object_schemas_give_empty_arguments() {
+        assert_eq!(generate(&json!(true)), json!({}));
+        assert_eq!(generate(&json!({"type": "string"})), json!({}));
+        assert_eq!(generate(&json!({"$ref": "#/nowhere"})), json!({}));
+    }
+}

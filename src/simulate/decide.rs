@@ -1,0 +1,281 @@
+//! The deterministic simulated model: from what a request asks (tools, tool choice, parallel
+//! switch, tool results) and the trial's scenario, which text, calls and searches it answers with.
+
+use serde_json::{Map, Value};
+
+use super::args;
+use super::wire;
+use crate::model::{AllowedMode, ToolChoice};
+use crate::scenario::Scenario;
+
+/// A function tool as read from a request.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct FnTool {
+    pub name: String,
+    pub schema: Value,
+}
+
+/// What one request asks of the model, in neutral form (read by each API's parser).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Ask {
+    pub model: String,
+    pub tools: Vec<FnTool>,
+    pub choice: ToolChoice,
+    /// `tool_choice` as sent (`Null` when absent): some rejections depend on its exact form.
+    pub raw_choice: Value,
+    pub parallel: bool,
+    /// The hosted web-search tool type, when the request offers one.
+    pub search: Option<String>,
+    /// Every hosted (server-side) tool type in the request, for `unsupported_tool_types`.
+    pub hosted_types: Vec<String>,
+    /// The tool results, when the conversation's last message carries them.
+    pub tool_results: Option<Vec<String>>,
+    /// The last user text (search queries quote it).
+    pub user_text: String,
+    pub stream: bool,
+}
+
+impl Ask {
+    pub fn new(model: &str) -> Ask {
+        Ask {
+            model: model.to_string(),
+            tools: Vec::new(),
+            choice: ToolChoice::Auto,
+            raw_choice: Value::Null,
+            parallel: true,
+            search: None,
+            hosted_types: Vec::new(),
+            tool_results: None,
+            user_text: String::new(),
+            stream: false,
+        }
+    }
+
+    pub fn has_tool(&self, name: &str) -> bool {
+        self.tools.iter().any(|t| t.name == name)
+    }
+}
+
+/// One call the model makes.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Call {
+    pub name: String,
+    pub arguments: Value,
+}
+
+impl Call {
+    /// The arguments as the JSON string OpenAI-shaped APIs carry.
+    pub fn arguments_json(&self) -> String {
+        wire::compact(&self.arguments)
+    }
+}
+
+/// A hosted web search the model ran.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Search {
+    pub query: String,
+    pub hits: Vec<Hit>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Hit {
+    pub url: String,
+    pub title: String,
+    pub snippet: String,
+}
+
+/// A piece of answer text, citing a search hit (by index) or not.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Segment {
+    pub text: String,
+    pub cites: Option<usize>,
+}
+
+/// The model's turn.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Turn {
+    /// Text written before any calls, in segments (only search answers cite).
+    pub segments: Vec<Segment>,
+    pub search: Option<Search>,
+    pub calls: Vec<Call>,
+}
+
+impl Turn {
+    pub fn text(&self) -> String {
+        self.segments.iter().map(|s| s.text.as_str()).collect()
+    }
+
+    pub fn has_text(&self) -> bool {
+        self.segments.iter().any(|s| !s.text.is_empty())
+    }
+}
+
+/// Decides the model's answer. Tool results → a text answer. Otherwise the tool choice picks the
+/// eligible tools, and the calls are the scenario's (filtered), or one generated call.
+pub(crate) fn decide(ask: &Ask, scenario: &Scenario) -> Turn {
+    if let Some(results) = &ask.tool_results {
+        let text = scenario
+            .final_text
+            .clone()
+            .unwrap_or_else(|| quote(results));
+        return text_turn(text);
+    }
+    let search = search_invoked(ask, scenario).then(|| run_search(ask, scenario));
+    let calls = choose_calls(ask, scenario, search.is_some());
+    let mut segments = Vec::new();
+    if let Some(t) = &scenario.text {
+        segments.push(Segment {
+            text: t.clone(),
+            cites: None,
+        });
+    }
+    if let Some(s) = &search {
+        segments.extend(cited_sentences(s, !segments.is_empty()));
+    }
+    if segments.is_empty() && calls.is_empty() {
+        segments.push(Segment {
+            text: "I can answer that directly without calling a tool.".into(),
+            cites: None,
+        });
+    }
+    Turn {
+        segments,
+        search,
+        calls,
+    }
+}
+
+fn text_turn(text: String) -> Turn {
+    Turn {
+        segments: vec![Segment { text, cites: None }],
+        search: None,
+        calls: Vec::new(),
+    }
+}
+
+/// "Based on the tool results: …" quoting each result (clipped).
+fn quote(results: &[String]) -> String {
+    let quoted: Vec<String> = results.iter().map(|r| wire::clip(r, 200)).collect();
+    if quoted.is_empty() {
+        return "The tool returned no result.".into();
+    }
+    format!("Based on the tool results: {}.", quoted.join("; "))
+}
+
+/// The model searches when a hosted search tool is offered and the choice lets it act
+/// (auto without `prefer_text`, or required); a forced function or `none` keeps it from searching.
+fn search_invoked(ask: &Ask, scenario: &Scenario) -> bool {
+    ask.search.is_some()
+        && match &ask.choice {
+            ToolChoice::Auto => !scenario.prefer_text,
+            ToolChoice::Required => true,
+            _ => false,
+        }
+}
+
+fn run_search(ask: &Ask, scenario: &Scenario) -> Search {
+    let query = match ask.user_text.trim() {
+        "" => "latest news".to_string(),
+        t => wire::clip(t, 80),
+    };
+    let hits = if scenario.empty_search_results {
+        Vec::new()
+    } else {
+        (1..=2)
+            .map(|i| Hit {
+                url: format!("https://example.com/search/result-{i}"),
+                title: format!("Example result {i}"),
+                snippet: format!("Synthetic search result {i} for the query \"{query}\"."),
+            })
+            .collect()
+    };
+    Search { query, hits }
+}
+
+fn cited_sentences(search: &Search, after_text: bool) -> Vec<Segment> {
+    let lead = if after_text { " " } else { "" };
+    if search.hits.is_empty() {
+        return vec![Segment {
+            text: format!("{lead}The web search returned no results, so I cannot cite a source."),
+            cites: None,
+        }];
+    }
+    let mut out = vec![Segment {
+        text: format!("{lead}Here is what I found. "),
+        cites: None,
+    }];
+    for (i, hit) in search.hits.iter().enumerate() {
+        out.push(Segment {
+            text: format!("{} reports: {}", hit.title, hit.snippet),
+            cites: Some(i),
+        });
+        if i + 1 < search.hits.len() {
+            out.push(Segment {
+                text: " ".into(),
+                cites: None,
+            });
+        }
+    }
+    out
+}
+
+/// The tools the choice lets the model call, in request order.
+fn eligible(ask: &Ask) -> Vec<&FnTool> {
+    match &ask.choice {
+        ToolChoice::None => Vec::new(),
+        ToolChoice::Auto | ToolChoice::Required => ask.tools.iter().collect(),
+        ToolChoice::Forced(name) => ask.tools.iter().filter(|t| &t.name == name).collect(),
+        ToolChoice::Allowed { tools, .. } => ask
+            .tools
+            .iter()
+            .filter(|t| tools.contains(&t.name))
+            .collect(),
+    }
+}
+
+fn choose_calls(ask: &Ask, scenario: &Scenario, searched: bool) -> Vec<Call> {
+    let demanded = ask.choice.demands_call();
+    let wants = match &ask.choice {
+        ToolChoice::None => false,
+        ToolChoice::Auto
+        | ToolChoice::Allowed {
+            mode: AllowedMode::Auto,
+            ..
+        } => !scenario.prefer_text,
+        _ => true,
+    };
+    let tools = eligible(ask);
+    if !wants || tools.is_empty() {
+        return Vec::new();
+    }
+    let mut calls: Vec<Call> = scenario
+        .calls
+        .iter()
+        .filter(|c| tools.iter().any(|t| t.name == c.name))
+        .map(|c| Call {
+            name: c.name.clone(),
+            arguments: Value::Object(c.arguments.clone()),
+        })
+        .collect();
+    // A search answer stands on its own unless the scenario pins calls or a call is demanded.
+    let generate = calls.is_empty() && (scenario.calls.is_empty() && !searched || demanded);
+    if generate && let Some(first) = tools.first() {
+        calls.push(generated(first));
+    }
+    if !ask.parallel {
+        calls.truncate(1);
+    }
+    calls
+}
+
+fn generated(tool: &FnTool) -> Call {
+    let arguments = args::generate(&tool.schema);
+    Call {
+        name: tool.name.clone(),
+        arguments: if arguments.is_object() {
+            arguments
+        } else {
+            Value::Object(Map::new())
+        },
+    }
+}

@@ -1,0 +1,202 @@
+//! Error answers in each provider's own envelope (OpenAI `error{message,type,param,code}`,
+//! Anthropic `{"type":"error",...}`, Google RPC `error{code,message,status,details}`).
+
+use serde_json::{Value, json};
+
+use super::SimResponse;
+use super::wire;
+
+/// Which error envelope an API uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Family {
+    OpenAi,
+    Anthropic,
+    Gemini,
+}
+
+/// A refusal to answer: status plus what the envelope should say. Unset fields get the
+/// provider's usual value for the status.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Rejection {
+    pub status: u16,
+    pub message: String,
+    /// Rarely set; boxed to keep `Result<_, Rejection>` small.
+    pub extra: Box<Extra>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Extra {
+    /// OpenAI `param`.
+    pub param: Option<String>,
+    /// OpenAI `code`.
+    pub code: Option<String>,
+    /// OpenAI `type` / Anthropic `error.type` / Google `status`, when not the status default.
+    pub kind: Option<String>,
+    /// Google `details[]` entries.
+    pub details: Vec<Value>,
+    /// Extra response headers (`retry-after`, ...).
+    pub headers: Vec<(String, String)>,
+}
+
+impl Rejection {
+    pub fn new(status: u16, message: impl Into<String>) -> Rejection {
+        Rejection {
+            status,
+            message: message.into(),
+            ..Rejection::default()
+        }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Rejection {
+        Rejection::new(400, message)
+    }
+
+    pub fn param(mut self, param: &str) -> Rejection {
+        self.extra.param = Some(param.to_string());
+        self
+    }
+
+    pub fn code(mut self, code: &str) -> Rejection {
+        self.extra.code = Some(code.to_string());
+        self
+    }
+}
+
+/// The usual message for a status when the scenario or fault gives none.
+pub(crate) fn default_message(family: Family, status: u16, model: &str) -> String {
+    let s = match (family, status) {
+        (Family::OpenAi, 401) => {
+            "Incorrect API key provided: sk-simu*****ator. You can find your API key at https://platform.openai.com/account/api-keys."
+        }
+        (Family::OpenAi, 403) => "Country, region, or territory not supported",
+        (Family::OpenAi, 404) => {
+            return format!("The model `{model}` does not exist or you do not have access to it.");
+        }
+        (Family::OpenAi, 429) => "Rate limit reached for requests. Please try again in 1s.",
+        (Family::OpenAi, 503) => "The engine is currently overloaded, please try again later",
+        (Family::OpenAi, s) if s >= 500 => {
+            "The server had an error while processing your request. Sorry about that!"
+        }
+        (Family::Anthropic, 401) => "invalid x-api-key",
+        (Family::Anthropic, 403) => {
+            "Your API key does not have permission to use the specified resource."
+        }
+        (Family::Anthropic, 404) => return format!("model: {model}"),
+        (Family::Anthropic, 429) => {
+            "Number of request tokens has exceeded your per-minute rate limit"
+        }
+        (Family::Anthropic, 529) => "Overloaded",
+        (Family::Anthropic, s) if s >= 500 => "Internal server error",
+        (Family::Gemini, 401) => "Request had invalid authentication credentials.",
+        (Family::Gemini, 403) => "The caller does not have permission",
+        (Family::Gemini, 404) => {
+            return format!(
+                "models/{model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods."
+            );
+        }
+        (Family::Gemini, 429) => "Resource has been exhausted (e.g. check quota).",
+        (Family::Gemini, 503) => "The model is overloaded. Please try again later.",
+        (Family::Gemini, 504) => "Deadline expired before operation could complete.",
+        (Family::Gemini, s) if s >= 500 => "Internal error encountered.",
+        _ => "The request could not be processed.",
+    };
+    s.to_string()
+}
+
+fn openai_type(status: u16) -> &'static str {
+    match status {
+        403 => "permission_error",
+        429 => "requests",
+        s if s >= 500 => "server_error",
+        _ => "invalid_request_error",
+    }
+}
+
+fn openai_code(status: u16) -> Option<&'static str> {
+    match status {
+        401 => Some("invalid_api_key"),
+        404 => Some("model_not_found"),
+        429 => Some("rate_limit_exceeded"),
+        _ => None,
+    }
+}
+
+fn anthropic_type(status: u16) -> &'static str {
+    match status {
+        401 => "authentication_error",
+        402 => "billing_error",
+        403 => "permission_error",
+        404 => "not_found_error",
+        413 => "request_too_large",
+        429 => "rate_limit_error",
+        504 => "timeout_error",
+        529 => "overloaded_error",
+        s if s >= 500 => "api_error",
+        _ => "invalid_request_error",
+    }
+}
+
+pub(crate) fn google_status(status: u16) -> &'static str {
+    match status {
+        400 => "INVALID_ARGUMENT",
+        401 => "UNAUTHENTICATED",
+        403 => "PERMISSION_DENIED",
+        404 => "NOT_FOUND",
+        409 => "ABORTED",
+        429 => "RESOURCE_EXHAUSTED",
+        499 => "CANCELLED",
+        501 => "UNIMPLEMENTED",
+        503 => "UNAVAILABLE",
+        504 => "DEADLINE_EXCEEDED",
+        s if s >= 500 => "INTERNAL",
+        _ => "FAILED_PRECONDITION",
+    }
+}
+
+/// The error body of `rej` in `family`'s envelope. `seed` makes Anthropic's `request_id`.
+pub(crate) fn body(family: Family, rej: &Rejection, seed: u64) -> Value {
+    match family {
+        Family::OpenAi => json!({"error": {
+            "message": rej.message,
+            "type": rej.extra.kind.as_deref().unwrap_or(openai_type(rej.status)),
+            "param": rej.extra.param,
+            "code": rej.extra.code.as_deref().or(if rej.status == 400 { None } else { openai_code(rej.status) }),
+        }}),
+        Family::Anthropic => json!({
+            "type": "error",
+            "error": {
+                "type": rej.extra.kind.as_deref().unwrap_or(anthropic_type(rej.status)),
+                "message": rej.message,
+            },
+            "request_id": wire::id("req_", seed, "request", 0, 24),
+        }),
+        Family::Gemini => {
+            let mut err = json!({
+                "code": rej.status,
+                "message": rej.message,
+                "status": rej.extra.kind.as_deref().unwrap_or(google_status(rej.status)),
+            });
+            if !rej.extra.details.is_empty() {
+                err["details"] = Value::Array(rej.extra.details.clone());
+            }
+            json!({ "error": err })
+        }
+    }
+}
+
+/// The whole error response: body, JSON content type and the rejection's extra headers.
+pub(crate) fn response(family: Family, rej: &Rejection, seed: u64) -> SimResponse {
+    // Google and OpenAI pretty-print error bodies; Anthropic sends compact JSON.
+    let pretty = family != Family::Anthropic;
+    let mut resp = wire::json_response(rej.status, &body(family, rej, seed), pretty);
+    if family == Family::Gemini {
+        resp.headers.insert(
+            "content-type".to_string(),
+            "application/json; charset=UTF-8".to_string(),
+        );
+    }
+    for (k, v) in &rej.extra.headers {
+        resp.headers.insert(k.clone(), v.clone());
+    }
+    resp
+}

@@ -1,0 +1,324 @@
+//! OpenAI Chat Completions (`POST /v1/chat/completions`): request reading and checks, buffered
+//! `chat.completion` bodies and `chat.completion.chunk` streams ending in `data: [DONE]`.
+
+use serde_json::{Value, json};
+
+use super::decide::{Ask, FnTool, Turn};
+use super::errors::Rejection;
+use super::route::Ctx;
+use super::wire;
+use crate::model::{AllowedMode, ToolChoice, empty_parameters};
+
+/// `model` as OpenAI requires it.
+pub(crate) fn require_model(body: &Value) -> Result<&str, Rejection> {
+    match body.get("model").and_then(Value::as_str) {
+        Some(m) if !m.is_empty() => Ok(m),
+        _ => Err(Rejection::bad_request("you must provide a model parameter")),
+    }
+}
+
+/// `tools` must be an array when present.
+pub(crate) fn tools_array(body: &Value) -> Result<&[Value], Rejection> {
+    match body.get("tools") {
+        None | Some(Value::Null) => Ok(&[]),
+        Some(Value::Array(a)) => Ok(a),
+        Some(other) => Err(Rejection::bad_request(format!(
+            "Invalid type for 'tools': expected an array, but got {} instead.",
+            type_name(other)
+        ))
+        .param("tools")
+        .code("invalid_type")),
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// `tool_choice` / `parallel_tool_calls` are only allowed with tools (the messages from §1.3).
+pub(crate) fn check_needs_tools(body: &Value, has_tools: bool) -> Result<(), Rejection> {
+    if has_tools {
+        return Ok(());
+    }
+    for field in ["tool_choice", "parallel_tool_calls"] {
+        if body.get(field).is_some_and(|v| !v.is_null()) {
+            return Err(Rejection::bad_request(format!(
+                "Invalid value for '{field}': '{field}' is only allowed when 'tools' are specified."
+            ))
+            .param(field));
+        }
+    }
+    Ok(())
+}
+
+/// A function name inside a choice object: `{"function":{"name"}}` (Chat) or `{"name"}` (Responses).
+fn choice_name(v: &Value, flat: bool) -> Option<&str> {
+    if flat {
+        v.get("name").and_then(Value::as_str)
+    } else {
+        v.pointer("/function/name").and_then(Value::as_str)
+    }
+}
+
+fn unknown_tool(name: &str) -> Rejection {
+    Rejection::bad_request(format!(
+        "Invalid 'tool_choice': function '{name}' was not found in 'tools'."
+    ))
+    .param("tool_choice")
+}
+
+/// OpenAI `tool_choice` (Chat nests names under `function`, Responses is `flat`).
+pub(crate) fn parse_choice(raw: &Value, flat: bool, ask: &Ask) -> Result<ToolChoice, Rejection> {
+    let invalid = || {
+        Rejection::bad_request(format!(
+            "Invalid value: {}. Supported values are: 'none', 'auto', and 'required'.",
+            wire::compact(raw)
+        ))
+        .param("tool_choice")
+        .code("invalid_value")
+    };
+    match raw {
+        Value::Null => Ok(ToolChoice::Auto),
+        Value::String(s) => match s.as_str() {
+            "auto" => Ok(ToolChoice::Auto),
+            "none" => Ok(ToolChoice::None),
+            "required" => Ok(ToolChoice::Required),
+            _ => Err(invalid()),
+        },
+        Value::Object(o) => match o.get("type").and_then(Value::as_str) {
+            Some("function") => {
+                let name = choice_name(raw, flat).ok_or_else(invalid)?;
+                if !ask.has_tool(name) {
+                    return Err(unknown_tool(name));
+                }
+                Ok(ToolChoice::Forced(name.to_string()))
+            }
+            Some("allowed_tools") => {
+                let spec = if flat { raw } else { &raw["allowed_tools"] };
+                let mode = match spec.get("mode").and_then(Value::as_str) {
+                    Some("required") => AllowedMode::Required,
+                    Some("auto") => AllowedMode::Auto,
+                    _ => return Err(invalid()),
+                };
+                let mut tools = Vec::new();
+                for t in spec
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if t.get("type").and_then(Value::as_str) != Some("function") {
+                        continue; // hosted entries do not name function tools
+                    }
+                    let name = choice_name(t, flat).ok_or_else(invalid)?;
+                    if !ask.has_tool(name) {
+                        return Err(unknown_tool(name));
+                    }
+                    tools.push(name.to_string());
+                }
+                Ok(ToolChoice::Allowed { mode, tools })
+            }
+            // A hosted tool type (Responses): the model must use that hosted tool.
+            Some(t)
+                if flat
+                    && (ask.hosted_types.iter().any(|h| h == t)
+                        || t.starts_with("web_search") && ask.search.is_some()) =>
+            {
+                Ok(ToolChoice::Required)
+            }
+            Some(t) if flat => Err(Rejection::bad_request(format!(
+                "Tool choice '{t}' not found in 'tools' parameter."
+            ))
+            .param("tool_choice")),
+            _ => Err(invalid()),
+        },
+        _ => Err(invalid()),
+    }
+}
+
+/// Text of a message `content`: a string or an array of text parts.
+pub(crate) fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(""),
+        Value::Null => String::new(),
+        other => wire::compact(other),
+    }
+}
+
+pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
+    let model = require_model(body)?;
+    let Some(messages) = body.get("messages").and_then(Value::as_array) else {
+        return Err(
+            Rejection::bad_request("Missing required parameter: 'messages'.")
+                .param("messages")
+                .code("missing_required_parameter"),
+        );
+    };
+    let mut ask = Ask::new(model);
+    ask.stream = body.get("stream") == Some(&Value::Bool(true));
+    for (i, t) in tools_array(body)?.iter().enumerate() {
+        if t.get("type").and_then(Value::as_str) != Some("function") {
+            continue; // custom (free-text) tools are not simulated
+        }
+        let Some(name) = t.pointer("/function/name").and_then(Value::as_str) else {
+            return Err(Rejection::bad_request(format!(
+                "Missing required parameter: 'tools[{i}].function.name'."
+            ))
+            .param(&format!("tools[{i}].function.name"))
+            .code("missing_required_parameter"));
+        };
+        let schema = t
+            .pointer("/function/parameters")
+            .cloned()
+            .unwrap_or_else(empty_parameters);
+        ask.tools.push(FnTool {
+            name: name.to_string(),
+            schema,
+        });
+    }
+    check_needs_tools(body, !ask.tools.is_empty())?;
+    ask.raw_choice = body.get("tool_choice").cloned().unwrap_or(Value::Null);
+    ask.choice = parse_choice(&ask.raw_choice, false, &ask)?;
+    ask.parallel = body.get("parallel_tool_calls") != Some(&Value::Bool(false));
+    let role = |m: &Value| {
+        m.get("role")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let trailing: Vec<String> = messages
+        .iter()
+        .rev()
+        .take_while(|m| role(m) == "tool")
+        .map(|m| content_text(m.get("content").unwrap_or(&Value::Null)))
+        .collect();
+    if !trailing.is_empty() {
+        ask.tool_results = Some(trailing.into_iter().rev().collect());
+    }
+    if let Some(u) = messages.iter().rev().find(|m| role(m) == "user") {
+        ask.user_text = content_text(u.get("content").unwrap_or(&Value::Null));
+    }
+    Ok(ask)
+}
+
+/// A Chat answer, however it was decided (the text protocol writes content only).
+pub(crate) struct ChatOut {
+    pub content: Option<String>,
+    /// `(id, name, arguments JSON string)`.
+    pub calls: Vec<(String, String, String)>,
+    pub finish: &'static str,
+}
+
+pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> super::SimResponse {
+    let calls: Vec<(String, String, String)> = turn
+        .calls
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            (
+                wire::id("call_", ctx.seed, "call", i, 24),
+                c.name.clone(),
+                c.arguments_json(),
+            )
+        })
+        .collect();
+    let out = ChatOut {
+        content: turn.has_text().then(|| turn.text()),
+        finish: if calls.is_empty() {
+            "stop"
+        } else {
+            "tool_calls"
+        },
+        calls,
+    };
+    render_out(ctx, ask, &out)
+}
+
+fn usage(ctx: &Ctx<'_>, out: &ChatOut) -> Value {
+    let written = out.content.as_ref().map_or(0, String::len)
+        + out
+            .calls
+            .iter()
+            .map(|c| c.1.len() + c.2.len())
+            .sum::<usize>();
+    let completion = wire::tokens(written);
+    json!({"prompt_tokens": ctx.input_tokens, "completion_tokens": completion,
+           "total_tokens": ctx.input_tokens + completion})
+}
+
+pub(crate) fn render_out(ctx: &Ctx<'_>, ask: &Ask, out: &ChatOut) -> super::SimResponse {
+    let id = wire::id("chatcmpl-", ctx.seed, "chatcmpl", 0, 29);
+    let fingerprint = wire::id("fp_", ctx.seed, "fingerprint", 0, 10);
+    if !ask.stream {
+        let mut message = json!({"role": "assistant", "content": out.content, "refusal": null, "annotations": []});
+        if !out.calls.is_empty() {
+            message["tool_calls"] = out
+                .calls
+                .iter()
+                .map(|(id, name, args)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}}))
+                .collect();
+        }
+        let body = json!({
+            "id": id, "object": "chat.completion", "created": wire::CREATED, "model": ask.model,
+            "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": out.finish}],
+            "usage": usage(ctx, out), "service_tier": "default", "system_fingerprint": fingerprint,
+        });
+        return wire::json_response(200, &body, true);
+    }
+    let include_usage =
+        ctx.body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+    let chunk = |choices: Value, usage: Option<Value>| {
+        let mut c = json!({"id": id, "object": "chat.completion.chunk", "created": wire::CREATED,
+                           "model": ask.model, "service_tier": "default", "system_fingerprint": fingerprint});
+        if include_usage {
+            c["usage"] = usage.unwrap_or(Value::Null);
+        }
+        c["choices"] = choices;
+        wire::sse(None, &c)
+    };
+    let delta = |d: Value, finish: Value| json!([{"index": 0, "delta": d, "logprobs": null, "finish_reason": finish}]);
+    let first_content = if out.content.is_some() {
+        json!("")
+    } else {
+        Value::Null
+    };
+    let mut chunks = vec![chunk(
+        delta(
+            json!({"role": "assistant", "content": first_content, "refusal": null}),
+            Value::Null,
+        ),
+        None,
+    )];
+    if let Some(text) = &out.content {
+        for f in wire::fragments(text, ctx.seed) {
+            chunks.push(chunk(delta(json!({"content": f}), Value::Null), None));
+        }
+    }
+    for (i, (call_id, name, args)) in out.calls.iter().enumerate() {
+        let head = json!({"tool_calls": [{"index": i, "id": call_id, "type": "function",
+                                          "function": {"name": name, "arguments": ""}}]});
+        chunks.push(chunk(delta(head, Value::Null), None));
+        for f in wire::fragments(args, ctx.seed.wrapping_add(i as u64)) {
+            let d = json!({"tool_calls": [{"index": i, "function": {"arguments": f}}]});
+            chunks.push(chunk(delta(d, Value::Null), None));
+        }
+    }
+    chunks.push(chunk(delta(json!({}), json!(out.finish)), None));
+    if include_usage {
+        chunks.push(chunk(json!([]), Some(usage(ctx, out))));
+    }
+    chunks.push(b"data: [DONE]\n\n".to_vec());
+    wire::stream_response("text/event-stream; charset=utf-8", chunks)
+}

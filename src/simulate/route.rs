@@ -1,0 +1,284 @@
+//! Routing and the common request pipeline: path → API, key header, JSON body, the API's own
+//! checks, hosted-tool and schema rejections, the scenario's error, then the model's answer.
+
+use serde_json::{Value, json};
+
+use super::decide::{self, Ask};
+use super::errors::{self, Family, Rejection};
+use super::{SimRequest, SimResponse, anthropic, gemini, openai_chat, openai_responses};
+use super::{text_protocol, wire};
+use crate::providers::Provider;
+use crate::scenario::Scenario;
+
+/// The simulated endpoints.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Api {
+    Chat,
+    Responses,
+    Anthropic,
+    /// `model` comes from the path; `stream` is `:streamGenerateContent`; `sse` is `alt=sse`.
+    Gemini {
+        model: String,
+        stream: bool,
+        sse: bool,
+    },
+}
+
+impl Api {
+    pub fn family(&self) -> Family {
+        match self {
+            Api::Chat | Api::Responses => Family::OpenAi,
+            Api::Anthropic => Family::Anthropic,
+            Api::Gemini { .. } => Family::Gemini,
+        }
+    }
+}
+
+/// What renderers need besides the decision: the request seed (ids) and the parsed body.
+pub(crate) struct Ctx<'a> {
+    pub seed: u64,
+    pub body: &'a Value,
+    pub input_tokens: u64,
+}
+
+/// The error family a path belongs to (for 404s and scenario-header errors).
+fn family_for_path(path: &str) -> Family {
+    if path.starts_with("/v1beta") || path.starts_with("/v1/models/") {
+        Family::Gemini
+    } else if path.starts_with("/v1/messages") || path.starts_with("/v1/complete") {
+        Family::Anthropic
+    } else {
+        Family::OpenAi
+    }
+}
+
+/// `rej` in the envelope of the API `req` was addressed to.
+pub(crate) fn reject(req: &SimRequest, rej: &Rejection) -> SimResponse {
+    errors::response(family_for_path(&req.path), rej, wire::fnv1a(&req.body))
+}
+
+fn route(req: &SimRequest) -> Option<Api> {
+    if !req.method.eq_ignore_ascii_case("POST") {
+        return None;
+    }
+    match req.path.as_str() {
+        "/v1/chat/completions" => Some(Api::Chat),
+        "/v1/responses" => Some(Api::Responses),
+        "/v1/messages" => Some(Api::Anthropic),
+        p => {
+            let rest = p.strip_prefix("/v1beta/models/")?;
+            let (model, method) = rest.rsplit_once(':')?;
+            if model.is_empty() || model.contains('/') {
+                return None;
+            }
+            let stream = match method {
+                "generateContent" => false,
+                "streamGenerateContent" => true,
+                _ => return None,
+            };
+            let sse = stream && req.query.get("alt").map(String::as_str) == Some("sse");
+            Some(Api::Gemini {
+                model: model.to_string(),
+                stream,
+                sse,
+            })
+        }
+    }
+}
+
+fn not_found(req: &SimRequest) -> Rejection {
+    let family = family_for_path(&req.path);
+    let message = match family {
+        Family::OpenAi => format!("Invalid URL ({} {})", req.method, req.path),
+        Family::Anthropic => "Not Found".to_string(),
+        Family::Gemini => format!(
+            "The requested URL {} was not found on this server.",
+            req.path
+        ),
+    };
+    Rejection::new(404, message)
+}
+
+/// The pipeline; see the module doc.
+pub(crate) fn answer(req: &SimRequest, scenario: &Scenario) -> SimResponse {
+    let seed = wire::fnv1a(&req.body);
+    let Some(api) = route(req) else {
+        return reject(req, &not_found(req));
+    };
+    match answer_api(&api, req, scenario, seed) {
+        Ok(resp) => resp,
+        Err(rej) => errors::response(api.family(), &rej, seed),
+    }
+}
+
+fn answer_api(
+    api: &Api,
+    req: &SimRequest,
+    scenario: &Scenario,
+    seed: u64,
+) -> Result<SimResponse, Rejection> {
+    check_key(api, req)?;
+    let body = parse_body(api, &req.body)?;
+    let (provider, ask) = match api {
+        Api::Chat if text_protocol::is_text_protocol(&body) => {
+            (Provider::TextProtocol, text_protocol::parse(&body)?)
+        }
+        Api::Chat => (Provider::OpenaiChat, openai_chat::parse(&body)?),
+        Api::Responses => (Provider::OpenaiResponses, openai_responses::parse(&body)?),
+        Api::Anthropic => (Provider::Anthropic, anthropic::parse(&body)?),
+        Api::Gemini { model, stream, .. } => {
+            (Provider::Gemini, gemini::parse(&body, model, *stream)?)
+        }
+    };
+    check_hosted(api, &ask, scenario)?;
+    if let Some(message) = crate::schema::wire_rejection(provider, &body) {
+        let mut rej = Rejection::bad_request(message);
+        if api.family() == Family::OpenAi {
+            rej = rej.param("tools").code("invalid_function_parameters");
+        }
+        return Err(rej);
+    }
+    if let Some(err) = &scenario.error {
+        return Err(scenario_error(
+            api.family(),
+            err.status,
+            err.message.as_deref(),
+            &ask,
+        ));
+    }
+    let turn = decide::decide(&ask, scenario);
+    let ctx = Ctx {
+        seed,
+        body: &body,
+        input_tokens: wire::tokens(req.body.len()),
+    };
+    Ok(match api {
+        Api::Chat if provider == Provider::TextProtocol => {
+            text_protocol::render(&ctx, &ask, &turn, scenario.malformed)
+        }
+        Api::Chat => openai_chat::render(&ctx, &ask, &turn),
+        Api::Responses => openai_responses::render(&ctx, &ask, &turn),
+        Api::Anthropic => anthropic::render(&ctx, &ask, &turn),
+        Api::Gemini { sse, .. } => gemini::render(&ctx, &ask, &turn, *sse),
+    })
+}
+
+fn header<'a>(req: &'a SimRequest, name: &str) -> Option<&'a str> {
+    req.headers
+        .get(name)
+        .map(|v| v.trim())
+        .filter(|v| !v.is_empty())
+}
+
+fn bearer(req: &SimRequest) -> Option<&str> {
+    let v = header(req, "authorization")?;
+    let key = v
+        .strip_prefix("Bearer ")
+        .or_else(|| v.strip_prefix("bearer "))?;
+    (!key.trim().is_empty()).then_some(key)
+}
+
+/// Any non-empty key is accepted: the simulator checks that a key is sent the API's way.
+fn check_key(api: &Api, req: &SimRequest) -> Result<(), Rejection> {
+    match api {
+        Api::Chat | Api::Responses if bearer(req).is_none() => Err(Rejection::new(
+            401,
+            "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a username and password. You can obtain an API key from https://platform.openai.com/account/api-keys.",
+        )),
+        Api::Anthropic if header(req, "x-api-key").is_none() && bearer(req).is_none() => {
+            Err(Rejection::new(401, "x-api-key header is required"))
+        }
+        Api::Gemini { .. }
+            if header(req, "x-goog-api-key").is_none()
+                && req.query.get("key").is_none_or(|k| k.is_empty()) =>
+        {
+            let mut rej = Rejection::bad_request("API key not valid. Please pass a valid API key.");
+            rej.extra.details = vec![
+                json!({"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID",
+                       "domain": "googleapis.com", "metadata": {"service": "generativelanguage.googleapis.com"}}),
+                json!({"@type": "type.googleapis.com/google.rpc.LocalizedMessage", "locale": "en-US",
+                       "message": "API key not valid. Please pass a valid API key."}),
+            ];
+            Err(rej)
+        }
+        _ => Ok(()),
+    }
+}
+
+fn parse_body(api: &Api, bytes: &[u8]) -> Result<Value, Rejection> {
+    let parsed: Result<Value, _> = serde_json::from_slice(bytes);
+    match (api.family(), parsed) {
+        (_, Ok(v @ Value::Object(_))) => Ok(v),
+        (Family::OpenAi, _) => Err(Rejection::bad_request(
+            "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us through our help center at help.openai.com.)",
+        )),
+        (Family::Anthropic, Err(e)) => Err(Rejection::bad_request(format!(
+            "There was an error parsing the body of your request: {e}"
+        ))),
+        (Family::Anthropic, Ok(_)) => {
+            Err(Rejection::bad_request("Request body must be a JSON object"))
+        }
+        (Family::Gemini, Err(e)) => Err(Rejection::bad_request(format!(
+            "Invalid JSON payload received. {e}"
+        ))),
+        (Family::Gemini, Ok(_)) => Err(Rejection::bad_request(
+            "Invalid JSON payload received. Expected an object.",
+        )),
+    }
+}
+
+/// Hosted-tool rejections: Responses web search with a non-auto `tool_choice` (the exact
+/// message OpenAI sends), and tool types the scenario says this model does not support.
+fn check_hosted(api: &Api, ask: &Ask, scenario: &Scenario) -> Result<(), Rejection> {
+    if let Some(t) = ask
+        .hosted_types
+        .iter()
+        .find(|t| scenario.unsupported_tool_types.contains(t))
+    {
+        let message = match api.family() {
+            Family::OpenAi => format!(
+                "Hosted tool '{t}' is not supported with model '{}'.",
+                ask.model
+            ),
+            Family::Anthropic => format!(
+                "tools: tool type '{t}' is not supported with model '{}'",
+                ask.model
+            ),
+            Family::Gemini => format!("Tool '{t}' is not supported with this model."),
+        };
+        let rej = Rejection::bad_request(message);
+        return Err(if api.family() == Family::OpenAi {
+            rej.param("tools").code("unsupported_value")
+        } else {
+            rej
+        });
+    }
+    if *api == Api::Responses && ask.search.is_some() {
+        let choice = &ask.raw_choice;
+        if !choice.is_null() && choice.as_str() != Some("auto") {
+            return Err(Rejection::bad_request(format!(
+                "Tool choices other than 'auto' are not supported with model '{}' and the following tool types: 'web_search_preview'.",
+                ask.model
+            ))
+            .param("tool_choice"));
+        }
+    }
+    Ok(())
+}
+
+fn scenario_error(family: Family, status: u16, message: Option<&str>, ask: &Ask) -> Rejection {
+    let status = if (400..=599).contains(&status) {
+        status
+    } else {
+        500
+    };
+    let message = message.map_or_else(
+        || errors::default_message(family, status, &ask.model),
+        str::to_string,
+    );
+    let mut rej = Rejection::new(status, message);
+    if status == 429 && family != Family::Gemini {
+        rej.extra.headers.push(("retry-after".into(), "1".into()));
+    }
+    rej
+}
