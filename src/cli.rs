@@ -175,7 +175,7 @@ pub fn run(cli: Cli) -> i32 {
             }
             i32::from(report.missed > 0)
         }
-        Command::Scan(a) => crate::redact::run_scan(&root, a.path.as_deref()),
+        Command::Scan(a) => crate::status::run_scan(&root, a.path.as_deref()),
         Command::Status(a) => crate::status::run(&root, a.filter.as_deref()),
         Command::ImportVcr(a) => crate::import_vcr::run(&a.file, &a.provider, &a.out),
     }

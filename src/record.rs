@@ -163,7 +163,8 @@ pub fn cassette_from_run(trial: &Trial, run: &TrialRun, source: &str) -> Result<
     let mut answered_model = None;
     for (i, ex) in run.exchanges.iter().enumerate() {
         let status = ex.response.status;
-        if !ex.response.is_success() && !(i == 0 && expected == Some(status)) {
+        let expected_error = i == 0 && expected == Some(status);
+        if !(ex.response.is_success() || expected_error) {
             let body = String::from_utf8_lossy(&ex.response.body)
                 .chars()
                 .take(300)
@@ -295,4 +296,79 @@ pub async fn record_trial(
     let rel = trial.cassette_path();
     write_cassette(&root.join(&rel), &rel, cassette, &opts.secrets)?;
     Ok((rel, attempt))
+}
+
+/// Bench: 100 trials recorded from the simulator answering after 100 ms each, concurrency 8
+/// (target: under 3 s, i.e. the latency overlaps and recording adds little of its own).
+pub fn bench(report: &mut crate::bench::Report) {
+    report.section("recording (simulator, 100 ms latency per answer)");
+    let root = std::env::temp_dir().join(format!("tooltape-bench-record-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    if let Err(e) = bench_project(&root) {
+        report.note(&format!(
+            "cannot set up the bench project in {}: {e}",
+            root.display()
+        ));
+        return;
+    }
+    let trials = crate::case::discover(&root).trials;
+    let n = trials.len();
+    let result = crate::harness::runtime().block_on(async {
+        let config = crate::simulate::SimConfig {
+            latency: Duration::from_millis(100),
+            ..Default::default()
+        };
+        let sim = crate::simulate::Simulator::start(config)
+            .await
+            .map_err(|e| e.to_string())?;
+        let endpoints = crate::record_cli::endpoints(&root, Some(&sim.base_url()));
+        let chosen = trials
+            .into_iter()
+            .map(|t| (t, "bench".to_string()))
+            .collect();
+        let started = std::time::Instant::now();
+        let summary =
+            crate::record_cli::record_all(&root, chosen, &endpoints, 8, &RecordOptions::default())
+                .await;
+        Ok::<_, String>((started.elapsed(), summary))
+    });
+    let _ = std::fs::remove_dir_all(&root);
+    match result {
+        Ok((elapsed, summary)) => {
+            let s = elapsed.as_secs_f64();
+            let ok = s < 3.0 && summary.failed.is_empty() && summary.recorded.len() == n;
+            report.figure(
+                &format!("record: {n} trials at concurrency 8 (s)"),
+                s,
+                "s",
+                Some(("< 3 s, all recorded", ok)),
+            );
+            if !summary.failed.is_empty() {
+                report.note(&summary.render());
+            }
+        }
+        Err(e) => report.note(&format!("cannot start the simulator: {e}")),
+    }
+}
+
+/// Two cases × 5 providers × 5 tool choices × 2 modes = 100 trials.
+fn bench_project(root: &Path) -> std::io::Result<()> {
+    let cases = root.join("cases");
+    std::fs::create_dir_all(cases.join("tools"))?;
+    let mut providers = String::new();
+    for p in crate::providers::Provider::ALL {
+        providers.push_str(&format!(
+            "[{p}]\nmodel = \"bench-model\"\nbase_url = \"http://127.0.0.1:9\"\n\n"
+        ));
+    }
+    std::fs::write(cases.join(crate::case::PROVIDERS_FILE), providers)?;
+    let tool = r#"{"name": "get_weather", "description": "Weather for a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}"#;
+    std::fs::write(cases.join("tools/get_weather.json"), tool)?;
+    for name in ["bench_a", "bench_b"] {
+        let case = format!(
+            "description = \"{name}\"\ntools = [\"get_weather\"]\nchoices = [\"omitted\", \"auto\", \"none\", \"required\", \"forced-get_weather\"]\n\n[[messages]]\nrole = \"user\"\ncontent = \"Weather in Paris? ({name})\"\n"
+        );
+        std::fs::write(cases.join(format!("{name}.toml")), case)?;
+    }
+    Ok(())
 }

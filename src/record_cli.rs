@@ -160,14 +160,18 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
             println!("nothing to record");
             return 0;
         }
-        // PLACEHOLDER until the simulator lands on main.
-        let sim: Option<String> = if a.simulate {
-            eprintln!("the simulator is not available in this build");
-            return 1;
+        let sim = if a.simulate {
+            match crate::simulate::Simulator::start(crate::simulate::SimConfig::default()).await {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    eprintln!("cannot start the simulator on loopback: {e}");
+                    return 1;
+                }
+            }
         } else {
             None
         };
-        let endpoints = endpoints(root, sim.as_deref());
+        let endpoints = endpoints(root, sim.as_ref().map(|s| s.base_url()).as_deref());
         let opts = RecordOptions {
             secrets: Secrets::from_env(),
             ..RecordOptions::default()

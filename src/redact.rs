@@ -3,7 +3,6 @@
 //! scan` reports) anything key-shaped. Pattern matching is hand-written (no regex).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -387,63 +386,4 @@ fn inside_object_named(text: &str, at: usize, name: &str) -> bool {
         }
     }
     false
-}
-
-/// `tooltape scan [PATH]`: scans every file under PATH (default `cassettes/` under `root`),
-/// printing `path:line:col: what` per finding; exit 1 when anything is found.
-pub fn run_scan(root: &Path, path: Option<&Path>) -> i32 {
-    let target = path.map_or_else(
-        || root.join("cassettes"),
-        |p| {
-            if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                root.join(p)
-            }
-        },
-    );
-    if !target.exists() {
-        if path.is_none() {
-            println!("no cassettes/ folder: nothing to scan");
-            return 0;
-        }
-        eprintln!("{}: no such file or folder", target.display());
-        return 2;
-    }
-    let secrets = Secrets::from_env();
-    let (mut files, mut findings) = (0, 0);
-    for f in files_under(&target) {
-        let Ok(bytes) = std::fs::read(&f) else {
-            continue;
-        };
-        files += 1;
-        let text = String::from_utf8_lossy(&bytes);
-        let shown = f.strip_prefix(root).unwrap_or(&f);
-        for x in scan(&text, &secrets) {
-            println!("{}:{}:{}: {}", shown.display(), x.line, x.column, x.what);
-            findings += 1;
-        }
-    }
-    if findings > 0 {
-        eprintln!(
-            "{findings} finding(s) in {files} file(s): remove the secret (re-record, or edit the file), and revoke the key if it was real"
-        );
-        return 1;
-    }
-    println!("{files} file(s) scanned, no secrets found");
-    0
-}
-
-fn files_under(p: &Path) -> Vec<PathBuf> {
-    if p.is_file() {
-        return vec![p.to_path_buf()];
-    }
-    let mut out = Vec::new();
-    if let Ok(rd) = std::fs::read_dir(p) {
-        for e in rd.filter_map(Result::ok) {
-            out.extend(files_under(&e.path()));
-        }
-    }
-    out.sort();
-    out
 }

@@ -1,4 +1,6 @@
-//! Helpers for `tests/recording.rs`: a small temporary project and the built binary.
+//! Helpers for the recording tests: a small temporary project and the built binary.
+// Each test crate uses a different subset.
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 
@@ -25,18 +27,18 @@ content = "What is the weather in Paris right now?"
 calls = [{ name = "get_weather", arguments = { city = "Paris" } }]
 "#;
 
-pub const CLOCK: &str = r#"description = "No-argument tool"
-tools = ["get_time"]
+pub const FORECAST: &str = r#"description = "Forecast lookup"
+tools = ["get_weather"]
 providers = ["openai-responses", "gemini"]
 choices = ["auto"]
 
 [[messages]]
 role = "user"
-content = "What time is it on the server?"
+content = "Will it rain in Lyon tomorrow?"
 "#;
 
 /// A fresh project under the system temp folder: providers.toml, two tools, two small cases
-/// (`weather`: 8 trials on openai-chat and anthropic; `clock`: 4 on openai-responses and gemini).
+/// (`weather`: 8 trials on openai-chat and anthropic; `forecast`: 4 on openai-responses and gemini).
 pub fn project(name: &str) -> PathBuf {
     let dir =
         std::env::temp_dir().join(format!("tooltape-recording-{name}-{}", std::process::id()));
@@ -52,7 +54,7 @@ pub fn project(name: &str) -> PathBuf {
         std::fs::copy(repo().join(&file), dir.join(&file)).unwrap();
     }
     std::fs::write(dir.join("cases/weather.toml"), WEATHER).unwrap();
-    std::fs::write(dir.join("cases/clock.toml"), CLOCK).unwrap();
+    std::fs::write(dir.join("cases/forecast.toml"), FORECAST).unwrap();
     dir
 }
 
