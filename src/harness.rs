@@ -44,6 +44,10 @@ pub struct TrialSnapshot {
 pub struct ExchangeSnapshot {
     /// Tools block, tool choice, parallel switch, instructions or injected text.
     pub request: Value,
+    /// Follow-up exchanges: the conversation items added since the previous request (the
+    /// model's calls echoed back and the tool results).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sent_back: Option<Value>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     pub outcome: Outcome,
@@ -250,13 +254,23 @@ fn snapshot(
         exchanges: run
             .exchanges
             .iter()
-            .map(|e| ExchangeSnapshot {
+            .enumerate()
+            .map(|(i, e)| ExchangeSnapshot {
                 request: providers::projection(trial.provider, &e.encoded.request.body),
+                sent_back: (i > 0).then(|| new_items(trial, &run.exchanges[i - 1], e)),
                 notes: e.encoded.notes.clone(),
                 outcome: e.outcome.clone().unwrap_or_default(),
             })
             .collect(),
     }
+}
+
+/// Conversation items in `cur`'s request beyond those of `prev`'s.
+fn new_items(trial: &Trial, prev: &run::ExchangeRun, cur: &run::ExchangeRun) -> Value {
+    let key = providers::conversation_key(trial.provider);
+    let items = |e: &run::ExchangeRun| e.encoded.request.body.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
+    let (before, now) = (items(prev), items(cur));
+    Value::Array(now.into_iter().skip(before.len()).collect())
 }
 
 /// Cassettes and snapshots no trial owns (each one is a failure).
