@@ -1,5 +1,5 @@
 # tooltape — every entry point. CI runs `make ci` (= .ci/run). Adding a case never touches this file.
-.PHONY: test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png fuzz
+.PHONY: test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png conformance drift fuzz
 
 # Offline, no keys: replays every trial from its cassette and checks its snapshot.
 test:
@@ -37,3 +37,19 @@ fmt-check:
 
 ci:
 	bash .ci/run
+
+# The conformance matrix; a test fails when CONFORMANCE.md is out of date. Run after re-recording.
+conformance:
+	cargo run --quiet -- report --format md --out CONFORMANCE.md
+
+# The matrix of the replayed suite in the terminal: make report FILTER=weather
+report:
+	cargo run --quiet -- report $(FILTER)
+
+# HTML matrix screenshotted in headless Chromium to docs/conformance.png (apt-get install -y chromium).
+report-png:
+	bash tests/render_report.sh
+
+# What changed against DIR (offline), or against a fresh live recording (needs keys): make drift AGAINST=DIR
+drift:
+	cargo run --quiet -- drift $(FILTER) $(if $(AGAINST),--against $(AGAINST))

@@ -46,6 +46,10 @@ pub enum Command {
     Status(StatusArgs),
     /// Convert a vcrpy / pytest-recording YAML cassette into a redacted tooltape cassette.
     ImportVcr(ImportVcrArgs),
+    /// Compare the committed cassettes with another folder or a fresh recording: what drifted.
+    Drift(crate::drift::cli::DriftArgs),
+    /// Print the conformance matrix of a replay run (case × choice × mode by provider).
+    Report(crate::report::cli::ReportArgs),
     /// Run the provider simulator on loopback until interrupted (point a gateway at it).
     Simulate {
         /// Port on 127.0.0.1 (0: any free port).
@@ -178,6 +182,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Scan(a) => crate::status::run_scan(&root, a.path.as_deref()),
         Command::Status(a) => crate::status::run(&root, a.filter.as_deref()),
         Command::ImportVcr(a) => crate::import_vcr::run(&a.file, &a.provider, &a.out),
+        Command::Drift(a) => crate::drift::cli::run(&root, &a),
+        Command::Report(a) => crate::report::cli::run(&root, &a),
     }
 }
 
@@ -451,11 +457,7 @@ fn parse(a: &ParseArgs) -> i32 {
                 return 2;
             }
         };
-        let _ = (&req, &body);
-        let (out, code) = (
-            "text-protocol parsing is not available in this build".to_string(),
-            2,
-        ); // PLACEHOLDER
+        let (out, code) = crate::providers::text_protocol::cli_parse(&req, &body, a.stream);
         if code == 0 {
             println!("{out}");
         } else {

@@ -268,7 +268,15 @@ fn snapshot(
 /// Conversation items in `cur`'s request beyond those of `prev`'s.
 fn new_items(trial: &Trial, prev: &run::ExchangeRun, cur: &run::ExchangeRun) -> Value {
     let key = providers::conversation_key(trial.provider);
-    let items = |e: &run::ExchangeRun| e.encoded.request.body.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
+    let items = |e: &run::ExchangeRun| {
+        e.encoded
+            .request
+            .body
+            .get(key)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
     let (before, now) = (items(prev), items(cur));
     Value::Array(now.into_iter().skip(before.len()).collect())
 }

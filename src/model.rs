@@ -278,6 +278,14 @@ pub enum DiagnosticKind {
     MissingBraces,
     ArgumentsAsObject,
     ParsingDisabled,
+    /// A repeated opening `<tool_call>` (the instructions ask for exactly one).
+    ExtraOpenTag,
+    /// Characters between `<tool_call>` and the JSON object (the instructions forbid them).
+    LeadingGarbage,
+    /// No `arguments` key: the call is made with `{}` (a strict schema still checks required keys).
+    MissingArguments,
+    /// `parameters` used instead of `arguments` (the llama3_json spelling).
+    ParametersAlias,
     // Native decoders.
     InvalidArgumentsJson,
     NullOptionalRemoved,

@@ -57,7 +57,10 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
                 } else {
                     "parameters"
                 };
-                o.insert(key.into(), t.parameters.clone());
+                // `Null` means "no parameters": Gemini rejects an OBJECT with empty properties.
+                if !t.parameters.is_null() {
+                    o.insert(key.into(), t.parameters.clone());
+                }
                 Value::Object(o)
             })
             .collect();

@@ -1,0 +1,175 @@
+//! The `tooltape drift` command: arguments, where the second cassette set comes from (a folder,
+//! or a fresh live recording into a temporary folder), and writing the rendered report.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+
+use crate::case;
+use crate::providers::Provider;
+use crate::record_cli;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DriftFormat {
+    Terminal,
+    Md,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct DriftArgs {
+    /// Only trials whose name contains this.
+    pub filter: Option<String>,
+    /// Compare with this cassette folder (laid out like `cassettes/`, or a project root holding
+    /// one) instead of a fresh recording. Works offline.
+    #[arg(long)]
+    pub against: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "terminal")]
+    pub format: DriftFormat,
+    /// Write the report here instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Fresh recording: requests in flight at once.
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+}
+
+/// Runs `tooltape drift`. Exit 1 on breaking drift, 0 otherwise, 2 on usage errors.
+pub fn run(root: &Path, a: &DriftArgs) -> i32 {
+    let discovery = case::discover(root);
+    for (_, e) in &discovery.broken {
+        eprintln!("{e}");
+    }
+    let committed = root.join("cassettes");
+    let fetched = match &a.against {
+        Some(dir) => cassette_dir(dir).map(|d| (d, Vec::new())),
+        None => record_fresh(root, &discovery.trials, a),
+    };
+    let (against, skipped) = match fetched {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let mut report =
+        super::compare_dirs(&discovery.trials, &committed, &against, a.filter.as_deref());
+    // Providers without a key were not recorded afresh: their cassettes are not "gone".
+    report
+        .only_committed
+        .retain(|c| !skipped.iter().any(|p| c.starts_with(&format!("{p}/"))));
+    let text = match a.format {
+        DriftFormat::Terminal => super::render::terminal(&report),
+        DriftFormat::Md => super::render::markdown(&report),
+        DriftFormat::Json => super::render::json(&report),
+    };
+    if let Err(e) = write_out(a.out.as_deref(), &text) {
+        eprintln!("{e}");
+        return 2;
+    }
+    report.exit_code()
+}
+
+/// Writes to `out`, or prints to standard output.
+pub fn write_out(out: Option<&Path>, text: &str) -> Result<(), String> {
+    match out {
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+        Some(p) => crate::cassette::write_atomic(p, text)
+            .map_err(|e| format!("{}: cannot write: {e}", p.display())),
+    }
+}
+
+/// The cassette folder of `dir`: `dir/cassettes` when it is a project root, else `dir` itself.
+fn cassette_dir(dir: &Path) -> Result<PathBuf, String> {
+    if !dir.is_dir() {
+        return Err(format!(
+            "{}: no such folder (--against takes a cassette folder or a project root)",
+            dir.display()
+        ));
+    }
+    let inner = dir.join("cassettes");
+    Ok(if inner.is_dir() {
+        inner
+    } else {
+        dir.to_path_buf()
+    })
+}
+
+/// What to set to record afresh, per key variable: `OPENAI_API_KEY (openai-chat, ...)`.
+pub fn missing_keys_help(providers: &[Provider]) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for p in providers {
+        let vars = p.key_vars().join(" or ");
+        match lines.iter_mut().find(|l| l.starts_with(&vars)) {
+            Some(l) => {
+                l.pop();
+                l.push_str(&format!(", {p})"));
+            }
+            None => lines.push(format!("{vars} ({p})")),
+        }
+    }
+    format!(
+        "drift without --against records every selected trial live, and no API key is set.\n  set one of:\n    {}\n  or compare offline: tooltape drift --against DIR",
+        lines.join("\n    ")
+    )
+}
+
+/// Records the selected trials live into a temporary folder; returns its cassette folder and
+/// the providers skipped for want of a key.
+fn record_fresh(
+    root: &Path,
+    trials: &[case::Trial],
+    a: &DriftArgs,
+) -> Result<(PathBuf, Vec<String>), String> {
+    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+        return Err("drift without --against records live, which is refused under CI (CI is set): pass --against DIR".into());
+    }
+    let chosen: Vec<case::Trial> = trials
+        .iter()
+        .filter(|t| a.filter.as_deref().is_none_or(|f| t.name().contains(f)))
+        .cloned()
+        .collect();
+    if chosen.is_empty() {
+        return Err(format!(
+            "no trials match `{}`",
+            a.filter.as_deref().unwrap_or("")
+        ));
+    }
+    let endpoints = record_cli::endpoints(root, None);
+    let mut wanted: Vec<Provider> = chosen.iter().map(|t| t.provider).collect();
+    wanted.sort();
+    wanted.dedup();
+    if !wanted
+        .iter()
+        .any(|p| endpoints.get(p).is_some_and(Result::is_ok))
+    {
+        return Err(missing_keys_help(&wanted));
+    }
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let tmp = std::env::temp_dir().join(format!("tooltape-drift-{}-{nanos}", std::process::id()));
+    let chosen: Vec<(case::Trial, String)> = chosen
+        .into_iter()
+        .map(|t| (t, "drift".to_string()))
+        .collect();
+    let summary = crate::harness::runtime().block_on(record_cli::record_all(
+        &tmp,
+        chosen,
+        &endpoints,
+        a.concurrency.max(1),
+    ));
+    eprintln!(
+        "{}\nfresh recording kept in {}",
+        summary.render(),
+        tmp.display()
+    );
+    let skipped = wanted
+        .iter()
+        .filter(|p| endpoints.get(p).is_none_or(Result::is_err))
+        .map(|p| p.slug().to_string());
+    Ok((tmp.join("cassettes"), skipped.collect()))
+}

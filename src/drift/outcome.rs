@@ -1,0 +1,328 @@
+//! Drift at the outcome level: decode a cassette's responses as the trial would
+//! (`providers::decode` with the trial's neutral request), judge them with `check::verdict`, and
+//! compare the normalized outcomes of two cassettes. Pure: no network, no files.
+
+use serde_json::Value;
+
+use super::{Finding, Kind, Severity};
+use crate::case::Trial;
+use crate::cassette::Cassette;
+use crate::check::{self, Verdict};
+use crate::model::Outcome;
+use crate::providers::{self, Encoded};
+use crate::run::{ExchangeRun, TrialRun};
+
+/// A cassette decoded and judged on its trial's contract.
+#[derive(Debug)]
+pub struct Judged {
+    /// One per interaction: the outcome, or the decoder's error.
+    pub outcomes: Vec<Result<Outcome, String>>,
+    pub verdict: Verdict,
+}
+
+/// Decodes every response of `c` with the trial's neutral request and checks the contract.
+/// A cassette without interactions (encoding failed closed when it was recorded) is judged on
+/// what the encoder says now.
+pub fn judge(trial: &Trial, c: &Cassette) -> Judged {
+    let neutral = trial.first_request();
+    let mut run = TrialRun::default();
+    if c.interactions.is_empty() {
+        run.encode_error = providers::encode(trial.provider, &neutral).err();
+    }
+    for it in &c.interactions {
+        let response = it.response.to_http();
+        let outcome = providers::decode(trial.provider, &neutral, &response);
+        let encoded = Encoded {
+            request: it.request.clone(),
+            notes: Vec::new(),
+        };
+        run.exchanges.push(ExchangeRun {
+            neutral: neutral.clone(),
+            encoded,
+            response,
+            outcome,
+        });
+    }
+    let verdict = check::verdict(trial, &run);
+    let outcomes = run
+        .exchanges
+        .into_iter()
+        .map(|e| e.outcome.map_err(|e| e.to_string()))
+        .collect();
+    Judged { outcomes, verdict }
+}
+
+/// `pass`, `fail: first problem`, `known-failure: reason`, ...: what a verdict flip shows.
+pub fn verdict_text(v: &Verdict) -> String {
+    match v {
+        Verdict::Pass => "pass".into(),
+        Verdict::Fail { problems } => {
+            format!("fail: {}", problems.first().map_or("", String::as_str))
+        }
+        Verdict::KnownFailure { reason, .. } => format!("known-failure: {reason}"),
+        Verdict::KnownFailurePasses { reason, .. } => format!("known-failure-passes: {reason}"),
+        Verdict::NotSupported { code, .. } => format!("not-supported: {code}"),
+    }
+}
+
+fn verdict_key(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::KnownFailurePasses { .. } => "known-failure-passes",
+        v => v.label(),
+    }
+}
+
+/// Outcome findings, and whether the model's behaviour changed (calls, text or exchanges).
+pub fn diff(
+    old: &Judged,
+    new: &Judged,
+    old_model: Option<&str>,
+    new_model: Option<&str>,
+) -> (Vec<Finding>, bool) {
+    let mut out = Vec::new();
+    let mut behaviour_changed = old.outcomes.len() != new.outcomes.len();
+    if behaviour_changed {
+        out.push(Finding::new(
+            Severity::Behaviour,
+            Kind::Exchanges,
+            None,
+            Some(old.outcomes.len().to_string()),
+            Some(new.outcomes.len().to_string()),
+        ));
+    }
+    if verdict_key(&old.verdict) != verdict_key(&new.verdict) {
+        let (a, b) = (verdict_text(&old.verdict), verdict_text(&new.verdict));
+        out.push(Finding::new(
+            Severity::Breaking,
+            Kind::Verdict,
+            None,
+            Some(a),
+            Some(b),
+        ));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, (a, b)) in old.outcomes.iter().zip(&new.outcomes).enumerate() {
+        let at = |k: Kind, before: String, after: String| {
+            let path = (i > 0).then(|| format!("exchange {}", i + 1));
+            Finding::new(k.severity(), k, path, Some(before), Some(after))
+        };
+        let (a, b) = match (a, b) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(x), Err(y)) if x == y => continue,
+            (x, y) => {
+                if seen.insert(Kind::Decode) {
+                    let show = |r: &Result<Outcome, String>| {
+                        r.as_ref()
+                            .map_or_else(|e| format!("error: {e}"), |_| "decodes".into())
+                    };
+                    let sev = if y.is_err() {
+                        Severity::Breaking
+                    } else {
+                        Severity::Behaviour
+                    };
+                    let path = Some(format!("exchange {}", i + 1));
+                    out.push(Finding::new(
+                        sev,
+                        Kind::Decode,
+                        path,
+                        Some(show(x)),
+                        Some(show(y)),
+                    ));
+                }
+                continue;
+            }
+        };
+        let mut push = |f: Finding| {
+            if seen.insert(f.kind) {
+                out.push(f);
+            }
+        };
+        let (na, nb) = (names(a), names(b));
+        if na != nb {
+            behaviour_changed = true;
+            push(at(Kind::ToolCalls, na, nb));
+        } else if let Some((x, y)) = a
+            .tool_calls
+            .iter()
+            .zip(&b.tool_calls)
+            .find(|(x, y)| x.arguments != y.arguments)
+        {
+            push(at(
+                Kind::Arguments,
+                format!("{}({})", x.name, x.arguments),
+                format!("{}({})", y.name, y.arguments),
+            ));
+        }
+        if a.text != b.text {
+            behaviour_changed |= a.text.is_some() != b.text.is_some();
+            push(at(
+                Kind::Text,
+                preview(a.text.as_deref()),
+                preview(b.text.as_deref()),
+            ));
+        }
+        if a.raw_finish != b.raw_finish || a.finish != b.finish {
+            push(at(Kind::Finish, finish(a), finish(b)));
+        }
+        if a.error != b.error {
+            let e = |o: &Outcome| {
+                o.error
+                    .as_ref()
+                    .map_or("none".into(), |e| format!("{} {}", e.status, e.message))
+            };
+            push(at(Kind::Error, e(a), e(b)));
+        }
+        let (da, db) = (diagnostics(a), diagnostics(b));
+        if da != db {
+            push(at(Kind::Diagnostics, da, db));
+        }
+        let hosted = |o: &Outcome| {
+            o.hosted
+                .as_ref()
+                .map(|h| (h.search_calls, h.tool_type.clone()))
+        };
+        if hosted(a) != hosted(b) {
+            let show = |o: &Outcome| {
+                hosted(o).map_or("none".into(), |(n, t)| {
+                    format!("{n} search call(s) via {}", t.unwrap_or_default())
+                })
+            };
+            push(at(Kind::Hosted, show(a), show(b)));
+        }
+    }
+    let first_model = |j: &Judged| {
+        j.outcomes
+            .iter()
+            .find_map(|o| o.as_ref().ok().and_then(|o| o.model.clone()))
+    };
+    let (ma, mb) = (
+        old_model.map(str::to_string).or_else(|| first_model(old)),
+        new_model.map(str::to_string).or_else(|| first_model(new)),
+    );
+    if ma != mb {
+        let show = |m: Option<String>| m.unwrap_or_else(|| "(not said)".into());
+        out.push(Finding::new(
+            Severity::Behaviour,
+            Kind::Model,
+            None,
+            Some(show(ma)),
+            Some(show(mb)),
+        ));
+    }
+    (out, behaviour_changed)
+}
+
+fn names(o: &Outcome) -> String {
+    let n: Vec<&str> = o.tool_calls.iter().map(|c| c.name.as_str()).collect();
+    format!("[{}]", n.join(", "))
+}
+
+fn finish(o: &Outcome) -> String {
+    let f = serde_json::to_value(o.finish)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    format!("{} ({f})", o.raw_finish.as_deref().unwrap_or("none"))
+}
+
+fn diagnostics(o: &Outcome) -> String {
+    let d: Vec<String> = o
+        .diagnostics
+        .iter()
+        .map(|d| check::kind_name(d.kind))
+        .collect();
+    format!("[{}]", d.join(", "))
+}
+
+/// A text shortened for one line: quoted, at most 60 characters, or `none`.
+fn preview(t: Option<&str>) -> String {
+    match t {
+        None => "none".into(),
+        Some(t) => {
+            let one: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
+            let short: String = one.chars().take(60).collect();
+            let more = if one.chars().count() > 60 { "…" } else { "" };
+            Value::String(format!("{short}{more}")).to_string()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ToolCall;
+
+    fn judged(verdict: Verdict, calls: &[(&str, &str)], text: Option<&str>, raw: &str) -> Judged {
+        let tool_calls = calls
+            .iter()
+            .map(|(id, name)| ToolCall {
+                id: (*id).into(),
+                name: (*name).into(),
+                arguments: serde_json::json!({"city": "Paris"}),
+                thought_signature: None,
+            })
+            .collect();
+        let o = Outcome {
+            tool_calls,
+            text: text.map(str::to_string),
+            raw_finish: Some(raw.into()),
+            ..Outcome::default()
+        };
+        Judged {
+            outcomes: vec![Ok(o)],
+            verdict,
+        }
+    }
+
+    #[test]
+    fn ids_alone_change_nothing() {
+        let a = judged(
+            Verdict::Pass,
+            &[("call_1", "get_weather")],
+            None,
+            "tool_calls",
+        );
+        let b = judged(
+            Verdict::Pass,
+            &[("call_2", "get_weather")],
+            None,
+            "tool_calls",
+        );
+        assert_eq!(diff(&a, &b, None, None), (vec![], false));
+    }
+
+    #[test]
+    fn a_flipped_forced_choice_is_breaking_once() {
+        let a = judged(
+            Verdict::Pass,
+            &[("call_1", "get_weather")],
+            None,
+            "tool_calls",
+        );
+        let fail = Verdict::Fail {
+            problems: vec!["tool_choice forced get_weather: expected a call".into()],
+        };
+        let b = judged(fail, &[], Some("Sunny."), "stop");
+        let (f, changed) = diff(&a, &b, Some("m-1"), Some("m-1"));
+        let kinds: Vec<Kind> = f.iter().map(|f| f.kind).collect();
+        assert_eq!(
+            kinds,
+            [Kind::Verdict, Kind::ToolCalls, Kind::Text, Kind::Finish]
+        );
+        assert_eq!(f[0].severity, Severity::Breaking);
+        assert!(changed);
+    }
+
+    #[test]
+    fn a_new_decoder_error_is_breaking() {
+        let a = judged(Verdict::Pass, &[], Some("x"), "stop");
+        let b = Judged {
+            outcomes: vec![Err("bad chunk".into())],
+            verdict: Verdict::Pass,
+        };
+        let (f, _) = diff(&a, &b, None, None);
+        assert_eq!(f[0].kind, Kind::Decode);
+        assert_eq!(f[0].severity, Severity::Breaking);
+        assert_eq!(f[0].after.as_deref(), Some("error: bad chunk"));
+    }
+}

@@ -1,0 +1,490 @@
+//! Tests of the Chat Completions codec: encoding, buffered and streamed decoding, error envelopes,
+//! chunking invariance.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::testkit::{assert_chunking_invariant, request};
+use super::*;
+use crate::model::{AllowedMode, Finish, HostedTool, Message, Outcome, ToolCall, ToolChoice};
+
+fn body(req: &ChatRequest) -> Value {
+    encode(req).unwrap().request.body
+}
+
+fn stream_outcome(req: &ChatRequest, body: &str) -> Result<Outcome, DecodeError> {
+    assert_chunking_invariant(body.as_bytes(), &|chunks| {
+        let mut s = Stream::new(req);
+        for c in chunks {
+            s.push(c)?;
+        }
+        s.finish()
+    })
+}
+
+fn ok(status: u16, body: &str) -> HttpResponse {
+    HttpResponse {
+        status,
+        headers: BTreeMap::new(),
+        body: body.as_bytes().to_vec(),
+    }
+}
+
+fn sse(events: &[&str]) -> String {
+    events.iter().map(|e| format!("data: {e}\n\n")).collect()
+}
+
+#[test]
+fn encode_keys_in_order_and_tools_forwarded_buffered_and_streamed() {
+    let mut req = request(&["get_weather"], false);
+    req.tool_choice = Some(ToolChoice::Auto);
+    req.parallel_tool_calls = Some(false);
+    req.max_tokens = Some(100);
+    let b = body(&req);
+    let keys: Vec<&str> = b.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "model",
+            "messages",
+            "tools",
+            "tool_choice",
+            "parallel_tool_calls",
+            "max_completion_tokens"
+        ]
+    );
+    assert_eq!(b["tools"][0]["type"], "function");
+    assert_eq!(b["tools"][0]["function"]["name"], "get_weather");
+    assert_eq!(
+        b["tools"][0]["function"]["parameters"]["required"],
+        json!(["city"])
+    );
+    assert_eq!(b["parallel_tool_calls"], false);
+    let enc = encode(&req).unwrap();
+    assert_eq!(enc.request.path, "/v1/chat/completions");
+    assert_eq!(enc.request.method, "POST");
+
+    req.stream = true;
+    let s = body(&req);
+    assert_eq!(
+        s["tools"], b["tools"],
+        "tools forwarded identically when streaming"
+    );
+    let keys: Vec<&str> = s.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(&keys[6..], ["stream", "stream_options"]);
+    assert_eq!(
+        s["stream_options"],
+        json!({"include_usage": true, "include_obfuscation": false})
+    );
+}
+
+#[test]
+fn encode_every_tool_choice_form() {
+    let mut req = request(&["a", "b"], false);
+    let cases = [
+        (ToolChoice::Auto, json!("auto")),
+        (ToolChoice::None, json!("none")),
+        (ToolChoice::Required, json!("required")),
+        (
+            ToolChoice::Forced("b".into()),
+            json!({"type": "function", "function": {"name": "b"}}),
+        ),
+        (
+            ToolChoice::Allowed {
+                mode: AllowedMode::Required,
+                tools: vec!["a".into(), "b".into()],
+            },
+            json!({"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": [
+                {"type": "function", "function": {"name": "a"}},
+                {"type": "function", "function": {"name": "b"}}]}}),
+        ),
+        (
+            ToolChoice::Allowed {
+                mode: AllowedMode::Auto,
+                tools: vec!["a".into()],
+            },
+            json!({"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": [
+                {"type": "function", "function": {"name": "a"}}]}}),
+        ),
+    ];
+    for (choice, want) in cases {
+        req.tool_choice = Some(choice.clone());
+        assert_eq!(body(&req)["tool_choice"], want, "{}", choice.slug());
+    }
+    req.tool_choice = None;
+    assert!(body(&req).get("tool_choice").is_none());
+}
+
+#[test]
+fn encode_fails_closed() {
+    let mut req = request(&[], false);
+    req.tool_choice = Some(ToolChoice::Auto);
+    assert_eq!(encode(&req).unwrap_err().code, "TOOL_CHOICE_WITHOUT_TOOLS");
+    let mut req = request(&["a"], false);
+    req.tool_choice = Some(ToolChoice::Forced("zzz".into()));
+    assert_eq!(encode(&req).unwrap_err().code, "TOOL_CHOICE_UNKNOWN_TOOL");
+    req.tool_choice = Some(ToolChoice::Allowed {
+        mode: AllowedMode::Auto,
+        tools: vec!["a".into(), "x".into()],
+    });
+    assert_eq!(encode(&req).unwrap_err().code, "TOOL_CHOICE_UNKNOWN_TOOL");
+    req.tool_choice = Some(ToolChoice::Allowed {
+        mode: AllowedMode::Auto,
+        tools: vec![],
+    });
+    assert_eq!(encode(&req).unwrap_err().code, "ALLOWED_TOOLS_EMPTY");
+    let mut req = request(&["a"], true);
+    req.hosted = vec![HostedTool::WebSearch {
+        grounding: Default::default(),
+        variant: None,
+    }];
+    assert_eq!(encode(&req).unwrap_err().code, "HOSTED_TOOL_NOT_SUPPORTED");
+}
+
+#[test]
+fn encode_parallel_switch_and_multi_turn() {
+    let mut req = request(&["get_weather"], false);
+    assert!(body(&req).get("parallel_tool_calls").is_none());
+    req.parallel_tool_calls = Some(true);
+    assert_eq!(body(&req)["parallel_tool_calls"], true);
+    req.messages = vec![
+        Message::System {
+            content: "sys".into(),
+        },
+        Message::Developer {
+            content: "dev".into(),
+        },
+        Message::User {
+            content: "hi".into(),
+        },
+        Message::Assistant {
+            text: None,
+            tool_calls: vec![
+                ToolCall {
+                    id: "call_1".into(),
+                    name: "get_weather".into(),
+                    arguments: json!({"city": "Paris"}),
+                    thought_signature: None,
+                },
+                ToolCall {
+                    id: "call_2".into(),
+                    name: "get_weather".into(),
+                    arguments: json!("{bad"),
+                    thought_signature: None,
+                },
+            ],
+            opaque: vec![],
+        },
+        Message::Tool {
+            call_id: "call_1".into(),
+            name: "get_weather".into(),
+            content: "18C".into(),
+            is_error: false,
+        },
+        Message::Tool {
+            call_id: "call_2".into(),
+            name: "get_weather".into(),
+            content: "boom".into(),
+            is_error: true,
+        },
+    ];
+    let enc = encode(&req).unwrap();
+    let m = &enc.request.body["messages"];
+    assert_eq!(m[0], json!({"role": "system", "content": "sys"}));
+    assert_eq!(m[1], json!({"role": "developer", "content": "dev"}));
+    assert_eq!(m[2], json!({"role": "user", "content": "hi"}));
+    assert_eq!(
+        m[3],
+        json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}},
+            {"id": "call_2", "type": "function", "function": {"name": "get_weather", "arguments": "{bad"}}]})
+    );
+    assert_eq!(
+        m[4],
+        json!({"role": "tool", "tool_call_id": "call_1", "content": "18C"})
+    );
+    assert_eq!(
+        m[5],
+        json!({"role": "tool", "tool_call_id": "call_2", "content": "boom"})
+    );
+    assert!(
+        enc.notes.iter().any(|n| n.contains("error")),
+        "{:?}",
+        enc.notes
+    );
+}
+
+#[test]
+fn decode_buffered_calls_text_usage() {
+    let req = request(&["get_weather"], false);
+    let b = r#"{"id":"x","model":"gpt-4.1-2025","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":null,
+      "tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}},
+                    {"id":"call_2","type":"function","function":{"name":"get_weather","arguments":""}},
+                    {"id":"call_3","type":"function","function":{"name":"get_weather","arguments":"{\"city\":"}}]},
+      "finish_reason":"tool_calls"}],"usage":{"prompt_tokens":61,"completion_tokens":17,"total_tokens":78}}"#;
+    let o = decode(&req, &ok(200, b)).unwrap();
+    assert_eq!(o.tool_calls.len(), 3);
+    assert_eq!(o.tool_calls[0].arguments, json!({"city": "Paris"}));
+    assert_eq!(o.tool_calls[1].arguments, json!({}));
+    assert_eq!(o.tool_calls[2].arguments, json!("{\"city\":"));
+    assert_eq!(o.diagnostics.len(), 1);
+    assert_eq!(o.diagnostics[0].kind, DiagnosticKind::InvalidArgumentsJson);
+    assert_eq!(o.diagnostics[0].call_index, Some(2));
+    assert_eq!(
+        (o.finish, o.raw_finish.as_deref()),
+        (Finish::ToolCalls, Some("tool_calls"))
+    );
+    assert_eq!(o.usage.unwrap().input_tokens, Some(61));
+    assert_eq!(o.model.as_deref(), Some("gpt-4.1-2025"));
+    assert_eq!(o.text, None);
+
+    let b = r#"{"choices":[{"message":{"content":"Hi","tool_calls":[{"id":"c","function":{"name":"get_weather","arguments":{"city":"Rome"}}}]},"finish_reason":"stop"}]}"#;
+    let o = decode(&req, &ok(200, b)).unwrap();
+    assert_eq!(
+        o.finish,
+        Finish::ToolCalls,
+        "stop with calls normalizes to tool_calls"
+    );
+    assert_eq!(o.raw_finish.as_deref(), Some("stop"));
+    assert_eq!(o.text.as_deref(), Some("Hi"));
+    assert_eq!(o.tool_calls[0].arguments, json!({"city": "Rome"}));
+
+    for (reason, finish) in [
+        ("length", Finish::Length),
+        ("content_filter", Finish::ContentFilter),
+        ("weird", Finish::Other),
+    ] {
+        let b = format!(
+            r#"{{"choices":[{{"message":{{"content":"x"}},"finish_reason":"{reason}"}}]}}"#
+        );
+        assert_eq!(decode(&req, &ok(200, &b)).unwrap().finish, finish);
+    }
+    let b = r#"{"choices":[{"message":{"content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}"#;
+    assert_eq!(
+        decode(&req, &ok(200, b)).unwrap().text.as_deref(),
+        Some("I can't help with that.")
+    );
+}
+
+#[test]
+fn decode_buffered_bad_json_has_position() {
+    let err = decode(&request(&[], false), &ok(200, "{\n  \"choices\": [,]}")).unwrap_err();
+    assert_eq!(err.line, Some(2));
+    assert!(err.column.is_some());
+}
+
+#[test]
+fn decode_error_envelopes() {
+    let req = request(&[], false);
+    let mut r = ok(
+        429,
+        r#"{"error":{"message":"Rate limit reached","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#,
+    );
+    r.headers.insert("retry-after".into(), "7".into());
+    let e = decode(&req, &r).unwrap().error.unwrap();
+    assert_eq!(
+        (e.status, e.kind.as_deref(), e.code.as_deref()),
+        (429, Some("requests"), Some("rate_limit_exceeded"))
+    );
+    assert_eq!(
+        (e.message.as_str(), e.retry_after_ms),
+        ("Rate limit reached", Some(7000))
+    );
+    r.headers.insert("retry-after-ms".into(), "250".into());
+    assert_eq!(
+        decode(&req, &r).unwrap().error.unwrap().retry_after_ms,
+        Some(250)
+    );
+
+    let mistral = r#"{"object":"error","message":"Invalid model","type":"invalid_model","param":null,"code":"1500"}"#;
+    let e = decode(&req, &ok(400, mistral)).unwrap().error.unwrap();
+    assert_eq!(
+        (e.kind.as_deref(), e.code.as_deref(), e.message.as_str()),
+        (Some("invalid_model"), Some("1500"), "Invalid model")
+    );
+
+    let openrouter = r#"{"error":{"code":402,"message":"Insufficient credits","metadata":{"provider_name":"x"}}}"#;
+    let e = decode(&req, &ok(402, openrouter)).unwrap().error.unwrap();
+    assert_eq!(
+        (e.kind, e.code.as_deref(), e.message.as_str()),
+        (None, Some("402"), "Insufficient credits")
+    );
+
+    let vllm = r#"{"error":{"message":"bad","type":"BadRequestError","param":null,"code":400}}"#;
+    assert_eq!(
+        decode(&req, &ok(400, vllm))
+            .unwrap()
+            .error
+            .unwrap()
+            .code
+            .as_deref(),
+        Some("400")
+    );
+
+    let e = decode(&req, &ok(502, "<html>Bad gateway</html>\n"))
+        .unwrap()
+        .error
+        .unwrap();
+    assert_eq!(
+        (e.status, e.message.as_str(), e.kind),
+        (502, "<html>Bad gateway</html>", None)
+    );
+}
+
+#[test]
+fn stream_parallel_calls_usage_done() {
+    let req = request(&["get_weather"], true);
+    let body = sse(&[
+        r#"{"model":"m1","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}],"usage":null}"#,
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"get_weather","arguments":"{\"ci"}}]},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"Zürich\"}"}}]},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"ty\":\"東京\"}"}}]},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+        r#"{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":9}}"#,
+        "[DONE]",
+    ]);
+    let o = stream_outcome(&req, &body).unwrap();
+    let calls: Vec<(&str, &Value)> = o
+        .tool_calls
+        .iter()
+        .map(|c| (c.id.as_str(), &c.arguments))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("call_a", &json!({"city": "Zürich"})),
+            ("call_b", &json!({"city": "東京"}))
+        ]
+    );
+    assert_eq!(
+        (o.finish, o.raw_finish.as_deref()),
+        (Finish::ToolCalls, Some("tool_calls"))
+    );
+    assert_eq!(o.usage.unwrap().output_tokens, Some(9));
+    assert_eq!(o.model.as_deref(), Some("m1"));
+    assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
+    assert_eq!(o.text, None);
+}
+
+#[test]
+fn stream_mistral_missing_index_groq_whole_calls_vllm_empty_name() {
+    let req = request(&["weather"], true);
+    // Mistral: whole calls without index or type, with finish and usage in the same chunk.
+    let body = sse(&[
+        r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"gSIMJiOkT","function":{"name":"weather","arguments":"{\"location\": \"SF\"}"}},{"id":"hTJNKjPlU","function":{"name":"weather","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":1,"completion_tokens":2}}"#,
+        "[DONE]",
+    ]);
+    let o = stream_outcome(&req, &body).unwrap();
+    assert_eq!(o.tool_calls.len(), 2);
+    assert_eq!(
+        (o.tool_calls[0].id.as_str(), &o.tool_calls[0].arguments),
+        ("gSIMJiOkT", &json!({"location": "SF"}))
+    );
+    assert_eq!(
+        (o.tool_calls[1].id.as_str(), &o.tool_calls[1].arguments),
+        ("hTJNKjPlU", &json!({}))
+    );
+    // Groq: one whole call per chunk, x_groq extras; vLLM: empty-name follow-up deltas.
+    let body = format!(
+        ": OPENROUTER PROCESSING\n\n{}",
+        sse(&[
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"tk85n1k4m","type":"function","function":{"name":"weather","arguments":"{}"},"index":0}]}}],"x_groq":{"id":"req_1"}}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"chatcmpl-tool-1","function":{"name":"weather","arguments":""}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"name":"","arguments":"{\"a\":1}"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"x_groq":{"usage":{"queue_time":0.1}}}"#,
+            "[DONE]",
+        ])
+    );
+    let o = stream_outcome(&req, &body).unwrap();
+    let got: Vec<(&str, &str, &Value)> = o
+        .tool_calls
+        .iter()
+        .map(|c| (c.id.as_str(), c.name.as_str(), &c.arguments))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("tk85n1k4m", "weather", &json!({})),
+            ("chatcmpl-tool-1", "weather", &json!({"a": 1}))
+        ]
+    );
+}
+
+#[test]
+fn stream_text_crlf_keepalives_and_text_so_far() {
+    let req = request(&[], true);
+    let body = ": keep-alive\r\n\r\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\r\n\r\n:ping\r\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo ✓\"},\"finish_reason\":\"stop\"}]}\r\n\r\ndata: [DONE]\r\n\r\n";
+    let o = stream_outcome(&req, body).unwrap();
+    assert_eq!(
+        (o.text.as_deref(), o.finish),
+        (Some("Hello ✓"), Finish::Stop)
+    );
+    let mut s = Stream::new(&req);
+    s.push(&body.as_bytes()[..90]).unwrap();
+    assert_eq!(s.text_so_far(), "Hel");
+}
+
+#[test]
+fn stream_mid_stream_error_and_truncation() {
+    let req = request(&["get_weather"], true);
+    let body = sse(&[
+        r#"{"choices":[{"index":0,"delta":{"content":"Hi"}}]}"#,
+        r#"{"error":{"message":"The server had an error while processing your request. Sorry about that!","type":"server_error"}}"#,
+    ]);
+    let o = stream_outcome(&req, &body).unwrap();
+    let e = o.error.clone().unwrap();
+    assert_eq!((e.status, e.kind.as_deref()), (200, Some("server_error")));
+    assert!(o.diagnostics.is_empty());
+    assert_eq!(o.text.as_deref(), Some("Hi"));
+
+    let body = sse(&[
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_a","function":{"name":"get_weather","arguments":"{\"city\":\"Par"}}]}}]}"#,
+    ]);
+    let o = stream_outcome(&req, &body).unwrap();
+    assert_eq!(o.tool_calls[0].arguments, json!("{\"city\":\"Par"));
+    let kinds: Vec<DiagnosticKind> = o.diagnostics.iter().map(|d| d.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            DiagnosticKind::InvalidArgumentsJson,
+            DiagnosticKind::StreamTruncated
+        ]
+    );
+    assert!(o.diagnostics.iter().all(|d| d.recovered));
+    assert_eq!(o.finish, Finish::Other);
+}
+
+#[test]
+fn stream_bad_event_names_its_line() {
+    let req = request(&[], true);
+    let body = "data: {\"choices\":[]}\n\n: c\ndata: {\"choices\": nope}\n\n";
+    let err = stream_outcome(&req, body).unwrap_err();
+    // The column counts within the event's data (after `data: `).
+    assert_eq!((err.line, err.column), (Some(4), Some(14)));
+    let bad_utf8 = b"data: {\"choices\":[]}\n\ndata: \xff\n\n";
+    let mut s = Stream::new(&req);
+    assert_eq!(s.push(bad_utf8).unwrap_err().line, Some(3));
+}
+
+#[test]
+fn synthetic_stream_decodes_every_call() {
+    let body = synthetic_stream(3, 7);
+    let o = stream_outcome(&request(&[], true), &body[..]).unwrap();
+    assert_eq!(o.tool_calls.len(), 3);
+    assert_eq!(
+        o.tool_calls[2].arguments["location"],
+        "City number 2, Région ü"
+    );
+    assert!(o.diagnostics.is_empty());
+}
+
+#[test]
+#[ignore = "prints bench figures; run in release with --ignored --nocapture"]
+fn bench_smoke() {
+    let mut report = crate::bench::Report::default();
+    bench(&mut report);
+    println!("{}", report.lines.join("\n"));
+}

@@ -1,0 +1,397 @@
+//! Tests of the Responses codec: encoding, buffered output items, status mapping, event streams,
+//! chunking invariance.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::model::{AllowedMode, DiagnosticKind, Grounding, ToolChoice};
+use crate::providers::openai_chat::testkit::{assert_chunking_invariant, request};
+
+fn body(req: &ChatRequest) -> Value {
+    encode(req).unwrap().request.body
+}
+
+fn resp(status: u16, body: &str) -> HttpResponse {
+    HttpResponse {
+        status,
+        headers: BTreeMap::new(),
+        body: body.as_bytes().to_vec(),
+    }
+}
+
+fn stream_outcome(body: &str) -> Result<Outcome, DecodeError> {
+    let req = request(&["get_weather"], true);
+    assert_chunking_invariant(body.as_bytes(), &|chunks| {
+        let mut s = Stream::new(&req);
+        for c in chunks {
+            s.push(c)?;
+        }
+        s.finish()
+    })
+}
+
+/// `event: <type>` + `data:` framing, as OpenAI sends it.
+fn events(datas: &[&str]) -> String {
+    datas
+        .iter()
+        .map(|d| {
+            let v: Value = serde_json::from_str(d).unwrap();
+            format!("event: {}\ndata: {d}\n\n", v["type"].as_str().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn encode_keys_instructions_input_and_tools() {
+    let mut req = request(&["get_weather"], true);
+    req.messages = vec![
+        Message::System {
+            content: "A".into(),
+        },
+        Message::Developer {
+            content: "dev".into(),
+        },
+        Message::User {
+            content: "hi".into(),
+        },
+        Message::System {
+            content: "B".into(),
+        },
+        Message::Assistant {
+            text: Some("Checking.".into()),
+            tool_calls: vec![ToolCall {
+                id: "call_1".into(),
+                name: "get_weather".into(),
+                arguments: json!({"city": "Paris"}),
+                thought_signature: None,
+            }],
+            opaque: vec![json!({"type": "reasoning", "id": "rs_1", "summary": []})],
+        },
+        Message::Tool {
+            call_id: "call_1".into(),
+            name: "get_weather".into(),
+            content: "18C".into(),
+            is_error: true,
+        },
+    ];
+    req.tool_choice = Some(ToolChoice::Required);
+    req.parallel_tool_calls = Some(false);
+    req.max_tokens = Some(64);
+    req.hosted = vec![HostedTool::WebSearch {
+        grounding: Grounding::Required,
+        variant: None,
+    }];
+    let enc = encode(&req).unwrap();
+    let b = &enc.request.body;
+    assert_eq!(enc.request.path, "/v1/responses");
+    let keys: Vec<&str> = b.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "model",
+            "instructions",
+            "input",
+            "tools",
+            "tool_choice",
+            "parallel_tool_calls",
+            "max_output_tokens",
+            "stream",
+            "stream_options"
+        ]
+    );
+    assert_eq!(b["instructions"], "A\n\nB");
+    assert_eq!(
+        b["input"],
+        json!([
+            {"role": "developer", "content": "dev"},
+            {"role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+            {"type": "reasoning", "id": "rs_1", "summary": []},
+            {"role": "assistant", "content": [{"type": "output_text", "text": "Checking."}]},
+            {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"},
+            {"type": "function_call_output", "call_id": "call_1", "output": "18C"},
+        ])
+    );
+    assert_eq!(b["tools"][0]["type"], "function");
+    assert_eq!(b["tools"][0]["name"], "get_weather");
+    assert_eq!(
+        b["tools"][0]["strict"], true,
+        "Responses tools go strict whenever the schema allows"
+    );
+    assert_eq!(b["tools"][1], json!({"type": "web_search"}));
+    assert_eq!(b["stream_options"], json!({"include_obfuscation": false}));
+    assert!(enc.notes.iter().any(|n| n.contains("error")));
+
+    req.stream = false;
+    req.hosted = vec![HostedTool::WebSearch {
+        grounding: Grounding::Auto,
+        variant: Some("web_search_preview".into()),
+    }];
+    let buffered = body(&req);
+    assert_eq!(
+        buffered["tools"][0], b["tools"][0],
+        "tools forwarded when not streaming"
+    );
+    assert_eq!(buffered["tools"][1], json!({"type": "web_search_preview"}));
+    assert!(buffered.get("stream").is_none());
+}
+
+#[test]
+fn encode_tool_choice_forms_and_fail_closed() {
+    let mut req = request(&["a", "b"], false);
+    let cases = [
+        (ToolChoice::Auto, json!("auto")),
+        (ToolChoice::None, json!("none")),
+        (ToolChoice::Required, json!("required")),
+        (
+            ToolChoice::Forced("a".into()),
+            json!({"type": "function", "name": "a"}),
+        ),
+        (
+            ToolChoice::Allowed {
+                mode: AllowedMode::Auto,
+                tools: vec!["a".into(), "b".into()],
+            },
+            json!({"type": "allowed_tools", "mode": "auto", "tools": [{"type": "function", "name": "a"}, {"type": "function", "name": "b"}]}),
+        ),
+    ];
+    for (c, want) in cases {
+        req.tool_choice = Some(c);
+        assert_eq!(body(&req)["tool_choice"], want);
+    }
+    req.tool_choice = Some(ToolChoice::Forced("nope".into()));
+    assert_eq!(encode(&req).unwrap_err().code, "TOOL_CHOICE_UNKNOWN_TOOL");
+    let mut req = request(&[], false);
+    req.tool_choice = Some(ToolChoice::Required);
+    assert_eq!(encode(&req).unwrap_err().code, "TOOL_CHOICE_WITHOUT_TOOLS");
+    req.hosted = vec![HostedTool::WebSearch {
+        grounding: Grounding::Auto,
+        variant: None,
+    }];
+    assert_eq!(
+        body(&req)["tool_choice"],
+        "required",
+        "hosted tools alone allow a choice"
+    );
+}
+
+#[test]
+fn decode_buffered_items_reasoning_hosted() {
+    let req = request(&["get_weather"], false);
+    let b = r#"{"id":"resp_1","status":"completed","model":"gpt-5","error":null,"incomplete_details":null,
+      "tools":[{"type":"web_search"},{"type":"function","name":"get_weather"}],
+      "output":[
+        {"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"xyz"},
+        {"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"paris","sources":[{"url":"a"},{"url":"b"}]}},
+        {"type":"message","id":"msg_1","role":"assistant","content":[
+          {"type":"output_text","text":"Paris is ","annotations":[{"type":"url_citation","url":"https://x.test/a","title":"A"}]},
+          {"type":"output_text","text":"sunny.","annotations":[]}]},
+        {"type":"function_call","id":"fc_1","call_id":"call_1","name":"get_weather","arguments":"{\"city\":\"Paris\"}","status":"completed"},
+        {"type":"function_call","id":"fc_2","call_id":"call_2","name":"get_weather","arguments":""}],
+      "usage":{"input_tokens":10,"output_tokens":20,"total_tokens":30}}"#;
+    let o = decode(&req, &resp(200, b)).unwrap();
+    let calls: Vec<(&str, &Value)> = o
+        .tool_calls
+        .iter()
+        .map(|c| (c.id.as_str(), &c.arguments))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("call_1", &json!({"city": "Paris"})),
+            ("call_2", &json!({}))
+        ]
+    );
+    assert_eq!(o.text.as_deref(), Some("Paris is sunny."));
+    assert_eq!(
+        (o.finish, o.raw_finish.as_deref()),
+        (Finish::ToolCalls, Some("completed"))
+    );
+    assert_eq!(
+        o.opaque,
+        vec![json!({"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"xyz"})]
+    );
+    let h = o.hosted.unwrap();
+    assert_eq!(
+        (h.search_calls, h.search_results, h.tool_type.as_deref()),
+        (1, 2, Some("web_search"))
+    );
+    assert_eq!(h.citations, ["https://x.test/a"]);
+    assert_eq!(o.usage.unwrap().output_tokens, Some(20));
+    assert_eq!(o.model.as_deref(), Some("gpt-5"));
+}
+
+#[test]
+fn decode_buffered_status_mapping_and_errors() {
+    let req = request(&[], false);
+    let cases = [
+        (r#"{"status":"completed","output":[]}"#, Finish::Stop),
+        (
+            r#"{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[]}"#,
+            Finish::Length,
+        ),
+        (
+            r#"{"status":"incomplete","incomplete_details":{"reason":"content_filter"},"output":[]}"#,
+            Finish::ContentFilter,
+        ),
+        (r#"{"status":"cancelled","output":[]}"#, Finish::Other),
+    ];
+    for (b, finish) in cases {
+        assert_eq!(decode(&req, &resp(200, b)).unwrap().finish, finish, "{b}");
+    }
+    let o = decode(
+        &req,
+        &resp(
+            200,
+            r#"{"status":"failed","error":{"code":"server_error","message":"boom"},"output":[]}"#,
+        ),
+    )
+    .unwrap();
+    let e = o.error.unwrap();
+    assert_eq!(
+        (o.finish, o.raw_finish.as_deref()),
+        (Finish::Other, Some("failed"))
+    );
+    assert_eq!(
+        (e.status, e.code.as_deref(), e.message.as_str()),
+        (200, Some("server_error"), "boom")
+    );
+
+    let mut r = resp(
+        429,
+        r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#,
+    );
+    r.headers.insert("retry-after".into(), "1.5".into());
+    let e = decode(&req, &r).unwrap().error.unwrap();
+    assert_eq!(
+        (e.status, e.kind.as_deref(), e.retry_after_ms),
+        (429, Some("insufficient_quota"), Some(1500))
+    );
+    let err = decode(&req, &resp(200, "{\"output\": [}")).unwrap_err();
+    assert_eq!(err.line, Some(1));
+}
+
+const ADDED: &str = r#"{"type":"response.output_item.added","sequence_number":2,"output_index":0,"item":{"id":"fc_1","type":"function_call","status":"in_progress","arguments":"","call_id":"call_1","name":"get_weather"}}"#;
+const ADDED2: &str = r#"{"type":"response.output_item.added","sequence_number":3,"output_index":1,"item":{"id":"fc_2","type":"function_call","arguments":"","call_id":"call_2","name":"get_weather"}}"#;
+
+#[test]
+fn stream_parallel_calls_text_and_completed() {
+    let body = events(&[
+        r#"{"type":"response.created","sequence_number":0,"response":{"status":"in_progress","model":"gpt-4o","output":[]}}"#,
+        r#"{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_1","type":"message","content":[]}}"#,
+        r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"Looking ","obfuscation":"x"}"#,
+        r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"ü up."}"#,
+        r#"{"type":"response.output_item.done","output_index":0,"item":{"id":"msg_1","type":"message","content":[{"type":"output_text","text":"Looking ü up.","annotations":[]}]}}"#,
+        &ADDED.replace("\"output_index\":0", "\"output_index\":1"),
+        &ADDED2.replace("\"output_index\":1", "\"output_index\":2"),
+        r#"{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":1,"delta":"{\"city\":"}"#,
+        r#"{"type":"response.function_call_arguments.delta","item_id":"fc_2","output_index":2,"delta":"{\"city\":\"Rome\"}"}"#,
+        r#"{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":1,"delta":"\"東京\"}"}"#,
+        r#"{"type":"response.function_call_arguments.done","item_id":"fc_1","output_index":1,"arguments":"{\"city\":\"東京\"}"}"#,
+        r#"{"type":"response.some_future_event","sequence_number":9,"delta":{"nested":[1,2]}}"#,
+        r#"{"type":"response.completed","response":{"status":"completed","model":"gpt-4o","output":[],"usage":{"input_tokens":3,"output_tokens":4}}}"#,
+    ]);
+    let o = stream_outcome(&body).unwrap();
+    let calls: Vec<(&str, &Value)> = o
+        .tool_calls
+        .iter()
+        .map(|c| (c.id.as_str(), &c.arguments))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("call_1", &json!({"city": "東京"})),
+            ("call_2", &json!({"city": "Rome"}))
+        ]
+    );
+    assert_eq!(o.text.as_deref(), Some("Looking ü up."));
+    assert_eq!(
+        (o.finish, o.raw_finish.as_deref()),
+        (Finish::ToolCalls, Some("completed"))
+    );
+    assert_eq!(o.usage.unwrap().input_tokens, Some(3));
+    assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
+}
+
+#[test]
+fn stream_done_and_snapshot_fill_in_what_deltas_did_not_deliver() {
+    // No deltas: the `.done` arguments are used.
+    let body = events(&[
+        ADDED,
+        r#"{"type":"response.output_item.done","output_index":0,"item":{"id":"fc_1","type":"function_call","arguments":"{\"city\":\"Oslo\"}","call_id":"call_1","name":"get_weather"}}"#,
+        r#"{"type":"response.completed","response":{"status":"completed","output":[]}}"#,
+    ]);
+    assert_eq!(
+        stream_outcome(&body).unwrap().tool_calls[0].arguments,
+        json!({"city": "Oslo"})
+    );
+    // Only the snapshot (a gateway): its items are used; reasoning goes to opaque. With `[DONE]`.
+    let body = events(&[
+        r#"{"type":"response.completed","response":{"status":"completed","output":[{"type":"reasoning","id":"rs_1","summary":[]},{"type":"function_call","id":"fc_9","call_id":"call_9","name":"get_weather","arguments":"{}"}]}}"#,
+    ]) + "data: [DONE]\n\n";
+    let o = stream_outcome(&body).unwrap();
+    assert_eq!((o.tool_calls[0].id.as_str(), o.opaque.len()), ("call_9", 1));
+}
+
+#[test]
+fn stream_errors_failed_and_truncation() {
+    let body = events(&[
+        r#"{"type":"error","sequence_number":2,"error":{"type":"insufficient_quota","code":"insufficient_quota","message":"You exceeded your current quota","param":null}}"#,
+        r#"{"type":"response.failed","sequence_number":3,"response":{"status":"failed","error":{"code":"insufficient_quota","message":"quota"},"output":[]}}"#,
+    ]);
+    let o = stream_outcome(&body).unwrap();
+    let e = o.error.unwrap();
+    assert_eq!(
+        (e.status, e.kind.as_deref(), e.message.as_str()),
+        (
+            200,
+            Some("insufficient_quota"),
+            "You exceeded your current quota"
+        )
+    );
+    assert_eq!(o.raw_finish.as_deref(), Some("failed"));
+
+    let flat = events(&[
+        r#"{"type":"error","code":"server_error","message":"boom","param":null,"sequence_number":1}"#,
+    ]);
+    let e = stream_outcome(&flat).unwrap().error.unwrap();
+    assert_eq!(
+        (e.kind, e.code.as_deref(), e.message.as_str()),
+        (None, Some("server_error"), "boom")
+    );
+
+    let cut = events(&[
+        ADDED,
+        r#"{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0,"delta":"{\"ci"}"#,
+    ]);
+    let o = stream_outcome(&cut).unwrap();
+    let kinds: Vec<DiagnosticKind> = o.diagnostics.iter().map(|d| d.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            DiagnosticKind::InvalidArgumentsJson,
+            DiagnosticKind::StreamTruncated
+        ]
+    );
+    assert_eq!(o.tool_calls[0].id, "call_1");
+
+    let bad = "event: response.created\ndata: {\"type\": }\n\n";
+    assert_eq!(stream_outcome(bad).unwrap_err().line, Some(2));
+}
+
+#[test]
+fn synthetic_stream_decodes_every_call() {
+    let o = stream_outcome(&synthetic_stream(3, 7)).unwrap();
+    assert_eq!(o.tool_calls.len(), 3);
+    assert_eq!(o.tool_calls[2].id, format!("call_{:020}", 2));
+    assert!(o.diagnostics.is_empty());
+}
+
+#[test]
+#[ignore = "prints bench figures; run in release with --ignored --nocapture"]
+fn bench_smoke() {
+    let mut report = crate::bench::Report::default();
+    bench(&mut report);
+    println!("{}", report.lines.join("\n"));
+}

@@ -1,0 +1,129 @@
+//! `tooltape parse --provider text-protocol --request REQ.json [--stream] [FILE]`: a raw Chat
+//! Completions body (JSON or SSE) → one JSON object with calls, text, finish and diagnostics.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::{Stream, decode_with};
+use crate::http::HttpResponse;
+use crate::inject::json_message;
+use crate::inject::request::{Choice, function_tools, tool_choice};
+use crate::model::{AllowedMode, ChatRequest, Outcome, StrictPolicy, Tool, ToolChoice};
+use crate::textcall::ParserConfig;
+
+/// Returns (stdout, exit code). Exit 2 with one line (`request: …` or `response: …`, with line
+/// and column where known) when an input cannot be read; exit 1 when the body is a provider
+/// error (`response: provider error …`), since there is no outcome to print.
+pub fn cli_parse(request_json: &str, body: &[u8], stream: bool) -> (String, i32) {
+    let request: Value = match serde_json::from_str(request_json) {
+        Ok(v @ Value::Object(_)) => v,
+        Ok(_) => {
+            return (
+                "request: line 1, column 1: expected a JSON object".into(),
+                2,
+            );
+        }
+        Err(e) => {
+            return (
+                format!(
+                    "request: line {}, column {}: {}",
+                    e.line(),
+                    e.column(),
+                    json_message(&e)
+                ),
+                2,
+            );
+        }
+    };
+    let req = chat_request(&request, stream);
+    let config = ParserConfig::from_request(&request);
+    let decoded = if stream {
+        let mut s = Stream::with_config(&req, config);
+        s.push(body).and_then(|()| s.finish())
+    } else {
+        let resp = HttpResponse {
+            status: 200,
+            headers: BTreeMap::new(),
+            body: body.to_vec(),
+        };
+        decode_with(&req, &resp, config)
+    };
+    match decoded {
+        Ok(outcome) => match &outcome.error {
+            Some(e) => (
+                format!("response: provider error ({}): {}", e.status, e.message),
+                1,
+            ),
+            None => (render(&outcome), 0),
+        },
+        Err(e) => (format!("response: {e}"), 2),
+    }
+}
+
+/// The printed object, keys in the documented order, pretty-printed with a final newline.
+fn render(outcome: &Outcome) -> String {
+    let calls: Vec<Value> = outcome
+        .tool_calls
+        .iter()
+        .map(|c| json!({"id": c.id, "name": c.name, "arguments": c.arguments}))
+        .collect();
+    let v = json!({
+        "tool_calls": calls,
+        "text": outcome.text,
+        "finish_reason": outcome.finish,
+        "raw_finish_reason": outcome.raw_finish,
+        "diagnostics": outcome.diagnostics,
+    });
+    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// The neutral request the Chat decoder needs, from a Responses- or Chat-shaped request JSON.
+fn chat_request(request: &Value, stream: bool) -> ChatRequest {
+    let tools = function_tools(request)
+        .into_iter()
+        .map(|t| Tool {
+            name: t.name.to_string(),
+            description: t.description.map(str::to_string),
+            parameters: t
+                .parameters
+                .cloned()
+                .unwrap_or_else(crate::model::empty_parameters),
+            strict: t.strict.then_some(true),
+        })
+        .collect();
+    let tool_choice = request
+        .get("tool_choice")
+        .map(|_| match tool_choice(request) {
+            Choice::Auto => ToolChoice::Auto,
+            Choice::None => ToolChoice::None,
+            Choice::Required => ToolChoice::Required,
+            Choice::Forced(n) => ToolChoice::Forced(n),
+            Choice::Allowed { required, tools } => ToolChoice::Allowed {
+                mode: if required {
+                    AllowedMode::Required
+                } else {
+                    AllowedMode::Auto
+                },
+                tools,
+            },
+        });
+    ChatRequest {
+        model: request
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        messages: Vec::new(),
+        tools,
+        hosted: Vec::new(),
+        tool_choice,
+        parallel_tool_calls: None,
+        stream,
+        max_tokens: None,
+        strict: StrictPolicy::Off,
+        thinking: None,
+    }
+}

@@ -1,0 +1,81 @@
+//! The `tooltape report` command: replays every selected trial concurrently (as `tooltape
+//! replay` does), builds the matrix and writes it in the chosen format.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+
+use super::{Matrix, build, html, text};
+use crate::case::Trial;
+use crate::harness::{self, TrialResult};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Terminal,
+    Md,
+    Html,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Only trials whose name contains this (`CONFORMANCE.md` is always the whole suite).
+    pub filter: Option<String>,
+    #[arg(long, value_enum, default_value = "terminal")]
+    pub format: ReportFormat,
+    /// Write the report here instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// Replays the trials, at most 8 at once, in their order.
+pub fn replay_all(root: &Path, trials: &[Trial]) -> Vec<TrialResult> {
+    harness::runtime().block_on(async {
+        let mut out = Vec::new();
+        for chunk in trials.chunks(8) {
+            let futs = chunk.iter().map(|t| harness::replay_trial(root, t));
+            out.extend(futures_util::future::join_all(futs).await);
+        }
+        out
+    })
+}
+
+/// The matrix of the suite under `root` (every trial, or those matching `filter`).
+pub fn matrix(root: &Path, filter: Option<&str>) -> Matrix {
+    let trials = crate::cli::select(root, filter);
+    let results = replay_all(root, &trials);
+    build(&trials, &results)
+}
+
+/// Renders a matrix in a format.
+pub fn render(m: &Matrix, format: ReportFormat) -> String {
+    match format {
+        ReportFormat::Terminal => text::terminal(m),
+        ReportFormat::Md => text::markdown(m),
+        ReportFormat::Html => html::page(m),
+        ReportFormat::Json => text::json(m),
+    }
+}
+
+/// Runs `tooltape report`: 0 when written (the matrix itself may hold failures: `make test`
+/// judges those), 2 when nothing matches or the output cannot be written.
+pub fn run(root: &Path, a: &ReportArgs) -> i32 {
+    let m = matrix(root, a.filter.as_deref());
+    if m.rows.is_empty() {
+        eprintln!(
+            "no trials match{}",
+            a.filter
+                .as_deref()
+                .map(|f| format!(" `{f}`"))
+                .unwrap_or_default()
+        );
+        return 2;
+    }
+    match crate::drift::cli::write_out(a.out.as_deref(), &render(&m, a.format)) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("{e}");
+            2
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! `tooltape schema strict|check` as pure functions: input text in, (stdout, exit code) out.
+
+use serde_json::Value;
+
+use super::{Violation, anthropic, check, gemini, openai_strict};
+use crate::providers::Provider;
+
+/// Reads a neutral parameters schema and prints what the encoder would send for `provider`
+/// with strict required. Exit 0 with pretty JSON; 1 with one reason per line when it cannot be
+/// made strict; 2 when the input is not JSON. Gemini prints `{"parameters": …}` or
+/// `{"parametersJsonSchema": …}` (or `{}` for a tool without parameters) so the choice shows.
+pub fn cli_strict(provider: Provider, input: &str) -> (String, i32) {
+    let schema = match parse(input) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    let result: Result<Value, Vec<Violation>> = match provider {
+        Provider::OpenaiChat | Provider::OpenaiResponses => openai_strict(&schema),
+        Provider::Anthropic => {
+            let strict = anthropic::strictify(&schema);
+            let violations = anthropic::check(&strict);
+            if violations.is_empty() {
+                Ok(strict)
+            } else {
+                Err(violations)
+            }
+        }
+        Provider::Gemini => Ok(if gemini::is_no_arg(&schema) {
+            serde_json::json!({})
+        } else {
+            match gemini::sanitize(&schema) {
+                Ok(p) => serde_json::json!({ "parameters": p }),
+                Err(_) => serde_json::json!({ "parametersJsonSchema": schema }),
+            }
+        }),
+        Provider::TextProtocol => Ok(schema),
+    };
+    match result {
+        Ok(v) => (pretty(&v), 0),
+        Err(reasons) => (lines(&reasons), 1),
+    }
+}
+
+/// Checks a schema as `provider` would receive it: one `POINTER: RULE: message` per line, exit
+/// 1 when there are any, 0 when none, 2 on bad JSON.
+pub fn cli_check(provider: Provider, input: &str) -> (String, i32) {
+    let schema = match parse(input) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    let violations = check(provider, &schema);
+    let code = i32::from(!violations.is_empty());
+    (lines(&violations), code)
+}
+
+fn parse(input: &str) -> Result<Value, (String, i32)> {
+    serde_json::from_str(input).map_err(|e| {
+        (
+            format!(
+                "invalid JSON at line {}, column {}: {e}\n",
+                e.line(),
+                e.column()
+            ),
+            2,
+        )
+    })
+}
+
+fn pretty(v: &Value) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+fn lines(vs: &[Violation]) -> String {
+    vs.iter().map(|v| format!("{v}\n")).collect()
+}

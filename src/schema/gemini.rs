@@ -1,0 +1,532 @@
+//! Gemini: chooses `parameters` (OpenAPI-subset `Schema`) or `parametersJsonSchema` per tool,
+//! sanitizes for `parameters` without changing meaning, and checks a `parameters` value.
+//!
+//! Choice: `parameters` when the schema can be expressed in the subset after a
+//! meaning-preserving sanitize (works everywhere, including the Live API, which lacks
+//! `parametersJsonSchema`); otherwise the original schema as `parametersJsonSchema` with a
+//! note. Tools without parameters omit the field (`{type: object, properties: {}}` is
+//! rejected: "should be non-empty for OBJECT type").
+//!
+//! Sanitize: inline local refs (recursion cannot be inlined → JSON Schema), `anyOf`/type
+//! arrays with null → `nullable: true`, disjoint `oneOf` → `anyOf`, `const` → `enum`,
+//! integer/number enums → `format: "enum"` with string values (the Vertex documented form),
+//! formats other than `enum`/`date-time` moved into the description (format is an annotation
+//! in JSON Schema), `additionalProperties: false` and annotation-only keywords dropped.
+//! Anything else that the subset cannot say (open maps, `allOf`, tuples, exclusive bounds…)
+//! sends the tool as `parametersJsonSchema`.
+
+use serde_json::{Map, Value, json};
+
+use super::util::{self, MAX_WALK_DEPTH, push};
+use super::{PreparedTool, Violation, passthrough};
+use crate::model::Tool;
+
+/// Fields of the Gemini `Schema` object (what `parameters` accepts).
+const FIELDS: &[&str] = &[
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "enum",
+    "items",
+    "minItems",
+    "maxItems",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "anyOf",
+    "default",
+    "example",
+    "propertyOrdering",
+];
+/// Copied unchanged by the sanitizer.
+const KEEP: &[&str] = &[
+    "title",
+    "description",
+    "nullable",
+    "default",
+    "example",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "propertyOrdering",
+    "required",
+];
+/// Dropped by the sanitizer: annotations, or keywords whose content is inlined.
+const DROP: &[&str] = &[
+    "$schema",
+    "$id",
+    "$comment",
+    "$defs",
+    "definitions",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+const FORMATS: &[&str] = &["enum", "date-time"];
+/// Inlining `$ref`s may copy subtrees; beyond this many output nodes it is refused.
+const MAX_INLINED_NODES: usize = 100_000;
+
+/// Prepares every tool for Gemini (no strict flag on this provider).
+pub fn prepare(tools: &[Tool]) -> (Vec<PreparedTool>, Vec<String>) {
+    let mut notes = Vec::new();
+    let prepared = tools
+        .iter()
+        .map(|t| {
+            if is_no_arg(&t.parameters) {
+                return PreparedTool {
+                    parameters: Value::Null,
+                    ..passthrough(t, None)
+                };
+            }
+            match sanitize(&t.parameters) {
+                Ok(p) => PreparedTool {
+                    parameters: p,
+                    ..passthrough(t, None)
+                },
+                Err(reasons) => {
+                    let why: Vec<String> = reasons
+                        .iter()
+                        .map(|v| format!("{}: {}", v.shown_pointer(), v.message))
+                        .collect();
+                    notes.push(format!(
+                        "tool {}: sent parametersJsonSchema: {}",
+                        t.name,
+                        why.join("; ")
+                    ));
+                    PreparedTool {
+                        gemini_json_schema: true,
+                        ..passthrough(t, None)
+                    }
+                }
+            }
+        })
+        .collect();
+    (prepared, notes)
+}
+
+/// An object schema that declares no parameters (and is not an open map).
+pub fn is_no_arg(schema: &Value) -> bool {
+    let Some(o) = schema.as_object() else {
+        return false;
+    };
+    let empty = |k: &str| match o.get(k) {
+        None => true,
+        Some(Value::Object(m)) => m.is_empty(),
+        Some(Value::Array(a)) => a.is_empty(),
+        Some(_) => false,
+    };
+    o.get("type").is_none_or(|t| t == "object")
+        && empty("properties")
+        && empty("required")
+        && o.get("additionalProperties")
+            .is_none_or(|a| a == &Value::Bool(false))
+        && o.keys().all(|k| {
+            [
+                "type",
+                "properties",
+                "required",
+                "additionalProperties",
+                "$schema",
+                "title",
+                "description",
+            ]
+            .contains(&k.as_str())
+        })
+}
+
+/// The `parameters` form of a JSON Schema, or why it cannot be expressed there.
+pub fn sanitize(schema: &Value) -> Result<Value, Vec<Violation>> {
+    let mut s = Sanitizer {
+        root: schema,
+        blockers: Vec::new(),
+        stack: Vec::new(),
+        nodes: 0,
+    };
+    let out = s.node(schema, "", 0);
+    if out.get("type").is_some_and(|t| t != "object") {
+        s.blockers.push(Violation::new(
+            "",
+            "root-object",
+            "parameters must be an OBJECT schema",
+        ));
+    }
+    let mut blockers = s.blockers;
+    if blockers.is_empty() {
+        blockers = check(&out);
+    }
+    if blockers.is_empty() {
+        Ok(out)
+    } else {
+        Err(blockers)
+    }
+}
+
+struct Sanitizer<'a> {
+    root: &'a Value,
+    blockers: Vec<Violation>,
+    /// `$ref`s being inlined on the current path (recursion detection).
+    stack: Vec<String>,
+    nodes: usize,
+}
+
+impl Sanitizer<'_> {
+    fn block(&mut self, ptr: &str, rule: &'static str, msg: impl Into<String>) -> Value {
+        self.blockers.push(Violation::new(ptr, rule, msg));
+        Value::Null
+    }
+
+    fn node(&mut self, v: &Value, ptr: &str, depth: usize) -> Value {
+        self.nodes += 1;
+        if depth > MAX_WALK_DEPTH || self.nodes > MAX_INLINED_NODES {
+            return self.block(
+                ptr,
+                "max-depth",
+                "schema too deep or too large once refs are inlined",
+            );
+        }
+        let Some(obj) = v.as_object() else {
+            return self.block(
+                ptr,
+                "unsupported-keyword",
+                "boolean schemas cannot be expressed in parameters",
+            );
+        };
+        if let Some(r) = obj.get("$ref").and_then(Value::as_str) {
+            return self.inline_ref(obj, r, ptr, depth);
+        }
+        let mut out = Map::new();
+        let mut nullable = false;
+        for (k, x) in obj {
+            match k.as_str() {
+                "type" => self.type_kw(x, &mut out, &mut nullable, ptr),
+                "properties" => self.properties(x, &mut out, ptr, depth),
+                "items" if x.is_object() => {
+                    let items = self.node(x, &push(ptr, "items"), depth + 1);
+                    out.insert("items".into(), items);
+                }
+                "anyOf" | "oneOf" => self.union(k, x, obj, &mut out, &mut nullable, ptr, depth),
+                "enum" => self.enum_kw(x, &mut out, &mut nullable, ptr),
+                "const" => self.enum_kw(&json!([x]), &mut out, &mut nullable, ptr),
+                "format" => format_kw(x, &mut out),
+                "additionalProperties" if x == &Value::Bool(false) => {}
+                k if KEEP.contains(&k) => {
+                    out.insert(k.into(), x.clone());
+                }
+                k if DROP.contains(&k) => {}
+                k => {
+                    self.block(
+                        ptr,
+                        "unsupported-keyword",
+                        format!("{k} cannot be expressed in Gemini parameters"),
+                    );
+                }
+            }
+        }
+        if nullable {
+            out.insert("nullable".into(), Value::Bool(true));
+        }
+        if !out.contains_key("type") && !out.contains_key("anyOf") {
+            if out.contains_key("properties") {
+                out.insert("type".into(), json!("object"));
+            } else {
+                // An untyped schema (`{}`, annotations only) has no `Schema` spelling.
+                self.block(
+                    ptr,
+                    "missing-type",
+                    "a schema without type cannot be expressed in parameters",
+                );
+            }
+        }
+        if let Some(f) = out.shift_remove("x-format-note") {
+            let d = match out.get("description").and_then(Value::as_str) {
+                Some(d) => format!("{d} ({})", f.as_str().unwrap_or_default()),
+                None => f.as_str().unwrap_or_default().to_string(),
+            };
+            out.insert("description".into(), Value::String(d));
+        }
+        Value::Object(out)
+    }
+
+    fn inline_ref(&mut self, obj: &Map<String, Value>, r: &str, ptr: &str, depth: usize) -> Value {
+        if self.stack.iter().any(|s| s == r) {
+            return self.block(
+                ptr,
+                "recursive-ref",
+                format!("recursive $ref '{r}' cannot be inlined for parameters"),
+            );
+        }
+        let Some(Value::Object(target)) = util::resolve(self.root, r) else {
+            return self.block(
+                ptr,
+                "ref-unresolved",
+                format!("$ref '{r}' cannot be resolved locally"),
+            );
+        };
+        let mut merged = target.clone();
+        for (k, x) in obj {
+            if k != "$ref" {
+                merged.insert(k.clone(), x.clone());
+            }
+        }
+        self.stack.push(r.to_string());
+        let out = self.node(&Value::Object(merged), ptr, depth + 1);
+        self.stack.pop();
+        out
+    }
+
+    fn type_kw(&mut self, t: &Value, out: &mut Map<String, Value>, nullable: &mut bool, ptr: &str) {
+        match t {
+            Value::String(_) => {
+                out.insert("type".into(), t.clone());
+            }
+            Value::Array(ts) => {
+                let non_null: Vec<&Value> = ts.iter().filter(|t| *t != "null").collect();
+                *nullable |= non_null.len() < ts.len();
+                match non_null.as_slice() {
+                    [] => {
+                        out.insert("type".into(), json!("null"));
+                    }
+                    [one] => {
+                        out.insert("type".into(), (*one).clone());
+                    }
+                    _ => {
+                        self.block(
+                            ptr,
+                            "type-array",
+                            "several non-null types cannot be expressed in parameters",
+                        );
+                    }
+                }
+            }
+            _ => {
+                self.block(ptr, "invalid-type", "type must be a string");
+            }
+        }
+    }
+
+    fn properties(&mut self, x: &Value, out: &mut Map<String, Value>, ptr: &str, depth: usize) {
+        let Some(props) = x.as_object() else { return };
+        let base = push(ptr, "properties");
+        let mut m = Map::new();
+        for (k, p) in props {
+            let s = self.node(p, &push(&base, k), depth + 1);
+            m.insert(k.clone(), s);
+        }
+        // Nested `{type: object, properties: {}}` is rejected as empty; `{type: object}` is fine.
+        if !m.is_empty() || ptr.is_empty() {
+            out.insert("properties".into(), Value::Object(m));
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn union(
+        &mut self,
+        key: &str,
+        x: &Value,
+        obj: &Map<String, Value>,
+        out: &mut Map<String, Value>,
+        nullable: &mut bool,
+        ptr: &str,
+        depth: usize,
+    ) {
+        let Some(branches) = x.as_array() else { return };
+        if key == "oneOf" && !util::one_of_is_disjoint(branches) {
+            self.block(
+                ptr,
+                "unsupported-keyword",
+                "oneOf with overlapping branches cannot be expressed",
+            );
+            return;
+        }
+        let base = push(ptr, key);
+        let mut kept = Vec::new();
+        for (i, b) in branches.iter().enumerate() {
+            if b.get("type").is_some_and(|t| t == "null")
+                && b.as_object().is_some_and(|o| o.len() == 1)
+            {
+                *nullable = true;
+                continue;
+            }
+            kept.push(self.node(b, &push(&base, &i.to_string()), depth + 1));
+        }
+        let only_annotations = obj
+            .keys()
+            .all(|k| k == key || util::ANNOTATIONS.contains(&k.as_str()));
+        match kept.len() {
+            1 if only_annotations => {
+                // `anyOf: [X, null]` → X + nullable; the node's own annotations win.
+                if let Some(Value::Object(b)) = kept.pop() {
+                    for (k, v) in b {
+                        out.entry(k).or_insert(v);
+                    }
+                }
+            }
+            _ => {
+                out.insert("anyOf".into(), Value::Array(kept));
+            }
+        }
+    }
+
+    fn enum_kw(&mut self, x: &Value, out: &mut Map<String, Value>, nullable: &mut bool, ptr: &str) {
+        let Some(members) = x.as_array() else { return };
+        let non_null: Vec<&Value> = members.iter().filter(|m| !m.is_null()).collect();
+        *nullable |= non_null.len() < members.len();
+        if non_null.iter().all(|m| m.is_string()) {
+            out.entry("type").or_insert(json!("string"));
+            out.insert(
+                "enum".into(),
+                Value::Array(non_null.into_iter().cloned().collect()),
+            );
+        } else if non_null.iter().all(|m| m.is_number()) {
+            let integer = non_null.iter().all(|m| m.is_i64() || m.is_u64());
+            out.entry("type")
+                .or_insert(json!(if integer { "integer" } else { "number" }));
+            out.insert("format".into(), json!("enum"));
+            let strings = non_null
+                .iter()
+                .map(|m| Value::String(m.to_string()))
+                .collect();
+            out.insert("enum".into(), Value::Array(strings));
+        } else {
+            self.block(
+                ptr,
+                "enum-not-string",
+                "enum mixes types or has booleans/objects; parameters needs strings",
+            );
+        }
+    }
+}
+
+/// Keeps `enum`/`date-time`; any other format goes into the description (`(format: uuid)`).
+fn format_kw(x: &Value, out: &mut Map<String, Value>) {
+    match x.as_str() {
+        Some(f) if FORMATS.contains(&f) => {
+            out.entry("format").or_insert_with(|| x.clone());
+        }
+        Some(f) => {
+            out.insert(
+                "x-format-note".into(),
+                Value::String(format!("format: {f}")),
+            );
+        }
+        None => {}
+    }
+}
+
+/// Checks a `parameters` value as sent: only `Schema` fields, single string types, string
+/// enums, supported formats, non-empty object properties.
+pub fn check(schema: &Value) -> Vec<Violation> {
+    let mut out = Vec::new();
+    if schema
+        .get("type")
+        .is_some_and(|t| t != "object" && t != "OBJECT")
+    {
+        out.push(Violation::new(
+            "",
+            "root-object",
+            "parameters must be an OBJECT schema",
+        ));
+    }
+    walk(schema, "", 0, &mut out);
+    out
+}
+
+fn walk(v: &Value, ptr: &str, depth: usize, out: &mut Vec<Violation>) {
+    if depth > MAX_WALK_DEPTH {
+        out.push(Violation::new(
+            ptr,
+            "max-depth",
+            "schema is nested too deeply to check",
+        ));
+        return;
+    }
+    let Some(obj) = v.as_object() else {
+        out.push(Violation::new(
+            ptr,
+            "invalid-type",
+            "a schema must be an object",
+        ));
+        return;
+    };
+    for k in obj.keys() {
+        if !FIELDS.contains(&k.as_str()) {
+            out.push(Violation::new(
+                ptr,
+                "unknown-field",
+                format!("Unknown name \"{k}\": Cannot find field."),
+            ));
+        }
+    }
+    if obj.get("type").is_some_and(|t| !t.is_string()) {
+        out.push(Violation::new(
+            &push(ptr, "type"),
+            "type-array",
+            "type must be a single string",
+        ));
+    }
+    if let Some(f) = obj.get("format").and_then(Value::as_str)
+        && !FORMATS.contains(&f)
+    {
+        out.push(Violation::new(
+            ptr,
+            "unsupported-format",
+            format!("format '{f}' is not supported (enum, date-time)"),
+        ));
+    }
+    if let Some(e) = obj.get("enum").and_then(Value::as_array)
+        && let Some(i) = e.iter().position(|m| !m.is_string())
+    {
+        out.push(Violation::new(
+            &push(&push(ptr, "enum"), &i.to_string()),
+            "enum-not-string",
+            "enum values must be strings",
+        ));
+    }
+    let is_object = obj
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t.eq_ignore_ascii_case("object"));
+    if let Some(props) = obj.get("properties").and_then(Value::as_object) {
+        if props.is_empty() && is_object {
+            out.push(Violation::new(
+                &push(ptr, "properties"),
+                "empty-properties",
+                "should be non-empty for OBJECT type",
+            ));
+        }
+        let base = push(ptr, "properties");
+        for (k, p) in props {
+            walk(p, &push(&base, k), depth + 1, out);
+        }
+    } else if ptr.is_empty() && is_object {
+        out.push(Violation::new(
+            "/properties",
+            "empty-properties",
+            "should be non-empty for OBJECT type",
+        ));
+    }
+    if let Some(items) = obj.get("items") {
+        walk(items, &push(ptr, "items"), depth + 1, out);
+    }
+    if let Some(b) = obj.get("anyOf").and_then(Value::as_array) {
+        let base = push(ptr, "anyOf");
+        for (i, x) in b.iter().enumerate() {
+            walk(x, &push(&base, &i.to_string()), depth + 1, out);
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! Reverse mapping of the OpenAI nullable rewrite on decoded calls: a `null` for a property
+//! that was optional (and did not accept `null`) in the neutral schema becomes "absent".
+//!
+//! It walks the neutral schema alongside the arguments, resolving local refs, so it only
+//! touches properties the rewrite made nullable; a property that already accepted `null`
+//! keeps its `null`.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use super::util::{self, MAX_WALK_DEPTH, push};
+use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
+use crate::providers::Provider;
+
+/// Undoes, on decoded calls, what the strict rewrite changed (on by default).
+pub fn restore_optional(provider: Provider, req: &ChatRequest, outcome: &mut Outcome) {
+    restore_optional_with(provider, req, outcome, true);
+}
+
+/// [`restore_optional`] with a switch: `enabled = false` leaves the calls exactly as decoded.
+pub fn restore_optional_with(
+    provider: Provider,
+    req: &ChatRequest,
+    outcome: &mut Outcome,
+    enabled: bool,
+) {
+    if !enabled || !matches!(provider, Provider::OpenaiChat | Provider::OpenaiResponses) {
+        return;
+    }
+    for (index, call) in outcome.tool_calls.iter_mut().enumerate() {
+        let Some(tool) = req.tool(&call.name) else {
+            continue;
+        };
+        if !super::openai_rewrote(provider, tool, req.strict) {
+            continue;
+        }
+        for ptr in restore_value(&tool.parameters, &mut call.arguments) {
+            outcome.diagnostics.push(Diagnostic {
+                kind: DiagnosticKind::NullOptionalRemoved,
+                message: format!(
+                    "{}: null for optional property {ptr} removed (added by the strict rewrite)",
+                    call.name
+                ),
+                offset: None,
+                call_index: Some(index),
+                recovered: true,
+            });
+        }
+    }
+}
+
+/// Applies the reverse mapping to one arguments value against its neutral schema; returns the
+/// pointers (into the arguments) of the removed properties.
+pub fn restore_value(neutral: &Value, args: &mut Value) -> Vec<String> {
+    let mut removed = Vec::new();
+    let mut walk = Restore {
+        root: neutral,
+        removed: &mut removed,
+    };
+    walk.value(neutral, args, "", 0);
+    removed
+}
+
+struct Restore<'a> {
+    root: &'a Value,
+    removed: &'a mut Vec<String>,
+}
+
+impl Restore<'_> {
+    fn value(&mut self, schema: &Value, v: &mut Value, ptr: &str, depth: usize) {
+        if depth > MAX_WALK_DEPTH {
+            return;
+        }
+        let Some(schema) = util::deref(self.root, schema).and_then(Value::as_object) else {
+            return;
+        };
+        match v {
+            Value::Object(map) => self.object(schema, map, ptr, depth),
+            Value::Array(items) => {
+                let Some(item_schema) = array_items(self.root, schema) else {
+                    return;
+                };
+                for (i, item) in items.iter_mut().enumerate() {
+                    self.value(item_schema, item, &push(ptr, &i.to_string()), depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn object(
+        &mut self,
+        schema: &Map<String, Value>,
+        map: &mut Map<String, Value>,
+        ptr: &str,
+        depth: usize,
+    ) {
+        let Some(schema) = object_branch(self.root, schema, map) else {
+            return;
+        };
+        if let Some(entries) = schema.get("allOf").and_then(Value::as_array) {
+            for e in entries {
+                if let Some(e) = util::deref(self.root, e).and_then(Value::as_object) {
+                    self.object(e, map, ptr, depth + 1);
+                }
+            }
+        }
+        let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+            return;
+        };
+        let required: HashSet<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut drop = Vec::new();
+        for (k, sub) in props {
+            let Some(value) = map.get_mut(k) else {
+                continue;
+            };
+            if value.is_null() {
+                if !required.contains(k.as_str()) && !util::accepts_null(self.root, sub) {
+                    drop.push(k.clone());
+                }
+            } else {
+                self.value(sub, value, &push(ptr, k), depth + 1);
+            }
+        }
+        for k in drop {
+            map.shift_remove(&k);
+            self.removed.push(push(ptr, &k));
+        }
+    }
+}
+
+/// The branch of a (possibly union) schema that describes this object: the node itself when
+/// it has `properties`, else the first `anyOf`/`oneOf` object branch whose properties cover
+/// every key of the value (what the closed strict branch would have matched).
+fn object_branch<'a>(
+    root: &'a Value,
+    schema: &'a Map<String, Value>,
+    map: &Map<String, Value>,
+) -> Option<&'a Map<String, Value>> {
+    if schema.contains_key("properties") || schema.contains_key("allOf") {
+        return Some(schema);
+    }
+    for key in ["anyOf", "oneOf"] {
+        for b in schema
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(b) = util::deref(root, b).and_then(Value::as_object) else {
+                continue;
+            };
+            let Some(props) = b.get("properties").and_then(Value::as_object) else {
+                continue;
+            };
+            if map.keys().all(|k| props.contains_key(k)) {
+                return Some(b);
+            }
+        }
+    }
+    None
+}
+
+/// The `items` schema of an array schema, looking through `anyOf`/`oneOf` branches.
+fn array_items<'a>(root: &'a Value, schema: &'a Map<String, Value>) -> Option<&'a Value> {
+    if let Some(items) = schema.get("items") {
+        return Some(items);
+    }
+    for key in ["anyOf", "oneOf"] {
+        for b in schema
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(items) = util::deref(root, b).and_then(|b| b.get("items")) {
+                return Some(items);
+            }
+        }
+    }
+    None
+}

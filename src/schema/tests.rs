@@ -1,0 +1,663 @@
+//! Table-driven tests over the reference vectors (schema-and-parsers.md §A.6) and the
+//! incident tool; rows where our expectation differs from the reference say why.
+
+use rstest::rstest;
+use serde_json::{Value, json};
+
+use super::*;
+use crate::model::{ChatRequest, DiagnosticKind, Outcome, ToolCall};
+
+/// Expected result of a row: the schema sent, or the rule of the first reason it cannot be.
+enum Expect {
+    Sent(&'static str),
+    Rule(&'static str),
+}
+
+fn parse(s: &str) -> Value {
+    serde_json::from_str(s).expect("test JSON")
+}
+
+fn assert_expect(got: Result<Value, Vec<Violation>>, expect: &Expect) {
+    match (got, expect) {
+        (Ok(v), Expect::Sent(want)) => assert_eq!(v, parse(want), "\n got {v}"),
+        (Err(vs), Expect::Rule(rule)) => {
+            assert!(
+                vs.iter().any(|v| v.rule == *rule),
+                "want {rule}, got {vs:?}"
+            )
+        }
+        (got, _) => panic!("unexpected {got:?}"),
+    }
+}
+
+/// `{"type":"object","properties":{"p":P}}`: P as an optional property.
+fn optional(p: &str) -> String {
+    format!(r#"{{"type":"object","properties":{{"p":{p}}}}}"#)
+}
+
+fn nested(levels: usize) -> Value {
+    let mut v =
+        json!({"type": "object", "properties": {"leaf": {"type": "string"}}, "required": ["leaf"]});
+    for _ in 1..levels {
+        v = json!({"type": "object", "properties": {"a": v}, "required": ["a"]});
+    }
+    v
+}
+
+#[rstest]
+#[case::oa1(
+    r#"{}"#,
+    Expect::Sent(
+        r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#
+    )
+)]
+#[case::oa2(
+    r#"{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}"#,
+    Expect::Sent(r#"{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}"#)
+)]
+#[case::oa3(
+    r#"{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"required":["a"]}"#,
+    Expect::Sent(r#"{"type":"object","properties":{"a":{"type":"string"},"b":{"type":["integer","null"]}},"required":["a","b"],"additionalProperties":false}"#)
+)]
+#[case::oa4(
+    &optional(r#"{"type":"string","enum":["F","C"]}"#),
+    Expect::Sent(r#"{"type":"object","properties":{"p":{"anyOf":[{"type":"string","enum":["F","C"]},{"type":"null"}]}},"required":["p"],"additionalProperties":false}"#)
+)]
+#[case::oa5(
+    &optional(r#"{"type":"object","properties":{"x":{"type":"string"}}}"#),
+    Expect::Sent(r#"{"type":"object","properties":{"p":{"anyOf":[{"type":"object","properties":{"x":{"type":["string","null"]}},"required":["x"],"additionalProperties":false},{"type":"null"}]}},"required":["p"],"additionalProperties":false}"#)
+)]
+#[case::oa6(
+    r#"{"type":"object","properties":{"l":{"type":"array","items":{"type":"object","properties":{"n":{"type":"string"}}}}},"required":["l"]}"#,
+    Expect::Sent(r#"{"type":"object","properties":{"l":{"type":"array","items":{"type":"object","properties":{"n":{"type":["string","null"]}},"additionalProperties":false,"required":["n"]}}},"required":["l"],"additionalProperties":false}"#)
+)]
+#[case::oa7(
+    r#"{"type":"object","properties":{"a":{"type":"number"}},"additionalProperties":true}"#,
+    Expect::Rule("additional-properties-false")
+)]
+#[case::oa8(
+    r#"{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":{}}"#,
+    Expect::Rule("additional-properties-false")
+)]
+// OA-9: no lossy map→array mode: an open map is reported, never rewritten.
+#[case::oa9(
+    r#"{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"integer"}}},"required":["m"]}"#,
+    Expect::Rule("additional-properties-false")
+)]
+#[case::oa10(
+    r#"{"properties":{"a":{"type":"string"}}}"#,
+    Expect::Sent(r#"{"type":"object","properties":{"a":{"type":["string","null"]}},"additionalProperties":false,"required":["a"]}"#)
+)]
+#[case::oa11(
+    r##"{"type":"object","properties":{"v":{"$ref":"#/$defs/N"}},"$defs":{"N":{"type":"object","properties":{"z":{"type":"string"}}}}}"##,
+    Expect::Sent(r##"{"type":"object","properties":{"v":{"anyOf":[{"$ref":"#/$defs/N"},{"type":"null"}]}},"$defs":{"N":{"type":"object","properties":{"z":{"type":["string","null"]}},"additionalProperties":false,"required":["z"]}},"additionalProperties":false,"required":["v"]}"##)
+)]
+// OA-12: we wrap instead of inlining (`anyOf:[{$ref}]` + annotations, the form the reference
+// also calls valid): linear in size and the same form as for recursive targets (OA-14).
+#[case::oa12(
+    r##"{"type":"object","properties":{"n":{"$ref":"#/$defs/Name","description":"display name"}},"required":["n"],"$defs":{"Name":{"type":"string","title":"Name"}}}"##,
+    Expect::Sent(r##"{"type":"object","properties":{"n":{"anyOf":[{"$ref":"#/$defs/Name"}],"description":"display name"}},"required":["n"],"$defs":{"Name":{"type":"string","title":"Name"}},"additionalProperties":false}"##)
+)]
+#[case::oa13(
+    r##"{"type":"object","properties":{"n":{"$ref":"#/$defs/Name","type":"number"}},"required":["n"],"$defs":{"Name":{"type":"string"}}}"##,
+    Expect::Rule("ref-siblings")
+)]
+#[case::oa14(
+    r##"{"$defs":{"Node":{"type":"object","properties":{"next":{"anyOf":[{"$ref":"#/$defs/Node"},{"type":"null"}]}}}},"type":"object","properties":{"root":{"$ref":"#/$defs/Node","description":"d"}}}"##,
+    Expect::Sent(r##"{"$defs":{"Node":{"type":"object","properties":{"next":{"anyOf":[{"$ref":"#/$defs/Node"},{"type":"null"}]}},"additionalProperties":false,"required":["next"]}},"type":"object","properties":{"root":{"anyOf":[{"$ref":"#/$defs/Node"},{"type":"null"}],"description":"d"}},"additionalProperties":false,"required":["root"]}"##)
+)]
+#[case::oa15(
+    r##"{"$ref":"#/$defs/Input","$defs":{"Input":{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}}}"##,
+    Expect::Sent(r##"{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"$defs":{"Input":{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}},"additionalProperties":false}"##)
+)]
+#[case::oa16(
+    r#"{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null}}}"#,
+    Expect::Sent(r#"{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}},"additionalProperties":false,"required":["a"]}"#)
+)]
+// OA-17: non-null defaults are kept: api.openai.com accepts them (openai-agents #4390: only
+// Azure rejects, and Azure is not a provider here); they tell the model the tool's default.
+#[case::oa17(
+    r#"{"type":"object","properties":{"limit":{"type":"integer","default":10}},"required":["limit"]}"#,
+    Expect::Sent(r#"{"type":"object","properties":{"limit":{"type":"integer","default":10}},"required":["limit"],"additionalProperties":false}"#)
+)]
+#[case::oa18(
+    r#"{"type":"object","properties":{"pet":{"oneOf":[{"type":"object","properties":{"kind":{"const":"cat"}},"required":["kind"]},{"type":"object","properties":{"kind":{"const":"dog"}},"required":["kind"]}]}},"required":["pet"]}"#,
+    Expect::Sent(r#"{"type":"object","properties":{"pet":{"anyOf":[{"type":"object","properties":{"kind":{"const":"cat"}},"required":["kind"],"additionalProperties":false},{"type":"object","properties":{"kind":{"const":"dog"}},"required":["kind"],"additionalProperties":false}]}},"required":["pet"],"additionalProperties":false}"#)
+)]
+// OA-19: string vs integer branches ARE disjoint (no value has both types), so oneOf→anyOf is
+// exact; what blocks strict is `minLength`, which strict mode does not support.
+#[case::oa19(&optional(r#"{"oneOf":[{"type":"string","minLength":2},{"type":"integer","minimum":1}]}"#), Expect::Rule("unsupported-keyword"))]
+#[case::oa20(
+    r#"{"type":"object","allOf":[{"properties":{"a":{"type":"boolean"}}}]}"#,
+    Expect::Sent(r#"{"type":"object","properties":{"a":{"type":["boolean","null"]}},"additionalProperties":false,"required":["a"]}"#)
+)]
+// OA-21: reported as `unsupported-keyword` (allOf stays): we never merge `$ref` entries.
+#[case::oa21(
+    r##"{"type":"object","properties":{"outer":{"type":"string"}},"allOf":[{"$ref":"#/$defs/T"}],"$defs":{"T":{"type":"object","properties":{"inner":{"type":"string"}}}}}"##,
+    Expect::Rule("unsupported-keyword")
+)]
+#[case::oa22(
+    r#"{"allOf":[{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]},{"type":"object","properties":{"age":{"type":"number"}},"required":["age"]}]}"#,
+    Expect::Sent(r#"{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"number"}},"required":["name","age"],"additionalProperties":false}"#)
+)]
+#[case::oa23(
+    r#"{"anyOf":[{"type":"object","properties":{}},{"type":"null"}]}"#,
+    Expect::Rule("root-object")
+)]
+#[case::oa24(
+    r#"{"type":["object","null"],"properties":{"a":{"type":"string"}}}"#,
+    Expect::Rule("root-object")
+)]
+#[case::oa25(
+    r#"{"type":"array","items":{"type":"integer"}}"#,
+    Expect::Rule("root-object")
+)]
+// OA-26: no lossy mode: an unsupported format is reported, never moved into the description.
+#[case::oa26(&optional(r#"{"type":"string","format":"uri","description":"Link"}"#), Expect::Rule("unsupported-format"))]
+// OA-27: `pattern` is a supported keyword; we do not second-guess its regex dialect (the API
+// decides), so it is sent as is.
+#[case::oa27(
+    r#"{"type":"object","properties":{"p":{"type":"string","pattern":"\\d+(?=USD)"}},"required":["p"]}"#,
+    Expect::Sent(r#"{"type":"object","properties":{"p":{"type":"string","pattern":"\\d+(?=USD)"}},"required":["p"],"additionalProperties":false}"#)
+)]
+#[case::oa28(
+    r#"{"type":"object","properties":{"items":{"type":"array","items":{}}},"required":["items"]}"#,
+    Expect::Rule("missing-type")
+)]
+#[case::oa29(
+    r#"{"type":"object","properties":{"pattern":{"type":"string"},"default":{"type":"string"},"payload":{"const":{"type":"object","properties":{"x":true}}}}}"#,
+    Expect::Sent(r#"{"type":"object","properties":{"pattern":{"type":["string","null"]},"default":{"type":["string","null"]},"payload":{"anyOf":[{"const":{"type":"object","properties":{"x":true}}},{"type":"null"}]}},"additionalProperties":false,"required":["pattern","default","payload"]}"#)
+)]
+// OA-30: `prefixItems` is not in OpenAI's documented keyword list; until a recording shows it
+// accepted we report it rather than send a schema that may be rejected.
+#[case::oa30(
+    r#"{"type":"object","properties":{"t":{"type":"array","prefixItems":[{"type":"integer"}],"minItems":1,"maxItems":1}},"required":["t"]}"#,
+    Expect::Rule("unsupported-keyword")
+)]
+fn openai_vectors(#[case] input: &str, #[case] expect: Expect) {
+    assert_expect(openai_strict(&parse(input)), &expect);
+}
+
+#[rstest]
+#[case::oa31_11_levels(nested(11), Some("max-depth"))]
+#[case::oa31_10_levels(nested(10), None)]
+#[case::oa32_1001_enum(json!({"type":"object","properties":{"e":{"type":"string","enum":(0..1001).map(|i| i.to_string()).collect::<Vec<_>>()}},"required":["e"]}), Some("max-enum-values"))]
+#[case::oa33_251x60(json!({"type":"object","properties":{"e":{"type":"string","enum":(0..251).map(|i| format!("{i:060}")).collect::<Vec<_>>()}},"required":["e"]}), Some("max-large-enum-length"))]
+#[case::oa33_250x60(json!({"type":"object","properties":{"e":{"type":"string","enum":(0..250).map(|i| format!("{i:060}")).collect::<Vec<_>>()}},"required":["e"]}), None)]
+#[case::oa34_5001_props(json!({"type":"object","properties":(0..5001).map(|i| (format!("p{i}"), json!({"type":"string"}))).collect::<serde_json::Map<_,_>>()}), Some("max-properties"))]
+#[case::oa34_5000_props(json!({"type":"object","properties":(0..5000).map(|i| (format!("p{i}"), json!({"type":"string"}))).collect::<serde_json::Map<_,_>>()}), None)]
+#[case::oa35_120001_chars(json!({"type":"object","properties":{"e":{"type":"string","enum":(0..100).map(|i| format!("{i:01200}")).collect::<Vec<_>>()}},"required":["e"]}), Some("max-string-length"))]
+fn openai_limits(#[case] schema: Value, #[case] rule: Option<&str>) {
+    let got = openai_strict(&schema);
+    match rule {
+        Some(rule) => assert!(
+            got.as_ref()
+                .is_err_and(|vs| vs.iter().any(|v| v.rule == rule)),
+            "{rule}: {got:?}"
+        ),
+        None => assert!(got.is_ok(), "{got:?}"),
+    }
+}
+
+fn anthropic_strict(input: &Value) -> Result<Value, Vec<Violation>> {
+    let s = anthropic::strictify(input);
+    let vs = anthropic::check(&s);
+    if vs.is_empty() { Ok(s) } else { Err(vs) }
+}
+
+#[rstest]
+#[case::an1(
+    r#"{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},"required":["name"]}"#,
+    Expect::Sent(r#"{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},"required":["name"],"additionalProperties":false}"#)
+)]
+// AN-2/AN-3: no lossy "move into description" mode: reported.
+#[case::an2(&optional(r#"{"type":"integer","minimum":1,"maximum":10,"description":"A number"}"#), Expect::Rule("unsupported-keyword"))]
+#[case::an3(&optional(r#"{"type":"array","items":{"type":"string"},"minItems":2}"#), Expect::Rule("unsupported-keyword"))]
+#[case::an4_uri(
+    &optional(r#"{"type":"string","format":"uri"}"#),
+    Expect::Sent(r#"{"type":"object","properties":{"p":{"type":"string","format":"uri"}},"additionalProperties":false}"#)
+)]
+#[case::an4_phone(&optional(r#"{"type":"string","format":"phone"}"#), Expect::Rule("unsupported-format"))]
+#[case::an5(
+    &optional(r#"{"oneOf":[{"type":"string"},{"type":"integer"}]}"#),
+    Expect::Sent(r#"{"type":"object","properties":{"p":{"anyOf":[{"type":"string"},{"type":"integer"}]}},"additionalProperties":false}"#)
+)]
+#[case::an6(r#"{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}}}"#, Expect::Rule("additional-properties-false"))]
+#[case::an7(r##"{"type":"object","properties":{"n":{"$ref":"#/$defs/Node"}},"$defs":{"Node":{"type":"object","properties":{"c":{"$ref":"#/$defs/Node"}}}}}"##, Expect::Rule("recursive-ref"))]
+// AN-8: a top-level allOf is rejected by the API even without strict; we report it instead of
+// inlining (the tool author should write the object directly).
+#[case::an8(
+    r##"{"allOf":[{"$ref":"#/$defs/A"}],"$defs":{"A":{"type":"object","properties":{}}}}"##,
+    Expect::Rule("root-object")
+)]
+#[case::an12(
+    &optional(r#"{"type":"string","default":"John"}"#),
+    Expect::Sent(r#"{"type":"object","properties":{"p":{"type":"string","default":"John"}},"additionalProperties":false}"#)
+)]
+// AN-13: kept as written: Anthropic supports local refs and (2020-12) applies siblings too.
+#[case::an13(
+    r##"{"type":"object","properties":{"x":{"$ref":"#/$defs/X","description":"d"}},"$defs":{"X":{"type":"string"}}}"##,
+    Expect::Sent(r##"{"type":"object","properties":{"x":{"$ref":"#/$defs/X","description":"d"}},"$defs":{"X":{"type":"string"}},"additionalProperties":false}"##)
+)]
+fn anthropic_vectors(#[case] input: &str, #[case] expect: Expect) {
+    assert_expect(anthropic_strict(&parse(input)), &expect);
+}
+
+fn strict_tool(name: &str, optional_params: usize) -> Tool {
+    let props: serde_json::Map<String, Value> = (0..optional_params)
+        .map(|i| (format!("o{i}"), json!({"type": "string"})))
+        .collect();
+    Tool {
+        name: name.into(),
+        description: None,
+        parameters: json!({"type": "object", "properties": props}),
+        strict: Some(true),
+    }
+}
+
+#[rstest]
+#[case::an9_optional(vec![strict_tool("a", 10), strict_tool("b", 10), strict_tool("c", 5)], "optional parameters")]
+#[case::an11_tools((0..21).map(|i| strict_tool(&format!("t{i}"), 0)).collect(), "strict tools")]
+#[case::an10_unions((0..17).map(|i| Tool { parameters: json!({"type":"object","properties":{"u":{"type":["string","null"]}},"required":["u"]}), ..strict_tool(&format!("t{i}"), 0) }).collect(), "union parameters")]
+fn anthropic_budgets(#[case] tools: Vec<Tool>, #[case] what: &str) {
+    let err = prepare_tools(Provider::Anthropic, &tools, StrictPolicy::Require).unwrap_err();
+    assert_eq!(err.code, "STRICT_SCHEMA");
+    assert!(err.message.contains(what), "{err}");
+    let (prepared, notes) = prepare_tools(Provider::Anthropic, &tools, StrictPolicy::Auto).unwrap();
+    assert_eq!(
+        prepared.last().and_then(|t| t.strict),
+        Some(false),
+        "last strict tool dropped"
+    );
+    assert!(
+        !notes.is_empty() && notes.iter().all(|n| n.contains("request-wide budget")),
+        "{notes:?}"
+    );
+    assert_eq!(prepared[0].strict, Some(true));
+    let body = json!({"tools": tools.iter().map(|t| json!({"name": t.name, "input_schema": t.parameters, "strict": true})).collect::<Vec<_>>()});
+    assert_eq!(
+        wire_rejection(Provider::Anthropic, &body).as_deref(),
+        Some("Schema is too complex for compilation.")
+    );
+}
+
+#[rstest]
+#[case::gm1(r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"name":{"type":"string"}},"additionalProperties":false}"#, Expect::Sent(r#"{"type":"object","properties":{"name":{"type":"string"}}}"#))]
+// GM-2: `title` is a `Schema` field, so it is kept (the reference drops it).
+#[case::gm2(&optional(r#"{"anyOf":[{"type":"integer"},{"type":"null"}],"default":null,"title":"T"}"#), Expect::Sent(r#"{"type":"object","properties":{"p":{"type":"integer","default":null,"title":"T","nullable":true}}}"#))]
+#[case::gm3(&optional(r#"{"type":["string","null"]}"#), Expect::Sent(r#"{"type":"object","properties":{"p":{"type":"string","nullable":true}}}"#))]
+#[case::gm4(&optional(r#"{"const":"active"}"#), Expect::Sent(r#"{"type":"object","properties":{"p":{"type":"string","enum":["active"]}}}"#))]
+// GM-5: policy A (the Vertex documented form).
+#[case::gm5(&optional(r#"{"type":"integer","enum":[1,2]}"#), Expect::Sent(r#"{"type":"object","properties":{"p":{"type":"integer","format":"enum","enum":["1","2"]}}}"#))]
+#[case::gm6(&optional(r#"{"enum":["text",1]}"#), Expect::Rule("enum-not-string"))]
+#[case::gm7(r##"{"type":"object","properties":{"locale":{"$ref":"#/$defs/Locale","description":"Locale for formatting"}},"required":["locale"],"$defs":{"Locale":{"type":"string","enum":["de","en"]}}}"##, Expect::Sent(r#"{"type":"object","properties":{"locale":{"type":"string","enum":["de","en"],"description":"Locale for formatting"}},"required":["locale"]}"#))]
+#[case::gm8(r##"{"type":"object","properties":{"node":{"$ref":"#/$defs/Node"}},"$defs":{"Node":{"type":"object","properties":{"child":{"$ref":"#/$defs/Node"}}}}}"##, Expect::Rule("recursive-ref"))]
+#[case::gm10(
+    r#"{"type":"object","properties":{"options":{"type":"object"}},"required":["options"]}"#,
+    Expect::Sent(
+        r#"{"type":"object","properties":{"options":{"type":"object"}},"required":["options"]}"#
+    )
+)]
+#[case::gm11(&optional(r#"{"type":"string","format":"uuid","description":"Id"}"#), Expect::Sent(r#"{"type":"object","properties":{"p":{"type":"string","description":"Id (format: uuid)"}}}"#))]
+// GM-12/GM-14/GM-15: dropping `exclusiveMinimum`, flattening `prefixItems` or dropping a map
+// changes what is accepted: such tools go as `parametersJsonSchema` instead.
+#[case::gm12(&optional(r#"{"type":"number","exclusiveMinimum":0}"#), Expect::Rule("unsupported-keyword"))]
+#[case::gm13(&optional(r#"{"oneOf":[{"type":"string"},{"type":"integer"}]}"#), Expect::Sent(r#"{"type":"object","properties":{"p":{"anyOf":[{"type":"string"},{"type":"integer"}]}}}"#))]
+#[case::gm14(&optional(r#"{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}]}"#), Expect::Rule("unsupported-keyword"))]
+#[case::gm15(r#"{"type":"object","properties":{"keys":{"type":"object","additionalProperties":{"type":"string"},"description":"d"}}}"#, Expect::Rule("unsupported-keyword"))]
+#[case::gm16(&optional(r#"{"type":"string","enum":["","a"]}"#), Expect::Sent(r#"{"type":"object","properties":{"p":{"type":"string","enum":["","a"]}}}"#))]
+#[case::gm17(&optional(r#"{"type":"array","items":{}}"#), Expect::Rule("missing-type"))]
+// GM-18: like google-genai, a boolean literal has no string-enum spelling we trust.
+#[case::gm18(&optional(r#"{"type":"boolean","const":true}"#), Expect::Rule("enum-not-string"))]
+#[case::gm19(&optional(r#"{"anyOf":[{"type":"string"},{"type":"number"},{"type":"null"}]}"#), Expect::Sent(r#"{"type":"object","properties":{"p":{"anyOf":[{"type":"string"},{"type":"number"}],"nullable":true}}}"#))]
+fn gemini_vectors(#[case] input: &str, #[case] expect: Expect) {
+    assert_expect(gemini::sanitize(&parse(input)), &expect);
+}
+
+fn tool(name: &str, parameters: Value, strict: Option<bool>) -> Tool {
+    Tool {
+        name: name.into(),
+        description: None,
+        parameters,
+        strict,
+    }
+}
+
+fn incident() -> Tool {
+    let parameters = parse(
+        r#"{"type":"object","properties":{"url":{"type":"string"},"maxLength":{"type":"integer","default":5000}},"required":["url"],"additionalProperties":false}"#,
+    );
+    tool("webContentExtractor", parameters, Some(true))
+}
+
+#[test]
+fn incident_tool_is_fixed_for_responses_with_stable_key_order() {
+    let (prepared, notes) =
+        prepare_tools(Provider::OpenaiResponses, &[incident()], StrictPolicy::Auto).unwrap();
+    assert!(notes.is_empty());
+    assert_eq!(prepared[0].strict, Some(true));
+    assert_eq!(
+        prepared[0].parameters.to_string(),
+        r#"{"type":"object","properties":{"url":{"type":"string"},"maxLength":{"type":["integer","null"],"default":5000}},"required":["url","maxLength"],"additionalProperties":false}"#
+    );
+    // As the team sent it, the API rejects it: maxLength missing from `required`.
+    let body = json!({"tools":[{"type":"function","name":"webContentExtractor","parameters":incident().parameters,"strict":true}]});
+    assert_eq!(
+        wire_rejection(Provider::OpenaiResponses, &body).as_deref(),
+        Some(
+            "Invalid schema for function 'webContentExtractor': In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'maxLength'."
+        )
+    );
+    let fixed = json!({"tools":[{"type":"function","name":"webContentExtractor","parameters":prepared[0].parameters,"strict":true}]});
+    assert_eq!(wire_rejection(Provider::OpenaiResponses, &fixed), None);
+}
+
+#[rstest]
+#[case::auto(StrictPolicy::Auto)]
+#[case::require(StrictPolicy::Require)]
+#[case::off(StrictPolicy::Off)]
+fn not_strictable_per_policy(#[case] policy: StrictPolicy) {
+    let schema = json!({"type":"object","properties":{"meta":{"type":"object","patternProperties":{"^x-":{"type":"string"}}}},"required":["meta"]});
+    let t = tool("t", schema.clone(), None);
+    let got = prepare_tools(Provider::OpenaiResponses, std::slice::from_ref(&t), policy);
+    match policy {
+        StrictPolicy::Require => {
+            let e = got.unwrap_err();
+            assert_eq!(e.code, "STRICT_SCHEMA");
+            assert!(
+                e.message.contains("tool t")
+                    && e.message.contains("/properties/meta: unsupported-keyword"),
+                "{e}"
+            );
+        }
+        StrictPolicy::Auto => {
+            let (p, notes) = got.unwrap();
+            assert_eq!((p[0].strict, &p[0].parameters), (Some(false), &schema));
+            assert_eq!(
+                notes[0],
+                "tool t: sent strict=false: /properties/meta: patternProperties is not supported in strict mode; /properties/meta: an object without properties is an open map"
+            );
+        }
+        StrictPolicy::Off => {
+            let (p, notes) = got.unwrap();
+            assert_eq!(
+                (p[0].strict, &p[0].parameters, notes.len()),
+                (Some(false), &schema, 0)
+            );
+        }
+    }
+}
+
+#[test]
+fn chat_only_goes_strict_when_asked() {
+    let t = tool(
+        "t",
+        json!({"type":"object","properties":{"a":{"type":"string"}}}),
+        None,
+    );
+    let (p, _) = prepare_tools(
+        Provider::OpenaiChat,
+        std::slice::from_ref(&t),
+        StrictPolicy::Auto,
+    )
+    .unwrap();
+    assert_eq!((p[0].strict, &p[0].parameters), (None, &t.parameters));
+    let asked = Tool {
+        strict: Some(true),
+        ..t.clone()
+    };
+    let (p, _) = prepare_tools(
+        Provider::OpenaiChat,
+        std::slice::from_ref(&asked),
+        StrictPolicy::Off,
+    )
+    .unwrap();
+    assert_eq!(
+        p[0].strict,
+        Some(true),
+        "a tool's own strict=true is honoured under Off"
+    );
+}
+
+fn request(tools: Vec<Tool>) -> ChatRequest {
+    ChatRequest {
+        model: "m".into(),
+        messages: Vec::new(),
+        tools,
+        hosted: Vec::new(),
+        tool_choice: None,
+        parallel_tool_calls: None,
+        stream: false,
+        max_tokens: None,
+        strict: StrictPolicy::Auto,
+        thinking: None,
+    }
+}
+
+#[test]
+fn restore_removes_only_rewritten_nulls() {
+    let params = json!({"type":"object","properties":{
+        "a":{"type":"string"},
+        "b":{"type":["string","null"]},
+        "o":{"type":"object","properties":{"x":{"type":"integer"},"y":{"type":"integer"}},"required":["x"]}
+    }});
+    let req = request(vec![tool("t", params, None)]);
+    let mut outcome = Outcome {
+        tool_calls: vec![ToolCall {
+            id: "c".into(),
+            name: "t".into(),
+            arguments: json!({"a": null, "b": null, "o": {"x": 1, "y": null}}),
+            thought_signature: None,
+        }],
+        ..Outcome::default()
+    };
+    let mut untouched = outcome.clone();
+    restore_optional_with(Provider::OpenaiResponses, &req, &mut untouched, false);
+    assert_eq!(untouched, outcome);
+    restore_optional(Provider::OpenaiChat, &req, &mut outcome.clone());
+    restore_optional(Provider::OpenaiResponses, &req, &mut outcome);
+    assert_eq!(
+        outcome.tool_calls[0].arguments,
+        json!({"b": null, "o": {"x": 1}})
+    );
+    let kinds: Vec<_> = outcome
+        .diagnostics
+        .iter()
+        .map(|d| (d.kind, d.call_index, d.recovered))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![(DiagnosticKind::NullOptionalRemoved, Some(0), true); 2]
+    );
+}
+
+#[test]
+fn gemini_prepare_chooses_per_tool() {
+    let tools = vec![
+        tool("noargs", crate::model::empty_parameters(), None),
+        tool(
+            "simple",
+            json!({"type":"object","properties":{"a":{"type":["string","null"]}}}),
+            None,
+        ),
+        tool(
+            "tree",
+            json!({"type":"object","properties":{"n":{"$ref":"#"}}}),
+            None,
+        ),
+    ];
+    let (p, notes) = prepare_tools(Provider::Gemini, &tools, StrictPolicy::Auto).unwrap();
+    assert_eq!(p[0].parameters, Value::Null);
+    assert!(!p[1].gemini_json_schema);
+    assert!(p[2].gemini_json_schema);
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0].starts_with("tool tree: sent parametersJsonSchema: /properties/n"),
+        "{notes:?}"
+    );
+}
+
+#[rstest]
+#[case::unknown(json!({"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}), "Invalid JSON payload received. Unknown name \"additionalProperties\" at 'tools[0].function_declarations[0].parameters': Cannot find field.")]
+#[case::enum_int(json!({"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer","enum":[0]}}}), "Invalid value at 'tools[0].function_declarations[0].parameters.properties[1].value.enum[0]' (TYPE_STRING), 0")]
+#[case::empty(json!({"type":"object","properties":{}}), "* GenerateContentRequest.tools[0].function_declarations[0].parameters.properties: should be non-empty for OBJECT type")]
+fn gemini_wire(#[case] parameters: Value, #[case] want: &str) {
+    let body = json!({"tools":[{"functionDeclarations":[{"name":"f","parameters":parameters}]}]});
+    assert_eq!(
+        wire_rejection(Provider::Gemini, &body).as_deref(),
+        Some(want)
+    );
+}
+
+#[test]
+fn wire_openai_contexts_and_root() {
+    let nested = json!({"tools":[{"type":"function","function":{"name":"g","strict":true,"parameters":
+        {"type":"object","properties":{"x":{"type":"object","properties":{"u":{"type":"string"}},"required":["u"]}},"required":["x"],"additionalProperties":false}}}]});
+    assert_eq!(
+        wire_rejection(Provider::OpenaiChat, &nested).as_deref(),
+        Some(
+            "Invalid schema for function 'g': In context=('properties', 'x'), 'additionalProperties' is required to be supplied and to be false."
+        )
+    );
+    let array = json!({"tools":[{"type":"function","name":"g","strict":true,"parameters":{"type":"array"}}]});
+    assert_eq!(
+        wire_rejection(Provider::OpenaiResponses, &array).as_deref(),
+        Some(
+            "Invalid schema for function 'g': schema must be a JSON Schema of 'type: \"object\"', got 'type: \"array\"'."
+        )
+    );
+    let lenient = json!({"tools":[{"type":"function","name":"g","parameters":{"type":"array"}}]});
+    assert_eq!(wire_rejection(Provider::OpenaiResponses, &lenient), None);
+    let top = json!({"tools":[{"name":"g","input_schema":{"anyOf":[{"type":"object"}]}}]});
+    assert_eq!(
+        wire_rejection(Provider::Anthropic, &top).as_deref(),
+        Some(
+            "tools.0.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level"
+        )
+    );
+}
+
+#[test]
+fn cli_outputs_and_exit_codes() {
+    let (out, code) = cli_strict(
+        Provider::OpenaiResponses,
+        r#"{"type":"object","properties":{"a":{"type":"string"}}}"#,
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("\"additionalProperties\": false"), "{out}");
+    let (out, code) = cli_strict(
+        Provider::OpenaiChat,
+        r#"{"type":"object","additionalProperties":true}"#,
+    );
+    assert_eq!((code, out.lines().count() >= 1), (1, true), "{out}");
+    let (out, code) = cli_strict(Provider::OpenaiChat, "{\n  \"type\": }");
+    assert_eq!(code, 2);
+    assert!(out.contains("line 2, column"), "{out}");
+    let (out, code) = cli_check(
+        Provider::OpenaiChat,
+        r#"{"type":"object","properties":{"a":{"type":"string"}}}"#,
+    );
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            "(root): additional-properties-false: 'additionalProperties' is required to be supplied and to be false\n(root): required-all: every property must be in 'required'; missing 'a'\n",
+            1
+        )
+    );
+    assert_eq!(
+        cli_check(
+            Provider::OpenaiChat,
+            r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#
+        ),
+        (String::new(), 0)
+    );
+}
+
+#[test]
+fn hostile_inputs_do_not_panic() {
+    let mut deep = json!({"type": "string"});
+    for _ in 0..400 {
+        deep = json!({"type":"object","properties":{"a": deep}});
+    }
+    let cycle =
+        json!({"$ref":"#/$defs/A","$defs":{"A":{"$ref":"#/$defs/B"},"B":{"$ref":"#/$defs/A"}}});
+    for v in [
+        deep,
+        cycle,
+        json!(true),
+        json!([1]),
+        json!({"$ref": 3}),
+        json!({"properties": 7}),
+    ] {
+        for p in Provider::ALL {
+            let _ = check(p, &v);
+            let _ = prepare_tools(p, &[tool("t", v.clone(), Some(true))], StrictPolicy::Auto);
+            let _ = wire_rejection(
+                p,
+                &json!({"tools":[{"name":"t","parameters":v,"input_schema":v,"strict":true}]}),
+            );
+        }
+        let _ = restore::restore_value(&v, &mut json!({"a": null}));
+    }
+}
+
+#[rstest]
+#[case::incident(include_str!("../../cases/tools/webContentExtractor.json"), None)]
+#[case::invoice(include_str!("../../cases/tools/create_invoice.json"), None)]
+#[case::nested(include_str!("../../cases/tools/nested_no_required.json"), None)]
+#[case::tree(include_str!("../../cases/tools/tree.json"), None)]
+#[case::over_limit(include_str!("../../cases/tools/over_limit.json"), Some("max-depth"))]
+#[case::not_strictable(include_str!("../../cases/tools/not_strictable.json"), Some("unsupported-keyword"))]
+fn case_tool_files(#[case] text: &str, #[case] blocked_by: Option<&str>) {
+    let t: Tool = serde_json::from_str(text).expect("tool file matches model::Tool");
+    let got = openai_strict(&t.parameters);
+    match blocked_by {
+        None => {
+            let strict = got.expect("strictable");
+            assert!(check(Provider::OpenaiResponses, &strict).is_empty());
+            assert!(
+                jsonschema::validator_for(&strict).is_ok(),
+                "strict schema compiles"
+            );
+        }
+        Some(rule) => assert!(got.is_err_and(|vs| vs.iter().any(|v| v.rule == rule))),
+    }
+    for p in Provider::ALL {
+        let (prepared, _) = prepare_tools(p, std::slice::from_ref(&t), StrictPolicy::Auto)
+            .expect("Auto never fails");
+        let sent = &prepared[0];
+        if p == Provider::Gemini && !sent.gemini_json_schema && !sent.parameters.is_null() {
+            assert!(check(p, &sent.parameters).is_empty(), "{}", t.name);
+        }
+    }
+}
+
+/// `cargo test --release --lib schema::tests::bench_figures -- --ignored --nocapture`
+#[test]
+#[ignore = "timing: run in release"]
+fn bench_figures() {
+    let mut report = crate::bench::Report::default();
+    bench(&mut report);
+    println!("{}", report.lines.join("\n"));
+}
+
+#[test]
+#[ignore = "timing: run in release"]
+fn bench_breakdown() {
+    let s = bench::generated(5000, 10);
+    let t = std::time::Instant::now();
+    let tr = openai_transform(&s);
+    let a = t.elapsed();
+    let t = std::time::Instant::now();
+    let c = check::openai(&tr.schema);
+    let b = t.elapsed();
+    let t = std::time::Instant::now();
+    let _ = s.clone();
+    let d = t.elapsed();
+    println!(
+        "transform {a:?} check {b:?} clone {d:?} blockers {} violations {} {:?}",
+        tr.blockers.len(),
+        c.len(),
+        c.first()
+    );
+}

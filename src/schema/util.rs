@@ -1,0 +1,321 @@
+//! Shared schema helpers: JSON pointers, local `$ref` resolution, null acceptance, recursion
+//! detection and the "provably disjoint `oneOf`" test used by every dialect.
+
+use serde_json::{Map, Value};
+
+/// How deep any walker goes into a schema before giving up (guards the stack on user data;
+/// far above every provider's own nesting limit).
+pub const MAX_WALK_DEPTH: usize = 128;
+
+/// Annotation keywords: they never change which instances a schema accepts.
+pub const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
+/// Appends one reference token to a JSON pointer (RFC 6901 escaping).
+pub fn push(ptr: &str, token: &str) -> String {
+    let mut out = String::with_capacity(ptr.len() + token.len() + 1);
+    out.push_str(ptr);
+    out.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Splits a JSON pointer into unescaped tokens (`""` → none).
+pub fn tokens(ptr: &str) -> Vec<String> {
+    if ptr.is_empty() {
+        return Vec::new();
+    }
+    ptr.split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
+/// True when `r` is a reference we can resolve inside the document (`#` or `#/…`).
+pub fn is_local_ref(r: &str) -> bool {
+    r == "#" || r.starts_with("#/")
+}
+
+/// Resolves a local `$ref` against `root`; `None` for external or dangling references.
+pub fn resolve<'a>(root: &'a Value, r: &str) -> Option<&'a Value> {
+    if !is_local_ref(r) {
+        return None;
+    }
+    let ptr = &r[1..];
+    // `pointer` does the RFC 6901 unescaping; percent-encoding in fragments is not used by
+    // schema generators we know of, so it is not decoded.
+    root.pointer(ptr)
+}
+
+/// Follows a chain of pure-or-not `$ref`s from `node` (at most `MAX_WALK_DEPTH` hops) to the
+/// first node without `$ref`. `None` when a hop cannot be resolved or the chain cycles.
+pub fn deref<'a>(root: &'a Value, node: &'a Value) -> Option<&'a Value> {
+    let mut cur = node;
+    for _ in 0..MAX_WALK_DEPTH {
+        match cur.get("$ref").and_then(Value::as_str) {
+            Some(r) => cur = resolve(root, r)?,
+            None => return Some(cur),
+        }
+    }
+    None
+}
+
+/// Whether `null` is valid against `schema` as far as its top-level keywords say (type, enum,
+/// const, anyOf/oneOf branches, local `$ref`). Conservative: unknown shapes answer false,
+/// except the empty schema which accepts everything.
+pub fn accepts_null(root: &Value, schema: &Value) -> bool {
+    accepts_null_at(root, schema, 0)
+}
+
+fn accepts_null_at(root: &Value, schema: &Value, depth: usize) -> bool {
+    if depth > MAX_WALK_DEPTH {
+        return false;
+    }
+    let Some(obj) = schema.as_object() else {
+        return schema.as_bool() == Some(true);
+    };
+    if let Some(r) = obj.get("$ref").and_then(Value::as_str) {
+        return resolve(root, r).is_some_and(|t| accepts_null_at(root, t, depth + 1));
+    }
+    if let Some(c) = obj.get("const") {
+        return c.is_null();
+    }
+    if let Some(e) = obj.get("enum").and_then(Value::as_array)
+        && !e.iter().any(Value::is_null)
+    {
+        return false;
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(branches) = obj.get(key).and_then(Value::as_array) {
+            return branches.iter().any(|b| accepts_null_at(root, b, depth + 1));
+        }
+    }
+    match obj.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "null"),
+        Some(_) => false,
+        None => obj.contains_key("enum") || obj.keys().all(|k| ANNOTATIONS.contains(&k.as_str())),
+    }
+}
+
+/// The `type` keyword as a list of names (a single string or an array of strings).
+pub fn types(obj: &Map<String, Value>) -> Vec<&str> {
+    match obj.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// True for a node that describes objects: `type` names `object`, or no type but `properties`.
+pub fn is_object_schema(obj: &Map<String, Value>) -> bool {
+    let ts = types(obj);
+    ts.contains(&"object") || (ts.is_empty() && obj.contains_key("properties"))
+}
+
+/// Names of the `$defs`/`definitions` entries that can reach themselves through local refs.
+/// Linear in the schema size: one DFS over the graph "definition → definitions it references".
+pub fn recursive_defs(root: &Value) -> Vec<String> {
+    let mut defs: Vec<(String, Vec<String>)> = Vec::new();
+    for section in ["$defs", "definitions"] {
+        if let Some(map) = root.get(section).and_then(Value::as_object) {
+            for (name, body) in map {
+                let mut refs = Vec::new();
+                collect_refs(body, &mut refs, 0);
+                defs.push((format!("#/{section}/{name}"), refs));
+            }
+        }
+    }
+    let mut root_refs = Vec::new();
+    if let Some(obj) = root.as_object() {
+        for (k, v) in obj {
+            if k != "$defs" && k != "definitions" {
+                collect_refs(v, &mut root_refs, 0);
+            }
+        }
+    }
+    // Node 0 is the root document (`#`), nodes 1.. are definitions.
+    let mut names = vec!["#".to_string()];
+    names.extend(defs.iter().map(|(n, _)| n.clone()));
+    let edges: Vec<Vec<usize>> = std::iter::once(&root_refs)
+        .chain(defs.iter().map(|(_, r)| r))
+        .map(|refs| {
+            refs.iter()
+                .filter_map(|r| target_index(&names, r))
+                .collect()
+        })
+        .collect();
+    // A node is recursive when it lies on a cycle: strongly connected components find all
+    // of them in linear time (a DFS per node would be quadratic).
+    let sccs = kosaraju(&edges);
+    let mut out = Vec::new();
+    for comp in sccs {
+        let cyclic = comp.len() > 1 || comp.iter().any(|&n| edges[n].contains(&n));
+        if cyclic {
+            out.extend(comp.into_iter().map(|n| names[n].clone()));
+        }
+    }
+    out
+}
+
+/// Maps a `$ref` to the index of the definition (or root) it points into: `#/$defs/A/properties/x`
+/// points into `#/$defs/A`.
+fn target_index(names: &[String], r: &str) -> Option<usize> {
+    if r == "#" {
+        return Some(0);
+    }
+    let toks = tokens(r.strip_prefix('#')?);
+    if toks.len() >= 2 && (toks[0] == "$defs" || toks[0] == "definitions") {
+        let name = format!("#/{}/{}", toks[0], toks[1]);
+        return names.iter().position(|n| *n == name);
+    }
+    // Any other local pointer lands somewhere in the root document.
+    is_local_ref(r).then_some(0)
+}
+
+/// Every `$ref` string under `v` (keyword positions and data alike: over-approximating keeps
+/// the recursion check conservative).
+pub fn collect_refs(v: &Value, out: &mut Vec<String>, depth: usize) {
+    if depth > MAX_WALK_DEPTH {
+        return;
+    }
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                if k == "$ref" {
+                    if let Some(s) = x.as_str() {
+                        out.push(s.to_string());
+                    }
+                } else {
+                    collect_refs(x, out, depth + 1);
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| collect_refs(x, out, depth + 1)),
+        _ => {}
+    }
+}
+
+/// Strongly connected components of a small directed graph (iterative Kosaraju).
+fn kosaraju(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let n = edges.len();
+    let mut order = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    for s in 0..n {
+        if seen[s] {
+            continue;
+        }
+        seen[s] = true;
+        let mut stack = vec![(s, 0usize)];
+        while let Some((v, i)) = stack.pop() {
+            if let Some(&w) = edges[v].get(i) {
+                stack.push((v, i + 1));
+                if !seen[w] {
+                    seen[w] = true;
+                    stack.push((w, 0));
+                }
+            } else {
+                order.push(v);
+            }
+        }
+    }
+    let mut rev = vec![Vec::new(); n];
+    for (v, ws) in edges.iter().enumerate() {
+        for &w in ws {
+            rev[w].push(v);
+        }
+    }
+    let mut comp_of = vec![usize::MAX; n];
+    let mut comps = Vec::new();
+    for &s in order.iter().rev() {
+        if comp_of[s] != usize::MAX {
+            continue;
+        }
+        let id = comps.len();
+        let mut comp = vec![s];
+        comp_of[s] = id;
+        let mut stack = vec![s];
+        while let Some(v) = stack.pop() {
+            for &w in &rev[v] {
+                if comp_of[w] == usize::MAX {
+                    comp_of[w] = id;
+                    comp.push(w);
+                    stack.push(w);
+                }
+            }
+        }
+        comps.push(comp);
+    }
+    comps
+}
+
+/// A `oneOf` can become `anyOf` without changing meaning only when no instance can match two
+/// branches. Proven here for two shapes: every branch has one distinct primitive `type` (and
+/// not both `integer` and `number`), or every branch is an object requiring a common
+/// property whose `const` (or one-value `enum`) differs per branch (a tagged union).
+pub fn one_of_is_disjoint(branches: &[Value]) -> bool {
+    if branches.len() < 2 {
+        return true;
+    }
+    distinct_types(branches) || tagged_union(branches)
+}
+
+fn distinct_types(branches: &[Value]) -> bool {
+    let mut seen: Vec<&str> = Vec::new();
+    for b in branches {
+        let Some(Value::String(t)) = b.get("type") else {
+            return false;
+        };
+        if seen.contains(&t.as_str()) {
+            return false;
+        }
+        seen.push(t);
+    }
+    !(seen.contains(&"integer") && seen.contains(&"number"))
+}
+
+fn tagged_union(branches: &[Value]) -> bool {
+    let Some(first) = branches[0].get("properties").and_then(Value::as_object) else {
+        return false;
+    };
+    'tag: for tag in first.keys() {
+        let mut values: Vec<&Value> = Vec::new();
+        for b in branches {
+            let required = b
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|r| r.iter().any(|x| x == tag.as_str()));
+            let lit = b.pointer(&push("/properties", tag)).and_then(literal);
+            match lit {
+                Some(v) if required && !values.contains(&v) => values.push(v),
+                _ => continue 'tag,
+            }
+        }
+        return true;
+    }
+    false
+}
+
+fn literal(s: &Value) -> Option<&Value> {
+    if let Some(c) = s.get("const") {
+        return Some(c);
+    }
+    match s.get("enum").and_then(Value::as_array) {
+        Some(e) if e.len() == 1 => e.first(),
+        _ => None,
+    }
+}

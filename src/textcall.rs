@@ -1,1 +1,0 @@
-//! The `<tool_call>` text parser (stub until the text-protocol issue lands).

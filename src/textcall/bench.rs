@@ -1,0 +1,94 @@
+//! Parser throughput: 1 MB of mixed text and calls, whole and in 1-byte chunks.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::{Parser, ParserConfig};
+use crate::bench::{Report, fastest, mb_per_s};
+
+/// About 1 MB: prose (with `<` that are not tags), valid calls, recovered and rejected calls.
+pub fn sample() -> String {
+    let pieces = [
+        "Let me look that up for you. Comparing a < b and c > d is fine in prose. ",
+        "<tool_call>{\"name\":\"search\",\"arguments\":\"{\\\"q\\\":\\\"rust parsers\\\",\\\"limit\\\":5}\"}</tool_call>\n",
+        "Some more text with a <b>tag</b> and unicode: é 日本 🦀.\n",
+        "<tool_call>{\"name\":\"search\",\"arguments\":{\"q\":\"object args\"}}</tool_call>>\n",
+        "<tool_call>{\"name\":\"serach\",\"arguments\":\"{}\"}</tool_call>\n",
+    ];
+    let mut s = String::with_capacity(1 << 20);
+    let mut i = 0;
+    while s.len() < 1_000_000 {
+        s.push_str(pieces[i % pieces.len()]);
+        i += 1;
+    }
+    s
+}
+
+fn config() -> ParserConfig {
+    ParserConfig::from_request(
+        &json!({"tools": [{"type": "function", "name": "search", "strict": true,
+        "parameters": {"type": "object", "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["q"]}}]}),
+    )
+}
+
+/// 1-char chunks (1 byte except inside multi-byte characters, which a `&str` cannot split).
+fn run(config: &ParserConfig, text: &str, one_byte: bool) -> usize {
+    let mut p = Parser::new(config.clone());
+    if one_byte {
+        let mut start = 0;
+        for (i, _) in text.char_indices().skip(1) {
+            p.push(text.get(start..i).unwrap_or_default());
+            start = i;
+        }
+        p.push(text.get(start..).unwrap_or_default());
+    } else {
+        p.push(text);
+    }
+    p.finish().tool_calls.len()
+}
+
+pub fn bench(report: &mut Report) {
+    report.section("textcall parser");
+    let text = sample();
+    let config = config();
+    let budget = Duration::from_millis(800);
+    let whole = fastest(budget, || {
+        std::hint::black_box(run(&config, &text, false));
+    });
+    let bytes = fastest(budget, || {
+        std::hint::black_box(run(&config, &text, true));
+    });
+    let whole_mb = mb_per_s(text.len(), whole);
+    let bytes_mb = mb_per_s(text.len(), bytes);
+    report.figure(
+        "textcall: 1 MB mixed, whole",
+        whole_mb,
+        "MB/s",
+        Some(("≥ 200", whole_mb >= 200.0)),
+    );
+    let ratio = bytes.as_secs_f64() / whole.as_secs_f64();
+    report.figure(
+        "textcall: 1 MB mixed, 1-byte chunks",
+        bytes_mb,
+        "MB/s",
+        None,
+    );
+    report.figure(
+        "textcall: 1-byte / whole time",
+        ratio,
+        "x",
+        Some(("< 2", ratio < 2.0)),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    #[ignore = "benchmark: run in release with --ignored --nocapture"]
+    fn bench_textcall() {
+        let mut report = crate::bench::Report::default();
+        super::bench(&mut report);
+        println!("{}", report.lines.join("\n"));
+    }
+}

@@ -1,0 +1,254 @@
+//! The `<tool_call>` text parser: incremental (`push` / `finish`), linear, and total (never panics);
+//! every recovery and rejection is a typed [`Diagnostic`] in the result.
+//!
+//! Pieces: [`scan`] splits text from block bodies, [`body`] turns a body into candidates,
+//! [`validate`] turns a candidate into a call, [`config`] reads the request.
+//!
+//! Decisions:
+//! - call ids are `call_N`, N counting every call *attempt* in emission order (failed ones too),
+//!   so a diagnostic's `call_index` is the N of the call it is about;
+//! - a closed block that yields no call is dropped from the text (its diagnostics say why); an
+//!   unclosed one at the end of the output is given back as text (it may be prose, or a cut-off call);
+//! - text after the JSON of an unclosed block is assistant text;
+//! - when tags were processed and the remaining text is only whitespace, `text` is `None`;
+//!   without tags the text is passed through unchanged.
+
+mod body;
+mod config;
+mod scan;
+mod validate;
+
+#[cfg(test)]
+mod tests_random;
+#[cfg(test)]
+mod tests_vectors;
+
+pub mod bench;
+
+pub use bench::bench;
+pub use config::ParserConfig;
+
+use serde::Serialize;
+
+use crate::model::{Diagnostic, DiagnosticKind as K, ToolCall};
+use body::Note;
+use scan::{Detector, Scanner, Sink};
+
+/// What the parser found.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Parsed {
+    pub tool_calls: Vec<ToolCall>,
+    pub text: Option<String>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The incremental parser. Feed the model's text in any chunking; the outcome does not depend on it.
+#[derive(Debug)]
+pub struct Parser {
+    scanner: Scanner,
+    detector: Detector,
+    out: Collector,
+}
+
+#[derive(Debug)]
+struct Collector {
+    config: ParserConfig,
+    text: String,
+    calls: Vec<ToolCall>,
+    diagnostics: Vec<Diagnostic>,
+    /// Call attempts so far (the next call index).
+    attempts: usize,
+    /// Index of the first attempt of the last closed block (for tags trailing it).
+    last_block: Option<usize>,
+    tags_seen: bool,
+}
+
+impl Parser {
+    pub fn new(config: ParserConfig) -> Parser {
+        Parser {
+            scanner: Scanner::new(),
+            detector: Detector::default(),
+            out: Collector {
+                config,
+                text: String::new(),
+                calls: Vec::new(),
+                diagnostics: Vec::new(),
+                attempts: 0,
+                last_block: None,
+                tags_seen: false,
+            },
+        }
+    }
+
+    pub fn push(&mut self, chunk: &str) {
+        if self.out.config.disabled {
+            self.detector.push(chunk);
+            self.out.text.push_str(chunk);
+        } else {
+            self.scanner.push(chunk, &mut self.out);
+        }
+    }
+
+    /// Text released so far (never a possible tag prefix, never block content).
+    pub fn text_so_far(&self) -> &str {
+        &self.out.text
+    }
+
+    /// Calls completed so far.
+    pub fn calls_so_far(&self) -> &[ToolCall] {
+        &self.out.calls
+    }
+
+    pub fn finish(mut self) -> Parsed {
+        let mut out = self.out;
+        if out.config.disabled {
+            if let Some(at) = self.detector.found {
+                out.diag(
+                    K::ParsingDisabled,
+                    "tool_choice is none: <tool_call> kept as text".into(),
+                    at,
+                    None,
+                    false,
+                );
+            }
+        } else {
+            self.scanner.finish(&mut out);
+        }
+        let text = if out.text.is_empty() || (out.tags_seen && out.text.trim().is_empty()) {
+            None
+        } else {
+            Some(out.text)
+        };
+        Parsed {
+            tool_calls: out.calls,
+            text,
+            diagnostics: out.diagnostics,
+        }
+    }
+}
+
+/// Parses a whole text.
+pub fn parse(config: &ParserConfig, text: &str) -> Parsed {
+    let mut p = Parser::new(config.clone());
+    p.push(text);
+    p.finish()
+}
+
+impl Collector {
+    fn diag(
+        &mut self,
+        kind: K,
+        message: String,
+        offset: usize,
+        call_index: Option<usize>,
+        recovered: bool,
+    ) {
+        self.diagnostics.push(Diagnostic {
+            kind,
+            message,
+            offset: Some(offset),
+            call_index,
+            recovered,
+        });
+    }
+}
+
+impl Sink for Collector {
+    fn text(&mut self, s: &str) {
+        self.text.push_str(s);
+    }
+
+    fn block(&mut self, body_text: &str, offset: usize, closed: bool) {
+        self.tags_seen = true;
+        let first = self.attempts;
+        let config = &self.config;
+        let parsed = body::parse_body(body_text, closed, &|v| validate::check(config, v).1.is_ok());
+        let candidates = match parsed.result {
+            Ok(c) => c,
+            Err((kind, message)) => {
+                self.attempts += 1;
+                for (k, m) in parsed.notes {
+                    self.diag(k, m, offset, Some(first), false);
+                }
+                self.diag(kind, message, offset, Some(first), false);
+                if !closed {
+                    // Not a call after all (prose, or cut off): the model's text, as written.
+                    self.text.push_str("<tool_call>");
+                    self.text.push_str(body_text);
+                }
+                self.last_block = Some(first);
+                return;
+            }
+        };
+        let checked: Vec<(Vec<Note>, Result<validate::Checked, Note>)> = candidates
+            .iter()
+            .map(|c| validate::check(&self.config, c))
+            .collect();
+        let any_ok = checked.iter().any(|(_, r)| r.is_ok());
+        for (k, m) in parsed.notes {
+            self.diag(k, m, offset, Some(first), any_ok);
+        }
+        if !closed {
+            self.diag(
+                K::MissingCloseTag,
+                "no </tool_call> after the call".into(),
+                offset,
+                Some(first),
+                any_ok,
+            );
+        }
+        for (notes, result) in checked {
+            let index = self.attempts;
+            self.attempts += 1;
+            let ok = result.is_ok();
+            for (k, m) in notes {
+                self.diag(k, m, offset, Some(index), ok);
+            }
+            match result {
+                Ok(c) => self.calls.push(ToolCall {
+                    id: format!("call_{index}"),
+                    name: c.name,
+                    arguments: c.arguments,
+                    thought_signature: None,
+                }),
+                Err((k, m)) => self.diag(k, m, offset, Some(index), false),
+            }
+        }
+        self.text.push_str(parsed.rest);
+        self.last_block = Some(first);
+    }
+
+    fn extra_open(&mut self, offset: usize) {
+        self.tags_seen = true;
+        let index = self.attempts;
+        self.diag(
+            K::ExtraOpenTag,
+            "dropped a repeated <tool_call>".into(),
+            offset,
+            Some(index),
+            true,
+        );
+    }
+
+    fn extra_close(&mut self, offset: usize) {
+        let index = self.last_block;
+        self.diag(
+            K::ExtraCloseTag,
+            "dropped a repeated </tool_call>".into(),
+            offset,
+            index,
+            true,
+        );
+    }
+
+    fn trailing_gt(&mut self, offset: usize) {
+        let index = self.last_block;
+        self.diag(
+            K::TrailingGarbage,
+            "dropped \">\" after </tool_call>".into(),
+            offset,
+            index,
+            true,
+        );
+    }
+}

@@ -1,0 +1,325 @@
+//! The incremental tag scanner: splits model text into plain text and `<tool_call>` bodies,
+//! for any chunking, scanning each byte once.
+//!
+//! Tags are ASCII, so every cut this module makes falls on a UTF-8 boundary of the `&str` chunks.
+//! A possible tag prefix (`<`, `<tool_`, `</tool_ca`, …) is held back as a state (how many bytes of
+//! which tag matched), never as re-scanned text. Inside a body, JSON strings are tracked so that a
+//! `</tool_call>` inside an argument string does not close the block; if the output ends inside
+//! such a string, [`Scanner::finish`] falls back to the first literal close tag and re-scans only
+//! the rest, once, with string tracking off (so the total work stays linear).
+
+const OPEN: &str = "<tool_call>";
+const CLOSE: &str = "</tool_call>";
+
+/// Receives the scanner's output in text order.
+pub(super) trait Sink {
+    /// Plain text outside blocks, released as soon as it cannot start a tag.
+    fn text(&mut self, s: &str);
+    /// A block body; `offset` is where its `<tool_call>` starts. `closed`: a `</tool_call>` ended
+    /// it (otherwise the output ended, or a new `<tool_call>` began, first).
+    fn block(&mut self, body: &str, offset: usize, closed: bool);
+    /// A `<tool_call>` inside a block that has no content yet (dropped).
+    fn extra_open(&mut self, offset: usize);
+    /// A `</tool_call>` right after a closing tag (dropped).
+    fn extra_close(&mut self, offset: usize);
+    /// A run of `>` right after a closing tag (dropped); `offset` of the first.
+    fn trailing_gt(&mut self, offset: usize);
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Text,
+    /// Directly after `</tool_call>`: `>` and repeated close tags are absorbed here.
+    AfterClose,
+    Body,
+}
+
+/// Which tag a pending `<…` prefix is matching; the second byte decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tag {
+    Undecided,
+    Open,
+    Close,
+}
+
+#[derive(Debug)]
+pub(super) struct Scanner {
+    mode: Mode,
+    tag: Tag,
+    tag_len: usize,
+    tag_at: usize,
+    in_str: bool,
+    esc: bool,
+    /// Set for the re-scan after the end-of-output fallback: close tags close even in strings.
+    literal: bool,
+    /// Body-relative position of the first `</tool_call>` seen inside a JSON string.
+    candidate: Option<usize>,
+    body: String,
+    block_at: usize,
+    body_at: usize,
+    /// Absolute offset of the current chunk's first byte.
+    pos: usize,
+    gt_run: bool,
+}
+
+impl Scanner {
+    pub(super) fn new() -> Scanner {
+        Scanner {
+            mode: Mode::Text,
+            tag: Tag::Undecided,
+            tag_len: 0,
+            tag_at: 0,
+            in_str: false,
+            esc: false,
+            literal: false,
+            candidate: None,
+            body: String::new(),
+            block_at: 0,
+            body_at: 0,
+            pos: 0,
+            gt_run: false,
+        }
+    }
+
+    pub(super) fn push(&mut self, chunk: &str, sink: &mut impl Sink) {
+        let bytes = chunk.as_bytes();
+        let mut i = 0;
+        while let Some(&c) = bytes.get(i) {
+            if self.tag_len > 0 {
+                if self.advance_tag(c) {
+                    i += 1;
+                    if self.tag_len == self.tag_text().len() {
+                        self.on_tag(sink);
+                    }
+                } else {
+                    self.flush_tag(sink); // then look at `c` again in the restored mode
+                }
+                continue;
+            }
+            match self.mode {
+                Mode::Text => {
+                    let rest = bytes.get(i..).unwrap_or_default();
+                    match rest.iter().position(|&b| b == b'<') {
+                        None => {
+                            sink.text(chunk.get(i..).unwrap_or_default());
+                            i = bytes.len();
+                        }
+                        Some(p) => {
+                            if p > 0 {
+                                sink.text(chunk.get(i..i + p).unwrap_or_default());
+                            }
+                            self.start_tag(i + p);
+                            i += p + 1;
+                        }
+                    }
+                }
+                Mode::AfterClose => match c {
+                    b'>' => {
+                        if !self.gt_run {
+                            sink.trailing_gt(self.pos + i);
+                            self.gt_run = true;
+                        }
+                        i += 1;
+                    }
+                    b'<' => {
+                        self.gt_run = false;
+                        self.start_tag(i);
+                        i += 1;
+                    }
+                    _ => {
+                        self.gt_run = false;
+                        self.mode = Mode::Text;
+                    }
+                },
+                Mode::Body => {
+                    let start = i;
+                    let tracking = !self.literal;
+                    while let Some(&b) = bytes.get(i) {
+                        if self.in_str {
+                            if self.esc {
+                                self.esc = false;
+                            } else if b == b'\\' {
+                                self.esc = true;
+                            } else if b == b'"' {
+                                self.in_str = false;
+                            } else if b == b'<' {
+                                break;
+                            }
+                        } else if b == b'"' && tracking {
+                            self.in_str = true;
+                        } else if b == b'<' {
+                            break;
+                        }
+                        i += 1;
+                    }
+                    self.body.push_str(chunk.get(start..i).unwrap_or_default());
+                    if i < bytes.len() {
+                        self.start_tag(i);
+                        i += 1;
+                    }
+                }
+            }
+        }
+        self.pos += bytes.len();
+    }
+
+    /// Ends the output: releases a held-back prefix and hands over an unclosed block.
+    pub(super) fn finish(&mut self, sink: &mut impl Sink) {
+        if self.tag_len > 0 {
+            self.flush_tag(sink);
+        }
+        if self.mode != Mode::Body {
+            return;
+        }
+        if self.in_str
+            && !self.literal
+            && let Some(c) = self.candidate
+        {
+            // The block never closed because a quote never closed: the first literal close tag
+            // ends it after all, and what follows is scanned again without string tracking.
+            let rest = self
+                .body
+                .get(c + CLOSE.len()..)
+                .unwrap_or_default()
+                .to_string();
+            self.body.truncate(c);
+            sink.block(&self.body, self.block_at, true);
+            self.body.clear();
+            self.mode = Mode::AfterClose;
+            self.gt_run = false;
+            self.literal = true;
+            self.in_str = false;
+            self.pos = self.body_at + c + CLOSE.len();
+            self.push(&rest, sink);
+            self.finish(sink); // `literal` is set: no second fallback
+            return;
+        }
+        sink.block(&self.body, self.block_at, false);
+        self.body.clear();
+        self.mode = Mode::Text;
+    }
+
+    fn start_tag(&mut self, i: usize) {
+        self.tag = Tag::Undecided;
+        self.tag_len = 1;
+        self.tag_at = self.pos + i;
+        self.esc = false;
+    }
+
+    fn tag_text(&self) -> &'static str {
+        match self.tag {
+            Tag::Undecided => "<",
+            Tag::Open => OPEN,
+            Tag::Close => CLOSE,
+        }
+    }
+
+    /// Whether `c` continues the pending tag; decides the tag kind on the second byte.
+    fn advance_tag(&mut self, c: u8) -> bool {
+        if self.tag == Tag::Undecided {
+            let in_string = self.mode == Mode::Body && self.in_str && !self.literal;
+            let open_ok = !in_string;
+            let close_ok = self.mode != Mode::Text;
+            self.tag = match c {
+                b't' if open_ok => Tag::Open,
+                b'/' if close_ok => Tag::Close,
+                _ => return false,
+            };
+            self.tag_len = 2;
+            return true;
+        }
+        if self.tag_text().as_bytes().get(self.tag_len) == Some(&c) {
+            self.tag_len += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The pending prefix was not a tag: it is ordinary text (or body).
+    fn flush_tag(&mut self, sink: &mut impl Sink) {
+        let prefix = self.tag_text().get(..self.tag_len).unwrap_or_default();
+        self.tag_len = 0;
+        self.tag = Tag::Undecided;
+        match self.mode {
+            Mode::Body => self.body.push_str(prefix),
+            Mode::Text | Mode::AfterClose => {
+                sink.text(prefix);
+                self.mode = Mode::Text;
+            }
+        }
+    }
+
+    fn on_tag(&mut self, sink: &mut impl Sink) {
+        let (tag, at) = (self.tag, self.tag_at);
+        self.tag_len = 0;
+        self.tag = Tag::Undecided;
+        match (self.mode, tag) {
+            (Mode::Text | Mode::AfterClose, Tag::Open) => self.open_block(at),
+            (Mode::AfterClose, Tag::Close) => sink.extra_close(at),
+            (Mode::Body, Tag::Close) if self.in_str && !self.literal => {
+                self.candidate.get_or_insert(self.body.len());
+                self.body.push_str(CLOSE);
+            }
+            (Mode::Body, Tag::Close) => {
+                sink.block(&self.body, self.block_at, true);
+                self.body.clear();
+                self.mode = Mode::AfterClose;
+                self.gt_run = false;
+            }
+            (Mode::Body, Tag::Open) => {
+                if self.body.trim().is_empty() {
+                    sink.extra_open(at);
+                    self.body.clear();
+                    self.body_at = at + OPEN.len();
+                } else {
+                    // A new block starts before this one closed: close it implicitly.
+                    sink.block(&self.body, self.block_at, false);
+                    self.open_block(at);
+                }
+            }
+            // Not produced: `advance_tag` refuses a close tag in text.
+            (Mode::Text, Tag::Close) | (_, Tag::Undecided) => {}
+        }
+    }
+
+    fn open_block(&mut self, at: usize) {
+        self.mode = Mode::Body;
+        self.block_at = at;
+        self.body_at = at + OPEN.len();
+        self.body.clear();
+        self.in_str = false;
+        self.esc = false;
+        self.candidate = None;
+    }
+}
+
+/// Finds whether `<tool_call>` occurs in text pushed in any chunking (for disabled parsing).
+#[derive(Debug, Default)]
+pub(super) struct Detector {
+    matched: usize,
+    pos: usize,
+    pub(super) found: Option<usize>,
+}
+
+impl Detector {
+    pub(super) fn push(&mut self, chunk: &str) {
+        if self.found.is_some() {
+            return;
+        }
+        let open = OPEN.as_bytes();
+        for (i, &c) in chunk.as_bytes().iter().enumerate() {
+            // `<` occurs only at the start of the tag, so a mismatch restarts at this byte.
+            if open.get(self.matched) == Some(&c) {
+                self.matched += 1;
+            } else {
+                self.matched = usize::from(c == b'<');
+            }
+            if self.matched == open.len() {
+                self.found = Some(self.pos + i + 1 - open.len());
+                return;
+            }
+        }
+        self.pos += chunk.len();
+    }
+}
