@@ -327,16 +327,23 @@ pub fn bench(report: &mut crate::bench::Report) {
             .map(|t| (t, "bench".to_string()))
             .collect();
         let started = std::time::Instant::now();
-        let summary =
-            crate::record_cli::record_all(&root, chosen, &endpoints, 8, &RecordOptions::default())
-                .await;
-        Ok::<_, String>((started.elapsed(), summary))
+        let summary = crate::record_cli::record_all_with(
+            &root,
+            chosen,
+            &endpoints,
+            8,
+            &RecordOptions::default(),
+        )
+        .await;
+        Ok::<_, String>((started.elapsed(), summary, sim.requests_served()))
     });
     let _ = std::fs::remove_dir_all(&root);
     match result {
-        Ok((elapsed, summary)) => {
+        Ok((elapsed, summary, served)) => {
             let s = elapsed.as_secs_f64();
-            let ok = s < 3.0 && summary.failed.is_empty() && summary.recorded.len() == n;
+            let ok =
+                s < 3.0 && summary.failed.is_empty() && summary.recorded.len() == n && served >= n;
+            report.note(&format!("{served} requests answered by the simulator"));
             report.figure(
                 &format!("record: {n} trials at concurrency 8 (s)"),
                 s,
@@ -351,7 +358,7 @@ pub fn bench(report: &mut crate::bench::Report) {
     }
 }
 
-/// Two cases × 5 providers × 5 tool choices × 2 modes = 100 trials.
+/// Five cases × 2 providers × 5 tool choices × 2 modes = 100 trials, each sending one request.
 fn bench_project(root: &Path) -> std::io::Result<()> {
     let cases = root.join("cases");
     std::fs::create_dir_all(cases.join("tools"))?;
@@ -364,9 +371,9 @@ fn bench_project(root: &Path) -> std::io::Result<()> {
     std::fs::write(cases.join(crate::case::PROVIDERS_FILE), providers)?;
     let tool = r#"{"name": "get_weather", "description": "Weather for a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}"#;
     std::fs::write(cases.join("tools/get_weather.json"), tool)?;
-    for name in ["bench_a", "bench_b"] {
+    for name in ["bench_a", "bench_b", "bench_c", "bench_d", "bench_e"] {
         let case = format!(
-            "description = \"{name}\"\ntools = [\"get_weather\"]\nchoices = [\"omitted\", \"auto\", \"none\", \"required\", \"forced-get_weather\"]\n\n[[messages]]\nrole = \"user\"\ncontent = \"Weather in Paris? ({name})\"\n"
+            "description = \"{name}\"\ntools = [\"get_weather\"]\nproviders = [\"anthropic\", \"gemini\"]\nchoices = [\"omitted\", \"auto\", \"none\", \"required\", \"forced-get_weather\"]\n\n[[messages]]\nrole = \"user\"\ncontent = \"Weather in Paris? ({name})\"\n"
         );
         std::fs::write(cases.join(format!("{name}.toml")), case)?;
     }

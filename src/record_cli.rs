@@ -176,7 +176,7 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
             secrets: Secrets::from_env(),
             ..RecordOptions::default()
         };
-        let summary = record_all(root, chosen, &endpoints, a.concurrency.max(1), &opts).await;
+        let summary = record_all_with(root, chosen, &endpoints, a.concurrency.max(1), &opts).await;
         println!("{}", summary.render());
         i32::from(!summary.failed.is_empty())
     })
@@ -262,8 +262,23 @@ fn bars(chosen: &[(Trial, String)]) -> BTreeMap<Provider, ProgressBar> {
     out
 }
 
-/// Records the chosen trials, at most `concurrency` at once.
+/// Records the chosen trials, at most `concurrency` at once, with the default options (three
+/// attempts, backoff from 1 s capped at 60 s, keys from the environment redacted).
 pub async fn record_all(
+    root: &Path,
+    chosen: Vec<(Trial, String)>,
+    endpoints: &Endpoints,
+    concurrency: usize,
+) -> Summary {
+    let opts = RecordOptions {
+        secrets: Secrets::from_env(),
+        ..RecordOptions::default()
+    };
+    record_all_with(root, chosen, endpoints, concurrency, &opts).await
+}
+
+/// Records the chosen trials, at most `concurrency` at once.
+pub async fn record_all_with(
     root: &Path,
     chosen: Vec<(Trial, String)>,
     endpoints: &Endpoints,

@@ -60,7 +60,7 @@ async fn record(
     opts: &RecordOptions,
 ) -> Summary {
     let chosen = record_cli::select(root, trials(root, filter), which).await;
-    record_cli::record_all(root, chosen, endpoints, 4, opts).await
+    record_cli::record_all_with(root, chosen, endpoints, 4, opts).await
 }
 
 /// A fake live OpenAI Chat endpoint: answers with volatile and secret headers and echoes the
