@@ -40,6 +40,12 @@ pub enum Command {
     Record(RecordArgs),
     /// Print speed figures against the project's targets (run in release: `make bench`).
     Bench,
+    /// Scan cassettes for secrets (key-shaped strings, unredacted auth headers); exit 1 on a finding.
+    Scan(ScanArgs),
+    /// One line per trial: ok, missing, stale (why), synthetic, imported; then orphaned files.
+    Status(StatusArgs),
+    /// Convert a vcrpy / pytest-recording YAML cassette into a redacted tooltape cassette.
+    ImportVcr(ImportVcrArgs),
     /// Compare the committed cassettes with another folder or a fresh recording: what drifted.
     Drift(crate::drift::cli::DriftArgs),
     /// Print the conformance matrix of a replay run (case × choice × mode by provider).
@@ -50,6 +56,30 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         port: u16,
     },
+}
+
+#[derive(Args, Debug)]
+pub struct ScanArgs {
+    /// A cassette file or folder (default: cassettes/ under --root).
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct StatusArgs {
+    /// Only trials whose name contains this.
+    pub filter: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ImportVcrArgs {
+    /// The vcrpy YAML cassette.
+    pub file: PathBuf,
+    /// The provider that answered (openai-chat, openai-responses, anthropic, gemini, text-protocol).
+    #[arg(long)]
+    pub provider: String,
+    /// Where to write the tooltape cassette.
+    #[arg(long)]
+    pub out: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -149,6 +179,9 @@ pub fn run(cli: Cli) -> i32 {
             }
             i32::from(report.missed > 0)
         }
+        Command::Scan(a) => crate::status::run_scan(&root, a.path.as_deref()),
+        Command::Status(a) => crate::status::run(&root, a.filter.as_deref()),
+        Command::ImportVcr(a) => crate::import_vcr::run(&a.file, &a.provider, &a.out),
         Command::Drift(a) => crate::drift::cli::run(&root, &a),
         Command::Report(a) => crate::report::cli::run(&root, &a),
     }

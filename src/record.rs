@@ -1,11 +1,15 @@
-//! Recording: runs a trial against a live provider or the simulator and turns what happened
-//! into a cassette. A failed recording never replaces an existing cassette.
+//! Recording: runs a trial against a live provider or the simulator (retrying 429/5xx with
+//! bounded backoff) and turns what happened into a redacted, scanned cassette. A failed
+//! recording never replaces an existing cassette.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use crate::case::Trial;
 use crate::cassette::{self, Cassette, Interaction, Provenance, ProvenanceKind, StoredResponse};
+use crate::http::HttpResponse;
 use crate::model::DiagnosticKind;
+use crate::redact::{self, Secrets};
 use crate::run::{self, Endpoint, TrialRun};
 
 /// Response header by which the project's simulator identifies itself: its answers are never
@@ -15,28 +19,160 @@ pub const SIMULATOR_HEADER: &str = "x-tooltape-simulator";
 /// Request header carrying a case's `[simulate]` scenario to the simulator (never stored).
 pub const SCENARIO_HEADER: &str = "x-tooltape-scenario";
 
+/// How often and how long to retry a trial answered with 429 or 5xx.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts in all (1 = no retry).
+    pub attempts: u32,
+    /// Backoff before retry n (1-based) is `base * 2^(n-1)`, or the server's hint when longer.
+    pub base: Duration,
+    /// No wait is longer than this, whatever the server asks.
+    pub cap: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> RetryPolicy {
+        RetryPolicy {
+            attempts: 3,
+            base: Duration::from_secs(1),
+            cap: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Everything a recording needs besides the trial and its endpoint.
+#[derive(Clone, Debug)]
+pub struct RecordOptions {
+    pub retry: RetryPolicy,
+    /// Literal keys to redact wherever they appear (the ones in the environment).
+    pub secrets: Secrets,
+    /// Per-request timeout (a slower answer is a failed recording).
+    pub timeout: Duration,
+}
+
+impl Default for RecordOptions {
+    fn default() -> RecordOptions {
+        RecordOptions {
+            retry: RetryPolicy::default(),
+            secrets: Secrets::default(),
+            timeout: Duration::from_secs(180),
+        }
+    }
+}
+
+/// How long the server asks us to wait: `retry-after-ms`, `retry-after` (seconds or an HTTP
+/// date, relative to `now`), or Gemini's `RetryInfo.retryDelay` (`"34.4s"`) in the body.
+pub fn server_hint(resp: &HttpResponse, now: SystemTime) -> Option<Duration> {
+    if let Some(ms) = resp
+        .header("retry-after-ms")
+        .and_then(|v| v.trim().parse::<f64>().ok())
+    {
+        return Some(Duration::from_secs_f64(ms.max(0.0) / 1000.0));
+    }
+    if let Some(v) = resp.header("retry-after") {
+        if let Ok(s) = v.trim().parse::<f64>() {
+            return Some(Duration::from_secs_f64(s.max(0.0)));
+        }
+        if let Some(at) = parse_http_date(v) {
+            return Some(at.duration_since(now).unwrap_or(Duration::ZERO));
+        }
+    }
+    let body: serde_json::Value = serde_json::from_slice(&resp.body).ok()?;
+    let details = body.pointer("/error/details")?.as_array()?;
+    details.iter().find_map(|d| {
+        let is_retry = d
+            .get("@type")
+            .and_then(|t| t.as_str())
+            .is_some_and(|t| t.ends_with("RetryInfo"));
+        let delay = d
+            .get("retryDelay")?
+            .as_str()?
+            .strip_suffix('s')?
+            .parse::<f64>()
+            .ok()?;
+        is_retry.then(|| Duration::from_secs_f64(delay.max(0.0)))
+    })
+}
+
+/// Parses an IMF-fixdate (`Wed, 21 Oct 2015 07:28:00 GMT`).
+pub fn parse_http_date(s: &str) -> Option<SystemTime> {
+    let parts: Vec<&str> = s.split_whitespace().collect();
+    let [_, day, mon, year, time, "GMT"] = parts.as_slice() else {
+        return None;
+    };
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let m = MONTHS.iter().position(|x| x == mon)? as i64 + 1;
+    let (d, y): (i64, i64) = (day.parse().ok()?, year.parse().ok()?);
+    let hms: Vec<i64> = time
+        .split(':')
+        .map(|x| x.parse().ok())
+        .collect::<Option<_>>()?;
+    let [h, mi, se] = hms.as_slice() else {
+        return None;
+    };
+    // Days from civil (Howard Hinnant).
+    let (y2, m2) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let doy = (153 * m2 + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = u64::try_from(days * 86_400 + h * 3600 + mi * 60 + se).ok()?;
+    Some(SystemTime::UNIX_EPOCH + Duration::from_secs(secs))
+}
+
+/// The wait before retry number `retry` (1-based): the longer of the backoff and the server's
+/// hint, capped.
+pub fn backoff(policy: &RetryPolicy, retry: u32, hint: Option<Duration>) -> Duration {
+    let exp = policy
+        .base
+        .saturating_mul(1u32 << retry.saturating_sub(1).min(16));
+    exp.max(hint.unwrap_or(Duration::ZERO)).min(policy.cap)
+}
+
+/// The first response of the run that should be retried (429 or 5xx, not an expected error).
+fn retryable<'r>(trial: &Trial, run: &'r TrialRun) -> Option<&'r HttpResponse> {
+    let expected = expected_status(trial);
+    run.exchanges
+        .iter()
+        .enumerate()
+        .map(|(i, ex)| (i, &ex.response))
+        .find_map(|(i, r)| {
+            let retry = r.status == 429 || r.status >= 500;
+            (retry && !(i == 0 && expected == Some(r.status))).then_some(r)
+        })
+}
+
+fn expected_status(trial: &Trial) -> Option<u16> {
+    trial
+        .expectations()
+        .iter()
+        .find_map(|e| e.get_ref().error_status)
+}
+
 /// Builds the cassette for a finished run, or says why the recording failed.
 pub fn cassette_from_run(trial: &Trial, run: &TrialRun, source: &str) -> Result<Cassette, String> {
     if let Some(e) = &run.transport_error {
         return Err(e.clone());
     }
-    let expected_status = trial
-        .expectations()
-        .iter()
-        .find_map(|e| e.get_ref().error_status);
+    let expected = expected_status(trial);
     let mut interactions = Vec::new();
-    let mut simulated = !run.exchanges.is_empty();
+    let mut simulated = source.starts_with("simulator");
     let mut answered_model = None;
     for (i, ex) in run.exchanges.iter().enumerate() {
         let status = ex.response.status;
-        if !ex.response.is_success() && !(i == 0 && expected_status == Some(status)) {
+        let expected_error = i == 0 && expected == Some(status);
+        if !(ex.response.is_success() || expected_error) {
+            let body = String::from_utf8_lossy(&ex.response.body)
+                .chars()
+                .take(300)
+                .collect::<String>();
             return Err(format!(
                 "exchange {} answered {status}: {}",
                 i + 1,
-                String::from_utf8_lossy(&ex.response.body)
-                    .chars()
-                    .take(300)
-                    .collect::<String>()
+                redact::redact_text(&body, &Secrets::default())
             ));
         }
         match &ex.outcome {
@@ -61,13 +197,17 @@ pub fn cassette_from_run(trial: &Trial, run: &TrialRun, source: &str) -> Result<
                 }
             }
         }
-        simulated &= ex.response.header(SIMULATOR_HEADER).is_some();
+        simulated |= ex.response.header(SIMULATOR_HEADER).is_some();
         interactions.push(Interaction {
             request: ex.encoded.request.clone(),
             response: StoredResponse::from_http(&ex.response, ex.neutral.stream),
         });
     }
-    let kind = if simulated || (run.exchanges.is_empty() && source.starts_with("simulator")) {
+    // An encoder refusal is recorded as what it is: the interactions before it (maybe none).
+    if interactions.is_empty() && run.encode_error.is_none() {
+        return Err("the trial sent no request".into());
+    }
+    let kind = if simulated {
         ProvenanceKind::Synthetic
     } else {
         ProvenanceKind::Recorded
@@ -88,14 +228,44 @@ pub fn cassette_from_run(trial: &Trial, run: &TrialRun, source: &str) -> Result<
     })
 }
 
-/// Records one trial and writes its cassette under `root` (atomically). Returns the path written.
+/// Redacts a cassette, serializes it, scans the whole text and writes it atomically; refuses
+/// (writing nothing) when the scan finds anything.
+pub fn write_cassette(
+    path: &Path,
+    shown: &Path,
+    mut c: Cassette,
+    secrets: &Secrets,
+) -> Result<(), String> {
+    redact::redact_cassette(&mut c, secrets);
+    if let Some(src) = &mut c.provenance.source {
+        *src = redact::redact_text(src, secrets);
+    }
+    let text = cassette::to_text(&c);
+    let findings = redact::scan(&text, secrets);
+    if !findings.is_empty() {
+        let lines: Vec<String> = findings
+            .iter()
+            .map(|f| format!("{}:{}:{}: {}", shown.display(), f.line, f.column, f.what))
+            .collect();
+        return Err(format!(
+            "refusing to write the cassette: the secret scan found\n  {}\n  add the pattern to src/redact.rs, then record again",
+            lines.join("\n  ")
+        ));
+    }
+    cassette::write_atomic(path, &text)
+        .map_err(|e| format!("cannot write {}: {e}", shown.display()))
+}
+
+/// Records one trial (retrying 429/5xx per the policy) and writes its cassette under `root`.
+/// Returns the path written and how many attempts it took.
 pub async fn record_trial(
     client: &reqwest::Client,
     root: &Path,
     trial: &Trial,
     endpoint: &Endpoint,
     source: &str,
-) -> Result<std::path::PathBuf, String> {
+    opts: &RecordOptions,
+) -> Result<(PathBuf, u32), String> {
     let mut endpoint = endpoint.clone();
     let scenario = &trial.case.file.simulate;
     if *scenario != crate::scenario::Scenario::default() {
@@ -104,13 +274,110 @@ pub async fn record_trial(
             .extra_headers
             .push((SCENARIO_HEADER.to_string(), json));
     }
-    // Fresh per trial, like replay: a cassette always holds the whole fallback sequence.
-    let cache = crate::policy::SupportCache::new(crate::policy::SupportCache::DEFAULT_TTL);
-    let run = run::run_trial(client, trial, &endpoint, &cache).await;
-    let cassette = cassette_from_run(trial, &run, source)?;
+    let attempts = opts.retry.attempts.max(1);
+    let mut attempt = 1;
+    let run = loop {
+        // Fresh per attempt, like replay: a cassette always holds the whole fallback sequence.
+        let cache = crate::policy::SupportCache::new(crate::policy::SupportCache::DEFAULT_TTL);
+        let run = run::run_trial(client, trial, &endpoint, &cache).await;
+        let Some(resp) = retryable(trial, &run) else {
+            break run;
+        };
+        if attempt >= attempts {
+            let why = cassette_from_run(trial, &run, source)
+                .err()
+                .unwrap_or_default();
+            return Err(format!("gave up after {attempts} attempts: {why}"));
+        }
+        let wait = backoff(&opts.retry, attempt, server_hint(resp, SystemTime::now()));
+        tokio::time::sleep(wait).await;
+        attempt += 1;
+    };
+    let cassette = cassette_from_run(trial, &run, source)
+        .map_err(|e| redact::redact_text(&e, &opts.secrets))?;
     let rel = trial.cassette_path();
-    let text = cassette::to_text(&cassette);
-    cassette::write_atomic(&root.join(&rel), &text)
-        .map_err(|e| format!("cannot write {}: {e}", rel.display()))?;
-    Ok(rel)
+    write_cassette(&root.join(&rel), &rel, cassette, &opts.secrets)?;
+    Ok((rel, attempt))
+}
+
+/// Bench: 100 trials recorded from the simulator answering after 100 ms each, concurrency 8
+/// (target: under 3 s, i.e. the latency overlaps and recording adds little of its own).
+pub fn bench(report: &mut crate::bench::Report) {
+    report.section("recording (simulator, 100 ms latency per answer)");
+    let root = std::env::temp_dir().join(format!("tooltape-bench-record-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    if let Err(e) = bench_project(&root) {
+        report.note(&format!(
+            "cannot set up the bench project in {}: {e}",
+            root.display()
+        ));
+        return;
+    }
+    let trials = crate::case::discover(&root).trials;
+    let n = trials.len();
+    let result = crate::harness::runtime().block_on(async {
+        let config = crate::simulate::SimConfig {
+            latency: Duration::from_millis(100),
+            ..Default::default()
+        };
+        let sim = crate::simulate::Simulator::start(config)
+            .await
+            .map_err(|e| e.to_string())?;
+        let endpoints = crate::record_cli::endpoints(&root, Some(&sim.base_url()));
+        let chosen = trials
+            .into_iter()
+            .map(|t| (t, "bench".to_string()))
+            .collect();
+        let started = std::time::Instant::now();
+        let summary = crate::record_cli::record_all_with(
+            &root,
+            chosen,
+            &endpoints,
+            8,
+            &RecordOptions::default(),
+        )
+        .await;
+        Ok::<_, String>((started.elapsed(), summary, sim.requests_served()))
+    });
+    let _ = std::fs::remove_dir_all(&root);
+    match result {
+        Ok((elapsed, summary, served)) => {
+            let s = elapsed.as_secs_f64();
+            let ok =
+                s < 3.0 && summary.failed.is_empty() && summary.recorded.len() == n && served >= n;
+            report.note(&format!("{served} requests answered by the simulator"));
+            report.figure(
+                &format!("record: {n} trials at concurrency 8 (s)"),
+                s,
+                "s",
+                Some(("< 3 s, all recorded", ok)),
+            );
+            if !summary.failed.is_empty() {
+                report.note(&summary.render());
+            }
+        }
+        Err(e) => report.note(&format!("cannot start the simulator: {e}")),
+    }
+}
+
+/// Five cases × 2 providers × 5 tool choices × 2 modes = 100 trials, each sending one request.
+fn bench_project(root: &Path) -> std::io::Result<()> {
+    let cases = root.join("cases");
+    std::fs::create_dir_all(cases.join("tools"))?;
+    let mut providers = String::new();
+    for p in crate::providers::Provider::ALL {
+        providers.push_str(&format!(
+            "[{p}]\nmodel = \"bench-model\"\nbase_url = \"http://127.0.0.1:9\"\n\n"
+        ));
+    }
+    std::fs::write(cases.join(crate::case::PROVIDERS_FILE), providers)?;
+    let tool = r#"{"name": "get_weather", "description": "Weather for a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}"#;
+    std::fs::write(cases.join("tools/get_weather.json"), tool)?;
+    for name in ["bench_a", "bench_b", "bench_c", "bench_d", "bench_e"] {
+        let case = format!(
+            "description = \"{name}\"\ntools = [\"get_weather\"]\nproviders = [\"anthropic\", \"gemini\"]\nchoices = [\"omitted\", \"auto\", \"none\", \"required\", \"forced-get_weather\"]\n\n[[messages]]\nrole = \"user\"\ncontent = \"Weather in Paris? ({name})\"\n"
+        );
+        std::fs::write(cases.join(format!("{name}.toml")), case)?;
+    }
+    Ok(())
 }

@@ -1,15 +1,20 @@
 //! `tooltape record`: selects trials (missing, stale or all), resolves keys and base URLs, refuses
-//! under CI, and records with bounded concurrency against the live APIs or the simulator.
+//! under CI, and records with bounded concurrency against the live APIs or the simulator, with a
+//! progress bar per provider and a summary.
 
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
-use crate::case::{self, Trial};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::case::Trial;
 use crate::cli::RecordArgs;
 use crate::harness::{self, ReplayStatus};
 use crate::providers::Provider;
+use crate::record::{self, RecordOptions};
+use crate::redact::Secrets;
 use crate::run::Endpoint;
 
 /// Which trials a record run takes.
@@ -20,23 +25,25 @@ pub enum Which {
     All,
 }
 
-/// Where each provider's requests go, or why it is skipped.
-pub fn endpoints(
-    root: &Path,
-    simulator: Option<&str>,
-) -> BTreeMap<Provider, Result<(Endpoint, String), String>> {
-    let table = case::load_providers(&root.join("cases")).ok();
+/// The key the simulator is sent (it checks that one is present, nothing more).
+pub const SIMULATOR_KEY: &str = "tooltape-simulator-key";
+
+/// Where each provider's requests go (endpoint, provenance source), or why it is skipped.
+pub type Endpoints = BTreeMap<Provider, Result<(Endpoint, String), String>>;
+
+/// Resolves endpoints: everything to `simulator` when given, else keys and base URLs from the
+/// environment, base URLs falling back to `cases/providers.toml`.
+pub fn endpoints(root: &Path, simulator: Option<&str>) -> Endpoints {
+    let table = crate::case::load_providers(&root.join("cases")).ok();
     let mut out = BTreeMap::new();
     for p in Provider::ALL {
         let entry = if let Some(url) = simulator {
-            Ok((
-                Endpoint {
-                    base_url: url.to_string(),
-                    key: Some("tooltape-simulator-key".into()),
-                    extra_headers: Vec::new(),
-                },
-                format!("simulator {}", env!("CARGO_PKG_VERSION")),
-            ))
+            let endpoint = Endpoint {
+                base_url: url.to_string(),
+                key: Some(SIMULATOR_KEY.into()),
+                extra_headers: Vec::new(),
+            };
+            Ok((endpoint, format!("simulator {}", env!("CARGO_PKG_VERSION"))))
         } else {
             let key = p
                 .key_vars()
@@ -77,12 +84,12 @@ pub fn endpoints(
     out
 }
 
-/// Trials to record under `which`, with the reason for each.
+/// Trials to record under `which`, with the reason for each. `--stale` replays each existing
+/// cassette on loopback (nothing leaves the machine) and keeps the stale ones.
 pub async fn select(root: &Path, trials: Vec<Trial>, which: Which) -> Vec<(Trial, String)> {
     let mut out = Vec::new();
     for t in trials {
-        let path = root.join(t.cassette_path());
-        let exists = path.is_file();
+        let exists = root.join(t.cassette_path()).is_file();
         match which {
             Which::All => out.push((
                 t,
@@ -92,17 +99,14 @@ pub async fn select(root: &Path, trials: Vec<Trial>, which: Which) -> Vec<(Trial
                     "missing".into()
                 },
             )),
-            Which::Missing => {
-                if !exists {
-                    out.push((t, "missing".into()));
-                }
-            }
+            Which::Missing if !exists => out.push((t, "missing".into())),
+            Which::Missing => {}
             Which::Stale => {
                 if exists
                     && let Err(ReplayStatus::Stale(why)) =
                         harness::replay_trial(root, &t).await.status
                 {
-                    out.push((t, why));
+                    out.push((t, format!("stale: {why}")));
                 }
             }
         }
@@ -110,10 +114,15 @@ pub async fn select(root: &Path, trials: Vec<Trial>, which: Which) -> Vec<(Trial
     out
 }
 
+/// Whether `CI` is set to something: recording is refused there.
+pub fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty())
+}
+
 pub fn run(root: &Path, a: &RecordArgs) -> i32 {
-    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+    if in_ci() {
         eprintln!(
-            "tooltape record refuses to run under CI (CI is set): recording calls paid APIs and writes files. Record locally, commit the cassettes."
+            "tooltape record refuses to run under CI (CI is set): recording calls paid APIs and writes files.\n  record locally (make record), review with `tooltape scan` and `git diff`, and commit the cassettes"
         );
         return 1;
     }
@@ -130,7 +139,8 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
         .map(|s| Provider::from_slug(s).ok_or(s))
     {
         Some(Err(s)) => {
-            eprintln!("unknown provider `{s}`");
+            let all: Vec<&str> = Provider::ALL.iter().map(|p| p.slug()).collect();
+            eprintln!("unknown provider `{s}`; expected one of {}", all.join(", "));
             return 2;
         }
         Some(Ok(p)) => Some(p),
@@ -143,46 +153,62 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
     harness::runtime().block_on(async {
         let chosen = select(root, trials, which).await;
         if a.dry_run {
-            let mut requests = 0;
-            for (t, why) in &chosen {
-                let n = 1 + t.case.file.rounds.len();
-                requests += n;
-                println!(
-                    "{}  ({why}; up to {n} request{})",
-                    t.name(),
-                    if n == 1 { "" } else { "s" }
-                );
-            }
-            println!(
-                "{} trials, up to {requests} requests; nothing sent (--dry-run)",
-                chosen.len()
-            );
+            print!("{}", dry_run_listing(&chosen));
+            return 0;
+        }
+        if chosen.is_empty() {
+            println!("nothing to record");
             return 0;
         }
         let sim = if a.simulate {
             match crate::simulate::Simulator::start(crate::simulate::SimConfig::default()).await {
                 Ok(s) => Some(s),
                 Err(e) => {
-                    eprintln!("cannot start the simulator: {e}");
+                    eprintln!("cannot start the simulator on loopback: {e}");
                     return 1;
                 }
             }
         } else {
             None
         };
-        let sim_url = sim.as_ref().map(crate::simulate::Simulator::base_url);
-        let endpoints = endpoints(root, sim_url.as_deref());
-        let summary = record_all(root, chosen, &endpoints, a.concurrency.max(1)).await;
+        let endpoints = endpoints(root, sim.as_ref().map(|s| s.base_url()).as_deref());
+        let opts = RecordOptions {
+            secrets: Secrets::from_env(),
+            ..RecordOptions::default()
+        };
+        let summary = record_all_with(root, chosen, &endpoints, a.concurrency.max(1), &opts).await;
         println!("{}", summary.render());
         i32::from(!summary.failed.is_empty())
     })
+}
+
+/// `--dry-run` output: one line per trial with why and how many requests, then the totals.
+pub fn dry_run_listing(chosen: &[(Trial, String)]) -> String {
+    let mut out = String::new();
+    let mut requests = 0;
+    for (t, why) in chosen {
+        let n = 1 + t.case.file.rounds.len();
+        requests += n;
+        out.push_str(&format!(
+            "{}  ({why}; up to {n} request{})\n",
+            t.name(),
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    out.push_str(&format!(
+        "{} trials, up to {requests} requests; nothing sent (--dry-run)\n",
+        chosen.len()
+    ));
+    out
 }
 
 /// What a record run did.
 #[derive(Debug, Default)]
 pub struct Summary {
     pub recorded: Vec<String>,
+    /// (trial, "set VAR to record PROVIDER")
     pub skipped: Vec<(String, String)>,
+    /// (trial, reason)
     pub failed: Vec<(String, String)>,
 }
 
@@ -195,45 +221,106 @@ impl Summary {
             self.failed.len()
         );
         let mut reasons: Vec<&String> = self.skipped.iter().map(|(_, why)| why).collect();
+        reasons.sort();
         reasons.dedup();
         for r in reasons {
-            s.push_str(&format!("\n  skipped: {r}"));
+            let n = self.skipped.iter().filter(|(_, w)| w == r).count();
+            s.push_str(&format!(
+                "\n  skipped {n} trial{}: {r}",
+                if n == 1 { "" } else { "s" }
+            ));
         }
         for (t, why) in &self.failed {
-            s.push_str(&format!("\n  failed: {t}: {why}"));
+            s.push_str(&format!(
+                "\n  failed: {t}: {why}\n    (an existing cassette was left as it was)"
+            ));
         }
         s
     }
 }
 
-/// Records the chosen trials, at most `concurrency` at once.
+fn bars(chosen: &[(Trial, String)]) -> BTreeMap<Provider, ProgressBar> {
+    let multi = MultiProgress::new();
+    if !std::io::stderr().is_terminal() {
+        multi.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    let style = ProgressStyle::with_template("{prefix:>16} [{bar:30}] {pos}/{len} {msg}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
+    let mut out = BTreeMap::new();
+    for p in Provider::ALL {
+        let n = chosen.iter().filter(|(t, _)| t.provider == p).count() as u64;
+        if n > 0 {
+            let bar = multi.add(
+                ProgressBar::new(n)
+                    .with_style(style.clone())
+                    .with_prefix(p.slug()),
+            );
+            out.insert(p, bar);
+        }
+    }
+    out
+}
+
+/// Records the chosen trials, at most `concurrency` at once, with the default options (three
+/// attempts, backoff from 1 s capped at 60 s, keys from the environment redacted).
 pub async fn record_all(
     root: &Path,
     chosen: Vec<(Trial, String)>,
-    endpoints: &BTreeMap<Provider, Result<(Endpoint, String), String>>,
+    endpoints: &Endpoints,
     concurrency: usize,
 ) -> Summary {
-    let client = crate::run::client(Duration::from_secs(180));
-    let sem = Arc::new(tokio::sync::Semaphore::new(concurrency));
+    let opts = RecordOptions {
+        secrets: Secrets::from_env(),
+        ..RecordOptions::default()
+    };
+    record_all_with(root, chosen, endpoints, concurrency, &opts).await
+}
+
+/// Records the chosen trials, at most `concurrency` at once.
+pub async fn record_all_with(
+    root: &Path,
+    chosen: Vec<(Trial, String)>,
+    endpoints: &Endpoints,
+    concurrency: usize,
+    opts: &RecordOptions,
+) -> Summary {
+    let client = crate::run::client(opts.timeout);
+    let sem = Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
+    let bars = bars(&chosen);
+    let mut opts = opts.clone();
+    let keys = endpoints
+        .values()
+        .filter_map(|e| e.as_ref().ok())
+        .filter_map(|(e, _)| e.key.clone());
+    opts.secrets = Secrets::new(opts.secrets.values().iter().cloned().chain(keys));
+    let opts = &opts;
     let mut summary = Summary::default();
     let mut futs = Vec::new();
     for (t, _) in chosen {
         match endpoints.get(&t.provider) {
             Some(Ok((endpoint, source))) => {
-                let (client, sem, endpoint, source) = (
+                let (client, sem, bar) = (
                     client.clone(),
                     Arc::clone(&sem),
-                    endpoint.clone(),
-                    source.clone(),
+                    bars.get(&t.provider).cloned(),
                 );
                 futs.push(async move {
                     let _permit = sem.acquire().await;
-                    let r =
-                        crate::record::record_trial(&client, root, &t, &endpoint, &source).await;
+                    let r = record::record_trial(&client, root, &t, endpoint, source, opts).await;
+                    if let Some(b) = bar {
+                        b.inc(1);
+                        b.set_message(if r.is_ok() { "" } else { "(failures)" });
+                    }
                     (t.name(), r)
                 });
             }
-            Some(Err(why)) => summary.skipped.push((t.name(), why.clone())),
+            Some(Err(why)) => {
+                if let Some(b) = bars.get(&t.provider) {
+                    b.inc(1);
+                }
+                summary.skipped.push((t.name(), why.clone()));
+            }
             None => summary.skipped.push((t.name(), "no endpoint".into())),
         }
     }
@@ -242,6 +329,9 @@ pub async fn record_all(
             Ok(_) => summary.recorded.push(name),
             Err(e) => summary.failed.push((name, e)),
         }
+    }
+    for b in bars.values() {
+        b.finish();
     }
     summary
 }

@@ -125,8 +125,9 @@ pub enum Mismatch {
     Extra { recorded: usize, made: usize },
 }
 
-/// Compares what the server received with the recorded requests, in order. The `key` query
-/// parameter is ignored (it is redacted in cassettes); headers are not compared.
+/// Compares what the server received with the recorded requests, in order. Secret query
+/// parameters (`key`) are ignored and the received body is redacted with the same table as the
+/// cassette (`crate::redact`) before comparing; headers are not compared.
 pub fn verify(cassette: &Cassette, received: &[Received]) -> Vec<Mismatch> {
     let mut out = Vec::new();
     for (i, (rec, got)) in cassette.interactions.iter().zip(received).enumerate() {
@@ -145,13 +146,13 @@ pub fn verify(cassette: &Cassette, received: &[Received]) -> Vec<Mismatch> {
         let got_query: Vec<(String, String)> = got
             .query
             .iter()
-            .filter(|(k, _)| k != "key")
+            .filter(|(k, _)| !crate::redact::is_secret_query(k))
             .cloned()
             .collect();
         let want_query: Vec<(String, String)> = want
             .query
             .iter()
-            .filter(|(k, _)| *k != "key")
+            .filter(|(k, _)| !crate::redact::is_secret_query(k))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let mut gq = got_query.clone();
@@ -163,7 +164,8 @@ pub fn verify(cassette: &Cassette, received: &[Received]) -> Vec<Mismatch> {
                 diff: format!("- {want_query:?}\n+ {got_query:?}"),
             });
         }
-        let got_body: Value = serde_json::from_slice(&got.body).unwrap_or(Value::Null);
+        let mut got_body: Value = serde_json::from_slice(&got.body).unwrap_or(Value::Null);
+        crate::redact::redact_json(&mut got_body, &crate::redact::Secrets::default());
         if got_body != want.body {
             out.push(Mismatch::Request {
                 index: i,

@@ -1,0 +1,169 @@
+//! The read-only commands over cassettes: `tooltape status` (one line per trial: `ok`, `missing`,
+//! `stale (why)`, `synthetic`, `imported`, `broken (why)`, then orphaned files) and `tooltape
+//! scan` (the secret scan of `crate::redact` over files already written).
+
+use std::path::{Path, PathBuf};
+
+use crate::case::{self, Discovery, Trial};
+use crate::cassette::ProvenanceKind;
+use crate::harness::{self, ReplayStatus};
+use crate::redact::{Secrets, scan};
+
+/// The state of one trial's cassette.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum State {
+    /// Recorded from the real provider and up to date.
+    Ok,
+    Missing,
+    Stale(String),
+    /// Up to date, answered by the simulator.
+    Synthetic,
+    /// Up to date, converted from another recorder.
+    Imported,
+    Broken(String),
+}
+
+impl std::fmt::Display for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            State::Ok => f.write_str("ok"),
+            State::Missing => f.write_str("missing"),
+            State::Stale(why) => write!(f, "stale ({why})"),
+            State::Synthetic => f.write_str("synthetic"),
+            State::Imported => f.write_str("imported"),
+            State::Broken(why) => write!(f, "broken ({why})"),
+        }
+    }
+}
+
+/// Replays the trial on loopback (nothing leaves the machine) and classifies its cassette.
+pub async fn trial_state(root: &Path, trial: &Trial) -> State {
+    let r = harness::replay_trial(root, trial).await;
+    match r.status {
+        Err(ReplayStatus::Missing) => State::Missing,
+        Err(ReplayStatus::Stale(why)) => State::Stale(why),
+        Err(ReplayStatus::Broken(why)) => State::Broken(why),
+        Ok(_) => match r.provenance {
+            Some(ProvenanceKind::Synthetic) => State::Synthetic,
+            Some(ProvenanceKind::Imported) => State::Imported,
+            _ => State::Ok,
+        },
+    }
+}
+
+/// Every selected trial's state, in discovery order.
+pub async fn states(root: &Path, trials: &[Trial]) -> Vec<State> {
+    let mut out = Vec::with_capacity(trials.len());
+    for chunk in trials.chunks(8) {
+        out.extend(
+            futures_util::future::join_all(chunk.iter().map(|t| trial_state(root, t))).await,
+        );
+    }
+    out
+}
+
+/// The status report: trial lines, orphan lines, a count line.
+pub fn report(root: &Path, discovery: &Discovery, filter: Option<&str>) -> String {
+    let trials: Vec<Trial> = discovery
+        .trials
+        .iter()
+        .filter(|t| filter.is_none_or(|f| t.name().contains(f)))
+        .cloned()
+        .collect();
+    let states = harness::runtime().block_on(states(root, &trials));
+    let width = trials.iter().map(|t| t.name().len()).max().unwrap_or(0);
+    let mut out = String::new();
+    let mut counts = std::collections::BTreeMap::new();
+    for (t, s) in trials.iter().zip(&states) {
+        out.push_str(&format!("{:<width$}  {s}\n", t.name()));
+        let label = s.to_string();
+        *counts
+            .entry(label.split(' ').next().unwrap_or("").to_string())
+            .or_insert(0) += 1;
+    }
+    for (name, e) in &discovery.broken {
+        out.push_str(&format!("{name}: broken case file: {e}\n"));
+    }
+    let orphans = harness::orphans(root, discovery);
+    for o in &orphans {
+        out.push_str(&format!("orphan  {o}\n"));
+    }
+    let mut summary: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    summary.push(format!(
+        "{} orphan{}",
+        orphans.len(),
+        if orphans.len() == 1 { "" } else { "s" }
+    ));
+    out.push_str(&format!(
+        "{} trials: {}\n",
+        trials.len(),
+        summary.join(", ")
+    ));
+    out
+}
+
+/// `tooltape status [FILTER]`: prints the report; exit 0 (it informs, the harness judges).
+pub fn run(root: &Path, filter: Option<&str>) -> i32 {
+    let discovery = case::discover(root);
+    print!("{}", report(root, &discovery, filter));
+    0
+}
+
+/// `tooltape scan [PATH]`: scans every file under PATH (default `cassettes/` under `root`),
+/// printing `path:line:col: what` per finding; exit 1 when anything is found.
+pub fn run_scan(root: &Path, path: Option<&Path>) -> i32 {
+    let target = path.map_or_else(
+        || root.join("cassettes"),
+        |p| {
+            if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                root.join(p)
+            }
+        },
+    );
+    if !target.exists() {
+        if path.is_none() {
+            println!("no cassettes/ folder: nothing to scan");
+            return 0;
+        }
+        eprintln!("{}: no such file or folder", target.display());
+        return 2;
+    }
+    let secrets = Secrets::from_env();
+    let (mut files, mut findings) = (0, 0);
+    for f in files_under(&target) {
+        let Ok(bytes) = std::fs::read(&f) else {
+            continue;
+        };
+        files += 1;
+        let text = String::from_utf8_lossy(&bytes);
+        let shown = f.strip_prefix(root).unwrap_or(&f);
+        for x in scan(&text, &secrets) {
+            println!("{}:{}:{}: {}", shown.display(), x.line, x.column, x.what);
+            findings += 1;
+        }
+    }
+    if findings > 0 {
+        eprintln!(
+            "{findings} finding(s) in {files} file(s): remove the secret (re-record, or edit the file), and revoke the key if it was real"
+        );
+        return 1;
+    }
+    println!("{files} file(s) scanned, no secrets found");
+    0
+}
+
+fn files_under(p: &Path) -> Vec<PathBuf> {
+    if p.is_file() {
+        return vec![p.to_path_buf()];
+    }
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(p) {
+        for e in rd.filter_map(Result::ok) {
+            out.extend(files_under(&e.path()));
+        }
+    }
+    out.sort();
+    out
+}
