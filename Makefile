@@ -1,5 +1,5 @@
 # tooltape — every entry point. CI runs `make ci` (= .ci/run). Adding a case never touches this file.
-.PHONY: test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png conformance drift fuzz
+.PHONY: import-vcr test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png conformance drift fuzz
 
 # Offline, no keys: replays every trial from its cassette and checks its snapshot.
 test:
@@ -17,7 +17,7 @@ snapshots:
 # Record with real keys: make record FILTER=weather::anthropic MODE=missing|stale|all PROVIDER=anthropic
 MODE ?= missing
 record:
-	cargo run --release -- record $(FILTER) --$(MODE) $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(DRY_RUN),--dry-run)
+	cargo run --release -- record $(FILTER) --$(MODE) $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(DRY_RUN),--dry-run) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY))
 
 # Same, answered by the project's own simulator: cassettes are marked synthetic.
 record-synthetic:
@@ -53,3 +53,15 @@ report-png:
 # What changed against DIR (offline), or against a fresh live recording (needs keys): make drift AGAINST=DIR
 drift:
 	cargo run --quiet -- drift $(FILTER) $(if $(AGAINST),--against $(AGAINST))
+
+# Secret scan over committed cassettes (CI runs it): make scan CASSETTES=path
+scan:
+	cargo run --quiet -- scan $(CASSETTES)
+
+# One line per trial: ok, missing, stale (why), synthetic; then orphans.
+status:
+	cargo run --quiet -- status $(FILTER)
+
+# Bring a vcrpy / pytest-recording cassette: make import-vcr FILE=x.yaml PROVIDER=anthropic OUT=cassettes/imported/x.json
+import-vcr:
+	cargo run --quiet -- import-vcr $(FILE) --provider $(PROVIDER) --out $(OUT)
