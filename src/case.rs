@@ -147,9 +147,16 @@ pub struct Expectation {
     /// The final exchange's text contains this.
     #[serde(default)]
     pub final_text_contains: Option<String>,
-    /// How many exchanges the trial has.
+    /// How many exchanges the trial has (attempts replaced by a variant fallback not counted).
     #[serde(default)]
     pub exchanges: Option<usize>,
+    /// How many HTTP interactions the trial has, fallback attempts included.
+    #[serde(default)]
+    pub attempts: Option<usize>,
+    /// Hosted search outcome: `effective` (searched, results with citations) or the code that
+    /// `why_not_grounded` starts with (`GROUNDING_EMPTY_RESULTS`, `GROUNDING_NOT_ATTEMPTED`, ...).
+    #[serde(default)]
+    pub grounding: Option<String>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]

@@ -111,7 +111,7 @@ pub fn problems(trial: &Trial, run: &TrialRun, expected_encode_error: Option<&st
         .map(|e| e.get_ref().clone())
         .collect();
     let error_status = expectations.iter().find_map(|e| e.error_status);
-    for (i, ex) in run.exchanges.iter().enumerate() {
+    for (i, ex) in run.judged().enumerate() {
         let outcome = match &ex.outcome {
             Ok(o) => o,
             Err(e) => {
@@ -161,8 +161,8 @@ pub fn problems(trial: &Trial, run: &TrialRun, expected_encode_error: Option<&st
             }
         }
     }
-    let first = run.exchanges.first().and_then(|e| e.outcome.as_ref().ok());
-    let last = run.exchanges.last().and_then(|e| e.outcome.as_ref().ok());
+    let first = run.judged().next().and_then(|e| e.outcome.as_ref().ok());
+    let last = run.judged().last().and_then(|e| e.outcome.as_ref().ok());
     for e in &expectations {
         if let (Some(want), Some(o)) = (&e.calls, first) {
             let got: Vec<&str> = o.tool_calls.iter().map(|c| c.name.as_str()).collect();
@@ -187,13 +187,35 @@ pub fn problems(trial: &Trial, run: &TrialRun, expected_encode_error: Option<&st
                 ));
             }
         }
+        let judged = run.judged().count();
         if let Some(n) = e.exchanges
+            && judged != n
+        {
+            p.push(format!("expected {n} exchanges, got {judged}"));
+        }
+        if let Some(n) = e.attempts
             && run.exchanges.len() != n
         {
             p.push(format!(
-                "expected {n} exchanges, got {}",
+                "expected {n} HTTP interactions (fallback attempts included), got {}",
                 run.exchanges.len()
             ));
+        }
+        if let Some(want) = &e.grounding {
+            let t = crate::policy::trial_telemetry(trial.provider, run);
+            let ok = if want == "effective" {
+                t.grounded_effective
+            } else {
+                t.why_not_grounded
+                    .as_deref()
+                    .is_some_and(|w| w.starts_with(want.as_str()))
+            };
+            if !ok {
+                p.push(format!(
+                    "expected grounding {want}, got effective={} why_not_grounded={:?}",
+                    t.grounded_effective, t.why_not_grounded
+                ));
+            }
         }
     }
     if run.exchanges.is_empty() && run.encode_error.is_none() && run.transport_error.is_none() {

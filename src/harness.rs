@@ -37,6 +37,9 @@ pub struct TrialSnapshot {
     pub verdict: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub encode_error: Option<String>,
+    /// Hosted search telemetry, for cases with hosted tools.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grounding: Option<crate::policy::Telemetry>,
     pub exchanges: Vec<ExchangeSnapshot>,
 }
 
@@ -44,6 +47,9 @@ pub struct TrialSnapshot {
 pub struct ExchangeSnapshot {
     /// Tools block, tool choice, parallel switch, instructions or injected text.
     pub request: Value,
+    /// This attempt was rejected and retried with another hosted tool variant (why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded: Option<String>,
     /// Follow-up exchanges: the conversation items added since the previous request (the
     /// model's calls echoed back and the tool results).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -253,12 +259,15 @@ fn snapshot(
         cassette: cassette.provenance.kind,
         verdict: verdict_text,
         encode_error: run.encode_error.as_ref().map(ToString::to_string),
+        grounding: (!trial.case.file.hosted.is_empty())
+            .then(|| crate::policy::trial_telemetry(trial.provider, run)),
         exchanges: run
             .exchanges
             .iter()
             .enumerate()
             .map(|(i, e)| ExchangeSnapshot {
                 request: providers::projection(trial.provider, &e.encoded.request.body),
+                superseded: e.superseded.clone(),
                 sent_back: (i > 0).then(|| new_items(trial, &run.exchanges[i - 1], e)),
                 notes: e.encoded.notes.clone(),
                 outcome: e.outcome.clone().unwrap_or_default(),

@@ -324,7 +324,7 @@ pub struct Outcome {
 pub struct HostedActivity {
     /// Search invocations the provider reports (`web_search_call`, `server_tool_use`, grounding queries).
     pub search_calls: u32,
-    /// Result blocks returned by the hosted tool.
+    /// Individual results the hosted tool returned (0 when it searched and found nothing).
     pub search_results: u32,
     /// Cited URLs (`url_citation`, `web_search_result_location`, grounding chunks), in order.
     pub citations: Vec<String>,

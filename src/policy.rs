@@ -35,7 +35,7 @@ pub struct Capability {
 
 /// OpenAI models of the GPT-5 family (and o-series reasoning models) reject every tool_choice
 /// other than `auto` when hosted tools are present.
-fn openai_auto_only(model: &str) -> bool {
+pub fn openai_auto_only(model: &str) -> bool {
     model.starts_with("gpt-5")
         || model.starts_with("o1")
         || model.starts_with("o3")
@@ -309,6 +309,19 @@ pub struct Telemetry {
     pub why_not_grounded: Option<String>,
     /// The hosted tool type the request used (`web_search`, `web_search_preview`, `web_search_20250305`, `googleSearch`).
     pub response_api_tool_type: Option<String>,
+}
+
+/// A trial's telemetry: from its last judged exchange, or from the encoder's refusal.
+pub fn trial_telemetry(provider: Provider, run: &crate::run::TrialRun) -> Telemetry {
+    let last = run.judged().last();
+    let tool_type = last
+        .or(run.exchanges.last())
+        .and_then(|e| wire_tool_type(provider, &e.encoded.request.body));
+    telemetry(
+        tool_type,
+        last.and_then(|e| e.outcome.as_ref().ok()),
+        run.encode_error.as_ref(),
+    )
 }
 
 /// Telemetry from what was sent (`tool_type`) and what came back.

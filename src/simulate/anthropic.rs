@@ -86,6 +86,11 @@ fn read_choice(body: &Value, ask: &mut Ask) -> Result<(), Rejection> {
             let Some(name) = raw.get("name").and_then(Value::as_str) else {
                 return Err(field_required("tool_choice.tool.name"));
             };
+            // Naming the web search server tool forces the model to search.
+            if name == "web_search" && ask.search.is_some() && !ask.has_tool(name) {
+                ask.choice = ToolChoice::Required;
+                return Ok(());
+            }
             if !ask.has_tool(name) {
                 return Err(Rejection::bad_request(format!(
                     "tool_choice.name: Tool '{name}' not found in provided tools"

@@ -253,7 +253,10 @@ fn check_hosted(api: &Api, ask: &Ask, scenario: &Scenario) -> Result<(), Rejecti
             rej
         });
     }
-    if *api == Api::Responses && ask.search.is_some() {
+    // Only the GPT-5 family (and o-series) refuse non-auto choices next to hosted tools; the
+    // same fact drives `policy::capability`.
+    if *api == Api::Responses && ask.search.is_some() && crate::policy::openai_auto_only(&ask.model)
+    {
         let choice = &ask.raw_choice;
         if !choice.is_null() && choice.as_str() != Some("auto") {
             return Err(Rejection::bad_request(format!(

@@ -155,8 +155,14 @@ impl Builder {
                 Open::Ignored
             }
             "web_search_tool_result" => {
+                // `content` is the list of results (empty when the search found nothing) or an
+                // error object: count the results, so an empty search is told apart.
                 self.saw_hosted = true;
-                self.hosted.search_results += 1;
+                let n = block
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len);
+                self.hosted.search_results += u32::try_from(n).unwrap_or(u32::MAX);
                 Open::Ignored
             }
             _ => Open::Ignored,

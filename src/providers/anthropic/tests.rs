@@ -299,7 +299,9 @@ fn buffered_body_with_thinking_server_tools_and_citations() {
       {"type":"thinking","thinking":"secret plan","signature":"sig=="},
       {"type":"redacted_thinking","data":"xyz"},
       {"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}},
-      {"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]},
+      {"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","url":"https://a.example","title":"A"}]},
+      {"type":"server_tool_use","id":"srvtoolu_2","name":"web_search","input":{"query":"nothing"}},
+      {"type":"web_search_tool_result","tool_use_id":"srvtoolu_2","content":[]},
       {"type":"text","text":"Paris is ","citations":[{"type":"web_search_result_location","url":"https://a.example","title":"A","cited_text":"x"}]},
       {"type":"text","text":"sunny."},
       {"type":"tool_use","id":"toolu_1","name":"a","input":{"q":"x"}}],
@@ -321,7 +323,11 @@ fn buffered_body_with_thinking_server_tools_and_citations() {
     assert_eq!(o.opaque.len(), 2);
     assert_eq!(o.opaque[0]["signature"], "sig==");
     let h = o.hosted.unwrap();
-    assert_eq!((h.search_calls, h.search_results), (1, 1));
+    assert_eq!(
+        (h.search_calls, h.search_results),
+        (2, 1),
+        "an empty result list counts no result"
+    );
     assert_eq!(h.citations, ["https://a.example"]);
     assert_eq!(o.model.as_deref(), Some("claude-x"));
     assert_eq!(o.usage.unwrap().output_tokens, Some(7));
