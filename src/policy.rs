@@ -170,6 +170,17 @@ pub fn check(provider: Provider, req: &ChatRequest) -> Result<(), EncodeError> {
             ),
         ));
     }
+    if required && cap.required_search == RequiredSearch::ForcedServerTool && req.thinking.is_some()
+    {
+        // Source: providers.md §3.3: "Thinking may not be enabled when tool_choice forces tool use."
+        return Err(EncodeError::new(
+            "GROUNDING_NOT_SUPPORTED",
+            format!(
+                "Model {} with web_search tools cannot guarantee REQUIRED mode while extended thinking is on (a forced tool_choice is refused with thinking)",
+                req.model
+            ),
+        ));
+    }
     let choice_is_auto = matches!(req.tool_choice, None | Some(ToolChoice::Auto));
     if required && !choice_is_auto && !follow_up(req) {
         // Forcing the search takes the tool_choice; a function choice as well cannot be expressed.
