@@ -50,6 +50,16 @@ pub enum Command {
     Drift(crate::drift::cli::DriftArgs),
     /// Print the conformance matrix of a replay run (case × choice × mode by provider).
     Report(crate::report::cli::ReportArgs),
+    /// Strict-mode schemas: print what the encoder sends for a provider, or check one.
+    Schema {
+        #[command(subcommand)]
+        action: SchemaAction,
+    },
+    /// Print the text protocol's injected developer instructions for a Responses-shaped request.
+    Inject {
+        /// The request JSON; standard input when absent.
+        file: Option<PathBuf>,
+    },
     /// Run the provider simulator on loopback until interrupted (point a gateway at it).
     Simulate {
         /// Port on 127.0.0.1 (0: any free port).
@@ -80,6 +90,22 @@ pub struct ImportVcrArgs {
     /// Where to write the tooltape cassette.
     #[arg(long)]
     pub out: PathBuf,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SchemaAction {
+    /// Print the schema the encoder would send for P (exit 1 with reasons when it cannot be strict).
+    Strict {
+        #[arg(long)]
+        provider: String,
+        file: Option<PathBuf>,
+    },
+    /// Print one violation per line as `POINTER: RULE: message` (exit 1 when there are any).
+    Check {
+        #[arg(long)]
+        provider: String,
+        file: Option<PathBuf>,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -184,7 +210,62 @@ pub fn run(cli: Cli) -> i32 {
         Command::ImportVcr(a) => crate::import_vcr::run(&a.file, &a.provider, &a.out),
         Command::Drift(a) => crate::drift::cli::run(&root, &a),
         Command::Report(a) => crate::report::cli::run(&root, &a),
+        Command::Schema { action } => {
+            let (provider, file, strict) = match &action {
+                SchemaAction::Strict { provider, file } => (provider, file, true),
+                SchemaAction::Check { provider, file } => (provider, file, false),
+            };
+            let provider = match provider_arg(provider) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("{e}");
+                    return 2;
+                }
+            };
+            text_command(file.as_deref(), |input| {
+                if strict {
+                    crate::schema::cli_strict(provider, input)
+                } else {
+                    crate::schema::cli_check(provider, input)
+                }
+            })
+        }
+        Command::Inject { file } => {
+            // Exactly the instructions: no newline added.
+            text_command(file.as_deref(), |input| {
+                let (out, code) = crate::inject::cli_inject(input);
+                if code == 0 {
+                    print!("{out}");
+                    return (String::new(), 0);
+                }
+                (out, code)
+            })
+        }
     }
+}
+
+/// Reads FILE or stdin as UTF-8, runs `f`, prints its output (stdout for exit 0 and 1,
+/// stderr for usage errors), returns its exit code.
+fn text_command(file: Option<&Path>, f: impl FnOnce(&str) -> (String, i32)) -> i32 {
+    let bytes = match read_input(file) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let name = file.map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
+    let Ok(text) = String::from_utf8(bytes) else {
+        eprintln!("{name}: not UTF-8");
+        return 2;
+    };
+    let (out, code) = f(&text);
+    if code == 2 {
+        eprintln!("{name}: {out}");
+    } else if !out.is_empty() {
+        println!("{}", out.trim_end_matches('\n'));
+    }
+    code
 }
 
 fn provider_arg(s: &str) -> Result<Provider, String> {

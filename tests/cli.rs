@@ -1,0 +1,280 @@
+//! The CLI contracts, checked from outside by running the built `tooltape` binary: `parse`,
+//! `convert`, `schema strict|check`, `inject`, and `replay --cassette`.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+fn tooltape(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tooltape"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("CI")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the tooltape binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout_json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&o.stdout)
+        )
+    })
+}
+
+#[test]
+fn parse_openai_chat_buffered_stream_and_error() {
+    let body = r#"{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":null,
+      "tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}},
+                    {"id":"call_2","type":"function","function":{"name":"get_time","arguments":""}}]},"finish_reason":"tool_calls"}]}"#;
+    let o = tooltape(&["parse", "--provider", "openai-chat"], body);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        stdout_json(&o),
+        json!({"tool_calls":[{"id":"call_1","name":"get_weather","arguments":{"city":"Paris"}},
+                             {"id":"call_2","name":"get_time","arguments":{}}],
+               "text":null,"finish_reason":"tool_calls","raw_finish_reason":"tool_calls"})
+    );
+
+    let sse = "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_9\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}]}}]}\r\n\r\n\
+               : keep-alive\r\n\r\n\
+               data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"city\\\":\"}}]}}]}\n\n\
+               data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\\"Oslo\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n\
+               data: [DONE]\n\n";
+    let o = tooltape(&["parse", "--provider", "openai-chat", "--stream"], sse);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = stdout_json(&o);
+    assert_eq!(
+        v["tool_calls"],
+        json!([{"id":"call_9","name":"get_weather","arguments":{"city":"Oslo"}}])
+    );
+
+    let err = r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#;
+    let o = tooltape(
+        &["parse", "--provider", "openai-chat", "--status", "401"],
+        err,
+    );
+    assert_eq!(
+        stdout_json(&o),
+        json!({"error":{"status":401,"type":"invalid_request_error","code":"invalid_api_key","message":"Incorrect API key provided"}})
+    );
+}
+
+#[test]
+fn parse_every_provider_from_a_shipped_stream_cassette() {
+    for provider in ["openai-chat", "openai-responses", "anthropic", "gemini"] {
+        let path = format!(
+            "{}/cassettes/{provider}/weather/forced-get_weather-stream.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let c: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let body: String = c["interactions"][0]["response"]["stream"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e.as_str().unwrap())
+            .collect();
+        let o = tooltape(&["parse", "--provider", provider, "--stream"], &body);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{provider}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v = stdout_json(&o);
+        assert_eq!(v["tool_calls"][0]["name"], "get_weather", "{provider}: {v}");
+        assert_eq!(
+            v["tool_calls"][0]["arguments"],
+            json!({"city":"Paris"}),
+            "{provider}"
+        );
+        assert_eq!(v["finish_reason"], "tool_calls", "{provider}");
+    }
+}
+
+#[test]
+fn unparseable_input_exits_2_with_one_line_saying_where() {
+    let o = tooltape(
+        &["parse", "--provider", "anthropic"],
+        "{\"content\": [oops]}",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("line 1, column"), "{err}");
+    let o = tooltape(&["parse", "--provider", "nope"], "{}");
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn text_protocol_parse_uses_the_request() {
+    let dir = std::env::temp_dir().join(format!("tooltape-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let req = dir.join("req.json");
+    std::fs::write(&req, r#"{"tools":[{"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}]}"#).unwrap();
+    let body = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"On it. <tool_call>[{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Oslo\\\"}\"}]</tool_call>"},"finish_reason":"stop"}]}"#;
+    let o = tooltape(
+        &[
+            "parse",
+            "--provider",
+            "text-protocol",
+            "--request",
+            req.to_str().unwrap(),
+        ],
+        body,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = stdout_json(&o);
+    assert_eq!(v["tool_calls"][0]["arguments"], json!({"city":"Oslo"}));
+    assert_eq!(v["diagnostics"][0]["kind"], "ArrayWrapped", "{v}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn convert_prints_the_first_request_and_fails_closed_for_required_search() {
+    let o = tooltape(
+        &[
+            "convert",
+            "--provider",
+            "openai-chat",
+            "--case",
+            "cases/weather.toml",
+            "--choice",
+            "forced-get_weather",
+        ],
+        "",
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = stdout_json(&o);
+    assert_eq!(
+        v["tool_choice"],
+        json!({"type":"function","function":{"name":"get_weather"}})
+    );
+    assert_eq!(v["tools"][0]["function"]["name"], "get_weather");
+
+    let o = tooltape(
+        &[
+            "convert",
+            "--provider",
+            "openai-responses",
+            "--case",
+            "cases/web_search_required.toml",
+            "--choice",
+            "omitted",
+        ],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(all.contains("GROUNDING_NOT_SUPPORTED: Model gpt-5-mini with web_search tools cannot guarantee REQUIRED mode"), "{all}");
+}
+
+#[test]
+fn schema_strict_and_check() {
+    let incident = r#"{"type":"object","properties":{"url":{"type":"string"},"maxLength":{"type":"integer","default":5000}},"required":["url"],"additionalProperties":false}"#;
+    let o = tooltape(
+        &["schema", "check", "--provider", "openai-responses"],
+        incident,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.lines().any(|l| l.contains(": required-all: ")), "{out}");
+    let o = tooltape(
+        &["schema", "strict", "--provider", "openai-responses"],
+        incident,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let strict = stdout_json(&o);
+    assert_eq!(strict["required"], json!(["url", "maxLength"]));
+    let o = tooltape(
+        &["schema", "check", "--provider", "openai-responses"],
+        &strict.to_string(),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "the transformed schema passes the checker: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let o = tooltape(
+        &["schema", "strict", "--provider", "openai-chat"],
+        r#"{"type":"object","patternProperties":{"^x":{"type":"string"}}}"#,
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn inject_prints_exactly_the_instructions() {
+    let o = tooltape(&["inject"], r#"{"tools":[],"instructions":"Be brief."}"#);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "Be brief.");
+    let o = tooltape(
+        &["inject"],
+        r#"{"tools":[{"type":"function","name":"getFileTree","parameters":{"type":"object","properties":{}}}],"tool_choice":"none"}"#,
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("Tool calling instructions:\n"), "{out}");
+    assert!(
+        out.contains("\nTool choice is none: never emit <tool_call>.\n"),
+        "{out}"
+    );
+    assert!(!out.ends_with('\n'));
+}
+
+#[test]
+fn replay_one_cassette_repeatedly() {
+    let o = tooltape(
+        &[
+            "replay",
+            "--cassette",
+            "cassettes/anthropic/multi_turn/auto-stream.json",
+            "--repeat",
+            "3",
+        ],
+        "",
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    let last = out.lines().last().unwrap();
+    assert!(
+        last.starts_with("3 trials in ")
+            && last.contains("trials/s")
+            && last.ends_with("ms per interaction"),
+        "{last}"
+    );
+}
