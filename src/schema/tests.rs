@@ -604,10 +604,10 @@ fn hostile_inputs_do_not_panic() {
 #[rstest]
 #[case::incident(include_str!("../../cases/tools/webContentExtractor.json"), None)]
 #[case::invoice(include_str!("../../cases/tools/create_invoice.json"), None)]
-#[case::nested(include_str!("../../cases/tools/nested_no_required.json"), None)]
-#[case::tree(include_str!("../../cases/tools/tree.json"), None)]
-#[case::over_limit(include_str!("../../cases/tools/over_limit.json"), Some("max-depth"))]
-#[case::not_strictable(include_str!("../../cases/tools/not_strictable.json"), Some("unsupported-keyword"))]
+#[case::nested(include_str!("../../cases/tools/search_products.json"), None)]
+#[case::tree(include_str!("../../cases/tools/save_outline.json"), None)]
+#[case::over_limit(include_str!("../../cases/tools/deep_config.json"), Some("max-depth"))]
+#[case::not_strictable(include_str!("../../cases/tools/set_headers.json"), Some("unsupported-keyword"))]
 fn case_tool_files(#[case] text: &str, #[case] blocked_by: Option<&str>) {
     let t: Tool = serde_json::from_str(text).expect("tool file matches model::Tool");
     let got = openai_strict(&t.parameters);

@@ -52,6 +52,7 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
                 ask.tools.push(FnTool {
                     name: name.to_string(),
                     schema: schema.clone(),
+                    strict: t.get("strict") == Some(&Value::Bool(true)),
                 });
             }
             Some(server) => {

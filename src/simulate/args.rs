@@ -3,8 +3,9 @@
 
 use serde_json::{Map, Value, json};
 
-/// Deeper schemas are cut off: recursive `$ref`s must not loop, and real models stop early too.
-const MAX_DEPTH: usize = 8;
+/// Deeper schemas are cut off so recursive `$ref`s cannot loop. Deep enough for every schema strict mode accepts (10 object levels, each possibly behind a
+/// `$ref` or `anyOf`), shallow enough to stop recursive `$ref` cycles.
+const MAX_DEPTH: usize = 32;
 
 /// Arguments for `schema`: `default`, then `examples[0]` (or OpenAPI `example`), `const`, the
 /// first `enum` value, then a value by type (string "example", integer 1, number 1.5, boolean

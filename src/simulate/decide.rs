@@ -13,6 +13,8 @@ use crate::scenario::Scenario;
 pub(crate) struct FnTool {
     pub name: String,
     pub schema: Value,
+    /// Strict (constrained decoding): the model emits every required key, `null` where allowed.
+    pub strict: bool,
 }
 
 /// What one request asks of the model, in neutral form (read by each API's parser).
@@ -251,10 +253,16 @@ fn choose_calls(ask: &Ask, scenario: &Scenario, searched: bool) -> Vec<Call> {
     let mut calls: Vec<Call> = scenario
         .calls
         .iter()
-        .filter(|c| tools.iter().any(|t| t.name == c.name))
-        .map(|c| Call {
-            name: c.name.clone(),
-            arguments: Value::Object(c.arguments.clone()),
+        .filter_map(|c| {
+            let tool = tools.iter().find(|t| t.name == c.name)?;
+            let mut arguments = c.arguments.clone();
+            if tool.strict {
+                complete_strict(&tool.schema, &mut arguments);
+            }
+            Some(Call {
+                name: c.name.clone(),
+                arguments: Value::Object(arguments),
+            })
         })
         .collect();
     // A search answer stands on its own unless the scenario pins calls or a call is demanded.
@@ -266,6 +274,40 @@ fn choose_calls(ask: &Ask, scenario: &Scenario, searched: bool) -> Vec<Call> {
         calls.truncate(1);
     }
     calls
+}
+
+/// What constrained decoding guarantees under strict mode: every required top-level key is
+/// present; one the scenario left out is `null` when its schema allows null, else generated.
+fn complete_strict(schema: &Value, args: &mut Map<String, Value>) {
+    let required = schema.get("required").and_then(Value::as_array);
+    for name in required.into_iter().flatten().filter_map(Value::as_str) {
+        if args.contains_key(name) {
+            continue;
+        }
+        let prop = schema
+            .pointer(&format!("/properties/{name}"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let value = if accepts_null(&prop) {
+            Value::Null
+        } else {
+            args::generate(&prop)
+        };
+        args.insert(name.to_string(), value);
+    }
+}
+
+fn accepts_null(schema: &Value) -> bool {
+    let is_null = |t: &Value| t.as_str() == Some("null");
+    match schema.get("type") {
+        Some(Value::Array(types)) if types.iter().any(is_null) => return true,
+        Some(t) if is_null(t) => return true,
+        _ => {}
+    }
+    schema
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .is_some_and(|branches| branches.iter().any(accepts_null))
 }
 
 fn generated(tool: &FnTool) -> Call {

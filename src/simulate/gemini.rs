@@ -80,6 +80,7 @@ fn read_declarations(i: usize, spec: &Value, ask: &mut Ask) -> Result<(), Reject
         ask.tools.push(FnTool {
             name: name.to_string(),
             schema,
+            strict: false, // Gemini has no strict flag (ANY/VALIDATED modes enforce schemas)
         });
     }
     Ok(())

@@ -186,6 +186,7 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
         ask.tools.push(FnTool {
             name: name.to_string(),
             schema,
+            strict: t.pointer("/function/strict") == Some(&Value::Bool(true)),
         });
     }
     check_needs_tools(body, !ask.tools.is_empty())?;

@@ -37,6 +37,7 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
                 ask.tools.push(FnTool {
                     name: name.to_string(),
                     schema,
+                    strict: t.get("strict") == Some(&Value::Bool(true)),
                 });
             }
             Some(hosted) => {

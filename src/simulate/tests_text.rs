@@ -282,6 +282,7 @@ fn near_misses_are_never_real_tool_names() {
         ask.tools.push(super::decide::FnTool {
             name: n.into(),
             schema: json!({}),
+            strict: false,
         });
     }
     let miss = super::text_protocol::near_miss("abcd", &ask);

@@ -95,6 +95,7 @@ fn manifest(text: &str) -> Vec<FnTool> {
         tools.push(FnTool {
             name: name.trim().to_string(),
             schema: serde_json::from_str(schema.trim()).unwrap_or_else(|_| empty_parameters()),
+            strict: false,
         });
     }
     tools

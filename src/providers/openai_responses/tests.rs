@@ -80,7 +80,7 @@ fn encode_keys_instructions_input_and_tools() {
     req.parallel_tool_calls = Some(false);
     req.max_tokens = Some(64);
     req.hosted = vec![HostedTool::WebSearch {
-        grounding: Grounding::Required,
+        grounding: Grounding::Auto,
         variant: None,
     }];
     let enc = encode(&req).unwrap();
