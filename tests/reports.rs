@@ -429,7 +429,11 @@ fn conformance_md_is_up_to_date() {
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     if have != want {
         let diff = similar::TextDiff::from_lines(&have, &want);
-        let line = diff.ops().first().map_or(1, |op| op.old_range().start + 1);
+        let line = diff
+            .ops()
+            .iter()
+            .find(|op| op.tag() != similar::DiffTag::Equal)
+            .map_or(1, |op| op.old_range().start + 1);
         panic!(
             "CONFORMANCE.md:{line}: out of date with the replayed suite\n{}\n  regenerate: {}",
             diff.unified_diff()
@@ -525,4 +529,28 @@ fn matrix_marks_missing_and_stale_cassettes() {
     assert!(md.contains("1. stale: case edited since recording"), "{md}");
     let s = report::summary(&m, tooltape::providers::Provider::OpenaiChat);
     assert_eq!((s.count(Status::Stale), s.count(Status::Missing)), (7, 1));
+}
+
+/// Stream ↔ buffered parity is a contract, not only a column: every judged pair of the shipped
+/// suite agrees on called tools and verdict, and synthetic pairs on their whole outcomes.
+#[test]
+fn shipped_stream_and_buffered_pairs_are_at_parity() {
+    let m = shipped();
+    let mut pairs = 0;
+    let mut differ = Vec::new();
+    for row in &m.rows {
+        for cell in row.cells.values() {
+            match &cell.parity {
+                Some(report::Parity::Same) => pairs += 1,
+                Some(report::Parity::Differs(why)) => differ.push(format!("{}: {why}", cell.trial)),
+                None => {}
+            }
+        }
+    }
+    assert!(pairs > 100, "only {pairs} pairs were compared");
+    assert!(
+        differ.is_empty(),
+        "stream and buffered disagree:\n{}",
+        differ.join("\n")
+    );
 }
