@@ -2,7 +2,6 @@
 //! and expansion into trials (provider × tool_choice × mode).
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -18,28 +17,7 @@ use crate::scenario::Scenario;
 pub const PROVIDERS_FILE: &str = "providers.toml";
 
 /// A problem in a case, tool or provider file, located for the reader.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CaseError {
-    pub path: PathBuf,
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
-
-impl fmt::Display for CaseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}",
-            self.path.display(),
-            self.line,
-            self.column,
-            self.message
-        )
-    }
-}
-
-impl std::error::Error for CaseError {}
+pub type CaseError = crate::located::Located;
 
 /// 1-based line and column of a byte offset in `text`.
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {

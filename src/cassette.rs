@@ -2,8 +2,7 @@
 //! loading with positions, byte-exact streams (one event per line), atomic writes.
 
 use std::collections::BTreeMap;
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -171,28 +170,7 @@ fn split_json_array(text: &str) -> Vec<String> {
 }
 
 /// A cassette that cannot be read, with where.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CassetteError {
-    pub path: PathBuf,
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
-
-impl fmt::Display for CassetteError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}",
-            self.path.display(),
-            self.line,
-            self.column,
-            self.message
-        )
-    }
-}
-
-impl std::error::Error for CassetteError {}
+pub type CassetteError = crate::located::Located;
 
 /// Loads a cassette. A missing file is `Ok(None)`.
 pub fn load(path: &Path) -> Result<Option<(Cassette, String)>, CassetteError> {

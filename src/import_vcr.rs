@@ -2,9 +2,8 @@
 //! `!!binary` base64 of gzip) into a redacted tooltape cassette with provenance `imported`.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use base64::Engine;
 use serde_json::Value;
@@ -20,26 +19,7 @@ use crate::redact::Secrets;
 const KEPT_REQUEST_HEADERS: &[&str] = &["content-type", "anthropic-version", "anthropic-beta"];
 
 /// A file that cannot be imported, with where.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImportError {
-    pub path: PathBuf,
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
-
-impl fmt::Display for ImportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}",
-            self.path.display(),
-            self.line,
-            self.column,
-            self.message
-        )
-    }
-}
+pub type ImportError = crate::located::Located;
 
 /// Converts the YAML text of a vcrpy cassette (read from `path`) into a tooltape cassette
 /// (not yet redacted: [`crate::record::write_cassette`] redacts and scans before writing).

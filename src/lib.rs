@@ -15,6 +15,7 @@ pub mod http;
 pub mod import_vcr;
 pub mod inject;
 pub mod jsonseq;
+pub mod located;
 pub mod model;
 pub mod policy;
 pub mod providers;
