@@ -12,12 +12,9 @@ use crate::model::DiagnosticKind;
 use crate::redact::{self, Secrets};
 use crate::run::{self, Endpoint, TrialRun};
 
-/// Response header by which the project's simulator identifies itself: its answers are never
-/// presented as recorded.
-pub const SIMULATOR_HEADER: &str = "x-tooltape-simulator";
-
-/// Request header carrying a case's `[simulate]` scenario to the simulator (never stored).
-pub const SCENARIO_HEADER: &str = "x-tooltape-scenario";
+/// The simulator identifies itself with `SIMULATOR_HEADER` (its answers are never presented
+/// as recorded) and reads a case's scenario from `SCENARIO_HEADER` (never stored).
+pub use crate::simulate::{SCENARIO_HEADER, SIMULATOR_HEADER};
 
 /// How often and how long to retry a trial answered with 429 or 5xx.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -274,10 +271,9 @@ pub async fn record_trial(
     let mut endpoint = endpoint.clone();
     let scenario = &trial.case.file.simulate;
     if *scenario != crate::scenario::Scenario::default() {
-        let json = serde_json::to_string(scenario).map_err(|e| e.to_string())?;
         endpoint
             .extra_headers
-            .push((SCENARIO_HEADER.to_string(), json));
+            .push((SCENARIO_HEADER.to_string(), scenario.header_value()));
     }
     let attempts = opts.retry.attempts.max(1);
     let mut attempt = 1;

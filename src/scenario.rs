@@ -37,6 +37,26 @@ pub struct Scenario {
     pub unsupported_tool_types: Vec<String>,
 }
 
+impl Scenario {
+    /// Compact JSON for the scenario request header, with every non-ASCII character escaped
+    /// (`\uXXXX`): header values must be visible ASCII, and case texts are not.
+    pub fn header_value(&self) -> String {
+        let json = serde_json::to_string(self).unwrap_or_default();
+        let mut out = String::with_capacity(json.len());
+        for c in json.chars() {
+            if c.is_ascii() {
+                out.push(c);
+            } else {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{u:04x}"));
+                }
+            }
+        }
+        out
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioCall {
@@ -68,4 +88,20 @@ pub enum Malformed {
     UnknownTool,
     InvalidJson,
     Truncated,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_value_is_ascii_and_round_trips() {
+        let s = Scenario {
+            final_text: Some("18 °C, 雨 🌧".into()),
+            ..Scenario::default()
+        };
+        let h = s.header_value();
+        assert!(h.is_ascii(), "{h}");
+        assert_eq!(serde_json::from_str::<Scenario>(&h).unwrap(), s);
+    }
 }

@@ -145,7 +145,7 @@ fn support_cache_expires_and_web_search_is_retried() {
         .unwrap();
     rt.block_on(async {
         let sim = Simulator::start(SimConfig::default()).await.unwrap();
-        let scenario = serde_json::to_string(&trial.case.file.simulate).unwrap();
+        let scenario = trial.case.file.simulate.header_value();
         let endpoint = Endpoint {
             base_url: sim.base_url(),
             key: Some("test-key".into()),
