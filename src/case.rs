@@ -461,6 +461,27 @@ pub fn load_tool(path: &Path) -> Result<(Tool, String), CaseError> {
     Ok((tool, text))
 }
 
+/// Compact JSON with object keys sorted at every level.
+fn canonical(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let items: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", Value::String(k.clone()), canonical(&m[k])))
+                .collect();
+            format!("{{{}}}", items.join(","))
+        }
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(canonical).collect::<Vec<_>>().join(",")
+        ),
+        other => other.to_string(),
+    }
+}
+
 /// Loads and validates one case file.
 pub fn load_case(
     path: &Path,
@@ -495,8 +516,12 @@ pub fn load_case(
         });
     }
 
+    // The hash covers what the case means, not how it is written: comments, blank lines and
+    // key order can change without making its cassettes stale.
     let mut hasher = Sha256::new();
-    hasher.update(source.as_bytes());
+    if let Ok(table) = toml::from_str::<toml::Table>(&source) {
+        hasher.update(canonical(&serde_json::to_value(&table).unwrap_or_default()).as_bytes());
+    }
     let mut tools = Vec::new();
     for t in &file.tools {
         let tool_path = tools_dir.join(format!("{}.json", t.get_ref()));
@@ -523,7 +548,7 @@ pub fn load_case(
                 ),
             });
         }
-        hasher.update(text.as_bytes());
+        hasher.update(canonical(&serde_json::from_str(&text).unwrap_or_default()).as_bytes());
         tools.push(tool);
     }
     let hash = format!("sha256:{:x}", hasher.finalize());
@@ -885,6 +910,20 @@ mod tests {
         );
         let msg = broken("syntax", "description = \"unterminated\n");
         assert!(msg.starts_with("cases/syntax.toml:1:"), "{msg}");
+    }
+
+    #[test]
+    fn case_hash_ignores_comments_and_order_but_not_meaning() {
+        let hash = |text: &str| {
+            let root = project_with("hashing", text);
+            let d = discover(&root);
+            std::fs::remove_dir_all(&root).unwrap();
+            d.trials[0].case.hash.clone()
+        };
+        let base = hash(GOOD);
+        let reordered = "choices = [\"auto\"]\n# a comment\ntools = [\"get_weather\"]\ndescription = \"d\"\n\n[[messages]]\ncontent = \"hi\"\nrole = \"user\"\n";
+        assert_eq!(hash(reordered), base);
+        assert_ne!(hash(&GOOD.replace("\"hi\"", "\"hello\"")), base);
     }
 
     #[test]
