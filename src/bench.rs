@@ -66,6 +66,8 @@ pub fn run_all(root: &std::path::Path) -> Report {
     replay_section(root, &mut r);
     crate::providers::anthropic::bench(&mut r);
     crate::providers::gemini::bench(&mut r);
+    crate::textcall::bench(&mut r);
+    crate::schema::bench(&mut r);
     crate::record::bench(&mut r);
     r.lines.push(String::new());
     r.lines.push(if r.missed == 0 {

@@ -79,3 +79,14 @@ pub fn bench(report: &mut Report) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    #[ignore = "benchmark: run in release with --ignored --nocapture"]
+    fn bench_schema() {
+        let mut report = crate::bench::Report::default();
+        super::bench(&mut report);
+        println!("{}", report.lines.join("\n"));
+    }
+}

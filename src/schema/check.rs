@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::Violation;
 use super::limits::Counter;
-use super::util::{self, MAX_WALK_DEPTH, push};
+use super::util::{self, MAX_WALK_DEPTH, Ptr};
 
 /// Keywords OpenAI strict mode accepts on a schema node (Structured Outputs "Supported
 /// schemas"), plus annotations. Anything else is reported as `unsupported-keyword`.
@@ -61,65 +61,115 @@ const TYPES: &[&str] = &[
     "string", "number", "integer", "boolean", "object", "array", "null",
 ];
 
+/// The keywords the rules read, found in one pass over a node's keys: a node has few keys, and
+/// scanning them is much cheaper than hashing a dozen keyword lookups per node.
+#[derive(Default)]
+struct Keywords<'a> {
+    type_: Option<&'a Value>,
+    format: Option<&'a Value>,
+    items: Option<&'a Value>,
+    ref_: Option<&'a Value>,
+    additional: Option<&'a Value>,
+    properties: Option<&'a Value>,
+    required: Option<&'a Value>,
+    /// `anyOf`, `enum` or `const` is present (with `type` and `$ref`: the node is typed).
+    typed_otherwise: bool,
+    /// Some key is not in [`KEYWORDS`].
+    unsupported: bool,
+}
+
+impl<'a> Keywords<'a> {
+    fn scan(obj: &'a Map<String, Value>) -> Keywords<'a> {
+        let mut kw = Keywords::default();
+        for (k, v) in obj {
+            match k.as_str() {
+                "type" => kw.type_ = Some(v),
+                "format" => kw.format = Some(v),
+                "items" => kw.items = Some(v),
+                "$ref" => kw.ref_ = Some(v),
+                "additionalProperties" => kw.additional = Some(v),
+                "properties" => kw.properties = Some(v),
+                "required" => kw.required = Some(v),
+                "anyOf" | "enum" | "const" => kw.typed_otherwise = true,
+                other => kw.unsupported |= !KEYWORDS.contains(&other),
+            }
+        }
+        kw
+    }
+
+    fn types(&self) -> impl Iterator<Item = &'a str> {
+        util::types(self.type_)
+    }
+
+    /// [`util::is_object_schema`] from the scanned keywords.
+    fn is_object_schema(&self) -> bool {
+        let mut ts = self.types().peekable();
+        if ts.peek().is_none() {
+            return self.properties.is_some();
+        }
+        ts.any(|t| t == "object")
+    }
+}
+
 /// Checks one node against the strict rules that can be seen locally. `root` resolves refs.
 pub fn node_rules(
     root: &Value,
     obj: &Map<String, Value>,
-    ptr: &str,
+    ptr: &Ptr<'_>,
     is_root: bool,
     out: &mut Vec<Violation>,
 ) {
+    let kw = Keywords::scan(obj);
     if is_root {
         root_rules(obj, out);
     }
-    for k in obj.keys() {
-        if !KEYWORDS.contains(&k.as_str()) {
-            out.push(Violation::new(
-                ptr,
-                "unsupported-keyword",
-                format!("{k} is not supported in strict mode"),
-            ));
+    if kw.unsupported {
+        for k in obj.keys() {
+            if !KEYWORDS.contains(&k.as_str()) {
+                out.push(Violation::at(
+                    ptr,
+                    "unsupported-keyword",
+                    format!("{k} is not supported in strict mode"),
+                ));
+            }
         }
     }
-    if let Some(f) = obj.get("format").and_then(Value::as_str)
+    if let Some(f) = kw.format.and_then(Value::as_str)
         && !FORMATS.contains(&f)
     {
-        out.push(Violation::new(
+        out.push(Violation::at(
             ptr,
             "unsupported-format",
             format!("format '{f}' is not supported in strict mode"),
         ));
     }
-    for t in util::types(obj) {
+    for t in kw.types() {
         if !TYPES.contains(&t) {
-            out.push(Violation::new(
+            out.push(Violation::at(
                 ptr,
                 "invalid-type",
                 format!("unknown type '{t}'"),
             ));
         }
     }
-    if obj.get("items").is_some_and(|i| !i.is_object()) {
-        out.push(Violation::new(
+    if kw.items.is_some_and(|i| !i.is_object()) {
+        out.push(Violation::at(
             ptr,
             "unsupported-keyword",
             "items must be a single schema (tuple-form items are not supported in strict mode)",
         ));
     }
-    if let Some(r) = obj.get("$ref") {
+    if let Some(r) = kw.ref_ {
         ref_rules(root, obj, r, ptr, out);
-    } else if !["type", "anyOf", "enum", "const"]
-        .iter()
-        .any(|k| obj.contains_key(*k))
-    {
-        out.push(Violation::new(
+    } else if kw.type_.is_none() && !kw.typed_otherwise {
+        out.push(Violation::at(
             ptr,
             "missing-type",
             "schema must have a 'type' (or anyOf, enum, const, $ref)",
         ));
     }
-    if util::is_object_schema(obj) || obj.contains_key("additionalProperties") {
-        object_rules(obj, ptr, out);
+    if kw.is_object_schema() || kw.additional.is_some() {
+        object_rules(&kw, ptr, out);
     }
 }
 
@@ -148,11 +198,11 @@ fn ref_rules(
     root: &Value,
     obj: &Map<String, Value>,
     r: &Value,
-    ptr: &str,
+    ptr: &Ptr<'_>,
     out: &mut Vec<Violation>,
 ) {
     let Some(r) = r.as_str() else {
-        out.push(Violation::new(
+        out.push(Violation::at(
             ptr,
             "ref-unresolved",
             "$ref must be a string",
@@ -161,7 +211,7 @@ fn ref_rules(
     };
     let supported = r == "#" || r.starts_with("#/$defs/") || r.starts_with("#/definitions/");
     if !supported || util::resolve(root, r).is_none() {
-        out.push(Violation::new(
+        out.push(Violation::at(
             ptr,
             "ref-unresolved",
             format!("$ref '{r}' must point to the root (#) or into $defs/definitions"),
@@ -173,7 +223,7 @@ fn ref_rules(
         .filter(|k| !["$ref", "$defs", "definitions", "$schema", "$id"].contains(k))
         .collect();
     if !siblings.is_empty() {
-        out.push(Violation::new(
+        out.push(Violation::at(
             ptr,
             "ref-siblings",
             format!(
@@ -184,28 +234,26 @@ fn ref_rules(
     }
 }
 
-fn object_rules(obj: &Map<String, Value>, ptr: &str, out: &mut Vec<Violation>) {
-    if obj.get("additionalProperties") != Some(&Value::Bool(false)) {
-        let why = match obj.get("additionalProperties") {
-            None if !obj.contains_key("properties") => {
-                "an object without properties is an open map"
-            }
+fn object_rules(kw: &Keywords<'_>, ptr: &Ptr<'_>, out: &mut Vec<Violation>) {
+    if kw.additional != Some(&Value::Bool(false)) {
+        let why = match kw.additional {
+            None if kw.properties.is_none() => "an object without properties is an open map",
             None => "'additionalProperties' is required to be supplied and to be false",
             Some(_) => "open map: 'additionalProperties' must be false",
         };
-        out.push(Violation::new(ptr, "additional-properties-false", why));
+        out.push(Violation::at(ptr, "additional-properties-false", why));
     }
-    let Some(props) = obj.get("properties").and_then(Value::as_object) else {
+    let Some(props) = kw.properties.and_then(Value::as_object) else {
         return;
     };
     // A set, not the list: objects with thousands of properties would go quadratic.
-    let required: HashSet<&str> = obj
-        .get("required")
+    let required: HashSet<&str> = kw
+        .required
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     if let Some(missing) = props.keys().find(|k| !required.contains(k.as_str())) {
-        out.push(Violation::new(
+        out.push(Violation::at(
             ptr,
             "required-all",
             format!("every property must be in 'required'; missing '{missing}'"),
@@ -230,12 +278,12 @@ pub fn openai(schema: &Value) -> Vec<Violation> {
         counter: &mut counter,
         out: &mut out,
     };
-    walker.visit(obj, "", 1, 0);
+    walker.visit(obj, &Ptr::Root, 1, 0);
     for section in ["$defs", "definitions"] {
         if let Some(defs) = obj.get(section).and_then(Value::as_object) {
-            let base = push("", section);
+            let base = Ptr::Key(&Ptr::Root, section);
             for (name, def) in defs {
-                walker.child(def, &push(&base, name), 0, 1);
+                walker.child(def, &Ptr::Key(&base, name), 0, 1);
             }
         }
     }
@@ -250,13 +298,13 @@ struct Walker<'a> {
 }
 
 impl Walker<'_> {
-    fn child(&mut self, v: &Value, ptr: &str, level: usize, depth: usize) {
+    fn child(&mut self, v: &Value, ptr: &Ptr<'_>, level: usize, depth: usize) {
         match v {
             Value::Object(obj) => {
                 let is_obj = util::is_object_schema(obj);
                 self.visit(obj, ptr, level + usize::from(is_obj), depth);
             }
-            _ => self.out.push(Violation::new(
+            _ => self.out.push(Violation::at(
                 ptr,
                 "missing-type",
                 "boolean schemas are not supported in strict mode",
@@ -264,9 +312,9 @@ impl Walker<'_> {
         }
     }
 
-    fn visit(&mut self, obj: &Map<String, Value>, ptr: &str, level: usize, depth: usize) {
+    fn visit(&mut self, obj: &Map<String, Value>, ptr: &Ptr<'_>, level: usize, depth: usize) {
         if depth > MAX_WALK_DEPTH {
-            self.out.push(Violation::new(
+            self.out.push(Violation::at(
                 ptr,
                 "max-depth",
                 "schema is nested too deeply to check",
@@ -276,18 +324,18 @@ impl Walker<'_> {
         node_rules(self.root, obj, ptr, depth == 0, self.out);
         self.counter.node(obj, ptr, level, self.out);
         if let Some(props) = obj.get("properties").and_then(Value::as_object) {
-            let base = push(ptr, "properties");
+            let base = Ptr::Key(ptr, "properties");
             for (k, v) in props {
-                self.child(v, &push(&base, k), level, depth + 1);
+                self.child(v, &Ptr::Key(&base, k), level, depth + 1);
             }
         }
         if let Some(items) = obj.get("items").filter(|i| i.is_object()) {
-            self.child(items, &push(ptr, "items"), level, depth + 1);
+            self.child(items, &Ptr::Key(ptr, "items"), level, depth + 1);
         }
         if let Some(branches) = obj.get("anyOf").and_then(Value::as_array) {
-            let base = push(ptr, "anyOf");
+            let base = Ptr::Key(ptr, "anyOf");
             for (i, b) in branches.iter().enumerate() {
-                self.child(b, &push(&base, &i.to_string()), level, depth + 1);
+                self.child(b, &Ptr::Index(&base, i), level, depth + 1);
             }
         }
     }

@@ -13,6 +13,7 @@
 use serde_json::{Map, Value};
 
 use super::Violation;
+use super::util::Ptr;
 
 pub const MAX_DEPTH: usize = 10;
 pub const MAX_PROPERTIES: usize = 5000;
@@ -37,12 +38,12 @@ impl Counter {
     pub fn node(
         &mut self,
         obj: &Map<String, Value>,
-        ptr: &str,
+        ptr: &Ptr<'_>,
         level: usize,
         out: &mut Vec<Violation>,
     ) {
         if level > MAX_DEPTH && self.too_deep.is_none() {
-            self.too_deep = Some((ptr.to_string(), level));
+            self.too_deep = Some((ptr.render(), level));
         }
         if let Some(props) = obj.get("properties").and_then(Value::as_object) {
             self.properties += props.len();
@@ -68,7 +69,7 @@ impl Counter {
             }
             self.chars += len;
             if all_strings && members.len() > LARGE_ENUM_VALUES && len > MAX_LARGE_ENUM_CHARS {
-                out.push(Violation::new(
+                out.push(Violation::at(
                     ptr,
                     "max-large-enum-length",
                     format!(

@@ -80,6 +80,15 @@ impl Violation {
         }
     }
 
+    /// A violation at a lazily built pointer (rendered now, as it is reported).
+    pub fn at(ptr: &util::Ptr<'_>, rule: &'static str, message: impl Into<String>) -> Violation {
+        Violation {
+            pointer: ptr.render(),
+            rule,
+            message: message.into(),
+        }
+    }
+
     /// The pointer as shown to people: `(root)` for the empty pointer.
     pub fn shown_pointer(&self) -> &str {
         if self.pointer.is_empty() {

@@ -22,7 +22,7 @@ use serde_json::{Map, Value, json};
 
 use super::Violation;
 use super::check::node_rules;
-use super::util::{self, ANNOTATIONS, MAX_WALK_DEPTH, push};
+use super::util::{self, ANNOTATIONS, MAX_WALK_DEPTH, Ptr};
 
 /// Result of the transform: the schema to send and what blocks sending it strict.
 #[derive(Clone, Debug)]
@@ -62,7 +62,7 @@ pub fn transform(neutral: &Value) -> Transformed {
         root,
         blockers: &mut blockers,
     };
-    t.node(&mut schema, "", true, 0);
+    t.node(&mut schema, &Ptr::Root, true, 0);
     Transformed { schema, blockers }
 }
 
@@ -89,9 +89,9 @@ struct Transform<'a> {
 }
 
 impl Transform<'_> {
-    fn node(&mut self, v: &mut Value, ptr: &str, is_root: bool, depth: usize) {
+    fn node(&mut self, v: &mut Value, ptr: &Ptr<'_>, is_root: bool, depth: usize) {
         if depth > MAX_WALK_DEPTH {
-            self.blockers.push(Violation::new(
+            self.blockers.push(Violation::at(
                 ptr,
                 "max-depth",
                 "schema is nested too deeply",
@@ -99,7 +99,7 @@ impl Transform<'_> {
             return;
         }
         let Some(obj) = v.as_object_mut() else {
-            self.blockers.push(Violation::new(
+            self.blockers.push(Violation::at(
                 ptr,
                 "missing-type",
                 "boolean schemas are not supported in strict mode",
@@ -115,7 +115,7 @@ impl Transform<'_> {
         &mut self,
         obj: &mut Map<String, Value>,
         originally_required: &[String],
-        ptr: &str,
+        ptr: &Ptr<'_>,
         depth: usize,
     ) {
         let closed = obj.get("additionalProperties") == Some(&Value::Bool(false));
@@ -123,30 +123,30 @@ impl Transform<'_> {
         let originally_required: HashSet<&str> =
             originally_required.iter().map(String::as_str).collect();
         if let Some(Value::Object(props)) = obj.get_mut("properties") {
-            let base = push(ptr, "properties");
+            let base = Ptr::Key(ptr, "properties");
             for (k, child) in props.iter_mut() {
                 let optional = !originally_required.contains(k.as_str());
                 let needs_null = closed && optional && !util::accepts_null(self.root, child);
-                self.node(child, &push(&base, k), false, depth + 1);
+                self.node(child, &Ptr::Key(&base, k), false, depth + 1);
                 if needs_null {
                     make_nullable(child);
                 }
             }
         }
         if let Some(items) = obj.get_mut("items").filter(|i| i.is_object()) {
-            self.node(items, &push(ptr, "items"), false, depth + 1);
+            self.node(items, &Ptr::Key(ptr, "items"), false, depth + 1);
         }
         if let Some(Value::Array(branches)) = obj.get_mut("anyOf") {
-            let base = push(ptr, "anyOf");
+            let base = Ptr::Key(ptr, "anyOf");
             for (i, b) in branches.iter_mut().enumerate() {
-                self.node(b, &push(&base, &i.to_string()), false, depth + 1);
+                self.node(b, &Ptr::Index(&base, i), false, depth + 1);
             }
         }
         for section in ["$defs", "definitions"] {
             if let Some(Value::Object(defs)) = obj.get_mut(section) {
-                let base = push(ptr, section);
+                let base = Ptr::Key(ptr, section);
                 for (name, def) in defs.iter_mut() {
-                    self.node(def, &push(&base, name), false, depth + 1);
+                    self.node(def, &Ptr::Key(&base, name), false, depth + 1);
                 }
             }
         }
@@ -232,7 +232,10 @@ pub fn make_nullable(v: &mut Value) {
                 if ["string", "number", "integer", "boolean"].contains(&t.as_str()) =>
             {
                 let t = std::mem::take(t);
-                obj.insert("type".into(), json!([t, "null"]));
+                obj.insert(
+                    "type".into(),
+                    Value::Array(vec![Value::String(t), null_name()]),
+                );
                 return;
             }
             Some(Value::Array(ts)) if !ts.iter().any(|t| t == "object" || t == "array") => {
@@ -242,8 +245,19 @@ pub fn make_nullable(v: &mut Value) {
             _ => {}
         }
     }
+    // Built by hand: `json!` would serialize `inner` into a fresh copy (a deep copy per
+    // wrapped property, quadratic over nested optional objects).
     let inner = std::mem::take(v);
-    *v = json!({"anyOf": [inner, {"type": "null"}]});
+    let mut wrapper = Map::new();
+    wrapper.insert(
+        "anyOf".into(),
+        Value::Array(vec![inner, json!({"type": "null"})]),
+    );
+    *v = Value::Object(wrapper);
+}
+
+fn null_name() -> Value {
+    Value::String("null".into())
 }
 
 /// `{"$ref": r, description…}` → `{"anyOf":[{"$ref": r}], description…}` when every sibling is
@@ -259,7 +273,9 @@ fn wrap_ref_with_annotations(obj: &mut Map<String, Value>) {
     let old = std::mem::take(obj);
     for (k, v) in old {
         if k == "$ref" {
-            obj.insert("anyOf".into(), json!([{"$ref": v}]));
+            let mut r = Map::new();
+            r.insert("$ref".into(), v);
+            obj.insert("anyOf".into(), Value::Array(vec![Value::Object(r)]));
         } else {
             obj.insert(k, v);
         }

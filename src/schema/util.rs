@@ -23,6 +23,11 @@ pub const ANNOTATIONS: &[&str] = &[
 pub fn push(ptr: &str, token: &str) -> String {
     let mut out = String::with_capacity(ptr.len() + token.len() + 1);
     out.push_str(ptr);
+    push_token(&mut out, token);
+    out
+}
+
+fn push_token(out: &mut String, token: &str) {
     out.push('/');
     for c in token.chars() {
         match c {
@@ -31,7 +36,39 @@ pub fn push(ptr: &str, token: &str) -> String {
             _ => out.push(c),
         }
     }
-    out
+}
+
+/// A JSON pointer kept as a chain of borrowed tokens, one per walker frame, and rendered only
+/// when a violation is reported. Walkers visit every node but report few: building each node's
+/// pointer string up front cost an allocation and a copy of the whole path per node.
+#[derive(Clone, Copy, Debug)]
+pub enum Ptr<'a> {
+    Root,
+    Key(&'a Ptr<'a>, &'a str),
+    Index(&'a Ptr<'a>, usize),
+}
+
+impl Ptr<'_> {
+    /// The pointer as a string (RFC 6901 escaping), as [`push`] would have built it.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out);
+        out
+    }
+
+    fn write(&self, out: &mut String) {
+        match self {
+            Ptr::Root => {}
+            Ptr::Key(parent, token) => {
+                parent.write(out);
+                push_token(out, token);
+            }
+            Ptr::Index(parent, i) => {
+                parent.write(out);
+                push_token(out, &i.to_string());
+            }
+        }
+    }
 }
 
 /// Splits a JSON pointer into unescaped tokens (`""` → none).
@@ -112,19 +149,27 @@ fn accepts_null_at(root: &Value, schema: &Value, depth: usize) -> bool {
     }
 }
 
-/// The `type` keyword as a list of names (a single string or an array of strings).
-pub fn types(obj: &Map<String, Value>) -> Vec<&str> {
-    match obj.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    }
+/// The names a `type` keyword lists (a single string or an array of strings), given the
+/// keyword's value; an iterator, not a list, because walkers call this on every node.
+pub fn types(type_: Option<&Value>) -> impl Iterator<Item = &str> {
+    let (one, many) = match type_ {
+        Some(Value::String(t)) => (Some(t.as_str()), &[][..]),
+        Some(Value::Array(ts)) => (None, ts.as_slice()),
+        _ => (None, &[][..]),
+    };
+    one.into_iter().chain(many.iter().filter_map(Value::as_str))
 }
 
 /// True for a node that describes objects: `type` names `object`, or no type but `properties`.
+/// (Same answer as going through [`types`], without building the list: it runs on every node.)
 pub fn is_object_schema(obj: &Map<String, Value>) -> bool {
-    let ts = types(obj);
-    ts.contains(&"object") || (ts.is_empty() && obj.contains_key("properties"))
+    match obj.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(ts)) if ts.iter().any(Value::is_string) => {
+            ts.iter().any(|t| t == "object")
+        }
+        _ => obj.contains_key("properties"),
+    }
 }
 
 /// Names of the `$defs`/`definitions` entries that can reach themselves through local refs.

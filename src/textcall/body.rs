@@ -2,8 +2,12 @@
 //! forbid but models still need: code fences, characters around the JSON, array wrapping,
 //! an extra `}` and a missing `}`.
 
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
+use super::validate::Candidate;
 use crate::model::DiagnosticKind as K;
 
 /// A recovered problem or a fatal one, with its message.
@@ -13,9 +17,15 @@ pub(super) struct BodyParse<'a> {
     /// Recovered, block-level problems (in the order they were met).
     pub notes: Vec<Note>,
     /// The call candidates, or why the block holds none.
-    pub result: Result<Vec<Value>, Note>,
+    pub result: Result<Vec<Candidate>, Note>,
     /// Text after the JSON value of an unclosed block (it is assistant text, not garbage).
     pub rest: &'a str,
+}
+
+/// The JSON value of a body: an object read by the fast path, or any value.
+enum Top {
+    Call(Candidate),
+    Value(Value),
 }
 
 /// Parses a body. `closed`: the block had its `</tool_call>`; `validates` tells whether a
@@ -71,27 +81,43 @@ pub(super) fn parse_body<'a>(
         ));
         s = s.get(start..).unwrap_or_default();
     }
-    let mut values = serde_json::Deserializer::from_str(s).into_iter::<Value>();
-    let (value, mut rest) = match values.next() {
-        Some(Ok(v)) => (v, s.get(values.byte_offset()..).unwrap_or_default()),
-        Some(Err(e)) if e.is_eof() => {
-            if !closed {
-                let msg = format!("the output ended inside the call: {e}");
-                return fail(notes, (K::TruncatedCall, msg));
-            }
-            match repair(s, validates) {
-                Some(v) => {
-                    notes.push((
-                        K::MissingBraces,
-                        "appended the missing closing brackets".into(),
-                    ));
-                    (v, "")
+    // Fast path: the usual body is one object, read straight into its call fields (no map is
+    // built for it). Anything else, including every error, takes the general path below, which
+    // parses again as a `Value` so that its messages stay exactly those of serde_json.
+    let mut fast = serde_json::Deserializer::from_str(s).into_iter::<Candidate>();
+    let (value, mut rest) = if let Some(Ok(c)) = fast.next() {
+        (
+            Top::Call(c),
+            s.get(fast.byte_offset()..).unwrap_or_default(),
+        )
+    } else {
+        let mut values = serde_json::Deserializer::from_str(s).into_iter::<Value>();
+        match values.next() {
+            Some(Ok(v)) => (
+                Top::Value(v),
+                s.get(values.byte_offset()..).unwrap_or_default(),
+            ),
+            Some(Err(e)) if e.is_eof() => {
+                if !closed {
+                    let msg = format!("the output ended inside the call: {e}");
+                    return fail(notes, (K::TruncatedCall, msg));
                 }
-                None => return fail(notes, (K::MalformedJson, format!("incomplete JSON: {e}"))),
+                match repair(s, validates) {
+                    Some(v) => {
+                        notes.push((
+                            K::MissingBraces,
+                            "appended the missing closing brackets".into(),
+                        ));
+                        (Top::Value(v), "")
+                    }
+                    None => {
+                        return fail(notes, (K::MalformedJson, format!("incomplete JSON: {e}")));
+                    }
+                }
             }
+            Some(Err(e)) => return fail(notes, (K::MalformedJson, e.to_string())),
+            None => return fail(notes, (K::MalformedJson, "empty <tool_call> block".into())),
         }
-        Some(Err(e)) => return fail(notes, (K::MalformedJson, e.to_string())),
-        None => return fail(notes, (K::MalformedJson, "empty <tool_call> block".into())),
     };
     if fenced && let Some(r) = rest.trim_start().strip_prefix("```") {
         rest = r;
@@ -107,23 +133,95 @@ pub(super) fn parse_body<'a>(
         rest = "";
     }
     let result = match value {
-        Value::Object(_) => Ok(vec![value]),
-        Value::Array(items) if items.is_empty() => {
+        Top::Call(c) => Ok(vec![c]),
+        Top::Value(v @ Value::Object(_)) => Ok(vec![Candidate::from_value(v)]),
+        Top::Value(Value::Array(items)) if items.is_empty() => {
             Err((K::MissingName, "an empty array holds no call".to_string()))
         }
-        Value::Array(items) => {
+        Top::Value(Value::Array(items)) => {
             notes.push((
                 K::ArrayWrapped,
                 format!("unwrapped an array of {} call(s)", items.len()),
             ));
-            Ok(items)
+            Ok(items.into_iter().map(Candidate::from_value).collect())
         }
-        _ => Err((K::MalformedJson, "expected a JSON object".to_string())),
+        Top::Value(_) => Err((K::MalformedJson, "expected a JSON object".to_string())),
     };
     BodyParse {
         notes,
         result,
         rest,
+    }
+}
+
+/// Reads an object as a call: only `name`, `arguments` and `parameters` are kept, every other
+/// member is still parsed as a `Value` (and dropped) so that exactly the same inputs are accepted
+/// as by the general path (e.g. `1e999` is an error either way). A repeated key keeps its last
+/// value, as a `serde_json::Map` does. Anything but an object is an error (and goes the general
+/// path).
+impl<'de> Deserialize<'de> for Candidate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Candidate, D::Error> {
+        d.deserialize_map(CandidateVisitor)
+    }
+}
+
+struct CandidateVisitor;
+
+impl<'de> Visitor<'de> for CandidateVisitor {
+    type Value = Candidate;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a call object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Candidate, A::Error> {
+        let mut c = Candidate {
+            object: true,
+            ..Candidate::default()
+        };
+        while let Some(key) = map.next_key::<Field>()? {
+            let value = map.next_value::<Value>()?;
+            match key {
+                Field::Name => c.name = Some(value),
+                Field::Arguments => c.arguments = Some(value),
+                Field::Parameters => c.parameters = Some(value),
+                Field::Other => {}
+            }
+        }
+        Ok(c)
+    }
+}
+
+/// An object key, told apart without allocating it.
+enum Field {
+    Name,
+    Arguments,
+    Parameters,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Field {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Field, D::Error> {
+        d.deserialize_str(FieldVisitor)
+    }
+}
+
+struct FieldVisitor;
+
+impl Visitor<'_> for FieldVisitor {
+    type Value = Field;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_str<E: de::Error>(self, k: &str) -> Result<Field, E> {
+        Ok(match k {
+            "name" => Field::Name,
+            "arguments" => Field::Arguments,
+            "parameters" => Field::Parameters,
+            _ => Field::Other,
+        })
     }
 }
 

@@ -80,6 +80,7 @@ impl Parser {
         }
     }
 
+    #[inline]
     pub fn push(&mut self, chunk: &str) {
         if self.out.config.disabled {
             self.detector.push(chunk);
@@ -162,7 +163,12 @@ impl Sink for Collector {
         self.tags_seen = true;
         let first = self.attempts;
         let config = &self.config;
-        let parsed = body::parse_body(body_text, closed, &|v| validate::check(config, v).1.is_ok());
+        // Repair is rare: its check may clone the repaired value.
+        let parsed = body::parse_body(body_text, closed, &|v| {
+            validate::check(config, validate::Candidate::from_value(v.clone()))
+                .1
+                .is_ok()
+        });
         let candidates = match parsed.result {
             Ok(c) => c,
             Err((kind, message)) => {
@@ -181,7 +187,7 @@ impl Sink for Collector {
             }
         };
         let checked: Vec<(Vec<Note>, Result<validate::Checked, Note>)> = candidates
-            .iter()
+            .into_iter()
             .map(|c| validate::check(&self.config, c))
             .collect();
         let any_ok = checked.iter().any(|(_, r)| r.is_ok());

@@ -81,7 +81,44 @@ impl Scanner {
         }
     }
 
+    /// Scans one chunk. Token-by-token streaming means many tiny chunks, so a single byte that
+    /// cannot start or continue a tag (the usual case) is handled here without the general loop.
+    #[inline]
     pub(super) fn push(&mut self, chunk: &str, sink: &mut impl Sink) {
+        if let &[c] = chunk.as_bytes()
+            && c != b'<'
+            && self.tag_len == 0
+        {
+            match self.mode {
+                Mode::Text => {
+                    sink.text(chunk);
+                    self.pos += 1;
+                    return;
+                }
+                Mode::Body => {
+                    // The string tracking of the body loop in `push_general`, for one byte.
+                    if self.in_str {
+                        if self.esc {
+                            self.esc = false;
+                        } else if c == b'\\' {
+                            self.esc = true;
+                        } else if c == b'"' {
+                            self.in_str = false;
+                        }
+                    } else if c == b'"' && !self.literal {
+                        self.in_str = true;
+                    }
+                    self.body.push_str(chunk);
+                    self.pos += 1;
+                    return;
+                }
+                Mode::AfterClose => {}
+            }
+        }
+        self.push_general(chunk, sink);
+    }
+
+    fn push_general(&mut self, chunk: &str, sink: &mut impl Sink) {
         let bytes = chunk.as_bytes();
         let mut i = 0;
         while let Some(&c) = bytes.get(i) {
@@ -190,7 +227,7 @@ impl Scanner {
             self.literal = true;
             self.in_str = false;
             self.pos = self.body_at + c + CLOSE.len();
-            self.push(&rest, sink);
+            self.push_general(&rest, sink);
             self.finish(sink); // `literal` is set: no second fallback
             return;
         }

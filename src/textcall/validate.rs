@@ -13,10 +13,37 @@ pub(super) struct Checked {
     pub arguments: Value,
 }
 
+/// The parts of a call candidate the checks read. A JSON object is reduced to these three
+/// fields as it is parsed ([`body`](super::body) deserializes them directly, without building
+/// the object), so the checks take them owned and never clone the arguments.
+#[derive(Debug, Default)]
+pub(super) struct Candidate {
+    /// False for a non-object array item (it cannot be a call).
+    pub object: bool,
+    pub name: Option<Value>,
+    pub arguments: Option<Value>,
+    pub parameters: Option<Value>,
+}
+
+impl Candidate {
+    /// From a parsed value (array items, repaired JSON): the same fields as a direct parse.
+    pub(super) fn from_value(v: Value) -> Candidate {
+        match v {
+            Value::Object(mut obj) => Candidate {
+                object: true,
+                name: obj.remove("name"),
+                arguments: obj.remove("arguments"),
+                parameters: obj.remove("parameters"),
+            },
+            _ => Candidate::default(),
+        }
+    }
+}
+
 /// Checks a candidate: recovered notes (in order), then the call or the fatal problem.
 pub(super) fn check(
     config: &ParserConfig,
-    candidate: &Value,
+    candidate: Candidate,
 ) -> (Vec<Note>, Result<Checked, Note>) {
     let mut notes = Vec::new();
     let result = check_inner(config, candidate, &mut notes);
@@ -25,18 +52,18 @@ pub(super) fn check(
 
 fn check_inner(
     config: &ParserConfig,
-    candidate: &Value,
+    candidate: Candidate,
     notes: &mut Vec<Note>,
 ) -> Result<Checked, Note> {
-    let Some(obj) = candidate.as_object() else {
+    if !candidate.object {
         return Err((K::MissingName, "the call is not a JSON object".into()));
-    };
-    let name = match obj.get("name") {
-        Some(Value::String(n)) if !n.trim().is_empty() => n.clone(),
+    }
+    let name = match candidate.name {
+        Some(Value::String(n)) if !n.trim().is_empty() => n,
         Some(_) => return Err((K::MissingName, "\"name\" is not a non-empty string".into())),
         None => return Err((K::MissingName, "the call has no \"name\"".into())),
     };
-    let arguments = match (obj.get("arguments"), obj.get("parameters")) {
+    let arguments = match (candidate.arguments, candidate.parameters) {
         (Some(a), _) => arguments_object(a, "arguments", notes)?,
         (None, Some(p)) => {
             notes.push((
@@ -104,9 +131,9 @@ fn check_inner(
 }
 
 /// `arguments` as the protocol wants it (a string holding an object) or as an object.
-fn arguments_object(v: &Value, key: &str, notes: &mut Vec<Note>) -> Result<Value, Note> {
+fn arguments_object(v: Value, key: &str, notes: &mut Vec<Note>) -> Result<Value, Note> {
     match v {
-        Value::String(s) => match serde_json::from_str::<Value>(s) {
+        Value::String(s) => match serde_json::from_str::<Value>(&s) {
             Ok(obj @ Value::Object(_)) => Ok(obj),
             Ok(_) => Err((
                 K::ArgumentsNotObject,
@@ -122,7 +149,7 @@ fn arguments_object(v: &Value, key: &str, notes: &mut Vec<Note>) -> Result<Value
                 K::ArgumentsAsObject,
                 format!("\"{key}\" is an object, not a JSON string"),
             ));
-            Ok(v.clone())
+            Ok(v)
         }
         _ => Err((
             K::ArgumentsNotObject,
