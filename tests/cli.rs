@@ -100,9 +100,10 @@ fn parse_every_provider_from_a_shipped_stream_cassette() {
         );
         let v = stdout_json(&o);
         assert_eq!(v["tool_calls"][0]["name"], "get_weather", "{provider}: {v}");
+        // Without the request, `parse` cannot know which nulls a strict rewrite added (OpenAI
+        // strict decoding sends `unit: null`); restoring them needs the case (see replay).
         assert_eq!(
-            v["tool_calls"][0]["arguments"],
-            json!({"city":"Paris"}),
+            v["tool_calls"][0]["arguments"]["city"], "Paris",
             "{provider}"
         );
         assert_eq!(v["finish_reason"], "tool_calls", "{provider}");
