@@ -65,3 +65,10 @@ status:
 # Bring a vcrpy / pytest-recording cassette: make import-vcr FILE=x.yaml PROVIDER=anthropic OUT=cassettes/imported/x.json
 import-vcr:
 	cargo run --quiet -- import-vcr $(FILE) --provider $(PROVIDER) --out $(OUT)
+
+# Fuzz the incremental <tool_call> parser: chunkings come from the input, chunked must equal whole.
+# Needs cargo-fuzz and a nightly toolchain (cargo install cargo-fuzz). `cargo test` runs a bounded
+# deterministic random-input version of the same property.
+FUZZ_SECONDS ?= 60
+fuzz:
+	cargo fuzz run textcall --fuzz-dir tests/fuzz -- -max_total_time=$(FUZZ_SECONDS)
