@@ -18,6 +18,9 @@ impl From<JsonSeqError> for DecodeError {
     }
 }
 
+/// `repr(u8)`: an explicit one-byte tag, so the per-push `match` is a byte compare instead of
+/// decoding a niche inside the decoders (measurable when pushes are a byte each).
+#[repr(u8)]
 enum Framing {
     /// Only whitespace so far: the framing is not known yet.
     Unknown,
