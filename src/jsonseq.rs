@@ -71,8 +71,9 @@ impl JsonSeqDecoder {
     /// Feeds bytes; calls `on_element` for every element completed by them.
     ///
     /// One byte inside an element (tiny network reads) is handled here, inlined into the caller,
-    /// without the loop setup of the general path: a few compares and an append.
-    #[inline]
+    /// without the loop setup of the general path: a few compares and an append. `always`: the
+    /// compiler otherwise keeps it out of line in Gemini's push (a call per byte).
+    #[inline(always)]
     pub fn push<E>(
         &mut self,
         chunk: &[u8],

@@ -53,7 +53,8 @@ impl SseDecoder {
     /// A chunk that ends no line can complete no event: it only extends the pending line. That
     /// case is checked here, inlined into the caller, so that small network reads (down to one
     /// byte) cost a compare and an append; the bytes are still scanned once, in `line`.
-    #[inline]
+    /// `always`: callers with several framers (Gemini) otherwise get a call per byte.
+    #[inline(always)]
     pub fn push<E>(
         &mut self,
         chunk: &[u8],

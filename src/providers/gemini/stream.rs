@@ -49,8 +49,9 @@ impl Stream {
     }
 
     /// Inlined, and the framing matched first, so that the framers' fast paths for chunks that
-    /// complete nothing reach callers.
-    #[inline]
+    /// complete nothing reach callers. `always`: with both framings in its body the compiler
+    /// otherwise keeps it out of line (a call and register saves per push, measured in the bench).
+    #[inline(always)]
     pub fn push(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
         let acc = &mut self.acc;
         match &mut self.framing {
