@@ -64,6 +64,8 @@ pub fn run_all(root: &std::path::Path) -> Report {
         r.note("WARNING: debug build; run `make bench` (release) for real figures");
     }
     replay_section(root, &mut r);
+    crate::providers::openai_chat::bench(&mut r);
+    crate::providers::openai_responses::bench(&mut r);
     crate::providers::anthropic::bench(&mut r);
     crate::providers::gemini::bench(&mut r);
     crate::textcall::bench(&mut r);

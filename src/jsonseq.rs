@@ -69,7 +69,69 @@ impl JsonSeqDecoder {
     }
 
     /// Feeds bytes; calls `on_element` for every element completed by them.
+    ///
+    /// One byte inside an element (tiny network reads) is handled here, inlined into the caller,
+    /// without the loop setup of the general path: a few compares and an append. `always`: the
+    /// compiler otherwise keeps it out of line in Gemini's push (a call per byte).
+    #[inline(always)]
     pub fn push<E>(
+        &mut self,
+        chunk: &[u8],
+        on_element: &mut dyn FnMut(Element<'_>) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        E: From<JsonSeqError>,
+    {
+        if let [b] = *chunk
+            && self.depth > 0
+        {
+            if self.in_element(b) {
+                return self.emit(chunk, on_element);
+            }
+            self.partial.push(b);
+            return Ok(());
+        }
+        self.push_bytes(chunk, on_element)
+    }
+
+    /// Advances over byte `b` of the current element (`depth > 0`); true when it closes it.
+    #[inline(always)]
+    fn in_element(&mut self, b: u8) -> bool {
+        self.advance_position(b);
+        if self.in_string {
+            if self.escape {
+                self.escape = false;
+            } else if b == b'\\' {
+                self.escape = true;
+            } else if b == b'"' {
+                self.in_string = false;
+            }
+            return false;
+        }
+        match b {
+            b'"' => self.in_string = true,
+            b'{' | b'[' => self.depth += 1,
+            b'}' | b']' => {
+                self.depth -= 1;
+                return self.depth == 0;
+            }
+            _ => {}
+        }
+        false
+    }
+
+    #[inline(always)]
+    fn advance_position(&mut self, b: u8) {
+        if b == b'\n' {
+            self.line += 1;
+            self.column = 0;
+        } else {
+            self.column += 1;
+        }
+    }
+
+    /// `push` for any chunk.
+    fn push_bytes<E>(
         &mut self,
         chunk: &[u8],
         on_element: &mut dyn FnMut(Element<'_>) -> Result<(), E>,
@@ -81,40 +143,26 @@ impl JsonSeqDecoder {
         let mut start: Option<usize> = if self.depth > 0 { Some(0) } else { None };
         let mut i = 0;
         while i < chunk.len() {
+            if self.in_string && !self.escape {
+                // Most of an element is string contents: jump to the next byte that matters.
+                let skip = crate::sse::find_any(&chunk[i..], [b'"', b'\\', b'\n'])
+                    .unwrap_or(chunk.len() - i);
+                self.column += skip;
+                i += skip;
+                if i == chunk.len() {
+                    break;
+                }
+            }
             let b = chunk[i];
-            if b == b'\n' {
-                self.line += 1;
-                self.column = 0;
-            } else {
-                self.column += 1;
-            }
-            if self.in_string {
-                if self.escape {
-                    self.escape = false;
-                } else if b == b'\\' {
-                    self.escape = true;
-                } else if b == b'"' {
-                    self.in_string = false;
-                }
-                i += 1;
-                continue;
-            }
             if self.depth > 0 {
-                match b {
-                    b'"' => self.in_string = true,
-                    b'{' | b'[' => self.depth += 1,
-                    b'}' | b']' => {
-                        self.depth -= 1;
-                        if self.depth == 0 {
-                            let from = start.take().unwrap_or(0);
-                            self.emit(&chunk[from..=i], on_element)?;
-                        }
-                    }
-                    _ => {}
+                if self.in_element(b) {
+                    let from = start.take().unwrap_or(0);
+                    self.emit(&chunk[from..=i], on_element)?;
                 }
                 i += 1;
                 continue;
             }
+            self.advance_position(b);
             match (self.outer, b) {
                 (_, b' ' | b'\t' | b'\r' | b'\n') => {}
                 (Outer::Start, b'[') => self.outer = Outer::InArray,

@@ -1,8 +1,6 @@
 //! Anthropic decoding shared by buffered bodies and streams: content blocks → outcome
 //! (`Builder`), `stop_reason` mapping, and the error envelope.
 
-use std::borrow::Cow;
-
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -12,6 +10,7 @@ use crate::model::{
     ToolCall, Usage,
 };
 use crate::providers::DecodeError;
+use crate::providers::openai_chat::wire::BStr;
 
 #[derive(Deserialize)]
 pub(super) struct WireUsage {
@@ -51,21 +50,24 @@ struct WireMessage {
 }
 
 /// A delta of `content_block_delta` (typed) or `message_delta` (only `stop_reason`).
+///
+/// `BStr` rather than `Option<Cow<str>>`: serde derive never borrows through an `Option`, so
+/// every `partial_json` fragment (the hot path) would be copied into its own `String`.
 #[derive(Deserialize)]
 pub(super) struct Delta<'a> {
     #[serde(rename = "type", borrow)]
-    pub kind: Option<Cow<'a, str>>,
+    pub kind: Option<BStr<'a>>,
     #[serde(borrow)]
-    pub text: Option<Cow<'a, str>>,
+    pub text: Option<BStr<'a>>,
     #[serde(borrow)]
-    pub partial_json: Option<Cow<'a, str>>,
+    pub partial_json: Option<BStr<'a>>,
     #[serde(borrow)]
-    pub thinking: Option<Cow<'a, str>>,
+    pub thinking: Option<BStr<'a>>,
     #[serde(borrow)]
-    pub signature: Option<Cow<'a, str>>,
+    pub signature: Option<BStr<'a>>,
     pub citation: Option<Value>,
     #[serde(borrow)]
-    pub stop_reason: Option<Cow<'a, str>>,
+    pub stop_reason: Option<BStr<'a>>,
 }
 
 /// A content block still receiving deltas, keyed by its `index`.
@@ -175,11 +177,10 @@ impl Builder {
         let Some(pos) = self.open.iter().rposition(|(i, _)| *i == index) else {
             return;
         };
-        match (d.kind.as_deref(), &mut self.open[pos].1) {
+        match (d.kind.as_ref().map(BStr::as_str), &mut self.open[pos].1) {
             (Some("text_delta"), Open::Text) => {
                 if let Some(t) = &d.text {
-                    let t = t.clone();
-                    self.text(&t);
+                    self.text(t.as_str());
                 }
             }
             (
@@ -189,7 +190,7 @@ impl Builder {
                 },
             ) => {
                 if let Some(p) = &d.partial_json {
-                    json.push_str(p);
+                    json.push_str(p.as_str());
                 }
                 *has_delta = true;
             }
@@ -199,7 +200,7 @@ impl Builder {
                     thinking, changed, ..
                 },
             ) => {
-                thinking.push_str(d.thinking.as_deref().unwrap_or(""));
+                thinking.push_str(d.thinking.as_ref().map_or("", BStr::as_str));
                 *changed = true;
             }
             (
@@ -208,7 +209,7 @@ impl Builder {
                     signature, changed, ..
                 },
             ) => {
-                signature.push_str(d.signature.as_deref().unwrap_or(""));
+                signature.push_str(d.signature.as_ref().map_or("", BStr::as_str));
                 *changed = true;
             }
             (Some("citations_delta"), _) => {

@@ -56,6 +56,8 @@ impl Stream {
         self.req.clone()
     }
 
+    /// Inlined so that the SSE framer's fast path for chunks that end no line reaches callers.
+    #[inline]
     pub fn push(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
         let state = &mut self.state;
         self.sse.push(bytes, &mut |ev| state.event(ev))
@@ -110,8 +112,8 @@ impl State {
                 }
             }
             "message_delta" => {
-                if let Some(r) = e.delta.as_ref().and_then(|d| d.stop_reason.as_deref()) {
-                    b.stop_reason(r);
+                if let Some(r) = e.delta.as_ref().and_then(|d| d.stop_reason.as_ref()) {
+                    b.stop_reason(r.as_str());
                 }
                 if let Some(u) = &e.usage {
                     b.usage(u);

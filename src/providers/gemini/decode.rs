@@ -1,8 +1,6 @@
 //! Gemini decoding shared by buffered bodies and streams: `GenerateContentResponse` chunks →
 //! outcome (`Accum`), `finishReason` mapping, and the Google RPC error envelope.
 
-use std::borrow::Cow;
-
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -13,9 +11,11 @@ use crate::model::{
     ToolCall, Usage,
 };
 use crate::providers::DecodeError;
+use crate::providers::openai_chat::wire::BStr;
 
 /// One `GenerateContentResponse` (a whole body, or one chunk of a stream), typed with borrowed
-/// strings so that text parts do not allocate unless they contain escapes.
+/// strings so that text parts do not allocate unless they contain escapes (`BStr`: serde derive
+/// never borrows through `Option<Cow<str>>`).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct Chunk<'a> {
@@ -23,7 +23,7 @@ pub(super) struct Chunk<'a> {
     candidates: Vec<Candidate<'a>>,
     usage_metadata: Option<UsageMeta>,
     #[serde(borrow)]
-    model_version: Option<Cow<'a, str>>,
+    model_version: Option<BStr<'a>>,
     prompt_feedback: Option<PromptFeedback>,
     pub error: Option<WireError>,
 }
@@ -34,7 +34,7 @@ struct Candidate<'a> {
     #[serde(borrow)]
     content: Option<Content<'a>>,
     #[serde(borrow)]
-    finish_reason: Option<Cow<'a, str>>,
+    finish_reason: Option<BStr<'a>>,
     grounding_metadata: Option<GroundingMeta>,
 }
 
@@ -48,7 +48,7 @@ struct Content<'a> {
 #[serde(rename_all = "camelCase")]
 struct Part<'a> {
     #[serde(borrow)]
-    text: Option<Cow<'a, str>>,
+    text: Option<BStr<'a>>,
     #[serde(default)]
     thought: bool,
     function_call: Option<FunctionCall>,
@@ -130,8 +130,11 @@ impl Accum {
             // UNCONFIRMED (§8.7): mid-stream errors are assumed to use the non-stream envelope.
             self.outcome.error = Some(provider_error(status, e));
         }
-        if let Some(m) = c.model_version {
-            self.outcome.model = Some(m.into_owned());
+        // Every chunk repeats the model: copied only when it changes.
+        if let Some(m) = c.model_version
+            && self.outcome.model.as_deref() != Some(m.as_str())
+        {
+            self.outcome.model = Some(m.0.into_owned());
         }
         if let Some(u) = &c.usage_metadata {
             // Cumulative: the last chunk's figures are the final ones. Thought tokens are billed
@@ -156,13 +159,13 @@ impl Accum {
         for part in cand.content.map(|c| c.parts).unwrap_or_default() {
             if let Some(fc) = part.function_call {
                 self.call(fc, part.thought_signature);
-            } else if let Some(t) = part.text.filter(|t| !part.thought && !t.is_empty()) {
-                self.outcome.push_text(&t);
+            } else if let Some(t) = part.text.filter(|t| !part.thought && !t.0.is_empty()) {
+                self.outcome.push_text(t.as_str());
             }
         }
         if let Some(r) = cand.finish_reason {
-            self.outcome.finish = finish_for(&r);
-            self.outcome.raw_finish = Some(r.into_owned());
+            self.outcome.finish = finish_for(r.as_str());
+            self.outcome.raw_finish = Some(r.0.into_owned());
             self.saw_finish = true;
         }
         if let Some(g) = cand.grounding_metadata {

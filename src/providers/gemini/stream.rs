@@ -18,6 +18,9 @@ impl From<JsonSeqError> for DecodeError {
     }
 }
 
+/// `repr(u8)`: an explicit one-byte tag, so the per-push `match` is a byte compare instead of
+/// decoding a niche inside the decoders (measurable when pushes are a byte each).
+#[repr(u8)]
 enum Framing {
     /// Only whitespace so far: the framing is not known yet.
     Unknown,
@@ -45,24 +48,31 @@ impl Stream {
         self.req.clone()
     }
 
-    pub fn push(&mut self, mut bytes: &[u8]) -> Result<(), DecodeError> {
-        if let Framing::Unknown = self.framing {
-            // Leading whitespace carries nothing in either framing: drop it until a byte decides.
-            let Some(pos) = bytes.iter().position(|b| !b.is_ascii_whitespace()) else {
-                return Ok(());
-            };
-            bytes = &bytes[pos..];
-            self.framing = match bytes[0] {
-                b'[' | b'{' => Framing::Array(JsonSeqDecoder::new()),
-                _ => Framing::Sse(SseDecoder::new()),
-            };
-        }
+    /// Inlined, and the framing matched first, so that the framers' fast paths for chunks that
+    /// complete nothing reach callers. `always`: with both framings in its body the compiler
+    /// otherwise keeps it out of line (a call and register saves per push, measured in the bench).
+    #[inline(always)]
+    pub fn push(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
         let acc = &mut self.acc;
         match &mut self.framing {
-            Framing::Unknown => Ok(()),
             Framing::Sse(sse) => sse.push(bytes, &mut |ev| apply(acc, ev.data, ev.line)),
             Framing::Array(seq) => seq.push(bytes, &mut |el| apply(acc, el.text, el.line)),
+            Framing::Unknown => self.sniff(bytes),
         }
+    }
+
+    /// Before the framing is known: leading whitespace carries nothing in either framing, so it
+    /// is dropped until a byte decides.
+    fn sniff(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
+        let Some(pos) = bytes.iter().position(|b| !b.is_ascii_whitespace()) else {
+            return Ok(());
+        };
+        let bytes = &bytes[pos..];
+        self.framing = match bytes[0] {
+            b'[' | b'{' => Framing::Array(JsonSeqDecoder::new()),
+            _ => Framing::Sse(SseDecoder::new()),
+        };
+        self.push(bytes)
     }
 
     /// Decodes what arrived. EOF is Gemini's only terminator: without any `finishReason` (or an
