@@ -98,7 +98,16 @@ fn replay_section(root: &std::path::Path, r: &mut Report) {
         return;
     }
     let rounds = 20;
-    let elapsed = crate::harness::runtime().block_on(async {
+    // The client on a current-thread runtime: no cross-thread wake-ups on the client side (the
+    // wiremock server runs on its own thread either way).
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        r.note("cannot start a tokio runtime");
+        return;
+    };
+    let elapsed = rt.block_on(async {
         let client = crate::run::client(Duration::from_secs(30));
         let mut total = Duration::ZERO;
         for (t, c) in &cassettes {

@@ -413,7 +413,18 @@ fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&st
         .into_iter()
         .find(|t| t.name() == cassette.trial);
     let repeat = repeat.max(1);
-    let rt = harness::runtime();
+    // A current-thread runtime: one cassette's requests go one after another, and cross-thread
+    // wake-ups would dominate the per-interaction figure.
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("cannot start a tokio runtime: {e}");
+            return 2;
+        }
+    };
     let started = Instant::now();
     let outcomes = rt.block_on(async {
         let server = ReplayServer::start(&cassette).await;

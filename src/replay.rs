@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use crate::cassette::{Cassette, Interaction};
+use crate::cassette::Cassette;
 use crate::run::Endpoint;
 
 /// A request as the replay server received it over the wire.
@@ -19,8 +19,28 @@ pub struct Received {
 }
 
 struct Responder {
-    interactions: Arc<Vec<Interaction>>,
+    /// One ready response per recorded interaction, built once when the server starts.
+    templates: Vec<ResponseTemplate>,
     received: Arc<Mutex<Vec<Received>>>,
+}
+
+/// The recorded response as the server sends it: status, headers, body bytes.
+fn template(r: &crate::cassette::StoredResponse) -> ResponseTemplate {
+    let content_type = r.headers.get("content-type").cloned().unwrap_or_else(|| {
+        if r.stream.is_some() {
+            "text/event-stream"
+        } else {
+            "application/json"
+        }
+        .to_string()
+    });
+    let mut t = ResponseTemplate::new(r.status).set_body_raw(r.body_bytes(), &content_type);
+    for (k, v) in &r.headers {
+        if k != "content-type" && k != "content-length" && k != "transfer-encoding" {
+            t = t.insert_header(k.as_str(), v.as_str());
+        }
+    }
+    t
 }
 
 impl Respond for Responder {
@@ -40,29 +60,14 @@ impl Respond for Responder {
                 .collect(),
             body: req.body.clone(),
         });
-        let Some(it) = self.interactions.get(index) else {
-            return ResponseTemplate::new(599).set_body_string(format!(
+        match self.templates.get(index) {
+            Some(t) => t.clone(),
+            None => ResponseTemplate::new(599).set_body_string(format!(
                 "tooltape replay: request {} has no recorded interaction (the cassette holds {})",
                 index + 1,
-                self.interactions.len()
-            ));
-        };
-        let r = &it.response;
-        let content_type = r.headers.get("content-type").cloned().unwrap_or_else(|| {
-            if r.stream.is_some() {
-                "text/event-stream"
-            } else {
-                "application/json"
-            }
-            .to_string()
-        });
-        let mut t = ResponseTemplate::new(r.status).set_body_raw(r.body_bytes(), &content_type);
-        for (k, v) in &r.headers {
-            if k != "content-type" && k != "content-length" && k != "transfer-encoding" {
-                t = t.insert_header(k.as_str(), v.as_str());
-            }
+                self.templates.len()
+            )),
         }
-        t
     }
 }
 
@@ -75,11 +80,19 @@ pub struct ReplayServer {
 impl ReplayServer {
     /// Starts a loopback server that answers the cassette's interactions in order.
     pub async fn start(cassette: &Cassette) -> ReplayServer {
-        let server = MockServer::builder().start().await;
+        // Our responder keeps its own log of what arrived: wiremock's copy would be a second one.
+        let server = MockServer::builder()
+            .disable_request_recording()
+            .start()
+            .await;
         let received = Arc::new(Mutex::new(Vec::new()));
         Mock::given(wiremock::matchers::any())
             .respond_with(Responder {
-                interactions: Arc::new(cassette.interactions.clone()),
+                templates: cassette
+                    .interactions
+                    .iter()
+                    .map(|it| template(&it.response))
+                    .collect(),
                 received: Arc::clone(&received),
             })
             .mount(&server)
