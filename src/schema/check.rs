@@ -1,8 +1,6 @@
 //! OpenAI strict-mode rules: the per-node checks (shared with the transform, which runs them on
 //! each rewritten node) and the whole-schema checker with its limits.
 
-use std::collections::HashSet;
-
 use serde_json::{Map, Value};
 
 use super::Violation;
@@ -247,11 +245,13 @@ fn object_rules(kw: &Keywords<'_>, ptr: &Ptr<'_>, out: &mut Vec<Violation>) {
         return;
     };
     // A set, not the list: objects with thousands of properties would go quadratic.
-    let required: HashSet<&str> = kw
-        .required
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = super::util::Names::new(
+        kw.required
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str),
+    );
     if let Some(missing) = props.keys().find(|k| !required.contains(k.as_str())) {
         out.push(Violation::at(
             ptr,

@@ -16,8 +16,6 @@
 //! * absent `additionalProperties` on an object that declares `properties` means "closed"
 //!   (the universal convention); an object with neither is an open map and is reported.
 
-use std::collections::HashSet;
-
 use serde_json::{Map, Value, json};
 
 use super::Violation;
@@ -120,8 +118,7 @@ impl Transform<'_> {
     ) {
         let closed = obj.get("additionalProperties") == Some(&Value::Bool(false));
         // A set, not the list: objects with thousands of properties would go quadratic.
-        let originally_required: HashSet<&str> =
-            originally_required.iter().map(String::as_str).collect();
+        let originally_required = util::Names::new(originally_required.iter().map(String::as_str));
         if let Some(Value::Object(props)) = obj.get_mut("properties") {
             let base = Ptr::Key(ptr, "properties");
             for (k, child) in props.iter_mut() {

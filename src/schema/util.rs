@@ -364,3 +364,55 @@ fn literal(s: &Value) -> Option<&Value> {
         _ => None,
     }
 }
+
+/// A set of property names: a linear scan for the usual handful, an FNV-hashed set for objects
+/// with many required properties (SipHash dominated the transform's profile; a linear scan over
+/// thousands would be quadratic).
+pub(crate) enum Names<'a> {
+    Few(Vec<&'a str>),
+    Many(std::collections::HashSet<&'a str, std::hash::BuildHasherDefault<Fnv>>),
+}
+
+impl<'a> Names<'a> {
+    const FEW: usize = 16;
+
+    pub(crate) fn new(names: impl Iterator<Item = &'a str>) -> Names<'a> {
+        let v: Vec<&str> = names.collect();
+        if v.len() <= Self::FEW {
+            Names::Few(v)
+        } else {
+            Names::Many(v.into_iter().collect())
+        }
+    }
+
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        match self {
+            Names::Few(v) => v.contains(&name),
+            Names::Many(s) => s.contains(name),
+        }
+    }
+}
+
+/// FNV-1a: fast for short keys; property names are not attacker-chosen hash-flooding input
+/// in a local tool.
+#[derive(Default)]
+pub(crate) struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
