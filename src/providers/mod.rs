@@ -10,6 +10,9 @@ pub mod openai_chat;
 pub mod openai_responses;
 pub mod text_protocol;
 
+#[cfg(test)]
+pub(crate) mod testkit;
+
 use std::fmt;
 
 use serde::Serialize;

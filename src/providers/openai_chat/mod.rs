@@ -5,8 +5,6 @@ mod stream;
 pub(crate) mod wire;
 
 #[cfg(test)]
-pub(crate) mod testkit;
-#[cfg(test)]
 mod tests;
 
 use serde::Deserialize;

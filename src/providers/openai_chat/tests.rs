@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::testkit::{assert_chunking_invariant, request};
 use super::*;
 use crate::model::{AllowedMode, Finish, HostedTool, Message, Outcome, ToolCall, ToolChoice};
+use crate::providers::testkit::{assert_chunking_invariant, request};
 
 fn body(req: &ChatRequest) -> Value {
     encode(req).unwrap().request.body

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::model::{AllowedMode, DiagnosticKind, Grounding, ToolChoice};
-use crate::providers::openai_chat::testkit::{assert_chunking_invariant, request};
+use crate::providers::testkit::{assert_chunking_invariant, request};
 
 fn body(req: &ChatRequest) -> Value {
     encode(req).unwrap().request.body

@@ -1,4 +1,4 @@
-//! Test helpers shared by the OpenAI codecs: chunking invariance (whole, per byte, every split
+//! Test helpers shared by the provider codecs: chunking invariance (whole, per byte, every split
 //! point, inside multi-byte UTF-8, seeded random chunks) and request builders.
 
 use crate::model::{ChatRequest, Outcome, StrictPolicy, Tool};
