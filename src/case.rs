@@ -776,7 +776,7 @@ pub fn discover(root: &Path) -> Discovery {
     let tools_dir = cases_dir.join("tools");
     for f in files {
         let rel = f.strip_prefix(root).unwrap_or(&f).to_path_buf();
-        match load_case(&rel_or_abs(root, &rel), &tools_dir, &providers) {
+        match load_case(&root.join(&rel), &tools_dir, &providers) {
             Ok(mut case) => {
                 case.path = rel;
                 d.trials.extend(trials(&Arc::new(case)));
@@ -795,10 +795,6 @@ pub fn discover(root: &Path) -> Discovery {
         }
     }
     d
-}
-
-fn rel_or_abs(root: &Path, rel: &Path) -> PathBuf {
-    root.join(rel)
 }
 
 #[cfg(test)]
