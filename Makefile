@@ -24,7 +24,7 @@ record-synthetic:
 	cargo run --release -- record $(FILTER) --$(MODE) --simulate $(if $(PROVIDER),--provider $(PROVIDER))
 
 bench:
-	cargo run --release -- bench
+	cargo run --release -- bench $(if $(ONLY),--only $(ONLY))
 
 lint:
 	cargo clippy --all-targets -- -D warnings

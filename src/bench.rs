@@ -57,20 +57,41 @@ pub fn mb_per_s(bytes: usize, d: Duration) -> f64 {
     bytes as f64 / 1e6 / d.as_secs_f64()
 }
 
-/// Every section, in order. Figures need a release build to mean anything.
-pub fn run_all(root: &std::path::Path) -> Report {
+/// Section names, in run order, as `tooltape bench --only NAME` takes them.
+pub const SECTIONS: [&str; 8] = [
+    "replay",
+    "openai-chat",
+    "openai-responses",
+    "anthropic",
+    "gemini",
+    "textcall",
+    "schema",
+    "record",
+];
+
+/// Every section in order, or only those named in `only` (names from [`SECTIONS`]).
+/// Figures need a release build to mean anything.
+pub fn run_all(root: &std::path::Path, only: &[String]) -> Report {
     let mut r = Report::default();
     if cfg!(debug_assertions) {
         r.note("WARNING: debug build; run `make bench` (release) for real figures");
     }
-    replay_section(root, &mut r);
-    crate::providers::openai_chat::bench(&mut r);
-    crate::providers::openai_responses::bench(&mut r);
-    crate::providers::anthropic::bench(&mut r);
-    crate::providers::gemini::bench(&mut r);
-    crate::textcall::bench(&mut r);
-    crate::schema::bench(&mut r);
-    crate::record::bench(&mut r);
+    for name in SECTIONS {
+        if !only.is_empty() && !only.iter().any(|o| o == name) {
+            continue;
+        }
+        match name {
+            "replay" => replay_section(root, &mut r),
+            "openai-chat" => crate::providers::openai_chat::bench(&mut r),
+            "openai-responses" => crate::providers::openai_responses::bench(&mut r),
+            "anthropic" => crate::providers::anthropic::bench(&mut r),
+            "gemini" => crate::providers::gemini::bench(&mut r),
+            "textcall" => crate::textcall::bench(&mut r),
+            "schema" => crate::schema::bench(&mut r),
+            "record" => crate::record::bench(&mut r),
+            _ => {}
+        }
+    }
     r.lines.push(String::new());
     r.lines.push(if r.missed == 0 {
         "all targets met".into()

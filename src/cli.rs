@@ -39,7 +39,12 @@ pub enum Command {
     /// Record cassettes from the live providers (keys from the environment) or the simulator.
     Record(RecordArgs),
     /// Print speed figures against the project's targets (run in release: `make bench`).
-    Bench,
+    Bench {
+        /// Run only these sections (repeatable): replay, openai-chat, openai-responses,
+        /// anthropic, gemini, textcall, schema, record.
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(crate::bench::SECTIONS))]
+        only: Vec<String>,
+    },
     /// Scan cassettes for secrets (key-shaped strings, unredacted auth headers); exit 1 on a finding.
     Scan(ScanArgs),
     /// One line per trial: ok, missing, stale (why), synthetic, imported; then orphaned files.
@@ -198,8 +203,8 @@ pub fn run(cli: Cli) -> i32 {
                 }
             }
         }
-        Command::Bench => {
-            let report = crate::bench::run_all(&root);
+        Command::Bench { only } => {
+            let report = crate::bench::run_all(&root, &only);
             for l in &report.lines {
                 println!("{l}");
             }
