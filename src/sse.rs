@@ -63,12 +63,13 @@ impl SseDecoder {
     where
         E: From<SseError>,
     {
-        if let [b] = chunk
+        // One compare for both line ends: every byte above CR (13) is neither; the rare bytes
+        // below it take the general path, which is correct for any byte.
+        if let [b] = *chunk
+            && b > b'\r'
             && !self.pending_cr
-            && *b != b'\n'
-            && *b != b'\r'
         {
-            self.partial.push(*b);
+            self.partial.push(b);
             return Ok(());
         }
         self.push_lines(chunk, on_event)

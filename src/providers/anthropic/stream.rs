@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::decode::{Builder, Delta, MessageHead, WireError, WireUsage, provider_error};
-use crate::bench::{Report, fastest, mb_per_s};
+use crate::bench::{Report, fastest_pair, mb_per_s};
 use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
 use crate::providers::DecodeError;
 use crate::sse::{SseDecoder, SseEvent};
@@ -212,12 +212,15 @@ pub fn bench(report: &mut Report) {
     report.section("anthropic stream decode");
     let body = synthetic_stream(400, 12);
     let req = bench_request();
-    let whole = fastest(Duration::from_millis(500), || {
-        std::hint::black_box(decode_chunked(&req, body.as_bytes(), body.len()));
-    });
-    let bytewise = fastest(Duration::from_millis(500), || {
-        std::hint::black_box(decode_chunked(&req, body.as_bytes(), 1));
-    });
+    let (whole, bytewise) = fastest_pair(
+        Duration::from_millis(1000),
+        || {
+            std::hint::black_box(decode_chunked(&req, body.as_bytes(), body.len()));
+        },
+        || {
+            std::hint::black_box(decode_chunked(&req, body.as_bytes(), 1));
+        },
+    );
     let (w, b) = (mb_per_s(body.len(), whole), mb_per_s(body.len(), bytewise));
     report.note(&format!(
         "{} bytes, 400 calls, 12-byte argument fragments",

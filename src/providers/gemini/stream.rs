@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::decode::{Accum, Chunk};
-use crate::bench::{Report, fastest, mb_per_s};
+use crate::bench::{Report, fastest_pair, mb_per_s};
 use crate::jsonseq::{JsonSeqDecoder, JsonSeqError};
 use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
 use crate::providers::DecodeError;
@@ -165,12 +165,15 @@ pub fn bench(report: &mut Report) {
         ("sse", synthetic_stream(1000, 200)),
         ("json array", synthetic_array(1000, 200)),
     ] {
-        let whole = fastest(Duration::from_millis(500), || {
-            std::hint::black_box(decode_chunked(&req, body.as_bytes(), body.len()));
-        });
-        let bytewise = fastest(Duration::from_millis(500), || {
-            std::hint::black_box(decode_chunked(&req, body.as_bytes(), 1));
-        });
+        let (whole, bytewise) = fastest_pair(
+            Duration::from_millis(1000),
+            || {
+                std::hint::black_box(decode_chunked(&req, body.as_bytes(), body.len()));
+            },
+            || {
+                std::hint::black_box(decode_chunked(&req, body.as_bytes(), 1));
+            },
+        );
         let (w, b) = (mb_per_s(body.len(), whole), mb_per_s(body.len(), bytewise));
         report.note(&format!(
             "{label}: {} bytes, 1000 calls, 2001 chunks",

@@ -1,6 +1,7 @@
 //! Provider `openai-chat` (`POST /v1/chat/completions`): request encoding, buffered decoding,
 //! error envelopes (OpenAI, Mistral, OpenRouter/vLLM) and helpers the Responses codec shares.
 
+mod chunk;
 mod stream;
 pub(crate) mod wire;
 

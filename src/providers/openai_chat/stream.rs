@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::Value;
 
-use super::wire::{ArgsWire, BStr, First, Small, UsageWire};
+use super::chunk::CallDeltaWire;
+use super::wire::BStr;
 use super::{error_from_value, parse_arguments, set_finish};
 use crate::bench::{self, Report};
 use crate::model::{
@@ -23,13 +23,13 @@ pub struct Stream {
 }
 
 #[derive(Default)]
-struct State {
+pub(super) struct State {
     calls: Vec<PartialCall>,
     /// Position of the call the previous delta touched: the usual next target.
     last: usize,
-    text: String,
-    finish_reason: Option<String>,
-    usage: Option<Usage>,
+    pub(super) text: String,
+    pub(super) finish_reason: Option<String>,
+    pub(super) usage: Option<Usage>,
     model: Option<String>,
     error: Option<ProviderError>,
     done: bool,
@@ -77,56 +77,6 @@ impl Stream {
     }
 }
 
-#[derive(Deserialize)]
-struct ChunkWire<'a> {
-    #[serde(default, borrow)]
-    choices: First<ChoiceWire<'a>>,
-    #[serde(default, borrow)]
-    model: Option<BStr<'a>>,
-    #[serde(default)]
-    usage: Option<UsageWire>,
-    #[serde(default)]
-    error: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct ChoiceWire<'a> {
-    #[serde(default)]
-    index: Option<u64>,
-    #[serde(default, borrow)]
-    delta: Option<DeltaWire<'a>>,
-    #[serde(default, borrow)]
-    finish_reason: Option<BStr<'a>>,
-}
-
-#[derive(Deserialize)]
-struct DeltaWire<'a> {
-    #[serde(default, borrow)]
-    content: Option<BStr<'a>>,
-    #[serde(default, borrow)]
-    refusal: Option<BStr<'a>>,
-    #[serde(default, borrow)]
-    tool_calls: Small<CallDeltaWire<'a>>,
-}
-
-#[derive(Deserialize)]
-struct CallDeltaWire<'a> {
-    #[serde(default)]
-    index: Option<u64>,
-    #[serde(default, borrow)]
-    id: Option<BStr<'a>>,
-    #[serde(default, borrow)]
-    function: Option<FnDeltaWire<'a>>,
-}
-
-#[derive(Deserialize)]
-struct FnDeltaWire<'a> {
-    #[serde(default, borrow)]
-    name: Option<BStr<'a>>,
-    #[serde(default, borrow)]
-    arguments: Option<ArgsWire<'a>>,
-}
-
 impl State {
     fn on_event(&mut self, ev: SseEvent<'_>) -> Result<(), DecodeError> {
         let data = ev.data.trim_ascii();
@@ -138,46 +88,24 @@ impl State {
             self.done = true;
             return Ok(());
         }
-        let chunk: ChunkWire<'_> = serde_json::from_str(data)
-            .map_err(|e| DecodeError::json("openai-chat stream event", &e, ev.line))?;
-        if let Some(err) = chunk.error.as_ref().filter(|e| !e.is_null()) {
-            // A mid-stream error arrives after a 200 status line.
-            if self.error.is_none() {
-                self.error = error_from_value(&serde_json::json!({ "error": err }), 200);
-            }
-        }
-        if let Some(m) = chunk.model
-            && self.model.as_deref() != Some(m.as_str())
-        {
-            self.model = Some(m.0.into_owned());
-        }
-        if let Some(u) = &chunk.usage {
-            self.usage = Some(u.to_usage());
-        }
-        // With `n > 1` other choices interleave; only choice 0 is the answer.
-        let Some(choice) = chunk.choices.0.filter(|c| c.index.unwrap_or(0) == 0) else {
-            return Ok(());
-        };
-        if let Some(delta) = choice.delta {
-            if let Some(c) = &delta.content {
-                self.text.push_str(c.as_str());
-            }
-            // A refusal is the text the model answered with (see `decode`).
-            if let Some(r) = &delta.refusal {
-                self.text.push_str(r.as_str());
-            }
-            for call in delta.tool_calls {
-                self.apply_call(call);
-            }
-        }
-        // The last non-null finish_reason wins (Mistral sends it with the whole call).
-        if let Some(f) = choice.finish_reason {
-            self.finish_reason = Some(f.0.into_owned());
-        }
-        Ok(())
+        super::chunk::apply(self, data)
+            .map_err(|e| DecodeError::json("openai-chat stream event", &e, ev.line))
     }
 
-    fn apply_call(&mut self, d: CallDeltaWire<'_>) {
+    pub(super) fn set_model(&mut self, m: BStr<'_>) {
+        if self.model.as_deref() != Some(m.as_str()) {
+            self.model = Some(m.0.into_owned());
+        }
+    }
+
+    /// A mid-stream error arrives after a 200 status line; the first one is kept.
+    pub(super) fn set_error(&mut self, err: &Value) {
+        if self.error.is_none() && !err.is_null() {
+            self.error = error_from_value(&serde_json::json!({ "error": err }), 200);
+        }
+    }
+
+    pub(super) fn apply_call(&mut self, d: CallDeltaWire<'_>) {
         let pos = self.locate(&d);
         self.last = pos;
         let call = &mut self.calls[pos];
@@ -347,13 +275,15 @@ pub(crate) fn bench_stream(
         "synthetic stream: {} bytes, {calls} calls",
         body.len()
     ));
-    let budget = Duration::from_millis(400);
-    let whole = bench::fastest(budget, || {
-        std::hint::black_box(decode(body, body.len()));
-    });
-    let bytewise = bench::fastest(budget, || {
-        std::hint::black_box(decode(body, 1));
-    });
+    let (whole, bytewise) = bench::fastest_pair(
+        Duration::from_millis(800),
+        || {
+            std::hint::black_box(decode(body, body.len()));
+        },
+        || {
+            std::hint::black_box(decode(body, 1));
+        },
+    );
     let (w, b) = (
         bench::mb_per_s(body.len(), whole),
         bench::mb_per_s(body.len(), bytewise),

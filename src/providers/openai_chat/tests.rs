@@ -458,6 +458,32 @@ fn stream_mid_stream_error_and_truncation() {
 }
 
 #[test]
+fn stream_only_choice_zero_counts_whatever_the_field_order() {
+    let req = request(&["get_weather"], true);
+    let body = sse(&[
+        // `delta` before `index`: applied once the index is known to be 0.
+        r#"{"choices":[{"delta":{"content":"A","tool_calls":[{"index":0,"id":"call_a","function":{"name":"get_weather","arguments":"{\"city\":"}}]},"index":0}]}"#,
+        // Choice 0 and a second choice: only the first element is read.
+        r#"{"choices":[{"index":0,"delta":{"content":"B"}},{"index":1,"delta":{"content":"X"}}]}"#,
+        // A first element that is another choice (n > 1 interleaving), either field order.
+        r#"{"choices":[{"index":1,"delta":{"content":"Y"},"finish_reason":"length"}]}"#,
+        r#"{"choices":[{"delta":{"content":"Z","tool_calls":[{"index":0,"function":{"arguments":"oops"}}]},"index":2}]}"#,
+        // Nulls where objects or lists may be.
+        r#"{"choices":null,"usage":null,"model":null}"#,
+        r#"{"choices":[{"index":0,"delta":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"content":null,"tool_calls":null}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"Oslo\"}"}}]},"finish_reason":"tool_calls"}]}"#,
+        "[DONE]",
+    ]);
+    let o = stream_outcome(&req, &body).unwrap();
+    assert_eq!(o.text.as_deref(), Some("AB"));
+    assert_eq!(o.tool_calls.len(), 1);
+    assert_eq!(o.tool_calls[0].arguments, json!({"city": "Oslo"}));
+    assert_eq!(o.finish, Finish::ToolCalls);
+    assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
+}
+
+#[test]
 fn stream_bad_event_names_its_line() {
     let req = request(&[], true);
     let body = "data: {\"choices\":[]}\n\n: c\ndata: {\"choices\": nope}\n\n";

@@ -1,6 +1,6 @@
 //! Borrowing serde building blocks shared by the OpenAI decoders: strings that borrow from the
-//! event text when they carry no escapes, "first element only" and "small list" sequences that do
-//! not allocate for the common one-element case, and arguments that are a string or an object.
+//! event text when they carry no escapes, a "first element only" sequence that does
+//! not allocate, and arguments that are a string or an object.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -116,63 +116,6 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for First<T> {
                 let first = seq.next_element::<T>()?;
                 while seq.next_element::<de::IgnoredAny>()?.is_some() {}
                 Ok(First(first))
-            }
-        }
-        d.deserialize_option(V(PhantomData))
-    }
-}
-
-/// A list that keeps its first element inline: one-element lists (the usual tool-call delta)
-/// cost no allocation.
-#[derive(Debug)]
-pub(crate) struct Small<T> {
-    pub first: Option<T>,
-    pub rest: Vec<T>,
-}
-
-impl<T> Default for Small<T> {
-    fn default() -> Small<T> {
-        Small {
-            first: None,
-            rest: Vec::new(),
-        }
-    }
-}
-
-impl<T> IntoIterator for Small<T> {
-    type Item = T;
-    type IntoIter = std::iter::Chain<std::option::IntoIter<T>, std::vec::IntoIter<T>>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.first.into_iter().chain(self.rest)
-    }
-}
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Small<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Small<T>, D::Error> {
-        struct V<T>(PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
-            type Value = Small<T>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an array or null")
-            }
-            fn visit_none<E: de::Error>(self) -> Result<Small<T>, E> {
-                Ok(Small::default())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Small<T>, E> {
-                Ok(Small::default())
-            }
-            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Small<T>, D::Error> {
-                d.deserialize_seq(self)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Small<T>, A::Error> {
-                let mut out = Small {
-                    first: seq.next_element::<T>()?,
-                    rest: Vec::new(),
-                };
-                while let Some(x) = seq.next_element::<T>()? {
-                    out.rest.push(x);
-                }
-                Ok(out)
             }
         }
         d.deserialize_option(V(PhantomData))
