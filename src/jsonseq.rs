@@ -33,6 +33,45 @@ pub struct Element<'a> {
     pub line: usize,
 }
 
+/// Lexical states inside an element (the low bits of a [`STEP`] entry).
+const CODE: u8 = 0;
+const STRING: u8 = 1;
+const ESCAPE: u8 = 2;
+const LEX: u8 = 0b11;
+/// [`STEP`] flags: the byte opens, or closes, a nesting level.
+const OPENS: u8 = 0b100;
+const CLOSES: u8 = 0b1000;
+
+/// `STEP[state][byte]`: the next lexical state and whether the byte opens or closes a level.
+/// Row 3 is never reached; it is there so that indexing by `lex & LEX` needs no bounds check.
+static STEP: [[u8; 256]; 4] = {
+    let mut t = [[CODE; 256], [STRING; 256], [STRING; 256], [CODE; 256]];
+    t[CODE as usize][b'"' as usize] = STRING;
+    t[CODE as usize][b'{' as usize] = CODE | OPENS;
+    t[CODE as usize][b'[' as usize] = CODE | OPENS;
+    t[CODE as usize][b'}' as usize] = CODE | CLOSES;
+    t[CODE as usize][b']' as usize] = CODE | CLOSES;
+    t[STRING as usize][b'"' as usize] = CODE;
+    t[STRING as usize][b'\\' as usize] = ESCAPE;
+    t
+};
+
+/// `QUIET[state][byte]`: the byte leaves the lexical state and the depth as they are and is not
+/// a line end (most of an element). Built from [`STEP`]; an escaped byte is never quiet.
+static QUIET: [[bool; 256]; 4] = {
+    let mut t = [[false; 256]; 4];
+    let mut state = 0;
+    while state < 2 {
+        let mut b = 0;
+        while b < 256 {
+            t[state][b] = STEP[state][b] == state as u8 && b != b'\n' as usize;
+            b += 1;
+        }
+        state += 1;
+    }
+    t
+};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Outer {
     /// Nothing but whitespace seen yet.
@@ -51,8 +90,8 @@ pub struct JsonSeqDecoder {
     outer: Outer,
     /// Nesting depth inside the current element (0: between elements).
     depth: usize,
-    in_string: bool,
-    escape: bool,
+    /// Lexical state inside an element: [`CODE`], [`STRING`] or [`ESCAPE`].
+    lex: u8,
     /// The part of the current element that arrived in earlier chunks.
     partial: Vec<u8>,
     line: usize,
@@ -85,6 +124,12 @@ impl JsonSeqDecoder {
         if let [b] = *chunk
             && self.depth > 0
         {
+            // Most bytes change nothing but the column: one lookup, no state written back.
+            if QUIET[usize::from(self.lex & LEX)][usize::from(b)] {
+                self.column += 1;
+                self.partial.push(b);
+                return Ok(());
+            }
             if self.in_element(b) {
                 return self.emit(chunk, on_element);
             }
@@ -95,29 +140,17 @@ impl JsonSeqDecoder {
     }
 
     /// Advances over byte `b` of the current element (`depth > 0`); true when it closes it.
+    ///
+    /// The lexer is the [`STEP`] table, so that [`QUIET`] (the 1-byte path's test) is derived
+    /// from the same definition and cannot disagree with it.
     #[inline(always)]
     fn in_element(&mut self, b: u8) -> bool {
         self.advance_position(b);
-        if self.in_string {
-            if self.escape {
-                self.escape = false;
-            } else if b == b'\\' {
-                self.escape = true;
-            } else if b == b'"' {
-                self.in_string = false;
-            }
-            return false;
-        }
-        match b {
-            b'"' => self.in_string = true,
-            b'{' | b'[' => self.depth += 1,
-            b'}' | b']' => {
-                self.depth -= 1;
-                return self.depth == 0;
-            }
-            _ => {}
-        }
-        false
+        let step = STEP[usize::from(self.lex & LEX)][usize::from(b)];
+        self.lex = step & LEX;
+        self.depth += usize::from(step & OPENS != 0);
+        self.depth -= usize::from(step & CLOSES != 0);
+        self.depth == 0
     }
 
     #[inline(always)]
@@ -143,7 +176,7 @@ impl JsonSeqDecoder {
         let mut start: Option<usize> = if self.depth > 0 { Some(0) } else { None };
         let mut i = 0;
         while i < chunk.len() {
-            if self.in_string && !self.escape {
+            if self.lex == STRING {
                 // Most of an element is string contents: jump to the next byte that matters.
                 let skip = crate::sse::find_any(&chunk[i..], [b'"', b'\\', b'\n'])
                     .unwrap_or(chunk.len() - i);
