@@ -1,0 +1,109 @@
+//! One pass over a schema node's keys for the OpenAI checker and its limits: a node has few
+//! keys, and matching each once is much cheaper than a hashed lookup per keyword read.
+
+use serde_json::{Map, Value};
+
+use super::util;
+
+/// The keywords the OpenAI rules and limits read, each found by one pass over the node's keys.
+#[derive(Default)]
+pub struct Keywords<'a> {
+    pub type_: Option<&'a Value>,
+    pub format: Option<&'a Value>,
+    pub items: Option<&'a Value>,
+    pub ref_: Option<&'a Value>,
+    pub additional: Option<&'a Value>,
+    pub properties: Option<&'a Value>,
+    pub required: Option<&'a Value>,
+    pub any_of: Option<&'a Value>,
+    pub enum_: Option<&'a Value>,
+    pub const_: Option<&'a Value>,
+    pub defs: Option<&'a Value>,
+    pub definitions: Option<&'a Value>,
+    /// Some key is not one strict mode supports (see [`supported`]).
+    pub unsupported: bool,
+}
+
+impl<'a> Keywords<'a> {
+    pub fn scan(obj: &'a Map<String, Value>) -> Keywords<'a> {
+        let mut kw = Keywords::default();
+        for (k, v) in obj {
+            let slot = match k.as_str() {
+                "type" => &mut kw.type_,
+                "format" => &mut kw.format,
+                "items" => &mut kw.items,
+                "$ref" => &mut kw.ref_,
+                "additionalProperties" => &mut kw.additional,
+                "properties" => &mut kw.properties,
+                "required" => &mut kw.required,
+                "anyOf" => &mut kw.any_of,
+                "enum" => &mut kw.enum_,
+                "const" => &mut kw.const_,
+                "$defs" => &mut kw.defs,
+                "definitions" => &mut kw.definitions,
+                other => {
+                    kw.unsupported |= !supported(other);
+                    continue;
+                }
+            };
+            *slot = Some(v);
+        }
+        kw
+    }
+
+    /// `anyOf`, `enum` or `const` is present (with `type` and `$ref`: the node is typed).
+    pub fn typed_otherwise(&self) -> bool {
+        self.any_of.is_some() || self.enum_.is_some() || self.const_.is_some()
+    }
+
+    pub fn types(&self) -> impl Iterator<Item = &'a str> {
+        util::types(self.type_)
+    }
+
+    /// [`util::is_object_schema`] from the scanned keywords.
+    pub fn is_object_schema(&self) -> bool {
+        let mut ts = self.types().peekable();
+        if ts.peek().is_none() {
+            return self.properties.is_some();
+        }
+        ts.any(|t| t == "object")
+    }
+}
+
+/// Keywords OpenAI strict mode accepts on a schema node (Structured Outputs "Supported
+/// schemas"), plus annotations. Anything else is reported as `unsupported-keyword`.
+pub fn supported(k: &str) -> bool {
+    matches!(
+        k,
+        "type"
+            | "properties"
+            | "required"
+            | "additionalProperties"
+            | "items"
+            | "anyOf"
+            | "enum"
+            | "const"
+            | "$ref"
+            | "$defs"
+            | "definitions"
+            | "pattern"
+            | "format"
+            | "multipleOf"
+            | "maximum"
+            | "exclusiveMaximum"
+            | "minimum"
+            | "exclusiveMinimum"
+            | "minItems"
+            | "maxItems"
+            | "$schema"
+            | "$id"
+            | "title"
+            | "description"
+            | "default"
+            | "examples"
+            | "$comment"
+            | "deprecated"
+            | "readOnly"
+            | "writeOnly"
+    )
+}
