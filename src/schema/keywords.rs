@@ -25,6 +25,7 @@ pub struct Keywords<'a> {
 }
 
 impl<'a> Keywords<'a> {
+    #[inline]
     pub fn scan(obj: &'a Map<String, Value>) -> Keywords<'a> {
         let mut kw = Keywords::default();
         for (k, v) in obj {
@@ -62,11 +63,7 @@ impl<'a> Keywords<'a> {
 
     /// [`util::is_object_schema`] from the scanned keywords.
     pub fn is_object_schema(&self) -> bool {
-        let mut ts = self.types().peekable();
-        if ts.peek().is_none() {
-            return self.properties.is_some();
-        }
-        ts.any(|t| t == "object")
+        util::describes_objects(self.type_, self.properties.is_some())
     }
 }
 

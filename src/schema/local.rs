@@ -56,13 +56,7 @@ impl Shape {
             }
         }
         s.type_ = type_.is_some();
-        // `util::is_object_schema` without looking the keys up again.
-        let mut ts = util::types(type_).peekable();
-        s.object_schema = if ts.peek().is_none() {
-            s.properties
-        } else {
-            ts.any(|t| t == "object")
-        };
+        s.object_schema = util::describes_objects(type_, s.properties);
         s
     }
 }
@@ -130,45 +124,58 @@ fn rare_rewrites(obj: &mut Map<String, Value>, is_root: bool) {
 /// For a closed node: whether its `required` lists each property, and (when `rewrite`) the
 /// new `required`: every property, then the names required but not declared (they keep the
 /// schema as (un)satisfiable as it was).
-fn listed_properties(obj: &Map<String, Value>, rewrite: bool) -> (Vec<bool>, Option<Vec<Value>>) {
-    let Some(Value::Object(props)) = obj.get("properties") else {
+fn listed_properties(
+    obj: &mut Map<String, Value>,
+    rewrite: bool,
+) -> (Vec<bool>, Option<Vec<Value>>) {
+    let (mut props, mut required) = (None, None);
+    for (k, v) in obj.iter_mut() {
+        match k.as_str() {
+            "properties" => props = v.as_object(),
+            "required" => required = v.as_array_mut(),
+            _ => {}
+        }
+    }
+    let Some(props) = props else {
         return (Vec::new(), None);
     };
-    let required: Vec<&str> = obj
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    let mut keys = props.keys();
+    let required = required.map_or(&mut [][..], Vec::as_mut_slice);
     // Usually `required` names declared properties in their order: one merged pass tells
-    // which are listed, and that nothing else is. Otherwise a set (a scan per property would
-    // be quadratic) and a lookup per required name.
-    let in_order = required.iter().all(|r| keys.any(|k| k == r));
-    let (listed, extra): (Vec<bool>, Vec<&str>) = if in_order {
-        let mut next = required.iter().peekable();
-        let listed = props
-            .keys()
-            .map(|k| next.next_if(|r| **r == k).is_some())
-            .collect();
-        (listed, Vec::new())
-    } else {
-        let names = util::Names::new(required.iter().copied());
-        let listed = props.keys().map(|k| names.contains(k)).collect();
-        let extra = required
-            .iter()
-            .copied()
-            .filter(|r| !props.contains_key(*r))
-            .collect();
-        (listed, extra)
-    };
-    let all = rewrite.then(|| {
-        let mut all = Vec::with_capacity(props.len() + extra.len());
-        all.extend(props.keys().map(|k| Value::String(k.clone())));
-        all.extend(extra.iter().map(|r| Value::String((*r).to_string())));
-        all
-    });
+    // which are listed and that nothing else is, and the new list takes over the old one's
+    // strings. Otherwise a set (a scan per property would be quadratic) and a lookup per
+    // required name.
+    let mut keys = props.keys();
+    let in_order = required
+        .iter()
+        .filter_map(Value::as_str)
+        .all(|r| keys.any(|k| k == r));
+    if !in_order {
+        let required: Vec<&str> = required.iter().filter_map(Value::as_str).collect();
+        let set = util::Names::new(required.iter().copied());
+        let listed = props.keys().map(|k| set.contains(k)).collect();
+        let all = rewrite.then(|| {
+            let extra = required.iter().filter(|r| !props.contains_key(**r));
+            props
+                .keys()
+                .map(|k| Value::String(k.clone()))
+                .chain(extra.map(|r| Value::String((*r).to_string())))
+                .collect()
+        });
+        return (listed, all);
+    }
+    let mut listed = Vec::with_capacity(props.len());
+    let mut all = rewrite.then(|| Vec::with_capacity(props.len()));
+    let mut next = required.iter_mut().filter(|r| r.is_string()).peekable();
+    for k in props.keys() {
+        let hit = next.next_if(|r| r.as_str() == Some(k.as_str()));
+        listed.push(hit.is_some());
+        if let Some(all) = &mut all {
+            all.push(match hit {
+                Some(r) => std::mem::take(r),
+                None => Value::String(k.clone()),
+            });
+        }
+    }
     (listed, all)
 }
 

@@ -192,7 +192,7 @@ pub fn make_nullable(v: &mut Value) {
     }
     if let Some(Value::Array(branches)) = any_of {
         if plain {
-            branches.push(json!({"type": "null"}));
+            branches.push(null_schema());
             return;
         }
     } else if plain {
@@ -215,14 +215,18 @@ pub fn make_nullable(v: &mut Value) {
     // Built by hand: `json!` would serialize `inner` into a fresh copy (a deep copy per
     // wrapped property, quadratic over nested optional objects).
     let inner = std::mem::take(v);
-    let mut wrapper = Map::new();
-    wrapper.insert(
-        "anyOf".into(),
-        Value::Array(vec![inner, json!({"type": "null"})]),
-    );
+    let mut wrapper = Map::with_capacity(1);
+    wrapper.insert("anyOf".into(), Value::Array(vec![inner, null_schema()]));
     *v = Value::Object(wrapper);
 }
 
 fn null_name() -> Value {
     Value::String("null".into())
+}
+
+/// `{"type":"null"}`, sized up front (one per optional property that gets wrapped).
+fn null_schema() -> Value {
+    let mut null = Map::with_capacity(1);
+    null.insert("type".into(), null_name());
+    Value::Object(null)
 }

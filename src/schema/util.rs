@@ -175,14 +175,20 @@ pub fn types(type_: Option<&Value>) -> impl Iterator<Item = &str> {
 }
 
 /// True for a node that describes objects: `type` names `object`, or no type but `properties`.
-/// (Same answer as going through [`types`], without building the list: it runs on every node.)
 pub fn is_object_schema(obj: &Map<String, Value>) -> bool {
-    match obj.get("type") {
+    describes_objects(obj.get("type"), obj.contains_key("properties"))
+}
+
+/// [`is_object_schema`] from a node's `type` value and whether it has `properties`, for walkers
+/// that found them in their own pass over the keys. (Same answer as going through [`types`],
+/// without building the list: it runs on every node.)
+pub fn describes_objects(type_: Option<&Value>, has_properties: bool) -> bool {
+    match type_ {
         Some(Value::String(t)) => t == "object",
         Some(Value::Array(ts)) if ts.iter().any(Value::is_string) => {
             ts.iter().any(|t| t == "object")
         }
-        _ => obj.contains_key("properties"),
+        _ => has_properties,
     }
 }
 
