@@ -83,7 +83,7 @@ pub fn node_rules(
             "schema must have a 'type' (or anyOf, enum, const, $ref)",
         ));
     }
-    if kw.is_object_schema() || kw.additional.is_some() {
+    if kw.object || kw.additional.is_some() {
         object_rules(kw, ptr, out);
     }
 }
@@ -261,7 +261,7 @@ impl Walker<'_> {
         let level = if depth == 0 {
             1
         } else {
-            parent_level + usize::from(kw.is_object_schema())
+            parent_level + usize::from(kw.object)
         };
         node_rules(self.root, obj, &kw, ptr, depth == 0, self.out);
         self.counter.node(&kw, ptr, level, self.out);

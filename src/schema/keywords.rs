@@ -1,11 +1,12 @@
-//! One pass over a schema node's keys for the OpenAI checker and its limits: a node has few
-//! keys, and matching each once is much cheaper than a hashed lookup per keyword read.
+//! One pass over a schema node's keys for the OpenAI transform, checker and limits: a node has
+//! few keys, and matching each once is much cheaper than a hashed lookup per keyword read.
 
 use serde_json::{Map, Value};
 
 use super::util;
 
-/// The keywords the OpenAI rules and limits read, each found by one pass over the node's keys.
+/// The keywords the OpenAI transform, rules and limits read, each found by one pass over the
+/// node's keys.
 #[derive(Default)]
 pub struct Keywords<'a> {
     pub type_: Option<&'a Value>,
@@ -20,6 +21,10 @@ pub struct Keywords<'a> {
     pub const_: Option<&'a Value>,
     pub defs: Option<&'a Value>,
     pub definitions: Option<&'a Value>,
+    /// The node describes objects ([`util::is_object_schema`]).
+    pub object: bool,
+    /// `default: null` is present (the transform drops it).
+    pub default_null: bool,
     /// Some key is not one strict mode supports (see [`supported`]).
     pub unsupported: bool,
 }
@@ -42,6 +47,10 @@ impl<'a> Keywords<'a> {
                 "const" => &mut kw.const_,
                 "$defs" => &mut kw.defs,
                 "definitions" => &mut kw.definitions,
+                "default" => {
+                    kw.default_null = v.is_null();
+                    continue;
+                }
                 other => {
                     kw.unsupported |= !supported(other);
                     continue;
@@ -49,6 +58,7 @@ impl<'a> Keywords<'a> {
             };
             *slot = Some(v);
         }
+        kw.object = util::describes_objects(kw.type_, kw.properties.is_some());
         kw
     }
 
@@ -61,9 +71,14 @@ impl<'a> Keywords<'a> {
         util::types(self.type_)
     }
 
-    /// [`util::is_object_schema`] from the scanned keywords.
-    pub fn is_object_schema(&self) -> bool {
-        util::describes_objects(self.type_, self.properties.is_some())
+    /// The node has keywords that hold subschemas (`properties`, `items`, `anyOf`, `$defs`,
+    /// `definitions`).
+    pub fn has_subschemas(&self) -> bool {
+        self.properties.is_some()
+            || self.items.is_some()
+            || self.any_of.is_some()
+            || self.defs.is_some()
+            || self.definitions.is_some()
     }
 }
 

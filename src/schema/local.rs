@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::keywords::Keywords;
 use super::util::{self, ANNOTATIONS};
 
 /// What the rewrites read of a node, found in one pass over its keys (this runs on every node,
@@ -59,6 +60,19 @@ impl Shape {
         s.object_schema = util::describes_objects(type_, s.properties);
         s
     }
+}
+
+/// True when [`rewrite_local`] would leave the node (its keywords `kw`) as it is and return
+/// `None`: no keyword it acts on (`oneOf` and `allOf` are unsupported ones), not an object.
+/// Most nodes are leaves like that, and skip its own pass over the keys.
+pub fn untouched(kw: &Keywords<'_>, is_root: bool) -> bool {
+    !is_root
+        && !kw.unsupported
+        && !kw.default_null
+        && kw.ref_.is_none()
+        && kw.properties.is_none()
+        && kw.additional.is_none()
+        && !kw.object
 }
 
 /// Local rewrites of one node before its rules are checked. Returns, when the node ends up

@@ -21,7 +21,7 @@ use serde_json::{Map, Value, json};
 use super::Violation;
 use super::check::node_rules;
 use super::keywords::Keywords;
-use super::local::rewrite_local;
+use super::local;
 use super::util::{self, ANNOTATIONS, MAX_WALK_DEPTH, Ptr};
 
 /// Result of the transform: the schema to send and what blocks sending it strict.
@@ -106,16 +106,16 @@ impl Transform<'_> {
             ));
             return;
         };
-        let listed = rewrite_local(obj, is_root);
-        node_rules(
-            self.root,
-            obj,
-            &Keywords::scan(obj),
-            ptr,
-            is_root,
-            self.blockers,
-        );
-        self.children(obj, listed.as_deref(), ptr, depth);
+        let mut kw = Keywords::scan(obj);
+        let mut listed = None;
+        if !local::untouched(&kw, is_root) {
+            listed = local::rewrite_local(obj, is_root);
+            kw = Keywords::scan(obj);
+        }
+        node_rules(self.root, obj, &kw, ptr, is_root, self.blockers);
+        if kw.has_subschemas() {
+            self.children(obj, listed.as_deref(), ptr, depth);
+        }
     }
 
     /// Transforms the subschemas of a rewritten node; `listed` says, per property, whether the
