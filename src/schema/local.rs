@@ -18,7 +18,6 @@ struct Shape {
     /// `properties` is present / is an object.
     properties: bool,
     props_object: bool,
-    required: bool,
     object_schema: bool,
     additional: Additional,
 }
@@ -45,7 +44,6 @@ impl Shape {
                     s.properties = true;
                     s.props_object = v.is_object();
                 }
-                "required" => s.required = true,
                 "additionalProperties" => {
                     s.additional = if *v == Value::Bool(false) {
                         Additional::False
@@ -91,7 +89,6 @@ pub fn rewrite_local(obj: &mut Map<String, Value>, is_root: bool) -> Option<Vec<
     if s.object_schema {
         if !s.props_object && (is_root || s.additional == Additional::False) {
             obj.insert("properties".into(), json!({}));
-            s.properties = true;
             s.props_object = true;
         }
         if s.props_object && s.additional == Additional::Absent {
