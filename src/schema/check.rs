@@ -4,43 +4,9 @@
 use serde_json::{Map, Value};
 
 use super::Violation;
+use super::keywords::{Keywords, supported};
 use super::limits::Counter;
 use super::util::{self, MAX_WALK_DEPTH, Ptr};
-
-/// Keywords OpenAI strict mode accepts on a schema node (Structured Outputs "Supported
-/// schemas"), plus annotations. Anything else is reported as `unsupported-keyword`.
-const KEYWORDS: &[&str] = &[
-    "type",
-    "properties",
-    "required",
-    "additionalProperties",
-    "items",
-    "anyOf",
-    "enum",
-    "const",
-    "$ref",
-    "$defs",
-    "definitions",
-    "pattern",
-    "format",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "minItems",
-    "maxItems",
-    "$schema",
-    "$id",
-    "title",
-    "description",
-    "default",
-    "examples",
-    "$comment",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-];
 
 /// String formats strict mode supports (no `uri`).
 const FORMATS: &[&str] = &[
@@ -59,71 +25,22 @@ const TYPES: &[&str] = &[
     "string", "number", "integer", "boolean", "object", "array", "null",
 ];
 
-/// The keywords the rules read, found in one pass over a node's keys: a node has few keys, and
-/// scanning them is much cheaper than hashing a dozen keyword lookups per node.
-#[derive(Default)]
-struct Keywords<'a> {
-    type_: Option<&'a Value>,
-    format: Option<&'a Value>,
-    items: Option<&'a Value>,
-    ref_: Option<&'a Value>,
-    additional: Option<&'a Value>,
-    properties: Option<&'a Value>,
-    required: Option<&'a Value>,
-    /// `anyOf`, `enum` or `const` is present (with `type` and `$ref`: the node is typed).
-    typed_otherwise: bool,
-    /// Some key is not in [`KEYWORDS`].
-    unsupported: bool,
-}
-
-impl<'a> Keywords<'a> {
-    fn scan(obj: &'a Map<String, Value>) -> Keywords<'a> {
-        let mut kw = Keywords::default();
-        for (k, v) in obj {
-            match k.as_str() {
-                "type" => kw.type_ = Some(v),
-                "format" => kw.format = Some(v),
-                "items" => kw.items = Some(v),
-                "$ref" => kw.ref_ = Some(v),
-                "additionalProperties" => kw.additional = Some(v),
-                "properties" => kw.properties = Some(v),
-                "required" => kw.required = Some(v),
-                "anyOf" | "enum" | "const" => kw.typed_otherwise = true,
-                other => kw.unsupported |= !KEYWORDS.contains(&other),
-            }
-        }
-        kw
-    }
-
-    fn types(&self) -> impl Iterator<Item = &'a str> {
-        util::types(self.type_)
-    }
-
-    /// [`util::is_object_schema`] from the scanned keywords.
-    fn is_object_schema(&self) -> bool {
-        let mut ts = self.types().peekable();
-        if ts.peek().is_none() {
-            return self.properties.is_some();
-        }
-        ts.any(|t| t == "object")
-    }
-}
-
-/// Checks one node against the strict rules that can be seen locally. `root` resolves refs.
+/// Checks one node (its keywords `kw` scanned from `obj`) against the strict rules that can be
+/// seen locally. `root` resolves refs.
 pub fn node_rules(
     root: &Value,
     obj: &Map<String, Value>,
+    kw: &Keywords<'_>,
     ptr: &Ptr<'_>,
     is_root: bool,
     out: &mut Vec<Violation>,
 ) {
-    let kw = Keywords::scan(obj);
     if is_root {
         root_rules(obj, out);
     }
     if kw.unsupported {
         for k in obj.keys() {
-            if !KEYWORDS.contains(&k.as_str()) {
+            if !supported(k) {
                 out.push(Violation::at(
                     ptr,
                     "unsupported-keyword",
@@ -159,15 +76,15 @@ pub fn node_rules(
     }
     if let Some(r) = kw.ref_ {
         ref_rules(root, obj, r, ptr, out);
-    } else if kw.type_.is_none() && !kw.typed_otherwise {
+    } else if kw.type_.is_none() && !kw.typed_otherwise() {
         out.push(Violation::at(
             ptr,
             "missing-type",
             "schema must have a 'type' (or anyOf, enum, const, $ref)",
         ));
     }
-    if kw.is_object_schema() || kw.additional.is_some() {
-        object_rules(&kw, ptr, out);
+    if kw.object || kw.additional.is_some() {
+        object_rules(kw, ptr, out);
     }
 }
 
@@ -244,21 +161,35 @@ fn object_rules(kw: &Keywords<'_>, ptr: &Ptr<'_>, out: &mut Vec<Violation>) {
     let Some(props) = kw.properties.and_then(Value::as_object) else {
         return;
     };
-    // A set, not the list: objects with thousands of properties would go quadratic.
-    let required = super::util::Names::new(
-        kw.required
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str),
-    );
-    if let Some(missing) = props.keys().find(|k| !required.contains(k.as_str())) {
+    if let Some(missing) = first_unlisted(props, kw.required) {
         out.push(Violation::at(
             ptr,
             "required-all",
             format!("every property must be in 'required'; missing '{missing}'"),
         ));
     }
+}
+
+/// The first property (in property order) that `required` does not list. `required` usually
+/// lists the properties in their own order (the transform writes it so), and one merged pass
+/// answers that; otherwise a set does (a list scan per property would be quadratic).
+fn first_unlisted<'a>(props: &'a Map<String, Value>, required: Option<&Value>) -> Option<&'a str> {
+    let listed = || {
+        required
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+    };
+    let mut rest = listed();
+    if props.keys().all(|k| rest.any(|r| r == k)) {
+        return None;
+    }
+    let listed = util::Names::new(listed());
+    props
+        .keys()
+        .map(String::as_str)
+        .find(|k| !listed.contains(k))
 }
 
 /// Checks a whole schema as it would be sent with `strict: true` to OpenAI.
@@ -278,7 +209,7 @@ pub fn openai(schema: &Value) -> Vec<Violation> {
         counter: &mut counter,
         out: &mut out,
     };
-    walker.visit(obj, &Ptr::Root, 1, 0);
+    walker.visit(obj, &Ptr::Root, 0, 0);
     for section in ["$defs", "definitions"] {
         if let Some(defs) = obj.get(section).and_then(Value::as_object) {
             let base = Ptr::Key(&Ptr::Root, section);
@@ -298,12 +229,9 @@ struct Walker<'a> {
 }
 
 impl Walker<'_> {
-    fn child(&mut self, v: &Value, ptr: &Ptr<'_>, level: usize, depth: usize) {
+    fn child(&mut self, v: &Value, ptr: &Ptr<'_>, parent_level: usize, depth: usize) {
         match v {
-            Value::Object(obj) => {
-                let is_obj = util::is_object_schema(obj);
-                self.visit(obj, ptr, level + usize::from(is_obj), depth);
-            }
+            Value::Object(obj) => self.visit(obj, ptr, parent_level, depth),
             _ => self.out.push(Violation::at(
                 ptr,
                 "missing-type",
@@ -312,7 +240,15 @@ impl Walker<'_> {
         }
     }
 
-    fn visit(&mut self, obj: &Map<String, Value>, ptr: &Ptr<'_>, level: usize, depth: usize) {
+    /// Checks a node and its subschemas. Its nesting level is `parent_level` plus one when it
+    /// is an object schema; the root is level 1 whatever it is.
+    fn visit(
+        &mut self,
+        obj: &Map<String, Value>,
+        ptr: &Ptr<'_>,
+        parent_level: usize,
+        depth: usize,
+    ) {
         if depth > MAX_WALK_DEPTH {
             self.out.push(Violation::at(
                 ptr,
@@ -321,18 +257,24 @@ impl Walker<'_> {
             ));
             return;
         }
-        node_rules(self.root, obj, ptr, depth == 0, self.out);
-        self.counter.node(obj, ptr, level, self.out);
-        if let Some(props) = obj.get("properties").and_then(Value::as_object) {
+        let kw = Keywords::scan(obj);
+        let level = if depth == 0 {
+            1
+        } else {
+            parent_level + usize::from(kw.object)
+        };
+        node_rules(self.root, obj, &kw, ptr, depth == 0, self.out);
+        self.counter.node(&kw, ptr, level, self.out);
+        if let Some(props) = kw.properties.and_then(Value::as_object) {
             let base = Ptr::Key(ptr, "properties");
             for (k, v) in props {
                 self.child(v, &Ptr::Key(&base, k), level, depth + 1);
             }
         }
-        if let Some(items) = obj.get("items").filter(|i| i.is_object()) {
+        if let Some(items) = kw.items.filter(|i| i.is_object()) {
             self.child(items, &Ptr::Key(ptr, "items"), level, depth + 1);
         }
-        if let Some(branches) = obj.get("anyOf").and_then(Value::as_array) {
+        if let Some(branches) = kw.any_of.and_then(Value::as_array) {
             let base = Ptr::Key(ptr, "anyOf");
             for (i, b) in branches.iter().enumerate() {
                 self.child(b, &Ptr::Index(&base, i), level, depth + 1);

@@ -10,9 +10,10 @@
 //!   values, counted in Unicode scalar values (`chars()`), not bytes;
 //! * a "large" enum: one `enum` whose members are all strings and number more than 250.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::Violation;
+use super::keywords::Keywords;
 use super::util::Ptr;
 
 pub const MAX_DEPTH: usize = 10;
@@ -33,11 +34,11 @@ pub struct Counter {
 }
 
 impl Counter {
-    /// Counts one schema node at `ptr`, which sits at `level` object levels (itself included
-    /// when it is an object).
+    /// Counts one schema node (its scanned keywords) at `ptr`, which sits at `level` object
+    /// levels (itself included when it is an object).
     pub fn node(
         &mut self,
-        obj: &Map<String, Value>,
+        kw: &Keywords<'_>,
         ptr: &Ptr<'_>,
         level: usize,
         out: &mut Vec<Violation>,
@@ -45,19 +46,19 @@ impl Counter {
         if level > MAX_DEPTH && self.too_deep.is_none() {
             self.too_deep = Some((ptr.render(), level));
         }
-        if let Some(props) = obj.get("properties").and_then(Value::as_object) {
+        if let Some(props) = kw.properties.and_then(Value::as_object) {
             self.properties += props.len();
             self.chars += props.keys().map(|k| k.chars().count()).sum::<usize>();
         }
-        for section in ["$defs", "definitions"] {
-            if let Some(defs) = obj.get(section).and_then(Value::as_object) {
+        for section in [kw.defs, kw.definitions] {
+            if let Some(defs) = section.and_then(Value::as_object) {
                 self.chars += defs.keys().map(|k| k.chars().count()).sum::<usize>();
             }
         }
-        if let Some(Value::String(s)) = obj.get("const") {
+        if let Some(Value::String(s)) = kw.const_ {
             self.chars += s.chars().count();
         }
-        if let Some(members) = obj.get("enum").and_then(Value::as_array) {
+        if let Some(members) = kw.enum_.and_then(Value::as_array) {
             self.enum_values += members.len();
             let mut all_strings = true;
             let mut len = 0usize;

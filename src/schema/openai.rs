@@ -20,6 +20,8 @@ use serde_json::{Map, Value, json};
 
 use super::Violation;
 use super::check::node_rules;
+use super::keywords::Keywords;
+use super::local;
 use super::util::{self, ANNOTATIONS, MAX_WALK_DEPTH, Ptr};
 
 /// Result of the transform: the schema to send and what blocks sending it strict.
@@ -104,43 +106,65 @@ impl Transform<'_> {
             ));
             return;
         };
-        let originally_required = rewrite_local(obj, is_root);
-        node_rules(self.root, obj, ptr, is_root, self.blockers);
-        self.children(obj, &originally_required, ptr, depth);
+        let mut kw = Keywords::scan(obj);
+        let mut listed = None;
+        if !local::untouched(&kw, is_root) {
+            listed = local::rewrite_local(obj, is_root);
+            kw = Keywords::scan(obj);
+        }
+        node_rules(self.root, obj, &kw, ptr, is_root, self.blockers);
+        if kw.has_subschemas() {
+            self.children(obj, listed.as_deref(), ptr, depth);
+        }
     }
 
+    /// Transforms the subschemas of a rewritten node; `listed` says, per property, whether the
+    /// node originally required it (`None` unless the node is closed, when nothing is made
+    /// nullable).
     fn children(
         &mut self,
         obj: &mut Map<String, Value>,
-        originally_required: &[String],
+        listed: Option<&[bool]>,
         ptr: &Ptr<'_>,
         depth: usize,
     ) {
-        let closed = obj.get("additionalProperties") == Some(&Value::Bool(false));
-        // A set, not the list: objects with thousands of properties would go quadratic.
-        let originally_required = util::Names::new(originally_required.iter().map(String::as_str));
-        if let Some(Value::Object(props)) = obj.get_mut("properties") {
+        // One pass over the keys finds every subschema keyword; they are visited in a fixed
+        // order (blockers come out in that order).
+        let (mut props, mut items, mut any_of, mut defs, mut definitions) =
+            (None, None, None, None, None);
+        for (k, v) in obj.iter_mut() {
+            let slot = match k.as_str() {
+                "properties" => &mut props,
+                "items" => &mut items,
+                "anyOf" => &mut any_of,
+                "$defs" => &mut defs,
+                "definitions" => &mut definitions,
+                _ => continue,
+            };
+            *slot = Some(v);
+        }
+        if let Some(Value::Object(props)) = props {
             let base = Ptr::Key(ptr, "properties");
-            for (k, child) in props.iter_mut() {
-                let optional = !originally_required.contains(k.as_str());
-                let needs_null = closed && optional && !util::accepts_null(self.root, child);
+            for (i, (k, child)) in props.iter_mut().enumerate() {
+                let optional = listed.is_some_and(|l| !l[i]);
+                let needs_null = optional && !util::accepts_null(self.root, child);
                 self.node(child, &Ptr::Key(&base, k), false, depth + 1);
                 if needs_null {
                     make_nullable(child);
                 }
             }
         }
-        if let Some(items) = obj.get_mut("items").filter(|i| i.is_object()) {
+        if let Some(items) = items.filter(|i| i.is_object()) {
             self.node(items, &Ptr::Key(ptr, "items"), false, depth + 1);
         }
-        if let Some(Value::Array(branches)) = obj.get_mut("anyOf") {
+        if let Some(Value::Array(branches)) = any_of {
             let base = Ptr::Key(ptr, "anyOf");
             for (i, b) in branches.iter_mut().enumerate() {
                 self.node(b, &Ptr::Index(&base, i), false, depth + 1);
             }
         }
-        for section in ["$defs", "definitions"] {
-            if let Some(Value::Object(defs)) = obj.get_mut(section) {
+        for (section, defs) in [("$defs", defs), ("definitions", definitions)] {
+            if let Some(Value::Object(defs)) = defs {
                 let base = Ptr::Key(ptr, section);
                 for (name, def) in defs.iter_mut() {
                     self.node(def, &Ptr::Key(&base, name), false, depth + 1);
@@ -150,93 +174,39 @@ impl Transform<'_> {
     }
 }
 
-/// Local rewrites of one node before its rules are checked; returns the node's original
-/// `required` list (the transform needs it to know which properties were optional).
-fn rewrite_local(obj: &mut Map<String, Value>, is_root: bool) -> Vec<String> {
-    if obj.get("default") == Some(&Value::Null) {
-        obj.shift_remove("default");
-    }
-    if let Some(Value::Array(branches)) = obj.get("oneOf")
-        && !obj.contains_key("anyOf")
-        && util::one_of_is_disjoint(branches)
-    {
-        rename_key(obj, "oneOf", "anyOf");
-    }
-    if obj.contains_key("allOf") {
-        merge_all_of(obj);
-    }
-    if obj.contains_key("$ref") && !is_root {
-        wrap_ref_with_annotations(obj);
-    }
-    if !obj.contains_key("type") && obj.contains_key("properties") {
-        insert_first(obj, "type", json!("object"));
-    }
-    let originally_required: Vec<String> = obj
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| {
-            r.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
-    if !util::is_object_schema(obj) {
-        return originally_required;
-    }
-    let has_props = obj.get("properties").is_some_and(Value::is_object);
-    let explicitly_closed = obj.get("additionalProperties") == Some(&Value::Bool(false));
-    if !has_props && (is_root || explicitly_closed) {
-        obj.insert("properties".into(), json!({}));
-    }
-    if obj.get("properties").is_some_and(Value::is_object)
-        && !obj.contains_key("additionalProperties")
-    {
-        obj.insert("additionalProperties".into(), Value::Bool(false));
-    }
-    if obj.get("additionalProperties") == Some(&Value::Bool(false))
-        && let Some(Value::Object(props)) = obj.get("properties")
-    {
-        let mut all: Vec<Value> = props.keys().map(|k| Value::String(k.clone())).collect();
-        // Names required but not declared keep the schema as (un)satisfiable as it was.
-        for extra in &originally_required {
-            if !props.contains_key(extra) {
-                all.push(Value::String(extra.clone()));
-            }
-        }
-        obj.insert("required".into(), Value::Array(all));
-    }
-    originally_required
-}
-
 /// Makes a (transformed) schema also accept `null`, in the smallest form that keeps enums,
 /// consts and refs correct.
 pub fn make_nullable(v: &mut Value) {
     let Some(obj) = v.as_object_mut() else {
         return;
     };
-    let plain = !["enum", "const", "$ref"]
-        .iter()
-        .any(|k| obj.contains_key(*k));
-    if let Some(Value::Array(branches)) = obj.get_mut("anyOf") {
+    // One pass over the keys (this runs on every optional property).
+    let (mut plain, mut any_of, mut type_) = (true, None, None);
+    for (k, x) in obj.iter_mut() {
+        match k.as_str() {
+            "enum" | "const" | "$ref" => plain = false,
+            "anyOf" => any_of = Some(x),
+            "type" => type_ = Some(x),
+            _ => {}
+        }
+    }
+    if let Some(Value::Array(branches)) = any_of {
         if plain {
-            branches.push(json!({"type": "null"}));
+            branches.push(null_schema());
             return;
         }
     } else if plain {
-        match obj.get_mut("type") {
-            Some(Value::String(t))
-                if ["string", "number", "integer", "boolean"].contains(&t.as_str()) =>
+        match type_ {
+            Some(t)
+                if t.as_str()
+                    .is_some_and(|t| ["string", "number", "integer", "boolean"].contains(&t)) =>
             {
-                let t = std::mem::take(t);
-                obj.insert(
-                    "type".into(),
-                    Value::Array(vec![Value::String(t), null_name()]),
-                );
+                let name = std::mem::take(t);
+                *t = Value::Array(vec![name, null_name()]);
                 return;
             }
             Some(Value::Array(ts)) if !ts.iter().any(|t| t == "object" || t == "array") => {
-                ts.push(json!("null"));
+                ts.push(null_name());
                 return;
             }
             _ => {}
@@ -245,11 +215,8 @@ pub fn make_nullable(v: &mut Value) {
     // Built by hand: `json!` would serialize `inner` into a fresh copy (a deep copy per
     // wrapped property, quadratic over nested optional objects).
     let inner = std::mem::take(v);
-    let mut wrapper = Map::new();
-    wrapper.insert(
-        "anyOf".into(),
-        Value::Array(vec![inner, json!({"type": "null"})]),
-    );
+    let mut wrapper = Map::with_capacity(1);
+    wrapper.insert("anyOf".into(), Value::Array(vec![inner, null_schema()]));
     *v = Value::Object(wrapper);
 }
 
@@ -257,87 +224,9 @@ fn null_name() -> Value {
     Value::String("null".into())
 }
 
-/// `{"$ref": r, description…}` → `{"anyOf":[{"$ref": r}], description…}` when every sibling is
-/// an annotation (key order kept). Other siblings are left for the rules to report.
-fn wrap_ref_with_annotations(obj: &mut Map<String, Value>) {
-    if obj.len() == 1
-        || !obj
-            .keys()
-            .all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()))
-    {
-        return;
-    }
-    let old = std::mem::take(obj);
-    for (k, v) in old {
-        if k == "$ref" {
-            let mut r = Map::new();
-            r.insert("$ref".into(), v);
-            obj.insert("anyOf".into(), Value::Array(vec![Value::Object(r)]));
-        } else {
-            obj.insert(k, v);
-        }
-    }
-}
-
-/// Merges `allOf` entries into the node when that keeps the meaning: entries are inline
-/// objects (no `$ref`), nobody sets `additionalProperties`, property names do not collide and
-/// every other shared keyword has the same value. Otherwise the node is left unchanged.
-fn merge_all_of(obj: &mut Map<String, Value>) {
-    let Some(Value::Array(entries)) = obj.get("allOf") else {
-        return;
-    };
-    let mut merged = obj.clone();
-    merged.shift_remove("allOf");
-    for e in entries {
-        let Some(e) = e.as_object() else { return };
-        if e.contains_key("$ref") || e.contains_key("additionalProperties") {
-            return;
-        }
-        for (k, v) in e {
-            match (k.as_str(), merged.get_mut(k)) {
-                (_, None) => {
-                    merged.insert(k.clone(), v.clone());
-                }
-                ("properties", Some(Value::Object(mine))) => {
-                    let Some(theirs) = v.as_object() else { return };
-                    for (name, s) in theirs {
-                        if mine.contains_key(name) {
-                            return;
-                        }
-                        mine.insert(name.clone(), s.clone());
-                    }
-                }
-                ("required", Some(Value::Array(mine))) => {
-                    let Some(theirs) = v.as_array() else { return };
-                    for r in theirs {
-                        if !mine.contains(r) {
-                            mine.push(r.clone());
-                        }
-                    }
-                }
-                (_, Some(existing)) if existing == v => {}
-                _ => return,
-            }
-        }
-    }
-    if merged.contains_key("additionalProperties") {
-        return;
-    }
-    *obj = merged;
-}
-
-/// Renames a key in place, keeping its position (serde_json keeps insertion order here).
-fn rename_key(obj: &mut Map<String, Value>, from: &str, to: &str) {
-    let old = std::mem::take(obj);
-    for (k, v) in old {
-        let k = if k == from { to.to_string() } else { k };
-        obj.insert(k, v);
-    }
-}
-
-/// Inserts a key as the first one of the map.
-fn insert_first(obj: &mut Map<String, Value>, key: &str, value: Value) {
-    let old = std::mem::take(obj);
-    obj.insert(key.into(), value);
-    obj.extend(old);
+/// `{"type":"null"}`, sized up front (one per optional property that gets wrapped).
+fn null_schema() -> Value {
+    let mut null = Map::with_capacity(1);
+    null.insert("type".into(), null_name());
+    Value::Object(null)
 }

@@ -125,27 +125,41 @@ fn accepts_null_at(root: &Value, schema: &Value, depth: usize) -> bool {
     let Some(obj) = schema.as_object() else {
         return schema.as_bool() == Some(true);
     };
-    if let Some(r) = obj.get("$ref").and_then(Value::as_str) {
+    // One pass over the keys: this runs on every optional property.
+    let (mut ref_, mut const_, mut enum_, mut any_of, mut one_of, mut type_) =
+        (None, None, None, None, None, None);
+    for (k, v) in obj {
+        let slot = match k.as_str() {
+            "$ref" => &mut ref_,
+            "const" => &mut const_,
+            "enum" => &mut enum_,
+            "anyOf" => &mut any_of,
+            "oneOf" => &mut one_of,
+            "type" => &mut type_,
+            _ => continue,
+        };
+        *slot = Some(v);
+    }
+    if let Some(r) = ref_.and_then(Value::as_str) {
         return resolve(root, r).is_some_and(|t| accepts_null_at(root, t, depth + 1));
     }
-    if let Some(c) = obj.get("const") {
+    if let Some(c) = const_ {
         return c.is_null();
     }
-    if let Some(e) = obj.get("enum").and_then(Value::as_array)
+    if let Some(e) = enum_.and_then(Value::as_array)
         && !e.iter().any(Value::is_null)
     {
         return false;
     }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(branches) = obj.get(key).and_then(Value::as_array) {
-            return branches.iter().any(|b| accepts_null_at(root, b, depth + 1));
-        }
+    let branches = [any_of, one_of].into_iter().find_map(|b| b?.as_array());
+    if let Some(branches) = branches {
+        return branches.iter().any(|b| accepts_null_at(root, b, depth + 1));
     }
-    match obj.get("type") {
+    match type_ {
         Some(Value::String(t)) => t == "null",
         Some(Value::Array(ts)) => ts.iter().any(|t| t == "null"),
         Some(_) => false,
-        None => obj.contains_key("enum") || obj.keys().all(|k| ANNOTATIONS.contains(&k.as_str())),
+        None => enum_.is_some() || obj.keys().all(|k| ANNOTATIONS.contains(&k.as_str())),
     }
 }
 
@@ -161,14 +175,20 @@ pub fn types(type_: Option<&Value>) -> impl Iterator<Item = &str> {
 }
 
 /// True for a node that describes objects: `type` names `object`, or no type but `properties`.
-/// (Same answer as going through [`types`], without building the list: it runs on every node.)
 pub fn is_object_schema(obj: &Map<String, Value>) -> bool {
-    match obj.get("type") {
+    describes_objects(obj.get("type"), obj.contains_key("properties"))
+}
+
+/// [`is_object_schema`] from a node's `type` value and whether it has `properties`, for walkers
+/// that found them in their own pass over the keys. (Same answer as going through [`types`],
+/// without building the list: it runs on every node.)
+pub fn describes_objects(type_: Option<&Value>, has_properties: bool) -> bool {
+    match type_ {
         Some(Value::String(t)) => t == "object",
         Some(Value::Array(ts)) if ts.iter().any(Value::is_string) => {
             ts.iter().any(|t| t == "object")
         }
-        _ => obj.contains_key("properties"),
+        _ => has_properties,
     }
 }
 
