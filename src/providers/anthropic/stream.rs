@@ -1,27 +1,81 @@
 //! Anthropic streamed Messages: SSE events → outcome, push-based and chunking-invariant; plus the
 //! synthetic stream and the speed figures for `make bench`.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::time::Duration;
 
 use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 
 use super::decode::{Builder, Delta, MessageHead, WireError, WireUsage, provider_error};
 use crate::bench::{Report, fastest_pair, mb_per_s};
 use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
 use crate::providers::DecodeError;
+use crate::providers::openai_chat::wire::BStr;
 use crate::sse::{SseDecoder, SseEvent};
 
-/// One event's data, typed with borrowed strings: deltas (the hot path) allocate only when a
-/// fragment contains escapes.
+/// The fields of an event this decoder reads.
 #[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum EventKey {
+    Type,
+    Index,
+    Delta,
+    ContentBlock,
+    Message,
+    Usage,
+    Error,
+    #[serde(other)]
+    Other,
+}
+
+/// One event's data read into locals (borrowed strings: deltas, the hot path, allocate only when
+/// a fragment contains escapes) and applied to the state, without building an event struct: a
+/// derived one was copied through every serde result layer, the largest per-event cost.
+struct EventSeed<'s>(&'s mut State);
+
+impl<'de> DeserializeSeed<'de> for EventSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EventSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an event object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut e = Event::default();
+        while let Some(key) = map.next_key::<EventKey>()? {
+            match key {
+                EventKey::Type => e.kind = Some(map.next_value()?),
+                EventKey::Index => e.index = map.next_value()?,
+                EventKey::Delta => e.delta = map.next_value()?,
+                EventKey::ContentBlock => e.content_block = map.next_value()?,
+                EventKey::Message => e.message = map.next_value()?,
+                EventKey::Usage => e.usage = map.next_value()?,
+                EventKey::Error => e.error = map.next_value()?,
+                EventKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if e.kind.is_none() {
+            return Err(de::Error::missing_field("type"));
+        }
+        self.0.apply(e);
+        Ok(())
+    }
+}
+
+/// The fields of one event, filled in place by [`EventSeed`].
+#[derive(Default)]
 struct Event<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
+    kind: Option<BStr<'a>>,
     index: Option<u64>,
-    #[serde(borrow)]
     delta: Option<Delta<'a>>,
     content_block: Option<Value>,
     message: Option<MessageHead>,
@@ -84,10 +138,16 @@ impl Stream {
 
 impl State {
     fn event(&mut self, ev: SseEvent<'_>) -> Result<(), DecodeError> {
-        let e: Event<'_> = serde_json::from_str(ev.data)
-            .map_err(|err| DecodeError::json("anthropic stream event", &err, ev.line))?;
+        let mut de = serde_json::Deserializer::from_str(ev.data);
+        EventSeed(self)
+            .deserialize(&mut de)
+            .and_then(|()| de.end())
+            .map_err(|err| DecodeError::json("anthropic stream event", &err, ev.line))
+    }
+
+    fn apply(&mut self, e: Event<'_>) {
         let b = &mut self.b;
-        match e.kind.as_ref() {
+        match e.kind.as_ref().map_or("", BStr::as_str) {
             "content_block_delta" => {
                 if let (Some(i), Some(d)) = (e.index, &e.delta) {
                     b.delta(i, d);
@@ -128,7 +188,6 @@ impl State {
             }
             _ => {} // `ping` and event types added later carry nothing we need
         }
-        Ok(())
     }
 }
 

@@ -467,6 +467,23 @@ fn bad_event_json_names_its_line() {
     let err = s.push(body.as_bytes()).unwrap_err();
     assert_eq!(err.line, Some(5));
     assert!(err.column.is_some());
+    // An event object without `type`, or not an object at all, is an error too.
+    for data in [r#"{"index":0}"#, "[1]"] {
+        let mut s = Stream::new(&stream_req());
+        let err = s.push(format!("data: {data}\n\n").as_bytes()).unwrap_err();
+        assert_eq!(err.line, Some(1), "{data}: {err}");
+    }
+    // Field order does not matter: `type` after the delta it qualifies.
+    let body = concat!(
+        "data: {\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"},\"type\":\"content_block_start\"}\n\n",
+        "data: {\"delta\":{\"text\":\"Hi\",\"type\":\"text_delta\"},\"index\":0,\"type\":\"content_block_delta\"}\n\n",
+        "data: {\"type\":\"message_stop\"}\n\n",
+    );
+    let mut s = Stream::new(&stream_req());
+    s.push(body.as_bytes()).unwrap();
+    let o = s.finish().unwrap();
+    assert_eq!(o.text.as_deref(), Some("Hi"));
+    assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
 }
 
 #[test]
