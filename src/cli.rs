@@ -206,7 +206,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Bench { only } => {
             let report = crate::bench::run_all(&root, &only);
             for l in &report.lines {
-                println!("{l}");
+                crate::outln!("{l}");
             }
             i32::from(report.missed > 0)
         }
@@ -240,7 +240,7 @@ pub fn run(cli: Cli) -> i32 {
             text_command(file.as_deref(), |input| {
                 let (out, code) = crate::inject::cli_inject(input);
                 if code == 0 {
-                    print!("{out}");
+                    crate::out!("{out}");
                     return (String::new(), 0);
                 }
                 (out, code)
@@ -268,7 +268,7 @@ fn text_command(file: Option<&Path>, f: impl FnOnce(&str) -> (String, i32)) -> i
     if code == 2 {
         eprintln!("{name}: {out}");
     } else if !out.is_empty() {
-        println!("{}", out.trim_end_matches('\n'));
+        crate::outln!("{}", out.trim_end_matches('\n'));
     }
     code
 }
@@ -347,21 +347,21 @@ fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
     for p in &providers {
         header.push_str(&format!("  {:>16}", p.slug()));
     }
-    println!("{header}");
+    crate::outln!("{header}");
     for row in rows {
         let mut line = format!("{row:width$}");
         for p in &providers {
             let c = cells.get(&(row.clone(), *p)).map_or("-", String::as_str);
             line.push_str(&format!("  {c:>16}"));
         }
-        println!("{line}");
+        crate::outln!("{line}");
     }
     for r in &results {
         if let Some(f) = &r.failure {
             eprintln!("\n{}:\n{f}", r.trial);
         }
     }
-    println!(
+    crate::outln!(
         "\n{} trials: {} passed, {failed} failed",
         results.len(),
         results.len() - failed
@@ -464,7 +464,7 @@ fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&st
     let mut code = 0;
     for (i, r) in outcomes.iter().enumerate() {
         match r {
-            Ok((_, Ok(o))) => println!("{}", outcome_json(o)),
+            Ok((_, Ok(o))) => crate::outln!("{}", outcome_json(o)),
             Ok((_, Err(e))) => {
                 eprintln!("{}: interaction {}: {e}", path.display(), i + 1);
                 code = 1;
@@ -479,7 +479,7 @@ fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&st
         let per_s = repeat as f64 / elapsed.as_secs_f64();
         let per_int =
             elapsed.as_secs_f64() * 1e3 / (repeat * cassette.interactions.len().max(1)) as f64;
-        println!(
+        crate::outln!(
             "{repeat} trials in {:.3} s: {per_s:.1} trials/s, {per_int:.3} ms per interaction",
             elapsed.as_secs_f64()
         );
@@ -556,7 +556,7 @@ fn parse(a: &ParseArgs) -> i32 {
         };
         let (out, code) = crate::providers::text_protocol::cli_parse(&req, &body, a.stream);
         if code == 0 {
-            println!("{out}");
+            crate::outln!("{out}");
         } else {
             eprintln!("{name}: {out}");
         }
@@ -569,7 +569,7 @@ fn parse(a: &ParseArgs) -> i32 {
     };
     match providers::decode(provider, &bare_request(a.stream), &resp) {
         Ok(o) => {
-            println!("{}", outcome_json(&o));
+            crate::outln!("{}", outcome_json(&o));
             0
         }
         Err(e) => {
@@ -614,7 +614,7 @@ fn convert(a: &ConvertArgs) -> i32 {
     };
     match providers::encode(provider, &trial.first_request()) {
         Ok(enc) => {
-            println!(
+            crate::outln!(
                 "{}",
                 serde_json::to_string_pretty(&enc.request.body).unwrap_or_default()
             );
@@ -625,7 +625,7 @@ fn convert(a: &ConvertArgs) -> i32 {
         }
         Err(e) => {
             eprintln!("{e}");
-            println!(
+            crate::outln!(
                 "{}",
                 json!({"error": {"code": e.code, "message": e.message}})
             );

@@ -262,7 +262,7 @@ pub fn run(file: &Path, provider: &str, out: &Path) -> i32 {
     let n = cassette.interactions.len();
     match crate::record::write_cassette(out, out, cassette, &Secrets::from_env()) {
         Ok(()) => {
-            println!(
+            crate::outln!(
                 "{}: {n} interaction{} imported (provenance: imported)",
                 out.display(),
                 if n == 1 { "" } else { "s" }

@@ -17,6 +17,7 @@ pub mod inject;
 pub mod jsonseq;
 pub mod located;
 pub mod model;
+pub mod out;
 pub mod policy;
 pub mod providers;
 pub mod record;

@@ -153,11 +153,11 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
     harness::runtime().block_on(async {
         let chosen = select(root, trials, which).await;
         if a.dry_run {
-            print!("{}", dry_run_listing(&chosen));
+            crate::out!("{}", dry_run_listing(&chosen));
             return 0;
         }
         if chosen.is_empty() {
-            println!("nothing to record");
+            crate::outln!("nothing to record");
             return 0;
         }
         let sim = if a.simulate {
@@ -177,7 +177,7 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
             ..RecordOptions::default()
         };
         let summary = record_all_with(root, chosen, &endpoints, a.concurrency.max(1), &opts).await;
-        println!("{}", summary.render());
+        crate::outln!("{}", summary.render());
         i32::from(!summary.failed.is_empty())
     })
 }

@@ -105,7 +105,7 @@ pub fn report(root: &Path, discovery: &Discovery, filter: Option<&str>) -> Strin
 /// `tooltape status [FILTER]`: prints the report; exit 0 (it informs, the harness judges).
 pub fn run(root: &Path, filter: Option<&str>) -> i32 {
     let discovery = case::discover(root);
-    print!("{}", report(root, &discovery, filter));
+    crate::out!("{}", report(root, &discovery, filter));
     0
 }
 
@@ -124,7 +124,7 @@ pub fn run_scan(root: &Path, path: Option<&Path>) -> i32 {
     );
     if !target.exists() {
         if path.is_none() {
-            println!("no cassettes/ folder: nothing to scan");
+            crate::outln!("no cassettes/ folder: nothing to scan");
             return 0;
         }
         eprintln!("{}: no such file or folder", target.display());
@@ -140,7 +140,7 @@ pub fn run_scan(root: &Path, path: Option<&Path>) -> i32 {
         let text = String::from_utf8_lossy(&bytes);
         let shown = f.strip_prefix(root).unwrap_or(&f);
         for x in scan(&text, &secrets) {
-            println!("{}:{}:{}: {}", shown.display(), x.line, x.column, x.what);
+            crate::outln!("{}:{}:{}: {}", shown.display(), x.line, x.column, x.what);
             findings += 1;
         }
     }
@@ -150,7 +150,7 @@ pub fn run_scan(root: &Path, path: Option<&Path>) -> i32 {
         );
         return 1;
     }
-    println!("{files} file(s) scanned, no secrets found");
+    crate::outln!("{files} file(s) scanned, no secrets found");
     0
 }
 

@@ -74,7 +74,7 @@ pub fn run(root: &Path, a: &DriftArgs) -> i32 {
 pub fn write_out(out: Option<&Path>, text: &str) -> Result<(), String> {
     match out {
         None => {
-            print!("{text}");
+            crate::out!("{text}");
             Ok(())
         }
         Some(p) => crate::cassette::write_atomic(p, text)

@@ -99,7 +99,7 @@ impl Drop for Simulator {
 /// (for `tooltape simulate --port N`, to point gateways at it).
 pub async fn serve_forever(port: u16) -> io::Result<()> {
     let sim = Simulator::start_on(port, SimConfig::default()).await?;
-    println!("{}", sim.base_url());
+    crate::outln!("{}", sim.base_url());
     std::future::pending::<()>().await;
     drop(sim);
     Ok(())
