@@ -19,7 +19,11 @@ fn tooltape(args: &[&str], stdin: &str) -> Output {
     // A command that fails on its arguments exits without reading its input: the pipe then
     // breaks, which is not this test's concern (the exit status and output are).
     if let Err(e) = child.stdin.take().unwrap().write_all(stdin.as_bytes()) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "writing stdin: {e}");
+        assert_eq!(
+            e.kind(),
+            std::io::ErrorKind::BrokenPipe,
+            "writing stdin: {e}"
+        );
     }
     child.wait_with_output().unwrap()
 }
