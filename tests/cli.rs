@@ -239,6 +239,23 @@ fn schema_strict_and_check() {
 }
 
 #[test]
+fn schema_strict_recursive_ref() {
+    // `B` refers to itself twice: deciding whether `n` already accepts null used to follow
+    // both references down to the depth limit (exponential). `n` is optional: made nullable.
+    let schema = r##"{"type":"object","properties":{"n":{"$ref":"#/$defs/B"}},"$defs":{"B":{"anyOf":[{"type":"integer"},{"$ref":"#/$defs/B"},{"$ref":"#/$defs/B"}]}}}"##;
+    for provider in ["openai-chat", "openai-responses"] {
+        let o = tooltape(&["schema", "strict", "--provider", provider], schema);
+        assert_eq!(o.status.code(), Some(0), "{provider}");
+        let strict = stdout_json(&o);
+        assert_eq!(
+            strict["properties"]["n"],
+            json!({"anyOf":[{"$ref":"#/$defs/B"},{"type":"null"}]})
+        );
+        assert_eq!(strict["required"], json!(["n"]));
+    }
+}
+
+#[test]
 fn inject_prints_exactly_the_instructions() {
     let o = tooltape(&["inject"], r#"{"tools":[],"instructions":"Be brief."}"#);
     assert_eq!(String::from_utf8_lossy(&o.stdout), "Be brief.");

@@ -17,7 +17,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::util::{self, MAX_WALK_DEPTH, push};
+use super::util::{self, MAX_WALK_DEPTH, push, steps};
 use super::{PreparedTool, Violation, passthrough};
 use crate::model::Tool;
 
@@ -80,6 +80,7 @@ const DROP: &[&str] = &[
 const FORMATS: &[&str] = &["enum", "date-time"];
 /// Inlining `$ref`s may copy subtrees; beyond this many output nodes it is refused.
 const MAX_INLINED_NODES: usize = 100_000;
+const TOO_BIG: &str = "schema too deep or too large once refs are inlined";
 
 /// Prepares every tool for Gemini (no strict flag on this provider).
 pub fn prepare(tools: &[Tool]) -> (Vec<PreparedTool>, Vec<String>) {
@@ -179,25 +180,84 @@ pub fn sanitize(schema: &Value) -> Result<Value, Vec<Violation>> {
 struct Sanitizer<'a> {
     root: &'a Value,
     blockers: Vec<Violation>,
-    /// `$ref`s being inlined on the current path (recursion detection).
-    stack: Vec<String>,
+    /// `$ref`s being inlined on the current path (recursion detection). A ref already here can
+    /// only lead back into itself, so the path holds each ref string at most once: its length
+    /// is bounded by the distinct refs of the schema.
+    stack: Vec<&'a str>,
+    /// Output nodes so far: a ref used twice per level over `n` levels (no recursion) inlines
+    /// into `2^n` copies, so the output, not the input, is what is capped.
     nodes: usize,
 }
 
-impl Sanitizer<'_> {
+/// A schema node's keywords: its own object, or a `$ref` target's with the referring node's
+/// other keywords laid over it (borrowed, not copied: inlining costs the keys of the target,
+/// not a deep copy of it).
+enum Keys<'a> {
+    Own(&'a Map<String, Value>),
+    Merged(Vec<(&'a str, &'a Value)>),
+}
+
+impl<'a> Keys<'a> {
+    fn iter(&self) -> impl Iterator<Item = (&'a str, &'a Value)> + '_ {
+        let (own, merged) = match self {
+            Keys::Own(m) => (Some(*m), &[][..]),
+            Keys::Merged(l) => (None, l.as_slice()),
+        };
+        own.into_iter()
+            .flat_map(|m| m.iter().map(|(k, v)| (k.as_str(), v)))
+            .chain(merged.iter().copied())
+    }
+
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        self.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// `target`'s keys in its order, each overridden by this node's value when it has the
+    /// key (except `$ref`), then this node's other keys in its order: what inserting this
+    /// node's keywords into a copy of the target gives.
+    fn over(&self, target: &'a Map<String, Value>) -> Keys<'a> {
+        let mut merged: Vec<(&str, &Value)> = target
+            .iter()
+            .map(|(k, v)| {
+                let mine = (k != "$ref").then(|| self.get(k)).flatten();
+                (k.as_str(), mine.unwrap_or(v))
+            })
+            .collect();
+        merged.extend(
+            self.iter()
+                .filter(|(k, _)| *k != "$ref" && !target.contains_key(*k)),
+        );
+        Keys::Merged(merged)
+    }
+}
+
+impl<'a> Sanitizer<'a> {
     fn block(&mut self, ptr: &str, rule: &'static str, msg: impl Into<String>) -> Value {
         self.blockers.push(Violation::new(ptr, rule, msg));
         Value::Null
     }
 
-    fn node(&mut self, v: &Value, ptr: &str, depth: usize) -> Value {
+    /// Counts one output node; false (with a blocker) when it is too deep or one too many.
+    /// Past the node cap nothing more is visited or reported: one reason says it.
+    fn enter(&mut self, ptr: &str, depth: usize) -> bool {
+        steps::tick();
         self.nodes += 1;
-        if depth > MAX_WALK_DEPTH || self.nodes > MAX_INLINED_NODES {
-            return self.block(
-                ptr,
-                "max-depth",
-                "schema too deep or too large once refs are inlined",
-            );
+        if self.nodes > MAX_INLINED_NODES {
+            if self.nodes == MAX_INLINED_NODES + 1 {
+                self.block(ptr, "max-depth", TOO_BIG);
+            }
+            return false;
+        }
+        if depth > MAX_WALK_DEPTH {
+            self.block(ptr, "max-depth", TOO_BIG);
+            return false;
+        }
+        true
+    }
+
+    fn node(&mut self, v: &'a Value, ptr: &str, depth: usize) -> Value {
+        if !self.enter(ptr, depth) {
+            return Value::Null;
         }
         let Some(obj) = v.as_object() else {
             return self.block(
@@ -206,13 +266,17 @@ impl Sanitizer<'_> {
                 "boolean schemas cannot be expressed in parameters",
             );
         };
+        self.keywords(&Keys::Own(obj), ptr, depth)
+    }
+
+    fn keywords(&mut self, obj: &Keys<'a>, ptr: &str, depth: usize) -> Value {
         if let Some(r) = obj.get("$ref").and_then(Value::as_str) {
             return self.inline_ref(obj, r, ptr, depth);
         }
         let mut out = Map::new();
         let mut nullable = false;
-        for (k, x) in obj {
-            match k.as_str() {
+        for (k, x) in obj.iter() {
+            match k {
                 "type" => self.type_kw(x, &mut out, &mut nullable, ptr),
                 "properties" => self.properties(x, &mut out, ptr, depth),
                 "items" if x.is_object() => {
@@ -262,8 +326,8 @@ impl Sanitizer<'_> {
         Value::Object(out)
     }
 
-    fn inline_ref(&mut self, obj: &Map<String, Value>, r: &str, ptr: &str, depth: usize) -> Value {
-        if self.stack.iter().any(|s| s == r) {
+    fn inline_ref(&mut self, obj: &Keys<'a>, r: &'a str, ptr: &str, depth: usize) -> Value {
+        if self.stack.contains(&r) {
             return self.block(
                 ptr,
                 "recursive-ref",
@@ -277,14 +341,13 @@ impl Sanitizer<'_> {
                 format!("$ref '{r}' cannot be resolved locally"),
             );
         };
-        let mut merged = target.clone();
-        for (k, x) in obj {
-            if k != "$ref" {
-                merged.insert(k.clone(), x.clone());
-            }
-        }
-        self.stack.push(r.to_string());
-        let out = self.node(&Value::Object(merged), ptr, depth + 1);
+        let merged = obj.over(target);
+        self.stack.push(r);
+        let out = if self.enter(ptr, depth + 1) {
+            self.keywords(&merged, ptr, depth + 1)
+        } else {
+            Value::Null
+        };
         self.stack.pop();
         out
     }
@@ -319,7 +382,7 @@ impl Sanitizer<'_> {
         }
     }
 
-    fn properties(&mut self, x: &Value, out: &mut Map<String, Value>, ptr: &str, depth: usize) {
+    fn properties(&mut self, x: &'a Value, out: &mut Map<String, Value>, ptr: &str, depth: usize) {
         let Some(props) = x.as_object() else { return };
         let base = push(ptr, "properties");
         let mut m = Map::new();
@@ -337,8 +400,8 @@ impl Sanitizer<'_> {
     fn union(
         &mut self,
         key: &str,
-        x: &Value,
-        obj: &Map<String, Value>,
+        x: &'a Value,
+        obj: &Keys<'a>,
         out: &mut Map<String, Value>,
         nullable: &mut bool,
         ptr: &str,
@@ -365,8 +428,8 @@ impl Sanitizer<'_> {
             kept.push(self.node(b, &push(&base, &i.to_string()), depth + 1));
         }
         let only_annotations = obj
-            .keys()
-            .all(|k| k == key || util::ANNOTATIONS.contains(&k.as_str()));
+            .iter()
+            .all(|(k, _)| k == key || util::ANNOTATIONS.contains(&k));
         match kept.len() {
             1 if only_annotations => {
                 // `anyOf: [X, null]` → X + nullable; the node's own annotations win.

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::util::{self, MAX_WALK_DEPTH, push};
+use super::util::{self, MAX_WALK_DEPTH, push, steps};
 use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
 use crate::providers::Provider;
 
@@ -67,8 +67,8 @@ struct Restore<'a> {
     removed: &'a mut Vec<String>,
 }
 
-impl Restore<'_> {
-    fn value(&mut self, schema: &Value, v: &mut Value, ptr: &str, depth: usize) {
+impl<'a> Restore<'a> {
+    fn value(&mut self, schema: &'a Value, v: &mut Value, ptr: &str, depth: usize) {
         if depth > MAX_WALK_DEPTH {
             return;
         }
@@ -91,18 +91,39 @@ impl Restore<'_> {
 
     fn object(
         &mut self,
-        schema: &Map<String, Value>,
+        schema: &'a Map<String, Value>,
         map: &mut Map<String, Value>,
         ptr: &str,
         depth: usize,
     ) {
+        self.object_parts(schema, map, ptr, depth, &mut HashSet::new());
+    }
+
+    /// One part of an object's schema (the schema itself or an `allOf` entry) applied to the
+    /// value. `entered` holds the `allOf` entries already applied to this value, by address:
+    /// an entry reached again (through refs) has nothing left to remove, and following it
+    /// again never ended for an entry that refers back to its own schema.
+    fn object_parts(
+        &mut self,
+        schema: &'a Map<String, Value>,
+        map: &mut Map<String, Value>,
+        ptr: &str,
+        depth: usize,
+        entered: &mut HashSet<*const Map<String, Value>>,
+    ) {
+        steps::tick();
+        if depth > MAX_WALK_DEPTH {
+            return;
+        }
         let Some(schema) = object_branch(self.root, schema, map) else {
             return;
         };
         if let Some(entries) = schema.get("allOf").and_then(Value::as_array) {
             for e in entries {
-                if let Some(e) = util::deref(self.root, e).and_then(Value::as_object) {
-                    self.object(e, map, ptr, depth + 1);
+                if let Some(e) = util::deref(self.root, e).and_then(Value::as_object)
+                    && entered.insert(std::ptr::from_ref(e))
+                {
+                    self.object_parts(e, map, ptr, depth + 1, entered);
                 }
             }
         }

@@ -661,3 +661,199 @@ fn bench_breakdown() {
         c.first()
     );
 }
+
+/// Runs `f` on a thread of its own and gives its result with the `$ref`-walk steps it took
+/// (`util::steps`); fails after 10 s instead of hanging if a walk turns exponential again
+/// (the self-reference below took 2^128 steps).
+fn bounded<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> (T, usize) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        util::steps::take();
+        let out = f();
+        let _ = tx.send((out, util::steps::take()));
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(10))
+        .expect("finished within 10 s")
+}
+
+/// `B` refers to itself twice inside `anyOf`; `n` is optional.
+const SELF_TWICE: &str = r##"{"type":"object","properties":{"n":{"$ref":"#/$defs/B"}},"$defs":{"B":{"anyOf":[{"type":"integer"},{"$ref":"#/$defs/B"},{"$ref":"#/$defs/B"}]}}}"##;
+
+/// `A`, `B`, `C` each refer to the other two twice (no branch accepts null); `N` reaches them
+/// and itself twice but also accepts null; `r` refers to the root twice. All optional.
+const MUTUAL: &str = r##"{"type":"object","properties":{"x":{"$ref":"#/$defs/A"},"y":{"anyOf":[{"$ref":"#/$defs/A"},{"$ref":"#/$defs/A"},{"$ref":"#/$defs/N"}]},"r":{"anyOf":[{"$ref":"#"},{"$ref":"#"}]}},"$defs":{"A":{"anyOf":[{"type":"string"},{"$ref":"#/$defs/B"},{"$ref":"#/$defs/B"},{"$ref":"#/$defs/C"},{"$ref":"#/$defs/C"}]},"B":{"anyOf":[{"type":"integer"},{"$ref":"#/$defs/A"},{"$ref":"#/$defs/A"},{"$ref":"#/$defs/C"},{"$ref":"#/$defs/C"}]},"C":{"anyOf":[{"type":"boolean"},{"$ref":"#/$defs/A"},{"$ref":"#/$defs/A"},{"$ref":"#/$defs/B"},{"$ref":"#/$defs/B"}]},"N":{"anyOf":[{"$ref":"#/$defs/C"},{"$ref":"#/$defs/C"},{"$ref":"#/$defs/N"},{"$ref":"#/$defs/N"},{"type":"null"}]}}}"##;
+
+/// The `$defs` of `MUTUAL`, unchanged by the OpenAI transform.
+const MUTUAL_DEFS: &str = r##""$defs":{"A":{"anyOf":[{"type":"string"},{"$ref":"#/$defs/B"},{"$ref":"#/$defs/B"},{"$ref":"#/$defs/C"},{"$ref":"#/$defs/C"}]},"B":{"anyOf":[{"type":"integer"},{"$ref":"#/$defs/A"},{"$ref":"#/$defs/A"},{"$ref":"#/$defs/C"},{"$ref":"#/$defs/C"}]},"C":{"anyOf":[{"type":"boolean"},{"$ref":"#/$defs/A"},{"$ref":"#/$defs/A"},{"$ref":"#/$defs/B"},{"$ref":"#/$defs/B"}]},"N":{"anyOf":[{"$ref":"#/$defs/C"},{"$ref":"#/$defs/C"},{"$ref":"#/$defs/N"},{"$ref":"#/$defs/N"},{"type":"null"}]}}"##;
+
+/// Strict output or reasons (`POINTER: RULE`) per provider for recursive refs, with the
+/// ref-walk steps bounded: before, deciding whether `n` accepted null followed each
+/// self-reference down to the depth limit (2^128 steps). The bounds sit just above the steps
+/// taken now (5 and 51 for OpenAI, 6 for Gemini), under nodes × (definitions + 1) (16, 175).
+#[rstest]
+#[case::self_twice_chat(Provider::OpenaiChat, SELF_TWICE, Ok(r##"{"type":"object","properties":{"n":{"anyOf":[{"$ref":"#/$defs/B"},{"type":"null"}]}},"$defs":{"B":{"anyOf":[{"type":"integer"},{"$ref":"#/$defs/B"},{"$ref":"#/$defs/B"}]}},"additionalProperties":false,"required":["n"]}"##.to_string()), 10)]
+#[case::self_twice_responses(Provider::OpenaiResponses, SELF_TWICE, Ok(r##"{"type":"object","properties":{"n":{"anyOf":[{"$ref":"#/$defs/B"},{"type":"null"}]}},"$defs":{"B":{"anyOf":[{"type":"integer"},{"$ref":"#/$defs/B"},{"$ref":"#/$defs/B"}]}},"additionalProperties":false,"required":["n"]}"##.to_string()), 10)]
+#[case::self_twice_anthropic(Provider::Anthropic, SELF_TWICE, Err(vec!["/$defs/B: recursive-ref"]), 0)]
+#[case::self_twice_gemini(Provider::Gemini, SELF_TWICE, Err(vec!["/properties/n/anyOf/1: recursive-ref", "/properties/n/anyOf/2: recursive-ref"]), 10)]
+// `x` reaches only A/B/C (wrapped), `y` reaches null through N after the A/B/C cycle (kept
+// as is), `r` is the root (a null branch is added).
+#[case::mutual_chat(Provider::OpenaiChat, MUTUAL, Ok(format!(r##"{{"type":"object","properties":{{"x":{{"anyOf":[{{"$ref":"#/$defs/A"}},{{"type":"null"}}]}},"y":{{"anyOf":[{{"$ref":"#/$defs/A"}},{{"$ref":"#/$defs/A"}},{{"$ref":"#/$defs/N"}}]}},"r":{{"anyOf":[{{"$ref":"#"}},{{"$ref":"#"}},{{"type":"null"}}]}}}},{MUTUAL_DEFS},"additionalProperties":false,"required":["x","y","r"]}}"##)), 60)]
+#[case::mutual_responses(Provider::OpenaiResponses, MUTUAL, Ok(format!(r##"{{"type":"object","properties":{{"x":{{"anyOf":[{{"$ref":"#/$defs/A"}},{{"type":"null"}}]}},"y":{{"anyOf":[{{"$ref":"#/$defs/A"}},{{"$ref":"#/$defs/A"}},{{"$ref":"#/$defs/N"}}]}},"r":{{"anyOf":[{{"$ref":"#"}},{{"$ref":"#"}},{{"type":"null"}}]}}}},{MUTUAL_DEFS},"additionalProperties":false,"required":["x","y","r"]}}"##)), 60)]
+#[case::mutual_anthropic(Provider::Anthropic, MUTUAL, Err(vec!["(root): recursive-ref", "/$defs/N: recursive-ref", "/$defs/A: recursive-ref", "/$defs/B: recursive-ref", "/$defs/C: recursive-ref"]), 0)]
+fn recursive_refs_answer_promptly(
+    #[case] provider: Provider,
+    #[case] schema: &'static str,
+    #[case] want: Result<String, Vec<&'static str>>,
+    #[case] max_steps: usize,
+) {
+    let (got, steps) = bounded(move || {
+        let schema = parse(schema);
+        match provider {
+            Provider::Anthropic => anthropic_strict(&schema),
+            Provider::Gemini => gemini::sanitize(&schema),
+            _ => openai_strict(&schema),
+        }
+    });
+    match (got, want) {
+        (Ok(v), Ok(want)) => assert_eq!(v.to_string(), want),
+        (Err(vs), Err(want)) => {
+            let got: Vec<String> = vs
+                .iter()
+                .map(|v| format!("{}: {}", v.shown_pointer(), v.rule))
+                .collect();
+            assert_eq!(got, want);
+        }
+        (got, _) => panic!("unexpected {got:?}"),
+    }
+    assert!(steps <= max_steps, "{steps} steps");
+}
+
+/// Gemini inlines every ref and refuses each one already being inlined on its path, so here
+/// every simple path through A/B/C/N/root is expanded (1212 output nodes, 610 reasons) — no
+/// path re-enters a ref, and the 100k-node cap bounds the rest (next test).
+#[test]
+fn gemini_mutual_recursion_refuses_every_back_reference() {
+    let ((reasons, prepared, notes), steps) = bounded(|| {
+        let schema = parse(MUTUAL);
+        let reasons = gemini::sanitize(&schema).unwrap_err();
+        let (prepared, notes) = prepare_tools(
+            Provider::Gemini,
+            &[tool("t", schema, None)],
+            StrictPolicy::Auto,
+        )
+        .unwrap();
+        (reasons, prepared, notes)
+    });
+    assert!(steps <= 2 * 1212, "{steps} steps");
+    assert_eq!(reasons.len(), 610);
+    assert!(
+        reasons.iter().all(|v| v.rule == "recursive-ref"),
+        "{reasons:?}"
+    );
+    let mut refs: Vec<&str> = reasons.iter().map(|v| v.message.as_str()).collect();
+    refs.sort_unstable();
+    refs.dedup();
+    assert_eq!(
+        refs,
+        ["#", "#/$defs/A", "#/$defs/B", "#/$defs/C", "#/$defs/N"]
+            .map(|r| format!("recursive $ref '{r}' cannot be inlined for parameters"))
+    );
+    assert_eq!(
+        reasons[0].to_string(),
+        "/properties/x/anyOf/1/anyOf/1: recursive-ref: recursive $ref '#/$defs/A' cannot be inlined for parameters"
+    );
+    assert_eq!(
+        reasons[609].to_string(),
+        "/properties/r/anyOf/1/properties/r/anyOf/1: recursive-ref: recursive $ref '#' cannot be inlined for parameters"
+    );
+    assert!(prepared[0].gemini_json_schema);
+    assert_eq!(prepared[0].parameters, parse(MUTUAL));
+    assert!(
+        notes[0].starts_with("tool t: sent parametersJsonSchema: /properties/x/anyOf/1/anyOf/1: recursive $ref '#/$defs/A'"),
+        "{}",
+        &notes[0][..200]
+    );
+}
+
+/// Eight definitions each referring to the seven others twice: the simple paths outnumber the
+/// 100k-node inlining cap, which stops the walk with one reason at the node past it.
+#[test]
+fn gemini_inlining_stops_at_the_node_cap() {
+    let (reasons, steps) = bounded(|| {
+        let k = 8;
+        let defs: serde_json::Map<String, Value> = (0..k)
+            .map(|i| {
+                let refs = (0..k).filter(|&j| j != i).flat_map(|j| {
+                    let r = json!({"$ref": format!("#/$defs/D{j}")});
+                    [r.clone(), r]
+                });
+                let branches: Vec<Value> = std::iter::once(json!({"type":"string"}))
+                    .chain(refs)
+                    .collect();
+                (format!("D{i}"), json!({"anyOf": branches}))
+            })
+            .collect();
+        let schema = json!({"type":"object","properties":{"n":{"$ref":"#/$defs/D0"}},"$defs":defs});
+        gemini::sanitize(&schema).unwrap_err()
+    });
+    // The cap, plus the siblings left in the frames open when it is reached.
+    assert!(steps <= 100_000 + 200, "{steps} steps");
+    let (last, rest) = reasons.split_last().unwrap();
+    assert_eq!(
+        (last.rule, last.message.as_str()),
+        (
+            "max-depth",
+            "schema too deep or too large once refs are inlined"
+        )
+    );
+    assert!(rest.iter().all(|v| v.rule == "recursive-ref"));
+}
+
+/// The reverse mapping on recursive schemas: `accepts_null` through the refs, and `allOf`
+/// entries that refer back to their own schema (which recursed until the stack overflowed).
+#[rstest]
+#[case::self_twice(SELF_TWICE, json!({"n": null}), json!({}), vec!["/n"])]
+#[case::mutual(MUTUAL, json!({"x": null, "y": null, "r": null}), json!({"y": null}), vec!["/x", "/r"])]
+#[case::all_of_root_twice(
+    r##"{"allOf":[{"$ref":"#"},{"$ref":"#"},{"$ref":"#/$defs/A"}],"properties":{"k":{"type":"string"}},"$defs":{"A":{"allOf":[{"$ref":"#/$defs/A"},{"$ref":"#/$defs/A"},{"$ref":"#"}],"properties":{"j":{"$ref":"#/$defs/B"}}},"B":{"anyOf":[{"type":"integer"},{"$ref":"#/$defs/B"},{"$ref":"#/$defs/B"}]}}}"##,
+    json!({"k": null, "j": null}),
+    json!({}),
+    vec!["/j", "/k"]
+)]
+fn restore_on_recursive_refs(
+    #[case] schema: &'static str,
+    #[case] args: Value,
+    #[case] want: Value,
+    #[case] removed: Vec<&'static str>,
+) {
+    let ((got, pointers), steps) = bounded(move || {
+        let mut args = args;
+        let pointers = restore::restore_value(&parse(schema), &mut args);
+        (args, pointers)
+    });
+    assert_eq!(
+        (got, pointers),
+        (want, removed.iter().map(ToString::to_string).collect())
+    );
+    assert!(steps <= 100, "{steps} steps");
+}
+
+#[test]
+fn restore_optional_on_a_self_referencing_tool() {
+    let req = request(vec![tool("t", parse(SELF_TWICE), Some(true))]);
+    let mut outcome = Outcome {
+        tool_calls: vec![ToolCall {
+            id: "c".into(),
+            name: "t".into(),
+            arguments: json!({"n": null}),
+            thought_signature: None,
+        }],
+        ..Outcome::default()
+    };
+    let (outcome, _) = bounded(move || {
+        restore_optional(Provider::OpenaiChat, &req, &mut outcome);
+        outcome
+    });
+    assert_eq!(outcome.tool_calls[0].arguments, json!({}));
+    assert_eq!(outcome.diagnostics.len(), 1);
+}

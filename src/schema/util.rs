@@ -1,6 +1,9 @@
 //! Shared schema helpers: JSON pointers, local `$ref` resolution, null acceptance, recursion
 //! detection and the "provably disjoint `oneOf`" test used by every dialect.
 
+use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
+
 use serde_json::{Map, Value};
 
 /// How deep any walker goes into a schema before giving up (guards the stack on user data;
@@ -114,53 +117,105 @@ pub fn deref<'a>(root: &'a Value, node: &'a Value) -> Option<&'a Value> {
 /// Whether `null` is valid against `schema` as far as its top-level keywords say (type, enum,
 /// const, anyOf/oneOf branches, local `$ref`). Conservative: unknown shapes answer false,
 /// except the empty schema which accepts everything.
+///
+/// The answer is "some null-accepting leaf is reachable through refs and branches" (there is
+/// no "and" among these keywords), so each `$ref` target is followed at most once per
+/// question: a target met again is either still being followed (a cycle: it can only lead
+/// back to the same subtree) or was explored without success, and the search stops at the
+/// first success. Linear in the branches and refs reachable from `schema`; following every
+/// self-reference down to the depth limit instead doubled the work per level for a target
+/// that references itself twice.
 pub fn accepts_null(root: &Value, schema: &Value) -> bool {
-    accepts_null_at(root, schema, 0)
+    NullSearch {
+        root,
+        followed: HashSet::default(),
+    }
+    .at(schema, 0)
 }
 
-fn accepts_null_at(root: &Value, schema: &Value, depth: usize) -> bool {
-    if depth > MAX_WALK_DEPTH {
-        return false;
-    }
-    let Some(obj) = schema.as_object() else {
-        return schema.as_bool() == Some(true);
-    };
-    // One pass over the keys: this runs on every optional property.
-    let (mut ref_, mut const_, mut enum_, mut any_of, mut one_of, mut type_) =
-        (None, None, None, None, None, None);
-    for (k, v) in obj {
-        let slot = match k.as_str() {
-            "$ref" => &mut ref_,
-            "const" => &mut const_,
-            "enum" => &mut enum_,
-            "anyOf" => &mut any_of,
-            "oneOf" => &mut one_of,
-            "type" => &mut type_,
-            _ => continue,
+struct NullSearch<'a> {
+    root: &'a Value,
+    /// `$ref` targets already followed for this question, by address (no allocation until a
+    /// ref is met; most properties have none).
+    followed: HashSet<*const Value, BuildHasherDefault<Fnv>>,
+}
+
+impl<'a> NullSearch<'a> {
+    fn at(&mut self, schema: &'a Value, depth: usize) -> bool {
+        steps::tick();
+        if depth > MAX_WALK_DEPTH {
+            return false;
+        }
+        let Some(obj) = schema.as_object() else {
+            return schema.as_bool() == Some(true);
         };
-        *slot = Some(v);
+        // One pass over the keys: this runs on every optional property.
+        let (mut ref_, mut const_, mut enum_, mut any_of, mut one_of, mut type_) =
+            (None, None, None, None, None, None);
+        for (k, v) in obj {
+            let slot = match k.as_str() {
+                "$ref" => &mut ref_,
+                "const" => &mut const_,
+                "enum" => &mut enum_,
+                "anyOf" => &mut any_of,
+                "oneOf" => &mut one_of,
+                "type" => &mut type_,
+                _ => continue,
+            };
+            *slot = Some(v);
+        }
+        if let Some(r) = ref_.and_then(Value::as_str) {
+            let root = self.root;
+            return resolve(root, r).is_some_and(|t| {
+                self.followed.insert(std::ptr::from_ref(t)) && self.at(t, depth + 1)
+            });
+        }
+        if let Some(c) = const_ {
+            return c.is_null();
+        }
+        if let Some(e) = enum_.and_then(Value::as_array)
+            && !e.iter().any(Value::is_null)
+        {
+            return false;
+        }
+        let branches = [any_of, one_of].into_iter().find_map(|b| b?.as_array());
+        if let Some(branches) = branches {
+            return branches.iter().any(|b| self.at(b, depth + 1));
+        }
+        match type_ {
+            Some(Value::String(t)) => t == "null",
+            Some(Value::Array(ts)) => ts.iter().any(|t| t == "null"),
+            Some(_) => false,
+            None => enum_.is_some() || obj.keys().all(|k| ANNOTATIONS.contains(&k.as_str())),
+        }
     }
-    if let Some(r) = ref_.and_then(Value::as_str) {
-        return resolve(root, r).is_some_and(|t| accepts_null_at(root, t, depth + 1));
+}
+
+/// Steps taken by the walks that follow `$ref`s (null acceptance, the Gemini inliner, the
+/// reverse mapping), counted per thread in tests only: the tests bound them, so a walk that
+/// turns exponential again fails instead of merely being slow.
+#[cfg(test)]
+pub mod steps {
+    use std::cell::Cell;
+
+    thread_local! {
+        static STEPS: Cell<usize> = const { Cell::new(0) };
     }
-    if let Some(c) = const_ {
-        return c.is_null();
+
+    pub fn tick() {
+        STEPS.with(|s| s.set(s.get() + 1));
     }
-    if let Some(e) = enum_.and_then(Value::as_array)
-        && !e.iter().any(Value::is_null)
-    {
-        return false;
+
+    /// The steps counted on this thread since the last call.
+    pub fn take() -> usize {
+        STEPS.with(|s| s.replace(0))
     }
-    let branches = [any_of, one_of].into_iter().find_map(|b| b?.as_array());
-    if let Some(branches) = branches {
-        return branches.iter().any(|b| accepts_null_at(root, b, depth + 1));
-    }
-    match type_ {
-        Some(Value::String(t)) => t == "null",
-        Some(Value::Array(ts)) => ts.iter().any(|t| t == "null"),
-        Some(_) => false,
-        None => enum_.is_some() || obj.keys().all(|k| ANNOTATIONS.contains(&k.as_str())),
-    }
+}
+
+#[cfg(not(test))]
+pub mod steps {
+    #[inline(always)]
+    pub fn tick() {}
 }
 
 /// The names a `type` keyword lists (a single string or an array of strings), given the
@@ -390,7 +445,7 @@ fn literal(s: &Value) -> Option<&Value> {
 /// thousands would be quadratic).
 pub(crate) enum Names<'a> {
     Few(Vec<&'a str>),
-    Many(std::collections::HashSet<&'a str, std::hash::BuildHasherDefault<Fnv>>),
+    Many(HashSet<&'a str, BuildHasherDefault<Fnv>>),
 }
 
 impl<'a> Names<'a> {
