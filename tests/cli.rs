@@ -256,6 +256,32 @@ fn schema_strict_recursive_ref() {
 }
 
 #[test]
+fn closed_stdout_ends_quietly() {
+    // `tooltape inject req.json | head -0`: the reader is gone before the first line is written.
+    let dir = std::env::temp_dir().join(format!("tooltape-cli-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let req = dir.join("req.json");
+    std::fs::write(
+        &req,
+        r#"{"tools":[{"type":"function","name":"getFileTree","parameters":{"type":"object","properties":{}}}]}"#,
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tooltape"))
+        .args(["inject", req.to_str().unwrap()])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the tooltape binary runs");
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn inject_prints_exactly_the_instructions() {
     let o = tooltape(&["inject"], r#"{"tools":[],"instructions":"Be brief."}"#);
     assert_eq!(String::from_utf8_lossy(&o.stdout), "Be brief.");
