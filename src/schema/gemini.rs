@@ -81,6 +81,9 @@ const FORMATS: &[&str] = &["enum", "date-time"];
 /// Inlining `$ref`s may copy subtrees; beyond this many output nodes it is refused.
 const MAX_INLINED_NODES: usize = 100_000;
 const TOO_BIG: &str = "schema too deep or too large once refs are inlined";
+/// Reasons listed per schema; a schema whose refs fan out repeats the same few reasons at
+/// thousands of pointers, and the rest are counted in one closing reason.
+const MAX_REASONS: usize = 50;
 
 /// Prepares every tool for Gemini (no strict flag on this provider).
 pub fn prepare(tools: &[Tool]) -> (Vec<PreparedTool>, Vec<String>) {
@@ -155,10 +158,18 @@ pub fn sanitize(schema: &Value) -> Result<Value, Vec<Violation>> {
     let mut s = Sanitizer {
         root: schema,
         blockers: Vec::new(),
+        omitted: 0,
         stack: Vec::new(),
         nodes: 0,
     };
     let out = s.node(schema, "", 0);
+    if s.omitted > 0 {
+        s.blockers.push(Violation::new(
+            "",
+            "too-many-reasons",
+            format!("{} more reasons not listed", s.omitted),
+        ));
+    }
     if out.get("type").is_some_and(|t| t != "object") {
         s.blockers.push(Violation::new(
             "",
@@ -180,6 +191,8 @@ pub fn sanitize(schema: &Value) -> Result<Value, Vec<Violation>> {
 struct Sanitizer<'a> {
     root: &'a Value,
     blockers: Vec<Violation>,
+    /// Reasons past [`MAX_REASONS`], counted, not listed.
+    omitted: usize,
     /// `$ref`s being inlined on the current path (recursion detection). A ref already here can
     /// only lead back into itself, so the path holds each ref string at most once: its length
     /// is bounded by the distinct refs of the schema.
@@ -233,7 +246,11 @@ impl<'a> Keys<'a> {
 
 impl<'a> Sanitizer<'a> {
     fn block(&mut self, ptr: &str, rule: &'static str, msg: impl Into<String>) -> Value {
-        self.blockers.push(Violation::new(ptr, rule, msg));
+        if self.blockers.len() < MAX_REASONS {
+            self.blockers.push(Violation::new(ptr, rule, msg));
+        } else {
+            self.omitted += 1;
+        }
         Value::Null
     }
 
@@ -244,7 +261,9 @@ impl<'a> Sanitizer<'a> {
         self.nodes += 1;
         if self.nodes > MAX_INLINED_NODES {
             if self.nodes == MAX_INLINED_NODES + 1 {
-                self.block(ptr, "max-depth", TOO_BIG);
+                // Listed whatever the reason count: it says why the walk stopped.
+                self.blockers
+                    .push(Violation::new(ptr, "max-depth", TOO_BIG));
             }
             return false;
         }
