@@ -136,7 +136,7 @@ impl Scanner {
             match self.mode {
                 Mode::Text => {
                     let rest = bytes.get(i..).unwrap_or_default();
-                    match rest.iter().position(|&b| b == b'<') {
+                    match memchr::memchr(b'<', rest) {
                         None => {
                             sink.text(chunk.get(i..).unwrap_or_default());
                             i = bytes.len();
@@ -170,25 +170,7 @@ impl Scanner {
                 },
                 Mode::Body => {
                     let start = i;
-                    let tracking = !self.literal;
-                    while let Some(&b) = bytes.get(i) {
-                        if self.in_str {
-                            if self.esc {
-                                self.esc = false;
-                            } else if b == b'\\' {
-                                self.esc = true;
-                            } else if b == b'"' {
-                                self.in_str = false;
-                            } else if b == b'<' {
-                                break;
-                            }
-                        } else if b == b'"' && tracking {
-                            self.in_str = true;
-                        } else if b == b'<' {
-                            break;
-                        }
-                        i += 1;
-                    }
+                    i = self.skip_body(bytes, i);
                     self.body.push_str(chunk.get(start..i).unwrap_or_default());
                     if i < bytes.len() {
                         self.start_tag(i);
@@ -198,6 +180,33 @@ impl Scanner {
             }
         }
         self.pos += bytes.len();
+    }
+
+    /// Tracks JSON strings in `bytes[i..]` up to the next `<` (or the end); returns its index.
+    fn skip_body(&mut self, bytes: &[u8], mut i: usize) -> usize {
+        let (mut in_str, mut esc) = (self.in_str, self.esc);
+        let tracking = !self.literal;
+        while let Some(&b) = bytes.get(i) {
+            if esc {
+                esc = false;
+            } else if in_str {
+                match b {
+                    b'"' => in_str = false,
+                    b'\\' => esc = true,
+                    b'<' => break,
+                    _ => {}
+                }
+            } else {
+                match b {
+                    b'"' if tracking => in_str = true,
+                    b'<' => break,
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
+        (self.in_str, self.esc) = (in_str, esc);
+        i
     }
 
     /// Ends the output: releases a held-back prefix and hands over an unclosed block.
