@@ -15,6 +15,7 @@
 
 mod body;
 mod config;
+mod json;
 mod scan;
 mod validate;
 
@@ -31,7 +32,7 @@ pub use config::ParserConfig;
 use serde::Serialize;
 
 use crate::model::{Diagnostic, DiagnosticKind as K, ToolCall};
-use body::Note;
+use body::{Calls, Note};
 use scan::{Detector, Scanner, Sink};
 
 /// What the parser found.
@@ -56,6 +57,8 @@ struct Collector {
     text: String,
     calls: Vec<ToolCall>,
     diagnostics: Vec<Diagnostic>,
+    /// Reused for the notes of a block's single call (empty between blocks).
+    notes: Vec<Note>,
     /// Call attempts so far (the next call index).
     attempts: usize,
     /// Index of the first attempt of the last closed block (for tags trailing it).
@@ -73,6 +76,7 @@ impl Parser {
                 text: String::new(),
                 calls: Vec::new(),
                 diagnostics: Vec::new(),
+                notes: Vec::new(),
                 attempts: 0,
                 last_block: None,
                 tags_seen: false,
@@ -163,11 +167,9 @@ impl Sink for Collector {
         self.tags_seen = true;
         let first = self.attempts;
         let config = &self.config;
-        // Repair is rare: its check may clone the repaired value.
-        let parsed = body::parse_body(body_text, closed, &|v| {
-            validate::check(config, validate::Candidate::from_value(v.clone()))
-                .1
-                .is_ok()
+        // Repair is rare: its check may clone the repaired candidates.
+        let parsed = body::parse_body(body_text, closed, &|c| {
+            validate::check(config, c.clone(), &mut Vec::new()).is_ok()
         });
         let candidates = match parsed.result {
             Ok(c) => c,
@@ -186,11 +188,26 @@ impl Sink for Collector {
                 return;
             }
         };
-        let checked: Vec<(Vec<Note>, Result<validate::Checked, Note>)> = candidates
-            .into_iter()
-            .map(|c| validate::check(&self.config, c))
-            .collect();
-        let any_ok = checked.iter().any(|(_, r)| r.is_ok());
+        // The usual single call needs no vector, and reuses the notes buffer.
+        let (one, many) = match candidates {
+            Calls::One(c) => {
+                let mut notes = std::mem::take(&mut self.notes);
+                let result = validate::check(&self.config, c, &mut notes);
+                (Some((notes, result)), Vec::new())
+            }
+            Calls::Many(cs) => {
+                let checked: Vec<(Vec<Note>, Result<validate::Checked, Note>)> = cs
+                    .into_iter()
+                    .map(|c| {
+                        let mut notes = Vec::new();
+                        let result = validate::check(&self.config, c, &mut notes);
+                        (notes, result)
+                    })
+                    .collect();
+                (None, checked)
+            }
+        };
+        let any_ok = one.iter().chain(&many).any(|(_, r)| r.is_ok());
         for (k, m) in parsed.notes {
             self.diag(k, m, offset, Some(first), any_ok);
         }
@@ -203,16 +220,19 @@ impl Sink for Collector {
                 any_ok,
             );
         }
-        for (notes, result) in checked {
+        for (mut notes, result) in one.into_iter().chain(many) {
             let index = self.attempts;
             self.attempts += 1;
             let ok = result.is_ok();
-            for (k, m) in notes {
+            for (k, m) in notes.drain(..) {
                 self.diag(k, m, offset, Some(index), ok);
+            }
+            if notes.capacity() > 0 {
+                self.notes = notes;
             }
             match result {
                 Ok(c) => self.calls.push(ToolCall {
-                    id: format!("call_{index}"),
+                    id: call_id(index),
                     name: c.name,
                     arguments: c.arguments,
                     thought_signature: None,
@@ -257,4 +277,23 @@ impl Sink for Collector {
             true,
         );
     }
+}
+
+/// `call_N`, without the formatting machinery (one per call).
+fn call_id(index: usize) -> String {
+    let mut digits = [0u8; 20];
+    let mut n = index;
+    let mut len = 0;
+    for d in digits.iter_mut() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+        len += 1;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut id = String::with_capacity(5 + len);
+    id.push_str("call_");
+    id.extend(digits.iter().take(len).rev().map(|&d| char::from(d)));
+    id
 }
