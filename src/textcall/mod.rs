@@ -84,8 +84,21 @@ impl Parser {
         }
     }
 
+    /// Feeds the next chunk. A 1-byte chunk (token-by-token streaming sends many) usually takes
+    /// the inlined path; the rest goes out of line.
     #[inline]
     pub fn push(&mut self, chunk: &str) {
+        if let &[c] = chunk.as_bytes()
+            && !self.out.config.disabled
+            && self.scanner.push_byte(c, &mut self.out)
+        {
+            return;
+        }
+        self.push_chunk(chunk);
+    }
+
+    #[inline(never)]
+    fn push_chunk(&mut self, chunk: &str) {
         if self.out.config.disabled {
             self.detector.push(chunk);
             self.out.text.push_str(chunk);
@@ -161,6 +174,11 @@ impl Collector {
 impl Sink for Collector {
     fn text(&mut self, s: &str) {
         self.text.push_str(s);
+    }
+
+    #[inline]
+    fn text_char(&mut self, c: char) {
+        self.text.push(c);
     }
 
     fn block(&mut self, body_text: &str, offset: usize, closed: bool) {

@@ -15,6 +15,8 @@ const CLOSE: &str = "</tool_call>";
 pub(super) trait Sink {
     /// Plain text outside blocks, released as soon as it cannot start a tag.
     fn text(&mut self, s: &str);
+    /// The same, one char (a 1-byte chunk).
+    fn text_char(&mut self, c: char);
     /// A block body; `offset` is where its `<tool_call>` starts. `closed`: a `</tool_call>` ended
     /// it (otherwise the output ended, or a new `<tool_call>` began, first).
     fn block(&mut self, body: &str, offset: usize, closed: bool);
@@ -32,6 +34,14 @@ enum Mode {
     /// Directly after `</tool_call>`: `>` and repeated close tags are absorbed here.
     AfterClose,
     Body,
+}
+
+/// What a `<` starts, as far as the chunk shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lt {
+    Tag(Tag),
+    NotTag,
+    Pending,
 }
 
 /// Which tag a pending `<…` prefix is matching; the second byte decides.
@@ -81,44 +91,49 @@ impl Scanner {
         }
     }
 
-    /// Scans one chunk. Token-by-token streaming means many tiny chunks, so a single byte that
-    /// cannot start or continue a tag (the usual case) is handled here without the general loop.
-    #[inline]
-    pub(super) fn push(&mut self, chunk: &str, sink: &mut impl Sink) {
-        if let &[c] = chunk.as_bytes()
-            && c != b'<'
-            && self.tag_len == 0
-        {
+    /// Scans a 1-byte chunk (token-by-token streaming sends many) if it is a usual case: a byte
+    /// that cannot start a tag, or that continues a pending tag without ending it. Returns false,
+    /// having changed nothing, for anything else (then [`Scanner::push`] takes it).
+    #[inline(always)]
+    pub(super) fn push_byte(&mut self, c: u8, sink: &mut impl Sink) -> bool {
+        if self.tag_len == 0 && c != b'<' {
+            // A 1-byte `&str` is ASCII: the mask changes nothing but lets the compiler know
+            // that the char is one byte long.
+            let ch = char::from(c & 0x7F);
             match self.mode {
-                Mode::Text => {
-                    sink.text(chunk);
-                    self.pos += 1;
-                    return;
-                }
+                Mode::Text => sink.text_char(ch),
                 Mode::Body => {
-                    // The string tracking of the body loop in `push_general`, for one byte.
-                    if self.in_str {
-                        if self.esc {
-                            self.esc = false;
-                        } else if c == b'\\' {
-                            self.esc = true;
-                        } else if c == b'"' {
-                            self.in_str = false;
+                    // The string tracking of `skip_body`, for one byte.
+                    if self.esc {
+                        self.esc = false;
+                    } else if self.in_str {
+                        match c {
+                            b'"' => self.in_str = false,
+                            b'\\' => self.esc = true,
+                            _ => {}
                         }
                     } else if c == b'"' && !self.literal {
                         self.in_str = true;
                     }
-                    self.body.push_str(chunk);
-                    self.pos += 1;
-                    return;
+                    self.body.push(ch);
                 }
-                Mode::AfterClose => {}
+                Mode::AfterClose => return false,
             }
+        } else if self.tag != Tag::Undecided {
+            let text = self.tag_text().as_bytes();
+            if text.get(self.tag_len) != Some(&c) || self.tag_len + 1 == text.len() {
+                return false;
+            }
+            self.tag_len += 1;
+        } else {
+            return false;
         }
-        self.push_general(chunk, sink);
+        self.pos += 1;
+        true
     }
 
-    fn push_general(&mut self, chunk: &str, sink: &mut impl Sink) {
+    /// Scans one chunk.
+    pub(super) fn push(&mut self, chunk: &str, sink: &mut impl Sink) {
         let bytes = chunk.as_bytes();
         let mut i = 0;
         while let Some(&c) = bytes.get(i) {
@@ -126,7 +141,10 @@ impl Scanner {
                 if self.advance_tag(c) {
                     i += 1;
                     if self.tag_len == self.tag_text().len() {
-                        self.on_tag(sink);
+                        let (tag, at) = (self.tag, self.tag_at);
+                        self.tag_len = 0;
+                        self.tag = Tag::Undecided;
+                        self.on_tag(tag, at, sink);
                     }
                 } else {
                     self.flush_tag(sink); // then look at `c` again in the restored mode
@@ -135,18 +153,25 @@ impl Scanner {
             }
             match self.mode {
                 Mode::Text => {
-                    let rest = bytes.get(i..).unwrap_or_default();
-                    match memchr::memchr(b'<', rest) {
-                        None => {
-                            sink.text(chunk.get(i..).unwrap_or_default());
+                    let start = i;
+                    let mut from = i;
+                    loop {
+                        let rest = bytes.get(from..).unwrap_or_default();
+                        let Some(p) = memchr::memchr(b'<', rest) else {
+                            sink.text(chunk.get(start..).unwrap_or_default());
                             i = bytes.len();
-                        }
-                        Some(p) => {
-                            if p > 0 {
-                                sink.text(chunk.get(i..i + p).unwrap_or_default());
+                            break;
+                        };
+                        let at = from + p;
+                        match self.classify(bytes, at) {
+                            Lt::NotTag => from = at + 1,
+                            lt => {
+                                if at > start {
+                                    sink.text(chunk.get(start..at).unwrap_or_default());
+                                }
+                                i = self.take_tag(lt, at, sink);
+                                break;
                             }
-                            self.start_tag(i + p);
-                            i += p + 1;
                         }
                     }
                 }
@@ -160,8 +185,11 @@ impl Scanner {
                     }
                     b'<' => {
                         self.gt_run = false;
-                        self.start_tag(i);
-                        i += 1;
+                        match self.classify(bytes, i) {
+                            // Text after all: looked at again in text mode.
+                            Lt::NotTag => self.mode = Mode::Text,
+                            lt => i = self.take_tag(lt, i, sink),
+                        }
                     }
                     _ => {
                         self.gt_run = false;
@@ -170,16 +198,67 @@ impl Scanner {
                 },
                 Mode::Body => {
                     let start = i;
-                    i = self.skip_body(bytes, i);
-                    self.body.push_str(chunk.get(start..i).unwrap_or_default());
-                    if i < bytes.len() {
-                        self.start_tag(i);
-                        i += 1;
+                    loop {
+                        i = self.skip_body(bytes, i);
+                        if i >= bytes.len() {
+                            self.body.push_str(chunk.get(start..).unwrap_or_default());
+                            break;
+                        }
+                        match self.classify(bytes, i) {
+                            Lt::NotTag => i += 1,
+                            lt => {
+                                self.body.push_str(chunk.get(start..i).unwrap_or_default());
+                                i = self.take_tag(lt, i, sink);
+                                break;
+                            }
+                        }
                     }
                 }
             }
         }
         self.pos += bytes.len();
+    }
+
+    /// What the `<` at `bytes[i]` starts, judged on the bytes at hand: a whole tag (the usual
+    /// case, matched at once), no tag, or a prefix cut by the end of the chunk (then matched
+    /// byte by byte as the next chunks arrive).
+    fn classify(&self, bytes: &[u8], i: usize) -> Lt {
+        let rest = bytes.get(i..).unwrap_or_default();
+        let in_string = self.mode == Mode::Body && self.in_str && !self.literal;
+        let tags = [
+            (Tag::Open, OPEN, !in_string),
+            (Tag::Close, CLOSE, self.mode != Mode::Text),
+        ];
+        let mut pending = false;
+        for (tag, text, allowed) in tags {
+            if allowed {
+                if rest.starts_with(text.as_bytes()) {
+                    return Lt::Tag(tag);
+                }
+                pending |= text.as_bytes().starts_with(rest);
+            }
+        }
+        if pending { Lt::Pending } else { Lt::NotTag }
+    }
+
+    /// Acts on a whole tag, or starts matching a pending one, at `bytes[i]`; returns the index
+    /// after what it consumed.
+    fn take_tag(&mut self, lt: Lt, i: usize, sink: &mut impl Sink) -> usize {
+        match lt {
+            Lt::Tag(tag) => {
+                let len = if tag == Tag::Open {
+                    OPEN.len()
+                } else {
+                    CLOSE.len()
+                };
+                self.on_tag(tag, self.pos + i, sink);
+                i + len
+            }
+            Lt::Pending | Lt::NotTag => {
+                self.start_tag(i);
+                i + 1
+            }
+        }
     }
 
     /// Tracks JSON strings in `bytes[i..]` up to the next `<` (or the end); returns its index.
@@ -236,7 +315,7 @@ impl Scanner {
             self.literal = true;
             self.in_str = false;
             self.pos = self.body_at + c + CLOSE.len();
-            self.push_general(&rest, sink);
+            self.push(&rest, sink);
             self.finish(sink); // `literal` is set: no second fallback
             return;
         }
@@ -296,10 +375,7 @@ impl Scanner {
         }
     }
 
-    fn on_tag(&mut self, sink: &mut impl Sink) {
-        let (tag, at) = (self.tag, self.tag_at);
-        self.tag_len = 0;
-        self.tag = Tag::Undecided;
+    fn on_tag(&mut self, tag: Tag, at: usize, sink: &mut impl Sink) {
         match (self.mode, tag) {
             (Mode::Text | Mode::AfterClose, Tag::Open) => self.open_block(at),
             (Mode::AfterClose, Tag::Close) => sink.extra_close(at),

@@ -19,7 +19,7 @@ pub(super) struct Checked {
 /// The parts of a call candidate the checks read. A JSON object is reduced to these fields as
 /// it is parsed ([`body`](super::body) deserializes them directly, without building the object),
 /// so the checks take them owned and never clone the arguments.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(super) struct Candidate {
     /// False for a non-object array item (it cannot be a call).
     pub object: bool,
@@ -30,7 +30,7 @@ pub(super) struct Candidate {
 }
 
 /// The `name` member.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(super) enum Name {
     #[default]
     Missing,
@@ -40,7 +40,7 @@ pub(super) enum Name {
 }
 
 /// `arguments` (or `parameters`) as read from the call.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(super) enum Arguments {
     /// A JSON string, already parsed: the value it holds, or serde_json's message.
     Text(Result<Tracked, String>),
@@ -276,8 +276,8 @@ impl Normal {
 }
 
 fn levenshtein(a: &[char], b: &[char]) -> usize {
-    let mut prev = [0; NORMAL_MAX + 1];
-    let mut cur = [0; NORMAL_MAX + 1];
+    let mut rows = [[0; NORMAL_MAX + 1]; 2];
+    let [mut prev, mut cur] = rows.each_mut();
     for (j, p) in prev.iter_mut().enumerate() {
         *p = j;
     }
@@ -287,6 +287,7 @@ fn levenshtein(a: &[char], b: &[char]) -> usize {
             let sub = prev[j] + usize::from(ca != cb);
             cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
         }
+        // The rows trade places by reference (swapping the arrays would copy them).
         std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
