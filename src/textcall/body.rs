@@ -7,6 +7,7 @@ use std::fmt;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use super::fast;
 use super::json::{self, Tracked};
 use super::validate::{Arguments, Candidate, Name};
 use crate::model::DiagnosticKind as K;
@@ -24,6 +25,7 @@ pub(super) struct BodyParse<'a> {
 }
 
 /// The candidates of a body: one object (the usual case, no vector), or an array's items.
+#[derive(Debug, PartialEq)]
 pub(super) enum Calls {
     One(Candidate),
     Many(Vec<Candidate>),
@@ -31,10 +33,12 @@ pub(super) enum Calls {
 
 /// Parses a body. `closed`: the block had its `</tool_call>`; `validates` tells whether a
 /// candidate would become a call (a missing `}` is only repaired when the result validates).
+/// `scratch` is a reusable buffer for the fast reader.
 pub(super) fn parse_body<'a>(
     body: &'a str,
     closed: bool,
     validates: &dyn Fn(&Candidate) -> bool,
+    scratch: &mut String,
 ) -> BodyParse<'a> {
     let mut notes = Vec::new();
     let mut s = body.trim();
@@ -82,12 +86,18 @@ pub(super) fn parse_body<'a>(
         ));
         s = s.get(start..).unwrap_or_default();
     }
-    // One pass reads the value straight into call candidates (no map is built for a call
-    // object). Every value is accepted by the visitors, so every error is the parser's own,
-    // with serde_json's exact message.
-    let mut values = serde_json::Deserializer::from_str(s).into_iter::<Calls>();
-    let (calls, mut rest) = match values.next() {
-        Some(Ok(c)) => (c, s.get(values.byte_offset()..).unwrap_or_default()),
+    // The usual call goes the fast reader's way. Otherwise one serde_json pass reads the value
+    // straight into call candidates (no map is built for a call object); every value is
+    // accepted by the visitors, so every error is the parser's own, with its exact message.
+    let read = match fast::read_call(s, scratch) {
+        Some((c, end)) => Some(Ok((Calls::One(c), end))),
+        None => {
+            let mut values = serde_json::Deserializer::from_str(s).into_iter::<Calls>();
+            values.next().map(|r| r.map(|c| (c, values.byte_offset())))
+        }
+    };
+    let (calls, mut rest) = match read {
+        Some(Ok((c, end))) => (c, s.get(end..).unwrap_or_default()),
         Some(Err(e)) if e.is_eof() => {
             if !closed {
                 let msg = format!("the output ended inside the call: {e}");

@@ -134,17 +134,28 @@ impl<'de> Visitor<'de> for Seed<'_, '_> {
                 path: Path::Key(&self.path, &key),
                 duplicates: &mut *self.duplicates,
             })?;
-            match object.entry(key) {
-                Entry::Vacant(e) => {
-                    e.insert(value);
-                }
-                Entry::Occupied(mut e) => {
-                    self.duplicates
-                        .push(Path::Key(&self.path, e.key()).pointer());
-                    e.insert(value);
-                }
-            }
+            insert(&mut object, key, value, &self.path, self.duplicates);
         }
         Ok(Value::Object(object))
+    }
+}
+
+/// Inserts as `serde_json::Map::insert` does (a repeated key keeps its first position and takes
+/// the last value), recording the pointer of a repeated key.
+pub(super) fn insert(
+    object: &mut Map<String, Value>,
+    key: String,
+    value: Value,
+    path: &Path<'_>,
+    duplicates: &mut Vec<String>,
+) {
+    match object.entry(key) {
+        Entry::Vacant(e) => {
+            e.insert(value);
+        }
+        Entry::Occupied(mut e) => {
+            duplicates.push(Path::Key(path, e.key()).pointer());
+            e.insert(value);
+        }
     }
 }

@@ -15,10 +15,13 @@
 
 mod body;
 mod config;
+mod fast;
 mod json;
 mod scan;
 mod validate;
 
+#[cfg(test)]
+mod tests_fast;
 #[cfg(test)]
 mod tests_random;
 #[cfg(test)]
@@ -59,6 +62,8 @@ struct Collector {
     diagnostics: Vec<Diagnostic>,
     /// Reused for the notes of a block's single call (empty between blocks).
     notes: Vec<Note>,
+    /// Reused by the body reader.
+    scratch: String,
     /// Call attempts so far (the next call index).
     attempts: usize,
     /// Index of the first attempt of the last closed block (for tags trailing it).
@@ -77,6 +82,7 @@ impl Parser {
                 calls: Vec::new(),
                 diagnostics: Vec::new(),
                 notes: Vec::new(),
+                scratch: String::new(),
                 attempts: 0,
                 last_block: None,
                 tags_seen: false,
@@ -186,9 +192,12 @@ impl Sink for Collector {
         let first = self.attempts;
         let config = &self.config;
         // Repair is rare: its check may clone the repaired candidates.
-        let parsed = body::parse_body(body_text, closed, &|c| {
-            validate::check(config, c.clone(), &mut Vec::new()).is_ok()
-        });
+        let parsed = body::parse_body(
+            body_text,
+            closed,
+            &|c| validate::check(config, c.clone(), &mut Vec::new()).is_ok(),
+            &mut self.scratch,
+        );
         let candidates = match parsed.result {
             Ok(c) => c,
             Err((kind, message)) => {
