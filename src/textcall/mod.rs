@@ -37,6 +37,7 @@ use serde::Serialize;
 use crate::model::{Diagnostic, DiagnosticKind as K, ToolCall};
 use body::{Calls, Note};
 use scan::{Detector, Scanner, Sink};
+use validate::Candidate;
 
 /// What the parser found.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -215,60 +216,13 @@ impl Sink for Collector {
                 return;
             }
         };
-        // The usual single call needs no vector, and reuses the notes buffer.
-        let (one, many) = match candidates {
-            Calls::One(c) => {
-                let mut notes = std::mem::take(&mut self.notes);
-                let result = validate::check(&self.config, c, &mut notes);
-                (Some((notes, result)), Vec::new())
-            }
-            Calls::Many(cs) => {
-                let checked: Vec<(Vec<Note>, Result<validate::Checked, Note>)> = cs
-                    .into_iter()
-                    .map(|c| {
-                        let mut notes = Vec::new();
-                        let result = validate::check(&self.config, c, &mut notes);
-                        (notes, result)
-                    })
-                    .collect();
-                (None, checked)
-            }
-        };
-        let any_ok = one.iter().chain(&many).any(|(_, r)| r.is_ok());
-        for (k, m) in parsed.notes {
-            self.diag(k, m, offset, Some(first), any_ok);
-        }
-        if !closed {
-            self.diag(
-                K::MissingCloseTag,
-                "no </tool_call> after the call".into(),
-                offset,
-                Some(first),
-                any_ok,
-            );
-        }
-        for (mut notes, result) in one.into_iter().chain(many) {
-            let index = self.attempts;
-            self.attempts += 1;
-            let ok = result.is_ok();
-            for (k, m) in notes.drain(..) {
-                self.diag(k, m, offset, Some(index), ok);
-            }
-            if notes.capacity() > 0 {
-                self.notes = notes;
-            }
-            match result {
-                Ok(c) => self.calls.push(ToolCall {
-                    id: call_id(index),
-                    name: c.name,
-                    arguments: c.arguments,
-                    thought_signature: None,
-                }),
-                Err((k, m)) => self.diag(k, m, offset, Some(index), false),
-            }
-        }
+        self.emit(candidates, parsed.notes, offset, closed);
         self.text.push_str(parsed.rest);
-        self.last_block = Some(first);
+    }
+
+    fn call(&mut self, candidate: Candidate, offset: usize) {
+        self.tags_seen = true;
+        self.emit(Calls::One(candidate), Vec::new(), offset, true);
     }
 
     fn extra_open(&mut self, offset: usize) {
@@ -303,6 +257,67 @@ impl Sink for Collector {
             index,
             true,
         );
+    }
+}
+
+impl Collector {
+    /// Checks a block's candidates and records its calls and diagnostics (`block_notes`: the
+    /// block-level recoveries).
+    fn emit(&mut self, candidates: Calls, block_notes: Vec<Note>, offset: usize, closed: bool) {
+        let first = self.attempts;
+        // The usual single call needs no vector, and reuses the notes buffer.
+        let (one, many) = match candidates {
+            Calls::One(c) => {
+                let mut notes = std::mem::take(&mut self.notes);
+                let result = validate::check(&self.config, c, &mut notes);
+                (Some((notes, result)), Vec::new())
+            }
+            Calls::Many(cs) => {
+                let checked: Vec<(Vec<Note>, Result<validate::Checked, Note>)> = cs
+                    .into_iter()
+                    .map(|c| {
+                        let mut notes = Vec::new();
+                        let result = validate::check(&self.config, c, &mut notes);
+                        (notes, result)
+                    })
+                    .collect();
+                (None, checked)
+            }
+        };
+        let any_ok = one.iter().chain(&many).any(|(_, r)| r.is_ok());
+        for (k, m) in block_notes {
+            self.diag(k, m, offset, Some(first), any_ok);
+        }
+        if !closed {
+            self.diag(
+                K::MissingCloseTag,
+                "no </tool_call> after the call".into(),
+                offset,
+                Some(first),
+                any_ok,
+            );
+        }
+        for (mut notes, result) in one.into_iter().chain(many) {
+            let index = self.attempts;
+            self.attempts += 1;
+            let ok = result.is_ok();
+            for (k, m) in notes.drain(..) {
+                self.diag(k, m, offset, Some(index), ok);
+            }
+            if notes.capacity() > 0 {
+                self.notes = notes;
+            }
+            match result {
+                Ok(c) => self.calls.push(ToolCall {
+                    id: call_id(index),
+                    name: c.name,
+                    arguments: c.arguments,
+                    thought_signature: None,
+                }),
+                Err((k, m)) => self.diag(k, m, offset, Some(index), false),
+            }
+        }
+        self.last_block = Some(first);
     }
 }
 

@@ -8,6 +8,9 @@
 //! such a string, [`Scanner::finish`] falls back to the first literal close tag and re-scans only
 //! the rest, once, with string tracking off (so the total work stays linear).
 
+use super::fast;
+use super::validate::Candidate;
+
 const OPEN: &str = "<tool_call>";
 const CLOSE: &str = "</tool_call>";
 
@@ -20,6 +23,9 @@ pub(super) trait Sink {
     /// A block body; `offset` is where its `<tool_call>` starts. `closed`: a `</tool_call>` ended
     /// it (otherwise the output ended, or a new `<tool_call>` began, first).
     fn block(&mut self, body: &str, offset: usize, closed: bool);
+    /// A closed block whose body is one well-formed call object, already read (the usual
+    /// block in a long chunk); the same outcome as [`Sink::block`] on its body.
+    fn call(&mut self, candidate: Candidate, offset: usize);
     /// A `<tool_call>` inside a block that has no content yet (dropped).
     fn extra_open(&mut self, offset: usize);
     /// A `</tool_call>` right after a closing tag (dropped).
@@ -69,6 +75,8 @@ pub(super) struct Scanner {
     body_at: usize,
     /// Absolute offset of the current chunk's first byte.
     pos: usize,
+    /// Reused by the fast reader.
+    scratch: String,
     gt_run: bool,
 }
 
@@ -87,6 +95,7 @@ impl Scanner {
             block_at: 0,
             body_at: 0,
             pos: 0,
+            scratch: String::new(),
             gt_run: false,
         }
     }
@@ -169,7 +178,7 @@ impl Scanner {
                                 if at > start {
                                     sink.text(chunk.get(start..at).unwrap_or_default());
                                 }
-                                i = self.take_tag(lt, at, sink);
+                                i = self.take_tag(chunk, lt, at, sink);
                                 break;
                             }
                         }
@@ -188,7 +197,7 @@ impl Scanner {
                         match self.classify(bytes, i) {
                             // Text after all: looked at again in text mode.
                             Lt::NotTag => self.mode = Mode::Text,
-                            lt => i = self.take_tag(lt, i, sink),
+                            lt => i = self.take_tag(chunk, lt, i, sink),
                         }
                     }
                     _ => {
@@ -208,7 +217,7 @@ impl Scanner {
                             Lt::NotTag => i += 1,
                             lt => {
                                 self.body.push_str(chunk.get(start..i).unwrap_or_default());
-                                i = self.take_tag(lt, i, sink);
+                                i = self.take_tag(chunk, lt, i, sink);
                                 break;
                             }
                         }
@@ -241,24 +250,52 @@ impl Scanner {
         if pending { Lt::Pending } else { Lt::NotTag }
     }
 
-    /// Acts on a whole tag, or starts matching a pending one, at `bytes[i]`; returns the index
+    /// Acts on a whole tag, or starts matching a pending one, at `chunk[i]`; returns the index
     /// after what it consumed.
-    fn take_tag(&mut self, lt: Lt, i: usize, sink: &mut impl Sink) -> usize {
+    fn take_tag(&mut self, chunk: &str, lt: Lt, i: usize, sink: &mut impl Sink) -> usize {
         match lt {
+            Lt::Tag(Tag::Open) => {
+                self.on_tag(Tag::Open, self.pos + i, sink);
+                let next = i + OPEN.len();
+                if self.mode == Mode::Body && self.body.is_empty() && !self.literal {
+                    return self.read_block(chunk, next, sink).unwrap_or(next);
+                }
+                next
+            }
             Lt::Tag(tag) => {
-                let len = if tag == Tag::Open {
-                    OPEN.len()
-                } else {
-                    CLOSE.len()
-                };
                 self.on_tag(tag, self.pos + i, sink);
-                i + len
+                i + CLOSE.len()
             }
             Lt::Pending | Lt::NotTag => {
                 self.start_tag(i);
                 i + 1
             }
         }
+    }
+
+    /// At the start of a body: if the chunk holds the whole block as whitespace, a call object
+    /// the fast reader reads, whitespace and `</tool_call>`, hands the call over at once and
+    /// returns the index after the close tag. The byte loop would end this body at the same
+    /// close tag: in a valid JSON text every `<` is inside a string, where it closes nothing.
+    /// Otherwise (`None`) the bytes are scanned as usual; what the reader read is read at most
+    /// once more, so the work stays linear.
+    fn read_block(&mut self, chunk: &str, i: usize, sink: &mut impl Sink) -> Option<usize> {
+        let rest = chunk.get(i..)?;
+        let json_space = |s: &str| s.len() - s.trim_start_matches([' ', '\n', '\t', '\r']).len();
+        let start = json_space(rest);
+        if rest.as_bytes().get(start) != Some(&b'{') {
+            return None;
+        }
+        let (candidate, len) = fast::read_call(rest.get(start..)?, &mut self.scratch)?;
+        let end = start + len;
+        let close = end + json_space(rest.get(end..)?);
+        if !rest.get(close..)?.starts_with(CLOSE) {
+            return None;
+        }
+        sink.call(candidate, self.block_at);
+        self.mode = Mode::AfterClose;
+        self.gt_run = false;
+        Some(i + close + CLOSE.len())
     }
 
     /// Tracks JSON strings in `bytes[i..]` up to the next `<` (or the end); returns its index.
