@@ -143,3 +143,11 @@ fn fast_reader_reads_as_serde_json() {
         "{documents} documents, {calls} calls"
     );
 }
+
+#[test]
+fn repeated_keys_at_any_depth_have_pointers() {
+    let text = r#"{"a": {"b/c": [{"d": 1, "d": 2}], "e~": 0, "e~": 1}, "a": 3}"#;
+    let want = Some(["/a/b~1c/0/d", "/a/e~0", "/a"].map(String::from).to_vec());
+    assert_eq!(fast::read_document(text).map(|t| t.duplicates), want);
+    assert_eq!(json::parse(text).map(|t| t.duplicates).ok(), want);
+}

@@ -95,6 +95,12 @@ pub(super) fn check(
             }
         }
     };
+    if let Some(first) = arguments.duplicates.first() {
+        notes.push((
+            K::DuplicateKey,
+            duplicate_message(first, arguments.duplicates.len()),
+        ));
+    }
     let arguments = arguments.value;
     if !config.allowed.contains(&name) {
         return Err((K::UnknownTool, unknown_message(config, &name)));
@@ -172,6 +178,20 @@ fn arguments_object(a: Arguments, key: &str, notes: &mut Vec<Note>) -> Result<Tr
             format!("\"{key}\" is neither a JSON string nor an object"),
         )),
     }
+}
+
+/// Names the first repeated key by its pointer. Kept, not rejected: the call's meaning is the
+/// one every JSON reader of the arguments string gives it (the last value wins in `JSON.parse`,
+/// serde_json and Python alike), and a strict schema still checks that value; the diagnostic
+/// says the model sent something ambiguous.
+fn duplicate_message(pointer: &str, count: usize) -> String {
+    let key = pointer.rsplit('/').next().unwrap_or_default();
+    let key = key.replace("~1", "/").replace("~0", "~");
+    let mut msg = format!("{pointer}: duplicate key {key:?}, the last value is kept");
+    if count > 1 {
+        msg.push_str(&format!(" (and {} more)", count - 1));
+    }
+    msg
 }
 
 fn unknown_message(config: &ParserConfig, name: &str) -> String {
