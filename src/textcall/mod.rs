@@ -75,7 +75,7 @@ struct Collector {
 impl Parser {
     pub fn new(config: ParserConfig) -> Parser {
         Parser {
-            scanner: Scanner::new(),
+            scanner: Scanner::new(!config.disabled),
             detector: Detector::default(),
             out: Collector {
                 config,
@@ -96,7 +96,6 @@ impl Parser {
     #[inline]
     pub fn push(&mut self, chunk: &str) {
         if let &[c] = chunk.as_bytes()
-            && !self.out.config.disabled
             && self.scanner.push_byte(c, &mut self.out)
         {
             return;

@@ -58,8 +58,23 @@ enum Tag {
     Close,
 }
 
+/// What a 1-byte chunk may find, summed up from the state after each [`Scanner::push`] so that
+/// [`Scanner::push_byte`] tests one field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fast {
+    /// Text, no pending tag.
+    Text,
+    /// Body, no pending tag.
+    Body,
+    /// A pending tag whose kind is decided.
+    Tag,
+    /// Anything else, or parsing is off: the general path.
+    No,
+}
+
 #[derive(Debug)]
 pub(super) struct Scanner {
+    fast: Fast,
     mode: Mode,
     tag: Tag,
     tag_len: usize,
@@ -81,8 +96,10 @@ pub(super) struct Scanner {
 }
 
 impl Scanner {
-    pub(super) fn new() -> Scanner {
+    /// `enabled`: false when parsing is off (then only [`Detector`] looks at the text).
+    pub(super) fn new(enabled: bool) -> Scanner {
         Scanner {
+            fast: if enabled { Fast::Text } else { Fast::No },
             mode: Mode::Text,
             tag: Tag::Undecided,
             tag_len: 0,
@@ -105,37 +122,34 @@ impl Scanner {
     /// having changed nothing, for anything else (then [`Scanner::push`] takes it).
     #[inline(always)]
     pub(super) fn push_byte(&mut self, c: u8, sink: &mut impl Sink) -> bool {
-        if self.tag_len == 0 && c != b'<' {
-            // A 1-byte `&str` is ASCII: the mask changes nothing but lets the compiler know
-            // that the char is one byte long.
-            let ch = char::from(c & 0x7F);
-            match self.mode {
-                Mode::Text => sink.text_char(ch),
-                Mode::Body => {
-                    // The string tracking of `skip_body`, for one byte.
-                    if self.esc {
-                        self.esc = false;
-                    } else if self.in_str {
-                        match c {
-                            b'"' => self.in_str = false,
-                            b'\\' => self.esc = true,
-                            _ => {}
-                        }
-                    } else if c == b'"' && !self.literal {
-                        self.in_str = true;
+        // A 1-byte `&str` is ASCII: the mask changes nothing but lets the compiler know that the
+        // char is one byte long.
+        let ch = char::from(c & 0x7F);
+        match self.fast {
+            Fast::Text if c != b'<' => sink.text_char(ch),
+            Fast::Body if c != b'<' => {
+                // The string tracking of `skip_body`, for one byte.
+                if self.esc {
+                    self.esc = false;
+                } else if self.in_str {
+                    match c {
+                        b'"' => self.in_str = false,
+                        b'\\' => self.esc = true,
+                        _ => {}
                     }
-                    self.body.push(ch);
+                } else if c == b'"' && !self.literal {
+                    self.in_str = true;
                 }
-                Mode::AfterClose => return false,
+                self.body.push(ch);
             }
-        } else if self.tag != Tag::Undecided {
-            let text = self.tag_text().as_bytes();
-            if text.get(self.tag_len) != Some(&c) || self.tag_len + 1 == text.len() {
-                return false;
+            Fast::Tag => {
+                let text = self.tag_text().as_bytes();
+                if text.get(self.tag_len) != Some(&c) || self.tag_len + 1 == text.len() {
+                    return false;
+                }
+                self.tag_len += 1;
             }
-            self.tag_len += 1;
-        } else {
-            return false;
+            _ => return false,
         }
         self.pos += 1;
         true
@@ -226,6 +240,12 @@ impl Scanner {
             }
         }
         self.pos += bytes.len();
+        self.fast = match (self.tag_len, self.tag, self.mode) {
+            (0, _, Mode::Text) => Fast::Text,
+            (0, _, Mode::Body) => Fast::Body,
+            (_, Tag::Open | Tag::Close, _) => Fast::Tag,
+            _ => Fast::No,
+        };
     }
 
     /// What the `<` at `bytes[i]` starts, judged on the bytes at hand: a whole tag (the usual
