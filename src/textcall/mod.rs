@@ -93,7 +93,7 @@ impl Parser {
 
     /// Feeds the next chunk. A 1-byte chunk (token-by-token streaming sends many) usually takes
     /// the inlined path; the rest goes out of line.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, chunk: &str) {
         if let &[c] = chunk.as_bytes()
             && self.scanner.push_byte(c, &mut self.out)
