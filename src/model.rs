@@ -286,6 +286,9 @@ pub enum DiagnosticKind {
     MissingArguments,
     /// `parameters` used instead of `arguments` (the llama3_json spelling).
     ParametersAlias,
+    /// A key repeated in an object of the call's arguments (at any depth): the last value is
+    /// kept, as `JSON.parse` and serde_json keep it.
+    DuplicateKey,
     // Native decoders.
     InvalidArgumentsJson,
     NullOptionalRemoved,

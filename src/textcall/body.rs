@@ -4,10 +4,12 @@
 
 use std::fmt;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::validate::Candidate;
+use super::fast;
+use super::json::{self, Tracked};
+use super::validate::{Arguments, Candidate, Name};
 use crate::model::DiagnosticKind as K;
 
 /// A recovered problem or a fatal one, with its message.
@@ -17,23 +19,26 @@ pub(super) struct BodyParse<'a> {
     /// Recovered, block-level problems (in the order they were met).
     pub notes: Vec<Note>,
     /// The call candidates, or why the block holds none.
-    pub result: Result<Vec<Candidate>, Note>,
+    pub result: Result<Calls, Note>,
     /// Text after the JSON value of an unclosed block (it is assistant text, not garbage).
     pub rest: &'a str,
 }
 
-/// The JSON value of a body: an object read by the fast path, or any value.
-enum Top {
-    Call(Candidate),
-    Value(Value),
+/// The candidates of a body: one object (the usual case, no vector), or an array's items.
+#[derive(Debug, PartialEq)]
+pub(super) enum Calls {
+    One(Candidate),
+    Many(Vec<Candidate>),
 }
 
 /// Parses a body. `closed`: the block had its `</tool_call>`; `validates` tells whether a
 /// candidate would become a call (a missing `}` is only repaired when the result validates).
+/// `scratch` is a reusable buffer for the fast reader.
 pub(super) fn parse_body<'a>(
     body: &'a str,
     closed: bool,
-    validates: &dyn Fn(&Value) -> bool,
+    validates: &dyn Fn(&Candidate) -> bool,
+    scratch: &mut String,
 ) -> BodyParse<'a> {
     let mut notes = Vec::new();
     let mut s = body.trim();
@@ -81,43 +86,38 @@ pub(super) fn parse_body<'a>(
         ));
         s = s.get(start..).unwrap_or_default();
     }
-    // Fast path: the usual body is one object, read straight into its call fields (no map is
-    // built for it). Anything else, including every error, takes the general path below, which
-    // parses again as a `Value` so that its messages stay exactly those of serde_json.
-    let mut fast = serde_json::Deserializer::from_str(s).into_iter::<Candidate>();
-    let (value, mut rest) = if let Some(Ok(c)) = fast.next() {
-        (
-            Top::Call(c),
-            s.get(fast.byte_offset()..).unwrap_or_default(),
-        )
-    } else {
-        let mut values = serde_json::Deserializer::from_str(s).into_iter::<Value>();
-        match values.next() {
-            Some(Ok(v)) => (
-                Top::Value(v),
-                s.get(values.byte_offset()..).unwrap_or_default(),
-            ),
-            Some(Err(e)) if e.is_eof() => {
-                if !closed {
-                    let msg = format!("the output ended inside the call: {e}");
-                    return fail(notes, (K::TruncatedCall, msg));
+    // The usual call goes the fast reader's way. Otherwise one serde_json pass reads the value
+    // straight into call candidates (no map is built for a call object); every value is
+    // accepted by the visitors, so every error is the parser's own, with its exact message.
+    let read = match fast::read_call(s, scratch) {
+        Some((c, end)) => Some(Ok((Calls::One(c), end))),
+        None => {
+            let mut values = serde_json::Deserializer::from_str(s).into_iter::<Calls>();
+            values.next().map(|r| r.map(|c| (c, values.byte_offset())))
+        }
+    };
+    let (calls, mut rest) = match read {
+        Some(Ok((c, end))) => (c, s.get(end..).unwrap_or_default()),
+        Some(Err(e)) if e.is_eof() => {
+            if !closed {
+                let msg = format!("the output ended inside the call: {e}");
+                return fail(notes, (K::TruncatedCall, msg));
+            }
+            match repair(s, validates) {
+                Some(c) => {
+                    notes.push((
+                        K::MissingBraces,
+                        "appended the missing closing brackets".into(),
+                    ));
+                    (c, "")
                 }
-                match repair(s, validates) {
-                    Some(v) => {
-                        notes.push((
-                            K::MissingBraces,
-                            "appended the missing closing brackets".into(),
-                        ));
-                        (Top::Value(v), "")
-                    }
-                    None => {
-                        return fail(notes, (K::MalformedJson, format!("incomplete JSON: {e}")));
-                    }
+                None => {
+                    return fail(notes, (K::MalformedJson, format!("incomplete JSON: {e}")));
                 }
             }
-            Some(Err(e)) => return fail(notes, (K::MalformedJson, e.to_string())),
-            None => return fail(notes, (K::MalformedJson, "empty <tool_call> block".into())),
         }
+        Some(Err(e)) => return fail(notes, (K::MalformedJson, e.to_string())),
+        None => return fail(notes, (K::MalformedJson, "empty <tool_call> block".into())),
     };
     if fenced && let Some(r) = rest.trim_start().strip_prefix("```") {
         rest = r;
@@ -132,20 +132,18 @@ pub(super) fn parse_body<'a>(
         }
         rest = "";
     }
-    let result = match value {
-        Top::Call(c) => Ok(vec![c]),
-        Top::Value(v @ Value::Object(_)) => Ok(vec![Candidate::from_value(v)]),
-        Top::Value(Value::Array(items)) if items.is_empty() => {
+    let result = match calls {
+        Calls::Many(items) if items.is_empty() => {
             Err((K::MissingName, "an empty array holds no call".to_string()))
         }
-        Top::Value(Value::Array(items)) => {
+        Calls::Many(items) => {
             notes.push((
                 K::ArrayWrapped,
                 format!("unwrapped an array of {} call(s)", items.len()),
             ));
-            Ok(items.into_iter().map(Candidate::from_value).collect())
+            Ok(Calls::Many(items))
         }
-        Top::Value(_) => Err((K::MalformedJson, "expected a JSON object".to_string())),
+        one => Ok(one),
     };
     BodyParse {
         notes,
@@ -154,14 +152,43 @@ pub(super) fn parse_body<'a>(
     }
 }
 
+/// The top value: an object is a call, an array holds calls; the body starts with `{` or `[`,
+/// so nothing else reaches here (it would be an error, never a panic).
+impl<'de> Deserialize<'de> for Calls {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Calls, D::Error> {
+        d.deserialize_any(CallsVisitor)
+    }
+}
+
+struct CallsVisitor;
+
+impl<'de> Visitor<'de> for CallsVisitor {
+    type Value = Calls;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a call object or an array of calls")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Calls, A::Error> {
+        CandidateVisitor.visit_map(map).map(Calls::One)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Calls, A::Error> {
+        let mut items = Vec::new();
+        while let Some(c) = seq.next_element::<Candidate>()? {
+            items.push(c);
+        }
+        Ok(Calls::Many(items))
+    }
+}
+
 /// Reads an object as a call: only `name`, `arguments` and `parameters` are kept, every other
-/// member is still parsed as a `Value` (and dropped) so that exactly the same inputs are accepted
-/// as by the general path (e.g. `1e999` is an error either way). A repeated key keeps its last
-/// value, as a `serde_json::Map` does. Anything but an object is an error (and goes the general
-/// path).
+/// member is still parsed as a `Value` (and dropped) so that exactly the inputs serde_json's
+/// `Value` accepts are accepted (e.g. `1e999` is an error). A repeated key keeps its last value,
+/// as a `serde_json::Map` does. Any other value is parsed as a `Value` too, and is no call.
 impl<'de> Deserialize<'de> for Candidate {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Candidate, D::Error> {
-        d.deserialize_map(CandidateVisitor)
+        d.deserialize_any(CandidateVisitor)
     }
 }
 
@@ -171,7 +198,36 @@ impl<'de> Visitor<'de> for CandidateVisitor {
     type Value = Candidate;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a call object")
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Candidate, E> {
+        Ok(Candidate::default())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Candidate, E> {
+        Ok(Candidate::default())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Candidate, E> {
+        Ok(Candidate::default())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Candidate, E> {
+        Ok(Candidate::default())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Candidate, E> {
+        Ok(Candidate::default())
+    }
+
+    fn visit_unit<E>(self) -> Result<Candidate, E> {
+        Ok(Candidate::default())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Candidate, A::Error> {
+        while seq.next_element::<Value>()?.is_some() {}
+        Ok(Candidate::default())
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Candidate, A::Error> {
@@ -180,12 +236,28 @@ impl<'de> Visitor<'de> for CandidateVisitor {
             ..Candidate::default()
         };
         while let Some(key) = map.next_key::<Field>()? {
-            let value = map.next_value::<Value>()?;
             match key {
-                Field::Name => c.name = Some(value),
-                Field::Arguments => c.arguments = Some(value),
-                Field::Parameters => c.parameters = Some(value),
-                Field::Other => {}
+                Field::Name => {
+                    c.name = match map.next_value()? {
+                        Value::String(s) => Name::Text(s),
+                        _ => Name::Other,
+                    };
+                }
+                Field::Arguments => {
+                    c.arguments = Some(map.next_value_seed(ArgumentsSeed)?);
+                    c.alias = false;
+                }
+                Field::Parameters => {
+                    // Read either way (the same inputs are accepted); `arguments` wins.
+                    let p = map.next_value_seed(ArgumentsSeed)?;
+                    if c.arguments.is_none() || c.alias {
+                        c.arguments = Some(p);
+                        c.alias = true;
+                    }
+                }
+                Field::Other => {
+                    map.next_value::<Value>()?;
+                }
             }
         }
         Ok(c)
@@ -225,8 +297,72 @@ impl Visitor<'_> for FieldVisitor {
     }
 }
 
+/// Reads `arguments` (or `parameters`): a JSON string is parsed at once from the parser's own
+/// unescaped text (no `String` is kept for it), anything else is read as a value.
+struct ArgumentsSeed;
+
+impl<'de> DeserializeSeed<'de> for ArgumentsSeed {
+    type Value = Arguments;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Arguments, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ArgumentsSeed {
+    type Value = Arguments;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Arguments, E> {
+        Ok(Arguments::Text(json::parse(v).map_err(|e| e.to_string())))
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Arguments, E> {
+        Ok(Arguments::other(Value::Bool(v)))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Arguments, E> {
+        Ok(Arguments::other(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Arguments, E> {
+        Ok(Arguments::other(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Arguments, E> {
+        Ok(Arguments::other(v.into()))
+    }
+
+    fn visit_unit<E>(self) -> Result<Arguments, E> {
+        Ok(Arguments::other(Value::Null))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Arguments, A::Error> {
+        let mut duplicates = Vec::new();
+        let value = json::Seed {
+            path: json::Path::Root,
+            duplicates: &mut duplicates,
+        }
+        .visit_seq(seq)?;
+        Ok(Arguments::Value(Tracked { value, duplicates }))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Arguments, A::Error> {
+        let mut duplicates = Vec::new();
+        let value = json::Seed {
+            path: json::Path::Root,
+            duplicates: &mut duplicates,
+        }
+        .visit_map(map)?;
+        Ok(Arguments::Value(Tracked { value, duplicates }))
+    }
+}
+
 /// Appends the closing brackets an incomplete value lacks; kept only if every candidate validates.
-fn repair(s: &str, validates: &dyn Fn(&Value) -> bool) -> Option<Value> {
+fn repair(s: &str, validates: &dyn Fn(&Candidate) -> bool) -> Option<Calls> {
     let mut stack = Vec::new();
     let (mut in_str, mut esc) = (false, false);
     for b in s.bytes() {
@@ -254,12 +390,12 @@ fn repair(s: &str, validates: &dyn Fn(&Value) -> bool) -> Option<Value> {
     }
     let mut fixed = s.to_string();
     fixed.extend(stack.iter().rev());
-    let v: Value = serde_json::from_str(&fixed).ok()?;
-    let ok = match &v {
-        Value::Array(items) => !items.is_empty() && items.iter().all(validates),
-        other => validates(other),
+    let calls: Calls = serde_json::from_str(&fixed).ok()?;
+    let ok = match &calls {
+        Calls::Many(items) => !items.is_empty() && items.iter().all(validates),
+        Calls::One(c) => validates(c),
     };
-    ok.then_some(v)
+    ok.then_some(calls)
 }
 
 /// At most 40 characters of `s`, quoted, for messages.

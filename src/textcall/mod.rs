@@ -15,9 +15,13 @@
 
 mod body;
 mod config;
+mod fast;
+mod json;
 mod scan;
 mod validate;
 
+#[cfg(test)]
+mod tests_fast;
 #[cfg(test)]
 mod tests_random;
 #[cfg(test)]
@@ -31,8 +35,9 @@ pub use config::ParserConfig;
 use serde::Serialize;
 
 use crate::model::{Diagnostic, DiagnosticKind as K, ToolCall};
-use body::Note;
+use body::{Calls, Note};
 use scan::{Detector, Scanner, Sink};
+use validate::Candidate;
 
 /// What the parser found.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -56,6 +61,10 @@ struct Collector {
     text: String,
     calls: Vec<ToolCall>,
     diagnostics: Vec<Diagnostic>,
+    /// Reused for the notes of a block's single call (empty between blocks).
+    notes: Vec<Note>,
+    /// Reused by the body reader.
+    scratch: String,
     /// Call attempts so far (the next call index).
     attempts: usize,
     /// Index of the first attempt of the last closed block (for tags trailing it).
@@ -66,13 +75,15 @@ struct Collector {
 impl Parser {
     pub fn new(config: ParserConfig) -> Parser {
         Parser {
-            scanner: Scanner::new(),
+            scanner: Scanner::new(!config.disabled),
             detector: Detector::default(),
             out: Collector {
                 config,
                 text: String::new(),
                 calls: Vec::new(),
                 diagnostics: Vec::new(),
+                notes: Vec::new(),
+                scratch: String::new(),
                 attempts: 0,
                 last_block: None,
                 tags_seen: false,
@@ -80,8 +91,20 @@ impl Parser {
         }
     }
 
-    #[inline]
+    /// Feeds the next chunk. A 1-byte chunk (token-by-token streaming sends many) usually takes
+    /// the inlined path; the rest goes out of line.
+    #[inline(always)]
     pub fn push(&mut self, chunk: &str) {
+        if let &[c] = chunk.as_bytes()
+            && self.scanner.push_byte(c, &mut self.out)
+        {
+            return;
+        }
+        self.push_chunk(chunk);
+    }
+
+    #[inline(never)]
+    fn push_chunk(&mut self, chunk: &str) {
         if self.out.config.disabled {
             self.detector.push(chunk);
             self.out.text.push_str(chunk);
@@ -159,16 +182,22 @@ impl Sink for Collector {
         self.text.push_str(s);
     }
 
+    #[inline]
+    fn text_char(&mut self, c: char) {
+        self.text.push(c);
+    }
+
     fn block(&mut self, body_text: &str, offset: usize, closed: bool) {
         self.tags_seen = true;
         let first = self.attempts;
         let config = &self.config;
-        // Repair is rare: its check may clone the repaired value.
-        let parsed = body::parse_body(body_text, closed, &|v| {
-            validate::check(config, validate::Candidate::from_value(v.clone()))
-                .1
-                .is_ok()
-        });
+        // Repair is rare: its check may clone the repaired candidates.
+        let parsed = body::parse_body(
+            body_text,
+            closed,
+            &|c| validate::check(config, c.clone(), &mut Vec::new()).is_ok(),
+            &mut self.scratch,
+        );
         let candidates = match parsed.result {
             Ok(c) => c,
             Err((kind, message)) => {
@@ -186,42 +215,13 @@ impl Sink for Collector {
                 return;
             }
         };
-        let checked: Vec<(Vec<Note>, Result<validate::Checked, Note>)> = candidates
-            .into_iter()
-            .map(|c| validate::check(&self.config, c))
-            .collect();
-        let any_ok = checked.iter().any(|(_, r)| r.is_ok());
-        for (k, m) in parsed.notes {
-            self.diag(k, m, offset, Some(first), any_ok);
-        }
-        if !closed {
-            self.diag(
-                K::MissingCloseTag,
-                "no </tool_call> after the call".into(),
-                offset,
-                Some(first),
-                any_ok,
-            );
-        }
-        for (notes, result) in checked {
-            let index = self.attempts;
-            self.attempts += 1;
-            let ok = result.is_ok();
-            for (k, m) in notes {
-                self.diag(k, m, offset, Some(index), ok);
-            }
-            match result {
-                Ok(c) => self.calls.push(ToolCall {
-                    id: format!("call_{index}"),
-                    name: c.name,
-                    arguments: c.arguments,
-                    thought_signature: None,
-                }),
-                Err((k, m)) => self.diag(k, m, offset, Some(index), false),
-            }
-        }
+        self.emit(candidates, parsed.notes, offset, closed);
         self.text.push_str(parsed.rest);
-        self.last_block = Some(first);
+    }
+
+    fn call(&mut self, candidate: Candidate, offset: usize) {
+        self.tags_seen = true;
+        self.emit(Calls::One(candidate), Vec::new(), offset, true);
     }
 
     fn extra_open(&mut self, offset: usize) {
@@ -257,4 +257,84 @@ impl Sink for Collector {
             true,
         );
     }
+}
+
+impl Collector {
+    /// Checks a block's candidates and records its calls and diagnostics (`block_notes`: the
+    /// block-level recoveries).
+    fn emit(&mut self, candidates: Calls, block_notes: Vec<Note>, offset: usize, closed: bool) {
+        let first = self.attempts;
+        // The usual single call needs no vector, and reuses the notes buffer.
+        let (one, many) = match candidates {
+            Calls::One(c) => {
+                let mut notes = std::mem::take(&mut self.notes);
+                let result = validate::check(&self.config, c, &mut notes);
+                (Some((notes, result)), Vec::new())
+            }
+            Calls::Many(cs) => {
+                let checked: Vec<(Vec<Note>, Result<validate::Checked, Note>)> = cs
+                    .into_iter()
+                    .map(|c| {
+                        let mut notes = Vec::new();
+                        let result = validate::check(&self.config, c, &mut notes);
+                        (notes, result)
+                    })
+                    .collect();
+                (None, checked)
+            }
+        };
+        let any_ok = one.iter().chain(&many).any(|(_, r)| r.is_ok());
+        for (k, m) in block_notes {
+            self.diag(k, m, offset, Some(first), any_ok);
+        }
+        if !closed {
+            self.diag(
+                K::MissingCloseTag,
+                "no </tool_call> after the call".into(),
+                offset,
+                Some(first),
+                any_ok,
+            );
+        }
+        for (mut notes, result) in one.into_iter().chain(many) {
+            let index = self.attempts;
+            self.attempts += 1;
+            let ok = result.is_ok();
+            for (k, m) in notes.drain(..) {
+                self.diag(k, m, offset, Some(index), ok);
+            }
+            if notes.capacity() > 0 {
+                self.notes = notes;
+            }
+            match result {
+                Ok(c) => self.calls.push(ToolCall {
+                    id: call_id(index),
+                    name: c.name,
+                    arguments: c.arguments,
+                    thought_signature: None,
+                }),
+                Err((k, m)) => self.diag(k, m, offset, Some(index), false),
+            }
+        }
+        self.last_block = Some(first);
+    }
+}
+
+/// `call_N`, without the formatting machinery (one per call).
+fn call_id(index: usize) -> String {
+    let mut digits = [0u8; 20];
+    let mut n = index;
+    let mut len = 0;
+    for d in digits.iter_mut() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+        len += 1;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut id = String::with_capacity(5 + len);
+    id.push_str("call_");
+    id.extend(digits.iter().take(len).rev().map(|&d| char::from(d)));
+    id
 }

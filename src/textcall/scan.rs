@@ -8,6 +8,9 @@
 //! such a string, [`Scanner::finish`] falls back to the first literal close tag and re-scans only
 //! the rest, once, with string tracking off (so the total work stays linear).
 
+use super::fast;
+use super::validate::Candidate;
+
 const OPEN: &str = "<tool_call>";
 const CLOSE: &str = "</tool_call>";
 
@@ -15,9 +18,14 @@ const CLOSE: &str = "</tool_call>";
 pub(super) trait Sink {
     /// Plain text outside blocks, released as soon as it cannot start a tag.
     fn text(&mut self, s: &str);
+    /// The same, one char (a 1-byte chunk).
+    fn text_char(&mut self, c: char);
     /// A block body; `offset` is where its `<tool_call>` starts. `closed`: a `</tool_call>` ended
     /// it (otherwise the output ended, or a new `<tool_call>` began, first).
     fn block(&mut self, body: &str, offset: usize, closed: bool);
+    /// A closed block whose body is one well-formed call object, already read (the usual
+    /// block in a long chunk); the same outcome as [`Sink::block`] on its body.
+    fn call(&mut self, candidate: Candidate, offset: usize);
     /// A `<tool_call>` inside a block that has no content yet (dropped).
     fn extra_open(&mut self, offset: usize);
     /// A `</tool_call>` right after a closing tag (dropped).
@@ -34,6 +42,14 @@ enum Mode {
     Body,
 }
 
+/// What a `<` starts, as far as the chunk shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lt {
+    Tag(Tag),
+    NotTag,
+    Pending,
+}
+
 /// Which tag a pending `<…` prefix is matching; the second byte decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Tag {
@@ -42,8 +58,23 @@ enum Tag {
     Close,
 }
 
+/// What a 1-byte chunk may find, summed up from the state after each [`Scanner::push`] so that
+/// [`Scanner::push_byte`] tests one field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fast {
+    /// Text, no pending tag.
+    Text,
+    /// Body, no pending tag.
+    Body,
+    /// A pending tag whose kind is decided.
+    Tag,
+    /// Anything else, or parsing is off: the general path.
+    No,
+}
+
 #[derive(Debug)]
 pub(super) struct Scanner {
+    fast: Fast,
     mode: Mode,
     tag: Tag,
     tag_len: usize,
@@ -59,12 +90,16 @@ pub(super) struct Scanner {
     body_at: usize,
     /// Absolute offset of the current chunk's first byte.
     pos: usize,
+    /// Reused by the fast reader.
+    scratch: String,
     gt_run: bool,
 }
 
 impl Scanner {
-    pub(super) fn new() -> Scanner {
+    /// `enabled`: false when parsing is off (then only [`Detector`] looks at the text).
+    pub(super) fn new(enabled: bool) -> Scanner {
         Scanner {
+            fast: if enabled { Fast::Text } else { Fast::No },
             mode: Mode::Text,
             tag: Tag::Undecided,
             tag_len: 0,
@@ -77,48 +112,51 @@ impl Scanner {
             block_at: 0,
             body_at: 0,
             pos: 0,
+            scratch: String::new(),
             gt_run: false,
         }
     }
 
-    /// Scans one chunk. Token-by-token streaming means many tiny chunks, so a single byte that
-    /// cannot start or continue a tag (the usual case) is handled here without the general loop.
-    #[inline]
-    pub(super) fn push(&mut self, chunk: &str, sink: &mut impl Sink) {
-        if let &[c] = chunk.as_bytes()
-            && c != b'<'
-            && self.tag_len == 0
-        {
-            match self.mode {
-                Mode::Text => {
-                    sink.text(chunk);
-                    self.pos += 1;
-                    return;
-                }
-                Mode::Body => {
-                    // The string tracking of the body loop in `push_general`, for one byte.
-                    if self.in_str {
-                        if self.esc {
-                            self.esc = false;
-                        } else if c == b'\\' {
-                            self.esc = true;
-                        } else if c == b'"' {
-                            self.in_str = false;
-                        }
-                    } else if c == b'"' && !self.literal {
-                        self.in_str = true;
+    /// Scans a 1-byte chunk (token-by-token streaming sends many) if it is a usual case: a byte
+    /// that cannot start a tag, or that continues a pending tag without ending it. Returns false,
+    /// having changed nothing, for anything else (then [`Scanner::push`] takes it).
+    #[inline(always)]
+    pub(super) fn push_byte(&mut self, c: u8, sink: &mut impl Sink) -> bool {
+        // A 1-byte `&str` is ASCII: the mask changes nothing but lets the compiler know that the
+        // char is one byte long.
+        let ch = char::from(c & 0x7F);
+        match self.fast {
+            Fast::Text if c != b'<' => sink.text_char(ch),
+            Fast::Body if c != b'<' => {
+                // The string tracking of `skip_body`, for one byte.
+                if self.esc {
+                    self.esc = false;
+                } else if self.in_str {
+                    match c {
+                        b'"' => self.in_str = false,
+                        b'\\' => self.esc = true,
+                        _ => {}
                     }
-                    self.body.push_str(chunk);
-                    self.pos += 1;
-                    return;
+                } else if c == b'"' && !self.literal {
+                    self.in_str = true;
                 }
-                Mode::AfterClose => {}
+                self.body.push(ch);
             }
+            Fast::Tag => {
+                let text = self.tag_text().as_bytes();
+                if text.get(self.tag_len) != Some(&c) || self.tag_len + 1 == text.len() {
+                    return false;
+                }
+                self.tag_len += 1;
+            }
+            _ => return false,
         }
-        self.push_general(chunk, sink);
+        self.pos += 1;
+        true
     }
 
-    fn push_general(&mut self, chunk: &str, sink: &mut impl Sink) {
+    /// Scans one chunk.
+    pub(super) fn push(&mut self, chunk: &str, sink: &mut impl Sink) {
         let bytes = chunk.as_bytes();
         let mut i = 0;
         while let Some(&c) = bytes.get(i) {
@@ -126,7 +164,10 @@ impl Scanner {
                 if self.advance_tag(c) {
                     i += 1;
                     if self.tag_len == self.tag_text().len() {
-                        self.on_tag(sink);
+                        let (tag, at) = (self.tag, self.tag_at);
+                        self.tag_len = 0;
+                        self.tag = Tag::Undecided;
+                        self.on_tag(tag, at, sink);
                     }
                 } else {
                     self.flush_tag(sink); // then look at `c` again in the restored mode
@@ -135,18 +176,25 @@ impl Scanner {
             }
             match self.mode {
                 Mode::Text => {
-                    let rest = bytes.get(i..).unwrap_or_default();
-                    match rest.iter().position(|&b| b == b'<') {
-                        None => {
-                            sink.text(chunk.get(i..).unwrap_or_default());
+                    let start = i;
+                    let mut from = i;
+                    loop {
+                        let rest = bytes.get(from..).unwrap_or_default();
+                        let Some(p) = memchr::memchr(b'<', rest) else {
+                            sink.text(chunk.get(start..).unwrap_or_default());
                             i = bytes.len();
-                        }
-                        Some(p) => {
-                            if p > 0 {
-                                sink.text(chunk.get(i..i + p).unwrap_or_default());
+                            break;
+                        };
+                        let at = from + p;
+                        match self.classify(bytes, at) {
+                            Lt::NotTag => from = at + 1,
+                            lt => {
+                                if at > start {
+                                    sink.text(chunk.get(start..at).unwrap_or_default());
+                                }
+                                i = self.take_tag(chunk, lt, at, sink);
+                                break;
                             }
-                            self.start_tag(i + p);
-                            i += p + 1;
                         }
                     }
                 }
@@ -160,8 +208,11 @@ impl Scanner {
                     }
                     b'<' => {
                         self.gt_run = false;
-                        self.start_tag(i);
-                        i += 1;
+                        match self.classify(bytes, i) {
+                            // Text after all: looked at again in text mode.
+                            Lt::NotTag => self.mode = Mode::Text,
+                            lt => i = self.take_tag(chunk, lt, i, sink),
+                        }
                     }
                     _ => {
                         self.gt_run = false;
@@ -170,34 +221,128 @@ impl Scanner {
                 },
                 Mode::Body => {
                     let start = i;
-                    let tracking = !self.literal;
-                    while let Some(&b) = bytes.get(i) {
-                        if self.in_str {
-                            if self.esc {
-                                self.esc = false;
-                            } else if b == b'\\' {
-                                self.esc = true;
-                            } else if b == b'"' {
-                                self.in_str = false;
-                            } else if b == b'<' {
-                                break;
-                            }
-                        } else if b == b'"' && tracking {
-                            self.in_str = true;
-                        } else if b == b'<' {
+                    loop {
+                        i = self.skip_body(bytes, i);
+                        if i >= bytes.len() {
+                            self.body.push_str(chunk.get(start..).unwrap_or_default());
                             break;
                         }
-                        i += 1;
-                    }
-                    self.body.push_str(chunk.get(start..i).unwrap_or_default());
-                    if i < bytes.len() {
-                        self.start_tag(i);
-                        i += 1;
+                        match self.classify(bytes, i) {
+                            Lt::NotTag => i += 1,
+                            lt => {
+                                self.body.push_str(chunk.get(start..i).unwrap_or_default());
+                                i = self.take_tag(chunk, lt, i, sink);
+                                break;
+                            }
+                        }
                     }
                 }
             }
         }
         self.pos += bytes.len();
+        self.fast = match (self.tag_len, self.tag, self.mode) {
+            (0, _, Mode::Text) => Fast::Text,
+            (0, _, Mode::Body) => Fast::Body,
+            (_, Tag::Open | Tag::Close, _) => Fast::Tag,
+            _ => Fast::No,
+        };
+    }
+
+    /// What the `<` at `bytes[i]` starts, judged on the bytes at hand: a whole tag (the usual
+    /// case, matched at once), no tag, or a prefix cut by the end of the chunk (then matched
+    /// byte by byte as the next chunks arrive).
+    fn classify(&self, bytes: &[u8], i: usize) -> Lt {
+        let rest = bytes.get(i..).unwrap_or_default();
+        let in_string = self.mode == Mode::Body && self.in_str && !self.literal;
+        let tags = [
+            (Tag::Open, OPEN, !in_string),
+            (Tag::Close, CLOSE, self.mode != Mode::Text),
+        ];
+        let mut pending = false;
+        for (tag, text, allowed) in tags {
+            if allowed {
+                if rest.starts_with(text.as_bytes()) {
+                    return Lt::Tag(tag);
+                }
+                pending |= text.as_bytes().starts_with(rest);
+            }
+        }
+        if pending { Lt::Pending } else { Lt::NotTag }
+    }
+
+    /// Acts on a whole tag, or starts matching a pending one, at `chunk[i]`; returns the index
+    /// after what it consumed.
+    fn take_tag(&mut self, chunk: &str, lt: Lt, i: usize, sink: &mut impl Sink) -> usize {
+        match lt {
+            Lt::Tag(Tag::Open) => {
+                self.on_tag(Tag::Open, self.pos + i, sink);
+                let next = i + OPEN.len();
+                if self.mode == Mode::Body && self.body.is_empty() && !self.literal {
+                    return self.read_block(chunk, next, sink).unwrap_or(next);
+                }
+                next
+            }
+            Lt::Tag(tag) => {
+                self.on_tag(tag, self.pos + i, sink);
+                i + CLOSE.len()
+            }
+            Lt::Pending | Lt::NotTag => {
+                self.start_tag(i);
+                i + 1
+            }
+        }
+    }
+
+    /// At the start of a body: if the chunk holds the whole block as whitespace, a call object
+    /// the fast reader reads, whitespace and `</tool_call>`, hands the call over at once and
+    /// returns the index after the close tag. The byte loop would end this body at the same
+    /// close tag: in a valid JSON text every `<` is inside a string, where it closes nothing.
+    /// Otherwise (`None`) the bytes are scanned as usual; what the reader read is read at most
+    /// once more, so the work stays linear.
+    fn read_block(&mut self, chunk: &str, i: usize, sink: &mut impl Sink) -> Option<usize> {
+        let rest = chunk.get(i..)?;
+        let json_space = |s: &str| s.len() - s.trim_start_matches([' ', '\n', '\t', '\r']).len();
+        let start = json_space(rest);
+        if rest.as_bytes().get(start) != Some(&b'{') {
+            return None;
+        }
+        let (candidate, len) = fast::read_call(rest.get(start..)?, &mut self.scratch)?;
+        let end = start + len;
+        let close = end + json_space(rest.get(end..)?);
+        if !rest.get(close..)?.starts_with(CLOSE) {
+            return None;
+        }
+        sink.call(candidate, self.block_at);
+        self.mode = Mode::AfterClose;
+        self.gt_run = false;
+        Some(i + close + CLOSE.len())
+    }
+
+    /// Tracks JSON strings in `bytes[i..]` up to the next `<` (or the end); returns its index.
+    fn skip_body(&mut self, bytes: &[u8], mut i: usize) -> usize {
+        let (mut in_str, mut esc) = (self.in_str, self.esc);
+        let tracking = !self.literal;
+        while let Some(&b) = bytes.get(i) {
+            if esc {
+                esc = false;
+            } else if in_str {
+                match b {
+                    b'"' => in_str = false,
+                    b'\\' => esc = true,
+                    b'<' => break,
+                    _ => {}
+                }
+            } else {
+                match b {
+                    b'"' if tracking => in_str = true,
+                    b'<' => break,
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
+        (self.in_str, self.esc) = (in_str, esc);
+        i
     }
 
     /// Ends the output: releases a held-back prefix and hands over an unclosed block.
@@ -227,7 +372,7 @@ impl Scanner {
             self.literal = true;
             self.in_str = false;
             self.pos = self.body_at + c + CLOSE.len();
-            self.push_general(&rest, sink);
+            self.push(&rest, sink);
             self.finish(sink); // `literal` is set: no second fallback
             return;
         }
@@ -287,10 +432,7 @@ impl Scanner {
         }
     }
 
-    fn on_tag(&mut self, sink: &mut impl Sink) {
-        let (tag, at) = (self.tag, self.tag_at);
-        self.tag_len = 0;
-        self.tag = Tag::Undecided;
+    fn on_tag(&mut self, tag: Tag, at: usize, sink: &mut impl Sink) {
         match (self.mode, tag) {
             (Mode::Text | Mode::AfterClose, Tag::Open) => self.open_block(at),
             (Mode::AfterClose, Tag::Close) => sink.extra_close(at),

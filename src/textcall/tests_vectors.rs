@@ -305,11 +305,17 @@ const ROWS: &[(&str, &str, &str)] = &[
         r#"<tool_call>{"name":"get_weather","arguments":{"city":"NYC","extra":1}}</tool_call>"#,
         "[] text=None diags=[ArgumentsAsObject#0 SchemaViolation#0]",
     ),
-    // B54: serde_json keeps the last duplicate key; not detected (documented limitation).
+    // B54: the reference suggests `MalformedJson`; we keep the call with the last value (what
+    // `JSON.parse` and serde_json give the client) and report the repeat with its pointer.
     (
         "B54",
         r#"<tool_call>{"name":"get_weather","arguments":{"city":"NYC","city":"Oslo"}}</tool_call>"#,
-        r#"[call_0 get_weather {"city":"Oslo"}] text=None diags=[ArgumentsAsObject#0+]"#,
+        r#"[call_0 get_weather {"city":"Oslo"}] text=None diags=[ArgumentsAsObject#0+ DuplicateKey#0+]"#,
+    ),
+    (
+        "B54s",
+        r#"<tool_call>{"name":"get_weather","arguments":"{\"city\":\"NYC\",\"city\":\"Oslo\"}"}</tool_call>"#,
+        r#"[call_0 get_weather {"city":"Oslo"}] text=None diags=[DuplicateKey#0+]"#,
     ),
     // B55–B60: pythonic calls are another format: text.
     (
@@ -599,6 +605,13 @@ fn diagnostics_carry_pointer_and_suggestion() {
     assert_eq!(
         b32,
         ["unknown tool \"web_search\"; did you mean \"search\"?"]
+    );
+    let b54 = messages(
+        r#"<tool_call>{"name":"get_weather","arguments":"{\"city\":\"NYC\",\"city\":\"Oslo\"}"}</tool_call>"#,
+    );
+    assert_eq!(
+        b54,
+        ["/city: duplicate key \"city\", the last value is kept"]
     );
     let x6 = messages(r#"<tool_call>{"name":"Say-Hello","arguments":"{}"}</tool_call>"#);
     assert_eq!(

@@ -1,11 +1,14 @@
 //! One call candidate → a checked call: `name`, `arguments` (a JSON string holding an object, or
 //! an object), the allowed-tool check with a nearest-name suggestion, and strict schema validation.
 
+use std::fmt::Write as _;
+
 use jsonschema::error::ValidationErrorKind as ErrorKind;
 use serde_json::{Map, Value};
 
 use super::body::Note;
 use super::config::ParserConfig;
+use super::json::Tracked;
 use crate::model::DiagnosticKind as K;
 
 pub(super) struct Checked {
@@ -13,44 +16,51 @@ pub(super) struct Checked {
     pub arguments: Value,
 }
 
-/// The parts of a call candidate the checks read. A JSON object is reduced to these three
-/// fields as it is parsed ([`body`](super::body) deserializes them directly, without building
-/// the object), so the checks take them owned and never clone the arguments.
-#[derive(Debug, Default)]
+/// The parts of a call candidate the checks read. A JSON object is reduced to these fields as
+/// it is parsed ([`body`](super::body) deserializes them directly, without building the object),
+/// so the checks take them owned and never clone the arguments.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(super) struct Candidate {
     /// False for a non-object array item (it cannot be a call).
     pub object: bool,
-    pub name: Option<Value>,
-    pub arguments: Option<Value>,
-    pub parameters: Option<Value>,
+    pub name: Name,
+    /// The last `arguments`, else the last `parameters` (then `alias` is set).
+    pub arguments: Option<Arguments>,
+    pub alias: bool,
 }
 
-impl Candidate {
-    /// From a parsed value (array items, repaired JSON): the same fields as a direct parse.
-    pub(super) fn from_value(v: Value) -> Candidate {
-        match v {
-            Value::Object(mut obj) => Candidate {
-                object: true,
-                name: obj.remove("name"),
-                arguments: obj.remove("arguments"),
-                parameters: obj.remove("parameters"),
-            },
-            _ => Candidate::default(),
-        }
+/// The `name` member.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) enum Name {
+    #[default]
+    Missing,
+    Text(String),
+    /// Not a string.
+    Other,
+}
+
+/// `arguments` (or `parameters`) as read from the call.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Arguments {
+    /// A JSON string, already parsed: the value it holds, or serde_json's message.
+    Text(Result<Tracked, String>),
+    /// Any other JSON value.
+    Value(Tracked),
+}
+
+impl Arguments {
+    /// A value that cannot hold a repeated key.
+    pub(super) fn other(value: Value) -> Arguments {
+        Arguments::Value(Tracked {
+            value,
+            duplicates: Vec::new(),
+        })
     }
 }
 
-/// Checks a candidate: recovered notes (in order), then the call or the fatal problem.
+/// Checks a candidate: appends its recovered notes (in order) to `notes`, then gives the call or
+/// the fatal problem.
 pub(super) fn check(
-    config: &ParserConfig,
-    candidate: Candidate,
-) -> (Vec<Note>, Result<Checked, Note>) {
-    let mut notes = Vec::new();
-    let result = check_inner(config, candidate, &mut notes);
-    (notes, result)
-}
-
-fn check_inner(
     config: &ParserConfig,
     candidate: Candidate,
     notes: &mut Vec<Note>,
@@ -59,27 +69,39 @@ fn check_inner(
         return Err((K::MissingName, "the call is not a JSON object".into()));
     }
     let name = match candidate.name {
-        Some(Value::String(n)) if !n.trim().is_empty() => n,
-        Some(_) => return Err((K::MissingName, "\"name\" is not a non-empty string".into())),
-        None => return Err((K::MissingName, "the call has no \"name\"".into())),
+        Name::Text(n) if !n.trim().is_empty() => n,
+        Name::Text(_) | Name::Other => {
+            return Err((K::MissingName, "\"name\" is not a non-empty string".into()));
+        }
+        Name::Missing => return Err((K::MissingName, "the call has no \"name\"".into())),
     };
-    let arguments = match (candidate.arguments, candidate.parameters) {
-        (Some(a), _) => arguments_object(a, "arguments", notes)?,
-        (None, Some(p)) => {
+    let arguments = match candidate.arguments {
+        Some(a) if !candidate.alias => arguments_object(a, "arguments", notes)?,
+        Some(p) => {
             notes.push((
                 K::ParametersAlias,
                 "read \"parameters\" as \"arguments\"".into(),
             ));
             arguments_object(p, "parameters", notes)?
         }
-        (None, None) => {
+        None => {
             notes.push((
                 K::MissingArguments,
                 "no \"arguments\": called with {}".into(),
             ));
-            Value::Object(Map::new())
+            Tracked {
+                value: Value::Object(Map::new()),
+                duplicates: Vec::new(),
+            }
         }
     };
+    if let Some(first) = arguments.duplicates.first() {
+        notes.push((
+            K::DuplicateKey,
+            duplicate_message(first, arguments.duplicates.len()),
+        ));
+    }
+    let arguments = arguments.value;
     if !config.allowed.contains(&name) {
         return Err((K::UnknownTool, unknown_message(config, &name)));
     }
@@ -131,58 +153,96 @@ fn check_inner(
 }
 
 /// `arguments` as the protocol wants it (a string holding an object) or as an object.
-fn arguments_object(v: Value, key: &str, notes: &mut Vec<Note>) -> Result<Value, Note> {
-    match v {
-        Value::String(s) => match serde_json::from_str::<Value>(&s) {
-            Ok(obj @ Value::Object(_)) => Ok(obj),
-            Ok(_) => Err((
-                K::ArgumentsNotObject,
-                format!("\"{key}\" holds JSON that is not an object"),
-            )),
-            Err(e) => Err((
-                K::ArgumentsNotObject,
-                format!("\"{key}\" is not a JSON object string: {e}"),
-            )),
-        },
-        Value::Object(_) => {
-            notes.push((
-                K::ArgumentsAsObject,
-                format!("\"{key}\" is an object, not a JSON string"),
-            ));
-            Ok(v)
+fn arguments_object(a: Arguments, key: &str, notes: &mut Vec<Note>) -> Result<Tracked, Note> {
+    match a {
+        Arguments::Text(Ok(t)) if t.value.is_object() => Ok(t),
+        Arguments::Text(Ok(_)) => Err((
+            K::ArgumentsNotObject,
+            format!("\"{key}\" holds JSON that is not an object"),
+        )),
+        Arguments::Text(Err(e)) => Err((
+            K::ArgumentsNotObject,
+            format!("\"{key}\" is not a JSON object string: {e}"),
+        )),
+        Arguments::Value(t) if t.value.is_object() => {
+            // The usual recovery: built without the formatting machinery.
+            let mut msg = String::with_capacity(key.len() + 36);
+            msg.push('"');
+            msg.push_str(key);
+            msg.push_str("\" is an object, not a JSON string");
+            notes.push((K::ArgumentsAsObject, msg));
+            Ok(t)
         }
-        _ => Err((
+        Arguments::Value(_) => Err((
             K::ArgumentsNotObject,
             format!("\"{key}\" is neither a JSON string nor an object"),
         )),
     }
 }
 
+/// Names the first repeated key by its pointer. Kept, not rejected: the call's meaning is the
+/// one every JSON reader of the arguments string gives it (the last value wins in `JSON.parse`,
+/// serde_json and Python alike), and a strict schema still checks that value; the diagnostic
+/// says the model sent something ambiguous.
+fn duplicate_message(pointer: &str, count: usize) -> String {
+    let key = pointer.rsplit('/').next().unwrap_or_default();
+    let key = key.replace("~1", "/").replace("~0", "~");
+    let mut msg = format!("{pointer}: duplicate key {key:?}, the last value is kept");
+    if count > 1 {
+        msg.push_str(&format!(" (and {} more)", count - 1));
+    }
+    msg
+}
+
 fn unknown_message(config: &ParserConfig, name: &str) -> String {
-    let mut msg = if config.declared.iter().any(|d| d == name) {
-        format!("tool {name:?} is not allowed by tool_choice")
+    let mut msg = String::with_capacity(2 * name.len() + 64);
+    if config.declared.iter().any(|d| d == name) {
+        msg.push_str("tool ");
+        push_quoted(&mut msg, name);
+        msg.push_str(" is not allowed by tool_choice");
     } else {
-        format!("unknown tool {name:?}")
-    };
+        msg.push_str("unknown tool ");
+        push_quoted(&mut msg, name);
+    }
     match suggest(name, &config.allowed) {
-        Some(s) => msg.push_str(&format!("; did you mean {s:?}?")),
+        Some(s) => {
+            msg.push_str("; did you mean ");
+            push_quoted(&mut msg, s);
+            msg.push('?');
+        }
         None if config.allowed.is_empty() => msg.push_str("; no tool may be called"),
         None => {}
     }
     msg
 }
 
+/// Appends `s` as `{s:?}` would; a plain ASCII name (the usual one) needs no formatter.
+fn push_quoted(out: &mut String, s: &str) {
+    if s.bytes()
+        .all(|b| matches!(b, b' '..=b'~') && b != b'"' && b != b'\\')
+    {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        // Writing into a `String` cannot fail.
+        let _ = write!(out, "{s:?}");
+    }
+}
+
 /// The allowed name nearest to `name`: equal after normalization (case, `-`, `_`, `.`), else the
 /// smallest edit distance if it is at most a third of the longer name (at least 2).
 pub(super) fn suggest<'a>(name: &str, allowed: &'a [String]) -> Option<&'a str> {
-    let n = normalize(name);
+    let n = Normal::of(name);
+    let n = n.chars();
     let mut best: Option<(usize, &str)> = None;
     for a in allowed {
-        let na = normalize(a);
+        let na = Normal::of(a);
+        let na = na.chars();
         if na == n {
             return Some(a);
         }
-        let d = levenshtein(&n, &na);
+        let d = levenshtein(n, na);
         let limit = (n.len().max(na.len()) / 3).max(2);
         if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, a));
@@ -191,24 +251,63 @@ pub(super) fn suggest<'a>(name: &str, allowed: &'a [String]) -> Option<&'a str> 
     best.map(|(_, a)| a)
 }
 
-/// Lower-case, without `-`, `_` and `.`; long names are cut (suggestions need no more).
-fn normalize(s: &str) -> Vec<char> {
-    s.chars()
-        .filter(|c| !matches!(c, '-' | '_' | '.'))
-        .flat_map(char::to_lowercase)
-        .take(64)
-        .collect()
+/// Normalized names are cut at this many chars (suggestions need no more); kept on the stack.
+const NORMAL_MAX: usize = 64;
+
+/// A name lower-cased, without `-`, `_` and `.`.
+struct Normal {
+    chars: [char; NORMAL_MAX],
+    len: usize,
+}
+
+impl Normal {
+    fn of(s: &str) -> Normal {
+        let mut n = Normal {
+            chars: ['\0'; NORMAL_MAX],
+            len: 0,
+        };
+        if s.is_ascii() {
+            // The usual name: one char per byte, no case-mapping tables.
+            let lower = s
+                .bytes()
+                .filter(|b| !matches!(b, b'-' | b'_' | b'.'))
+                .map(|b| char::from(b.to_ascii_lowercase()));
+            n.fill(lower);
+        } else {
+            let lower = s
+                .chars()
+                .filter(|c| !matches!(c, '-' | '_' | '.'))
+                .flat_map(char::to_lowercase);
+            n.fill(lower);
+        }
+        n
+    }
+
+    fn fill(&mut self, chars: impl Iterator<Item = char>) {
+        for (slot, c) in self.chars.iter_mut().zip(chars) {
+            *slot = c;
+            self.len += 1;
+        }
+    }
+
+    fn chars(&self) -> &[char] {
+        self.chars.get(..self.len).unwrap_or_default()
+    }
 }
 
 fn levenshtein(a: &[char], b: &[char]) -> usize {
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
+    let mut rows = [[0; NORMAL_MAX + 1]; 2];
+    let [mut prev, mut cur] = rows.each_mut();
+    for (j, p) in prev.iter_mut().enumerate() {
+        *p = j;
+    }
     for (i, ca) in a.iter().enumerate() {
         cur[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let sub = prev[j] + usize::from(ca != cb);
             cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
         }
+        // The rows trade places by reference (swapping the arrays would copy them).
         std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
