@@ -6,6 +6,7 @@ use std::fmt;
 use jsonschema::Validator;
 use serde_json::Value;
 
+use super::suggest::Names;
 use crate::inject::request::{Choice, function_tools, tool_choice};
 
 #[derive(Clone)]
@@ -16,6 +17,8 @@ pub struct ParserConfig {
     pub(super) declared: Vec<String>,
     /// The names a call may use: the declared ones, narrowed by a forced or `allowed_tools` choice.
     pub(super) allowed: Vec<String>,
+    /// `allowed`, ready for suggestions.
+    pub(super) names: Names,
     /// Strict tools and their compiled schema (or why it did not compile).
     pub(super) strict: Vec<(String, Result<Validator, String>)>,
 }
@@ -64,6 +67,7 @@ impl ParserConfig {
         ParserConfig {
             disabled: choice == Choice::None,
             declared,
+            names: Names::new(&allowed),
             allowed,
             strict,
         }

@@ -18,6 +18,7 @@ mod config;
 mod fast;
 mod json;
 mod scan;
+mod suggest;
 mod validate;
 
 #[cfg(test)]

@@ -204,7 +204,7 @@ fn unknown_message(config: &ParserConfig, name: &str) -> String {
         msg.push_str("unknown tool ");
         push_quoted(&mut msg, name);
     }
-    match suggest(name, &config.allowed) {
+    match config.names.nearest(name) {
         Some(s) => {
             msg.push_str("; did you mean ");
             push_quoted(&mut msg, s);
@@ -228,89 +228,6 @@ fn push_quoted(out: &mut String, s: &str) {
         // Writing into a `String` cannot fail.
         let _ = write!(out, "{s:?}");
     }
-}
-
-/// The allowed name nearest to `name`: equal after normalization (case, `-`, `_`, `.`), else the
-/// smallest edit distance if it is at most a third of the longer name (at least 2).
-pub(super) fn suggest<'a>(name: &str, allowed: &'a [String]) -> Option<&'a str> {
-    let n = Normal::of(name);
-    let n = n.chars();
-    let mut best: Option<(usize, &str)> = None;
-    for a in allowed {
-        let na = Normal::of(a);
-        let na = na.chars();
-        if na == n {
-            return Some(a);
-        }
-        let d = levenshtein(n, na);
-        let limit = (n.len().max(na.len()) / 3).max(2);
-        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
-            best = Some((d, a));
-        }
-    }
-    best.map(|(_, a)| a)
-}
-
-/// Normalized names are cut at this many chars (suggestions need no more); kept on the stack.
-const NORMAL_MAX: usize = 64;
-
-/// A name lower-cased, without `-`, `_` and `.`.
-struct Normal {
-    chars: [char; NORMAL_MAX],
-    len: usize,
-}
-
-impl Normal {
-    fn of(s: &str) -> Normal {
-        let mut n = Normal {
-            chars: ['\0'; NORMAL_MAX],
-            len: 0,
-        };
-        if s.is_ascii() {
-            // The usual name: one char per byte, no case-mapping tables.
-            let lower = s
-                .bytes()
-                .filter(|b| !matches!(b, b'-' | b'_' | b'.'))
-                .map(|b| char::from(b.to_ascii_lowercase()));
-            n.fill(lower);
-        } else {
-            let lower = s
-                .chars()
-                .filter(|c| !matches!(c, '-' | '_' | '.'))
-                .flat_map(char::to_lowercase);
-            n.fill(lower);
-        }
-        n
-    }
-
-    fn fill(&mut self, chars: impl Iterator<Item = char>) {
-        for (slot, c) in self.chars.iter_mut().zip(chars) {
-            *slot = c;
-            self.len += 1;
-        }
-    }
-
-    fn chars(&self) -> &[char] {
-        self.chars.get(..self.len).unwrap_or_default()
-    }
-}
-
-fn levenshtein(a: &[char], b: &[char]) -> usize {
-    let mut rows = [[0; NORMAL_MAX + 1]; 2];
-    let [mut prev, mut cur] = rows.each_mut();
-    for (j, p) in prev.iter_mut().enumerate() {
-        *p = j;
-    }
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        // The rows trade places by reference (swapping the arrays would copy them).
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
 }
 
 fn escape_pointer(s: &str) -> String {
