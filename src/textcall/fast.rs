@@ -10,6 +10,19 @@ use serde_json::{Map, Value};
 use super::json::{self, Path, Tracked};
 use super::validate::{Arguments, Candidate, Name};
 
+/// The bytes that end a run of plain string content: `"`, `\\` and control characters.
+static STRING_STOP: [bool; 256] = {
+    let mut stop = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        stop[b] = true;
+        b += 1;
+    }
+    stop[b'"' as usize] = true;
+    stop[b'\\' as usize] = true;
+    stop
+};
+
 /// Nesting this reader handles (serde_json allows 128: deeper bodies go its way).
 const MAX_DEPTH: usize = 64;
 
@@ -120,7 +133,7 @@ impl<'a> Reader<'a> {
     fn plain_run(&self) -> usize {
         let rest = self.text.as_bytes().get(self.pos..).unwrap_or_default();
         rest.iter()
-            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+            .position(|&b| STRING_STOP[usize::from(b)])
             .unwrap_or(rest.len())
     }
 

@@ -66,6 +66,8 @@ enum Fast {
     Text,
     /// Body, no pending tag.
     Body,
+    /// A `<` (a tag of either kind, or none).
+    Lt,
     /// A pending tag whose kind is decided.
     Tag,
     /// Anything else, or parsing is off: the general path.
@@ -117,8 +119,8 @@ impl Scanner {
         }
     }
 
-    /// Scans a 1-byte chunk (token-by-token streaming sends many) if it is a usual case: a byte
-    /// that cannot start a tag, or that continues a pending tag without ending it. Returns false,
+    /// Scans a 1-byte chunk (token-by-token streaming sends many) if it is a usual case: text or
+    /// body, a `<`, or a byte that continues a pending tag without ending it. Returns false,
     /// having changed nothing, for anything else (then [`Scanner::push`] takes it).
     #[inline(always)]
     pub(super) fn push_byte(&mut self, c: u8, sink: &mut impl Sink) -> bool {
@@ -127,7 +129,12 @@ impl Scanner {
         let ch = char::from(c & 0x7F);
         match self.fast {
             Fast::Text if c != b'<' => sink.text_char(ch),
-            Fast::Body if c != b'<' => {
+            // A `<` after a backslash in a string is string content.
+            Fast::Text | Fast::Body if c == b'<' && !self.esc => {
+                self.start_tag(0);
+                self.fast = Fast::Lt;
+            }
+            Fast::Body => {
                 // The string tracking of `skip_body`, for one byte.
                 if self.esc {
                     self.esc = false;
@@ -141,6 +148,13 @@ impl Scanner {
                     self.in_str = true;
                 }
                 self.body.push(ch);
+            }
+            // The second byte decides the tag (and never ends it).
+            Fast::Lt => {
+                if !self.advance_tag(c) {
+                    return false;
+                }
+                self.fast = Fast::Tag;
             }
             Fast::Tag => {
                 let text = self.tag_text().as_bytes();
@@ -243,6 +257,7 @@ impl Scanner {
         self.fast = match (self.tag_len, self.tag, self.mode) {
             (0, _, Mode::Text) => Fast::Text,
             (0, _, Mode::Body) => Fast::Body,
+            (1, Tag::Undecided, _) => Fast::Lt,
             (_, Tag::Open | Tag::Close, _) => Fast::Tag,
             _ => Fast::No,
         };
