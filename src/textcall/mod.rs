@@ -2,7 +2,10 @@
 //! every recovery and rejection is a typed [`Diagnostic`] in the result.
 //!
 //! Pieces: [`scan`] splits text from block bodies, [`body`] turns a body into candidates,
-//! [`validate`] turns a candidate into a call, [`config`] reads the request.
+//! [`validate`] turns a candidate into a call, [`config`] reads the request. [`fast`] reads the
+//! usual well-formed call without serde (giving up to serde_json on anything else), [`json`]
+//! builds argument values with the pointers of repeated keys, [`suggest`] names the nearest
+//! allowed tool.
 //!
 //! Decisions:
 //! - call ids are `call_N`, N counting every call *attempt* in emission order (failed ones too),
@@ -11,7 +14,9 @@
 //!   unclosed one at the end of the output is given back as text (it may be prose, or a cut-off call);
 //! - text after the JSON of an unclosed block is assistant text;
 //! - when tags were processed and the remaining text is only whitespace, `text` is `None`;
-//!   without tags the text is passed through unchanged.
+//!   without tags the text is passed through unchanged;
+//! - a key repeated in the arguments keeps its last value (as `JSON.parse` does) and is
+//!   reported as `DuplicateKey` with its JSON pointer.
 
 mod body;
 mod config;

@@ -7,6 +7,10 @@
 //! `</tool_call>` inside an argument string does not close the block; if the output ends inside
 //! such a string, [`Scanner::finish`] falls back to the first literal close tag and re-scans only
 //! the rest, once, with string tracking off (so the total work stays linear).
+//!
+//! Two shortcuts keep the usual cases cheap, with the same outcome: a whole block held by one
+//! chunk is read by the fast reader straight after its `<tool_call>` (no byte loop, no copy),
+//! and a 1-byte chunk is handled inline from a summed-up state ([`Scanner::push_byte`]).
 
 use super::fast;
 use super::validate::Candidate;
