@@ -94,7 +94,7 @@ impl<'de> Visitor<'de> for Chunk<'_> {
         let st = self.0;
         while let Some(key) = map.next_key::<ChunkKey>()? {
             match key {
-                ChunkKey::Choices => map.next_value_seed(Choices(st))?,
+                ChunkKey::Choices => map.next_value_seed(OrNull(Choices(st)))?,
                 ChunkKey::Model => {
                     if let Some(m) = map.next_value::<Option<BStr<'de>>>()? {
                         st.set_model(m);
@@ -118,20 +118,20 @@ impl<'de> Visitor<'de> for Chunk<'_> {
     }
 }
 
-/// `choices`: `null`, or a list of which only the first element is read.
-struct Choices<'s>(&'s mut State);
+/// `null` (nothing to apply) or a value the inner seed applies.
+struct OrNull<S>(S);
 
-impl<'de> DeserializeSeed<'de> for Choices<'_> {
+impl<'de, S: DeserializeSeed<'de, Value = ()>> DeserializeSeed<'de> for OrNull<S> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_option(self)
     }
 }
 
-impl<'de> Visitor<'de> for Choices<'_> {
+impl<'de, S: DeserializeSeed<'de, Value = ()>> Visitor<'de> for OrNull<S> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array or null")
+        f.write_str("a value or null")
     }
     fn visit_none<E: de::Error>(self) -> Result<(), E> {
         Ok(())
@@ -140,7 +140,24 @@ impl<'de> Visitor<'de> for Choices<'_> {
         Ok(())
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        self.0.deserialize(d)
+    }
+}
+
+/// `choices`: a list of which only the first element is read.
+struct Choices<'s>(&'s mut State);
+
+impl<'de> DeserializeSeed<'de> for Choices<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Choices<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         // With `n > 1` other choices interleave; only choice 0 is the answer.
@@ -173,7 +190,9 @@ impl<'de> Visitor<'de> for Choice<'_> {
             match key {
                 ChoiceKey::Index => index = map.next_value()?,
                 // The usual order (`index` first): apply as it is read.
-                ChoiceKey::Delta if index == Some(0) => map.next_value_seed(Delta(&mut *st))?,
+                ChoiceKey::Delta if index == Some(0) => {
+                    map.next_value_seed(OrNull(Delta(&mut *st)))?;
+                }
                 ChoiceKey::Delta => deferred = map.next_value()?,
                 ChoiceKey::FinishReason => finish = map.next_value()?,
                 ChoiceKey::Other => {
@@ -186,7 +205,7 @@ impl<'de> Visitor<'de> for Choice<'_> {
         }
         if let Some(raw) = deferred {
             let mut de = serde_json::Deserializer::from_str(raw.get());
-            Delta(&mut *st)
+            OrNull(Delta(&mut *st))
                 .deserialize(&mut de)
                 .map_err(de::Error::custom)?;
         }
@@ -198,29 +217,20 @@ impl<'de> Visitor<'de> for Choice<'_> {
     }
 }
 
-/// `delta`: `null`, or text, refusal and tool-call deltas.
+/// `delta`: text, refusal and tool-call deltas.
 struct Delta<'s>(&'s mut State);
 
 impl<'de> DeserializeSeed<'de> for Delta<'_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_option(self)
+        d.deserialize_map(self)
     }
 }
 
 impl<'de> Visitor<'de> for Delta<'_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a delta object or null")
-    }
-    fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
+        f.write_str("a delta object")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let st = self.0;
@@ -232,7 +242,7 @@ impl<'de> Visitor<'de> for Delta<'_> {
                         st.text.push_str(t.as_str());
                     }
                 }
-                DeltaKey::ToolCalls => map.next_value_seed(Calls(&mut *st))?,
+                DeltaKey::ToolCalls => map.next_value_seed(OrNull(Calls(&mut *st)))?,
                 DeltaKey::Other => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -242,29 +252,20 @@ impl<'de> Visitor<'de> for Delta<'_> {
     }
 }
 
-/// `tool_calls`: `null`, or a list of call deltas applied in order.
+/// `tool_calls`: a list of call deltas applied in order.
 struct Calls<'s>(&'s mut State);
 
 impl<'de> DeserializeSeed<'de> for Calls<'_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_option(self)
+        d.deserialize_seq(self)
     }
 }
 
 impl<'de> Visitor<'de> for Calls<'_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array or null")
-    }
-    fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
+        f.write_str("an array")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(call) = seq.next_element::<CallDeltaWire<'de>>()? {
