@@ -4,7 +4,8 @@
 use crate::model::{ChatRequest, Outcome, StrictPolicy, Tool};
 use crate::providers::DecodeError;
 
-/// A tiny xorshift64 (no new crates): deterministic random chunk sizes.
+/// A tiny xorshift64 (no new crates): deterministic random chunk sizes and inputs (also the
+/// text protocol's random tests).
 pub struct XorShift(pub u64);
 
 impl XorShift {
@@ -15,6 +16,11 @@ impl XorShift {
         x ^= x << 17;
         self.0 = x;
         x
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
     }
 }
 

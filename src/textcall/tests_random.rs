@@ -5,23 +5,7 @@ use serde_json::json;
 
 use super::tests_vectors::all_chunkings;
 use super::{Parser, ParserConfig, parse};
-
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+use crate::providers::testkit::XorShift;
 
 const PIECES: &[&str] = &[
     "<tool_call>",
