@@ -77,6 +77,59 @@ pub fn fastest_pair(
     (best_a, best_b)
 }
 
+/// The request every stream-decode section decodes against: no tools, streaming.
+pub fn stream_request() -> crate::model::ChatRequest {
+    crate::model::ChatRequest {
+        model: "bench".into(),
+        messages: Vec::new(),
+        tools: Vec::new(),
+        hosted: Vec::new(),
+        tool_choice: None,
+        parallel_tool_calls: None,
+        stream: true,
+        max_tokens: None,
+        strict: Default::default(),
+        thinking: None,
+    }
+}
+
+/// Times `decode(body, chunk_len)` (which returns the calls it decoded) on the whole body and in
+/// 1-byte chunks, alternately; reports `{label}, …` figures against the stream targets
+/// (>= 300 MB/s whole, 1-byte less than 2x slower).
+pub fn stream_decode(
+    report: &mut Report,
+    label: &str,
+    body: &[u8],
+    decode: &dyn Fn(&[u8], usize) -> usize,
+) {
+    let calls = decode(body, body.len());
+    report.note(&format!("{label}: {} bytes, {calls} calls", body.len()));
+    let (whole, bytewise) = fastest_pair(
+        Duration::from_millis(1000),
+        || {
+            std::hint::black_box(decode(body, body.len()));
+        },
+        || {
+            std::hint::black_box(decode(body, 1));
+        },
+    );
+    let (w, b) = (mb_per_s(body.len(), whole), mb_per_s(body.len(), bytewise));
+    let ratio = bytewise.as_secs_f64() / whole.as_secs_f64();
+    report.figure(
+        &format!("{label}, whole body"),
+        w,
+        "MB/s",
+        Some((">= 300", w >= 300.0)),
+    );
+    report.figure(&format!("{label}, 1-byte chunks"), b, "MB/s", None);
+    report.figure(
+        &format!("{label}, 1-byte / whole time"),
+        ratio,
+        "x",
+        Some(("< 2", ratio < 2.0)),
+    );
+}
+
 /// Megabytes per second for `bytes` processed in `d`.
 pub fn mb_per_s(bytes: usize, d: Duration) -> f64 {
     bytes as f64 / 1e6 / d.as_secs_f64()

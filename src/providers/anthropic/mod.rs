@@ -14,7 +14,6 @@ use crate::providers::{EncodeError, Encoded, Provider};
 use crate::schema::prepare_tools;
 
 pub use decode::decode;
-pub(crate) use stream::bench_request;
 pub use stream::{Stream, bench, synthetic_stream};
 
 pub const PATH: &str = "/v1/messages";

@@ -2,14 +2,13 @@
 //! synthetic stream and the speed figures for `make bench`.
 
 use std::fmt::Write as _;
-use std::time::Duration;
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 
 use super::decode::{Builder, Delta, MessageHead, WireError, WireUsage, provider_error};
-use crate::bench::{Report, fastest_pair, mb_per_s};
+use crate::bench::Report;
 use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
 use crate::providers::DecodeError;
 use crate::providers::openai_chat::wire::BStr;
@@ -270,48 +269,11 @@ fn decode_chunked(req: &ChatRequest, body: &[u8], chunk: usize) -> Outcome {
 pub fn bench(report: &mut Report) {
     report.section("anthropic stream decode");
     let body = synthetic_stream(400, 12);
-    let req = bench_request();
-    let (whole, bytewise) = fastest_pair(
-        Duration::from_millis(1000),
-        || {
-            std::hint::black_box(decode_chunked(&req, body.as_bytes(), body.len()));
-        },
-        || {
-            std::hint::black_box(decode_chunked(&req, body.as_bytes(), 1));
-        },
+    let req = crate::bench::stream_request();
+    crate::bench::stream_decode(
+        report,
+        "anthropic stream",
+        body.as_bytes(),
+        &|bytes, chunk| decode_chunked(&req, bytes, chunk).tool_calls.len(),
     );
-    let (w, b) = (mb_per_s(body.len(), whole), mb_per_s(body.len(), bytewise));
-    report.note(&format!(
-        "{} bytes, 400 calls, 12-byte argument fragments",
-        body.len()
-    ));
-    report.figure(
-        "anthropic stream, whole body",
-        w,
-        "MB/s",
-        Some((">= 300", w >= 300.0)),
-    );
-    report.figure("anthropic stream, 1-byte chunks", b, "MB/s", None);
-    let ratio = w / b;
-    report.figure(
-        "anthropic 1-byte slowdown",
-        ratio,
-        "x",
-        Some(("< 2", ratio < 2.0)),
-    );
-}
-
-pub(crate) fn bench_request() -> ChatRequest {
-    ChatRequest {
-        model: "claude-bench".into(),
-        messages: Vec::new(),
-        tools: Vec::new(),
-        hosted: Vec::new(),
-        tool_choice: None,
-        parallel_tool_calls: None,
-        stream: true,
-        max_tokens: None,
-        strict: crate::model::StrictPolicy::Off,
-        thinking: None,
-    }
 }

@@ -3,10 +3,9 @@
 //! Also the synthetic stream and the speed figures for `make bench`.
 
 use std::fmt::Write as _;
-use std::time::Duration;
 
 use super::decode::{Accum, Chunk};
-use crate::bench::{Report, fastest_pair, mb_per_s};
+use crate::bench::Report;
 use crate::jsonseq::{JsonSeqDecoder, JsonSeqError};
 use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
 use crate::providers::DecodeError;
@@ -160,38 +159,13 @@ fn decode_chunked(req: &ChatRequest, body: &[u8], chunk: usize) -> Outcome {
 /// Stream decode speed for both framings, whole and in 1-byte chunks (run in release).
 pub fn bench(report: &mut Report) {
     report.section("gemini stream decode");
-    let req = crate::providers::anthropic::bench_request();
+    let req = crate::bench::stream_request();
     for (label, body) in [
-        ("sse", synthetic_stream(1000, 200)),
-        ("json array", synthetic_array(1000, 200)),
+        ("gemini sse", synthetic_stream(1000, 200)),
+        ("gemini json array", synthetic_array(1000, 200)),
     ] {
-        let (whole, bytewise) = fastest_pair(
-            Duration::from_millis(1000),
-            || {
-                std::hint::black_box(decode_chunked(&req, body.as_bytes(), body.len()));
-            },
-            || {
-                std::hint::black_box(decode_chunked(&req, body.as_bytes(), 1));
-            },
-        );
-        let (w, b) = (mb_per_s(body.len(), whole), mb_per_s(body.len(), bytewise));
-        report.note(&format!(
-            "{label}: {} bytes, 1000 calls, 2001 chunks",
-            body.len()
-        ));
-        report.figure(
-            &format!("gemini {label}, whole body"),
-            w,
-            "MB/s",
-            Some((">= 300", w >= 300.0)),
-        );
-        report.figure(&format!("gemini {label}, 1-byte chunks"), b, "MB/s", None);
-        let ratio = w / b;
-        report.figure(
-            &format!("gemini {label} 1-byte slowdown"),
-            ratio,
-            "x",
-            Some(("< 2", ratio < 2.0)),
-        );
+        crate::bench::stream_decode(report, label, body.as_bytes(), &|bytes, chunk| {
+            decode_chunked(&req, bytes, chunk).tool_calls.len()
+        });
     }
 }

@@ -20,7 +20,6 @@ use crate::providers::{DecodeError, EncodeError, Encoded, Provider};
 use crate::schema;
 
 pub use stream::{Stream, bench, synthetic_stream};
-pub(crate) use stream::{bench_request, bench_stream};
 use wire::{ArgsWire, BStr, First, UsageWire};
 
 pub const PATH: &str = "/v1/chat/completions";

@@ -1,8 +1,6 @@
 //! Chat Completions stream decoding: SSE `data:` chunks → tool-call deltas keyed by `index`, text,
 //! finish reason, usage, mid-stream errors; plus the synthetic stream and bench for `make bench`.
 
-use std::time::Duration;
-
 use serde_json::Value;
 
 use super::chunk::CallDeltaWire;
@@ -239,67 +237,17 @@ pub fn synthetic_stream(calls: usize, fragment_len: usize) -> String {
 pub fn bench(report: &mut Report) {
     report.section("openai-chat stream decode");
     let body = synthetic_stream(256, 4);
-    let req = bench_request();
-    bench_stream(report, body.as_bytes(), &|bytes: &[u8], chunk: usize| {
-        let mut s = Stream::new(&req);
-        for c in bytes.chunks(chunk) {
-            let _ = s.push(c);
-        }
-        s.finish().map(|o| o.tool_calls.len()).unwrap_or(0)
-    });
-}
-
-pub(crate) fn bench_request() -> ChatRequest {
-    ChatRequest {
-        model: "bench".into(),
-        messages: Vec::new(),
-        tools: Vec::new(),
-        hosted: Vec::new(),
-        tool_choice: None,
-        parallel_tool_calls: None,
-        stream: true,
-        max_tokens: None,
-        strict: Default::default(),
-        thinking: None,
-    }
-}
-
-/// Times `decode(body, chunk_len)` whole and per byte; reports MB/s against the targets.
-pub(crate) fn bench_stream(
-    report: &mut Report,
-    body: &[u8],
-    decode: &dyn Fn(&[u8], usize) -> usize,
-) {
-    let calls = decode(body, body.len());
-    report.note(&format!(
-        "synthetic stream: {} bytes, {calls} calls",
-        body.len()
-    ));
-    let (whole, bytewise) = bench::fastest_pair(
-        Duration::from_millis(800),
-        || {
-            std::hint::black_box(decode(body, body.len()));
+    let req = bench::stream_request();
+    bench::stream_decode(
+        report,
+        "openai-chat stream",
+        body.as_bytes(),
+        &|bytes, chunk| {
+            let mut s = Stream::new(&req);
+            for c in bytes.chunks(chunk) {
+                let _ = s.push(c);
+            }
+            s.finish().map(|o| o.tool_calls.len()).unwrap_or(0)
         },
-        || {
-            std::hint::black_box(decode(body, 1));
-        },
-    );
-    let (w, b) = (
-        bench::mb_per_s(body.len(), whole),
-        bench::mb_per_s(body.len(), bytewise),
-    );
-    let ratio = bytewise.as_secs_f64() / whole.as_secs_f64();
-    report.figure(
-        "decode, whole body",
-        w,
-        "MB/s",
-        Some((">= 300", w >= 300.0)),
-    );
-    report.figure("decode, 1-byte chunks", b, "MB/s", None);
-    report.figure(
-        "1-byte / whole time ratio",
-        ratio,
-        "x",
-        Some(("< 2", ratio < 2.0)),
     );
 }

@@ -14,8 +14,8 @@ use serde_json::Value;
 use super::{Head, Items, ResponseWire};
 use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome, ProviderError};
 use crate::providers::DecodeError;
+use crate::providers::openai_chat::error_from_value;
 use crate::providers::openai_chat::wire::{ArgsWire, MaybeStr};
-use crate::providers::openai_chat::{bench_request, bench_stream, error_from_value};
 use crate::sse::{SseDecoder, SseEvent};
 
 /// Push-based stream decoder: the same outcome for any chunking of the same bytes.
@@ -424,12 +424,17 @@ pub fn synthetic_stream(calls: usize, fragment_len: usize) -> String {
 pub fn bench(report: &mut crate::bench::Report) {
     report.section("openai-responses stream decode");
     let body = synthetic_stream(256, 4);
-    let req = bench_request();
-    bench_stream(report, body.as_bytes(), &|bytes: &[u8], chunk: usize| {
-        let mut s = Stream::new(&req);
-        for c in bytes.chunks(chunk) {
-            let _ = s.push(c);
-        }
-        s.finish().map(|o| o.tool_calls.len()).unwrap_or(0)
-    });
+    let req = crate::bench::stream_request();
+    crate::bench::stream_decode(
+        report,
+        "openai-responses stream",
+        body.as_bytes(),
+        &|bytes, chunk| {
+            let mut s = Stream::new(&req);
+            for c in bytes.chunks(chunk) {
+                let _ = s.push(c);
+            }
+            s.finish().map(|o| o.tool_calls.len()).unwrap_or(0)
+        },
+    );
 }
