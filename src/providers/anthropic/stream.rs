@@ -62,15 +62,16 @@ impl<'de> Visitor<'de> for EventSeed<'_> {
                 }
             }
         }
-        if e.kind.is_none() {
+        let Some(kind) = e.kind.take() else {
             return Err(de::Error::missing_field("type"));
-        }
-        self.0.apply(e);
+        };
+        self.0.apply(kind.as_str(), e);
         Ok(())
     }
 }
 
-/// The fields of one event, filled in place by [`EventSeed`].
+/// The fields of one event, filled in place by [`EventSeed`] (`kind` is required: taken out
+/// before the event is applied).
 #[derive(Default)]
 struct Event<'a> {
     kind: Option<BStr<'a>>,
@@ -144,9 +145,10 @@ impl State {
             .map_err(|err| DecodeError::json("anthropic stream event", &err, ev.line))
     }
 
-    fn apply(&mut self, e: Event<'_>) {
+    /// Applies an event of type `kind`.
+    fn apply(&mut self, kind: &str, e: Event<'_>) {
         let b = &mut self.b;
-        match e.kind.as_ref().map_or("", BStr::as_str) {
+        match kind {
             "content_block_delta" => {
                 if let (Some(i), Some(d)) = (e.index, &e.delta) {
                     b.delta(i, d);
