@@ -3,6 +3,8 @@
 //! Every provider module converts *from* [`ChatRequest`] and *to* [`Outcome`]; nothing here knows
 //! about HTTP or JSON shapes of a particular API.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -248,7 +250,9 @@ pub struct ProviderError {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     pub kind: DiagnosticKind,
-    pub message: String,
+    /// Borrowed when the message is fixed text: a parser recovering thousands of calls does not
+    /// allocate a copy of the same words for each.
+    pub message: Cow<'static, str>,
     /// Byte offset in the decoded text or body, when it is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<usize>,

@@ -41,7 +41,8 @@ pub fn restore_optional_with(
                 message: format!(
                     "{}: null for optional property {ptr} removed (added by the strict rewrite)",
                     call.name
-                ),
+                )
+                .into(),
                 offset: None,
                 call_index: Some(index),
                 recovered: true,

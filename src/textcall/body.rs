@@ -2,6 +2,7 @@
 //! forbid but models still need: code fences, characters around the JSON, array wrapping,
 //! an extra `}` and a missing `}`.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -13,7 +14,7 @@ use super::validate::{Arguments, Candidate, Name};
 use crate::model::DiagnosticKind as K;
 
 /// A recovered problem or a fatal one, with its message.
-pub(super) type Note = (K, String);
+pub(super) type Note = (K, Cow<'static, str>);
 
 pub(super) struct BodyParse<'a> {
     /// Recovered, block-level problems (in the order they were met).
@@ -33,12 +34,12 @@ pub(super) enum Calls {
 
 /// Parses a body. `closed`: the block had its `</tool_call>`; `validates` tells whether a
 /// candidate would become a call (a missing `}` is only repaired when the result validates).
-/// `scratch` is a reusable buffer for the fast reader.
+/// `scratch`: the fast reader's reusable buffers.
 pub(super) fn parse_body<'a>(
     body: &'a str,
     closed: bool,
     validates: &dyn Fn(&Candidate) -> bool,
-    scratch: &mut String,
+    scratch: &mut fast::Scratch,
 ) -> BodyParse<'a> {
     let mut notes = Vec::new();
     let mut s = body.trim();
@@ -52,10 +53,7 @@ pub(super) fn parse_body<'a>(
             s = inner.trim_end();
         }
         fenced = true;
-        notes.push((
-            K::CodeFence,
-            "removed a code fence around the call".to_string(),
-        ));
+        notes.push((K::CodeFence, "removed a code fence around the call".into()));
     }
     let fail = |notes, note| BodyParse {
         notes,
@@ -66,14 +64,14 @@ pub(super) fn parse_body<'a>(
         let note = if s.is_empty() && !closed {
             (
                 K::TruncatedCall,
-                "the output ended inside an empty <tool_call>".to_string(),
+                "the output ended inside an empty <tool_call>".into(),
             )
         } else if s.is_empty() {
-            (K::MalformedJson, "empty <tool_call> block".to_string())
+            (K::MalformedJson, "empty <tool_call> block".into())
         } else {
             (
                 K::MalformedJson,
-                format!("no JSON object in the block: {}", excerpt(s)),
+                format!("no JSON object in the block: {}", excerpt(s)).into(),
             )
         };
         return fail(notes, note);
@@ -82,7 +80,7 @@ pub(super) fn parse_body<'a>(
         let garbage = s.get(..start).unwrap_or_default();
         notes.push((
             K::LeadingGarbage,
-            format!("ignored {} before the JSON", excerpt(garbage)),
+            format!("ignored {} before the JSON", excerpt(garbage)).into(),
         ));
         s = s.get(start..).unwrap_or_default();
     }
@@ -101,7 +99,7 @@ pub(super) fn parse_body<'a>(
         Some(Err(e)) if e.is_eof() => {
             if !closed {
                 let msg = format!("the output ended inside the call: {e}");
-                return fail(notes, (K::TruncatedCall, msg));
+                return fail(notes, (K::TruncatedCall, msg.into()));
             }
             match repair(s, validates) {
                 Some(c) => {
@@ -112,11 +110,14 @@ pub(super) fn parse_body<'a>(
                     (c, "")
                 }
                 None => {
-                    return fail(notes, (K::MalformedJson, format!("incomplete JSON: {e}")));
+                    return fail(
+                        notes,
+                        (K::MalformedJson, format!("incomplete JSON: {e}").into()),
+                    );
                 }
             }
         }
-        Some(Err(e)) => return fail(notes, (K::MalformedJson, e.to_string())),
+        Some(Err(e)) => return fail(notes, (K::MalformedJson, e.to_string().into())),
         None => return fail(notes, (K::MalformedJson, "empty <tool_call> block".into())),
     };
     if fenced && let Some(r) = rest.trim_start().strip_prefix("```") {
@@ -127,19 +128,19 @@ pub(super) fn parse_body<'a>(
         if !garbage.is_empty() {
             notes.push((
                 K::TrailingGarbage,
-                format!("ignored {} after the JSON", excerpt(garbage)),
+                format!("ignored {} after the JSON", excerpt(garbage)).into(),
             ));
         }
         rest = "";
     }
     let result = match calls {
         Calls::Many(items) if items.is_empty() => {
-            Err((K::MissingName, "an empty array holds no call".to_string()))
+            Err((K::MissingName, "an empty array holds no call".into()))
         }
         Calls::Many(items) => {
             notes.push((
                 K::ArrayWrapped,
-                format!("unwrapped an array of {} call(s)", items.len()),
+                format!("unwrapped an array of {} call(s)", items.len()).into(),
             ));
             Ok(Calls::Many(items))
         }

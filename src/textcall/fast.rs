@@ -23,13 +23,31 @@ static STRING_STOP: [bool; 256] = {
     stop
 };
 
+/// Objects up to this many members find repeated keys by comparing keys (see [`Reader::object`]).
+const SMALL: usize = 16;
+
 /// Nesting this reader handles (serde_json allows 128: deeper bodies go its way).
 const MAX_DEPTH: usize = 64;
 
+/// Buffers the reader reuses from call to call.
+#[derive(Debug, Default)]
+pub(super) struct Scratch {
+    /// The unescaped text of a string `arguments` while it is read.
+    text: String,
+    /// The members of the objects being read, innermost last (see [`Reader::object`]).
+    members: Vec<(String, Value)>,
+}
+
 /// Reads a call object at the start of `s`; gives the candidate and the offset after the object.
-/// `scratch` holds the unescaped text of a string `arguments` while it is read.
-pub(super) fn read_call(s: &str, scratch: &mut String) -> Option<(Candidate, usize)> {
-    let mut r = Reader { text: s, pos: 0 };
+pub(super) fn read_call(s: &str, scratch: &mut Scratch) -> Option<(Candidate, usize)> {
+    let Scratch { text, members } = scratch;
+    members.clear();
+    let mut r = Reader {
+        text: s,
+        pos: 0,
+        members,
+    };
+    let scratch = text;
     r.expect(b'{')?;
     let mut c = Candidate {
         object: true,
@@ -75,21 +93,33 @@ pub(super) fn read_call(s: &str, scratch: &mut String) -> Option<(Candidate, usi
 }
 
 /// Reads a whole JSON text (surrounding whitespace allowed, nothing else).
-pub(super) fn read_document(s: &str) -> Option<Tracked> {
-    let mut r = Reader { text: s, pos: 0 };
+pub(super) fn read_document(s: &str, members: &mut Vec<(String, Value)>) -> Option<Tracked> {
+    let base = members.len();
+    let mut r = Reader {
+        text: s,
+        pos: 0,
+        members,
+    };
     let mut duplicates = Vec::new();
     r.ws();
-    let value = r.value(Path::Root, &mut duplicates, 0)?;
+    let value = r.value(Path::Root, &mut duplicates, 0);
     r.ws();
-    (r.pos == s.len()).then_some(Tracked { value, duplicates })
+    let end = r.pos;
+    // A text this reader gives up on leaves the members of its open objects behind.
+    members.truncate(base);
+    (end == s.len()).then_some(Tracked {
+        value: value?,
+        duplicates,
+    })
 }
 
-struct Reader<'a> {
+struct Reader<'a, 'm> {
     text: &'a str,
     pos: usize,
+    members: &'m mut Vec<(String, Value)>,
 }
 
-impl<'a> Reader<'a> {
+impl<'a> Reader<'a, '_> {
     fn peek(&self) -> Option<u8> {
         self.text.as_bytes().get(self.pos).copied()
     }
@@ -194,7 +224,7 @@ impl<'a> Reader<'a> {
         if self.eat(b'"') {
             scratch.clear();
             self.string_into(scratch)?;
-            let parsed = match read_document(scratch) {
+            let parsed = match read_document(scratch, self.members) {
                 Some(t) => Ok(t),
                 None => json::parse(scratch).map_err(|e| e.to_string()),
             };
@@ -269,8 +299,14 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// An object's members are gathered on the shared `members` stack and moved into a map of
+    /// their exact number once the object ends (a map grown member by member has room for one
+    /// more, and objects are most of what a call allocates). A repeated key is found by comparing
+    /// with the members gathered so far, when the object is small, and keeps its first position
+    /// and its last value; past [`SMALL`] members the rest is inserted into the map directly.
     fn object(&mut self, path: Path<'_>, dups: &mut Vec<String>, depth: usize) -> Option<Value> {
-        let mut object = Map::new();
+        let base = self.members.len();
+        let mut large: Option<Map<String, Value>> = None;
         self.ws();
         if !self.eat(b'}') {
             loop {
@@ -278,13 +314,39 @@ impl<'a> Reader<'a> {
                 let key = self.string()?.into_owned();
                 self.colon()?;
                 let value = self.value(Path::Key(&path, &key), dups, depth)?;
-                json::insert(&mut object, key, value, &path, dups);
+                if let Some(map) = &mut large {
+                    json::insert(map, key, value, &path, dups);
+                } else if let Some(slot) = self
+                    .members
+                    .get_mut(base..)
+                    .and_then(|frame| frame.iter_mut().find(|(k, _)| *k == key))
+                {
+                    dups.push(Path::Key(&path, &key).pointer());
+                    slot.1 = value;
+                } else if self.members.len() - base == SMALL {
+                    let mut map = Map::with_capacity(2 * SMALL);
+                    map.extend(self.members.drain(base..));
+                    json::insert(&mut map, key, value, &path, dups);
+                    large = Some(map);
+                } else {
+                    self.members.push((key, value));
+                }
                 if self.end_of_member(b'}')? {
                     break;
                 }
             }
         }
-        Some(Value::Object(object))
+        let map = match large {
+            Some(map) => map,
+            None => {
+                let mut map = Map::with_capacity(self.members.len() - base);
+                for (k, v) in self.members.drain(base..) {
+                    map.insert(k, v);
+                }
+                map
+            }
+        };
+        Some(Value::Object(map))
     }
 
     fn array(&mut self, path: Path<'_>, dups: &mut Vec<String>, depth: usize) -> Option<Value> {

@@ -37,7 +37,7 @@ pub(super) enum Path<'a> {
 
 impl Path<'_> {
     /// The RFC 6901 pointer (`""` for the root).
-    fn pointer(&self) -> String {
+    pub(super) fn pointer(&self) -> String {
         let mut out = String::new();
         self.write(&mut out);
         out

@@ -38,12 +38,17 @@ pub mod bench;
 pub use bench::bench;
 pub use config::ParserConfig;
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use crate::model::{Diagnostic, DiagnosticKind as K, ToolCall};
 use body::{Calls, Note};
 use scan::{Detector, Scanner, Sink};
-use validate::Candidate;
+use validate::{Candidate, LastUnknown};
+
+/// Chunks at least this long have their tags counted first (see [`Collector::reserve`]).
+const RESERVE_FROM: usize = 4096;
 
 /// What the parser found.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -70,7 +75,8 @@ struct Collector {
     /// Reused for the notes of a block's single call (empty between blocks).
     notes: Vec<Note>,
     /// Reused by the body reader.
-    scratch: String,
+    scratch: fast::Scratch,
+    unknown: LastUnknown,
     /// Call attempts so far (the next call index).
     attempts: usize,
     /// Index of the first attempt of the last closed block (for tags trailing it).
@@ -89,7 +95,8 @@ impl Parser {
                 calls: Vec::new(),
                 diagnostics: Vec::new(),
                 notes: Vec::new(),
-                scratch: String::new(),
+                scratch: fast::Scratch::default(),
+                unknown: LastUnknown::default(),
                 attempts: 0,
                 last_block: None,
                 tags_seen: false,
@@ -115,6 +122,7 @@ impl Parser {
             self.detector.push(chunk);
             self.out.text.push_str(chunk);
         } else {
+            self.out.reserve(chunk);
             self.scanner.push(chunk, &mut self.out);
         }
     }
@@ -165,10 +173,21 @@ pub fn parse(config: &ParserConfig, text: &str) -> Parsed {
 }
 
 impl Collector {
+    /// Before a long chunk: room for a call and a diagnostic per `<tool_call>` in it. Growing
+    /// the vectors call by call instead copies them again at each doubling, into fresh memory;
+    /// counting the tags costs a SIMD pass over the chunk.
+    fn reserve(&mut self, chunk: &str) {
+        if chunk.len() >= RESERVE_FROM {
+            let tags = memchr::memmem::find_iter(chunk.as_bytes(), scan::OPEN).count();
+            self.calls.reserve(tags);
+            self.diagnostics.reserve(tags);
+        }
+    }
+
     fn diag(
         &mut self,
         kind: K,
-        message: String,
+        message: Cow<'static, str>,
         offset: usize,
         call_index: Option<usize>,
         recovered: bool,
@@ -201,7 +220,15 @@ impl Sink for Collector {
         let parsed = body::parse_body(
             body_text,
             closed,
-            &|c| validate::check(config, c.clone(), &mut Vec::new()).is_ok(),
+            &|c| {
+                validate::check(
+                    config,
+                    c.clone(),
+                    &mut Vec::new(),
+                    &mut LastUnknown::default(),
+                )
+                .is_ok()
+            },
             &mut self.scratch,
         );
         let candidates = match parsed.result {
@@ -269,12 +296,15 @@ impl Collector {
     /// Checks a block's candidates and records its calls and diagnostics (`block_notes`: the
     /// block-level recoveries).
     fn emit(&mut self, candidates: Calls, block_notes: Vec<Note>, offset: usize, closed: bool) {
+        let candidates = match candidates {
+            Calls::One(c) if closed && block_notes.is_empty() => return self.emit_one(c, offset),
+            other => other,
+        };
         let first = self.attempts;
-        // The usual single call needs no vector, and reuses the notes buffer.
         let (one, many) = match candidates {
             Calls::One(c) => {
-                let mut notes = std::mem::take(&mut self.notes);
-                let result = validate::check(&self.config, c, &mut notes);
+                let mut notes = Vec::new();
+                let result = validate::check(&self.config, c, &mut notes, &mut self.unknown);
                 (Some((notes, result)), Vec::new())
             }
             Calls::Many(cs) => {
@@ -282,7 +312,8 @@ impl Collector {
                     .into_iter()
                     .map(|c| {
                         let mut notes = Vec::new();
-                        let result = validate::check(&self.config, c, &mut notes);
+                        let result =
+                            validate::check(&self.config, c, &mut notes, &mut self.unknown);
                         (notes, result)
                     })
                     .collect();
@@ -302,15 +333,12 @@ impl Collector {
                 any_ok,
             );
         }
-        for (mut notes, result) in one.into_iter().chain(many) {
+        for (notes, result) in one.into_iter().chain(many) {
             let index = self.attempts;
             self.attempts += 1;
             let ok = result.is_ok();
-            for (k, m) in notes.drain(..) {
+            for (k, m) in notes {
                 self.diag(k, m, offset, Some(index), ok);
-            }
-            if notes.capacity() > 0 {
-                self.notes = notes;
             }
             match result {
                 Ok(c) => self.calls.push(ToolCall {
@@ -326,21 +354,64 @@ impl Collector {
     }
 }
 
+impl Collector {
+    /// The usual block: closed, one call, nothing to recover at the block level (the same outcome
+    /// as [`Collector::emit`], without its vectors).
+    fn emit_one(&mut self, candidate: Candidate, offset: usize) {
+        let index = self.attempts;
+        self.attempts += 1;
+        self.last_block = Some(index);
+        let mut notes = std::mem::take(&mut self.notes);
+        let result = validate::check(&self.config, candidate, &mut notes, &mut self.unknown);
+        let ok = result.is_ok();
+        for (k, m) in notes.drain(..) {
+            self.diag(k, m, offset, Some(index), ok);
+        }
+        self.notes = notes;
+        match result {
+            Ok(c) => self.calls.push(ToolCall {
+                id: call_id(index),
+                name: c.name,
+                arguments: c.arguments,
+                thought_signature: None,
+            }),
+            Err((k, m)) => self.diag(k, m, offset, Some(index), false),
+        }
+    }
+}
+
 /// `call_N`, without the formatting machinery (one per call).
 fn call_id(index: usize) -> String {
-    let mut digits = [0u8; 20];
+    let mut digits = [b'0'; 20];
     let mut n = index;
-    let mut len = 0;
-    for d in digits.iter_mut() {
+    let mut start = digits.len();
+    for d in digits.iter_mut().rev() {
         *d = b'0' + (n % 10) as u8;
         n /= 10;
-        len += 1;
+        start -= 1;
         if n == 0 {
             break;
         }
     }
-    let mut id = String::with_capacity(5 + len);
+    let digits = std::str::from_utf8(digits.get(start..).unwrap_or_default()).unwrap_or_default();
+    let mut id = String::with_capacity(5 + digits.len());
     id.push_str("call_");
-    id.extend(digits.iter().take(len).rev().map(|&d| char::from(d)));
+    id.push_str(digits);
     id
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn call_ids_count_in_decimal() {
+        for (n, id) in [
+            (0, "call_0"),
+            (7, "call_7"),
+            (10, "call_10"),
+            (4096, "call_4096"),
+        ] {
+            assert_eq!(super::call_id(n), id);
+        }
+        assert_eq!(super::call_id(usize::MAX), format!("call_{}", usize::MAX));
+    }
 }

@@ -15,7 +15,7 @@
 use super::fast;
 use super::validate::Candidate;
 
-const OPEN: &str = "<tool_call>";
+pub(super) const OPEN: &str = "<tool_call>";
 const CLOSE: &str = "</tool_call>";
 
 /// Receives the scanner's output in text order.
@@ -97,7 +97,7 @@ pub(super) struct Scanner {
     /// Absolute offset of the current chunk's first byte.
     pos: usize,
     /// Reused by the fast reader.
-    scratch: String,
+    scratch: fast::Scratch,
     gt_run: bool,
 }
 
@@ -118,7 +118,7 @@ impl Scanner {
             block_at: 0,
             body_at: 0,
             pos: 0,
-            scratch: String::new(),
+            scratch: fast::Scratch::default(),
             gt_run: false,
         }
     }

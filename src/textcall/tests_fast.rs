@@ -78,12 +78,23 @@ fn value_of(kind: usize, rng: &mut XorShift, depth: usize, out: &mut String) {
         }
         _ => {
             out.push('{');
-            for i in 0..rng.below(4) {
+            // Now and then an object past the reader's small-object size, with repeated keys.
+            let large = rng.below(6) == 0;
+            let members = if large {
+                12 + rng.below(12)
+            } else {
+                rng.below(4)
+            };
+            for i in 0..members {
                 if i > 0 {
                     out.push(',');
                 }
                 space(rng, out);
-                out.push_str(KEYS[rng.below(KEYS.len())]);
+                if large {
+                    out.push_str(&format!("\"k{}\"", rng.below(24)));
+                } else {
+                    out.push_str(KEYS[rng.below(KEYS.len())]);
+                }
                 space(rng, out);
                 out.push(':');
                 space(rng, out);
@@ -98,7 +109,8 @@ fn value_of(kind: usize, rng: &mut XorShift, depth: usize, out: &mut String) {
 #[test]
 fn fast_reader_reads_as_serde_json() {
     let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
-    let mut scratch = String::new();
+    let mut scratch = fast::Scratch::default();
+    let mut members = Vec::new();
     let (mut documents, mut calls) = (0, 0);
     for i in 0..20_000 {
         let mut text = String::new();
@@ -109,10 +121,11 @@ fn fast_reader_reads_as_serde_json() {
             0,
             &mut text,
         );
-        if let Some(t) = fast::read_document(&text) {
+        if let Some(t) = fast::read_document(&text, &mut members) {
             documents += 1;
             assert_eq!(json::parse(&text).ok(), Some(t), "{text:?}");
         }
+        assert!(members.is_empty(), "members left behind by {text:?}");
         if let Some((c, end)) = fast::read_call(&text, &mut scratch) {
             calls += 1;
             let mut serde = Deserializer::from_str(&text).into_iter::<Calls>();
@@ -132,6 +145,32 @@ fn fast_reader_reads_as_serde_json() {
 fn repeated_keys_at_any_depth_have_pointers() {
     let text = r#"{"a": {"b/c": [{"d": 1, "d": 2}], "e~": 0, "e~": 1}, "a": 3}"#;
     let want = Some(["/a/b~1c/0/d", "/a/e~0", "/a"].map(String::from).to_vec());
-    assert_eq!(fast::read_document(text).map(|t| t.duplicates), want);
+    let read = fast::read_document(text, &mut Vec::new()).map(|t| t.duplicates);
+    assert_eq!(read, want);
     assert_eq!(json::parse(text).map(|t| t.duplicates).ok(), want);
+}
+
+#[test]
+fn large_objects_keep_order_and_last_values() {
+    // 20 distinct keys (past the small-object size), repeated before and after the 16th.
+    let mut members: Vec<String> = (0..20).map(|i| format!("\"k{i}\": {i}")).collect();
+    members.insert(3, "\"k1\": 100".into());
+    members.push("\"k2\": 200".into());
+    members.push("\"k19\": 300".into());
+    let text = format!("{{{}}}", members.join(", "));
+    let fast = fast::read_document(&text, &mut Vec::new());
+    let serde = json::parse(&text).ok();
+    assert_eq!(fast, serde);
+    let t = fast.unwrap_or_else(|| panic!("read {text}"));
+    assert_eq!(t.duplicates, ["/k1", "/k2", "/k19"]);
+    let keys: Vec<&String> = t
+        .value
+        .as_object()
+        .into_iter()
+        .flat_map(|m| m.keys())
+        .collect();
+    assert_eq!(keys.len(), 20);
+    assert_eq!(keys.first().map(|k| k.as_str()), Some("k0"));
+    assert_eq!(t.value.get("k1"), Some(&100.into()));
+    assert_eq!(t.value.get("k19"), Some(&300.into()));
 }

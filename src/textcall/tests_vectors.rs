@@ -591,7 +591,7 @@ fn diagnostics_carry_pointer_and_suggestion() {
         parse(&config, input)
             .diagnostics
             .into_iter()
-            .map(|d| d.message)
+            .map(|d| d.message.into_owned())
             .collect()
     };
     let b51 =

@@ -1,6 +1,7 @@
 //! One call candidate → a checked call: `name`, `arguments` (a JSON string holding an object, or
 //! an object), the allowed-tool check with a nearest-name suggestion, and strict schema validation.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use jsonschema::error::ValidationErrorKind as ErrorKind;
@@ -64,6 +65,7 @@ pub(super) fn check(
     config: &ParserConfig,
     candidate: Candidate,
     notes: &mut Vec<Note>,
+    unknown: &mut LastUnknown,
 ) -> Result<Checked, Note> {
     if !candidate.object {
         return Err((K::MissingName, "the call is not a JSON object".into()));
@@ -98,12 +100,12 @@ pub(super) fn check(
     if let Some(first) = arguments.duplicates.first() {
         notes.push((
             K::DuplicateKey,
-            duplicate_message(first, arguments.duplicates.len()),
+            duplicate_message(first, arguments.duplicates.len()).into(),
         ));
     }
     let arguments = arguments.value;
     if !config.allowed.contains(&name) {
-        return Err((K::UnknownTool, unknown_message(config, &name)));
+        return Err((K::UnknownTool, unknown.message(config, name).into()));
     }
     if let Some(v) = config.validator(&name) {
         match v {
@@ -137,14 +139,14 @@ pub(super) fn check(
                     } else {
                         String::new()
                     };
-                    return Err((K::SchemaViolation, format!("{first}{more}")));
+                    return Err((K::SchemaViolation, format!("{first}{more}").into()));
                 }
             }
             Err(msg) => {
                 // A schema the validator cannot compile cannot reject anything: say so, keep the call.
                 notes.push((
                     K::SchemaViolation,
-                    format!("schema of {name:?} not checked: {msg}"),
+                    format!("schema of {name:?} not checked: {msg}").into(),
                 ));
             }
         }
@@ -158,25 +160,29 @@ fn arguments_object(a: Arguments, key: &str, notes: &mut Vec<Note>) -> Result<Tr
         Arguments::Text(Ok(t)) if t.value.is_object() => Ok(t),
         Arguments::Text(Ok(_)) => Err((
             K::ArgumentsNotObject,
-            format!("\"{key}\" holds JSON that is not an object"),
+            format!("\"{key}\" holds JSON that is not an object").into(),
         )),
         Arguments::Text(Err(e)) => Err((
             K::ArgumentsNotObject,
-            format!("\"{key}\" is not a JSON object string: {e}"),
+            format!("\"{key}\" is not a JSON object string: {e}").into(),
         )),
         Arguments::Value(t) if t.value.is_object() => {
-            // The usual recovery: built without the formatting machinery.
-            let mut msg = String::with_capacity(key.len() + 36);
-            msg.push('"');
-            msg.push_str(key);
-            msg.push_str("\" is an object, not a JSON string");
-            notes.push((K::ArgumentsAsObject, msg));
+            notes.push((K::ArgumentsAsObject, as_object_message(key)));
             Ok(t)
         }
         Arguments::Value(_) => Err((
             K::ArgumentsNotObject,
-            format!("\"{key}\" is neither a JSON string nor an object"),
+            format!("\"{key}\" is neither a JSON string nor an object").into(),
         )),
+    }
+}
+
+/// The usual recovery's message: fixed text for each key (no allocation per call).
+fn as_object_message(key: &str) -> Cow<'static, str> {
+    match key {
+        "arguments" => "\"arguments\" is an object, not a JSON string".into(),
+        "parameters" => "\"parameters\" is an object, not a JSON string".into(),
+        _ => format!("\"{key}\" is an object, not a JSON string").into(),
     }
 }
 
@@ -192,6 +198,24 @@ fn duplicate_message(pointer: &str, count: usize) -> String {
         msg.push_str(&format!(" (and {} more)", count - 1));
     }
     msg
+}
+
+/// The last name rejected as not allowed, and its message: a model that invents a tool name
+/// tends to repeat it, and the nearest-name search is the costly part of the message.
+#[derive(Debug, Default)]
+pub(super) struct LastUnknown(Option<(String, String)>);
+
+impl LastUnknown {
+    fn message(&mut self, config: &ParserConfig, name: String) -> String {
+        if let Some((last, message)) = &self.0
+            && *last == name
+        {
+            return message.clone();
+        }
+        let message = unknown_message(config, &name);
+        self.0 = Some((name, message.clone()));
+        message
+    }
 }
 
 fn unknown_message(config: &ParserConfig, name: &str) -> String {

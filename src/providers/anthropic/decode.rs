@@ -303,7 +303,7 @@ impl Builder {
             Err(e) => {
                 self.outcome.diagnostics.push(Diagnostic {
                     kind: DiagnosticKind::InvalidArgumentsJson,
-                    message: format!("tool_use input is not valid JSON: {e}"),
+                    message: format!("tool_use input is not valid JSON: {e}").into(),
                     offset: None,
                     call_index: Some(call),
                     recovered: false,

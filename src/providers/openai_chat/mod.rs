@@ -330,7 +330,7 @@ pub(crate) fn parse_arguments(raw: &str, call_index: usize, diags: &mut Vec<Diag
         Err(e) => {
             diags.push(Diagnostic {
                 kind: DiagnosticKind::InvalidArgumentsJson,
-                message: format!("arguments of call {call_index} are not valid JSON: {e}"),
+                message: format!("arguments of call {call_index} are not valid JSON: {e}").into(),
                 offset: None,
                 call_index: Some(call_index),
                 recovered: true,
