@@ -71,6 +71,8 @@ pub(super) fn check(
         return Err((K::MissingName, "the call is not a JSON object".into()));
     }
     let name = match candidate.name {
+        // A name starting with a visible ASCII char (the usual one) needs no trimming to tell.
+        Name::Text(n) if n.bytes().next().is_some_and(|b| b.is_ascii_graphic()) => n,
         Name::Text(n) if !n.trim().is_empty() => n,
         Name::Text(_) | Name::Other => {
             return Err((K::MissingName, "\"name\" is not a non-empty string".into()));
