@@ -131,27 +131,35 @@ impl Scanner {
         // A 1-byte `&str` is ASCII: the mask changes nothing but lets the compiler know that the
         // char is one byte long.
         let ch = char::from(c & 0x7F);
+        // Text and body bytes, nearly every byte: tested before the dispatch below.
+        if self.fast == Fast::Text {
+            if c != b'<' {
+                sink.text_char(ch);
+                self.pos += 1;
+                return true;
+            }
+        } else if self.fast == Fast::Body && (c != b'<' || self.esc) {
+            // The string tracking of `skip_body`, for one byte (a `<` after a backslash in a
+            // string is string content).
+            if self.esc {
+                self.esc = false;
+            } else if self.in_str {
+                match c {
+                    b'"' => self.in_str = false,
+                    b'\\' => self.esc = true,
+                    _ => {}
+                }
+            } else if c == b'"' && !self.literal {
+                self.in_str = true;
+            }
+            self.body.push(ch);
+            self.pos += 1;
+            return true;
+        }
         match self.fast {
-            Fast::Text if c != b'<' => sink.text_char(ch),
-            // A `<` after a backslash in a string is string content.
             Fast::Text | Fast::Body if c == b'<' && !self.esc => {
                 self.start_tag(0);
                 self.fast = Fast::Lt;
-            }
-            Fast::Body => {
-                // The string tracking of `skip_body`, for one byte.
-                if self.esc {
-                    self.esc = false;
-                } else if self.in_str {
-                    match c {
-                        b'"' => self.in_str = false,
-                        b'\\' => self.esc = true,
-                        _ => {}
-                    }
-                } else if c == b'"' && !self.literal {
-                    self.in_str = true;
-                }
-                self.body.push(ch);
             }
             // The second byte decides the tag (and never ends it).
             Fast::Lt => {
