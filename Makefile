@@ -23,8 +23,11 @@ record:
 record-synthetic:
 	cargo run --release -- record $(FILTER) --$(MODE) --simulate $(if $(PROVIDER),--provider $(PROVIDER))
 
+# Speed figures against the targets: make bench ONLY=textcall. glibc keeps the memory a run frees
+# for the next run (BENCH_MALLOC=default for glibc's own thresholds; see ARCHITECTURE.md).
+BENCH_MALLOC ?= glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=33554432
 bench:
-	cargo run --release -- bench $(if $(ONLY),--only $(ONLY))
+	$(if $(filter default,$(BENCH_MALLOC)),,GLIBC_TUNABLES=$(BENCH_MALLOC)) cargo run --release -- bench $(if $(ONLY),--only $(ONLY))
 
 lint:
 	cargo clippy --all-targets -- -D warnings

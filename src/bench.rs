@@ -162,6 +162,9 @@ pub fn run_all(root: &std::path::Path, only: &[String]) -> Report {
     if cfg!(debug_assertions) {
         r.note("WARNING: debug build; run `make bench` (release) for real figures");
     }
+    r.note(&allocator_note(
+        std::env::var("GLIBC_TUNABLES").ok().as_deref(),
+    ));
     for name in SECTIONS {
         if !only.is_empty() && !only.iter().any(|o| o == name) {
             continue;
@@ -185,6 +188,21 @@ pub fn run_all(root: &std::path::Path, only: &[String]) -> Report {
         format!("{} target(s) MISSED", r.missed)
     });
     r
+}
+
+/// Which allocator settings the figures were taken under. With glibc's own thresholds, memory a
+/// run frees (the parser's 1 MB outcome is ~4 MB of small allocations and vectors) may go back to
+/// the kernel and come back as fresh pages in the next run: ~490 page faults per text-parser run,
+/// ~1 ms on this VM, and 0 or 490 depending on what the process ran before. `make bench` sets
+/// `GLIBC_TUNABLES` so that freed memory stays in the process, as in a long-running proxy, and the
+/// figures are the code's own; `make bench BENCH_MALLOC=default` shows the other case.
+fn allocator_note(tunables: Option<&str>) -> String {
+    match tunables {
+        Some(t) if !t.is_empty() => format!("allocator: glibc with GLIBC_TUNABLES={t}"),
+        _ => "allocator: glibc defaults (freed memory may return to the kernel between runs; \
+              `make bench` keeps it)"
+            .into(),
+    }
 }
 
 /// Replay cost per interaction over every shipped cassette: one loopback server per cassette,
