@@ -334,40 +334,25 @@ impl Collector {
             );
         }
         for (notes, result) in one.into_iter().chain(many) {
-            let index = self.attempts;
-            self.attempts += 1;
-            let ok = result.is_ok();
-            for (k, m) in notes {
-                self.diag(k, m, offset, Some(index), ok);
-            }
-            match result {
-                Ok(c) => self.calls.push(ToolCall {
-                    id: call_id(index),
-                    name: c.name,
-                    arguments: c.arguments,
-                    thought_signature: None,
-                }),
-                Err((k, m)) => self.diag(k, m, offset, Some(index), false),
-            }
+            self.record(notes, result, offset);
         }
         self.last_block = Some(first);
     }
-}
 
-impl Collector {
-    /// The usual block: closed, one call, nothing to recover at the block level (the same outcome
-    /// as [`Collector::emit`], without its vectors).
-    fn emit_one(&mut self, candidate: Candidate, offset: usize) {
+    /// Records the next call attempt: its notes (recovered when the call stands), then the call
+    /// or why it was rejected.
+    fn record(
+        &mut self,
+        notes: impl IntoIterator<Item = Note>,
+        result: Result<validate::Checked, Note>,
+        offset: usize,
+    ) {
         let index = self.attempts;
         self.attempts += 1;
-        self.last_block = Some(index);
-        let mut notes = std::mem::take(&mut self.notes);
-        let result = validate::check(&self.config, candidate, &mut notes, &mut self.unknown);
         let ok = result.is_ok();
-        for (k, m) in notes.drain(..) {
+        for (k, m) in notes {
             self.diag(k, m, offset, Some(index), ok);
         }
-        self.notes = notes;
         match result {
             Ok(c) => self.calls.push(ToolCall {
                 id: call_id(index),
@@ -377,6 +362,18 @@ impl Collector {
             }),
             Err((k, m)) => self.diag(k, m, offset, Some(index), false),
         }
+    }
+}
+
+impl Collector {
+    /// The usual block: closed, one call, nothing to recover at the block level (the same outcome
+    /// as [`Collector::emit`], without its vectors).
+    fn emit_one(&mut self, candidate: Candidate, offset: usize) {
+        self.last_block = Some(self.attempts);
+        let mut notes = std::mem::take(&mut self.notes);
+        let result = validate::check(&self.config, candidate, &mut notes, &mut self.unknown);
+        self.record(notes.drain(..), result, offset);
+        self.notes = notes;
     }
 }
 
