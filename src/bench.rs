@@ -57,10 +57,8 @@ pub fn fastest(budget: Duration, mut f: impl FnMut()) -> Duration {
 /// For a ratio between them (1-byte chunks against the whole body): alternating puts both under
 /// the same machine load, where timing one and then the other lets a burst of load on a shared
 /// machine land on only one side of the ratio. Each variant runs twice in a row per turn (both
-/// timed): the first run after a switch inherits the heap the other variant left, which the
-/// allocator has just given back to the system, and pays a page fault for each page of its output
-/// (1,000 faults, ~1 ms, for the text parser's 1 MB); the second shows the variant's own steady
-/// state, as a loop of one variant (criterion's way) does.
+/// timed), so that each is also timed after a run of its own kind, not only in the allocator
+/// state the other variant left (see [`allocator_note`]).
 pub fn fastest_pair(
     budget: Duration,
     mut a: impl FnMut(),
