@@ -1,7 +1,6 @@
 //! One call candidate → a checked call: `name`, `arguments` (a JSON string holding an object, or
 //! an object), the allowed-tool check with a nearest-name suggestion, and strict schema validation.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use jsonschema::error::ValidationErrorKind as ErrorKind;
@@ -80,13 +79,13 @@ pub(super) fn check(
         Name::Missing => return Err((K::MissingName, "the call has no \"name\"".into())),
     };
     let arguments = match candidate.arguments {
-        Some(a) if !candidate.alias => arguments_object(a, "arguments", notes)?,
+        Some(a) if !candidate.alias => arguments_object(a, &ARGUMENTS, notes)?,
         Some(p) => {
             notes.push((
                 K::ParametersAlias,
                 "read \"parameters\" as \"arguments\"".into(),
             ));
-            arguments_object(p, "parameters", notes)?
+            arguments_object(p, &PARAMETERS, notes)?
         }
         None => {
             notes.push((
@@ -156,8 +155,26 @@ pub(super) fn check(
     Ok(Checked { name, arguments })
 }
 
+/// The member the arguments were read from, and the note when it held an object (the usual
+/// recovery: fixed text, no allocation per call).
+struct Member {
+    key: &'static str,
+    as_object: &'static str,
+}
+
+const ARGUMENTS: Member = Member {
+    key: "arguments",
+    as_object: "\"arguments\" is an object, not a JSON string",
+};
+
+const PARAMETERS: Member = Member {
+    key: "parameters",
+    as_object: "\"parameters\" is an object, not a JSON string",
+};
+
 /// `arguments` as the protocol wants it (a string holding an object) or as an object.
-fn arguments_object(a: Arguments, key: &str, notes: &mut Vec<Note>) -> Result<Tracked, Note> {
+fn arguments_object(a: Arguments, member: &Member, notes: &mut Vec<Note>) -> Result<Tracked, Note> {
+    let key = member.key;
     match a {
         Arguments::Text(Ok(t)) if t.value.is_object() => Ok(t),
         Arguments::Text(Ok(_)) => Err((
@@ -169,22 +186,13 @@ fn arguments_object(a: Arguments, key: &str, notes: &mut Vec<Note>) -> Result<Tr
             format!("\"{key}\" is not a JSON object string: {e}").into(),
         )),
         Arguments::Value(t) if t.value.is_object() => {
-            notes.push((K::ArgumentsAsObject, as_object_message(key)));
+            notes.push((K::ArgumentsAsObject, member.as_object.into()));
             Ok(t)
         }
         Arguments::Value(_) => Err((
             K::ArgumentsNotObject,
             format!("\"{key}\" is neither a JSON string nor an object").into(),
         )),
-    }
-}
-
-/// The usual recovery's message: fixed text for each key (no allocation per call).
-fn as_object_message(key: &str) -> Cow<'static, str> {
-    match key {
-        "arguments" => "\"arguments\" is an object, not a JSON string".into(),
-        "parameters" => "\"parameters\" is an object, not a JSON string".into(),
-        _ => format!("\"{key}\" is an object, not a JSON string").into(),
     }
 }
 
