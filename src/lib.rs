@@ -18,6 +18,7 @@ pub mod jsonseq;
 pub mod located;
 pub mod model;
 pub mod out;
+pub mod pointer;
 pub mod policy;
 pub mod providers;
 pub mod record;

@@ -344,7 +344,7 @@ impl<'de> Visitor<'de> for ArgumentsSeed {
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Arguments, A::Error> {
         let mut duplicates = Vec::new();
         let value = json::Seed {
-            path: json::Path::Root,
+            path: crate::pointer::Ptr::Root,
             duplicates: &mut duplicates,
         }
         .visit_seq(seq)?;
@@ -354,7 +354,7 @@ impl<'de> Visitor<'de> for ArgumentsSeed {
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Arguments, A::Error> {
         let mut duplicates = Vec::new();
         let value = json::Seed {
-            path: json::Path::Root,
+            path: crate::pointer::Ptr::Root,
             duplicates: &mut duplicates,
         }
         .visit_map(map)?;

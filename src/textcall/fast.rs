@@ -7,8 +7,9 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::json::{self, Path, Tracked};
+use super::json::{self, Tracked};
 use super::validate::{Arguments, Candidate, Name};
+use crate::pointer::Ptr;
 
 /// The bytes that end a run of plain string content: `"`, `\\` and control characters.
 static STRING_STOP: [bool; 256] = {
@@ -76,7 +77,7 @@ pub(super) fn read_call(s: &str, scratch: &mut Scratch) -> Option<(Candidate, us
                     c.name = if r.eat(b'"') {
                         Name::Text(r.string()?.into_owned())
                     } else {
-                        r.value(Path::Root, &mut Vec::new(), 1)?;
+                        r.value(Ptr::Root, &mut Vec::new(), 1)?;
                         Name::Other
                     };
                 }
@@ -93,7 +94,7 @@ pub(super) fn read_call(s: &str, scratch: &mut Scratch) -> Option<(Candidate, us
                     }
                 }
                 _ => {
-                    r.value(Path::Root, &mut Vec::new(), 1)?;
+                    r.value(Ptr::Root, &mut Vec::new(), 1)?;
                 }
             }
             if r.end_of_member(b'}')? {
@@ -114,7 +115,7 @@ pub(super) fn read_document(s: &str, members: &mut Vec<(String, Value)>) -> Opti
     };
     let mut duplicates = Vec::new();
     r.ws();
-    let value = r.value(Path::Root, &mut duplicates, 0);
+    let value = r.value(Ptr::Root, &mut duplicates, 0);
     r.ws();
     let end = r.pos;
     // A text this reader gives up on leaves the members of its open objects behind.
@@ -257,12 +258,12 @@ impl<'a> Reader<'a, '_> {
             return Some(Arguments::Text(parsed));
         }
         let mut duplicates = Vec::new();
-        let value = self.value(Path::Root, &mut duplicates, 1)?;
+        let value = self.value(Ptr::Root, &mut duplicates, 1)?;
         Some(Arguments::Value(Tracked { value, duplicates }))
     }
 
     /// A value at `path`, `depth` containers deep.
-    fn value(&mut self, path: Path<'_>, dups: &mut Vec<String>, depth: usize) -> Option<Value> {
+    fn value(&mut self, path: Ptr<'_>, dups: &mut Vec<String>, depth: usize) -> Option<Value> {
         match self.peek()? {
             b'"' => {
                 self.pos += 1;
@@ -330,7 +331,7 @@ impl<'a> Reader<'a, '_> {
     /// more, and objects are most of what a call allocates). A repeated key is found by comparing
     /// with the members gathered so far, when the object is small, and keeps its first position
     /// and its last value; past [`SMALL`] members the rest is inserted into the map directly.
-    fn object(&mut self, path: Path<'_>, dups: &mut Vec<String>, depth: usize) -> Option<Value> {
+    fn object(&mut self, path: Ptr<'_>, dups: &mut Vec<String>, depth: usize) -> Option<Value> {
         let base = self.members.len();
         let mut large: Option<Map<String, Value>> = None;
         self.ws();
@@ -339,7 +340,7 @@ impl<'a> Reader<'a, '_> {
                 self.expect(b'"')?;
                 let key = self.string()?.into_owned();
                 self.colon()?;
-                let value = self.value(Path::Key(&path, &key), dups, depth)?;
+                let value = self.value(Ptr::Key(&path, &key), dups, depth)?;
                 if let Some(map) = &mut large {
                     json::insert(map, key, value, &path, dups);
                 } else if let Some(slot) = self
@@ -347,7 +348,7 @@ impl<'a> Reader<'a, '_> {
                     .get_mut(base..)
                     .and_then(|frame| frame.iter_mut().find(|(k, _)| *k == key))
                 {
-                    dups.push(Path::Key(&path, &key).pointer());
+                    dups.push(Ptr::Key(&path, &key).render());
                     slot.1 = value;
                 } else if self.members.len() - base == SMALL {
                     let mut map = Map::with_capacity(2 * SMALL);
@@ -375,12 +376,12 @@ impl<'a> Reader<'a, '_> {
         Some(Value::Object(map))
     }
 
-    fn array(&mut self, path: Path<'_>, dups: &mut Vec<String>, depth: usize) -> Option<Value> {
+    fn array(&mut self, path: Ptr<'_>, dups: &mut Vec<String>, depth: usize) -> Option<Value> {
         let mut items = Vec::new();
         self.ws();
         if !self.eat(b']') {
             loop {
-                items.push(self.value(Path::Index(&path, items.len()), dups, depth)?);
+                items.push(self.value(Ptr::Index(&path, items.len()), dups, depth)?);
                 if self.end_of_member(b']')? {
                     break;
                 }

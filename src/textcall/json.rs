@@ -7,6 +7,8 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
+use crate::pointer::Ptr;
+
 /// A value and the pointers of the keys repeated in it (in the order they were met).
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Tracked {
@@ -19,7 +21,7 @@ pub(super) fn parse(s: &str) -> Result<Tracked, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(s);
     let mut duplicates = Vec::new();
     let value = Seed {
-        path: Path::Root,
+        path: Ptr::Root,
         duplicates: &mut duplicates,
     }
     .deserialize(&mut de)?;
@@ -27,49 +29,10 @@ pub(super) fn parse(s: &str) -> Result<Tracked, serde_json::Error> {
     Ok(Tracked { value, duplicates })
 }
 
-/// Where a value sits, as a chain of parents on the stack (a pointer is built only when needed).
-#[derive(Clone, Copy)]
-pub(super) enum Path<'a> {
-    Root,
-    Key(&'a Path<'a>, &'a str),
-    Index(&'a Path<'a>, usize),
-}
-
-impl Path<'_> {
-    /// The RFC 6901 pointer (`""` for the root).
-    pub(super) fn pointer(&self) -> String {
-        let mut out = String::new();
-        self.write(&mut out);
-        out
-    }
-
-    fn write(&self, out: &mut String) {
-        match self {
-            Path::Root => {}
-            Path::Key(parent, key) => {
-                parent.write(out);
-                out.push('/');
-                for c in key.chars() {
-                    match c {
-                        '~' => out.push_str("~0"),
-                        '/' => out.push_str("~1"),
-                        c => out.push(c),
-                    }
-                }
-            }
-            Path::Index(parent, i) => {
-                parent.write(out);
-                out.push('/');
-                out.push_str(&i.to_string());
-            }
-        }
-    }
-}
-
 /// Reads one value at `path`, recording repeated keys; the result equals serde_json's `Value`
 /// (same number handling; a repeated key keeps its first position and its last value).
 pub(super) struct Seed<'a, 'd> {
-    pub path: Path<'a>,
+    pub path: Ptr<'a>,
     pub duplicates: &'d mut Vec<String>,
 }
 
@@ -119,7 +82,7 @@ impl<'de> Visitor<'de> for Seed<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
         while let Some(item) = seq.next_element_seed(Seed {
-            path: Path::Index(&self.path, items.len()),
+            path: Ptr::Index(&self.path, items.len()),
             duplicates: &mut *self.duplicates,
         })? {
             items.push(item);
@@ -131,7 +94,7 @@ impl<'de> Visitor<'de> for Seed<'_, '_> {
         let mut object = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             let value = map.next_value_seed(Seed {
-                path: Path::Key(&self.path, &key),
+                path: Ptr::Key(&self.path, &key),
                 duplicates: &mut *self.duplicates,
             })?;
             insert(&mut object, key, value, &self.path, self.duplicates);
@@ -146,7 +109,7 @@ pub(super) fn insert(
     object: &mut Map<String, Value>,
     key: String,
     value: Value,
-    path: &Path<'_>,
+    path: &Ptr<'_>,
     duplicates: &mut Vec<String>,
 ) {
     match object.entry(key) {
@@ -154,7 +117,7 @@ pub(super) fn insert(
             e.insert(value);
         }
         Entry::Occupied(mut e) => {
-            duplicates.push(Path::Key(path, e.key()).pointer());
+            duplicates.push(Ptr::Key(path, e.key()).render());
             e.insert(value);
         }
     }

@@ -121,13 +121,13 @@ pub(super) fn check(
                         match e.kind() {
                             ErrorKind::AdditionalProperties { unexpected } => {
                                 if let Some(first) = unexpected.first() {
-                                    pointer = format!("{pointer}/{}", escape_pointer(first));
+                                    pointer = crate::pointer::push(&pointer, first);
                                 }
                             }
                             ErrorKind::Required {
                                 property: Value::String(p),
                             } => {
-                                pointer = format!("{pointer}/{}", escape_pointer(p));
+                                pointer = crate::pointer::push(&pointer, p);
                             }
                             _ => {}
                         }
@@ -201,8 +201,7 @@ fn arguments_object(a: Arguments, member: &Member, notes: &mut Vec<Note>) -> Res
 /// serde_json and Python alike), and a strict schema still checks that value; the diagnostic
 /// says the model sent something ambiguous.
 fn duplicate_message(pointer: &str, count: usize) -> String {
-    let key = pointer.rsplit('/').next().unwrap_or_default();
-    let key = key.replace("~1", "/").replace("~0", "~");
+    let key = crate::pointer::tokens(pointer).pop().unwrap_or_default();
     let mut msg = format!("{pointer}: duplicate key {key:?}, the last value is kept");
     if count > 1 {
         msg.push_str(&format!(" (and {} more)", count - 1));
@@ -262,8 +261,4 @@ fn push_quoted(out: &mut String, s: &str) {
         // Writing into a `String` cannot fail.
         let _ = write!(out, "{s:?}");
     }
-}
-
-fn escape_pointer(s: &str) -> String {
-    s.replace('~', "~0").replace('/', "~1")
 }
