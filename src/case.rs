@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use toml::Spanned;
 
+use crate::model::Provider;
 use crate::model::{ChatRequest, Grounding, HostedTool, Message, StrictPolicy, Tool, ToolChoice};
-use crate::providers::Provider;
 use crate::scenario::Scenario;
 
 /// The file in `cases/` that configures providers rather than describing a case.

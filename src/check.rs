@@ -202,7 +202,7 @@ pub fn problems(trial: &Trial, run: &TrialRun, expected_encode_error: Option<&st
             ));
         }
         if let Some(want) = &e.grounding {
-            let t = crate::policy::trial_telemetry(trial.provider, run);
+            let t = crate::run::trial_telemetry(trial.provider, run);
             let ok = if want == "effective" {
                 t.grounded_effective
             } else {

@@ -10,8 +10,9 @@ use serde_json::{Value, json};
 use crate::case::{self, ChoiceSpec, Mode, Trial};
 use crate::cassette;
 use crate::harness::{self, ReplayStatus};
+use crate::model::Provider;
 use crate::model::{ChatRequest, Outcome, StrictPolicy};
-use crate::providers::{self, Provider};
+use crate::providers;
 use crate::replay::ReplayServer;
 
 #[derive(Parser, Debug)]

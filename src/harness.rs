@@ -39,7 +39,7 @@ pub struct TrialSnapshot {
     pub encode_error: Option<String>,
     /// Hosted search telemetry, for cases with hosted tools.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub grounding: Option<crate::policy::Telemetry>,
+    pub grounding: Option<crate::run::Telemetry>,
     pub exchanges: Vec<ExchangeSnapshot>,
 }
 
@@ -133,7 +133,7 @@ pub async fn replay_trial(root: &Path, trial: &Trial) -> TrialResult {
     let server = ReplayServer::start(&cassette).await;
     let client = run::client(Duration::from_secs(30));
     // A fresh support cache per trial: replay must not depend on which trials ran before.
-    let cache = crate::policy::SupportCache::new(crate::policy::SupportCache::DEFAULT_TTL);
+    let cache = crate::run::SupportCache::new(crate::run::SupportCache::DEFAULT_TTL);
     let run = run::run_trial(&client, trial, &server.endpoint(), &cache).await;
     let received = server.take_received();
     let mismatches = replay::verify(&cassette, &received);
@@ -260,7 +260,7 @@ fn snapshot(
         verdict: verdict_text,
         encode_error: run.encode_error.as_ref().map(ToString::to_string),
         grounding: (!trial.case.file.hosted.is_empty())
-            .then(|| crate::policy::trial_telemetry(trial.provider, run)),
+            .then(|| crate::run::trial_telemetry(trial.provider, run)),
         exchanges: run
             .exchanges
             .iter()

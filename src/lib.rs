@@ -4,6 +4,7 @@
 //! (replay, live, or the simulator) → `providers::decode` → `check` → snapshot and report.
 
 pub mod bench;
+pub mod capability;
 pub mod case;
 pub mod case_schema;
 pub mod cassette;
@@ -19,7 +20,6 @@ pub mod located;
 pub mod model;
 pub mod out;
 pub mod pointer;
-pub mod policy;
 pub mod providers;
 pub mod record;
 pub mod record_cli;

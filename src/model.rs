@@ -4,9 +4,12 @@
 //! about HTTP or JSON shapes of a particular API.
 
 use std::borrow::Cow;
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::http::HttpRequest;
 
 /// A function tool the client declares.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -362,6 +365,170 @@ impl Outcome {
         if !self.tool_calls.is_empty() && self.finish == Finish::Stop {
             self.finish = Finish::ToolCalls;
         }
+    }
+}
+
+// ---- Providers and the coded errors of encoding and decoding (every layer sees them) ----
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Provider {
+    OpenaiChat,
+    OpenaiResponses,
+    Anthropic,
+    Gemini,
+    TextProtocol,
+}
+
+impl Provider {
+    pub const ALL: [Provider; 5] = [
+        Provider::OpenaiChat,
+        Provider::OpenaiResponses,
+        Provider::Anthropic,
+        Provider::Gemini,
+        Provider::TextProtocol,
+    ];
+
+    /// The name used in case files, trial names, cassette paths and the CLI.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Provider::OpenaiChat => "openai-chat",
+            Provider::OpenaiResponses => "openai-responses",
+            Provider::Anthropic => "anthropic",
+            Provider::Gemini => "gemini",
+            Provider::TextProtocol => "text-protocol",
+        }
+    }
+
+    pub fn from_slug(s: &str) -> Option<Provider> {
+        Provider::ALL.into_iter().find(|p| p.slug() == s)
+    }
+
+    /// Environment variables that may hold the API key, in order of preference.
+    pub fn key_vars(self) -> &'static [&'static str] {
+        match self {
+            Provider::OpenaiChat | Provider::OpenaiResponses | Provider::TextProtocol => {
+                &["OPENAI_API_KEY"]
+            }
+            Provider::Anthropic => &["ANTHROPIC_API_KEY"],
+            Provider::Gemini => &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+        }
+    }
+
+    /// Environment variable that overrides the base URL.
+    pub fn base_url_var(self) -> &'static str {
+        match self {
+            Provider::OpenaiChat | Provider::OpenaiResponses | Provider::TextProtocol => {
+                "OPENAI_BASE_URL"
+            }
+            Provider::Anthropic => "ANTHROPIC_BASE_URL",
+            Provider::Gemini => "GEMINI_BASE_URL",
+        }
+    }
+
+    /// The credential header for a key (added by transports, never by encoders).
+    pub fn auth_header(self, key: &str) -> (&'static str, String) {
+        match self {
+            Provider::OpenaiChat | Provider::OpenaiResponses | Provider::TextProtocol => {
+                ("authorization", format!("Bearer {key}"))
+            }
+            Provider::Anthropic => ("x-api-key", key.to_string()),
+            Provider::Gemini => ("x-goog-api-key", key.to_string()),
+        }
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.slug())
+    }
+}
+
+/// An encoder's output: the request, plus notes on choices it made that a reviewer should see
+/// (for example why a tool was sent with `strict: false`). Notes go into the trial's snapshot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Encoded {
+    pub request: HttpRequest,
+    pub notes: Vec<String>,
+}
+
+/// The encoder refused to build a request: it fails closed instead of sending something the
+/// provider would reject or silently reinterpret.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EncodeError {
+    /// Stable upper-case code, e.g. `GROUNDING_NOT_SUPPORTED`, `STRICT_SCHEMA`, `FORCED_WITH_THINKING`.
+    pub code: String,
+    pub message: String,
+}
+
+impl EncodeError {
+    pub fn new(code: impl Into<String>, message: impl Into<String>) -> EncodeError {
+        EncodeError {
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
+/// A body the decoder cannot make sense of, with where it went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    pub message: String,
+    /// 1-based line of the body (for streams: the SSE line of the event's data).
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+impl DecodeError {
+    pub fn new(message: impl Into<String>) -> DecodeError {
+        DecodeError {
+            message: message.into(),
+            line: None,
+            column: None,
+        }
+    }
+
+    pub fn at(message: impl Into<String>, line: usize, column: Option<usize>) -> DecodeError {
+        DecodeError {
+            message: message.into(),
+            line: Some(line),
+            column,
+        }
+    }
+
+    /// A serde_json error inside a body or an event's data that starts at `base_line`.
+    pub fn json(context: &str, err: &serde_json::Error, base_line: usize) -> DecodeError {
+        DecodeError::at(
+            format!("{context}: {err}"),
+            base_line + err.line().saturating_sub(1),
+            Some(err.column()),
+        )
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => write!(f, "line {l}, column {c}: {}", self.message),
+            (Some(l), None) => write!(f, "line {l}: {}", self.message),
+            _ => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+impl From<crate::sse::SseError> for DecodeError {
+    fn from(e: crate::sse::SseError) -> DecodeError {
+        DecodeError::at(e.message, e.line, None)
     }
 }
 

@@ -279,7 +279,7 @@ pub async fn record_trial(
     let mut attempt = 1;
     let run = loop {
         // Fresh per attempt, like replay: a cassette always holds the whole fallback sequence.
-        let cache = crate::policy::SupportCache::new(crate::policy::SupportCache::DEFAULT_TTL);
+        let cache = crate::run::SupportCache::new(crate::run::SupportCache::DEFAULT_TTL);
         let run = run::run_trial(client, trial, &endpoint, &cache).await;
         let Some(resp) = retryable(trial, &run) else {
             break run;
@@ -366,7 +366,7 @@ fn bench_project(root: &Path) -> std::io::Result<()> {
     let cases = root.join("cases");
     std::fs::create_dir_all(cases.join("tools"))?;
     let mut providers = String::new();
-    for p in crate::providers::Provider::ALL {
+    for p in crate::model::Provider::ALL {
         providers.push_str(&format!(
             "[{p}]\nmodel = \"bench-model\"\nbase_url = \"http://127.0.0.1:9\"\n\n"
         ));

@@ -12,7 +12,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::case::Trial;
 use crate::cli::RecordArgs;
 use crate::harness::{self, ReplayStatus};
-use crate::providers::Provider;
+use crate::model::Provider;
 use crate::record::{self, RecordOptions};
 use crate::redact::Secrets;
 use crate::run::Endpoint;

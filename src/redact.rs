@@ -110,7 +110,7 @@ impl Secrets {
 
     /// The provider keys set in this process's environment.
     pub fn from_env() -> Secrets {
-        let vars = crate::providers::Provider::ALL
+        let vars = crate::model::Provider::ALL
             .iter()
             .flat_map(|p| p.key_vars().iter());
         Secrets::new(vars.filter_map(|v| std::env::var(v).ok()))

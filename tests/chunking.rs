@@ -9,7 +9,8 @@ use serde_json::Value;
 use tooltape::case::{self, ChoiceSpec, Mode};
 use tooltape::cassette;
 use tooltape::model::{ChatRequest, Outcome, StrictPolicy, Tool, ToolChoice};
-use tooltape::providers::{DecodeError, Provider, StreamDecoder};
+use tooltape::model::{DecodeError, Provider};
+use tooltape::providers::StreamDecoder;
 
 fn decode(provider: Provider, req: &ChatRequest, chunks: &[&[u8]]) -> Result<Outcome, DecodeError> {
     let mut d = StreamDecoder::new(provider, req);

@@ -5,12 +5,14 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use tooltape::capability;
 use tooltape::case::{self, ChoiceSpec};
+use tooltape::model::Provider;
 use tooltape::model::{
     AllowedMode, ChatRequest, Grounding, HostedTool, StrictPolicy, Tool, ToolChoice,
 };
-use tooltape::policy::{self, SupportCache};
-use tooltape::providers::{self, Provider};
+use tooltape::providers;
+use tooltape::run::SupportCache;
 use tooltape::run::{self, Endpoint};
 use tooltape::simulate::{SimConfig, Simulator};
 
@@ -61,7 +63,7 @@ fn required_never_silently_becomes_auto() {
         let req = trial.first_request();
         if let Ok(enc) = providers::encode(trial.provider, &req) {
             assert!(
-                policy::forces_search(trial.provider, &enc.request.body),
+                capability::forces_search(trial.provider, &enc.request.body),
                 "{}: REQUIRED sent without forcing the search: {}",
                 trial.name(),
                 enc.request.body
@@ -110,7 +112,7 @@ fn required_never_silently_becomes_auto() {
                                 "{model}: forced tool_choice sent with thinking: the API refuses it"
                             );
                             assert!(
-                                policy::forces_search(provider, &enc.request.body),
+                                capability::forces_search(provider, &enc.request.body),
                                 "{provider} {model} {choice:?} thinking={thinking:?}: REQUIRED sent without forcing the search: {}",
                                 enc.request.body
                             );
@@ -156,7 +158,7 @@ fn support_cache_expires_and_web_search_is_retried() {
             r.exchanges
                 .iter()
                 .map(|e| {
-                    policy::wire_tool_type(Provider::OpenaiResponses, &e.encoded.request.body)
+                    capability::wire_tool_type(Provider::OpenaiResponses, &e.encoded.request.body)
                         .unwrap_or_default()
                 })
                 .collect()

@@ -12,7 +12,7 @@ use base64::Engine;
 use serde_json::Value;
 use tooltape::cassette::{self, ProvenanceKind};
 use tooltape::import_vcr;
-use tooltape::providers::Provider;
+use tooltape::model::Provider;
 use tooltape::redact::Secrets;
 
 use recording_support::{bin, files_under, repo};

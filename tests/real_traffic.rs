@@ -7,8 +7,9 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use tooltape::http::HttpResponse;
+use tooltape::model::Provider;
 use tooltape::model::{ChatRequest, StrictPolicy, Tool};
-use tooltape::providers::{self, Provider};
+use tooltape::providers;
 
 fn corpus() -> Option<Vec<Value>> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-traffic");

@@ -106,15 +106,15 @@ fn recording_with_planted_keys_writes_no_secret_anywhere() {
         let mut endpoints = sim_endpoints(&root, &sim);
         let planted = vec![("openai-organization".to_string(), FAKE_ORG.to_string()), ("cookie".to_string(), FAKE_COOKIE.to_string())];
         for (p, key) in [
-            (tooltape::providers::Provider::OpenaiResponses, FAKE_OPENAI),
-            (tooltape::providers::Provider::Anthropic, FAKE_ANTHROPIC),
-            (tooltape::providers::Provider::Gemini, FAKE_GOOGLE),
+            (tooltape::model::Provider::OpenaiResponses, FAKE_OPENAI),
+            (tooltape::model::Provider::Anthropic, FAKE_ANTHROPIC),
+            (tooltape::model::Provider::Gemini, FAKE_GOOGLE),
         ] {
             let e = Endpoint { base_url: sim.base_url(), key: Some(key.into()), extra_headers: planted.clone() };
             endpoints.insert(p, Ok((e, "simulator".into())));
         }
         let e = Endpoint { base_url: echo.uri(), key: Some(FAKE_OPENAI.into()), extra_headers: planted.clone() };
-        endpoints.insert(tooltape::providers::Provider::OpenaiChat, Ok((e, echo.uri())));
+        endpoints.insert(tooltape::model::Provider::OpenaiChat, Ok((e, echo.uri())));
         let summary = record(&root, "", Which::Missing, &endpoints, &fast()).await;
         assert!(summary.failed.is_empty() && summary.recorded.len() == 12, "{}", summary.render());
         assert!(!echo.received_requests().await.unwrap().is_empty(), "the echo provider answered");
@@ -124,7 +124,7 @@ fn recording_with_planted_keys_writes_no_secret_anywhere() {
         let t = trials(&root, "forecast::gemini::auto::buffered").remove(0);
         let client = run::client(Duration::from_secs(10));
         let endpoint = Endpoint { base_url: sim.base_url(), key: Some(FAKE_GOOGLE.into()), extra_headers: Vec::new() };
-        let cache = tooltape::policy::SupportCache::new(tooltape::policy::SupportCache::DEFAULT_TTL);
+        let cache = tooltape::run::SupportCache::new(tooltape::run::SupportCache::DEFAULT_TTL);
         let mut run = run::run_trial(&client, &t, &endpoint, &cache).await;
         let req = &mut run.exchanges[0].encoded.request;
         req.query.insert("key".into(), FAKE_GOOGLE.into());

@@ -527,7 +527,7 @@ fn matrix_marks_missing_and_stale_cassettes() {
     let md = report::text::markdown(&m);
     assert!(md.contains("| weather | auto | stream | missing |"), "{md}");
     assert!(md.contains("1. stale: case edited since recording"), "{md}");
-    let s = report::summary(&m, tooltape::providers::Provider::OpenaiChat);
+    let s = report::summary(&m, tooltape::model::Provider::OpenaiChat);
     assert_eq!((s.count(Status::Stale), s.count(Status::Missing)), (7, 1));
 }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 
 use crate::case;
-use crate::providers::Provider;
+use crate::model::Provider;
 use crate::record_cli;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

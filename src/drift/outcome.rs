@@ -8,8 +8,9 @@ use super::{Finding, Kind, Severity};
 use crate::case::Trial;
 use crate::cassette::Cassette;
 use crate::check::{self, Verdict};
+use crate::model::Encoded;
 use crate::model::Outcome;
-use crate::providers::{self, Encoded};
+use crate::providers;
 use crate::run::{ExchangeRun, TrialRun};
 
 /// A cassette decoded and judged on its trial's contract.

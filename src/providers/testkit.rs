@@ -1,8 +1,8 @@
 //! Test helpers shared by the provider codecs: chunking invariance (whole, per byte, every split
 //! point, inside multi-byte UTF-8, seeded random chunks) and request builders.
 
+use crate::model::DecodeError;
 use crate::model::{ChatRequest, Outcome, StrictPolicy, Tool};
-use crate::providers::DecodeError;
 
 /// A tiny xorshift64 (no new crates): deterministic random chunk sizes and inputs (also the
 /// text protocol's random tests).

@@ -29,7 +29,8 @@ use crate::inject::stringify::{js_string, js_stringify};
 use crate::model::{
     AllowedMode, ChatRequest, Finish, Message, Outcome, StrictPolicy, ToolCall, ToolChoice,
 };
-use crate::providers::{DecodeError, EncodeError, Encoded, openai_chat};
+use crate::model::{DecodeError, EncodeError, Encoded};
+use crate::providers::openai_chat;
 use crate::textcall::{Parsed, Parser, ParserConfig};
 
 pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {

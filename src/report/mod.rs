@@ -16,7 +16,7 @@ use crate::case::{Mode, Trial};
 use crate::cassette::ProvenanceKind;
 use crate::check::Verdict;
 use crate::harness::{ReplayStatus, TrialResult};
-use crate::providers::Provider;
+use crate::model::Provider;
 
 /// Where a trial stands. JSON names (kebab-case) are stable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

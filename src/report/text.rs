@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::{Matrix, Parity, Status, provenance_tag, summary};
-use crate::providers::Provider;
+use crate::model::Provider;
 
 /// The command that regenerates `CONFORMANCE.md`.
 pub const REGENERATE: &str = "cargo run -- report --format md --out CONFORMANCE.md";

@@ -12,8 +12,8 @@ use serde_json::{Map, Value, json};
 
 use super::util::{self, MAX_WALK_DEPTH, push};
 use super::{PreparedTool, Violation, fallback_note, passthrough, strict_error};
+use crate::model::EncodeError;
 use crate::model::{StrictPolicy, Tool};
-use crate::providers::EncodeError;
 
 pub const MAX_STRICT_TOOLS: usize = 20;
 pub const MAX_OPTIONAL_PARAMS: usize = 24;

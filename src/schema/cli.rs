@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{Violation, anthropic, check, gemini, openai_strict};
-use crate::providers::Provider;
+use crate::model::Provider;
 
 /// Reads a neutral parameters schema and prints what the encoder would send for `provider`
 /// with strict required. Exit 0 with pretty JSON; 1 with one reason per line when it cannot be

@@ -40,8 +40,8 @@ use std::fmt;
 
 use serde_json::Value;
 
+use crate::model::{EncodeError, Provider};
 use crate::model::{StrictPolicy, Tool};
-use crate::providers::{EncodeError, Provider};
 
 pub use bench::bench;
 pub use cli::{cli_check, cli_strict};

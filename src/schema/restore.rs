@@ -10,8 +10,8 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use super::util::{self, MAX_WALK_DEPTH, push, steps};
+use crate::model::Provider;
 use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
-use crate::providers::Provider;
 
 /// Undoes, on decoded calls, what the strict rewrite changed (on by default).
 pub fn restore_optional(provider: Provider, req: &ChatRequest, outcome: &mut Outcome) {

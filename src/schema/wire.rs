@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::util::tokens;
 use super::{Violation, anthropic, check, gemini};
-use crate::providers::Provider;
+use crate::model::Provider;
 
 /// What the real provider would answer with a 400 for this request body as sent (wire JSON):
 /// the error message, or `None` when it would accept the tools.

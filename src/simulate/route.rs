@@ -7,7 +7,7 @@ use super::decide::{self, Ask};
 use super::errors::{self, Family, Rejection};
 use super::{SimRequest, SimResponse, anthropic, gemini, openai_chat, openai_responses};
 use super::{text_protocol, wire};
-use crate::providers::Provider;
+use crate::model::Provider;
 use crate::scenario::Scenario;
 
 /// The simulated endpoints.
@@ -254,8 +254,10 @@ fn check_hosted(api: &Api, ask: &Ask, scenario: &Scenario) -> Result<(), Rejecti
         });
     }
     // Only the GPT-5 family (and o-series) refuse non-auto choices next to hosted tools; the
-    // same fact drives `policy::capability`.
-    if *api == Api::Responses && ask.search.is_some() && crate::policy::openai_auto_only(&ask.model)
+    // same fact drives `capability::capability`.
+    if *api == Api::Responses
+        && ask.search.is_some()
+        && crate::capability::openai_auto_only(&ask.model)
     {
         let choice = &ask.raw_choice;
         if !choice.is_null() && choice.as_str() != Some("auto") {

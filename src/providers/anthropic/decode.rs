@@ -5,11 +5,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::http::HttpResponse;
+use crate::model::DecodeError;
 use crate::model::{
     ChatRequest, Diagnostic, DiagnosticKind, Finish, HostedActivity, Outcome, ProviderError,
     ToolCall, Usage,
 };
-use crate::providers::DecodeError;
 use crate::providers::openai_chat::wire::BStr;
 
 #[derive(Deserialize)]

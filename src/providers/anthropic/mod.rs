@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use crate::http::HttpRequest;
 use crate::model::{AllowedMode, ChatRequest, HostedTool, Message, Tool, ToolCall, ToolChoice};
-use crate::providers::{EncodeError, Encoded, Provider};
+use crate::model::{EncodeError, Encoded, Provider};
 use crate::schema::prepare_tools;
 
 pub use decode::decode;
@@ -149,8 +149,8 @@ fn tools_to_send(req: &ChatRequest, notes: &mut Vec<String>) -> Result<Vec<Tool>
 
 fn tool_choice(req: &ChatRequest) -> Option<Value> {
     let mut o = Map::new();
-    if crate::policy::grounding_required(req) {
-        // Source: tool_choice `{"type":"tool","name"}` may name a server tool (policy.rs).
+    if crate::capability::grounding_required(req) {
+        // Source: tool_choice `{"type":"tool","name"}` may name a server tool (capability.rs).
         o.insert("type".into(), json!("tool"));
         o.insert("name".into(), json!("web_search"));
         if req.parallel_tool_calls == Some(false) {

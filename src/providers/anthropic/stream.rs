@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::decode::{Builder, Delta, MessageHead, WireError, WireUsage, provider_error};
 use crate::bench::Report;
+use crate::model::DecodeError;
 use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
-use crate::providers::DecodeError;
 use crate::providers::openai_chat::wire::BStr;
 use crate::sse::{SseDecoder, SseEvent};
 

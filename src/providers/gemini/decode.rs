@@ -6,11 +6,11 @@ use serde_json::{Value, json};
 
 use super::SYNTHETIC_ID_PREFIX;
 use crate::http::HttpResponse;
+use crate::model::DecodeError;
 use crate::model::{
     ChatRequest, Diagnostic, DiagnosticKind, Finish, HostedActivity, Outcome, ProviderError,
     ToolCall, Usage,
 };
-use crate::providers::DecodeError;
 use crate::providers::openai_chat::wire::BStr;
 
 /// One `GenerateContentResponse` (a whole body, or one chunk of a stream), typed with borrowed

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use super::decode::{Accum, Chunk};
 use crate::bench::Report;
 use crate::jsonseq::{JsonSeqDecoder, JsonSeqError};
+use crate::model::DecodeError;
 use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
-use crate::providers::DecodeError;
 use crate::sse::SseDecoder;
 
 impl From<JsonSeqError> for DecodeError {

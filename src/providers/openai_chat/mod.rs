@@ -16,7 +16,7 @@ use crate::model::{
     ChatRequest, Diagnostic, DiagnosticKind, Finish, Message, Outcome, ProviderError, ToolCall,
     ToolChoice,
 };
-use crate::providers::{DecodeError, EncodeError, Encoded, Provider};
+use crate::model::{DecodeError, EncodeError, Encoded, Provider};
 use crate::schema;
 
 pub use stream::{Stream, bench, synthetic_stream};

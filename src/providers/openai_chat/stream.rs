@@ -7,10 +7,10 @@ use super::chunk::CallDeltaWire;
 use super::wire::BStr;
 use super::{error_from_value, parse_arguments, set_finish};
 use crate::bench::{self, Report};
+use crate::model::DecodeError;
 use crate::model::{
     ChatRequest, Diagnostic, DiagnosticKind, Outcome, ProviderError, ToolCall, Usage,
 };
-use crate::providers::DecodeError;
 use crate::sse::{SseDecoder, SseEvent};
 
 /// Push-based stream decoder: the same outcome for any chunking of the same bytes.

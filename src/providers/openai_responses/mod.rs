@@ -18,7 +18,7 @@ use crate::model::{
     ChatRequest, Finish, HostedActivity, HostedTool, Message, Outcome, ProviderError, ToolCall,
     ToolChoice,
 };
-use crate::providers::{DecodeError, EncodeError, Encoded, Provider};
+use crate::model::{DecodeError, EncodeError, Encoded, Provider};
 use crate::schema;
 
 pub use stream::{Stream, bench, synthetic_stream};
@@ -65,10 +65,10 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
             Value::Object(f)
         })
         .collect();
-    // REQUIRED search (possible only where `policy::check` allowed it): the hosted tool choice
+    // REQUIRED search (possible only where `capability::check` allowed it): the hosted tool choice
     // `{"type":"web_search_preview"}` is the one form that forces it (ToolChoiceTypes has no
     // plain `web_search`), so the preview variant is sent.
-    let force_search = crate::policy::grounding_required(req);
+    let force_search = crate::capability::grounding_required(req);
     for h in &req.hosted {
         let HostedTool::WebSearch { variant, .. } = h;
         let ty = if force_search {

@@ -12,8 +12,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Head, Items, ResponseWire};
+use crate::model::DecodeError;
 use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome, ProviderError};
-use crate::providers::DecodeError;
 use crate::providers::openai_chat::error_from_value;
 use crate::providers::openai_chat::wire::{ArgsWire, MaybeStr};
 use crate::sse::{SseDecoder, SseEvent};

@@ -1,0 +1,13 @@
+//! Running a trial against any HTTP endpoint: exchanges, transport, hosted-search fallback.
+//! Encoding and decoding are the provider modules'; this layer sends, streams bytes into the
+//! decoder, and feeds tool results back for the next round.
+
+mod exchange;
+mod hosted;
+mod transport;
+mod trial;
+
+pub use exchange::{ExchangeRun, TrialRun};
+pub use hosted::{SupportCache, Telemetry, telemetry, trial_telemetry};
+pub use transport::{Endpoint, client, send};
+pub use trial::run_trial;

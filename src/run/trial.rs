@@ -1,0 +1,143 @@
+//! One trial, exchange after exchange: the first request, then one follow-up per `[[rounds]]`
+//! entry while the model calls tools, with the hosted-search variant fallback.
+
+use crate::case::{ChoiceSpec, Round, Trial};
+use crate::model::{ChatRequest, EncodeError, Message, Outcome, Provider, ToolChoice};
+use crate::providers;
+use crate::run::exchange::{ExchangeRun, TrialRun};
+use crate::run::hosted::{SupportCache, set_variant, variant_of, variant_rejected};
+use crate::run::transport::{Endpoint, send};
+
+/// Runs the trial's exchanges: the first request, then one more per `[[rounds]]` entry while
+/// the model keeps calling tools. Follow-up exchanges use `tool_choice: auto` (agent loops do:
+/// a forced or required choice would never let the model answer); an omitted choice stays omitted.
+///
+/// Hosted web search on OpenAI Responses: the first variant not known unsupported in `cache` is
+/// tried; a 400 saying that tool type is not supported marks it in the cache and the exchange is
+/// retried once with the next variant (both attempts are interactions of the trial).
+pub async fn run_trial(
+    client: &reqwest::Client,
+    trial: &Trial,
+    endpoint: &Endpoint,
+    cache: &SupportCache,
+) -> TrialRun {
+    let mut run = TrialRun::default();
+    let mut req = trial.first_request();
+    let fallback = trial.provider == Provider::OpenaiResponses && !req.hosted.is_empty();
+    if fallback {
+        match cache.first_variant(trial.provider, &req.model, cache.now()) {
+            Some(v) => set_variant(&mut req, v),
+            None => {
+                run.encode_error = Some(EncodeError::new(
+                    "GROUNDING_NOT_SUPPORTED",
+                    format!(
+                        "Model {} supports no web_search variant (cached)",
+                        req.model
+                    ),
+                ));
+                return run;
+            }
+        }
+    }
+    let rounds = &trial.case.file.rounds;
+    let mut i = 0;
+    while i <= rounds.len() {
+        let encoded = match providers::encode(trial.provider, &req) {
+            Ok(e) => e,
+            Err(e) => {
+                run.encode_error = Some(e);
+                break;
+            }
+        };
+        let sent = send(client, endpoint, trial.provider, &req, &encoded.request).await;
+        let (response, outcome) = match sent {
+            Ok(r) => r,
+            Err(e) => {
+                run.transport_error = Some(e);
+                break;
+            }
+        };
+        if fallback && let Some(next) = variant_rejected(&req, &outcome, cache) {
+            let why = format!(
+                "{} not supported by {}; retried with {next}",
+                variant_of(&req),
+                req.model
+            );
+            run.exchanges.push(ExchangeRun {
+                neutral: req.clone(),
+                encoded,
+                response,
+                outcome,
+                superseded: Some(why),
+            });
+            set_variant(&mut req, next);
+            continue;
+        }
+        let calls = match &outcome {
+            Ok(o) if o.error.is_none() => o.clone(),
+            _ => Outcome::default(),
+        };
+        run.exchanges.push(ExchangeRun {
+            neutral: req.clone(),
+            encoded,
+            response,
+            outcome,
+            superseded: None,
+        });
+        if i == rounds.len() || calls.tool_calls.is_empty() {
+            break;
+        }
+        req = follow_up(req, &calls, &rounds[i], &trial.choice);
+        i += 1;
+    }
+    run
+}
+
+/// The next exchange's request: the model's turn echoed back, then one result per call.
+fn follow_up(
+    mut req: ChatRequest,
+    outcome: &Outcome,
+    round: &Round,
+    choice: &ChoiceSpec,
+) -> ChatRequest {
+    req.messages.push(Message::Assistant {
+        text: outcome.text.clone(),
+        tool_calls: outcome.tool_calls.clone(),
+        opaque: outcome.opaque.clone(),
+    });
+    let mut used = vec![false; round.results.len()];
+    for call in &outcome.tool_calls {
+        // The first unused result for this tool; when they run out, the last one for it again.
+        let idx = round
+            .results
+            .iter()
+            .enumerate()
+            .position(|(k, r)| !used[k] && r.tool.get_ref() == &call.name)
+            .or_else(|| {
+                round
+                    .results
+                    .iter()
+                    .rposition(|r| r.tool.get_ref() == &call.name)
+            });
+        let (content, is_error) = match idx {
+            Some(k) => {
+                used[k] = true;
+                (round.results[k].content.clone(), round.results[k].is_error)
+            }
+            None => (
+                format!("no result configured for tool `{}`", call.name),
+                true,
+            ),
+        };
+        req.messages.push(Message::Tool {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            content,
+            is_error,
+        });
+    }
+    if matches!(choice, ChoiceSpec::Choice(_)) {
+        req.tool_choice = Some(ToolChoice::Auto);
+    }
+    req
+}
