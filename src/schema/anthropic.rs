@@ -10,8 +10,8 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
+use super::prepared::{PreparedTool, Violation, fallback_note, passthrough, strict_error};
 use super::util::{self, MAX_WALK_DEPTH, push};
-use super::{PreparedTool, Violation, fallback_note, passthrough, strict_error};
 use crate::model::EncodeError;
 use crate::model::{StrictPolicy, Tool};
 

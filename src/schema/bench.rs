@@ -51,7 +51,7 @@ pub fn bench(report: &mut Report) {
     report.section("schema: OpenAI strict transform + check");
     let schema = generated(5000, 10);
     let d = fastest(Duration::from_millis(300), || {
-        let _ = std::hint::black_box(super::openai_strict(std::hint::black_box(&schema)));
+        let _ = std::hint::black_box(super::prepare::openai_strict(std::hint::black_box(&schema)));
     });
     let ms = d.as_secs_f64() * 1e3;
     report.figure(
@@ -67,7 +67,7 @@ pub fn bench(report: &mut Report) {
         let s = generated(props, 10);
         let nodes = count_nodes(&s);
         let d = fastest(Duration::from_millis(200), || {
-            let _ = std::hint::black_box(super::openai_transform(std::hint::black_box(&s)));
+            let _ = std::hint::black_box(super::openai::transform(std::hint::black_box(&s)));
             let _ = std::hint::black_box(super::check::openai(std::hint::black_box(&s)));
         });
         let ns = d.as_secs_f64() * 1e9 / nodes as f64;

@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::Violation;
 use super::keywords::{Keywords, supported};
 use super::limits::Counter;
+use super::prepared::Violation;
 use super::util::{self, MAX_WALK_DEPTH, Ptr};
 
 /// String formats strict mode supports (no `uri`).

@@ -2,7 +2,9 @@
 
 use serde_json::Value;
 
-use super::{Violation, anthropic, check, gemini, openai_strict};
+use super::prepare::openai_strict;
+use super::prepared::Violation;
+use super::{anthropic, check, gemini};
 use crate::model::Provider;
 
 /// Reads a neutral parameters schema and prints what the encoder would send for `provider`

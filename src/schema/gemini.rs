@@ -17,8 +17,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::prepared::{PreparedTool, Violation, passthrough};
 use super::util::{self, MAX_WALK_DEPTH, push, steps};
-use super::{PreparedTool, Violation, passthrough};
 use crate::model::Tool;
 
 /// Fields of the Gemini `Schema` object (what `parameters` accepts).

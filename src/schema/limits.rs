@@ -12,8 +12,8 @@
 
 use serde_json::Value;
 
-use super::Violation;
 use super::keywords::Keywords;
+use super::prepared::Violation;
 use super::util::Ptr;
 
 pub const MAX_DEPTH: usize = 10;

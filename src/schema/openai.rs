@@ -18,10 +18,10 @@
 
 use serde_json::{Map, Value, json};
 
-use super::Violation;
 use super::check::node_rules;
 use super::keywords::Keywords;
 use super::local;
+use super::prepared::Violation;
 use super::util::{self, ANNOTATIONS, MAX_WALK_DEPTH, Ptr};
 
 /// Result of the transform: the schema to send and what blocks sending it strict.

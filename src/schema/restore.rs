@@ -32,7 +32,7 @@ pub fn restore_optional_with(
         let Some(tool) = req.tool(&call.name) else {
             continue;
         };
-        if !super::openai_rewrote(provider, tool, req.strict) {
+        if !super::prepare::openai_rewrote(provider, tool, req.strict) {
             continue;
         }
         for ptr in restore_value(&tool.parameters, &mut call.arguments) {

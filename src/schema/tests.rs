@@ -5,7 +5,7 @@ use rstest::rstest;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::model::{ChatRequest, DiagnosticKind, Outcome, ToolCall};
+use crate::model::{ChatRequest, DiagnosticKind, Outcome, Provider, StrictPolicy, Tool, ToolCall};
 
 /// Expected result of a row: the schema sent, or the rule of the first reason it cannot be.
 enum Expect {

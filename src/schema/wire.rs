@@ -4,8 +4,9 @@
 
 use serde_json::Value;
 
+use super::prepared::Violation;
 use super::util::tokens;
-use super::{Violation, anthropic, check, gemini};
+use super::{anthropic, check, gemini};
 use crate::model::Provider;
 
 /// What the real provider would answer with a 400 for this request body as sent (wire JSON):

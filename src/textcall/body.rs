@@ -2,7 +2,6 @@
 //! forbid but models still need: code fences, characters around the JSON, array wrapping,
 //! an extra `}` and a missing `}`.
 
-use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -10,11 +9,8 @@ use serde_json::Value;
 
 use super::fast;
 use super::json::{self, Tracked};
-use super::validate::{Arguments, Candidate, Name};
+use super::validate::{Arguments, Candidate, Name, Note};
 use crate::model::DiagnosticKind as K;
-
-/// A recovered problem or a fatal one, with its message.
-pub(super) type Note = (K, Cow<'static, str>);
 
 pub(super) struct BodyParse<'a> {
     /// Recovered, block-level problems (in the order they were met).

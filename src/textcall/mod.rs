@@ -43,9 +43,9 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use crate::model::{Diagnostic, DiagnosticKind as K, ToolCall};
-use body::{Calls, Note};
+use body::Calls;
 use scan::{Detector, Scanner, Sink};
-use validate::{Candidate, LastUnknown};
+use validate::{Candidate, LastUnknown, Note};
 
 /// Chunks at least this long have their tags counted first (see [`Collector::reserve`]).
 const RESERVE_FROM: usize = 4096;

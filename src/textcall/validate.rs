@@ -1,15 +1,18 @@
 //! One call candidate → a checked call: `name`, `arguments` (a JSON string holding an object, or
 //! an object), the allowed-tool check with a nearest-name suggestion, and strict schema validation.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use jsonschema::error::ValidationErrorKind as ErrorKind;
 use serde_json::{Map, Value};
 
-use super::body::Note;
 use super::config::ParserConfig;
 use super::json::Tracked;
 use crate::model::DiagnosticKind as K;
+
+/// A recovered problem or a fatal one, with its message.
+pub(super) type Note = (K, Cow<'static, str>);
 
 pub(super) struct Checked {
     pub name: String,

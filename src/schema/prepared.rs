@@ -1,0 +1,102 @@
+//! What the schema layer hands encoders and reports: a tool prepared for one provider, one broken
+//! rule (`Violation`), and the shared helpers that build them (pass-through, notes, errors).
+
+use std::fmt;
+
+use serde_json::Value;
+
+use super::util::Ptr;
+use crate::model::{EncodeError, Tool};
+
+/// A tool as an encoder should send it to one provider.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PreparedTool {
+    pub name: String,
+    pub description: Option<String>,
+    /// The schema to send (transformed for the provider's dialect). `Value::Null` means "omit
+    /// the parameters field" (Gemini tools without parameters).
+    pub parameters: Value,
+    /// The `strict` value to send; `None` means omit the field.
+    pub strict: Option<bool>,
+    /// Gemini only: send as `parametersJsonSchema` (full JSON Schema) instead of `parameters`.
+    pub gemini_json_schema: bool,
+}
+
+/// One broken rule at one place of a schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// JSON pointer into the schema checked (`""` is the root).
+    pub pointer: String,
+    /// Stable kebab-case rule id, e.g. `additional-properties-false`, `max-depth`.
+    pub rule: &'static str,
+    pub message: String,
+}
+
+impl Violation {
+    pub fn new(pointer: &str, rule: &'static str, message: impl Into<String>) -> Violation {
+        Violation {
+            pointer: pointer.to_string(),
+            rule,
+            message: message.into(),
+        }
+    }
+
+    /// A violation at a lazily built pointer (rendered now, as it is reported).
+    pub fn at(ptr: &Ptr<'_>, rule: &'static str, message: impl Into<String>) -> Violation {
+        Violation {
+            pointer: ptr.render(),
+            rule,
+            message: message.into(),
+        }
+    }
+
+    /// The pointer as shown to people: `(root)` for the empty pointer.
+    pub fn shown_pointer(&self) -> &str {
+        if self.pointer.is_empty() {
+            "(root)"
+        } else {
+            &self.pointer
+        }
+    }
+}
+
+impl fmt::Display for Violation {
+    /// `POINTER: RULE: message`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}: {}",
+            self.shown_pointer(),
+            self.rule,
+            self.message
+        )
+    }
+}
+
+pub(super) fn passthrough(tool: &Tool, strict: Option<bool>) -> PreparedTool {
+    PreparedTool {
+        name: tool.name.clone(),
+        description: tool.description.clone(),
+        parameters: tool.parameters.clone(),
+        strict,
+        gemini_json_schema: false,
+    }
+}
+
+/// `tool NAME: sent strict=false: POINTER: message; POINTER: message`.
+pub(super) fn fallback_note(tool: &str, reasons: &[Violation]) -> String {
+    let why: Vec<String> = reasons
+        .iter()
+        .map(|v| format!("{}: {}", v.shown_pointer(), v.message))
+        .collect();
+    format!("tool {tool}: sent strict=false: {}", why.join("; "))
+}
+
+/// `STRICT_SCHEMA`: `tool NAME cannot be sent strict: POINTER: RULE: message; …`.
+pub(super) fn strict_error(tool: &str, reasons: &[Violation]) -> EncodeError {
+    let why: Vec<String> = reasons.iter().map(ToString::to_string).collect();
+    EncodeError::new(
+        "STRICT_SCHEMA",
+        format!("tool {tool} cannot be sent strict: {}", why.join("; ")),
+    )
+}
