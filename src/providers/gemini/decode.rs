@@ -4,7 +4,6 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::SYNTHETIC_ID_PREFIX;
 use crate::http::HttpResponse;
 use crate::model::DecodeError;
 use crate::model::{
@@ -12,6 +11,10 @@ use crate::model::{
     ToolCall, Usage,
 };
 use crate::providers::openai_chat::wire::BStr;
+
+/// Prefix of the ids the decoder synthesizes for calls without a provider `id`; the encoder
+/// leaves such ids out of `functionResponse` (Gemini matches results by name and order).
+pub const SYNTHETIC_ID_PREFIX: &str = "gemini-call-";
 
 /// One `GenerateContentResponse` (a whole body, or one chunk of a stream), typed with borrowed
 /// strings so that text parts do not allocate unless they contain escapes (`BStr`: serde derive

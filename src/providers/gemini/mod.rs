@@ -15,12 +15,8 @@ use crate::model::{EncodeError, Encoded, Provider};
 use crate::providers::anthropic::in_call_order;
 use crate::schema::prepare_tools;
 
-pub use decode::decode;
+pub use decode::{SYNTHETIC_ID_PREFIX, decode};
 pub use stream::{Stream, bench, synthetic_array, synthetic_stream};
-
-/// Prefix of the ids the decoder synthesizes for calls without a provider `id`; the encoder
-/// leaves such ids out of `functionResponse` (Gemini matches results by name and order).
-pub const SYNTHETIC_ID_PREFIX: &str = "gemini-call-";
 
 /// Builds the `generateContent` request (`streamGenerateContent?alt=sse` when streaming).
 pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {

@@ -17,7 +17,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::stream::State;
-use super::wire::{ArgsWire, BStr, UsageWire};
+use super::wire::{BStr, CallDeltaWire, UsageWire};
 
 /// Applies one chunk's JSON text to `st`.
 pub(super) fn apply(st: &mut State, data: &str) -> Result<(), serde_json::Error> {
@@ -55,25 +55,6 @@ enum DeltaKey {
     ToolCalls,
     #[serde(other)]
     Other,
-}
-
-/// One tool-call delta as sent: located by `index` (or `id`) before its fields apply.
-#[derive(Deserialize)]
-pub(super) struct CallDeltaWire<'a> {
-    #[serde(default)]
-    pub index: Option<u64>,
-    #[serde(default, borrow)]
-    pub id: Option<BStr<'a>>,
-    #[serde(default, borrow)]
-    pub function: Option<FnDeltaWire<'a>>,
-}
-
-#[derive(Deserialize)]
-pub(super) struct FnDeltaWire<'a> {
-    #[serde(default, borrow)]
-    pub name: Option<BStr<'a>>,
-    #[serde(default, borrow)]
-    pub arguments: Option<ArgsWire<'a>>,
 }
 
 struct Chunk<'s>(&'s mut State);

@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
-use super::chunk::CallDeltaWire;
+use super::decode::{error_from_value, parse_arguments, set_finish};
 use super::wire::BStr;
-use super::{error_from_value, parse_arguments, set_finish};
+use super::wire::CallDeltaWire;
 use crate::bench::{self, Report};
 use crate::model::DecodeError;
 use crate::model::{

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::*;
+use crate::http::HttpResponse;
 use crate::model::{AllowedMode, Finish, HostedTool, Message, Outcome, ToolCall, ToolChoice};
+use crate::model::{ChatRequest, DecodeError, DiagnosticKind};
 use crate::providers::testkit::{assert_chunking_invariant, request};
 
 fn body(req: &ChatRequest) -> Value {

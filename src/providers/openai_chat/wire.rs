@@ -201,3 +201,22 @@ impl<'de: 'a, 'a> Deserialize<'de> for MaybeStr<'a> {
         d.deserialize_any(V).map(MaybeStr)
     }
 }
+
+/// One tool-call delta as sent: located by `index` (or `id`) before its fields apply.
+#[derive(serde::Deserialize)]
+pub(crate) struct CallDeltaWire<'a> {
+    #[serde(default)]
+    pub index: Option<u64>,
+    #[serde(default, borrow)]
+    pub id: Option<BStr<'a>>,
+    #[serde(default, borrow)]
+    pub function: Option<FnDeltaWire<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+pub(crate) struct FnDeltaWire<'a> {
+    #[serde(default, borrow)]
+    pub name: Option<BStr<'a>>,
+    #[serde(default, borrow)]
+    pub arguments: Option<ArgsWire<'a>>,
+}

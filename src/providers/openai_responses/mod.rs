@@ -1,26 +1,21 @@
 //! Provider `openai-responses` (`POST /v1/responses`): request encoding, buffered decoding of
 //! `output[]` items (calls, text, reasoning, hosted web search), and status → finish mapping.
 
+mod decode;
 mod stream;
 
 #[cfg(test)]
 mod tests;
 
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::openai_chat::wire::{BStr, UsageWire};
-use super::openai_chat::{
-    arguments_string, check_tool_choice, error_from_response, error_from_value, parse_arguments,
-};
-use crate::http::{HttpRequest, HttpResponse};
-use crate::model::{
-    ChatRequest, Finish, HostedActivity, HostedTool, Message, Outcome, ProviderError, ToolCall,
-    ToolChoice,
-};
-use crate::model::{DecodeError, EncodeError, Encoded, Provider};
+use super::openai_chat::{arguments_string, check_tool_choice};
+use crate::http::HttpRequest;
+use crate::model::{ChatRequest, HostedTool, Message, ToolChoice};
+use crate::model::{EncodeError, Encoded, Provider};
 use crate::schema;
 
+pub use decode::decode;
 pub use stream::{Stream, bench, synthetic_stream};
 
 pub const PATH: &str = "/v1/responses";
@@ -184,235 +179,4 @@ fn input(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
         }
     }
     out
-}
-
-/// Decodes a buffered response, or any non-2xx answer as an error envelope.
-pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, DecodeError> {
-    if !resp.is_success() {
-        return Ok(Outcome::from_error(error_from_response(resp)));
-    }
-    let text = std::str::from_utf8(&resp.body).map_err(|e| {
-        DecodeError::new(format!(
-            "openai-responses body: invalid UTF-8 at byte {}",
-            e.valid_up_to()
-        ))
-    })?;
-    let v: Value = serde_json::from_str(text)
-        .map_err(|e| DecodeError::json("openai-responses body", &e, 1))?;
-    let head = ResponseWire::deserialize(&v)
-        .map_err(|e| DecodeError::new(format!("openai-responses body: {e}")))?;
-    if head.status.is_none()
-        && let Some(err) = v.get("error").filter(|e| !e.is_null())
-        && let Some(err) = error_from_value(&json!({ "error": err }), resp.status)
-    {
-        // A 2xx envelope with only an error (gateways).
-        return Ok(Outcome::from_error(err));
-    }
-    let mut out = Outcome::default();
-    let mut items = Items::default();
-    for item in v
-        .get("output")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        items.apply(item, true);
-    }
-    let head = Head::from_wire(&head);
-    items.finish_into(&mut out, head.search_tool.clone());
-    head.apply(&mut out, resp.status);
-    Ok(out)
-}
-
-/// The response-level fields: everything except `output`.
-#[derive(Default, Deserialize)]
-pub(crate) struct ResponseWire<'a> {
-    #[serde(default, borrow)]
-    pub status: Option<BStr<'a>>,
-    #[serde(default, borrow)]
-    pub model: Option<BStr<'a>>,
-    #[serde(default)]
-    pub usage: Option<UsageWire>,
-    #[serde(default)]
-    pub error: Option<Value>,
-    #[serde(default)]
-    pub incomplete_details: Option<Value>,
-    #[serde(default, borrow)]
-    pub tools: Option<Vec<ToolEchoWire<'a>>>,
-}
-
-#[derive(Deserialize)]
-pub(crate) struct ToolEchoWire<'a> {
-    #[serde(default, rename = "type", borrow)]
-    pub kind: Option<BStr<'a>>,
-}
-
-/// The response-level fields a decoder keeps (owned: a stream holds them across events).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Head {
-    status: Option<String>,
-    incomplete_reason: Option<String>,
-    error: Option<Value>,
-    usage: Option<crate::model::Usage>,
-    model: Option<String>,
-    /// The hosted search tool type the response echoes in `tools` (`web_search`, `web_search_preview`).
-    pub search_tool: Option<String>,
-}
-
-impl Head {
-    pub fn from_wire(w: &ResponseWire<'_>) -> Head {
-        Head {
-            status: w.status.as_ref().map(|s| s.as_str().to_string()),
-            incomplete_reason: w
-                .incomplete_details
-                .as_ref()
-                .and_then(|d| d.get("reason"))
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            error: w.error.clone().filter(|e| !e.is_null()),
-            usage: w.usage.as_ref().map(UsageWire::to_usage),
-            model: w.model.as_ref().map(|m| m.as_str().to_string()),
-            search_tool: w
-                .tools
-                .iter()
-                .flatten()
-                .filter_map(|t| t.kind.as_ref())
-                .find(|k| k.as_str().starts_with("web_search"))
-                .map(|k| k.as_str().to_string()),
-        }
-    }
-
-    /// Status → finish (there is no finish_reason), plus error, usage and model. Call after the
-    /// items are in `out` (a completed response with calls finishes as `ToolCalls`).
-    pub fn apply(self, out: &mut Outcome, http_status: u16) {
-        out.finish = match (self.status.as_deref(), self.incomplete_reason.as_deref()) {
-            (Some("completed"), _) => Finish::Stop,
-            (Some("incomplete"), Some("max_output_tokens")) => Finish::Length,
-            (Some("incomplete"), Some("content_filter")) => Finish::ContentFilter,
-            _ => Finish::Other,
-        };
-        out.raw_finish = self.status;
-        out.normalize_finish_for_calls();
-        if out.error.is_none()
-            && let Some(e) = self.error
-        {
-            out.error =
-                error_from_value(&json!({ "error": e }), http_status).or(Some(ProviderError {
-                    status: http_status,
-                    message: e.to_string(),
-                    ..ProviderError::default()
-                }));
-        }
-        if self.usage.is_some() {
-            out.usage = self.usage;
-        }
-        if self.model.is_some() {
-            out.model = self.model;
-        }
-    }
-}
-
-/// Output items gathered in order, turned into calls, text, opaque items and hosted activity.
-#[derive(Default)]
-pub(crate) struct Items {
-    calls: Vec<(String, String, String)>,
-    text: String,
-    opaque: Vec<Value>,
-    hosted: Option<HostedActivity>,
-}
-
-impl Items {
-    /// One `output[]` item; `with_text` false when the text already came from stream deltas.
-    pub fn apply(&mut self, item: &Value, with_text: bool) {
-        let s = |k: &str| {
-            item.get(k)
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        match item.get("type").and_then(Value::as_str).unwrap_or("") {
-            "function_call" => {
-                // `call_id` is what a function_call_output answers; `id` (fc_…) is the item's own.
-                let id = Some(s("call_id"))
-                    .filter(|c| !c.is_empty())
-                    .unwrap_or_else(|| s("id"));
-                let args = item
-                    .get("arguments")
-                    .map_or_else(String::new, arguments_string);
-                self.call(id, s("name"), args);
-            }
-            "message" => {
-                for part in item
-                    .get("content")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    let t = part.get("type").and_then(Value::as_str);
-                    let field = if t == Some("refusal") {
-                        "refusal"
-                    } else {
-                        "text"
-                    };
-                    if with_text && matches!(t, Some("output_text" | "refusal")) {
-                        self.text
-                            .push_str(part.get(field).and_then(Value::as_str).unwrap_or(""));
-                    }
-                    for a in part
-                        .get("annotations")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                    {
-                        if a.get("type").and_then(Value::as_str) == Some("url_citation")
-                            && let Some(url) = a.get("url").and_then(Value::as_str)
-                        {
-                            self.hosted().citations.push(url.to_string());
-                        }
-                    }
-                }
-            }
-            // Reasoning is never text: it goes back verbatim on the next turn.
-            "reasoning" => self.opaque.push(item.clone()),
-            "web_search_call" => {
-                let h = self.hosted();
-                h.search_calls += 1;
-                let sources = item.pointer("/action/sources").and_then(Value::as_array);
-                h.search_results += sources.map_or(0, |s| s.len() as u32);
-            }
-            _ => {} // other hosted/custom items are not client tool calls
-        }
-    }
-
-    pub fn call(&mut self, id: String, name: String, args: String) {
-        self.calls.push((id, name, args));
-    }
-
-    pub fn push_text(&mut self, t: &str) {
-        self.text.push_str(t);
-    }
-
-    fn hosted(&mut self) -> &mut HostedActivity {
-        self.hosted.get_or_insert_with(HostedActivity::default)
-    }
-
-    pub fn finish_into(self, out: &mut Outcome, search_tool: Option<String>) {
-        for (i, (id, name, args)) in self.calls.into_iter().enumerate() {
-            let arguments = parse_arguments(&args, i, &mut out.diagnostics);
-            out.tool_calls.push(ToolCall {
-                id,
-                name,
-                arguments,
-                thought_signature: None,
-            });
-        }
-        if !self.text.is_empty() {
-            out.text = Some(self.text);
-        }
-        out.opaque = self.opaque;
-        out.hosted = self.hosted.map(|mut h| {
-            h.tool_type = search_tool;
-            h
-        });
-    }
 }

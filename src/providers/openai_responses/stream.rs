@@ -11,7 +11,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Head, Items, ResponseWire};
+use super::decode::{Head, Items, ResponseWire};
 use crate::model::DecodeError;
 use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome, ProviderError};
 use crate::providers::openai_chat::error_from_value;

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::model::{AllowedMode, DiagnosticKind, Grounding, ToolChoice};
+use crate::http::HttpResponse;
+use crate::model::{AllowedMode, Finish, Grounding, Outcome, ToolCall, ToolChoice};
+use crate::model::{ChatRequest, DecodeError, DiagnosticKind};
 use crate::providers::testkit::{assert_chunking_invariant, request};
 
 fn body(req: &ChatRequest) -> Value {
