@@ -20,16 +20,6 @@ mod wire;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_errors;
-#[cfg(test)]
-mod tests_search;
-#[cfg(test)]
-mod tests_server;
-#[cfg(test)]
-mod tests_support;
-#[cfg(test)]
-mod tests_text;
 
 use std::collections::BTreeMap;
 
