@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use crate::http::HttpRequest;
 use crate::model::{AllowedMode, ChatRequest, HostedTool, Message, ToolCall, ToolChoice};
-use crate::providers::anthropic::in_call_order;
+use crate::providers::tool_results::in_call_order;
 use crate::providers::{EncodeError, Encoded, Provider};
 use crate::schema::prepare_tools;
 
