@@ -1,6 +1,6 @@
 //! Tool parameter schemas per provider: the OpenAI strict transform, the checker with its
 //! limits, the Anthropic strict subset and budgets, the Gemini sanitizer, the reverse mapping
-//! of the nullable rewrite on decoded calls, and the provider's own 400 for invalid tools.
+//! of the nullable rewrite on decoded calls.
 //!
 //! Policy (per tool, [`prepare_tools`]):
 //! * OpenAI Responses attempts strict for every tool unless the policy is `Off` or the tool
@@ -29,7 +29,6 @@ mod local;
 mod openai;
 mod restore;
 mod util;
-mod wire;
 
 #[cfg(test)]
 mod proptests;
@@ -43,11 +42,13 @@ use serde_json::Value;
 use crate::model::{StrictPolicy, Tool};
 use crate::providers::{EncodeError, Provider};
 
+pub use anthropic::{
+    MAX_OPTIONAL_PARAMS, MAX_STRICT_TOOLS, MAX_UNION_PARAMS, budget as anthropic_budget,
+};
 pub use bench::bench;
 pub use cli::{cli_check, cli_strict};
 pub use openai::{Transformed, make_nullable, transform as openai_transform};
 pub use restore::{restore_optional, restore_optional_with};
-pub use wire::wire_rejection;
 
 /// A tool as an encoder should send it to one provider.
 #[derive(Clone, Debug, PartialEq)]
