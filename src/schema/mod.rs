@@ -31,8 +31,6 @@ mod restore;
 mod util;
 
 #[cfg(test)]
-mod proptests;
-#[cfg(test)]
 mod tests;
 
 use std::fmt;
