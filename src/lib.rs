@@ -11,6 +11,7 @@ pub mod cassette;
 pub mod check;
 pub mod cli;
 pub mod drift;
+mod fnv;
 pub mod harness;
 pub mod http;
 pub mod import_vcr;

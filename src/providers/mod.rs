@@ -9,6 +9,7 @@ pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod text_protocol;
+mod tool_results;
 
 #[cfg(test)]
 pub(crate) mod testkit;

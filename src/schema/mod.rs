@@ -1,6 +1,6 @@
 //! Tool parameter schemas per provider: the OpenAI strict transform, the checker with its
 //! limits, the Anthropic strict subset and budgets, the Gemini sanitizer, the reverse mapping
-//! of the nullable rewrite on decoded calls, and the provider's own 400 for invalid tools.
+//! of the nullable rewrite on decoded calls.
 //!
 //! Policy (per tool, [`prepare_tools`]):
 //! * OpenAI Responses attempts strict for every tool unless the policy is `Off` or the tool
@@ -31,17 +31,16 @@ mod prepare;
 mod prepared;
 mod restore;
 mod util;
-mod wire;
 
-#[cfg(test)]
-mod proptests;
 #[cfg(test)]
 mod tests;
 
+pub use anthropic::{
+    MAX_OPTIONAL_PARAMS, MAX_STRICT_TOOLS, MAX_UNION_PARAMS, budget as anthropic_budget,
+};
 pub use bench::bench;
 pub use cli::{cli_check, cli_strict};
 pub use openai::{Transformed, make_nullable, transform as openai_transform};
 pub use prepare::{check, openai_strict, prepare_tools};
 pub use prepared::{PreparedTool, Violation};
 pub use restore::{restore_optional, restore_optional_with};
-pub use wire::wire_rejection;

@@ -6,6 +6,8 @@ use std::hash::BuildHasherDefault;
 
 use serde_json::{Map, Value};
 
+use crate::fnv::Fnv;
+
 /// How deep any walker goes into a schema before giving up (guards the stack on user data;
 /// far above every provider's own nesting limit).
 pub const MAX_WALK_DEPTH: usize = 128;
@@ -127,27 +129,6 @@ impl<'a> NullSearch<'a> {
             Some(_) => false,
             None => enum_.is_some() || obj.keys().all(|k| ANNOTATIONS.contains(&k.as_str())),
         }
-    }
-}
-
-/// Steps taken by the walks that follow `$ref`s (null acceptance, the Gemini inliner, the
-/// reverse mapping), counted per thread in tests only: the tests bound them, so a walk that
-/// turns exponential again fails instead of merely being slow.
-#[cfg(test)]
-pub mod steps {
-    use std::cell::Cell;
-
-    thread_local! {
-        static STEPS: Cell<usize> = const { Cell::new(0) };
-    }
-
-    pub fn tick() {
-        STEPS.with(|s| s.set(s.get() + 1));
-    }
-
-    /// The steps counted on this thread since the last call.
-    pub fn take() -> usize {
-        STEPS.with(|s| s.replace(0))
     }
 }
 
@@ -407,26 +388,23 @@ impl<'a> Names<'a> {
     }
 }
 
-/// FNV-1a: fast for short keys; property names are not attacker-chosen hash-flooding input
-/// in a local tool.
-#[derive(Default)]
-pub(crate) struct Fnv(u64);
+/// Steps taken by the walks that follow `$ref`s (null acceptance, the Gemini inliner, the
+/// reverse mapping), counted per thread in tests only: the tests bound them, so a walk that
+/// turns exponential again fails instead of merely being slow.
+#[cfg(test)]
+pub mod steps {
+    use std::cell::Cell;
 
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
+    thread_local! {
+        static STEPS: Cell<usize> = const { Cell::new(0) };
     }
 
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = h;
+    pub fn tick() {
+        STEPS.with(|s| s.set(s.get() + 1));
+    }
+
+    /// The steps counted on this thread since the last call.
+    pub fn take() -> usize {
+        STEPS.with(|s| s.replace(0))
     }
 }

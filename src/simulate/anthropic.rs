@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use super::decide::{Ask, FnTool, Turn};
 use super::errors::Rejection;
+use super::exchange::SimResponse;
 use super::openai_chat::content_text;
 use super::route::Ctx;
 use super::wire;
@@ -194,7 +195,7 @@ fn usage(ctx: &Ctx<'_>, turn: &Turn, output_tokens: u64) -> Value {
     u
 }
 
-pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> super::SimResponse {
+pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
     let content = blocks(ctx, turn);
     let stop = if turn.calls.is_empty() {
         "end_turn"

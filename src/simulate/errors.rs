@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::SimResponse;
+use super::exchange::SimResponse;
 use super::wire;
 
 /// Which error envelope an API uses.

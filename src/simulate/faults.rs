@@ -6,7 +6,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::errors::{self, Family, Rejection};
-use super::{SimBody, SimRequest, SimResponse, wire};
+use super::exchange::{SimBody, SimRequest, SimResponse};
+use crate::fnv::fnv1a;
 
 /// Which requests (0-based, in arrival order) a fault applies to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,7 +102,7 @@ fn family(path: &str) -> Family {
 /// The error answer of a rate-limit or server-error fault (`None` for the other kinds).
 pub(crate) fn error_response(kind: &FaultKind, req: &SimRequest) -> Option<SimResponse> {
     let family = family(&req.path);
-    let seed = wire::fnv1a(&req.body);
+    let seed = fnv1a(&req.body);
     let rej = match kind {
         FaultKind::RateLimited {
             retry_after_secs,

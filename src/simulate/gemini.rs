@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::decide::{Ask, FnTool, Turn};
 use super::errors::Rejection;
+use super::exchange::SimResponse;
 use super::route::Ctx;
 use super::wire;
 use crate::model::{AllowedMode, ToolChoice, empty_parameters};
@@ -209,7 +210,7 @@ fn parts(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
     parts
 }
 
-pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn, sse: bool) -> super::SimResponse {
+pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn, sse: bool) -> SimResponse {
     let parts = parts(ctx, turn);
     let written: usize = parts.iter().map(|p| p.to_string().len()).sum();
     let out_tokens = wire::tokens(written / 2);

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use super::decide::{Ask, FnTool, Turn};
 use super::errors::Rejection;
+use super::exchange::SimResponse;
 use super::route::Ctx;
 use super::wire;
 use crate::model::{AllowedMode, ToolChoice, empty_parameters};
@@ -222,7 +223,7 @@ pub(crate) struct ChatOut {
     pub finish: &'static str,
 }
 
-pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> super::SimResponse {
+pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
     let calls: Vec<(String, String, String)> = turn
         .calls
         .iter()
@@ -259,7 +260,7 @@ fn usage(ctx: &Ctx<'_>, out: &ChatOut) -> Value {
            "total_tokens": ctx.input_tokens + completion})
 }
 
-pub(crate) fn render_out(ctx: &Ctx<'_>, ask: &Ask, out: &ChatOut) -> super::SimResponse {
+pub(crate) fn render_out(ctx: &Ctx<'_>, ask: &Ask, out: &ChatOut) -> SimResponse {
     let id = wire::id("chatcmpl-", ctx.seed, "chatcmpl", 0, 29);
     let fingerprint = wire::id("fp_", ctx.seed, "fingerprint", 0, 10);
     if !ask.stream {

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use super::decide::{Ask, FnTool, Turn};
 use super::errors::Rejection;
+use super::exchange::SimResponse;
 use super::openai_chat::{
     check_needs_tools, content_text, parse_choice, require_model, tools_array,
 };
@@ -153,7 +154,7 @@ fn snapshot(ctx: &Ctx<'_>, ask: &Ask, output: &[Value], completed: bool) -> Valu
     })
 }
 
-pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> super::SimResponse {
+pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
     let output = items(ctx, turn);
     if !ask.stream {
         return wire::json_response(200, &snapshot(ctx, ask, &output, true), true);

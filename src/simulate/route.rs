@@ -5,8 +5,11 @@ use serde_json::{Value, json};
 
 use super::decide::{self, Ask};
 use super::errors::{self, Family, Rejection};
-use super::{SimRequest, SimResponse, anthropic, gemini, openai_chat, openai_responses};
+use super::exchange::{SimRequest, SimResponse};
+use super::tool_rejection::wire_rejection;
+use super::{anthropic, gemini, openai_chat, openai_responses};
 use super::{text_protocol, wire};
+use crate::fnv::fnv1a;
 use crate::model::Provider;
 use crate::scenario::Scenario;
 
@@ -54,7 +57,7 @@ fn family_for_path(path: &str) -> Family {
 
 /// `rej` in the envelope of the API `req` was addressed to.
 pub(crate) fn reject(req: &SimRequest, rej: &Rejection) -> SimResponse {
-    errors::response(family_for_path(&req.path), rej, wire::fnv1a(&req.body))
+    errors::response(family_for_path(&req.path), rej, fnv1a(&req.body))
 }
 
 fn route(req: &SimRequest) -> Option<Api> {
@@ -101,7 +104,7 @@ fn not_found(req: &SimRequest) -> Rejection {
 
 /// The pipeline; see the module doc.
 pub(crate) fn answer(req: &SimRequest, scenario: &Scenario) -> SimResponse {
-    let seed = wire::fnv1a(&req.body);
+    let seed = fnv1a(&req.body);
     let Some(api) = route(req) else {
         return reject(req, &not_found(req));
     };
@@ -131,7 +134,7 @@ fn answer_api(
         }
     };
     check_hosted(api, &ask, scenario)?;
-    if let Some(message) = crate::schema::wire_rejection(provider, &body) {
+    if let Some(message) = wire_rejection(provider, &body) {
         let mut rej = Rejection::bad_request(message);
         if api.family() == Family::OpenAi {
             rej = rej.param("tools").code("invalid_function_parameters");

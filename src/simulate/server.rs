@@ -19,9 +19,11 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+use super::answer::answer_request;
 use super::errors::Rejection;
+use super::exchange::{SIMULATOR_HEADER, SimBody, SimRequest, SimResponse, VERSION};
 use super::faults::{self, Fault, FaultKind};
-use super::{SIMULATOR_HEADER, SimBody, SimRequest, SimResponse, VERSION, answer_request, route};
+use super::route;
 
 /// Request bodies above this are refused (Anthropic's documented 32 MB limit).
 const MAX_BODY: usize = 32 * 1024 * 1024;

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::decide::{Ask, Call, FnTool, Turn};
 use super::errors::Rejection;
+use super::exchange::SimResponse;
 use super::openai_chat::{ChatOut, content_text, render_out, require_model};
 use super::route::Ctx;
 use crate::model::{AllowedMode, ToolChoice, empty_parameters};
@@ -235,7 +236,7 @@ pub(crate) fn render(
     ask: &Ask,
     turn: &Turn,
     form: Option<Malformed>,
-) -> super::SimResponse {
+) -> SimResponse {
     let mut content = turn.text();
     let mut truncated = false;
     if !turn.calls.is_empty() {

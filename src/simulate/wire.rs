@@ -5,21 +5,12 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{SimBody, SimResponse};
+use super::exchange::{SimBody, SimResponse};
+use crate::fnv::fnv1a;
 
 /// Fixed creation time of every simulated answer (2026-01-01T00:00:00Z): answers must be
 /// byte-identical for identical requests.
 pub(crate) const CREATED: u64 = 1_767_225_600;
-
-/// 64-bit FNV-1a, hand-written: ids are derived from the request body and a position.
-pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
 
 /// A derived hash: the request seed, what the id is for, and its position.
 fn mix(seed: u64, salt: &str, pos: usize) -> u64 {

@@ -26,13 +26,6 @@ mod scan;
 mod suggest;
 mod validate;
 
-#[cfg(test)]
-mod tests_fast;
-#[cfg(test)]
-mod tests_random;
-#[cfg(test)]
-mod tests_vectors;
-
 pub mod bench;
 
 pub use bench::bench;
@@ -398,17 +391,4 @@ fn call_id(index: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    #[test]
-    fn call_ids_count_in_decimal() {
-        for (n, id) in [
-            (0, "call_0"),
-            (7, "call_7"),
-            (10, "call_10"),
-            (4096, "call_4096"),
-        ] {
-            assert_eq!(super::call_id(n), id);
-        }
-        assert_eq!(super::call_id(usize::MAX), format!("call_{}", usize::MAX));
-    }
-}
+mod tests;

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use crate::http::HttpRequest;
 use crate::model::{AllowedMode, ChatRequest, HostedTool, Message, ToolCall, ToolChoice};
 use crate::model::{EncodeError, Encoded, Provider};
-use crate::providers::anthropic::in_call_order;
+use crate::providers::tool_results::in_call_order;
 use crate::schema::prepare_tools;
 
 pub use decode::{SYNTHETIC_ID_PREFIX, decode};

@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::tests_support::{Opts, P, body};
-use super::{
+use super::support::{Opts, P, body};
+use crate::simulate::{
     Fault, FaultKind, SCENARIO_HEADER, SIMULATOR_HEADER, SimConfig, Simulator, VERSION, When,
 };
 
@@ -270,11 +270,11 @@ fn fault_rules_select_requests() {
         Fault::always(FaultKind::DropMidStream),
     ];
     assert_eq!(
-        super::faults::select(&faults, 1),
+        crate::simulate::faults::select(&faults, 1),
         Some(&FaultKind::MalformedJson)
     );
     assert_eq!(
-        super::faults::select(&faults, 0),
+        crate::simulate::faults::select(&faults, 0),
         Some(&FaultKind::DropMidStream)
     );
 }

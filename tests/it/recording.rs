@@ -1,8 +1,6 @@
 //! Recording: redaction and the secret scan, retry hints, import-vcr, the CI guard, replay's
 //! loopback-only rule, staleness, and recording against the simulator with faults.
 
-mod recording_support;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -14,7 +12,7 @@ use tooltape::http::{HttpRequest, HttpResponse};
 use tooltape::record::{self, RetryPolicy};
 use tooltape::redact::{self, REDACTED, Secrets};
 
-use recording_support::{bin, project};
+use crate::recording_support::{bin, project};
 
 const FAKE_OPENAI: &str = "sk-proj-FAKEfake0123456789abcdefXYZ";
 const FAKE_ANTHROPIC: &str = "sk-ant-api03-FAKEfake0123456789abcdef";

@@ -3,10 +3,12 @@
 
 use serde_json::{Value, json};
 
-use super::tests_support::{ALL, Opts, P, body, request};
-use super::{SCENARIO_HEADER, SIMULATOR_HEADER, SimRequest, SimResponse, answer, answer_request};
+use super::support::{ALL, Opts, P, body, request};
 use crate::model::ToolChoice;
 use crate::scenario::Scenario;
+use crate::simulate::{
+    SCENARIO_HEADER, SIMULATOR_HEADER, SimRequest, SimResponse, answer, answer_request,
+};
 
 fn send(req: &SimRequest) -> SimResponse {
     answer(req, &Scenario::default())
@@ -25,7 +27,11 @@ fn a_missing_key_is_refused_the_api_s_way() {
         let mut req = request(p, &body(p, &Opts::default()), false);
         req.headers.retain(|k, _| k == "content-type");
         let resp = send(&req);
-        assert_eq!(resp.header(SIMULATOR_HEADER), Some(super::VERSION), "{p:?}");
+        assert_eq!(
+            resp.header(SIMULATOR_HEADER),
+            Some(crate::simulate::VERSION),
+            "{p:?}"
+        );
         let v = resp.json();
         match p {
             P::Chat | P::Responses => {

@@ -3,9 +3,9 @@
 
 use serde_json::json;
 
-use super::tests_vectors::all_chunkings;
-use super::{Parser, ParserConfig, parse};
+use super::vectors::all_chunkings;
 use crate::providers::testkit::XorShift;
+use crate::textcall::{Parser, ParserConfig, parse};
 
 const PIECES: &[&str] = &[
     "<tool_call>",

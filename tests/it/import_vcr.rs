@@ -2,8 +2,6 @@
 //! redacted tooltape cassettes that `replay --cassette` decodes to the recorded tool calls. The
 //! real-traffic corpus is read from `../shared/real-traffic` and skipped when absent.
 
-mod recording_support;
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,7 +13,7 @@ use tooltape::import_vcr;
 use tooltape::model::Provider;
 use tooltape::redact::Secrets;
 
-use recording_support::{bin, files_under, repo};
+use crate::recording_support::{self, bin, files_under, repo};
 
 fn real_traffic() -> Option<PathBuf> {
     let p = repo().join("../shared/real-traffic");

@@ -1,13 +1,14 @@
 //! The provider's own 400 for a request body's tools, as text: what the simulator answers for
 //! invalid-by-design requests. Shapes follow recorded errors (providers.md §1.4, §3.4, §4.4);
-//! reasons without a recorded wording use our message in the same frame (marked below).
+//! reasons without a recorded wording use our message in the same frame (marked below). The
+//! rules themselves are the schema checker's; only the wording is the simulator's.
 
 use serde_json::Value;
 
-use super::prepared::Violation;
-use super::util::tokens;
-use super::{anthropic, check, gemini};
 use crate::model::Provider;
+use crate::pointer::tokens;
+use crate::schema::{self, Violation, anthropic_budget};
+use crate::schema::{MAX_OPTIONAL_PARAMS, MAX_STRICT_TOOLS, MAX_UNION_PARAMS};
 
 /// What the real provider would answer with a 400 for this request body as sent (wire JSON):
 /// the error message, or `None` when it would accept the tools.
@@ -38,7 +39,9 @@ fn openai_tool(
     }
     let name = name.and_then(Value::as_str).unwrap_or_default();
     let params = params.filter(|p| !p.is_null())?;
-    let v = check::openai(params).into_iter().next()?;
+    let v = schema::check(Provider::OpenaiChat, params)
+        .into_iter()
+        .next()?;
     Some(openai_message(name, &v, params))
 }
 
@@ -135,10 +138,10 @@ fn anthropic_tools(tools: &[Value]) -> Option<String> {
             continue;
         }
         strict_tools += 1;
-        let budget = anthropic::budget(schema);
+        let budget = anthropic_budget(schema);
         optional += budget.optional;
         unions += budget.unions;
-        let violations = anthropic::check(schema);
+        let violations = schema::check(Provider::Anthropic, schema);
         // An absent `additionalProperties` is ambiguous in the docs (the SDK always adds
         // false): we add it before sending, but do not claim the API rejects its absence.
         let absent = |v: &Violation| {
@@ -162,9 +165,9 @@ fn anthropic_tools(tools: &[Value]) -> Option<String> {
             ));
         }
     }
-    let over = strict_tools > anthropic::MAX_STRICT_TOOLS
-        || optional > anthropic::MAX_OPTIONAL_PARAMS
-        || unions > anthropic::MAX_UNION_PARAMS;
+    let over = strict_tools > MAX_STRICT_TOOLS
+        || optional > MAX_OPTIONAL_PARAMS
+        || unions > MAX_UNION_PARAMS;
     over.then(|| TOO_COMPLEX.to_string())
 }
 
@@ -184,7 +187,7 @@ fn gemini_tools(tools: &[Value]) -> Option<String> {
             let Some(p) = d.get("parameters") else {
                 continue;
             };
-            if let Some(v) = gemini::check(p).into_iter().next() {
+            if let Some(v) = schema::check(Provider::Gemini, p).into_iter().next() {
                 return Some(gemini_message(&at, &v, p));
             }
         }

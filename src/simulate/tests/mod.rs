@@ -1,12 +1,20 @@
 //! Unit tests of the simulator's pure core: every API × {buffered, stream} × tool choice,
 //! tool results, parallel switch, scenarios, determinism and stream shapes.
+//! Children: `errors` (validation envelopes), `search` (hosted web search), `server`
+//! (loopback server and faults), `text` (text protocol), `support` (request builders, readers).
+
+mod errors;
+mod search;
+mod server;
+mod support;
+mod text;
 
 use serde_json::{Value, json};
 
-use super::tests_support::{ALL, Got, Opts, P, ask, body, read, request, sse_data};
 use super::{SIMULATOR_HEADER, SimBody, VERSION, answer};
 use crate::model::{AllowedMode, ToolChoice};
 use crate::scenario::{Scenario, ScenarioCall};
+use support::{ALL, Got, Opts, P, ask, body, read, request, sse_data};
 
 fn opts(choice: Option<ToolChoice>, stream: bool) -> Opts {
     Opts {
@@ -239,7 +247,7 @@ fn models_are_echoed() {
         } else {
             &v["model"]
         };
-        assert_eq!(m, super::tests_support::model(p));
+        assert_eq!(m, support::model(p));
     }
 }
 
@@ -380,11 +388,7 @@ fn gemini_streams_as_crlf_sse_or_a_json_array() {
     );
     let calls: usize = items
         .iter()
-        .map(|i| {
-            super::tests_support::read(P::Gemini, false, &resp_of(i))
-                .calls
-                .len()
-        })
+        .map(|i| support::read(P::Gemini, false, &resp_of(i)).calls.len())
         .sum();
     assert_eq!(calls, 2, "each functionCall arrives whole");
 }

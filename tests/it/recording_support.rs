@@ -1,6 +1,4 @@
-//! Helpers for the recording tests: a small temporary project and the built binary.
-// Each test crate uses a different subset.
-#![allow(dead_code)]
+//! Helpers for the recording and import tests: a small temporary project and the built binary.
 
 use std::path::PathBuf;
 

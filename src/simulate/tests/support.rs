@@ -3,9 +3,9 @@
 
 use serde_json::{Value, json};
 
-use super::{SimRequest, SimResponse, answer};
 use crate::model::{AllowedMode, ToolChoice};
 use crate::scenario::Scenario;
+use crate::simulate::{SimRequest, SimResponse, answer};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum P {

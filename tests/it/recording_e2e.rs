@@ -2,8 +2,6 @@
 //! loopback): no secret written anywhere, every fault leaves a good cassette untouched,
 //! provenance, staleness and `--stale --dry-run`, `record --simulate` through the binary.
 
-mod recording_support;
-
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -19,7 +17,7 @@ use tooltape::run::{self, Endpoint};
 use tooltape::simulate::{Fault, FaultKind, SimConfig, Simulator};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use recording_support::{bin, files_under, project};
+use crate::recording_support::{bin, files_under, project};
 
 const FAKE_OPENAI: &str = "sk-proj-FAKEfake0123456789abcdefXYZ";
 const FAKE_ANTHROPIC: &str = "sk-ant-api03-FAKEfake0123456789abcdef";

@@ -3,11 +3,11 @@
 
 use serde_json::{Value, json};
 
-use super::tests_support::{P, request, sse_data, time_schema, weather_schema};
-use super::text_protocol::parse_choice;
-use super::{SimBody, SimResponse, answer};
+use super::support::{P, request, sse_data, time_schema, weather_schema};
 use crate::model::{AllowedMode, ToolChoice};
 use crate::scenario::{Malformed, Scenario, ScenarioCall};
+use crate::simulate::text_protocol::parse_choice;
+use crate::simulate::{SimBody, SimResponse, answer};
 
 fn instructions(choice_line: &str) -> String {
     format!(
@@ -277,15 +277,15 @@ fn every_malformed_form_is_written_as_specified() {
 
 #[test]
 fn near_misses_are_never_real_tool_names() {
-    let mut ask = super::decide::Ask::new("m");
+    let mut ask = crate::simulate::decide::Ask::new("m");
     for n in ["abcd", "abc", "abcds"] {
-        ask.tools.push(super::decide::FnTool {
+        ask.tools.push(crate::simulate::decide::FnTool {
             name: n.into(),
             schema: json!({}),
             strict: false,
         });
     }
-    let miss = super::text_protocol::near_miss("abcd", &ask);
+    let miss = crate::simulate::text_protocol::near_miss("abcd", &ask);
     assert!(!ask.has_tool(&miss) && miss.starts_with("abc"), "{miss}");
 }
 

@@ -3,9 +3,9 @@
 
 use serde_json::{Value, json};
 
-use super::tests_support::{P, request, sse_data};
-use super::{SimResponse, answer};
+use super::support::{P, request, sse_data};
 use crate::scenario::Scenario;
+use crate::simulate::{SimResponse, answer};
 
 fn search_body(p: P, stream: bool) -> Value {
     match p {

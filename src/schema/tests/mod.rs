@@ -1,11 +1,15 @@
 //! Table-driven tests over the reference vectors (schema-and-parsers.md §A.6) and the
 //! incident tool; rows where our expectation differs from the reference say why.
+//! Child: `proptests`, the strict-rewrite round trip over generated schemas.
+
+mod proptests;
 
 use rstest::rstest;
 use serde_json::{Value, json};
 
 use super::*;
 use crate::model::{ChatRequest, DiagnosticKind, Outcome, Provider, StrictPolicy, Tool, ToolCall};
+use crate::simulate::wire_rejection;
 
 /// Expected result of a row: the schema sent, or the rule of the first reason it cannot be.
 enum Expect {
@@ -602,12 +606,12 @@ fn hostile_inputs_do_not_panic() {
 }
 
 #[rstest]
-#[case::incident(include_str!("../../cases/tools/webContentExtractor.json"), None)]
-#[case::invoice(include_str!("../../cases/tools/create_invoice.json"), None)]
-#[case::nested(include_str!("../../cases/tools/search_products.json"), None)]
-#[case::tree(include_str!("../../cases/tools/save_outline.json"), None)]
-#[case::over_limit(include_str!("../../cases/tools/deep_config.json"), Some("max-depth"))]
-#[case::not_strictable(include_str!("../../cases/tools/set_headers.json"), Some("unsupported-keyword"))]
+#[case::incident(include_str!("../../../cases/tools/webContentExtractor.json"), None)]
+#[case::invoice(include_str!("../../../cases/tools/create_invoice.json"), None)]
+#[case::nested(include_str!("../../../cases/tools/search_products.json"), None)]
+#[case::tree(include_str!("../../../cases/tools/save_outline.json"), None)]
+#[case::over_limit(include_str!("../../../cases/tools/deep_config.json"), Some("max-depth"))]
+#[case::not_strictable(include_str!("../../../cases/tools/set_headers.json"), Some("unsupported-keyword"))]
 fn case_tool_files(#[case] text: &str, #[case] blocked_by: Option<&str>) {
     let t: Tool = serde_json::from_str(text).expect("tool file matches model::Tool");
     let got = openai_strict(&t.parameters);

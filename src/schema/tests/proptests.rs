@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-use super::openai_strict;
-use super::restore::restore_value;
+use crate::schema::openai_strict;
+use crate::schema::restore::restore_value;
 
 /// A generated schema together with a generator of matching instances is hard to express
 /// directly; instead a small tree describes both.

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Parsed, Parser, ParserConfig, parse};
+use crate::textcall::{Parsed, Parser, ParserConfig, parse};
 
 /// The reference's tools, all strict (so B51–B53 are checked), plus B64's `final_answer`.
 fn config_with(choice: Option<Value>) -> ParserConfig {
@@ -506,8 +506,14 @@ fn reference_vectors_whole_and_chunked() {
         ));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // Messages and offsets, for review.
-    insta::assert_snapshot!("reference_vectors", detail);
+    // Messages and offsets, for review. The snapshot keeps the name and folder it had when
+    // these tests were the module `textcall::tests_vectors`.
+    insta::with_settings!({
+        snapshot_path => "../snapshots",
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_snapshot!("tooltape__textcall__tests_vectors__reference_vectors", detail);
+    });
 }
 
 #[test]

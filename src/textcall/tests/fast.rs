@@ -3,9 +3,9 @@
 
 use serde_json::Deserializer;
 
-use super::body::Calls;
-use super::{fast, json};
 use crate::providers::testkit::XorShift;
+use crate::textcall::body::Calls;
+use crate::textcall::{fast, json};
 
 const SCALARS: &[&str] = &[
     "0",

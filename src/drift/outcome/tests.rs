@@ -1,0 +1,78 @@
+//! Tests of the drift report's outcome comparison.
+
+use super::*;
+use crate::model::ToolCall;
+
+fn judged(verdict: Verdict, calls: &[(&str, &str)], text: Option<&str>, raw: &str) -> Judged {
+    let tool_calls = calls
+        .iter()
+        .map(|(id, name)| ToolCall {
+            id: (*id).into(),
+            name: (*name).into(),
+            arguments: serde_json::json!({"city": "Paris"}),
+            thought_signature: None,
+        })
+        .collect();
+    let o = Outcome {
+        tool_calls,
+        text: text.map(str::to_string),
+        raw_finish: Some(raw.into()),
+        ..Outcome::default()
+    };
+    Judged {
+        outcomes: vec![Ok(o)],
+        verdict,
+    }
+}
+
+#[test]
+fn ids_alone_change_nothing() {
+    let a = judged(
+        Verdict::Pass,
+        &[("call_1", "get_weather")],
+        None,
+        "tool_calls",
+    );
+    let b = judged(
+        Verdict::Pass,
+        &[("call_2", "get_weather")],
+        None,
+        "tool_calls",
+    );
+    assert_eq!(diff(&a, &b, None, None), (vec![], false));
+}
+
+#[test]
+fn a_flipped_forced_choice_is_breaking_once() {
+    let a = judged(
+        Verdict::Pass,
+        &[("call_1", "get_weather")],
+        None,
+        "tool_calls",
+    );
+    let fail = Verdict::Fail {
+        problems: vec!["tool_choice forced get_weather: expected a call".into()],
+    };
+    let b = judged(fail, &[], Some("Sunny."), "stop");
+    let (f, changed) = diff(&a, &b, Some("m-1"), Some("m-1"));
+    let kinds: Vec<Kind> = f.iter().map(|f| f.kind).collect();
+    assert_eq!(
+        kinds,
+        [Kind::Verdict, Kind::ToolCalls, Kind::Text, Kind::Finish]
+    );
+    assert_eq!(f[0].severity, Severity::Breaking);
+    assert!(changed);
+}
+
+#[test]
+fn a_new_decoder_error_is_breaking() {
+    let a = judged(Verdict::Pass, &[], Some("x"), "stop");
+    let b = Judged {
+        outcomes: vec![Err("bad chunk".into())],
+        verdict: Verdict::Pass,
+    };
+    let (f, _) = diff(&a, &b, None, None);
+    assert_eq!(f[0].kind, Kind::Decode);
+    assert_eq!(f[0].severity, Severity::Breaking);
+    assert_eq!(f[0].after.as_deref(), Some("error: bad chunk"));
+}

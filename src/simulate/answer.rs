@@ -1,0 +1,42 @@
+//! The pure core's entry points: answer a request under a scenario, or under the scenario its
+//! header carries.
+
+use std::collections::BTreeMap;
+
+use super::errors;
+use super::exchange::{SCENARIO_HEADER, SIMULATOR_HEADER, SimRequest, SimResponse, VERSION};
+use super::route;
+use crate::scenario::Scenario;
+
+/// Answers one request under `scenario`: validation errors, the scenario's error, or the
+/// simulated model's completion in the API's wire format. Pure and deterministic.
+pub fn answer(req: &SimRequest, scenario: &Scenario) -> SimResponse {
+    let mut resp = route::answer(req, scenario);
+    resp.headers
+        .insert(SIMULATOR_HEADER.to_string(), VERSION.to_string());
+    resp
+}
+
+/// Like [`answer`], with the scenario read from the request's [`SCENARIO_HEADER`] (absent →
+/// default; invalid → 400 in the API's error envelope naming the problem).
+pub fn answer_request(req: &SimRequest) -> SimResponse {
+    match scenario_from_headers(&req.headers) {
+        Ok(scenario) => answer(req, &scenario),
+        Err(message) => {
+            let mut resp = route::reject(req, &errors::Rejection::bad_request(message));
+            resp.headers
+                .insert(SIMULATOR_HEADER.to_string(), VERSION.to_string());
+            resp
+        }
+    }
+}
+
+/// Reads the scenario header: absent → default; invalid → a message naming the problem.
+pub fn scenario_from_headers(headers: &BTreeMap<String, String>) -> Result<Scenario, String> {
+    match headers.get(SCENARIO_HEADER) {
+        None => Ok(Scenario::default()),
+        Some(raw) => {
+            serde_json::from_str(raw).map_err(|e| format!("invalid {SCENARIO_HEADER} header: {e}"))
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! The integration tests, one binary (one link of tokio, reqwest and wiremock): each module is
+//! one area, tested from outside through the library's public API or the built `tooltape`
+//! binary. The per-trial conformance harness is the other test binary (`tests/conformance.rs`).
+
+mod architecture;
+mod chunking;
+mod cli;
+mod hosted_search;
+mod import_vcr;
+mod real_traffic;
+mod recording;
+mod recording_e2e;
+mod recording_support;
+mod reports;
