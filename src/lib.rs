@@ -3,13 +3,11 @@
 //! The pipeline (see ARCHITECTURE.md): case file → trials → `providers::encode` → transport
 //! (replay, live, or the simulator) → `providers::decode` → `check` → snapshot and report.
 
-pub mod bench;
 pub mod capability;
 pub mod case;
 pub mod case_schema;
 pub mod cassette;
 pub mod check;
-pub mod cli;
 pub mod drift;
 mod fnv;
 pub mod harness;
@@ -19,11 +17,9 @@ pub mod inject;
 pub mod jsonseq;
 pub mod located;
 pub mod model;
-pub mod out;
 pub mod pointer;
 pub mod providers;
 pub mod record;
-pub mod record_cli;
 pub mod redact;
 pub mod replay;
 pub mod report;

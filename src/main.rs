@@ -1,8 +1,11 @@
-//! The `tooltape` binary: parses arguments and hands over to `tooltape::cli`.
+//! The `tooltape` binary: argument parsing, terminal output and progress (`cli/`), on top of the
+//! library's pure pipeline.
+
+mod cli;
 
 use clap::Parser;
 
 fn main() {
-    let cli = tooltape::cli::Cli::parse();
-    std::process::exit(tooltape::cli::run(cli));
+    let args = cli::Cli::parse();
+    std::process::exit(cli::run(args));
 }

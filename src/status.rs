@@ -102,56 +102,29 @@ pub fn report(root: &Path, discovery: &Discovery, filter: Option<&str>) -> Strin
     out
 }
 
-/// `tooltape status [FILTER]`: prints the report; exit 0 (it informs, the harness judges).
-pub fn run(root: &Path, filter: Option<&str>) -> i32 {
-    let discovery = case::discover(root);
-    crate::out!("{}", report(root, &discovery, filter));
-    0
+/// What a scan of files found: how many files were read, and each finding with the file's path
+/// (relative to `root` when under it).
+#[derive(Debug, Default)]
+pub struct ScanReport {
+    pub files: usize,
+    pub findings: Vec<(PathBuf, crate::redact::Finding)>,
 }
 
-/// `tooltape scan [PATH]`: scans every file under PATH (default `cassettes/` under `root`),
-/// printing `path:line:col: what` per finding; exit 1 when anything is found.
-pub fn run_scan(root: &Path, path: Option<&Path>) -> i32 {
-    let target = path.map_or_else(
-        || root.join("cassettes"),
-        |p| {
-            if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                root.join(p)
-            }
-        },
-    );
-    if !target.exists() {
-        if path.is_none() {
-            crate::outln!("no cassettes/ folder: nothing to scan");
-            return 0;
-        }
-        eprintln!("{}: no such file or folder", target.display());
-        return 2;
-    }
-    let secrets = Secrets::from_env();
-    let (mut files, mut findings) = (0, 0);
-    for f in files_under(&target) {
+/// Scans every file under `target` (a file or a folder) for secrets.
+pub fn scan_path(root: &Path, target: &Path, secrets: &Secrets) -> ScanReport {
+    let mut report = ScanReport::default();
+    for f in files_under(target) {
         let Ok(bytes) = std::fs::read(&f) else {
             continue;
         };
-        files += 1;
+        report.files += 1;
         let text = String::from_utf8_lossy(&bytes);
-        let shown = f.strip_prefix(root).unwrap_or(&f);
-        for x in scan(&text, &secrets) {
-            crate::outln!("{}:{}:{}: {}", shown.display(), x.line, x.column, x.what);
-            findings += 1;
+        let shown = f.strip_prefix(root).unwrap_or(&f).to_path_buf();
+        for x in scan(&text, secrets) {
+            report.findings.push((shown.clone(), x));
         }
     }
-    if findings > 0 {
-        eprintln!(
-            "{findings} finding(s) in {files} file(s): remove the secret (re-record, or edit the file), and revoke the key if it was real"
-        );
-        return 1;
-    }
-    crate::outln!("{files} file(s) scanned, no secrets found");
-    0
+    report
 }
 
 fn files_under(p: &Path) -> Vec<PathBuf> {

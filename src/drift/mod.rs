@@ -8,7 +8,6 @@
 //! event kind appearing or vanishing), `cosmetic` (noise fields: ids, timestamps, usage,
 //! fingerprints, signatures; fields added).
 
-pub mod cli;
 pub mod outcome;
 pub mod render;
 pub mod shape;

@@ -131,27 +131,6 @@ pub fn choice_line(choice: &Choice) -> Option<String> {
     }
 }
 
-/// `tooltape inject [FILE]`: stdout is exactly the developer instructions (empty when there are
-/// none), exit 0; a bad request is one line with where it is wrong, exit 2.
-pub fn cli_inject(input: &str) -> (String, i32) {
-    match serde_json::from_str::<Value>(input) {
-        Ok(v) if v.is_object() => (developer_instructions(&v).unwrap_or_default(), 0),
-        Ok(_) => (
-            "request: line 1, column 1: expected a JSON object".into(),
-            2,
-        ),
-        Err(e) => (
-            format!(
-                "request: line {}, column {}: {}",
-                e.line(),
-                e.column(),
-                json_message(&e)
-            ),
-            2,
-        ),
-    }
-}
-
 /// serde_json's message without its own ` at line L column C` suffix (we print the position first).
 pub fn json_message(e: &serde_json::Error) -> String {
     let s = e.to_string();

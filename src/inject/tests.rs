@@ -3,7 +3,7 @@
 use insta::assert_snapshot;
 use serde_json::{Value, json};
 
-use super::{BASE_TEXT, cli_inject, developer_instructions};
+use super::{BASE_TEXT, developer_instructions};
 
 fn weather_tools() -> Value {
     json!([
@@ -234,16 +234,4 @@ fn manifest_escaping_matches_json_stringify() {
         line,
         "- t: {\"type\":\"object\",\"description\":\"a/b é \u{2028} \\u0007 \\\"q\\\"\",\"properties\":{\"n\":{\"type\":\"number\",\"maximum\":1,\"minimum\":1e-7}}}"
     );
-}
-
-#[test]
-fn cli_inject_contract() {
-    let (out, code) = cli_inject(r#"{"tools":[{"type":"function","name":"x"}]}"#);
-    assert_eq!(code, 0);
-    assert!(out.starts_with("Tool calling instructions:\n") && !out.ends_with('\n'));
-    assert_eq!(cli_inject("{}"), (String::new(), 0));
-    let (err, code) = cli_inject("{\n  \"tools\": [,]\n}");
-    assert_eq!(code, 2);
-    assert_eq!(err, "request: line 2, column 13: expected value");
-    assert_eq!(cli_inject("[]").1, 2);
 }

@@ -15,11 +15,8 @@
 //! - hosted tools cannot be run by such a backend: `HOSTED_NOT_SUPPORTED`; a thinking budget and
 //!   `parallel_tool_calls` are not expressible and are dropped with a note.
 
-mod cli;
 #[cfg(test)]
 mod tests;
-
-pub use cli::cli_parse;
 
 use serde_json::{Map, Value, json};
 

@@ -7,7 +7,7 @@ use super::text::notes;
 /// The command that regenerates the page and its screenshot.
 pub const REGENERATE_HTML: &str =
     "cargo run -- report --format html --out target/conformance.html   (or: make report-png)";
-use super::{Matrix, Parity, Status, provenance_tag, summary};
+use super::matrix::{Matrix, Parity, Status, provenance_tag, summary};
 
 /// Escapes text for HTML element content and attribute values.
 pub fn esc(s: &str) -> String {

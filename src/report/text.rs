@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::{Matrix, Parity, Status, provenance_tag, summary};
+use super::matrix::{Matrix, Parity, Status, provenance_tag, summary};
 use crate::model::Provider;
 
 /// The command that regenerates `CONFORMANCE.md`.

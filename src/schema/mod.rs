@@ -19,9 +19,7 @@
 //! Notes and errors show the root pointer as `(root)`.
 
 mod anthropic;
-mod bench;
 mod check;
-mod cli;
 mod gemini;
 mod keywords;
 mod limits;
@@ -38,9 +36,7 @@ mod tests;
 pub use anthropic::{
     MAX_OPTIONAL_PARAMS, MAX_STRICT_TOOLS, MAX_UNION_PARAMS, budget as anthropic_budget,
 };
-pub use bench::bench;
-pub use cli::{cli_check, cli_strict};
 pub use openai::{Transformed, make_nullable, transform as openai_transform};
-pub use prepare::{check, openai_strict, prepare_tools};
+pub use prepare::{check, openai_strict, prepare_tools, strict_parameters};
 pub use prepared::{PreparedTool, Violation};
 pub use restore::{restore_optional, restore_optional_with};

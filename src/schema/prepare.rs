@@ -105,3 +105,31 @@ fn prepare_openai(
         }
     }
 }
+
+/// What the encoder would send as `provider`'s parameters with strict required, or every
+/// reason it cannot: OpenAI's strict transform, Anthropic's strict subset, Gemini's
+/// `{"parameters": …}` or `{"parametersJsonSchema": …}` (`{}` for a tool without parameters,
+/// so the choice shows), the text protocol's schema as it is.
+pub fn strict_parameters(provider: Provider, schema: &Value) -> Result<Value, Vec<Violation>> {
+    match provider {
+        Provider::OpenaiChat | Provider::OpenaiResponses => openai_strict(schema),
+        Provider::Anthropic => {
+            let strict = anthropic::strictify(schema);
+            let violations = anthropic::check(&strict);
+            if violations.is_empty() {
+                Ok(strict)
+            } else {
+                Err(violations)
+            }
+        }
+        Provider::Gemini => Ok(if gemini::is_no_arg(schema) {
+            serde_json::json!({})
+        } else {
+            match gemini::sanitize(schema) {
+                Ok(p) => serde_json::json!({ "parameters": p }),
+                Err(_) => serde_json::json!({ "parametersJsonSchema": schema }),
+            }
+        }),
+        Provider::TextProtocol => Ok(schema.clone()),
+    }
+}

@@ -33,5 +33,5 @@ pub use answer::{answer, answer_request, scenario_from_headers};
 pub use args::generate as generate_arguments;
 pub use exchange::{SCENARIO_HEADER, SIMULATOR_HEADER, SimBody, SimRequest, SimResponse, VERSION};
 pub use faults::{Fault, FaultKind, When};
-pub use server::{SimConfig, Simulator, serve_forever};
+pub use server::{SimConfig, Simulator};
 pub use tool_rejection::wire_rejection;

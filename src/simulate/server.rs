@@ -97,16 +97,6 @@ impl Drop for Simulator {
     }
 }
 
-/// Runs a simulator on `127.0.0.1:port` until the process ends, printing its base URL
-/// (for `tooltape simulate --port N`, to point gateways at it).
-pub async fn serve_forever(port: u16) -> io::Result<()> {
-    let sim = Simulator::start_on(port, SimConfig::default()).await?;
-    crate::outln!("{}", sim.base_url());
-    std::future::pending::<()>().await;
-    drop(sim);
-    Ok(())
-}
-
 async fn accept_loop(listener: TcpListener, state: Arc<State>, mut rx: watch::Receiver<bool>) {
     loop {
         tokio::select! {

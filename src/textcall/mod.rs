@@ -26,9 +26,6 @@ mod scan;
 mod suggest;
 mod validate;
 
-pub mod bench;
-
-pub use bench::bench;
 pub use config::ParserConfig;
 
 use std::borrow::Cow;

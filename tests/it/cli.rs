@@ -325,3 +325,144 @@ fn replay_one_cassette_repeatedly() {
         "{last}"
     );
 }
+
+// The small commands' contracts (they were unit tests of their glue when it lived in the library).
+
+#[test]
+fn inject_contract() {
+    let o = tooltape(&["inject"], r#"{"tools":[{"type":"function","name":"x"}]}"#);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.starts_with("Tool calling instructions:\n") && !out.ends_with('\n'));
+    let o = tooltape(&["inject"], "{}");
+    assert_eq!((o.status.code(), o.stdout.len()), (Some(0), 0));
+    let o = tooltape(&["inject"], "{\n  \"tools\": [,]\n}");
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "<stdin>: request: line 2, column 13: expected value\n"
+    );
+    assert_eq!(tooltape(&["inject"], "[]").status.code(), Some(2));
+}
+
+#[test]
+fn schema_strict_and_check_outputs_and_exit_codes() {
+    let strict = |p: &str, input: &str| tooltape(&["schema", "strict", "--provider", p], input);
+    let o = strict(
+        "openai-responses",
+        r#"{"type":"object","properties":{"a":{"type":"string"}}}"#,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("\"additionalProperties\": false"), "{out}");
+    let o = strict(
+        "openai-chat",
+        r#"{"type":"object","additionalProperties":true}"#,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!o.stdout.is_empty());
+    let o = strict("openai-chat", "{\n  \"type\": }");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("line 2, column"));
+    let check = |input: &str| tooltape(&["schema", "check", "--provider", "openai-chat"], input);
+    let o = check(r#"{"type":"object","properties":{"a":{"type":"string"}}}"#);
+    assert_eq!(
+        (String::from_utf8_lossy(&o.stdout).as_ref(), o.status.code()),
+        (
+            "(root): additional-properties-false: 'additionalProperties' is required to be supplied and to be false\n(root): required-all: every property must be in 'required'; missing 'a'\n",
+            Some(1)
+        )
+    );
+    let o =
+        check(r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#);
+    assert_eq!((o.stdout.len(), o.status.code()), (0, Some(0)));
+}
+
+const TEXT_PROTOCOL_BODY: &str = r#"{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"On it. <tool_call>{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Oslo\\\"}\"}</tool_call>"}}]}"#;
+
+fn text_protocol_sse() -> String {
+    let pieces = [
+        "On it. <tool_",
+        "call>{\"name\":\"get_weather\",",
+        "\"arguments\":\"{\\\"city\\\":\\\"Oslo\\\"}\"}</tool_call>",
+    ];
+    let mut s = String::new();
+    for p in pieces {
+        let chunk =
+            json!({"choices": [{"index": 0, "delta": {"content": p}, "finish_reason": null}]});
+        s.push_str(&format!("data: {chunk}\n\n"));
+    }
+    s.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
+    s
+}
+
+#[test]
+fn parse_text_protocol_json_sse_and_errors() {
+    let dir = std::env::temp_dir().join(format!("tooltape-it-textparse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let req = dir.join("req.json");
+    std::fs::write(
+        &req,
+        r#"{"model":"m","tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}]}"#,
+    )
+    .unwrap();
+    let req = req.to_str().unwrap();
+    let parse = |extra: &[&str], body: &str| {
+        let mut args = vec!["parse", "--provider", "text-protocol", "--request", req];
+        args.extend_from_slice(extra);
+        tooltape(&args, body)
+    };
+    let o = parse(&[], TEXT_PROTOCOL_BODY);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = String::from_utf8(o.stdout).unwrap();
+    let o = parse(&["--stream"], &text_protocol_sse());
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // The snapshot kept from when this was a unit test of the text protocol's glue.
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("src/providers/text_protocol/snapshots"),
+    );
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        insta::assert_snapshot!(
+            "tooltape__providers__text_protocol__tests__cli_parse_json",
+            out.trim_end()
+        );
+    });
+    let o = parse(&[], "{\"choices\": [");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).starts_with("<stdin>: response: line 1"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    std::fs::write(dir.join("bad.json"), "{\"tools\": [}").unwrap();
+    let bad = dir.join("bad.json");
+    let o = tooltape(
+        &[
+            "parse",
+            "--provider",
+            "text-protocol",
+            "--request",
+            bad.to_str().unwrap(),
+        ],
+        "{}",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "<stdin>: request: line 1, column 12: expected value\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

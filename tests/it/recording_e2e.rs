@@ -10,8 +10,8 @@ use serde_json::json;
 use tooltape::case::{self, Trial};
 use tooltape::cassette::{self, ProvenanceKind};
 use tooltape::harness;
+use tooltape::record::{self as record_cli, Endpoints, Summary, Which};
 use tooltape::record::{self, RecordOptions, RetryPolicy};
-use tooltape::record_cli::{self, Endpoints, Summary, Which};
 use tooltape::redact::Secrets;
 use tooltape::run::{self, Endpoint};
 use tooltape::simulate::{Fault, FaultKind, SimConfig, Simulator};
@@ -58,7 +58,7 @@ async fn record(
     opts: &RecordOptions,
 ) -> Summary {
     let chosen = record_cli::select(root, trials(root, filter), which).await;
-    record_cli::record_all_with(root, chosen, endpoints, 4, opts).await
+    record_cli::record_all_with(root, chosen, endpoints, 4, opts, &|_, _| {}).await
 }
 
 /// A fake live OpenAI Chat endpoint: answers with volatile and secret headers and echoes the
@@ -521,14 +521,4 @@ fn record_simulate_through_the_binary_writes_synthetic_cassettes() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-/// The bench section (run on demand: timing on a shared machine is not a test).
-#[test]
-#[ignore = "timing; run with --ignored, or `make bench` in release"]
-fn bench_section_records_100_trials() {
-    let mut report = tooltape::bench::Report::default();
-    record::bench(&mut report);
-    println!("{}", report.lines.join("\n"));
-    assert_eq!(report.missed, 0, "{}", report.lines.join("\n"));
 }

@@ -394,7 +394,7 @@ fn parity_compares_calls_verdicts_and_synthetic_outcomes() {
 
 fn shipped() -> &'static report::Matrix {
     static M: OnceLock<report::Matrix> = OnceLock::new();
-    M.get_or_init(|| report::cli::matrix(&project_root(), None))
+    M.get_or_init(|| report::matrix(&project_root(), None))
 }
 
 #[test]
@@ -508,7 +508,7 @@ fn html_page_loads_in_headless_chromium() {
 fn matrix_marks_missing_and_stale_cassettes() {
     let (root, _) = crafted("matrix");
     std::fs::remove_file(root.join("cassettes/openai-chat/weather/auto-stream.json")).unwrap();
-    let m = report::cli::matrix(&root, None);
+    let m = report::matrix(&root, None);
     assert_eq!(m.rows.len(), 8);
     let status = |choice: &str, mode: &str| {
         let row = m

@@ -15,7 +15,7 @@ use crate::providers::tool_results::in_call_order;
 use crate::schema::prepare_tools;
 
 pub use decode::decode;
-pub use stream::{Stream, bench, synthetic_stream};
+pub use stream::{Stream, synthetic_stream};
 
 pub const PATH: &str = "/v1/messages";
 pub const VERSION: &str = "2023-06-01";

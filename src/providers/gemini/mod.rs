@@ -16,7 +16,7 @@ use crate::providers::tool_results::in_call_order;
 use crate::schema::prepare_tools;
 
 pub use decode::{SYNTHETIC_ID_PREFIX, decode};
-pub use stream::{Stream, bench, synthetic_array, synthetic_stream};
+pub use stream::{Stream, synthetic_array, synthetic_stream};
 
 /// Builds the `generateContent` request (`streamGenerateContent?alt=sse` when streaming).
 pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {

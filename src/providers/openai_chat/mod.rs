@@ -18,7 +18,7 @@ use crate::schema;
 
 pub use decode::decode;
 pub(crate) use decode::{error_from_response, error_from_value, parse_arguments};
-pub use stream::{Stream, bench, synthetic_stream};
+pub use stream::{Stream, synthetic_stream};
 
 pub const PATH: &str = "/v1/chat/completions";
 

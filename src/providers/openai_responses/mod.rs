@@ -16,7 +16,7 @@ use crate::model::{EncodeError, Encoded, Provider};
 use crate::schema;
 
 pub use decode::decode;
-pub use stream::{Stream, bench, synthetic_stream};
+pub use stream::{Stream, synthetic_stream};
 
 pub const PATH: &str = "/v1/responses";
 

@@ -419,22 +419,3 @@ pub fn synthetic_stream(calls: usize, fragment_len: usize) -> String {
     );
     out
 }
-
-/// Stream decode throughput, whole and in 1-byte pushes (release builds only).
-pub fn bench(report: &mut crate::bench::Report) {
-    report.section("openai-responses stream decode");
-    let body = synthetic_stream(256, 4);
-    let req = crate::bench::stream_request();
-    crate::bench::stream_decode(
-        report,
-        "openai-responses stream",
-        body.as_bytes(),
-        &|bytes, chunk| {
-            let mut s = Stream::new(&req);
-            for c in bytes.chunks(chunk) {
-                let _ = s.push(c);
-            }
-            s.finish().map(|o| o.tool_calls.len()).unwrap_or(0)
-        },
-    );
-}

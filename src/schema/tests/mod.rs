@@ -542,42 +542,6 @@ fn wire_openai_contexts_and_root() {
 }
 
 #[test]
-fn cli_outputs_and_exit_codes() {
-    let (out, code) = cli_strict(
-        Provider::OpenaiResponses,
-        r#"{"type":"object","properties":{"a":{"type":"string"}}}"#,
-    );
-    assert_eq!(code, 0);
-    assert!(out.contains("\"additionalProperties\": false"), "{out}");
-    let (out, code) = cli_strict(
-        Provider::OpenaiChat,
-        r#"{"type":"object","additionalProperties":true}"#,
-    );
-    assert_eq!((code, out.lines().count() >= 1), (1, true), "{out}");
-    let (out, code) = cli_strict(Provider::OpenaiChat, "{\n  \"type\": }");
-    assert_eq!(code, 2);
-    assert!(out.contains("line 2, column"), "{out}");
-    let (out, code) = cli_check(
-        Provider::OpenaiChat,
-        r#"{"type":"object","properties":{"a":{"type":"string"}}}"#,
-    );
-    assert_eq!(
-        (out.as_str(), code),
-        (
-            "(root): additional-properties-false: 'additionalProperties' is required to be supplied and to be false\n(root): required-all: every property must be in 'required'; missing 'a'\n",
-            1
-        )
-    );
-    assert_eq!(
-        cli_check(
-            Provider::OpenaiChat,
-            r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#
-        ),
-        (String::new(), 0)
-    );
-}
-
-#[test]
 fn hostile_inputs_do_not_panic() {
     let mut deep = json!({"type": "string"});
     for _ in 0..400 {
@@ -634,36 +598,6 @@ fn case_tool_files(#[case] text: &str, #[case] blocked_by: Option<&str>) {
             assert!(check(p, &sent.parameters).is_empty(), "{}", t.name);
         }
     }
-}
-
-/// `cargo test --release --lib schema::tests::bench_figures -- --ignored --nocapture`
-#[test]
-#[ignore = "timing: run in release"]
-fn bench_figures() {
-    let mut report = crate::bench::Report::default();
-    bench(&mut report);
-    println!("{}", report.lines.join("\n"));
-}
-
-#[test]
-#[ignore = "timing: run in release"]
-fn bench_breakdown() {
-    let s = bench::generated(5000, 10);
-    let t = std::time::Instant::now();
-    let tr = openai_transform(&s);
-    let a = t.elapsed();
-    let t = std::time::Instant::now();
-    let c = check::openai(&tr.schema);
-    let b = t.elapsed();
-    let t = std::time::Instant::now();
-    let _ = s.clone();
-    let d = t.elapsed();
-    println!(
-        "transform {a:?} check {b:?} clone {d:?} blockers {} violations {} {:?}",
-        tr.blockers.len(),
-        c.len(),
-        c.first()
-    );
 }
 
 /// Runs `f` on a thread of its own and gives its result with the `$ref`-walk steps it took

@@ -5,9 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use super::{Matrix, build, html, text};
-use crate::case::Trial;
-use crate::harness::{self, TrialResult};
+use tooltape::report::{Matrix, html, matrix, text};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
@@ -26,25 +24,6 @@ pub struct ReportArgs {
     /// Write the report here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
-}
-
-/// Replays the trials, at most 8 at once, in their order.
-pub fn replay_all(root: &Path, trials: &[Trial]) -> Vec<TrialResult> {
-    harness::runtime().block_on(async {
-        let mut out = Vec::new();
-        for chunk in trials.chunks(8) {
-            let futs = chunk.iter().map(|t| harness::replay_trial(root, t));
-            out.extend(futures_util::future::join_all(futs).await);
-        }
-        out
-    })
-}
-
-/// The matrix of the suite under `root` (every trial, or those matching `filter`).
-pub fn matrix(root: &Path, filter: Option<&str>) -> Matrix {
-    let trials = crate::cli::select(root, filter);
-    let results = replay_all(root, &trials);
-    build(&trials, &results)
 }
 
 /// Renders a matrix in a format.
@@ -71,7 +50,7 @@ pub fn run(root: &Path, a: &ReportArgs) -> i32 {
         );
         return 2;
     }
-    match crate::drift::cli::write_out(a.out.as_deref(), &render(&m, a.format)) {
+    match super::drift::write_out(a.out.as_deref(), &render(&m, a.format)) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("{e}");

@@ -4,18 +4,16 @@
 use std::io::Write;
 
 /// `println!` for command output.
-#[macro_export]
 macro_rules! outln {
     ($($arg:tt)*) => {
-        $crate::out::write(format_args!("{}\n", format_args!($($arg)*)))
+        $crate::cli::out::write(format_args!("{}\n", format_args!($($arg)*)))
     };
 }
 
 /// `print!` for command output.
-#[macro_export]
 macro_rules! out {
     ($($arg:tt)*) => {
-        $crate::out::write(format_args!($($arg)*))
+        $crate::cli::out::write(format_args!($($arg)*))
     };
 }
 

@@ -1,5 +1,18 @@
 //! The `tooltape` command line: argument definitions and dispatch to the library.
 
+// The output macros first: `out!`/`outln!` are in scope for every module declared after it.
+#[macro_use]
+mod out;
+
+mod drift;
+mod import_vcr;
+mod inject;
+mod record;
+mod report;
+mod schema;
+mod status;
+mod text_protocol;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -7,13 +20,13 @@ use std::time::{Duration, Instant};
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 
-use crate::case::{self, ChoiceSpec, Mode, Trial};
-use crate::cassette;
-use crate::harness::{self, ReplayStatus};
-use crate::model::Provider;
-use crate::model::{ChatRequest, Outcome, StrictPolicy};
-use crate::providers;
-use crate::replay::ReplayServer;
+use tooltape::case::{self, ChoiceSpec, Mode, Trial};
+use tooltape::cassette;
+use tooltape::harness::{self, ReplayStatus};
+use tooltape::model::Provider;
+use tooltape::model::{ChatRequest, Outcome, StrictPolicy};
+use tooltape::providers;
+use tooltape::replay::ReplayServer;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -39,13 +52,6 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Record cassettes from the live providers (keys from the environment) or the simulator.
     Record(RecordArgs),
-    /// Print speed figures against the project's targets (run in release: `make bench`).
-    Bench {
-        /// Run only these sections (repeatable): replay, openai-chat, openai-responses,
-        /// anthropic, gemini, textcall, schema, record.
-        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(crate::bench::SECTIONS))]
-        only: Vec<String>,
-    },
     /// Scan cassettes for secrets (key-shaped strings, unredacted auth headers); exit 1 on a finding.
     Scan(ScanArgs),
     /// One line per trial: ok, missing, stale (why), synthetic, imported; then orphaned files.
@@ -53,9 +59,9 @@ pub enum Command {
     /// Convert a vcrpy / pytest-recording YAML cassette into a redacted tooltape cassette.
     ImportVcr(ImportVcrArgs),
     /// Compare the committed cassettes with another folder or a fresh recording: what drifted.
-    Drift(crate::drift::cli::DriftArgs),
+    Drift(drift::DriftArgs),
     /// Print the conformance matrix of a replay run (case × choice × mode by provider).
-    Report(crate::report::cli::ReportArgs),
+    Report(report::ReportArgs),
     /// Strict-mode schemas: print what the encoder sends for a provider, or check one.
     Schema {
         #[command(subcommand)]
@@ -194,28 +200,19 @@ pub fn run(cli: Cli) -> i32 {
         },
         Command::Parse(a) => parse(&a),
         Command::Convert(a) => convert(&a),
-        Command::Record(a) => crate::record_cli::run(&root, &a),
-        Command::Simulate { port } => {
-            match harness::runtime().block_on(crate::simulate::serve_forever(port)) {
-                Ok(()) => 0,
-                Err(e) => {
-                    eprintln!("cannot start the simulator on 127.0.0.1:{port}: {e}");
-                    1
-                }
+        Command::Record(a) => record::run(&root, &a),
+        Command::Simulate { port } => match harness::runtime().block_on(serve_forever(port)) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("cannot start the simulator on 127.0.0.1:{port}: {e}");
+                1
             }
-        }
-        Command::Bench { only } => {
-            let report = crate::bench::run_all(&root, &only);
-            for l in &report.lines {
-                crate::outln!("{l}");
-            }
-            i32::from(report.missed > 0)
-        }
-        Command::Scan(a) => crate::status::run_scan(&root, a.path.as_deref()),
-        Command::Status(a) => crate::status::run(&root, a.filter.as_deref()),
-        Command::ImportVcr(a) => crate::import_vcr::run(&a.file, &a.provider, &a.out),
-        Command::Drift(a) => crate::drift::cli::run(&root, &a),
-        Command::Report(a) => crate::report::cli::run(&root, &a),
+        },
+        Command::Scan(a) => status::run_scan(&root, a.path.as_deref()),
+        Command::Status(a) => status::run(&root, a.filter.as_deref()),
+        Command::ImportVcr(a) => import_vcr::run(&a.file, &a.provider, &a.out),
+        Command::Drift(a) => drift::run(&root, &a),
+        Command::Report(a) => report::run(&root, &a),
         Command::Schema { action } => {
             let (provider, file, strict) = match &action {
                 SchemaAction::Strict { provider, file } => (provider, file, true),
@@ -230,18 +227,18 @@ pub fn run(cli: Cli) -> i32 {
             };
             text_command(file.as_deref(), |input| {
                 if strict {
-                    crate::schema::cli_strict(provider, input)
+                    schema::cli_strict(provider, input)
                 } else {
-                    crate::schema::cli_check(provider, input)
+                    schema::cli_check(provider, input)
                 }
             })
         }
         Command::Inject { file } => {
             // Exactly the instructions: no newline added.
             text_command(file.as_deref(), |input| {
-                let (out, code) = crate::inject::cli_inject(input);
+                let (out, code) = inject::cli_inject(input);
                 if code == 0 {
-                    crate::out!("{out}");
+                    out!("{out}");
                     return (String::new(), 0);
                 }
                 (out, code)
@@ -269,7 +266,7 @@ fn text_command(file: Option<&Path>, f: impl FnOnce(&str) -> (String, i32)) -> i
     if code == 2 {
         eprintln!("{name}: {out}");
     } else if !out.is_empty() {
-        crate::outln!("{}", out.trim_end_matches('\n'));
+        outln!("{}", out.trim_end_matches('\n'));
     }
     code
 }
@@ -348,21 +345,21 @@ fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
     for p in &providers {
         header.push_str(&format!("  {:>16}", p.slug()));
     }
-    crate::outln!("{header}");
+    outln!("{header}");
     for row in rows {
         let mut line = format!("{row:width$}");
         for p in &providers {
             let c = cells.get(&(row.clone(), *p)).map_or("-", String::as_str);
             line.push_str(&format!("  {c:>16}"));
         }
-        crate::outln!("{line}");
+        outln!("{line}");
     }
     for r in &results {
         if let Some(f) = &r.failure {
             eprintln!("\n{}:\n{f}", r.trial);
         }
     }
-    crate::outln!(
+    outln!(
         "\n{} trials: {} passed, {failed} failed",
         results.len(),
         results.len() - failed
@@ -435,7 +432,7 @@ fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&st
     let outcomes = rt.block_on(async {
         let server = ReplayServer::start(&cassette).await;
         let endpoint = server.endpoint();
-        let client = crate::run::client(Duration::from_secs(30));
+        let client = tooltape::run::client(Duration::from_secs(30));
         let mut last = Vec::new();
         for _ in 0..repeat {
             last.clear();
@@ -454,7 +451,8 @@ fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&st
                         ..t.first_request()
                     },
                 );
-                let r = crate::run::send(&client, &endpoint, provider, &neutral, &it.request).await;
+                let r =
+                    tooltape::run::send(&client, &endpoint, provider, &neutral, &it.request).await;
                 last.push(r);
             }
             server.take_received();
@@ -465,7 +463,7 @@ fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&st
     let mut code = 0;
     for (i, r) in outcomes.iter().enumerate() {
         match r {
-            Ok((_, Ok(o))) => crate::outln!("{}", outcome_json(o)),
+            Ok((_, Ok(o))) => outln!("{}", outcome_json(o)),
             Ok((_, Err(e))) => {
                 eprintln!("{}: interaction {}: {e}", path.display(), i + 1);
                 code = 1;
@@ -480,7 +478,7 @@ fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&st
         let per_s = repeat as f64 / elapsed.as_secs_f64();
         let per_int =
             elapsed.as_secs_f64() * 1e3 / (repeat * cassette.interactions.len().max(1)) as f64;
-        crate::outln!(
+        outln!(
             "{repeat} trials in {:.3} s: {per_s:.1} trials/s, {per_int:.3} ms per interaction",
             elapsed.as_secs_f64()
         );
@@ -555,22 +553,22 @@ fn parse(a: &ParseArgs) -> i32 {
                 return 2;
             }
         };
-        let (out, code) = crate::providers::text_protocol::cli_parse(&req, &body, a.stream);
+        let (out, code) = text_protocol::cli_parse(&req, &body, a.stream);
         if code == 0 {
-            crate::outln!("{out}");
+            outln!("{out}");
         } else {
             eprintln!("{name}: {out}");
         }
         return code;
     }
-    let resp = crate::http::HttpResponse {
+    let resp = tooltape::http::HttpResponse {
         status: a.status,
         headers: Default::default(),
         body,
     };
     match providers::decode(provider, &bare_request(a.stream), &resp) {
         Ok(o) => {
-            crate::outln!("{}", outcome_json(&o));
+            outln!("{}", outcome_json(&o));
             0
         }
         Err(e) => {
@@ -615,7 +613,7 @@ fn convert(a: &ConvertArgs) -> i32 {
     };
     match providers::encode(provider, &trial.first_request()) {
         Ok(enc) => {
-            crate::outln!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&enc.request.body).unwrap_or_default()
             );
@@ -626,11 +624,23 @@ fn convert(a: &ConvertArgs) -> i32 {
         }
         Err(e) => {
             eprintln!("{e}");
-            crate::outln!(
+            outln!(
                 "{}",
                 json!({"error": {"code": e.code, "message": e.message}})
             );
             1
         }
     }
+}
+
+/// Runs a simulator on `127.0.0.1:port` until the process ends, printing its base URL
+/// (for `tooltape simulate --port N`, to point gateways at it).
+async fn serve_forever(port: u16) -> std::io::Result<()> {
+    let sim =
+        tooltape::simulate::Simulator::start_on(port, tooltape::simulate::SimConfig::default())
+            .await?;
+    outln!("{}", sim.base_url());
+    std::future::pending::<()>().await;
+    drop(sim);
+    Ok(())
 }

@@ -1,19 +1,14 @@
-//! `tooltape record`: selects trials (missing, stale or all), resolves keys and base URLs, refuses
-//! under CI, and records with bounded concurrency against the live APIs or the simulator, with a
-//! progress bar per provider and a summary.
+//! Recording a suite: which trials to record (missing, stale, all), where each provider's
+//! requests go (keys and base URLs, or the simulator), bounded concurrency, and the summary.
 
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::Arc;
 
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-
 use crate::case::Trial;
-use crate::cli::RecordArgs;
 use crate::harness::{self, ReplayStatus};
 use crate::model::Provider;
-use crate::record::{self, RecordOptions};
+use crate::record::trial::{RecordOptions, record_trial};
 use crate::redact::Secrets;
 use crate::run::Endpoint;
 
@@ -119,69 +114,6 @@ pub fn in_ci() -> bool {
     std::env::var_os("CI").is_some_and(|v| !v.is_empty())
 }
 
-pub fn run(root: &Path, a: &RecordArgs) -> i32 {
-    if in_ci() {
-        eprintln!(
-            "tooltape record refuses to run under CI (CI is set): recording calls paid APIs and writes files.\n  record locally (make record), review with `tooltape scan` and `git diff`, and commit the cassettes"
-        );
-        return 1;
-    }
-    let which = if a.all {
-        Which::All
-    } else if a.stale {
-        Which::Stale
-    } else {
-        Which::Missing
-    };
-    let provider = match a
-        .provider
-        .as_deref()
-        .map(|s| Provider::from_slug(s).ok_or(s))
-    {
-        Some(Err(s)) => {
-            let all: Vec<&str> = Provider::ALL.iter().map(|p| p.slug()).collect();
-            eprintln!("unknown provider `{s}`; expected one of {}", all.join(", "));
-            return 2;
-        }
-        Some(Ok(p)) => Some(p),
-        None => None,
-    };
-    let trials: Vec<Trial> = crate::cli::select(root, a.filter.as_deref())
-        .into_iter()
-        .filter(|t| provider.is_none_or(|p| t.provider == p))
-        .collect();
-    harness::runtime().block_on(async {
-        let chosen = select(root, trials, which).await;
-        if a.dry_run {
-            crate::out!("{}", dry_run_listing(&chosen));
-            return 0;
-        }
-        if chosen.is_empty() {
-            crate::outln!("nothing to record");
-            return 0;
-        }
-        let sim = if a.simulate {
-            match crate::simulate::Simulator::start(crate::simulate::SimConfig::default()).await {
-                Ok(s) => Some(s),
-                Err(e) => {
-                    eprintln!("cannot start the simulator on loopback: {e}");
-                    return 1;
-                }
-            }
-        } else {
-            None
-        };
-        let endpoints = endpoints(root, sim.as_ref().map(|s| s.base_url()).as_deref());
-        let opts = RecordOptions {
-            secrets: Secrets::from_env(),
-            ..RecordOptions::default()
-        };
-        let summary = record_all_with(root, chosen, &endpoints, a.concurrency.max(1), &opts).await;
-        crate::outln!("{}", summary.render());
-        i32::from(!summary.failed.is_empty())
-    })
-}
-
 /// `--dry-run` output: one line per trial with why and how many requests, then the totals.
 pub fn dry_run_listing(chosen: &[(Trial, String)]) -> String {
     let mut out = String::new();
@@ -239,55 +171,18 @@ impl Summary {
     }
 }
 
-fn bars(chosen: &[(Trial, String)]) -> BTreeMap<Provider, ProgressBar> {
-    let multi = MultiProgress::new();
-    if !std::io::stderr().is_terminal() {
-        multi.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    let style = ProgressStyle::with_template("{prefix:>16} [{bar:30}] {pos}/{len} {msg}")
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> ");
-    let mut out = BTreeMap::new();
-    for p in Provider::ALL {
-        let n = chosen.iter().filter(|(t, _)| t.provider == p).count() as u64;
-        if n > 0 {
-            let bar = multi.add(
-                ProgressBar::new(n)
-                    .with_style(style.clone())
-                    .with_prefix(p.slug()),
-            );
-            out.insert(p, bar);
-        }
-    }
-    out
-}
-
-/// Records the chosen trials, at most `concurrency` at once, with the default options (three
-/// attempts, backoff from 1 s capped at 60 s, keys from the environment redacted).
-pub async fn record_all(
-    root: &Path,
-    chosen: Vec<(Trial, String)>,
-    endpoints: &Endpoints,
-    concurrency: usize,
-) -> Summary {
-    let opts = RecordOptions {
-        secrets: Secrets::from_env(),
-        ..RecordOptions::default()
-    };
-    record_all_with(root, chosen, endpoints, concurrency, &opts).await
-}
-
-/// Records the chosen trials, at most `concurrency` at once.
+/// Records the chosen trials, at most `concurrency` at once. `progress` hears of each trial as
+/// it ends: `Some(ok)` when it was recorded or failed, `None` when its provider was skipped.
 pub async fn record_all_with(
     root: &Path,
     chosen: Vec<(Trial, String)>,
     endpoints: &Endpoints,
     concurrency: usize,
     opts: &RecordOptions,
+    progress: &(dyn Fn(Provider, Option<bool>) + Sync),
 ) -> Summary {
     let client = crate::run::client(opts.timeout);
     let sem = Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
-    let bars = bars(&chosen);
     let mut opts = opts.clone();
     let keys = endpoints
         .values()
@@ -300,25 +195,16 @@ pub async fn record_all_with(
     for (t, _) in chosen {
         match endpoints.get(&t.provider) {
             Some(Ok((endpoint, source))) => {
-                let (client, sem, bar) = (
-                    client.clone(),
-                    Arc::clone(&sem),
-                    bars.get(&t.provider).cloned(),
-                );
+                let (client, sem) = (client.clone(), Arc::clone(&sem));
                 futs.push(async move {
                     let _permit = sem.acquire().await;
-                    let r = record::record_trial(&client, root, &t, endpoint, source, opts).await;
-                    if let Some(b) = bar {
-                        b.inc(1);
-                        b.set_message(if r.is_ok() { "" } else { "(failures)" });
-                    }
+                    let r = record_trial(&client, root, &t, endpoint, source, opts).await;
+                    progress(t.provider, Some(r.is_ok()));
                     (t.name(), r)
                 });
             }
             Some(Err(why)) => {
-                if let Some(b) = bars.get(&t.provider) {
-                    b.inc(1);
-                }
+                progress(t.provider, None);
                 summary.skipped.push((t.name(), why.clone()));
             }
             None => summary.skipped.push((t.name(), "no endpoint".into())),
@@ -329,9 +215,6 @@ pub async fn record_all_with(
             Ok(_) => summary.recorded.push(name),
             Err(e) => summary.failed.push((name, e)),
         }
-    }
-    for b in bars.values() {
-        b.finish();
     }
     summary
 }

@@ -2,10 +2,8 @@
 
 use serde_json::Value;
 
-use super::prepare::openai_strict;
-use super::prepared::Violation;
-use super::{anthropic, check, gemini};
-use crate::model::Provider;
+use tooltape::model::Provider;
+use tooltape::schema::{Violation, check, strict_parameters};
 
 /// Reads a neutral parameters schema and prints what the encoder would send for `provider`
 /// with strict required. Exit 0 with pretty JSON; 1 with one reason per line when it cannot be
@@ -16,27 +14,7 @@ pub fn cli_strict(provider: Provider, input: &str) -> (String, i32) {
         Ok(v) => v,
         Err(e) => return e,
     };
-    let result: Result<Value, Vec<Violation>> = match provider {
-        Provider::OpenaiChat | Provider::OpenaiResponses => openai_strict(&schema),
-        Provider::Anthropic => {
-            let strict = anthropic::strictify(&schema);
-            let violations = anthropic::check(&strict);
-            if violations.is_empty() {
-                Ok(strict)
-            } else {
-                Err(violations)
-            }
-        }
-        Provider::Gemini => Ok(if gemini::is_no_arg(&schema) {
-            serde_json::json!({})
-        } else {
-            match gemini::sanitize(&schema) {
-                Ok(p) => serde_json::json!({ "parameters": p }),
-                Err(_) => serde_json::json!({ "parametersJsonSchema": schema }),
-            }
-        }),
-        Provider::TextProtocol => Ok(schema),
-    };
+    let result = strict_parameters(provider, &schema);
     match result {
         Ok(v) => (pretty(&v), 0),
         Err(reasons) => (lines(&reasons), 1),

@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use crate::case;
-use crate::model::Provider;
-use crate::record_cli;
+use super::record;
+use tooltape::case;
+use tooltape::model::Provider;
+use tooltape::record::endpoints;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum DriftFormat {
@@ -53,15 +54,15 @@ pub fn run(root: &Path, a: &DriftArgs) -> i32 {
         }
     };
     let mut report =
-        super::compare_dirs(&discovery.trials, &committed, &against, a.filter.as_deref());
+        tooltape::drift::compare_dirs(&discovery.trials, &committed, &against, a.filter.as_deref());
     // Providers without a key were not recorded afresh: their cassettes are not "gone".
     report
         .only_committed
         .retain(|c| !skipped.iter().any(|p| c.starts_with(&format!("{p}/"))));
     let text = match a.format {
-        DriftFormat::Terminal => super::render::terminal(&report),
-        DriftFormat::Md => super::render::markdown(&report),
-        DriftFormat::Json => super::render::json(&report),
+        DriftFormat::Terminal => tooltape::drift::render::terminal(&report),
+        DriftFormat::Md => tooltape::drift::render::markdown(&report),
+        DriftFormat::Json => tooltape::drift::render::json(&report),
     };
     if let Err(e) = write_out(a.out.as_deref(), &text) {
         eprintln!("{e}");
@@ -74,10 +75,10 @@ pub fn run(root: &Path, a: &DriftArgs) -> i32 {
 pub fn write_out(out: Option<&Path>, text: &str) -> Result<(), String> {
     match out {
         None => {
-            crate::out!("{text}");
+            out!("{text}");
             Ok(())
         }
-        Some(p) => crate::cassette::write_atomic(p, text)
+        Some(p) => tooltape::cassette::write_atomic(p, text)
             .map_err(|e| format!("{}: cannot write: {e}", p.display())),
     }
 }
@@ -138,7 +139,7 @@ fn record_fresh(
             a.filter.as_deref().unwrap_or("")
         ));
     }
-    let endpoints = record_cli::endpoints(root, None);
+    let endpoints = endpoints(root, None);
     let mut wanted: Vec<Provider> = chosen.iter().map(|t| t.provider).collect();
     wanted.sort();
     wanted.dedup();
@@ -156,7 +157,7 @@ fn record_fresh(
         .into_iter()
         .map(|t| (t, "drift".to_string()))
         .collect();
-    let summary = crate::harness::runtime().block_on(record_cli::record_all(
+    let summary = tooltape::harness::runtime().block_on(record::record_all(
         &tmp,
         chosen,
         &endpoints,

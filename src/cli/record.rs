@@ -1,0 +1,146 @@
+//! `tooltape record`: selects trials (missing, stale or all), resolves keys and base URLs, refuses
+//! under CI, and records with bounded concurrency against the live APIs or the simulator, with a
+//! progress bar per provider and a summary.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::Path;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use tooltape::case::Trial;
+use tooltape::harness;
+use tooltape::model::Provider;
+use tooltape::record::{
+    Endpoints, RecordOptions, Summary, Which, dry_run_listing, endpoints, in_ci, record_all_with,
+    select,
+};
+use tooltape::redact::Secrets;
+
+use super::RecordArgs;
+
+pub fn run(root: &Path, a: &RecordArgs) -> i32 {
+    if in_ci() {
+        eprintln!(
+            "tooltape record refuses to run under CI (CI is set): recording calls paid APIs and writes files.\n  record locally (make record), review with `tooltape scan` and `git diff`, and commit the cassettes"
+        );
+        return 1;
+    }
+    let which = if a.all {
+        Which::All
+    } else if a.stale {
+        Which::Stale
+    } else {
+        Which::Missing
+    };
+    let provider = match a
+        .provider
+        .as_deref()
+        .map(|s| Provider::from_slug(s).ok_or(s))
+    {
+        Some(Err(s)) => {
+            let all: Vec<&str> = Provider::ALL.iter().map(|p| p.slug()).collect();
+            eprintln!("unknown provider `{s}`; expected one of {}", all.join(", "));
+            return 2;
+        }
+        Some(Ok(p)) => Some(p),
+        None => None,
+    };
+    let trials: Vec<Trial> = super::select(root, a.filter.as_deref())
+        .into_iter()
+        .filter(|t| provider.is_none_or(|p| t.provider == p))
+        .collect();
+    harness::runtime().block_on(async {
+        let chosen = select(root, trials, which).await;
+        if a.dry_run {
+            out!("{}", dry_run_listing(&chosen));
+            return 0;
+        }
+        if chosen.is_empty() {
+            outln!("nothing to record");
+            return 0;
+        }
+        let sim = if a.simulate {
+            match tooltape::simulate::Simulator::start(tooltape::simulate::SimConfig::default())
+                .await
+            {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    eprintln!("cannot start the simulator on loopback: {e}");
+                    return 1;
+                }
+            }
+        } else {
+            None
+        };
+        let endpoints = endpoints(root, sim.as_ref().map(|s| s.base_url()).as_deref());
+        let opts = RecordOptions {
+            secrets: Secrets::from_env(),
+            ..RecordOptions::default()
+        };
+        let summary = record_with_bars(root, chosen, &endpoints, a.concurrency.max(1), &opts).await;
+        outln!("{}", summary.render());
+        i32::from(!summary.failed.is_empty())
+    })
+}
+
+fn bars(chosen: &[(Trial, String)]) -> BTreeMap<Provider, ProgressBar> {
+    let multi = MultiProgress::new();
+    if !std::io::stderr().is_terminal() {
+        multi.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    let style = ProgressStyle::with_template("{prefix:>16} [{bar:30}] {pos}/{len} {msg}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
+    let mut out = BTreeMap::new();
+    for p in Provider::ALL {
+        let n = chosen.iter().filter(|(t, _)| t.provider == p).count() as u64;
+        if n > 0 {
+            let bar = multi.add(
+                ProgressBar::new(n)
+                    .with_style(style.clone())
+                    .with_prefix(p.slug()),
+            );
+            out.insert(p, bar);
+        }
+    }
+    out
+}
+
+/// Records the chosen trials, at most `concurrency` at once, with the default options (three
+/// attempts, backoff from 1 s capped at 60 s, keys from the environment redacted).
+pub async fn record_all(
+    root: &Path,
+    chosen: Vec<(Trial, String)>,
+    endpoints: &Endpoints,
+    concurrency: usize,
+) -> Summary {
+    let opts = RecordOptions {
+        secrets: Secrets::from_env(),
+        ..RecordOptions::default()
+    };
+    record_with_bars(root, chosen, endpoints, concurrency, &opts).await
+}
+
+/// Records with one progress bar per provider on a terminal's stderr (hidden otherwise).
+async fn record_with_bars(
+    root: &Path,
+    chosen: Vec<(Trial, String)>,
+    endpoints: &Endpoints,
+    concurrency: usize,
+    opts: &RecordOptions,
+) -> Summary {
+    let bars = bars(&chosen);
+    let progress = |p: Provider, done: Option<bool>| {
+        if let Some(b) = bars.get(&p) {
+            b.inc(1);
+            if let Some(ok) = done {
+                b.set_message(if ok { "" } else { "(failures)" });
+            }
+        }
+    };
+    let summary = record_all_with(root, chosen, endpoints, concurrency, opts, &progress).await;
+    for b in bars.values() {
+        b.finish();
+    }
+    summary
+}

@@ -1,0 +1,14 @@
+//! Recording: one trial against a live provider or the simulator into a redacted, scanned
+//! cassette (retries, refusal on truncation), and a whole selection of trials at once.
+
+mod suite;
+mod trial;
+
+pub use suite::{
+    Endpoints, SIMULATOR_KEY, Summary, Which, dry_run_listing, endpoints, in_ci, record_all_with,
+    select,
+};
+pub use trial::{
+    RecordOptions, RetryPolicy, backoff, cassette_from_run, parse_http_date, record_trial,
+    server_hint, write_cassette,
+};
