@@ -205,7 +205,7 @@ fn describe_mismatches(
 
 /// `cases/x.toml:LINE: trial: problem` lines for a failing verdict; `None` when it is acceptable.
 pub fn failure_message(trial: &Trial, verdict: &Verdict) -> Option<String> {
-    let at = choice_location(trial);
+    let at = trial.choice_location();
     match verdict {
         Verdict::Fail { problems } => Some(
             problems
@@ -225,21 +225,6 @@ pub fn failure_message(trial: &Trial, verdict: &Verdict) -> Option<String> {
         )),
         _ => None,
     }
-}
-
-/// `path:line:col` of the trial's tool-choice entry in its case file.
-fn choice_location(trial: &Trial) -> String {
-    let slug = trial.choice.slug();
-    trial
-        .case
-        .file
-        .choices
-        .iter()
-        .find(|c| c.get_ref() == &slug)
-        .map_or_else(
-            || format!("{}:1:1", trial.case.path.display()),
-            |c| trial.locate(c.span()),
-        )
 }
 
 fn snapshot(
