@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 
 use super::{Matrix, build, html, text};
-use crate::case::Trial;
-use crate::harness::{self, TrialResult};
+use crate::harness;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
@@ -28,22 +27,10 @@ pub struct ReportArgs {
     pub out: Option<PathBuf>,
 }
 
-/// Replays the trials, at most 8 at once, in their order.
-pub fn replay_all(root: &Path, trials: &[Trial]) -> Vec<TrialResult> {
-    harness::runtime().block_on(async {
-        let mut out = Vec::new();
-        for chunk in trials.chunks(8) {
-            let futs = chunk.iter().map(|t| harness::replay_trial(root, t));
-            out.extend(futures_util::future::join_all(futs).await);
-        }
-        out
-    })
-}
-
 /// The matrix of the suite under `root` (every trial, or those matching `filter`).
 pub fn matrix(root: &Path, filter: Option<&str>) -> Matrix {
     let trials = crate::cli::select(root, filter);
-    let results = replay_all(root, &trials);
+    let results = harness::replay_all(root, &trials);
     build(&trials, &results)
 }
 
