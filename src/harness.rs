@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::case::{Discovery, Trial};
+use crate::case::{Discovery, Trial, TrialId};
 use crate::cassette::{self, Cassette, ProvenanceKind};
 use crate::check::{self, Verdict};
 use crate::model::Outcome;
@@ -130,13 +130,7 @@ pub async fn replay_trial(root: &Path, trial: &Trial) -> TrialResult {
         ));
         return result;
     }
-    let server = ReplayServer::start(&cassette).await;
-    let client = run::client(Duration::from_secs(30));
-    // A fresh support cache per trial: replay must not depend on which trials ran before.
-    let cache = crate::run::SupportCache::new(crate::run::SupportCache::DEFAULT_TTL);
-    let run = run::run_trial(&client, trial, &server.endpoint(), &cache).await;
-    let received = server.take_received();
-    let mismatches = replay::verify(&cassette, &received);
+    let (run, mismatches) = run_on_cassette(trial, &cassette).await;
     if !mismatches.is_empty() {
         let (status, msg) = describe_mismatches(trial, &rel, &text, &mismatches);
         result.status = Err(status);
@@ -148,6 +142,49 @@ pub async fn replay_trial(root: &Path, trial: &Trial) -> TrialResult {
     result.failure = failure_message(trial, &verdict);
     result.status = Ok((verdict, snapshot));
     result
+}
+
+/// The one road every trial takes: its cassette served on loopback, the trial run against it
+/// as it would run live, and what the server received compared with what was recorded.
+pub async fn run_on_cassette(trial: &Trial, cassette: &Cassette) -> (TrialRun, Vec<Mismatch>) {
+    let client = replay_client();
+    let server = ReplayServer::start(cassette).await;
+    // A fresh support cache per trial: replay must not depend on which trials ran before.
+    let cache = crate::run::SupportCache::new(crate::run::SupportCache::DEFAULT_TTL);
+    let run = run::run_trial(client, trial, &server.endpoint(), &cache).await;
+    let mismatches = replay::verify(cassette, &server.take_received());
+    (run, mismatches)
+}
+
+/// One client for every replay (building one costs more than a replay). Connections are not
+/// kept: each replay server lives for one trial, and a later one may reuse its port.
+fn replay_client() -> &'static reqwest::Client {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    CLIENT.get_or_init(|| {
+        crate::tls::install_provider();
+        reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .redirect(reqwest::redirect::Policy::none())
+            .pool_max_idle_per_host(0)
+            .build()
+            .unwrap_or_else(|_| reqwest::Client::new())
+    })
+}
+
+/// How many trials [`replay_all`] replays at once.
+pub const CONCURRENCY: usize = 8;
+
+/// Replays the trials from their cassettes under `root`, [`CONCURRENCY`] at once, in their
+/// order: what `tooltape replay`, `report` and `status` show.
+pub fn replay_all(root: &Path, trials: &[Trial]) -> Vec<TrialResult> {
+    runtime().block_on(async {
+        let mut out = Vec::with_capacity(trials.len());
+        for chunk in trials.chunks(CONCURRENCY) {
+            let futs = chunk.iter().map(|t| replay_trial(root, t));
+            out.extend(futures_util::future::join_all(futs).await);
+        }
+        out
+    })
 }
 
 fn describe_mismatches(
@@ -205,7 +242,7 @@ fn describe_mismatches(
 
 /// `cases/x.toml:LINE: trial: problem` lines for a failing verdict; `None` when it is acceptable.
 pub fn failure_message(trial: &Trial, verdict: &Verdict) -> Option<String> {
-    let at = choice_location(trial);
+    let at = trial.choice_location();
     match verdict {
         Verdict::Fail { problems } => Some(
             problems
@@ -225,21 +262,6 @@ pub fn failure_message(trial: &Trial, verdict: &Verdict) -> Option<String> {
         )),
         _ => None,
     }
-}
-
-/// `path:line:col` of the trial's tool-choice entry in its case file.
-fn choice_location(trial: &Trial) -> String {
-    let slug = trial.choice.slug();
-    trial
-        .case
-        .file
-        .choices
-        .iter()
-        .find(|c| c.get_ref() == &slug)
-        .map_or_else(
-            || format!("{}:1:1", trial.case.path.display()),
-            |c| trial.locate(c.span()),
-        )
 }
 
 fn snapshot(
@@ -294,22 +316,21 @@ fn new_items(trial: &Trial, prev: &run::ExchangeRun, cur: &run::ExchangeRun) -> 
 
 /// Cassettes and snapshots no trial owns (each one is a failure).
 pub fn orphans(root: &Path, discovery: &Discovery) -> Vec<String> {
-    let mut owned_cassettes: Vec<PathBuf> =
-        discovery.trials.iter().map(Trial::cassette_path).collect();
+    let ids: Vec<TrialId> = discovery.trials.iter().map(Trial::id).collect();
+    let mut owned_cassettes: Vec<PathBuf> = ids.iter().map(TrialId::cassette_path).collect();
     owned_cassettes.sort();
-    let mut owned_snaps: Vec<String> = discovery
-        .trials
-        .iter()
-        .map(|t| format!("{}.snap", t.snapshot_name()))
-        .collect();
+    let mut owned_snaps: Vec<String> = ids.iter().map(TrialId::snapshot_file).collect();
+    owned_snaps.sort();
     // A broken case still owns its files: they must not be reported (or deleted) because of a typo.
     let broken: Vec<&str> = discovery.broken.iter().map(|(n, _)| n.as_str()).collect();
-    owned_snaps.sort();
+    let of_broken_case =
+        |id: Option<TrialId>| id.is_some_and(|id| broken.contains(&id.case.as_str()));
     let mut out = Vec::new();
     for f in files_under(&root.join("cassettes"), "json") {
         let rel = f.strip_prefix(root).unwrap_or(&f).to_path_buf();
-        let case_dir = rel.iter().nth(2).and_then(|s| s.to_str()).unwrap_or("");
-        if owned_cassettes.binary_search(&rel).is_err() && !broken.contains(&case_dir) {
+        if owned_cassettes.binary_search(&rel).is_err()
+            && !of_broken_case(TrialId::from_cassette_path(&rel))
+        {
             out.push(format!("{}:1: orphaned cassette: no trial owns it (delete it, or restore its case/choice/mode)", rel.display()));
         }
     }
@@ -319,8 +340,9 @@ pub fn orphans(root: &Path, discovery: &Discovery) -> Vec<String> {
             .and_then(|n| n.to_str())
             .unwrap_or("")
             .to_string();
-        let case = name.split("__").next().unwrap_or("");
-        if owned_snaps.binary_search(&name).is_err() && !broken.contains(&case) {
+        if owned_snaps.binary_search(&name).is_err()
+            && !of_broken_case(TrialId::from_snapshot_file(&name))
+        {
             out.push(format!(
                 "tests/snapshots/{name}:1: unused snapshot: no trial owns it (delete it)"
             ));

@@ -12,7 +12,6 @@ use yaml_rust2::{Yaml, YamlLoader};
 use crate::cassette::{self, Cassette, Interaction, Provenance, ProvenanceKind, StoredResponse};
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::Provider;
-use crate::redact::Secrets;
 
 /// Request headers worth keeping from another recorder (they change what the provider does);
 /// everything else (SDK noise, transport, credentials) is dropped.

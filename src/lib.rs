@@ -5,7 +5,6 @@
 
 pub mod capability;
 pub mod case;
-pub mod case_schema;
 pub mod cassette;
 pub mod check;
 pub mod drift;

@@ -438,6 +438,30 @@ impl Provider {
     }
 }
 
+/// Providers are read by their slug; an unknown one lists the valid slugs. The error is raised
+/// inside the visitor, so a deserializer that tracks positions reports the value's own.
+impl<'de> serde::Deserialize<'de> for Provider {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Slug;
+        impl serde::de::Visitor<'_> for Slug {
+            type Value = Provider;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Provider, E> {
+                Provider::from_slug(s).ok_or_else(|| {
+                    let all: Vec<&str> = Provider::ALL.iter().map(|p| p.slug()).collect();
+                    E::custom(format!(
+                        "unknown provider `{s}`; expected one of {}",
+                        all.join(", ")
+                    ))
+                })
+            }
+        }
+        d.deserialize_str(Slug)
+    }
+}
+
 impl fmt::Display for Provider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.slug())

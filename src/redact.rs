@@ -357,7 +357,7 @@ pub fn scan(text: &str, secrets: &Secrets) -> Vec<Finding> {
     found
         .into_iter()
         .map(|(at, what)| {
-            let (line, column) = crate::case::line_col(text, at);
+            let (line, column) = crate::located::line_col(text, at);
             Finding { line, column, what }
         })
         .collect()

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::case::{self, Discovery, Trial};
+use crate::case::{Discovery, Trial};
 use crate::cassette::ProvenanceKind;
-use crate::harness::{self, ReplayStatus};
+use crate::harness::{self, ReplayStatus, TrialResult};
 use crate::redact::{Secrets, scan};
 
 /// The state of one trial's cassette.
@@ -36,30 +36,29 @@ impl std::fmt::Display for State {
     }
 }
 
-/// Replays the trial on loopback (nothing leaves the machine) and classifies its cassette.
-pub async fn trial_state(root: &Path, trial: &Trial) -> State {
-    let r = harness::replay_trial(root, trial).await;
-    match r.status {
-        Err(ReplayStatus::Missing) => State::Missing,
-        Err(ReplayStatus::Stale(why)) => State::Stale(why),
-        Err(ReplayStatus::Broken(why)) => State::Broken(why),
-        Ok(_) => match r.provenance {
-            Some(ProvenanceKind::Synthetic) => State::Synthetic,
-            Some(ProvenanceKind::Imported) => State::Imported,
-            _ => State::Ok,
-        },
+impl State {
+    /// The state of a replayed trial's cassette.
+    pub fn of(r: &TrialResult) -> State {
+        match &r.status {
+            Err(ReplayStatus::Missing) => State::Missing,
+            Err(ReplayStatus::Stale(why)) => State::Stale(why.clone()),
+            Err(ReplayStatus::Broken(why)) => State::Broken(why.clone()),
+            Ok(_) => match r.provenance {
+                Some(ProvenanceKind::Synthetic) => State::Synthetic,
+                Some(ProvenanceKind::Imported) => State::Imported,
+                _ => State::Ok,
+            },
+        }
     }
 }
 
-/// Every selected trial's state, in discovery order.
-pub async fn states(root: &Path, trials: &[Trial]) -> Vec<State> {
-    let mut out = Vec::with_capacity(trials.len());
-    for chunk in trials.chunks(8) {
-        out.extend(
-            futures_util::future::join_all(chunk.iter().map(|t| trial_state(root, t))).await,
-        );
-    }
-    out
+/// Every selected trial's state, in discovery order: each trial replayed on loopback (nothing
+/// leaves the machine).
+pub fn states(root: &Path, trials: &[Trial]) -> Vec<State> {
+    harness::replay_all(root, trials)
+        .iter()
+        .map(State::of)
+        .collect()
 }
 
 /// The status report: trial lines, orphan lines, a count line.
@@ -70,7 +69,7 @@ pub fn report(root: &Path, discovery: &Discovery, filter: Option<&str>) -> Strin
         .filter(|t| filter.is_none_or(|f| t.name().contains(f)))
         .cloned()
         .collect();
-    let states = harness::runtime().block_on(states(root, &trials));
+    let states = states(root, &trials);
     let width = trials.iter().map(|t| t.name().len()).max().unwrap_or(0);
     let mut out = String::new();
     let mut counts = std::collections::BTreeMap::new();

@@ -58,7 +58,7 @@ fn main() {
     }));
     let schema_root = root.clone();
     tests.push(Trial::test("suite::case-schema", move || {
-        let problems = tooltape::case_schema::problems(&schema_root);
+        let problems = tooltape::case::schema::problems(&schema_root);
         if problems.is_empty() {
             Ok(())
         } else {

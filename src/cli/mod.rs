@@ -312,14 +312,7 @@ fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
         );
         return 1;
     }
-    let results = harness::runtime().block_on(async {
-        let mut out = Vec::new();
-        for chunk in trials.chunks(8) {
-            let futs = chunk.iter().map(|t| harness::replay_trial(root, t));
-            out.extend(futures_util::future::join_all(futs).await);
-        }
-        out
-    });
+    let results = harness::replay_all(root, &trials);
     let mut cells = std::collections::BTreeMap::new();
     let mut failed = 0;
     for (t, r) in trials.iter().zip(&results) {
@@ -332,8 +325,7 @@ fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
         if r.failure.is_some() {
             failed += 1;
         }
-        let row = format!("{}::{}::{}", t.case.name, t.choice.slug(), t.mode.slug());
-        cells.insert((row, t.provider), cell);
+        cells.insert((t.id().row(), t.provider), cell);
     }
     let providers: Vec<Provider> = Provider::ALL
         .into_iter()

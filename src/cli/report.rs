@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use tooltape::report::{Matrix, html, matrix, text};
+use tooltape::harness;
+use tooltape::report::{Matrix, build, html, text};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
@@ -39,7 +40,9 @@ pub fn render(m: &Matrix, format: ReportFormat) -> String {
 /// Runs `tooltape report`: 0 when written (the matrix itself may hold failures: `make test`
 /// judges those), 2 when nothing matches or the output cannot be written.
 pub fn run(root: &Path, a: &ReportArgs) -> i32 {
-    let m = matrix(root, a.filter.as_deref());
+    // Selected as `replay` does: broken case files are reported on stderr.
+    let trials = super::select(root, a.filter.as_deref());
+    let m = build(&trials, &harness::replay_all(root, &trials));
     if m.rows.is_empty() {
         eprintln!(
             "no trials match{}",

@@ -1,6 +1,6 @@
-//! Drift at the outcome level: decode a cassette's responses as the trial would
-//! (`providers::decode` with the trial's neutral request), judge them with `check::verdict`, and
-//! compare the normalized outcomes of two cassettes. Pure: no network, no files.
+//! Drift at the outcome level: replay a cassette through the trial as the harness does
+//! (`harness::run_on_cassette`, on loopback), judge the run with `check::verdict`, and compare
+//! the normalized outcomes of two cassettes.
 
 use serde_json::Value;
 
@@ -8,10 +8,8 @@ use super::{Finding, Kind, Severity};
 use crate::case::Trial;
 use crate::cassette::Cassette;
 use crate::check::{self, Verdict};
-use crate::model::Encoded;
+use crate::harness;
 use crate::model::Outcome;
-use crate::providers;
-use crate::run::{ExchangeRun, TrialRun};
 
 /// A cassette decoded and judged on its trial's contract.
 #[derive(Debug)]
@@ -21,30 +19,13 @@ pub struct Judged {
     pub verdict: Verdict,
 }
 
-/// Decodes every response of `c` with the trial's neutral request and checks the contract.
-/// A cassette without interactions (encoding failed closed when it was recorded) is judged on
-/// what the encoder says now.
+/// Replays `c` for the trial the way the harness does (loopback server, the trial's own
+/// requests exchange after exchange, each response decoded with the request it answers) and
+/// checks the contract. Whether the requests match the recording does not matter here: the
+/// other side may have been recorded from another version. A cassette without interactions
+/// (encoding failed closed when it was recorded) is judged on what the encoder says now.
 pub fn judge(trial: &Trial, c: &Cassette) -> Judged {
-    let neutral = trial.first_request();
-    let mut run = TrialRun::default();
-    if c.interactions.is_empty() {
-        run.encode_error = providers::encode(trial.provider, &neutral).err();
-    }
-    for it in &c.interactions {
-        let response = it.response.to_http();
-        let outcome = providers::decode(trial.provider, &neutral, &response);
-        let encoded = Encoded {
-            request: it.request.clone(),
-            notes: Vec::new(),
-        };
-        run.exchanges.push(ExchangeRun {
-            neutral: neutral.clone(),
-            encoded,
-            response,
-            outcome,
-            superseded: None,
-        });
-    }
+    let (run, _) = harness::runtime().block_on(harness::run_on_cassette(trial, c));
     let verdict = check::verdict(trial, &run);
     let outcomes = run
         .exchanges

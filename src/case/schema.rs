@@ -8,7 +8,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::case::{CaseFile, PROVIDERS_FILE};
+use super::file::CaseFile;
+use super::load::PROVIDERS_FILE;
 
 /// (JSON pointer of the table in the schema, TOML that puts an unknown field in that table,
 /// fields serde does not list because they are enum tags).
@@ -50,7 +51,7 @@ const PROBES: &[(&str, &str, &[&str])] = &[
 ];
 
 /// Fields serde accepts for the table the probe reaches, from its unknown-field error.
-fn rust_fields(probe: &str) -> Result<Vec<String>, String> {
+pub(super) fn rust_fields(probe: &str) -> Result<Vec<String>, String> {
     let err = match toml::from_str::<CaseFile>(probe) {
         Ok(_) => {
             return Err(format!(
@@ -86,7 +87,7 @@ pub fn problems(root: &Path) -> Vec<String> {
         let rust = match rust_fields(probe) {
             Ok(f) => f,
             Err(e) => {
-                out.push(format!("src/case.rs: {e}"));
+                out.push(format!("src/case/file.rs: {e}"));
                 continue;
             }
         };
@@ -144,21 +145,4 @@ pub fn problems(root: &Path) -> Vec<String> {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn probes_read_field_lists_from_serde() {
-        let fields = rust_fields("[[known_failure]]\n__probe__ = 1").unwrap();
-        assert_eq!(fields, vec!["reason".to_string(), "trials".to_string()]);
-    }
-
-    #[test]
-    fn shipped_schema_matches_rust_types() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        assert_eq!(problems(root), Vec::<String>::new());
-    }
 }

@@ -1,0 +1,295 @@
+//! How a case file is written: the serde types of `cases/*.toml` and `cases/providers.toml`,
+//! with spans kept for `path:line:col` errors. Roles, providers, modes and tool choices are
+//! parsed into their types here, so a bad value fails at deserialization, where its span is.
+
+use std::collections::BTreeMap;
+
+use std::fmt;
+
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use toml::Spanned;
+
+use crate::model::Provider;
+use crate::model::{HostedTool, StrictPolicy, ToolChoice};
+use crate::scenario::Scenario;
+
+/// How a case file is written. Every table rejects unknown fields.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseFile {
+    /// What the case checks, one sentence (shown in snapshots and reports).
+    pub description: String,
+    /// Tool names; each is `cases/tools/<name>.json`.
+    #[serde(default)]
+    pub tools: Vec<Spanned<String>>,
+    /// Hosted (server-side) tools, e.g. `{ type = "web_search", grounding = "required" }`.
+    #[serde(default)]
+    pub hosted: Vec<HostedTool>,
+    /// Providers; default: every provider.
+    #[serde(default)]
+    pub providers: Option<Vec<Spanned<Provider>>>,
+    /// Tool choices: `omitted`, `auto`, `none`, `required`, `forced-NAME`,
+    /// `allowed-auto-A+B`, `allowed-required-A+B`.
+    pub choices: Vec<Spanned<ChoiceSpec>>,
+    /// `buffered`, `stream`; default both.
+    #[serde(default)]
+    pub modes: Option<Vec<Spanned<Mode>>>,
+    /// The parallel-calls switch; absent: the field is not sent.
+    #[serde(default)]
+    pub parallel: Option<bool>,
+    #[serde(default)]
+    pub strict: StrictPolicy,
+    /// Extended thinking budget in tokens.
+    #[serde(default)]
+    pub thinking: Option<u32>,
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    /// Per-provider model overrides (`models = { openai-responses = "gpt-5" }`).
+    #[serde(default)]
+    pub models: BTreeMap<ModelsKey, Spanned<String>>,
+    pub messages: Vec<CaseMessage>,
+    /// Tool results to send back after each round of calls (multi-turn).
+    #[serde(default)]
+    pub rounds: Vec<Round>,
+    /// What the provider simulator does for this case's synthetic cassettes.
+    #[serde(default)]
+    pub simulate: Scenario,
+    /// Expected outcomes that differ from the plain tool_choice contract, per trial pattern.
+    #[serde(default)]
+    pub expect: Vec<Spanned<Expectation>>,
+    /// Known provider non-conformance, per trial pattern, with a reason.
+    #[serde(default)]
+    pub known_failure: Vec<Spanned<KnownFailure>>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseMessage {
+    pub role: Spanned<Role>,
+    pub content: String,
+}
+
+/// Who says a case message (tool results go in `[[rounds]]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    Developer,
+    User,
+}
+
+impl<'de> Deserialize<'de> for Role {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(Slug(|s: &str| match s {
+            "system" => Ok(Role::System),
+            "developer" => Ok(Role::Developer),
+            "user" => Ok(Role::User),
+            _ => Err(format!(
+                "unknown role `{s}`; case messages are system, developer or user (tool rounds go in [[rounds]])"
+            )),
+        }))
+    }
+}
+
+/// One round of tool results, matched to the model's calls by tool name, in order.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Round {
+    pub results: Vec<RoundResult>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoundResult {
+    pub tool: Spanned<String>,
+    pub content: String,
+    #[serde(default)]
+    pub is_error: bool,
+}
+
+/// What a trial must show instead of (or besides) the plain contract.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Expectation {
+    /// Trial pattern `provider::choice::mode`, `*` matching within a segment; default all.
+    #[serde(default = "any_trial")]
+    pub trials: String,
+    /// Encoding fails closed with this error code: nothing is sent ("not supported by design").
+    #[serde(default)]
+    pub encode_error: Option<String>,
+    /// The first exchange answers with this HTTP status (an error the case provokes on purpose).
+    #[serde(default)]
+    pub error_status: Option<u16>,
+    /// The error message contains this text.
+    #[serde(default)]
+    pub error_contains: Option<String>,
+    /// Names of the tool calls of the first exchange, in order.
+    #[serde(default)]
+    pub calls: Option<Vec<String>>,
+    /// Diagnostic kinds that must appear (first exchange).
+    #[serde(default)]
+    pub diagnostics: Option<Vec<String>>,
+    /// The final exchange's text contains this.
+    #[serde(default)]
+    pub final_text_contains: Option<String>,
+    /// How many exchanges the trial has (attempts replaced by a variant fallback not counted).
+    #[serde(default)]
+    pub exchanges: Option<usize>,
+    /// How many HTTP interactions the trial has, fallback attempts included.
+    #[serde(default)]
+    pub attempts: Option<usize>,
+    /// Hosted search outcome: `effective` (searched, results with citations) or the code that
+    /// `why_not_grounded` starts with (`GROUNDING_EMPTY_RESULTS`, `GROUNDING_NOT_ATTEMPTED`, ...).
+    #[serde(default)]
+    pub grounding: Option<String>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KnownFailure {
+    #[serde(default = "any_trial")]
+    pub trials: String,
+    pub reason: String,
+}
+
+fn any_trial() -> String {
+    "*::*::*".into()
+}
+
+/// `buffered` or `stream`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mode {
+    Buffered,
+    Stream,
+}
+
+impl Mode {
+    pub fn slug(self) -> &'static str {
+        match self {
+            Mode::Buffered => "buffered",
+            Mode::Stream => "stream",
+        }
+    }
+
+    pub fn from_slug(s: &str) -> Option<Mode> {
+        match s {
+            "buffered" => Some(Mode::Buffered),
+            "stream" => Some(Mode::Stream),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for Mode {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.slug())
+    }
+}
+
+impl<'de> Deserialize<'de> for Mode {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(Slug(|s: &str| {
+            Mode::from_slug(s)
+                .ok_or_else(|| format!("unknown mode `{s}`; expected buffered or stream"))
+        }))
+    }
+}
+
+/// A tool choice variant of a case: a [`ToolChoice`] or the field left out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChoiceSpec {
+    Omitted,
+    Choice(ToolChoice),
+}
+
+impl ChoiceSpec {
+    pub fn slug(&self) -> String {
+        match self {
+            ChoiceSpec::Omitted => "omitted".into(),
+            ChoiceSpec::Choice(c) => c.slug(),
+        }
+    }
+
+    pub fn from_slug(s: &str) -> Option<ChoiceSpec> {
+        if s == "omitted" {
+            return Some(ChoiceSpec::Omitted);
+        }
+        ToolChoice::from_slug(s).map(ChoiceSpec::Choice)
+    }
+
+    pub fn tool_choice(&self) -> Option<ToolChoice> {
+        match self {
+            ChoiceSpec::Omitted => None,
+            ChoiceSpec::Choice(c) => Some(c.clone()),
+        }
+    }
+
+    /// The tools a forced or allowed choice names.
+    pub fn named_tools(&self) -> Vec<&String> {
+        match self {
+            ChoiceSpec::Choice(ToolChoice::Forced(n)) => vec![n],
+            ChoiceSpec::Choice(ToolChoice::Allowed { tools, .. }) => tools.iter().collect(),
+            _ => vec![],
+        }
+    }
+}
+
+impl Serialize for ChoiceSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.slug())
+    }
+}
+
+impl<'de> Deserialize<'de> for ChoiceSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(Slug(|s: &str| {
+            ChoiceSpec::from_slug(s).ok_or_else(|| format!(
+                "unknown tool choice `{s}`; write omitted, auto, none, required, forced-NAME, allowed-auto-A+B or allowed-required-A+B"
+            ))
+        }))
+    }
+}
+
+/// A provider named as a key of a case's `models` table (its error says where it was).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct ModelsKey(pub Provider);
+
+impl<'de> Deserialize<'de> for ModelsKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(Slug(|s: &str| {
+            Provider::from_slug(s).map(ModelsKey).ok_or_else(|| {
+                let all: Vec<&str> = Provider::ALL.iter().map(|p| p.slug()).collect();
+                format!(
+                    "unknown provider `{s}` in models; expected one of {}",
+                    all.join(", ")
+                )
+            })
+        }))
+    }
+}
+
+/// Default model and base URL per provider (`cases/providers.toml`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderConfig {
+    pub model: String,
+    pub base_url: String,
+}
+
+/// Reads a string value through `parse`. The error is raised inside the visitor, while the
+/// deserializer still knows where the value is, so it says `path:line:col` of the value itself.
+struct Slug<F>(F);
+
+impl<'de, T, F: FnOnce(&str) -> Result<T, String>> Visitor<'de> for Slug<F> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<T, E> {
+        (self.0)(s).map_err(E::custom)
+    }
+}

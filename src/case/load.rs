@@ -1,0 +1,235 @@
+//! Loading and validating a case: the provider table (`cases/providers.toml`), tool files
+//! (`cases/tools/*.json`), the case's hash, and the checks that span several fields (tool names,
+//! patterns that must match a trial).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+use toml::Spanned;
+
+use super::file::{CaseFile, ChoiceSpec, Mode, ProviderConfig};
+use super::trial::{pattern_matches, trial_keys};
+use crate::located::Located;
+use crate::model::Provider;
+use crate::model::Tool;
+
+/// The file in `cases/` that configures providers rather than describing a case.
+pub const PROVIDERS_FILE: &str = "providers.toml";
+
+/// A problem in a case, tool or provider file, located for the reader.
+pub type CaseError = Located;
+
+/// A loaded, validated case.
+#[derive(Debug)]
+pub struct Case {
+    /// File stem: the first segment of every trial name.
+    pub name: String,
+    pub path: PathBuf,
+    pub source: String,
+    pub file: CaseFile,
+    pub tools: Vec<Tool>,
+    pub providers: Vec<Provider>,
+    pub choices: Vec<ChoiceSpec>,
+    pub modes: Vec<Mode>,
+    /// Model per provider (case override, else providers.toml).
+    pub models: BTreeMap<Provider, String>,
+    /// sha256 of the case file and every tool file it names.
+    pub hash: String,
+}
+
+fn toml_error(path: &Path, source: &str, err: &toml::de::Error) -> CaseError {
+    let offset = err.span().map_or(0, |s| s.start);
+    Located::at_offset(path, source, offset, err.message().trim())
+}
+
+fn read(path: &Path, what: &str) -> Result<String, CaseError> {
+    std::fs::read_to_string(path).map_err(|e| Located::at_start(path, format!("{what}: {e}")))
+}
+
+/// Loads `cases/providers.toml`.
+pub fn load_providers(cases_dir: &Path) -> Result<BTreeMap<Provider, ProviderConfig>, CaseError> {
+    let path = cases_dir.join(PROVIDERS_FILE);
+    let source = read(&path, "cannot read the provider table")?;
+    let table: BTreeMap<Provider, ProviderConfig> =
+        toml::from_str(&source).map_err(|e| toml_error(&path, &source, &e))?;
+    if let Some(missing) = Provider::ALL.iter().find(|p| !table.contains_key(p)) {
+        return Err(Located::at_start(
+            path,
+            format!("no `[{missing}]` table: every provider needs a default model and base_url"),
+        ));
+    }
+    Ok(table)
+}
+
+/// Loads one neutral tool file.
+pub fn load_tool(path: &Path) -> Result<(Tool, String), CaseError> {
+    let text = read(path, "cannot read tool file")?;
+    let tool: Tool = serde_json::from_str(&text).map_err(|e| CaseError {
+        path: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        message: format!("invalid tool definition: {e}"),
+    })?;
+    Ok((tool, text))
+}
+
+/// Compact JSON with object keys sorted at every level.
+fn canonical(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let items: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", Value::String(k.clone()), canonical(&m[k])))
+                .collect();
+            format!("{{{}}}", items.join(","))
+        }
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(canonical).collect::<Vec<_>>().join(",")
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The case's name: its file stem, which becomes the first segment of test names.
+fn case_name(path: &Path) -> Result<String, CaseError> {
+    let name = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
+    let ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if name.is_empty() || !name.chars().all(ok) {
+        return Err(Located::at_start(
+            path,
+            "case file names use only letters, digits, `_` and `-` (they become test names)",
+        ));
+    }
+    Ok(name.to_string())
+}
+
+/// The case's tools, and the hash of what the case and its tools mean. Comments, blank lines
+/// and key order can change without making its cassettes stale.
+fn load_tools(
+    file: &CaseFile,
+    source: &str,
+    tools_dir: &Path,
+    at: &impl Fn(&Spanned<String>, String) -> CaseError,
+) -> Result<(Vec<Tool>, String), CaseError> {
+    let mut hasher = Sha256::new();
+    if let Ok(table) = toml::from_str::<toml::Table>(source) {
+        hasher.update(canonical(&serde_json::to_value(&table).unwrap_or_default()).as_bytes());
+    }
+    let mut tools = Vec::new();
+    for t in &file.tools {
+        let (name, tool_path) = (t.get_ref(), tools_dir.join(format!("{}.json", t.get_ref())));
+        if !tool_path.is_file() {
+            let shown = tool_path.display();
+            return Err(at(
+                t,
+                format!("no tool file {shown} for tool `{name}`: add it, or fix the name"),
+            ));
+        }
+        let (tool, text) = load_tool(&tool_path)?;
+        if &tool.name != name {
+            let msg = format!(
+                "the tool's name is `{}` but its file is named for `{name}`",
+                tool.name
+            );
+            return Err(Located::at_start(tool_path, msg));
+        }
+        hasher.update(canonical(&serde_json::from_str(&text).unwrap_or_default()).as_bytes());
+        tools.push(tool);
+    }
+    Ok((tools, format!("sha256:{:x}", hasher.finalize())))
+}
+
+/// Loads and validates one case file.
+pub fn load_case(
+    path: &Path,
+    tools_dir: &Path,
+    providers: &BTreeMap<Provider, ProviderConfig>,
+) -> Result<Case, CaseError> {
+    let source = read(path, "cannot read case file")?;
+    let file: CaseFile = toml::from_str(&source).map_err(|e| toml_error(path, &source, &e))?;
+    let err = |start: usize, msg: String| Located::at_offset(path, &source, start, msg);
+    let name = case_name(path)?;
+    let (tools, hash) = load_tools(&file, &source, tools_dir, &|t, m| err(t.span().start, m))?;
+
+    let tool_names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    for c in &file.choices {
+        if let Some(bad) = c
+            .get_ref()
+            .named_tools()
+            .into_iter()
+            .find(|n| !tool_names.contains(&n.as_str()))
+        {
+            let msg = format!(
+                "tool choice names `{bad}`, which is not among the case's tools {tool_names:?}"
+            );
+            return Err(err(c.span().start, msg));
+        }
+    }
+    if file.choices.is_empty() {
+        return Err(Located::at_start(
+            path,
+            "`choices` is empty: a case needs at least one tool choice",
+        ));
+    }
+    for r in file.rounds.iter().flat_map(|round| &round.results) {
+        if !tool_names.contains(&r.tool.get_ref().as_str()) {
+            let msg = format!(
+                "result for `{}`, which is not among the case's tools",
+                r.tool.get_ref()
+            );
+            return Err(err(r.tool.span().start, msg));
+        }
+    }
+
+    let providers_list = file.providers.as_ref().map_or_else(
+        || Provider::ALL.to_vec(),
+        |list| list.iter().map(|p| *p.get_ref()).collect(),
+    );
+    let mut models: BTreeMap<Provider, String> = providers_list
+        .iter()
+        .filter_map(|p| Some((*p, providers.get(p)?.model.clone())))
+        .collect();
+    models.extend(file.models.iter().map(|(k, m)| (k.0, m.get_ref().clone())));
+    let case = Case {
+        name,
+        path: path.to_path_buf(),
+        source: source.clone(),
+        tools,
+        providers: providers_list,
+        choices: file.choices.iter().map(|c| c.get_ref().clone()).collect(),
+        modes: file.modes.as_ref().map_or_else(
+            || vec![Mode::Buffered, Mode::Stream],
+            |list| list.iter().map(|m| *m.get_ref()).collect(),
+        ),
+        models,
+        hash,
+        file,
+    };
+    // Every pattern must match at least one trial: a stale note is an error, not silence.
+    let keys = trial_keys(&case);
+    let matches = |pattern: &str| keys.iter().any(|k| pattern_matches(pattern, k));
+    let expect = case
+        .file
+        .expect
+        .iter()
+        .map(|e| (e.span(), &e.get_ref().trials, "expectation"));
+    let known =
+        (case.file.known_failure.iter()).map(|k| (k.span(), &k.get_ref().trials, "known_failure"));
+    for (span, pattern, what) in expect.chain(known) {
+        if !matches(pattern) {
+            return Err(err(
+                span.start,
+                format!("{what} pattern `{pattern}` matches no trial of this case"),
+            ));
+        }
+    }
+    Ok(case)
+}

@@ -1,0 +1,21 @@
+//! The case format, in the order a case is read: the file types (`file`: serde, with spans),
+//! loading and validation (`load`: provider table, tool files, hash), expansion into trials and
+//! the trial's identity (`trial`), discovery of `cases/` (`discover`), and the editor schema kept
+//! equal to the types (`schema`).
+
+mod discover;
+mod file;
+mod load;
+pub mod schema;
+mod trial;
+
+#[cfg(test)]
+mod tests;
+
+pub use discover::{Discovery, discover};
+pub use file::{
+    CaseFile, CaseMessage, ChoiceSpec, Expectation, KnownFailure, Mode, ModelsKey, ProviderConfig,
+    Role, Round, RoundResult,
+};
+pub use load::{Case, CaseError, PROVIDERS_FILE, load_case, load_providers, load_tool};
+pub use trial::{Trial, TrialId, pattern_matches, trial_ids, trials};

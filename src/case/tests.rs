@@ -1,0 +1,279 @@
+//! Unit tests of the case format: patterns, loading errors with positions, the case hash,
+//! trial identities, and the editor schema kept equal to the types.
+
+use std::path::{Path, PathBuf};
+
+use super::schema::{problems, rust_fields};
+use super::*;
+use crate::located::line_col;
+
+#[test]
+fn patterns() {
+    assert!(pattern_matches("*::*::*", "gemini::auto::stream"));
+    assert!(pattern_matches("gemini", "gemini::auto::stream"));
+    assert!(pattern_matches(
+        "gemini::forced-*",
+        "gemini::forced-get_weather::buffered"
+    ));
+    assert!(!pattern_matches(
+        "gemini::forced-*",
+        "gemini::auto::buffered"
+    ));
+    assert!(pattern_matches("*::*::stream", "anthropic::none::stream"));
+    assert!(!pattern_matches(
+        "openai-*::*::stream",
+        "anthropic::none::stream"
+    ));
+}
+
+/// A throwaway project root with the real provider table and tools, plus `cases/NAME.toml`.
+fn project_with(name: &str, case_text: &str) -> PathBuf {
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases");
+    let root = std::env::temp_dir().join(format!("tooltape-case-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("cases/tools")).unwrap();
+    std::fs::copy(
+        real.join(PROVIDERS_FILE),
+        root.join("cases").join(PROVIDERS_FILE),
+    )
+    .unwrap();
+    std::fs::copy(
+        real.join("tools/get_weather.json"),
+        root.join("cases/tools/get_weather.json"),
+    )
+    .unwrap();
+    std::fs::write(root.join(format!("cases/{name}.toml")), case_text).unwrap();
+    root
+}
+
+fn broken(name: &str, text: &str) -> String {
+    let root = project_with(name, text);
+    let d = discover(&root);
+    std::fs::remove_dir_all(&root).unwrap();
+    assert!(d.trials.is_empty(), "expected {name} to be rejected");
+    assert_eq!(d.broken.len(), 1);
+    d.broken[0].1.to_string()
+}
+
+const GOOD: &str = "description = \"d\"\ntools = [\"get_weather\"]\nchoices = [\"auto\"]\n[[messages]]\nrole = \"user\"\ncontent = \"hi\"\n";
+
+#[test]
+fn a_good_case_expands_into_named_trials() {
+    let root = project_with("good", GOOD);
+    let d = discover(&root);
+    std::fs::remove_dir_all(&root).unwrap();
+    assert!(d.broken.is_empty(), "{:?}", d.broken);
+    let names: Vec<String> = d.trials.iter().map(Trial::name).collect();
+    assert_eq!(names.len(), 10);
+    assert_eq!(names[0], "good::openai-chat::auto::buffered");
+    assert_eq!(
+        d.trials[1].cassette_path(),
+        PathBuf::from("cassettes/openai-chat/good/auto-stream.json")
+    );
+}
+
+#[test]
+fn unknown_field_is_reported_with_line_and_column() {
+    let msg = broken("typo", &format!("{GOOD}\n[[expect]]\ncals = [\"x\"]\n"));
+    assert!(
+        msg.starts_with("cases/typo.toml:9:1: unknown field `cals`"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn semantic_errors_point_at_the_value() {
+    let msg = broken(
+        "badtool",
+        &GOOD.replace("[\"get_weather\"]", "[\"get_wether\"]"),
+    );
+    assert!(
+        msg.starts_with("cases/badtool.toml:2:10: no tool file"),
+        "{msg}"
+    );
+    let msg = broken(
+        "badchoice",
+        &GOOD.replace("[\"auto\"]", "[\"forced-nope\"]"),
+    );
+    assert!(
+        msg.starts_with("cases/badchoice.toml:3:12: tool choice names `nope`"),
+        "{msg}"
+    );
+    let msg = broken(
+        "badkf",
+        &format!("{GOOD}[[known_failure]]\ntrials = \"gemini::none\"\nreason = \"r\"\n"),
+    );
+    assert!(
+        msg.starts_with(
+            "cases/badkf.toml:7:1: known_failure pattern `gemini::none` matches no trial"
+        ),
+        "{msg}"
+    );
+    let msg = broken("syntax", "description = \"unterminated\n");
+    assert!(msg.starts_with("cases/syntax.toml:1:"), "{msg}");
+}
+
+#[test]
+fn case_hash_ignores_comments_and_order_but_not_meaning() {
+    let hash = |text: &str| {
+        let root = project_with("hashing", text);
+        let d = discover(&root);
+        std::fs::remove_dir_all(&root).unwrap();
+        d.trials[0].case.hash.clone()
+    };
+    let base = hash(GOOD);
+    let reordered = "choices = [\"auto\"]\n# a comment\ntools = [\"get_weather\"]\ndescription = \"d\"\n\n[[messages]]\ncontent = \"hi\"\nrole = \"user\"\n";
+    assert_eq!(hash(reordered), base);
+    assert_ne!(hash(&GOOD.replace("\"hi\"", "\"hello\"")), base);
+}
+
+#[test]
+fn line_col_counts_chars() {
+    assert_eq!(line_col("ab\ncdé\nx", 7), (2, 4));
+    assert_eq!(line_col("ab\ncdé\nx", 8), (3, 1));
+    assert_eq!(line_col("ab", 0), (1, 1));
+}
+
+#[test]
+fn probes_read_field_lists_from_serde() {
+    let fields = rust_fields("[[known_failure]]\n__probe__ = 1").unwrap();
+    assert_eq!(fields, vec!["reason".to_string(), "trials".to_string()]);
+}
+
+#[test]
+fn shipped_schema_matches_rust_types() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    assert_eq!(problems(root), Vec::<String>::new());
+}
+
+const PROVIDER_LIST: &str = "openai-chat, openai-responses, anthropic, gemini, text-protocol";
+
+#[test]
+fn typed_fields_fail_at_their_value_with_the_valid_values() {
+    let msg = broken(
+        "badslug",
+        &GOOD.replace("[\"auto\"]", "[\"auto\", \"sometimes\"]"),
+    );
+    assert_eq!(
+        msg,
+        "cases/badslug.toml:3:20: unknown tool choice `sometimes`; write omitted, auto, none, required, forced-NAME, allowed-auto-A+B or allowed-required-A+B"
+    );
+    let msg = broken("badrole", &GOOD.replace("\"user\"", "\"tool\""));
+    assert_eq!(
+        msg,
+        "cases/badrole.toml:5:8: unknown role `tool`; case messages are system, developer or user (tool rounds go in [[rounds]])"
+    );
+    let msg = broken("badmode", &format!("modes = [\"fast\"]\n{GOOD}"));
+    assert_eq!(
+        msg,
+        "cases/badmode.toml:1:10: unknown mode `fast`; expected buffered or stream"
+    );
+    let msg = broken("badprov", &format!("providers = [\"gemni\"]\n{GOOD}"));
+    assert_eq!(
+        msg,
+        format!(
+            "cases/badprov.toml:1:14: unknown provider `gemni`; expected one of {PROVIDER_LIST}"
+        )
+    );
+    let msg = broken("badmodel", &format!("models = {{ gemni = \"m\" }}\n{GOOD}"));
+    assert_eq!(
+        msg,
+        format!(
+            "cases/badmodel.toml:1:12: unknown provider `gemni` in models; expected one of {PROVIDER_LIST}"
+        )
+    );
+}
+
+#[test]
+fn typed_fields_load_into_the_case() {
+    let text = format!(
+        "providers = [\"gemini\", \"anthropic\"]\nmodes = [\"stream\"]\nmodels = {{ gemini = \"g-1\" }}\n{}",
+        GOOD.replace("[\"auto\"]", "[\"omitted\", \"forced-get_weather\"]")
+            .replace("\"user\"", "\"system\"")
+    );
+    let root = project_with("typed", &text);
+    let d = discover(&root);
+    std::fs::remove_dir_all(&root).unwrap();
+    assert!(d.broken.is_empty(), "{:?}", d.broken);
+    let names: Vec<String> = d.trials.iter().map(Trial::name).collect();
+    assert_eq!(
+        names,
+        [
+            "typed::gemini::omitted::stream",
+            "typed::gemini::forced-get_weather::stream",
+            "typed::anthropic::omitted::stream",
+            "typed::anthropic::forced-get_weather::stream",
+        ]
+    );
+    let case = &d.trials[0].case;
+    assert_eq!(case.models[&crate::model::Provider::Gemini], "g-1");
+    assert_eq!(*case.file.messages[0].role.get_ref(), Role::System);
+    assert_eq!(d.trials[1].choice_location(), "cases/typed.toml:6:23");
+}
+
+#[test]
+fn trial_ids_read_back_their_name_cassette_and_snapshot() {
+    for name in [
+        "weather::openai-chat::auto::buffered",
+        "weather::gemini::forced-get_weather::stream",
+        "multi-tool::anthropic::allowed-required-a+b::buffered",
+        "x::text-protocol::omitted::stream",
+    ] {
+        let id = TrialId::from_name(name).unwrap();
+        assert_eq!(id.name(), name);
+        assert_eq!(
+            TrialId::from_cassette_path(&id.cassette_path()),
+            Some(id.clone())
+        );
+        assert_eq!(
+            TrialId::from_snapshot_file(&id.snapshot_file()),
+            Some(id.clone())
+        );
+    }
+    let id = TrialId::from_name("weather::gemini::forced-get_weather::stream").unwrap();
+    assert_eq!(
+        id.cassette_path(),
+        PathBuf::from("cassettes/gemini/weather/forced-get_weather-stream.json")
+    );
+    assert_eq!(
+        id.snapshot_file(),
+        "weather__gemini__forced-get_weather__stream.snap"
+    );
+    assert_eq!(id.row(), "weather::forced-get_weather::stream");
+    assert_eq!(
+        TrialId::from_cassette_path(Path::new("gemini/weather/auto-buffered.json"))
+            .map(|i| i.name()),
+        Some("weather::gemini::auto::buffered".into())
+    );
+    for bad in [
+        "cassettes/nope/weather/auto-buffered.json",
+        "cassettes/gemini/weather/auto-slow.json",
+        "cassettes/gemini/weather/auto-buffered.txt",
+        "auto-buffered.json",
+    ] {
+        assert_eq!(TrialId::from_cassette_path(Path::new(bad)), None, "{bad}");
+    }
+    assert_eq!(TrialId::from_name("weather::gemini::auto"), None);
+    assert_eq!(
+        TrialId::from_snapshot_file("weather__gemini__auto__stream.yaml"),
+        None
+    );
+}
+
+#[test]
+fn provider_table_rejects_an_unknown_provider() {
+    let dir = std::env::temp_dir().join(format!("tooltape-providers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let real = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("cases")
+        .join(PROVIDERS_FILE);
+    let text =
+        std::fs::read_to_string(real).unwrap() + "\n[gemni]\nmodel = \"m\"\nbase_url = \"u\"\n";
+    std::fs::write(dir.join(PROVIDERS_FILE), text).unwrap();
+    let msg = load_providers(&dir).unwrap_err().message;
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        msg,
+        format!("unknown provider `gemni`; expected one of {PROVIDER_LIST}")
+    );
+}
