@@ -1,8 +1,10 @@
 //! How a case file is written: the serde types of `cases/*.toml` and `cases/providers.toml`,
 //! with spans kept for `path:line:col` errors. Roles, providers, modes and tool choices are
 //! parsed into their types here, so a bad value fails at deserialization, where its span is.
+//! Also the loaded `Case` those files become.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use std::fmt;
 
@@ -11,7 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use toml::Spanned;
 
 use crate::model::Provider;
-use crate::model::{HostedTool, StrictPolicy, ToolChoice};
+use crate::model::{HostedTool, StrictPolicy, Tool, ToolChoice};
 use crate::scenario::Scenario;
 
 /// How a case file is written. Every table rejects unknown fields.
@@ -292,4 +294,22 @@ impl<'de, T, F: FnOnce(&str) -> Result<T, String>> Visitor<'de> for Slug<F> {
     fn visit_str<E: de::Error>(self, s: &str) -> Result<T, E> {
         (self.0)(s).map_err(E::custom)
     }
+}
+
+/// A loaded, validated case.
+#[derive(Debug)]
+pub struct Case {
+    /// File stem: the first segment of every trial name.
+    pub name: String,
+    pub path: PathBuf,
+    pub source: String,
+    pub file: CaseFile,
+    pub tools: Vec<Tool>,
+    pub providers: Vec<Provider>,
+    pub choices: Vec<ChoiceSpec>,
+    pub modes: Vec<Mode>,
+    /// Model per provider (case override, else providers.toml).
+    pub models: BTreeMap<Provider, String>,
+    /// sha256 of the case file and every tool file it names.
+    pub hash: String,
 }

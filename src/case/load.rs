@@ -3,12 +3,12 @@
 //! patterns that must match a trial).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use sha2::{Digest, Sha256};
 use toml::Spanned;
 
-use super::file::{CaseFile, ChoiceSpec, Mode, ProviderConfig};
+use super::file::{Case, CaseFile, Mode, ProviderConfig};
 use super::trial::{pattern_matches, trial_keys};
 use crate::located::Located;
 use crate::model::Provider;
@@ -19,24 +19,6 @@ pub const PROVIDERS_FILE: &str = "providers.toml";
 
 /// A problem in a case, tool or provider file, located for the reader.
 pub type CaseError = Located;
-
-/// A loaded, validated case.
-#[derive(Debug)]
-pub struct Case {
-    /// File stem: the first segment of every trial name.
-    pub name: String,
-    pub path: PathBuf,
-    pub source: String,
-    pub file: CaseFile,
-    pub tools: Vec<Tool>,
-    pub providers: Vec<Provider>,
-    pub choices: Vec<ChoiceSpec>,
-    pub modes: Vec<Mode>,
-    /// Model per provider (case override, else providers.toml).
-    pub models: BTreeMap<Provider, String>,
-    /// sha256 of the case file and every tool file it names.
-    pub hash: String,
-}
 
 fn toml_error(path: &Path, source: &str, err: &toml::de::Error) -> CaseError {
     let offset = err.span().map_or(0, |s| s.start);

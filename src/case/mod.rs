@@ -14,8 +14,8 @@ mod tests;
 
 pub use discover::{Discovery, discover};
 pub use file::{
-    CaseFile, CaseMessage, ChoiceSpec, Expectation, KnownFailure, Mode, ModelsKey, ProviderConfig,
-    Role, Round, RoundResult,
+    Case, CaseFile, CaseMessage, ChoiceSpec, Expectation, KnownFailure, Mode, ModelsKey,
+    ProviderConfig, Role, Round, RoundResult,
 };
-pub use load::{Case, CaseError, PROVIDERS_FILE, load_case, load_providers, load_tool};
+pub use load::{CaseError, PROVIDERS_FILE, load_case, load_providers, load_tool};
 pub use trial::{Trial, TrialId, pattern_matches, trial_ids, trials};

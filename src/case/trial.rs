@@ -6,8 +6,7 @@ use std::sync::Arc;
 
 use toml::Spanned;
 
-use super::file::{ChoiceSpec, Expectation, KnownFailure, Mode, Role};
-use super::load::Case;
+use super::file::{Case, ChoiceSpec, Expectation, KnownFailure, Mode, Role};
 use crate::located::line_col;
 use crate::model::Provider;
 use crate::model::{ChatRequest, Grounding, HostedTool, Message};

@@ -5,9 +5,9 @@ use serde_json::{Value, json};
 
 use super::decide::{Ask, FnTool, Turn};
 use super::errors::Rejection;
+use super::exchange::Ctx;
 use super::exchange::SimResponse;
 use super::openai_chat::content_text;
-use super::route::Ctx;
 use super::wire;
 use crate::model::ToolChoice;
 

@@ -87,3 +87,10 @@ impl SimResponse {
         serde_json::from_slice(&self.body.bytes()).unwrap_or(Value::Null)
     }
 }
+
+/// What renderers need besides the decision: the request seed (ids) and the parsed body.
+pub(crate) struct Ctx<'a> {
+    pub seed: u64,
+    pub body: &'a Value,
+    pub input_tokens: u64,
+}

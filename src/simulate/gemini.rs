@@ -6,8 +6,8 @@ use serde_json::{Map, Value, json};
 
 use super::decide::{Ask, FnTool, Turn};
 use super::errors::Rejection;
+use super::exchange::Ctx;
 use super::exchange::SimResponse;
-use super::route::Ctx;
 use super::wire;
 use crate::model::{AllowedMode, ToolChoice, empty_parameters};
 

@@ -5,11 +5,11 @@ use serde_json::{Value, json};
 
 use super::decide::{Ask, FnTool, Turn};
 use super::errors::Rejection;
+use super::exchange::Ctx;
 use super::exchange::SimResponse;
 use super::openai_chat::{
     check_needs_tools, content_text, parse_choice, require_model, tools_array,
 };
-use super::route::Ctx;
 use super::wire;
 use crate::model::empty_parameters;
 

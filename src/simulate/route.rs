@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::decide::{self, Ask};
 use super::errors::{self, Family, Rejection};
-use super::exchange::{SimRequest, SimResponse};
+use super::exchange::{Ctx, SimRequest, SimResponse};
 use super::tool_rejection::wire_rejection;
 use super::{anthropic, gemini, openai_chat, openai_responses};
 use super::{text_protocol, wire};
@@ -35,13 +35,6 @@ impl Api {
             Api::Gemini { .. } => Family::Gemini,
         }
     }
-}
-
-/// What renderers need besides the decision: the request seed (ids) and the parsed body.
-pub(crate) struct Ctx<'a> {
-    pub seed: u64,
-    pub body: &'a Value,
-    pub input_tokens: u64,
 }
 
 /// The error family a path belongs to (for 404s and scenario-header errors).

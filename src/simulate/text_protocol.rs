@@ -6,9 +6,9 @@ use serde_json::{Value, json};
 
 use super::decide::{Ask, Call, FnTool, Turn};
 use super::errors::Rejection;
+use super::exchange::Ctx;
 use super::exchange::SimResponse;
 use super::openai_chat::{ChatOut, content_text, render_out, require_model};
-use super::route::Ctx;
 use crate::model::{AllowedMode, ToolChoice, empty_parameters};
 use crate::scenario::Malformed;
 

@@ -16,7 +16,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::stream::State;
+use super::state::State;
 use super::wire::{BStr, CallDeltaWire, UsageWire};
 
 /// Applies one chunk's JSON text to `st`.

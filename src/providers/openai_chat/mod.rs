@@ -3,6 +3,7 @@
 
 mod chunk;
 mod decode;
+mod state;
 mod stream;
 pub(crate) mod wire;
 

@@ -1,15 +1,9 @@
 //! Chat Completions stream decoding: SSE `data:` chunks → tool-call deltas keyed by `index`, text,
 //! finish reason, usage, mid-stream errors; plus the synthetic stream and bench for `make bench`.
 
-use serde_json::Value;
-
-use super::decode::{error_from_value, parse_arguments, set_finish};
-use super::wire::BStr;
-use super::wire::CallDeltaWire;
+use super::state::State;
 use crate::model::DecodeError;
-use crate::model::{
-    ChatRequest, Diagnostic, DiagnosticKind, Outcome, ProviderError, ToolCall, Usage,
-};
+use crate::model::{ChatRequest, Outcome};
 use crate::sse::{SseDecoder, SseEvent};
 
 /// Push-based stream decoder: the same outcome for any chunking of the same bytes.
@@ -17,27 +11,6 @@ pub struct Stream {
     req: ChatRequest,
     sse: SseDecoder,
     st: State,
-}
-
-#[derive(Default)]
-pub(super) struct State {
-    calls: Vec<PartialCall>,
-    /// Position of the call the previous delta touched: the usual next target.
-    last: usize,
-    pub(super) text: String,
-    pub(super) finish_reason: Option<String>,
-    pub(super) usage: Option<Usage>,
-    model: Option<String>,
-    error: Option<ProviderError>,
-    done: bool,
-}
-
-struct PartialCall {
-    /// The wire `index`; `None` for servers that omit it (Mistral).
-    index: Option<u64>,
-    id: String,
-    name: String,
-    args: String,
 }
 
 impl Stream {
@@ -62,133 +35,15 @@ impl Stream {
     #[inline]
     pub fn push(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
         let st = &mut self.st;
-        self.sse.push(bytes, &mut |ev| st.on_event(ev))
+        self.sse.push(bytes, &mut |ev| on_event(st, ev))
     }
 
     pub fn finish(self) -> Result<Outcome, DecodeError> {
         let Stream {
             mut sse, mut st, ..
         } = self;
-        sse.finish(&mut |ev| st.on_event(ev))?;
+        sse.finish(&mut |ev| on_event(&mut st, ev))?;
         Ok(st.into_outcome())
-    }
-}
-
-impl State {
-    fn on_event(&mut self, ev: SseEvent<'_>) -> Result<(), DecodeError> {
-        let data = ev.data.trim_ascii();
-        // Anything after `[DONE]` is not part of the answer; blank `data:` lines are keep-alives.
-        if self.done || data.is_empty() {
-            return Ok(());
-        }
-        if data.starts_with("[DONE]") {
-            self.done = true;
-            return Ok(());
-        }
-        super::chunk::apply(self, data)
-            .map_err(|e| DecodeError::json("openai-chat stream event", &e, ev.line))
-    }
-
-    pub(super) fn set_model(&mut self, m: BStr<'_>) {
-        if self.model.as_deref() != Some(m.as_str()) {
-            self.model = Some(m.0.into_owned());
-        }
-    }
-
-    /// A mid-stream error arrives after a 200 status line; the first one is kept.
-    pub(super) fn set_error(&mut self, err: &Value) {
-        if self.error.is_none() && !err.is_null() {
-            self.error = error_from_value(&serde_json::json!({ "error": err }), 200);
-        }
-    }
-
-    pub(super) fn apply_call(&mut self, d: CallDeltaWire<'_>) {
-        let pos = self.locate(&d);
-        self.last = pos;
-        let call = &mut self.calls[pos];
-        // id and name come on the first delta; later non-empty values do not overwrite them and
-        // empty ones (vLLM's `"name": ""` follow-ups) are ignored.
-        if let Some(id) = d.id.filter(|s| !s.0.is_empty())
-            && call.id.is_empty()
-        {
-            call.id = id.0.into_owned();
-        }
-        if let Some(f) = d.function {
-            if let Some(n) = f.name.filter(|s| !s.0.is_empty())
-                && call.name.is_empty()
-            {
-                call.name = n.0.into_owned();
-            }
-            if let Some(a) = &f.arguments {
-                a.append_to(&mut call.args);
-            }
-        }
-    }
-
-    /// The call a delta belongs to, creating it when new. With `index`: the call of that index.
-    /// Without (Mistral sends whole calls with no index): a matching `id`, else a new call when the
-    /// delta names an id or a function, else (a bare arguments fragment) the previous call.
-    fn locate(&mut self, d: &CallDeltaWire<'_>) -> usize {
-        let id = d.id.as_ref().map(BStr::as_str).filter(|s| !s.is_empty());
-        let found = match d.index {
-            Some(i) => match self.calls.get(self.last) {
-                Some(c) if c.index == Some(i) => Some(self.last),
-                _ => self.calls.iter().position(|c| c.index == Some(i)),
-            },
-            None => match id {
-                Some(id) => self.calls.iter().position(|c| c.id == id),
-                None => {
-                    let named = d
-                        .function
-                        .as_ref()
-                        .and_then(|f| f.name.as_ref())
-                        .is_some_and(|n| !n.0.is_empty());
-                    (!named && !self.calls.is_empty()).then_some(self.last)
-                }
-            },
-        };
-        found.unwrap_or_else(|| {
-            self.calls.push(PartialCall {
-                index: d.index,
-                id: String::new(),
-                name: String::new(),
-                args: String::new(),
-            });
-            self.calls.len() - 1
-        })
-    }
-
-    fn into_outcome(self) -> Outcome {
-        let mut out = Outcome {
-            usage: self.usage,
-            model: self.model,
-            error: self.error,
-            ..Outcome::default()
-        };
-        if !self.text.is_empty() {
-            out.text = Some(self.text);
-        }
-        for (i, c) in self.calls.into_iter().enumerate() {
-            let arguments = parse_arguments(&c.args, i, &mut out.diagnostics);
-            out.tool_calls.push(ToolCall {
-                id: c.id,
-                name: c.name,
-                arguments,
-                thought_signature: None,
-            });
-        }
-        let truncated = !self.done && self.finish_reason.is_none() && out.error.is_none();
-        set_finish(&mut out, self.finish_reason);
-        if truncated {
-            out.diagnostics.push(Diagnostic {
-                kind: DiagnosticKind::StreamTruncated,
-                message: "stream ended without `data: [DONE]` or a finish_reason".into(),
-                offset: None,
-                call_index: None,
-                recovered: true,
-            });
-        }
-        out
     }
 }
 
@@ -230,4 +85,19 @@ pub fn synthetic_stream(calls: usize, fragment_len: usize) -> String {
     out.push_str(r#"data: {"id":"chatcmpl-SYNTH0001","object":"chat.completion.chunk","created":1766084439,"model":"gpt-4o-2024-08-06","choices":[],"usage":{"prompt_tokens":61,"completion_tokens":17,"total_tokens":78}}"#);
     out.push_str("\n\ndata: [DONE]\n\n");
     out
+}
+
+/// One SSE event into the state: `[DONE]` ends the answer, keep-alives are skipped.
+fn on_event(state: &mut State, ev: SseEvent<'_>) -> Result<(), DecodeError> {
+    let data = ev.data.trim_ascii();
+    // Anything after `[DONE]` is not part of the answer; blank `data:` lines are keep-alives.
+    if state.done || data.is_empty() {
+        return Ok(());
+    }
+    if data.starts_with("[DONE]") {
+        state.done = true;
+        return Ok(());
+    }
+    super::chunk::apply(state, data)
+        .map_err(|e| DecodeError::json("openai-chat stream event", &e, ev.line))
 }
