@@ -23,11 +23,12 @@ record:
 record-synthetic:
 	cargo run --release -- record $(FILTER) --$(MODE) --simulate $(if $(PROVIDER),--provider $(PROVIDER))
 
-# Speed figures against the targets: make bench ONLY=textcall. glibc keeps the memory a run frees
-# for the next run (BENCH_MALLOC=default for glibc's own thresholds; see ARCHITECTURE.md).
+# Speed figures against the targets (`cargo bench`, tests/bench/): make bench ONLY=textcall.
+# glibc keeps the memory a run frees for the next run (BENCH_MALLOC=default for glibc's own
+# thresholds; see docs/performance.md).
 BENCH_MALLOC ?= glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=33554432
 bench:
-	$(if $(filter default,$(BENCH_MALLOC)),,GLIBC_TUNABLES=$(BENCH_MALLOC)) cargo run --release -- bench $(if $(ONLY),--only $(ONLY))
+	$(if $(filter default,$(BENCH_MALLOC)),,GLIBC_TUNABLES=$(BENCH_MALLOC)) cargo bench --bench bench -- $(foreach s,$(ONLY),--only $(s))
 
 lint:
 	cargo clippy --all-targets -- -D warnings

@@ -38,13 +38,6 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Record cassettes from the live providers (keys from the environment) or the simulator.
     Record(RecordArgs),
-    /// Print speed figures against the project's targets (run in release: `make bench`).
-    Bench {
-        /// Run only these sections (repeatable): replay, openai-chat, openai-responses,
-        /// anthropic, gemini, textcall, schema, record.
-        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(crate::bench::SECTIONS))]
-        only: Vec<String>,
-    },
     /// Scan cassettes for secrets (key-shaped strings, unredacted auth headers); exit 1 on a finding.
     Scan(ScanArgs),
     /// One line per trial: ok, missing, stale (why), synthetic, imported; then orphaned files.
@@ -202,13 +195,6 @@ pub fn run(cli: Cli) -> i32 {
                     1
                 }
             }
-        }
-        Command::Bench { only } => {
-            let report = crate::bench::run_all(&root, &only);
-            for l in &report.lines {
-                crate::outln!("{l}");
-            }
-            i32::from(report.missed > 0)
         }
         Command::Scan(a) => crate::status::run_scan(&root, a.path.as_deref()),
         Command::Status(a) => crate::status::run(&root, a.filter.as_deref()),

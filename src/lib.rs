@@ -3,7 +3,6 @@
 //! The pipeline (see ARCHITECTURE.md): case file → trials → `providers::encode` → transport
 //! (replay, live, or the simulator) → `providers::decode` → `check` → snapshot and report.
 
-pub mod bench;
 pub mod case;
 pub mod case_schema;
 pub mod cassette;

@@ -524,13 +524,3 @@ fn record_simulate_through_the_binary_writes_synthetic_cassettes() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
-
-/// The bench section (run on demand: timing on a shared machine is not a test).
-#[test]
-#[ignore = "timing; run with --ignored, or `make bench` in release"]
-fn bench_section_records_100_trials() {
-    let mut report = tooltape::bench::Report::default();
-    record::bench(&mut report);
-    println!("{}", report.lines.join("\n"));
-    assert_eq!(report.missed, 0, "{}", report.lines.join("\n"));
-}

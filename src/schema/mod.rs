@@ -19,7 +19,6 @@
 //! Notes and errors show the root pointer as `(root)`.
 
 mod anthropic;
-mod bench;
 mod check;
 mod cli;
 mod gemini;
@@ -43,7 +42,6 @@ use serde_json::Value;
 use crate::model::{StrictPolicy, Tool};
 use crate::providers::{EncodeError, Provider};
 
-pub use bench::bench;
 pub use cli::{cli_check, cli_strict};
 pub use openai::{Transformed, make_nullable, transform as openai_transform};
 pub use restore::{restore_optional, restore_optional_with};

@@ -632,36 +632,6 @@ fn case_tool_files(#[case] text: &str, #[case] blocked_by: Option<&str>) {
     }
 }
 
-/// `cargo test --release --lib schema::tests::bench_figures -- --ignored --nocapture`
-#[test]
-#[ignore = "timing: run in release"]
-fn bench_figures() {
-    let mut report = crate::bench::Report::default();
-    bench(&mut report);
-    println!("{}", report.lines.join("\n"));
-}
-
-#[test]
-#[ignore = "timing: run in release"]
-fn bench_breakdown() {
-    let s = bench::generated(5000, 10);
-    let t = std::time::Instant::now();
-    let tr = openai_transform(&s);
-    let a = t.elapsed();
-    let t = std::time::Instant::now();
-    let c = check::openai(&tr.schema);
-    let b = t.elapsed();
-    let t = std::time::Instant::now();
-    let _ = s.clone();
-    let d = t.elapsed();
-    println!(
-        "transform {a:?} check {b:?} clone {d:?} blockers {} violations {} {:?}",
-        tr.blockers.len(),
-        c.len(),
-        c.first()
-    );
-}
-
 /// Runs `f` on a thread of its own and gives its result with the `$ref`-walk steps it took
 /// (`util::steps`); fails after 10 s instead of hanging if a walk turns exponential again
 /// (the self-reference below took 2^128 steps).

@@ -33,9 +33,6 @@ mod tests_random;
 #[cfg(test)]
 mod tests_vectors;
 
-pub mod bench;
-
-pub use bench::bench;
 pub use config::ParserConfig;
 
 use std::borrow::Cow;

@@ -1,5 +1,5 @@
 //! Provider `anthropic` (Messages API, `POST /v1/messages`): the encoder lives here; buffered
-//! decoding in `decode`, the push-based stream decoder and its benchmark in `stream`.
+//! decoding in `decode`, the push-based stream decoder in `stream`.
 
 mod decode;
 mod stream;
@@ -14,7 +14,7 @@ use crate::providers::{EncodeError, Encoded, Provider};
 use crate::schema::prepare_tools;
 
 pub use decode::decode;
-pub use stream::{Stream, bench, synthetic_stream};
+pub use stream::{Stream, synthetic_stream};
 
 pub const PATH: &str = "/v1/messages";
 pub const VERSION: &str = "2023-06-01";

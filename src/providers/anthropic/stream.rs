@@ -1,5 +1,5 @@
 //! Anthropic streamed Messages: SSE events → outcome, push-based and chunking-invariant; plus the
-//! synthetic stream and the speed figures for `make bench`.
+//! large synthetic stream the tests and `cargo bench` decode.
 
 use std::fmt::Write as _;
 
@@ -8,7 +8,6 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 use serde_json::Value;
 
 use super::decode::{Builder, Delta, MessageHead, WireError, WireUsage, provider_error};
-use crate::bench::Report;
 use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
 use crate::providers::DecodeError;
 use crate::providers::openai_chat::wire::BStr;
@@ -255,27 +254,4 @@ pub fn synthetic_stream(calls: usize, fragment_len: usize) -> String {
     );
     ev(&mut s, "message_stop", r#"{"type":"message_stop"}"#);
     s
-}
-
-fn decode_chunked(req: &ChatRequest, body: &[u8], chunk: usize) -> Outcome {
-    let mut s = Stream::new(req);
-    for c in body.chunks(chunk) {
-        if s.push(c).is_err() {
-            return Outcome::default();
-        }
-    }
-    s.finish().unwrap_or_default()
-}
-
-/// Stream decode speed, whole and in 1-byte chunks (run in release).
-pub fn bench(report: &mut Report) {
-    report.section("anthropic stream decode");
-    let body = synthetic_stream(400, 12);
-    let req = crate::bench::stream_request();
-    crate::bench::stream_decode(
-        report,
-        "anthropic stream",
-        body.as_bytes(),
-        &|bytes, chunk| decode_chunked(&req, bytes, chunk).tool_calls.len(),
-    );
 }

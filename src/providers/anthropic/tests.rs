@@ -510,12 +510,3 @@ fn synthetic_stream_decodes() {
     let ones = vec![1; body.len()];
     assert_eq!(decode_stream(body.as_bytes(), &ones), o);
 }
-
-/// `cargo test --release --lib providers::anthropic::tests::bench_figures -- --ignored --nocapture`
-#[test]
-#[ignore]
-fn bench_figures() {
-    let mut report = crate::bench::Report::default();
-    bench(&mut report);
-    println!("{}", report.lines.join("\n"));
-}

@@ -1,6 +1,6 @@
 //! Provider `gemini` (AI Studio `generateContent` / `streamGenerateContent`, v1beta): the encoder
 //! lives here; response chunks and buffered decoding in `decode`, the stream decoder (SSE or
-//! streamed JSON array, sniffed) and its benchmark in `stream`.
+//! streamed JSON array, sniffed) in `stream`.
 
 mod decode;
 mod stream;
@@ -16,7 +16,7 @@ use crate::providers::{EncodeError, Encoded, Provider};
 use crate::schema::prepare_tools;
 
 pub use decode::decode;
-pub use stream::{Stream, bench, synthetic_array, synthetic_stream};
+pub use stream::{Stream, synthetic_array, synthetic_stream};
 
 /// Prefix of the ids the decoder synthesizes for calls without a provider `id`; the encoder
 /// leaves such ids out of `functionResponse` (Gemini matches results by name and order).

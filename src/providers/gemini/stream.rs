@@ -1,11 +1,10 @@
 //! Gemini streamed responses: SSE (`alt=sse`) or a streamed JSON array, sniffed from the first
 //! non-whitespace byte; each chunk is a `GenerateContentResponse` fed to the shared `Accum`.
-//! Also the synthetic stream and the speed figures for `make bench`.
+//! Also the large synthetic streams the tests and `cargo bench` decode.
 
 use std::fmt::Write as _;
 
 use super::decode::{Accum, Chunk};
-use crate::bench::Report;
 use crate::jsonseq::{JsonSeqDecoder, JsonSeqError};
 use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
 use crate::providers::DecodeError;
@@ -144,28 +143,4 @@ pub fn synthetic_array(calls: usize, fragment_len: usize) -> String {
         .filter_map(|e| e.strip_prefix("data: "))
         .collect();
     format!("[{}]", items.join("\n,\r\n"))
-}
-
-fn decode_chunked(req: &ChatRequest, body: &[u8], chunk: usize) -> Outcome {
-    let mut s = Stream::new(req);
-    for c in body.chunks(chunk) {
-        if s.push(c).is_err() {
-            return Outcome::default();
-        }
-    }
-    s.finish().unwrap_or_default()
-}
-
-/// Stream decode speed for both framings, whole and in 1-byte chunks (run in release).
-pub fn bench(report: &mut Report) {
-    report.section("gemini stream decode");
-    let req = crate::bench::stream_request();
-    for (label, body) in [
-        ("gemini sse", synthetic_stream(1000, 200)),
-        ("gemini json array", synthetic_array(1000, 200)),
-    ] {
-        crate::bench::stream_decode(report, label, body.as_bytes(), &|bytes, chunk| {
-            decode_chunked(&req, bytes, chunk).tool_calls.len()
-        });
-    }
 }

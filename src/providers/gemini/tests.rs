@@ -448,12 +448,3 @@ fn synthetic_streams_decode() {
     );
     assert_eq!(decode_stream(sse.as_bytes(), &vec![1; sse.len()]), o);
 }
-
-/// `cargo test --release --lib providers::gemini::tests::bench_figures -- --ignored --nocapture`
-#[test]
-#[ignore]
-fn bench_figures() {
-    let mut report = crate::bench::Report::default();
-    bench(&mut report);
-    println!("{}", report.lines.join("\n"));
-}

@@ -19,7 +19,7 @@ use crate::model::{
 use crate::providers::{DecodeError, EncodeError, Encoded, Provider};
 use crate::schema;
 
-pub use stream::{Stream, bench, synthetic_stream};
+pub use stream::{Stream, synthetic_stream};
 use wire::{ArgsWire, BStr, First, UsageWire};
 
 pub const PATH: &str = "/v1/chat/completions";

@@ -1,12 +1,11 @@
 //! Chat Completions stream decoding: SSE `data:` chunks → tool-call deltas keyed by `index`, text,
-//! finish reason, usage, mid-stream errors; plus the synthetic stream and bench for `make bench`.
+//! finish reason, usage, mid-stream errors; plus the synthetic stream for tests and `cargo bench`.
 
 use serde_json::Value;
 
 use super::chunk::CallDeltaWire;
 use super::wire::BStr;
 use super::{error_from_value, parse_arguments, set_finish};
-use crate::bench::{self, Report};
 use crate::model::{
     ChatRequest, Diagnostic, DiagnosticKind, Outcome, ProviderError, ToolCall, Usage,
 };
@@ -231,23 +230,4 @@ pub fn synthetic_stream(calls: usize, fragment_len: usize) -> String {
     out.push_str(r#"data: {"id":"chatcmpl-SYNTH0001","object":"chat.completion.chunk","created":1766084439,"model":"gpt-4o-2024-08-06","choices":[],"usage":{"prompt_tokens":61,"completion_tokens":17,"total_tokens":78}}"#);
     out.push_str("\n\ndata: [DONE]\n\n");
     out
-}
-
-/// Stream decode throughput, whole and in 1-byte pushes (release builds only).
-pub fn bench(report: &mut Report) {
-    report.section("openai-chat stream decode");
-    let body = synthetic_stream(256, 4);
-    let req = bench::stream_request();
-    bench::stream_decode(
-        report,
-        "openai-chat stream",
-        body.as_bytes(),
-        &|bytes, chunk| {
-            let mut s = Stream::new(&req);
-            for c in bytes.chunks(chunk) {
-                let _ = s.push(c);
-            }
-            s.finish().map(|o| o.tool_calls.len()).unwrap_or(0)
-        },
-    );
 }

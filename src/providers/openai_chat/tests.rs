@@ -506,11 +506,3 @@ fn synthetic_stream_decodes_every_call() {
     );
     assert!(o.diagnostics.is_empty());
 }
-
-#[test]
-#[ignore = "prints bench figures; run in release with --ignored --nocapture"]
-fn bench_smoke() {
-    let mut report = crate::bench::Report::default();
-    bench(&mut report);
-    println!("{}", report.lines.join("\n"));
-}

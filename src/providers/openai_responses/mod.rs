@@ -21,7 +21,7 @@ use crate::model::{
 use crate::providers::{DecodeError, EncodeError, Encoded, Provider};
 use crate::schema;
 
-pub use stream::{Stream, bench, synthetic_stream};
+pub use stream::{Stream, synthetic_stream};
 
 pub const PATH: &str = "/v1/responses";
 

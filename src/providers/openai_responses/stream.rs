@@ -1,5 +1,5 @@
 //! Responses stream decoding: typed `response.*` events → output items keyed by `output_index`,
-//! terminal status, in-stream errors; plus the synthetic stream and bench for `make bench`.
+//! terminal status, in-stream errors; plus the synthetic stream for tests and `cargo bench`.
 //!
 //! Which source wins: the accumulated events. Argument and text deltas are the answer; the
 //! per-item `.done` events and the terminal `response.completed` snapshot are redundant copies
@@ -418,23 +418,4 @@ pub fn synthetic_stream(calls: usize, fragment_len: usize) -> String {
         ),
     );
     out
-}
-
-/// Stream decode throughput, whole and in 1-byte pushes (release builds only).
-pub fn bench(report: &mut crate::bench::Report) {
-    report.section("openai-responses stream decode");
-    let body = synthetic_stream(256, 4);
-    let req = crate::bench::stream_request();
-    crate::bench::stream_decode(
-        report,
-        "openai-responses stream",
-        body.as_bytes(),
-        &|bytes, chunk| {
-            let mut s = Stream::new(&req);
-            for c in bytes.chunks(chunk) {
-                let _ = s.push(c);
-            }
-            s.finish().map(|o| o.tool_calls.len()).unwrap_or(0)
-        },
-    );
 }

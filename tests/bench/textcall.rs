@@ -1,14 +1,14 @@
-//! Parser throughput: 1 MB of mixed text and calls, whole and in 1-byte chunks.
+//! The `<tool_call>` text parser: 1 MB of mixed text and calls, whole and in 1-byte chunks.
 
 use std::time::Duration;
 
 use serde_json::json;
+use tooltape::textcall::{Parser, ParserConfig};
 
-use super::{Parser, ParserConfig};
-use crate::bench::{Report, fastest_pair, mb_per_s};
+use crate::report::{Report, fastest_pair, mb_per_s};
 
 /// About 1 MB: prose (with `<` that are not tags), valid calls, recovered and rejected calls.
-pub fn sample() -> String {
+fn sample() -> String {
     let pieces = [
         "Let me look that up for you. Comparing a < b and c > d is fine in prose. ",
         "<tool_call>{\"name\":\"search\",\"arguments\":\"{\\\"q\\\":\\\"rust parsers\\\",\\\"limit\\\":5}\"}</tool_call>\n",
@@ -53,10 +53,27 @@ fn run(config: &ParserConfig, text: &str, one_byte: bool) -> usize {
     p.finish().tool_calls.len()
 }
 
-pub fn bench(report: &mut Report) {
+/// What the figures rest on, checked before timing: the 1-byte chunks are the sample's chars,
+/// and both runs give the same calls.
+fn check_method(config: &ParserConfig, text: &str) {
+    let mut chunks = 0;
+    let mut rebuilt = String::with_capacity(text.len());
+    for_each_char(text, |c| {
+        chunks += 1;
+        rebuilt.push_str(c);
+    });
+    assert_eq!(chunks, text.chars().count(), "one chunk per char");
+    assert_eq!(rebuilt, text, "the chunks are the sample");
+    let whole = run(config, text, false);
+    assert_eq!(run(config, text, true), whole, "1-byte run = whole run");
+    assert!(whole > 5000, "the sample holds over 5000 calls");
+}
+
+pub fn section(report: &mut Report) {
     report.section("textcall parser");
     let text = sample();
     let config = config();
+    check_method(&config, &text);
     let budget = Duration::from_millis(1600);
     let (whole, bytes) = fastest_pair(
         budget,
@@ -88,29 +105,4 @@ pub fn bench(report: &mut Report) {
         "x",
         Some(("< 2", ratio < 2.0)),
     );
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_chunks_are_the_chars_of_the_sample() {
-        let text = sample();
-        let mut chunks = Vec::new();
-        for_each_char(&text, |c| chunks.push(c.to_string()));
-        let chars: Vec<String> = text.chars().map(String::from).collect();
-        assert_eq!(chunks, chars);
-        let config = config();
-        assert_eq!(run(&config, &text, true), run(&config, &text, false));
-        assert!(run(&config, &text, false) > 5000);
-    }
-
-    #[test]
-    #[ignore = "benchmark: run in release with --ignored --nocapture"]
-    fn bench_textcall() {
-        let mut report = crate::bench::Report::default();
-        super::bench(&mut report);
-        println!("{}", report.lines.join("\n"));
-    }
 }

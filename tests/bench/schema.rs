@@ -1,15 +1,16 @@
-//! Bench section for schemas: strict transform + check on generated schemas, against the
-//! < 5 ms target for 5000 properties over 10 levels, and ns/node at three sizes (linearity).
+//! Schemas: strict transform + check on generated schemas, against the < 5 ms target for 5000
+//! properties over 10 levels, and ns/node at three sizes (linearity).
 
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+use tooltape::providers::Provider;
 
-use crate::bench::{Report, fastest};
+use crate::report::{Report, fastest};
 
 /// A schema of `levels` nested objects with `props` properties in total: each level has
 /// `props / levels` leaf properties (half optional, some enums) and one `child` object.
-pub fn generated(props: usize, levels: usize) -> Value {
+fn generated(props: usize, levels: usize) -> Value {
     let per_level = (props / levels.max(1)).max(1);
     let mut node = json!({"type": "object", "properties": {}});
     for level in (0..levels).rev() {
@@ -39,7 +40,7 @@ pub fn generated(props: usize, levels: usize) -> Value {
 }
 
 /// Number of schema nodes (objects) in a value: the unit of the ns/node figures.
-pub fn count_nodes(v: &Value) -> usize {
+fn count_nodes(v: &Value) -> usize {
     match v {
         Value::Object(m) => 1 + m.values().map(count_nodes).sum::<usize>(),
         Value::Array(a) => a.iter().map(count_nodes).sum(),
@@ -47,11 +48,13 @@ pub fn count_nodes(v: &Value) -> usize {
     }
 }
 
-pub fn bench(report: &mut Report) {
+pub fn section(report: &mut Report) {
     report.section("schema: OpenAI strict transform + check");
     let schema = generated(5000, 10);
     let d = fastest(Duration::from_millis(300), || {
-        let _ = std::hint::black_box(super::openai_strict(std::hint::black_box(&schema)));
+        let _ = std::hint::black_box(tooltape::schema::openai_strict(std::hint::black_box(
+            &schema,
+        )));
     });
     let ms = d.as_secs_f64() * 1e3;
     report.figure(
@@ -67,8 +70,12 @@ pub fn bench(report: &mut Report) {
         let s = generated(props, 10);
         let nodes = count_nodes(&s);
         let d = fastest(Duration::from_millis(200), || {
-            let _ = std::hint::black_box(super::openai_transform(std::hint::black_box(&s)));
-            let _ = std::hint::black_box(super::check::openai(std::hint::black_box(&s)));
+            let _ =
+                std::hint::black_box(tooltape::schema::openai_transform(std::hint::black_box(&s)));
+            let _ = std::hint::black_box(tooltape::schema::check(
+                Provider::OpenaiChat,
+                std::hint::black_box(&s),
+            ));
         });
         let ns = d.as_secs_f64() * 1e9 / nodes as f64;
         report.figure(
@@ -77,16 +84,5 @@ pub fn bench(report: &mut Report) {
             "ns/node",
             None,
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    #[ignore = "benchmark: run in release with --ignored --nocapture"]
-    fn bench_schema() {
-        let mut report = crate::bench::Report::default();
-        super::bench(&mut report);
-        println!("{}", report.lines.join("\n"));
     }
 }
