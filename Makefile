@@ -17,11 +17,11 @@ snapshots:
 # Record with real keys: make record FILTER=weather::anthropic MODE=missing|stale|all PROVIDER=anthropic
 MODE ?= missing
 record:
-	cargo run --release -- record $(FILTER) --$(MODE) $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(DRY_RUN),--dry-run) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY))
+	cargo run -- record $(FILTER) --$(MODE) $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(DRY_RUN),--dry-run) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY))
 
 # Same, answered by the project's own simulator: cassettes are marked synthetic.
 record-synthetic:
-	cargo run --release -- record $(FILTER) --$(MODE) --simulate $(if $(PROVIDER),--provider $(PROVIDER))
+	cargo run -- record $(FILTER) --$(MODE) --simulate $(if $(PROVIDER),--provider $(PROVIDER))
 
 # Speed figures against the targets (`cargo bench`, tests/bench/): make bench ONLY=textcall.
 # glibc keeps the memory a run frees for the next run (BENCH_MALLOC=default for glibc's own
