@@ -17,17 +17,18 @@ snapshots:
 # Record with real keys: make record FILTER=weather::anthropic MODE=missing|stale|all PROVIDER=anthropic
 MODE ?= missing
 record:
-	cargo run --release -- record $(FILTER) --$(MODE) $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(DRY_RUN),--dry-run) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY))
+	cargo run -- record $(FILTER) --$(MODE) $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(DRY_RUN),--dry-run) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY))
 
 # Same, answered by the project's own simulator: cassettes are marked synthetic.
 record-synthetic:
-	cargo run --release -- record $(FILTER) --$(MODE) --simulate $(if $(PROVIDER),--provider $(PROVIDER))
+	cargo run -- record $(FILTER) --$(MODE) --simulate $(if $(PROVIDER),--provider $(PROVIDER))
 
-# Speed figures against the targets: make bench ONLY=textcall. glibc keeps the memory a run frees
-# for the next run (BENCH_MALLOC=default for glibc's own thresholds; see ARCHITECTURE.md).
+# Speed figures against the targets (`cargo bench`, tests/bench/): make bench ONLY=textcall.
+# glibc keeps the memory a run frees for the next run (BENCH_MALLOC=default for glibc's own
+# thresholds; see docs/performance.md).
 BENCH_MALLOC ?= glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=33554432
 bench:
-	$(if $(filter default,$(BENCH_MALLOC)),,GLIBC_TUNABLES=$(BENCH_MALLOC)) cargo run --release -- bench $(if $(ONLY),--only $(ONLY))
+	$(if $(filter default,$(BENCH_MALLOC)),,GLIBC_TUNABLES=$(BENCH_MALLOC)) cargo bench --bench bench -- $(foreach s,$(ONLY),--only $(s))
 
 lint:
 	cargo clippy --all-targets -- -D warnings

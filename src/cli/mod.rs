@@ -496,20 +496,113 @@ pub fn bare_request(stream: bool) -> ChatRequest {
 
 /// The parse contract's JSON: calls, text and finish reasons, or the error alone.
 pub fn outcome_json(o: &Outcome) -> Value {
-    if let Some(e) = &o.error {
-        return json!({"error": {"status": e.status, "type": e.kind, "code": e.code, "message": e.message}});
+    serde_json::to_value(OutcomeJson(o)).unwrap_or_default()
+}
+
+/// The parse contract's JSON, serialized straight from the outcome: `parse` prints outcomes of
+/// thousands of calls, and building a `Value` first copied every argument tree.
+struct OutcomeJson<'a>(&'a Outcome);
+
+impl serde::Serialize for OutcomeJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let o = self.0;
+        if let Some(e) = &o.error {
+            #[derive(serde::Serialize)]
+            struct ErrorJson<'a> {
+                status: u16,
+                #[serde(rename = "type")]
+                kind: &'a Option<String>,
+                code: &'a Option<String>,
+                message: &'a str,
+            }
+            let mut m = s.serialize_map(Some(1))?;
+            m.serialize_entry(
+                "error",
+                &ErrorJson {
+                    status: e.status,
+                    kind: &e.kind,
+                    code: &e.code,
+                    message: &e.message,
+                },
+            )?;
+            return m.end();
+        }
+        #[derive(serde::Serialize)]
+        struct CallJson<'a> {
+            id: &'a str,
+            name: &'a str,
+            arguments: &'a Value,
+        }
+        let calls: Vec<CallJson<'_>> = o
+            .tool_calls
+            .iter()
+            .map(|c| CallJson {
+                id: &c.id,
+                name: &c.name,
+                arguments: &c.arguments,
+            })
+            .collect();
+        let mut m = s.serialize_map(Some(4))?;
+        m.serialize_entry("tool_calls", &calls)?;
+        m.serialize_entry("text", &o.text)?;
+        m.serialize_entry("finish_reason", &o.finish)?;
+        m.serialize_entry("raw_finish_reason", &o.raw_finish)?;
+        m.end()
     }
-    let calls: Vec<Value> = o
-        .tool_calls
-        .iter()
-        .map(|c| json!({"id": c.id, "name": c.name, "arguments": c.arguments}))
-        .collect();
-    json!({
-        "tool_calls": calls,
-        "text": o.text,
-        "finish_reason": o.finish,
-        "raw_finish_reason": o.raw_finish,
-    })
+}
+
+/// Prints the parse contract's JSON on one line.
+fn print_outcome(o: &Outcome) {
+    match serde_json::to_string(&OutcomeJson(o)) {
+        Ok(text) => outln!("{text}"),
+        Err(_) => outln!("{}", outcome_json(o)),
+    }
+}
+
+/// Decodes a 2xx stream as it is read, 64 KiB at a time (the decoders give the same outcome for
+/// any chunking): the body is never held whole, so a 22 MB stream costs no 22 MB of fresh pages.
+fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> i32 {
+    let mut input: Box<dyn Read> = match file {
+        Some(p) => match std::fs::File::open(p) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                eprintln!("{}: cannot read: {e}", p.display());
+                return 2;
+            }
+        },
+        None => Box::new(std::io::stdin().lock()),
+    };
+    let mut decoder = providers::StreamDecoder::new(provider, &bare_request(true));
+    let mut buf = vec![0; 1 << 16];
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                match file {
+                    Some(p) => eprintln!("{}: cannot read: {e}", p.display()),
+                    None => eprintln!("stdin: {e}"),
+                }
+                return 2;
+            }
+        };
+        if let Err(e) = decoder.push(&buf[..n]) {
+            eprintln!("{name}: {e}");
+            return 2;
+        }
+    }
+    match decoder.finish() {
+        Ok(o) => {
+            print_outcome(&o);
+            0
+        }
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            2
+        }
+    }
 }
 
 fn parse(a: &ParseArgs) -> i32 {
@@ -520,6 +613,13 @@ fn parse(a: &ParseArgs) -> i32 {
             return 2;
         }
     };
+    let name = a
+        .file
+        .as_ref()
+        .map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
+    if a.stream && (200..300).contains(&a.status) && provider != Provider::TextProtocol {
+        return parse_stream(provider, a.file.as_deref(), &name);
+    }
     let body = match read_input(a.file.as_deref()) {
         Ok(b) => b,
         Err(e) => {
@@ -527,10 +627,6 @@ fn parse(a: &ParseArgs) -> i32 {
             return 2;
         }
     };
-    let name = a
-        .file
-        .as_ref()
-        .map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
     if provider == Provider::TextProtocol {
         let Some(req_path) = &a.request else {
             eprintln!(
@@ -560,7 +656,7 @@ fn parse(a: &ParseArgs) -> i32 {
     };
     match providers::decode(provider, &bare_request(a.stream), &resp) {
         Ok(o) => {
-            outln!("{}", outcome_json(&o));
+            print_outcome(&o);
             0
         }
         Err(e) => {

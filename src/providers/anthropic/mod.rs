@@ -1,5 +1,5 @@
 //! Provider `anthropic` (Messages API, `POST /v1/messages`): the encoder lives here; buffered
-//! decoding in `decode`, the push-based stream decoder and its benchmark in `stream`.
+//! decoding in `decode`, the push-based stream decoder in `stream`.
 
 mod decode;
 mod stream;

@@ -1,5 +1,5 @@
 //! Anthropic streamed Messages: SSE events → outcome, push-based and chunking-invariant; plus the
-//! synthetic stream and the speed figures for `make bench`.
+//! large synthetic stream the tests and `cargo bench` decode.
 
 use std::fmt::Write as _;
 

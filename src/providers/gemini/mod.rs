@@ -1,6 +1,6 @@
 //! Provider `gemini` (AI Studio `generateContent` / `streamGenerateContent`, v1beta): the encoder
 //! lives here; response chunks and buffered decoding in `decode`, the stream decoder (SSE or
-//! streamed JSON array, sniffed) and its benchmark in `stream`.
+//! streamed JSON array, sniffed) in `stream`.
 
 mod decode;
 mod stream;

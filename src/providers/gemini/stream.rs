@@ -1,6 +1,6 @@
 //! Gemini streamed responses: SSE (`alt=sse`) or a streamed JSON array, sniffed from the first
 //! non-whitespace byte; each chunk is a `GenerateContentResponse` fed to the shared `Accum`.
-//! Also the synthetic stream and the speed figures for `make bench`.
+//! Also the large synthetic streams the tests and `cargo bench` decode.
 
 use std::fmt::Write as _;
 

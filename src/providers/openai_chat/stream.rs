@@ -1,5 +1,5 @@
 //! Chat Completions stream decoding: SSE `data:` chunks → tool-call deltas keyed by `index`, text,
-//! finish reason, usage, mid-stream errors; plus the synthetic stream and bench for `make bench`.
+//! finish reason, usage, mid-stream errors; plus the synthetic stream for tests and `cargo bench`.
 
 use super::state::State;
 use crate::model::DecodeError;

@@ -1,5 +1,5 @@
 //! Responses stream decoding: typed `response.*` events → output items keyed by `output_index`,
-//! terminal status, in-stream errors; plus the synthetic stream and bench for `make bench`.
+//! terminal status, in-stream errors; plus the synthetic stream for tests and `cargo bench`.
 //!
 //! Which source wins: the accumulated events. Argument and text deltas are the answer; the
 //! per-item `.done` events and the terminal `response.completed` snapshot are redundant copies
