@@ -103,7 +103,8 @@ pub use drift::{DriftReport, Finding as DriftFinding, Kind as DriftKind, Severit
 pub use import_vcr::convert as import_vcr;
 pub use report::{
     Cell, Matrix, Parity, Status, build as build_matrix, html::page as matrix_html, matrix, parity,
-    summary as matrix_summary, text::json as matrix_json, text::markdown as matrix_markdown,
+    summary as matrix_summary, text::REGENERATE as REGENERATE_CONFORMANCE,
+    text::json as matrix_json, text::markdown as matrix_markdown,
     text::terminal as matrix_terminal,
 };
 pub use status::{ScanReport, State as CassetteState, report as status_report, scan_path};

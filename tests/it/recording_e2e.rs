@@ -54,7 +54,7 @@ async fn record(
     endpoints: &Endpoints,
     opts: &RecordOptions,
 ) -> Summary {
-    let chosen = record_cli::select(root, trials(root, filter), which).await;
+    let chosen = record_cli::select_to_record(root, trials(root, filter), which).await;
     record_cli::record_all_with(root, chosen, endpoints, 4, opts, &|_, _| {}).await
 }
 
@@ -386,7 +386,7 @@ fn editing_a_case_marks_exactly_its_trials_stale() {
         )
         .await;
         assert_eq!(s.recorded.len(), 12, "{}", s.render());
-        let all = record_cli::select(&root, trials(&root, ""), Which::Stale).await;
+        let all = record_cli::select_to_record(&root, trials(&root, ""), Which::Stale).await;
         assert!(
             all.is_empty(),
             "fresh cassettes are not stale: {:?}",

@@ -10,9 +10,9 @@ use std::sync::OnceLock;
 use serde_json::{Value, json};
 use tooltape::{
     CASSETTE_FORMAT, Cassette, Cell, DriftFinding, DriftKind, DriftReport, HttpRequest,
-    Interaction, Matrix, Parity, Provenance, ProvenanceKind, Severity, Status, StoredResponse,
-    cassette_text, compare_dirs, drift_terminal, matrix, matrix_html, matrix_json, matrix_markdown,
-    matrix_summary, matrix_terminal, parity, text, write_atomic,
+    Interaction, Matrix, Parity, Provenance, ProvenanceKind, REGENERATE_CONFORMANCE, Severity,
+    Status, StoredResponse, cassette_text, compare_dirs, drift_terminal, matrix, matrix_html,
+    matrix_json, matrix_markdown, matrix_summary, matrix_terminal, parity, write_atomic,
 };
 
 fn project_root() -> PathBuf {
@@ -218,7 +218,7 @@ fn findings<'a>(r: &'a DriftReport, trial: &str) -> &'a [DriftFinding] {
         .map_or(&[], |t| t.findings.as_slice())
 }
 
-fn kinds(f: &[DriftFinding]) -> Vec<Kind> {
+fn kinds(f: &[DriftFinding]) -> Vec<DriftKind> {
     f.iter().map(|f| f.kind).collect()
 }
 
@@ -232,14 +232,14 @@ fn drift_reports_each_crafted_difference_once_at_its_severity() {
     assert_eq!(r.compared, 8, "{shown}");
 
     let ids = findings(&r, "weather::openai-chat::auto::buffered");
-    assert_eq!(kinds(ids), [Kind::Noise], "{shown}");
+    assert_eq!(kinds(ids), [DriftKind::Noise], "{shown}");
     assert!(
         ids.iter().all(|f| f.severity == Severity::Cosmetic),
         "{shown}"
     );
 
     let renamed = findings(&r, "weather::openai-chat::required::buffered");
-    assert_eq!(kinds(renamed), [Kind::FieldRenamed], "{shown}");
+    assert_eq!(kinds(renamed), [DriftKind::FieldRenamed], "{shown}");
     assert_eq!(
         renamed[0].path.as_deref(),
         Some("$.choices[].logprobs"),
@@ -253,11 +253,11 @@ fn drift_reports_each_crafted_difference_once_at_its_severity() {
     assert_eq!(renamed[0].severity, Severity::Behaviour);
 
     let event = findings(&r, "weather::openai-chat::auto::stream");
-    assert_eq!(kinds(event), [Kind::EventAdded], "{shown}");
+    assert_eq!(kinds(event), [DriftKind::EventAdded], "{shown}");
     assert_eq!(event[0].after.as_deref(), Some("ping"));
 
     let finish = findings(&r, "weather::openai-chat::none::buffered");
-    assert_eq!(kinds(finish), [Kind::Finish], "{shown}");
+    assert_eq!(kinds(finish), [DriftKind::Finish], "{shown}");
     assert_eq!(finish[0].severity, Severity::Behaviour);
     assert!(
         finish[0]
@@ -269,14 +269,17 @@ fn drift_reports_each_crafted_difference_once_at_its_severity() {
     );
 
     let flipped = findings(&r, "weather::openai-chat::forced-get_weather::buffered");
-    assert_eq!(flipped[0].kind, Kind::Verdict, "{shown}");
+    assert_eq!(flipped[0].kind, DriftKind::Verdict, "{shown}");
     assert_eq!(flipped[0].severity, Severity::Breaking);
     assert!(flipped[0].before.as_deref() == Some("pass"), "{shown}");
-    assert!(flipped.iter().any(|f| f.kind == Kind::ToolCalls), "{shown}");
+    assert!(
+        flipped.iter().any(|f| f.kind == DriftKind::ToolCalls),
+        "{shown}"
+    );
     assert!(
         flipped
             .iter()
-            .all(|f| !matches!(f.kind, Kind::FieldRemoved | Kind::FieldAdded)),
+            .all(|f| !matches!(f.kind, DriftKind::FieldRemoved | DriftKind::FieldAdded)),
         "{shown}"
     );
 
@@ -435,7 +438,7 @@ fn conformance_md_is_up_to_date() {
             "CONFORMANCE.md:{line}: out of date with the replayed suite\n{}\n  regenerate: {}",
             diff.unified_diff()
                 .header("CONFORMANCE.md (committed)", "CONFORMANCE.md (replayed)"),
-            text::REGENERATE
+            REGENERATE_CONFORMANCE
         );
     }
 }
