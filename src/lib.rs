@@ -13,6 +13,7 @@ pub mod harness;
 pub mod http;
 pub mod import_vcr;
 pub mod inject;
+pub mod input;
 pub mod jsonseq;
 pub mod located;
 pub mod model;
