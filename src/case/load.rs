@@ -127,7 +127,7 @@ fn load_tools(
         }
         seen.push(name);
         let tool_path = tools_dir.join(format!("{name}.json"));
-        if !tool_path.is_file() {
+        if std::fs::symlink_metadata(&tool_path).is_err() {
             let shown = tool_path.display();
             return Err(at(
                 t,
@@ -154,10 +154,10 @@ pub fn load_case(
     tools_dir: &Path,
     providers: &BTreeMap<Provider, ProviderConfig>,
 ) -> Result<Case, CaseError> {
+    let name = case_name(path)?;
     let source = read(path, "cannot read case file")?;
     let file: CaseFile = toml::from_str(&source).map_err(|e| toml_error(path, &source, &e))?;
     let err = |start: usize, msg: String| Located::at_offset(path, &source, start, msg);
-    let name = case_name(path)?;
     let (tools, hash) = load_tools(&file, &source, tools_dir, &|t, m| err(t.span().start, m))?;
 
     let tool_names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();

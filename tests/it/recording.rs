@@ -184,10 +184,7 @@ fn a_secret_redaction_misses_is_refused_by_the_scan_and_nothing_is_replaced() {
     std::fs::write(&path, "GOOD").unwrap();
     // A `headers` object in a body that is not an MCP tool: redaction leaves it, the scan does
     // not. (`authorization` fields are redacted anywhere now; `x-api-key` is a header name only.)
-    let req = HttpRequest::post(
-        "/v1/x",
-        json!({"headers": {"x-api-key": "letmein-please"}}),
-    );
+    let req = HttpRequest::post("/v1/x", json!({"headers": {"x-api-key": "letmein-please"}}));
     let err = record::write_cassette(
         &path,
         Path::new("cassettes/x.json"),
