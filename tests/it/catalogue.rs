@@ -291,7 +291,10 @@ fn run(root: &Path, row: &Row) -> Ran {
     }
 }
 
-fn check_row(n: usize, row: &Row) -> Result<(Option<i32>, f64), String> {
+/// A row's exit code and seconds, or what went wrong.
+type RowResult = Result<(Option<i32>, f64), String>;
+
+fn check_row(n: usize, row: &Row) -> RowResult {
     let root = scratch(n);
     for s in &row.setup {
         apply(&root, s);
@@ -348,7 +351,7 @@ fn every_bad_input_fails_loudly_with_its_message() {
         .filter(|(_, r)| filter.as_deref().is_none_or(|f| r.name.contains(f)))
         .collect();
     // Two workers: each row is a separate process on its own scratch project.
-    let results: Vec<(usize, Result<(Option<i32>, f64), String>)> = std::thread::scope(|s| {
+    let results: Vec<(usize, RowResult)> = std::thread::scope(|s| {
         let halves: Vec<Vec<(usize, &Row)>> = vec![
             rows.iter().copied().filter(|(i, _)| i % 2 == 0).collect(),
             rows.iter().copied().filter(|(i, _)| i % 2 == 1).collect(),
