@@ -21,6 +21,7 @@ mod harness;
 mod http;
 mod import_vcr;
 mod inject;
+mod input;
 mod jsonseq;
 mod located;
 mod model;
@@ -69,10 +70,17 @@ pub use schema::{
 };
 pub use textcall::{Parsed, Parser, ParserConfig, parse as parse_tool_calls};
 
+// Bounded input: every file the tool reads goes through one reader.
+pub use input::{
+    Bounded, InputError, read as read_bounded, read_all as read_all_bounded,
+    read_to_string as read_to_string_bounded,
+};
+
 // Cassettes, redaction and the secret scan.
 pub use cassette::{
     Cassette, FORMAT as CASSETTE_FORMAT, Interaction, Provenance, ProvenanceKind, StoredResponse,
-    load as load_cassette, split_stream, to_text as cassette_text, today, write_atomic,
+    clean_stale_temps, load as load_cassette, split_stream, to_text as cassette_text, today,
+    write_atomic,
 };
 pub use redact::{
     REDACTED, Secrets, find_secrets, redact_request, redact_response, redact_text,
@@ -81,7 +89,8 @@ pub use redact::{
 
 // Running trials: transport, replay, the simulator, the one road, recording.
 pub use harness::{
-    ReplayStatus, TrialResult, orphans, replay_all, replay_trial, run_on_cassette, runtime,
+    ReplayStatus, TrialResult, broken_file_count, orphans, replay_all, replay_trial,
+    run_on_cassette, runtime, suite_problems,
 };
 pub use record::{
     Endpoints, RecordOptions, RetryPolicy, SIMULATOR_KEY, Summary, Which, backoff,

@@ -27,6 +27,30 @@ pub(crate) const SECRET_HEADERS: &[&str] = &[
     "x-amz-security-token",
 ];
 
+/// JSON fields that carry credentials wherever they appear in a body (Responses `mcp` tools'
+/// `authorization`, Anthropic `mcp_servers[].authorization_token`): replaced when writing,
+/// flagged by the scan when not [`REDACTED`].
+pub(crate) const SECRET_FIELDS: &[&str] = &["authorization_token", "authorization"];
+
+/// Key shapes: (prefix, minimum run of token characters after it, what it is). Used by
+/// redaction and by the scan alike.
+pub(crate) const KEY_SHAPES: &[(&str, usize, &str)] = &[
+    ("sk-", 20, "an API key (sk-…: OpenAI, Anthropic)"),
+    ("AIza", 30, "a Google API key (AIza…)"),
+    ("ya29.", 20, "a Google OAuth token (ya29.…)"),
+    ("github_pat_", 20, "a GitHub token (github_pat_…)"),
+    ("ghp_", 30, "a GitHub token (ghp_…)"),
+    ("gho_", 30, "a GitHub token (gho_…)"),
+    ("ghu_", 30, "a GitHub token (ghu_…)"),
+    ("ghs_", 30, "a GitHub token (ghs_…)"),
+    ("ghr_", 30, "a GitHub token (ghr_…)"),
+    ("AKIA", 16, "an AWS access key id (AKIA…)"),
+    ("ASIA", 16, "an AWS access key id (ASIA…)"),
+    ("xoxb-", 10, "a Slack token (xoxb-…)"),
+    ("xoxa-", 10, "a Slack token (xoxa-…)"),
+    ("xoxp-", 10, "a Slack token (xoxp-…)"),
+];
+
 /// Query parameters that carry credentials (Gemini's `?key=`).
 pub(crate) const SECRET_QUERY: &[&str] = &["key", "api_key", "api-key", "access_token"];
 
@@ -152,17 +176,11 @@ pub fn find_secrets(text: &str, secrets: &Secrets) -> Vec<Hit> {
             from += i + s.len();
         }
     }
-    // (prefix, minimum run of token chars after it, description, case-insensitive prefix)
-    const SHAPES: &[(&str, usize, &str)] = &[
-        ("sk-", 20, "an API key (sk-…)"),
-        ("AIza", 30, "a Google API key (AIza…)"),
-        ("ya29.", 20, "a Google OAuth token (ya29.…)"),
-    ];
     let mut i = 0;
     while i < bytes.len() {
         let boundary = i == 0 || !token_char(bytes[i - 1]);
         if boundary {
-            if let Some(&(prefix, min, what)) = SHAPES
+            if let Some(&(prefix, min, what)) = KEY_SHAPES
                 .iter()
                 .find(|(p, _, _)| bytes[i..].starts_with(p.as_bytes()))
             {
@@ -239,20 +257,17 @@ pub(crate) fn redact_json(v: &mut Value, secrets: &Secrets) {
         }
         Value::Array(a) => a.iter_mut().for_each(|x| redact_json(x, secrets)),
         Value::Object(m) => {
-            if m.get("type").and_then(Value::as_str) == Some("mcp") {
-                if let Some(a) = m.get_mut("authorization") {
-                    *a = Value::String(REDACTED.into());
-                }
-                if let Some(Value::Object(h)) = m.get_mut("headers") {
-                    h.values_mut()
-                        .for_each(|x| *x = Value::String(REDACTED.into()));
-                }
+            if m.get("type").and_then(Value::as_str) == Some("mcp")
+                && let Some(Value::Object(h)) = m.get_mut("headers")
+            {
+                h.values_mut()
+                    .for_each(|x| *x = Value::String(REDACTED.into()));
             }
-            if let Some(Value::Array(servers)) = m.get_mut("mcp_servers") {
-                for s in servers.iter_mut().filter_map(Value::as_object_mut) {
-                    if let Some(t) = s.get_mut("authorization_token") {
-                        *t = Value::String(REDACTED.into());
-                    }
+            for f in SECRET_FIELDS {
+                if let Some(t) = m.get_mut(*f)
+                    && t.is_string()
+                {
+                    *t = Value::String(REDACTED.into());
                 }
             }
             m.values_mut().for_each(|x| redact_json(x, secrets));
@@ -328,6 +343,28 @@ pub fn scan(text: &str, secrets: &Secrets) -> Vec<Finding> {
         .into_iter()
         .map(|h| (h.start, format!("{} in clear", h.what)))
         .collect();
+    // JSON-escaped forms (`\u0073k-proj-…`): the same shapes, on the unescaped text, reported
+    // at the escaped position.
+    if text.contains("\\u") {
+        let (plain, at) = unescape_ascii(text);
+        for h in find_secrets(&plain, secrets) {
+            found.push((at[h.start], format!("{} in clear (JSON-escaped)", h.what)));
+        }
+    }
+    for field in SECRET_FIELDS {
+        let needle = format!("\"{field}\": \"");
+        let mut from = 0;
+        while let Some(i) = text[from..].find(&needle) {
+            let at = from + i;
+            from = at + needle.len();
+            if inside_object_named(text, at, "headers") {
+                continue; // headers are judged below
+            }
+            if !text[from..].starts_with(REDACTED) && !text[from..].starts_with('"') {
+                found.push((at, format!("secret field `{field}` not redacted")));
+            }
+        }
+    }
     let lower = text.to_ascii_lowercase();
     let names = SECRET_HEADERS
         .iter()
@@ -361,6 +398,35 @@ pub fn scan(text: &str, secrets: &Secrets) -> Vec<Finding> {
             Finding { line, column, what }
         })
         .collect()
+}
+
+/// `text` with `\uXXXX` escapes of ASCII characters decoded, and for each byte of the result
+/// the byte offset in `text` it came from.
+fn unescape_ascii(text: &str) -> (String, Vec<usize>) {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = Vec::with_capacity(bytes.len() + 1);
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\'
+            && bytes.get(i + 1) == Some(&b'u')
+            && let Some(hex) = text.get(i + 2..i + 6)
+            && let Ok(c) = u8::from_str_radix(hex, 16)
+            && c.is_ascii()
+            && !hex.starts_with('+')
+        {
+            out.push(c);
+            at.push(i);
+            i += 6;
+            continue;
+        }
+        out.push(bytes[i]);
+        at.push(i);
+        i += 1;
+    }
+    at.push(bytes.len());
+    // Only ASCII escapes were replaced by ASCII bytes: the result is still UTF-8.
+    (String::from_utf8_lossy(&out).into_owned(), at)
 }
 
 /// Whether byte `at` of pretty JSON `text` sits directly inside an object under key `name`

@@ -33,11 +33,8 @@ fn replay(root: &Path, trial: &tooltape::Trial) -> Result<(), Failed> {
 fn main() {
     let args = Arguments::from_args();
     let root = root();
-    let Discovery { trials, broken } = discover(&root);
-    let discovery = Discovery {
-        trials: trials.clone(),
-        broken: broken.clone(),
-    };
+    let discovery: Discovery = discover(&root);
+    let (trials, broken) = (discovery.trials.clone(), discovery.broken.clone());
     let mut tests = Vec::new();
     for (name, err) in broken {
         tests.push(Trial::test(format!("{name}::case-file"), move || {

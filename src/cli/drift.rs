@@ -33,12 +33,11 @@ pub struct DriftArgs {
     pub concurrency: usize,
 }
 
-/// Runs `tooltape drift`. Exit 1 on breaking drift, 0 otherwise, 2 on usage errors.
+/// Runs `tooltape drift`. Exit 1 on breaking drift or a broken suite, 0 otherwise, 2 on usage errors.
 pub fn run(root: &Path, a: &DriftArgs) -> i32 {
     let discovery = discover(root);
-    for (_, e) in &discovery.broken {
-        eprintln!("{e}");
-    }
+    let problems = tooltape::suite_problems(root, &discovery);
+    let broken = tooltape::broken_file_count(&discovery, &problems);
     let committed = root.join("cassettes");
     let fetched = match &a.against {
         Some(dir) => cassette_dir(dir).map(|d| (d, Vec::new())),
@@ -65,6 +64,17 @@ pub fn run(root: &Path, a: &DriftArgs) -> i32 {
     if let Err(e) = write_out(a.out.as_deref(), &text) {
         eprintln!("{e}");
         return 2;
+    }
+    if !problems.is_empty() {
+        eprintln!("\nbroken in the suite:");
+        for p in &problems {
+            eprintln!("{p}");
+        }
+        eprintln!(
+            "{broken} broken file{}: the drift report does not cover them",
+            if broken == 1 { "" } else { "s" }
+        );
+        return report.exit_code().max(1);
     }
     report.exit_code()
 }

@@ -99,6 +99,9 @@ pub struct ImportVcrArgs {
     /// Where to write the tooltape cassette.
     #[arg(long)]
     pub out: PathBuf,
+    /// Replace an existing file at --out that is not this file's earlier import.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -207,7 +210,7 @@ pub fn run(cli: Cli) -> i32 {
         },
         Command::Scan(a) => status::run_scan(&root, a.path.as_deref()),
         Command::Status(a) => status::run(&root, a.filter.as_deref()),
-        Command::ImportVcr(a) => import_vcr::run(&a.file, &a.provider, &a.out),
+        Command::ImportVcr(a) => import_vcr::run(&a.file, &a.provider, &a.out, a.force),
         Command::Drift(a) => drift::run(&root, &a),
         Command::Report(a) => report::run(&root, &a),
         Command::Schema { action } => {
@@ -277,47 +280,85 @@ fn provider_arg(s: &str) -> Result<Provider, String> {
 
 fn read_input(file: Option<&Path>) -> Result<Vec<u8>, String> {
     match file {
-        Some(p) => std::fs::read(p).map_err(|e| format!("{}: cannot read: {e}", p.display())),
-        None => {
-            let mut buf = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut buf)
-                .map_err(|e| format!("stdin: {e}"))?;
-            Ok(buf)
+        Some(p) => tooltape::read_bounded(p).map_err(|e| format!("{}: {e}", p.display())),
+        None => tooltape::read_all_bounded(std::io::stdin().lock(), Path::new("<stdin>"))
+            .map_err(|e| format!("stdin: {e}")),
+    }
+}
+
+/// The trials a command runs, and what is broken in the suite around them.
+pub struct Selection {
+    pub trials: Vec<Trial>,
+    /// `path:line:col: what` per broken file (case, tool, provider table, orphan).
+    pub problems: Vec<String>,
+    /// How many files `problems` names.
+    pub broken_files: usize,
+}
+
+impl Selection {
+    /// Prints the suite's problems on stderr (after the command's own output).
+    pub fn report_problems(&self) {
+        if self.problems.is_empty() {
+            return;
+        }
+        eprintln!("\nbroken in the suite:");
+        for p in &self.problems {
+            eprintln!("{p}");
+        }
+    }
+
+    /// `; N broken files` for a summary line (empty when nothing is broken).
+    pub fn broken_suffix(&self, extra: usize) -> String {
+        match self.broken_files + extra {
+            0 => String::new(),
+            1 => "; 1 broken file".into(),
+            n => format!("; {n} broken files"),
         }
     }
 }
 
-/// Selects trials by substring of their name, reporting broken cases on stderr.
-pub fn select(root: &Path, filter: Option<&str>) -> Vec<Trial> {
+/// Selects trials by substring of their name; the suite's problems (broken case, tool and
+/// provider files, orphans) come with them, for every command to report and fail on.
+pub fn select(root: &Path, filter: Option<&str>) -> Selection {
     let d = discover(root);
-    for (_, e) in &d.broken {
-        eprintln!("{e}");
-    }
-    d.trials
+    let problems = tooltape::suite_problems(root, &d);
+    let broken_files = tooltape::broken_file_count(&d, &problems);
+    let trials = d
+        .trials
         .into_iter()
         .filter(|t| filter.is_none_or(|f| t.name().contains(f)))
-        .collect()
+        .collect();
+    Selection {
+        trials,
+        problems,
+        broken_files,
+    }
 }
 
 fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
-    let trials = select(root, filter);
+    let sel = select(root, filter);
+    let trials = &sel.trials;
     if trials.is_empty() {
+        sel.report_problems();
         eprintln!(
             "no trials match{}",
             filter.map(|f| format!(" `{f}`")).unwrap_or_default()
         );
         return 1;
     }
-    let results = replay_all(root, &trials);
+    let results = replay_all(root, trials);
     let mut cells = std::collections::BTreeMap::new();
     let mut failed = 0;
+    let mut broken_cassettes = 0;
     for (t, r) in trials.iter().zip(&results) {
         let cell = match &r.status {
             Ok((v, _)) => v.label().to_string(),
             Err(ReplayStatus::Missing) => "missing".into(),
             Err(ReplayStatus::Stale(_)) => "stale".into(),
-            Err(ReplayStatus::Broken(_)) => "broken".into(),
+            Err(ReplayStatus::Broken(_)) => {
+                broken_cassettes += 1;
+                "broken".into()
+            }
         };
         if r.failure.is_some() {
             failed += 1;
@@ -348,12 +389,14 @@ fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
             eprintln!("\n{}:\n{f}", r.trial);
         }
     }
+    sel.report_problems();
     outln!(
-        "\n{} trials: {} passed, {failed} failed",
+        "\n{} trials: {} passed, {failed} failed{}",
         results.len(),
-        results.len() - failed
+        results.len() - failed,
+        sel.broken_suffix(broken_cassettes)
     );
-    i32::from(failed > 0)
+    i32::from(failed > 0 || sel.broken_files > 0)
 }
 
 /// The provider of a cassette: `--provider`, else `cassettes/<provider>/…` in its path, else its trial name.
@@ -560,7 +603,7 @@ fn print_outcome(o: &Outcome) {
 /// any chunking): the body is never held whole, so a 22 MB stream costs no 22 MB of fresh pages.
 fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> i32 {
     let mut input: Box<dyn Read> = match file {
-        Some(p) => match std::fs::File::open(p) {
+        Some(p) => match tooltape::Bounded::open(p) {
             Ok(f) => Box::new(f),
             Err(e) => {
                 eprintln!("{}: cannot read: {e}", p.display());
@@ -630,7 +673,7 @@ fn parse(a: &ParseArgs) -> i32 {
             );
             return 2;
         };
-        let req = match std::fs::read_to_string(req_path) {
+        let req = match tooltape::read_to_string_bounded(req_path) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("{}: cannot read: {e}", req_path.display());
@@ -684,6 +727,19 @@ fn convert(a: &ConvertArgs) -> i32 {
         eprintln!("unknown tool choice `{}`", a.choice);
         return 2;
     };
+    let declared: Vec<&str> = case.tools.iter().map(|t| t.name.as_str()).collect();
+    if let Some(bad) = choice
+        .named_tools()
+        .into_iter()
+        .find(|n| !declared.contains(&n.as_str()))
+    {
+        eprintln!(
+            "{}: tool choice `{}` names `{bad}`, which is not among the case's tools {declared:?}",
+            a.case.display(),
+            a.choice
+        );
+        return 2;
+    }
     let mode = if a.stream {
         Mode::Stream
     } else {

@@ -38,11 +38,13 @@ pub fn render(m: &Matrix, format: ReportFormat) -> String {
 }
 
 /// Runs `tooltape report`: 0 when written (the matrix itself may hold failures: `make test`
-/// judges those), 2 when nothing matches or the output cannot be written.
+/// judges those), 1 when written but the suite has broken files, 2 when nothing matches or the
+/// output cannot be written.
 pub fn run(root: &Path, a: &ReportArgs) -> i32 {
     // Selected as `replay` does: broken case files are reported on stderr.
-    let trials = super::select(root, a.filter.as_deref());
-    let m = build_matrix(&trials, &replay_all(root, &trials));
+    let sel = super::select(root, a.filter.as_deref());
+    let m = build_matrix(&sel.trials, &replay_all(root, &sel.trials));
+    sel.report_problems();
     if m.rows.is_empty() {
         eprintln!(
             "no trials match{}",
@@ -54,6 +56,13 @@ pub fn run(root: &Path, a: &ReportArgs) -> i32 {
         return 2;
     }
     match super::drift::write_out(a.out.as_deref(), &render(&m, a.format)) {
+        Ok(()) if sel.broken_files > 0 => {
+            eprintln!(
+                "report written, but the suite is broken{}: it does not cover every case",
+                sel.broken_suffix(0)
+            );
+            1
+        }
         Ok(()) => 0,
         Err(e) => {
             eprintln!("{e}");

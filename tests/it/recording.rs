@@ -183,11 +183,9 @@ fn a_secret_redaction_misses_is_refused_by_the_scan_and_nothing_is_replaced() {
     let path = dir.join("cassettes/x.json");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, "GOOD").unwrap();
-    // A `headers` object in a body that is not an MCP tool: redaction leaves it, the scan does not.
-    let req = HttpRequest::post(
-        "/v1/x",
-        json!({"headers": {"authorization": "letmein-please"}}),
-    );
+    // A `headers` object in a body that is not an MCP tool: redaction leaves it, the scan does
+    // not. (`authorization` fields are redacted anywhere now; `x-api-key` is a header name only.)
+    let req = HttpRequest::post("/v1/x", json!({"headers": {"x-api-key": "letmein-please"}}));
     let err = write_cassette(
         &path,
         Path::new("cassettes/x.json"),

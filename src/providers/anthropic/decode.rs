@@ -42,8 +42,8 @@ struct WireMessage {
     #[serde(rename = "type")]
     kind: Option<String>,
     model: Option<String>,
-    #[serde(default)]
-    content: Vec<Value>,
+    /// Required in a message (absent only in an error envelope).
+    content: Option<Vec<Value>>,
     stop_reason: Option<String>,
     usage: Option<WireUsage>,
     error: Option<WireError>,
@@ -376,8 +376,18 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
     if let (Some("error"), Some(e)) = (msg.kind.as_deref(), &msg.error) {
         return Ok(Outcome::from_error(provider_error(resp.status, e)));
     }
+    if let Some(kind) = msg.kind.as_deref().filter(|k| *k != "message") {
+        return Err(DecodeError::new(format!(
+            "anthropic message body: `type` is `{kind}`, not `message`"
+        )));
+    }
+    let Some(content) = &msg.content else {
+        return Err(DecodeError::new(
+            "anthropic message body: missing required field `content` (not a Messages API response)",
+        ));
+    };
     let mut b = Builder::default();
-    for (i, block) in msg.content.iter().enumerate() {
+    for (i, block) in content.iter().enumerate() {
         b.start(i as u64, block);
         b.stop(i as u64);
     }

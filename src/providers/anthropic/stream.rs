@@ -94,6 +94,8 @@ struct State {
     b: Builder,
     /// `message_stop` or an `error` event ended the stream.
     ended: bool,
+    /// `message_start` opened it.
+    opened: bool,
 }
 
 impl Stream {
@@ -121,6 +123,11 @@ impl Stream {
         let state = &mut self.state;
         self.sse.finish(&mut |ev| state.event(ev))?;
         let ended = self.state.ended;
+        if !ended && !self.state.opened {
+            return Err(DecodeError::new(
+                "not an Anthropic message stream: no `message_start` or `message_stop` event",
+            ));
+        }
         let mut outcome = self.state.b.into_outcome();
         if !ended {
             outcome.diagnostics.push(Diagnostic {
@@ -164,6 +171,7 @@ impl State {
                 }
             }
             "message_start" => {
+                self.opened = true;
                 if let Some(m) = e.message {
                     b.outcome.model = m.model;
                     if let Some(u) = &m.usage {

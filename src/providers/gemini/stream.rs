@@ -83,6 +83,11 @@ impl Stream {
             Framing::Sse(sse) => sse.finish(&mut |ev| apply(acc, ev.data, ev.line))?,
             Framing::Array(seq) => cut = seq.is_incomplete(),
         }
+        if self.acc.chunks == 0 {
+            return Err(DecodeError::new(
+                "not a Gemini stream: no response chunk (an SSE `data:` event or a JSON array element)",
+            ));
+        }
         let complete = (self.acc.saw_finish && !cut) || self.acc.outcome.error.is_some();
         let mut outcome = self.acc.into_outcome();
         if !complete {

@@ -21,6 +21,8 @@ pub(super) struct State {
     model: Option<String>,
     error: Option<ProviderError>,
     pub(super) done: bool,
+    /// How many chunks were applied (a stream needs one, or `data: [DONE]`).
+    pub(super) chunks: usize,
 }
 
 struct PartialCall {

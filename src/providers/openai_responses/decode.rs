@@ -35,14 +35,14 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
         // A 2xx envelope with only an error (gateways).
         return Ok(Outcome::from_error(err));
     }
+    let Some(output) = v.get("output").and_then(Value::as_array) else {
+        return Err(DecodeError::new(
+            "openai-responses body: missing required field `output` (not a Responses API response)",
+        ));
+    };
     let mut out = Outcome::default();
     let mut items = Items::default();
-    for item in v
-        .get("output")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for item in output {
         items.apply(item, true);
     }
     let head = Head::from_wire(&head);

@@ -33,6 +33,8 @@ struct State {
     head: Head,
     error: Option<ProviderError>,
     terminal: bool,
+    /// `response.created` (or `.in_progress`) opened the stream.
+    opened: bool,
     /// `output[]` of the terminal snapshot, kept only when no event announced an item.
     snapshot_output: Vec<Value>,
 }
@@ -123,6 +125,11 @@ impl Stream {
             mut sse, mut st, ..
         } = self;
         sse.finish(&mut |ev| st.on_event(ev))?;
+        if !st.opened && !st.terminal && st.error.is_none() {
+            return Err(DecodeError::new(
+                "not a Responses stream: no `response.created` or terminal `response.completed` event",
+            ));
+        }
         Ok(st.into_outcome())
     }
 }
@@ -188,6 +195,7 @@ impl State {
                 }
             }
             "response.created" | "response.in_progress" => {
+                self.opened = true;
                 if let Some(r) = &e.response
                     && !self.terminal
                 {

@@ -363,7 +363,9 @@ fn stream_errors_failed_and_truncation() {
         (None, Some("server_error"), "boom")
     );
 
+    // Opened (a stream needs `response.created` or a terminal event), then cut.
     let cut = events(&[
+        r#"{"type":"response.created","response":{"id":"resp_1","status":"in_progress","output":[]}}"#,
         ADDED,
         r#"{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0,"delta":"{\"ci"}"#,
     ]);
