@@ -68,6 +68,6 @@ pub fn cli_parse_request(provider: Provider, text: &str, path: Option<&str>) -> 
             serde_json::to_string_pretty(&d.to_json()).unwrap_or_default(),
             0,
         ),
-        Err(e) => (format!(" not a {provider} request: {e}"), 1),
+        Err(e) => (format!(" not a valid {provider} request: {e}"), 1),
     }
 }

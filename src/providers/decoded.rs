@@ -312,6 +312,11 @@ pub(crate) fn content_text(
                 if text_types.contains(&ty) {
                     let t = f.req_str("text", "a text part carries `text`")?;
                     text.get_or_insert_with(String::new).push_str(t);
+                    f.keep(
+                        &["annotations", "logprobs", "cache_control", "citations"],
+                        ExtraKind::NotCarried,
+                        extras,
+                    );
                     f.finish(extras);
                 } else {
                     extras.push(Extra {

@@ -34,6 +34,7 @@ const NOT_CARRIED: &[&str] = &[
     "container",
     "mcp_servers",
     "context_management",
+    "output_format",
 ];
 
 /// The default server search type (decoded as variant `None`).

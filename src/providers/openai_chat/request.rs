@@ -140,7 +140,13 @@ fn message(
                 }
             }
             f.keep(
-                &["refusal", "name", "audio", "reasoning_content"],
+                &[
+                    "refusal",
+                    "name",
+                    "audio",
+                    "reasoning_content",
+                    "annotations",
+                ],
                 ExtraKind::NotCarried,
                 extras,
             );
