@@ -170,7 +170,7 @@ fn split_json_array(text: &str) -> Vec<String> {
 }
 
 /// A cassette that cannot be read, with where.
-pub type CassetteError = crate::located::Located;
+pub(crate) type CassetteError = crate::located::Located;
 
 /// Loads a cassette. A missing file is `Ok(None)`.
 pub fn load(path: &Path) -> Result<Option<(Cassette, String)>, CassetteError> {
@@ -225,7 +225,7 @@ pub fn load(path: &Path) -> Result<Option<(Cassette, String)>, CassetteError> {
 }
 
 /// 1-based line of the `i`-th interaction's `"request"` key in a cassette's text.
-pub fn request_line(text: &str, i: usize) -> usize {
+pub(crate) fn request_line(text: &str, i: usize) -> usize {
     let mut seen = 0;
     for (n, line) in text.lines().enumerate() {
         if line.trim_start().starts_with("\"request\"") {

@@ -79,7 +79,7 @@ pub struct TrialResult {
 }
 
 /// The command that (re)records one trial.
-pub fn record_command(trial: &Trial, how: &str) -> String {
+pub(crate) fn record_command(trial: &Trial, how: &str) -> String {
     format!(
         "make record FILTER='{}' MODE={how}   (or: cargo run -- record '{}' --{how})",
         trial.name(),
@@ -172,7 +172,7 @@ fn replay_client() -> &'static reqwest::Client {
 }
 
 /// How many trials [`replay_all`] replays at once.
-pub const CONCURRENCY: usize = 8;
+pub(crate) const CONCURRENCY: usize = 8;
 
 /// Replays the trials from their cassettes under `root`, [`CONCURRENCY`] at once, in their
 /// order: what `tooltape replay`, `report` and `status` show.
@@ -241,7 +241,7 @@ fn describe_mismatches(
 }
 
 /// `cases/x.toml:LINE: trial: problem` lines for a failing verdict; `None` when it is acceptable.
-pub fn failure_message(trial: &Trial, verdict: &Verdict) -> Option<String> {
+pub(crate) fn failure_message(trial: &Trial, verdict: &Verdict) -> Option<String> {
     let at = trial.choice_location();
     match verdict {
         Verdict::Fail { problems } => Some(

@@ -18,7 +18,7 @@ use crate::model::Provider;
 const KEPT_REQUEST_HEADERS: &[&str] = &["content-type", "anthropic-version", "anthropic-beta"];
 
 /// A file that cannot be imported, with where.
-pub type ImportError = crate::located::Located;
+pub(crate) type ImportError = crate::located::Located;
 
 /// Converts the YAML text of a vcrpy cassette (read from `path`) into a tooltape cassette
 /// (not yet redacted: [`crate::record::write_cassette`] redacts and scans before writing).

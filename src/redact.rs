@@ -13,7 +13,7 @@ use crate::http::HttpRequest;
 pub const REDACTED: &str = "<REDACTED>";
 
 /// Request/response headers that carry credentials: kept as [`REDACTED`], never in clear.
-pub const SECRET_HEADERS: &[&str] = &[
+pub(crate) const SECRET_HEADERS: &[&str] = &[
     "authorization",
     "proxy-authorization",
     "x-api-key",
@@ -28,11 +28,11 @@ pub const SECRET_HEADERS: &[&str] = &[
 ];
 
 /// Query parameters that carry credentials (Gemini's `?key=`).
-pub const SECRET_QUERY: &[&str] = &["key", "api_key", "api-key", "access_token"];
+pub(crate) const SECRET_QUERY: &[&str] = &["key", "api_key", "api-key", "access_token"];
 
 /// Response headers dropped because they change on every call (ids, timings, counters, dates,
 /// cookies, transport framing) or say who the account is.
-pub const VOLATILE_HEADERS: &[&str] = &[
+pub(crate) const VOLATILE_HEADERS: &[&str] = &[
     "x-request-id",
     "request-id",
     "openai-processing-ms",
@@ -74,7 +74,7 @@ pub const VOLATILE_HEADERS: &[&str] = &[
 ];
 
 /// Prefixes of volatile headers (rate-limit counters, SDK noise).
-pub const VOLATILE_PREFIXES: &[&str] = &[
+pub(crate) const VOLATILE_PREFIXES: &[&str] = &[
     "x-ratelimit-",
     "anthropic-ratelimit-",
     "x-stainless-",
@@ -82,16 +82,16 @@ pub const VOLATILE_PREFIXES: &[&str] = &[
 ];
 
 /// Whether a header (any case) is dropped from stored responses.
-pub fn is_volatile_header(name: &str) -> bool {
+pub(crate) fn is_volatile_header(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     VOLATILE_HEADERS.contains(&n.as_str()) || VOLATILE_PREFIXES.iter().any(|p| n.starts_with(p))
 }
 
-pub fn is_secret_header(name: &str) -> bool {
+pub(crate) fn is_secret_header(name: &str) -> bool {
     SECRET_HEADERS.contains(&name.to_ascii_lowercase().as_str())
 }
 
-pub fn is_secret_query(name: &str) -> bool {
+pub(crate) fn is_secret_query(name: &str) -> bool {
     SECRET_QUERY.contains(&name.to_ascii_lowercase().as_str())
 }
 
@@ -229,7 +229,7 @@ pub fn redact_text(text: &str, secrets: &Secrets) -> String {
 
 /// Redacts a JSON value in place: secret fields (Responses `mcp` tools' `authorization` and
 /// `headers`, Anthropic `mcp_servers[].authorization_token`) and key-shaped strings anywhere.
-pub fn redact_json(v: &mut Value, secrets: &Secrets) {
+pub(crate) fn redact_json(v: &mut Value, secrets: &Secrets) {
     match v {
         Value::String(s) => {
             let r = redact_text(s, secrets);
@@ -306,7 +306,7 @@ pub fn redact_response(r: &mut StoredResponse, secrets: &Secrets) {
 }
 
 /// Redacts every interaction of a cassette.
-pub fn redact_cassette(c: &mut Cassette, secrets: &Secrets) {
+pub(crate) fn redact_cassette(c: &mut Cassette, secrets: &Secrets) {
     for it in &mut c.interactions {
         redact_request(&mut it.request, secrets);
         redact_response(&mut it.response, secrets);

@@ -54,7 +54,7 @@ impl State {
 
 /// Every selected trial's state, in discovery order: each trial replayed on loopback (nothing
 /// leaves the machine).
-pub fn states(root: &Path, trials: &[Trial]) -> Vec<State> {
+pub(crate) fn states(root: &Path, trials: &[Trial]) -> Vec<State> {
     harness::replay_all(root, trials)
         .iter()
         .map(State::of)

@@ -18,7 +18,7 @@ use crate::model::Tool;
 pub const PROVIDERS_FILE: &str = "providers.toml";
 
 /// A problem in a case, tool or provider file, located for the reader.
-pub type CaseError = Located;
+pub(crate) type CaseError = Located;
 
 fn toml_error(path: &Path, source: &str, err: &toml::de::Error) -> CaseError {
     let offset = err.span().map_or(0, |s| s.start);
@@ -45,7 +45,7 @@ pub fn load_providers(cases_dir: &Path) -> Result<BTreeMap<Provider, ProviderCon
 }
 
 /// Loads one neutral tool file.
-pub fn load_tool(path: &Path) -> Result<(Tool, String), CaseError> {
+pub(crate) fn load_tool(path: &Path) -> Result<(Tool, String), CaseError> {
     let text = read(path, "cannot read tool file")?;
     let tool: Tool = serde_json::from_str(&text).map_err(|e| CaseError {
         path: path.to_path_buf(),

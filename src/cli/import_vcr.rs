@@ -1,10 +1,7 @@
 //! `tooltape import-vcr FILE --provider P --out PATH`: converts and writes one cassette.
 
 use std::path::Path;
-
-use tooltape::import_vcr::convert;
-use tooltape::model::Provider;
-use tooltape::redact::Secrets;
+use tooltape::{Provider, Secrets, import_vcr};
 
 /// `tooltape import-vcr FILE --provider P --out PATH`: converts, redacts, scans, writes.
 pub fn run(file: &Path, provider: &str, out: &Path) -> i32 {
@@ -23,7 +20,7 @@ pub fn run(file: &Path, provider: &str, out: &Path) -> i32 {
             return 2;
         }
     };
-    let cassette = match convert(file, &text, provider) {
+    let cassette = match import_vcr(file, &text, provider) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("{e}\n  is it a vcrpy/pytest-recording YAML cassette?");
@@ -31,7 +28,7 @@ pub fn run(file: &Path, provider: &str, out: &Path) -> i32 {
         }
     };
     let n = cassette.interactions.len();
-    match tooltape::record::write_cassette(out, out, cassette, &Secrets::from_env()) {
+    match tooltape::write_cassette(out, out, cassette, &Secrets::from_env()) {
         Ok(()) => {
             outln!(
                 "{}: {n} interaction{} imported (provenance: imported)",

@@ -20,14 +20,11 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
-
-use tooltape::case::{self, ChoiceSpec, Mode, Trial};
-use tooltape::cassette;
-use tooltape::harness::{self, ReplayStatus};
-use tooltape::model::Provider;
-use tooltape::model::{ChatRequest, Outcome, StrictPolicy};
-use tooltape::providers;
-use tooltape::replay::ReplayServer;
+use tooltape::{
+    ChatRequest, ChoiceSpec, Mode, Outcome, Provider, ReplayServer, ReplayStatus, StreamDecoder,
+    StrictPolicy, Trial, decode, discover, encode, load_case, load_cassette, load_providers,
+    replay_all, runtime,
+};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -220,7 +217,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::ParseRequest(a) => parse_request(&a),
         Command::Convert(a) => convert(&a),
         Command::Record(a) => record::run(&root, &a),
-        Command::Simulate { port } => match harness::runtime().block_on(serve_forever(port)) {
+        Command::Simulate { port } => match runtime().block_on(serve_forever(port)) {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("cannot start the simulator on 127.0.0.1:{port}: {e}");
@@ -312,7 +309,7 @@ fn read_input(file: Option<&Path>) -> Result<Vec<u8>, String> {
 
 /// Selects trials by substring of their name, reporting broken cases on stderr.
 pub fn select(root: &Path, filter: Option<&str>) -> Vec<Trial> {
-    let d = case::discover(root);
+    let d = discover(root);
     for (_, e) in &d.broken {
         eprintln!("{e}");
     }
@@ -331,7 +328,7 @@ fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
         );
         return 1;
     }
-    let results = harness::replay_all(root, &trials);
+    let results = replay_all(root, &trials);
     let mut cells = std::collections::BTreeMap::new();
     let mut failed = 0;
     for (t, r) in trials.iter().zip(&results) {
@@ -402,7 +399,7 @@ fn cassette_provider(path: &Path, trial: &str, flag: Option<&str>) -> Result<Pro
 }
 
 fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&str>) -> i32 {
-    let (cassette, _) = match cassette::load(path) {
+    let (cassette, _) = match load_cassette(path) {
         Ok(Some(c)) => c,
         Ok(None) => {
             eprintln!("{}: no such cassette", path.display());
@@ -422,7 +419,7 @@ fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&st
     };
     // The neutral request configures decoding (text-protocol parser, schema restore): use the
     // owning trial's when the cassette belongs to a known trial.
-    let trial = case::discover(root)
+    let trial = discover(root)
         .trials
         .into_iter()
         .find(|t| t.name() == cassette.trial);
@@ -443,7 +440,7 @@ fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&st
     let outcomes = rt.block_on(async {
         let server = ReplayServer::start(&cassette).await;
         let endpoint = server.endpoint();
-        let client = tooltape::run::client(Duration::from_secs(30));
+        let client = tooltape::http_client(Duration::from_secs(30));
         let mut last = Vec::new();
         for _ in 0..repeat {
             last.clear();
@@ -462,8 +459,7 @@ fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&st
                         ..t.first_request()
                     },
                 );
-                let r =
-                    tooltape::run::send(&client, &endpoint, provider, &neutral, &it.request).await;
+                let r = tooltape::send(&client, &endpoint, provider, &neutral, &it.request).await;
                 last.push(r);
             }
             server.take_received();
@@ -592,7 +588,7 @@ fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> i32 {
         },
         None => Box::new(std::io::stdin().lock()),
     };
-    let mut decoder = providers::StreamDecoder::new(provider, &bare_request(true));
+    let mut decoder = StreamDecoder::new(provider, &bare_request(true));
     let mut buf = vec![0; 1 << 16];
     loop {
         let n = match input.read(&mut buf) {
@@ -668,12 +664,12 @@ fn parse(a: &ParseArgs) -> i32 {
         }
         return code;
     }
-    let resp = tooltape::http::HttpResponse {
+    let resp = tooltape::HttpResponse {
         status: a.status,
         headers: Default::default(),
         body,
     };
-    match providers::decode(provider, &bare_request(a.stream), &resp) {
+    match decode(provider, &bare_request(a.stream), &resp) {
         Ok(o) => {
             print_outcome(&o);
             0
@@ -726,8 +722,8 @@ fn convert(a: &ConvertArgs) -> i32 {
         }
     };
     let cases_dir = a.case.parent().unwrap_or(Path::new("."));
-    let loaded = case::load_providers(cases_dir)
-        .and_then(|p| case::load_case(&a.case, &cases_dir.join("tools"), &p));
+    let loaded =
+        load_providers(cases_dir).and_then(|p| load_case(&a.case, &cases_dir.join("tools"), &p));
     let case = match loaded {
         Ok(c) => std::sync::Arc::new(c),
         Err(e) => {
@@ -750,7 +746,7 @@ fn convert(a: &ConvertArgs) -> i32 {
         choice,
         mode,
     };
-    match providers::encode(provider, &trial.first_request()) {
+    match encode(provider, &trial.first_request()) {
         Ok(enc) => {
             outln!(
                 "{}",
@@ -775,9 +771,7 @@ fn convert(a: &ConvertArgs) -> i32 {
 /// Runs a simulator on `127.0.0.1:port` until the process ends, printing its base URL
 /// (for `tooltape simulate --port N`, to point gateways at it).
 async fn serve_forever(port: u16) -> std::io::Result<()> {
-    let sim =
-        tooltape::simulate::Simulator::start_on(port, tooltape::simulate::SimConfig::default())
-            .await?;
+    let sim = tooltape::Simulator::start_on(port, tooltape::SimConfig::default()).await?;
     outln!("{}", sim.base_url());
     std::future::pending::<()>().await;
     drop(sim);

@@ -7,16 +7,12 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use tooltape::case::Trial;
-use tooltape::harness;
-use tooltape::model::Provider;
-use tooltape::record::{
-    Endpoints, RecordOptions, Summary, Which, dry_run_listing, endpoints, in_ci, record_all_with,
-    select,
-};
-use tooltape::redact::Secrets;
 
 use super::RecordArgs;
+use tooltape::{
+    Endpoints, Provider, RecordOptions, Secrets, Summary, Trial, Which, dry_run_listing, endpoints,
+    in_ci, record_all_with, runtime, select_to_record,
+};
 
 pub fn run(root: &Path, a: &RecordArgs) -> i32 {
     if in_ci() {
@@ -49,8 +45,8 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
         .into_iter()
         .filter(|t| provider.is_none_or(|p| t.provider == p))
         .collect();
-    harness::runtime().block_on(async {
-        let chosen = select(root, trials, which).await;
+    runtime().block_on(async {
+        let chosen = select_to_record(root, trials, which).await;
         if a.dry_run {
             out!("{}", dry_run_listing(&chosen));
             return 0;
@@ -60,9 +56,7 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
             return 0;
         }
         let sim = if a.simulate {
-            match tooltape::simulate::Simulator::start(tooltape::simulate::SimConfig::default())
-                .await
-            {
+            match tooltape::Simulator::start(tooltape::SimConfig::default()).await {
                 Ok(s) => Some(s),
                 Err(e) => {
                     eprintln!("cannot start the simulator on loopback: {e}");

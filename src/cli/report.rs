@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-
-use tooltape::harness;
-use tooltape::report::{Matrix, build, html, text};
+use tooltape::{
+    Matrix, build_matrix, matrix_html, matrix_json, matrix_markdown, matrix_terminal, replay_all,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
@@ -30,10 +30,10 @@ pub struct ReportArgs {
 /// Renders a matrix in a format.
 pub fn render(m: &Matrix, format: ReportFormat) -> String {
     match format {
-        ReportFormat::Terminal => text::terminal(m),
-        ReportFormat::Md => text::markdown(m),
-        ReportFormat::Html => html::page(m),
-        ReportFormat::Json => text::json(m),
+        ReportFormat::Terminal => matrix_terminal(m),
+        ReportFormat::Md => matrix_markdown(m),
+        ReportFormat::Html => matrix_html(m),
+        ReportFormat::Json => matrix_json(m),
     }
 }
 
@@ -42,7 +42,7 @@ pub fn render(m: &Matrix, format: ReportFormat) -> String {
 pub fn run(root: &Path, a: &ReportArgs) -> i32 {
     // Selected as `replay` does: broken case files are reported on stderr.
     let trials = super::select(root, a.filter.as_deref());
-    let m = build(&trials, &harness::replay_all(root, &trials));
+    let m = build_matrix(&trials, &replay_all(root, &trials));
     if m.rows.is_empty() {
         eprintln!(
             "no trials match{}",

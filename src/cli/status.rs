@@ -1,15 +1,12 @@
 //! `tooltape status` and `tooltape scan`: print the library's status report and secret scan.
 
 use std::path::Path;
-
-use tooltape::case;
-use tooltape::redact::Secrets;
-use tooltape::status::{report, scan_path};
+use tooltape::{Secrets, discover, scan_path, status_report};
 
 /// `tooltape status [FILTER]`: prints the report; exit 0 (it informs, the harness judges).
 pub fn run(root: &Path, filter: Option<&str>) -> i32 {
-    let discovery = case::discover(root);
-    out!("{}", report(root, &discovery, filter));
+    let discovery = discover(root);
+    out!("{}", status_report(root, &discovery, filter));
     0
 }
 

@@ -139,7 +139,7 @@ impl StreamDecoder {
 }
 
 /// The body key holding the conversation (messages, input items or contents).
-pub fn conversation_key(provider: Provider) -> &'static str {
+pub(crate) fn conversation_key(provider: Provider) -> &'static str {
     match provider {
         Provider::OpenaiChat | Provider::Anthropic | Provider::TextProtocol => "messages",
         Provider::OpenaiResponses => "input",
@@ -149,7 +149,7 @@ pub fn conversation_key(provider: Provider) -> &'static str {
 
 /// The parts of a request body a reviewer needs to see in a snapshot: the tools block, the
 /// tool choice and parallel switch, and any instructions/system text (where injection lands).
-pub fn projection(provider: Provider, body: &Value) -> Value {
+pub(crate) fn projection(provider: Provider, body: &Value) -> Value {
     let keys: &[&str] = match provider {
         Provider::OpenaiChat => &[
             "tools",

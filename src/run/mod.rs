@@ -8,6 +8,7 @@ mod transport;
 mod trial;
 
 pub use exchange::{ExchangeRun, TrialRun};
-pub use hosted::{SupportCache, Telemetry, telemetry, trial_telemetry};
+pub(crate) use hosted::trial_telemetry;
+pub use hosted::{SupportCache, Telemetry};
 pub use transport::{Endpoint, client, send};
 pub use trial::run_trial;

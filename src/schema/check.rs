@@ -27,7 +27,7 @@ const TYPES: &[&str] = &[
 
 /// Checks one node (its keywords `kw` scanned from `obj`) against the strict rules that can be
 /// seen locally. `root` resolves refs.
-pub fn node_rules(
+pub(super) fn node_rules(
     root: &Value,
     obj: &Map<String, Value>,
     kw: &Keywords<'_>,
@@ -193,7 +193,7 @@ fn first_unlisted<'a>(props: &'a Map<String, Value>, required: Option<&Value>) -
 }
 
 /// Checks a whole schema as it would be sent with `strict: true` to OpenAI.
-pub fn openai(schema: &Value) -> Vec<Violation> {
+pub(super) fn openai(schema: &Value) -> Vec<Violation> {
     let mut out = Vec::new();
     let Some(obj) = schema.as_object() else {
         out.push(Violation::new(

@@ -22,7 +22,7 @@ pub fn check(provider: Provider, schema: &Value) -> Vec<Violation> {
 
 /// Prepares every tool for `provider` under `policy`. Notes explain choices a reviewer should
 /// see (e.g. "tool x: sent strict=false: /properties/y: patternProperties is not supported").
-pub fn prepare_tools(
+pub(crate) fn prepare_tools(
     provider: Provider,
     tools: &[Tool],
     policy: StrictPolicy,

@@ -38,7 +38,7 @@ pub(crate) struct Ask {
 }
 
 impl Ask {
-    pub fn new(model: &str) -> Ask {
+    pub(super) fn new(model: &str) -> Ask {
         Ask {
             model: model.to_string(),
             tools: Vec::new(),
@@ -53,7 +53,7 @@ impl Ask {
         }
     }
 
-    pub fn has_tool(&self, name: &str) -> bool {
+    pub(super) fn has_tool(&self, name: &str) -> bool {
         self.tools.iter().any(|t| t.name == name)
     }
 }
@@ -67,7 +67,7 @@ pub(crate) struct Call {
 
 impl Call {
     /// The arguments as the JSON string OpenAI-shaped APIs carry.
-    pub fn arguments_json(&self) -> String {
+    pub(super) fn arguments_json(&self) -> String {
         wire::compact(&self.arguments)
     }
 }
@@ -103,11 +103,11 @@ pub(crate) struct Turn {
 }
 
 impl Turn {
-    pub fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         self.segments.iter().map(|s| s.text.as_str()).collect()
     }
 
-    pub fn has_text(&self) -> bool {
+    pub(super) fn has_text(&self) -> bool {
         self.segments.iter().any(|s| !s.text.is_empty())
     }
 }

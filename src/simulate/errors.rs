@@ -39,7 +39,7 @@ pub(crate) struct Extra {
 }
 
 impl Rejection {
-    pub fn new(status: u16, message: impl Into<String>) -> Rejection {
+    pub(super) fn new(status: u16, message: impl Into<String>) -> Rejection {
         Rejection {
             status,
             message: message.into(),
@@ -47,16 +47,16 @@ impl Rejection {
         }
     }
 
-    pub fn bad_request(message: impl Into<String>) -> Rejection {
+    pub(super) fn bad_request(message: impl Into<String>) -> Rejection {
         Rejection::new(400, message)
     }
 
-    pub fn param(mut self, param: &str) -> Rejection {
+    pub(super) fn param(mut self, param: &str) -> Rejection {
         self.extra.param = Some(param.to_string());
         self
     }
 
-    pub fn code(mut self, code: &str) -> Rejection {
+    pub(super) fn code(mut self, code: &str) -> Rejection {
         self.extra.code = Some(code.to_string());
         self
     }

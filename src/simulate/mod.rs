@@ -29,9 +29,15 @@ mod wire;
 #[cfg(test)]
 mod tests;
 
-pub use answer::{answer, answer_request, scenario_from_headers};
-pub use args::generate as generate_arguments;
-pub use exchange::{SCENARIO_HEADER, SIMULATOR_HEADER, SimBody, SimRequest, SimResponse, VERSION};
-pub use faults::{Fault, FaultKind, When};
+pub(crate) use exchange::{SCENARIO_HEADER, SIMULATOR_HEADER};
+pub use faults::{Fault, FaultKind};
+
+#[cfg(test)]
+use answer::{answer, answer_request};
+#[cfg(test)]
+use exchange::{SimBody, SimRequest, SimResponse, VERSION};
+#[cfg(test)]
+use faults::When;
 pub use server::{SimConfig, Simulator};
-pub use tool_rejection::wire_rejection;
+#[cfg(test)]
+pub(crate) use tool_rejection::wire_rejection;

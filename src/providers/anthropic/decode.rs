@@ -28,7 +28,7 @@ pub(super) struct WireError {
 
 impl WireError {
     /// An `error` event without its `error` object.
-    pub fn unknown() -> WireError {
+    pub(super) fn unknown() -> WireError {
         WireError {
             kind: None,
             message: "error event without details".into(),
@@ -99,7 +99,7 @@ pub(super) struct Builder {
 
 impl Builder {
     /// `content_block_start`, or one block of a buffered `content[]`.
-    pub fn start(&mut self, index: u64, block: &Value) {
+    pub(super) fn start(&mut self, index: u64, block: &Value) {
         if self.open.iter().any(|(i, _)| *i == index) {
             self.stop(index); // a restarted index closes the previous block first
         }
@@ -173,7 +173,7 @@ impl Builder {
     }
 
     /// `content_block_delta`. Deltas for an unknown index are dropped.
-    pub fn delta(&mut self, index: u64, d: &Delta<'_>) {
+    pub(super) fn delta(&mut self, index: u64, d: &Delta<'_>) {
         let Some(pos) = self.open.iter().rposition(|(i, _)| *i == index) else {
             return;
         };
@@ -222,7 +222,7 @@ impl Builder {
     }
 
     /// `content_block_stop`: a tool's arguments are parsed here.
-    pub fn stop(&mut self, index: u64) {
+    pub(super) fn stop(&mut self, index: u64) {
         let Some(pos) = self.open.iter().rposition(|(i, _)| *i == index) else {
             return;
         };
@@ -246,14 +246,14 @@ impl Builder {
     }
 
     /// Closes every block still open (a truncated stream), in index order.
-    pub fn stop_all(&mut self) {
+    pub(super) fn stop_all(&mut self) {
         while let Some((index, _)) = self.open.first() {
             let index = *index;
             self.stop(index);
         }
     }
 
-    pub fn usage(&mut self, u: &WireUsage) {
+    pub(super) fn usage(&mut self, u: &WireUsage) {
         let usage = self.outcome.usage.get_or_insert_with(Usage::default);
         // message_delta usage is cumulative: later values replace earlier ones.
         if u.input_tokens.is_some() {
@@ -264,12 +264,12 @@ impl Builder {
         }
     }
 
-    pub fn stop_reason(&mut self, reason: &str) {
+    pub(super) fn stop_reason(&mut self, reason: &str) {
         self.outcome.finish = finish_for(reason);
         self.outcome.raw_finish = Some(reason.to_string());
     }
 
-    pub fn into_outcome(mut self) -> Outcome {
+    pub(super) fn into_outcome(mut self) -> Outcome {
         self.stop_all();
         if self.saw_hosted {
             self.outcome.hosted = Some(self.hosted);

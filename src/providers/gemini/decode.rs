@@ -128,7 +128,7 @@ pub(super) struct Accum {
 
 impl Accum {
     /// Applies one chunk; `status` is the HTTP status (200 inside streams).
-    pub fn chunk(&mut self, c: Chunk<'_>, status: u16) {
+    pub(super) fn chunk(&mut self, c: Chunk<'_>, status: u16) {
         if let Some(e) = &c.error {
             // UNCONFIRMED (§8.7): mid-stream errors are assumed to use the non-stream envelope.
             self.outcome.error = Some(provider_error(status, e));
@@ -214,7 +214,7 @@ impl Accum {
         });
     }
 
-    pub fn into_outcome(mut self) -> Outcome {
+    pub(super) fn into_outcome(mut self) -> Outcome {
         self.outcome.normalize_finish_for_calls();
         self.outcome.hosted = self.hosted;
         self.outcome
