@@ -10,9 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use tooltape::http::HttpRequest;
-use tooltape::model::Provider;
-use tooltape::providers;
+use tooltape::{HttpRequest, Provider};
 
 /// Builds the request from the input text. `Err` is the message to print after `FILE:`: it
 /// starts with `LINE:COL:` for input that is not JSON, with a space otherwise.
@@ -27,9 +25,9 @@ fn request_from(provider: Provider, text: &str, path: Option<&str>) -> Result<Ht
         r
     } else {
         let default = match provider {
-            Provider::OpenaiChat | Provider::TextProtocol => providers::openai_chat::PATH,
-            Provider::OpenaiResponses => providers::openai_responses::PATH,
-            Provider::Anthropic => providers::anthropic::PATH,
+            Provider::OpenaiChat | Provider::TextProtocol => tooltape::openai_chat::PATH,
+            Provider::OpenaiResponses => tooltape::openai_responses::PATH,
+            Provider::Anthropic => tooltape::anthropic::PATH,
             Provider::Gemini if path.is_none() => {
                 return Err(
                     " a bare Gemini body needs --path /v1beta/models/MODEL:generateContent \
@@ -63,7 +61,7 @@ pub fn cli_parse_request(provider: Provider, text: &str, path: Option<&str>) -> 
         Ok(r) => r,
         Err(e) => return (e, 2),
     };
-    match providers::decode_request(provider, &req) {
+    match tooltape::decode_request(provider, &req) {
         Ok(d) => (
             serde_json::to_string_pretty(&d.to_json()).unwrap_or_default(),
             0,

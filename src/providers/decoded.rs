@@ -12,7 +12,10 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::model::{AllowedMode, ChatRequest, DecodeError, StrictPolicy, ToolChoice};
+use crate::model::{
+    AllowedMode, ChatRequest, DecodeError, EncodeError, Provider, StrictPolicy, Tool, ToolChoice,
+    empty_parameters,
+};
 use crate::pointer::push;
 
 /// A decoded request: the neutral request and, beside it, what the neutral model cannot carry.
@@ -82,7 +85,7 @@ impl DecodedRequest {
 
 /// A tool choice as JSON: `"auto"`, `"none"`, `"required"`, `{"type":"forced","name":…}`,
 /// `{"type":"allowed","mode":"auto"|"required","tools":[…]}`.
-pub fn choice_json(choice: &ToolChoice) -> Value {
+fn choice_json(choice: &ToolChoice) -> Value {
     match choice {
         ToolChoice::Auto => json!("auto"),
         ToolChoice::None => json!("none"),
@@ -96,6 +99,41 @@ pub fn choice_json(choice: &ToolChoice) -> Value {
             json!({"type": "allowed", "mode": mode, "tools": tools})
         }
     }
+}
+
+/// The tools as `provider`'s wire carries them for `req`, in neutral form: what a decoded
+/// request's tools equal when the project's encoder built it. Each schema is the one the schema
+/// layer prepares under the request's strict policy (OpenAI strict transform, Anthropic strict
+/// subset, Gemini sanitizer; a tool without parameters has the empty object schema), `strict` is
+/// the flag as sent, and Anthropic keeps only an allowed subset's tools (it has no allowed list).
+/// The text protocol sends no tools on the wire: its list is empty.
+pub fn sent_tools(provider: Provider, req: &ChatRequest) -> Result<Vec<Tool>, EncodeError> {
+    if provider == Provider::TextProtocol {
+        return Ok(Vec::new());
+    }
+    let tools: Vec<Tool> = match (&req.tool_choice, provider) {
+        (Some(ToolChoice::Allowed { tools, .. }), Provider::Anthropic) => req
+            .tools
+            .iter()
+            .filter(|t| tools.contains(&t.name))
+            .cloned()
+            .collect(),
+        _ => req.tools.clone(),
+    };
+    let (prepared, _) = crate::schema::prepare_tools(provider, &tools, req.strict)?;
+    Ok(prepared
+        .into_iter()
+        .map(|p| Tool {
+            name: p.name,
+            description: p.description,
+            parameters: if p.parameters.is_null() {
+                empty_parameters()
+            } else {
+                p.parameters
+            },
+            strict: p.strict,
+        })
+        .collect())
 }
 
 /// A neutral request with nothing set but the model and stream flag (decoders fill the rest).
@@ -155,7 +193,7 @@ pub(crate) struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     /// The object at `ptr`, or an error saying it should be `what`.
-    pub fn of(v: &'a Value, ptr: &str, what: &str) -> Result<Fields<'a>, DecodeError> {
+    pub(crate) fn of(v: &'a Value, ptr: &str, what: &str) -> Result<Fields<'a>, DecodeError> {
         match v {
             Value::Object(map) => Ok(Fields {
                 map,
@@ -167,12 +205,12 @@ impl<'a> Fields<'a> {
     }
 
     /// The pointer of a child key.
-    pub fn at(&self, key: &str) -> String {
+    pub(crate) fn at(&self, key: &str) -> String {
         push(&self.ptr, key)
     }
 
     /// The first of `keys` present (aliases: Gemini's camelCase and snake_case), marked read.
-    pub fn get_any(&mut self, keys: &[&str]) -> Option<(String, &'a Value)> {
+    pub(crate) fn get_any(&mut self, keys: &[&str]) -> Option<(String, &'a Value)> {
         let mut found = None;
         for key in keys {
             if let Some((k, v)) = self.map.get_key_value(*key) {
@@ -185,11 +223,11 @@ impl<'a> Fields<'a> {
         found
     }
 
-    pub fn get(&mut self, key: &str) -> Option<&'a Value> {
+    pub(crate) fn get(&mut self, key: &str) -> Option<&'a Value> {
         self.get_any(&[key]).map(|(_, v)| v)
     }
 
-    pub fn str(&mut self, key: &str) -> Result<Option<&'a str>, DecodeError> {
+    pub(crate) fn str(&mut self, key: &str) -> Result<Option<&'a str>, DecodeError> {
         match self.get(key) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
@@ -198,12 +236,12 @@ impl<'a> Fields<'a> {
     }
 
     /// A required string: missing is an error saying what the field is for.
-    pub fn req_str(&mut self, key: &str, why: &str) -> Result<&'a str, DecodeError> {
+    pub(crate) fn req_str(&mut self, key: &str, why: &str) -> Result<&'a str, DecodeError> {
         self.str(key)?
             .ok_or_else(|| field_error(&self.at(key), format!("missing ({why})")))
     }
 
-    pub fn bool(&mut self, key: &str) -> Result<Option<bool>, DecodeError> {
+    pub(crate) fn bool(&mut self, key: &str) -> Result<Option<bool>, DecodeError> {
         match self.get(key) {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
@@ -212,7 +250,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A token count (`u32`), from any of `keys`.
-    pub fn count_any(&mut self, keys: &[&str]) -> Result<Option<u32>, DecodeError> {
+    pub(crate) fn count_any(&mut self, keys: &[&str]) -> Result<Option<u32>, DecodeError> {
         match self.get_any(keys) {
             None => Ok(None),
             Some((ptr, v)) => v
@@ -223,12 +261,12 @@ impl<'a> Fields<'a> {
         }
     }
 
-    pub fn array(&mut self, key: &str) -> Result<Option<&'a Vec<Value>>, DecodeError> {
+    pub(crate) fn array(&mut self, key: &str) -> Result<Option<&'a Vec<Value>>, DecodeError> {
         self.array_any(&[key]).map(|o| o.map(|(_, a)| a))
     }
 
     /// An array from any of `keys`, with its pointer.
-    pub fn array_any(
+    pub(crate) fn array_any(
         &mut self,
         keys: &[&str],
     ) -> Result<Option<(String, &'a Vec<Value>)>, DecodeError> {
@@ -240,7 +278,7 @@ impl<'a> Fields<'a> {
     }
 
     /// Each present key of `keys` becomes an extra of `kind` (marked read).
-    pub fn keep(&mut self, keys: &[&str], kind: ExtraKind, extras: &mut Vec<Extra>) {
+    pub(crate) fn keep(&mut self, keys: &[&str], kind: ExtraKind, extras: &mut Vec<Extra>) {
         for key in keys {
             if let Some((k, v)) = self.map.get_key_value(*key)
                 && self.used.insert(k.as_str())
@@ -255,7 +293,7 @@ impl<'a> Fields<'a> {
     }
 
     /// Every key not read becomes an [`ExtraKind::Unknown`] extra, in body order.
-    pub fn finish(self, extras: &mut Vec<Extra>) {
+    pub(crate) fn finish(self, extras: &mut Vec<Extra>) {
         for (k, v) in self.map {
             if !self.used.contains(k.as_str()) {
                 extras.push(Extra {

@@ -7,7 +7,7 @@
 //! neutral request (each format's `request.rs`), with what the neutral model cannot carry.
 
 pub mod anthropic;
-pub mod decoded;
+mod decoded;
 pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
@@ -21,6 +21,7 @@ use serde_json::{Map, Value};
 
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, DecodeError, EncodeError, Encoded, Outcome, Provider};
+pub use decoded::{DecodedRequest, Extra, ExtraKind, sent_tools};
 
 /// Builds the provider request for one exchange.
 pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeError> {
@@ -36,7 +37,7 @@ pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeEr
 }
 
 /// Decodes a request of `provider`'s wire format (method, path with query, JSON body) back to
-/// the neutral request, with the wire facts it cannot carry beside it (see [`decoded`]).
+/// the neutral request, with the wire facts it cannot carry beside it ([`DecodedRequest`]).
 ///
 /// `text-protocol` requests are Chat Completions requests and are decoded as such: their tools
 /// and tool choice travel only as prose inside the injected first system message (which is
@@ -46,7 +47,7 @@ pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeEr
 pub fn decode_request(
     provider: Provider,
     req: &HttpRequest,
-) -> Result<decoded::DecodedRequest, DecodeError> {
+) -> Result<DecodedRequest, DecodeError> {
     match provider {
         Provider::OpenaiChat | Provider::TextProtocol => openai_chat::decode_request(req),
         Provider::OpenaiResponses => openai_responses::decode_request(req),

@@ -15,16 +15,10 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tooltape::case::{self, Trial};
-use tooltape::cassette;
-use tooltape::harness;
-use tooltape::http::HttpRequest;
-use tooltape::model::{
-    AllowedMode, ChatRequest, Grounding, HostedTool, Message, Provider, StrictPolicy, Tool,
-    ToolChoice, empty_parameters,
+use tooltape::{
+    AllowedMode, ChatRequest, DecodedRequest, Grounding, HostedTool, HttpRequest, Message,
+    Provider, RequestExtraKind, StrictPolicy, ToolChoice, Trial,
 };
-use tooltape::providers::{self, decoded::DecodedRequest};
-use tooltape::schema;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -34,29 +28,7 @@ fn root() -> PathBuf {
 fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
     let mut e = n.clone();
     e.strict = StrictPolicy::Off;
-    let sent_tools: Vec<Tool> = match (&n.tool_choice, provider) {
-        (Some(ToolChoice::Allowed { tools, .. }), Provider::Anthropic) => n
-            .tools
-            .iter()
-            .filter(|t| tools.contains(&t.name))
-            .cloned()
-            .collect(),
-        _ => n.tools.clone(),
-    };
-    let (prepared, _) = schema::prepare_tools(provider, &sent_tools, n.strict).unwrap();
-    e.tools = prepared
-        .into_iter()
-        .map(|p| Tool {
-            name: p.name,
-            description: p.description,
-            parameters: if p.parameters.is_null() {
-                empty_parameters()
-            } else {
-                p.parameters
-            },
-            strict: p.strict,
-        })
-        .collect();
+    e.tools = tooltape::sent_tools(provider, n).unwrap();
     for m in &mut e.messages {
         if let Message::Assistant { text, .. } = m
             && text.as_deref() == Some("")
@@ -118,7 +90,7 @@ fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
             drop_empty_assistant(&mut e.messages);
             order_results(&mut e.messages);
             e.max_tokens = Some(n.max_tokens.unwrap_or_else(|| {
-                let d = providers::anthropic::DEFAULT_MAX_TOKENS;
+                let d = tooltape::anthropic::DEFAULT_MAX_TOKENS;
                 n.thinking.map_or(d, |b| b + d)
             }));
             for h in &mut e.hosted {
@@ -286,7 +258,7 @@ fn neutral_json(r: &ChatRequest) -> Value {
 
 /// Decodes `wire` and compares it with the neutral request `n`; `Err` says how it differs.
 fn round_trip(provider: Provider, wire: &HttpRequest, n: &ChatRequest) -> Result<(), String> {
-    let decoded = providers::decode_request(provider, wire).map_err(|e| e.to_string())?;
+    let decoded = tooltape::decode_request(provider, wire).map_err(|e| e.to_string())?;
     if provider == Provider::TextProtocol {
         // The Chat request the text protocol sends: tools live in the injected instructions.
         let r = &decoded.request;
@@ -311,7 +283,7 @@ fn round_trip(provider: Provider, wire: &HttpRequest, n: &ChatRequest) -> Result
     let unknown: Vec<_> = decoded
         .extras
         .iter()
-        .filter(|e| e.kind == providers::decoded::ExtraKind::Unknown)
+        .filter(|e| e.kind == RequestExtraKind::Unknown)
         .collect();
     if !unknown.is_empty() {
         return Err(format!(
@@ -323,26 +295,39 @@ fn round_trip(provider: Provider, wire: &HttpRequest, n: &ChatRequest) -> Result
     if got == want {
         return Ok(());
     }
-    Err(format!(
-        "decoded:\n{}\nexpected:\n{}",
-        serde_json::to_string_pretty(&got).unwrap(),
-        serde_json::to_string_pretty(&want).unwrap()
-    ))
+    // One line per differing key: what was decoded, what the neutral request means.
+    let diff: Vec<String> = want
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, w)| got.get(k.as_str()) != Some(*w))
+        .map(|(k, w)| {
+            format!(
+                "  {k}:\n    - decoded:  {}\n    + expected: {w}",
+                got[k.as_str()]
+            )
+        })
+        .collect();
+    Err(diff.join("\n"))
 }
 
 #[test]
 fn every_shipped_trial_round_trips() {
-    let d = case::discover(&root());
+    let d = tooltape::discover(&root());
     assert!(!d.trials.is_empty(), "no trials discovered");
     let mut failures = Vec::new();
     let (mut first_ok, mut encode_refused, mut followups_ok, mut cassettes) = (0, 0, 0, 0);
     for trial in &d.trials {
         let neutral = trial.first_request();
-        match providers::encode(trial.provider, &neutral) {
+        match tooltape::encode(trial.provider, &neutral) {
             Err(_) => encode_refused += 1,
             Ok(enc) => match round_trip(trial.provider, &enc.request, &neutral) {
                 Ok(()) => first_ok += 1,
-                Err(e) => failures.push(format!("{}: first request: {e}", trial.name())),
+                Err(e) => failures.push(format!(
+                    "{}:1: {}: the first request does not decode back:\n{e}",
+                    trial.case.path.display(),
+                    trial.name()
+                )),
             },
         }
         let (n, f) = cassette_round_trips(&root(), trial);
@@ -358,7 +343,9 @@ fn every_shipped_trial_round_trips() {
     );
     assert!(
         failures.is_empty(),
-        "{} request(s) do not decode back to their neutral request:\n\n{}",
+        "{} request(s) do not decode back to their neutral request:\n\n{}\n\n\
+         fix the decoder (src/providers/*/request.rs) or `expected` here, then: \
+         cargo test --test it request_decoders",
         failures.len(),
         failures.join("\n\n")
     );
@@ -368,10 +355,11 @@ fn every_shipped_trial_round_trips() {
 /// exchange's neutral request, and decodes the request the cassette recorded for it.
 fn cassette_round_trips(root: &Path, trial: &Trial) -> (usize, Vec<String>) {
     let path = root.join(trial.cassette_path());
-    let Ok(Some((cassette, _))) = cassette::load(&path) else {
+    let Ok(Some((cassette, _))) = tooltape::load_cassette(&path) else {
         return (0, Vec::new());
     };
-    let (run, mismatches) = harness::runtime().block_on(harness::run_on_cassette(trial, &cassette));
+    let (run, mismatches) =
+        tooltape::runtime().block_on(tooltape::run_on_cassette(trial, &cassette));
     if !mismatches.is_empty() {
         // Stale: the suite's own replay test reports it; the requests are not the encoder's.
         return (0, Vec::new());
@@ -382,7 +370,7 @@ fn cassette_round_trips(root: &Path, trial: &Trial) -> (usize, Vec<String>) {
         match round_trip(trial.provider, &it.request, &ex.neutral) {
             Ok(()) => ok += 1,
             Err(e) => failures.push(format!(
-                "{}: interaction {}: {e}",
+                "{}:1: interaction {} does not decode back:\n{e}",
                 trial.cassette_path().display(),
                 i + 1
             )),
@@ -464,7 +452,7 @@ fn real_requests_decode_with_their_declared_tools_and_choice() {
         let id = rec["id"].as_str().unwrap();
         let provider = Provider::from_slug(rec["api"].as_str().unwrap()).unwrap();
         let meta = &rec["request_meta"];
-        let d = match providers::decode_request(provider, &http_request(rec)) {
+        let d = match tooltape::decode_request(provider, &http_request(rec)) {
             Ok(d) => d,
             Err(e) => {
                 failures.push(format!("{id}: {e}"));
@@ -530,7 +518,7 @@ fn real_requests_decode_with_their_declared_tools_and_choice() {
                 }
             }
         }
-        for e in d.extras_of(providers::decoded::ExtraKind::Unknown) {
+        for e in d.extras_of(RequestExtraKind::Unknown) {
             unknown.insert(format!("{}: {}", rec["api"].as_str().unwrap(), e.pointer));
         }
     }
