@@ -57,7 +57,9 @@ pub use case::{
 
 // Wire formats: the encode/decode dispatch, and each provider's pure codec.
 pub use providers::{
-    StreamDecoder, anthropic, decode, encode, gemini, openai_chat, openai_responses, text_protocol,
+    DecodedRequest, Extra as RequestExtra, ExtraKind as RequestExtraKind, StreamDecoder, anthropic,
+    decode, decode_request, encode, gemini, openai_chat, openai_responses, sent_tools,
+    text_protocol,
 };
 
 // Strict schemas, hosted-search capability, the text protocol's injection and parser.

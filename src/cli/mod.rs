@@ -7,6 +7,7 @@ mod out;
 mod drift;
 mod import_vcr;
 mod inject;
+mod parse_request;
 mod record;
 mod report;
 mod schema;
@@ -45,6 +46,8 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Decode one raw response body (JSON or SSE) and print the outcome as JSON.
     Parse(ParseArgs),
+    /// Decode one request of a provider's wire format and print the neutral request as JSON.
+    ParseRequest(ParseRequestArgs),
     /// Print the request body the encoder produces for a trial's first exchange.
     Convert(ConvertArgs),
     /// Record cassettes from the live providers (keys from the environment) or the simulator.
@@ -153,6 +156,21 @@ pub struct ParseArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct ParseRequestArgs {
+    /// The wire format (openai-chat, openai-responses, anthropic, gemini; text-protocol reads
+    /// as openai-chat).
+    #[arg(long)]
+    pub provider: String,
+    /// The request path, with its query (`/v1beta/models/M:streamGenerateContent?alt=sse`):
+    /// needed for a bare Gemini body; overrides the path of a whole request.
+    #[arg(long)]
+    pub path: Option<String>,
+    /// A whole request (`{"method","path","query","body"}`, as cassettes store it) or a bare
+    /// body; standard input when absent.
+    pub file: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
 pub struct ConvertArgs {
     #[arg(long)]
     pub provider: String,
@@ -199,6 +217,7 @@ pub fn run(cli: Cli) -> i32 {
             None => replay_matrix(&root, a.filter.as_deref()),
         },
         Command::Parse(a) => parse(&a),
+        Command::ParseRequest(a) => parse_request(&a),
         Command::Convert(a) => convert(&a),
         Command::Record(a) => record::run(&root, &a),
         Command::Simulate { port } => match runtime().block_on(serve_forever(port)) {
@@ -703,6 +722,38 @@ fn parse(a: &ParseArgs) -> i32 {
             2
         }
     }
+}
+
+fn parse_request(a: &ParseRequestArgs) -> i32 {
+    let provider = match provider_arg(&a.provider) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let name = a
+        .file
+        .as_ref()
+        .map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
+    let bytes = match read_input(a.file.as_deref()) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        eprintln!("{name}: not UTF-8");
+        return 2;
+    };
+    let (out, code) = parse_request::cli_parse_request(provider, &text, a.path.as_deref());
+    if code == 0 {
+        outln!("{out}");
+    } else {
+        eprintln!("{name}:{out}");
+    }
+    code
 }
 
 fn convert(a: &ConvertArgs) -> i32 {

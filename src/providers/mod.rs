@@ -2,9 +2,12 @@
 //!
 //! Each provider module is sans-IO: `encode(&ChatRequest) -> Encoded`, `decode(&ChatRequest,
 //! &HttpResponse) -> Outcome` for buffered bodies, and a push-based `Stream` decoder for streamed
-//! bodies that gives the same outcome for any chunking of the same bytes.
+//! bodies that gives the same outcome for any chunking of the same bytes. The inverse of
+//! `encode` is `decode_request`: an HTTP request of one of the four native formats back to the
+//! neutral request (each format's `request.rs`), with what the neutral model cannot carry.
 
 pub mod anthropic;
+mod decoded;
 pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
@@ -16,8 +19,9 @@ pub(crate) mod testkit;
 
 use serde_json::{Map, Value};
 
-use crate::http::HttpResponse;
+use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, DecodeError, EncodeError, Encoded, Outcome, Provider};
+pub use decoded::{DecodedRequest, Extra, ExtraKind, sent_tools};
 
 /// Builds the provider request for one exchange.
 pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeError> {
@@ -29,6 +33,26 @@ pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeEr
         Provider::Anthropic => anthropic::encode(req),
         Provider::Gemini => gemini::encode(req),
         Provider::TextProtocol => text_protocol::encode(req),
+    }
+}
+
+/// Decodes a request of `provider`'s wire format (method, path with query, JSON body) back to
+/// the neutral request, with the wire facts it cannot carry beside it ([`DecodedRequest`]).
+///
+/// `text-protocol` requests are Chat Completions requests and are decoded as such: their tools
+/// and tool choice travel only as prose inside the injected first system message (which is
+/// returned as that system message, with the conversation's own system and developer text
+/// folded into it), earlier calls as `<tool_call>` assistant text and results as
+/// `<tool_result>` user text. None of that is turned back into tools, calls or results.
+pub fn decode_request(
+    provider: Provider,
+    req: &HttpRequest,
+) -> Result<DecodedRequest, DecodeError> {
+    match provider {
+        Provider::OpenaiChat | Provider::TextProtocol => openai_chat::decode_request(req),
+        Provider::OpenaiResponses => openai_responses::decode_request(req),
+        Provider::Anthropic => anthropic::decode_request(req),
+        Provider::Gemini => gemini::decode_request(req),
     }
 }
 

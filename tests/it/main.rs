@@ -13,3 +13,4 @@ mod recording;
 mod recording_e2e;
 mod recording_support;
 mod reports;
+mod request_decoders;
