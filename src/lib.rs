@@ -9,6 +9,7 @@ pub mod cassette;
 pub mod check;
 pub mod drift;
 mod fnv;
+pub mod gateway;
 pub mod harness;
 pub mod http;
 pub mod import_vcr;

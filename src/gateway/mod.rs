@@ -1,0 +1,25 @@
+//! Gateway mode: the case suite run black-box through an LLM gateway. tooltape plays both
+//! ends: the recording upstream (`upstream`, the simulator's core on loopback) and the client
+//! (the project's encoders, `suite`). Profiles (`profile`) say how to install, start and route a
+//! gateway; `process` owns its lifecycle; `view` and `events` read requests and raw streams;
+//! `check` turns differences into findings; `render` prints the matrix.
+
+mod check;
+mod events;
+mod process;
+mod profile;
+mod render;
+mod suite;
+mod upstream;
+mod view;
+
+#[cfg(test)]
+mod tests;
+
+pub use check::{Finding, Severity};
+pub use events::{StreamShape, shape as stream_shape};
+pub use process::{Running, ensure_installed, start, tail};
+pub use profile::{Inbound, LoadedProfile, Profile, Route, load_profile};
+pub use render::{html, markdown, summary, terminal, totals};
+pub use suite::{Cell, GatewayTrial, TrialResult, run_all, run_one, trials};
+pub use upstream::{Exchange, Upstream};
