@@ -382,7 +382,8 @@ pub fn stream(got: &StreamShape, up: Option<&StreamShape>, inbound: Provider) ->
             ));
         }
     }
-    if let Some(up) = up {
+    // Gemini carries each call whole: there are no argument fragments to compare.
+    if let Some(up) = up.filter(|_| inbound != Provider::Gemini) {
         for (u, g) in up.calls.iter().zip(&got.calls) {
             if u.fragments > 1 && g.fragments <= 1 {
                 out.push(f(

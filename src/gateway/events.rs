@@ -186,10 +186,12 @@ pub fn shape(provider: Provider, body: &[u8]) -> StreamShape {
                             == Some("input_json_delta") =>
                     {
                         let slot = ev.get("index").and_then(Value::as_u64).unwrap_or(0);
-                        if ev
-                            .pointer("/delta/partial_json")
-                            .and_then(Value::as_str)
-                            .is_some_and(|a| !a.is_empty())
+                        // Only client tool_use blocks (server_tool_use input is the provider's own).
+                        if shape.calls.iter().any(|c| c.slot == slot)
+                            && ev
+                                .pointer("/delta/partial_json")
+                                .and_then(Value::as_str)
+                                .is_some_and(|a| !a.is_empty())
                         {
                             shape.fragment(slot, shape.finishes > 0);
                         }

@@ -278,7 +278,12 @@ pub async fn run_one(
     );
     if actual_target != target {
         findings.push(Finding {
-            severity: Severity::Breaking,
+            // Chat Completions and Responses are the same vendor's two APIs: a bridge choice.
+            severity: if is_openai(actual_target) && is_openai(target) {
+                Severity::Cosmetic
+            } else {
+                Severity::Breaking
+            },
             side: "upstream",
             message: format!(
                 "sent to {} instead of {}",
@@ -421,4 +426,8 @@ pub async fn run_all(
     let mut results: Vec<TrialResult> = all.into_iter().map(|(_, r)| r).collect();
     cross_mode(&mut results);
     results
+}
+
+fn is_openai(p: Provider) -> bool {
+    matches!(p, Provider::OpenaiChat | Provider::OpenaiResponses)
 }
