@@ -17,6 +17,7 @@ mod cassette;
 mod check;
 mod drift;
 mod fnv;
+mod gateway;
 mod harness;
 mod http;
 mod import_vcr;
@@ -119,3 +120,14 @@ pub use report::{
     text::terminal as matrix_terminal,
 };
 pub use status::{ScanReport, State as CassetteState, report as status_report, scan_path};
+
+// Gateway mode: the suite run black-box through a gateway, tooltape at both ends.
+pub use case::pattern_matches;
+pub use gateway::{
+    Cell as GatewayCell, LoadedProfile as GatewayProfile, Route as GatewayRoute,
+    TrialResult as GatewayTrialResult, Upstream as RecordingUpstream,
+    ensure_installed as ensure_gateway_installed, html as gateway_html,
+    load_profile as load_gateway_profile, markdown as gateway_markdown,
+    run_all as run_gateway_trials, start as start_gateway, summary as gateway_summary,
+    terminal as gateway_terminal, trials as gateway_trials,
+};

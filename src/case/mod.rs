@@ -16,9 +16,7 @@ pub use discover::{Discovery, discover};
 pub use file::{Case, ChoiceSpec, Mode};
 pub(crate) use file::{Expectation, Round};
 pub use load::{PROVIDERS_FILE, load_case, load_providers};
-pub use trial::{Trial, TrialId};
+pub use trial::{Trial, TrialId, pattern_matches};
 
 #[cfg(test)]
 use file::Role;
-#[cfg(test)]
-use trial::pattern_matches;

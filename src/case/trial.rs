@@ -232,7 +232,7 @@ impl Trial {
 
 /// Matches `provider::choice::mode` against a pattern whose segments may use `*` wildcards.
 /// A pattern with fewer segments matches any value for the missing ones.
-pub(crate) fn pattern_matches(pattern: &str, key: &str) -> bool {
+pub fn pattern_matches(pattern: &str, key: &str) -> bool {
     let pats: Vec<&str> = pattern.split("::").collect();
     let keys: Vec<&str> = key.split("::").collect();
     pats.len() <= keys.len() && pats.iter().zip(&keys).all(|(p, k)| glob(p, k))

@@ -5,6 +5,7 @@
 mod out;
 
 mod drift;
+mod gateway;
 mod import_vcr;
 mod inject;
 mod parse_request;
@@ -72,6 +73,8 @@ pub enum Command {
         /// The request JSON; standard input when absent.
         file: Option<PathBuf>,
     },
+    /// Run the case suite through an LLM gateway (gateways/NAME.toml) and print its matrix.
+    Gateway(gateway::GatewayArgs),
     /// Run the provider simulator on loopback until interrupted (point a gateway at it).
     Simulate {
         /// Port on 127.0.0.1 (0: any free port).
@@ -232,6 +235,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::ImportVcr(a) => import_vcr::run(&a.file, &a.provider, &a.out, a.force),
         Command::Drift(a) => drift::run(&root, &a),
         Command::Report(a) => report::run(&root, &a),
+        Command::Gateway(a) => gateway::run(&root, &a),
         Command::Schema { action } => {
             let (provider, file, strict) = match &action {
                 SchemaAction::Strict { provider, file } => (provider, file, true),

@@ -32,12 +32,13 @@ mod tests;
 pub(crate) use exchange::{SCENARIO_HEADER, SIMULATOR_HEADER};
 pub use faults::{Fault, FaultKind};
 
+pub(crate) use answer::answer;
 #[cfg(test)]
-use answer::{answer, answer_request};
+use answer::answer_request;
 #[cfg(test)]
-use exchange::{SimBody, SimRequest, SimResponse, VERSION};
+use exchange::VERSION;
+pub(crate) use exchange::{SimBody, SimRequest, SimResponse};
 #[cfg(test)]
 use faults::When;
 pub use server::{SimConfig, Simulator};
-#[cfg(test)]
 pub(crate) use tool_rejection::wire_rejection;

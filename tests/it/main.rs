@@ -6,6 +6,7 @@ mod architecture;
 mod catalogue;
 mod chunking;
 mod cli;
+mod gateway_docs;
 mod hosted_search;
 mod import_vcr;
 mod real_traffic;
