@@ -26,10 +26,12 @@ mod located;
 mod model;
 mod pointer;
 mod providers;
+mod proxy;
 mod record;
 mod redact;
 mod replay;
 mod report;
+mod respond;
 mod run;
 mod scenario;
 mod schema;
@@ -56,7 +58,8 @@ pub use case::{
 
 // Wire formats: the encode/decode dispatch, and each provider's pure codec.
 pub use providers::{
-    StreamDecoder, anthropic, decode, encode, gemini, openai_chat, openai_responses, text_protocol,
+    CallProgress, Progress, StreamDecoder, anthropic, decode, encode, gemini, openai_chat,
+    openai_responses, text_protocol,
 };
 
 // Strict schemas, hosted-search capability, the text protocol's injection and parser.
@@ -83,6 +86,7 @@ pub use redact::{
 pub use harness::{
     ReplayStatus, TrialResult, orphans, replay_all, replay_trial, run_on_cassette, runtime,
 };
+pub use proxy::{Proxy, ProxyConfig, ProxyRoute};
 pub use record::{
     Endpoints, RecordOptions, RetryPolicy, SIMULATOR_KEY, Summary, Which, backoff,
     cassette_from_run, dry_run_listing, endpoints, in_ci, record_all_with, record_trial,

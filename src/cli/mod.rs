@@ -7,6 +7,7 @@ mod out;
 mod drift;
 mod import_vcr;
 mod inject;
+mod proxy;
 mod record;
 mod report;
 mod schema;
@@ -69,6 +70,9 @@ pub enum Command {
         /// The request JSON; standard input when absent.
         file: Option<PathBuf>,
     },
+    /// Run the reference gateway on loopback until interrupted: four inbound formats, each model
+    /// alias routed to an upstream provider (see `gateways/tooltape.toml`).
+    Proxy(proxy::ProxyArgs),
     /// Run the provider simulator on loopback until interrupted (point a gateway at it).
     Simulate {
         /// Port on 127.0.0.1 (0: any free port).
@@ -205,6 +209,7 @@ pub fn run(cli: Cli) -> i32 {
                 1
             }
         },
+        Command::Proxy(a) => proxy::run(&a),
         Command::Scan(a) => status::run_scan(&root, a.path.as_deref()),
         Command::Status(a) => status::run(&root, a.filter.as_deref()),
         Command::ImportVcr(a) => import_vcr::run(&a.file, &a.provider, &a.out),

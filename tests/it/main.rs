@@ -7,6 +7,7 @@ mod chunking;
 mod cli;
 mod hosted_search;
 mod import_vcr;
+mod proxy;
 mod real_traffic;
 mod recording;
 mod recording_e2e;
