@@ -284,3 +284,48 @@ async fn upstream_errors_keep_their_status_in_the_client_format() {
         assert_eq!(o.error.map(|e| e.status), Some(503), "{inbound}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_concurrent_streams_all_succeed() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    let base = proxy.base_url();
+    let t0 = Instant::now();
+    let tasks: Vec<_> = (0..200)
+        .map(|i| {
+            let base = base.clone();
+            let inbound = INBOUND[i % 4];
+            let upstream = Provider::ALL[i % 5];
+            tokio::spawn(async move {
+                let req = weather_request(&format!("to-{upstream}"), true);
+                let resp = whole(post(&base, inbound, &req).await).await;
+                let o = decode(inbound, &req, &resp).map_err(|e| e.to_string())?;
+                if resp.status == 200 && o.tool_calls.len() == 1 {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "{inbound}->{upstream}: {} {:?}",
+                        resp.status, o.tool_calls
+                    ))
+                }
+            })
+        })
+        .collect();
+    let mut errors = Vec::new();
+    for t in tasks {
+        if let Err(e) = t.await.unwrap() {
+            errors.push(e);
+        }
+    }
+    assert!(
+        errors.is_empty(),
+        "{} of 200 failed: {:?}",
+        errors.len(),
+        errors.first()
+    );
+    assert!(
+        t0.elapsed() < Duration::from_secs(30),
+        "200 streams took {:?}",
+        t0.elapsed()
+    );
+}
