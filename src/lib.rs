@@ -28,10 +28,12 @@ mod located;
 mod model;
 mod pointer;
 mod providers;
+mod proxy;
 mod record;
 mod redact;
 mod replay;
 mod report;
+mod respond;
 mod run;
 mod scenario;
 mod schema;
@@ -58,9 +60,9 @@ pub use case::{
 
 // Wire formats: the encode/decode dispatch, and each provider's pure codec.
 pub use providers::{
-    DecodedRequest, Extra as RequestExtra, ExtraKind as RequestExtraKind, StreamDecoder, anthropic,
-    decode, decode_request, encode, gemini, openai_chat, openai_responses, sent_tools,
-    text_protocol,
+    CallProgress, DecodedRequest, Extra as RequestExtra, ExtraKind as RequestExtraKind, Progress,
+    StreamDecoder, anthropic, decode, decode_request, encode, gemini, openai_chat,
+    openai_responses, sent_tools, text_protocol,
 };
 
 // Strict schemas, hosted-search capability, the text protocol's injection and parser.
@@ -95,6 +97,7 @@ pub use harness::{
     ReplayStatus, TrialResult, broken_file_count, orphans, replay_all, replay_trial,
     run_on_cassette, runtime, suite_problems,
 };
+pub use proxy::{Proxy, ProxyConfig, ProxyRoute};
 pub use record::{
     Endpoints, RecordOptions, RetryPolicy, SIMULATOR_KEY, Summary, Which, backoff,
     cassette_from_run, dry_run_listing, endpoints, in_ci, record_all_with, record_trial,

@@ -9,6 +9,7 @@ mod gateway;
 mod import_vcr;
 mod inject;
 mod parse_request;
+mod proxy;
 mod record;
 mod report;
 mod schema;
@@ -75,6 +76,9 @@ pub enum Command {
     },
     /// Run the case suite through an LLM gateway (gateways/NAME.toml) and print its matrix.
     Gateway(gateway::GatewayArgs),
+    /// Run the reference gateway on loopback until interrupted: four inbound formats, each model
+    /// alias routed to an upstream provider (see `gateways/tooltape.toml`).
+    Proxy(proxy::ProxyArgs),
     /// Run the provider simulator on loopback until interrupted (point a gateway at it).
     Simulate {
         /// Port on 127.0.0.1 (0: any free port).
@@ -230,6 +234,7 @@ pub fn run(cli: Cli) -> i32 {
                 1
             }
         },
+        Command::Proxy(a) => proxy::run(&a),
         Command::Scan(a) => status::run_scan(&root, a.path.as_deref()),
         Command::Status(a) => status::run(&root, a.filter.as_deref()),
         Command::ImportVcr(a) => import_vcr::run(&a.file, &a.provider, &a.out, a.force),

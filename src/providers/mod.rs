@@ -121,6 +121,18 @@ impl StreamDecoder {
         }
     }
 
+    /// What has been decoded so far (text and tool calls, possibly partial), for forwarding
+    /// deltas while the stream is still arriving. Costs nothing unless called: `push` is unchanged.
+    pub fn progress(&self) -> Progress<'_> {
+        match self {
+            StreamDecoder::OpenaiChat(s) => s.progress(),
+            StreamDecoder::OpenaiResponses(s) => s.progress(),
+            StreamDecoder::Anthropic(s) => s.progress(),
+            StreamDecoder::Gemini(s) => s.progress(),
+            StreamDecoder::TextProtocol(s) => s.progress(),
+        }
+    }
+
     /// Ends the stream. A stream cut off before its terminal event is still decoded, with a
     /// `StreamTruncated` diagnostic (recorders treat that as a failed recording).
     pub fn finish(self) -> Result<Outcome, DecodeError> {
@@ -137,6 +149,24 @@ impl StreamDecoder {
         crate::schema::restore_optional(provider, &req, &mut outcome);
         Ok(outcome)
     }
+}
+
+/// A stream decoder's view of what it has decoded so far. Text pieces and calls only grow:
+/// a later view extends every piece and call of an earlier one, and may add new ones.
+#[derive(Debug, Default)]
+pub struct Progress<'a> {
+    /// Assistant text, in pieces (one per text item or block), in arrival order.
+    pub text: Vec<&'a str>,
+    /// Tool calls in emission order; `arguments` is the JSON text received so far.
+    pub calls: Vec<CallProgress<'a>>,
+}
+
+/// One tool call as far as it has arrived.
+#[derive(Debug)]
+pub struct CallProgress<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub arguments: std::borrow::Cow<'a, str>,
 }
 
 /// The body key holding the conversation (messages, input items or contents).

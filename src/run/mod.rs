@@ -8,7 +8,7 @@ mod transport;
 mod trial;
 
 pub use exchange::{ExchangeRun, TrialRun};
-pub(crate) use hosted::trial_telemetry;
 pub use hosted::{SupportCache, Telemetry};
+pub(crate) use hosted::{set_variant, telemetry, trial_telemetry, variant_rejected};
 pub use transport::{Endpoint, client, send};
 pub use trial::run_trial;

@@ -9,6 +9,7 @@ mod cli;
 mod gateway_docs;
 mod hosted_search;
 mod import_vcr;
+mod proxy;
 mod real_traffic;
 mod recording;
 mod recording_e2e;

@@ -172,6 +172,44 @@ impl Builder {
         self.open.push((index, open));
     }
 
+    /// Text and calls so far: an open tool block's arguments are its `input_json_delta`s.
+    pub(super) fn progress(&self) -> crate::providers::Progress<'_> {
+        let calls =
+            self.outcome
+                .tool_calls
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let open = self.open.iter().find_map(|(_, o)| match o {
+                        Open::Tool {
+                            call,
+                            json,
+                            has_delta: true,
+                        } if *call == i => Some(json.as_str()),
+                        _ => None,
+                    });
+                    crate::providers::CallProgress {
+                        id: &c.id,
+                        name: &c.name,
+                        arguments: match open {
+                            Some(j) => std::borrow::Cow::Borrowed(j),
+                            None if self.open.iter().any(
+                                |(_, o)| matches!(o, Open::Tool { call, .. } if *call == i),
+                            ) =>
+                            {
+                                std::borrow::Cow::Borrowed("")
+                            }
+                            None => std::borrow::Cow::Owned(c.arguments.to_string()),
+                        },
+                    }
+                })
+                .collect();
+        crate::providers::Progress {
+            text: self.outcome.text.as_deref().into_iter().collect(),
+            calls,
+        }
+    }
+
     /// `content_block_delta`. Deltas for an unknown index are dropped.
     pub(super) fn delta(&mut self, index: u64, d: &Delta<'_>) {
         let Some(pos) = self.open.iter().rposition(|(i, _)| *i == index) else {

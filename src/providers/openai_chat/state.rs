@@ -107,6 +107,25 @@ impl State {
         })
     }
 
+    pub(super) fn progress(&self) -> crate::providers::Progress<'_> {
+        crate::providers::Progress {
+            text: if self.text.is_empty() {
+                Vec::new()
+            } else {
+                vec![self.text.as_str()]
+            },
+            calls: self
+                .calls
+                .iter()
+                .map(|c| crate::providers::CallProgress {
+                    id: &c.id,
+                    name: &c.name,
+                    arguments: std::borrow::Cow::Borrowed(&c.args),
+                })
+                .collect(),
+        }
+    }
+
     pub(super) fn into_outcome(self) -> Outcome {
         let mut out = Outcome {
             usage: self.usage,

@@ -31,6 +31,11 @@ impl Stream {
         &self.st.text
     }
 
+    /// What has been decoded so far (see [`crate::providers::Progress`]).
+    pub fn progress(&self) -> crate::providers::Progress<'_> {
+        self.st.progress()
+    }
+
     /// Inlined so that the SSE framer's fast path for chunks that end no line reaches callers.
     #[inline]
     pub fn push(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
