@@ -5,6 +5,7 @@
 mod architecture;
 mod chunking;
 mod cli;
+mod corpus;
 mod hosted_search;
 mod import_vcr;
 mod real_traffic;
