@@ -151,7 +151,9 @@ pub(crate) fn problems(
             .collect();
         for d in &outcome.diagnostics {
             let name = kind_name(d.kind);
-            if d.kind == DiagnosticKind::StreamTruncated {
+            if d.kind == DiagnosticKind::StreamTruncated
+                && !allowed_diags.iter().any(|a| *a == "StreamTruncated")
+            {
                 p.push(format!(
                     "exchange {}: the stream ended before its terminal event",
                     i + 1
@@ -188,6 +190,31 @@ pub(crate) fn problems(
             if !text.contains(want.as_str()) {
                 p.push(format!(
                     "expected the final text to contain {want:?}, got {text:?}"
+                ));
+            }
+        }
+        if let (Some(want), Some(o)) = (&e.finish, first) {
+            let got = serde_json::to_value(o.finish).unwrap_or_default();
+            if got.as_str() != Some(want.as_str()) {
+                p.push(format!("expected finish {want}, got {got}"));
+            }
+        }
+        if let (Some(want), Some(o)) = (e.usage, first)
+            && o.usage.is_some() != want
+        {
+            p.push(format!(
+                "expected usage {}, got {:?}",
+                if want { "reported" } else { "absent" },
+                o.usage
+            ));
+        }
+        if let (Some(want), Some(o)) = (&e.arguments, first) {
+            let got: Vec<&Value> = o.tool_calls.iter().map(|c| &c.arguments).collect();
+            if got != want.iter().collect::<Vec<_>>() {
+                p.push(format!(
+                    "expected call arguments {}, got {}",
+                    serde_json::to_string(want).unwrap_or_default(),
+                    serde_json::to_string(&got).unwrap_or_default()
                 ));
             }
         }

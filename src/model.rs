@@ -367,6 +367,33 @@ impl Outcome {
         }
     }
 
+    /// The output-token limit cut the turn (`finish` is `Length`): the last call was still being
+    /// written, so its arguments are incomplete. It is withdrawn from `tool_calls` and reported
+    /// as a `TruncatedCall` diagnostic instead, never as a valid call.
+    pub fn withdraw_truncated_call(&mut self) {
+        if self.finish != Finish::Length {
+            return;
+        }
+        let Some(call) = self.tool_calls.pop() else {
+            return;
+        };
+        let index = self.tool_calls.len();
+        self.diagnostics.retain(|d| {
+            !(d.kind == DiagnosticKind::InvalidArgumentsJson && d.call_index == Some(index))
+        });
+        self.diagnostics.push(Diagnostic {
+            kind: DiagnosticKind::TruncatedCall,
+            message: format!(
+                "the output-token limit was reached inside call {index} ({}): its arguments are incomplete, so it is not reported as a call",
+                call.name
+            )
+            .into(),
+            offset: None,
+            call_index: Some(index),
+            recovered: false,
+        });
+    }
+
     /// `finish` from calls: when calls are present and the provider said a plain stop, it is `tool_calls`.
     pub fn normalize_finish_for_calls(&mut self) {
         if !self.tool_calls.is_empty() && self.finish == Finish::Stop {

@@ -35,6 +35,30 @@ pub struct Scenario {
     /// Hosted web search: tool types (e.g. `web_search`) this model answers "not supported" for.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unsupported_tool_types: Vec<String>,
+    /// Reasoning written before the calls: an Anthropic `thinking` block with its signature, a
+    /// Responses `reasoning` item, a Gemini `thought` part (its calls signed). The simulator then
+    /// rejects a follow-up that does not carry it back, as the real APIs do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// How a stream delivers text and arguments (default: small fragments, one call after another).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_shape: Option<StreamShape>,
+    /// The output-token limit is reached halfway through the last call's arguments.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub max_tokens_mid_call: bool,
+    /// The model refuses (content filter / refusal) with this text instead of answering.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<String>,
+    /// A stream that fails after its first half: an error event, or a cut before the terminal event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_fault: Option<StreamFault>,
+    /// The answer carries no usage (buffered and streamed, whatever the request asked).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_usage: bool,
+    /// Calls made after each round of tool results: `then[0]` answers the first round; once
+    /// they run out the model answers in text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub then: Vec<Vec<ScenarioCall>>,
 }
 
 impl Scenario {
@@ -63,6 +87,37 @@ pub struct ScenarioCall {
     pub name: String,
     #[serde(default)]
     pub arguments: Map<String, Value>,
+    /// The arguments exactly as written on the wire, instead of `arguments`: `""` is an empty
+    /// string (OpenAI), an absent `input` / `args` (Anthropic, Gemini); `"{}"` an empty object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_arguments: Option<String>,
+}
+
+/// Stream delivery shapes gateways and SDKs have mishandled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamShape {
+    /// Each call's arguments in one delta event.
+    OneDelta,
+    /// No argument deltas: Responses sends them only in `function_call_arguments.done`,
+    /// Anthropic only in `content_block_start`'s `input`, Chat in the call's first chunk.
+    DoneOnly,
+    /// Parallel calls' argument deltas interleaved by index (Chat, Responses).
+    Interleaved,
+    /// Text and every call in one chunk (Chat: one `delta`; Gemini: one candidate's parts;
+    /// Anthropic, Responses: every event in one network write).
+    SameChunk,
+}
+
+/// How a stream fails after its first half.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamFault {
+    /// The provider's in-stream error event (Anthropic `error`, Chat `{"error":…}` chunk,
+    /// Responses `error` + `response.failed`, Gemini `{"error":…}` element).
+    ErrorEvent,
+    /// The stream ends before its terminal event.
+    Cut,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

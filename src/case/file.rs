@@ -145,6 +145,15 @@ pub struct Expectation {
     /// `why_not_grounded` starts with (`GROUNDING_EMPTY_RESULTS`, `GROUNDING_NOT_ATTEMPTED`, ...).
     #[serde(default)]
     pub grounding: Option<String>,
+    /// The first exchange's normalized finish: `tool_calls`, `stop`, `length`, `content_filter`, `other`.
+    #[serde(default)]
+    pub finish: Option<String>,
+    /// The first exchange reports token usage (`true`) or none (`false`).
+    #[serde(default)]
+    pub usage: Option<bool>,
+    /// The arguments of the first exchange's calls, in order, exactly.
+    #[serde(default)]
+    pub arguments: Option<Vec<serde_json::Value>>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]

@@ -185,9 +185,13 @@ pub fn cassette_from_run(trial: &Trial, run: &TrialRun, source: &str) -> Result<
                 ));
             }
             Ok(o) => {
-                if o.diagnostics
-                    .iter()
-                    .any(|d| d.kind == DiagnosticKind::StreamTruncated)
+                // A case whose simulated stream is cut on purpose records the cut.
+                let cut_on_purpose = trial.case.file.simulate.stream_fault
+                    == Some(crate::scenario::StreamFault::Cut);
+                if !cut_on_purpose
+                    && o.diagnostics
+                        .iter()
+                        .any(|d| d.kind == DiagnosticKind::StreamTruncated)
                 {
                     return Err(format!(
                         "exchange {}: the stream was cut off before its terminal event",

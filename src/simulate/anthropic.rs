@@ -10,6 +10,7 @@ use super::exchange::SimResponse;
 use super::openai_chat::content_text;
 use super::wire;
 use crate::model::ToolChoice;
+use crate::scenario::{StreamFault, StreamShape};
 
 fn field_required(path: &str) -> Rejection {
     Rejection::bad_request(format!("{path}: Field required"))
@@ -139,15 +140,30 @@ fn read_messages(messages: &[Value], ask: &mut Ask) {
             ask.tool_results = Some(results);
         }
     }
+    ask.rounds_done = messages
+        .iter()
+        .filter(|m| {
+            m.get("content")
+                .and_then(Value::as_array)
+                .is_some_and(|b| b.iter().any(|b| b["type"] == "tool_result"))
+        })
+        .count();
     let is_user = |m: &&Value| m.get("role").and_then(Value::as_str) == Some("user");
     if let Some(u) = messages.iter().rev().find(is_user) {
         ask.user_text = content_text(u.get("content").unwrap_or(&Value::Null));
     }
 }
 
-/// The answer's content blocks, complete.
+/// The answer's content blocks, complete (a cut last call keeps `input: {}`: its JSON never closed).
 fn blocks(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
     let mut out = Vec::new();
+    if let Some(r) = &turn.wire.reasoning {
+        out.push(json!({"type": "thinking", "thinking": r,
+                        "signature": wire::id("Eq", ctx.seed, "thinking-signature", 0, 88)}));
+    }
+    if let Some(refusal) = &turn.wire.refusal {
+        out.push(json!({"type": "text", "text": refusal}));
+    }
     if let Some(search) = &turn.search {
         let id = wire::id("srvtoolu_", ctx.seed, "srvtoolu", 0, 24);
         out.push(
@@ -176,10 +192,16 @@ fn blocks(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
     } else if turn.has_text() {
         out.push(json!({"type": "text", "text": turn.text()}));
     }
+    let last = turn.calls.len().saturating_sub(1);
     for (i, c) in turn.calls.iter().enumerate() {
+        let input = if turn.wire.cut_last_call && i == last {
+            json!({})
+        } else {
+            c.arguments.clone()
+        };
         out.push(
             json!({"type": "tool_use", "id": wire::id("toolu_", ctx.seed, "toolu", i, 24),
-                        "name": c.name, "input": c.arguments}),
+                        "name": c.name, "input": input}),
         );
     }
     out
@@ -195,13 +217,34 @@ fn usage(ctx: &Ctx<'_>, turn: &Turn, output_tokens: u64) -> Value {
     u
 }
 
-pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
-    let content = blocks(ctx, turn);
-    let stop = if turn.calls.is_empty() {
+fn stop_reason(turn: &Turn) -> &'static str {
+    if turn.wire.refusal.is_some() {
+        "refusal"
+    } else if turn.wire.cut_last_call {
+        "max_tokens"
+    } else if turn.calls.is_empty() {
         "end_turn"
     } else {
         "tool_use"
+    }
+}
+
+/// The arguments JSON text a streamed `tool_use` block sends (half of it when cut).
+fn streamed_arguments(turn: &Turn, call: usize) -> String {
+    let Some(c) = turn.calls.get(call) else {
+        return String::new();
     };
+    let json = c.arguments_json();
+    if turn.wire.cut_last_call && call + 1 == turn.calls.len() {
+        wire::half(&json).to_string()
+    } else {
+        json
+    }
+}
+
+pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
+    let content = blocks(ctx, turn);
+    let stop = stop_reason(turn);
     let written: usize = content.iter().map(|b| b.to_string().len()).sum();
     let out_tokens = wire::tokens(written / 2);
     let id = wire::id("msg_", ctx.seed, "msg", 0, 24);
@@ -219,10 +262,28 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
         "type": "message", "role": "assistant", "content": [], "stop_reason": null, "stop_sequence": null,
         "usage": usage(ctx, turn, 1)}}),
     );
+    let mut call = 0;
     for (index, block) in content.iter().enumerate() {
         let delta = |d: Value| json!({"type": "content_block_delta", "index": index, "delta": d});
         let seed = ctx.seed.wrapping_add(index as u64);
         match block["type"].as_str() {
+            Some("thinking") => {
+                push(
+                    "content_block_start",
+                    json!({"type": "content_block_start", "index": index,
+                    "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+                );
+                for f in wire::fragments(block["thinking"].as_str().unwrap_or(""), seed) {
+                    push(
+                        "content_block_delta",
+                        delta(json!({"type": "thinking_delta", "thinking": f})),
+                    );
+                }
+                push(
+                    "content_block_delta",
+                    delta(json!({"type": "signature_delta", "signature": block["signature"]})),
+                );
+            }
             Some("text") => {
                 push(
                     "content_block_start",
@@ -242,6 +303,14 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
                     );
                 }
             }
+            Some("tool_use") if turn.wire.is(StreamShape::DoneOnly) => {
+                // The whole input in the block's start, no deltas.
+                push(
+                    "content_block_start",
+                    json!({"type": "content_block_start", "index": index, "content_block": block}),
+                );
+                call += 1;
+            }
             Some(kind @ ("tool_use" | "server_tool_use")) => {
                 push(
                     "content_block_start",
@@ -252,7 +321,18 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
                     "content_block_delta",
                     delta(json!({"type": "input_json_delta", "partial_json": ""})),
                 );
-                for f in wire::fragments(&wire::compact(&block["input"]), seed) {
+                let args = if kind == "tool_use" {
+                    call += 1;
+                    streamed_arguments(turn, call - 1)
+                } else {
+                    wire::compact(&block["input"])
+                };
+                let pieces = if turn.wire.is(StreamShape::OneDelta) {
+                    vec![args.as_str()]
+                } else {
+                    wire::fragments(&args, seed)
+                };
+                for f in pieces.into_iter().filter(|f| !f.is_empty()) {
                     push(
                         "content_block_delta",
                         delta(json!({"type": "input_json_delta", "partial_json": f})),
@@ -279,5 +359,47 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
         "usage": {"output_tokens": out_tokens}}),
     );
     push("message_stop", json!({"type": "message_stop"}));
+    let chunks = match turn.wire.fault {
+        Some(StreamFault::ErrorEvent) => wire::fail_midway(
+            chunks,
+            wire::sse(
+                Some("error"),
+                &json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+            ),
+        ),
+        Some(StreamFault::Cut) => wire::cut_midway(chunks),
+        None => chunks,
+    };
+    let chunks = if turn.wire.is(StreamShape::SameChunk) {
+        vec![chunks.concat()]
+    } else {
+        chunks
+    };
     wire::stream_response("text/event-stream; charset=utf-8", chunks)
+}
+
+/// With thinking on, an assistant turn that called tools must start with its thinking block
+/// (sent back unchanged): the message Anthropic answers when it does not.
+pub(crate) fn missing_thinking(body: &Value) -> Option<String> {
+    if body.pointer("/thinking/type").and_then(Value::as_str) != Some("enabled") {
+        return None;
+    }
+    let messages = body.get("messages")?.as_array()?;
+    for (i, m) in messages.iter().enumerate() {
+        if m.get("role").and_then(Value::as_str) != Some("assistant") {
+            continue;
+        }
+        let blocks = m.get("content").and_then(Value::as_array)?;
+        let calls = blocks.iter().any(|b| b["type"] == "tool_use");
+        let first = blocks
+            .first()
+            .and_then(|b| b["type"].as_str())
+            .unwrap_or("");
+        if calls && first != "thinking" && first != "redacted_thinking" {
+            return Some(format!(
+                "messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{first}`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+            ));
+        }
+    }
+    None
 }

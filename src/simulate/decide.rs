@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::args;
 use super::wire;
 use crate::model::{AllowedMode, ToolChoice};
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, ScenarioCall, StreamFault, StreamShape};
 
 /// A function tool as read from a request.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,6 +35,8 @@ pub(crate) struct Ask {
     /// The last user text (search queries quote it).
     pub user_text: String,
     pub stream: bool,
+    /// How many rounds of tool results the conversation holds (0 on the first exchange).
+    pub rounds_done: usize,
 }
 
 impl Ask {
@@ -50,6 +52,7 @@ impl Ask {
             tool_results: None,
             user_text: String::new(),
             stream: false,
+            rounds_done: 0,
         }
     }
 
@@ -63,12 +66,25 @@ impl Ask {
 pub(crate) struct Call {
     pub name: String,
     pub arguments: Value,
+    /// The arguments exactly as written on the wire (`""`, `"{}"`), when the scenario pins them.
+    pub raw: Option<String>,
 }
 
 impl Call {
     /// The arguments as the JSON string OpenAI-shaped APIs carry.
     pub(super) fn arguments_json(&self) -> String {
-        wire::compact(&self.arguments)
+        match &self.raw {
+            Some(raw) => raw.clone(),
+            None => wire::compact(&self.arguments),
+        }
+    }
+
+    /// Anthropic `input` / Gemini `args`: absent when the scenario pins an empty string.
+    pub(super) fn arguments_object(&self) -> Option<&Value> {
+        match self.raw.as_deref() {
+            Some(raw) if raw.trim().is_empty() => None,
+            _ => Some(&self.arguments),
+        }
     }
 }
 
@@ -100,6 +116,37 @@ pub(crate) struct Turn {
     pub segments: Vec<Segment>,
     pub search: Option<Search>,
     pub calls: Vec<Call>,
+    /// How the answer is shaped on the wire (scenario options carried to the renderers).
+    pub wire: WireShape,
+}
+
+/// The scenario's wire options, for the renderers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct WireShape {
+    pub reasoning: Option<String>,
+    pub stream_shape: Option<StreamShape>,
+    /// The last call's arguments are cut halfway: the output-token limit was reached.
+    pub cut_last_call: bool,
+    pub refusal: Option<String>,
+    pub fault: Option<StreamFault>,
+    pub usage: bool,
+}
+
+impl WireShape {
+    fn of(scenario: &Scenario) -> WireShape {
+        WireShape {
+            reasoning: scenario.reasoning.clone(),
+            stream_shape: scenario.stream_shape,
+            cut_last_call: scenario.max_tokens_mid_call,
+            refusal: scenario.refusal.clone(),
+            fault: scenario.stream_fault,
+            usage: !scenario.no_usage,
+        }
+    }
+
+    pub(super) fn is(&self, shape: StreamShape) -> bool {
+        self.stream_shape == Some(shape)
+    }
 }
 
 impl Turn {
@@ -115,7 +162,40 @@ impl Turn {
 /// Decides the model's answer. Tool results → a text answer. Otherwise the tool choice picks the
 /// eligible tools, and the calls are the scenario's (filtered), or one generated call.
 pub(crate) fn decide(ask: &Ask, scenario: &Scenario) -> Turn {
+    let mut turn = decide_turn(ask, scenario);
+    turn.wire = WireShape::of(scenario);
+    if turn.wire.refusal.is_some() {
+        turn.calls.clear();
+        turn.segments.clear();
+        turn.wire.cut_last_call = false;
+    }
+    if turn.calls.is_empty() {
+        turn.wire.cut_last_call = false;
+    }
+    // A follow-up turn carries no new reasoning and no faults of the first answer.
+    if ask.tool_results.is_some() {
+        turn.wire.reasoning = None;
+        turn.wire.fault = None;
+        turn.wire.refusal = None;
+        turn.wire.cut_last_call = false;
+    }
+    turn
+}
+
+fn decide_turn(ask: &Ask, scenario: &Scenario) -> Turn {
     if let Some(results) = &ask.tool_results {
+        let round = ask.rounds_done.max(1);
+        if let Some(next) = scenario.then.get(round - 1) {
+            let calls = pinned(&ask.tools.iter().collect::<Vec<_>>(), next);
+            if !calls.is_empty() {
+                return Turn {
+                    segments: Vec::new(),
+                    search: None,
+                    calls,
+                    wire: WireShape::default(),
+                };
+            }
+        }
         let text = scenario
             .final_text
             .clone()
@@ -144,6 +224,7 @@ pub(crate) fn decide(ask: &Ask, scenario: &Scenario) -> Turn {
         segments,
         search,
         calls,
+        wire: WireShape::default(),
     }
 }
 
@@ -152,7 +233,27 @@ fn text_turn(text: String) -> Turn {
         segments: vec![Segment { text, cites: None }],
         search: None,
         calls: Vec::new(),
+        wire: WireShape::default(),
     }
+}
+
+/// The scenario's calls to tools among `tools` (strict tools completed as constrained decoding does).
+fn pinned(tools: &[&FnTool], wanted: &[ScenarioCall]) -> Vec<Call> {
+    wanted
+        .iter()
+        .filter_map(|c| {
+            let tool = tools.iter().find(|t| t.name == c.name)?;
+            let mut arguments = c.arguments.clone();
+            if tool.strict && c.raw_arguments.is_none() {
+                complete_strict(&tool.schema, &mut arguments);
+            }
+            Some(Call {
+                name: c.name.clone(),
+                arguments: Value::Object(arguments),
+                raw: c.raw_arguments.clone(),
+            })
+        })
+        .collect()
 }
 
 /// "Based on the tool results: …" quoting each result (clipped).
@@ -250,21 +351,7 @@ fn choose_calls(ask: &Ask, scenario: &Scenario, searched: bool) -> Vec<Call> {
     if !wants || tools.is_empty() {
         return Vec::new();
     }
-    let mut calls: Vec<Call> = scenario
-        .calls
-        .iter()
-        .filter_map(|c| {
-            let tool = tools.iter().find(|t| t.name == c.name)?;
-            let mut arguments = c.arguments.clone();
-            if tool.strict {
-                complete_strict(&tool.schema, &mut arguments);
-            }
-            Some(Call {
-                name: c.name.clone(),
-                arguments: Value::Object(arguments),
-            })
-        })
-        .collect();
+    let mut calls = pinned(&tools, &scenario.calls);
     // A search answer stands on its own unless the scenario pins calls or a call is demanded.
     let generate = calls.is_empty() && (scenario.calls.is_empty() && !searched || demanded);
     if generate && let Some(first) = tools.first() {
@@ -319,5 +406,6 @@ fn generated(tool: &FnTool) -> Call {
         } else {
             Value::Object(Map::new())
         },
+        raw: None,
     }
 }

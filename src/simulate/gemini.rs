@@ -10,6 +10,7 @@ use super::exchange::Ctx;
 use super::exchange::SimResponse;
 use super::wire;
 use crate::model::{AllowedMode, ToolChoice, empty_parameters};
+use crate::scenario::{StreamFault, StreamShape};
 
 const JSON_TYPE: &str = "application/json; charset=UTF-8";
 
@@ -153,6 +154,14 @@ fn read_contents(contents: &[Value], ask: &mut Ask) {
             ask.tool_results = Some(results);
         }
     }
+    ask.rounds_done = contents
+        .iter()
+        .filter(|c| {
+            parts(c)
+                .iter()
+                .any(|p| field(p, "functionResponse", "function_response").is_some())
+        })
+        .count();
     let is_user = |c: &&Value| {
         c.get("role")
             .and_then(Value::as_str)
@@ -196,11 +205,20 @@ fn grounding(turn: &Turn) -> Option<Value> {
 
 fn parts(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
     let mut parts = Vec::new();
+    if let Some(r) = &turn.wire.reasoning {
+        parts.push(json!({"text": r, "thought": true}));
+    }
     if turn.has_text() {
         parts.push(json!({"text": turn.text()}));
     }
-    for (i, c) in turn.calls.iter().enumerate() {
-        let mut p = json!({"functionCall": {"name": c.name, "args": c.arguments}});
+    // A call cut by the token limit is never emitted: Gemini sends calls whole.
+    let emitted = turn.calls.len() - usize::from(turn.wire.cut_last_call);
+    for (i, c) in turn.calls.iter().take(emitted).enumerate() {
+        let mut call = json!({"name": c.name});
+        if let Some(args) = c.arguments_object() {
+            call["args"] = args.clone();
+        }
+        let mut p = json!({ "functionCall": call });
         // Gemini signs only the first call of a parallel batch.
         if i == 0 {
             p["thoughtSignature"] = json!(wire::id("CiQB", ctx.seed, "signature", 0, 60));
@@ -209,6 +227,47 @@ fn parts(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
     }
     parts
 }
+
+fn finish_reason(turn: &Turn) -> &'static str {
+    if turn.wire.refusal.is_some() {
+        "SAFETY"
+    } else if turn.wire.cut_last_call {
+        "MAX_TOKENS"
+    } else {
+        "STOP"
+    }
+}
+
+/// A model turn whose first `functionCall` part lost its `thoughtSignature`: Gemini's 400.
+pub(crate) fn missing_signature(body: &Value) -> Option<String> {
+    let contents = body.get("contents")?.as_array()?;
+    for c in contents {
+        if c.get("role").and_then(Value::as_str) != Some("model") {
+            continue;
+        }
+        let parts = c.get("parts").and_then(Value::as_array)?;
+        let Some((pos, first)) = parts
+            .iter()
+            .enumerate()
+            .find(|(_, p)| field(p, "functionCall", "function_call").is_some())
+        else {
+            continue;
+        };
+        if field(first, "thoughtSignature", "thought_signature").is_none() {
+            let name = first
+                .pointer("/functionCall/name")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            return Some(format!(
+                "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:{name}` , position {}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.",
+                pos + 1
+            ));
+        }
+    }
+    None
+}
+
+const SAFETY_RATINGS: &str = r#"[{"category":"HARM_CATEGORY_HATE_SPEECH","probability":"NEGLIGIBLE"},{"category":"HARM_CATEGORY_DANGEROUS_CONTENT","probability":"HIGH","blocked":true},{"category":"HARM_CATEGORY_HARASSMENT","probability":"NEGLIGIBLE"},{"category":"HARM_CATEGORY_SEXUALLY_EXPLICIT","probability":"NEGLIGIBLE"}]"#;
 
 pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn, sse: bool) -> SimResponse {
     let parts = parts(ctx, turn);
@@ -219,8 +278,14 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn, sse: bool) -> SimRes
     let response_id = wire::id("", ctx.seed, "responseId", 0, 23);
     let wrap = |candidate: Value, usage: Value| json!({"candidates": [candidate], "usageMetadata": usage, "modelVersion": ask.model, "responseId": response_id});
     let grounding = grounding(turn);
+    let reason = finish_reason(turn);
     let finish = |parts: Vec<Value>| {
-        let mut c = json!({"content": {"parts": parts, "role": "model"}, "finishReason": "STOP", "index": 0});
+        if turn.wire.refusal.is_some() {
+            // Blocked: no content, the ratings say why.
+            let ratings: Value = serde_json::from_str(SAFETY_RATINGS).unwrap_or(Value::Null);
+            return json!({"finishReason": reason, "index": 0, "safetyRatings": ratings});
+        }
+        let mut c = json!({"content": {"parts": parts, "role": "model"}, "finishReason": reason, "index": 0});
         if let Some(g) = &grounding {
             c["groundingMetadata"] = g.clone();
         }
@@ -234,29 +299,53 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn, sse: bool) -> SimRes
     let partial_usage =
         json!({"promptTokenCount": ctx.input_tokens, "totalTokenCount": ctx.input_tokens});
     let mut events = Vec::new();
-    for part in &parts {
-        let pieces: Vec<Value> = match part.get("text").and_then(Value::as_str) {
-            // Text arrives in pieces; each functionCall arrives whole.
-            Some(text) => wire::fragments(text, ctx.seed)
-                .chunks(4)
-                .map(|c| json!({"text": c.concat()}))
-                .collect(),
-            None => vec![part.clone()],
-        };
-        for p in pieces {
-            let c = json!({"content": {"parts": [p], "role": "model"}, "index": 0});
+    if turn.wire.is(StreamShape::SameChunk) {
+        // Text and every functionCall part in one chunk.
+        if !parts.is_empty() {
+            let c = json!({"content": {"parts": parts, "role": "model"}, "index": 0});
             events.push(wrap(c, partial_usage.clone()));
+        }
+    } else {
+        for part in &parts {
+            let pieces: Vec<Value> = match part.get("text").and_then(Value::as_str) {
+                // Text arrives in pieces; each functionCall arrives whole.
+                Some(text) => wire::fragments(text, ctx.seed)
+                    .chunks(4)
+                    .map(|c| {
+                        let mut p = json!({"text": c.concat()});
+                        if part.get("thought").is_some() {
+                            p["thought"] = json!(true);
+                        }
+                        p
+                    })
+                    .collect(),
+                None => vec![part.clone()],
+            };
+            for p in pieces {
+                let c = json!({"content": {"parts": [p], "role": "model"}, "index": 0});
+                events.push(wrap(c, partial_usage.clone()));
+            }
         }
     }
     events.push(wrap(finish(vec![json!({"text": ""})]), usage));
+    match turn.wire.fault {
+        Some(StreamFault::ErrorEvent) => {
+            events.truncate((events.len() / 2).max(1));
+            events.push(json!({"error": {"code": 503, "message": "The model is overloaded. Please try again later.", "status": "UNAVAILABLE"}}));
+        }
+        Some(StreamFault::Cut) => events.truncate((events.len() / 2).max(1)),
+        None => {}
+    }
     let count = events.len();
+    let cut = turn.wire.fault == Some(StreamFault::Cut);
     let chunks = events.iter().enumerate().map(|(i, e)| {
         let json = e.to_string();
         if sse {
             format!("data: {json}\r\n\r\n").into_bytes()
         } else {
             let lead = if i == 0 { "[" } else { "\n,\r\n" };
-            let tail = if i + 1 == count { "]" } else { "" };
+            // A cut array never closes.
+            let tail = if i + 1 == count && !cut { "]" } else { "" };
             format!("{lead}{json}{tail}").into_bytes()
         }
     });

@@ -3,12 +3,13 @@
 
 use serde_json::{Value, json};
 
-use super::decide::{Ask, FnTool, Turn};
+use super::decide::{Ask, FnTool, Turn, WireShape};
 use super::errors::Rejection;
 use super::exchange::Ctx;
 use super::exchange::SimResponse;
 use super::wire;
 use crate::model::{AllowedMode, ToolChoice, empty_parameters};
+use crate::scenario::{StreamFault, StreamShape};
 
 /// `model` as OpenAI requires it.
 pub(crate) fn require_model(body: &Value) -> Result<&str, Rejection> {
@@ -209,10 +210,24 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
     if !trailing.is_empty() {
         ask.tool_results = Some(trailing.into_iter().rev().collect());
     }
+    ask.rounds_done = runs(messages.iter().map(|m| role(m) == "tool"));
     if let Some(u) = messages.iter().rev().find(|m| role(m) == "user") {
         ask.user_text = content_text(u.get("content").unwrap_or(&Value::Null));
     }
     Ok(ask)
+}
+
+/// How many runs of consecutive `true` the sequence holds (rounds of tool results).
+pub(crate) fn runs(flags: impl Iterator<Item = bool>) -> usize {
+    let mut count = 0;
+    let mut inside = false;
+    for f in flags {
+        if f && !inside {
+            count += 1;
+        }
+        inside = f;
+    }
+    count
 }
 
 /// A Chat answer, however it was decided (the text protocol writes content only).
@@ -221,29 +236,45 @@ pub(crate) struct ChatOut {
     /// `(id, name, arguments JSON string)`.
     pub calls: Vec<(String, String, String)>,
     pub finish: &'static str,
+    pub refusal: Option<String>,
+    pub wire: WireShape,
 }
 
 pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
+    let last = turn.calls.len().saturating_sub(1);
     let calls: Vec<(String, String, String)> = turn
         .calls
         .iter()
         .enumerate()
         .map(|(i, c)| {
+            let args = c.arguments_json();
+            let args = if turn.wire.cut_last_call && i == last {
+                wire::half(&args).to_string()
+            } else {
+                args
+            };
             (
                 wire::id("call_", ctx.seed, "call", i, 24),
                 c.name.clone(),
-                c.arguments_json(),
+                args,
             )
         })
         .collect();
+    let finish = if turn.wire.refusal.is_some() {
+        "content_filter"
+    } else if turn.wire.cut_last_call {
+        "length"
+    } else if calls.is_empty() {
+        "stop"
+    } else {
+        "tool_calls"
+    };
     let out = ChatOut {
         content: turn.has_text().then(|| turn.text()),
-        finish: if calls.is_empty() {
-            "stop"
-        } else {
-            "tool_calls"
-        },
+        finish,
         calls,
+        refusal: turn.wire.refusal.clone(),
+        wire: turn.wire.clone(),
     };
     render_out(ctx, ask, &out)
 }
@@ -260,11 +291,11 @@ fn usage(ctx: &Ctx<'_>, out: &ChatOut) -> Value {
            "total_tokens": ctx.input_tokens + completion})
 }
 
-pub(crate) fn render_out(ctx: &Ctx<'_>, ask: &Ask, out: &ChatOut) -> SimResponse {
+pub(crate) fn render_out<'a>(ctx: &Ctx<'a>, ask: &Ask, out: &'a ChatOut) -> SimResponse {
     let id = wire::id("chatcmpl-", ctx.seed, "chatcmpl", 0, 29);
     let fingerprint = wire::id("fp_", ctx.seed, "fingerprint", 0, 10);
     if !ask.stream {
-        let mut message = json!({"role": "assistant", "content": out.content, "refusal": null, "annotations": []});
+        let mut message = json!({"role": "assistant", "content": out.content, "refusal": out.refusal, "annotations": []});
         if !out.calls.is_empty() {
             message["tool_calls"] = out
                 .calls
@@ -277,10 +308,16 @@ pub(crate) fn render_out(ctx: &Ctx<'_>, ask: &Ask, out: &ChatOut) -> SimResponse
             "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": out.finish}],
             "usage": usage(ctx, out), "service_tier": "default", "system_fingerprint": fingerprint,
         });
+        let mut body = body;
+        if !out.wire.usage
+            && let Some(o) = body.as_object_mut()
+        {
+            o.remove("usage");
+        }
         return wire::json_response(200, &body, true);
     }
-    let include_usage =
-        ctx.body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+    let include_usage = out.wire.usage
+        && ctx.body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
     let chunk = |choices: Value, usage: Option<Value>| {
         let mut c = json!({"id": id, "object": "chat.completion.chunk", "created": wire::CREATED,
                            "model": ask.model, "service_tier": "default", "system_fingerprint": fingerprint});
@@ -303,18 +340,76 @@ pub(crate) fn render_out(ctx: &Ctx<'_>, ask: &Ask, out: &ChatOut) -> SimResponse
         ),
         None,
     )];
-    if let Some(text) = &out.content {
+    let shape = out.wire.stream_shape;
+    if shape == Some(StreamShape::SameChunk) {
+        // Text and every call (whole) in one delta.
+        let calls: Vec<Value> = out.calls.iter().enumerate().map(|(i, (call_id, name, args))| {
+            json!({"index": i, "id": call_id, "type": "function", "function": {"name": name, "arguments": args}})
+        }).collect();
+        let mut d = json!({"content": out.content, "tool_calls": calls});
+        if out.calls.is_empty() {
+            d = json!({ "content": out.content });
+        }
+        chunks.push(chunk(delta(d, Value::Null), None));
+    } else if let Some(text) = &out.content {
         for f in wire::fragments(text, ctx.seed) {
             chunks.push(chunk(delta(json!({"content": f}), Value::Null), None));
         }
     }
-    for (i, (call_id, name, args)) in out.calls.iter().enumerate() {
-        let head = json!({"tool_calls": [{"index": i, "id": call_id, "type": "function",
-                                          "function": {"name": name, "arguments": ""}}]});
-        chunks.push(chunk(delta(head, Value::Null), None));
-        for f in wire::fragments(args, ctx.seed.wrapping_add(i as u64)) {
-            let d = json!({"tool_calls": [{"index": i, "function": {"arguments": f}}]});
-            chunks.push(chunk(delta(d, Value::Null), None));
+    if let Some(refusal) = &out.refusal {
+        for f in wire::fragments(refusal, ctx.seed) {
+            chunks.push(chunk(delta(json!({"refusal": f}), Value::Null), None));
+        }
+    }
+    let head = |i: usize, call_id: &str, name: &str, args: &str| {
+        json!({"tool_calls": [{"index": i, "id": call_id, "type": "function",
+                               "function": {"name": name, "arguments": args}}]})
+    };
+    let pieces = |i: usize, args: &'a str| -> Vec<&'a str> {
+        match shape {
+            Some(StreamShape::OneDelta) => vec![args],
+            _ => wire::fragments(args, ctx.seed.wrapping_add(i as u64)),
+        }
+    };
+    let arg_delta =
+        |i: usize, f: &str| json!({"tool_calls": [{"index": i, "function": {"arguments": f}}]});
+    match shape {
+        Some(StreamShape::SameChunk) => {}
+        Some(StreamShape::DoneOnly) => {
+            // Each call whole in its first chunk.
+            for (i, (call_id, name, args)) in out.calls.iter().enumerate() {
+                chunks.push(chunk(
+                    delta(head(i, call_id, name, args), Value::Null),
+                    None,
+                ));
+            }
+        }
+        Some(StreamShape::Interleaved) => {
+            for (i, (call_id, name, _)) in out.calls.iter().enumerate() {
+                chunks.push(chunk(delta(head(i, call_id, name, ""), Value::Null), None));
+            }
+            let all: Vec<Vec<&str>> = out
+                .calls
+                .iter()
+                .enumerate()
+                .map(|(i, c)| pieces(i, &c.2))
+                .collect();
+            let longest = all.iter().map(Vec::len).max().unwrap_or(0);
+            for k in 0..longest {
+                for (i, p) in all.iter().enumerate() {
+                    if let Some(f) = p.get(k) {
+                        chunks.push(chunk(delta(arg_delta(i, f), Value::Null), None));
+                    }
+                }
+            }
+        }
+        _ => {
+            for (i, (call_id, name, args)) in out.calls.iter().enumerate() {
+                chunks.push(chunk(delta(head(i, call_id, name, ""), Value::Null), None));
+                for f in pieces(i, args).into_iter().filter(|f| !f.is_empty()) {
+                    chunks.push(chunk(delta(arg_delta(i, f), Value::Null), None));
+                }
+            }
         }
     }
     chunks.push(chunk(delta(json!({}), json!(out.finish)), None));
@@ -322,5 +417,17 @@ pub(crate) fn render_out(ctx: &Ctx<'_>, ask: &Ask, out: &ChatOut) -> SimResponse
         chunks.push(chunk(json!([]), Some(usage(ctx, out))));
     }
     chunks.push(b"data: [DONE]\n\n".to_vec());
+    let chunks = match out.wire.fault {
+        Some(StreamFault::ErrorEvent) => wire::fail_midway(
+            chunks,
+            wire::sse(
+                None,
+                &json!({"error": {"message": "The server had an error while processing your request. Sorry about that!",
+                                  "type": "server_error", "param": null, "code": null}}),
+            ),
+        ),
+        Some(StreamFault::Cut) => wire::cut_midway(chunks),
+        None => chunks,
+    };
     wire::stream_response("text/event-stream; charset=utf-8", chunks)
 }

@@ -8,11 +8,12 @@ use super::errors::Rejection;
 use super::exchange::Ctx;
 use super::exchange::SimResponse;
 use super::openai_chat::{
-    check_needs_tools, content_text, parse_choice, require_model, tools_array,
+    check_needs_tools, content_text, parse_choice, require_model, runs, tools_array,
 };
 use super::wire;
 use crate::model::empty_parameters;
 use crate::respond::ResponsesEvents as Events;
+use crate::scenario::{StreamFault, StreamShape};
 
 fn is_search_type(t: &str) -> bool {
     t.starts_with("web_search")
@@ -85,15 +86,41 @@ fn read_items(items: &[Value], ask: &mut Ask) {
     if !trailing.is_empty() {
         ask.tool_results = Some(trailing.into_iter().rev().collect());
     }
+    ask.rounds_done = runs(items.iter().map(|m| kind(m).ends_with("call_output")));
     let is_user = |m: &&Value| m.get("role").and_then(Value::as_str) == Some("user");
     if let Some(u) = items.iter().rev().find(is_user) {
         ask.user_text = content_text(u.get("content").unwrap_or(&Value::Null));
     }
 }
 
-/// Output items of the answer, completed.
+/// A `function_call` input item with no `reasoning` item before it in its run of output items:
+/// the 400 OpenAI answers for a reasoning model's calls sent back without their reasoning.
+pub(crate) fn missing_reasoning(body: &Value) -> Option<String> {
+    let items = body.get("input")?.as_array()?;
+    let mut reasoned = false;
+    for item in items {
+        match item.get("type").and_then(Value::as_str) {
+            Some("reasoning") => reasoned = true,
+            Some("function_call") if !reasoned => {
+                let id = item.get("id").and_then(Value::as_str).unwrap_or("");
+                return Some(format!(
+                    "Item '{id}' of type 'function_call' was provided without its required 'reasoning' item."
+                ));
+            }
+            Some("function_call") => {}
+            _ => reasoned = false,
+        }
+    }
+    None
+}
+
+/// Output items of the answer, completed (a cut last call is `incomplete` with half its arguments).
 fn items(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
     let mut out = Vec::new();
+    if let Some(refusal) = &turn.wire.refusal {
+        out.push(json!({"id": wire::id("msg_", ctx.seed, "msg", 0, 48), "type": "message",
+            "status": "incomplete", "content": [{"type": "refusal", "refusal": refusal}], "role": "assistant"}));
+    }
     if let Some(search) = &turn.search {
         out.push(json!({"id": wire::id("ws_", ctx.seed, "ws", 0, 48), "type": "web_search_call",
                         "status": "completed", "action": {"type": "search", "query": search.query}}));
@@ -119,17 +146,41 @@ fn items(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
             "logprobs": [], "text": turn.text()}], "role": "assistant"}),
         );
     }
+    let last = turn.calls.len().saturating_sub(1);
     for (i, c) in turn.calls.iter().enumerate() {
+        if turn.wire.reasoning.is_some() {
+            // A reasoning item before each call: reasoning interleaved between function calls.
+            out.push(json!({"id": wire::id("rs_", ctx.seed, "rs", i, 48), "type": "reasoning",
+                "summary": [], "encrypted_content": wire::id("gAAAAAB", ctx.seed, "encrypted-reasoning", i, 120)}));
+        }
+        let cut = turn.wire.cut_last_call && i == last;
+        let args = c.arguments_json();
+        let (status, args) = if cut {
+            ("incomplete", wire::half(&args).to_string())
+        } else {
+            ("completed", args)
+        };
         out.push(
             json!({"id": wire::id("fc_", ctx.seed, "fc", i, 48), "type": "function_call",
-            "status": "completed", "arguments": c.arguments_json(),
+            "status": status, "arguments": args,
             "call_id": wire::id("call_", ctx.seed, "call", i, 24), "name": c.name}),
         );
     }
     out
 }
 
-fn snapshot(ctx: &Ctx<'_>, ask: &Ask, output: &[Value], completed: bool) -> Value {
+/// `completed`, or `incomplete` with its reason (output-token limit, content filter).
+fn final_status(turn: &Turn) -> (&'static str, Value) {
+    if turn.wire.cut_last_call {
+        ("incomplete", json!({"reason": "max_output_tokens"}))
+    } else if turn.wire.refusal.is_some() {
+        ("incomplete", json!({"reason": "content_filter"}))
+    } else {
+        ("completed", Value::Null)
+    }
+}
+
+fn snapshot(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn, output: &[Value], completed: bool) -> Value {
     let b = ctx.body;
     let written: usize = output.iter().map(|i| i.to_string().len()).sum();
     let out_tokens = wire::tokens(written / 2);
@@ -138,11 +189,16 @@ fn snapshot(ctx: &Ctx<'_>, ask: &Ask, output: &[Value], completed: bool) -> Valu
                "output_tokens": out_tokens, "output_tokens_details": {"reasoning_tokens": 0},
                "total_tokens": ctx.input_tokens + out_tokens})
     });
+    let (status, incomplete) = if completed {
+        final_status(turn)
+    } else {
+        ("in_progress", Value::Null)
+    };
     json!({
         "id": wire::id("resp_", ctx.seed, "resp", 0, 48), "object": "response",
-        "created_at": wire::CREATED, "status": if completed { "completed" } else { "in_progress" },
-        "completed_at": completed.then_some(wire::CREATED + 1),
-        "background": false, "error": null, "incomplete_details": null,
+        "created_at": wire::CREATED, "status": status,
+        "completed_at": (status == "completed").then_some(wire::CREATED + 1),
+        "background": false, "error": null, "incomplete_details": incomplete,
         "instructions": b.get("instructions").cloned().unwrap_or(Value::Null),
         "max_output_tokens": b.get("max_output_tokens").cloned().unwrap_or(Value::Null),
         "model": ask.model, "output": output, "parallel_tool_calls": ask.parallel,
@@ -158,50 +214,105 @@ fn snapshot(ctx: &Ctx<'_>, ask: &Ask, output: &[Value], completed: bool) -> Valu
 pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
     let output = items(ctx, turn);
     if !ask.stream {
-        return wire::json_response(200, &snapshot(ctx, ask, &output, true), true);
+        return wire::json_response(200, &snapshot(ctx, ask, turn, &output, true), true);
     }
     let mut ev = Events::default();
     ev.push(
         "response.created",
-        json!({"response": snapshot(ctx, ask, &[], false)}),
+        json!({"response": snapshot(ctx, ask, turn, &[], false)}),
     );
     ev.push(
         "response.in_progress",
-        json!({"response": snapshot(ctx, ask, &[], false)}),
+        json!({"response": snapshot(ctx, ask, turn, &[], false)}),
     );
-    for (index, item) in output.iter().enumerate() {
-        let item_id = item["id"].clone();
-        let mut added = item.clone();
-        added["status"] = json!("in_progress");
-        match item["type"].as_str() {
-            Some("function_call") => {
-                added["arguments"] = json!("");
-                ev.push(
-                    "response.output_item.added",
-                    json!({"output_index": index, "item": added}),
-                );
-                let args = item["arguments"].as_str().unwrap_or("");
-                for f in wire::fragments(args, ctx.seed.wrapping_add(index as u64)) {
+    let interleaved = turn.wire.is(StreamShape::Interleaved);
+    // Interleaved: every call's item is added first, the deltas alternate, then the items finish.
+    let calls: Vec<usize> = (0..output.len())
+        .filter(|&i| output[i]["type"] == "function_call")
+        .collect();
+    if interleaved {
+        for &index in &calls {
+            ev.push(
+                "response.output_item.added",
+                json!({"output_index": index, "item": added(&output[index])}),
+            );
+        }
+        let pieces: Vec<Vec<&str>> = calls
+            .iter()
+            .map(|&i| {
+                wire::fragments(
+                    output[i]["arguments"].as_str().unwrap_or(""),
+                    ctx.seed.wrapping_add(i as u64),
+                )
+            })
+            .collect();
+        let longest = pieces.iter().map(Vec::len).max().unwrap_or(0);
+        for k in 0..longest {
+            for (n, &index) in calls.iter().enumerate() {
+                if let Some(f) = pieces[n].get(k) {
                     ev.push(
                         "response.function_call_arguments.delta",
-                        json!({"item_id": item_id, "output_index": index, "delta": f}),
+                        json!({"item_id": output[index]["id"], "output_index": index, "delta": f}),
                     );
                 }
-                ev.push("response.function_call_arguments.done",
-                    json!({"item_id": item_id, "output_index": index, "name": item["name"], "arguments": args}));
+            }
+        }
+    }
+    for (index, item) in output.iter().enumerate() {
+        let item_id = item["id"].clone();
+        match item["type"].as_str() {
+            Some("function_call") => {
+                let args = item["arguments"].as_str().unwrap_or("");
+                if !interleaved {
+                    ev.push(
+                        "response.output_item.added",
+                        json!({"output_index": index, "item": added(item)}),
+                    );
+                    let pieces = match turn.wire.stream_shape {
+                        Some(StreamShape::DoneOnly) => Vec::new(),
+                        Some(StreamShape::OneDelta) => vec![args],
+                        _ => wire::fragments(args, ctx.seed.wrapping_add(index as u64)),
+                    };
+                    for f in pieces.into_iter().filter(|f| !f.is_empty()) {
+                        ev.push(
+                            "response.function_call_arguments.delta",
+                            json!({"item_id": item_id, "output_index": index, "delta": f}),
+                        );
+                    }
+                }
+                // A call cut by the token limit never gets its arguments' `.done`.
+                if item["status"] == "completed" {
+                    ev.push("response.function_call_arguments.done",
+                        json!({"item_id": item_id, "output_index": index, "name": item["name"], "arguments": args}));
+                }
             }
             Some("message") => {
-                added["content"] = json!([]);
+                let mut a = added(item);
+                a["content"] = json!([]);
                 ev.push(
                     "response.output_item.added",
-                    json!({"output_index": index, "item": added}),
+                    json!({"output_index": index, "item": a}),
                 );
-                message_events(&mut ev, item, index, ctx.seed);
+                if item["content"][0]["type"] == "refusal" {
+                    refusal_events(&mut ev, item, index, ctx.seed);
+                } else {
+                    message_events(&mut ev, item, index, ctx.seed);
+                }
+            }
+            Some("reasoning") => {
+                let mut a = item.clone();
+                if let Some(o) = a.as_object_mut() {
+                    o.remove("encrypted_content");
+                }
+                ev.push(
+                    "response.output_item.added",
+                    json!({"output_index": index, "item": a}),
+                );
             }
             _ => {
                 ev.push(
                     "response.output_item.added",
-                    json!({"output_index": index, "item": added}),
+                    json!({"output_index": index, "item": added(item)}),
                 );
                 for phase in ["in_progress", "searching", "completed"] {
                     ev.push(
@@ -216,11 +327,66 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
             json!({"output_index": index, "item": item}),
         );
     }
-    ev.push(
-        "response.completed",
-        json!({"response": snapshot(ctx, ask, &output, true)}),
+    let last = snapshot(ctx, ask, turn, &output, true);
+    let terminal = format!(
+        "response.{}",
+        last["status"].as_str().unwrap_or("completed")
     );
-    wire::stream_response("text/event-stream; charset=utf-8", ev.chunks)
+    ev.push(&terminal, json!({ "response": last }));
+    match turn.wire.fault {
+        Some(StreamFault::ErrorEvent) => {
+            ev.chunks.truncate((ev.chunks.len() / 2).max(1));
+            ev.push("error", json!({"error": {"type": "server_error", "code": "server_error",
+                "message": "The server had an error processing your request. Sorry about that! You can retry your request, or contact us through our help center at help.openai.com if you keep seeing this error.",
+                "param": null}}));
+            let mut failed = snapshot(ctx, ask, turn, &[], false);
+            failed["status"] = json!("failed");
+            failed["error"] = json!({"code": "server_error", "message": "The server had an error processing your request. Sorry about that! You can retry your request, or contact us through our help center at help.openai.com if you keep seeing this error."});
+            ev.push("response.failed", json!({ "response": failed }));
+        }
+        Some(StreamFault::Cut) => ev.chunks = wire::cut_midway(std::mem::take(&mut ev.chunks)),
+        None => {}
+    }
+    let chunks = if turn.wire.is(StreamShape::SameChunk) {
+        vec![ev.chunks.concat()]
+    } else {
+        ev.chunks
+    };
+    wire::stream_response("text/event-stream; charset=utf-8", chunks)
+}
+
+/// The item as `output_item.added` shows it: in progress, no arguments yet.
+fn added(item: &Value) -> Value {
+    let mut a = item.clone();
+    a["status"] = json!("in_progress");
+    if item["type"] == "function_call" {
+        a["arguments"] = json!("");
+    }
+    a
+}
+
+fn refusal_events(ev: &mut Events, item: &Value, index: usize, seed: u64) {
+    let item_id = &item["id"];
+    let refusal = item["content"][0]["refusal"].as_str().unwrap_or("");
+    let at = |extra: Value| {
+        let mut v = json!({"item_id": item_id, "output_index": index, "content_index": 0});
+        if let (Some(o), Value::Object(e)) = (v.as_object_mut(), extra) {
+            o.extend(e);
+        }
+        v
+    };
+    ev.push(
+        "response.content_part.added",
+        at(json!({"part": {"type": "refusal", "refusal": ""}})),
+    );
+    for f in wire::fragments(refusal, seed) {
+        ev.push("response.refusal.delta", at(json!({ "delta": f })));
+    }
+    ev.push("response.refusal.done", at(json!({ "refusal": refusal })));
+    ev.push(
+        "response.content_part.done",
+        at(json!({"part": item["content"][0]})),
+    );
 }
 
 fn message_events(ev: &mut Events, item: &Value, index: usize, seed: u64) {

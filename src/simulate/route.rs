@@ -134,6 +134,9 @@ fn answer_api(
         }
         return Err(rej);
     }
+    if let Some(message) = missing_reasoning(&provider, &body, scenario) {
+        return Err(Rejection::bad_request(message));
+    }
     if let Some(err) = &scenario.error {
         return Err(scenario_error(
             api.family(),
@@ -157,6 +160,20 @@ fn answer_api(
         Api::Anthropic => anthropic::render(&ctx, &ask, &turn),
         Api::Gemini { sse, .. } => gemini::render(&ctx, &ask, &turn, *sse),
     })
+}
+
+/// A follow-up that does not carry the model's reasoning back (Anthropic thinking blocks always
+/// when thinking is on; Responses reasoning items and Gemini thought signatures when the
+/// scenario's model reasons): the provider's own 400.
+fn missing_reasoning(provider: &Provider, body: &Value, scenario: &Scenario) -> Option<String> {
+    match provider {
+        Provider::Anthropic => anthropic::missing_thinking(body),
+        Provider::OpenaiResponses if scenario.reasoning.is_some() => {
+            openai_responses::missing_reasoning(body)
+        }
+        Provider::Gemini if scenario.reasoning.is_some() => gemini::missing_signature(body),
+        _ => None,
+    }
 }
 
 fn header<'a>(req: &'a SimRequest, name: &str) -> Option<&'a str> {

@@ -73,6 +73,13 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
     {
         ask.tool_results = Some(vec![t]);
     }
+    ask.rounds_done = super::openai_chat::runs(messages.iter().map(|m| {
+        role(m) == "tool"
+            || role(m) == "user"
+                && content_text(m.get("content").unwrap_or(&Value::Null))
+                    .trim_start()
+                    .starts_with("<tool_result")
+    }));
     if let Some(u) = messages.iter().rev().find(|m| role(m) == "user") {
         ask.user_text = content_text(u.get("content").unwrap_or(&Value::Null));
     }
@@ -251,6 +258,8 @@ pub(crate) fn render(
         content: Some(content),
         calls: Vec::new(),
         finish: if truncated { "length" } else { "stop" },
+        refusal: None,
+        wire: turn.wire.clone(),
     };
     render_out(ctx, ask, &out)
 }

@@ -111,3 +111,25 @@ pub(crate) fn clip(s: &str, max: usize) -> String {
     }
     format!("{}…", &s[..end])
 }
+
+/// The first half of `s` (at a char boundary): arguments cut by the output-token limit.
+pub(crate) fn half(s: &str) -> &str {
+    let mut end = s.len() / 2;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// The stream's first half (at least its first event), then `error`: a failure after a 200.
+pub(crate) fn fail_midway(mut chunks: Vec<Vec<u8>>, error: Vec<u8>) -> Vec<Vec<u8>> {
+    chunks.truncate((chunks.len() / 2).max(1));
+    chunks.push(error);
+    chunks
+}
+
+/// The stream's first half (at least its first event): it ends before its terminal event.
+pub(crate) fn cut_midway(mut chunks: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    chunks.truncate((chunks.len() / 2).max(1));
+    chunks
+}

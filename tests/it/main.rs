@@ -6,6 +6,7 @@ mod architecture;
 mod catalogue;
 mod chunking;
 mod cli;
+mod corpus;
 mod gateway_docs;
 mod hosted_search;
 mod import_vcr;

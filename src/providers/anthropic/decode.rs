@@ -309,6 +309,7 @@ impl Builder {
 
     pub(super) fn into_outcome(mut self) -> Outcome {
         self.stop_all();
+        self.outcome.withdraw_truncated_call();
         if self.saw_hosted {
             self.outcome.hosted = Some(self.hosted);
         }

@@ -133,6 +133,7 @@ pub(crate) fn set_finish(out: &mut Outcome, raw: Option<String>) {
         _ => Finish::Other,
     };
     out.raw_finish = raw;
+    out.withdraw_truncated_call();
     // UNCONFIRMED (reference §8.3): a forced tool_choice may end with "stop" while carrying calls.
     out.normalize_finish_for_calls();
 }

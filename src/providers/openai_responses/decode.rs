@@ -119,6 +119,7 @@ impl Head {
             _ => Finish::Other,
         };
         out.raw_finish = self.status;
+        out.withdraw_truncated_call();
         out.normalize_finish_for_calls();
         if out.error.is_none()
             && let Some(e) = self.error

@@ -106,6 +106,7 @@ fn forced_calls_exactly_that_tool_even_when_the_scenario_pins_others() {
         calls: vec![ScenarioCall {
             name: "get_weather".into(),
             arguments: Default::default(),
+            raw_arguments: None,
         }],
         ..Scenario::default()
     };
@@ -145,6 +146,7 @@ fn two_calls() -> Scenario {
             .as_object()
             .cloned()
             .unwrap_or_default(),
+        raw_arguments: None,
     };
     Scenario {
         calls: vec![
@@ -153,6 +155,7 @@ fn two_calls() -> Scenario {
             ScenarioCall {
                 name: "not_offered".into(),
                 arguments: Default::default(),
+                raw_arguments: None,
             },
         ],
         text: Some("Let me check both.".into()),

@@ -179,6 +179,7 @@ fn two() -> Scenario {
     let call = |name: &str, args: Value| ScenarioCall {
         name: name.into(),
         arguments: args.as_object().cloned().unwrap_or_default(),
+        raw_arguments: None,
     };
     Scenario {
         calls: vec![
