@@ -26,6 +26,7 @@ pub(crate) const NOISE_KEYS: &[&str] = &[
     "sequence_number",
     "obfuscation",
     "signature",
+    "encrypted_content",
     "thoughtSignature",
     "thought_signature",
     "x_groq",
