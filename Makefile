@@ -1,5 +1,6 @@
 # tooltape — every entry point. CI runs `make ci` (= .ci/run). Adding a case never touches this file.
-.PHONY: import-vcr test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png conformance drift fuzz
+GATEWAY ?= litellm
+.PHONY: gateway import-vcr test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png conformance drift fuzz
 
 # Offline, no keys: replays every trial from its cassette and checks its snapshot.
 test:
@@ -76,3 +77,9 @@ import-vcr:
 # deterministic random-input version of the same property.
 fuzz:
 	cargo fuzz run -s none --fuzz-dir tests/fuzz textcall -- -max_total_time=$(FUZZ_SECONDS)
+
+# The case suite through a real gateway (gateways/$(GATEWAY).toml): installs it into the user's
+# cache when missing, starts it on loopback, prints the matrix, stops it; exit 1 on an unexpected
+# result. Outside CI it also rewrites docs/gateways/$(GATEWAY).md.
+gateway:
+	cargo run --quiet -- gateway $(GATEWAY) $(FILTER) $(if $(URL),--url $(URL)) $(if $(CI),,$(if $(FILTER),,--md-out docs/gateways/$(GATEWAY).md))

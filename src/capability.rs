@@ -12,7 +12,7 @@ use crate::model::{
 /// How a provider can make web search mandatory, if at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RequiredSearch {
+pub(crate) enum RequiredSearch {
     /// `tool_choice: {"type": "web_search_preview"}` with the `web_search_preview` tool.
     ForcedHostedChoice,
     /// `tool_choice: {"type": "tool", "name": "web_search"}` naming the server tool.
@@ -23,7 +23,7 @@ pub enum RequiredSearch {
 
 /// One row of the capability table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Capability {
+pub(crate) struct Capability {
     pub required_search: RequiredSearch,
     /// Whether tool_choice values other than `auto` are accepted next to hosted tools.
     pub non_auto_choice_with_hosted: bool,
@@ -33,7 +33,7 @@ pub struct Capability {
 
 /// OpenAI models of the GPT-5 family (and o-series reasoning models) reject every tool_choice
 /// other than `auto` when hosted tools are present.
-pub fn openai_auto_only(model: &str) -> bool {
+pub(crate) fn openai_auto_only(model: &str) -> bool {
     model.starts_with("gpt-5")
         || model.starts_with("o1")
         || model.starts_with("o3")
@@ -41,7 +41,7 @@ pub fn openai_auto_only(model: &str) -> bool {
 }
 
 /// The capability table. Each fact names its source.
-pub fn capability(provider: Provider, model: &str) -> Capability {
+pub(crate) fn capability(provider: Provider, model: &str) -> Capability {
     match provider {
         // Source: the 400 recorded in the grounding incident and in providers.md §2.3 ("Tool choices
         // other than 'auto' are not supported with model 'gpt-5' and the following tool types:
@@ -91,7 +91,7 @@ pub fn capability(provider: Provider, model: &str) -> Capability {
 }
 
 /// Whether the request asks for REQUIRED web search.
-pub fn grounding_required(req: &ChatRequest) -> bool {
+pub(crate) fn grounding_required(req: &ChatRequest) -> bool {
     req.hosted.iter().any(|h| {
         matches!(
             h,
@@ -145,7 +145,7 @@ pub fn forces_search(provider: Provider, body: &serde_json::Value) -> bool {
 
 /// Fails closed before anything is sent when hosted tools are asked for in a way the provider
 /// cannot honour: REQUIRED search it cannot guarantee, or a non-auto tool_choice it rejects.
-pub fn check(provider: Provider, req: &ChatRequest) -> Result<(), EncodeError> {
+pub(crate) fn check(provider: Provider, req: &ChatRequest) -> Result<(), EncodeError> {
     if req.hosted.is_empty() {
         return Ok(());
     }
@@ -220,14 +220,14 @@ fn follow_up(req: &ChatRequest) -> bool {
 }
 
 /// True when a 400 says the hosted tool type is not supported (the cue to try the other variant).
-pub fn is_variant_rejection(status: u16, message: &str, variant: &str) -> bool {
+pub(crate) fn is_variant_rejection(status: u16, message: &str, variant: &str) -> bool {
     status == 400
         && message.contains(variant)
         && message.to_ascii_lowercase().contains("not supported")
 }
 
 /// The OpenAI Responses web search variants, in the order they are tried.
-pub const VARIANTS: [&str; 2] = ["web_search", "web_search_preview"];
+pub(crate) const VARIANTS: [&str; 2] = ["web_search", "web_search_preview"];
 
 #[cfg(test)]
 mod tests {

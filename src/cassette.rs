@@ -170,21 +170,14 @@ fn split_json_array(text: &str) -> Vec<String> {
 }
 
 /// A cassette that cannot be read, with where.
-pub type CassetteError = crate::located::Located;
+pub(crate) type CassetteError = crate::located::Located;
 
 /// Loads a cassette. A missing file is `Ok(None)`.
 pub fn load(path: &Path) -> Result<Option<(Cassette, String)>, CassetteError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::input::read_to_string(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(CassetteError {
-                path: path.into(),
-                line: 1,
-                column: 1,
-                message: format!("cannot read: {e}"),
-            });
-        }
+        Err(e) if e.not_found => return Ok(None),
+        Err(e) => return Err(CassetteError::at_start(path, e.message)),
     };
     let cassette: Cassette = serde_json::from_str(&text).map_err(|e| CassetteError {
         path: path.into(),
@@ -205,6 +198,19 @@ pub fn load(path: &Path) -> Result<Option<(Cassette, String)>, CassetteError> {
     }
     for (i, it) in cassette.interactions.iter().enumerate() {
         let r = &it.response;
+        if !(100..=599).contains(&r.status) {
+            let (line, column) = response_field(&text, i, "\"status\"");
+            return Err(CassetteError {
+                path: path.into(),
+                line,
+                column,
+                message: format!(
+                    "interaction {}: status {} is not an HTTP status (100-599)",
+                    i + 1,
+                    r.status
+                ),
+            });
+        }
         let bodies = [r.body.is_some(), r.stream.is_some(), r.text.is_some()]
             .iter()
             .filter(|b| **b)
@@ -224,8 +230,33 @@ pub fn load(path: &Path) -> Result<Option<(Cassette, String)>, CassetteError> {
     Ok(Some((cassette, text)))
 }
 
+/// 1-based line and column of `key` (e.g. `"status"`) inside the `i`-th interaction's
+/// `"response"` in a cassette's text (the response key itself when `key` is not found).
+pub(crate) fn response_field(text: &str, i: usize, key: &str) -> (usize, usize) {
+    let mut seen = 0;
+    let mut in_response = None;
+    for (n, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        let col = line.len() - trimmed.len() + 1;
+        if trimmed.starts_with("\"response\"") {
+            if seen == i {
+                in_response = Some((n + 1, col));
+                if key == "\"response\"" {
+                    return (n + 1, col);
+                }
+            }
+            seen += 1;
+        } else if in_response.is_some() && trimmed.starts_with(key) {
+            return (n + 1, col);
+        } else if in_response.is_some() && trimmed.starts_with("\"request\"") {
+            break;
+        }
+    }
+    in_response.unwrap_or((request_line(text, i), 1))
+}
+
 /// 1-based line of the `i`-th interaction's `"request"` key in a cassette's text.
-pub fn request_line(text: &str, i: usize) -> usize {
+pub(crate) fn request_line(text: &str, i: usize) -> usize {
     let mut seen = 0;
     for (n, line) in text.lines().enumerate() {
         if line.trim_start().starts_with("\"request\"") {
@@ -260,6 +291,44 @@ pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// The process id in a temporary file name written by [`write_atomic`] (`.NAME.tmp-PID`).
+fn temp_pid(name: &str) -> Option<u32> {
+    let (head, pid) = name.rsplit_once(".tmp-")?;
+    (head.starts_with('.') && head.len() > 1)
+        .then(|| pid.parse().ok())
+        .flatten()
+}
+
+/// Removes the temporary files a killed [`write_atomic`] left in `dir` (and its subfolders when
+/// `recursive`): only those whose writing process is no longer alive. Returns what it removed.
+pub fn clean_stale_temps(dir: &Path, recursive: bool) -> Vec<std::path::PathBuf> {
+    let mut removed = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return removed;
+    };
+    for e in rd.filter_map(Result::ok) {
+        let p = e.path();
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() {
+            if recursive {
+                removed.extend(clean_stale_temps(&p, true));
+            }
+            continue;
+        }
+        if !ft.is_file() {
+            continue;
+        }
+        let Some(pid) = p.file_name().and_then(|n| n.to_str()).and_then(temp_pid) else {
+            continue;
+        };
+        let alive = pid == std::process::id() || Path::new("/proc").join(pid.to_string()).exists();
+        if !alive && std::fs::remove_file(&p).is_ok() {
+            removed.push(p);
+        }
+    }
+    removed
 }
 
 /// Today's date as `YYYY-MM-DD` (UTC), for provenance.

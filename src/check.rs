@@ -56,7 +56,7 @@ impl Verdict {
 
 /// Checks a finished run against the tool_choice contract, the tools' schemas and the case's
 /// expectations, then applies the known-failure note.
-pub fn verdict(trial: &Trial, run: &TrialRun) -> Verdict {
+pub(crate) fn verdict(trial: &Trial, run: &TrialRun) -> Verdict {
     let expected_encode_error = trial
         .expectations()
         .into_iter()
@@ -86,7 +86,11 @@ pub fn verdict(trial: &Trial, run: &TrialRun) -> Verdict {
 }
 
 /// Every way the run breaks the contract or the expectations; empty when it holds.
-pub fn problems(trial: &Trial, run: &TrialRun, expected_encode_error: Option<&str>) -> Vec<String> {
+pub(crate) fn problems(
+    trial: &Trial,
+    run: &TrialRun,
+    expected_encode_error: Option<&str>,
+) -> Vec<String> {
     let mut p = Vec::new();
     if let Some(code) = expected_encode_error {
         match &run.encode_error {
@@ -365,7 +369,7 @@ fn check_calls(trial: &Trial, exchange: usize, o: &Outcome, p: &mut Vec<String>)
 
 /// Validation errors of `instance` against `schema` (`pointer: message`); a schema that does
 /// not compile is reported as one error.
-pub fn schema_errors(schema: &Value, instance: &Value) -> Vec<String> {
+pub(crate) fn schema_errors(schema: &Value, instance: &Value) -> Vec<String> {
     match jsonschema::validator_for(schema) {
         Ok(v) => v
             .iter_errors(instance)
@@ -376,7 +380,7 @@ pub fn schema_errors(schema: &Value, instance: &Value) -> Vec<String> {
 }
 
 /// The name a diagnostic kind has in case files (`ArrayWrapped`, ...).
-pub fn kind_name(kind: DiagnosticKind) -> String {
+pub(crate) fn kind_name(kind: DiagnosticKind) -> String {
     serde_json::to_value(kind)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))

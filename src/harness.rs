@@ -79,7 +79,7 @@ pub struct TrialResult {
 }
 
 /// The command that (re)records one trial.
-pub fn record_command(trial: &Trial, how: &str) -> String {
+pub(crate) fn record_command(trial: &Trial, how: &str) -> String {
     format!(
         "make record FILTER='{}' MODE={how}   (or: cargo run -- record '{}' --{how})",
         trial.name(),
@@ -119,6 +119,19 @@ pub async fn replay_trial(root: &Path, trial: &Trial) -> TrialResult {
         }
     };
     result.provenance = Some(cassette.provenance.kind);
+    // A cassette that holds a secret is not served: replay must not pass on a leaked key.
+    if let Some(f) = crate::redact::scan(&text, &crate::redact::Secrets::from_env()).first() {
+        result.status = Err(ReplayStatus::Broken(format!("holds a secret: {}", f.what)));
+        result.failure = Some(format!(
+            "{}:{}:{}: {}: the secret scan flags this cassette, so it is not replayed\n  remove the secret (re-record: {}), and revoke the key if it was real",
+            rel.display(),
+            f.line,
+            f.column,
+            f.what,
+            record_command(trial, "all")
+        ));
+        return result;
+    }
     if cassette.provenance.case_hash.as_deref() != Some(trial.case.hash.as_str()) {
         let why = "case edited since recording".to_string();
         result.status = Err(ReplayStatus::Stale(why.clone()));
@@ -135,6 +148,35 @@ pub async fn replay_trial(root: &Path, trial: &Trial) -> TrialResult {
         let (status, msg) = describe_mismatches(trial, &rel, &text, &mismatches);
         result.status = Err(status);
         result.failure = Some(msg);
+        return result;
+    }
+    // A response that does not decode is the cassette's fault, not the case's.
+    if let Some((i, e)) = run
+        .exchanges
+        .iter()
+        .enumerate()
+        .find_map(|(i, x)| x.outcome.as_ref().err().map(|e| (i, e)))
+    {
+        let key = if cassette
+            .interactions
+            .get(i)
+            .is_some_and(|it| it.response.stream.is_some())
+        {
+            "\"stream\""
+        } else {
+            "\"body\""
+        };
+        let (line, column) = cassette::response_field(&text, i, key);
+        result.status = Err(ReplayStatus::Broken(format!(
+            "interaction {}'s response does not decode",
+            i + 1
+        )));
+        result.failure = Some(format!(
+            "{}:{line}:{column}: interaction {}: the recorded response does not decode: {e}\n  the cassette is corrupt: re-record it: {}",
+            rel.display(),
+            i + 1,
+            record_command(trial, "all")
+        ));
         return result;
     }
     let verdict = check::verdict(trial, &run);
@@ -172,7 +214,7 @@ fn replay_client() -> &'static reqwest::Client {
 }
 
 /// How many trials [`replay_all`] replays at once.
-pub const CONCURRENCY: usize = 8;
+pub(crate) const CONCURRENCY: usize = 8;
 
 /// Replays the trials from their cassettes under `root`, [`CONCURRENCY`] at once, in their
 /// order: what `tooltape replay`, `report` and `status` show.
@@ -241,7 +283,7 @@ fn describe_mismatches(
 }
 
 /// `cases/x.toml:LINE: trial: problem` lines for a failing verdict; `None` when it is acceptable.
-pub fn failure_message(trial: &Trial, verdict: &Verdict) -> Option<String> {
+pub(crate) fn failure_message(trial: &Trial, verdict: &Verdict) -> Option<String> {
     let at = trial.choice_location();
     match verdict {
         Verdict::Fail { problems } => Some(
@@ -314,8 +356,37 @@ fn new_items(trial: &Trial, prev: &run::ExchangeRun, cur: &run::ExchangeRun) -> 
     Value::Array(now.into_iter().skip(before.len()).collect())
 }
 
-/// Cassettes and snapshots no trial owns (each one is a failure).
+/// Everything broken in the suite beyond single trials, one `path:line:col: what` message per
+/// file: case, tool and provider files that did not load, then orphaned cassettes and snapshots.
+/// Every command reports these and exits non-zero when there are any.
+pub fn suite_problems(root: &Path, discovery: &Discovery) -> Vec<String> {
+    let mut out: Vec<String> = discovery
+        .broken
+        .iter()
+        .map(|(_, e)| e.to_string())
+        .collect();
+    if discovery.incomplete {
+        out.push(
+            "the suite could not be discovered, so no cassette or snapshot is judged orphaned: fix the file above first"
+                .into(),
+        );
+    }
+    out.extend(orphans(root, discovery));
+    out
+}
+
+/// How many files a problem list from [`suite_problems`] names (the note on an incomplete
+/// discovery is not a file).
+pub fn broken_file_count(discovery: &Discovery, problems: &[String]) -> usize {
+    problems.len() - usize::from(discovery.incomplete)
+}
+
+/// Cassettes and snapshots no trial owns (each one is a failure). Nothing is an orphan when
+/// discovery was incomplete: a file that could not be read must not make others "deletable".
 pub fn orphans(root: &Path, discovery: &Discovery) -> Vec<String> {
+    if discovery.incomplete {
+        return Vec::new();
+    }
     let ids: Vec<TrialId> = discovery.trials.iter().map(Trial::id).collect();
     let mut owned_cassettes: Vec<PathBuf> = ids.iter().map(TrialId::cassette_path).collect();
     owned_cassettes.sort();

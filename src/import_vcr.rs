@@ -2,7 +2,6 @@
 //! `!!binary` base64 of gzip) into a redacted tooltape cassette with provenance `imported`.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::Path;
 
 use base64::Engine;
@@ -18,7 +17,7 @@ use crate::model::Provider;
 const KEPT_REQUEST_HEADERS: &[&str] = &["content-type", "anthropic-version", "anthropic-beta"];
 
 /// A file that cannot be imported, with where.
-pub type ImportError = crate::located::Located;
+pub(crate) type ImportError = crate::located::Located;
 
 /// Converts the YAML text of a vcrpy cassette (read from `path`) into a tooltape cassette
 /// (not yet redacted: [`crate::record::write_cassette`] redacts and scans before writing).
@@ -29,6 +28,9 @@ pub fn convert(path: &Path, text: &str, provider: Provider) -> Result<Cassette, 
         column,
         message,
     };
+    // Aliases are expanded by the loader: a few hundred bytes of nested aliases would grow to
+    // GiBs. Count the expanded size first, on the event stream, without building anything.
+    expanded_size(text, MAX_YAML_NODES).map_err(|(line, col, m)| err(line, col, m))?;
     let docs = YamlLoader::load_from_str(text).map_err(|e| {
         err(
             e.marker().line(),
@@ -99,6 +101,79 @@ pub fn convert(path: &Path, text: &str, provider: Provider) -> Result<Cassette, 
         },
         interactions,
     })
+}
+
+/// The most YAML nodes a cassette may expand to (aliases counted at their expanded size). A
+/// vcrpy cassette of 1,000 interactions holds about 100,000.
+pub(crate) const MAX_YAML_NODES: u64 = 2_000_000;
+
+/// Counts the nodes `text` expands to, aliases included, refusing past `limit` with the
+/// position of the alias that crossed it.
+fn expanded_size(text: &str, limit: u64) -> Result<u64, (usize, usize, String)> {
+    use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
+    use yaml_rust2::scanner::Marker;
+    struct Counter {
+        total: u64,
+        /// Per open node: its anchor id (0: none) and the count when it opened.
+        open: Vec<(usize, u64)>,
+        sizes: BTreeMap<usize, u64>,
+        limit: u64,
+        over: Option<(usize, usize)>,
+    }
+    impl Counter {
+        fn closed(&mut self, anchor: usize, start: u64) {
+            if anchor != 0 {
+                self.sizes.insert(anchor, self.total.saturating_sub(start));
+            }
+        }
+    }
+    impl MarkedEventReceiver for Counter {
+        fn on_event(&mut self, ev: Event, mark: Marker) {
+            match ev {
+                Event::Scalar(_, _, anchor, _) => {
+                    self.total = self.total.saturating_add(1);
+                    self.closed(anchor, self.total - 1);
+                }
+                Event::Alias(id) => {
+                    let n = self.sizes.get(&id).copied().unwrap_or(1);
+                    self.total = self.total.saturating_add(n);
+                }
+                Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                    self.total = self.total.saturating_add(1);
+                    self.open.push((anchor, self.total - 1));
+                }
+                Event::SequenceEnd | Event::MappingEnd => {
+                    if let Some((anchor, start)) = self.open.pop() {
+                        self.closed(anchor, start);
+                    }
+                }
+                _ => {}
+            }
+            if self.total > self.limit && self.over.is_none() {
+                self.over = Some((mark.line(), mark.col() + 1));
+            }
+        }
+    }
+    let mut c = Counter {
+        total: 0,
+        open: Vec::new(),
+        sizes: BTreeMap::new(),
+        limit,
+        over: None,
+    };
+    let mut parser = Parser::new_from_str(text);
+    // A syntax error is reported (with its position) by the loader that runs next.
+    let _ = parser.load(&mut c, true);
+    match c.over {
+        Some((line, col)) => Err((
+            line,
+            col,
+            format!(
+                "the YAML expands past {limit} nodes (aliases counted at their expanded size): refusing a YAML alias bomb"
+            ),
+        )),
+        None => Ok(c.total),
+    }
 }
 
 /// 1-based line of the `i`-th `- request:` entry.
@@ -221,11 +296,8 @@ fn body_of(y: &Yaml, headers: &BTreeMap<String, String>) -> Result<Vec<u8>, Stri
         .is_some_and(|e| e.contains("gzip"));
     if b64_shaped && let Ok(raw) = base64::engine::general_purpose::STANDARD.decode(&compact) {
         if raw.starts_with(&[0x1f, 0x8b]) {
-            let mut out = Vec::new();
-            flate2::read::MultiGzDecoder::new(raw.as_slice())
-                .read_to_end(&mut out)
-                .map_err(|e| format!("a gzip body does not decompress: {e}"))?;
-            return Ok(out);
+            let limit = crate::input::max_file_bytes()?;
+            return crate::input::gunzip(&raw, limit);
         }
         if gzip_header {
             return Ok(raw);

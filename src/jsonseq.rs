@@ -28,7 +28,7 @@ impl fmt::Display for JsonSeqError {
 
 /// One complete top-level element: its text and the 1-based line it starts on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Element<'a> {
+pub(crate) struct Element<'a> {
     pub text: &'a str,
     pub line: usize,
 }
@@ -86,7 +86,7 @@ enum Outer {
 }
 
 #[derive(Debug, Default)]
-pub struct JsonSeqDecoder {
+pub(crate) struct JsonSeqDecoder {
     outer: Outer,
     /// Nesting depth inside the current element (0: between elements).
     depth: usize,
@@ -100,7 +100,7 @@ pub struct JsonSeqDecoder {
 }
 
 impl JsonSeqDecoder {
-    pub fn new() -> JsonSeqDecoder {
+    pub(crate) fn new() -> JsonSeqDecoder {
         JsonSeqDecoder {
             line: 1,
             ..JsonSeqDecoder::default()
@@ -113,7 +113,7 @@ impl JsonSeqDecoder {
     /// without the loop setup of the general path: a few compares and an append. `always`: the
     /// compiler otherwise keeps it out of line in Gemini's push (a call per byte).
     #[inline(always)]
-    pub fn push<E>(
+    pub(crate) fn push<E>(
         &mut self,
         chunk: &[u8],
         on_element: &mut dyn FnMut(Element<'_>) -> Result<(), E>,
@@ -223,13 +223,8 @@ impl JsonSeqDecoder {
     }
 
     /// True when an element or the enclosing array is still open.
-    pub fn is_incomplete(&self) -> bool {
+    pub(crate) fn is_incomplete(&self) -> bool {
         self.depth > 0 || self.outer == Outer::InArray
-    }
-
-    /// True once any non-whitespace byte was seen.
-    pub fn started(&self) -> bool {
-        self.outer != Outer::Start
     }
 
     fn open_element(&mut self, start: &mut Option<usize>, i: usize) {

@@ -301,7 +301,14 @@ pub enum DiagnosticKind {
     NullOptionalRemoved,
     UnknownStreamEvent,
     StreamTruncated,
+    /// The text parser keeps the first [`crate::model::MAX_DIAGNOSTICS`] diagnostics; this one
+    /// counts the rest (memory stays bounded on hostile text).
+    DiagnosticsTruncated,
 }
+
+/// The most diagnostics the text parser keeps for one text; the rest are counted in one
+/// [`DiagnosticKind::DiagnosticsTruncated`].
+pub(crate) const MAX_DIAGNOSTICS: usize = 1000;
 
 /// What came back for one exchange, normalized.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

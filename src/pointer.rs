@@ -2,7 +2,7 @@
 //! borrowed tokens while a walker recurses, and split back into tokens.
 
 /// Appends one reference token to a JSON pointer (RFC 6901 escaping).
-pub fn push(ptr: &str, token: &str) -> String {
+pub(crate) fn push(ptr: &str, token: &str) -> String {
     let mut out = String::with_capacity(ptr.len() + token.len() + 1);
     out.push_str(ptr);
     push_token(&mut out, token);
@@ -55,7 +55,7 @@ impl Ptr<'_> {
 }
 
 /// Splits a JSON pointer into unescaped tokens (`""` → none).
-pub fn tokens(ptr: &str) -> Vec<String> {
+pub(crate) fn tokens(ptr: &str) -> Vec<String> {
     if ptr.is_empty() {
         return Vec::new();
     }

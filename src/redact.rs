@@ -13,7 +13,7 @@ use crate::http::HttpRequest;
 pub const REDACTED: &str = "<REDACTED>";
 
 /// Request/response headers that carry credentials: kept as [`REDACTED`], never in clear.
-pub const SECRET_HEADERS: &[&str] = &[
+pub(crate) const SECRET_HEADERS: &[&str] = &[
     "authorization",
     "proxy-authorization",
     "x-api-key",
@@ -27,12 +27,36 @@ pub const SECRET_HEADERS: &[&str] = &[
     "x-amz-security-token",
 ];
 
+/// JSON fields that carry credentials wherever they appear in a body (Responses `mcp` tools'
+/// `authorization`, Anthropic `mcp_servers[].authorization_token`): replaced when writing,
+/// flagged by the scan when not [`REDACTED`].
+pub(crate) const SECRET_FIELDS: &[&str] = &["authorization_token", "authorization"];
+
+/// Key shapes: (prefix, minimum run of token characters after it, what it is). Used by
+/// redaction and by the scan alike.
+pub(crate) const KEY_SHAPES: &[(&str, usize, &str)] = &[
+    ("sk-", 20, "an API key (sk-…: OpenAI, Anthropic)"),
+    ("AIza", 30, "a Google API key (AIza…)"),
+    ("ya29.", 20, "a Google OAuth token (ya29.…)"),
+    ("github_pat_", 20, "a GitHub token (github_pat_…)"),
+    ("ghp_", 30, "a GitHub token (ghp_…)"),
+    ("gho_", 30, "a GitHub token (gho_…)"),
+    ("ghu_", 30, "a GitHub token (ghu_…)"),
+    ("ghs_", 30, "a GitHub token (ghs_…)"),
+    ("ghr_", 30, "a GitHub token (ghr_…)"),
+    ("AKIA", 16, "an AWS access key id (AKIA…)"),
+    ("ASIA", 16, "an AWS access key id (ASIA…)"),
+    ("xoxb-", 10, "a Slack token (xoxb-…)"),
+    ("xoxa-", 10, "a Slack token (xoxa-…)"),
+    ("xoxp-", 10, "a Slack token (xoxp-…)"),
+];
+
 /// Query parameters that carry credentials (Gemini's `?key=`).
-pub const SECRET_QUERY: &[&str] = &["key", "api_key", "api-key", "access_token"];
+pub(crate) const SECRET_QUERY: &[&str] = &["key", "api_key", "api-key", "access_token"];
 
 /// Response headers dropped because they change on every call (ids, timings, counters, dates,
 /// cookies, transport framing) or say who the account is.
-pub const VOLATILE_HEADERS: &[&str] = &[
+pub(crate) const VOLATILE_HEADERS: &[&str] = &[
     "x-request-id",
     "request-id",
     "openai-processing-ms",
@@ -74,7 +98,7 @@ pub const VOLATILE_HEADERS: &[&str] = &[
 ];
 
 /// Prefixes of volatile headers (rate-limit counters, SDK noise).
-pub const VOLATILE_PREFIXES: &[&str] = &[
+pub(crate) const VOLATILE_PREFIXES: &[&str] = &[
     "x-ratelimit-",
     "anthropic-ratelimit-",
     "x-stainless-",
@@ -82,16 +106,16 @@ pub const VOLATILE_PREFIXES: &[&str] = &[
 ];
 
 /// Whether a header (any case) is dropped from stored responses.
-pub fn is_volatile_header(name: &str) -> bool {
+pub(crate) fn is_volatile_header(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     VOLATILE_HEADERS.contains(&n.as_str()) || VOLATILE_PREFIXES.iter().any(|p| n.starts_with(p))
 }
 
-pub fn is_secret_header(name: &str) -> bool {
+pub(crate) fn is_secret_header(name: &str) -> bool {
     SECRET_HEADERS.contains(&name.to_ascii_lowercase().as_str())
 }
 
-pub fn is_secret_query(name: &str) -> bool {
+pub(crate) fn is_secret_query(name: &str) -> bool {
     SECRET_QUERY.contains(&name.to_ascii_lowercase().as_str())
 }
 
@@ -152,17 +176,11 @@ pub fn find_secrets(text: &str, secrets: &Secrets) -> Vec<Hit> {
             from += i + s.len();
         }
     }
-    // (prefix, minimum run of token chars after it, description, case-insensitive prefix)
-    const SHAPES: &[(&str, usize, &str)] = &[
-        ("sk-", 20, "an API key (sk-…)"),
-        ("AIza", 30, "a Google API key (AIza…)"),
-        ("ya29.", 20, "a Google OAuth token (ya29.…)"),
-    ];
     let mut i = 0;
     while i < bytes.len() {
         let boundary = i == 0 || !token_char(bytes[i - 1]);
         if boundary {
-            if let Some(&(prefix, min, what)) = SHAPES
+            if let Some(&(prefix, min, what)) = KEY_SHAPES
                 .iter()
                 .find(|(p, _, _)| bytes[i..].starts_with(p.as_bytes()))
             {
@@ -229,7 +247,7 @@ pub fn redact_text(text: &str, secrets: &Secrets) -> String {
 
 /// Redacts a JSON value in place: secret fields (Responses `mcp` tools' `authorization` and
 /// `headers`, Anthropic `mcp_servers[].authorization_token`) and key-shaped strings anywhere.
-pub fn redact_json(v: &mut Value, secrets: &Secrets) {
+pub(crate) fn redact_json(v: &mut Value, secrets: &Secrets) {
     match v {
         Value::String(s) => {
             let r = redact_text(s, secrets);
@@ -239,20 +257,17 @@ pub fn redact_json(v: &mut Value, secrets: &Secrets) {
         }
         Value::Array(a) => a.iter_mut().for_each(|x| redact_json(x, secrets)),
         Value::Object(m) => {
-            if m.get("type").and_then(Value::as_str) == Some("mcp") {
-                if let Some(a) = m.get_mut("authorization") {
-                    *a = Value::String(REDACTED.into());
-                }
-                if let Some(Value::Object(h)) = m.get_mut("headers") {
-                    h.values_mut()
-                        .for_each(|x| *x = Value::String(REDACTED.into()));
-                }
+            if m.get("type").and_then(Value::as_str) == Some("mcp")
+                && let Some(Value::Object(h)) = m.get_mut("headers")
+            {
+                h.values_mut()
+                    .for_each(|x| *x = Value::String(REDACTED.into()));
             }
-            if let Some(Value::Array(servers)) = m.get_mut("mcp_servers") {
-                for s in servers.iter_mut().filter_map(Value::as_object_mut) {
-                    if let Some(t) = s.get_mut("authorization_token") {
-                        *t = Value::String(REDACTED.into());
-                    }
+            for f in SECRET_FIELDS {
+                if let Some(t) = m.get_mut(*f)
+                    && t.is_string()
+                {
+                    *t = Value::String(REDACTED.into());
                 }
             }
             m.values_mut().for_each(|x| redact_json(x, secrets));
@@ -306,7 +321,7 @@ pub fn redact_response(r: &mut StoredResponse, secrets: &Secrets) {
 }
 
 /// Redacts every interaction of a cassette.
-pub fn redact_cassette(c: &mut Cassette, secrets: &Secrets) {
+pub(crate) fn redact_cassette(c: &mut Cassette, secrets: &Secrets) {
     for it in &mut c.interactions {
         redact_request(&mut it.request, secrets);
         redact_response(&mut it.response, secrets);
@@ -328,6 +343,28 @@ pub fn scan(text: &str, secrets: &Secrets) -> Vec<Finding> {
         .into_iter()
         .map(|h| (h.start, format!("{} in clear", h.what)))
         .collect();
+    // JSON-escaped forms (`\u0073k-proj-…`): the same shapes, on the unescaped text, reported
+    // at the escaped position.
+    if text.contains("\\u") {
+        let (plain, at) = unescape_ascii(text);
+        for h in find_secrets(&plain, secrets) {
+            found.push((at[h.start], format!("{} in clear (JSON-escaped)", h.what)));
+        }
+    }
+    for field in SECRET_FIELDS {
+        let needle = format!("\"{field}\": \"");
+        let mut from = 0;
+        while let Some(i) = text[from..].find(&needle) {
+            let at = from + i;
+            from = at + needle.len();
+            if inside_object_named(text, at, "headers") {
+                continue; // headers are judged below
+            }
+            if !text[from..].starts_with(REDACTED) && !text[from..].starts_with('"') {
+                found.push((at, format!("secret field `{field}` not redacted")));
+            }
+        }
+    }
     let lower = text.to_ascii_lowercase();
     let names = SECRET_HEADERS
         .iter()
@@ -361,6 +398,35 @@ pub fn scan(text: &str, secrets: &Secrets) -> Vec<Finding> {
             Finding { line, column, what }
         })
         .collect()
+}
+
+/// `text` with `\uXXXX` escapes of ASCII characters decoded, and for each byte of the result
+/// the byte offset in `text` it came from.
+fn unescape_ascii(text: &str) -> (String, Vec<usize>) {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = Vec::with_capacity(bytes.len() + 1);
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\'
+            && bytes.get(i + 1) == Some(&b'u')
+            && let Some(hex) = text.get(i + 2..i + 6)
+            && let Ok(c) = u8::from_str_radix(hex, 16)
+            && c.is_ascii()
+            && !hex.starts_with('+')
+        {
+            out.push(c);
+            at.push(i);
+            i += 6;
+            continue;
+        }
+        out.push(bytes[i]);
+        at.push(i);
+        i += 1;
+    }
+    at.push(bytes.len());
+    // Only ASCII escapes were replaced by ASCII bytes: the result is still UTF-8.
+    (String::from_utf8_lossy(&out).into_owned(), at)
 }
 
 /// Whether byte `at` of pretty JSON `text` sits directly inside an object under key `name`

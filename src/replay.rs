@@ -141,7 +141,7 @@ pub enum Mismatch {
 /// Compares what the server received with the recorded requests, in order. Secret query
 /// parameters (`key`) are ignored and the received body is redacted with the same table as the
 /// cassette (`crate::redact`) before comparing; headers are not compared.
-pub fn verify(cassette: &Cassette, received: &[Received]) -> Vec<Mismatch> {
+pub(crate) fn verify(cassette: &Cassette, received: &[Received]) -> Vec<Mismatch> {
     let mut out = Vec::new();
     for (i, (rec, got)) in cassette.interactions.iter().zip(received).enumerate() {
         let want = &rec.request;
@@ -202,7 +202,7 @@ pub fn verify(cassette: &Cassette, received: &[Received]) -> Vec<Mismatch> {
 }
 
 /// A unified line diff of two JSON values, pretty-printed (`-` recorded, `+` produced).
-pub fn json_diff(recorded: &Value, produced: &Value) -> String {
+pub(crate) fn json_diff(recorded: &Value, produced: &Value) -> String {
     let a = serde_json::to_string_pretty(recorded).unwrap_or_default();
     let b = serde_json::to_string_pretty(produced).unwrap_or_default();
     similar::TextDiff::from_lines(&a, &b)

@@ -9,7 +9,7 @@ use std::fmt;
 
 /// One dispatched event. Borrowed from the decoder's buffers: copy what you keep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SseEvent<'a> {
+pub(crate) struct SseEvent<'a> {
     /// The `event:` field, or `""` when absent (the spec's default type `message`).
     pub event: &'a str,
     pub data: &'a str,
@@ -31,7 +31,7 @@ impl fmt::Display for SseError {
 }
 
 #[derive(Debug, Default)]
-pub struct SseDecoder {
+pub(crate) struct SseDecoder {
     /// Bytes of the current, not yet terminated line.
     partial: Vec<u8>,
     /// The previous chunk ended in CR: an LF opening this chunk belongs to that line end.
@@ -44,7 +44,7 @@ pub struct SseDecoder {
 }
 
 impl SseDecoder {
-    pub fn new() -> SseDecoder {
+    pub(crate) fn new() -> SseDecoder {
         SseDecoder::default()
     }
 
@@ -55,7 +55,7 @@ impl SseDecoder {
     /// byte) cost a compare and an append; the bytes are still scanned once, in `line`.
     /// `always`: callers with several framers (Gemini) otherwise get a call per byte.
     #[inline(always)]
-    pub fn push<E>(
+    pub(crate) fn push<E>(
         &mut self,
         chunk: &[u8],
         on_event: &mut dyn FnMut(SseEvent<'_>) -> Result<(), E>,
@@ -118,7 +118,7 @@ impl SseDecoder {
 
     /// Ends the stream: an event left without its blank line is dispatched (servers that close
     /// right after the last `data:` line exist), and an unterminated last line is processed.
-    pub fn finish<E>(
+    pub(crate) fn finish<E>(
         &mut self,
         on_event: &mut dyn FnMut(SseEvent<'_>) -> Result<(), E>,
     ) -> Result<(), E>
@@ -130,11 +130,6 @@ impl SseDecoder {
             self.line(&whole, on_event)?;
         }
         self.dispatch(on_event)
-    }
-
-    /// True when bytes of an unfinished line or event are buffered.
-    pub fn has_pending(&self) -> bool {
-        !self.partial.is_empty() || self.has_data
     }
 
     fn line<E>(
@@ -241,7 +236,7 @@ pub(crate) fn find_any<const N: usize>(bytes: &[u8], needles: [u8; N]) -> Option
 /// Splits a complete SSE body into its events' raw text, each ending with its blank line, so that
 /// concatenating the pieces gives back the body byte for byte. Used to store streams one event per
 /// line of a cassette.
-pub fn split_events(body: &str) -> Vec<String> {
+pub(crate) fn split_events(body: &str) -> Vec<String> {
     let mut out = Vec::new();
     let bytes = body.as_bytes();
     let mut start = 0;

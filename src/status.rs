@@ -54,15 +54,23 @@ impl State {
 
 /// Every selected trial's state, in discovery order: each trial replayed on loopback (nothing
 /// leaves the machine).
-pub fn states(root: &Path, trials: &[Trial]) -> Vec<State> {
+pub(crate) fn states(root: &Path, trials: &[Trial]) -> Vec<State> {
     harness::replay_all(root, trials)
         .iter()
         .map(State::of)
         .collect()
 }
 
-/// The status report: trial lines, orphan lines, a count line.
-pub fn report(root: &Path, discovery: &Discovery, filter: Option<&str>) -> String {
+/// The status report's text and how many broken files it names.
+#[derive(Debug)]
+pub struct StatusReport {
+    pub text: String,
+    /// Broken case, tool and provider files, broken cassettes, orphans.
+    pub broken_files: usize,
+}
+
+/// The status report: trial lines, broken files and orphans, a count line.
+pub fn report(root: &Path, discovery: &Discovery, filter: Option<&str>) -> StatusReport {
     let trials: Vec<Trial> = discovery
         .trials
         .iter()
@@ -80,25 +88,41 @@ pub fn report(root: &Path, discovery: &Discovery, filter: Option<&str>) -> Strin
             .entry(label.split(' ').next().unwrap_or("").to_string())
             .or_insert(0) += 1;
     }
-    for (name, e) in &discovery.broken {
-        out.push_str(&format!("{name}: broken case file: {e}\n"));
+    for (_, e) in &discovery.broken {
+        out.push_str(&format!("broken  {e}\n"));
+    }
+    if discovery.incomplete {
+        out.push_str("note    the suite could not be discovered: no cassette or snapshot is judged orphaned until the file above is fixed\n");
     }
     let orphans = harness::orphans(root, discovery);
     for o in &orphans {
         out.push_str(&format!("orphan  {o}\n"));
     }
+    let broken_cassettes = states
+        .iter()
+        .filter(|s| matches!(s, State::Broken(_)))
+        .count();
+    let broken_files = discovery.broken.len() + orphans.len() + broken_cassettes;
     let mut summary: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
     summary.push(format!(
         "{} orphan{}",
         orphans.len(),
         if orphans.len() == 1 { "" } else { "s" }
     ));
+    let suffix = match broken_files {
+        0 => String::new(),
+        1 => "; 1 broken file".into(),
+        n => format!("; {n} broken files"),
+    };
     out.push_str(&format!(
-        "{} trials: {}\n",
+        "{} trials: {}{suffix}\n",
         trials.len(),
         summary.join(", ")
     ));
-    out
+    StatusReport {
+        text: out,
+        broken_files,
+    }
 }
 
 /// What a scan of files found: how many files were read, and each finding with the file's path
@@ -107,14 +131,22 @@ pub fn report(root: &Path, discovery: &Discovery, filter: Option<&str>) -> Strin
 pub struct ScanReport {
     pub files: usize,
     pub findings: Vec<(PathBuf, crate::redact::Finding)>,
+    /// Files that could not be read (not regular, too large): a scan that skipped them is no pass.
+    pub unreadable: Vec<(PathBuf, String)>,
 }
 
 /// Scans every file under `target` (a file or a folder) for secrets.
 pub fn scan_path(root: &Path, target: &Path, secrets: &Secrets) -> ScanReport {
     let mut report = ScanReport::default();
     for f in files_under(target) {
-        let Ok(bytes) = std::fs::read(&f) else {
-            continue;
+        let bytes = match crate::input::read(&f) {
+            Ok(b) => b,
+            Err(e) => {
+                report
+                    .unreadable
+                    .push((f.strip_prefix(root).unwrap_or(&f).to_path_buf(), e.message));
+                continue;
+            }
         };
         report.files += 1;
         let text = String::from_utf8_lossy(&bytes);

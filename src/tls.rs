@@ -3,7 +3,7 @@
 
 use std::sync::Once;
 
-pub fn install_provider() {
+pub(crate) fn install_provider() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // Err means another provider is already installed: fine either way.

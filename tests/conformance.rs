@@ -1,20 +1,19 @@
 //! The conformance harness: one test per trial (`case::provider::choice::mode`), each replayed
 //! from its cassette through a loopback server and snapshotted; plus the suite's own invariants
 //! (non-empty discovery, no orphaned cassettes or snapshots). Thin by design: the logic lives in
-//! `tooltape::harness`.
+//! the library (`tooltape::replay_trial`).
 
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use tooltape::case::{self, Discovery};
-use tooltape::harness;
+use tooltape::{Discovery, discover, orphans, replay_trial, runtime};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn replay(root: &Path, trial: &case::Trial) -> Result<(), Failed> {
-    let result = harness::runtime().block_on(harness::replay_trial(root, trial));
+fn replay(root: &Path, trial: &tooltape::Trial) -> Result<(), Failed> {
+    let result = runtime().block_on(replay_trial(root, trial));
     if let Some(failure) = result.failure {
         return Err(failure.into());
     }
@@ -34,11 +33,8 @@ fn replay(root: &Path, trial: &case::Trial) -> Result<(), Failed> {
 fn main() {
     let args = Arguments::from_args();
     let root = root();
-    let Discovery { trials, broken } = case::discover(&root);
-    let discovery = Discovery {
-        trials: trials.clone(),
-        broken: broken.clone(),
-    };
+    let discovery: Discovery = discover(&root);
+    let (trials, broken) = (discovery.trials.clone(), discovery.broken.clone());
     let mut tests = Vec::new();
     for (name, err) in broken {
         tests.push(Trial::test(format!("{name}::case-file"), move || {
@@ -58,14 +54,14 @@ fn main() {
     }));
     let schema_root = root.clone();
     tests.push(Trial::test("suite::case-schema", move || {
-        let problems = tooltape::case::schema::problems(&schema_root);
+        let problems = tooltape::case_schema_problems(&schema_root);
         if problems.is_empty() {
             Ok(())
         } else {
             Err(problems.join("\n").into())
         }
     }));
-    let orphans = harness::orphans(&root, &discovery);
+    let orphans = orphans(&root, &discovery);
     tests.push(Trial::test("suite::orphans", move || {
         if orphans.is_empty() {
             Ok(())

@@ -18,7 +18,7 @@ use crate::model::Tool;
 pub const PROVIDERS_FILE: &str = "providers.toml";
 
 /// A problem in a case, tool or provider file, located for the reader.
-pub type CaseError = Located;
+pub(crate) type CaseError = Located;
 
 fn toml_error(path: &Path, source: &str, err: &toml::de::Error) -> CaseError {
     let offset = err.span().map_or(0, |s| s.start);
@@ -26,7 +26,7 @@ fn toml_error(path: &Path, source: &str, err: &toml::de::Error) -> CaseError {
 }
 
 fn read(path: &Path, what: &str) -> Result<String, CaseError> {
-    std::fs::read_to_string(path).map_err(|e| Located::at_start(path, format!("{what}: {e}")))
+    crate::input::read_to_string(path).map_err(|e| Located::at_start(path, format!("{what}: {e}")))
 }
 
 /// Loads `cases/providers.toml`.
@@ -45,7 +45,7 @@ pub fn load_providers(cases_dir: &Path) -> Result<BTreeMap<Provider, ProviderCon
 }
 
 /// Loads one neutral tool file.
-pub fn load_tool(path: &Path) -> Result<(Tool, String), CaseError> {
+pub(crate) fn load_tool(path: &Path) -> Result<(Tool, String), CaseError> {
     let text = read(path, "cannot read tool file")?;
     let tool: Tool = serde_json::from_str(&text).map_err(|e| CaseError {
         path: path.to_path_buf(),
@@ -106,9 +106,28 @@ fn load_tools(
         hasher.update(canonical(&serde_json::to_value(&table).unwrap_or_default()).as_bytes());
     }
     let mut tools = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
     for t in &file.tools {
-        let (name, tool_path) = (t.get_ref(), tools_dir.join(format!("{}.json", t.get_ref())));
-        if !tool_path.is_file() {
+        let name = t.get_ref();
+        // The name becomes a path under cases/tools/: nothing that could leave the folder.
+        let ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+        if name.is_empty() || name.len() > 64 || !name.chars().all(ok) {
+            return Err(at(
+                t,
+                format!(
+                    "tool name `{name}`: tool names use 1 to 64 letters, digits, `_` and `-` (they name cases/tools/NAME.json)"
+                ),
+            ));
+        }
+        if seen.contains(&name.as_str()) {
+            return Err(at(
+                t,
+                format!("tool `{name}` is listed twice: remove the repeat"),
+            ));
+        }
+        seen.push(name);
+        let tool_path = tools_dir.join(format!("{name}.json"));
+        if std::fs::symlink_metadata(&tool_path).is_err() {
             let shown = tool_path.display();
             return Err(at(
                 t,
@@ -135,14 +154,21 @@ pub fn load_case(
     tools_dir: &Path,
     providers: &BTreeMap<Provider, ProviderConfig>,
 ) -> Result<Case, CaseError> {
+    let name = case_name(path)?;
     let source = read(path, "cannot read case file")?;
     let file: CaseFile = toml::from_str(&source).map_err(|e| toml_error(path, &source, &e))?;
     let err = |start: usize, msg: String| Located::at_offset(path, &source, start, msg);
-    let name = case_name(path)?;
     let (tools, hash) = load_tools(&file, &source, tools_dir, &|t, m| err(t.span().start, m))?;
 
     let tool_names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-    for c in &file.choices {
+    for (i, c) in file.choices.iter().enumerate() {
+        if file.choices[..i].iter().any(|p| p.get_ref() == c.get_ref()) {
+            let msg = format!(
+                "tool choice `{}` is listed twice: remove the repeat",
+                c.get_ref().slug()
+            );
+            return Err(err(c.span().start, msg));
+        }
         if let Some(bad) = c
             .get_ref()
             .named_tools()

@@ -6,16 +6,17 @@
 mod discover;
 mod file;
 mod load;
-pub mod schema;
+pub(crate) mod schema;
 mod trial;
 
 #[cfg(test)]
 mod tests;
 
 pub use discover::{Discovery, discover};
-pub use file::{
-    Case, CaseFile, CaseMessage, ChoiceSpec, Expectation, KnownFailure, Mode, ModelsKey,
-    ProviderConfig, Role, Round, RoundResult,
-};
-pub use load::{CaseError, PROVIDERS_FILE, load_case, load_providers, load_tool};
-pub use trial::{Trial, TrialId, pattern_matches, trial_ids, trials};
+pub use file::{Case, ChoiceSpec, Mode};
+pub(crate) use file::{Expectation, Round};
+pub use load::{PROVIDERS_FILE, load_case, load_providers};
+pub use trial::{Trial, TrialId, pattern_matches};
+
+#[cfg(test)]
+use file::Role;

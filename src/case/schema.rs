@@ -77,7 +77,8 @@ pub(super) fn rust_fields(probe: &str) -> Result<Vec<String>, String> {
 pub fn problems(root: &Path) -> Vec<String> {
     let path = root.join("cases/case.schema.json");
     let rel = "cases/case.schema.json";
-    let schema: Value = match std::fs::read_to_string(&path).map(|t| serde_json::from_str(&t)) {
+    let schema: Value = match crate::input::read_to_string(&path).map(|t| serde_json::from_str(&t))
+    {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => return vec![format!("{rel}:{}:{}: not JSON: {e}", e.line(), e.column())],
         Err(e) => return vec![format!("{rel}:1: cannot read: {e}")],
@@ -127,7 +128,7 @@ pub fn problems(root: &Path) -> Vec<String> {
             continue;
         }
         let rel = f.strip_prefix(root).unwrap_or(&f).display().to_string();
-        let Ok(text) = std::fs::read_to_string(&f) else {
+        let Ok(text) = crate::input::read_to_string(&f) else {
             continue;
         };
         // Broken TOML is reported (with its position) by the case's own test.

@@ -256,7 +256,7 @@ fn glob(pattern: &str, text: &str) -> bool {
 }
 
 /// The ids of a case's trials, in a stable order (provider, then choice, then mode).
-pub fn trial_ids(case: &Case) -> Vec<TrialId> {
+pub(crate) fn trial_ids(case: &Case) -> Vec<TrialId> {
     let mut out = Vec::new();
     for &provider in &case.providers {
         for choice in &case.choices {
@@ -274,12 +274,12 @@ pub fn trial_ids(case: &Case) -> Vec<TrialId> {
 }
 
 /// `provider::choice::mode` of every trial of a case: what its patterns must match.
-pub fn trial_keys(case: &Case) -> Vec<String> {
+pub(super) fn trial_keys(case: &Case) -> Vec<String> {
     trial_ids(case).iter().map(TrialId::key).collect()
 }
 
 /// Expands a case into its trials, in a stable order.
-pub fn trials(case: &Arc<Case>) -> Vec<Trial> {
+pub(crate) fn trials(case: &Arc<Case>) -> Vec<Trial> {
     trial_ids(case)
         .into_iter()
         .map(|id| Trial {

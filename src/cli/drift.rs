@@ -6,9 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 
 use super::record;
-use tooltape::case;
-use tooltape::model::Provider;
-use tooltape::record::endpoints;
+use tooltape::{Provider, Trial, discover, endpoints};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum DriftFormat {
@@ -35,12 +33,11 @@ pub struct DriftArgs {
     pub concurrency: usize,
 }
 
-/// Runs `tooltape drift`. Exit 1 on breaking drift, 0 otherwise, 2 on usage errors.
+/// Runs `tooltape drift`. Exit 1 on breaking drift or a broken suite, 0 otherwise, 2 on usage errors.
 pub fn run(root: &Path, a: &DriftArgs) -> i32 {
-    let discovery = case::discover(root);
-    for (_, e) in &discovery.broken {
-        eprintln!("{e}");
-    }
+    let discovery = discover(root);
+    let problems = tooltape::suite_problems(root, &discovery);
+    let broken = tooltape::broken_file_count(&discovery, &problems);
     let committed = root.join("cassettes");
     let fetched = match &a.against {
         Some(dir) => cassette_dir(dir).map(|d| (d, Vec::new())),
@@ -54,19 +51,30 @@ pub fn run(root: &Path, a: &DriftArgs) -> i32 {
         }
     };
     let mut report =
-        tooltape::drift::compare_dirs(&discovery.trials, &committed, &against, a.filter.as_deref());
+        tooltape::compare_dirs(&discovery.trials, &committed, &against, a.filter.as_deref());
     // Providers without a key were not recorded afresh: their cassettes are not "gone".
     report
         .only_committed
         .retain(|c| !skipped.iter().any(|p| c.starts_with(&format!("{p}/"))));
     let text = match a.format {
-        DriftFormat::Terminal => tooltape::drift::render::terminal(&report),
-        DriftFormat::Md => tooltape::drift::render::markdown(&report),
-        DriftFormat::Json => tooltape::drift::render::json(&report),
+        DriftFormat::Terminal => tooltape::drift_terminal(&report),
+        DriftFormat::Md => tooltape::drift_markdown(&report),
+        DriftFormat::Json => tooltape::drift_json(&report),
     };
     if let Err(e) = write_out(a.out.as_deref(), &text) {
         eprintln!("{e}");
         return 2;
+    }
+    if !problems.is_empty() {
+        eprintln!("\nbroken in the suite:");
+        for p in &problems {
+            eprintln!("{p}");
+        }
+        eprintln!(
+            "{broken} broken file{}: the drift report does not cover them",
+            if broken == 1 { "" } else { "s" }
+        );
+        return report.exit_code().max(1);
     }
     report.exit_code()
 }
@@ -78,7 +86,7 @@ pub fn write_out(out: Option<&Path>, text: &str) -> Result<(), String> {
             out!("{text}");
             Ok(())
         }
-        Some(p) => tooltape::cassette::write_atomic(p, text)
+        Some(p) => tooltape::write_atomic(p, text)
             .map_err(|e| format!("{}: cannot write: {e}", p.display())),
     }
 }
@@ -122,13 +130,13 @@ pub fn missing_keys_help(providers: &[Provider]) -> String {
 /// the providers skipped for want of a key.
 fn record_fresh(
     root: &Path,
-    trials: &[case::Trial],
+    trials: &[Trial],
     a: &DriftArgs,
 ) -> Result<(PathBuf, Vec<String>), String> {
     if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
         return Err("drift without --against records live, which is refused under CI (CI is set): pass --against DIR".into());
     }
-    let chosen: Vec<case::Trial> = trials
+    let chosen: Vec<Trial> = trials
         .iter()
         .filter(|t| a.filter.as_deref().is_none_or(|f| t.name().contains(f)))
         .cloned()
@@ -153,11 +161,11 @@ fn record_fresh(
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
     let tmp = std::env::temp_dir().join(format!("tooltape-drift-{}-{nanos}", std::process::id()));
-    let chosen: Vec<(case::Trial, String)> = chosen
+    let chosen: Vec<(Trial, String)> = chosen
         .into_iter()
         .map(|t| (t, "drift".to_string()))
         .collect();
-    let summary = tooltape::harness::runtime().block_on(record::record_all(
+    let summary = tooltape::runtime().block_on(record::record_all(
         &tmp,
         chosen,
         &endpoints,

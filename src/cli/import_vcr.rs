@@ -1,13 +1,51 @@
 //! `tooltape import-vcr FILE --provider P --out PATH`: converts and writes one cassette.
 
 use std::path::Path;
+use tooltape::{Provider, Secrets, import_vcr};
 
-use tooltape::import_vcr::convert;
-use tooltape::model::Provider;
-use tooltape::redact::Secrets;
+/// Whether `--out` may be written: nothing there, or this file's earlier import (or `--force`
+/// over a regular file). A symlink or anything not a regular file is never replaced.
+fn check_out(file: &Path, out: &Path, force: bool) -> Result<(), String> {
+    let meta = match std::fs::symlink_metadata(out) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("{}: cannot inspect --out: {e}", out.display())),
+        Ok(m) => m,
+    };
+    if meta.file_type().is_symlink() {
+        return Err(format!(
+            "{}: --out is a symbolic link: refusing to replace it (write to the real path)",
+            out.display()
+        ));
+    }
+    if !meta.is_file() {
+        return Err(format!(
+            "{}: --out exists and is not a regular file: refusing to replace it",
+            out.display()
+        ));
+    }
+    if force {
+        return Ok(());
+    }
+    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let ours = tooltape::load_cassette(out)
+        .ok()
+        .flatten()
+        .is_some_and(|(c, _)| {
+            c.provenance.kind == tooltape::ProvenanceKind::Imported
+                && c.provenance.source.as_deref() == Some(&format!("vcrpy cassette {name}"))
+        });
+    if ours {
+        return Ok(());
+    }
+    Err(format!(
+        "{}: --out exists and is not an earlier import of {}: refusing to replace it (pass --force to overwrite it)",
+        out.display(),
+        file.display()
+    ))
+}
 
 /// `tooltape import-vcr FILE --provider P --out PATH`: converts, redacts, scans, writes.
-pub fn run(file: &Path, provider: &str, out: &Path) -> i32 {
+pub fn run(file: &Path, provider: &str, out: &Path, force: bool) -> i32 {
     let Some(provider) = Provider::from_slug(provider) else {
         let all: Vec<&str> = Provider::ALL.iter().map(|p| p.slug()).collect();
         eprintln!(
@@ -16,14 +54,21 @@ pub fn run(file: &Path, provider: &str, out: &Path) -> i32 {
         );
         return 2;
     };
-    let text = match std::fs::read_to_string(file) {
+    if let Err(e) = check_out(file, out, force) {
+        eprintln!("{e}");
+        return 1;
+    }
+    // Temporary files a killed import left beside --out.
+    let dir = out.parent().filter(|d| !d.as_os_str().is_empty());
+    tooltape::clean_stale_temps(dir.unwrap_or(Path::new(".")), false);
+    let text = match tooltape::read_to_string_bounded(file) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("{}:1:1: cannot read: {e}", file.display());
+            eprintln!("{}:1:1: {e}", file.display());
             return 2;
         }
     };
-    let cassette = match convert(file, &text, provider) {
+    let cassette = match import_vcr(file, &text, provider) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("{e}\n  is it a vcrpy/pytest-recording YAML cassette?");
@@ -31,7 +76,7 @@ pub fn run(file: &Path, provider: &str, out: &Path) -> i32 {
         }
     };
     let n = cassette.interactions.len();
-    match tooltape::record::write_cassette(out, out, cassette, &Secrets::from_env()) {
+    match tooltape::write_cassette(out, out, cassette, &Secrets::from_env()) {
         Ok(()) => {
             outln!(
                 "{}: {n} interaction{} imported (provenance: imported)",

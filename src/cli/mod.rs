@@ -5,8 +5,11 @@
 mod out;
 
 mod drift;
+mod gateway;
 mod import_vcr;
 mod inject;
+mod parse_request;
+mod proxy;
 mod record;
 mod report;
 mod schema;
@@ -19,14 +22,11 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
-
-use tooltape::case::{self, ChoiceSpec, Mode, Trial};
-use tooltape::cassette;
-use tooltape::harness::{self, ReplayStatus};
-use tooltape::model::Provider;
-use tooltape::model::{ChatRequest, Outcome, StrictPolicy};
-use tooltape::providers;
-use tooltape::replay::ReplayServer;
+use tooltape::{
+    ChatRequest, ChoiceSpec, Mode, Outcome, Provider, ReplayServer, ReplayStatus, StreamDecoder,
+    StrictPolicy, Trial, decode, discover, encode, load_case, load_cassette, load_providers,
+    replay_all, runtime,
+};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -48,6 +48,8 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Decode one raw response body (JSON or SSE) and print the outcome as JSON.
     Parse(ParseArgs),
+    /// Decode one request of a provider's wire format and print the neutral request as JSON.
+    ParseRequest(ParseRequestArgs),
     /// Print the request body the encoder produces for a trial's first exchange.
     Convert(ConvertArgs),
     /// Record cassettes from the live providers (keys from the environment) or the simulator.
@@ -72,6 +74,11 @@ pub enum Command {
         /// The request JSON; standard input when absent.
         file: Option<PathBuf>,
     },
+    /// Run the case suite through an LLM gateway (gateways/NAME.toml) and print its matrix.
+    Gateway(gateway::GatewayArgs),
+    /// Run the reference gateway on loopback until interrupted: four inbound formats, each model
+    /// alias routed to an upstream provider (see `gateways/tooltape.toml`).
+    Proxy(proxy::ProxyArgs),
     /// Run the provider simulator on loopback until interrupted (point a gateway at it).
     Simulate {
         /// Port on 127.0.0.1 (0: any free port).
@@ -102,6 +109,9 @@ pub struct ImportVcrArgs {
     /// Where to write the tooltape cassette.
     #[arg(long)]
     pub out: PathBuf,
+    /// Replace an existing file at --out that is not this file's earlier import.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -153,6 +163,21 @@ pub struct ParseArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct ParseRequestArgs {
+    /// The wire format (openai-chat, openai-responses, anthropic, gemini; text-protocol reads
+    /// as openai-chat).
+    #[arg(long)]
+    pub provider: String,
+    /// The request path, with its query (`/v1beta/models/M:streamGenerateContent?alt=sse`):
+    /// needed for a bare Gemini body; overrides the path of a whole request.
+    #[arg(long)]
+    pub path: Option<String>,
+    /// A whole request (`{"method","path","query","body"}`, as cassettes store it) or a bare
+    /// body; standard input when absent.
+    pub file: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
 pub struct ConvertArgs {
     #[arg(long)]
     pub provider: String,
@@ -199,20 +224,23 @@ pub fn run(cli: Cli) -> i32 {
             None => replay_matrix(&root, a.filter.as_deref()),
         },
         Command::Parse(a) => parse(&a),
+        Command::ParseRequest(a) => parse_request(&a),
         Command::Convert(a) => convert(&a),
         Command::Record(a) => record::run(&root, &a),
-        Command::Simulate { port } => match harness::runtime().block_on(serve_forever(port)) {
+        Command::Simulate { port } => match runtime().block_on(serve_forever(port)) {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("cannot start the simulator on 127.0.0.1:{port}: {e}");
                 1
             }
         },
+        Command::Proxy(a) => proxy::run(&a),
         Command::Scan(a) => status::run_scan(&root, a.path.as_deref()),
         Command::Status(a) => status::run(&root, a.filter.as_deref()),
-        Command::ImportVcr(a) => import_vcr::run(&a.file, &a.provider, &a.out),
+        Command::ImportVcr(a) => import_vcr::run(&a.file, &a.provider, &a.out, a.force),
         Command::Drift(a) => drift::run(&root, &a),
         Command::Report(a) => report::run(&root, &a),
+        Command::Gateway(a) => gateway::run(&root, &a),
         Command::Schema { action } => {
             let (provider, file, strict) = match &action {
                 SchemaAction::Strict { provider, file } => (provider, file, true),
@@ -280,47 +308,85 @@ fn provider_arg(s: &str) -> Result<Provider, String> {
 
 fn read_input(file: Option<&Path>) -> Result<Vec<u8>, String> {
     match file {
-        Some(p) => std::fs::read(p).map_err(|e| format!("{}: cannot read: {e}", p.display())),
-        None => {
-            let mut buf = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut buf)
-                .map_err(|e| format!("stdin: {e}"))?;
-            Ok(buf)
+        Some(p) => tooltape::read_bounded(p).map_err(|e| format!("{}: {e}", p.display())),
+        None => tooltape::read_all_bounded(std::io::stdin().lock(), Path::new("<stdin>"))
+            .map_err(|e| format!("stdin: {e}")),
+    }
+}
+
+/// The trials a command runs, and what is broken in the suite around them.
+pub struct Selection {
+    pub trials: Vec<Trial>,
+    /// `path:line:col: what` per broken file (case, tool, provider table, orphan).
+    pub problems: Vec<String>,
+    /// How many files `problems` names.
+    pub broken_files: usize,
+}
+
+impl Selection {
+    /// Prints the suite's problems on stderr (after the command's own output).
+    pub fn report_problems(&self) {
+        if self.problems.is_empty() {
+            return;
+        }
+        eprintln!("\nbroken in the suite:");
+        for p in &self.problems {
+            eprintln!("{p}");
+        }
+    }
+
+    /// `; N broken files` for a summary line (empty when nothing is broken).
+    pub fn broken_suffix(&self, extra: usize) -> String {
+        match self.broken_files + extra {
+            0 => String::new(),
+            1 => "; 1 broken file".into(),
+            n => format!("; {n} broken files"),
         }
     }
 }
 
-/// Selects trials by substring of their name, reporting broken cases on stderr.
-pub fn select(root: &Path, filter: Option<&str>) -> Vec<Trial> {
-    let d = case::discover(root);
-    for (_, e) in &d.broken {
-        eprintln!("{e}");
-    }
-    d.trials
+/// Selects trials by substring of their name; the suite's problems (broken case, tool and
+/// provider files, orphans) come with them, for every command to report and fail on.
+pub fn select(root: &Path, filter: Option<&str>) -> Selection {
+    let d = discover(root);
+    let problems = tooltape::suite_problems(root, &d);
+    let broken_files = tooltape::broken_file_count(&d, &problems);
+    let trials = d
+        .trials
         .into_iter()
         .filter(|t| filter.is_none_or(|f| t.name().contains(f)))
-        .collect()
+        .collect();
+    Selection {
+        trials,
+        problems,
+        broken_files,
+    }
 }
 
 fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
-    let trials = select(root, filter);
+    let sel = select(root, filter);
+    let trials = &sel.trials;
     if trials.is_empty() {
+        sel.report_problems();
         eprintln!(
             "no trials match{}",
             filter.map(|f| format!(" `{f}`")).unwrap_or_default()
         );
         return 1;
     }
-    let results = harness::replay_all(root, &trials);
+    let results = replay_all(root, trials);
     let mut cells = std::collections::BTreeMap::new();
     let mut failed = 0;
+    let mut broken_cassettes = 0;
     for (t, r) in trials.iter().zip(&results) {
         let cell = match &r.status {
             Ok((v, _)) => v.label().to_string(),
             Err(ReplayStatus::Missing) => "missing".into(),
             Err(ReplayStatus::Stale(_)) => "stale".into(),
-            Err(ReplayStatus::Broken(_)) => "broken".into(),
+            Err(ReplayStatus::Broken(_)) => {
+                broken_cassettes += 1;
+                "broken".into()
+            }
         };
         if r.failure.is_some() {
             failed += 1;
@@ -351,12 +417,14 @@ fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
             eprintln!("\n{}:\n{f}", r.trial);
         }
     }
+    sel.report_problems();
     outln!(
-        "\n{} trials: {} passed, {failed} failed",
+        "\n{} trials: {} passed, {failed} failed{}",
         results.len(),
-        results.len() - failed
+        results.len() - failed,
+        sel.broken_suffix(broken_cassettes)
     );
-    i32::from(failed > 0)
+    i32::from(failed > 0 || sel.broken_files > 0)
 }
 
 /// The provider of a cassette: `--provider`, else `cassettes/<provider>/…` in its path, else its trial name.
@@ -383,7 +451,7 @@ fn cassette_provider(path: &Path, trial: &str, flag: Option<&str>) -> Result<Pro
 }
 
 fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&str>) -> i32 {
-    let (cassette, _) = match cassette::load(path) {
+    let (cassette, _) = match load_cassette(path) {
         Ok(Some(c)) => c,
         Ok(None) => {
             eprintln!("{}: no such cassette", path.display());
@@ -403,7 +471,7 @@ fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&st
     };
     // The neutral request configures decoding (text-protocol parser, schema restore): use the
     // owning trial's when the cassette belongs to a known trial.
-    let trial = case::discover(root)
+    let trial = discover(root)
         .trials
         .into_iter()
         .find(|t| t.name() == cassette.trial);
@@ -424,7 +492,7 @@ fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&st
     let outcomes = rt.block_on(async {
         let server = ReplayServer::start(&cassette).await;
         let endpoint = server.endpoint();
-        let client = tooltape::run::client(Duration::from_secs(30));
+        let client = tooltape::http_client(Duration::from_secs(30));
         let mut last = Vec::new();
         for _ in 0..repeat {
             last.clear();
@@ -443,8 +511,7 @@ fn replay_cassette(root: &Path, path: &Path, repeat: usize, provider: Option<&st
                         ..t.first_request()
                     },
                 );
-                let r =
-                    tooltape::run::send(&client, &endpoint, provider, &neutral, &it.request).await;
+                let r = tooltape::send(&client, &endpoint, provider, &neutral, &it.request).await;
                 last.push(r);
             }
             server.take_received();
@@ -564,7 +631,7 @@ fn print_outcome(o: &Outcome) {
 /// any chunking): the body is never held whole, so a 22 MB stream costs no 22 MB of fresh pages.
 fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> i32 {
     let mut input: Box<dyn Read> = match file {
-        Some(p) => match std::fs::File::open(p) {
+        Some(p) => match tooltape::Bounded::open(p) {
             Ok(f) => Box::new(f),
             Err(e) => {
                 eprintln!("{}: cannot read: {e}", p.display());
@@ -573,7 +640,7 @@ fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> i32 {
         },
         None => Box::new(std::io::stdin().lock()),
     };
-    let mut decoder = providers::StreamDecoder::new(provider, &bare_request(true));
+    let mut decoder = StreamDecoder::new(provider, &bare_request(true));
     let mut buf = vec![0; 1 << 16];
     loop {
         let n = match input.read(&mut buf) {
@@ -634,7 +701,7 @@ fn parse(a: &ParseArgs) -> i32 {
             );
             return 2;
         };
-        let req = match std::fs::read_to_string(req_path) {
+        let req = match tooltape::read_to_string_bounded(req_path) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("{}: cannot read: {e}", req_path.display());
@@ -649,12 +716,12 @@ fn parse(a: &ParseArgs) -> i32 {
         }
         return code;
     }
-    let resp = tooltape::http::HttpResponse {
+    let resp = tooltape::HttpResponse {
         status: a.status,
         headers: Default::default(),
         body,
     };
-    match providers::decode(provider, &bare_request(a.stream), &resp) {
+    match decode(provider, &bare_request(a.stream), &resp) {
         Ok(o) => {
             print_outcome(&o);
             0
@@ -666,6 +733,38 @@ fn parse(a: &ParseArgs) -> i32 {
     }
 }
 
+fn parse_request(a: &ParseRequestArgs) -> i32 {
+    let provider = match provider_arg(&a.provider) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let name = a
+        .file
+        .as_ref()
+        .map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
+    let bytes = match read_input(a.file.as_deref()) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        eprintln!("{name}: not UTF-8");
+        return 2;
+    };
+    let (out, code) = parse_request::cli_parse_request(provider, &text, a.path.as_deref());
+    if code == 0 {
+        outln!("{out}");
+    } else {
+        eprintln!("{name}:{out}");
+    }
+    code
+}
+
 fn convert(a: &ConvertArgs) -> i32 {
     let provider = match provider_arg(&a.provider) {
         Ok(p) => p,
@@ -675,8 +774,8 @@ fn convert(a: &ConvertArgs) -> i32 {
         }
     };
     let cases_dir = a.case.parent().unwrap_or(Path::new("."));
-    let loaded = case::load_providers(cases_dir)
-        .and_then(|p| case::load_case(&a.case, &cases_dir.join("tools"), &p));
+    let loaded =
+        load_providers(cases_dir).and_then(|p| load_case(&a.case, &cases_dir.join("tools"), &p));
     let case = match loaded {
         Ok(c) => std::sync::Arc::new(c),
         Err(e) => {
@@ -688,6 +787,19 @@ fn convert(a: &ConvertArgs) -> i32 {
         eprintln!("unknown tool choice `{}`", a.choice);
         return 2;
     };
+    let declared: Vec<&str> = case.tools.iter().map(|t| t.name.as_str()).collect();
+    if let Some(bad) = choice
+        .named_tools()
+        .into_iter()
+        .find(|n| !declared.contains(&n.as_str()))
+    {
+        eprintln!(
+            "{}: tool choice `{}` names `{bad}`, which is not among the case's tools {declared:?}",
+            a.case.display(),
+            a.choice
+        );
+        return 2;
+    }
     let mode = if a.stream {
         Mode::Stream
     } else {
@@ -699,7 +811,7 @@ fn convert(a: &ConvertArgs) -> i32 {
         choice,
         mode,
     };
-    match providers::encode(provider, &trial.first_request()) {
+    match encode(provider, &trial.first_request()) {
         Ok(enc) => {
             outln!(
                 "{}",
@@ -724,9 +836,7 @@ fn convert(a: &ConvertArgs) -> i32 {
 /// Runs a simulator on `127.0.0.1:port` until the process ends, printing its base URL
 /// (for `tooltape simulate --port N`, to point gateways at it).
 async fn serve_forever(port: u16) -> std::io::Result<()> {
-    let sim =
-        tooltape::simulate::Simulator::start_on(port, tooltape::simulate::SimConfig::default())
-            .await?;
+    let sim = tooltape::Simulator::start_on(port, tooltape::SimConfig::default()).await?;
     outln!("{}", sim.base_url());
     std::future::pending::<()>().await;
     drop(sim);

@@ -7,16 +7,12 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use tooltape::case::Trial;
-use tooltape::harness;
-use tooltape::model::Provider;
-use tooltape::record::{
-    Endpoints, RecordOptions, Summary, Which, dry_run_listing, endpoints, in_ci, record_all_with,
-    select,
-};
-use tooltape::redact::Secrets;
 
 use super::RecordArgs;
+use tooltape::{
+    Endpoints, Provider, RecordOptions, Secrets, Summary, Trial, Which, dry_run_listing, endpoints,
+    in_ci, record_all_with, runtime, select_to_record,
+};
 
 pub fn run(root: &Path, a: &RecordArgs) -> i32 {
     if in_ci() {
@@ -45,12 +41,17 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
         Some(Ok(p)) => Some(p),
         None => None,
     };
-    let trials: Vec<Trial> = super::select(root, a.filter.as_deref())
-        .into_iter()
+    // Temporary files a killed recording left behind (their process is gone).
+    for p in tooltape::clean_stale_temps(&root.join("cassettes"), true) {
+        eprintln!("removed {} (left by a killed recording)", p.display());
+    }
+    let sel = super::select(root, a.filter.as_deref());
+    let trials: Vec<Trial> = (sel.trials.iter())
         .filter(|t| provider.is_none_or(|p| t.provider == p))
+        .cloned()
         .collect();
-    harness::runtime().block_on(async {
-        let chosen = select(root, trials, which).await;
+    let code = runtime().block_on(async {
+        let chosen = select_to_record(root, trials, which).await;
         if a.dry_run {
             out!("{}", dry_run_listing(&chosen));
             return 0;
@@ -60,9 +61,7 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
             return 0;
         }
         let sim = if a.simulate {
-            match tooltape::simulate::Simulator::start(tooltape::simulate::SimConfig::default())
-                .await
-            {
+            match tooltape::Simulator::start(tooltape::SimConfig::default()).await {
                 Ok(s) => Some(s),
                 Err(e) => {
                     eprintln!("cannot start the simulator on loopback: {e}");
@@ -80,7 +79,16 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
         let summary = record_with_bars(root, chosen, &endpoints, a.concurrency.max(1), &opts).await;
         outln!("{}", summary.render());
         i32::from(!summary.failed.is_empty())
-    })
+    });
+    if sel.broken_files > 0 {
+        sel.report_problems();
+        eprintln!(
+            "the suite is broken{}: those cases were not recorded",
+            sel.broken_suffix(0)
+        );
+        return code.max(1);
+    }
+    code
 }
 
 fn bars(chosen: &[(Trial, String)]) -> BTreeMap<Provider, ProgressBar> {

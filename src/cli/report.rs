@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-
-use tooltape::harness;
-use tooltape::report::{Matrix, build, html, text};
+use tooltape::{
+    Matrix, build_matrix, matrix_html, matrix_json, matrix_markdown, matrix_terminal, replay_all,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
@@ -30,19 +30,21 @@ pub struct ReportArgs {
 /// Renders a matrix in a format.
 pub fn render(m: &Matrix, format: ReportFormat) -> String {
     match format {
-        ReportFormat::Terminal => text::terminal(m),
-        ReportFormat::Md => text::markdown(m),
-        ReportFormat::Html => html::page(m),
-        ReportFormat::Json => text::json(m),
+        ReportFormat::Terminal => matrix_terminal(m),
+        ReportFormat::Md => matrix_markdown(m),
+        ReportFormat::Html => matrix_html(m),
+        ReportFormat::Json => matrix_json(m),
     }
 }
 
 /// Runs `tooltape report`: 0 when written (the matrix itself may hold failures: `make test`
-/// judges those), 2 when nothing matches or the output cannot be written.
+/// judges those), 1 when written but the suite has broken files, 2 when nothing matches or the
+/// output cannot be written.
 pub fn run(root: &Path, a: &ReportArgs) -> i32 {
     // Selected as `replay` does: broken case files are reported on stderr.
-    let trials = super::select(root, a.filter.as_deref());
-    let m = build(&trials, &harness::replay_all(root, &trials));
+    let sel = super::select(root, a.filter.as_deref());
+    let m = build_matrix(&sel.trials, &replay_all(root, &sel.trials));
+    sel.report_problems();
     if m.rows.is_empty() {
         eprintln!(
             "no trials match{}",
@@ -54,6 +56,13 @@ pub fn run(root: &Path, a: &ReportArgs) -> i32 {
         return 2;
     }
     match super::drift::write_out(a.out.as_deref(), &render(&m, a.format)) {
+        Ok(()) if sel.broken_files > 0 => {
+            eprintln!(
+                "report written, but the suite is broken{}: it does not cover every case",
+                sel.broken_suffix(0)
+            );
+            1
+        }
         Ok(()) => 0,
         Err(e) => {
             eprintln!("{e}");

@@ -1,16 +1,15 @@
 //! `tooltape status` and `tooltape scan`: print the library's status report and secret scan.
 
 use std::path::Path;
+use tooltape::{Secrets, discover, scan_path, status_report};
 
-use tooltape::case;
-use tooltape::redact::Secrets;
-use tooltape::status::{report, scan_path};
-
-/// `tooltape status [FILTER]`: prints the report; exit 0 (it informs, the harness judges).
+/// `tooltape status [FILTER]`: prints the report, broken files included; exit 1 when the suite
+/// has broken files (a case, a tool, the provider table, a cassette, an orphan), else 0.
 pub fn run(root: &Path, filter: Option<&str>) -> i32 {
-    let discovery = case::discover(root);
-    out!("{}", report(root, &discovery, filter));
-    0
+    let discovery = discover(root);
+    let r = status_report(root, &discovery, filter);
+    out!("{}", r.text);
+    i32::from(r.broken_files > 0)
 }
 
 /// `tooltape scan [PATH]`: scans every file under PATH (default `cassettes/` under `root`),
@@ -28,8 +27,11 @@ pub fn run_scan(root: &Path, path: Option<&Path>) -> i32 {
     );
     if !target.exists() {
         if path.is_none() {
-            outln!("no cassettes/ folder: nothing to scan");
-            return 0;
+            eprintln!(
+                "{}: no cassettes/ folder: nothing was scanned (run from the project root, or pass --root or a PATH)",
+                target.display()
+            );
+            return 1;
         }
         eprintln!("{}: no such file or folder", target.display());
         return 2;
@@ -39,9 +41,26 @@ pub fn run_scan(root: &Path, path: Option<&Path>) -> i32 {
     for (shown, x) in &report.findings {
         outln!("{}:{}:{}: {}", shown.display(), x.line, x.column, x.what);
     }
+    for (shown, why) in &report.unreadable {
+        eprintln!("{}:1:1: not scanned: {why}", shown.display());
+    }
+    if files == 0 && report.unreadable.is_empty() {
+        eprintln!(
+            "{}: no files to scan: a scan of nothing is not a pass (is this the cassette folder?)",
+            target.display()
+        );
+        return 1;
+    }
     if findings > 0 {
         eprintln!(
             "{findings} finding(s) in {files} file(s): remove the secret (re-record, or edit the file), and revoke the key if it was real"
+        );
+        return 1;
+    }
+    if !report.unreadable.is_empty() {
+        eprintln!(
+            "{} file(s) could not be scanned: fix or remove them",
+            report.unreadable.len()
         );
         return 1;
     }

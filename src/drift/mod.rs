@@ -8,10 +8,10 @@
 //! event kind appearing or vanishing), `cosmetic` (noise fields: ids, timestamps, usage,
 //! fingerprints, signatures; fields added).
 
-pub mod outcome;
-pub mod render;
-pub mod shape;
-pub mod structure;
+pub(crate) mod outcome;
+pub(crate) mod render;
+pub(crate) mod shape;
+pub(crate) mod structure;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -189,7 +189,11 @@ impl DriftReport {
 
 /// Compares two cassettes of one trial (`trial` is `None` for a cassette no trial owns: then
 /// only the wire structure is compared).
-pub fn compare(trial: Option<&Trial>, old: &Cassette, new: &Cassette) -> (Vec<Finding>, usize) {
+pub(crate) fn compare(
+    trial: Option<&Trial>,
+    old: &Cassette,
+    new: &Cassette,
+) -> (Vec<Finding>, usize) {
     let mut findings = Vec::new();
     let mut behaviour_changed = false;
     if let Some(t) = trial {
@@ -217,7 +221,7 @@ pub fn compare(trial: Option<&Trial>, old: &Cassette, new: &Cassette) -> (Vec<Fi
 }
 
 /// Every `*.json` under `dir`, as sorted relative paths with `/` separators.
-pub fn cassette_files(dir: &Path) -> Vec<String> {
+pub(crate) fn cassette_files(dir: &Path) -> Vec<String> {
     fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
         let Ok(rd) = std::fs::read_dir(dir) else {
             return;

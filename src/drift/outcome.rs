@@ -13,7 +13,7 @@ use crate::model::Outcome;
 
 /// A cassette decoded and judged on its trial's contract.
 #[derive(Debug)]
-pub struct Judged {
+pub(crate) struct Judged {
     /// One per interaction: the outcome, or the decoder's error.
     pub outcomes: Vec<Result<Outcome, String>>,
     pub verdict: Verdict,
@@ -24,7 +24,7 @@ pub struct Judged {
 /// checks the contract. Whether the requests match the recording does not matter here: the
 /// other side may have been recorded from another version. A cassette without interactions
 /// (encoding failed closed when it was recorded) is judged on what the encoder says now.
-pub fn judge(trial: &Trial, c: &Cassette) -> Judged {
+pub(crate) fn judge(trial: &Trial, c: &Cassette) -> Judged {
     let (run, _) = harness::runtime().block_on(harness::run_on_cassette(trial, c));
     let verdict = check::verdict(trial, &run);
     let outcomes = run
@@ -36,7 +36,7 @@ pub fn judge(trial: &Trial, c: &Cassette) -> Judged {
 }
 
 /// `pass`, `fail: first problem`, `known-failure: reason`, ...: what a verdict flip shows.
-pub fn verdict_text(v: &Verdict) -> String {
+pub(crate) fn verdict_text(v: &Verdict) -> String {
     match v {
         Verdict::Pass => "pass".into(),
         Verdict::Fail { problems } => {
@@ -56,7 +56,7 @@ fn verdict_key(v: &Verdict) -> &'static str {
 }
 
 /// Outcome findings, and whether the model's behaviour changed (calls, text or exchanges).
-pub fn diff(
+pub(crate) fn diff(
     old: &Judged,
     new: &Judged,
     old_model: Option<&str>,

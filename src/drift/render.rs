@@ -8,7 +8,7 @@ use super::{DriftReport, Finding, Kind, Severity};
 const SEVERITIES: [Severity; 3] = [Severity::Breaking, Severity::Behaviour, Severity::Cosmetic];
 
 /// One line saying what changed, without the severity or kind.
-pub fn describe(f: &Finding) -> String {
+pub(crate) fn describe(f: &Finding) -> String {
     let b = f.before.as_deref().unwrap_or("");
     let a = f.after.as_deref().unwrap_or("");
     let at = f.path.as_deref().unwrap_or("");

@@ -9,7 +9,7 @@ use crate::cassette::{Cassette, StoredResponse};
 
 /// Keys whose values change on every recording (ids, timestamps, usage, fingerprints,
 /// signatures, padding): compared only as cosmetic noise, never descended into.
-pub const NOISE_KEYS: &[&str] = &[
+pub(crate) const NOISE_KEYS: &[&str] = &[
     "id",
     "call_id",
     "tool_call_id",
@@ -36,7 +36,7 @@ const OPAQUE_KEYS: &[&str] = &["input", "args", "arguments", "partialArgs", "par
 
 /// What the responses of one cassette look like.
 #[derive(Debug, Default, Clone, PartialEq)]
-pub struct Shape {
+pub(crate) struct Shape {
     /// Folded path (`$.choices[].message.content`, `<message_delta>.delta.stop_reason`) → JSON types seen.
     pub types: BTreeMap<String, BTreeSet<&'static str>>,
     /// Folded path of a noise key → the values seen there (compact JSON).
@@ -48,7 +48,7 @@ pub struct Shape {
 }
 
 /// The shape of every response of a cassette (interactions merged: drift is per trial).
-pub fn shape_of(c: &Cassette) -> Shape {
+pub(crate) fn shape_of(c: &Cassette) -> Shape {
     let mut s = Shape::default();
     for it in &c.interactions {
         add_response(&mut s, &it.response);
@@ -72,7 +72,7 @@ fn add_response(s: &mut Shape, r: &StoredResponse) {
 }
 
 /// One stored stream entry → (event kind, JSON data). SSE events and JSON-array elements.
-pub fn parse_entry(entry: &str) -> (Option<String>, Option<Value>) {
+pub(crate) fn parse_entry(entry: &str) -> (Option<String>, Option<Value>) {
     let (mut name, mut data, mut sse) = (String::new(), Vec::new(), false);
     for line in entry.lines() {
         if let Some(v) = line.strip_prefix("event:") {
@@ -168,7 +168,7 @@ pub(super) fn root_len(path: &str) -> usize {
 }
 
 /// Whether a folded path ends in (or passes through) a noise key.
-pub fn is_noise(path: &str) -> bool {
+pub(crate) fn is_noise(path: &str) -> bool {
     let rest = &path[root_len(path).min(path.len())..];
     rest.split(['.', '['])
         .any(|seg| NOISE_KEYS.contains(&seg.trim_end_matches(']')))

@@ -56,7 +56,7 @@ fn topmost(paths: &BTreeSet<&str>) -> Vec<String> {
 /// Structural differences. When the model's behaviour changed (other calls, text appeared or
 /// vanished), whole fields and event kinds coming and going follow from it: they are counted
 /// in the second value and not listed. Renames and type changes are always listed.
-pub fn diff(old: &Shape, new: &Shape, behaviour_changed: bool) -> (Vec<Finding>, usize) {
+pub(crate) fn diff(old: &Shape, new: &Shape, behaviour_changed: bool) -> (Vec<Finding>, usize) {
     let mut out = Vec::new();
     let mut explained = 0;
     if old.statuses != new.statuses && old.statuses.len() == new.statuses.len() {

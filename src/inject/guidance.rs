@@ -14,7 +14,7 @@ use super::stringify::{js_string, js_stringify};
 const MAX_EXAMPLE_DEPTH: usize = 8;
 
 /// The guidance lines for one tool (no trailing newline).
-pub fn tool_guidance(tool: &FunctionTool<'_>, out: &mut Vec<String>) {
+pub(super) fn tool_guidance(tool: &FunctionTool<'_>, out: &mut Vec<String>) {
     out.push(format!("Tool: {}", tool.name));
     if let Some(d) = tool.description.filter(|d| !d.trim().is_empty()) {
         out.push(format!("Description: {d}"));
@@ -31,7 +31,7 @@ pub fn tool_guidance(tool: &FunctionTool<'_>, out: &mut Vec<String>) {
 }
 
 /// `<tool_call>{"name":…,"arguments":"…"}</tool_call>` with `arguments` as a JSON string.
-pub fn example_call(name: &str, arguments: &Value) -> String {
+pub(super) fn example_call(name: &str, arguments: &Value) -> String {
     format!(
         "<tool_call>{{\"name\":{},\"arguments\":{}}}</tool_call>",
         js_string(name),
@@ -95,7 +95,7 @@ fn type_label(prop: &Value) -> String {
 }
 
 /// The example arguments object for a tool's parameter schema.
-pub fn example_arguments(schema: Option<&Value>) -> Value {
+pub(super) fn example_arguments(schema: Option<&Value>) -> Value {
     schema.map_or_else(|| json!({}), |s| object_example(s, 0))
 }
 

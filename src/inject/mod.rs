@@ -12,8 +12,8 @@
 //! without a description has no `Description:` line.
 
 mod guidance;
-pub mod request;
-pub mod stringify;
+pub(crate) mod request;
+pub(crate) mod stringify;
 #[cfg(test)]
 mod tests;
 
@@ -23,7 +23,7 @@ use request::{Choice, FunctionTool, content_text, function_tools, tool_choice};
 use stringify::js_stringify;
 
 /// The fixed part of the block, verbatim from the specification.
-pub const BASE_TEXT: &str = r#"Tool calling instructions:
+pub(crate) const BASE_TEXT: &str = r#"Tool calling instructions:
 Only emit tool calls using <tool_call>...</tool_call>.
 Format: <tool_call>{"name":"TOOL_NAME","arguments":"{...}"}</tool_call>
 Inside <tool_call>...</tool_call>, output ONLY a JSON object with keys "name" and "arguments".
@@ -68,7 +68,7 @@ pub fn developer_instructions(request: &Value) -> Option<String> {
 }
 
 /// The injection block, or `None` when the request declares no function tool.
-pub fn injection_block(request: &Value) -> Option<String> {
+pub(crate) fn injection_block(request: &Value) -> Option<String> {
     let tools = function_tools(request);
     if tools.is_empty() {
         return None;
@@ -108,7 +108,7 @@ fn manifest_schema(tool: &FunctionTool<'_>) -> String {
 /// `Tool choice is required: you MUST emit at least one <tool_call>, calling only these tools: "a", "b".`
 /// (mode `required`); an empty allowed list means no tool may be called and renders as `none`.
 /// The manifest still lists every tool (as native APIs keep the full tool list).
-pub fn choice_line(choice: &Choice) -> Option<String> {
+pub(crate) fn choice_line(choice: &Choice) -> Option<String> {
     match choice {
         Choice::Auto => None,
         Choice::None => Some("Tool choice is none: never emit <tool_call>.".into()),

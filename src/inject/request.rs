@@ -116,7 +116,7 @@ fn selector_name(sel: &Value) -> Option<&str> {
 }
 
 /// Text of a message `content`: a string, or the `text` of each part joined with `\n`.
-pub fn content_text(content: &Value) -> Option<String> {
+pub(crate) fn content_text(content: &Value) -> Option<String> {
     match content {
         Value::String(s) => Some(s.clone()),
         Value::Array(parts) => {

@@ -10,14 +10,14 @@ use std::fmt::Write as _;
 use serde_json::{Number, Value};
 
 /// `JSON.stringify(value)` for a value parsed from JSON (key order kept by `preserve_order`).
-pub fn js_stringify(value: &Value) -> String {
+pub(crate) fn js_stringify(value: &Value) -> String {
     let mut out = String::new();
     write_value(&mut out, value);
     out
 }
 
 /// `JSON.stringify(s)` for a string: the quoted, escaped form.
-pub fn js_string(s: &str) -> String {
+pub(crate) fn js_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     write_string(&mut out, s);
     out
@@ -100,7 +100,7 @@ fn number(n: &Number) -> String {
 }
 
 /// `Number.prototype.toString()` for an f64 (ECMA-262 Number::toString, radix 10).
-pub fn js_number(f: f64) -> String {
+pub(crate) fn js_number(f: f64) -> String {
     if !f.is_finite() {
         return "null".into(); // JSON.stringify(NaN) and Infinity
     }

@@ -2,9 +2,12 @@
 //!
 //! Each provider module is sans-IO: `encode(&ChatRequest) -> Encoded`, `decode(&ChatRequest,
 //! &HttpResponse) -> Outcome` for buffered bodies, and a push-based `Stream` decoder for streamed
-//! bodies that gives the same outcome for any chunking of the same bytes.
+//! bodies that gives the same outcome for any chunking of the same bytes. The inverse of
+//! `encode` is `decode_request`: an HTTP request of one of the four native formats back to the
+//! neutral request (each format's `request.rs`), with what the neutral model cannot carry.
 
 pub mod anthropic;
+mod decoded;
 pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
@@ -16,8 +19,9 @@ pub(crate) mod testkit;
 
 use serde_json::{Map, Value};
 
-use crate::http::HttpResponse;
+use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, DecodeError, EncodeError, Encoded, Outcome, Provider};
+pub use decoded::{DecodedRequest, Extra, ExtraKind, sent_tools};
 
 /// Builds the provider request for one exchange.
 pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeError> {
@@ -29,6 +33,26 @@ pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeEr
         Provider::Anthropic => anthropic::encode(req),
         Provider::Gemini => gemini::encode(req),
         Provider::TextProtocol => text_protocol::encode(req),
+    }
+}
+
+/// Decodes a request of `provider`'s wire format (method, path with query, JSON body) back to
+/// the neutral request, with the wire facts it cannot carry beside it ([`DecodedRequest`]).
+///
+/// `text-protocol` requests are Chat Completions requests and are decoded as such: their tools
+/// and tool choice travel only as prose inside the injected first system message (which is
+/// returned as that system message, with the conversation's own system and developer text
+/// folded into it), earlier calls as `<tool_call>` assistant text and results as
+/// `<tool_result>` user text. None of that is turned back into tools, calls or results.
+pub fn decode_request(
+    provider: Provider,
+    req: &HttpRequest,
+) -> Result<DecodedRequest, DecodeError> {
+    match provider {
+        Provider::OpenaiChat | Provider::TextProtocol => openai_chat::decode_request(req),
+        Provider::OpenaiResponses => openai_responses::decode_request(req),
+        Provider::Anthropic => anthropic::decode_request(req),
+        Provider::Gemini => gemini::decode_request(req),
     }
 }
 
@@ -97,6 +121,18 @@ impl StreamDecoder {
         }
     }
 
+    /// What has been decoded so far (text and tool calls, possibly partial), for forwarding
+    /// deltas while the stream is still arriving. Costs nothing unless called: `push` is unchanged.
+    pub fn progress(&self) -> Progress<'_> {
+        match self {
+            StreamDecoder::OpenaiChat(s) => s.progress(),
+            StreamDecoder::OpenaiResponses(s) => s.progress(),
+            StreamDecoder::Anthropic(s) => s.progress(),
+            StreamDecoder::Gemini(s) => s.progress(),
+            StreamDecoder::TextProtocol(s) => s.progress(),
+        }
+    }
+
     /// Ends the stream. A stream cut off before its terminal event is still decoded, with a
     /// `StreamTruncated` diagnostic (recorders treat that as a failed recording).
     pub fn finish(self) -> Result<Outcome, DecodeError> {
@@ -115,8 +151,26 @@ impl StreamDecoder {
     }
 }
 
+/// A stream decoder's view of what it has decoded so far. Text pieces and calls only grow:
+/// a later view extends every piece and call of an earlier one, and may add new ones.
+#[derive(Debug, Default)]
+pub struct Progress<'a> {
+    /// Assistant text, in pieces (one per text item or block), in arrival order.
+    pub text: Vec<&'a str>,
+    /// Tool calls in emission order; `arguments` is the JSON text received so far.
+    pub calls: Vec<CallProgress<'a>>,
+}
+
+/// One tool call as far as it has arrived.
+#[derive(Debug)]
+pub struct CallProgress<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub arguments: std::borrow::Cow<'a, str>,
+}
+
 /// The body key holding the conversation (messages, input items or contents).
-pub fn conversation_key(provider: Provider) -> &'static str {
+pub(crate) fn conversation_key(provider: Provider) -> &'static str {
     match provider {
         Provider::OpenaiChat | Provider::Anthropic | Provider::TextProtocol => "messages",
         Provider::OpenaiResponses => "input",
@@ -126,7 +180,7 @@ pub fn conversation_key(provider: Provider) -> &'static str {
 
 /// The parts of a request body a reviewer needs to see in a snapshot: the tools block, the
 /// tool choice and parallel switch, and any instructions/system text (where injection lands).
-pub fn projection(provider: Provider, body: &Value) -> Value {
+pub(crate) fn projection(provider: Provider, body: &Value) -> Value {
     let keys: &[&str] = match provider {
         Provider::OpenaiChat => &[
             "tools",

@@ -6,10 +6,10 @@ use crate::model::{ChatRequest, Outcome, StrictPolicy, Tool};
 
 /// A tiny xorshift64 (no new crates): deterministic random chunk sizes and inputs (also the
 /// text protocol's random tests).
-pub struct XorShift(pub u64);
+pub(crate) struct XorShift(pub u64);
 
 impl XorShift {
-    pub fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x << 13;
         x ^= x >> 7;
@@ -19,17 +19,17 @@ impl XorShift {
     }
 
     /// A number below `n` (0 when `n` is 0).
-    pub fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
 }
 
 /// A decoder under test: chunks in, outcome out.
-pub type ChunkedDecode<'a> = dyn Fn(&[&[u8]]) -> Result<Outcome, DecodeError> + 'a;
+pub(crate) type ChunkedDecode<'a> = dyn Fn(&[&[u8]]) -> Result<Outcome, DecodeError> + 'a;
 
 /// Feeds `body` in every chunking this suite cares about through `decode(chunks)` and asserts
 /// each result equals the whole-body one, which it returns.
-pub fn assert_chunking_invariant(
+pub(crate) fn assert_chunking_invariant(
     body: &[u8],
     decode: &ChunkedDecode<'_>,
 ) -> Result<Outcome, DecodeError> {
@@ -66,7 +66,7 @@ pub fn assert_chunking_invariant(
     whole
 }
 
-pub fn tool(name: &str) -> Tool {
+pub(crate) fn tool(name: &str) -> Tool {
     Tool {
         name: name.into(),
         description: Some(format!("The {name} tool.")),
@@ -75,7 +75,7 @@ pub fn tool(name: &str) -> Tool {
     }
 }
 
-pub fn request(tools: &[&str], stream: bool) -> ChatRequest {
+pub(crate) fn request(tools: &[&str], stream: bool) -> ChatRequest {
     ChatRequest {
         model: "gpt-test".into(),
         messages: vec![crate::model::Message::User {

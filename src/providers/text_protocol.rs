@@ -237,6 +237,29 @@ impl Stream {
         self.parser.text_so_far()
     }
 
+    /// Released text and the calls parsed so far (each call whole: the parser releases a call
+    /// only when its closing tag or the end of the text has been seen).
+    pub fn progress(&self) -> crate::providers::Progress<'_> {
+        let text = self.parser.text_so_far();
+        crate::providers::Progress {
+            text: if text.is_empty() {
+                Vec::new()
+            } else {
+                vec![text]
+            },
+            calls: self
+                .parser
+                .calls_so_far()
+                .iter()
+                .map(|c| crate::providers::CallProgress {
+                    id: &c.id,
+                    name: &c.name,
+                    arguments: std::borrow::Cow::Owned(c.arguments.to_string()),
+                })
+                .collect(),
+        }
+    }
+
     pub fn push(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
         self.chat.push(bytes)?;
         let text = self.chat.text_so_far();

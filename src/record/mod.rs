@@ -9,6 +9,6 @@ pub use suite::{
     select,
 };
 pub use trial::{
-    RecordOptions, RetryPolicy, backoff, cassette_from_run, parse_http_date, record_trial,
-    server_hint, write_cassette,
+    RecordOptions, RetryPolicy, backoff, cassette_from_run, record_trial, server_hint,
+    write_cassette,
 };

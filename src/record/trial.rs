@@ -14,7 +14,7 @@ use crate::run::{self, Endpoint, TrialRun};
 
 /// The simulator identifies itself with `SIMULATOR_HEADER` (its answers are never presented
 /// as recorded) and reads a case's scenario from `SCENARIO_HEADER` (never stored).
-pub use crate::simulate::{SCENARIO_HEADER, SIMULATOR_HEADER};
+pub(crate) use crate::simulate::{SCENARIO_HEADER, SIMULATOR_HEADER};
 
 /// How often and how long to retry a trial answered with 429 or 5xx.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,7 +92,7 @@ pub fn server_hint(resp: &HttpResponse, now: SystemTime) -> Option<Duration> {
 }
 
 /// Parses an IMF-fixdate (`Wed, 21 Oct 2015 07:28:00 GMT`).
-pub fn parse_http_date(s: &str) -> Option<SystemTime> {
+pub(crate) fn parse_http_date(s: &str) -> Option<SystemTime> {
     let parts: Vec<&str> = s.split_whitespace().collect();
     let [_, day, mon, year, time, "GMT"] = parts.as_slice() else {
         return None;

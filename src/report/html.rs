@@ -5,12 +5,12 @@
 use super::text::notes;
 
 /// The command that regenerates the page and its screenshot.
-pub const REGENERATE_HTML: &str =
+pub(crate) const REGENERATE_HTML: &str =
     "cargo run -- report --format html --out target/conformance.html   (or: make report-png)";
 use super::matrix::{Matrix, Parity, Status, provenance_tag, summary};
 
 /// Escapes text for HTML element content and attribute values.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {

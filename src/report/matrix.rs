@@ -134,7 +134,7 @@ fn first_line(s: &str) -> String {
 }
 
 /// A cell from one replayed trial.
-pub fn cell(result: &TrialResult) -> Cell {
+pub(crate) fn cell(result: &TrialResult) -> Cell {
     let (status, detail) = match &result.status {
         Ok((v, _)) => match v {
             Verdict::Pass => (Status::Pass, None),
@@ -191,7 +191,7 @@ pub fn cell(result: &TrialResult) -> Cell {
 
 /// Removes the fields that are noise by nature (ids, usage, signatures: the drift report's
 /// [`NOISE_KEYS`](crate::drift::shape::NOISE_KEYS)) before outcomes are compared.
-pub fn strip_noise(v: &mut Value) {
+pub(crate) fn strip_noise(v: &mut Value) {
     match v {
         Value::Object(map) => {
             map.retain(|k, _| !crate::drift::shape::NOISE_KEYS.contains(&k.as_str()));
@@ -384,7 +384,7 @@ pub fn summary(m: &Matrix, p: Provider) -> ProviderSummary {
 }
 
 /// Short tag for a cassette's origin.
-pub fn provenance_tag(p: Option<ProvenanceKind>) -> &'static str {
+pub(crate) fn provenance_tag(p: Option<ProvenanceKind>) -> &'static str {
     match p {
         Some(ProvenanceKind::Recorded) => "rec",
         Some(ProvenanceKind::Synthetic) => "syn",

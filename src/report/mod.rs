@@ -3,11 +3,8 @@
 //! from, and stream ↔ buffered pairs are checked for parity. Building the matrix is pure
 //! (`matrix.rs`); the renderers live in `text.rs` and `html.rs`.
 
-pub mod html;
+pub(crate) mod html;
 mod matrix;
-pub mod text;
+pub(crate) mod text;
 
-pub use matrix::{
-    Cell, Matrix, Parity, ProviderSummary, Row, Status, build, cell, matrix, parity,
-    provenance_tag, strip_noise, summary,
-};
+pub use matrix::{Cell, Matrix, Parity, Status, build, matrix, parity, summary};

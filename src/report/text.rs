@@ -13,7 +13,7 @@ pub const REGENERATE: &str = "cargo run -- report --format md --out CONFORMANCE.
 
 /// Numbered notes shared by cells: identical texts share a number.
 #[derive(Debug, Default)]
-pub struct Notes {
+pub(crate) struct Notes {
     pub texts: Vec<String>,
     /// (row index, provider) → note of the cell's detail.
     pub detail: BTreeMap<(usize, Provider), usize>,
@@ -41,7 +41,7 @@ fn human(s: Status) -> &'static str {
     }
 }
 
-pub fn notes(m: &Matrix) -> Notes {
+pub(crate) fn notes(m: &Matrix) -> Notes {
     let mut n = Notes::default();
     for (i, row) in m.rows.iter().enumerate() {
         for p in &m.providers {

@@ -104,7 +104,7 @@ pub struct Telemetry {
 }
 
 /// A trial's telemetry: from its last judged exchange, or from the encoder's refusal.
-pub fn trial_telemetry(provider: Provider, run: &TrialRun) -> Telemetry {
+pub(crate) fn trial_telemetry(provider: Provider, run: &TrialRun) -> Telemetry {
     let last = run.judged().last();
     let tool_type = last
         .or(run.exchanges.last())
@@ -117,7 +117,7 @@ pub fn trial_telemetry(provider: Provider, run: &TrialRun) -> Telemetry {
 }
 
 /// Telemetry from what was sent (`tool_type`) and what came back.
-pub fn telemetry(
+pub(crate) fn telemetry(
     tool_type: Option<String>,
     outcome: Option<&Outcome>,
     refused: Option<&EncodeError>,

@@ -8,6 +8,7 @@ mod transport;
 mod trial;
 
 pub use exchange::{ExchangeRun, TrialRun};
-pub use hosted::{SupportCache, Telemetry, telemetry, trial_telemetry};
+pub use hosted::{SupportCache, Telemetry};
+pub(crate) use hosted::{set_variant, telemetry, trial_telemetry, variant_rejected};
 pub use transport::{Endpoint, client, send};
 pub use trial::run_trial;

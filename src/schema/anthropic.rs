@@ -15,9 +15,9 @@ use super::util::{self, MAX_WALK_DEPTH, push};
 use crate::model::EncodeError;
 use crate::model::{StrictPolicy, Tool};
 
-pub const MAX_STRICT_TOOLS: usize = 20;
-pub const MAX_OPTIONAL_PARAMS: usize = 24;
-pub const MAX_UNION_PARAMS: usize = 16;
+pub(crate) const MAX_STRICT_TOOLS: usize = 20;
+pub(crate) const MAX_OPTIONAL_PARAMS: usize = 24;
+pub(crate) const MAX_UNION_PARAMS: usize = 16;
 
 const KEYWORDS: &[&str] = &[
     "type",
@@ -62,19 +62,19 @@ const FORMATS: &[&str] = &[
 
 /// Budget use of one strict schema.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Budget {
+pub(crate) struct Budget {
     pub optional: usize,
     pub unions: usize,
 }
 
 /// Checks one schema against the strict subset, including its own share of the budgets.
-pub fn check(schema: &Value) -> Vec<Violation> {
+pub(super) fn check(schema: &Value) -> Vec<Violation> {
     let (violations, _) = check_with_budget(schema);
     violations
 }
 
 /// Optional and union parameters one strict schema spends.
-pub fn budget(schema: &Value) -> Budget {
+pub(crate) fn budget(schema: &Value) -> Budget {
     check_with_budget(schema).1
 }
 
@@ -306,7 +306,7 @@ fn unsupported_pattern(p: &str) -> bool {
 
 /// The strict rewrite: close objects that declare properties, infer a missing root/object
 /// type, `oneOf` → `anyOf` when disjoint. Nothing else changes.
-pub fn strictify(schema: &Value) -> Value {
+pub(super) fn strictify(schema: &Value) -> Value {
     let mut out = schema.clone();
     if let Some(o) = out.as_object_mut()
         && !o.contains_key("type")
@@ -373,7 +373,7 @@ fn ensure_root_object(schema: &Value) -> Value {
 }
 
 /// Prepares Anthropic tools: strict where asked for and possible, within the request budgets.
-pub fn prepare(
+pub(super) fn prepare(
     tools: &[Tool],
     policy: StrictPolicy,
 ) -> Result<(Vec<PreparedTool>, Vec<String>), EncodeError> {

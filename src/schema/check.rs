@@ -27,7 +27,7 @@ const TYPES: &[&str] = &[
 
 /// Checks one node (its keywords `kw` scanned from `obj`) against the strict rules that can be
 /// seen locally. `root` resolves refs.
-pub fn node_rules(
+pub(super) fn node_rules(
     root: &Value,
     obj: &Map<String, Value>,
     kw: &Keywords<'_>,
@@ -131,6 +131,12 @@ fn ref_rules(
             "ref-unresolved",
             format!("$ref '{r}' must point to the root (#) or into $defs/definitions"),
         ));
+    } else if let Some(cycle) = ref_cycle(root, r) {
+        out.push(Violation::at(
+            ptr,
+            "ref-cycle",
+            format!("$ref '{r}' only leads to other $refs and back ({cycle}): it names no schema"),
+        ));
     }
     let siblings: Vec<&str> = obj
         .keys()
@@ -149,6 +155,26 @@ fn ref_rules(
     }
 }
 
+/// A chain of schemas that are nothing but a `$ref`, starting at `r`, that comes back to a ref
+/// already followed: `a -> b -> a`.
+fn ref_cycle(root: &Value, r: &str) -> Option<String> {
+    let mut seen = vec![r.to_string()];
+    let mut at = r.to_string();
+    while let Some(Value::Object(target)) = util::resolve(root, &at) {
+        let next = target.get("$ref").and_then(Value::as_str)?;
+        if seen.iter().any(|s| s == next) {
+            seen.push(next.to_string());
+            return Some(seen.join(" -> "));
+        }
+        if seen.len() > 64 {
+            return None;
+        }
+        seen.push(next.to_string());
+        at = next.to_string();
+    }
+    None
+}
+
 fn object_rules(kw: &Keywords<'_>, ptr: &Ptr<'_>, out: &mut Vec<Violation>) {
     if kw.additional != Some(&Value::Bool(false)) {
         let why = match kw.additional {
@@ -158,7 +184,23 @@ fn object_rules(kw: &Keywords<'_>, ptr: &Ptr<'_>, out: &mut Vec<Violation>) {
         };
         out.push(Violation::at(ptr, "additional-properties-false", why));
     }
-    let Some(props) = kw.properties.and_then(Value::as_object) else {
+    let props = kw.properties.and_then(Value::as_object);
+    for name in kw
+        .required
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if props.is_none_or(|p| !p.contains_key(name)) {
+            out.push(Violation::at(
+                ptr,
+                "required-unknown",
+                format!("'required' lists '{name}', which is not a property"),
+            ));
+        }
+    }
+    let Some(props) = props else {
         return;
     };
     if let Some(missing) = first_unlisted(props, kw.required) {
@@ -193,7 +235,7 @@ fn first_unlisted<'a>(props: &'a Map<String, Value>, required: Option<&Value>) -
 }
 
 /// Checks a whole schema as it would be sent with `strict: true` to OpenAI.
-pub fn openai(schema: &Value) -> Vec<Violation> {
+pub(super) fn openai(schema: &Value) -> Vec<Violation> {
     let mut out = Vec::new();
     let Some(obj) = schema.as_object() else {
         out.push(Violation::new(

@@ -86,7 +86,7 @@ const TOO_BIG: &str = "schema too deep or too large once refs are inlined";
 const MAX_REASONS: usize = 50;
 
 /// Prepares every tool for Gemini (no strict flag on this provider).
-pub fn prepare(tools: &[Tool]) -> (Vec<PreparedTool>, Vec<String>) {
+pub(super) fn prepare(tools: &[Tool]) -> (Vec<PreparedTool>, Vec<String>) {
     let mut notes = Vec::new();
     let prepared = tools
         .iter()
@@ -124,7 +124,7 @@ pub fn prepare(tools: &[Tool]) -> (Vec<PreparedTool>, Vec<String>) {
 }
 
 /// An object schema that declares no parameters (and is not an open map).
-pub fn is_no_arg(schema: &Value) -> bool {
+pub(super) fn is_no_arg(schema: &Value) -> bool {
     let Some(o) = schema.as_object() else {
         return false;
     };
@@ -154,7 +154,7 @@ pub fn is_no_arg(schema: &Value) -> bool {
 }
 
 /// The `parameters` form of a JSON Schema, or why it cannot be expressed there.
-pub fn sanitize(schema: &Value) -> Result<Value, Vec<Violation>> {
+pub(super) fn sanitize(schema: &Value) -> Result<Value, Vec<Violation>> {
     let mut s = Sanitizer {
         root: schema,
         blockers: Vec::new(),
@@ -512,7 +512,7 @@ fn format_kw(x: &Value, out: &mut Map<String, Value>) {
 
 /// Checks a `parameters` value as sent: only `Schema` fields, single string types, string
 /// enums, supported formats, non-empty object properties.
-pub fn check(schema: &Value) -> Vec<Violation> {
+pub(super) fn check(schema: &Value) -> Vec<Violation> {
     let mut out = Vec::new();
     if schema
         .get("type")

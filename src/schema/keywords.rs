@@ -8,7 +8,7 @@ use super::util;
 /// The keywords the OpenAI transform, rules and limits read, each found by one pass over the
 /// node's keys.
 #[derive(Default)]
-pub struct Keywords<'a> {
+pub(super) struct Keywords<'a> {
     pub type_: Option<&'a Value>,
     pub format: Option<&'a Value>,
     pub items: Option<&'a Value>,
@@ -31,7 +31,7 @@ pub struct Keywords<'a> {
 
 impl<'a> Keywords<'a> {
     #[inline]
-    pub fn scan(obj: &'a Map<String, Value>) -> Keywords<'a> {
+    pub(super) fn scan(obj: &'a Map<String, Value>) -> Keywords<'a> {
         let mut kw = Keywords::default();
         for (k, v) in obj {
             let slot = match k.as_str() {
@@ -63,17 +63,17 @@ impl<'a> Keywords<'a> {
     }
 
     /// `anyOf`, `enum` or `const` is present (with `type` and `$ref`: the node is typed).
-    pub fn typed_otherwise(&self) -> bool {
+    pub(super) fn typed_otherwise(&self) -> bool {
         self.any_of.is_some() || self.enum_.is_some() || self.const_.is_some()
     }
 
-    pub fn types(&self) -> impl Iterator<Item = &'a str> {
+    pub(super) fn types(&self) -> impl Iterator<Item = &'a str> {
         util::types(self.type_)
     }
 
     /// The node has keywords that hold subschemas (`properties`, `items`, `anyOf`, `$defs`,
     /// `definitions`).
-    pub fn has_subschemas(&self) -> bool {
+    pub(super) fn has_subschemas(&self) -> bool {
         self.properties.is_some()
             || self.items.is_some()
             || self.any_of.is_some()
@@ -84,7 +84,7 @@ impl<'a> Keywords<'a> {
 
 /// Keywords OpenAI strict mode accepts on a schema node (Structured Outputs "Supported
 /// schemas"), plus annotations. Anything else is reported as `unsupported-keyword`.
-pub fn supported(k: &str) -> bool {
+pub(super) fn supported(k: &str) -> bool {
     matches!(
         k,
         "type"

@@ -16,16 +16,16 @@ use super::keywords::Keywords;
 use super::prepared::Violation;
 use super::util::Ptr;
 
-pub const MAX_DEPTH: usize = 10;
-pub const MAX_PROPERTIES: usize = 5000;
-pub const MAX_ENUM_VALUES: usize = 1000;
-pub const MAX_CHARS: usize = 120_000;
-pub const LARGE_ENUM_VALUES: usize = 250;
-pub const MAX_LARGE_ENUM_CHARS: usize = 15_000;
+pub(super) const MAX_DEPTH: usize = 10;
+pub(super) const MAX_PROPERTIES: usize = 5000;
+pub(super) const MAX_ENUM_VALUES: usize = 1000;
+pub(super) const MAX_CHARS: usize = 120_000;
+pub(super) const LARGE_ENUM_VALUES: usize = 250;
+pub(super) const MAX_LARGE_ENUM_CHARS: usize = 15_000;
 
 /// Running totals for one schema.
 #[derive(Debug, Default)]
-pub struct Counter {
+pub(super) struct Counter {
     properties: usize,
     enum_values: usize,
     chars: usize,
@@ -36,7 +36,7 @@ pub struct Counter {
 impl Counter {
     /// Counts one schema node (its scanned keywords) at `ptr`, which sits at `level` object
     /// levels (itself included when it is an object).
-    pub fn node(
+    pub(super) fn node(
         &mut self,
         kw: &Keywords<'_>,
         ptr: &Ptr<'_>,
@@ -84,7 +84,7 @@ impl Counter {
     }
 
     /// Emits the request-total violations once the walk is done.
-    pub fn finish(self, out: &mut Vec<Violation>) {
+    pub(super) fn finish(self, out: &mut Vec<Violation>) {
         if let Some((ptr, level)) = self.too_deep {
             out.push(Violation::new(
                 &ptr,

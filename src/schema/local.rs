@@ -63,7 +63,7 @@ impl Shape {
 /// True when [`rewrite_local`] would leave the node (its keywords `kw`) as it is and return
 /// `None`: no keyword it acts on (`oneOf` and `allOf` are unsupported ones), not an object.
 /// Most nodes are leaves like that, and skip its own pass over the keys.
-pub fn untouched(kw: &Keywords<'_>, is_root: bool) -> bool {
+pub(super) fn untouched(kw: &Keywords<'_>, is_root: bool) -> bool {
     !is_root
         && !kw.unsupported
         && !kw.default_null
@@ -76,7 +76,7 @@ pub fn untouched(kw: &Keywords<'_>, is_root: bool) -> bool {
 /// Local rewrites of one node before its rules are checked. Returns, when the node ends up
 /// closed (`additionalProperties: false` and a `properties` object), whether its original
 /// `required` listed each property (in property order): the others are made nullable.
-pub fn rewrite_local(obj: &mut Map<String, Value>, is_root: bool) -> Option<Vec<bool>> {
+pub(super) fn rewrite_local(obj: &mut Map<String, Value>, is_root: bool) -> Option<Vec<bool>> {
     let mut s = Shape::of(obj);
     if s.rare || (s.ref_ && !is_root) {
         rare_rewrites(obj, is_root);

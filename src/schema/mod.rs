@@ -33,10 +33,13 @@ mod util;
 #[cfg(test)]
 mod tests;
 
-pub use anthropic::{
+pub(crate) use anthropic::{
     MAX_OPTIONAL_PARAMS, MAX_STRICT_TOOLS, MAX_UNION_PARAMS, budget as anthropic_budget,
 };
-pub use openai::{Transformed, make_nullable, transform as openai_transform};
-pub use prepare::{check, openai_strict, prepare_tools, strict_parameters};
-pub use prepared::{PreparedTool, Violation};
-pub use restore::{restore_optional, restore_optional_with};
+pub use openai::{Transformed, transform as openai_transform};
+pub(crate) use prepare::prepare_tools;
+pub use prepare::{check, openai_strict, strict_parameters};
+pub use prepared::Violation;
+pub(crate) use restore::restore_optional;
+#[cfg(test)]
+use restore::restore_optional_with;

@@ -176,7 +176,7 @@ impl Transform<'_> {
 
 /// Makes a (transformed) schema also accept `null`, in the smallest form that keeps enums,
 /// consts and refs correct.
-pub fn make_nullable(v: &mut Value) {
+pub(crate) fn make_nullable(v: &mut Value) {
     let Some(obj) = v.as_object_mut() else {
         return;
     };

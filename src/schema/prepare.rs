@@ -22,7 +22,7 @@ pub fn check(provider: Provider, schema: &Value) -> Vec<Violation> {
 
 /// Prepares every tool for `provider` under `policy`. Notes explain choices a reviewer should
 /// see (e.g. "tool x: sent strict=false: /properties/y: patternProperties is not supported").
-pub fn prepare_tools(
+pub(crate) fn prepare_tools(
     provider: Provider,
     tools: &[Tool],
     policy: StrictPolicy,
@@ -106,6 +106,16 @@ fn prepare_openai(
     }
 }
 
+/// A schema whose root is an object schema: a JSON object whose `type`, when present, is
+/// `object` (any case).
+fn is_object_root(schema: &Value) -> bool {
+    schema.as_object().is_some_and(|o| match o.get("type") {
+        None => true,
+        Some(Value::String(t)) => t.eq_ignore_ascii_case("object"),
+        Some(_) => false,
+    })
+}
+
 /// What the encoder would send as `provider`'s parameters with strict required, or every
 /// reason it cannot: OpenAI's strict transform, Anthropic's strict subset, Gemini's
 /// `{"parameters": …}` or `{"parametersJsonSchema": …}` (`{}` for a tool without parameters,
@@ -122,6 +132,11 @@ pub fn strict_parameters(provider: Provider, schema: &Value) -> Result<Value, Ve
                 Err(violations)
             }
         }
+        Provider::Gemini if !is_object_root(schema) => Err(vec![Violation::new(
+            "",
+            "root-object",
+            "function parameters must be an object schema (type \"object\")",
+        )]),
         Provider::Gemini => Ok(if gemini::is_no_arg(schema) {
             serde_json::json!({})
         } else {

@@ -10,7 +10,7 @@ use crate::model::{EncodeError, Tool};
 
 /// A tool as an encoder should send it to one provider.
 #[derive(Clone, Debug, PartialEq)]
-pub struct PreparedTool {
+pub(crate) struct PreparedTool {
     pub name: String,
     pub description: Option<String>,
     /// The schema to send (transformed for the provider's dialect). `Value::Null` means "omit

@@ -14,12 +14,12 @@ use crate::model::Provider;
 use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
 
 /// Undoes, on decoded calls, what the strict rewrite changed (on by default).
-pub fn restore_optional(provider: Provider, req: &ChatRequest, outcome: &mut Outcome) {
+pub(crate) fn restore_optional(provider: Provider, req: &ChatRequest, outcome: &mut Outcome) {
     restore_optional_with(provider, req, outcome, true);
 }
 
 /// [`restore_optional`] with a switch: `enabled = false` leaves the calls exactly as decoded.
-pub fn restore_optional_with(
+pub(crate) fn restore_optional_with(
     provider: Provider,
     req: &ChatRequest,
     outcome: &mut Outcome,
@@ -53,7 +53,7 @@ pub fn restore_optional_with(
 
 /// Applies the reverse mapping to one arguments value against its neutral schema; returns the
 /// pointers (into the arguments) of the removed properties.
-pub fn restore_value(neutral: &Value, args: &mut Value) -> Vec<String> {
+pub(super) fn restore_value(neutral: &Value, args: &mut Value) -> Vec<String> {
     let mut removed = Vec::new();
     let mut walk = Restore {
         root: neutral,

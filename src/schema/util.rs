@@ -10,10 +10,10 @@ use crate::fnv::Fnv;
 
 /// How deep any walker goes into a schema before giving up (guards the stack on user data;
 /// far above every provider's own nesting limit).
-pub const MAX_WALK_DEPTH: usize = 128;
+pub(super) const MAX_WALK_DEPTH: usize = 128;
 
 /// Annotation keywords: they never change which instances a schema accepts.
-pub const ANNOTATIONS: &[&str] = &[
+pub(super) const ANNOTATIONS: &[&str] = &[
     "title",
     "description",
     "default",
@@ -24,15 +24,17 @@ pub const ANNOTATIONS: &[&str] = &[
     "writeOnly",
 ];
 
-pub use crate::pointer::{Ptr, push, tokens};
+pub(crate) use crate::pointer::Ptr;
+
+pub(crate) use crate::pointer::{push, tokens};
 
 /// True when `r` is a reference we can resolve inside the document (`#` or `#/…`).
-pub fn is_local_ref(r: &str) -> bool {
+pub(super) fn is_local_ref(r: &str) -> bool {
     r == "#" || r.starts_with("#/")
 }
 
 /// Resolves a local `$ref` against `root`; `None` for external or dangling references.
-pub fn resolve<'a>(root: &'a Value, r: &str) -> Option<&'a Value> {
+pub(super) fn resolve<'a>(root: &'a Value, r: &str) -> Option<&'a Value> {
     if !is_local_ref(r) {
         return None;
     }
@@ -44,7 +46,7 @@ pub fn resolve<'a>(root: &'a Value, r: &str) -> Option<&'a Value> {
 
 /// Follows a chain of pure-or-not `$ref`s from `node` (at most `MAX_WALK_DEPTH` hops) to the
 /// first node without `$ref`. `None` when a hop cannot be resolved or the chain cycles.
-pub fn deref<'a>(root: &'a Value, node: &'a Value) -> Option<&'a Value> {
+pub(super) fn deref<'a>(root: &'a Value, node: &'a Value) -> Option<&'a Value> {
     let mut cur = node;
     for _ in 0..MAX_WALK_DEPTH {
         match cur.get("$ref").and_then(Value::as_str) {
@@ -66,7 +68,7 @@ pub fn deref<'a>(root: &'a Value, node: &'a Value) -> Option<&'a Value> {
 /// first success. Linear in the branches and refs reachable from `schema`; following every
 /// self-reference down to the depth limit instead doubled the work per level for a target
 /// that references itself twice.
-pub fn accepts_null(root: &Value, schema: &Value) -> bool {
+pub(super) fn accepts_null(root: &Value, schema: &Value) -> bool {
     NullSearch {
         root,
         followed: HashSet::default(),
@@ -133,14 +135,14 @@ impl<'a> NullSearch<'a> {
 }
 
 #[cfg(not(test))]
-pub mod steps {
+pub(super) mod steps {
     #[inline(always)]
-    pub fn tick() {}
+    pub(crate) fn tick() {}
 }
 
 /// The names a `type` keyword lists (a single string or an array of strings), given the
 /// keyword's value; an iterator, not a list, because walkers call this on every node.
-pub fn types(type_: Option<&Value>) -> impl Iterator<Item = &str> {
+pub(super) fn types(type_: Option<&Value>) -> impl Iterator<Item = &str> {
     let (one, many) = match type_ {
         Some(Value::String(t)) => (Some(t.as_str()), &[][..]),
         Some(Value::Array(ts)) => (None, ts.as_slice()),
@@ -150,14 +152,14 @@ pub fn types(type_: Option<&Value>) -> impl Iterator<Item = &str> {
 }
 
 /// True for a node that describes objects: `type` names `object`, or no type but `properties`.
-pub fn is_object_schema(obj: &Map<String, Value>) -> bool {
+pub(super) fn is_object_schema(obj: &Map<String, Value>) -> bool {
     describes_objects(obj.get("type"), obj.contains_key("properties"))
 }
 
 /// [`is_object_schema`] from a node's `type` value and whether it has `properties`, for walkers
 /// that found them in their own pass over the keys. (Same answer as going through [`types`],
 /// without building the list: it runs on every node.)
-pub fn describes_objects(type_: Option<&Value>, has_properties: bool) -> bool {
+pub(super) fn describes_objects(type_: Option<&Value>, has_properties: bool) -> bool {
     match type_ {
         Some(Value::String(t)) => t == "object",
         Some(Value::Array(ts)) if ts.iter().any(Value::is_string) => {
@@ -169,7 +171,7 @@ pub fn describes_objects(type_: Option<&Value>, has_properties: bool) -> bool {
 
 /// Names of the `$defs`/`definitions` entries that can reach themselves through local refs.
 /// Linear in the schema size: one DFS over the graph "definition → definitions it references".
-pub fn recursive_defs(root: &Value) -> Vec<String> {
+pub(super) fn recursive_defs(root: &Value) -> Vec<String> {
     let mut defs: Vec<(String, Vec<String>)> = Vec::new();
     for section in ["$defs", "definitions"] {
         if let Some(map) = root.get(section).and_then(Value::as_object) {
@@ -229,7 +231,7 @@ fn target_index(names: &[String], r: &str) -> Option<usize> {
 
 /// Every `$ref` string under `v` (keyword positions and data alike: over-approximating keeps
 /// the recursion check conservative).
-pub fn collect_refs(v: &Value, out: &mut Vec<String>, depth: usize) {
+pub(super) fn collect_refs(v: &Value, out: &mut Vec<String>, depth: usize) {
     if depth > MAX_WALK_DEPTH {
         return;
     }
@@ -307,7 +309,7 @@ fn kosaraju(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
 /// branches. Proven here for two shapes: every branch has one distinct primitive `type` (and
 /// not both `integer` and `number`), or every branch is an object requiring a common
 /// property whose `const` (or one-value `enum`) differs per branch (a tagged union).
-pub fn one_of_is_disjoint(branches: &[Value]) -> bool {
+pub(super) fn one_of_is_disjoint(branches: &[Value]) -> bool {
     if branches.len() < 2 {
         return true;
     }
@@ -392,19 +394,19 @@ impl<'a> Names<'a> {
 /// reverse mapping), counted per thread in tests only: the tests bound them, so a walk that
 /// turns exponential again fails instead of merely being slow.
 #[cfg(test)]
-pub mod steps {
+pub(super) mod steps {
     use std::cell::Cell;
 
     thread_local! {
         static STEPS: Cell<usize> = const { Cell::new(0) };
     }
 
-    pub fn tick() {
+    pub(crate) fn tick() {
         STEPS.with(|s| s.set(s.get() + 1));
     }
 
     /// The steps counted on this thread since the last call.
-    pub fn take() -> usize {
+    pub(crate) fn take() -> usize {
         STEPS.with(|s| s.replace(0))
     }
 }

@@ -10,7 +10,7 @@ use crate::scenario::Scenario;
 
 /// Answers one request under `scenario`: validation errors, the scenario's error, or the
 /// simulated model's completion in the API's wire format. Pure and deterministic.
-pub fn answer(req: &SimRequest, scenario: &Scenario) -> SimResponse {
+pub(crate) fn answer(req: &SimRequest, scenario: &Scenario) -> SimResponse {
     let mut resp = route::answer(req, scenario);
     resp.headers
         .insert(SIMULATOR_HEADER.to_string(), VERSION.to_string());
@@ -19,7 +19,7 @@ pub fn answer(req: &SimRequest, scenario: &Scenario) -> SimResponse {
 
 /// Like [`answer`], with the scenario read from the request's [`SCENARIO_HEADER`] (absent →
 /// default; invalid → 400 in the API's error envelope naming the problem).
-pub fn answer_request(req: &SimRequest) -> SimResponse {
+pub(crate) fn answer_request(req: &SimRequest) -> SimResponse {
     match scenario_from_headers(&req.headers) {
         Ok(scenario) => answer(req, &scenario),
         Err(message) => {
@@ -32,7 +32,9 @@ pub fn answer_request(req: &SimRequest) -> SimResponse {
 }
 
 /// Reads the scenario header: absent → default; invalid → a message naming the problem.
-pub fn scenario_from_headers(headers: &BTreeMap<String, String>) -> Result<Scenario, String> {
+pub(crate) fn scenario_from_headers(
+    headers: &BTreeMap<String, String>,
+) -> Result<Scenario, String> {
     match headers.get(SCENARIO_HEADER) {
         None => Ok(Scenario::default()),
         Some(raw) => {

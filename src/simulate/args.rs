@@ -11,7 +11,7 @@ const MAX_DEPTH: usize = 32;
 /// first `enum` value, then a value by type (string "example", integer 1, number 1.5, boolean
 /// true, an array of one item, an object with its required properties). `$ref`s are resolved
 /// against the schema itself; `anyOf`/`oneOf`/nullable take the first non-null branch.
-pub fn generate(schema: &Value) -> Value {
+pub(crate) fn generate(schema: &Value) -> Value {
     let v = value(schema, schema, 0);
     // A tool's arguments are always an object, even for a schema that says otherwise.
     if v.is_object() { v } else { json!({}) }

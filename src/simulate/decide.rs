@@ -40,7 +40,7 @@ pub(crate) struct Ask {
 }
 
 impl Ask {
-    pub fn new(model: &str) -> Ask {
+    pub(super) fn new(model: &str) -> Ask {
         Ask {
             model: model.to_string(),
             tools: Vec::new(),
@@ -56,7 +56,7 @@ impl Ask {
         }
     }
 
-    pub fn has_tool(&self, name: &str) -> bool {
+    pub(super) fn has_tool(&self, name: &str) -> bool {
         self.tools.iter().any(|t| t.name == name)
     }
 }
@@ -72,7 +72,7 @@ pub(crate) struct Call {
 
 impl Call {
     /// The arguments as the JSON string OpenAI-shaped APIs carry.
-    pub fn arguments_json(&self) -> String {
+    pub(super) fn arguments_json(&self) -> String {
         match &self.raw {
             Some(raw) => raw.clone(),
             None => wire::compact(&self.arguments),
@@ -80,7 +80,7 @@ impl Call {
     }
 
     /// Anthropic `input` / Gemini `args`: absent when the scenario pins an empty string.
-    pub fn arguments_object(&self) -> Option<&Value> {
+    pub(super) fn arguments_object(&self) -> Option<&Value> {
         match self.raw.as_deref() {
             Some(raw) if raw.trim().is_empty() => None,
             _ => Some(&self.arguments),
@@ -144,17 +144,17 @@ impl WireShape {
         }
     }
 
-    pub fn is(&self, shape: StreamShape) -> bool {
+    pub(super) fn is(&self, shape: StreamShape) -> bool {
         self.stream_shape == Some(shape)
     }
 }
 
 impl Turn {
-    pub fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         self.segments.iter().map(|s| s.text.as_str()).collect()
     }
 
-    pub fn has_text(&self) -> bool {
+    pub(super) fn has_text(&self) -> bool {
         self.segments.iter().any(|s| !s.text.is_empty())
     }
 }

@@ -1,18 +1,12 @@
-//! Error answers in each provider's own envelope (OpenAI `error{message,type,param,code}`,
-//! Anthropic `{"type":"error",...}`, Google RPC `error{code,message,status,details}`).
+//! Error answers of the simulated APIs: rejections, the usual message per status, and the whole
+//! error response; the envelopes themselves are `respond`'s (shared with the proxy).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::exchange::SimResponse;
 use super::wire;
-
-/// Which error envelope an API uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Family {
-    OpenAi,
-    Anthropic,
-    Gemini,
-}
+pub(crate) use crate::respond::Family;
+use crate::respond::{Envelope, envelope};
 
 /// A refusal to answer: status plus what the envelope should say. Unset fields get the
 /// provider's usual value for the status.
@@ -39,7 +33,7 @@ pub(crate) struct Extra {
 }
 
 impl Rejection {
-    pub fn new(status: u16, message: impl Into<String>) -> Rejection {
+    pub(super) fn new(status: u16, message: impl Into<String>) -> Rejection {
         Rejection {
             status,
             message: message.into(),
@@ -47,16 +41,16 @@ impl Rejection {
         }
     }
 
-    pub fn bad_request(message: impl Into<String>) -> Rejection {
+    pub(super) fn bad_request(message: impl Into<String>) -> Rejection {
         Rejection::new(400, message)
     }
 
-    pub fn param(mut self, param: &str) -> Rejection {
+    pub(super) fn param(mut self, param: &str) -> Rejection {
         self.extra.param = Some(param.to_string());
         self
     }
 
-    pub fn code(mut self, code: &str) -> Rejection {
+    pub(super) fn code(mut self, code: &str) -> Rejection {
         self.extra.code = Some(code.to_string());
         self
     }
@@ -103,85 +97,21 @@ pub(crate) fn default_message(family: Family, status: u16, model: &str) -> Strin
     s.to_string()
 }
 
-fn openai_type(status: u16) -> &'static str {
-    match status {
-        403 => "permission_error",
-        429 => "requests",
-        s if s >= 500 => "server_error",
-        _ => "invalid_request_error",
-    }
-}
-
-fn openai_code(status: u16) -> Option<&'static str> {
-    match status {
-        401 => Some("invalid_api_key"),
-        404 => Some("model_not_found"),
-        429 => Some("rate_limit_exceeded"),
-        _ => None,
-    }
-}
-
-fn anthropic_type(status: u16) -> &'static str {
-    match status {
-        401 => "authentication_error",
-        402 => "billing_error",
-        403 => "permission_error",
-        404 => "not_found_error",
-        413 => "request_too_large",
-        429 => "rate_limit_error",
-        504 => "timeout_error",
-        529 => "overloaded_error",
-        s if s >= 500 => "api_error",
-        _ => "invalid_request_error",
-    }
-}
-
-pub(crate) fn google_status(status: u16) -> &'static str {
-    match status {
-        400 => "INVALID_ARGUMENT",
-        401 => "UNAUTHENTICATED",
-        403 => "PERMISSION_DENIED",
-        404 => "NOT_FOUND",
-        409 => "ABORTED",
-        429 => "RESOURCE_EXHAUSTED",
-        499 => "CANCELLED",
-        501 => "UNIMPLEMENTED",
-        503 => "UNAVAILABLE",
-        504 => "DEADLINE_EXCEEDED",
-        s if s >= 500 => "INTERNAL",
-        _ => "FAILED_PRECONDITION",
-    }
-}
-
 /// The error body of `rej` in `family`'s envelope. `seed` makes Anthropic's `request_id`.
 pub(crate) fn body(family: Family, rej: &Rejection, seed: u64) -> Value {
-    match family {
-        Family::OpenAi => json!({"error": {
-            "message": rej.message,
-            "type": rej.extra.kind.as_deref().unwrap_or(openai_type(rej.status)),
-            "param": rej.extra.param,
-            "code": rej.extra.code.as_deref().or(if rej.status == 400 { None } else { openai_code(rej.status) }),
-        }}),
-        Family::Anthropic => json!({
-            "type": "error",
-            "error": {
-                "type": rej.extra.kind.as_deref().unwrap_or(anthropic_type(rej.status)),
-                "message": rej.message,
-            },
-            "request_id": wire::id("req_", seed, "request", 0, 24),
-        }),
-        Family::Gemini => {
-            let mut err = json!({
-                "code": rej.status,
-                "message": rej.message,
-                "status": rej.extra.kind.as_deref().unwrap_or(google_status(rej.status)),
-            });
-            if !rej.extra.details.is_empty() {
-                err["details"] = Value::Array(rej.extra.details.clone());
-            }
-            json!({ "error": err })
-        }
-    }
+    let request_id = wire::id("req_", seed, "request", 0, 24);
+    envelope(
+        family,
+        &Envelope {
+            status: rej.status,
+            message: &rej.message,
+            param: rej.extra.param.as_deref(),
+            code: rej.extra.code.as_deref(),
+            kind: rej.extra.kind.as_deref(),
+            details: &rej.extra.details,
+            request_id: Some(&request_id),
+        },
+    )
 }
 
 /// The whole error response: body, JSON content type and the rejection's extra headers.

@@ -6,15 +6,15 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 /// The crate version, sent in [`SIMULATOR_HEADER`] on every answer.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Response header naming the simulator: recorders mark cassettes with it as synthetic.
-pub const SIMULATOR_HEADER: &str = "x-tooltape-simulator";
+pub(crate) const SIMULATOR_HEADER: &str = "x-tooltape-simulator";
 /// Request header carrying the trial's [`Scenario`](crate::scenario::Scenario) as compact JSON.
-pub const SCENARIO_HEADER: &str = "x-tooltape-scenario";
+pub(crate) const SCENARIO_HEADER: &str = "x-tooltape-scenario";
 
 /// One HTTP request as the simulator sees it. Header names are lower-case.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SimRequest {
+pub(crate) struct SimRequest {
     pub method: String,
     pub path: String,
     pub query: BTreeMap<String, String>,
@@ -23,8 +23,9 @@ pub struct SimRequest {
 }
 
 impl SimRequest {
+    #[cfg(test)]
     /// A POST with a JSON body and no headers (tests add the key header they need).
-    pub fn post(path: &str, body: &Value) -> SimRequest {
+    pub(crate) fn post(path: &str, body: &Value) -> SimRequest {
         let mut headers = BTreeMap::new();
         headers.insert("content-type".to_string(), "application/json".to_string());
         SimRequest {
@@ -37,14 +38,16 @@ impl SimRequest {
     }
 
     /// Adds a header (name lower-cased); builder style.
-    pub fn with_header(mut self, name: &str, value: &str) -> SimRequest {
+    #[cfg(test)]
+    pub(crate) fn with_header(mut self, name: &str, value: &str) -> SimRequest {
         self.headers
             .insert(name.to_ascii_lowercase(), value.to_string());
         self
     }
 
     /// Adds a query parameter; builder style.
-    pub fn with_query(mut self, name: &str, value: &str) -> SimRequest {
+    #[cfg(test)]
+    pub(crate) fn with_query(mut self, name: &str, value: &str) -> SimRequest {
         self.query.insert(name.to_string(), value.to_string());
         self
     }
@@ -52,7 +55,7 @@ impl SimRequest {
 
 /// The simulator's answer. Header names are lower-case.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SimResponse {
+pub(crate) struct SimResponse {
     pub status: u16,
     pub headers: BTreeMap<String, String>,
     pub body: SimBody,
@@ -60,14 +63,14 @@ pub struct SimResponse {
 
 /// A whole body, or a stream: each chunk is one SSE event or one JSON-array element.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SimBody {
+pub(crate) enum SimBody {
     Full(Vec<u8>),
     Chunks(Vec<Vec<u8>>),
 }
 
 impl SimBody {
     /// All bytes as they go out on the wire, concatenated.
-    pub fn bytes(&self) -> Vec<u8> {
+    pub(crate) fn bytes(&self) -> Vec<u8> {
         match self {
             SimBody::Full(b) => b.clone(),
             SimBody::Chunks(c) => c.concat(),
@@ -76,14 +79,16 @@ impl SimBody {
 }
 
 impl SimResponse {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    #[cfg(test)]
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .get(&name.to_ascii_lowercase())
             .map(String::as_str)
     }
 
     /// The body parsed as one JSON value (`Value::Null` when it is not JSON).
-    pub fn json(&self) -> Value {
+    #[cfg(test)]
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body.bytes()).unwrap_or(Value::Null)
     }
 }

@@ -82,7 +82,7 @@ impl Fault {
 }
 
 /// The first fault that applies to request `index`.
-pub fn select(faults: &[Fault], index: usize) -> Option<&FaultKind> {
+pub(super) fn select(faults: &[Fault], index: usize) -> Option<&FaultKind> {
     faults
         .iter()
         .find(|f| f.when.matches(index))

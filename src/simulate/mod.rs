@@ -29,9 +29,16 @@ mod wire;
 #[cfg(test)]
 mod tests;
 
-pub use answer::{answer, answer_request, scenario_from_headers};
-pub use args::generate as generate_arguments;
-pub use exchange::{SCENARIO_HEADER, SIMULATOR_HEADER, SimBody, SimRequest, SimResponse, VERSION};
-pub use faults::{Fault, FaultKind, When};
+pub(crate) use exchange::{SCENARIO_HEADER, SIMULATOR_HEADER};
+pub use faults::{Fault, FaultKind};
+
+pub(crate) use answer::answer;
+#[cfg(test)]
+use answer::answer_request;
+#[cfg(test)]
+use exchange::VERSION;
+pub(crate) use exchange::{SimBody, SimRequest, SimResponse};
+#[cfg(test)]
+use faults::When;
 pub use server::{SimConfig, Simulator};
-pub use tool_rejection::wire_rejection;
+pub(crate) use tool_rejection::wire_rejection;

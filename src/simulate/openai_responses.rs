@@ -12,6 +12,7 @@ use super::openai_chat::{
 };
 use super::wire;
 use crate::model::empty_parameters;
+use crate::respond::ResponsesEvents as Events;
 use crate::scenario::{StreamFault, StreamShape};
 
 fn is_search_type(t: &str) -> bool {
@@ -427,20 +428,4 @@ fn message_events(ev: &mut Events, item: &Value, index: usize, seed: u64) {
         at(json!({"text": text, "logprobs": []})),
     );
     ev.push("response.content_part.done", at(json!({"part": part})));
-}
-
-/// Typed events with `event:` lines and increasing `sequence_number`s.
-#[derive(Default)]
-struct Events {
-    chunks: Vec<Vec<u8>>,
-}
-
-impl Events {
-    fn push(&mut self, kind: &str, fields: Value) {
-        let mut data = json!({"type": kind, "sequence_number": self.chunks.len()});
-        if let (Some(o), Value::Object(f)) = (data.as_object_mut(), fields) {
-            o.extend(f);
-        }
-        self.chunks.push(wire::sse(Some(kind), &data));
-    }
 }

@@ -28,7 +28,7 @@ pub(crate) enum Api {
 }
 
 impl Api {
-    pub fn family(&self) -> Family {
+    pub(super) fn family(&self) -> Family {
         match self {
             Api::Chat | Api::Responses => Family::OpenAi,
             Api::Anthropic => Family::Anthropic,

@@ -12,7 +12,7 @@ use crate::schema::{MAX_OPTIONAL_PARAMS, MAX_STRICT_TOOLS, MAX_UNION_PARAMS};
 
 /// What the real provider would answer with a 400 for this request body as sent (wire JSON):
 /// the error message, or `None` when it would accept the tools.
-pub fn wire_rejection(provider: Provider, body: &Value) -> Option<String> {
+pub(crate) fn wire_rejection(provider: Provider, body: &Value) -> Option<String> {
     let tools = body.get("tools")?.as_array()?;
     match provider {
         Provider::OpenaiChat | Provider::TextProtocol => tools.iter().find_map(|t| {

@@ -57,19 +57,7 @@ pub(crate) fn fragments(s: &str, seed: u64) -> Vec<&str> {
     out
 }
 
-/// One SSE event: optional `event:` line, one `data:` line, blank line (LF framing).
-pub(crate) fn sse(event: Option<&str>, data: &Value) -> Vec<u8> {
-    let mut out = String::new();
-    if let Some(e) = event {
-        out.push_str("event: ");
-        out.push_str(e);
-        out.push('\n');
-    }
-    out.push_str("data: ");
-    out.push_str(&data.to_string());
-    out.push_str("\n\n");
-    out.into_bytes()
-}
+pub(crate) use crate::respond::sse;
 
 fn headers(content_type: &str) -> BTreeMap<String, String> {
     let mut h = BTreeMap::new();

@@ -72,6 +72,8 @@ struct Collector {
     /// Index of the first attempt of the last closed block (for tags trailing it).
     last_block: Option<usize>,
     tags_seen: bool,
+    /// Diagnostics past [`crate::model::MAX_DIAGNOSTICS`], counted, not kept.
+    dropped: usize,
 }
 
 impl Parser {
@@ -90,6 +92,7 @@ impl Parser {
                 attempts: 0,
                 last_block: None,
                 tags_seen: false,
+                dropped: 0,
             },
         }
     }
@@ -142,6 +145,20 @@ impl Parser {
         } else {
             self.scanner.finish(&mut out);
         }
+        if out.dropped > 0 {
+            out.diagnostics.push(Diagnostic {
+                kind: K::DiagnosticsTruncated,
+                message: format!(
+                    "{} more diagnostics not kept (the first {} are above)",
+                    out.dropped,
+                    crate::model::MAX_DIAGNOSTICS
+                )
+                .into(),
+                offset: None,
+                call_index: None,
+                recovered: true,
+            });
+        }
         let text = if out.text.is_empty() || (out.tags_seen && out.text.trim().is_empty()) {
             None
         } else {
@@ -170,7 +187,8 @@ impl Collector {
         if chunk.len() >= RESERVE_FROM {
             let tags = memchr::memmem::find_iter(chunk.as_bytes(), scan::OPEN).count();
             self.calls.reserve(tags);
-            self.diagnostics.reserve(tags);
+            let room = crate::model::MAX_DIAGNOSTICS.saturating_sub(self.diagnostics.len());
+            self.diagnostics.reserve(tags.min(room));
         }
     }
 
@@ -182,6 +200,10 @@ impl Collector {
         call_index: Option<usize>,
         recovered: bool,
     ) {
+        if self.diagnostics.len() >= crate::model::MAX_DIAGNOSTICS {
+            self.dropped += 1;
+            return;
+        }
         self.diagnostics.push(Diagnostic {
             kind,
             message,

@@ -10,9 +10,8 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use tooltape::providers::openai_chat;
-
 use crate::report::{Report, mb_per_s};
+use tooltape::openai_chat;
 
 /// Calls in the stream, and the chars of each arguments fragment (23.3 MB in all).
 const CALLS: usize = 8000;

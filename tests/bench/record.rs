@@ -8,14 +8,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tooltape::case::Trial;
-use tooltape::model::Provider;
-use tooltape::record::RecordOptions;
-use tooltape::redact::Secrets;
-use tooltape::run::Endpoint;
-use tooltape::simulate::{SimConfig, Simulator};
-
 use crate::report::Report;
+use tooltape::{Endpoint, Provider, RecordOptions, Secrets, SimConfig, Simulator, Trial};
 
 /// The key the simulator is sent (it checks that one is present, nothing more).
 const SIMULATOR_KEY: &str = "tooltape-simulator-key";
@@ -31,7 +25,7 @@ pub fn section(report: &mut Report) {
         ));
         return;
     }
-    let trials = tooltape::case::discover(&root).trials;
+    let trials = tooltape::discover(&root).trials;
     let n = trials.len();
     let result = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -87,13 +81,13 @@ async fn record_all(
         extra_headers: Vec::new(),
     };
     let source = format!("simulator {}", env!("CARGO_PKG_VERSION"));
-    let client = tooltape::run::client(opts.timeout);
+    let client = tooltape::http_client(opts.timeout);
     let sem = Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
     let futs = trials.iter().map(|t| {
         let (client, sem, opts, endpoint, source) = (&client, &sem, &opts, &endpoint, &source);
         async move {
             let _permit = sem.acquire().await;
-            let r = tooltape::record::record_trial(client, root, t, endpoint, source, opts).await;
+            let r = tooltape::record_trial(client, root, t, endpoint, source, opts).await;
             (t.name(), r)
         }
     });
@@ -114,7 +108,7 @@ fn bench_project(root: &Path) -> std::io::Result<()> {
             "[{p}]\nmodel = \"bench-model\"\nbase_url = \"http://127.0.0.1:9\"\n\n"
         ));
     }
-    std::fs::write(cases.join(tooltape::case::PROVIDERS_FILE), providers)?;
+    std::fs::write(cases.join(tooltape::PROVIDERS_FILE), providers)?;
     let tool = r#"{"name": "get_weather", "description": "Weather for a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}"#;
     std::fs::write(cases.join("tools/get_weather.json"), tool)?;
     for name in ["bench_a", "bench_b", "bench_c", "bench_d", "bench_e"] {

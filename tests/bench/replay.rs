@@ -3,18 +3,15 @@
 
 use std::time::{Duration, Instant};
 
-use tooltape::case::Mode;
-use tooltape::model::ChatRequest;
-use tooltape::replay::ReplayServer;
-
 use crate::report::Report;
+use tooltape::{ChatRequest, Mode, ReplayServer};
 
 pub fn section(root: &std::path::Path, r: &mut Report) {
     r.section("replay (shipped cassettes through the loopback server)");
-    let trials = tooltape::case::discover(root).trials;
+    let trials = tooltape::discover(root).trials;
     let mut cassettes = Vec::new();
     for t in &trials {
-        if let Ok(Some((c, _))) = tooltape::cassette::load(&root.join(t.cassette_path())) {
+        if let Ok(Some((c, _))) = tooltape::load_cassette(&root.join(t.cassette_path())) {
             cassettes.push((t.clone(), c));
         }
     }
@@ -34,7 +31,7 @@ pub fn section(root: &std::path::Path, r: &mut Report) {
         return;
     };
     let elapsed = rt.block_on(async {
-        let client = tooltape::run::client(Duration::from_secs(30));
+        let client = tooltape::http_client(Duration::from_secs(30));
         let mut total = Duration::ZERO;
         for (t, c) in &cassettes {
             let server = ReplayServer::start(c).await;
@@ -47,8 +44,7 @@ pub fn section(root: &std::path::Path, r: &mut Report) {
                         ..t.first_request()
                     };
                     let _ =
-                        tooltape::run::send(&client, &endpoint, t.provider, &neutral, &it.request)
-                            .await;
+                        tooltape::send(&client, &endpoint, t.provider, &neutral, &it.request).await;
                 }
                 server.take_received();
             }

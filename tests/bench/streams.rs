@@ -5,10 +5,8 @@
 
 use std::time::Duration;
 
-use tooltape::model::{ChatRequest, Outcome};
-use tooltape::providers::{anthropic, gemini, openai_chat, openai_responses};
-
 use crate::report::{Report, fastest_pair, mb_per_s};
+use tooltape::{ChatRequest, Outcome, anthropic, gemini, openai_chat, openai_responses};
 
 /// The request every stream-decode section decodes against: no tools, streaming.
 fn stream_request() -> ChatRequest {

@@ -3,9 +3,9 @@
 use std::time::Duration;
 
 use serde_json::json;
-use tooltape::textcall::{Parser, ParserConfig};
 
 use crate::report::{Report, fastest_pair, mb_per_s};
+use tooltape::{Parser, ParserConfig};
 
 /// About 1 MB: prose (with `<` that are not tags), valid calls, recovered and rejected calls.
 fn sample() -> String {

@@ -6,11 +6,10 @@
 use std::path::PathBuf;
 
 use serde_json::Value;
-use tooltape::case::{self, ChoiceSpec, Mode};
-use tooltape::cassette;
-use tooltape::model::{ChatRequest, Outcome, StrictPolicy, Tool, ToolChoice};
-use tooltape::model::{DecodeError, Provider};
-use tooltape::providers::StreamDecoder;
+use tooltape::{
+    ChatRequest, ChoiceSpec, DecodeError, Mode, Outcome, Provider, StreamDecoder, StrictPolicy,
+    Tool, ToolChoice, discover, load_cassette, split_stream,
+};
 
 fn decode(provider: Provider, req: &ChatRequest, chunks: &[&[u8]]) -> Result<Outcome, DecodeError> {
     let mut d = StreamDecoder::new(provider, req);
@@ -82,12 +81,12 @@ fn every_streamed_cassette() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut failures = Vec::new();
     let mut bodies = 0;
-    for trial in case::discover(&root)
+    for trial in discover(&root)
         .trials
         .iter()
         .filter(|t| t.mode == Mode::Stream)
     {
-        let Ok(Some((c, _))) = cassette::load(&root.join(trial.cassette_path())) else {
+        let Ok(Some((c, _))) = load_cassette(&root.join(trial.cassette_path())) else {
             continue;
         };
         for (i, it) in c.interactions.iter().enumerate() {
@@ -155,7 +154,7 @@ fn every_streamed_real_traffic_record() {
             .map(|n| Tool {
                 name: n.into(),
                 description: None,
-                parameters: tooltape::model::empty_parameters(),
+                parameters: tooltape::empty_parameters(),
                 strict: None,
             })
             .collect();
@@ -172,7 +171,7 @@ fn every_streamed_real_traffic_record() {
             thinking: None,
         };
         let body = r["response"]["body_text"].as_str().unwrap();
-        let events = cassette::split_stream(body);
+        let events = split_stream(body);
         let events: Vec<&[u8]> = events.iter().map(|e| e.as_bytes()).collect();
         bodies += 1;
         if let Err(e) = invariant(

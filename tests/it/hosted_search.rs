@@ -4,17 +4,11 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-use tooltape::capability;
-use tooltape::case::{self, ChoiceSpec};
-use tooltape::model::Provider;
-use tooltape::model::{
-    AllowedMode, ChatRequest, Grounding, HostedTool, StrictPolicy, Tool, ToolChoice,
+use tooltape::{
+    AllowedMode, ChatRequest, ChoiceSpec, Endpoint, Grounding, HostedTool, Provider, SimConfig,
+    Simulator, StrictPolicy, SupportCache, Tool, ToolChoice, TrialRun, discover, encode,
+    forces_search, http_client, run_trial, wire_tool_type,
 };
-use tooltape::providers;
-use tooltape::run::SupportCache;
-use tooltape::run::{self, Endpoint};
-use tooltape::simulate::{SimConfig, Simulator};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -33,7 +27,7 @@ fn required_request(model: &str, choice: Option<ToolChoice>, with_function: bool
     };
     ChatRequest {
         model: model.into(),
-        messages: vec![tooltape::model::Message::User {
+        messages: vec![tooltape::Message::User {
             content: "search".into(),
         }],
         tools,
@@ -55,15 +49,15 @@ fn required_request(model: &str, choice: Option<ToolChoice>, with_function: bool
 #[test]
 fn required_never_silently_becomes_auto() {
     let mut checked = 0;
-    for trial in case::discover(&root())
+    for trial in discover(&root())
         .trials
         .iter()
         .filter(|t| t.requires_grounding())
     {
         let req = trial.first_request();
-        if let Ok(enc) = providers::encode(trial.provider, &req) {
+        if let Ok(enc) = encode(trial.provider, &req) {
             assert!(
-                capability::forces_search(trial.provider, &enc.request.body),
+                forces_search(trial.provider, &enc.request.body),
                 "{}: REQUIRED sent without forcing the search: {}",
                 trial.name(),
                 enc.request.body
@@ -98,7 +92,7 @@ fn required_never_silently_becomes_auto() {
                     for thinking in [None, Some(2048)] {
                         let mut req = required_request(model, choice.clone(), with_function);
                         req.thinking = thinking;
-                        if let Ok(enc) = providers::encode(provider, &req) {
+                        if let Ok(enc) = encode(provider, &req) {
                             sent += 1;
                             let forced = enc
                                 .request
@@ -112,7 +106,7 @@ fn required_never_silently_becomes_auto() {
                                 "{model}: forced tool_choice sent with thinking: the API refuses it"
                             );
                             assert!(
-                                capability::forces_search(provider, &enc.request.body),
+                                forces_search(provider, &enc.request.body),
                                 "{provider} {model} {choice:?} thinking={thinking:?}: REQUIRED sent without forcing the search: {}",
                                 enc.request.body
                             );
@@ -132,7 +126,7 @@ fn required_never_silently_becomes_auto() {
 /// then lets the variant be tried again.
 #[test]
 fn support_cache_expires_and_web_search_is_retried() {
-    let trial = case::discover(&root())
+    let trial = discover(&root())
         .trials
         .into_iter()
         .find(|t| t.name() == "web_search_fallback::openai-responses::omitted::buffered")
@@ -153,31 +147,31 @@ fn support_cache_expires_and_web_search_is_retried() {
             key: Some("test-key".into()),
             extra_headers: vec![("x-tooltape-scenario".into(), scenario)],
         };
-        let client = run::client(Duration::from_secs(10));
-        let attempts = |r: &run::TrialRun| -> Vec<String> {
+        let client = http_client(Duration::from_secs(10));
+        let attempts = |r: &TrialRun| -> Vec<String> {
             r.exchanges
                 .iter()
                 .map(|e| {
-                    capability::wire_tool_type(Provider::OpenaiResponses, &e.encoded.request.body)
+                    wire_tool_type(Provider::OpenaiResponses, &e.encoded.request.body)
                         .unwrap_or_default()
                 })
                 .collect()
         };
-        let first = run::run_trial(&client, &trial, &endpoint, &cache).await;
+        let first = run_trial(&client, &trial, &endpoint, &cache).await;
         assert_eq!(
             attempts(&first),
             ["web_search", "web_search_preview"],
             "cold cache: fallback"
         );
         *now.lock().unwrap() += Duration::from_secs(14 * 60);
-        let second = run::run_trial(&client, &trial, &endpoint, &cache).await;
+        let second = run_trial(&client, &trial, &endpoint, &cache).await;
         assert_eq!(
             attempts(&second),
             ["web_search_preview"],
             "warm cache: straight to the preview variant"
         );
         *now.lock().unwrap() += Duration::from_secs(60);
-        let third = run::run_trial(&client, &trial, &endpoint, &cache).await;
+        let third = run_trial(&client, &trial, &endpoint, &cache).await;
         assert_eq!(
             attempts(&third),
             ["web_search", "web_search_preview"],

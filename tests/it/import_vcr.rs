@@ -8,12 +8,9 @@ use std::process::Command;
 
 use base64::Engine;
 use serde_json::Value;
-use tooltape::cassette::{self, ProvenanceKind};
-use tooltape::import_vcr;
-use tooltape::model::Provider;
-use tooltape::redact::Secrets;
 
 use crate::recording_support::{self, bin, files_under, repo};
+use tooltape::{ProvenanceKind, Provider, Secrets, import_vcr, load_cassette};
 
 fn real_traffic() -> Option<PathBuf> {
     let p = repo().join("../shared/real-traffic");
@@ -83,7 +80,7 @@ fn binary_gzip_bodies_are_decoded_and_secrets_never_written() {
         !text.contains("AIzaFAKE") && !text.contains("secretcookie"),
         "{text}"
     );
-    let (c, _) = cassette::load(&out).unwrap().unwrap();
+    let (c, _) = load_cassette(&out).unwrap().unwrap();
     assert_eq!(c.provenance.kind, ProvenanceKind::Imported);
     assert_eq!(
         c.provenance.source.as_deref(),
@@ -105,9 +102,9 @@ fn binary_gzip_bodies_are_decoded_and_secrets_never_written() {
 
 #[test]
 fn a_file_that_is_not_a_vcr_cassette_is_refused_with_its_position() {
-    let err = import_vcr::convert(Path::new("x.yaml"), "a: [1, 2\n", Provider::Gemini).unwrap_err();
+    let err = import_vcr(Path::new("x.yaml"), "a: [1, 2\n", Provider::Gemini).unwrap_err();
     assert!(err.to_string().starts_with("x.yaml:"), "{err}");
-    let err = import_vcr::convert(Path::new("x.yaml"), "foo: 1\n", Provider::Gemini).unwrap_err();
+    let err = import_vcr(Path::new("x.yaml"), "foo: 1\n", Provider::Gemini).unwrap_err();
     assert!(err.to_string().contains("not a vcrpy cassette"), "{err}");
 }
 
@@ -120,9 +117,9 @@ fn every_real_traffic_cassette_imports_and_scans_clean() {
     for f in &raw {
         let name = f.file_name().unwrap().to_str().unwrap();
         let text = std::fs::read_to_string(f).unwrap();
-        let c = import_vcr::convert(f, &text, provider_of(name)).unwrap_or_else(|e| panic!("{e}"));
+        let c = import_vcr(f, &text, provider_of(name)).unwrap_or_else(|e| panic!("{e}"));
         let out = dir.join("out").join(name.replace(".yaml", ".json"));
-        tooltape::record::write_cassette(&out, &out, c, &Secrets::default())
+        tooltape::write_cassette(&out, &out, c, &Secrets::default())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     for f in files_under(&dir.join("out")) {

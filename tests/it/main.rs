@@ -3,13 +3,17 @@
 //! binary. The per-trial conformance harness is the other test binary (`tests/conformance.rs`).
 
 mod architecture;
+mod catalogue;
 mod chunking;
 mod cli;
 mod corpus;
+mod gateway_docs;
 mod hosted_search;
 mod import_vcr;
+mod proxy;
 mod real_traffic;
 mod recording;
 mod recording_e2e;
 mod recording_support;
 mod reports;
+mod request_decoders;

@@ -6,10 +6,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use tooltape::http::HttpResponse;
-use tooltape::model::Provider;
-use tooltape::model::{ChatRequest, StrictPolicy, Tool};
-use tooltape::providers;
+use tooltape::{ChatRequest, HttpResponse, Provider, StrictPolicy, Tool, decode};
 
 fn corpus() -> Option<Vec<Value>> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-traffic");
@@ -40,7 +37,7 @@ pub fn request_for(record: &Value) -> ChatRequest {
                 .map(|n| Tool {
                     name: n.to_string(),
                     description: None,
-                    parameters: tooltape::model::empty_parameters(),
+                    parameters: tooltape::empty_parameters(),
                     strict: None,
                 })
                 .collect()
@@ -94,7 +91,7 @@ fn check(record: &Value, provider: Provider) -> Vec<String> {
     let req = request_for(record);
     let resp = response_for(record);
     let exp = &record["expected"];
-    let outcome = match providers::decode(provider, &req, &resp) {
+    let outcome = match decode(provider, &req, &resp) {
         Ok(o) => o,
         Err(e) => return vec![format!("decode failed: {e}")],
     };

@@ -7,12 +7,13 @@ use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use serde_json::json;
-use tooltape::cassette::{self, Cassette, Interaction, Provenance, ProvenanceKind, StoredResponse};
-use tooltape::http::{HttpRequest, HttpResponse};
-use tooltape::record::{self, RetryPolicy};
-use tooltape::redact::{self, REDACTED, Secrets};
 
 use crate::recording_support::{bin, project};
+use tooltape::{
+    CASSETTE_FORMAT, Cassette, HttpRequest, HttpResponse, Interaction, Provenance, ProvenanceKind,
+    REDACTED, RetryPolicy, Secrets, StoredResponse, backoff, cassette_text, find_secrets,
+    redact_request, redact_response, redact_text, scan_secrets, server_hint, write_cassette,
+};
 
 const FAKE_OPENAI: &str = "sk-proj-FAKEfake0123456789abcdefXYZ";
 const FAKE_ANTHROPIC: &str = "sk-ant-api03-FAKEfake0123456789abcdef";
@@ -22,7 +23,7 @@ const FAKE_GOOGLE: &str = "AIzaFAKEfake0123456789abcdefghijklmnop";
 fn key_shapes_are_found_at_word_boundaries_only() {
     let none = Secrets::default();
     let text = format!("a {FAKE_OPENAI} b {FAKE_ANTHROPIC} c {FAKE_GOOGLE} d Bearer abcdefgh.ijk");
-    let hits = redact::find_secrets(&text, &none);
+    let hits = find_secrets(&text, &none);
     assert_eq!(hits.len(), 4, "{hits:?}");
     // `task-…` contains `sk-` but is a word; short `sk-` strings are not keys.
     for benign in [
@@ -31,10 +32,10 @@ fn key_shapes_are_found_at_word_boundaries_only() {
         "Bearer <REDACTED>",
         "AIzaShort",
     ] {
-        assert!(redact::find_secrets(benign, &none).is_empty(), "{benign}");
+        assert!(find_secrets(benign, &none).is_empty(), "{benign}");
     }
     assert_eq!(
-        redact::redact_text(&format!("key={FAKE_GOOGLE}&x=1"), &none),
+        redact_text(&format!("key={FAKE_GOOGLE}&x=1"), &none),
         format!("key={REDACTED}&x=1")
     );
 }
@@ -43,7 +44,7 @@ fn key_shapes_are_found_at_word_boundaries_only() {
 fn literal_keys_from_the_environment_are_redacted_whatever_their_shape() {
     let secrets = Secrets::new(["plainsecretvalue42".to_string(), "short".to_string()]);
     assert_eq!(
-        redact::redact_text("x plainsecretvalue42 y short", &secrets),
+        redact_text("x plainsecretvalue42 y short", &secrets),
         format!("x {REDACTED} y short")
     );
 }
@@ -65,7 +66,7 @@ fn request_redaction_covers_headers_query_and_mcp_fields() {
         .insert("openai-organization".into(), "org-abcdef".into());
     req.query.insert("key".into(), FAKE_GOOGLE.into());
     req.query.insert("alt".into(), "sse".into());
-    redact::redact_request(&mut req, &Secrets::default());
+    redact_request(&mut req, &Secrets::default());
     let text = serde_json::to_string(&req).unwrap();
     for secret in [
         "oauth-token-123456",
@@ -109,7 +110,7 @@ fn response_redaction_drops_volatile_headers_and_keeps_streams_byte_exact() {
         stream: Some(events.clone()),
         text: None,
     };
-    redact::redact_response(&mut r, &Secrets::default());
+    redact_response(&mut r, &Secrets::default());
     assert_eq!(r.headers.keys().collect::<Vec<_>>(), ["content-type"]);
     let got = r.stream.unwrap();
     assert_eq!(
@@ -126,7 +127,7 @@ fn response_redaction_drops_volatile_headers_and_keeps_streams_byte_exact() {
 
 fn cassette_with(req: HttpRequest, resp: StoredResponse) -> Cassette {
     Cassette {
-        tooltape: cassette::FORMAT,
+        tooltape: CASSETTE_FORMAT,
         trial: "t::openai-chat::auto::buffered".into(),
         provenance: Provenance {
             kind: ProvenanceKind::Recorded,
@@ -161,11 +162,11 @@ fn scan_reports_path_line_col_and_ignores_ordinary_key_fields() {
         json!({"key": "a-normal-tool-argument", "task-list": 1}),
     );
     req.headers.insert("x-api-key".into(), "plain-value".into());
-    let text = cassette::to_text(&cassette_with(
+    let text = cassette_text(&cassette_with(
         req,
         ok_response(json!({"text": FAKE_OPENAI})),
     ));
-    let findings = redact::scan(&text, &Secrets::default());
+    let findings = scan_secrets(&text, &Secrets::default());
     let whats: Vec<&str> = findings.iter().map(|f| f.what.as_str()).collect();
     assert_eq!(findings.len(), 2, "{findings:?}");
     assert!(whats.iter().any(|w| w.contains("x-api-key")), "{whats:?}");
@@ -182,12 +183,10 @@ fn a_secret_redaction_misses_is_refused_by_the_scan_and_nothing_is_replaced() {
     let path = dir.join("cassettes/x.json");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, "GOOD").unwrap();
-    // A `headers` object in a body that is not an MCP tool: redaction leaves it, the scan does not.
-    let req = HttpRequest::post(
-        "/v1/x",
-        json!({"headers": {"authorization": "letmein-please"}}),
-    );
-    let err = record::write_cassette(
+    // A `headers` object in a body that is not an MCP tool: redaction leaves it, the scan does
+    // not. (`authorization` fields are redacted anywhere now; `x-api-key` is a header name only.)
+    let req = HttpRequest::post("/v1/x", json!({"headers": {"x-api-key": "letmein-please"}}));
+    let err = write_cassette(
         &path,
         Path::new("cassettes/x.json"),
         cassette_with(req, ok_response(json!({}))),
@@ -209,7 +208,7 @@ fn a_secret_redaction_misses_is_refused_by_the_scan_and_nothing_is_replaced() {
 #[test]
 fn scan_command_exits_1_on_a_finding_and_0_when_clean() {
     let dir = project("scan");
-    let clean = cassette::to_text(&cassette_with(
+    let clean = cassette_text(&cassette_with(
         HttpRequest::post("/v1/x", json!({})),
         ok_response(json!({"ok": 1})),
     ));
@@ -258,42 +257,39 @@ fn resp(status: u16, headers: &[(&str, &str)], body: &str) -> HttpResponse {
 fn retry_hints_from_headers_dates_and_gemini_bodies() {
     let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_400); // 2015-10-21 07:26:40 GMT
     assert_eq!(
-        record::server_hint(&resp(429, &[("retry-after", "7")], ""), now),
+        server_hint(&resp(429, &[("retry-after", "7")], ""), now),
         Some(Duration::from_secs(7))
     );
     assert_eq!(
-        record::server_hint(
+        server_hint(
             &resp(429, &[("retry-after", "7"), ("retry-after-ms", "250")], ""),
             now
         ),
         Some(Duration::from_millis(250))
     );
     let date = resp(429, &[("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT")], "");
-    assert_eq!(
-        record::server_hint(&date, now),
-        Some(Duration::from_secs(80))
-    );
+    assert_eq!(server_hint(&date, now), Some(Duration::from_secs(80)));
     let gemini = r#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[
         {"@type":"type.googleapis.com/google.rpc.QuotaFailure"},
         {"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34.4s"}]}}"#;
     assert_eq!(
-        record::server_hint(&resp(429, &[], gemini), now),
+        server_hint(&resp(429, &[], gemini), now),
         Some(Duration::from_secs_f64(34.4))
     );
-    assert_eq!(record::server_hint(&resp(500, &[], "oops"), now), None);
+    assert_eq!(server_hint(&resp(500, &[], "oops"), now), None);
     let p = RetryPolicy {
         attempts: 3,
         base: Duration::from_millis(100),
         cap: Duration::from_secs(2),
     };
-    assert_eq!(record::backoff(&p, 1, None), Duration::from_millis(100));
-    assert_eq!(record::backoff(&p, 3, None), Duration::from_millis(400));
+    assert_eq!(backoff(&p, 1, None), Duration::from_millis(100));
+    assert_eq!(backoff(&p, 3, None), Duration::from_millis(400));
     assert_eq!(
-        record::backoff(&p, 1, Some(Duration::from_secs(1))),
+        backoff(&p, 1, Some(Duration::from_secs(1))),
         Duration::from_secs(1)
     );
     assert_eq!(
-        record::backoff(&p, 1, Some(Duration::from_secs(3600))),
+        backoff(&p, 1, Some(Duration::from_secs(3600))),
         Duration::from_secs(2),
         "capped"
     );

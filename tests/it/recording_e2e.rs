@@ -7,17 +7,14 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tooltape::case::{self, Trial};
-use tooltape::cassette::{self, ProvenanceKind};
-use tooltape::harness;
-use tooltape::record::{self as record_cli, Endpoints, Summary, Which};
-use tooltape::record::{self, RecordOptions, RetryPolicy};
-use tooltape::redact::Secrets;
-use tooltape::run::{self, Endpoint};
-use tooltape::simulate::{Fault, FaultKind, SimConfig, Simulator};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 use crate::recording_support::{bin, files_under, project};
+use tooltape::{
+    self as record_cli, Endpoint, Endpoints, Fault, FaultKind, ProvenanceKind, RecordOptions,
+    RetryPolicy, Secrets, SimConfig, Simulator, Summary, Trial, Which, cassette_from_run,
+    cassette_text, discover, http_client, load_cassette, run_trial, runtime, today, write_cassette,
+};
 
 const FAKE_OPENAI: &str = "sk-proj-FAKEfake0123456789abcdefXYZ";
 const FAKE_ANTHROPIC: &str = "sk-ant-api03-FAKEfake0123456789abcdef";
@@ -43,7 +40,7 @@ fn sim_endpoints(root: &Path, sim: &Simulator) -> Endpoints {
 }
 
 fn trials(root: &Path, filter: &str) -> Vec<Trial> {
-    case::discover(root)
+    discover(root)
         .trials
         .into_iter()
         .filter(|t| t.name().contains(filter))
@@ -57,7 +54,7 @@ async fn record(
     endpoints: &Endpoints,
     opts: &RecordOptions,
 ) -> Summary {
-    let chosen = record_cli::select(root, trials(root, filter), which).await;
+    let chosen = record_cli::select_to_record(root, trials(root, filter), which).await;
     record_cli::record_all_with(root, chosen, endpoints, 4, opts, &|_, _| {}).await
 }
 
@@ -97,22 +94,22 @@ impl Respond for Echo {
 #[test]
 fn recording_with_planted_keys_writes_no_secret_anywhere() {
     let root = project("secrets");
-    harness::runtime().block_on(async {
+    runtime().block_on(async {
         let sim = Simulator::start(SimConfig::default()).await.unwrap();
         let echo = MockServer::start().await;
         Mock::given(wiremock::matchers::any()).respond_with(Echo).mount(&echo).await;
         let mut endpoints = sim_endpoints(&root, &sim);
         let planted = vec![("openai-organization".to_string(), FAKE_ORG.to_string()), ("cookie".to_string(), FAKE_COOKIE.to_string())];
         for (p, key) in [
-            (tooltape::model::Provider::OpenaiResponses, FAKE_OPENAI),
-            (tooltape::model::Provider::Anthropic, FAKE_ANTHROPIC),
-            (tooltape::model::Provider::Gemini, FAKE_GOOGLE),
+            (tooltape::Provider::OpenaiResponses, FAKE_OPENAI),
+            (tooltape::Provider::Anthropic, FAKE_ANTHROPIC),
+            (tooltape::Provider::Gemini, FAKE_GOOGLE),
         ] {
             let e = Endpoint { base_url: sim.base_url(), key: Some(key.into()), extra_headers: planted.clone() };
             endpoints.insert(p, Ok((e, "simulator".into())));
         }
         let e = Endpoint { base_url: echo.uri(), key: Some(FAKE_OPENAI.into()), extra_headers: planted.clone() };
-        endpoints.insert(tooltape::model::Provider::OpenaiChat, Ok((e, echo.uri())));
+        endpoints.insert(tooltape::Provider::OpenaiChat, Ok((e, echo.uri())));
         let summary = record(&root, "", Which::Missing, &endpoints, &fast()).await;
         assert!(summary.failed.is_empty() && summary.recorded.len() == 12, "{}", summary.render());
         assert!(!echo.received_requests().await.unwrap().is_empty(), "the echo provider answered");
@@ -120,17 +117,17 @@ fn recording_with_planted_keys_writes_no_secret_anywhere() {
         // The neutral model has no MCP tool and encoders never put `key=` in a query: plant
         // them into a real run's encoded request before it becomes a cassette.
         let t = trials(&root, "forecast::gemini::auto::buffered").remove(0);
-        let client = run::client(Duration::from_secs(10));
+        let client = http_client(Duration::from_secs(10));
         let endpoint = Endpoint { base_url: sim.base_url(), key: Some(FAKE_GOOGLE.into()), extra_headers: Vec::new() };
-        let cache = tooltape::run::SupportCache::new(tooltape::run::SupportCache::DEFAULT_TTL);
-        let mut run = run::run_trial(&client, &t, &endpoint, &cache).await;
+        let cache = tooltape::SupportCache::new(tooltape::SupportCache::DEFAULT_TTL);
+        let mut run = run_trial(&client, &t, &endpoint, &cache).await;
         let req = &mut run.exchanges[0].encoded.request;
         req.query.insert("key".into(), FAKE_GOOGLE.into());
         req.body["tools"].as_array_mut().unwrap().push(json!({"type": "mcp", "server_label": "x", "authorization": FAKE_MCP, "headers": {"X-Api-Token": FAKE_MCP}}));
         req.body["mcp_servers"] = json!([{"type": "url", "url": "https://mcp.example", "authorization_token": FAKE_MCP}]);
-        let c = record::cassette_from_run(&t, &run, "simulator").unwrap();
+        let c = cassette_from_run(&t, &run, "simulator").unwrap();
         let rel = Path::new("cassettes/planted.json");
-        record::write_cassette(&root.join(rel), rel, c, &Secrets::default()).unwrap();
+        write_cassette(&root.join(rel), rel, c, &Secrets::default()).unwrap();
     });
     let files = files_under(&root);
     assert!(files.len() >= 13 + 3, "{files:?}");
@@ -149,7 +146,7 @@ fn recording_with_planted_keys_writes_no_secret_anywhere() {
             assert!(!text.contains(secret), "{}: contains {secret}", f.display());
         }
     }
-    let (c, _) = cassette::load(&root.join("cassettes/openai-chat/weather/auto-stream.json"))
+    let (c, _) = load_cassette(&root.join("cassettes/openai-chat/weather/auto-stream.json"))
         .unwrap()
         .unwrap();
     assert_eq!(
@@ -184,7 +181,7 @@ fn fault_leaves_cassette(
     served: Option<usize>,
 ) {
     let root = project(name);
-    harness::runtime().block_on(async {
+    runtime().block_on(async {
         let sim = Simulator::start(SimConfig::default()).await.unwrap();
         let s = record(
             &root,
@@ -299,7 +296,7 @@ fn slow_answer_keeps_the_cassette() {
 #[test]
 fn a_rate_limit_then_success_is_recorded_after_waiting() {
     let root = project("retry-ok");
-    harness::runtime().block_on(async {
+    runtime().block_on(async {
         let fault = FaultKind::RateLimited {
             retry_after_secs: 1,
             retry_after_ms: None,
@@ -339,7 +336,7 @@ fn a_rate_limit_then_success_is_recorded_after_waiting() {
 #[test]
 fn simulated_cassettes_are_synthetic_with_full_provenance() {
     let root = project("provenance");
-    harness::runtime().block_on(async {
+    runtime().block_on(async {
         let sim = Simulator::start(SimConfig::default()).await.unwrap();
         let s = record(
             &root,
@@ -352,7 +349,7 @@ fn simulated_cassettes_are_synthetic_with_full_provenance() {
         assert_eq!(s.recorded.len(), 1, "{}", s.render());
     });
     let t = trials(&root, "weather::anthropic::auto::stream").remove(0);
-    let (c, text) = cassette::load(&root.join(t.cassette_path()))
+    let (c, text) = load_cassette(&root.join(t.cassette_path()))
         .unwrap()
         .unwrap();
     assert_eq!(c.provenance.kind, ProvenanceKind::Synthetic);
@@ -361,7 +358,7 @@ fn simulated_cassettes_are_synthetic_with_full_provenance() {
         Some(t.case.hash.as_str())
     );
     assert_eq!(c.provenance.model, t.model());
-    assert_eq!(c.provenance.date, cassette::today());
+    assert_eq!(c.provenance.date, today());
     assert_eq!(c.provenance.tooltape, env!("CARGO_PKG_VERSION"));
     assert!(
         !text.contains("x-tooltape-scenario"),
@@ -378,7 +375,7 @@ fn simulated_cassettes_are_synthetic_with_full_provenance() {
 #[test]
 fn editing_a_case_marks_exactly_its_trials_stale() {
     let root = project("stale");
-    harness::runtime().block_on(async {
+    runtime().block_on(async {
         let sim = Simulator::start(SimConfig::default()).await.unwrap();
         let s = record(
             &root,
@@ -389,7 +386,7 @@ fn editing_a_case_marks_exactly_its_trials_stale() {
         )
         .await;
         assert_eq!(s.recorded.len(), 12, "{}", s.render());
-        let all = record_cli::select(&root, trials(&root, ""), Which::Stale).await;
+        let all = record_cli::select_to_record(&root, trials(&root, ""), Which::Stale).await;
         assert!(
             all.is_empty(),
             "fresh cassettes are not stale: {:?}",
@@ -403,9 +400,9 @@ fn editing_a_case_marks_exactly_its_trials_stale() {
     std::fs::write(&case, text.replace("right now?", "right now, please?")).unwrap();
     // Conversion changed: a recorded request that no longer matches what the encoder produces.
     let forecast = root.join("cassettes/gemini/forecast/auto-buffered.json");
-    let (mut c, _) = cassette::load(&forecast).unwrap().unwrap();
+    let (mut c, _) = load_cassette(&forecast).unwrap().unwrap();
     c.interactions[0].request.body["generationConfig"] = json!({"temperature": 0.5});
-    std::fs::write(&forecast, cassette::to_text(&c)).unwrap();
+    std::fs::write(&forecast, cassette_text(&c)).unwrap();
 
     let out = Command::new(bin())
         .args([

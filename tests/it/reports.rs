@@ -8,10 +8,12 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use serde_json::{Value, json};
-use tooltape::cassette::{self, Cassette, Interaction, Provenance, ProvenanceKind, StoredResponse};
-use tooltape::drift::{self, Kind, Severity};
-use tooltape::http::HttpRequest;
-use tooltape::report::{self, Cell, Parity, Status};
+use tooltape::{
+    CASSETTE_FORMAT, Cassette, Cell, DriftFinding, DriftKind, DriftReport, HttpRequest,
+    Interaction, Matrix, Parity, Provenance, ProvenanceKind, REGENERATE_CONFORMANCE, Severity,
+    Status, StoredResponse, cassette_text, compare_dirs, drift_terminal, matrix, matrix_html,
+    matrix_json, matrix_markdown, matrix_summary, matrix_terminal, parity, write_atomic,
+};
 
 fn project_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -135,7 +137,7 @@ fn write_cassette(dir: &Path, choice: &str, mode: &str, a: &Answer) {
         text: None,
     };
     let c = Cassette {
-        tooltape: cassette::FORMAT,
+        tooltape: CASSETTE_FORMAT,
         trial: format!("weather::openai-chat::{choice}::{mode}"),
         provenance: Provenance {
             kind: ProvenanceKind::Synthetic,
@@ -154,7 +156,7 @@ fn write_cassette(dir: &Path, choice: &str, mode: &str, a: &Answer) {
     let path = dir
         .join("openai-chat/weather")
         .join(format!("{choice}-{mode}.json"));
-    cassette::write_atomic(&path, &cassette::to_text(&c)).unwrap();
+    write_atomic(&path, &cassette_text(&c)).unwrap();
 }
 
 /// Committed folder and the `against` folder, differing in crafted ways, one per trial.
@@ -209,35 +211,35 @@ fn crafted(name: &str) -> (PathBuf, PathBuf) {
     (root, new)
 }
 
-fn findings<'a>(r: &'a drift::DriftReport, trial: &str) -> &'a [drift::Finding] {
+fn findings<'a>(r: &'a DriftReport, trial: &str) -> &'a [DriftFinding] {
     r.trials
         .iter()
         .find(|t| t.trial == trial)
         .map_or(&[], |t| t.findings.as_slice())
 }
 
-fn kinds(f: &[drift::Finding]) -> Vec<Kind> {
+fn kinds(f: &[DriftFinding]) -> Vec<DriftKind> {
     f.iter().map(|f| f.kind).collect()
 }
 
 #[test]
 fn drift_reports_each_crafted_difference_once_at_its_severity() {
     let (root, fresh) = crafted("drift");
-    let trials = tooltape::case::discover(&root).trials;
+    let trials = tooltape::discover(&root).trials;
     assert_eq!(trials.len(), 8);
-    let r = drift::compare_dirs(&trials, &root.join("cassettes"), &fresh, None);
-    let shown = drift::render::terminal(&r);
+    let r = compare_dirs(&trials, &root.join("cassettes"), &fresh, None);
+    let shown = drift_terminal(&r);
     assert_eq!(r.compared, 8, "{shown}");
 
     let ids = findings(&r, "weather::openai-chat::auto::buffered");
-    assert_eq!(kinds(ids), [Kind::Noise], "{shown}");
+    assert_eq!(kinds(ids), [DriftKind::Noise], "{shown}");
     assert!(
         ids.iter().all(|f| f.severity == Severity::Cosmetic),
         "{shown}"
     );
 
     let renamed = findings(&r, "weather::openai-chat::required::buffered");
-    assert_eq!(kinds(renamed), [Kind::FieldRenamed], "{shown}");
+    assert_eq!(kinds(renamed), [DriftKind::FieldRenamed], "{shown}");
     assert_eq!(
         renamed[0].path.as_deref(),
         Some("$.choices[].logprobs"),
@@ -251,11 +253,11 @@ fn drift_reports_each_crafted_difference_once_at_its_severity() {
     assert_eq!(renamed[0].severity, Severity::Behaviour);
 
     let event = findings(&r, "weather::openai-chat::auto::stream");
-    assert_eq!(kinds(event), [Kind::EventAdded], "{shown}");
+    assert_eq!(kinds(event), [DriftKind::EventAdded], "{shown}");
     assert_eq!(event[0].after.as_deref(), Some("ping"));
 
     let finish = findings(&r, "weather::openai-chat::none::buffered");
-    assert_eq!(kinds(finish), [Kind::Finish], "{shown}");
+    assert_eq!(kinds(finish), [DriftKind::Finish], "{shown}");
     assert_eq!(finish[0].severity, Severity::Behaviour);
     assert!(
         finish[0]
@@ -267,14 +269,17 @@ fn drift_reports_each_crafted_difference_once_at_its_severity() {
     );
 
     let flipped = findings(&r, "weather::openai-chat::forced-get_weather::buffered");
-    assert_eq!(flipped[0].kind, Kind::Verdict, "{shown}");
+    assert_eq!(flipped[0].kind, DriftKind::Verdict, "{shown}");
     assert_eq!(flipped[0].severity, Severity::Breaking);
     assert!(flipped[0].before.as_deref() == Some("pass"), "{shown}");
-    assert!(flipped.iter().any(|f| f.kind == Kind::ToolCalls), "{shown}");
+    assert!(
+        flipped.iter().any(|f| f.kind == DriftKind::ToolCalls),
+        "{shown}"
+    );
     assert!(
         flipped
             .iter()
-            .all(|f| !matches!(f.kind, Kind::FieldRemoved | Kind::FieldAdded)),
+            .all(|f| !matches!(f.kind, DriftKind::FieldRemoved | DriftKind::FieldAdded)),
         "{shown}"
     );
 
@@ -290,18 +295,13 @@ fn drift_reports_each_crafted_difference_once_at_its_severity() {
     }
     assert_eq!(r.trials.len(), 5, "unchanged trials have no entry\n{shown}");
     assert_eq!(r.exit_code(), 1);
-    let ids_only = drift::compare_dirs(
+    let ids_only = compare_dirs(
         &trials,
         &root.join("cassettes"),
         &fresh,
         Some("auto::buffered"),
     );
-    assert_eq!(
-        ids_only.exit_code(),
-        0,
-        "{}",
-        drift::render::terminal(&ids_only)
-    );
+    assert_eq!(ids_only.exit_code(), 0, "{}", drift_terminal(&ids_only));
 }
 
 #[test]
@@ -370,31 +370,31 @@ fn cell(status: Status, calls: &[&str], prov: ProvenanceKind, outcome: Value) ->
 fn parity_compares_calls_verdicts_and_synthetic_outcomes() {
     let (syn, rec) = (ProvenanceKind::Synthetic, ProvenanceKind::Recorded);
     let a = cell(Status::Pass, &["get_weather"], syn, json!([{"text": null}]));
-    assert_eq!(report::parity(&a, &a.clone()), Some(Parity::Same));
+    assert_eq!(parity(&a, &a.clone()), Some(Parity::Same));
     let b = cell(Status::Pass, &["get_weather"], syn, json!([{"text": "x"}]));
     assert_eq!(
-        report::parity(&a, &b),
+        parity(&a, &b),
         Some(Parity::Differs(
             "synthetic outcomes differ at /0/text".into()
         ))
     );
     let c = cell(Status::Pass, &["get_weather"], rec, json!([{"text": "x"}]));
     assert_eq!(
-        report::parity(&a, &c),
+        parity(&a, &c),
         Some(Parity::Same),
         "recorded pairs: only calls and verdict"
     );
     let d = cell(Status::Fail, &[], rec, json!([]));
-    assert!(matches!(report::parity(&c, &d), Some(Parity::Differs(w)) if w.starts_with("verdict")));
+    assert!(matches!(parity(&c, &d), Some(Parity::Differs(w)) if w.starts_with("verdict")));
     let e = cell(Status::Missing, &[], rec, json!([]));
-    assert_eq!(report::parity(&c, &e), None);
+    assert_eq!(parity(&c, &e), None);
 }
 
 // ---------------------------------------------------------------- the shipped suite
 
-fn shipped() -> &'static report::Matrix {
-    static M: OnceLock<report::Matrix> = OnceLock::new();
-    M.get_or_init(|| report::matrix(&project_root(), None))
+fn shipped() -> &'static Matrix {
+    static M: OnceLock<Matrix> = OnceLock::new();
+    M.get_or_init(|| matrix(&project_root(), None))
 }
 
 #[test]
@@ -402,10 +402,10 @@ fn shipped_matrix_in_every_format() {
     let m = shipped();
     assert!(!m.rows.is_empty());
     let providers: Vec<&str> = m.providers.iter().map(|p| p.slug()).collect();
-    let term = report::text::terminal(m);
-    let md = report::text::markdown(m);
-    let html = report::html::page(m);
-    let json: Value = serde_json::from_str(&report::text::json(m)).unwrap();
+    let term = matrix_terminal(m);
+    let md = matrix_markdown(m);
+    let html = matrix_html(m);
+    let json: Value = serde_json::from_str(&matrix_json(m)).unwrap();
     for p in &providers {
         assert!(term.lines().next().unwrap().contains(p), "{term}");
         assert!(md.contains(&format!(" {p} |")), "{md}");
@@ -418,13 +418,13 @@ fn shipped_matrix_in_every_format() {
         "self-contained"
     );
     let cells: usize = m.rows.iter().map(|r| r.cells.len()).sum();
-    let trials = tooltape::case::discover(&project_root()).trials.len();
+    let trials = tooltape::discover(&project_root()).trials.len();
     assert_eq!(cells, trials, "one cell per trial");
 }
 
 #[test]
 fn conformance_md_is_up_to_date() {
-    let want = report::text::markdown(shipped());
+    let want = matrix_markdown(shipped());
     let path = project_root().join("CONFORMANCE.md");
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     if have != want {
@@ -438,7 +438,7 @@ fn conformance_md_is_up_to_date() {
             "CONFORMANCE.md:{line}: out of date with the replayed suite\n{}\n  regenerate: {}",
             diff.unified_diff()
                 .header("CONFORMANCE.md (committed)", "CONFORMANCE.md (replayed)"),
-            report::text::REGENERATE
+            REGENERATE_CONFORMANCE
         );
     }
 }
@@ -459,7 +459,7 @@ fn html_page_loads_in_headless_chromium() {
     };
     let dir = temp_dir("html");
     let page = dir.join("conformance.html");
-    std::fs::write(&page, report::html::page(shipped())).unwrap();
+    std::fs::write(&page, matrix_html(shipped())).unwrap();
     let out = Command::new(browser)
         .args([
             "--headless",
@@ -508,7 +508,7 @@ fn html_page_loads_in_headless_chromium() {
 fn matrix_marks_missing_and_stale_cassettes() {
     let (root, _) = crafted("matrix");
     std::fs::remove_file(root.join("cassettes/openai-chat/weather/auto-stream.json")).unwrap();
-    let m = report::matrix(&root, None);
+    let m = matrix(&root, None);
     assert_eq!(m.rows.len(), 8);
     let status = |choice: &str, mode: &str| {
         let row = m
@@ -524,10 +524,10 @@ fn matrix_marks_missing_and_stale_cassettes() {
     assert_eq!(stale.detail.as_deref(), Some("case edited since recording"));
     assert_eq!(stale.provenance, Some(ProvenanceKind::Synthetic));
     assert_eq!(stale.parity, None, "no parity without a verdict");
-    let md = report::text::markdown(&m);
+    let md = matrix_markdown(&m);
     assert!(md.contains("| weather | auto | stream | missing |"), "{md}");
     assert!(md.contains("1. stale: case edited since recording"), "{md}");
-    let s = report::summary(&m, tooltape::model::Provider::OpenaiChat);
+    let s = matrix_summary(&m, tooltape::Provider::OpenaiChat);
     assert_eq!((s.count(Status::Stale), s.count(Status::Missing)), (7, 1));
 }
 
@@ -541,8 +541,8 @@ fn shipped_stream_and_buffered_pairs_are_at_parity() {
     for row in &m.rows {
         for cell in row.cells.values() {
             match &cell.parity {
-                Some(report::Parity::Same) => pairs += 1,
-                Some(report::Parity::Differs(why)) => differ.push(format!("{}: {why}", cell.trial)),
+                Some(Parity::Same) => pairs += 1,
+                Some(Parity::Differs(why)) => differ.push(format!("{}: {why}", cell.trial)),
                 None => {}
             }
         }

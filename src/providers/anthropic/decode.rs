@@ -28,7 +28,7 @@ pub(super) struct WireError {
 
 impl WireError {
     /// An `error` event without its `error` object.
-    pub fn unknown() -> WireError {
+    pub(super) fn unknown() -> WireError {
         WireError {
             kind: None,
             message: "error event without details".into(),
@@ -42,8 +42,8 @@ struct WireMessage {
     #[serde(rename = "type")]
     kind: Option<String>,
     model: Option<String>,
-    #[serde(default)]
-    content: Vec<Value>,
+    /// Required in a message (absent only in an error envelope).
+    content: Option<Vec<Value>>,
     stop_reason: Option<String>,
     usage: Option<WireUsage>,
     error: Option<WireError>,
@@ -99,7 +99,7 @@ pub(super) struct Builder {
 
 impl Builder {
     /// `content_block_start`, or one block of a buffered `content[]`.
-    pub fn start(&mut self, index: u64, block: &Value) {
+    pub(super) fn start(&mut self, index: u64, block: &Value) {
         if self.open.iter().any(|(i, _)| *i == index) {
             self.stop(index); // a restarted index closes the previous block first
         }
@@ -172,8 +172,46 @@ impl Builder {
         self.open.push((index, open));
     }
 
+    /// Text and calls so far: an open tool block's arguments are its `input_json_delta`s.
+    pub(super) fn progress(&self) -> crate::providers::Progress<'_> {
+        let calls =
+            self.outcome
+                .tool_calls
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let open = self.open.iter().find_map(|(_, o)| match o {
+                        Open::Tool {
+                            call,
+                            json,
+                            has_delta: true,
+                        } if *call == i => Some(json.as_str()),
+                        _ => None,
+                    });
+                    crate::providers::CallProgress {
+                        id: &c.id,
+                        name: &c.name,
+                        arguments: match open {
+                            Some(j) => std::borrow::Cow::Borrowed(j),
+                            None if self.open.iter().any(
+                                |(_, o)| matches!(o, Open::Tool { call, .. } if *call == i),
+                            ) =>
+                            {
+                                std::borrow::Cow::Borrowed("")
+                            }
+                            None => std::borrow::Cow::Owned(c.arguments.to_string()),
+                        },
+                    }
+                })
+                .collect();
+        crate::providers::Progress {
+            text: self.outcome.text.as_deref().into_iter().collect(),
+            calls,
+        }
+    }
+
     /// `content_block_delta`. Deltas for an unknown index are dropped.
-    pub fn delta(&mut self, index: u64, d: &Delta<'_>) {
+    pub(super) fn delta(&mut self, index: u64, d: &Delta<'_>) {
         let Some(pos) = self.open.iter().rposition(|(i, _)| *i == index) else {
             return;
         };
@@ -222,7 +260,7 @@ impl Builder {
     }
 
     /// `content_block_stop`: a tool's arguments are parsed here.
-    pub fn stop(&mut self, index: u64) {
+    pub(super) fn stop(&mut self, index: u64) {
         let Some(pos) = self.open.iter().rposition(|(i, _)| *i == index) else {
             return;
         };
@@ -246,14 +284,14 @@ impl Builder {
     }
 
     /// Closes every block still open (a truncated stream), in index order.
-    pub fn stop_all(&mut self) {
+    pub(super) fn stop_all(&mut self) {
         while let Some((index, _)) = self.open.first() {
             let index = *index;
             self.stop(index);
         }
     }
 
-    pub fn usage(&mut self, u: &WireUsage) {
+    pub(super) fn usage(&mut self, u: &WireUsage) {
         let usage = self.outcome.usage.get_or_insert_with(Usage::default);
         // message_delta usage is cumulative: later values replace earlier ones.
         if u.input_tokens.is_some() {
@@ -264,12 +302,12 @@ impl Builder {
         }
     }
 
-    pub fn stop_reason(&mut self, reason: &str) {
+    pub(super) fn stop_reason(&mut self, reason: &str) {
         self.outcome.finish = finish_for(reason);
         self.outcome.raw_finish = Some(reason.to_string());
     }
 
-    pub fn into_outcome(mut self) -> Outcome {
+    pub(super) fn into_outcome(mut self) -> Outcome {
         self.stop_all();
         self.outcome.withdraw_truncated_call();
         if self.saw_hosted {
@@ -377,8 +415,18 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
     if let (Some("error"), Some(e)) = (msg.kind.as_deref(), &msg.error) {
         return Ok(Outcome::from_error(provider_error(resp.status, e)));
     }
+    if let Some(kind) = msg.kind.as_deref().filter(|k| *k != "message") {
+        return Err(DecodeError::new(format!(
+            "anthropic message body: `type` is `{kind}`, not `message`"
+        )));
+    }
+    let Some(content) = &msg.content else {
+        return Err(DecodeError::new(
+            "anthropic message body: missing required field `content` (not a Messages API response)",
+        ));
+    };
     let mut b = Builder::default();
-    for (i, block) in msg.content.iter().enumerate() {
+    for (i, block) in content.iter().enumerate() {
         b.start(i as u64, block);
         b.stop(i as u64);
     }

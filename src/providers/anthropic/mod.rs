@@ -2,6 +2,7 @@
 //! decoding in `decode`, the push-based stream decoder in `stream`.
 
 mod decode;
+mod request;
 mod stream;
 #[cfg(test)]
 mod tests;
@@ -15,6 +16,7 @@ use crate::providers::tool_results::in_call_order;
 use crate::schema::prepare_tools;
 
 pub use decode::decode;
+pub use request::decode_request;
 pub use stream::{Stream, synthetic_stream};
 
 pub const PATH: &str = "/v1/messages";

@@ -94,6 +94,8 @@ struct State {
     b: Builder,
     /// `message_stop` or an `error` event ended the stream.
     ended: bool,
+    /// `message_start` opened it.
+    opened: bool,
 }
 
 impl Stream {
@@ -109,6 +111,11 @@ impl Stream {
         self.req.clone()
     }
 
+    /// What has been decoded so far (see [`crate::providers::Progress`]).
+    pub fn progress(&self) -> crate::providers::Progress<'_> {
+        self.state.b.progress()
+    }
+
     /// Inlined so that the SSE framer's fast path for chunks that end no line reaches callers.
     #[inline]
     pub fn push(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
@@ -121,6 +128,11 @@ impl Stream {
         let state = &mut self.state;
         self.sse.finish(&mut |ev| state.event(ev))?;
         let ended = self.state.ended;
+        if !ended && !self.state.opened {
+            return Err(DecodeError::new(
+                "not an Anthropic message stream: no `message_start` or `message_stop` event",
+            ));
+        }
         let mut outcome = self.state.b.into_outcome();
         if !ended {
             outcome.diagnostics.push(Diagnostic {
@@ -164,6 +176,7 @@ impl State {
                 }
             }
             "message_start" => {
+                self.opened = true;
                 if let Some(m) = e.message {
                     b.outcome.model = m.model;
                     if let Some(u) = &m.usage {

@@ -510,3 +510,95 @@ fn synthetic_stream_decodes() {
     let ones = vec![1; body.len()];
     assert_eq!(decode_stream(body.as_bytes(), &ones), o);
 }
+
+// ---- Request decoding (`request.rs`) ----
+
+#[test]
+fn decode_request_splits_results_from_trailing_text_and_reads_the_parallel_switch() {
+    let body = json!({
+        "model": "claude", "max_tokens": 500,
+        "system": [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}],
+        "messages": [
+            {"role": "user", "content": "Weather?"},
+            {"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "…", "signature": "sig"},
+                {"type": "tool_use", "id": "t1", "name": "get_weather", "input": {"city": "Paris"}}
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "boom"}], "is_error": true},
+                {"type": "text", "text": "And tomorrow?"}
+            ]}
+        ],
+        "tools": [{"name": "get_weather", "input_schema": {"type": "object"}, "strict": true},
+                  {"type": "web_search_20250305", "name": "web_search", "max_uses": 3}],
+        "tool_choice": {"type": "tool", "name": "get_weather", "disable_parallel_tool_use": true},
+        "thinking": {"type": "enabled", "budget_tokens": 2048}
+    });
+    let d = decode_request(&HttpRequest::post(PATH, body)).unwrap();
+    let r = &d.request;
+    assert_eq!(r.max_tokens, Some(500));
+    assert_eq!(r.thinking, Some(2048));
+    assert_eq!(
+        r.tool_choice,
+        Some(ToolChoice::Forced("get_weather".into()))
+    );
+    assert_eq!(r.parallel_tool_calls, Some(false));
+    assert_eq!(r.tools[0].strict, Some(true));
+    assert_eq!(r.hosted.len(), 1);
+    let Message::Assistant { opaque, .. } = &r.messages[2] else {
+        panic!("{:?}", r.messages[2])
+    };
+    assert_eq!(opaque[0]["type"], "thinking");
+    assert_eq!(
+        r.messages[3..],
+        [
+            Message::Tool {
+                call_id: "t1".into(),
+                name: "get_weather".into(),
+                content: "boom".into(),
+                is_error: true
+            },
+            Message::User {
+                content: "And tomorrow?".into()
+            }
+        ]
+    );
+    let pointers: Vec<&str> = d.extras.iter().map(|e| e.pointer.as_str()).collect();
+    assert_eq!(
+        pointers,
+        [
+            "/system/0/cache_control",
+            "/tools/0/strict",
+            "/tools/1/max_uses",
+            "/tool_choice/disable_parallel_tool_use"
+        ]
+    );
+}
+
+#[test]
+fn decode_request_reads_a_forced_server_search_as_required_grounding() {
+    let body = json!({"model": "claude", "max_tokens": 10,
+        "messages": [{"role": "user", "content": "Search"}],
+        "tools": [{"type": "web_search_20250305", "name": "web_search"}],
+        "tool_choice": {"type": "tool", "name": "web_search"}});
+    let d = decode_request(&HttpRequest::post(PATH, body)).unwrap();
+    assert_eq!(d.request.tool_choice, None);
+    assert!(crate::capability::grounding_required(&d.request));
+}
+
+#[test]
+fn decode_request_errors_name_the_field() {
+    let err = |body: Value| {
+        decode_request(&HttpRequest::post(PATH, body))
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        err(json!({"model": "c", "messages": [], "tools": [{"name": "f"}]})),
+        "/tools/0/input_schema: missing (a client tool declares its input_schema)"
+    );
+    assert_eq!(
+        err(json!({"model": "c", "messages": [{"role": "system", "content": "x"}]})),
+        "/messages/0/role: unknown role `system` (user or assistant)"
+    );
+}

@@ -121,6 +121,10 @@ enum ErrorBody {
 pub(super) struct Accum {
     pub outcome: Outcome,
     pub saw_finish: bool,
+    /// How many chunks were applied.
+    pub chunks: usize,
+    /// A chunk held candidates, prompt feedback or an error.
+    pub answered: bool,
     /// Grounding of the last chunk that had any (each carries the response's grounding so far;
     /// UNCONFIRMED whether streams ever split it across chunks).
     hosted: Option<HostedActivity>,
@@ -128,7 +132,10 @@ pub(super) struct Accum {
 
 impl Accum {
     /// Applies one chunk; `status` is the HTTP status (200 inside streams).
-    pub fn chunk(&mut self, c: Chunk<'_>, status: u16) {
+    pub(super) fn chunk(&mut self, c: Chunk<'_>, status: u16) {
+        self.chunks += 1;
+        self.answered |=
+            !c.candidates.is_empty() || c.prompt_feedback.is_some() || c.error.is_some();
         if let Some(e) = &c.error {
             // UNCONFIRMED (§8.7): mid-stream errors are assumed to use the non-stream envelope.
             self.outcome.error = Some(provider_error(status, e));
@@ -214,7 +221,7 @@ impl Accum {
         });
     }
 
-    pub fn into_outcome(mut self) -> Outcome {
+    pub(super) fn into_outcome(mut self) -> Outcome {
         self.outcome.normalize_finish_for_calls();
         self.outcome.hosted = self.hosted;
         self.outcome
@@ -301,6 +308,11 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
         let c: Chunk<'_> = serde_json::from_slice(&resp.body)
             .map_err(|e| DecodeError::json("gemini response body", &e, 1))?;
         acc.chunk(c, resp.status);
+    }
+    if !acc.answered {
+        return Err(DecodeError::new(
+            "gemini response body: missing required field `candidates` (or `promptFeedback`): not a generateContent response",
+        ));
     }
     Ok(acc.into_outcome())
 }

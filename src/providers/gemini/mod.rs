@@ -3,6 +3,7 @@
 //! streamed JSON array, sniffed) in `stream`.
 
 mod decode;
+mod request;
 mod stream;
 #[cfg(test)]
 mod tests;
@@ -16,6 +17,7 @@ use crate::providers::tool_results::in_call_order;
 use crate::schema::prepare_tools;
 
 pub use decode::{SYNTHETIC_ID_PREFIX, decode};
+pub use request::decode_request;
 pub use stream::{Stream, synthetic_array, synthetic_stream};
 
 /// Builds the `generateContent` request (`streamGenerateContent?alt=sse` when streaming).

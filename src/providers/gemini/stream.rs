@@ -46,6 +46,23 @@ impl Stream {
         self.req.clone()
     }
 
+    /// What has been decoded so far: Gemini sends each call whole, so calls appear complete.
+    pub fn progress(&self) -> crate::providers::Progress<'_> {
+        let o = &self.acc.outcome;
+        crate::providers::Progress {
+            text: o.text.as_deref().into_iter().collect(),
+            calls: o
+                .tool_calls
+                .iter()
+                .map(|c| crate::providers::CallProgress {
+                    id: &c.id,
+                    name: &c.name,
+                    arguments: std::borrow::Cow::Owned(c.arguments.to_string()),
+                })
+                .collect(),
+        }
+    }
+
     /// Inlined, and the framing matched first, so that the framers' fast paths for chunks that
     /// complete nothing reach callers. `always`: with both framings in its body the compiler
     /// otherwise keeps it out of line (a call and register saves per push, measured in the bench).
@@ -82,6 +99,11 @@ impl Stream {
             Framing::Unknown => {}
             Framing::Sse(sse) => sse.finish(&mut |ev| apply(acc, ev.data, ev.line))?,
             Framing::Array(seq) => cut = seq.is_incomplete(),
+        }
+        if self.acc.chunks == 0 {
+            return Err(DecodeError::new(
+                "not a Gemini stream: no response chunk (an SSE `data:` event or a JSON array element)",
+            ));
         }
         let complete = (self.acc.saw_finish && !cut) || self.acc.outcome.error.is_some();
         let mut outcome = self.acc.into_outcome();

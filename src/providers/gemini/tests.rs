@@ -448,3 +448,120 @@ fn synthetic_streams_decode() {
     );
     assert_eq!(decode_stream(sse.as_bytes(), &vec![1; sse.len()]), o);
 }
+
+// ---- Request decoding (`request.rs`) ----
+
+fn gemini_request(path: &str, body: Value) -> crate::http::HttpRequest {
+    crate::http::HttpRequest::post(path, body)
+}
+
+#[test]
+fn decode_request_reads_the_path_ids_signatures_and_calling_modes() {
+    let body = json!({
+        "systemInstruction": {"parts": [{"text": "Be brief."}, {"text": "Use tools."}]},
+        "contents": [
+            {"role": "user", "parts": [{"text": "Weather?"}]},
+            {"role": "model", "parts": [
+                {"text": "thinking…", "thought": true},
+                {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}, "thoughtSignature": "sig"},
+                {"functionCall": {"name": "get_weather", "args": {"city": "Rome"}}}
+            ]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"name": "get_weather", "response": {"result": "18C"}}},
+                {"functionResponse": {"name": "get_weather", "response": {"error": "no data"}}}
+            ]}
+        ],
+        "tools": [{"functionDeclarations": [{"name": "get_weather", "parametersJsonSchema": {"type": "object"}},
+                                            {"name": "ping"}]}],
+        "tool_config": {"function_calling_config": {"mode": "ANY", "allowed_function_names": ["get_weather", "ping"]}},
+        "generationConfig": {"maxOutputTokens": 100, "temperature": 0, "thinkingConfig": {"thinkingBudget": 512}}
+    });
+    let path = "/v1beta/models/gemini-2.5-flash:streamGenerateContent";
+    let d = decode_request(&gemini_request(path, body)).unwrap();
+    let r = &d.request;
+    assert_eq!((r.model.as_str(), r.stream), ("gemini-2.5-flash", true));
+    assert_eq!((r.max_tokens, r.thinking), (Some(100), Some(512)));
+    assert_eq!(r.tools[1].parameters, crate::model::empty_parameters());
+    assert_eq!(
+        r.tool_choice,
+        Some(crate::model::ToolChoice::Allowed {
+            mode: crate::model::AllowedMode::Required,
+            tools: vec!["get_weather".into(), "ping".into()]
+        })
+    );
+    assert_eq!(r.messages.len(), 6);
+    let Message::Assistant {
+        tool_calls, opaque, ..
+    } = &r.messages[3]
+    else {
+        panic!("{:?}", r.messages[3])
+    };
+    assert_eq!(opaque.len(), 1);
+    assert_eq!(tool_calls[0].id, "gemini-call-0-get_weather");
+    assert_eq!(tool_calls[0].thought_signature.as_deref(), Some("sig"));
+    assert_eq!(tool_calls[1].id, "gemini-call-1-get_weather");
+    assert_eq!(
+        r.messages[4..],
+        [
+            Message::Tool {
+                call_id: "gemini-call-0-get_weather".into(),
+                name: "get_weather".into(),
+                content: "18C".into(),
+                is_error: false
+            },
+            Message::Tool {
+                call_id: "gemini-call-1-get_weather".into(),
+                name: "get_weather".into(),
+                content: "no data".into(),
+                is_error: true
+            }
+        ]
+    );
+    let pointers: Vec<&str> = d.extras.iter().map(|e| e.pointer.as_str()).collect();
+    assert_eq!(
+        pointers,
+        [
+            "/tools/0/functionDeclarations/0/parametersJsonSchema",
+            "/tool_config/function_calling_config/mode",
+            "/generationConfig/temperature"
+        ]
+    );
+}
+
+#[test]
+fn decode_request_reads_any_with_one_name_as_forced() {
+    let body = json!({"contents": [{"parts": [{"text": "x"}]}],
+        "tools": [{"functionDeclarations": [{"name": "f"}]}, {"googleSearch": {}}],
+        "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["f"]}}});
+    let d = decode_request(&gemini_request("/v1beta/models/m:generateContent", body)).unwrap();
+    assert_eq!(
+        d.request.tool_choice,
+        Some(crate::model::ToolChoice::Forced("f".into()))
+    );
+    assert!(!d.request.stream);
+    assert_eq!(d.request.hosted.len(), 1);
+}
+
+#[test]
+fn decode_request_errors_name_the_field() {
+    let err = |path: &str, body: Value| {
+        decode_request(&gemini_request(path, body))
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        err("/v1beta/models/m:countTokens", json!({})),
+        "path: `/v1beta/models/m:countTokens` is not a Gemini path (…/models/MODEL:generateContent or :streamGenerateContent)"
+    );
+    assert_eq!(
+        err("/v1beta/models/m:generateContent", json!({})),
+        "/contents: missing (a generateContent request carries `contents`)"
+    );
+    assert_eq!(
+        err(
+            "/v1beta/models/m:generateContent",
+            json!({"contents": [], "toolConfig": {"functionCallingConfig": {"mode": "SOMETIMES"}}})
+        ),
+        "/toolConfig/functionCallingConfig/mode: unknown mode `SOMETIMES` (AUTO, ANY, NONE, VALIDATED)"
+    );
+}

@@ -37,8 +37,15 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
         usage: body.usage.as_ref().map(UsageWire::to_usage),
         ..Outcome::default()
     };
-    let Some(choice) = body.choices.0 else {
-        return Ok(out);
+    let Some(First(choice)) = body.choices else {
+        return Err(DecodeError::new(
+            "openai-chat body: missing required field `choices` (not a Chat Completions response)",
+        ));
+    };
+    let Some(choice) = choice else {
+        return Err(DecodeError::new(
+            "openai-chat body: `choices` is empty: the response holds no answer",
+        ));
     };
     if let Some(msg) = choice.message {
         if let Some(c) = msg.content.filter(|c| !c.0.is_empty()) {
@@ -73,7 +80,7 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
 #[derive(Deserialize)]
 struct BodyWire<'a> {
     #[serde(default, borrow)]
-    choices: First<ChoiceWire<'a>>,
+    choices: Option<First<ChoiceWire<'a>>>,
     #[serde(default, borrow)]
     model: Option<BStr<'a>>,
     #[serde(default)]

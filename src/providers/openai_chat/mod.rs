@@ -3,6 +3,7 @@
 
 mod chunk;
 mod decode;
+mod request;
 mod state;
 mod stream;
 pub(crate) mod wire;
@@ -19,6 +20,8 @@ use crate::schema;
 
 pub use decode::decode;
 pub(crate) use decode::{error_from_response, error_from_value, parse_arguments};
+pub(crate) use request::allowed;
+pub use request::decode_request;
 pub use stream::{Stream, synthetic_stream};
 
 pub const PATH: &str = "/v1/chat/completions";

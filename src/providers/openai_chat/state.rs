@@ -21,6 +21,8 @@ pub(super) struct State {
     model: Option<String>,
     error: Option<ProviderError>,
     pub(super) done: bool,
+    /// How many chunks were applied (a stream needs one, or `data: [DONE]`).
+    pub(super) chunks: usize,
 }
 
 struct PartialCall {
@@ -103,6 +105,25 @@ impl State {
             });
             self.calls.len() - 1
         })
+    }
+
+    pub(super) fn progress(&self) -> crate::providers::Progress<'_> {
+        crate::providers::Progress {
+            text: if self.text.is_empty() {
+                Vec::new()
+            } else {
+                vec![self.text.as_str()]
+            },
+            calls: self
+                .calls
+                .iter()
+                .map(|c| crate::providers::CallProgress {
+                    id: &c.id,
+                    name: &c.name,
+                    arguments: std::borrow::Cow::Borrowed(&c.args),
+                })
+                .collect(),
+        }
     }
 
     pub(super) fn into_outcome(self) -> Outcome {

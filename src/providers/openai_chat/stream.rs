@@ -31,6 +31,11 @@ impl Stream {
         &self.st.text
     }
 
+    /// What has been decoded so far (see [`crate::providers::Progress`]).
+    pub fn progress(&self) -> crate::providers::Progress<'_> {
+        self.st.progress()
+    }
+
     /// Inlined so that the SSE framer's fast path for chunks that end no line reaches callers.
     #[inline]
     pub fn push(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
@@ -43,6 +48,11 @@ impl Stream {
             mut sse, mut st, ..
         } = self;
         sse.finish(&mut |ev| on_event(&mut st, ev))?;
+        if st.chunks == 0 && !st.done {
+            return Err(DecodeError::new(
+                "not a Chat Completions stream: no `data:` chunk and no `data: [DONE]`",
+            ));
+        }
         Ok(st.into_outcome())
     }
 }
@@ -98,6 +108,7 @@ fn on_event(state: &mut State, ev: SseEvent<'_>) -> Result<(), DecodeError> {
         state.done = true;
         return Ok(());
     }
+    state.chunks += 1;
     super::chunk::apply(state, data)
         .map_err(|e| DecodeError::json("openai-chat stream event", &e, ev.line))
 }

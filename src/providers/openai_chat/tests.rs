@@ -508,3 +508,134 @@ fn synthetic_stream_decodes_every_call() {
     );
     assert!(o.diagnostics.is_empty());
 }
+
+// ---- Request decoding (`request.rs`) ----
+
+fn chat_request(body: Value) -> HttpRequest {
+    HttpRequest::post(PATH, body)
+}
+
+#[test]
+fn decode_request_reads_tools_choice_calls_and_linked_results() {
+    let body = json!({
+        "model": "gpt-4.1",
+        "messages": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": [{"type": "text", "text": "Weather "}, {"type": "text", "text": "in Paris?"}]},
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}
+            ]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "18C"}
+        ],
+        "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}, "strict": true}}],
+        "tool_choice": {"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": [{"type": "function", "function": {"name": "get_weather"}}]}},
+        "parallel_tool_calls": false,
+        "max_completion_tokens": 300,
+        "temperature": 0.2,
+        "x_vendor": 1
+    });
+    let d = decode_request(&chat_request(body)).unwrap();
+    let r = &d.request;
+    assert_eq!(r.model, "gpt-4.1");
+    assert_eq!(r.tools[0].strict, Some(true));
+    assert_eq!(
+        r.tool_choice,
+        Some(ToolChoice::Allowed {
+            mode: AllowedMode::Required,
+            tools: vec!["get_weather".into()]
+        })
+    );
+    assert_eq!(r.parallel_tool_calls, Some(false));
+    assert_eq!(r.max_tokens, Some(300));
+    assert_eq!(
+        r.messages[1],
+        Message::User {
+            content: "Weather in Paris?".into()
+        }
+    );
+    let Message::Assistant { tool_calls, .. } = &r.messages[2] else {
+        panic!("{:?}", r.messages[2])
+    };
+    assert_eq!(tool_calls[0].arguments, json!({"city": "Paris"}));
+    assert_eq!(
+        r.messages[3],
+        Message::Tool {
+            call_id: "call_1".into(),
+            name: "get_weather".into(),
+            content: "18C".into(),
+            is_error: false
+        }
+    );
+    let kinds: Vec<(&str, crate::providers::decoded::ExtraKind)> = d
+        .extras
+        .iter()
+        .map(|e| (e.pointer.as_str(), e.kind))
+        .collect();
+    use crate::providers::decoded::ExtraKind as K;
+    assert_eq!(
+        kinds,
+        [
+            ("/tools/0/function/strict", K::Wire),
+            ("/temperature", K::NotCarried),
+            ("/x_vendor", K::Unknown)
+        ]
+    );
+}
+
+#[test]
+fn decode_request_keeps_a_misplaced_strict_as_unknown() {
+    let body = json!({"model": "m", "messages": [],
+        "tools": [{"type": "function", "strict": true, "function": {"name": "f"}}]});
+    let d = decode_request(&chat_request(body)).unwrap();
+    assert_eq!(d.request.tools[0].strict, None);
+    assert_eq!(d.extras[0].pointer, "/tools/0/strict");
+    assert_eq!(
+        d.extras[0].kind,
+        crate::providers::decoded::ExtraKind::Unknown
+    );
+}
+
+#[test]
+fn decode_request_errors_name_the_field() {
+    let err = |body: Value| decode_request(&chat_request(body)).unwrap_err().to_string();
+    assert_eq!(
+        err(json!({"messages": []})),
+        "/model: missing (a Chat Completions request names its model)"
+    );
+    assert_eq!(
+        err(json!({"model": "m", "messages": [], "tool_choice": "sometimes"})),
+        "/tool_choice: unknown tool choice `sometimes` (auto, none, required, or an object)"
+    );
+    assert_eq!(
+        err(json!({"model": "m", "messages": [{"role": "tool", "content": "x"}]})),
+        "/messages/0/tool_call_id: missing (a tool result names the call it answers)"
+    );
+    assert_eq!(
+        err(json!([1])),
+        "(body): expected an object (a Chat Completions request), found an array"
+    );
+    let wrong_path = HttpRequest::post("/v1/responses", json!({}));
+    assert!(
+        decode_request(&wrong_path)
+            .unwrap_err()
+            .to_string()
+            .starts_with("path: `/v1/responses` is not a Chat Completions path")
+    );
+}
+
+#[test]
+fn decode_request_inverts_encode() {
+    let mut req = request(&["get_weather", "get_time"], true);
+    req.tool_choice = Some(ToolChoice::Forced("get_time".into()));
+    req.parallel_tool_calls = Some(true);
+    req.max_tokens = Some(99);
+    let enc = encode(&req).unwrap();
+    let d = decode_request(&enc.request).unwrap();
+    assert_eq!(d.request.tool_choice, req.tool_choice);
+    assert_eq!(d.request.parallel_tool_calls, Some(true));
+    assert_eq!(d.request.max_tokens, Some(99));
+    assert!(d.request.stream);
+    assert_eq!(d.request.messages, req.messages);
+    let names: Vec<&str> = d.request.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["get_weather", "get_time"]);
+}

@@ -16,7 +16,7 @@ use serde_json::Value;
 pub(crate) struct BStr<'a>(pub Cow<'a, str>);
 
 impl BStr<'_> {
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -52,7 +52,7 @@ pub(crate) enum ArgsWire<'a> {
 
 impl ArgsWire<'_> {
     /// Appends the arguments text to `out` (an object is written as compact JSON).
-    pub fn append_to(&self, out: &mut String) {
+    pub(crate) fn append_to(&self, out: &mut String) {
         match self {
             ArgsWire::Text(t) => out.push_str(t),
             ArgsWire::Json(v) => out.push_str(&v.to_string()),
@@ -132,7 +132,7 @@ pub(crate) struct UsageWire {
 }
 
 impl UsageWire {
-    pub fn to_usage(&self) -> crate::model::Usage {
+    pub(crate) fn to_usage(&self) -> crate::model::Usage {
         crate::model::Usage {
             input_tokens: self.prompt_tokens,
             output_tokens: self.completion_tokens,
@@ -146,7 +146,7 @@ impl UsageWire {
 pub(crate) struct MaybeStr<'a>(pub Option<Cow<'a, str>>);
 
 impl MaybeStr<'_> {
-    pub fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
         self.0.as_deref()
     }
 }

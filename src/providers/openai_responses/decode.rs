@@ -35,14 +35,14 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
         // A 2xx envelope with only an error (gateways).
         return Ok(Outcome::from_error(err));
     }
+    let Some(output) = v.get("output").and_then(Value::as_array) else {
+        return Err(DecodeError::new(
+            "openai-responses body: missing required field `output` (not a Responses API response)",
+        ));
+    };
     let mut out = Outcome::default();
     let mut items = Items::default();
-    for item in v
-        .get("output")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for item in output {
         items.apply(item, true);
     }
     let head = Head::from_wire(&head);
@@ -87,7 +87,7 @@ pub(crate) struct Head {
 }
 
 impl Head {
-    pub fn from_wire(w: &ResponseWire<'_>) -> Head {
+    pub(super) fn from_wire(w: &ResponseWire<'_>) -> Head {
         Head {
             status: w.status.as_ref().map(|s| s.as_str().to_string()),
             incomplete_reason: w
@@ -111,7 +111,7 @@ impl Head {
 
     /// Status → finish (there is no finish_reason), plus error, usage and model. Call after the
     /// items are in `out` (a completed response with calls finishes as `ToolCalls`).
-    pub fn apply(self, out: &mut Outcome, http_status: u16) {
+    pub(super) fn apply(self, out: &mut Outcome, http_status: u16) {
         out.finish = match (self.status.as_deref(), self.incomplete_reason.as_deref()) {
             (Some("completed"), _) => Finish::Stop,
             (Some("incomplete"), Some("max_output_tokens")) => Finish::Length,
@@ -151,7 +151,7 @@ pub(crate) struct Items {
 
 impl Items {
     /// One `output[]` item; `with_text` false when the text already came from stream deltas.
-    pub fn apply(&mut self, item: &Value, with_text: bool) {
+    pub(super) fn apply(&mut self, item: &Value, with_text: bool) {
         let s = |k: &str| {
             item.get(k)
                 .and_then(Value::as_str)
@@ -212,11 +212,11 @@ impl Items {
         }
     }
 
-    pub fn call(&mut self, id: String, name: String, args: String) {
+    pub(super) fn call(&mut self, id: String, name: String, args: String) {
         self.calls.push((id, name, args));
     }
 
-    pub fn push_text(&mut self, t: &str) {
+    pub(super) fn push_text(&mut self, t: &str) {
         self.text.push_str(t);
     }
 
@@ -224,7 +224,7 @@ impl Items {
         self.hosted.get_or_insert_with(HostedActivity::default)
     }
 
-    pub fn finish_into(self, out: &mut Outcome, search_tool: Option<String>) {
+    pub(super) fn finish_into(self, out: &mut Outcome, search_tool: Option<String>) {
         for (i, (id, name, args)) in self.calls.into_iter().enumerate() {
             let arguments = parse_arguments(&args, i, &mut out.diagnostics);
             out.tool_calls.push(ToolCall {

@@ -2,6 +2,7 @@
 //! `output[]` items (calls, text, reasoning, hosted web search), and status → finish mapping.
 
 mod decode;
+mod request;
 mod stream;
 
 #[cfg(test)]
@@ -16,6 +17,7 @@ use crate::model::{EncodeError, Encoded, Provider};
 use crate::schema;
 
 pub use decode::decode;
+pub use request::decode_request;
 pub use stream::{Stream, synthetic_stream};
 
 pub const PATH: &str = "/v1/responses";

@@ -33,6 +33,8 @@ struct State {
     head: Head,
     error: Option<ProviderError>,
     terminal: bool,
+    /// `response.created` (or `.in_progress`) opened the stream.
+    opened: bool,
     /// `output[]` of the terminal snapshot, kept only when no event announced an item.
     snapshot_output: Vec<Value>,
 }
@@ -111,6 +113,31 @@ impl Stream {
         self.req.clone()
     }
 
+    /// What has been decoded so far: message deltas and function calls, in arrival order.
+    pub fn progress(&self) -> crate::providers::Progress<'_> {
+        let mut p = crate::providers::Progress::default();
+        for it in &self.st.items {
+            match it.kind {
+                Kind::Message if !it.deltas.is_empty() => p.text.push(&it.deltas),
+                Kind::Call => p.calls.push(crate::providers::CallProgress {
+                    id: if it.call_id.is_empty() {
+                        &it.item_id
+                    } else {
+                        &it.call_id
+                    },
+                    name: &it.name,
+                    arguments: std::borrow::Cow::Borrowed(if it.deltas.is_empty() {
+                        it.final_args.as_deref().unwrap_or("")
+                    } else {
+                        &it.deltas
+                    }),
+                }),
+                Kind::Message | Kind::Other => {}
+            }
+        }
+        p
+    }
+
     /// Inlined so that the SSE framer's fast path for chunks that end no line reaches callers.
     #[inline]
     pub fn push(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
@@ -123,6 +150,11 @@ impl Stream {
             mut sse, mut st, ..
         } = self;
         sse.finish(&mut |ev| st.on_event(ev))?;
+        if !st.opened && !st.terminal && st.error.is_none() {
+            return Err(DecodeError::new(
+                "not a Responses stream: no `response.created` or terminal `response.completed` event",
+            ));
+        }
         Ok(st.into_outcome())
     }
 }
@@ -188,6 +220,7 @@ impl State {
                 }
             }
             "response.created" | "response.in_progress" => {
+                self.opened = true;
                 if let Some(r) = &e.response
                     && !self.terminal
                 {

@@ -363,7 +363,9 @@ fn stream_errors_failed_and_truncation() {
         (None, Some("server_error"), "boom")
     );
 
+    // Opened (a stream needs `response.created` or a terminal event), then cut.
     let cut = events(&[
+        r#"{"type":"response.created","response":{"id":"resp_1","status":"in_progress","output":[]}}"#,
         ADDED,
         r#"{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0,"delta":"{\"ci"}"#,
     ]);
@@ -388,4 +390,96 @@ fn synthetic_stream_decodes_every_call() {
     assert_eq!(o.tool_calls.len(), 3);
     assert_eq!(o.tool_calls[2].id, format!("call_{:020}", 2));
     assert!(o.diagnostics.is_empty());
+}
+
+// ---- Request decoding (`request.rs`) ----
+
+#[test]
+fn decode_request_groups_an_assistant_turn_and_links_outputs() {
+    let body = json!({
+        "model": "gpt-5",
+        "instructions": "Be brief.",
+        "input": [
+            {"role": "user", "content": [{"type": "input_text", "text": "Weather?"}]},
+            {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "xyz"},
+            {"type": "function_call", "call_id": "c1", "name": "get_weather", "arguments": "{\"city\":\"Paris\"}", "id": "fc_1"},
+            {"type": "function_call_output", "call_id": "c1", "output": "18C"}
+        ],
+        "tools": [{"type": "function", "name": "get_weather", "parameters": {"type": "object"}, "strict": false},
+                  {"type": "web_search_preview"}],
+        "tool_choice": {"type": "allowed_tools", "mode": "auto", "tools": [{"type": "function", "name": "get_weather"}]},
+        "max_output_tokens": 50,
+        "reasoning": {"effort": "low"}
+    });
+    let d = decode_request(&HttpRequest::post(PATH, body)).unwrap();
+    let r = &d.request;
+    assert_eq!(
+        r.messages[0],
+        crate::model::Message::System {
+            content: "Be brief.".into()
+        }
+    );
+    let crate::model::Message::Assistant {
+        text,
+        tool_calls,
+        opaque,
+    } = &r.messages[2]
+    else {
+        panic!("{:?}", r.messages[2])
+    };
+    assert_eq!((text, opaque.len()), (&None, 1));
+    assert_eq!(tool_calls[0].id, "c1");
+    assert!(
+        matches!(&r.messages[3], crate::model::Message::Tool { call_id, name, .. } if call_id == "c1" && name == "get_weather")
+    );
+    assert_eq!(r.tools[0].strict, Some(false));
+    assert_eq!(
+        r.hosted,
+        [crate::model::HostedTool::WebSearch {
+            grounding: Grounding::Auto,
+            variant: Some("web_search_preview".into())
+        }]
+    );
+    assert_eq!(
+        r.tool_choice,
+        Some(ToolChoice::Allowed {
+            mode: AllowedMode::Auto,
+            tools: vec!["get_weather".into()]
+        })
+    );
+    assert_eq!(r.max_tokens, Some(50));
+    let pointers: Vec<&str> = d.extras.iter().map(|e| e.pointer.as_str()).collect();
+    assert_eq!(pointers, ["/input/2/id", "/tools/0/strict", "/reasoning"]);
+}
+
+#[test]
+fn decode_request_reads_a_hosted_tool_choice_as_required_grounding() {
+    let body = json!({"model": "gpt-4.1", "input": "Search it.",
+        "tools": [{"type": "web_search_preview"}], "tool_choice": {"type": "web_search_preview"}});
+    let d = decode_request(&HttpRequest::post(PATH, body)).unwrap();
+    assert_eq!(d.request.tool_choice, None);
+    assert!(crate::capability::grounding_required(&d.request));
+    assert_eq!(
+        d.request.messages,
+        [crate::model::Message::User {
+            content: "Search it.".into()
+        }]
+    );
+}
+
+#[test]
+fn decode_request_errors_name_the_field() {
+    let err = |body: Value| {
+        decode_request(&HttpRequest::post(PATH, body))
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        err(json!({"model": "m", "input": [{"type": "function_call", "name": "f"}]})),
+        "/input/0/call_id: missing (a function call has a call_id)"
+    );
+    assert_eq!(
+        err(json!({"model": "m", "input": 3})),
+        "/input: expected a string or an array of items, found a number"
+    );
 }

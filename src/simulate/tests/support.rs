@@ -26,7 +26,7 @@ pub(crate) struct Got {
 }
 
 impl Got {
-    pub fn names(&self) -> Vec<&str> {
+    pub(super) fn names(&self) -> Vec<&str> {
         self.calls.iter().map(|c| c.0.as_str()).collect()
     }
 }

@@ -1,0 +1,71 @@
+//! `tooltape parse-request --provider P [--path PATH] [FILE]`: decodes one HTTP request of a
+//! provider's wire format back to the neutral request and prints it as readable JSON.
+//!
+//! The input is either a whole request as cassettes store it (`{"method", "path", "query",
+//! "body"}`) or a bare JSON body; a bare body is taken as `POST` to `--path`, or to the
+//! provider's own path (Gemini has none without a model: `--path` is needed). `--path` may carry
+//! a query (`…:streamGenerateContent?alt=sse`) and overrides a whole request's path.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use tooltape::{HttpRequest, Provider};
+
+/// Builds the request from the input text. `Err` is the message to print after `FILE:`: it
+/// starts with `LINE:COL:` for input that is not JSON, with a space otherwise.
+fn request_from(provider: Provider, text: &str, path: Option<&str>) -> Result<HttpRequest, String> {
+    let v: Value = serde_json::from_str(text)
+        .map_err(|e| format!("{}:{}: not JSON: {e}", e.line(), e.column()))?;
+    let whole = v.get("path").is_some_and(Value::is_string) && v.get("body").is_some();
+    let mut req = if whole {
+        let mut r: HttpRequest = serde_json::from_value(v)
+            .map_err(|e| format!(" not a request (method, path, query, headers, body): {e}"))?;
+        r.headers.clear();
+        r
+    } else {
+        let default = match provider {
+            Provider::OpenaiChat | Provider::TextProtocol => tooltape::openai_chat::PATH,
+            Provider::OpenaiResponses => tooltape::openai_responses::PATH,
+            Provider::Anthropic => tooltape::anthropic::PATH,
+            Provider::Gemini if path.is_none() => {
+                return Err(
+                    " a bare Gemini body needs --path /v1beta/models/MODEL:generateContent \
+                            (the model and stream flag are in the path)"
+                        .into(),
+                );
+            }
+            Provider::Gemini => "",
+        };
+        HttpRequest::post(default, v)
+    };
+    if let Some(p) = path {
+        let (p, q) = p.split_once('?').unwrap_or((p, ""));
+        req.path = p.to_string();
+        req.query = q
+            .split('&')
+            .filter(|kv| !kv.is_empty())
+            .map(|kv| {
+                let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+                (k.to_string(), v.to_string())
+            })
+            .collect::<BTreeMap<_, _>>();
+    }
+    Ok(req)
+}
+
+/// Exit 0 with the JSON; 1 when the input is not a request of that format (the message names
+/// the field); 2 for input that is not JSON.
+pub fn cli_parse_request(provider: Provider, text: &str, path: Option<&str>) -> (String, i32) {
+    let req = match request_from(provider, text, path) {
+        Ok(r) => r,
+        Err(e) => return (e, 2),
+    };
+    match tooltape::decode_request(provider, &req) {
+        Ok(d) => (
+            serde_json::to_string_pretty(&d.to_json()).unwrap_or_default(),
+            0,
+        ),
+        Err(e) => (format!(" not a valid {provider} request: {e}"), 1),
+    }
+}

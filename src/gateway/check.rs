@@ -1,0 +1,455 @@
+//! The gateway checks: what the gateway sent upstream against what the client sent (by
+//! meaning), and what it answered the client against what upstream answered. Each difference
+//! is one `Finding` with a severity.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::events::StreamShape;
+use super::view::RequestView;
+use crate::model::{Finish, Outcome, Provider, ToolChoice};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Breaking,
+    Behaviour,
+    Cosmetic,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    /// `upstream` or `downstream`.
+    pub side: &'static str,
+    pub message: String,
+}
+
+fn f(severity: Severity, side: &'static str, message: impl Into<String>) -> Finding {
+    Finding {
+        severity,
+        side,
+        message: message.into(),
+    }
+}
+
+/// The keyword paths of a schema (object keys joined by `/`), for "keyword lost" messages.
+fn keys(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(o) => {
+            for (k, x) in o {
+                let p = format!("{prefix}/{k}");
+                out.insert(p.clone());
+                keys(x, &p, out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                keys(x, &format!("{prefix}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `sent` keeps the meaning of `asked` (omitted = auto where the target's default is auto).
+fn choice_kept(asked: Option<&ToolChoice>, sent: Option<&ToolChoice>) -> bool {
+    let norm = |c: Option<&ToolChoice>| match c {
+        None => ToolChoice::Auto,
+        Some(ToolChoice::Allowed { mode, tools })
+            if tools.len() == 1 && *mode == crate::model::AllowedMode::Required =>
+        {
+            ToolChoice::Forced(tools[0].clone())
+        }
+        Some(c) => c.clone(),
+    };
+    let (a, s) = (norm(asked), norm(sent));
+    match (&a, &s) {
+        (
+            ToolChoice::Allowed { mode, tools },
+            ToolChoice::Allowed {
+                mode: m2,
+                tools: t2,
+            },
+        ) => {
+            mode == m2
+                && tools.iter().collect::<BTreeSet<_>>() == t2.iter().collect::<BTreeSet<_>>()
+        }
+        _ => a == s,
+    }
+}
+
+/// Upstream checks. `client` is the client's request read back; `sent` what the gateway sent;
+/// `ours` what the project's own encoder sends for the target (its sanitizer's changes allowed).
+pub(super) fn upstream(
+    client: &RequestView,
+    sent: &RequestView,
+    ours: Option<&RequestView>,
+    target: Provider,
+    wire_rejection: Option<String>,
+    requires_grounding: bool,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let side = "upstream";
+    let none = client.choice == Some(ToolChoice::None);
+    // `none` may be implemented by not sending the tools at all.
+    let none_by_omission = none && sent.tools.is_empty();
+    let sent_names: Vec<&str> = sent.tools.iter().map(|t| t.name.as_str()).collect();
+    let dropped: Vec<&str> = client
+        .tools
+        .iter()
+        .map(|t| t.name.as_str())
+        .filter(|n| !sent_names.contains(n))
+        .collect();
+    if !dropped.is_empty() && !none_by_omission {
+        out.push(f(
+            Severity::Breaking,
+            side,
+            format!("tools dropped: {}", dropped.join(", ")),
+        ));
+    }
+    for t in &client.tools {
+        let Some(s) = sent.tools.iter().find(|x| x.name == t.name) else {
+            continue;
+        };
+        let ours_t = ours.and_then(|o| o.tools.iter().find(|x| x.name == t.name));
+        if s.description != t.description && ours_t.is_none_or(|o| o.description != s.description) {
+            out.push(f(
+                Severity::Behaviour,
+                side,
+                format!("description of {} changed", t.name),
+            ));
+        }
+        if s.parameters != t.parameters && ours_t.is_none_or(|o| o.parameters != s.parameters) {
+            let (mut a, mut b) = (BTreeSet::new(), BTreeSet::new());
+            keys(&t.parameters, "", &mut a);
+            keys(&s.parameters, "", &mut b);
+            if let Some(o) = ours_t {
+                let mut c = BTreeSet::new();
+                keys(&o.parameters, "", &mut c);
+                // Only what even the target's sanitizer keeps counts as lost.
+                a = a.intersection(&c).cloned().collect();
+            }
+            let lost: Vec<&String> = a.difference(&b).take(3).collect();
+            if lost.is_empty() {
+                out.push(f(
+                    Severity::Cosmetic,
+                    side,
+                    format!("schema of {} reshaped (same keywords)", t.name),
+                ));
+            } else {
+                out.push(f(
+                    Severity::Behaviour,
+                    side,
+                    format!(
+                        "schema of {} lost {}",
+                        t.name,
+                        lost.iter()
+                            .map(|s| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+        }
+        let wanted_strict = ours_t.and_then(|o| o.strict).unwrap_or(false)
+            || (t.strict == Some(true) && target_supports_strict(target));
+        if wanted_strict && s.strict != Some(true) {
+            out.push(f(
+                Severity::Behaviour,
+                side,
+                format!("strict dropped for {}", t.name),
+            ));
+        }
+    }
+    if !none_by_omission
+        && !client.tools.is_empty()
+        && !choice_kept(client.choice.as_ref(), sent.choice.as_ref())
+    {
+        out.push(f(
+            Severity::Breaking,
+            side,
+            format!(
+                "tool_choice {} sent as {}",
+                slug(client.choice.as_ref()),
+                slug(sent.choice.as_ref())
+            ),
+        ));
+    }
+    if client.parallel == Some(false) && sent.parallel != Some(false) && !client.tools.is_empty() {
+        out.push(f(
+            Severity::Behaviour,
+            side,
+            "parallel_tool_calls false dropped",
+        ));
+    }
+    for r in &sent.results {
+        if !sent.calls.iter().any(|(id, name)| id == r || name == r) {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                format!("tool result {r} answers no call"),
+            ));
+        }
+    }
+    if sent.results.len() < client.results.len() {
+        out.push(f(Severity::Breaking, side, "tool results dropped"));
+    }
+    if requires_grounding && !sent.hosted_search {
+        out.push(f(
+            Severity::Breaking,
+            side,
+            "REQUIRED hosted search forwarded without the search tool (must fail closed)",
+        ));
+    }
+    if let Some(why) = wire_rejection {
+        out.push(f(
+            Severity::Breaking,
+            side,
+            format!("{} would reject it: {why}", target.slug()),
+        ));
+    }
+    out
+}
+
+fn target_supports_strict(p: Provider) -> bool {
+    matches!(
+        p,
+        Provider::OpenaiChat | Provider::OpenaiResponses | Provider::Anthropic
+    )
+}
+
+fn slug(c: Option<&ToolChoice>) -> String {
+    c.map_or_else(|| "omitted".to_string(), ToolChoice::slug)
+}
+
+/// Downstream checks: `got` is the gateway's answer decoded in the inbound format, `expected`
+/// upstream's answer decoded in the upstream format; `status`es are the HTTP statuses.
+pub(super) fn downstream(
+    got_status: u16,
+    got: Result<&Outcome, String>,
+    up_status: u16,
+    expected: Option<&Outcome>,
+) -> Vec<Finding> {
+    let side = "downstream";
+    let mut out = Vec::new();
+    if up_status >= 400 {
+        if (200..300).contains(&got_status) && got.as_ref().is_ok_and(|o| o.error.is_none()) {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                format!("upstream {up_status} answered as {got_status} without an error"),
+            ));
+        }
+        return out;
+    }
+    let got = match got {
+        Ok(o) => o,
+        Err(e) => {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                format!("answer does not decode: {e}"),
+            ));
+            return out;
+        }
+    };
+    if let Some(e) = &got.error {
+        out.push(f(
+            Severity::Breaking,
+            side,
+            format!(
+                "gateway answered {} ({}) to an upstream success",
+                e.status,
+                clip(&e.message)
+            ),
+        ));
+        return out;
+    }
+    let Some(exp) = expected else {
+        return out;
+    };
+    let en: Vec<&str> = exp.tool_calls.iter().map(|c| c.name.as_str()).collect();
+    let gn: Vec<&str> = got.tool_calls.iter().map(|c| c.name.as_str()).collect();
+    if en != gn {
+        out.push(f(
+            Severity::Breaking,
+            side,
+            format!("calls [{}] answered as [{}]", en.join(", "), gn.join(", ")),
+        ));
+    } else {
+        for (e, g) in exp.tool_calls.iter().zip(&got.tool_calls) {
+            if e.arguments != g.arguments {
+                out.push(f(
+                    Severity::Breaking,
+                    side,
+                    format!(
+                        "arguments of {} changed: {} → {}",
+                        e.name,
+                        clip(&e.arguments.to_string()),
+                        clip(&g.arguments.to_string())
+                    ),
+                ));
+            }
+        }
+    }
+    let mut ids = BTreeSet::new();
+    for c in &got.tool_calls {
+        if c.id.is_empty() {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                format!("call {} has no id", c.name),
+            ));
+        } else if !ids.insert(&c.id) {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                format!("call id {} repeated", c.id),
+            ));
+        }
+    }
+    if !got.tool_calls.is_empty() && got.finish != Finish::ToolCalls {
+        out.push(f(
+            Severity::Breaking,
+            side,
+            format!(
+                "finish {} with tool calls (expected the format's tool-call value)",
+                got.raw_finish.as_deref().unwrap_or("none")
+            ),
+        ));
+    } else if got.tool_calls.is_empty() && exp.finish != got.finish {
+        out.push(f(
+            Severity::Behaviour,
+            side,
+            format!("finish {:?} answered as {:?}", exp.finish, got.finish),
+        ));
+    }
+    let norm = |t: &Option<String>| {
+        t.as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+    };
+    if norm(&exp.text) != norm(&got.text) {
+        out.push(f(
+            Severity::Behaviour,
+            side,
+            format!(
+                "text changed: {:?} → {:?}",
+                norm(&exp.text).map(|t| clip(&t)),
+                norm(&got.text).map(|t| clip(&t))
+            ),
+        ));
+    }
+    if exp
+        .usage
+        .as_ref()
+        .is_some_and(|u| u.output_tokens.is_some())
+        && got.usage.as_ref().is_none_or(|u| u.output_tokens.is_none())
+    {
+        out.push(f(Severity::Cosmetic, side, "usage not passed through"));
+    }
+    out
+}
+
+/// Stream checks on the raw events of the gateway's answer (`got`) against upstream's (`up`).
+pub(super) fn stream(
+    got: &StreamShape,
+    up: Option<&StreamShape>,
+    inbound: Provider,
+) -> Vec<Finding> {
+    let side = "downstream";
+    let mut out = Vec::new();
+    for p in got.problems.iter().take(1) {
+        out.push(f(Severity::Breaking, side, format!("stream: {p}")));
+    }
+    for c in &got.calls {
+        if let Some(other) = &c.reused_by {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                format!(
+                    "call {} at slot {} reused by another call ({other})",
+                    c.name.as_deref().unwrap_or("?"),
+                    c.slot
+                ),
+            ));
+        }
+        if !c.opened_with_identity {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                format!("first delta at slot {} has no id and name", c.slot),
+            ));
+        }
+    }
+    // Gemini carries each call whole: there are no argument fragments to compare.
+    if let Some(up) = up.filter(|_| inbound != Provider::Gemini) {
+        for (u, g) in up.calls.iter().zip(&got.calls) {
+            if u.fragments > 1 && g.fragments <= 1 {
+                out.push(f(
+                    Severity::Behaviour,
+                    side,
+                    format!(
+                        "arguments of {} held back: upstream sent {} fragments, the gateway {}",
+                        g.name.as_deref().unwrap_or("?"),
+                        u.fragments,
+                        g.fragments
+                    ),
+                ));
+            } else if u.fragments_before_finish > 0
+                && g.fragments > 0
+                && g.fragments_before_finish == 0
+            {
+                out.push(f(
+                    Severity::Behaviour,
+                    side,
+                    format!(
+                        "arguments of {} arrive only with the finish",
+                        g.name.as_deref().unwrap_or("?")
+                    ),
+                ));
+            }
+        }
+        if up.calls.len() > got.calls.len() {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                format!(
+                    "stream carries {} of upstream's {} calls",
+                    got.calls.len(),
+                    up.calls.len()
+                ),
+            ));
+        }
+    }
+    if got.finishes != 1 {
+        out.push(f(
+            Severity::Behaviour,
+            side,
+            format!("{} finish signals (exactly one expected)", got.finishes),
+        ));
+    }
+    if !got.terminal {
+        let t = match inbound {
+            Provider::OpenaiChat | Provider::TextProtocol => "[DONE]",
+            Provider::Anthropic => "message_stop",
+            Provider::OpenaiResponses => "response.completed",
+            Provider::Gemini => "end",
+        };
+        out.push(f(Severity::Behaviour, side, format!("no terminal {t}")));
+    }
+    out
+}
+
+fn clip(s: &str) -> String {
+    let c: String = s.chars().take(80).collect();
+    if c.len() < s.len() {
+        format!("{c}…")
+    } else {
+        c
+    }
+}

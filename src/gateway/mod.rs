@@ -1,0 +1,23 @@
+//! Gateway mode: the case suite run black-box through an LLM gateway. tooltape plays both
+//! ends: the recording upstream (`upstream`, the simulator's core on loopback) and the client
+//! (the project's encoders, `suite`). Profiles (`profile`) say how to install, start and route a
+//! gateway; `process` owns its lifecycle; `view` and `events` read requests and raw streams;
+//! `check` turns differences into findings; `render` prints the matrix.
+
+mod check;
+mod events;
+mod process;
+mod profile;
+mod render;
+mod suite;
+mod upstream;
+mod view;
+
+#[cfg(test)]
+mod tests;
+
+pub use process::{ensure_installed, start};
+pub use profile::{LoadedProfile, Route, load_profile};
+pub use render::{html, markdown, summary, terminal};
+pub use suite::{Cell, TrialResult, run_all, trials};
+pub use upstream::Upstream;

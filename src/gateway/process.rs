@@ -1,0 +1,209 @@
+//! The gateway's lifecycle: install when missing, start on loopback in its own process group,
+//! wait for readiness, stop exactly that process group; the log tail on any failure to start.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::net::{Ipv4Addr, TcpListener};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::profile::{LoadedProfile, fill};
+
+/// A gateway this process started; dropping it stops its process group.
+pub struct Running {
+    child: Child,
+    pub base_url: String,
+    pub log: PathBuf,
+    pub started_in: Duration,
+}
+
+/// Installs the profile's pinned version when its check path is missing. The install runs in a
+/// `.partial` folder renamed into place only on success, so a failed install is never taken as
+/// installed. Returns whether it installed.
+pub fn ensure_installed(profile: &LoadedProfile) -> Result<bool, String> {
+    let Some(install) = &profile.profile.install else {
+        return Ok(false);
+    };
+    let dir = profile.install_dir();
+    if dir.join(&install.check).exists() {
+        return Ok(false);
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let log = dir.join("install.log");
+    let out = File::create(&log).map_err(|e| format!("cannot write {}: {e}", log.display()))?;
+    let err = out.try_clone().map_err(|e| e.to_string())?;
+    let dir_s = dir.to_string_lossy().into_owned();
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(fill(&install.command, &[("dir", &dir_s)]))
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .status()
+        .map_err(|e| format!("cannot run the install command: {e}"))?;
+    if !status.success() || !dir.join(&install.check).exists() {
+        return Err(format!(
+            "installing {} into {} failed ({status}); {} not found. Last lines of {}:\n{}",
+            profile.name,
+            dir.display(),
+            install.check,
+            log.display(),
+            tail(&log, 30)
+        ));
+    }
+    Ok(true)
+}
+
+/// A free port on 127.0.0.1 (bound then released).
+pub(super) fn free_port() -> Result<u16, String> {
+    let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(|e| e.to_string())?;
+    l.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
+}
+
+/// Writes the config, spawns the command in a new process group with the profile's
+/// environment, and waits for `GET ready` to answer 2xx. On failure the group is stopped and
+/// the error carries the log tail.
+pub async fn start(
+    profile: &LoadedProfile,
+    upstream: &str,
+    work: &Path,
+) -> Result<Running, String> {
+    let Some(start) = &profile.profile.start else {
+        return Err(format!(
+            "{}: no [start] table: pass --url URL of a running gateway",
+            profile.path.display()
+        ));
+    };
+    let port = free_port()?.to_string();
+    let dir = profile.install_dir().to_string_lossy().into_owned();
+    let config = work.join(&start.config_name);
+    let config_s = config.to_string_lossy().into_owned();
+    let values = [
+        ("dir", dir.as_str()),
+        ("port", port.as_str()),
+        ("config", config_s.as_str()),
+        ("upstream", upstream),
+        ("key", "sk-tooltape-upstream"),
+    ];
+    if let Some(t) = &start.config {
+        std::fs::write(&config, fill(t, &values))
+            .map_err(|e| format!("cannot write {}: {e}", config.display()))?;
+    }
+    let argv: Vec<String> = start.command.iter().map(|a| fill(a, &values)).collect();
+    let Some((program, args)) = argv.split_first() else {
+        return Err(format!(
+            "{}: [start] command is empty",
+            profile.path.display()
+        ));
+    };
+    let log = work.join("gateway.log");
+    let out = File::create(&log).map_err(|e| e.to_string())?;
+    let err = out.try_clone().map_err(|e| e.to_string())?;
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(work)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .process_group(0);
+    for (k, v) in &start.env {
+        cmd.env(k, fill(v, &values));
+    }
+    let t0 = Instant::now();
+    let child = cmd.spawn().map_err(|e| {
+        format!(
+            "cannot start `{program}`: {e} (is {} installed?)",
+            profile.name
+        )
+    })?;
+    let mut running = Running {
+        child,
+        base_url: format!("http://127.0.0.1:{port}"),
+        log,
+        started_in: Duration::ZERO,
+    };
+    let url = format!("{}{}", running.base_url, start.ready);
+    let client = crate::run::client(Duration::from_secs(2));
+    let deadline = t0 + Duration::from_secs(start.ready_timeout_secs);
+    loop {
+        if let Ok(Some(status)) = running.child.try_wait() {
+            return Err(format!(
+                "{} exited during startup ({status}). Last lines of {}:\n{}",
+                profile.name,
+                running.log.display(),
+                tail(&running.log, 40)
+            ));
+        }
+        if let Ok(r) = client.get(&url).send().await
+            && r.status().is_success()
+        {
+            break;
+        }
+        if Instant::now() > deadline {
+            let why = format!(
+                "{} not ready at {url} after {}s. Last lines of {}:\n{}",
+                profile.name,
+                start.ready_timeout_secs,
+                running.log.display(),
+                tail(&running.log, 40)
+            );
+            return Err(why);
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    running.started_in = t0.elapsed();
+    Ok(running)
+}
+
+impl Running {
+    /// The gateway's log tail (shown on failures).
+    pub fn log_tail(&self, lines: usize) -> String {
+        tail(&self.log, lines)
+    }
+
+    /// Stops the process group this process started: TERM, then KILL after 5 s.
+    pub fn stop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(Some(_))) {
+            return;
+        }
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                // The leader is gone; make sure no child of the group outlives it.
+                let _ = Command::new("kill")
+                    .args(["-KILL", "--", &group])
+                    .stderr(Stdio::null())
+                    .status();
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The last `lines` lines of a file (reads at most the last 64 KiB).
+pub(super) fn tail(path: &Path, lines: usize) -> String {
+    let Ok(mut f) = File::open(path) else {
+        return format!("({} not readable)", path.display());
+    };
+    let len = f.metadata().map_or(0, |m| m.len());
+    let _ = f.seek(SeekFrom::Start(len.saturating_sub(64 * 1024)));
+    let mut buf = Vec::new();
+    let _ = f.read_to_end(&mut buf);
+    let text = String::from_utf8_lossy(&buf);
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}

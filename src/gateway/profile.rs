@@ -1,0 +1,231 @@
+//! Gateway profiles (`gateways/NAME.toml`): install, start, offline environment, readiness,
+//! auth, routes and known failures; strict TOML with `path:line:col` errors.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::located::Located;
+use crate::model::Provider;
+
+/// How a profile is written. Every table rejects unknown fields.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// One sentence: what gateway, which version, published or locked dependencies.
+    pub description: String,
+    /// Exact pinned version (the install folder is `NAME-VERSION`).
+    #[serde(default)]
+    pub version: Option<String>,
+    #[serde(default)]
+    pub install: Option<Install>,
+    #[serde(default)]
+    pub start: Option<Start>,
+    /// Headers every client request to the gateway carries (its own key).
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// Trials run at once (cases run in parallel; one case's trials one after another).
+    #[serde(default = "default_concurrency")]
+    pub concurrency: usize,
+    pub routes: Vec<Spanned<Route>>,
+    #[serde(default)]
+    pub known_failure: Vec<Spanned<KnownFailure>>,
+}
+
+fn default_concurrency() -> usize {
+    4
+}
+
+/// Installing the pinned version into `dir` (outside the repository) when `check` is missing.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Install {
+    /// A path under the install folder that exists once installed (e.g. `bin/litellm`).
+    pub check: String,
+    /// Run with `sh -c` in the install folder; `{{dir}}` is that folder.
+    pub command: String,
+}
+
+/// Starting the gateway on loopback.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Start {
+    /// Program and arguments; `{{dir}}`, `{{port}}`, `{{config}}`, `{{upstream}}` are filled.
+    pub command: Vec<String>,
+    /// Config file written before start (`{{upstream}}`, `{{port}}`, `{{key}}` filled).
+    #[serde(default)]
+    pub config: Option<String>,
+    /// File name of the config (extension matters to some gateways).
+    #[serde(default = "default_config_name")]
+    pub config_name: String,
+    /// Environment; keeps the gateway offline (no cost maps, telemetry, update checks).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// `GET` path that answers 2xx once the gateway is ready.
+    pub ready: String,
+    #[serde(default = "default_ready_timeout")]
+    pub ready_timeout_secs: u64,
+}
+
+fn default_config_name() -> String {
+    "config.yaml".into()
+}
+
+fn default_ready_timeout() -> u64 {
+    90
+}
+
+/// One inbound format and one upstream provider.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Route {
+    /// The client's wire format: `chat`, `responses`, `messages`, `generate-content`.
+    pub inbound: Inbound,
+    /// The provider the gateway forwards to (a `Provider` slug).
+    pub upstream: Provider,
+    /// The model name the client sends; the gateway maps it to the upstream model.
+    pub model: String,
+    /// Extra headers for this route's requests (`{{upstream}}` filled).
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+}
+
+impl Route {
+    /// `chat→anthropic`.
+    pub fn name(&self) -> String {
+        format!("{}→{}", self.inbound.slug(), self.upstream.slug())
+    }
+}
+
+/// The inbound wire formats, each one of the project's providers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Inbound(pub Provider);
+
+impl Inbound {
+    pub const ALL: [(&'static str, Provider); 4] = [
+        ("chat", Provider::OpenaiChat),
+        ("responses", Provider::OpenaiResponses),
+        ("messages", Provider::Anthropic),
+        ("generate-content", Provider::Gemini),
+    ];
+
+    pub fn slug(self) -> &'static str {
+        Inbound::ALL
+            .iter()
+            .find(|(_, p)| *p == self.0)
+            .map_or("?", |(s, _)| s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Inbound {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Inbound::ALL
+            .iter()
+            .find(|(slug, _)| *slug == s)
+            .map(|(_, p)| Inbound(*p))
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "unknown inbound format `{s}`; expected one of chat, responses, messages, generate-content"
+                ))
+            })
+    }
+}
+
+/// A gateway trial pattern (`case::route::choice::mode`, `*` wildcards) that is known to fail.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnownFailure {
+    pub trials: String,
+    /// What was observed (the finding).
+    pub reason: String,
+}
+
+/// A loaded profile: its name (file stem), path and source for locations.
+#[derive(Debug)]
+pub struct LoadedProfile {
+    pub name: String,
+    pub path: PathBuf,
+    pub source: String,
+    pub profile: Profile,
+}
+
+impl LoadedProfile {
+    /// `path:line:col` of a span in the profile.
+    pub fn locate(&self, span: std::ops::Range<usize>) -> String {
+        let (l, c) = crate::located::line_col(&self.source, span.start);
+        format!("{}:{l}:{c}", self.path.display())
+    }
+
+    /// The known failure matching a trial key (`case::route::choice::mode`).
+    pub fn known_failure(&self, key: &str) -> Option<&Spanned<KnownFailure>> {
+        self.profile
+            .known_failure
+            .iter()
+            .find(|k| crate::case::pattern_matches(&k.get_ref().trials, key))
+    }
+
+    /// The install folder: `$XDG_CACHE_HOME/tooltape/gateways/NAME-VERSION` (else `~/.cache`).
+    pub fn install_dir(&self) -> PathBuf {
+        let cache = std::env::var_os("TOOLTAPE_GATEWAY_CACHE")
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("XDG_CACHE_HOME")
+                    .map(|c| PathBuf::from(c).join("tooltape/gateways"))
+            })
+            .or_else(|| {
+                std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/tooltape/gateways"))
+            })
+            .unwrap_or_else(|| std::env::temp_dir().join("tooltape-gateways"));
+        let version = self.profile.version.as_deref().unwrap_or("unversioned");
+        cache.join(format!("{}-{version}", self.name))
+    }
+}
+
+/// Reads `gateways/NAME.toml` (or any path ending in `.toml`).
+pub fn load_profile(root: &Path, name: &str) -> Result<LoadedProfile, Located> {
+    let path = if name.ends_with(".toml") {
+        PathBuf::from(name)
+    } else {
+        root.join("gateways").join(format!("{name}.toml"))
+    };
+    let source = std::fs::read_to_string(&path).map_err(|e| {
+        Located::at_start(
+            &path,
+            format!("cannot read the gateway profile: {e}; profiles live in gateways/NAME.toml"),
+        )
+    })?;
+    let profile: Profile = toml::from_str(&source).map_err(|e| {
+        let offset = e.span().map_or(0, |s| s.start);
+        Located::at_offset(&path, &source, offset, e.message().to_string())
+    })?;
+    if profile.routes.is_empty() {
+        return Err(Located::at_start(
+            &path,
+            "no [[routes]]: add at least one route",
+        ));
+    }
+    if profile.concurrency == 0 {
+        return Err(Located::at_start(&path, "concurrency must be at least 1"));
+    }
+    let stem = path
+        .file_stem()
+        .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned());
+    Ok(LoadedProfile {
+        name: stem,
+        path,
+        source,
+        profile,
+    })
+}
+
+/// Fills `{{key}}` placeholders.
+pub(super) fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = template.to_string();
+    for (k, v) in values {
+        out = out.replace(&format!("{{{{{k}}}}}"), v);
+    }
+    out
+}

@@ -1,0 +1,433 @@
+//! Gateway trials (case × route × choice × mode) and running them: the client request in the
+//! route's inbound format, the recorded upstream exchange, the checks, the cell.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::check::{self, Finding, Severity};
+use super::events;
+use super::profile::{LoadedProfile, Route};
+use super::upstream::{Exchange, Upstream};
+use super::view;
+use crate::case::{Case, ChoiceSpec, Mode, Trial};
+use crate::http::HttpResponse;
+use crate::model::{Outcome, Provider};
+use crate::run::Endpoint;
+
+/// One gateway trial.
+#[derive(Clone, Debug)]
+pub struct GatewayTrial {
+    pub case: Arc<Case>,
+    pub route: Route,
+    pub choice: ChoiceSpec,
+    pub mode: Mode,
+}
+
+impl GatewayTrial {
+    /// `case::route::choice::mode`: what known-failure patterns match.
+    pub fn key(&self) -> String {
+        format!(
+            "{}::{}::{}::{}",
+            self.case.name,
+            self.route.name(),
+            self.choice.slug(),
+            self.mode.slug()
+        )
+    }
+
+    /// `gateway::NAME::case::route::choice::mode`.
+    pub fn name(&self, gateway: &str) -> String {
+        format!("gateway::{gateway}::{}", self.key())
+    }
+
+    /// `case::choice::mode`: the matrix row.
+    pub fn row(&self) -> String {
+        format!(
+            "{}::{}::{}",
+            self.case.name,
+            self.choice.slug(),
+            self.mode.slug()
+        )
+    }
+
+    fn prompt(&self) -> String {
+        self.case
+            .file
+            .messages
+            .iter()
+            .rev()
+            .map(|m| m.content.clone())
+            .next()
+            .unwrap_or_default()
+    }
+}
+
+/// Every applicable trial: cases that list both the route's inbound and upstream providers.
+pub fn trials(cases: &[Arc<Case>], routes: &[Route], filter: Option<&str>) -> Vec<GatewayTrial> {
+    let mut out = Vec::new();
+    for case in cases {
+        for route in routes {
+            if !case.providers.contains(&route.inbound.0)
+                || !case.providers.contains(&route.upstream)
+            {
+                continue;
+            }
+            for choice in &case.choices {
+                for mode in &case.modes {
+                    let t = GatewayTrial {
+                        case: Arc::clone(case),
+                        route: route.clone(),
+                        choice: choice.clone(),
+                        mode: *mode,
+                    };
+                    if filter.is_none_or(|f| t.key().contains(f)) {
+                        out.push(t);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A matrix cell.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", content = "detail", rename_all = "kebab-case")]
+pub enum Cell {
+    Pass,
+    Fail(String),
+    /// A known failure (its reason).
+    Known(String),
+    /// The gateway refused cleanly with a 4xx naming the reason (nothing sent upstream).
+    Unsupported(String),
+    /// The client side cannot express this trial in the inbound format (the encoder refused).
+    NotApplicable(String),
+    Broken(String),
+}
+
+impl Cell {
+    /// Whether this result is expected (exit status 0).
+    pub fn expected(&self) -> bool {
+        matches!(
+            self,
+            Cell::Pass | Cell::Known(_) | Cell::Unsupported(_) | Cell::NotApplicable(_)
+        )
+    }
+}
+
+/// Everything one trial produced: the snapshot's content.
+#[derive(Clone, Debug, Serialize)]
+pub struct TrialResult {
+    pub name: String,
+    #[serde(skip)]
+    pub key: String,
+    #[serde(skip)]
+    pub row: String,
+    #[serde(skip)]
+    pub route: String,
+    pub client_request: Value,
+    pub upstream_request: Option<Value>,
+    pub upstream_answer: Option<String>,
+    pub downstream_status: Option<u16>,
+    pub downstream_outcome: Option<Outcome>,
+    pub findings: Vec<Finding>,
+    pub cell: Cell,
+    /// tooltape's own time for this trial (encode, decode, checks), excluding the wait.
+    #[serde(skip)]
+    pub own_time: Duration,
+    #[serde(skip)]
+    pub downstream_body: Vec<u8>,
+}
+
+fn upstream_outcome(
+    target: Provider,
+    req: &crate::model::ChatRequest,
+    ex: &Exchange,
+) -> Option<Outcome> {
+    let mut neutral = req.clone();
+    neutral.stream = ex.streamed;
+    let resp = HttpResponse {
+        status: ex.status,
+        headers: ex.headers.clone(),
+        body: ex.body(),
+    };
+    crate::providers::decode(target, &neutral, &resp).ok()
+}
+
+/// Runs one trial against the gateway at `gateway_url`, upstream recorded by `upstream`.
+pub(super) async fn run_one(
+    client: &reqwest::Client,
+    profile: &LoadedProfile,
+    upstream: &Upstream,
+    gateway_url: &str,
+    trial: &GatewayTrial,
+) -> TrialResult {
+    let t0 = Instant::now();
+    let inbound = trial.route.inbound.0;
+    let target = trial.route.upstream;
+    let base = Trial {
+        case: Arc::clone(&trial.case),
+        provider: inbound,
+        choice: trial.choice.clone(),
+        mode: trial.mode,
+    };
+    let mut req = base.first_request();
+    req.model = trial.route.model.clone();
+    let mut result = TrialResult {
+        name: trial.name(&profile.name),
+        key: trial.key(),
+        row: trial.row(),
+        route: trial.route.name(),
+        client_request: Value::Null,
+        upstream_request: None,
+        upstream_answer: None,
+        downstream_status: None,
+        downstream_outcome: None,
+        findings: Vec::new(),
+        cell: Cell::Pass,
+        own_time: Duration::ZERO,
+        downstream_body: Vec::new(),
+    };
+    let encoded = match crate::providers::encode(inbound, &req) {
+        Ok(e) => e,
+        Err(e) => {
+            result.cell =
+                Cell::NotApplicable(format!("the {} encoder refuses: {e}", inbound.slug()));
+            return result;
+        }
+    };
+    result.client_request =
+        serde_json::json!({"path": encoded.request.path_and_query(), "body": encoded.request.body});
+    let mut headers: Vec<(String, String)> = profile.profile.headers.clone().into_iter().collect();
+    headers.extend(trial.route.headers.iter().map(|(k, v)| {
+        (
+            k.clone(),
+            super::profile::fill(v, &[("upstream", upstream.base_url().as_str())]),
+        )
+    }));
+    let endpoint = Endpoint {
+        base_url: gateway_url.to_string(),
+        key: None,
+        extra_headers: headers,
+    };
+    let prompt = trial.prompt();
+    upstream.open(&prompt, &trial.case.file.simulate);
+    let mut waited = Instant::now();
+    let sent = crate::run::send(client, &endpoint, inbound, &req, &encoded.request).await;
+    let exchanges = upstream.close(&prompt);
+    let wait = waited.elapsed();
+    waited = Instant::now();
+    let (response, outcome) = match sent {
+        Ok(r) => r,
+        Err(e) => {
+            result.cell = Cell::Broken(e);
+            result.own_time = t0.elapsed().saturating_sub(wait);
+            return result;
+        }
+    };
+    result.downstream_status = Some(response.status);
+    result.downstream_outcome = outcome.as_ref().ok().cloned();
+    result.downstream_body = response.body.clone();
+    let Some(ex) = exchanges.last() else {
+        let message = outcome
+            .as_ref()
+            .ok()
+            .and_then(|o| o.error.as_ref().map(|e| e.message.clone()))
+            .unwrap_or_else(|| {
+                String::from_utf8_lossy(&response.body)
+                    .chars()
+                    .take(200)
+                    .collect()
+            });
+        result.cell = if (400..500).contains(&response.status) {
+            Cell::Unsupported(format!("{}: {}", response.status, clip(&message)))
+        } else {
+            Cell::Broken(format!(
+                "nothing sent upstream; answered {}: {}",
+                response.status,
+                clip(&message)
+            ))
+        };
+        result.own_time = t0.elapsed().saturating_sub(wait);
+        return result;
+    };
+    let sent_body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
+    let actual_target = view::provider_for_path(&ex.request.path).unwrap_or(target);
+    result.upstream_request = Some(serde_json::json!({
+        "method": ex.request.method, "path": ex.request.path, "query": ex.request.query, "body": sent_body
+    }));
+    result.upstream_answer = Some(String::from_utf8_lossy(&ex.body()).into_owned());
+    // Upstream: by meaning.
+    let client_view = view::read(inbound, &encoded.request.path, &encoded.request.body);
+    let sent_view = view::read(actual_target, &ex.request.path, &sent_body);
+    let ours = crate::providers::encode(actual_target, &req)
+        .ok()
+        .map(|e| view::read(actual_target, &e.request.path, &e.request.body));
+    let rejection = crate::simulate::wire_rejection(actual_target, &sent_body);
+    let mut findings = check::upstream(
+        &client_view,
+        &sent_view,
+        ours.as_ref(),
+        actual_target,
+        rejection,
+        base.requires_grounding(),
+    );
+    if actual_target != target {
+        findings.push(Finding {
+            // Chat Completions and Responses are the same vendor's two APIs: a bridge choice.
+            severity: if is_openai(actual_target) && is_openai(target) {
+                Severity::Cosmetic
+            } else {
+                Severity::Breaking
+            },
+            side: "upstream",
+            message: format!(
+                "sent to {} instead of {}",
+                actual_target.slug(),
+                target.slug()
+            ),
+        });
+    }
+    // Downstream: against what upstream answered.
+    let expected = upstream_outcome(actual_target, &req, ex);
+    findings.extend(check::downstream(
+        response.status,
+        outcome.as_ref().map_err(ToString::to_string),
+        ex.status,
+        expected.as_ref(),
+    ));
+    if req.stream && response.is_success() && ex.status < 400 {
+        let got = events::shape(inbound, &response.body);
+        let up = ex
+            .streamed
+            .then(|| events::shape(actual_target, &ex.body()));
+        findings.extend(check::stream(&got, up.as_ref(), inbound));
+    }
+    findings.sort_by_key(|f| f.severity);
+    result.cell = match findings.iter().find(|f| f.severity != Severity::Cosmetic) {
+        Some(first) => Cell::Fail(format!("{}: {}", first.side, first.message)),
+        None => Cell::Pass,
+    };
+    result.findings = findings;
+    result.own_time = t0.elapsed().saturating_sub(wait) + waited.elapsed();
+    result
+}
+
+fn clip(s: &str) -> String {
+    let c: String = s.chars().take(160).collect();
+    if c.len() < s.len() {
+        format!("{c}…")
+    } else {
+        c
+    }
+}
+
+/// Applies the profile's known failures: a failing trial it names is `Known`; a passing one
+/// fails until the entry is removed.
+pub(super) fn apply_known(profile: &LoadedProfile, r: &mut TrialResult) {
+    let Some(k) = profile.known_failure(&r.key) else {
+        return;
+    };
+    let at = profile.locate(k.span());
+    match &r.cell {
+        Cell::Fail(_) | Cell::Broken(_) => r.cell = Cell::Known(k.get_ref().reason.clone()),
+        Cell::Pass => {
+            r.cell = Cell::Fail(format!("{at}: known failure now passes: remove it"));
+        }
+        _ => {}
+    }
+}
+
+/// Stream and buffered agree: the stream trial of a (case, route, choice) makes the same calls.
+pub(super) fn cross_mode(results: &mut [TrialResult]) {
+    let mut buffered: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for r in results.iter() {
+        if let (Some(stem), Some(o)) = (r.key.strip_suffix("::buffered"), &r.downstream_outcome)
+            && matches!(r.cell, Cell::Pass)
+        {
+            buffered.insert(
+                stem.to_string(),
+                o.tool_calls.iter().map(|c| c.name.clone()).collect(),
+            );
+        }
+    }
+    for r in results.iter_mut() {
+        let Some(stem) = r.key.strip_suffix("::stream") else {
+            continue;
+        };
+        let (Some(b), Some(o)) = (buffered.get(stem), &r.downstream_outcome) else {
+            continue;
+        };
+        let s: Vec<String> = o.tool_calls.iter().map(|c| c.name.clone()).collect();
+        if &s != b && matches!(r.cell, Cell::Pass) {
+            let message = format!(
+                "stream calls [{}] differ from buffered [{}]",
+                s.join(", "),
+                b.join(", ")
+            );
+            r.findings.push(Finding {
+                severity: Severity::Behaviour,
+                side: "downstream",
+                message: message.clone(),
+            });
+            r.cell = Cell::Fail(format!("downstream: {message}"));
+        }
+    }
+}
+
+/// Runs every trial: trials sharing a prompt one after another (the upstream attributes
+/// requests by prompt), prompts in parallel up to `concurrency`.
+pub async fn run_all(
+    profile: Arc<LoadedProfile>,
+    upstream: &Arc<Upstream>,
+    gateway_url: &str,
+    trials: Vec<GatewayTrial>,
+    concurrency: usize,
+) -> Vec<TrialResult> {
+    let client = crate::run::client(Duration::from_secs(60));
+    let mut groups: BTreeMap<String, Vec<(usize, GatewayTrial)>> = BTreeMap::new();
+    for (i, t) in trials.into_iter().enumerate() {
+        groups.entry(t.prompt()).or_default().push((i, t));
+    }
+    let sem = Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
+    let mut set = tokio::task::JoinSet::new();
+    for (_, group) in groups {
+        let (client, upstream, sem, url, profile) = (
+            client.clone(),
+            Arc::clone(upstream),
+            Arc::clone(&sem),
+            gateway_url.to_string(),
+            Arc::clone(&profile),
+        );
+        set.spawn(async move {
+            let mut out = Vec::new();
+            for (i, t) in group {
+                let Ok(_permit) = sem.acquire().await else {
+                    break;
+                };
+                let mut r = run_one(&client, &profile, &upstream, &url, &t).await;
+                apply_known(&profile, &mut r);
+                out.push((i, r));
+            }
+            out
+        });
+    }
+    let mut all = Vec::new();
+    while let Some(done) = set.join_next().await {
+        if let Ok(v) = done {
+            all.extend(v);
+        }
+    }
+    all.sort_by_key(|(i, _)| *i);
+    let mut results: Vec<TrialResult> = all.into_iter().map(|(_, r)| r).collect();
+    cross_mode(&mut results);
+    results
+}
+
+fn is_openai(p: Provider) -> bool {
+    matches!(p, Provider::OpenaiChat | Provider::OpenaiResponses)
+}

@@ -1,0 +1,293 @@
+//! The gateway's upstream: the simulator's pure core served on `127.0.0.1`, at the real paths of
+//! the four APIs, recording exactly what the gateway sent and what it was answered. Requests are
+//! attributed to the trial whose prompt they carry (one trial per prompt in flight at a time).
+
+use std::convert::Infallible;
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use crate::scenario::Scenario;
+use crate::simulate::{SimBody, SimRequest, SimResponse};
+
+const MAX_BODY: usize = 32 * 1024 * 1024;
+
+/// One request the gateway sent upstream and the answer it got, as bytes on the wire.
+#[derive(Clone, Debug)]
+pub(crate) struct Exchange {
+    pub request: SimRequest,
+    pub status: u16,
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// The answer's bytes; for streams, each chunk as it was written.
+    pub chunks: Vec<Vec<u8>>,
+    pub streamed: bool,
+}
+
+impl Exchange {
+    pub(crate) fn body(&self) -> Vec<u8> {
+        self.chunks.concat()
+    }
+}
+
+struct Slot {
+    prompt: String,
+    scenario: Scenario,
+    exchanges: Vec<Exchange>,
+}
+
+#[derive(Default)]
+struct Book {
+    slots: Vec<Slot>,
+    /// Requests no trial claimed (startup probes, model listings).
+    unclaimed: Vec<String>,
+}
+
+/// The recording upstream; stops when dropped.
+pub struct Upstream {
+    addr: SocketAddr,
+    book: Arc<Mutex<Book>>,
+    shutdown: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Upstream {
+    pub async fn start() -> io::Result<Upstream> {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
+        let addr = listener.local_addr()?;
+        let book = Arc::new(Mutex::new(Book::default()));
+        let (shutdown, rx) = watch::channel(false);
+        let task = tokio::spawn(accept_loop(listener, Arc::clone(&book), rx));
+        Ok(Upstream {
+            addr,
+            book,
+            shutdown,
+            task,
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Claims requests carrying `prompt` for one trial, answered under `scenario`.
+    pub fn open(&self, prompt: &str, scenario: &Scenario) {
+        let mut book = self.book.lock().unwrap_or_else(PoisonError::into_inner);
+        book.slots.retain(|s| s.prompt != prompt);
+        book.slots.push(Slot {
+            prompt: prompt.to_string(),
+            scenario: scenario.clone(),
+            exchanges: Vec::new(),
+        });
+    }
+
+    /// Ends the claim and returns what was recorded for it.
+    pub(crate) fn close(&self, prompt: &str) -> Vec<Exchange> {
+        let mut book = self.book.lock().unwrap_or_else(PoisonError::into_inner);
+        match book.slots.iter().position(|s| s.prompt == prompt) {
+            Some(i) => book.slots.remove(i).exchanges,
+            None => Vec::new(),
+        }
+    }
+
+    /// Method and path of requests no trial claimed.
+    pub fn unclaimed(&self) -> Vec<String> {
+        let book = self.book.lock().unwrap_or_else(PoisonError::into_inner);
+        book.unclaimed.clone()
+    }
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        let _ = self.shutdown.send(true);
+        self.task.abort();
+    }
+}
+
+async fn accept_loop(listener: TcpListener, book: Arc<Mutex<Book>>, mut rx: watch::Receiver<bool>) {
+    loop {
+        tokio::select! {
+            _ = rx.changed() => break,
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                };
+                let book = Arc::clone(&book);
+                let mut rx = rx.clone();
+                tokio::spawn(async move {
+                    let svc = service_fn(move |req| handle(req, Arc::clone(&book)));
+                    let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), svc);
+                    tokio::select! {
+                        _ = conn => {}
+                        _ = rx.changed() => {}
+                    }
+                });
+            }
+        }
+    }
+}
+
+type Body = BoxBody<Bytes, io::Error>;
+
+/// True when some string in the JSON body contains `prompt`.
+fn carries(v: &Value, prompt: &str) -> bool {
+    match v {
+        Value::String(s) => s.contains(prompt),
+        Value::Array(a) => a.iter().any(|x| carries(x, prompt)),
+        Value::Object(o) => o.values().any(|x| carries(x, prompt)),
+        _ => false,
+    }
+}
+
+/// Paths the simulator does not route itself: Gemini under `/v1/models/…` (current Google
+/// SDKs), and the model listings gateways probe at startup.
+fn answer_extra(req: &SimRequest) -> Option<SimResponse> {
+    let json_resp = |v: Value| SimResponse {
+        status: 200,
+        headers: [("content-type".to_string(), "application/json".to_string())].into(),
+        body: SimBody::Full(v.to_string().into_bytes()),
+    };
+    let get = req.method.eq_ignore_ascii_case("GET");
+    match req.path.as_str() {
+        "/v1/models" | "/models" if get => Some(json_resp(json!({
+            "object": "list",
+            "data": [{"id": "gpt-4.1-mini", "object": "model", "created": 0, "owned_by": "tooltape"}]
+        }))),
+        "/v1beta/models" if get => Some(json_resp(
+            json!({"models": [{"name": "models/gemini-2.5-flash"}]}),
+        )),
+        p if get && (p.starts_with("/v1/models/") || p.starts_with("/models/")) => {
+            let id = p.rsplit('/').next().unwrap_or("");
+            Some(json_resp(
+                json!({"id": id, "object": "model", "created": 0, "owned_by": "tooltape"}),
+            ))
+        }
+        _ => None,
+    }
+}
+
+fn simulate(req: &SimRequest, scenario: &Scenario) -> SimResponse {
+    if let Some(r) = answer_extra(req) {
+        return r;
+    }
+    if let Some(rest) = req.path.strip_prefix("/v1/models/")
+        && rest.contains(':')
+    {
+        let mut moved = req.clone();
+        moved.path = format!("/v1beta/models/{rest}");
+        return crate::simulate::answer(&moved, scenario);
+    }
+    crate::simulate::answer(req, scenario)
+}
+
+async fn handle(
+    req: Request<Incoming>,
+    book: Arc<Mutex<Book>>,
+) -> Result<Response<Body>, Infallible> {
+    let (parts, body) = req.into_parts();
+    let headers = parts
+        .headers
+        .iter()
+        .filter_map(|(k, v)| {
+            Some((
+                k.as_str().to_ascii_lowercase(),
+                v.to_str().ok()?.to_string(),
+            ))
+        })
+        .collect();
+    let mut sim = SimRequest {
+        method: parts.method.to_string(),
+        path: parts.uri.path().to_string(),
+        query: parse_query(parts.uri.query().unwrap_or("")),
+        headers,
+        body: Vec::new(),
+    };
+    if let Ok(c) = Limited::new(body, MAX_BODY).collect().await {
+        sim.body = c.to_bytes().to_vec();
+    }
+    let parsed: Value = serde_json::from_slice(&sim.body).unwrap_or(Value::Null);
+    let scenario = {
+        let book = book.lock().unwrap_or_else(PoisonError::into_inner);
+        book.slots
+            .iter()
+            .find(|s| carries(&parsed, &s.prompt))
+            .map(|s| (s.prompt.clone(), s.scenario.clone()))
+    };
+    let resp = simulate(
+        &sim,
+        scenario.as_ref().map_or(&Scenario::default(), |(_, s)| s),
+    );
+    let (chunks, streamed) = match &resp.body {
+        SimBody::Full(b) => (vec![b.clone()], false),
+        SimBody::Chunks(c) => (c.clone(), true),
+    };
+    {
+        let mut book = book.lock().unwrap_or_else(PoisonError::into_inner);
+        let slot = scenario
+            .as_ref()
+            .and_then(|(p, _)| book.slots.iter_mut().find(|s| &s.prompt == p));
+        match slot {
+            Some(slot) => slot.exchanges.push(Exchange {
+                request: sim.clone(),
+                status: resp.status,
+                headers: resp.headers.clone(),
+                chunks: chunks.clone(),
+                streamed,
+            }),
+            None => {
+                if book.unclaimed.len() < 1000 {
+                    book.unclaimed.push(format!("{} {}", sim.method, sim.path));
+                }
+            }
+        }
+    }
+    let body: Body = if streamed {
+        let s = futures_util::stream::iter(
+            chunks
+                .into_iter()
+                .map(|c| Ok::<_, io::Error>(Frame::data(Bytes::from(c)))),
+        );
+        BodyExt::boxed(StreamBody::new(s))
+    } else {
+        Full::new(Bytes::from(chunks.concat()))
+            .map_err(|never| match never {})
+            .boxed()
+    };
+    let mut builder = Response::builder().status(resp.status);
+    for (k, v) in &resp.headers {
+        builder = builder.header(k.as_str(), v.as_str());
+    }
+    Ok(builder.body(body).unwrap_or_else(|_| {
+        let mut r = Response::new(
+            Full::new(Bytes::new())
+                .map_err(|never| match never {})
+                .boxed(),
+        );
+        *r.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
+        r
+    }))
+}
+
+fn parse_query(q: &str) -> std::collections::BTreeMap<String, String> {
+    q.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (k.to_string(), v.to_string())
+        })
+        .collect()
+}

@@ -1,0 +1,78 @@
+use std::path::Path;
+
+use super::*;
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tooltape-input-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn reads_a_regular_file() {
+    let d = scratch("regular");
+    let f = d.join("a.toml");
+    std::fs::write(&f, "x = 1\n").unwrap();
+    assert_eq!(read_to_string(&f).unwrap(), "x = 1\n");
+}
+
+#[test]
+fn missing_is_not_found() {
+    let e = read(Path::new("/nonexistent/tooltape/x.json")).unwrap_err();
+    assert!(e.not_found);
+}
+
+#[test]
+fn refuses_a_directory_and_a_link_to_a_device() {
+    let d = scratch("kinds");
+    let e = read(&d).unwrap_err();
+    assert!(e.message.contains("a directory"), "{e}");
+    let link = d.join("zero.toml");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    let e = read(&link).unwrap_err();
+    assert!(e.message.contains("a device"), "{e}");
+    assert!(!e.not_found);
+}
+
+#[test]
+#[allow(clippy::print_stderr)] // a skip says why
+fn refuses_a_fifo_without_blocking() {
+    let d = scratch("fifo");
+    let f = d.join("case.toml");
+    let ok = std::process::Command::new("mkfifo").arg(&f).status();
+    if !ok.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfifo unavailable");
+        return;
+    }
+    let e = read(&f).unwrap_err();
+    assert!(e.message.contains("a FIFO"), "{e}");
+}
+
+#[test]
+fn refuses_input_past_the_cap() {
+    let big = vec![b'x'; (DEFAULT_MAX_FILE_BYTES + 10) as usize];
+    let e = read_all(big.as_slice(), Path::new("<stdin>")).unwrap_err();
+    assert!(e.message.contains("64 MiB limit"), "{e}");
+    assert!(e.message.contains(LIMIT_VAR), "{e}");
+}
+
+#[test]
+fn invalid_utf8_names_the_offset() {
+    let d = scratch("utf8");
+    let f = d.join("a.toml");
+    std::fs::write(&f, b"ab\xffcd").unwrap();
+    let e = read_to_string(&f).unwrap_err();
+    assert!(e.message.contains("offset 2"), "{e}");
+}
+
+#[test]
+fn gunzip_is_capped() {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(&vec![0u8; 1 << 20]).unwrap();
+    let gz = enc.finish().unwrap();
+    assert_eq!(gunzip(&gz, 2 << 20).unwrap().len(), 1 << 20);
+    let e = gunzip(&gz, 1000).unwrap_err();
+    assert!(e.contains("inflates past the 1000 bytes limit"), "{e}");
+}

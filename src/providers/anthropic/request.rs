@@ -1,0 +1,366 @@
+//! Decoding a Messages request (`POST …/messages`) back to the neutral request: the inverse of
+//! `encode`, pure.
+//!
+//! Read: `model`, `max_tokens`, `system` (a string: one system message; text blocks: one each),
+//! `messages` (user text; `tool_result` blocks as tool messages linked by `tool_use_id`, with
+//! `is_error` and the name of the call they answer, then the user's text blocks after them;
+//! assistant `text`, `tool_use` calls, and thinking or server-tool blocks as opaque items,
+//! verbatim), `tools` (client tools with `input_schema` and `strict`; `web_search_*` server
+//! tools as hosted search, variant `None` for `web_search_20250305`), `tool_choice` (`auto`,
+//! `any` = required, `none`, `tool` = forced, or REQUIRED grounding when it names a hosted
+//! tool; `disable_parallel_tool_use` = the parallel switch off), `thinking.budget_tokens`,
+//! `stream`.
+//! Not recoverable: system versus developer (both are `system`), an allowed subset (the encoder
+//! sends only the allowed tools with `auto`/`any`), `max_tokens` the encoder defaulted, a
+//! choice sent only to carry `disable_parallel_tool_use`.
+
+use serde_json::Value;
+
+use crate::http::HttpRequest;
+use crate::model::{DecodeError, Grounding, HostedTool, Message, Tool, ToolCall, ToolChoice};
+use crate::pointer::push;
+use crate::providers::decoded::{
+    DecodedRequest, Extra, ExtraKind, Fields, call_name, check_route, content_text, empty_request,
+    field_error, query_extras, type_error, wire,
+};
+
+const NOT_CARRIED: &[&str] = &[
+    "temperature",
+    "top_p",
+    "top_k",
+    "stop_sequences",
+    "metadata",
+    "service_tier",
+    "container",
+    "mcp_servers",
+    "context_management",
+    "output_format",
+];
+
+/// The default server search type (decoded as variant `None`).
+const DEFAULT_SEARCH: &str = "web_search_20250305";
+
+/// Decodes a Messages request.
+pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> {
+    check_route(req, "/messages", "Anthropic Messages")?;
+    let mut extras = Vec::new();
+    query_extras(req, &mut extras);
+    let mut body = Fields::of(&req.body, "", "an Anthropic Messages request")?;
+    let model = body.req_str("model", "a Messages request names its model")?;
+    let stream = body.bool("stream")?.unwrap_or(false);
+    let mut out = empty_request(model.to_string(), stream);
+    out.max_tokens = body.count_any(&["max_tokens"])?;
+
+    match body.get("system") {
+        None => {}
+        Some(Value::String(s)) => out.messages.push(Message::System { content: s.clone() }),
+        Some(Value::Array(blocks)) => {
+            for (i, b) in blocks.iter().enumerate() {
+                let ptr = push("/system", &i.to_string());
+                let mut f = Fields::of(b, &ptr, "a system text block")?;
+                if f.str("type")? != Some("text") {
+                    return Err(field_error(&f.at("type"), "system blocks are `text`"));
+                }
+                let text = f.req_str("text", "a text block carries `text`")?;
+                f.keep(
+                    &["cache_control", "citations"],
+                    ExtraKind::NotCarried,
+                    &mut extras,
+                );
+                f.finish(&mut extras);
+                out.messages.push(Message::System {
+                    content: text.to_string(),
+                });
+            }
+        }
+        Some(other) => return Err(type_error("/system", "a string or text blocks", other)),
+    }
+    let Some(msgs) = body.array("messages")? else {
+        return Err(field_error(
+            "/messages",
+            "missing (a Messages request carries `messages`)",
+        ));
+    };
+    for (i, m) in msgs.iter().enumerate() {
+        message(
+            m,
+            &push("/messages", &i.to_string()),
+            &mut out.messages,
+            &mut extras,
+        )?;
+    }
+
+    let mut hosted_names = Vec::new();
+    if let Some(tools) = body.array("tools")? {
+        for (i, t) in tools.iter().enumerate() {
+            let ptr = push("/tools", &i.to_string());
+            let mut f = Fields::of(t, &ptr, "a tool")?;
+            match f.str("type")? {
+                None | Some("custom") => {
+                    let name = f.req_str("name", "a tool has a name")?;
+                    let description = f.str("description")?.map(str::to_string);
+                    let parameters = match f.get("input_schema") {
+                        Some(p @ Value::Object(_)) => p.clone(),
+                        Some(other) => {
+                            return Err(type_error(
+                                &f.at("input_schema"),
+                                "a JSON Schema object",
+                                other,
+                            ));
+                        }
+                        None => {
+                            return Err(field_error(
+                                &f.at("input_schema"),
+                                "missing (a client tool declares its input_schema)",
+                            ));
+                        }
+                    };
+                    let strict = f.bool("strict")?;
+                    if let Some(s) = strict {
+                        wire(&mut extras, f.at("strict"), Value::Bool(s));
+                    }
+                    f.keep(
+                        &["cache_control", "input_examples"],
+                        ExtraKind::NotCarried,
+                        &mut extras,
+                    );
+                    f.finish(&mut extras);
+                    out.tools.push(Tool {
+                        name: name.to_string(),
+                        description,
+                        parameters,
+                        strict,
+                    });
+                }
+                Some(ty) if ty.starts_with("web_search_") => {
+                    let name = f.str("name")?.unwrap_or("web_search");
+                    hosted_names.push(name.to_string());
+                    out.hosted.push(HostedTool::WebSearch {
+                        grounding: Grounding::Auto,
+                        variant: (ty != DEFAULT_SEARCH).then(|| ty.to_string()),
+                    });
+                    for (k, v) in t.as_object().into_iter().flatten() {
+                        if k != "type" && k != "name" {
+                            extras.push(Extra {
+                                pointer: push(&ptr, k),
+                                kind: ExtraKind::NotCarried,
+                                value: v.clone(),
+                            });
+                        }
+                    }
+                }
+                Some(_) => extras.push(Extra {
+                    pointer: ptr,
+                    kind: ExtraKind::NotCarried,
+                    value: t.clone(),
+                }),
+            }
+        }
+    }
+    if let Some(tc) = body.get("tool_choice") {
+        let mut f = Fields::of(tc, "/tool_choice", "a tool choice")?;
+        let ty = f.req_str("type", "a tool choice has a type")?;
+        let disable = f.bool("disable_parallel_tool_use")?;
+        match ty {
+            "auto" => out.tool_choice = Some(ToolChoice::Auto),
+            "any" => out.tool_choice = Some(ToolChoice::Required),
+            "none" => out.tool_choice = Some(ToolChoice::None),
+            "tool" => {
+                let name = f.req_str("name", "a `tool` choice names the tool")?;
+                if hosted_names.iter().any(|h| h == name) && out.tool(name).is_none() {
+                    // Forcing the server search tool: REQUIRED grounding.
+                    for h in &mut out.hosted {
+                        let HostedTool::WebSearch { grounding, .. } = h;
+                        *grounding = Grounding::Required;
+                    }
+                } else {
+                    out.tool_choice = Some(ToolChoice::Forced(name.to_string()));
+                }
+            }
+            other => {
+                return Err(field_error(
+                    "/tool_choice/type",
+                    format!("unknown tool choice `{other}` (auto, any, none, tool)"),
+                ));
+            }
+        }
+        if disable == Some(true) {
+            out.parallel_tool_calls = Some(false);
+        }
+        if let Some(d) = disable {
+            wire(
+                &mut extras,
+                f.at("disable_parallel_tool_use"),
+                Value::Bool(d),
+            );
+        }
+        f.finish(&mut extras);
+    }
+    if let Some(th) = body.get("thinking") {
+        let mut f = Fields::of(th, "/thinking", "a thinking configuration")?;
+        match f.req_str("type", "thinking has a type")? {
+            "enabled" => {
+                out.thinking = f.count_any(&["budget_tokens"])?;
+                if out.thinking.is_none() {
+                    return Err(field_error(
+                        "/thinking/budget_tokens",
+                        "missing (enabled thinking has a budget)",
+                    ));
+                }
+                f.finish(&mut extras);
+            }
+            "disabled" => f.finish(&mut extras),
+            _ => extras.push(Extra {
+                pointer: "/thinking".into(),
+                kind: ExtraKind::NotCarried,
+                value: th.clone(),
+            }),
+        }
+    }
+    body.keep(NOT_CARRIED, ExtraKind::NotCarried, &mut extras);
+    body.finish(&mut extras);
+    Ok(DecodedRequest {
+        request: out,
+        extras,
+    })
+}
+
+/// One message: a user message may become several neutral ones (tool results, then text).
+fn message(
+    m: &Value,
+    ptr: &str,
+    out: &mut Vec<Message>,
+    extras: &mut Vec<Extra>,
+) -> Result<(), DecodeError> {
+    let mut f = Fields::of(m, ptr, "a message")?;
+    let role = f.req_str("role", "every message has a role")?;
+    let content_ptr = f.at("content");
+    let content = f.get("content");
+    f.finish(extras);
+    let blocks = match content {
+        None => return Err(field_error(&content_ptr, "missing (a message has content)")),
+        Some(Value::String(s)) => {
+            out.push(match role {
+                "user" => Message::User { content: s.clone() },
+                "assistant" => Message::Assistant {
+                    text: Some(s.clone()),
+                    tool_calls: Vec::new(),
+                    opaque: Vec::new(),
+                },
+                other => return Err(unknown_role(ptr, other)),
+            });
+            return Ok(());
+        }
+        Some(Value::Array(blocks)) => blocks,
+        Some(other) => {
+            return Err(type_error(
+                &content_ptr,
+                "a string or content blocks",
+                other,
+            ));
+        }
+    };
+    match role {
+        "user" => {
+            for (i, b) in blocks.iter().enumerate() {
+                let bp = push(&content_ptr, &i.to_string());
+                let mut f = Fields::of(b, &bp, "a content block")?;
+                match f.req_str("type", "every block has a type")? {
+                    "text" => {
+                        let text = f.req_str("text", "a text block carries `text`")?;
+                        f.keep(
+                            &["cache_control", "citations"],
+                            ExtraKind::NotCarried,
+                            extras,
+                        );
+                        f.finish(extras);
+                        out.push(Message::User {
+                            content: text.to_string(),
+                        });
+                    }
+                    "tool_result" => {
+                        let id = f.req_str("tool_use_id", "a tool result names its tool_use_id")?;
+                        let cp = f.at("content");
+                        let content = content_text(f.get("content"), &cp, &["text"], extras)?
+                            .unwrap_or_default();
+                        let is_error = f.bool("is_error")?.unwrap_or(false);
+                        f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
+                        f.finish(extras);
+                        out.push(Message::Tool {
+                            call_id: id.to_string(),
+                            name: call_name(out, id),
+                            content,
+                            is_error,
+                        });
+                    }
+                    _ => extras.push(Extra {
+                        pointer: bp,
+                        kind: ExtraKind::NotCarried,
+                        value: b.clone(),
+                    }),
+                }
+            }
+        }
+        "assistant" => {
+            let mut text: Option<String> = None;
+            let mut tool_calls = Vec::new();
+            let mut opaque = Vec::new();
+            for (i, b) in blocks.iter().enumerate() {
+                let bp = push(&content_ptr, &i.to_string());
+                let mut f = Fields::of(b, &bp, "a content block")?;
+                match f.req_str("type", "every block has a type")? {
+                    "text" => {
+                        let t = f.req_str("text", "a text block carries `text`")?;
+                        text.get_or_insert_with(String::new).push_str(t);
+                        f.keep(
+                            &["cache_control", "citations"],
+                            ExtraKind::NotCarried,
+                            extras,
+                        );
+                        f.finish(extras);
+                    }
+                    "tool_use" => {
+                        let id = f.req_str("id", "a tool_use block has an id")?;
+                        let name = f.req_str("name", "a tool_use block names its tool")?;
+                        let arguments = match f.get("input") {
+                            Some(v @ Value::Object(_)) => v.clone(),
+                            Some(other) => {
+                                return Err(type_error(&f.at("input"), "an object", other));
+                            }
+                            None => {
+                                return Err(field_error(
+                                    &f.at("input"),
+                                    "missing (a tool_use block carries its input)",
+                                ));
+                            }
+                        };
+                        f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
+                        f.finish(extras);
+                        tool_calls.push(ToolCall {
+                            id: id.to_string(),
+                            name: name.to_string(),
+                            arguments,
+                            thought_signature: None,
+                        });
+                    }
+                    // Thinking blocks, server tool use and its results: sent back verbatim.
+                    _ => opaque.push(b.clone()),
+                }
+            }
+            out.push(Message::Assistant {
+                text,
+                tool_calls,
+                opaque,
+            });
+        }
+        other => return Err(unknown_role(ptr, other)),
+    }
+    Ok(())
+}
+
+fn unknown_role(ptr: &str, role: &str) -> DecodeError {
+    field_error(
+        &push(ptr, "role"),
+        format!("unknown role `{role}` (user or assistant)"),
+    )
+}

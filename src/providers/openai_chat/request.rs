@@ -1,0 +1,343 @@
+//! Decoding a Chat Completions request (`POST …/chat/completions`) back to the neutral request:
+//! the inverse of `encode`, pure.
+//!
+//! Read: `model`, `messages` (system, developer, user, assistant with `tool_calls`, tool results
+//! linked by `tool_call_id`, the name taken from the call they answer), `tools` (function tools;
+//! `strict` inside `function` kept as `Tool::strict`, its placement as a wire extra),
+//! `web_search_options` (hosted search, variant `web_search_options`), `tool_choice` (`auto`,
+//! `none`, `required`, a forced function, `allowed_tools` with its mode), `parallel_tool_calls`,
+//! `max_completion_tokens` (or the older `max_tokens`), `stream`.
+//! Not recoverable: a tool result's error flag (Chat has none: always `false`), opaque items
+//! (never sent), a thinking budget (Chat has only `reasoning_effort`, kept as an extra).
+
+use serde_json::Value;
+
+use crate::http::HttpRequest;
+use crate::model::{
+    AllowedMode, DecodeError, Grounding, HostedTool, Message, Tool, ToolCall, ToolChoice,
+    empty_parameters,
+};
+use crate::pointer::push;
+use crate::providers::decoded::{
+    DecodedRequest, Extra, ExtraKind, Fields, arguments, call_name, check_route, content_text,
+    empty_request, field_error, query_extras, type_error, wire,
+};
+
+/// Fields of the format the neutral request has no place for.
+const NOT_CARRIED: &[&str] = &[
+    "stream_options",
+    "reasoning_effort",
+    "temperature",
+    "top_p",
+    "n",
+    "stop",
+    "seed",
+    "user",
+    "metadata",
+    "response_format",
+    "logprobs",
+    "top_logprobs",
+    "presence_penalty",
+    "frequency_penalty",
+    "logit_bias",
+    "store",
+    "service_tier",
+    "modalities",
+    "audio",
+    "prediction",
+    "prompt_cache_key",
+    "safety_identifier",
+    "verbosity",
+];
+
+const TEXT: &[&str] = &["text"];
+
+/// Decodes a Chat Completions request.
+pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> {
+    check_route(req, "/chat/completions", "Chat Completions")?;
+    let mut extras = Vec::new();
+    query_extras(req, &mut extras);
+    let mut body = Fields::of(&req.body, "", "a Chat Completions request")?;
+    let model = body.req_str("model", "a Chat Completions request names its model")?;
+    let stream = body.bool("stream")?.unwrap_or(false);
+    let mut out = empty_request(model.to_string(), stream);
+
+    let Some(msgs) = body.array("messages")? else {
+        return Err(field_error(
+            "/messages",
+            "missing (a Chat Completions request carries `messages`)",
+        ));
+    };
+    for (i, m) in msgs.iter().enumerate() {
+        let msg = message(
+            m,
+            &push("/messages", &i.to_string()),
+            &out.messages,
+            &mut extras,
+        )?;
+        out.messages.extend(msg);
+    }
+    if let Some(tools) = body.array("tools")? {
+        for (i, t) in tools.iter().enumerate() {
+            if let Some(tool) = tool(t, &push("/tools", &i.to_string()), &mut extras)? {
+                out.tools.push(tool);
+            }
+        }
+    }
+    if let Some(opts) = body.get("web_search_options") {
+        out.hosted.push(HostedTool::WebSearch {
+            grounding: Grounding::Auto,
+            variant: Some("web_search_options".into()),
+        });
+        if opts.as_object().is_some_and(|o| !o.is_empty()) {
+            extras.push(Extra {
+                pointer: "/web_search_options".into(),
+                kind: ExtraKind::NotCarried,
+                value: opts.clone(),
+            });
+        }
+    }
+    if let Some(tc) = body.get("tool_choice") {
+        out.tool_choice = Some(tool_choice(tc, "/tool_choice")?);
+    }
+    out.parallel_tool_calls = body.bool("parallel_tool_calls")?;
+    out.max_tokens = body.count_any(&["max_completion_tokens", "max_tokens"])?;
+    body.keep(NOT_CARRIED, ExtraKind::NotCarried, &mut extras);
+    body.finish(&mut extras);
+    Ok(DecodedRequest {
+        request: out,
+        extras,
+    })
+}
+
+/// One message; `None` for one the neutral model cannot hold (kept as an extra).
+fn message(
+    m: &Value,
+    ptr: &str,
+    earlier: &[Message],
+    extras: &mut Vec<Extra>,
+) -> Result<Option<Message>, DecodeError> {
+    let mut f = Fields::of(m, ptr, "a message")?;
+    let role = f.req_str("role", "every message has a role")?;
+    let content_ptr = f.at("content");
+    let out = match role {
+        "system" | "developer" | "user" => {
+            let content =
+                content_text(f.get("content"), &content_ptr, TEXT, extras)?.unwrap_or_default();
+            f.keep(&["name"], ExtraKind::NotCarried, extras);
+            match role {
+                "system" => Message::System { content },
+                "developer" => Message::Developer { content },
+                _ => Message::User { content },
+            }
+        }
+        "assistant" => {
+            let text = content_text(f.get("content"), &content_ptr, TEXT, extras)?;
+            let mut tool_calls = Vec::new();
+            if let Some(calls) = f.array("tool_calls")? {
+                for (i, c) in calls.iter().enumerate() {
+                    tool_calls.push(call(c, &push(&f.at("tool_calls"), &i.to_string()), extras)?);
+                }
+            }
+            f.keep(
+                &[
+                    "refusal",
+                    "name",
+                    "audio",
+                    "reasoning_content",
+                    "annotations",
+                ],
+                ExtraKind::NotCarried,
+                extras,
+            );
+            Message::Assistant {
+                text,
+                tool_calls,
+                opaque: Vec::new(),
+            }
+        }
+        "tool" => {
+            let call_id = f.req_str("tool_call_id", "a tool result names the call it answers")?;
+            let content =
+                content_text(f.get("content"), &content_ptr, TEXT, extras)?.unwrap_or_default();
+            Message::Tool {
+                call_id: call_id.to_string(),
+                name: call_name(earlier, call_id),
+                content,
+                is_error: false,
+            }
+        }
+        _ => {
+            // `function` (the deprecated role) and anything newer: kept whole.
+            extras.push(Extra {
+                pointer: ptr.to_string(),
+                kind: ExtraKind::Unknown,
+                value: m.clone(),
+            });
+            return Ok(None);
+        }
+    };
+    f.finish(extras);
+    Ok(Some(out))
+}
+
+fn call(c: &Value, ptr: &str, extras: &mut Vec<Extra>) -> Result<ToolCall, DecodeError> {
+    let mut f = Fields::of(c, ptr, "a tool call")?;
+    let id = f.req_str("id", "a tool call has an id")?;
+    match f.str("type")? {
+        None | Some("function") => {}
+        Some(other) => {
+            return Err(field_error(
+                &f.at("type"),
+                format!("`{other}` calls cannot be decoded (only `function`)"),
+            ));
+        }
+    }
+    let func_ptr = f.at("function");
+    let Some(func) = f.get("function") else {
+        return Err(field_error(
+            &func_ptr,
+            "missing (a tool call names its function)",
+        ));
+    };
+    let mut g = Fields::of(func, &func_ptr, "the called function")?;
+    let name = g.req_str("name", "a tool call names its function")?;
+    let arguments = match g.get("arguments") {
+        Some(a) => arguments(a, &g.at("arguments"))?,
+        None => Value::Object(Default::default()),
+    };
+    g.finish(extras);
+    f.finish(extras);
+    Ok(ToolCall {
+        id: id.to_string(),
+        name: name.to_string(),
+        arguments,
+        thought_signature: None,
+    })
+}
+
+/// A function tool; another tool type (`custom`, …) is kept as an extra.
+fn tool(t: &Value, ptr: &str, extras: &mut Vec<Extra>) -> Result<Option<Tool>, DecodeError> {
+    let mut f = Fields::of(t, ptr, "a tool")?;
+    match f.str("type")? {
+        Some("function") => {}
+        None => return Err(field_error(&f.at("type"), "missing (`function`)")),
+        Some(_) => {
+            extras.push(Extra {
+                pointer: ptr.to_string(),
+                kind: ExtraKind::NotCarried,
+                value: t.clone(),
+            });
+            return Ok(None);
+        }
+    }
+    let func_ptr = f.at("function");
+    let Some(func) = f.get("function") else {
+        return Err(field_error(
+            &func_ptr,
+            "missing (a function tool defines `function`)",
+        ));
+    };
+    let mut g = Fields::of(func, &func_ptr, "a function definition")?;
+    let name = g.req_str("name", "a function tool has a name")?;
+    let description = g.str("description")?.map(str::to_string);
+    let parameters = match g.get("parameters") {
+        None => empty_parameters(),
+        Some(p @ Value::Object(_)) => p.clone(),
+        Some(other) => {
+            return Err(type_error(
+                &g.at("parameters"),
+                "a JSON Schema object",
+                other,
+            ));
+        }
+    };
+    let strict = g.bool("strict")?;
+    if let Some(s) = strict {
+        wire(extras, g.at("strict"), Value::Bool(s));
+    }
+    g.finish(extras);
+    f.finish(extras);
+    Ok(Some(Tool {
+        name: name.to_string(),
+        description,
+        parameters,
+        strict,
+    }))
+}
+
+/// `{"type":"function","function":{"name":…}}` → the name.
+fn function_name(v: &Value, ptr: &str) -> Result<String, DecodeError> {
+    let func = v
+        .get("function")
+        .ok_or_else(|| field_error(ptr, "missing `function` (a named function)"))?;
+    match func.get("name") {
+        Some(Value::String(n)) => Ok(n.clone()),
+        Some(other) => Err(type_error(
+            &format!("{ptr}/function/name"),
+            "a string",
+            other,
+        )),
+        None => Err(field_error(&format!("{ptr}/function/name"), "missing")),
+    }
+}
+
+fn tool_choice(v: &Value, ptr: &str) -> Result<ToolChoice, DecodeError> {
+    match v {
+        Value::String(s) => match s.as_str() {
+            "auto" => Ok(ToolChoice::Auto),
+            "none" => Ok(ToolChoice::None),
+            "required" => Ok(ToolChoice::Required),
+            other => Err(field_error(
+                ptr,
+                format!("unknown tool choice `{other}` (auto, none, required, or an object)"),
+            )),
+        },
+        Value::Object(o) => match o.get("type").and_then(Value::as_str) {
+            Some("function") => Ok(ToolChoice::Forced(function_name(v, ptr)?)),
+            Some("allowed_tools") => {
+                let at = o
+                    .get("allowed_tools")
+                    .ok_or_else(|| field_error(ptr, "missing `allowed_tools`"))?;
+                allowed(at, &format!("{ptr}/allowed_tools"), |t, p| {
+                    function_name(t, p)
+                })
+            }
+            _ => Err(field_error(
+                &format!("{ptr}/type"),
+                "expected `function` or `allowed_tools`",
+            )),
+        },
+        other => Err(type_error(ptr, "a string or an object", other)),
+    }
+}
+
+/// `{"mode": "auto"|"required", "tools": [...]}` (Chat nests it; Responses puts it flat).
+pub(crate) fn allowed(
+    v: &Value,
+    ptr: &str,
+    name_of: impl Fn(&Value, &str) -> Result<String, DecodeError>,
+) -> Result<ToolChoice, DecodeError> {
+    let mode = match v.get("mode").and_then(Value::as_str) {
+        Some("auto") => AllowedMode::Auto,
+        Some("required") => AllowedMode::Required,
+        _ => {
+            return Err(field_error(
+                &format!("{ptr}/mode"),
+                "expected `auto` or `required`",
+            ));
+        }
+    };
+    let Some(tools) = v.get("tools").and_then(Value::as_array) else {
+        return Err(field_error(
+            &format!("{ptr}/tools"),
+            "expected an array of tools",
+        ));
+    };
+    let tools = tools
+        .iter()
+        .enumerate()
+        .map(|(i, t)| name_of(t, &format!("{ptr}/tools/{i}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ToolChoice::Allowed { mode, tools })
+}

@@ -1,0 +1,314 @@
+//! Decoding a Responses request (`POST …/responses`) back to the neutral request: the inverse
+//! of `encode`, pure.
+//!
+//! Read: `model`, `instructions` (one system message, first), `input` (a string, or items:
+//! messages by role, `function_call` items grouped with the assistant text and reasoning items
+//! around them into one assistant turn, `function_call_output` linked by `call_id`; reasoning and
+//! other output items go back as the turn's opaque items, verbatim), function `tools` (`strict`
+//! kept as `Tool::strict`), hosted `web_search*` tools (variant: the wire type, `None` for the
+//! default `web_search`), `tool_choice` (a hosted-tool choice such as
+//! `{"type":"web_search_preview"}` means REQUIRED grounding), `parallel_tool_calls`,
+//! `max_output_tokens`, `stream`.
+//! Not recoverable: the error flag of a tool result, where system messages stood (the encoder
+//! moves them all into `instructions`, joined), a thinking budget (`reasoning` is an extra).
+
+use serde_json::Value;
+
+use crate::http::HttpRequest;
+use crate::model::{
+    DecodeError, Grounding, HostedTool, Message, Tool, ToolCall, ToolChoice, empty_parameters,
+};
+use crate::pointer::push;
+use crate::providers::decoded::{
+    DecodedRequest, Extra, ExtraKind, Fields, arguments, call_name, check_route, content_text,
+    empty_request, field_error, query_extras, type_error, wire,
+};
+use crate::providers::openai_chat::allowed;
+
+const NOT_CARRIED: &[&str] = &[
+    "stream_options",
+    "reasoning",
+    "text",
+    "store",
+    "previous_response_id",
+    "conversation",
+    "include",
+    "metadata",
+    "temperature",
+    "top_p",
+    "top_logprobs",
+    "truncation",
+    "user",
+    "service_tier",
+    "background",
+    "max_tool_calls",
+    "prompt",
+    "prompt_cache_key",
+    "safety_identifier",
+];
+
+const TEXT: &[&str] = &["input_text", "output_text", "text"];
+
+/// The default hosted search type (decoded as variant `None`).
+const DEFAULT_SEARCH: &str = "web_search";
+
+/// Decodes a Responses request.
+pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> {
+    check_route(req, "/responses", "Responses")?;
+    let mut extras = Vec::new();
+    query_extras(req, &mut extras);
+    let mut body = Fields::of(&req.body, "", "a Responses request")?;
+    let model = body.req_str("model", "a Responses request names its model")?;
+    let stream = body.bool("stream")?.unwrap_or(false);
+    let mut out = empty_request(model.to_string(), stream);
+
+    if let Some(instructions) = body.str("instructions")? {
+        out.messages.push(Message::System {
+            content: instructions.to_string(),
+        });
+    }
+    match body.get("input") {
+        None => {}
+        Some(Value::String(s)) => out.messages.push(Message::User { content: s.clone() }),
+        Some(Value::Array(items)) => input(items, &mut out.messages, &mut extras)?,
+        Some(other) => return Err(type_error("/input", "a string or an array of items", other)),
+    }
+
+    let mut hosted_names = Vec::new();
+    if let Some(tools) = body.array("tools")? {
+        for (i, t) in tools.iter().enumerate() {
+            let ptr = push("/tools", &i.to_string());
+            let mut f = Fields::of(t, &ptr, "a tool")?;
+            match f.req_str("type", "every tool has a type")? {
+                "function" => {
+                    let name = f.req_str("name", "a function tool has a name")?;
+                    let description = f.str("description")?.map(str::to_string);
+                    let parameters = match f.get("parameters") {
+                        None => empty_parameters(),
+                        Some(p @ Value::Object(_)) => p.clone(),
+                        Some(other) => {
+                            return Err(type_error(
+                                &f.at("parameters"),
+                                "a JSON Schema object",
+                                other,
+                            ));
+                        }
+                    };
+                    let strict = f.bool("strict")?;
+                    if let Some(s) = strict {
+                        wire(&mut extras, f.at("strict"), Value::Bool(s));
+                    }
+                    f.finish(&mut extras);
+                    out.tools.push(Tool {
+                        name: name.to_string(),
+                        description,
+                        parameters,
+                        strict,
+                    });
+                }
+                ty if ty.starts_with("web_search") => {
+                    hosted_names.push(ty.to_string());
+                    out.hosted.push(HostedTool::WebSearch {
+                        grounding: Grounding::Auto,
+                        variant: (ty != DEFAULT_SEARCH).then(|| ty.to_string()),
+                    });
+                    // Options (search_context_size, user_location, filters) are not carried.
+                    for (k, v) in t.as_object().into_iter().flatten() {
+                        if k != "type" {
+                            extras.push(Extra {
+                                pointer: push(&ptr, k),
+                                kind: ExtraKind::NotCarried,
+                                value: v.clone(),
+                            });
+                        }
+                    }
+                }
+                _ => extras.push(Extra {
+                    pointer: ptr,
+                    kind: ExtraKind::NotCarried,
+                    value: t.clone(),
+                }),
+            }
+        }
+    }
+    if let Some(tc) = body.get("tool_choice") {
+        match hosted_choice(tc) {
+            Some(ty) => {
+                // The one form that forces the hosted search: REQUIRED grounding.
+                wire(&mut extras, "/tool_choice".into(), tc.clone());
+                if !hosted_names.iter().any(|h| h == ty) {
+                    extras.push(Extra {
+                        pointer: "/tool_choice/type".into(),
+                        kind: ExtraKind::Unknown,
+                        value: Value::String(ty.to_string()),
+                    });
+                }
+                for h in &mut out.hosted {
+                    let HostedTool::WebSearch { grounding, .. } = h;
+                    *grounding = Grounding::Required;
+                }
+            }
+            None => out.tool_choice = Some(tool_choice(tc, "/tool_choice")?),
+        }
+    }
+    out.parallel_tool_calls = body.bool("parallel_tool_calls")?;
+    out.max_tokens = body.count_any(&["max_output_tokens"])?;
+    body.keep(NOT_CARRIED, ExtraKind::NotCarried, &mut extras);
+    body.finish(&mut extras);
+    Ok(DecodedRequest {
+        request: out,
+        extras,
+    })
+}
+
+/// `{"type":"web_search…"}` as a tool choice: the hosted type it forces.
+fn hosted_choice(v: &Value) -> Option<&str> {
+    v.get("type")
+        .and_then(Value::as_str)
+        .filter(|t| t.starts_with("web_search"))
+}
+
+fn function_name(v: &Value, ptr: &str) -> Result<String, DecodeError> {
+    match v.get("name") {
+        Some(Value::String(n)) => Ok(n.clone()),
+        Some(other) => Err(type_error(&format!("{ptr}/name"), "a string", other)),
+        None => Err(field_error(
+            &format!("{ptr}/name"),
+            "missing (a named function)",
+        )),
+    }
+}
+
+fn tool_choice(v: &Value, ptr: &str) -> Result<ToolChoice, DecodeError> {
+    match v {
+        Value::String(s) => match s.as_str() {
+            "auto" => Ok(ToolChoice::Auto),
+            "none" => Ok(ToolChoice::None),
+            "required" => Ok(ToolChoice::Required),
+            other => Err(field_error(
+                ptr,
+                format!("unknown tool choice `{other}` (auto, none, required, or an object)"),
+            )),
+        },
+        Value::Object(o) => match o.get("type").and_then(Value::as_str) {
+            Some("function") => Ok(ToolChoice::Forced(function_name(v, ptr)?)),
+            Some("allowed_tools") => allowed(v, ptr, function_name),
+            _ => Err(field_error(
+                &format!("{ptr}/type"),
+                "expected `function`, `allowed_tools` or a hosted tool type",
+            )),
+        },
+        other => Err(type_error(ptr, "a string or an object", other)),
+    }
+}
+
+/// An assistant turn being assembled from consecutive output-side items.
+#[derive(Default)]
+struct Turn {
+    text: Option<String>,
+    calls: Vec<ToolCall>,
+    opaque: Vec<Value>,
+    open: bool,
+}
+
+impl Turn {
+    fn flush(&mut self, out: &mut Vec<Message>) {
+        if std::mem::take(&mut self.open) {
+            out.push(Message::Assistant {
+                text: self.text.take(),
+                tool_calls: std::mem::take(&mut self.calls),
+                opaque: std::mem::take(&mut self.opaque),
+            });
+        }
+    }
+}
+
+fn input(
+    items: &[Value],
+    out: &mut Vec<Message>,
+    extras: &mut Vec<Extra>,
+) -> Result<(), DecodeError> {
+    let mut turn = Turn::default();
+    for (i, item) in items.iter().enumerate() {
+        let ptr = push("/input", &i.to_string());
+        let mut f = Fields::of(item, &ptr, "an input item")?;
+        let ty = f.str("type")?;
+        match (ty, item.get("role").and_then(Value::as_str)) {
+            (None | Some("message"), Some(role)) => {
+                f.get("role");
+                let text = content_text(f.get("content"), &f.at("content"), TEXT, extras)?;
+                f.keep(&["id", "status"], ExtraKind::NotCarried, extras);
+                f.finish(extras);
+                if role == "assistant" {
+                    turn.open = true;
+                    if let Some(t) = text {
+                        turn.text.get_or_insert_with(String::new).push_str(&t);
+                    }
+                    continue;
+                }
+                turn.flush(out);
+                let content = text.unwrap_or_default();
+                out.push(match role {
+                    "system" => Message::System { content },
+                    "developer" => Message::Developer { content },
+                    "user" => Message::User { content },
+                    other => {
+                        return Err(field_error(
+                            &push(&ptr, "role"),
+                            format!("unknown role `{other}` (user, system, developer, assistant)"),
+                        ));
+                    }
+                });
+            }
+            (Some("function_call"), _) => {
+                let call_id = f.req_str("call_id", "a function call has a call_id")?;
+                let name = f.req_str("name", "a function call names its function")?;
+                let args = match f.get("arguments") {
+                    Some(a) => arguments(a, &f.at("arguments"))?,
+                    None => Value::Object(Default::default()),
+                };
+                f.keep(&["id", "status"], ExtraKind::NotCarried, extras);
+                f.finish(extras);
+                turn.open = true;
+                turn.calls.push(ToolCall {
+                    id: call_id.to_string(),
+                    name: name.to_string(),
+                    arguments: args,
+                    thought_signature: None,
+                });
+            }
+            (Some("function_call_output"), _) => {
+                turn.flush(out);
+                let call_id = f.req_str("call_id", "a call output names its call_id")?;
+                let content = content_text(f.get("output"), &f.at("output"), TEXT, extras)?
+                    .unwrap_or_default();
+                f.keep(&["id", "status"], ExtraKind::NotCarried, extras);
+                f.finish(extras);
+                out.push(Message::Tool {
+                    call_id: call_id.to_string(),
+                    name: call_name(out, call_id),
+                    content,
+                    is_error: false,
+                });
+            }
+            (Some("item_reference"), _) => {
+                turn.flush(out);
+                extras.push(Extra {
+                    pointer: ptr,
+                    kind: ExtraKind::NotCarried,
+                    value: item.clone(),
+                });
+            }
+            (Some(_), _) => {
+                // Reasoning items and other output items are sent back verbatim.
+                turn.open = true;
+                turn.opaque.push(item.clone());
+            }
+            (None, None) => {
+                return Err(field_error(&ptr, "an input item has a `type` or a `role`"));
+            }
+        }
+    }
+    turn.flush(out);
+    Ok(())
+}

@@ -1,0 +1,439 @@
+//! One client request through the proxy: route → decode → encode for the upstream → send →
+//! decode as bytes arrive → the client's format. Hosted-search fallback and the support cache
+//! (shared by the process), grounding telemetry and encoder notes in response headers.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::config::{ProxyConfig, ProxyRoute};
+use super::inbound;
+use crate::model::{ChatRequest, Outcome, Provider, ProviderError};
+use crate::providers::{self, StreamDecoder};
+use crate::respond::{self, Envelope, Inbound, Meta, StreamWriter};
+use crate::run::SupportCache;
+
+/// An upstream answer body above this is refused (a buffered answer is held in memory).
+const MAX_UPSTREAM_BODY: usize = 64 * 1024 * 1024;
+
+pub(super) struct Shared {
+    pub config: ProxyConfig,
+    pub client: reqwest::Client,
+    pub cache: SupportCache,
+}
+
+pub(super) type Headers = Vec<(String, String)>;
+
+pub(super) enum Answer {
+    Full {
+        status: u16,
+        headers: Headers,
+        body: Vec<u8>,
+    },
+    Stream {
+        headers: Headers,
+        rx: mpsc::Receiver<Vec<u8>>,
+    },
+}
+
+fn error(inbound: Inbound, status: u16, message: &str, headers: Headers) -> Answer {
+    let body = respond::envelope(
+        inbound.family(),
+        &Envelope {
+            status,
+            message,
+            ..Envelope::default()
+        },
+    );
+    let mut headers = headers;
+    headers.push(("content-type".into(), "application/json".into()));
+    Answer::Full {
+        status,
+        headers,
+        body: body.to_string().into_bytes(),
+    }
+}
+
+static COUNTER: AtomicU64 = AtomicU64::new(1);
+
+fn meta(inbound: Inbound, model: &str) -> Meta {
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let prefix = match inbound {
+        Inbound::Chat => "chatcmpl-tt",
+        Inbound::Responses => "resp_tt",
+        Inbound::Messages => "msg_tt",
+        Inbound::Gemini { .. } => "tt",
+    };
+    let created = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    Meta {
+        id: format!("{prefix}{n:012}"),
+        model: model.to_string(),
+        created,
+    }
+}
+
+/// Answers one request (never panics: every failure is an answer in the client's format).
+pub(super) async fn answer(
+    shared: &Shared,
+    method: &hyper::Method,
+    path: &str,
+    query: Option<&str>,
+    bytes: Result<Bytes, String>,
+) -> Answer {
+    let Some((inbound, path_model, stream_path)) = inbound::route(path, query) else {
+        return error(
+            Inbound::Chat,
+            404,
+            &format!("no such endpoint: {path}"),
+            Vec::new(),
+        );
+    };
+    if method != hyper::Method::POST {
+        return error(
+            inbound,
+            405,
+            &format!("{method} is not allowed on {path}: use POST"),
+            Vec::new(),
+        );
+    }
+    let Ok(bytes) = bytes else {
+        let max = shared.config.max_body_bytes;
+        return error(
+            inbound,
+            413,
+            &format!("the request body is over the proxy's limit of {max} bytes"),
+            Vec::new(),
+        );
+    };
+    let body: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            return error(
+                inbound,
+                400,
+                &format!("the request body is not valid JSON: {e}"),
+                Vec::new(),
+            );
+        }
+    };
+    let mut neutral = match inbound::decode(inbound, &body, path_model.as_deref(), stream_path) {
+        Ok(r) => r,
+        Err(field) => {
+            return error(
+                inbound,
+                400,
+                &format!("invalid request: {field}"),
+                Vec::new(),
+            );
+        }
+    };
+    let alias = neutral.model.clone();
+    let Some(route) = shared.config.route(&alias) else {
+        return error(
+            inbound,
+            404,
+            &format!("model `{alias}` is not routed by this proxy"),
+            Vec::new(),
+        );
+    };
+    neutral.model = route
+        .upstream_model
+        .clone()
+        .unwrap_or_else(|| alias.clone());
+    neutral.strict = route.strict;
+    forward(shared, route, inbound, &alias, neutral).await
+}
+
+async fn forward(
+    shared: &Shared,
+    route: &ProxyRoute,
+    inbound: Inbound,
+    alias: &str,
+    mut neutral: ChatRequest,
+) -> Answer {
+    let provider = route.provider;
+    let searching = !neutral.hosted.is_empty();
+    if searching && provider == Provider::OpenaiResponses {
+        let now = shared.cache.now();
+        if let Some(v) = shared.cache.first_variant(provider, &neutral.model, now) {
+            crate::run::set_variant(&mut neutral, v);
+        }
+    }
+    // At most one retry: the `web_search` → `web_search_preview` fallback.
+    for _attempt in 0..2 {
+        let mut headers: Headers = vec![("x-tooltape-upstream".into(), provider.slug().into())];
+        let encoded = match providers::encode(provider, &neutral) {
+            Ok(e) => e,
+            Err(e) => {
+                headers.push(("x-tooltape-refused".into(), e.code.clone()));
+                return error(inbound, 400, &e.to_string(), headers);
+            }
+        };
+        if !encoded.notes.is_empty() {
+            headers.push((
+                "x-tooltape-notes".into(),
+                header_text(&encoded.notes.join("; ")),
+            ));
+        }
+        let tool_type = crate::capability::wire_tool_type(provider, &encoded.request.body);
+        if let Some(t) = &tool_type {
+            headers.push(("x-tooltape-hosted-tool-type".into(), t.clone()));
+        }
+        let resp = match send(shared, route, &encoded.request).await {
+            Ok(r) => r,
+            Err(e) => {
+                return error(
+                    inbound,
+                    502,
+                    &format!("upstream {provider} unreachable: {e}"),
+                    headers,
+                );
+            }
+        };
+        let status = resp.status().as_u16();
+        if neutral.stream && resp.status().is_success() {
+            return stream(inbound, alias, provider, neutral, resp, headers);
+        }
+        let body = match read_bounded(resp).await {
+            Ok(b) => b,
+            Err(e) => return error(inbound, 502, &e, headers),
+        };
+        let http = crate::http::HttpResponse {
+            status,
+            headers: Default::default(),
+            body,
+        };
+        let outcome = providers::decode(provider, &neutral, &http);
+        if searching
+            && provider == Provider::OpenaiResponses
+            && let Some(next) = crate::run::variant_rejected(&neutral, &outcome, &shared.cache)
+        {
+            crate::run::set_variant(&mut neutral, next);
+            continue;
+        }
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(e) => {
+                return error(
+                    inbound,
+                    502,
+                    &format!("upstream {provider} answered something undecodable: {e}"),
+                    headers,
+                );
+            }
+        };
+        if let Some(err) = &outcome.error {
+            return upstream_error(inbound, err, headers);
+        }
+        if searching {
+            telemetry_headers(&mut headers, tool_type, &outcome);
+        }
+        let b = respond::body(inbound, &outcome, &meta(inbound, alias));
+        headers.push(("content-type".into(), "application/json".into()));
+        return Answer::Full {
+            status: 200,
+            headers,
+            body: b.to_string().into_bytes(),
+        };
+    }
+    error(
+        inbound,
+        400,
+        "GROUNDING_NOT_SUPPORTED: no web search variant is supported by the upstream model",
+        Vec::new(),
+    )
+}
+
+fn upstream_error(inbound: Inbound, err: &ProviderError, headers: Headers) -> Answer {
+    let status = if (400..=599).contains(&err.status) {
+        err.status
+    } else {
+        502
+    };
+    error(inbound, status, &err.message, headers)
+}
+
+fn header_text(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii() && !c.is_ascii_control() {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect()
+}
+
+fn telemetry_headers(headers: &mut Headers, tool_type: Option<String>, outcome: &Outcome) {
+    let t = crate::run::telemetry(tool_type, Some(outcome), None);
+    headers.push((
+        "x-tooltape-grounding-attempted".into(),
+        t.grounding_attempted.to_string(),
+    ));
+    headers.push((
+        "x-tooltape-grounded-effective".into(),
+        t.grounded_effective.to_string(),
+    ));
+    headers.push((
+        "x-tooltape-grounding-calls".into(),
+        t.tool_call_count.to_string(),
+    ));
+    headers.push((
+        "x-tooltape-grounding-results".into(),
+        t.tool_result_count.to_string(),
+    ));
+    if let Some(w) = t.why_not_grounded {
+        headers.push(("x-tooltape-why-not-grounded".into(), header_text(&w)));
+    }
+}
+
+async fn send(
+    shared: &Shared,
+    route: &ProxyRoute,
+    request: &crate::http::HttpRequest,
+) -> Result<reqwest::Response, String> {
+    let url = format!(
+        "{}{}",
+        route.base_url.trim_end_matches('/'),
+        request.path_and_query()
+    );
+    let body = serde_json::to_vec(&request.body).map_err(|e| e.to_string())?;
+    let mut rb = shared.client.post(&url).body(body);
+    for (k, v) in &request.headers {
+        rb = rb.header(k, v);
+    }
+    if let Some(key) = route.key() {
+        let (name, value) = route.provider.auth_header(&key);
+        rb = rb.header(name, value);
+    }
+    rb.send().await.map_err(|e| e.to_string())
+}
+
+async fn read_bounded(resp: reqwest::Response) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let mut s = resp.bytes_stream();
+    while let Some(c) = s.next().await {
+        let c = c.map_err(|e| format!("reading the upstream answer failed: {e}"))?;
+        if out.len() + c.len() > MAX_UPSTREAM_BODY {
+            return Err(format!(
+                "the upstream answer is over {MAX_UPSTREAM_BODY} bytes"
+            ));
+        }
+        out.extend_from_slice(&c);
+    }
+    Ok(out)
+}
+
+/// A streamed answer: a task pushes upstream bytes into the decoder and forwards each new delta
+/// in the client's format at once. When the client goes away the channel closes, the task ends
+/// and dropping the upstream response cancels the upstream request.
+fn stream(
+    inbound: Inbound,
+    alias: &str,
+    provider: Provider,
+    neutral: ChatRequest,
+    resp: reqwest::Response,
+    mut headers: Headers,
+) -> Answer {
+    let (tx, rx) = mpsc::channel::<Vec<u8>>(64);
+    let meta = meta(inbound, alias);
+    headers.push(("content-type".into(), inbound.stream_content_type().into()));
+    headers.push(("cache-control".into(), "no-cache".into()));
+    tokio::spawn(async move {
+        let mut writer = StreamWriter::new(inbound, meta);
+        let mut decoder = StreamDecoder::new(provider, &neutral);
+        let mut tracker = Tracker::default();
+        let first = writer.start();
+        if !first.is_empty() && tx.send(first).await.is_err() {
+            return;
+        }
+        let mut chunks = resp.bytes_stream();
+        while let Some(chunk) = chunks.next().await {
+            let failed = match chunk {
+                Ok(c) => match decoder.push(&c) {
+                    Ok(()) => None,
+                    Err(e) => Some(format!("upstream {provider} stream undecodable: {e}")),
+                },
+                Err(e) => Some(format!("upstream {provider} stream broke off: {e}")),
+            };
+            if let Some(message) = failed {
+                let err = ProviderError {
+                    status: 502,
+                    message,
+                    ..ProviderError::default()
+                };
+                let _ = tx.send(writer.error(&err)).await;
+                return;
+            }
+            let out = tracker.forward(&decoder, &mut writer);
+            if !out.is_empty() && tx.send(out).await.is_err() {
+                return; // the client went away
+            }
+        }
+        let last = match decoder.finish() {
+            Ok(o) => match &o.error {
+                Some(err) => writer.error(err),
+                None => writer.finish(&o),
+            },
+            Err(e) => writer.error(&ProviderError {
+                status: 502,
+                message: format!("upstream {provider} stream undecodable: {e}"),
+                ..ProviderError::default()
+            }),
+        };
+        let _ = tx.send(last).await;
+    });
+    Answer::Stream { headers, rx }
+}
+
+/// What of the decoder's progress has been forwarded.
+#[derive(Default)]
+struct Tracker {
+    text_sent: Vec<usize>,
+    args_sent: Vec<String>,
+}
+
+impl Tracker {
+    fn forward(&mut self, d: &StreamDecoder, w: &mut StreamWriter) -> Vec<u8> {
+        let p = d.progress();
+        let mut out = Vec::new();
+        for (i, piece) in p.text.iter().enumerate() {
+            if self.text_sent.len() <= i {
+                self.text_sent.push(0);
+            }
+            if let Some(rest) = piece.get(self.text_sent[i]..)
+                && !rest.is_empty()
+            {
+                out.extend(w.text(rest));
+                self.text_sent[i] = piece.len();
+            }
+        }
+        for (k, c) in p.calls.iter().enumerate() {
+            if k >= self.args_sent.len() {
+                if c.name.is_empty() {
+                    break; // a call is started once its name is known
+                }
+                let id = if c.id.is_empty() {
+                    format!("call_{k}")
+                } else {
+                    c.id.to_string()
+                };
+                out.extend(w.call_start(&id, c.name));
+                self.args_sent.push(String::new());
+            }
+            let sent = &mut self.args_sent[k];
+            if c.arguments.len() > sent.len() && c.arguments.starts_with(sent.as_str()) {
+                let rest = &c.arguments[sent.len()..];
+                out.extend(w.call_args(k, rest));
+                sent.push_str(rest);
+            }
+        }
+        out
+    }
+}

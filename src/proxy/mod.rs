@@ -1,0 +1,12 @@
+//! `tooltape proxy`: the project's conversion logic served as a gateway on loopback. A client's
+//! request (four inbound formats) becomes the neutral request, is encoded for the route's
+//! upstream (strict transform, sanitizers, hosted-search policy failing closed), sent, decoded as
+//! bytes arrive, and written back in the client's format, streamed incrementally.
+
+mod config;
+mod forward;
+mod inbound;
+mod server;
+
+pub use config::{ProxyConfig, ProxyRoute};
+pub use server::Proxy;

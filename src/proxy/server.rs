@@ -1,0 +1,149 @@
+//! The proxy's HTTP server (hyper 1, loopback only): reads bounded request bodies, answers from
+//! `forward`, streams bodies through a channel so that a client going away cancels upstream.
+
+use std::convert::Infallible;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, watch};
+
+use super::config::ProxyConfig;
+use super::forward::{self, Answer, Shared};
+use crate::run::SupportCache;
+
+pub(super) type Body = BoxBody<Bytes, io::Error>;
+
+/// A running proxy; it stops (listener and open connections) when dropped.
+pub struct Proxy {
+    addr: SocketAddr,
+    shutdown: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Proxy {
+    /// Starts on the config's loopback address. Must be called inside a tokio runtime.
+    pub async fn start(config: ProxyConfig) -> io::Result<Proxy> {
+        if !config.listen.ip().is_loopback() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the proxy only listens on loopback",
+            ));
+        }
+        let listener = TcpListener::bind(config.listen).await?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            client: crate::run::client(Duration::from_secs(config.upstream_timeout_secs)),
+            cache: SupportCache::new(SupportCache::DEFAULT_TTL),
+            config,
+        });
+        let (shutdown, rx) = watch::channel(false);
+        let task = tokio::spawn(accept_loop(listener, shared, rx));
+        Ok(Proxy {
+            addr,
+            shutdown,
+            task,
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.shutdown.send(true);
+        self.task.abort();
+    }
+}
+
+async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, mut rx: watch::Receiver<bool>) {
+    loop {
+        tokio::select! {
+            _ = rx.changed() => break,
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                };
+                let shared = Arc::clone(&shared);
+                let mut rx = rx.clone();
+                tokio::spawn(async move {
+                    let svc = service_fn(move |req| handle(req, Arc::clone(&shared)));
+                    let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), svc);
+                    tokio::select! {
+                        _ = conn => {}
+                        _ = rx.changed() => {}
+                    }
+                });
+            }
+        }
+    }
+}
+
+async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<Body>, Infallible> {
+    let (parts, body) = req.into_parts();
+    let path = parts.uri.path().to_string();
+    let query = parts.uri.query().map(str::to_string);
+    let bytes = match Limited::new(body, shared.config.max_body_bytes)
+        .collect()
+        .await
+    {
+        Ok(c) => Ok(c.to_bytes()),
+        Err(e) => Err(e.to_string()),
+    };
+    let answer = forward::answer(&shared, &parts.method, &path, query.as_deref(), bytes).await;
+    Ok(to_hyper(answer))
+}
+
+fn to_hyper(answer: Answer) -> Response<Body> {
+    let (status, headers, body) = match answer {
+        Answer::Full {
+            status,
+            headers,
+            body,
+        } => (
+            status,
+            headers,
+            Full::new(Bytes::from(body))
+                .map_err(|never| match never {})
+                .boxed(),
+        ),
+        Answer::Stream { headers, rx } => (200, headers, channel_body(rx)),
+    };
+    let mut builder = Response::builder().status(status);
+    for (k, v) in &headers {
+        builder = builder.header(k.as_str(), v.as_str());
+    }
+    builder.body(body).unwrap_or_else(|_| {
+        let mut r = Response::new(
+            Full::new(Bytes::new())
+                .map_err(|never| match never {})
+                .boxed(),
+        );
+        *r.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
+        r
+    })
+}
+
+/// The body of a streamed answer: whatever the forwarding task sends, until it ends. When the
+/// client goes away, hyper drops this body, the channel closes and the task stops upstream.
+fn channel_body(rx: mpsc::Receiver<Vec<u8>>) -> Body {
+    let s = futures_util::stream::unfold(rx, |mut rx| async move {
+        let chunk = rx.recv().await?;
+        Some((Ok::<_, io::Error>(Frame::data(Bytes::from(chunk))), rx))
+    });
+    BodyExt::boxed(StreamBody::new(s))
+}

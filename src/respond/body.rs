@@ -1,0 +1,146 @@
+//! Buffered answers: a neutral outcome as a Chat `chat.completion`, a Responses `response`, an
+//! Anthropic `message` or a Gemini `GenerateContentResponse`.
+
+use serde_json::{Value, json};
+
+use super::format::{Inbound, Meta, finish_value};
+use crate::model::{Outcome, ToolCall, Usage};
+
+/// The whole answer body for `outcome` (its `error`, when set, is the caller's to answer).
+pub(crate) fn body(inbound: Inbound, outcome: &Outcome, meta: &Meta) -> Value {
+    match inbound {
+        Inbound::Chat => chat(outcome, meta),
+        Inbound::Responses => responses(
+            outcome,
+            meta,
+            &call_item_ids(meta, outcome.tool_calls.len()),
+        ),
+        Inbound::Messages => anthropic(outcome, meta),
+        Inbound::Gemini { .. } => gemini(outcome, meta),
+    }
+}
+
+pub(super) fn args_text(call: &ToolCall) -> String {
+    call.arguments.to_string()
+}
+
+pub(super) fn call_item_ids(meta: &Meta, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("fc_{}_{i}", meta.id)).collect()
+}
+
+fn tokens(u: Option<&Usage>) -> (u64, u64) {
+    let u = u.cloned().unwrap_or_default();
+    (u.input_tokens.unwrap_or(0), u.output_tokens.unwrap_or(0))
+}
+
+pub(super) fn chat_usage(u: Option<&Usage>) -> Value {
+    let (i, o) = tokens(u);
+    json!({"prompt_tokens": i, "completion_tokens": o, "total_tokens": i + o})
+}
+
+pub(super) fn responses_usage(u: Option<&Usage>) -> Value {
+    let (i, o) = tokens(u);
+    json!({"input_tokens": i, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": o,
+           "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": i + o})
+}
+
+pub(super) fn gemini_usage(u: Option<&Usage>) -> Value {
+    let (i, o) = tokens(u);
+    json!({"promptTokenCount": i, "candidatesTokenCount": o, "totalTokenCount": i + o})
+}
+
+fn chat(o: &Outcome, meta: &Meta) -> Value {
+    let mut message = json!({"role": "assistant", "content": o.text, "refusal": null});
+    if !o.tool_calls.is_empty() {
+        message["tool_calls"] = o
+            .tool_calls
+            .iter()
+            .map(|c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": args_text(c)}}))
+            .collect();
+    }
+    json!({
+        "id": meta.id, "object": "chat.completion", "created": meta.created, "model": meta.model,
+        "choices": [{"index": 0, "message": message, "logprobs": null,
+                     "finish_reason": finish_value(Inbound::Chat, o.finish)}],
+        "usage": chat_usage(o.usage.as_ref()),
+    })
+}
+
+/// A Responses `response` object; `output` given (the stream writer passes what it streamed).
+pub(super) fn response_object(o: &Outcome, meta: &Meta, output: Vec<Value>, done: bool) -> Value {
+    let status = if done {
+        finish_value(Inbound::Responses, o.finish)
+    } else {
+        "in_progress"
+    };
+    let incomplete = (status == "incomplete").then(|| json!({"reason": "max_output_tokens"}));
+    let mut r = json!({
+        "id": meta.id, "object": "response", "created_at": meta.created, "status": status,
+        "error": null, "incomplete_details": incomplete, "instructions": null, "model": meta.model,
+        "output": null, "parallel_tool_calls": true, "tool_choice": "auto", "tools": [],
+        "text": {"format": {"type": "text"}}, "metadata": {},
+        "usage": if done { responses_usage(o.usage.as_ref()) } else { Value::Null },
+    });
+    r["output"] = Value::Array(output);
+    r
+}
+
+pub(super) fn message_item(meta: &Meta, text: &str, done: bool) -> Value {
+    json!({"id": format!("msg_{}", meta.id), "type": "message", "status": if done { "completed" } else { "in_progress" },
+           "role": "assistant",
+           "content": if done { json!([{"type": "output_text", "annotations": [], "logprobs": [], "text": text}]) } else { json!([]) }})
+}
+
+pub(super) fn call_item(item_id: &str, call_id: &str, name: &str, args: &str, done: bool) -> Value {
+    json!({"id": item_id, "type": "function_call", "status": if done { "completed" } else { "in_progress" },
+           "arguments": args, "call_id": call_id, "name": name})
+}
+
+fn responses(o: &Outcome, meta: &Meta, item_ids: &[String]) -> Value {
+    let mut output = Vec::new();
+    if let Some(t) = &o.text {
+        output.push(message_item(meta, t, true));
+    }
+    for (c, item_id) in o.tool_calls.iter().zip(item_ids) {
+        output.push(call_item(item_id, &c.id, &c.name, &args_text(c), true));
+    }
+    response_object(o, meta, output, true)
+}
+
+fn anthropic(o: &Outcome, meta: &Meta) -> Value {
+    let mut content = Vec::new();
+    if let Some(t) = &o.text {
+        content.push(json!({"type": "text", "text": t}));
+    }
+    for c in &o.tool_calls {
+        content.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}));
+    }
+    let (i, out) = tokens(o.usage.as_ref());
+    json!({
+        "id": meta.id, "type": "message", "role": "assistant", "model": meta.model,
+        "content": content, "stop_reason": finish_value(Inbound::Messages, o.finish),
+        "stop_sequence": null, "usage": {"input_tokens": i, "output_tokens": out},
+    })
+}
+
+pub(super) fn gemini_call_part(c: &ToolCall) -> Value {
+    let mut p = json!({"functionCall": {"name": c.name, "args": c.arguments}});
+    if let Some(sig) = &c.thought_signature {
+        p["thoughtSignature"] = json!(sig);
+    }
+    p
+}
+
+fn gemini(o: &Outcome, meta: &Meta) -> Value {
+    let mut parts = Vec::new();
+    if let Some(t) = &o.text {
+        parts.push(json!({"text": t}));
+    }
+    parts.extend(o.tool_calls.iter().map(gemini_call_part));
+    json!({
+        "candidates": [{"content": {"parts": parts, "role": "model"},
+                        "finishReason": finish_value(Inbound::Gemini { sse: false }, o.finish), "index": 0}],
+        "usageMetadata": gemini_usage(o.usage.as_ref()), "modelVersion": meta.model,
+        "responseId": meta.id,
+    })
+}

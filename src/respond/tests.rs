@@ -1,0 +1,151 @@
+//! The writers' output read back by the project's own decoders: what a client decodes is what
+//! the outcome said, buffered and streamed, whatever the chunking.
+
+use serde_json::json;
+
+use super::{Inbound, Meta, StreamWriter, body};
+use crate::http::HttpResponse;
+use crate::model::{ChatRequest, Finish, Outcome, Provider, StrictPolicy, ToolCall, Usage};
+
+fn outcome() -> Outcome {
+    Outcome {
+        tool_calls: vec![
+            ToolCall {
+                id: "call_a".into(),
+                name: "get_weather".into(),
+                arguments: json!({"city": "Paris"}),
+                thought_signature: None,
+            },
+            ToolCall {
+                id: "call_b".into(),
+                name: "get_time".into(),
+                arguments: json!({"tz": "CET"}),
+                thought_signature: None,
+            },
+        ],
+        text: Some("Checking.".into()),
+        finish: Finish::ToolCalls,
+        usage: Some(Usage {
+            input_tokens: Some(12),
+            output_tokens: Some(7),
+        }),
+        ..Outcome::default()
+    }
+}
+
+fn req(stream: bool) -> ChatRequest {
+    ChatRequest {
+        model: "m".into(),
+        messages: vec![],
+        tools: vec![],
+        hosted: vec![],
+        tool_choice: None,
+        parallel_tool_calls: None,
+        stream,
+        max_tokens: None,
+        strict: StrictPolicy::Off,
+        thinking: None,
+    }
+}
+
+fn meta() -> Meta {
+    Meta {
+        id: "id1".into(),
+        model: "m".into(),
+        created: 1,
+    }
+}
+
+const CASES: [(Inbound, Provider); 5] = [
+    (Inbound::Chat, Provider::OpenaiChat),
+    (Inbound::Responses, Provider::OpenaiResponses),
+    (Inbound::Messages, Provider::Anthropic),
+    (Inbound::Gemini { sse: false }, Provider::Gemini),
+    (Inbound::Gemini { sse: true }, Provider::Gemini),
+];
+
+fn check(inbound: Inbound, decoded: &Outcome) {
+    let want = outcome();
+    let names: Vec<&str> = decoded.tool_calls.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["get_weather", "get_time"], "{inbound:?}");
+    assert_eq!(
+        decoded.tool_calls[0].arguments, want.tool_calls[0].arguments,
+        "{inbound:?}"
+    );
+    assert_eq!(
+        decoded.tool_calls[1].arguments, want.tool_calls[1].arguments,
+        "{inbound:?}"
+    );
+    assert_eq!(decoded.text.as_deref(), Some("Checking."), "{inbound:?}");
+    assert_eq!(decoded.finish, Finish::ToolCalls, "{inbound:?}");
+    assert_eq!(
+        decoded.usage.as_ref().and_then(|u| u.output_tokens),
+        Some(7),
+        "{inbound:?}"
+    );
+    assert!(
+        decoded.diagnostics.is_empty(),
+        "{inbound:?}: {:?}",
+        decoded.diagnostics
+    );
+}
+
+#[test]
+fn buffered_bodies_decode_to_the_outcome() {
+    for (inbound, provider) in CASES {
+        let b = body(inbound, &outcome(), &meta());
+        let resp = HttpResponse {
+            status: 200,
+            headers: Default::default(),
+            body: b.to_string().into_bytes(),
+        };
+        let decoded = crate::providers::decode(provider, &req(false), &resp).unwrap();
+        check(inbound, &decoded);
+        if provider != Provider::Gemini {
+            assert_eq!(decoded.tool_calls[0].id, "call_a", "{inbound:?}");
+        }
+    }
+}
+
+#[test]
+fn streams_decode_to_the_outcome_in_any_chunking() {
+    for (inbound, provider) in CASES {
+        let o = outcome();
+        let mut w = StreamWriter::new(inbound, meta());
+        let mut bytes = w.start();
+        bytes.extend(w.text("Check"));
+        bytes.extend(w.text("ing."));
+        bytes.extend(w.call_start("call_a", "get_weather"));
+        bytes.extend(w.call_args(0, "{\"city\":"));
+        bytes.extend(w.call_args(0, "\"Paris\"}"));
+        bytes.extend(w.gemini_flush(&o.tool_calls, 1));
+        bytes.extend(w.finish(&o)); // the second call only in the outcome: sent whole
+        for step in [1, 7, bytes.len()] {
+            let mut d = crate::providers::StreamDecoder::new(provider, &req(true));
+            for c in bytes.chunks(step) {
+                d.push(c).unwrap();
+            }
+            check(inbound, &d.finish().unwrap());
+        }
+    }
+}
+
+#[test]
+fn a_mid_stream_error_decodes_as_the_error() {
+    for (inbound, provider) in CASES {
+        let mut w = StreamWriter::new(inbound, meta());
+        let mut bytes = w.start();
+        bytes.extend(w.error(&crate::model::ProviderError {
+            status: 500,
+            message: "upstream broke".into(),
+            ..Default::default()
+        }));
+        let mut d = crate::providers::StreamDecoder::new(provider, &req(true));
+        d.push(&bytes).unwrap();
+        let o = d.finish().unwrap();
+        let e = o
+            .error
+            .unwrap_or_else(|| panic!("{inbound:?}: no error decoded"));
+        assert!(e.message.contains("upstream broke"), "{inbound:?}: {e:?}");
+    }
+}

@@ -1,0 +1,73 @@
+//! `docs/gateways/NAME.md` is in sync with `gateways/NAME.toml`: every trial the document lists
+//! as known is a known failure of the profile, and every known failure of the profile appears
+//! in the document (regenerate with `make gateway GATEWAY=NAME`). Profiles load without error.
+
+use std::path::Path;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn every_profile_loads_and_its_document_lists_its_known_failures() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(root().join("gateways")).expect("gateways/ exists") {
+        let path = entry.expect("readable").path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        seen += 1;
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let profile =
+            tooltape::load_gateway_profile(root(), &name).unwrap_or_else(|e| panic!("{e}"));
+        let doc_path = root().join("docs/gateways").join(format!("{name}.md"));
+        let doc = std::fs::read_to_string(&doc_path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}\nrun: make gateway GATEWAY={name}",
+                doc_path.display()
+            )
+        });
+        let known_in_doc: Vec<&str> = doc
+            .lines()
+            .filter_map(|l| l.strip_prefix("- `"))
+            .filter_map(|l| l.split_once("`: known: "))
+            .map(|(k, _)| k)
+            .collect();
+        for k in &known_in_doc {
+            assert!(
+                profile.known_failure(k).is_some(),
+                "{}: `{k}` is listed as known but {} has no known_failure for it\nrun: make gateway GATEWAY={name}",
+                doc_path.display(),
+                profile.path.display()
+            );
+        }
+        for kf in &profile.profile.known_failure {
+            let pattern = &kf.get_ref().trials;
+            assert!(
+                known_in_doc
+                    .iter()
+                    .any(|k| tooltape::pattern_matches(pattern, k)),
+                "{}: known failure `{pattern}` matches no known trial of {}\nrun: make gateway GATEWAY={name}",
+                profile.locate(kf.span()),
+                doc_path.display()
+            );
+        }
+    }
+    assert!(seen > 0, "no gateway profile under gateways/");
+}
+
+#[test]
+fn a_bad_profile_names_file_line_and_column() {
+    let dir = std::env::temp_dir().join(format!("tooltape-gw-profile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.toml");
+    std::fs::write(&path, "description = \"x\"\n[[routes]]\ninbound = \"chats\"\nupstream = \"anthropic\"\nmodel = \"m\"\n").unwrap();
+    let err = tooltape::load_gateway_profile(&dir, path.to_str().unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("bad.toml:3:11:") && err.contains("unknown inbound format `chats`"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,331 @@
+//! `tooltape proxy` against the project's simulator as upstream: every inbound format × every
+//! upstream, buffered and streamed, the client getting the upstream's tool calls; incremental
+//! streaming; the seed behaviours; errors in the client's format.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use tooltape::{
+    ChatRequest, HttpResponse, Message, Provider, Proxy, ProxyConfig, SimConfig, Simulator,
+    StreamDecoder, StrictPolicy, Tool, ToolChoice, decode, encode,
+};
+
+const INBOUND: [Provider; 4] = [
+    Provider::OpenaiChat,
+    Provider::OpenaiResponses,
+    Provider::Anthropic,
+    Provider::Gemini,
+];
+
+fn config(sim: &str, extra: &str) -> ProxyConfig {
+    let mut toml = String::from("listen = \"127.0.0.1:0\"\nmax_body_bytes = 200000\n");
+    for p in Provider::ALL {
+        toml.push_str(&format!(
+            "[[route]]\nmodel = \"to-{p}\"\nprovider = \"{p}\"\nbase_url = \"{sim}\"\nupstream_model = \"gpt-4o\"\nkey = \"sk-test\"\n"
+        ));
+    }
+    toml.push_str(extra);
+    ProxyConfig::parse(Path::new("proxy.toml"), &toml).unwrap()
+}
+
+fn weather_request(model: &str, stream: bool) -> ChatRequest {
+    ChatRequest {
+        model: model.into(),
+        messages: vec![Message::User {
+            content: "What is the weather in Paris?".into(),
+        }],
+        tools: vec![Tool {
+            name: "get_weather".into(),
+            description: Some("Current weather for a city".into()),
+            parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+            strict: None,
+        }],
+        hosted: vec![],
+        tool_choice: Some(ToolChoice::Required),
+        parallel_tool_calls: None,
+        stream,
+        max_tokens: Some(256),
+        strict: StrictPolicy::Auto,
+        thinking: None,
+    }
+}
+
+fn tojson(v: &Value) -> Vec<u8> {
+    serde_json::to_vec(v).unwrap()
+}
+
+async fn post(base: &str, inbound: Provider, req: &ChatRequest) -> reqwest::Response {
+    let enc = encode(inbound, req).unwrap().request;
+    let url = format!("{base}{}", enc.path_and_query());
+    reqwest::Client::new()
+        .post(url)
+        .body(tojson(&enc.body))
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn whole(resp: reqwest::Response) -> HttpResponse {
+    let status = resp.status().as_u16();
+    let headers: BTreeMap<String, String> = resp
+        .headers()
+        .iter()
+        .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
+        .collect();
+    HttpResponse {
+        status,
+        headers,
+        body: resp.bytes().await.unwrap().to_vec(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_inbound_format_reaches_every_upstream_with_its_tool_calls() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    let mut failures = Vec::new();
+    for inbound in INBOUND {
+        for upstream in Provider::ALL {
+            for stream in [false, true] {
+                let req = weather_request(&format!("to-{upstream}"), stream);
+                let resp = whole(post(&proxy.base_url(), inbound, &req).await).await;
+                let route = format!("{inbound}->{upstream} stream={stream}");
+                if resp.status != 200 {
+                    failures.push(format!(
+                        "{route}: status {} {}",
+                        resp.status,
+                        String::from_utf8_lossy(&resp.body)
+                    ));
+                    continue;
+                }
+                let o = decode(inbound, &req, &resp).unwrap();
+                let names: Vec<&str> = o.tool_calls.iter().map(|c| c.name.as_str()).collect();
+                if names != ["get_weather"] || !o.tool_calls[0].arguments["city"].is_string() {
+                    failures.push(format!("{route}: calls {:?}", o.tool_calls));
+                }
+                if o.finish != tooltape::Finish::ToolCalls {
+                    failures.push(format!(
+                        "{route}: finish {:?} ({:?})",
+                        o.finish, o.raw_finish
+                    ));
+                }
+                if !o.diagnostics.is_empty() {
+                    failures.push(format!("{route}: diagnostics {:?}", o.diagnostics));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} routes failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_tool_call_delta_arrives_before_upstream_finishes() {
+    // 40 ms between upstream chunks: a proxy that waits for the end answers after all of them.
+    let sim = Simulator::start(SimConfig {
+        chunk_delay: Duration::from_millis(40),
+        ..SimConfig::default()
+    })
+    .await
+    .unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    for inbound in [
+        Provider::OpenaiChat,
+        Provider::OpenaiResponses,
+        Provider::Anthropic,
+    ] {
+        let req = weather_request("to-openai-chat", true);
+        let t0 = Instant::now();
+        let resp = post(&proxy.base_url(), inbound, &req).await;
+        let mut body = resp.bytes_stream();
+        let mut decoder = StreamDecoder::new(inbound, &req);
+        let mut first_call = None;
+        while let Some(c) = body.next().await {
+            decoder.push(&c.unwrap()).unwrap();
+            if first_call.is_none() && !decoder.progress().calls.is_empty() {
+                first_call = Some(t0.elapsed());
+            }
+        }
+        let total = t0.elapsed();
+        let first_call = first_call.expect("a tool call arrived");
+        assert_eq!(decoder.finish().unwrap().tool_calls.len(), 1);
+        assert!(
+            first_call + Duration::from_millis(100) < total,
+            "{inbound}: first tool-call delta at {first_call:?}, stream ended at {total:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn required_hosted_search_fails_closed_before_anything_is_sent() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    // gpt-5 takes only `auto` next to hosted tools: REQUIRED search cannot be guaranteed.
+    let extra = format!(
+        "[[route]]\nmodel = \"gpt5\"\nprovider = \"openai-responses\"\nbase_url = \"{}\"\nupstream_model = \"gpt-5\"\nkey = \"k\"\n",
+        sim.base_url()
+    );
+    let proxy = Proxy::start(config(&sim.base_url(), &extra)).await.unwrap();
+    let body = json!({"model": "gpt5", "input": "latest news", "tools": [{"type": "web_search"}], "tool_choice": "required"});
+    let before = sim.requests_served();
+    let resp = reqwest::Client::new()
+        .post(format!("{}/v1/responses", proxy.base_url()))
+        .body(tojson(&body))
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    let refused = resp
+        .headers()
+        .get("x-tooltape-refused")
+        .map(|v| v.to_str().unwrap().to_string());
+    let text = resp.text().await.unwrap();
+    assert!((400..500).contains(&status), "{status} {text}");
+    assert!(text.contains("GROUNDING_NOT_SUPPORTED: "), "{text}");
+    assert_eq!(refused.as_deref(), Some("GROUNDING_NOT_SUPPORTED"));
+    assert_eq!(sim.requests_served(), before, "nothing may reach upstream");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_errors_are_answered_in_the_client_format() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    let c = reqwest::Client::new();
+    let base = proxy.base_url();
+    // Missing field: 400 naming it, in each family's envelope.
+    let r = c
+        .post(format!("{base}/v1/chat/completions"))
+        .body(tojson(&json!({"model": "to-openai-chat"})))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    let v: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`messages`"),
+        "{v}"
+    );
+    let r = c
+        .post(format!("{base}/v1/messages"))
+        .body(tojson(&json!({"model": "to-anthropic", "messages": []})))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    let v: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    assert_eq!(v["type"], "error");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`max_tokens`"),
+        "{v}"
+    );
+    let r = c
+        .post(format!("{base}/v1beta/models/to-gemini:generateContent"))
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    let v: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    assert_eq!(v["error"]["status"], "INVALID_ARGUMENT", "{v}");
+    // Too large: 413.
+    let big = "x".repeat(300_000);
+    let r = c
+        .post(format!("{base}/v1/chat/completions"))
+        .body(tojson(
+            &json!({"model": "to-openai-chat", "messages": [{"role": "user", "content": big}]}),
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 413);
+    // Unknown alias: 404.
+    let r = c
+        .post(format!("{base}/v1/chat/completions"))
+        .body(tojson(&json!({"model": "nope", "messages": []})))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstream_errors_keep_their_status_in_the_client_format() {
+    let sim = Simulator::start(SimConfig {
+        faults: (0..4)
+            .map(|i| tooltape::Fault::nth(i, tooltape::FaultKind::ServerError { status: 503 }))
+            .collect(),
+        ..SimConfig::default()
+    })
+    .await
+    .unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    for inbound in INBOUND {
+        let req = weather_request("to-anthropic", false);
+        let resp = whole(post(&proxy.base_url(), inbound, &req).await).await;
+        assert_eq!(
+            resp.status,
+            503,
+            "{inbound}: {}",
+            String::from_utf8_lossy(&resp.body)
+        );
+        let o = decode(inbound, &req, &resp).unwrap();
+        assert_eq!(o.error.map(|e| e.status), Some(503), "{inbound}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_concurrent_streams_all_succeed() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    let base = proxy.base_url();
+    let t0 = Instant::now();
+    let tasks: Vec<_> = (0..200)
+        .map(|i| {
+            let base = base.clone();
+            let inbound = INBOUND[i % 4];
+            let upstream = Provider::ALL[i % 5];
+            tokio::spawn(async move {
+                let req = weather_request(&format!("to-{upstream}"), true);
+                let resp = whole(post(&base, inbound, &req).await).await;
+                let o = decode(inbound, &req, &resp).map_err(|e| e.to_string())?;
+                if resp.status == 200 && o.tool_calls.len() == 1 {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "{inbound}->{upstream}: {} {:?}",
+                        resp.status, o.tool_calls
+                    ))
+                }
+            })
+        })
+        .collect();
+    let mut errors = Vec::new();
+    for t in tasks {
+        if let Err(e) = t.await.unwrap() {
+            errors.push(e);
+        }
+    }
+    assert!(
+        errors.is_empty(),
+        "{} of 200 failed: {:?}",
+        errors.len(),
+        errors.first()
+    );
+    assert!(
+        t0.elapsed() < Duration::from_secs(30),
+        "200 streams took {:?}",
+        t0.elapsed()
+    );
+}
