@@ -148,10 +148,12 @@ fn items(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
     }
     let last = turn.calls.len().saturating_sub(1);
     for (i, c) in turn.calls.iter().enumerate() {
-        if turn.wire.reasoning.is_some() {
+        if let Some(r) = &turn.wire.reasoning {
             // A reasoning item before each call: reasoning interleaved between function calls.
-            out.push(json!({"id": wire::id("rs_", ctx.seed, "rs", i, 48), "type": "reasoning",
-                "summary": [], "encrypted_content": wire::id("gAAAAAB", ctx.seed, "encrypted-reasoning", i, 120)}));
+            // Its content depends on the reasoning only, so buffered and streamed answers agree.
+            let seed = crate::fnv::fnv1a(r.as_bytes());
+            out.push(json!({"id": wire::id("rs_", seed, "rs", i, 48), "type": "reasoning",
+                "summary": [], "encrypted_content": wire::id("gAAAAAB", seed, "encrypted-reasoning", i, 120)}));
         }
         let cut = turn.wire.cut_last_call && i == last;
         let args = c.arguments_json();
