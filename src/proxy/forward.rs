@@ -85,7 +85,7 @@ pub(super) async fn answer(
     query: Option<&str>,
     bytes: Result<Bytes, String>,
 ) -> Answer {
-    let Some((inbound, path_model, stream_path)) = inbound::route(path, query) else {
+    let Some(inbound) = inbound::route(path, query) else {
         return error(
             Inbound::Chat,
             404,
@@ -121,7 +121,7 @@ pub(super) async fn answer(
             );
         }
     };
-    let mut neutral = match inbound::decode(inbound, &body, path_model.as_deref(), stream_path) {
+    let mut neutral = match inbound::decode(inbound, path, query, body) {
         Ok(r) => r,
         Err(field) => {
             return error(

@@ -198,7 +198,8 @@ async fn client_errors_are_answered_in_the_client_format() {
     let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
     let c = reqwest::Client::new();
     let base = proxy.base_url();
-    // Missing field: 400 naming it, in each family's envelope.
+    // Missing or mistyped field: 400 naming it (the request decoder's pointer), in each
+    // family's envelope.
     let r = c
         .post(format!("{base}/v1/chat/completions"))
         .body(tojson(&json!({"model": "to-openai-chat"})))
@@ -211,12 +212,17 @@ async fn client_errors_are_answered_in_the_client_format() {
         v["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("`messages`"),
+            .contains("/messages: missing"),
         "{v}"
     );
     let r = c
         .post(format!("{base}/v1/messages"))
-        .body(tojson(&json!({"model": "to-anthropic", "messages": []})))
+        .body(tojson(&json!({
+            "model": "to-anthropic",
+            "max_tokens": 64,
+            "messages": [],
+            "tools": [{"input_schema": {"type": "object"}}]
+        })))
         .send()
         .await
         .unwrap();
@@ -227,7 +233,7 @@ async fn client_errors_are_answered_in_the_client_format() {
         v["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("`max_tokens`"),
+            .contains("/tools/0/name: missing"),
         "{v}"
     );
     let r = c
