@@ -85,6 +85,13 @@ pub(super) async fn answer(
     query: Option<&str>,
     bytes: Result<Bytes, String>,
 ) -> Answer {
+    if method == hyper::Method::GET && path == "/health" {
+        return Answer::Full {
+            status: 200,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: br#"{"status":"ok"}"#.to_vec(),
+        };
+    }
     let Some(inbound) = inbound::route(path, query) else {
         return error(
             Inbound::Chat,
