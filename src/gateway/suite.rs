@@ -256,7 +256,12 @@ pub(super) async fn run_one(
         return result;
     };
     let sent_body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
-    let actual_target = view::provider_for_path(&ex.request.path).unwrap_or(target);
+    // The text protocol travels over a Chat Completions path: a chat request to a text-protocol
+    // route is judged as the text protocol.
+    let actual_target = match view::provider_for_path(&ex.request.path) {
+        Some(Provider::OpenaiChat) if target == Provider::TextProtocol => target,
+        p => p.unwrap_or(target),
+    };
     result.upstream_request = Some(serde_json::json!({
         "method": ex.request.method, "path": ex.request.path, "query": ex.request.query, "body": sent_body
     }));
@@ -268,14 +273,23 @@ pub(super) async fn run_one(
         .ok()
         .map(|e| view::read(actual_target, &e.request.path, &e.request.body));
     let rejection = crate::simulate::wire_rejection(actual_target, &sent_body);
-    let mut findings = check::upstream(
-        &client_view,
-        &sent_view,
-        ours.as_ref(),
-        actual_target,
-        rejection,
-        base.requires_grounding(),
-    );
+    let mut findings = if actual_target == Provider::TextProtocol {
+        // Tools and choice travel as injected prose: the instructions must be the ones
+        // `src/inject/` builds for the client's request, as the project's encoder sends them.
+        let ours_body = crate::providers::encode(actual_target, &req)
+            .ok()
+            .map(|e| e.request.body);
+        check::injected(&sent_body, ours_body.as_ref())
+    } else {
+        check::upstream(
+            &client_view,
+            &sent_view,
+            ours.as_ref(),
+            actual_target,
+            rejection,
+            base.requires_grounding(),
+        )
+    };
     if actual_target != target {
         findings.push(Finding {
             // Chat Completions and Responses are the same vendor's two APIs: a bridge choice.
