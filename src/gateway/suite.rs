@@ -143,8 +143,12 @@ pub struct TrialResult {
     pub downstream_body: Vec<u8>,
 }
 
+/// What upstream answered, decoded. The client reads its answer as `inbound` (its decoder drops a null the strict rewrite of its
+/// own request added for an optional property), so the expected outcome gets the same reading:
+/// a transparent gateway's answer, as the client sees it.
 fn upstream_outcome(
     target: Provider,
+    inbound: Provider,
     req: &crate::model::ChatRequest,
     ex: &Exchange,
 ) -> Option<Outcome> {
@@ -155,7 +159,9 @@ fn upstream_outcome(
         headers: ex.headers.clone(),
         body: ex.body(),
     };
-    crate::providers::decode(target, &neutral, &resp).ok()
+    let mut outcome = crate::providers::decode(target, &neutral, &resp).ok()?;
+    crate::schema::restore_optional(inbound, &neutral, &mut outcome);
+    Some(outcome)
 }
 
 /// Runs one trial against the gateway at `gateway_url`, upstream recorded by `upstream`.
@@ -307,7 +313,7 @@ pub(super) async fn run_one(
         });
     }
     // Downstream: against what upstream answered.
-    let expected = upstream_outcome(actual_target, &req, ex);
+    let expected = upstream_outcome(actual_target, inbound, &req, ex);
     findings.extend(check::downstream(
         response.status,
         outcome.as_ref().map_err(ToString::to_string),
