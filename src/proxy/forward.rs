@@ -361,7 +361,14 @@ fn stream(
             return;
         }
         let mut chunks = resp.bytes_stream();
-        while let Some(chunk) = chunks.next().await {
+        loop {
+            // A client that goes away closes the channel: stop at once, even while upstream is
+            // quiet (keep-alives, a slow model), so dropping the response cancels upstream.
+            let chunk = tokio::select! {
+                c = chunks.next() => c,
+                () = tx.closed() => return,
+            };
+            let Some(chunk) = chunk else { break };
             let failed = match chunk {
                 Ok(c) => match decoder.push(&c) {
                     Ok(()) => None,

@@ -335,3 +335,203 @@ async fn two_hundred_concurrent_streams_all_succeed() {
         t0.elapsed()
     );
 }
+
+fn set_headers_chat(model: &str) -> Value {
+    json!({
+        "model": model,
+        "messages": [{"role": "user", "content": "Set X-Trace on https://example.com"}],
+        "tools": [{"type": "function", "function": {
+            "name": "set_headers",
+            "description": "Set HTTP headers; only X- headers are allowed.",
+            "parameters": {"type": "object", "properties": {
+                "url": {"type": "string"},
+                "meta": {"type": "object", "patternProperties": {"^X-": {"type": "string"}},
+                         "additionalProperties": false}},
+                "required": ["url", "meta"]}
+        }}],
+        "tool_choice": "required"
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_schema_that_cannot_be_strict_follows_the_route_policy() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let extra = format!(
+        "[[route]]\nmodel = \"strict-require\"\nprovider = \"openai-responses\"\nbase_url = \"{0}\"\nupstream_model = \"gpt-4o\"\nkey = \"k\"\nstrict = \"require\"\n\
+         [[route]]\nmodel = \"strict-auto\"\nprovider = \"openai-responses\"\nbase_url = \"{0}\"\nupstream_model = \"gpt-4o\"\nkey = \"k\"\nstrict = \"auto\"\n",
+        sim.base_url()
+    );
+    let proxy = Proxy::start(config(&sim.base_url(), &extra)).await.unwrap();
+    let c = reqwest::Client::new();
+    // `require`: fail closed, before anything is sent, naming the tool.
+    let before = sim.requests_served();
+    let r = c
+        .post(format!("{}/v1/chat/completions", proxy.base_url()))
+        .body(tojson(&set_headers_chat("strict-require")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    assert!(r.headers().get("x-tooltape-refused").is_some());
+    let v: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    let msg = v["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("set_headers"), "{v}");
+    assert_eq!(sim.requests_served(), before, "nothing may reach upstream");
+    // `auto`: sent non-strict, the reason in `x-tooltape-notes`, the call comes back.
+    let r = c
+        .post(format!("{}/v1/chat/completions", proxy.base_url()))
+        .body(tojson(&set_headers_chat("strict-auto")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let notes = r
+        .headers()
+        .get("x-tooltape-notes")
+        .map(|v| v.to_str().unwrap().to_string())
+        .expect("the non-strict reason is in x-tooltape-notes");
+    assert!(notes.contains("set_headers"), "{notes}");
+    let v: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    assert_eq!(
+        v["choices"][0]["message"]["tool_calls"][0]["function"]["name"], "set_headers",
+        "{v}"
+    );
+    assert_eq!(sim.requests_served(), before + 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hosted_search_answers_carry_grounding_telemetry_headers() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    let body = json!({"model": "to-openai-responses", "input": "latest news about Rust",
+        "tools": [{"type": "web_search"}], "tool_choice": "auto"});
+    let r = reqwest::Client::new()
+        .post(format!("{}/v1/responses", proxy.base_url()))
+        .body(tojson(&body))
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    let h = |n: &str| r.headers().get(n).map(|v| v.to_str().unwrap().to_string());
+    let (attempted, effective, calls, results, tool_type) = (
+        h("x-tooltape-grounding-attempted"),
+        h("x-tooltape-grounded-effective"),
+        h("x-tooltape-grounding-calls"),
+        h("x-tooltape-grounding-results"),
+        h("x-tooltape-hosted-tool-type"),
+    );
+    let text = r.text().await.unwrap();
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(tool_type.as_deref(), Some("web_search"));
+    assert_eq!(attempted.as_deref(), Some("true"));
+    // The simulator's gpt-4o searches and cites: the answer is grounded.
+    assert!(text.contains("Synthetic search result"), "{text}");
+    assert_eq!(effective.as_deref(), Some("true"), "{text}");
+    calls
+        .expect("x-tooltape-grounding-calls")
+        .parse::<usize>()
+        .unwrap();
+    results
+        .expect("x-tooltape-grounding-results")
+        .parse::<usize>()
+        .unwrap();
+    // A request without hosted tools carries none of them.
+    let r = post(
+        &proxy.base_url(),
+        Provider::OpenaiResponses,
+        &weather_request("to-openai-responses", false),
+    )
+    .await;
+    assert!(r.headers().get("x-tooltape-grounding-attempted").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn responses_to_the_text_protocol_parses_calls_unless_the_choice_is_none() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    let mut outputs = Vec::new();
+    for choice in [ToolChoice::Required, ToolChoice::None] {
+        let mut req = weather_request("to-text-protocol", false);
+        req.tool_choice = Some(choice.clone());
+        let resp = whole(post(&proxy.base_url(), Provider::OpenaiResponses, &req).await).await;
+        assert_eq!(resp.status, 200, "{}", String::from_utf8_lossy(&resp.body));
+        let v: Value = serde_json::from_slice(&resp.body).unwrap();
+        let types: Vec<String> = v["output"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["type"].as_str().unwrap_or("").to_string())
+            .collect();
+        outputs.push((choice, types, v));
+    }
+    let (_, required, v) = &outputs[0];
+    assert!(required.iter().any(|t| t == "function_call"), "{v}");
+    let call = v["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "function_call")
+        .unwrap();
+    assert_eq!(call["name"], "get_weather");
+    let (_, none, v) = &outputs[1];
+    assert!(
+        !none.iter().any(|t| t == "function_call"),
+        "`none` disables parsing: {v}"
+    );
+}
+
+/// A streamed upstream that writes one SSE comment every 20 ms for ever and reports when its
+/// writes start failing (the peer went away).
+async fn endless_upstream() -> (String, tokio::sync::oneshot::Receiver<usize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        let (mut s, _) = listener.accept().await.unwrap();
+        let mut buf = vec![0u8; 65536];
+        let _ = s.read(&mut buf).await;
+        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+        s.write_all(head.as_bytes()).await.unwrap();
+        let first = "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"hi\"},\"finish_reason\":null}]}\n\n";
+        let chunk = |p: &str| format!("{:x}\r\n{p}\r\n", p.len());
+        s.write_all(chunk(first).as_bytes()).await.unwrap();
+        for n in 0..1000 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            if s.write_all(chunk(": keep-alive\n\n").as_bytes())
+                .await
+                .is_err()
+                || s.flush().await.is_err()
+            {
+                let _ = tx.send(n);
+                return;
+            }
+        }
+    });
+    (url, rx)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_goes_away_cancels_the_upstream_request() {
+    let (upstream, gone) = endless_upstream().await;
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let extra = format!(
+        "[[route]]\nmodel = \"endless\"\nprovider = \"openai-chat\"\nbase_url = \"{upstream}\"\nkey = \"k\"\n"
+    );
+    let proxy = Proxy::start(config(&sim.base_url(), &extra)).await.unwrap();
+    let mut req = weather_request("endless", true);
+    req.tool_choice = None;
+    let resp = post(&proxy.base_url(), Provider::OpenaiChat, &req).await;
+    assert_eq!(resp.status().as_u16(), 200);
+    let mut body = resp.bytes_stream();
+    let first = body.next().await.unwrap().unwrap();
+    assert!(!first.is_empty());
+    drop(body); // the client goes away mid-stream
+    let t0 = Instant::now();
+    let writes = tokio::time::timeout(Duration::from_secs(5), gone)
+        .await
+        .expect("the upstream connection was closed within 5 s of the client leaving")
+        .unwrap();
+    assert!(writes < 1000, "{writes}");
+    assert!(t0.elapsed() < Duration::from_secs(5));
+}
