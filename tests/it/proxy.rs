@@ -535,3 +535,105 @@ async fn a_client_that_goes_away_cancels_the_upstream_request() {
     assert!(writes < 1000, "{writes}");
     assert!(t0.elapsed() < Duration::from_secs(5));
 }
+
+/// The `openai` Python SDK's streams through the proxy (interpreter from `TOOLTAPE_PYTHON`,
+/// default `python3`): `chat.completions` and `responses`, each to a cross-format upstream.
+const SDK_SCRIPT: &str = r#"
+import json, sys
+from openai import OpenAI
+client = OpenAI(base_url=sys.argv[1] + "/v1", api_key="sk-test", max_retries=0)
+tools_chat = [{"type": "function", "function": {"name": "get_weather",
+    "description": "Current weather for a city",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+calls = {}
+stream = client.chat.completions.create(model="to-anthropic", stream=True, tool_choice="required",
+    tools=tools_chat, messages=[{"role": "user", "content": "What is the weather in Paris?"}])
+for chunk in stream:
+    for choice in chunk.choices:
+        for tc in choice.delta.tool_calls or []:
+            c = calls.setdefault(tc.index, {"name": "", "arguments": ""})
+            if tc.function and tc.function.name: c["name"] += tc.function.name
+            if tc.function and tc.function.arguments: c["arguments"] += tc.function.arguments
+chat = [calls[k] for k in sorted(calls)]
+tools_resp = [{"type": "function", "name": "get_weather", "description": "Current weather for a city",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]
+resp = []
+with client.responses.stream(model="to-gemini", tool_choice="required", tools=tools_resp,
+        input="What is the weather in Paris?") as s:
+    for event in s:
+        if event.type == "response.output_item.done" and event.item.type == "function_call":
+            resp.append({"name": event.item.name, "arguments": event.item.arguments})
+    final = s.get_final_response()
+final_calls = [{"name": i.name, "arguments": i.arguments} for i in final.output if i.type == "function_call"]
+print(json.dumps({"chat": chat, "responses": resp, "responses_final": final_calls}))
+"#;
+
+/// What the simulator itself answers `upstream` for the weather request: (name, arguments).
+async fn direct_calls(sim: &str, upstream: Provider) -> Vec<(String, Value)> {
+    let req = weather_request("gpt-4o", false);
+    let enc = encode(upstream, &req).unwrap().request;
+    let resp = reqwest::Client::new()
+        .post(format!("{sim}{}", enc.path_and_query()))
+        .header("authorization", "Bearer sk-test")
+        .header("x-api-key", "sk-test")
+        .header("x-goog-api-key", "sk-test")
+        .body(tojson(&enc.body))
+        .send()
+        .await
+        .unwrap();
+    let o = decode(upstream, &req, &whole(resp).await).unwrap();
+    o.tool_calls
+        .into_iter()
+        .map(|c| (c.name, c.arguments))
+        .collect()
+}
+
+fn sdk_calls(v: &Value) -> Vec<(String, Value)> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let args = c["arguments"].as_str().unwrap();
+            (
+                c["name"].as_str().unwrap().to_string(),
+                serde_json::from_str(args).unwrap_or_else(|e| panic!("{args}: {e}")),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_official_openai_sdk_streams_tool_calls_through_the_proxy() {
+    let python = std::env::var("TOOLTAPE_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has_sdk = std::process::Command::new(&python)
+        .args(["-c", "import openai"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_sdk {
+        eprintln!(
+            "skipped: `{python} -c 'import openai'` fails; set TOOLTAPE_PYTHON to an interpreter with the openai package"
+        );
+        return;
+    }
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    let base = proxy.base_url();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(&python)
+            .args(["-c", SDK_SCRIPT, &base])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the SDK script failed:\n{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    let from_anthropic = direct_calls(&sim.base_url(), Provider::Anthropic).await;
+    let from_gemini = direct_calls(&sim.base_url(), Provider::Gemini).await;
+    assert!(!from_anthropic.is_empty() && !from_gemini.is_empty());
+    assert_eq!(sdk_calls(&v["chat"]), from_anthropic, "{v}");
+    assert_eq!(sdk_calls(&v["responses"]), from_gemini, "{v}");
+    assert_eq!(sdk_calls(&v["responses_final"]), from_gemini, "{v}");
+}
