@@ -637,3 +637,111 @@ async fn the_official_openai_sdk_streams_tool_calls_through_the_proxy() {
     assert_eq!(sdk_calls(&v["responses"]), from_gemini, "{v}");
     assert_eq!(sdk_calls(&v["responses_final"]), from_gemini, "{v}");
 }
+
+/// A Responses upstream whose model rejects the `web_search` tool type (OpenAI's message) and
+/// passes every other request to the simulator; counts the requests per hosted tool type.
+async fn search_rejecting_upstream(
+    sim: String,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = std::sync::Arc::clone(&seen);
+    tokio::spawn(async move {
+        let client = tooltape::http_client(Duration::from_secs(10));
+        loop {
+            let Ok((mut s, _)) = listener.accept().await else {
+                return;
+            };
+            let mut buf = Vec::new();
+            let mut chunk = vec![0u8; 65536];
+            let (head_end, len) = loop {
+                let n = s.read(&mut chunk).await.unwrap();
+                buf.extend_from_slice(&chunk[..n]);
+                if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                    let head = String::from_utf8_lossy(&buf[..i]).to_ascii_lowercase();
+                    let len: usize = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .map_or(0, |v| v.trim().parse().unwrap());
+                    break (i + 4, len);
+                }
+            };
+            while buf.len() < head_end + len {
+                let n = s.read(&mut chunk).await.unwrap();
+                buf.extend_from_slice(&chunk[..n]);
+            }
+            let body: Value = serde_json::from_slice(&buf[head_end..head_end + len]).unwrap();
+            let ty = body["tools"][0]["type"].as_str().unwrap_or("").to_string();
+            log.lock().unwrap().push(ty.clone());
+            let (status, answer) = if ty == "web_search" {
+                let msg = format!(
+                    "Hosted tool 'web_search' is not supported with model '{}'.",
+                    body["model"].as_str().unwrap_or("")
+                );
+                (
+                    400,
+                    tojson(
+                        &json!({"error": {"message": msg, "type": "invalid_request_error", "param": "tools", "code": null}}),
+                    ),
+                )
+            } else {
+                let r = client
+                    .post(format!("{sim}/v1/responses"))
+                    .header("authorization", "Bearer sk-test")
+                    .body(tojson(&body))
+                    .send()
+                    .await
+                    .unwrap();
+                (r.status().as_u16(), r.bytes().await.unwrap().to_vec())
+            };
+            let head = format!(
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                answer.len()
+            );
+            let _ = s.write_all(head.as_bytes()).await;
+            let _ = s.write_all(&answer).await;
+            let _ = s.shutdown().await;
+        }
+    });
+    (url, seen)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_search_variant_fallback_is_cached_across_requests() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let (upstream, seen) = search_rejecting_upstream(sim.base_url()).await;
+    let extra = format!(
+        "[[route]]\nmodel = \"preview-only\"\nprovider = \"openai-responses\"\nbase_url = \"{upstream}\"\nupstream_model = \"gpt-4o\"\nkey = \"k\"\n"
+    );
+    let proxy = Proxy::start(config(&sim.base_url(), &extra)).await.unwrap();
+    let body = json!({"model": "preview-only", "input": "latest news about Rust",
+        "tools": [{"type": "web_search"}], "tool_choice": "auto"});
+    for round in 0..2 {
+        let r = reqwest::Client::new()
+            .post(format!("{}/v1/responses", proxy.base_url()))
+            .body(tojson(&body))
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        let tool_type = r
+            .headers()
+            .get("x-tooltape-hosted-tool-type")
+            .map(|v| v.to_str().unwrap().to_string());
+        let text = r.text().await.unwrap();
+        assert_eq!(status, 200, "round {round}: {text}");
+        assert_eq!(
+            tool_type.as_deref(),
+            Some("web_search_preview"),
+            "round {round}"
+        );
+    }
+    // First request: `web_search` refused, then `web_search_preview`; the second request goes
+    // straight to the preview variant (the process's support cache).
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["web_search", "web_search_preview", "web_search_preview"]
+    );
+}
