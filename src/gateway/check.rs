@@ -81,6 +81,38 @@ fn choice_kept(asked: Option<&ToolChoice>, sent: Option<&ToolChoice>) -> bool {
     }
 }
 
+/// Upstream check of a text-protocol request: the injected system message (the first message)
+/// is the one the project's encoder sends for the client's request, byte for byte, and the
+/// conversation after it carries as many messages.
+pub(super) fn injected(sent: &Value, ours: Option<&Value>) -> Vec<Finding> {
+    let side = "upstream";
+    let Some(ours) = ours else {
+        return Vec::new();
+    };
+    let first = |v: &Value| v.pointer("/messages/0/content").cloned();
+    let count = |v: &Value| v.get("messages").and_then(Value::as_array).map(Vec::len);
+    let mut out = Vec::new();
+    if first(sent) != first(ours) {
+        out.push(f(
+            Severity::Breaking,
+            side,
+            "injected instructions differ from the ones src/inject/ builds",
+        ));
+    }
+    if count(sent) != count(ours) {
+        out.push(f(
+            Severity::Breaking,
+            side,
+            format!(
+                "{} messages sent, the text protocol sends {}",
+                count(sent).unwrap_or(0),
+                count(ours).unwrap_or(0)
+            ),
+        ));
+    }
+    out
+}
+
 /// Upstream checks. `client` is the client's request read back; `sent` what the gateway sent;
 /// `ours` what the project's own encoder sends for the target (its sanitizer's changes allowed).
 pub(super) fn upstream(

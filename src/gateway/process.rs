@@ -81,7 +81,12 @@ pub async fn start(
     let dir = profile.install_dir().to_string_lossy().into_owned();
     let config = work.join(&start.config_name);
     let config_s = config.to_string_lossy().into_owned();
+    // The running `tooltape` binary, for profiles that start tooltape itself (`tooltape proxy`).
+    let me = std::env::current_exe()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| "tooltape".into());
     let values = [
+        ("tooltape", me.as_str()),
         ("dir", dir.as_str()),
         ("port", port.as_str()),
         ("config", config_s.as_str()),

@@ -52,7 +52,8 @@ pub struct Install {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Start {
-    /// Program and arguments; `{{dir}}`, `{{port}}`, `{{config}}`, `{{upstream}}` are filled.
+    /// Program and arguments; `{{dir}}`, `{{port}}`, `{{config}}`, `{{upstream}}` are filled,
+    /// and `{{tooltape}}` with the running `tooltape` binary.
     pub command: Vec<String>,
     /// Config file written before start (`{{upstream}}`, `{{port}}`, `{{key}}` filled).
     #[serde(default)]

@@ -143,8 +143,12 @@ pub struct TrialResult {
     pub downstream_body: Vec<u8>,
 }
 
+/// What upstream answered, decoded. The client reads its answer as `inbound` (its decoder drops a null the strict rewrite of its
+/// own request added for an optional property), so the expected outcome gets the same reading:
+/// a transparent gateway's answer, as the client sees it.
 fn upstream_outcome(
     target: Provider,
+    inbound: Provider,
     req: &crate::model::ChatRequest,
     ex: &Exchange,
 ) -> Option<Outcome> {
@@ -155,7 +159,9 @@ fn upstream_outcome(
         headers: ex.headers.clone(),
         body: ex.body(),
     };
-    crate::providers::decode(target, &neutral, &resp).ok()
+    let mut outcome = crate::providers::decode(target, &neutral, &resp).ok()?;
+    crate::schema::restore_optional(inbound, &neutral, &mut outcome);
+    Some(outcome)
 }
 
 /// Runs one trial against the gateway at `gateway_url`, upstream recorded by `upstream`.
@@ -256,7 +262,12 @@ pub(super) async fn run_one(
         return result;
     };
     let sent_body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
-    let actual_target = view::provider_for_path(&ex.request.path).unwrap_or(target);
+    // The text protocol travels over a Chat Completions path: a chat request to a text-protocol
+    // route is judged as the text protocol.
+    let actual_target = match view::provider_for_path(&ex.request.path) {
+        Some(Provider::OpenaiChat) if target == Provider::TextProtocol => target,
+        p => p.unwrap_or(target),
+    };
     result.upstream_request = Some(serde_json::json!({
         "method": ex.request.method, "path": ex.request.path, "query": ex.request.query, "body": sent_body
     }));
@@ -268,14 +279,23 @@ pub(super) async fn run_one(
         .ok()
         .map(|e| view::read(actual_target, &e.request.path, &e.request.body));
     let rejection = crate::simulate::wire_rejection(actual_target, &sent_body);
-    let mut findings = check::upstream(
-        &client_view,
-        &sent_view,
-        ours.as_ref(),
-        actual_target,
-        rejection,
-        base.requires_grounding(),
-    );
+    let mut findings = if actual_target == Provider::TextProtocol {
+        // Tools and choice travel as injected prose: the instructions must be the ones
+        // `src/inject/` builds for the client's request, as the project's encoder sends them.
+        let ours_body = crate::providers::encode(actual_target, &req)
+            .ok()
+            .map(|e| e.request.body);
+        check::injected(&sent_body, ours_body.as_ref())
+    } else {
+        check::upstream(
+            &client_view,
+            &sent_view,
+            ours.as_ref(),
+            actual_target,
+            rejection,
+            base.requires_grounding(),
+        )
+    };
     if actual_target != target {
         findings.push(Finding {
             // Chat Completions and Responses are the same vendor's two APIs: a bridge choice.
@@ -293,7 +313,7 @@ pub(super) async fn run_one(
         });
     }
     // Downstream: against what upstream answered.
-    let expected = upstream_outcome(actual_target, &req, ex);
+    let expected = upstream_outcome(actual_target, inbound, &req, ex);
     findings.extend(check::downstream(
         response.status,
         outcome.as_ref().map_err(ToString::to_string),

@@ -210,9 +210,11 @@ pub(super) fn read(provider: Provider, path: &str, body: &Value) -> RequestView 
                             .collect()
                     })
                     .unwrap_or_default();
+                // As the request decoder reads it: names count only with ANY or VALIDATED
+                // (AUTO ignores them); VALIDATED with names is an allowed subset, auto.
                 view.choice = match c.get("mode").and_then(Value::as_str) {
-                    Some("AUTO") if allowed.is_empty() => Some(ToolChoice::Auto),
-                    Some("AUTO") => Some(ToolChoice::Allowed {
+                    Some("AUTO") => Some(ToolChoice::Auto),
+                    Some("VALIDATED") if !allowed.is_empty() => Some(ToolChoice::Allowed {
                         mode: AllowedMode::Auto,
                         tools: allowed,
                     }),

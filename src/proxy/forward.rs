@@ -85,7 +85,14 @@ pub(super) async fn answer(
     query: Option<&str>,
     bytes: Result<Bytes, String>,
 ) -> Answer {
-    let Some((inbound, path_model, stream_path)) = inbound::route(path, query) else {
+    if method == hyper::Method::GET && path == "/health" {
+        return Answer::Full {
+            status: 200,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: br#"{"status":"ok"}"#.to_vec(),
+        };
+    }
+    let Some(inbound) = inbound::route(path, query) else {
         return error(
             Inbound::Chat,
             404,
@@ -121,7 +128,7 @@ pub(super) async fn answer(
             );
         }
     };
-    let mut neutral = match inbound::decode(inbound, &body, path_model.as_deref(), stream_path) {
+    let mut neutral = match inbound::decode(inbound, path, query, body) {
         Ok(r) => r,
         Err(field) => {
             return error(
@@ -354,7 +361,14 @@ fn stream(
             return;
         }
         let mut chunks = resp.bytes_stream();
-        while let Some(chunk) = chunks.next().await {
+        loop {
+            // A client that goes away closes the channel: stop at once, even while upstream is
+            // quiet (keep-alives, a slow model), so dropping the response cancels upstream.
+            let chunk = tokio::select! {
+                c = chunks.next() => c,
+                () = tx.closed() => return,
+            };
+            let Some(chunk) = chunk else { break };
             let failed = match chunk {
                 Ok(c) => match decoder.push(&c) {
                     Ok(()) => None,

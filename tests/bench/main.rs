@@ -6,6 +6,7 @@
 //! `cargo bench --bench bench -- --only SECTION`.
 
 mod parse;
+mod proxy;
 mod record;
 mod replay;
 mod report;
@@ -16,7 +17,7 @@ mod textcall;
 use report::Report;
 
 /// Section names, in run order, as `--only NAME` takes them.
-const SECTIONS: [&str; 9] = [
+const SECTIONS: [&str; 10] = [
     "replay",
     "openai-chat",
     "parse",
@@ -26,6 +27,7 @@ const SECTIONS: [&str; 9] = [
     "textcall",
     "schema",
     "record",
+    "proxy",
 ];
 
 fn main() {
@@ -100,6 +102,7 @@ fn run_all(root: &std::path::Path, only: &[String]) -> Report {
             "textcall" => textcall::section(&mut r),
             "schema" => schema::section(&mut r),
             "record" => record::section(&mut r),
+            "proxy" => proxy::section(&mut r),
             _ => {}
         }
     }

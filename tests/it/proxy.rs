@@ -198,7 +198,8 @@ async fn client_errors_are_answered_in_the_client_format() {
     let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
     let c = reqwest::Client::new();
     let base = proxy.base_url();
-    // Missing field: 400 naming it, in each family's envelope.
+    // Missing or mistyped field: 400 naming it (the request decoder's pointer), in each
+    // family's envelope.
     let r = c
         .post(format!("{base}/v1/chat/completions"))
         .body(tojson(&json!({"model": "to-openai-chat"})))
@@ -211,12 +212,17 @@ async fn client_errors_are_answered_in_the_client_format() {
         v["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("`messages`"),
+            .contains("/messages: missing"),
         "{v}"
     );
     let r = c
         .post(format!("{base}/v1/messages"))
-        .body(tojson(&json!({"model": "to-anthropic", "messages": []})))
+        .body(tojson(&json!({
+            "model": "to-anthropic",
+            "max_tokens": 64,
+            "messages": [],
+            "tools": [{"input_schema": {"type": "object"}}]
+        })))
         .send()
         .await
         .unwrap();
@@ -227,7 +233,7 @@ async fn client_errors_are_answered_in_the_client_format() {
         v["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("`max_tokens`"),
+            .contains("/tools/0/name: missing"),
         "{v}"
     );
     let r = c
@@ -327,5 +333,415 @@ async fn two_hundred_concurrent_streams_all_succeed() {
         t0.elapsed() < Duration::from_secs(30),
         "200 streams took {:?}",
         t0.elapsed()
+    );
+}
+
+fn set_headers_chat(model: &str) -> Value {
+    json!({
+        "model": model,
+        "messages": [{"role": "user", "content": "Set X-Trace on https://example.com"}],
+        "tools": [{"type": "function", "function": {
+            "name": "set_headers",
+            "description": "Set HTTP headers; only X- headers are allowed.",
+            "parameters": {"type": "object", "properties": {
+                "url": {"type": "string"},
+                "meta": {"type": "object", "patternProperties": {"^X-": {"type": "string"}},
+                         "additionalProperties": false}},
+                "required": ["url", "meta"]}
+        }}],
+        "tool_choice": "required"
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_schema_that_cannot_be_strict_follows_the_route_policy() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let extra = format!(
+        "[[route]]\nmodel = \"strict-require\"\nprovider = \"openai-responses\"\nbase_url = \"{0}\"\nupstream_model = \"gpt-4o\"\nkey = \"k\"\nstrict = \"require\"\n\
+         [[route]]\nmodel = \"strict-auto\"\nprovider = \"openai-responses\"\nbase_url = \"{0}\"\nupstream_model = \"gpt-4o\"\nkey = \"k\"\nstrict = \"auto\"\n",
+        sim.base_url()
+    );
+    let proxy = Proxy::start(config(&sim.base_url(), &extra)).await.unwrap();
+    let c = reqwest::Client::new();
+    // `require`: fail closed, before anything is sent, naming the tool.
+    let before = sim.requests_served();
+    let r = c
+        .post(format!("{}/v1/chat/completions", proxy.base_url()))
+        .body(tojson(&set_headers_chat("strict-require")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    assert!(r.headers().get("x-tooltape-refused").is_some());
+    let v: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    let msg = v["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("set_headers"), "{v}");
+    assert_eq!(sim.requests_served(), before, "nothing may reach upstream");
+    // `auto`: sent non-strict, the reason in `x-tooltape-notes`, the call comes back.
+    let r = c
+        .post(format!("{}/v1/chat/completions", proxy.base_url()))
+        .body(tojson(&set_headers_chat("strict-auto")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let notes = r
+        .headers()
+        .get("x-tooltape-notes")
+        .map(|v| v.to_str().unwrap().to_string())
+        .expect("the non-strict reason is in x-tooltape-notes");
+    assert!(notes.contains("set_headers"), "{notes}");
+    let v: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    assert_eq!(
+        v["choices"][0]["message"]["tool_calls"][0]["function"]["name"], "set_headers",
+        "{v}"
+    );
+    assert_eq!(sim.requests_served(), before + 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hosted_search_answers_carry_grounding_telemetry_headers() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    let body = json!({"model": "to-openai-responses", "input": "latest news about Rust",
+        "tools": [{"type": "web_search"}], "tool_choice": "auto"});
+    let r = reqwest::Client::new()
+        .post(format!("{}/v1/responses", proxy.base_url()))
+        .body(tojson(&body))
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    let h = |n: &str| r.headers().get(n).map(|v| v.to_str().unwrap().to_string());
+    let (attempted, effective, calls, results, tool_type) = (
+        h("x-tooltape-grounding-attempted"),
+        h("x-tooltape-grounded-effective"),
+        h("x-tooltape-grounding-calls"),
+        h("x-tooltape-grounding-results"),
+        h("x-tooltape-hosted-tool-type"),
+    );
+    let text = r.text().await.unwrap();
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(tool_type.as_deref(), Some("web_search"));
+    assert_eq!(attempted.as_deref(), Some("true"));
+    // The simulator's gpt-4o searches and cites: the answer is grounded.
+    assert!(text.contains("Synthetic search result"), "{text}");
+    assert_eq!(effective.as_deref(), Some("true"), "{text}");
+    calls
+        .expect("x-tooltape-grounding-calls")
+        .parse::<usize>()
+        .unwrap();
+    results
+        .expect("x-tooltape-grounding-results")
+        .parse::<usize>()
+        .unwrap();
+    // A request without hosted tools carries none of them.
+    let r = post(
+        &proxy.base_url(),
+        Provider::OpenaiResponses,
+        &weather_request("to-openai-responses", false),
+    )
+    .await;
+    assert!(r.headers().get("x-tooltape-grounding-attempted").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn responses_to_the_text_protocol_parses_calls_unless_the_choice_is_none() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    let mut outputs = Vec::new();
+    for choice in [ToolChoice::Required, ToolChoice::None] {
+        let mut req = weather_request("to-text-protocol", false);
+        req.tool_choice = Some(choice.clone());
+        let resp = whole(post(&proxy.base_url(), Provider::OpenaiResponses, &req).await).await;
+        assert_eq!(resp.status, 200, "{}", String::from_utf8_lossy(&resp.body));
+        let v: Value = serde_json::from_slice(&resp.body).unwrap();
+        let types: Vec<String> = v["output"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["type"].as_str().unwrap_or("").to_string())
+            .collect();
+        outputs.push((choice, types, v));
+    }
+    let (_, required, v) = &outputs[0];
+    assert!(required.iter().any(|t| t == "function_call"), "{v}");
+    let call = v["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "function_call")
+        .unwrap();
+    assert_eq!(call["name"], "get_weather");
+    let (_, none, v) = &outputs[1];
+    assert!(
+        !none.iter().any(|t| t == "function_call"),
+        "`none` disables parsing: {v}"
+    );
+}
+
+/// A streamed upstream that writes one SSE comment every 20 ms for ever and reports when its
+/// writes start failing (the peer went away).
+async fn endless_upstream() -> (String, tokio::sync::oneshot::Receiver<usize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        let (mut s, _) = listener.accept().await.unwrap();
+        let mut buf = vec![0u8; 65536];
+        let _ = s.read(&mut buf).await;
+        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+        s.write_all(head.as_bytes()).await.unwrap();
+        let first = "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"hi\"},\"finish_reason\":null}]}\n\n";
+        let chunk = |p: &str| format!("{:x}\r\n{p}\r\n", p.len());
+        s.write_all(chunk(first).as_bytes()).await.unwrap();
+        for n in 0..1000 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            if s.write_all(chunk(": keep-alive\n\n").as_bytes())
+                .await
+                .is_err()
+                || s.flush().await.is_err()
+            {
+                let _ = tx.send(n);
+                return;
+            }
+        }
+    });
+    (url, rx)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_goes_away_cancels_the_upstream_request() {
+    let (upstream, gone) = endless_upstream().await;
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let extra = format!(
+        "[[route]]\nmodel = \"endless\"\nprovider = \"openai-chat\"\nbase_url = \"{upstream}\"\nkey = \"k\"\n"
+    );
+    let proxy = Proxy::start(config(&sim.base_url(), &extra)).await.unwrap();
+    let mut req = weather_request("endless", true);
+    req.tool_choice = None;
+    let resp = post(&proxy.base_url(), Provider::OpenaiChat, &req).await;
+    assert_eq!(resp.status().as_u16(), 200);
+    let mut body = resp.bytes_stream();
+    let first = body.next().await.unwrap().unwrap();
+    assert!(!first.is_empty());
+    drop(body); // the client goes away mid-stream
+    let t0 = Instant::now();
+    let writes = tokio::time::timeout(Duration::from_secs(5), gone)
+        .await
+        .expect("the upstream connection was closed within 5 s of the client leaving")
+        .unwrap();
+    assert!(writes < 1000, "{writes}");
+    assert!(t0.elapsed() < Duration::from_secs(5));
+}
+
+/// The `openai` Python SDK's streams through the proxy (interpreter from `TOOLTAPE_PYTHON`,
+/// default `python3`): `chat.completions` and `responses`, each to a cross-format upstream.
+const SDK_SCRIPT: &str = r#"
+import json, sys
+from openai import OpenAI
+client = OpenAI(base_url=sys.argv[1] + "/v1", api_key="sk-test", max_retries=0)
+tools_chat = [{"type": "function", "function": {"name": "get_weather",
+    "description": "Current weather for a city",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+calls = {}
+stream = client.chat.completions.create(model="to-anthropic", stream=True, tool_choice="required",
+    tools=tools_chat, messages=[{"role": "user", "content": "What is the weather in Paris?"}])
+for chunk in stream:
+    for choice in chunk.choices:
+        for tc in choice.delta.tool_calls or []:
+            c = calls.setdefault(tc.index, {"name": "", "arguments": ""})
+            if tc.function and tc.function.name: c["name"] += tc.function.name
+            if tc.function and tc.function.arguments: c["arguments"] += tc.function.arguments
+chat = [calls[k] for k in sorted(calls)]
+tools_resp = [{"type": "function", "name": "get_weather", "description": "Current weather for a city",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]
+resp = []
+with client.responses.stream(model="to-gemini", tool_choice="required", tools=tools_resp,
+        input="What is the weather in Paris?") as s:
+    for event in s:
+        if event.type == "response.output_item.done" and event.item.type == "function_call":
+            resp.append({"name": event.item.name, "arguments": event.item.arguments})
+    final = s.get_final_response()
+final_calls = [{"name": i.name, "arguments": i.arguments} for i in final.output if i.type == "function_call"]
+print(json.dumps({"chat": chat, "responses": resp, "responses_final": final_calls}))
+"#;
+
+/// What the simulator itself answers `upstream` for the weather request: (name, arguments).
+async fn direct_calls(sim: &str, upstream: Provider) -> Vec<(String, Value)> {
+    let req = weather_request("gpt-4o", false);
+    let enc = encode(upstream, &req).unwrap().request;
+    let resp = reqwest::Client::new()
+        .post(format!("{sim}{}", enc.path_and_query()))
+        .header("authorization", "Bearer sk-test")
+        .header("x-api-key", "sk-test")
+        .header("x-goog-api-key", "sk-test")
+        .body(tojson(&enc.body))
+        .send()
+        .await
+        .unwrap();
+    let o = decode(upstream, &req, &whole(resp).await).unwrap();
+    o.tool_calls
+        .into_iter()
+        .map(|c| (c.name, c.arguments))
+        .collect()
+}
+
+fn sdk_calls(v: &Value) -> Vec<(String, Value)> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let args = c["arguments"].as_str().unwrap();
+            (
+                c["name"].as_str().unwrap().to_string(),
+                serde_json::from_str(args).unwrap_or_else(|e| panic!("{args}: {e}")),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_official_openai_sdk_streams_tool_calls_through_the_proxy() {
+    let python = std::env::var("TOOLTAPE_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has_sdk = std::process::Command::new(&python)
+        .args(["-c", "import openai"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_sdk {
+        eprintln!(
+            "skipped: `{python} -c 'import openai'` fails; set TOOLTAPE_PYTHON to an interpreter with the openai package"
+        );
+        return;
+    }
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    let base = proxy.base_url();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(&python)
+            .args(["-c", SDK_SCRIPT, &base])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the SDK script failed:\n{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    let from_anthropic = direct_calls(&sim.base_url(), Provider::Anthropic).await;
+    let from_gemini = direct_calls(&sim.base_url(), Provider::Gemini).await;
+    assert!(!from_anthropic.is_empty() && !from_gemini.is_empty());
+    assert_eq!(sdk_calls(&v["chat"]), from_anthropic, "{v}");
+    assert_eq!(sdk_calls(&v["responses"]), from_gemini, "{v}");
+    assert_eq!(sdk_calls(&v["responses_final"]), from_gemini, "{v}");
+}
+
+/// A Responses upstream whose model rejects the `web_search` tool type (OpenAI's message) and
+/// passes every other request to the simulator; counts the requests per hosted tool type.
+async fn search_rejecting_upstream(
+    sim: String,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = std::sync::Arc::clone(&seen);
+    tokio::spawn(async move {
+        let client = tooltape::http_client(Duration::from_secs(10));
+        loop {
+            let Ok((mut s, _)) = listener.accept().await else {
+                return;
+            };
+            let mut buf = Vec::new();
+            let mut chunk = vec![0u8; 65536];
+            let (head_end, len) = loop {
+                let n = s.read(&mut chunk).await.unwrap();
+                buf.extend_from_slice(&chunk[..n]);
+                if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                    let head = String::from_utf8_lossy(&buf[..i]).to_ascii_lowercase();
+                    let len: usize = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .map_or(0, |v| v.trim().parse().unwrap());
+                    break (i + 4, len);
+                }
+            };
+            while buf.len() < head_end + len {
+                let n = s.read(&mut chunk).await.unwrap();
+                buf.extend_from_slice(&chunk[..n]);
+            }
+            let body: Value = serde_json::from_slice(&buf[head_end..head_end + len]).unwrap();
+            let ty = body["tools"][0]["type"].as_str().unwrap_or("").to_string();
+            log.lock().unwrap().push(ty.clone());
+            let (status, answer) = if ty == "web_search" {
+                let msg = format!(
+                    "Hosted tool 'web_search' is not supported with model '{}'.",
+                    body["model"].as_str().unwrap_or("")
+                );
+                (
+                    400,
+                    tojson(
+                        &json!({"error": {"message": msg, "type": "invalid_request_error", "param": "tools", "code": null}}),
+                    ),
+                )
+            } else {
+                let r = client
+                    .post(format!("{sim}/v1/responses"))
+                    .header("authorization", "Bearer sk-test")
+                    .body(tojson(&body))
+                    .send()
+                    .await
+                    .unwrap();
+                (r.status().as_u16(), r.bytes().await.unwrap().to_vec())
+            };
+            let head = format!(
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                answer.len()
+            );
+            let _ = s.write_all(head.as_bytes()).await;
+            let _ = s.write_all(&answer).await;
+            let _ = s.shutdown().await;
+        }
+    });
+    (url, seen)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_search_variant_fallback_is_cached_across_requests() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let (upstream, seen) = search_rejecting_upstream(sim.base_url()).await;
+    let extra = format!(
+        "[[route]]\nmodel = \"preview-only\"\nprovider = \"openai-responses\"\nbase_url = \"{upstream}\"\nupstream_model = \"gpt-4o\"\nkey = \"k\"\n"
+    );
+    let proxy = Proxy::start(config(&sim.base_url(), &extra)).await.unwrap();
+    let body = json!({"model": "preview-only", "input": "latest news about Rust",
+        "tools": [{"type": "web_search"}], "tool_choice": "auto"});
+    for round in 0..2 {
+        let r = reqwest::Client::new()
+            .post(format!("{}/v1/responses", proxy.base_url()))
+            .body(tojson(&body))
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        let tool_type = r
+            .headers()
+            .get("x-tooltape-hosted-tool-type")
+            .map(|v| v.to_str().unwrap().to_string());
+        let text = r.text().await.unwrap();
+        assert_eq!(status, 200, "round {round}: {text}");
+        assert_eq!(
+            tool_type.as_deref(),
+            Some("web_search_preview"),
+            "round {round}"
+        );
+    }
+    // First request: `web_search` refused, then `web_search_preview`; the second request goes
+    // straight to the preview variant (the process's support cache).
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["web_search", "web_search_preview", "web_search_preview"]
     );
 }
