@@ -214,6 +214,16 @@ pub(super) fn upstream(
     out
 }
 
+/// The finish value a format uses for an answer that calls tools, where it has a distinct one
+/// (Responses has none; Gemini uses `STOP` for every normal end).
+fn tool_call_finish(p: Provider) -> Option<&'static str> {
+    match p {
+        Provider::OpenaiChat | Provider::TextProtocol => Some("tool_calls"),
+        Provider::Anthropic => Some("tool_use"),
+        Provider::OpenaiResponses | Provider::Gemini => None,
+    }
+}
+
 fn target_supports_strict(p: Provider) -> bool {
     matches!(
         p,
@@ -228,6 +238,7 @@ fn slug(c: Option<&ToolChoice>) -> String {
 /// Downstream checks: `got` is the gateway's answer decoded in the inbound format, `expected`
 /// upstream's answer decoded in the upstream format; `status`es are the HTTP statuses.
 pub(super) fn downstream(
+    inbound: Provider,
     got_status: u16,
     got: Result<&Outcome, String>,
     up_status: u16,
@@ -236,7 +247,9 @@ pub(super) fn downstream(
     let side = "downstream";
     let mut out = Vec::new();
     if up_status >= 400 {
-        if (200..300).contains(&got_status) && got.as_ref().is_ok_and(|o| o.error.is_none()) {
+        // A success status is wrong whatever its body: one that decodes as an answer, and one
+        // that does not decode at all.
+        if (200..300).contains(&got_status) && !got.as_ref().is_ok_and(|o| o.error.is_some()) {
             out.push(f(
                 Severity::Breaking,
                 side,
@@ -311,7 +324,9 @@ pub(super) fn downstream(
             ));
         }
     }
-    if !got.tool_calls.is_empty() && got.finish != Finish::ToolCalls {
+    // The neutral finish may be inferred from the calls: the raw value must be the format's own.
+    let raw_wrong = tool_call_finish(inbound).is_some_and(|v| got.raw_finish.as_deref() != Some(v));
+    if !got.tool_calls.is_empty() && (got.finish != Finish::ToolCalls || raw_wrong) {
         out.push(f(
             Severity::Breaking,
             side,

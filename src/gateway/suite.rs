@@ -292,9 +292,30 @@ pub(super) async fn run_one(
             ),
         });
     }
+    // An upstream error the case did not provoke: upstream refused what the gateway sent (its
+    // key, its request), so nothing the trial is about was exercised.
+    let provoked = trial.case.file.simulate.error.is_some()
+        || trial
+            .case
+            .file
+            .expect
+            .iter()
+            .any(|e| e.get_ref().error_status.is_some());
+    if ex.status >= 400 && !provoked {
+        findings.push(Finding {
+            severity: Severity::Breaking,
+            side: "upstream",
+            message: format!(
+                "upstream refused the gateway's request with {}: {}",
+                ex.status,
+                clip(&String::from_utf8_lossy(&ex.body()))
+            ),
+        });
+    }
     // Downstream: against what upstream answered.
     let expected = upstream_outcome(actual_target, &req, ex);
     findings.extend(check::downstream(
+        inbound,
         response.status,
         outcome.as_ref().map_err(ToString::to_string),
         ex.status,

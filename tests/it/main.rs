@@ -7,6 +7,7 @@ mod catalogue;
 mod chunking;
 mod cli;
 mod gateway_docs;
+mod gateway_mutants;
 mod hosted_search;
 mod import_vcr;
 mod proxy;
