@@ -308,7 +308,7 @@ pub(super) async fn run_one(
             message: format!(
                 "upstream refused the gateway's request with {}: {}",
                 ex.status,
-                clip(&String::from_utf8_lossy(&ex.body()))
+                clip(&error_message(&ex.body()))
             ),
         });
     }
@@ -336,6 +336,20 @@ pub(super) async fn run_one(
     result.findings = findings;
     result.own_time = t0.elapsed().saturating_sub(wait) + waited.elapsed();
     result
+}
+
+/// The message of an error envelope (`error.message`, `message`, `error` as a string), else the
+/// body; without request ids, so that a known failure's reason stays the same between runs.
+fn error_message(body: &[u8]) -> String {
+    let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let v = v.as_array().and_then(|a| a.first()).unwrap_or(&v);
+    ["/error/message", "/message", "/error"]
+        .iter()
+        .find_map(|p| v.pointer(p).and_then(Value::as_str))
+        .map_or_else(
+            || String::from_utf8_lossy(body).into_owned(),
+            str::to_string,
+        )
 }
 
 fn clip(s: &str) -> String {
