@@ -8,8 +8,51 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::events::StreamShape;
-use super::view::RequestView;
-use crate::model::{Finish, Outcome, Provider, ToolChoice};
+use crate::model::{ChatRequest, Finish, HostedTool, Message, Outcome, Provider, Tool, ToolChoice};
+
+/// What the upstream checks compare, taken from a request decoded by the project's request
+/// decoders (`providers::decode_request`): tools, the choice's meaning, the parallel switch,
+/// hosted search, the calls of the conversation and the results that answer them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct RequestView {
+    pub tools: Vec<Tool>,
+    /// `None`: omitted (the provider's default, auto).
+    pub choice: Option<ToolChoice>,
+    /// `Some(false)`: parallel calls switched off.
+    pub parallel: Option<bool>,
+    pub hosted_search: bool,
+    /// `(call id, tool name)` of every tool call in the conversation.
+    pub calls: Vec<(String, String)>,
+    /// `(call id, tool name)` of every tool result.
+    pub results: Vec<(String, String)>,
+}
+
+impl RequestView {
+    pub(super) fn of(r: &ChatRequest) -> RequestView {
+        let mut view = RequestView {
+            tools: r.tools.clone(),
+            choice: r.tool_choice.clone(),
+            parallel: r.parallel_tool_calls,
+            hosted_search: r
+                .hosted
+                .iter()
+                .any(|h| matches!(h, HostedTool::WebSearch { .. })),
+            ..RequestView::default()
+        };
+        for m in &r.messages {
+            match m {
+                Message::Assistant { tool_calls, .. } => view
+                    .calls
+                    .extend(tool_calls.iter().map(|c| (c.id.clone(), c.name.clone()))),
+                Message::Tool { call_id, name, .. } => {
+                    view.results.push((call_id.clone(), name.clone()));
+                }
+                _ => {}
+            }
+        }
+        view
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -40,6 +83,11 @@ fn keys(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
     match v {
         Value::Object(o) => {
             for (k, x) in o {
+                // An empty object (`"properties": {}`, `"items": {}`) constrains nothing: leaving
+                // it out (as Gemini requires for a tool without parameters) loses no keyword.
+                if x.as_object().is_some_and(serde_json::Map::is_empty) {
+                    continue;
+                }
                 let p = format!("{prefix}/{k}");
                 out.insert(p.clone());
                 keys(x, &p, out);
@@ -185,12 +233,17 @@ pub(super) fn upstream(
             "parallel_tool_calls false dropped",
         ));
     }
-    for r in &sent.results {
-        if !sent.calls.iter().any(|(id, name)| id == r || name == r) {
+    // Linked by id; formats without call ids on the wire (Gemini) link by name.
+    for (id, name) in &sent.results {
+        let linked = sent
+            .calls
+            .iter()
+            .any(|(cid, cname)| (!id.is_empty() && cid == id) || (id.is_empty() && cname == name));
+        if !linked {
             out.push(f(
                 Severity::Breaking,
                 side,
-                format!("tool result {r} answers no call"),
+                format!("tool result {id} ({name}) answers no call"),
             ));
         }
     }

@@ -1,7 +1,8 @@
 //! Gateway mode: the case suite run black-box through an LLM gateway. tooltape plays both
 //! ends: the recording upstream (`upstream`, the simulator's core on loopback) and the client
 //! (the project's encoders, `suite`). Profiles (`profile`) say how to install, start and route a
-//! gateway; `process` owns its lifecycle; `view` and `events` read requests and raw streams;
+//! gateway; `process` owns its lifecycle; `events` reads raw streams (requests are read by
+//! `providers::decode_request`);
 //! `check` turns differences into findings; `render` prints the matrix.
 
 mod check;
@@ -11,7 +12,6 @@ mod profile;
 mod render;
 mod suite;
 mod upstream;
-mod view;
 
 #[cfg(test)]
 mod tests;

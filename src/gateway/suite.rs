@@ -8,13 +8,12 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::check::{self, Finding, Severity};
+use super::check::{self, Finding, RequestView, Severity};
 use super::events;
 use super::profile::{LoadedProfile, Route};
 use super::upstream::{Exchange, Upstream};
-use super::view;
 use crate::case::{Case, ChoiceSpec, Mode, Trial};
-use crate::http::HttpResponse;
+use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{Outcome, Provider};
 use crate::run::Endpoint;
 
@@ -256,26 +255,51 @@ pub(super) async fn run_one(
         return result;
     };
     let sent_body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
-    let actual_target = view::provider_for_path(&ex.request.path).unwrap_or(target);
+    let actual_target = provider_for_path(&ex.request.path).unwrap_or(target);
     result.upstream_request = Some(serde_json::json!({
         "method": ex.request.method, "path": ex.request.path, "query": ex.request.query, "body": sent_body
     }));
     result.upstream_answer = Some(String::from_utf8_lossy(&ex.body()).into_owned());
-    // Upstream: by meaning.
-    let client_view = view::read(inbound, &encoded.request.path, &encoded.request.body);
-    let sent_view = view::read(actual_target, &ex.request.path, &sent_body);
+    // Upstream: by meaning, both ends read by the project's request decoders.
+    let mut decode_findings = Vec::new();
+    // What the client sent, as sent (its strict flags and sanitized schemas included).
+    let client_view = crate::providers::decode_request(inbound, &encoded.request)
+        .map_or_else(|_| RequestView::of(&req), |d| RequestView::of(&d.request));
+    let sent_http = HttpRequest {
+        method: ex.request.method.clone(),
+        path: ex.request.path.clone(),
+        query: ex.request.query.clone(),
+        headers: Default::default(),
+        body: sent_body.clone(),
+    };
+    let sent_view = match crate::providers::decode_request(actual_target, &sent_http) {
+        Ok(d) => RequestView::of(&d.request),
+        Err(e) => {
+            decode_findings.push(Finding {
+                severity: Severity::Breaking,
+                side: "upstream",
+                message: format!(
+                    "the request sent to {} is not a well-formed request of its format: {e}",
+                    actual_target.slug()
+                ),
+            });
+            RequestView::default()
+        }
+    };
     let ours = crate::providers::encode(actual_target, &req)
         .ok()
-        .map(|e| view::read(actual_target, &e.request.path, &e.request.body));
+        .and_then(|e| crate::providers::decode_request(actual_target, &e.request).ok())
+        .map(|d| RequestView::of(&d.request));
     let rejection = crate::simulate::wire_rejection(actual_target, &sent_body);
-    let mut findings = check::upstream(
+    let mut findings = decode_findings;
+    findings.extend(check::upstream(
         &client_view,
         &sent_view,
         ours.as_ref(),
         actual_target,
         rejection,
         base.requires_grounding(),
-    );
+    ));
     if actual_target != target {
         findings.push(Finding {
             // Chat Completions and Responses are the same vendor's two APIs: a bridge choice.
@@ -461,6 +485,19 @@ pub async fn run_all(
     let mut results: Vec<TrialResult> = all.into_iter().map(|(_, r)| r).collect();
     cross_mode(&mut results);
     results
+}
+
+/// The API a request path belongs to (a gateway may bridge to another API of the same vendor).
+fn provider_for_path(path: &str) -> Option<Provider> {
+    match path {
+        "/v1/chat/completions" | "/chat/completions" => Some(Provider::OpenaiChat),
+        "/v1/responses" | "/responses" => Some(Provider::OpenaiResponses),
+        "/v1/messages" => Some(Provider::Anthropic),
+        p if p.contains(":generateContent") || p.contains(":streamGenerateContent") => {
+            Some(Provider::Gemini)
+        }
+        _ => None,
+    }
 }
 
 fn is_openai(p: Provider) -> bool {
