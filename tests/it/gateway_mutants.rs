@@ -21,8 +21,8 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tooltape::{
-    Case, GatewayTrialResult, RecordingUpstream, discover, gateway_trials, http_client,
-    load_gateway_profile, run_gateway_trials, runtime,
+    Case, GatewayTrialResult, RecordingUpstream, discover, gateway_snapshot, gateway_snapshot_name,
+    gateway_trials, http_client, load_gateway_profile, run_gateway_trials, runtime,
 };
 
 /// The same-format routes: the proxy forwards each request to the same API it came in on.
@@ -96,6 +96,10 @@ impl Mutant {
         Mutant::FinishStop,
         Mutant::ErrorAs200,
     ];
+
+    fn slug(self) -> String {
+        format!("{self:?}")
+    }
 
     fn name(self) -> &'static str {
         match self {
@@ -882,6 +886,8 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
     table.push_str(&format!("{total} trials per proxy.\n\n"));
     table.push_str("| mutant | trials failed | finding expected | first finding |\n| --- | --- | --- | --- |\n");
     let mut problems = Vec::new();
+    // Snapshots: every trial of the faithful proxy, and each mutant's first failing trial.
+    let mut snaps: Vec<(String, String)> = Vec::new();
     for m in Mutant::ALL {
         let results = if m == Mutant::Faithful {
             faithful.clone()
@@ -897,7 +903,19 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
             let should = m.should_fail(f);
             if fails {
                 failed += 1;
+                if first.is_none() {
+                    snaps.push((
+                        format!("{}__{}", m.slug(), gateway_snapshot_name(r)),
+                        gateway_snapshot(r),
+                    ));
+                }
                 first.get_or_insert_with(|| first_finding(r));
+            }
+            if m == Mutant::Faithful {
+                snaps.push((
+                    format!("Faithful__{}", gateway_snapshot_name(r)),
+                    gateway_snapshot(r),
+                ));
             }
             if fails != should {
                 problems.push(format!(
@@ -937,6 +955,14 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
     }
     std::fs::remove_dir_all(&root).ok();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(repo().join("tests/snapshots/gateway/mutant"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        for (name, yaml) in &snaps {
+            insta::assert_snapshot!(name.as_str(), yaml);
+        }
+    });
     let doc = repo().join("docs/gateways/mutants.md");
     if std::env::var_os("TOOLTAPE_WRITE_DOCS").is_some() {
         std::fs::write(&doc, &table).unwrap();
