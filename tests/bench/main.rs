@@ -5,6 +5,7 @@
 //! is missed. Run `make bench` (release profile, allocator settings) or
 //! `cargo bench --bench bench -- --only SECTION`.
 
+mod gateway;
 mod parse;
 mod record;
 mod replay;
@@ -16,7 +17,7 @@ mod textcall;
 use report::Report;
 
 /// Section names, in run order, as `--only NAME` takes them.
-const SECTIONS: [&str; 9] = [
+const SECTIONS: [&str; 10] = [
     "replay",
     "openai-chat",
     "parse",
@@ -26,6 +27,7 @@ const SECTIONS: [&str; 9] = [
     "textcall",
     "schema",
     "record",
+    "gateway",
 ];
 
 fn main() {
@@ -100,6 +102,7 @@ fn run_all(root: &std::path::Path, only: &[String]) -> Report {
             "textcall" => textcall::section(&mut r),
             "schema" => schema::section(&mut r),
             "record" => record::section(&mut r),
+            "gateway" => gateway::section(root, &mut r),
             _ => {}
         }
     }
