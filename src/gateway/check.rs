@@ -243,7 +243,11 @@ pub(super) fn upstream(
             out.push(f(
                 Severity::Breaking,
                 side,
-                format!("tool result {id} ({name}) answers no call"),
+                if name.is_empty() {
+                    format!("tool result {id} answers no call")
+                } else {
+                    format!("tool result {id} ({name}) answers no call")
+                },
             ));
         }
     }

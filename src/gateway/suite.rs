@@ -352,6 +352,64 @@ pub(super) async fn run_one(
             .then(|| events::shape(actual_target, &ex.body()));
         findings.extend(check::stream(&got, up.as_ref(), inbound));
     }
+    // Follow-up rounds: the tool results sent back through the gateway, checked upstream (a
+    // result must answer a call of the conversation the gateway sent).
+    if response.is_success()
+        && let Ok(first) = &outcome
+        && first.error.is_none()
+    {
+        let (calls, rounds) = (first.clone(), &trial.case.file.rounds);
+        let mut prev = req.clone();
+        let mut last = calls;
+        for (n, round) in rounds.iter().enumerate() {
+            if last.tool_calls.is_empty() {
+                break;
+            }
+            let next = crate::run::follow_up(prev, &last, round, &trial.choice);
+            let Ok(enc) = crate::providers::encode(inbound, &next) else {
+                break;
+            };
+            upstream.open(&prompt, &trial.case.file.simulate);
+            let w = Instant::now();
+            let sent = crate::run::send(client, &endpoint, inbound, &next, &enc.request).await;
+            let exchanges = upstream.close(&prompt);
+            waited += w.elapsed();
+            let Some(ex) = exchanges.last() else {
+                findings.push(Finding {
+                    severity: Severity::Breaking,
+                    side: "upstream",
+                    message: format!("round {}: nothing sent upstream", n + 1),
+                });
+                break;
+            };
+            let body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
+            let target = provider_for_path(&ex.request.path).unwrap_or(target);
+            let http = HttpRequest {
+                method: ex.request.method.clone(),
+                path: ex.request.path.clone(),
+                query: ex.request.query.clone(),
+                headers: Default::default(),
+                body,
+            };
+            let client_view = crate::providers::decode_request(inbound, &enc.request)
+                .map_or_else(|_| RequestView::of(&next), |d| RequestView::of(&d.request));
+            if let Ok(d) = crate::providers::decode_request(target, &http) {
+                let sent_view = RequestView::of(&d.request);
+                for mut f in check::upstream(&client_view, &sent_view, None, target, None, false)
+                    .into_iter()
+                    .filter(|f| f.message.contains("tool result"))
+                {
+                    f.message = format!("round {}: {}", n + 1, f.message);
+                    findings.push(f);
+                }
+            }
+            last = match sent {
+                Ok((_, Ok(o))) if o.error.is_none() => o,
+                _ => break,
+            };
+            prev = next;
+        }
+    }
     findings.sort_by_key(|f| f.severity);
     result.cell = match findings.iter().find(|f| f.severity != Severity::Cosmetic) {
         Some(first) => Cell::Fail(format!("{}: {}", first.side, first.message)),

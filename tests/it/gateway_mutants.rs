@@ -55,7 +55,7 @@ headers = { x-goog-api-key = "sk-mutant" }
 "#;
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 3] = ["weather", "parallel", "strict_invoice"];
+const CASES: [&str; 4] = ["weather", "parallel", "strict_invoice", "tool_error"];
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the gateway must answer an error, not a 200"
 tools = ["get_weather"]
 providers = ["openai-chat", "openai-responses", "anthropic", "gemini"]
@@ -81,10 +81,11 @@ enum Mutant {
     ArgumentsHeldBack,
     FinishStop,
     ErrorAs200,
+    ResultUnlinked,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 10] = [
+    const ALL: [Mutant; 11] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -95,6 +96,7 @@ impl Mutant {
         Mutant::ArgumentsHeldBack,
         Mutant::FinishStop,
         Mutant::ErrorAs200,
+        Mutant::ResultUnlinked,
     ];
 
     fn slug(self) -> String {
@@ -113,6 +115,7 @@ impl Mutant {
             Mutant::ArgumentsHeldBack => "arguments held back to the final event",
             Mutant::FinishStop => "finish `stop` instead of the tool-call value",
             Mutant::ErrorAs200 => "upstream 500 answered as 200, empty content",
+            Mutant::ResultUnlinked => "tool result sent with another call's id",
         }
     }
 
@@ -129,6 +132,7 @@ impl Mutant {
             Mutant::ArgumentsHeldBack => "held back",
             Mutant::FinishStop => "with tool calls (expected the format's tool-call value)",
             Mutant::ErrorAs200 => "answered as 200 without an error",
+            Mutant::ResultUnlinked => "answers no call",
         }
     }
 
@@ -151,6 +155,8 @@ impl Mutant {
                 t.calls > 0 && matches!(t.route.as_str(), "chat→openai-chat" | "messages→anthropic")
             }
             Mutant::ErrorAs200 => t.case == "server_error",
+            // Follow-up rounds (`tool_error`); Gemini links results by name, not id.
+            Mutant::ResultUnlinked => t.case == "tool_error" && t.calls > 0 && not_gemini,
         }
     }
 }
@@ -224,6 +230,34 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
         Mutant::ToolsDroppedBuffered if !stream => {
             for k in ["tools", "tool_choice", "parallel_tool_calls", "toolConfig"] {
                 o.remove(k);
+            }
+        }
+        Mutant::ResultUnlinked => {
+            for m in o
+                .get_mut("messages")
+                .or(None)
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                if m.get("tool_call_id").is_some() {
+                    m["tool_call_id"] = json!("call_unlinked");
+                }
+                for c in m["content"].as_array_mut().into_iter().flatten() {
+                    if c.get("tool_use_id").is_some() {
+                        c["tool_use_id"] = json!("toolu_unlinked");
+                    }
+                }
+            }
+            for i in o
+                .get_mut("input")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                if i["type"] == "function_call_output" {
+                    i["call_id"] = json!("call_unlinked");
+                }
             }
         }
         Mutant::RequiredAsAuto => match fmt {
@@ -880,7 +914,8 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
          Each row is a loopback proxy written in `tests/it/gateway_mutants.rs`, run through the same\n\
          runner as `tooltape gateway --url` over the same-format routes (chat→openai-chat,\n\
          responses→openai-responses, messages→anthropic, generate-content→gemini) and the cases\n\
-         `weather`, `parallel`, `strict_invoice` and a 500 case, both modes.\n\
+         `weather`, `parallel`, `strict_invoice`, `tool_error` (a follow-up round) and a 500 case,\n\
+         both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n",
     );
     table.push_str(&format!("{total} trials per proxy.\n\n"));
