@@ -131,6 +131,7 @@ pub use gateway::{
     TrialResult as GatewayTrialResult, Upstream as RecordingUpstream,
     ensure_installed as ensure_gateway_installed, html as gateway_html,
     load_profile as load_gateway_profile, markdown as gateway_markdown,
-    run_all as run_gateway_trials, start as start_gateway, summary as gateway_summary,
+    run_all as run_gateway_trials, snapshot as gateway_snapshot,
+    snapshot_name as gateway_snapshot_name, start as start_gateway, summary as gateway_summary,
     terminal as gateway_terminal, trials as gateway_trials,
 };

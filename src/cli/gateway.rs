@@ -10,8 +10,8 @@ use clap::{Args, ValueEnum};
 use tooltape::{
     Case, GatewayCell as Cell, GatewayProfile, GatewayRoute, GatewayTrialResult as TrialResult,
     RecordingUpstream as Upstream, discover, ensure_gateway_installed, gateway_html,
-    gateway_markdown, gateway_summary, gateway_terminal, gateway_trials, load_gateway_profile,
-    run_gateway_trials, runtime, start_gateway,
+    gateway_markdown, gateway_snapshot, gateway_snapshot_name, gateway_summary, gateway_terminal,
+    gateway_trials, load_gateway_profile, run_gateway_trials, runtime, start_gateway,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -36,6 +36,10 @@ pub struct GatewayArgs {
     /// Also write the Markdown matrix here (`docs/gateways/NAME.md`).
     #[arg(long)]
     pub md_out: Option<PathBuf>,
+    /// Write one YAML snapshot per trial (insta's `.snap` format) under
+    /// `tests/snapshots/gateway/NAME/`.
+    #[arg(long)]
+    pub snapshots: bool,
 }
 
 /// Runs `tooltape gateway`: 0 when every result is expected, 1 otherwise, 2 when the gateway
@@ -138,6 +142,14 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
             return 2;
         }
     }
+    if a.snapshots {
+        let dir = root.join("tests/snapshots/gateway").join(&profile.name);
+        if let Err(e) = write_snapshots(&dir, &results) {
+            eprintln!("cannot write snapshots under {}: {e}", dir.display());
+            return 2;
+        }
+        eprintln!("{} snapshots in {}", results.len(), dir.display());
+    }
     let unexpected = results.iter().filter(|r| !r.cell.expected()).count();
     if unexpected > 0
         && results.iter().all(|r| matches!(r.cell, Cell::Broken(_)))
@@ -151,6 +163,23 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         t0.elapsed().as_secs_f64()
     );
     i32::from(unexpected > 0)
+}
+
+fn write_snapshots(dir: &Path, results: &[TrialResult]) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for r in results {
+        let name = gateway_snapshot_name(r);
+        let text = format!(
+            "---\nsource: src/cli/gateway.rs\nexpression: \"{}\"\n---\n{}",
+            r.name,
+            gateway_snapshot(r)
+        );
+        let path = dir.join(format!("{name}.snap"));
+        let tmp = dir.join(format!(".{name}.snap.tmp"));
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, &path)?;
+    }
+    Ok(())
 }
 
 fn print_results(profile: &GatewayProfile, results: &[TrialResult], format: GatewayFormat) {

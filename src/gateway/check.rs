@@ -8,8 +8,51 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::events::StreamShape;
-use super::view::RequestView;
-use crate::model::{Finish, Outcome, Provider, ToolChoice};
+use crate::model::{ChatRequest, Finish, HostedTool, Message, Outcome, Provider, Tool, ToolChoice};
+
+/// What the upstream checks compare, taken from a request decoded by the project's request
+/// decoders (`providers::decode_request`): tools, the choice's meaning, the parallel switch,
+/// hosted search, the calls of the conversation and the results that answer them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct RequestView {
+    pub tools: Vec<Tool>,
+    /// `None`: omitted (the provider's default, auto).
+    pub choice: Option<ToolChoice>,
+    /// `Some(false)`: parallel calls switched off.
+    pub parallel: Option<bool>,
+    pub hosted_search: bool,
+    /// `(call id, tool name)` of every tool call in the conversation.
+    pub calls: Vec<(String, String)>,
+    /// `(call id, tool name)` of every tool result.
+    pub results: Vec<(String, String)>,
+}
+
+impl RequestView {
+    pub(super) fn of(r: &ChatRequest) -> RequestView {
+        let mut view = RequestView {
+            tools: r.tools.clone(),
+            choice: r.tool_choice.clone(),
+            parallel: r.parallel_tool_calls,
+            hosted_search: r
+                .hosted
+                .iter()
+                .any(|h| matches!(h, HostedTool::WebSearch { .. })),
+            ..RequestView::default()
+        };
+        for m in &r.messages {
+            match m {
+                Message::Assistant { tool_calls, .. } => view
+                    .calls
+                    .extend(tool_calls.iter().map(|c| (c.id.clone(), c.name.clone()))),
+                Message::Tool { call_id, name, .. } => {
+                    view.results.push((call_id.clone(), name.clone()));
+                }
+                _ => {}
+            }
+        }
+        view
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -40,6 +83,11 @@ fn keys(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
     match v {
         Value::Object(o) => {
             for (k, x) in o {
+                // An empty object (`"properties": {}`, `"items": {}`) constrains nothing: leaving
+                // it out (as Gemini requires for a tool without parameters) loses no keyword.
+                if x.as_object().is_some_and(serde_json::Map::is_empty) {
+                    continue;
+                }
                 let p = format!("{prefix}/{k}");
                 out.insert(p.clone());
                 keys(x, &p, out);
@@ -217,12 +265,21 @@ pub(super) fn upstream(
             "parallel_tool_calls false dropped",
         ));
     }
-    for r in &sent.results {
-        if !sent.calls.iter().any(|(id, name)| id == r || name == r) {
+    // Linked by id; formats without call ids on the wire (Gemini) link by name.
+    for (id, name) in &sent.results {
+        let linked = sent
+            .calls
+            .iter()
+            .any(|(cid, cname)| (!id.is_empty() && cid == id) || (id.is_empty() && cname == name));
+        if !linked {
             out.push(f(
                 Severity::Breaking,
                 side,
-                format!("tool result {r} answers no call"),
+                if name.is_empty() {
+                    format!("tool result {id} answers no call")
+                } else {
+                    format!("tool result {id} ({name}) answers no call")
+                },
             ));
         }
     }
@@ -246,6 +303,16 @@ pub(super) fn upstream(
     out
 }
 
+/// The finish value a format uses for an answer that calls tools, where it has a distinct one
+/// (Responses has none; Gemini uses `STOP` for every normal end).
+fn tool_call_finish(p: Provider) -> Option<&'static str> {
+    match p {
+        Provider::OpenaiChat | Provider::TextProtocol => Some("tool_calls"),
+        Provider::Anthropic => Some("tool_use"),
+        Provider::OpenaiResponses | Provider::Gemini => None,
+    }
+}
+
 fn target_supports_strict(p: Provider) -> bool {
     matches!(
         p,
@@ -260,6 +327,7 @@ fn slug(c: Option<&ToolChoice>) -> String {
 /// Downstream checks: `got` is the gateway's answer decoded in the inbound format, `expected`
 /// upstream's answer decoded in the upstream format; `status`es are the HTTP statuses.
 pub(super) fn downstream(
+    inbound: Provider,
     got_status: u16,
     got: Result<&Outcome, String>,
     up_status: u16,
@@ -268,7 +336,9 @@ pub(super) fn downstream(
     let side = "downstream";
     let mut out = Vec::new();
     if up_status >= 400 {
-        if (200..300).contains(&got_status) && got.as_ref().is_ok_and(|o| o.error.is_none()) {
+        // A success status is wrong whatever its body: one that decodes as an answer, and one
+        // that does not decode at all.
+        if (200..300).contains(&got_status) && !got.as_ref().is_ok_and(|o| o.error.is_some()) {
             out.push(f(
                 Severity::Breaking,
                 side,
@@ -343,7 +413,9 @@ pub(super) fn downstream(
             ));
         }
     }
-    if !got.tool_calls.is_empty() && got.finish != Finish::ToolCalls {
+    // The neutral finish may be inferred from the calls: the raw value must be the format's own.
+    let raw_wrong = tool_call_finish(inbound).is_some_and(|v| got.raw_finish.as_deref() != Some(v));
+    if !got.tool_calls.is_empty() && (got.finish != Finish::ToolCalls || raw_wrong) {
         out.push(f(
             Severity::Breaking,
             side,

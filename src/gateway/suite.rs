@@ -8,13 +8,12 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::check::{self, Finding, Severity};
+use super::check::{self, Finding, RequestView, Severity};
 use super::events;
 use super::profile::{LoadedProfile, Route};
 use super::upstream::{Exchange, Upstream};
-use super::view;
 use crate::case::{Case, ChoiceSpec, Mode, Trial};
-use crate::http::HttpResponse;
+use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{Outcome, Provider};
 use crate::run::Endpoint;
 
@@ -264,7 +263,7 @@ pub(super) async fn run_one(
     let sent_body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
     // The text protocol travels over a Chat Completions path: a chat request to a text-protocol
     // route is judged as the text protocol.
-    let actual_target = match view::provider_for_path(&ex.request.path) {
+    let actual_target = match provider_for_path(&ex.request.path) {
         Some(Provider::OpenaiChat) if target == Provider::TextProtocol => target,
         p => p.unwrap_or(target),
     };
@@ -272,30 +271,55 @@ pub(super) async fn run_one(
         "method": ex.request.method, "path": ex.request.path, "query": ex.request.query, "body": sent_body
     }));
     result.upstream_answer = Some(String::from_utf8_lossy(&ex.body()).into_owned());
-    // Upstream: by meaning.
-    let client_view = view::read(inbound, &encoded.request.path, &encoded.request.body);
-    let sent_view = view::read(actual_target, &ex.request.path, &sent_body);
+    // Upstream: by meaning, both ends read by the project's request decoders.
+    let mut decode_findings = Vec::new();
+    // What the client sent, as sent (its strict flags and sanitized schemas included).
+    let client_view = crate::providers::decode_request(inbound, &encoded.request)
+        .map_or_else(|_| RequestView::of(&req), |d| RequestView::of(&d.request));
+    let sent_http = HttpRequest {
+        method: ex.request.method.clone(),
+        path: ex.request.path.clone(),
+        query: ex.request.query.clone(),
+        headers: Default::default(),
+        body: sent_body.clone(),
+    };
+    let sent_view = match crate::providers::decode_request(actual_target, &sent_http) {
+        Ok(d) => RequestView::of(&d.request),
+        Err(e) => {
+            decode_findings.push(Finding {
+                severity: Severity::Breaking,
+                side: "upstream",
+                message: format!(
+                    "the request sent to {} is not a well-formed request of its format: {e}",
+                    actual_target.slug()
+                ),
+            });
+            RequestView::default()
+        }
+    };
     let ours = crate::providers::encode(actual_target, &req)
         .ok()
-        .map(|e| view::read(actual_target, &e.request.path, &e.request.body));
+        .and_then(|e| crate::providers::decode_request(actual_target, &e.request).ok())
+        .map(|d| RequestView::of(&d.request));
     let rejection = crate::simulate::wire_rejection(actual_target, &sent_body);
-    let mut findings = if actual_target == Provider::TextProtocol {
+    let mut findings = decode_findings;
+    if actual_target == Provider::TextProtocol {
         // Tools and choice travel as injected prose: the instructions must be the ones
         // `src/inject/` builds for the client's request, as the project's encoder sends them.
         let ours_body = crate::providers::encode(actual_target, &req)
             .ok()
             .map(|e| e.request.body);
-        check::injected(&sent_body, ours_body.as_ref())
+        findings.extend(check::injected(&sent_body, ours_body.as_ref()));
     } else {
-        check::upstream(
+        findings.extend(check::upstream(
             &client_view,
             &sent_view,
             ours.as_ref(),
             actual_target,
             rejection,
             base.requires_grounding(),
-        )
-    };
+        ));
+    }
     if actual_target != target {
         findings.push(Finding {
             // Chat Completions and Responses are the same vendor's two APIs: a bridge choice.
@@ -312,9 +336,30 @@ pub(super) async fn run_one(
             ),
         });
     }
+    // An upstream error the case did not provoke: upstream refused what the gateway sent (its
+    // key, its request), so nothing the trial is about was exercised.
+    let provoked = trial.case.file.simulate.error.is_some()
+        || trial
+            .case
+            .file
+            .expect
+            .iter()
+            .any(|e| e.get_ref().error_status.is_some());
+    if ex.status >= 400 && !provoked {
+        findings.push(Finding {
+            severity: Severity::Breaking,
+            side: "upstream",
+            message: format!(
+                "upstream refused the gateway's request with {}: {}",
+                ex.status,
+                clip(&error_message(&ex.body()))
+            ),
+        });
+    }
     // Downstream: against what upstream answered.
     let expected = upstream_outcome(actual_target, inbound, &req, ex);
     findings.extend(check::downstream(
+        inbound,
         response.status,
         outcome.as_ref().map_err(ToString::to_string),
         ex.status,
@@ -327,6 +372,64 @@ pub(super) async fn run_one(
             .then(|| events::shape(actual_target, &ex.body()));
         findings.extend(check::stream(&got, up.as_ref(), inbound));
     }
+    // Follow-up rounds: the tool results sent back through the gateway, checked upstream (a
+    // result must answer a call of the conversation the gateway sent).
+    if response.is_success()
+        && let Ok(first) = &outcome
+        && first.error.is_none()
+    {
+        let (calls, rounds) = (first.clone(), &trial.case.file.rounds);
+        let mut prev = req.clone();
+        let mut last = calls;
+        for (n, round) in rounds.iter().enumerate() {
+            if last.tool_calls.is_empty() {
+                break;
+            }
+            let next = crate::run::follow_up(prev, &last, round, &trial.choice);
+            let Ok(enc) = crate::providers::encode(inbound, &next) else {
+                break;
+            };
+            upstream.open(&prompt, &trial.case.file.simulate);
+            let w = Instant::now();
+            let sent = crate::run::send(client, &endpoint, inbound, &next, &enc.request).await;
+            let exchanges = upstream.close(&prompt);
+            waited += w.elapsed();
+            let Some(ex) = exchanges.last() else {
+                findings.push(Finding {
+                    severity: Severity::Breaking,
+                    side: "upstream",
+                    message: format!("round {}: nothing sent upstream", n + 1),
+                });
+                break;
+            };
+            let body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
+            let target = provider_for_path(&ex.request.path).unwrap_or(target);
+            let http = HttpRequest {
+                method: ex.request.method.clone(),
+                path: ex.request.path.clone(),
+                query: ex.request.query.clone(),
+                headers: Default::default(),
+                body,
+            };
+            let client_view = crate::providers::decode_request(inbound, &enc.request)
+                .map_or_else(|_| RequestView::of(&next), |d| RequestView::of(&d.request));
+            if let Ok(d) = crate::providers::decode_request(target, &http) {
+                let sent_view = RequestView::of(&d.request);
+                for mut f in check::upstream(&client_view, &sent_view, None, target, None, false)
+                    .into_iter()
+                    .filter(|f| f.message.contains("tool result"))
+                {
+                    f.message = format!("round {}: {}", n + 1, f.message);
+                    findings.push(f);
+                }
+            }
+            last = match sent {
+                Ok((_, Ok(o))) if o.error.is_none() => o,
+                _ => break,
+            };
+            prev = next;
+        }
+    }
     findings.sort_by_key(|f| f.severity);
     result.cell = match findings.iter().find(|f| f.severity != Severity::Cosmetic) {
         Some(first) => Cell::Fail(format!("{}: {}", first.side, first.message)),
@@ -335,6 +438,20 @@ pub(super) async fn run_one(
     result.findings = findings;
     result.own_time = t0.elapsed().saturating_sub(wait) + waited.elapsed();
     result
+}
+
+/// The message of an error envelope (`error.message`, `message`, `error` as a string), else the
+/// body; without request ids, so that a known failure's reason stays the same between runs.
+fn error_message(body: &[u8]) -> String {
+    let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let v = v.as_array().and_then(|a| a.first()).unwrap_or(&v);
+    ["/error/message", "/message", "/error"]
+        .iter()
+        .find_map(|p| v.pointer(p).and_then(Value::as_str))
+        .map_or_else(
+            || String::from_utf8_lossy(body).into_owned(),
+            str::to_string,
+        )
 }
 
 fn clip(s: &str) -> String {
@@ -446,6 +563,19 @@ pub async fn run_all(
     let mut results: Vec<TrialResult> = all.into_iter().map(|(_, r)| r).collect();
     cross_mode(&mut results);
     results
+}
+
+/// The API a request path belongs to (a gateway may bridge to another API of the same vendor).
+fn provider_for_path(path: &str) -> Option<Provider> {
+    match path {
+        "/v1/chat/completions" | "/chat/completions" => Some(Provider::OpenaiChat),
+        "/v1/responses" | "/responses" => Some(Provider::OpenaiResponses),
+        "/v1/messages" => Some(Provider::Anthropic),
+        p if p.contains(":generateContent") || p.contains(":streamGenerateContent") => {
+            Some(Provider::Gemini)
+        }
+        _ => None,
+    }
 }
 
 fn is_openai(p: Provider) -> bool {

@@ -1,6 +1,6 @@
+use super::check::{self, RequestView, Severity};
 use super::profile::fill;
-use super::view;
-use crate::model::{Provider, ToolChoice};
+use crate::model::{ChatRequest, Message, Provider, StrictPolicy, ToolCall};
 use serde_json::json;
 
 #[test]
@@ -15,24 +15,51 @@ fn fills_placeholders() {
 }
 
 #[test]
-fn reads_choice_meaning_in_every_format() {
-    let chat = view::read(
-        Provider::OpenaiChat,
-        "/v1/chat/completions",
-        &json!({"tool_choice": "required"}),
+fn a_result_that_answers_no_call_is_breaking() {
+    let call = ToolCall {
+        id: "call_1".into(),
+        name: "get_weather".into(),
+        arguments: json!({"city": "Paris"}),
+        thought_signature: None,
+    };
+    let result = |id: &str| Message::Tool {
+        call_id: id.into(),
+        name: "get_weather".into(),
+        content: "sunny".into(),
+        is_error: false,
+    };
+    let request = |id: &str| ChatRequest {
+        messages: vec![
+            Message::Assistant {
+                text: None,
+                tool_calls: vec![call.clone()],
+                opaque: vec![],
+            },
+            result(id),
+        ],
+        model: "m".into(),
+        tools: vec![],
+        hosted: vec![],
+        tool_choice: None,
+        parallel_tool_calls: None,
+        stream: false,
+        max_tokens: None,
+        strict: StrictPolicy::Off,
+        thinking: None,
+    };
+    let client = RequestView::of(&request("call_1"));
+    assert_eq!(
+        client.results,
+        vec![("call_1".into(), "get_weather".into())]
     );
-    assert_eq!(chat.choice, Some(ToolChoice::Required));
-    let anth = view::read(
-        Provider::Anthropic,
-        "/v1/messages",
-        &json!({"tool_choice": {"type": "tool", "name": "a", "disable_parallel_tool_use": true}}),
+    let kept = check::upstream(&client, &client, None, Provider::OpenaiChat, None, false);
+    assert!(kept.is_empty(), "{kept:?}");
+    let moved = RequestView::of(&request("call_2"));
+    let found = check::upstream(&client, &moved, None, Provider::OpenaiChat, None, false);
+    assert!(
+        found
+            .iter()
+            .any(|f| f.severity == Severity::Breaking && f.message.contains("answers no call")),
+        "{found:?}"
     );
-    assert_eq!(anth.choice, Some(ToolChoice::Forced("a".into())));
-    assert_eq!(anth.parallel, Some(false));
-    let gem = view::read(
-        Provider::Gemini,
-        "/v1beta/models/m:generateContent",
-        &json!({"toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}),
-    );
-    assert_eq!(gem.choice, Some(ToolChoice::Required));
 }

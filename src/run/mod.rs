@@ -11,4 +11,5 @@ pub use exchange::{ExchangeRun, TrialRun};
 pub use hosted::{SupportCache, Telemetry};
 pub(crate) use hosted::{set_variant, telemetry, trial_telemetry, variant_rejected};
 pub use transport::{Endpoint, client, send};
+pub(crate) use trial::follow_up;
 pub use trial::run_trial;

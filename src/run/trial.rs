@@ -94,7 +94,7 @@ pub async fn run_trial(
 }
 
 /// The next exchange's request: the model's turn echoed back, then one result per call.
-fn follow_up(
+pub(crate) fn follow_up(
     mut req: ChatRequest,
     outcome: &Outcome,
     round: &Round,

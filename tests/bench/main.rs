@@ -5,6 +5,7 @@
 //! is missed. Run `make bench` (release profile, allocator settings) or
 //! `cargo bench --bench bench -- --only SECTION`.
 
+mod gateway;
 mod parse;
 mod proxy;
 mod record;
@@ -17,7 +18,7 @@ mod textcall;
 use report::Report;
 
 /// Section names, in run order, as `--only NAME` takes them.
-const SECTIONS: [&str; 10] = [
+const SECTIONS: [&str; 11] = [
     "replay",
     "openai-chat",
     "parse",
@@ -28,6 +29,7 @@ const SECTIONS: [&str; 10] = [
     "schema",
     "record",
     "proxy",
+    "gateway",
 ];
 
 fn main() {
@@ -103,6 +105,7 @@ fn run_all(root: &std::path::Path, only: &[String]) -> Report {
             "schema" => schema::section(&mut r),
             "record" => record::section(&mut r),
             "proxy" => proxy::section(&mut r),
+            "gateway" => gateway::section(root, &mut r),
             _ => {}
         }
     }

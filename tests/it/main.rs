@@ -8,6 +8,7 @@ mod chunking;
 mod cli;
 mod corpus;
 mod gateway_docs;
+mod gateway_mutants;
 mod hosted_search;
 mod import_vcr;
 mod proxy;

@@ -1,0 +1,1011 @@
+//! Proof that the gateway checks are right: small proxies on loopback, run through the same
+//! runner as `tooltape gateway --url`, in front of the recording upstream. The faithful proxy
+//! forwards same-format traffic unchanged and must pass every trial; each mutant breaks one thing
+//! and must fail exactly the trials it should, with the expected finding. The table of what each
+//! mutant fails is `docs/gateways/mutants.md` (rewrite it with `TOOLTAPE_WRITE_DOCS=1`).
+
+use std::collections::BTreeSet;
+use std::convert::Infallible;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tooltape::{
+    Case, GatewayTrialResult, RecordingUpstream, discover, gateway_snapshot, gateway_snapshot_name,
+    gateway_trials, http_client, load_gateway_profile, run_gateway_trials, runtime,
+};
+
+/// The same-format routes: the proxy forwards each request to the same API it came in on.
+const PROFILE: &str = r#"description = "a loopback proxy written in the tests (mutant gateways)"
+concurrency = 4
+
+[[routes]]
+inbound = "chat"
+upstream = "openai-chat"
+model = "gpt-4.1-mini"
+headers = { authorization = "Bearer sk-mutant" }
+
+[[routes]]
+inbound = "responses"
+upstream = "openai-responses"
+model = "gpt-5-mini"
+headers = { authorization = "Bearer sk-mutant" }
+
+[[routes]]
+inbound = "messages"
+upstream = "anthropic"
+model = "claude-haiku-4-5"
+headers = { x-api-key = "sk-mutant", anthropic-version = "2023-06-01" }
+
+[[routes]]
+inbound = "generate-content"
+upstream = "gemini"
+model = "gemini-2.5-flash"
+headers = { x-goog-api-key = "sk-mutant" }
+"#;
+
+/// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
+const CASES: [&str; 4] = ["weather", "parallel", "strict_invoice", "tool_error"];
+const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the gateway must answer an error, not a 200"
+tools = ["get_weather"]
+providers = ["openai-chat", "openai-responses", "anthropic", "gemini"]
+choices = ["auto"]
+
+[[messages]]
+role = "user"
+content = "Mutant check: is it raining in Oslo?"
+
+[simulate]
+error = { status = 500, message = "upstream exploded" }
+"#;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mutant {
+    Faithful,
+    ToolsDroppedBuffered,
+    StreamCallsSwallowed,
+    RequiredAsAuto,
+    StrictRemoved,
+    ForcedAsRequired,
+    ParallelMerged,
+    ArgumentsHeldBack,
+    FinishStop,
+    ErrorAs200,
+    ResultUnlinked,
+}
+
+impl Mutant {
+    const ALL: [Mutant; 11] = [
+        Mutant::Faithful,
+        Mutant::ToolsDroppedBuffered,
+        Mutant::StreamCallsSwallowed,
+        Mutant::RequiredAsAuto,
+        Mutant::StrictRemoved,
+        Mutant::ForcedAsRequired,
+        Mutant::ParallelMerged,
+        Mutant::ArgumentsHeldBack,
+        Mutant::FinishStop,
+        Mutant::ErrorAs200,
+        Mutant::ResultUnlinked,
+    ];
+
+    fn slug(self) -> String {
+        format!("{self:?}")
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Mutant::Faithful => "faithful (forwards unchanged)",
+            Mutant::ToolsDroppedBuffered => "tools dropped in buffered mode",
+            Mutant::StreamCallsSwallowed => "streamed tool calls never forwarded",
+            Mutant::RequiredAsAuto => "`required` sent as `auto`",
+            Mutant::StrictRemoved => "`strict` removed",
+            Mutant::ForcedAsRequired => "forced name replaced by `required`",
+            Mutant::ParallelMerged => "parallel calls merged at index 0",
+            Mutant::ArgumentsHeldBack => "arguments held back to the final event",
+            Mutant::FinishStop => "finish `stop` instead of the tool-call value",
+            Mutant::ErrorAs200 => "upstream 500 answered as 200, empty content",
+            Mutant::ResultUnlinked => "tool result sent with another call's id",
+        }
+    }
+
+    /// What a failing trial's findings must contain.
+    fn finding(self) -> &'static str {
+        match self {
+            Mutant::Faithful => "",
+            Mutant::ToolsDroppedBuffered => "tools dropped",
+            Mutant::StreamCallsSwallowed => "answered as []",
+            Mutant::RequiredAsAuto => "tool_choice required sent as auto",
+            Mutant::StrictRemoved => "strict dropped",
+            Mutant::ForcedAsRequired => "sent as required",
+            Mutant::ParallelMerged => "reused by another call",
+            Mutant::ArgumentsHeldBack => "held back",
+            Mutant::FinishStop => "with tool calls (expected the format's tool-call value)",
+            Mutant::ErrorAs200 => "answered as 200 without an error",
+            Mutant::ResultUnlinked => "answers no call",
+        }
+    }
+
+    /// Whether the trial (as the faithful run saw it) is one this mutant must fail.
+    fn should_fail(self, t: &Facts) -> bool {
+        let not_gemini = t.route != "generate-content→gemini";
+        match self {
+            Mutant::Faithful => false,
+            Mutant::ToolsDroppedBuffered => !t.stream && t.choice != "none",
+            Mutant::StreamCallsSwallowed => t.stream && t.calls > 0,
+            Mutant::RequiredAsAuto => t.choice == "required",
+            Mutant::StrictRemoved => t.strict,
+            Mutant::ForcedAsRequired => t.choice.starts_with("forced-"),
+            // Gemini carries each call whole in its own part: there is no index to merge on, and
+            // no argument fragments to hold back.
+            Mutant::ParallelMerged => t.stream && t.calls > 1 && not_gemini,
+            Mutant::ArgumentsHeldBack => t.stream && t.calls > 0 && not_gemini,
+            // Responses and Gemini have no distinct tool-call finish value to replace.
+            Mutant::FinishStop => {
+                t.calls > 0 && matches!(t.route.as_str(), "chat→openai-chat" | "messages→anthropic")
+            }
+            Mutant::ErrorAs200 => t.case == "server_error",
+            // Follow-up rounds (`tool_error`); Gemini links results by name, not id.
+            Mutant::ResultUnlinked => t.case == "tool_error" && t.calls > 0 && not_gemini,
+        }
+    }
+}
+
+/// What the faithful run tells about a trial.
+struct Facts {
+    key: String,
+    case: String,
+    route: String,
+    choice: String,
+    stream: bool,
+    calls: usize,
+    strict: bool,
+}
+
+fn facts(r: &GatewayTrialResult) -> Facts {
+    let parts: Vec<&str> = r.key.split("::").collect();
+    Facts {
+        key: r.key.clone(),
+        case: parts[0].to_string(),
+        route: parts[1].to_string(),
+        choice: parts[2].to_string(),
+        stream: parts[3] == "stream",
+        calls: r
+            .downstream_outcome
+            .as_ref()
+            .map_or(0, |o| o.tool_calls.len()),
+        strict: has_strict(&r.client_request),
+    }
+}
+
+fn has_strict(v: &Value) -> bool {
+    match v {
+        Value::Object(o) => o
+            .iter()
+            .any(|(k, x)| (k == "strict" && x == &Value::Bool(true)) || has_strict(x)),
+        Value::Array(a) => a.iter().any(has_strict),
+        _ => false,
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Chat,
+    Responses,
+    Messages,
+    Gemini,
+}
+
+fn format_of(path: &str) -> Option<Format> {
+    if path.ends_with("/chat/completions") {
+        Some(Format::Chat)
+    } else if path.ends_with("/responses") {
+        Some(Format::Responses)
+    } else if path.ends_with("/messages") {
+        Some(Format::Messages)
+    } else if path.contains(":generateContent") || path.contains(":streamGenerateContent") {
+        Some(Format::Gemini)
+    } else {
+        None
+    }
+}
+
+// ---------------------------------------------------------------- request mutations
+
+fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
+    let Some(o) = body.as_object_mut() else {
+        return;
+    };
+    match m {
+        Mutant::ToolsDroppedBuffered if !stream => {
+            for k in ["tools", "tool_choice", "parallel_tool_calls", "toolConfig"] {
+                o.remove(k);
+            }
+        }
+        Mutant::ResultUnlinked => {
+            for m in o
+                .get_mut("messages")
+                .or(None)
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                if m.get("tool_call_id").is_some() {
+                    m["tool_call_id"] = json!("call_unlinked");
+                }
+                for c in m["content"].as_array_mut().into_iter().flatten() {
+                    if c.get("tool_use_id").is_some() {
+                        c["tool_use_id"] = json!("toolu_unlinked");
+                    }
+                }
+            }
+            for i in o
+                .get_mut("input")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                if i["type"] == "function_call_output" {
+                    i["call_id"] = json!("call_unlinked");
+                }
+            }
+        }
+        Mutant::RequiredAsAuto => match fmt {
+            Format::Chat | Format::Responses => {
+                if o.get("tool_choice") == Some(&json!("required")) {
+                    o.insert("tool_choice".into(), json!("auto"));
+                }
+            }
+            Format::Messages => {
+                if let Some(tc) = o.get_mut("tool_choice")
+                    && tc["type"] == "any"
+                {
+                    tc["type"] = json!("auto");
+                }
+            }
+            Format::Gemini => {
+                if let Some(c) = o
+                    .get_mut("toolConfig")
+                    .and_then(|t| t.get_mut("functionCallingConfig"))
+                    && c["mode"] == "ANY"
+                    && c.get("allowedFunctionNames").is_none()
+                {
+                    c["mode"] = json!("AUTO");
+                }
+            }
+        },
+        Mutant::StrictRemoved => {
+            for t in o
+                .get_mut("tools")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                let target = match fmt {
+                    Format::Chat => t.get_mut("function"),
+                    _ => Some(t),
+                };
+                if let Some(x) = target.and_then(Value::as_object_mut) {
+                    x.remove("strict");
+                }
+            }
+        }
+        Mutant::ForcedAsRequired => match fmt {
+            Format::Chat | Format::Responses => {
+                if o.get("tool_choice")
+                    .is_some_and(|c| c["type"] == "function")
+                {
+                    o.insert("tool_choice".into(), json!("required"));
+                }
+            }
+            Format::Messages => {
+                if let Some(tc) = o.get_mut("tool_choice")
+                    && tc["type"] == "tool"
+                    && let Some(tc) = tc.as_object_mut()
+                {
+                    tc.remove("name");
+                    tc.insert("type".into(), json!("any"));
+                }
+            }
+            Format::Gemini => {
+                if let Some(c) = o
+                    .get_mut("toolConfig")
+                    .and_then(|t| t.get_mut("functionCallingConfig"))
+                    .and_then(Value::as_object_mut)
+                    && c.get("mode") == Some(&json!("ANY"))
+                    && c.get("allowedFunctionNames")
+                        .and_then(Value::as_array)
+                        .is_some_and(|a| a.len() == 1)
+                {
+                    c.remove("allowedFunctionNames");
+                }
+            }
+        },
+        _ => {}
+    }
+}
+
+// ---------------------------------------------------------------- stream framing
+
+/// A stream's events (SSE `event:` name and JSON data; Gemini's JSON array elements).
+struct Events {
+    events: Vec<(Option<String>, Value)>,
+    done: bool,
+    array: bool,
+}
+
+fn parse_events(body: &[u8]) -> Events {
+    let text = String::from_utf8_lossy(body).replace("\r\n", "\n");
+    if text.trim_start().starts_with('[') {
+        let v: Vec<Value> = serde_json::from_str(text.trim()).unwrap_or_default();
+        return Events {
+            events: v.into_iter().map(|e| (None, e)).collect(),
+            done: false,
+            array: true,
+        };
+    }
+    let mut out = Events {
+        events: Vec::new(),
+        done: false,
+        array: false,
+    };
+    for block in text.split("\n\n") {
+        let mut name = None;
+        let mut data = Vec::new();
+        for line in block.lines() {
+            if let Some(n) = line.strip_prefix("event:") {
+                name = Some(n.trim().to_string());
+            } else if let Some(d) = line.strip_prefix("data:") {
+                data.push(d.strip_prefix(' ').unwrap_or(d));
+            }
+        }
+        if data.is_empty() {
+            continue;
+        }
+        let joined = data.join("\n");
+        if joined.trim() == "[DONE]" {
+            out.done = true;
+        } else if let Ok(v) = serde_json::from_str(&joined) {
+            out.events.push((name, v));
+        }
+    }
+    out
+}
+
+fn write_events(e: &Events) -> Vec<u8> {
+    if e.array {
+        let v: Vec<&Value> = e.events.iter().map(|(_, v)| v).collect();
+        return serde_json::to_vec(&v).unwrap_or_default();
+    }
+    let mut out = String::new();
+    for (name, v) in &e.events {
+        if let Some(n) = name {
+            out.push_str(&format!("event: {n}\n"));
+        }
+        out.push_str(&format!("data: {v}\n\n"));
+    }
+    if e.done {
+        out.push_str("data: [DONE]\n\n");
+    }
+    out.into_bytes()
+}
+
+fn ty(v: &Value) -> &str {
+    v.get("type").and_then(Value::as_str).unwrap_or("")
+}
+
+// ---------------------------------------------------------------- response mutations
+
+fn mutate_stream(m: Mutant, fmt: Format, e: &mut Events) {
+    match (m, fmt) {
+        (Mutant::StreamCallsSwallowed, Format::Chat) => {
+            for (_, v) in &mut e.events {
+                for c in v["choices"].as_array_mut().into_iter().flatten() {
+                    if let Some(d) = c.get_mut("delta").and_then(Value::as_object_mut) {
+                        d.remove("tool_calls");
+                    }
+                }
+            }
+        }
+        (Mutant::StreamCallsSwallowed, Format::Messages) => {
+            let tools: BTreeSet<u64> = e
+                .events
+                .iter()
+                .filter(|(_, v)| {
+                    ty(v) == "content_block_start" && v["content_block"]["type"] == "tool_use"
+                })
+                .filter_map(|(_, v)| v["index"].as_u64())
+                .collect();
+            e.events.retain(|(_, v)| {
+                !(ty(v).starts_with("content_block")
+                    && v["index"].as_u64().is_some_and(|i| tools.contains(&i)))
+            });
+        }
+        (Mutant::StreamCallsSwallowed, Format::Responses) => {
+            e.events.retain(|(_, v)| {
+                !(v["item"]["type"] == "function_call"
+                    || ty(v).starts_with("response.function_call_arguments"))
+            });
+            for (_, v) in &mut e.events {
+                if let Some(out) = v
+                    .get_mut("response")
+                    .and_then(|r| r.get_mut("output"))
+                    .and_then(Value::as_array_mut)
+                {
+                    out.retain(|i| i["type"] != "function_call");
+                }
+            }
+        }
+        (Mutant::StreamCallsSwallowed, Format::Gemini) => {
+            for (_, v) in &mut e.events {
+                for c in v["candidates"].as_array_mut().into_iter().flatten() {
+                    if let Some(parts) = c
+                        .get_mut("content")
+                        .and_then(|c| c.get_mut("parts"))
+                        .and_then(Value::as_array_mut)
+                    {
+                        parts.retain(|p| p.get("functionCall").is_none());
+                    }
+                }
+            }
+        }
+        (Mutant::ParallelMerged, Format::Chat) => {
+            for (_, v) in &mut e.events {
+                for c in v["choices"].as_array_mut().into_iter().flatten() {
+                    for tc in c["delta"]["tool_calls"]
+                        .as_array_mut()
+                        .into_iter()
+                        .flatten()
+                    {
+                        tc["index"] = json!(0);
+                    }
+                }
+            }
+        }
+        (Mutant::ParallelMerged, Format::Messages) => {
+            let tools: Vec<u64> = e
+                .events
+                .iter()
+                .filter(|(_, v)| {
+                    ty(v) == "content_block_start" && v["content_block"]["type"] == "tool_use"
+                })
+                .filter_map(|(_, v)| v["index"].as_u64())
+                .collect();
+            if let Some(first) = tools.first() {
+                for (_, v) in &mut e.events {
+                    if ty(v).starts_with("content_block")
+                        && v["index"].as_u64().is_some_and(|i| tools.contains(&i))
+                    {
+                        v["index"] = json!(first);
+                    }
+                }
+            }
+        }
+        (Mutant::ParallelMerged, Format::Responses) => {
+            let calls: Vec<u64> = e
+                .events
+                .iter()
+                .filter(|(_, v)| {
+                    ty(v) == "response.output_item.added" && v["item"]["type"] == "function_call"
+                })
+                .filter_map(|(_, v)| v["output_index"].as_u64())
+                .collect();
+            if let Some(first) = calls.first() {
+                for (_, v) in &mut e.events {
+                    if v["output_index"]
+                        .as_u64()
+                        .is_some_and(|i| calls.contains(&i))
+                    {
+                        v["output_index"] = json!(first);
+                    }
+                }
+            }
+        }
+        (Mutant::ArgumentsHeldBack, Format::Chat) => {
+            let mut args: Vec<(u64, String)> = Vec::new();
+            for (_, v) in &mut e.events {
+                for c in v["choices"].as_array_mut().into_iter().flatten() {
+                    for tc in c["delta"]["tool_calls"]
+                        .as_array_mut()
+                        .into_iter()
+                        .flatten()
+                    {
+                        let i = tc["index"].as_u64().unwrap_or(0);
+                        let a = tc["function"]["arguments"]
+                            .as_str()
+                            .unwrap_or("")
+                            .to_string();
+                        match args.iter_mut().find(|(k, _)| *k == i) {
+                            Some((_, s)) => s.push_str(&a),
+                            None => args.push((i, a)),
+                        }
+                        if tc["function"].get("arguments").is_some() {
+                            tc["function"]["arguments"] = json!("");
+                        }
+                    }
+                }
+            }
+            // All of it in the event that carries the finish.
+            for (_, v) in &mut e.events {
+                for c in v["choices"].as_array_mut().into_iter().flatten() {
+                    if c["finish_reason"].is_string() {
+                        c["delta"]["tool_calls"] = args
+                            .iter()
+                            .map(|(i, a)| json!({"index": i, "function": {"arguments": a}}))
+                            .collect();
+                    }
+                }
+            }
+        }
+        (Mutant::ArgumentsHeldBack, Format::Messages | Format::Responses) => {
+            let is_delta = |v: &Value| {
+                (fmt == Format::Messages
+                    && ty(v) == "content_block_delta"
+                    && v["delta"]["type"] == "input_json_delta")
+                    || ty(v) == "response.function_call_arguments.delta"
+            };
+            let slot = |v: &Value| {
+                if fmt == Format::Messages {
+                    v["index"].as_u64()
+                } else {
+                    v["output_index"].as_u64()
+                }
+            };
+            let mut out: Vec<(Option<String>, Value)> = Vec::new();
+            let mut held: Vec<(u64, String, Value)> = Vec::new();
+            for (name, v) in e.events.drain(..) {
+                if is_delta(&v) {
+                    let s = slot(&v).unwrap_or(0);
+                    let frag = if fmt == Format::Messages {
+                        v["delta"]["partial_json"]
+                            .as_str()
+                            .unwrap_or("")
+                            .to_string()
+                    } else {
+                        v["delta"].as_str().unwrap_or("").to_string()
+                    };
+                    match held.iter_mut().find(|(k, _, _)| *k == s) {
+                        Some((_, a, _)) => a.push_str(&frag),
+                        None => held.push((s, frag, v.clone())),
+                    }
+                    continue;
+                }
+                let closes = (fmt == Format::Messages && ty(&v) == "content_block_stop")
+                    || ty(&v) == "response.function_call_arguments.done";
+                if closes
+                    && let Some(s) = slot(&v)
+                    && let Some(pos) = held.iter().position(|(k, _, _)| *k == s)
+                {
+                    let (_, all, mut first) = held.remove(pos);
+                    if fmt == Format::Messages {
+                        first["delta"]["partial_json"] = json!(all);
+                    } else {
+                        first["delta"] = json!(all);
+                    }
+                    let n = name.clone().map(|_| ty(&first).to_string());
+                    out.push((n, first));
+                }
+                out.push((name, v));
+            }
+            e.events = out;
+        }
+        (Mutant::FinishStop, _) => {
+            for (_, v) in &mut e.events {
+                finish_stop(fmt, v);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn finish_stop(fmt: Format, v: &mut Value) {
+    match fmt {
+        Format::Chat => {
+            for c in v["choices"].as_array_mut().into_iter().flatten() {
+                if c["finish_reason"] == "tool_calls" {
+                    c["finish_reason"] = json!("stop");
+                }
+            }
+        }
+        Format::Messages => {
+            for p in ["/stop_reason", "/delta/stop_reason"] {
+                if let Some(r) = v.pointer_mut(p)
+                    && r == "tool_use"
+                {
+                    *r = json!("end_turn");
+                }
+            }
+        }
+        Format::Responses | Format::Gemini => {}
+    }
+}
+
+/// A well-formed success with empty content, in the format.
+fn empty_success(fmt: Format, stream: bool, array: bool) -> Vec<u8> {
+    let one = |e: &Events| write_events(e);
+    let ev = |events: Vec<(Option<&str>, Value)>, done: bool| Events {
+        events: events
+            .into_iter()
+            .map(|(n, v)| (n.map(str::to_string), v))
+            .collect(),
+        done,
+        array,
+    };
+    match (fmt, stream) {
+        (Format::Chat, false) => json!({"id": "chatcmpl-m", "object": "chat.completion", "created": 0, "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": ""}, "finish_reason": "stop"}]})
+        .to_string()
+        .into_bytes(),
+        (Format::Chat, true) => one(&ev(
+            vec![(None, json!({"id": "chatcmpl-m", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": "stop"}]}))],
+            true,
+        )),
+        (Format::Messages, false) => json!({"id": "msg_m", "type": "message", "role": "assistant", "model": "m",
+            "content": [], "stop_reason": "end_turn", "stop_sequence": null,
+            "usage": {"input_tokens": 0, "output_tokens": 0}})
+        .to_string()
+        .into_bytes(),
+        (Format::Messages, true) => one(&ev(
+            vec![
+                (Some("message_start"), json!({"type": "message_start", "message": {"id": "msg_m", "type": "message",
+                    "role": "assistant", "model": "m", "content": [], "stop_reason": null, "stop_sequence": null,
+                    "usage": {"input_tokens": 0, "output_tokens": 0}}})),
+                (Some("message_delta"), json!({"type": "message_delta", "delta": {"stop_reason": "end_turn",
+                    "stop_sequence": null}, "usage": {"output_tokens": 0}})),
+                (Some("message_stop"), json!({"type": "message_stop"})),
+            ],
+            false,
+        )),
+        (Format::Responses, false) => empty_response().to_string().into_bytes(),
+        (Format::Responses, true) => one(&ev(
+            vec![
+                (Some("response.created"), json!({"type": "response.created", "sequence_number": 0,
+                    "response": {"id": "resp_m", "object": "response", "status": "in_progress", "output": [], "model": "m"}})),
+                (Some("response.completed"), json!({"type": "response.completed", "sequence_number": 1,
+                    "response": empty_response()})),
+            ],
+            false,
+        )),
+        (Format::Gemini, false) => gemini_empty().to_string().into_bytes(),
+        (Format::Gemini, true) => one(&ev(vec![(None, gemini_empty())], false)),
+    }
+}
+
+fn empty_response() -> Value {
+    json!({"id": "resp_m", "object": "response", "created_at": 0, "status": "completed", "model": "m",
+        "output": [], "usage": {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}})
+}
+
+fn gemini_empty() -> Value {
+    json!({"candidates": [{"content": {"role": "model", "parts": [{"text": ""}]}, "finishReason": "STOP", "index": 0}],
+        "modelVersion": "m"})
+}
+
+fn mutate_response(
+    m: Mutant,
+    fmt: Format,
+    stream: bool,
+    status: u16,
+    body: Vec<u8>,
+) -> (u16, Vec<u8>) {
+    if m == Mutant::ErrorAs200 && status >= 500 {
+        let array =
+            stream && fmt == Format::Gemini && !String::from_utf8_lossy(&body).contains("data:");
+        return (200, empty_success(fmt, stream, array));
+    }
+    if status >= 400 {
+        return (status, body);
+    }
+    match m {
+        Mutant::FinishStop if !stream => {
+            let Ok(mut v) = serde_json::from_slice::<Value>(&body) else {
+                return (status, body);
+            };
+            finish_stop(fmt, &mut v);
+            (status, v.to_string().into_bytes())
+        }
+        Mutant::StreamCallsSwallowed
+        | Mutant::ParallelMerged
+        | Mutant::ArgumentsHeldBack
+        | Mutant::FinishStop
+            if stream =>
+        {
+            let mut e = parse_events(&body);
+            mutate_stream(m, fmt, &mut e);
+            (status, write_events(&e))
+        }
+        _ => (status, body),
+    }
+}
+
+// ---------------------------------------------------------------- the proxy
+
+type ProxyBody = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+
+async fn forward(
+    m: Mutant,
+    upstream: Arc<String>,
+    client: reqwest::Client,
+    req: Request<Incoming>,
+) -> Result<Response<ProxyBody>, Infallible> {
+    let (parts, body) = req.into_parts();
+    let bytes = body
+        .collect()
+        .await
+        .map(|c| c.to_bytes())
+        .unwrap_or_default();
+    let path = parts.uri.path().to_string();
+    let pq = parts
+        .uri
+        .path_and_query()
+        .map_or(path.clone(), |p| p.as_str().to_string());
+    let fmt = format_of(&path);
+    let mut body_out = bytes.to_vec();
+    let mut stream = false;
+    if let (Some(fmt), Ok(mut v)) = (fmt, serde_json::from_slice::<Value>(&bytes)) {
+        stream = v["stream"] == true || path.contains(":streamGenerateContent");
+        if m != Mutant::Faithful {
+            mutate_request(m, fmt, stream, &mut v);
+            body_out = serde_json::to_vec(&v).unwrap_or_default();
+        }
+    }
+    let mut rb = client.request(parts.method.clone(), format!("{upstream}{pq}"));
+    for (k, v) in &parts.headers {
+        if !matches!(k.as_str(), "host" | "content-length") {
+            rb = rb.header(k, v);
+        }
+    }
+    let answer = match rb.body(body_out).send().await {
+        Ok(r) => r,
+        Err(e) => {
+            return Ok(Response::builder()
+                .status(502)
+                .body(Full::new(Bytes::from(e.to_string())).boxed())
+                .unwrap_or_default());
+        }
+    };
+    let status = answer.status().as_u16();
+    let ctype = answer
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("application/json")
+        .to_string();
+    let up = answer.bytes().await.map(|b| b.to_vec()).unwrap_or_default();
+    let (status, out) = match fmt {
+        Some(fmt) if m != Mutant::Faithful => mutate_response(m, fmt, stream, status, up),
+        _ => (status, up),
+    };
+    let ctype =
+        if status < 300 && stream && m == Mutant::ErrorAs200 && !ctype.contains("event-stream") {
+            if fmt == Some(Format::Gemini) && !pq.contains("alt=sse") {
+                "application/json".to_string()
+            } else {
+                "text/event-stream".to_string()
+            }
+        } else {
+            ctype
+        };
+    Ok(Response::builder()
+        .status(status)
+        .header("content-type", ctype)
+        .body(Full::new(Bytes::from(out)).boxed())
+        .unwrap_or_default())
+}
+
+/// Serves mutant `m` on loopback in front of `upstream`; the task ends with the runtime.
+async fn serve(m: Mutant, upstream: String) -> SocketAddr {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let upstream = Arc::new(upstream);
+    let client = http_client(Duration::from_secs(30));
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let (upstream, client) = (Arc::clone(&upstream), client.clone());
+            tokio::spawn(async move {
+                let svc =
+                    service_fn(move |req| forward(m, Arc::clone(&upstream), client.clone(), req));
+                let _ = http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), svc)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+// ---------------------------------------------------------------- the suite
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A scratch root with the chosen cases, their tools, and the 500 case.
+fn scratch_root() -> PathBuf {
+    let root = std::env::temp_dir().join(format!("tooltape-mutants-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("cases/tools")).unwrap();
+    let src = repo().join("cases");
+    std::fs::copy(
+        src.join("providers.toml"),
+        root.join("cases/providers.toml"),
+    )
+    .unwrap();
+    for e in std::fs::read_dir(src.join("tools")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, root.join("cases/tools").join(p.file_name().unwrap())).unwrap();
+    }
+    for c in CASES {
+        let f = format!("{c}.toml");
+        std::fs::copy(src.join(&f), root.join("cases").join(&f)).unwrap();
+    }
+    std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
+    std::fs::write(root.join("mutant.toml"), PROFILE).unwrap();
+    root
+}
+
+fn run_mutant(root: &Path, cases: &[Arc<Case>], m: Mutant) -> Vec<GatewayTrialResult> {
+    let profile = Arc::new(
+        load_gateway_profile(root, root.join("mutant.toml").to_str().unwrap())
+            .unwrap_or_else(|e| panic!("{e}")),
+    );
+    let routes: Vec<_> = profile
+        .profile
+        .routes
+        .iter()
+        .map(|r| r.get_ref().clone())
+        .collect();
+    let trials = gateway_trials(cases, &routes, None);
+    runtime().block_on(async {
+        let upstream = Arc::new(RecordingUpstream::start().await.unwrap());
+        let addr = serve(m, upstream.base_url()).await;
+        let url = format!("http://{addr}");
+        let c = profile.profile.concurrency;
+        run_gateway_trials(Arc::clone(&profile), &upstream, &url, trials, c).await
+    })
+}
+
+fn first_finding(r: &GatewayTrialResult) -> String {
+    match &r.cell {
+        tooltape::GatewayCell::Fail(s) | tooltape::GatewayCell::Broken(s) => s.clone(),
+        other => format!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
+    let root = scratch_root();
+    let discovery = discover(&root);
+    assert!(discovery.broken.is_empty(), "{:?}", discovery.broken);
+    let mut cases: Vec<Arc<Case>> = Vec::new();
+    for t in &discovery.trials {
+        if !cases.iter().any(|c| Arc::ptr_eq(c, &t.case)) {
+            cases.push(Arc::clone(&t.case));
+        }
+    }
+    let faithful = run_mutant(&root, &cases, Mutant::Faithful);
+    let total = faithful.len();
+    assert!(total >= 60, "only {total} trials");
+    let bad: Vec<String> = faithful
+        .iter()
+        .filter(|r| r.cell != tooltape::GatewayCell::Pass)
+        .map(|r| format!("{}: {:?} {:?}", r.key, r.cell, r.findings))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "the faithful proxy fails:\n{}",
+        bad.join("\n")
+    );
+    let facts: Vec<Facts> = faithful.iter().map(facts).collect();
+    let mut table = String::from(
+        "# Mutant gateways\n\n\
+         Generated by `cargo test --test it gateway_mutants` (rewrite with `TOOLTAPE_WRITE_DOCS=1`).\n\
+         Each row is a loopback proxy written in `tests/it/gateway_mutants.rs`, run through the same\n\
+         runner as `tooltape gateway --url` over the same-format routes (chat→openai-chat,\n\
+         responses→openai-responses, messages→anthropic, generate-content→gemini) and the cases\n\
+         `weather`, `parallel`, `strict_invoice`, `tool_error` (a follow-up round) and a 500 case,\n\
+         both modes.\n\
+         Every mutant fails exactly the trials it should, each with the expected finding.\n\n",
+    );
+    table.push_str(&format!("{total} trials per proxy.\n\n"));
+    table.push_str("| mutant | trials failed | finding expected | first finding |\n| --- | --- | --- | --- |\n");
+    let mut problems = Vec::new();
+    // Snapshots: every trial of the faithful proxy, and each mutant's first failing trial.
+    let mut snaps: Vec<(String, String)> = Vec::new();
+    for m in Mutant::ALL {
+        let results = if m == Mutant::Faithful {
+            faithful.clone()
+        } else {
+            run_mutant(&root, &cases, m)
+        };
+        assert_eq!(results.len(), total);
+        let mut failed = 0;
+        let mut first = None;
+        for (r, f) in results.iter().zip(&facts) {
+            assert_eq!(r.key, f.key);
+            let fails = r.cell != tooltape::GatewayCell::Pass;
+            let should = m.should_fail(f);
+            if fails {
+                failed += 1;
+                if first.is_none() {
+                    snaps.push((
+                        format!("{}__{}", m.slug(), gateway_snapshot_name(r)),
+                        gateway_snapshot(r),
+                    ));
+                }
+                first.get_or_insert_with(|| first_finding(r));
+            }
+            if m == Mutant::Faithful {
+                snaps.push((
+                    format!("Faithful__{}", gateway_snapshot_name(r)),
+                    gateway_snapshot(r),
+                ));
+            }
+            if fails != should {
+                problems.push(format!(
+                    "{}: {} should {}: {}",
+                    m.name(),
+                    r.key,
+                    if should { "fail" } else { "pass" },
+                    first_finding(r)
+                ));
+            } else if fails && !r.findings.iter().any(|x| x.message.contains(m.finding())) {
+                problems.push(format!(
+                    "{}: {} fails without the finding `{}`: {:?}",
+                    m.name(),
+                    r.key,
+                    m.finding(),
+                    r.findings
+                ));
+            }
+        }
+        let expected = facts.iter().filter(|f| m.should_fail(f)).count();
+        if m != Mutant::Faithful {
+            assert!(expected > 0, "{} has no trial to fail", m.name());
+        }
+        table.push_str(&format!(
+            "| {} | {failed} of {total} | {} | {} |\n",
+            m.name(),
+            if m.finding().is_empty() {
+                "—".to_string()
+            } else {
+                format!("`{}`", m.finding())
+            },
+            first.map_or("—".to_string(), |s| format!(
+                "`{}`",
+                s.replace('|', "\\|")
+            )),
+        ));
+    }
+    std::fs::remove_dir_all(&root).ok();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(repo().join("tests/snapshots/gateway/mutant"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        for (name, yaml) in &snaps {
+            insta::assert_snapshot!(name.as_str(), yaml);
+        }
+    });
+    let doc = repo().join("docs/gateways/mutants.md");
+    if std::env::var_os("TOOLTAPE_WRITE_DOCS").is_some() {
+        std::fs::write(&doc, &table).unwrap();
+    }
+    let on_disk = std::fs::read_to_string(&doc).unwrap_or_default();
+    assert!(
+        on_disk == table,
+        "{}:1: out of date with the mutant run\n--- expected\n{table}\n--- on disk\n{on_disk}\nrun: TOOLTAPE_WRITE_DOCS=1 cargo test --test it gateway_mutants",
+        doc.display()
+    );
+}
