@@ -37,6 +37,7 @@ mod respond;
 mod run;
 mod scenario;
 mod schema;
+mod serve;
 mod simulate;
 mod sse;
 mod status;

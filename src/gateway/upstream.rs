@@ -6,16 +6,12 @@ use std::convert::Infallible;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -69,7 +65,10 @@ impl Upstream {
         let addr = listener.local_addr()?;
         let book = Arc::new(Mutex::new(Book::default()));
         let (shutdown, rx) = watch::channel(false);
-        let task = tokio::spawn(accept_loop(listener, Arc::clone(&book), rx));
+        let shared = Arc::clone(&book);
+        let task = tokio::spawn(crate::serve::accept_loop(listener, rx, move |req| {
+            handle(req, Arc::clone(&shared))
+        }));
         Ok(Upstream {
             addr,
             book,
@@ -114,30 +113,6 @@ impl Drop for Upstream {
     fn drop(&mut self) {
         let _ = self.shutdown.send(true);
         self.task.abort();
-    }
-}
-
-async fn accept_loop(listener: TcpListener, book: Arc<Mutex<Book>>, mut rx: watch::Receiver<bool>) {
-    loop {
-        tokio::select! {
-            _ = rx.changed() => break,
-            accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else {
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                    continue;
-                };
-                let book = Arc::clone(&book);
-                let mut rx = rx.clone();
-                tokio::spawn(async move {
-                    let svc = service_fn(move |req| handle(req, Arc::clone(&book)));
-                    let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), svc);
-                    tokio::select! {
-                        _ = conn => {}
-                        _ = rx.changed() => {}
-                    }
-                });
-            }
-        }
     }
 }
 

@@ -11,10 +11,7 @@ use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 
@@ -48,7 +45,9 @@ impl Proxy {
             config,
         });
         let (shutdown, rx) = watch::channel(false);
-        let task = tokio::spawn(accept_loop(listener, shared, rx));
+        let task = tokio::spawn(crate::serve::accept_loop(listener, rx, move |req| {
+            handle(req, Arc::clone(&shared))
+        }));
         Ok(Proxy {
             addr,
             shutdown,
@@ -66,30 +65,6 @@ impl Drop for Proxy {
     fn drop(&mut self) {
         let _ = self.shutdown.send(true);
         self.task.abort();
-    }
-}
-
-async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, mut rx: watch::Receiver<bool>) {
-    loop {
-        tokio::select! {
-            _ = rx.changed() => break,
-            accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else {
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                    continue;
-                };
-                let shared = Arc::clone(&shared);
-                let mut rx = rx.clone();
-                tokio::spawn(async move {
-                    let svc = service_fn(move |req| handle(req, Arc::clone(&shared)));
-                    let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), svc);
-                    tokio::select! {
-                        _ = conn => {}
-                        _ = rx.changed() => {}
-                    }
-                });
-            }
-        }
     }
 }
 

@@ -12,10 +12,7 @@ use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
@@ -70,7 +67,9 @@ impl Simulator {
             served: Arc::clone(&served),
         });
         let (shutdown, rx) = watch::channel(false);
-        let task = tokio::spawn(accept_loop(listener, state, rx));
+        let task = tokio::spawn(crate::serve::accept_loop(listener, rx, move |req| {
+            handle(req, Arc::clone(&state))
+        }));
         Ok(Simulator {
             addr,
             served,
@@ -94,31 +93,6 @@ impl Drop for Simulator {
     fn drop(&mut self) {
         let _ = self.shutdown.send(true);
         self.task.abort();
-    }
-}
-
-async fn accept_loop(listener: TcpListener, state: Arc<State>, mut rx: watch::Receiver<bool>) {
-    loop {
-        tokio::select! {
-            _ = rx.changed() => break,
-            accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else {
-                    // Out of descriptors and the like: back off instead of spinning.
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                    continue;
-                };
-                let state = Arc::clone(&state);
-                let mut rx = rx.clone();
-                tokio::spawn(async move {
-                    let svc = service_fn(move |req| handle(req, Arc::clone(&state)));
-                    let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), svc);
-                    tokio::select! {
-                        _ = conn => {}
-                        _ = rx.changed() => {}
-                    }
-                });
-            }
-        }
     }
 }
 
