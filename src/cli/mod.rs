@@ -285,7 +285,7 @@ fn text_command(file: Option<&Path>, f: impl FnOnce(&str) -> (String, i32)) -> i
             return 2;
         }
     };
-    let name = file.map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
+    let name = input_name(file);
     let Ok(text) = String::from_utf8(bytes) else {
         eprintln!("{name}: not UTF-8");
         return 2;
@@ -304,6 +304,11 @@ fn provider_arg(s: &str) -> Result<Provider, String> {
         let all: Vec<&str> = Provider::ALL.iter().map(|p| p.slug()).collect();
         format!("unknown provider `{s}`; expected one of {}", all.join(", "))
     })
+}
+
+/// How an input is named in messages: its path, or `<stdin>`.
+fn input_name(file: Option<&Path>) -> String {
+    file.map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string())
 }
 
 fn read_input(file: Option<&Path>) -> Result<Vec<u8>, String> {
@@ -680,10 +685,7 @@ fn parse(a: &ParseArgs) -> i32 {
             return 2;
         }
     };
-    let name = a
-        .file
-        .as_ref()
-        .map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
+    let name = input_name(a.file.as_deref());
     if a.stream && (200..300).contains(&a.status) && provider != Provider::TextProtocol {
         return parse_stream(provider, a.file.as_deref(), &name);
     }
@@ -741,10 +743,7 @@ fn parse_request(a: &ParseRequestArgs) -> i32 {
             return 2;
         }
     };
-    let name = a
-        .file
-        .as_ref()
-        .map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
+    let name = input_name(a.file.as_deref());
     let bytes = match read_input(a.file.as_deref()) {
         Ok(b) => b,
         Err(e) => {
