@@ -249,6 +249,30 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// A tool's JSON Schema under `key`: an object; absent is `{"type":"object"}` unless
+    /// `required` says why the format demands it.
+    pub(crate) fn schema(
+        &mut self,
+        key: &str,
+        required: Option<&str>,
+    ) -> Result<Value, DecodeError> {
+        match (self.get(key), required) {
+            (Some(p @ Value::Object(_)), _) => Ok(p.clone()),
+            (Some(other), _) => Err(type_error(&self.at(key), "a JSON Schema object", other)),
+            (None, None) => Ok(crate::model::empty_parameters()),
+            (None, Some(why)) => Err(field_error(&self.at(key), format!("missing ({why})"))),
+        }
+    }
+
+    /// A tool's `strict` switch, kept as a wire extra when present (how strict looked on the wire).
+    pub(crate) fn strict(&mut self, extras: &mut Vec<Extra>) -> Result<Option<bool>, DecodeError> {
+        let strict = self.bool("strict")?;
+        if let Some(s) = strict {
+            wire(extras, self.at("strict"), Value::Bool(s));
+        }
+        Ok(strict)
+    }
+
     /// A token count (`u32`), from any of `keys`.
     pub(crate) fn count_any(&mut self, keys: &[&str]) -> Result<Option<u32>, DecodeError> {
         match self.get_any(keys) {

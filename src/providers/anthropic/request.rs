@@ -99,26 +99,11 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
                 None | Some("custom") => {
                     let name = f.req_str("name", "a tool has a name")?;
                     let description = f.str("description")?.map(str::to_string);
-                    let parameters = match f.get("input_schema") {
-                        Some(p @ Value::Object(_)) => p.clone(),
-                        Some(other) => {
-                            return Err(type_error(
-                                &f.at("input_schema"),
-                                "a JSON Schema object",
-                                other,
-                            ));
-                        }
-                        None => {
-                            return Err(field_error(
-                                &f.at("input_schema"),
-                                "missing (a client tool declares its input_schema)",
-                            ));
-                        }
-                    };
-                    let strict = f.bool("strict")?;
-                    if let Some(s) = strict {
-                        wire(&mut extras, f.at("strict"), Value::Bool(s));
-                    }
+                    let parameters = f.schema(
+                        "input_schema",
+                        Some("a client tool declares its input_schema"),
+                    )?;
+                    let strict = f.strict(&mut extras)?;
                     f.keep(
                         &["cache_control", "input_examples"],
                         ExtraKind::NotCarried,

@@ -15,12 +15,11 @@ use serde_json::Value;
 use crate::http::HttpRequest;
 use crate::model::{
     AllowedMode, DecodeError, Grounding, HostedTool, Message, Tool, ToolCall, ToolChoice,
-    empty_parameters,
 };
 use crate::pointer::push;
 use crate::providers::decoded::{
     DecodedRequest, Extra, ExtraKind, Fields, arguments, call_name, check_route, content_text,
-    empty_request, field_error, query_extras, type_error, wire,
+    empty_request, field_error, query_extras, type_error,
 };
 
 /// Fields of the format the neutral request has no place for.
@@ -241,21 +240,8 @@ fn tool(t: &Value, ptr: &str, extras: &mut Vec<Extra>) -> Result<Option<Tool>, D
     let mut g = Fields::of(func, &func_ptr, "a function definition")?;
     let name = g.req_str("name", "a function tool has a name")?;
     let description = g.str("description")?.map(str::to_string);
-    let parameters = match g.get("parameters") {
-        None => empty_parameters(),
-        Some(p @ Value::Object(_)) => p.clone(),
-        Some(other) => {
-            return Err(type_error(
-                &g.at("parameters"),
-                "a JSON Schema object",
-                other,
-            ));
-        }
-    };
-    let strict = g.bool("strict")?;
-    if let Some(s) = strict {
-        wire(extras, g.at("strict"), Value::Bool(s));
-    }
+    let parameters = g.schema("parameters", None)?;
+    let strict = g.strict(extras)?;
     g.finish(extras);
     f.finish(extras);
     Ok(Some(Tool {

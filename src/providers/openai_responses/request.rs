@@ -15,9 +15,7 @@
 use serde_json::Value;
 
 use crate::http::HttpRequest;
-use crate::model::{
-    DecodeError, Grounding, HostedTool, Message, Tool, ToolCall, ToolChoice, empty_parameters,
-};
+use crate::model::{DecodeError, Grounding, HostedTool, Message, Tool, ToolCall, ToolChoice};
 use crate::pointer::push;
 use crate::providers::decoded::{
     DecodedRequest, Extra, ExtraKind, Fields, arguments, call_name, check_route, content_text,
@@ -83,21 +81,8 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
                 "function" => {
                     let name = f.req_str("name", "a function tool has a name")?;
                     let description = f.str("description")?.map(str::to_string);
-                    let parameters = match f.get("parameters") {
-                        None => empty_parameters(),
-                        Some(p @ Value::Object(_)) => p.clone(),
-                        Some(other) => {
-                            return Err(type_error(
-                                &f.at("parameters"),
-                                "a JSON Schema object",
-                                other,
-                            ));
-                        }
-                    };
-                    let strict = f.bool("strict")?;
-                    if let Some(s) = strict {
-                        wire(&mut extras, f.at("strict"), Value::Bool(s));
-                    }
+                    let parameters = f.schema("parameters", None)?;
+                    let strict = f.strict(&mut extras)?;
                     f.finish(&mut extras);
                     out.tools.push(Tool {
                         name: name.to_string(),
