@@ -11,37 +11,13 @@ use std::time::Instant;
 use crate::report::Report;
 use tooltape::{Case, RecordingUpstream, discover, gateway_trials, load_gateway_profile};
 
-const PROFILE: &str = r#"description = "identity: the recording upstream as its own gateway"
-concurrency = 4
-[[routes]]
-inbound = "chat"
-upstream = "openai-chat"
-model = "gpt-4.1-mini"
-headers = { authorization = "Bearer sk-bench" }
-[[routes]]
-inbound = "responses"
-upstream = "openai-responses"
-model = "gpt-5-mini"
-headers = { authorization = "Bearer sk-bench" }
-[[routes]]
-inbound = "messages"
-upstream = "anthropic"
-model = "claude-haiku-4-5"
-headers = { x-api-key = "sk-bench", anthropic-version = "2023-06-01" }
-[[routes]]
-inbound = "generate-content"
-upstream = "gemini"
-model = "gemini-2.5-flash"
-headers = { x-goog-api-key = "sk-bench" }
-"#;
+/// The same-format routes (shared with the mutant suite), with the recording upstream itself as
+/// the (identity) gateway.
+const PROFILE: &str = "tests/same-format-gateway.toml";
 
 pub fn section(root: &Path, report: &mut Report) {
     report.section("gateway (identity gateway; tooltape's own time per trial)");
-    let path = std::env::temp_dir().join(format!("tooltape-bench-gw-{}.toml", std::process::id()));
-    if let Err(e) = std::fs::write(&path, PROFILE) {
-        report.note(&format!("cannot write {}: {e}", path.display()));
-        return;
-    }
+    let path = root.join(PROFILE);
     let profile = match load_gateway_profile(root, path.to_str().unwrap_or_default()) {
         Ok(p) => Arc::new(p),
         Err(e) => {
@@ -49,7 +25,6 @@ pub fn section(root: &Path, report: &mut Report) {
             return;
         }
     };
-    std::fs::remove_file(&path).ok();
     let mut cases: Vec<Arc<Case>> = Vec::new();
     for t in discover(root).trials {
         if !cases.iter().any(|c| Arc::ptr_eq(c, &t.case)) {

@@ -26,33 +26,7 @@ use tooltape::{
 };
 
 /// The same-format routes: the proxy forwards each request to the same API it came in on.
-const PROFILE: &str = r#"description = "a loopback proxy written in the tests (mutant gateways)"
-concurrency = 4
-
-[[routes]]
-inbound = "chat"
-upstream = "openai-chat"
-model = "gpt-4.1-mini"
-headers = { authorization = "Bearer sk-mutant" }
-
-[[routes]]
-inbound = "responses"
-upstream = "openai-responses"
-model = "gpt-5-mini"
-headers = { authorization = "Bearer sk-mutant" }
-
-[[routes]]
-inbound = "messages"
-upstream = "anthropic"
-model = "claude-haiku-4-5"
-headers = { x-api-key = "sk-mutant", anthropic-version = "2023-06-01" }
-
-[[routes]]
-inbound = "generate-content"
-upstream = "gemini"
-model = "gemini-2.5-flash"
-headers = { x-goog-api-key = "sk-mutant" }
-"#;
+const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
 const CASES: [&str; 4] = ["weather", "parallel", "strict_invoice", "tool_error"];
