@@ -28,6 +28,22 @@ fn tooltape(args: &[&str], stdin: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// Asserts exit 0, showing stderr otherwise.
+fn assert_ok(o: &Output) {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Stdout as JSON, after asserting exit 0.
+fn ok_json(o: &Output) -> Value {
+    assert_ok(o);
+    stdout_json(o)
+}
+
 fn stdout_json(o: &Output) -> Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
         panic!(
@@ -57,13 +73,7 @@ fn parse_openai_chat_buffered_stream_and_error() {
                data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\\"Oslo\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n\
                data: [DONE]\n\n";
     let o = tooltape(&["parse", "--provider", "openai-chat", "--stream"], sse);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v = stdout_json(&o);
+    let v = ok_json(&o);
     assert_eq!(
         v["tool_calls"],
         json!([{"id":"call_9","name":"get_weather","arguments":{"city":"Oslo"}}])
@@ -144,13 +154,7 @@ fn text_protocol_parse_uses_the_request() {
         ],
         body,
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v = stdout_json(&o);
+    let v = ok_json(&o);
     assert_eq!(v["tool_calls"][0]["arguments"], json!({"city":"Oslo"}));
     assert_eq!(v["diagnostics"][0]["kind"], "ArrayWrapped", "{v}");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -170,13 +174,7 @@ fn convert_prints_the_first_request_and_fails_closed_for_required_search() {
         ],
         "",
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v = stdout_json(&o);
+    let v = ok_json(&o);
     assert_eq!(
         v["tool_choice"],
         json!({"type":"function","function":{"name":"get_weather"}})
@@ -310,12 +308,7 @@ fn replay_one_cassette_repeatedly() {
         ],
         "",
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_ok(&o);
     let out = String::from_utf8_lossy(&o.stdout);
     let last = out.lines().last().unwrap();
     assert!(
@@ -413,20 +406,10 @@ fn parse_text_protocol_json_sse_and_errors() {
         tooltape(&args, body)
     };
     let o = parse(&[], TEXT_PROTOCOL_BODY);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_ok(&o);
     let out = String::from_utf8(o.stdout).unwrap();
     let o = parse(&["--stream"], &text_protocol_sse());
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_ok(&o);
     // The snapshot kept from when this was a unit test of the text protocol's glue.
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(
