@@ -604,11 +604,18 @@ fn sdk_calls(v: &Value) -> Vec<(String, Value)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_official_openai_sdk_streams_tool_calls_through_the_proxy() {
-    let python = std::env::var("TOOLTAPE_PYTHON").unwrap_or_else(|_| "python3".into());
+    // TOOLTAPE_PYTHON set (as .ci/run does, to its pinned install) makes the SDK a requirement.
+    let required = std::env::var("TOOLTAPE_PYTHON").ok();
+    let python = required.clone().unwrap_or_else(|| "python3".into());
     let has_sdk = std::process::Command::new(&python)
         .args(["-c", "import openai"])
         .output()
         .is_ok_and(|o| o.status.success());
+    if let (false, Some(p)) = (has_sdk, &required) {
+        panic!(
+            "TOOLTAPE_PYTHON={p}: `import openai` fails; install the openai package there or unset it"
+        );
+    }
     if !has_sdk {
         eprintln!(
             "skipped: `{python} -c 'import openai'` fails; set TOOLTAPE_PYTHON to an interpreter with the openai package"
