@@ -358,6 +358,21 @@ pub(super) fn downstream(
             return out;
         }
     };
+    // A 200 whose stream failed mid-way or was cut: the client must see that (its format's
+    // error event, or a stream without its terminal event), never a clean finish.
+    if let Some(why) = expected.and_then(broken) {
+        if got.error.is_none() && !truncated(got) {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                format!(
+                    "upstream stream {why} answered as a clean finish ({:?})",
+                    got.finish
+                ),
+            ));
+        }
+        return out;
+    }
     if let Some(e) = &got.error {
         out.push(f(
             Severity::Breaking,
@@ -415,7 +430,20 @@ pub(super) fn downstream(
     }
     // The neutral finish may be inferred from the calls: the raw value must be the format's own.
     let raw_wrong = tool_call_finish(inbound).is_some_and(|v| got.raw_finish.as_deref() != Some(v));
-    if !got.tool_calls.is_empty() && (got.finish != Finish::ToolCalls || raw_wrong) {
+    if exp.finish == Finish::Length {
+        // The output-token limit wins over the calls: a call may have been cut (its partial
+        // arguments are never a valid call), and only the length finish tells the client.
+        if got.finish != Finish::Length {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                format!(
+                    "finish {} for upstream's output-token limit (expected the format's length value)",
+                    got.raw_finish.as_deref().unwrap_or("none")
+                ),
+            ));
+        }
+    } else if !got.tool_calls.is_empty() && (got.finish != Finish::ToolCalls || raw_wrong) {
         out.push(f(
             Severity::Breaking,
             side,
@@ -459,15 +487,41 @@ pub(super) fn downstream(
     out
 }
 
+/// Why an answer that came with a success status is not whole: an error inside the stream, or
+/// a stream that ended before its terminal event.
+pub(super) fn broken(o: &Outcome) -> Option<&'static str> {
+    if o.error.is_some() {
+        Some("error")
+    } else if truncated(o) {
+        Some("cut")
+    } else {
+        None
+    }
+}
+
+fn truncated(o: &Outcome) -> bool {
+    o.diagnostics
+        .iter()
+        .any(|d| d.kind == crate::model::DiagnosticKind::StreamTruncated)
+}
+
 /// Stream checks on the raw events of the gateway's answer (`got`) against upstream's (`up`).
+/// `upstream_broken`: upstream's stream failed or was cut, so the gateway's must end with an
+/// error event or without its terminal event, and carry no finish signal.
 pub(super) fn stream(
     got: &StreamShape,
     up: Option<&StreamShape>,
     inbound: Provider,
+    upstream_broken: bool,
 ) -> Vec<Finding> {
     let side = "downstream";
     let mut out = Vec::new();
-    for p in got.problems.iter().take(1) {
+    for p in got
+        .problems
+        .iter()
+        .filter(|p| !(upstream_broken && p.starts_with("error event")))
+        .take(1)
+    {
         out.push(f(Severity::Breaking, side, format!("stream: {p}")));
     }
     for c in &got.calls {
@@ -529,6 +583,16 @@ pub(super) fn stream(
                 ),
             ));
         }
+    }
+    if upstream_broken {
+        if got.finishes > 0 {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                "finish signal after upstream's stream failed or was cut",
+            ));
+        }
+        return out;
     }
     if got.finishes != 1 {
         out.push(f(

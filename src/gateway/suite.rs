@@ -370,7 +370,8 @@ pub(super) async fn run_one(
         let up = ex
             .streamed
             .then(|| events::shape(actual_target, &ex.body()));
-        findings.extend(check::stream(&got, up.as_ref(), inbound));
+        let broken = expected.as_ref().and_then(check::broken).is_some();
+        findings.extend(check::stream(&got, up.as_ref(), inbound, broken));
     }
     // Follow-up rounds: the tool results sent back through the gateway, checked upstream (a
     // result must answer a call of the conversation the gateway sent).

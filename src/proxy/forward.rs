@@ -15,6 +15,7 @@ use crate::model::{ChatRequest, Outcome, Provider, ProviderError};
 use crate::providers::{self, StreamDecoder};
 use crate::respond::{self, Envelope, Inbound, Meta, StreamWriter};
 use crate::run::SupportCache;
+use crate::schema::NullFilter;
 
 /// An upstream answer body above this is refused (a buffered answer is held in memory).
 const MAX_UPSTREAM_BODY: usize = 64 * 1024 * 1024;
@@ -355,7 +356,7 @@ fn stream(
     tokio::spawn(async move {
         let mut writer = StreamWriter::new(inbound, meta);
         let mut decoder = StreamDecoder::new(provider, &neutral);
-        let mut tracker = Tracker::default();
+        let mut tracker = Tracker::new(provider, &neutral);
         let first = writer.start();
         if !first.is_empty() && tx.send(first).await.is_err() {
             return;
@@ -369,11 +370,17 @@ fn stream(
                 () = tx.closed() => return,
             };
             let Some(chunk) = chunk else { break };
+            // One event at a time: fragments upstream sent as separate events stay separate
+            // downstream even when they arrive in one read.
+            let mut out = Vec::new();
             let failed = match chunk {
-                Ok(c) => match decoder.push(&c) {
-                    Ok(()) => None,
+                Ok(c) => event_pieces(&c).find_map(|piece| match decoder.push(piece) {
+                    Ok(()) => {
+                        out.extend(tracker.forward(&decoder, &mut writer));
+                        None
+                    }
                     Err(e) => Some(format!("upstream {provider} stream undecodable: {e}")),
-                },
+                }),
                 Err(e) => Some(format!("upstream {provider} stream broke off: {e}")),
             };
             if let Some(message) = failed {
@@ -382,17 +389,28 @@ fn stream(
                     message,
                     ..ProviderError::default()
                 };
-                let _ = tx.send(writer.error(&err)).await;
+                out.extend(writer.error(&err));
+                let _ = tx.send(out).await;
                 return;
             }
-            let out = tracker.forward(&decoder, &mut writer);
             if !out.is_empty() && tx.send(out).await.is_err() {
                 return; // the client went away
             }
         }
-        let last = match decoder.finish() {
+        let mut last = tracker.finish(&mut writer);
+        last.extend(match decoder.finish() {
             Ok(o) => match &o.error {
                 Some(err) => writer.error(err),
+                // Upstream's stream ended before its terminal event: the answer is not whole,
+                // so the client gets its format's error event, never a clean finish (clients
+                // detect an error event; most take a stream that just ends as complete).
+                None if truncated(&o) => writer.error(&ProviderError {
+                    status: 502,
+                    message: format!(
+                        "upstream {provider} stream ended before its terminal event: the answer is incomplete"
+                    ),
+                    ..ProviderError::default()
+                }),
                 None => writer.finish(&o),
             },
             Err(e) => writer.error(&ProviderError {
@@ -400,20 +418,62 @@ fn stream(
                 message: format!("upstream {provider} stream undecodable: {e}"),
                 ..ProviderError::default()
             }),
-        };
+        });
         let _ = tx.send(last).await;
     });
     Answer::Stream { headers, rx }
 }
 
-/// What of the decoder's progress has been forwarded.
-#[derive(Default)]
-struct Tracker {
-    text_sent: Vec<usize>,
-    args_sent: Vec<String>,
+fn truncated(o: &Outcome) -> bool {
+    o.diagnostics
+        .iter()
+        .any(|d| d.kind == crate::model::DiagnosticKind::StreamTruncated)
 }
 
-impl Tracker {
+/// `chunk` cut after each blank line (the end of a Server-Sent Event, LF or CRLF); the rest last.
+fn event_pieces(chunk: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = chunk;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = (0..rest.len())
+            .find_map(|i| match &rest[i..] {
+                [b'\n', b'\n', ..] => Some(i + 2),
+                [b'\n', b'\r', b'\n', ..] => Some(i + 3),
+                _ => None,
+            })
+            .unwrap_or(rest.len());
+        let (piece, tail) = rest.split_at(end);
+        rest = tail;
+        Some(piece)
+    })
+}
+
+/// What of the decoder's progress has been forwarded. Arguments of calls to tools the strict
+/// rewrite changed go through the incremental restore (the buffered path restores on decode).
+struct Tracker<'s> {
+    provider: Provider,
+    req: &'s ChatRequest,
+    text_sent: Vec<usize>,
+    args_sent: Vec<String>,
+    filters: Vec<Option<NullFilter<'s>>>,
+    /// Filtered bytes not yet forwarded (the end of an incomplete UTF-8 character).
+    pending: Vec<Vec<u8>>,
+}
+
+impl<'s> Tracker<'s> {
+    fn new(provider: Provider, req: &'s ChatRequest) -> Tracker<'s> {
+        Tracker {
+            provider,
+            req,
+            text_sent: Vec::new(),
+            args_sent: Vec::new(),
+            filters: Vec::new(),
+            pending: Vec::new(),
+        }
+    }
+
     fn forward(&mut self, d: &StreamDecoder, w: &mut StreamWriter) -> Vec<u8> {
         let p = d.progress();
         let mut out = Vec::new();
@@ -440,14 +500,54 @@ impl Tracker {
                 };
                 out.extend(w.call_start(&id, c.name));
                 self.args_sent.push(String::new());
+                self.filters.push(crate::schema::stream_filter(
+                    self.provider,
+                    self.req,
+                    c.name,
+                ));
+                self.pending.push(Vec::new());
             }
             let sent = &mut self.args_sent[k];
             if c.arguments.len() > sent.len() && c.arguments.starts_with(sent.as_str()) {
                 let rest = &c.arguments[sent.len()..];
-                out.extend(w.call_args(k, rest));
                 sent.push_str(rest);
+                let bytes = match &mut self.filters[k] {
+                    Some(f) => f.push(rest.as_bytes()),
+                    None => rest.as_bytes().to_vec(),
+                };
+                out.extend(self.send_args(k, bytes, w));
             }
         }
         out
+    }
+
+    /// Releases what the filters still hold (arguments that ended early).
+    fn finish(&mut self, w: &mut StreamWriter) -> Vec<u8> {
+        let mut out = Vec::new();
+        for k in 0..self.filters.len() {
+            let held = self.filters[k].as_mut().map(NullFilter::finish);
+            out.extend(self.send_args(k, held.unwrap_or_default(), w));
+            let rest = std::mem::take(&mut self.pending[k]);
+            if !rest.is_empty() {
+                out.extend(w.call_args(k, &String::from_utf8_lossy(&rest)));
+            }
+        }
+        out
+    }
+
+    /// Forwards the complete UTF-8 characters of `bytes` (after what was pending) for call `k`.
+    fn send_args(&mut self, k: usize, bytes: Vec<u8>, w: &mut StreamWriter) -> Vec<u8> {
+        let pending = &mut self.pending[k];
+        pending.extend(bytes);
+        let valid = match std::str::from_utf8(pending) {
+            Ok(s) => s.len(),
+            Err(e) => e.valid_up_to(),
+        };
+        if valid == 0 {
+            return Vec::new();
+        }
+        let tail = pending.split_off(valid);
+        let text = std::mem::replace(pending, tail);
+        w.call_args(k, std::str::from_utf8(&text).unwrap_or_default())
     }
 }

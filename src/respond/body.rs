@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::format::{Inbound, Meta, finish_value};
-use crate::model::{Outcome, ToolCall, Usage};
+use crate::model::{Finish, Outcome, ToolCall, Usage};
 
 /// The whole answer body for `outcome` (its `error`, when set, is the caller's to answer).
 pub(crate) fn body(inbound: Inbound, outcome: &Outcome, meta: &Meta) -> Value {
@@ -73,7 +73,15 @@ pub(super) fn response_object(o: &Outcome, meta: &Meta, output: Vec<Value>, done
     } else {
         "in_progress"
     };
-    let incomplete = (status == "incomplete").then(|| json!({"reason": "max_output_tokens"}));
+    // Responses says why an answer is incomplete: the output-token limit or the content filter.
+    let incomplete = (status == "incomplete").then(|| {
+        let reason = if o.finish == Finish::ContentFilter {
+            "content_filter"
+        } else {
+            "max_output_tokens"
+        };
+        json!({"reason": reason})
+    });
     let mut r = json!({
         "id": meta.id, "object": "response", "created_at": meta.created, "status": status,
         "error": null, "incomplete_details": incomplete, "instructions": null, "model": meta.model,

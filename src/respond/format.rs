@@ -49,7 +49,7 @@ pub(crate) fn finish_value(inbound: Inbound, finish: Finish) -> &'static str {
         (Inbound::Chat, Finish::Length) => "length",
         (Inbound::Chat, Finish::ContentFilter) => "content_filter",
         (Inbound::Chat, _) => "stop",
-        (Inbound::Responses, Finish::Length) => "incomplete",
+        (Inbound::Responses, Finish::Length | Finish::ContentFilter) => "incomplete",
         (Inbound::Responses, _) => "completed",
         (Inbound::Messages, Finish::ToolCalls) => "tool_use",
         (Inbound::Messages, Finish::Length) => "max_tokens",

@@ -28,6 +28,7 @@ mod openai;
 mod prepare;
 mod prepared;
 mod restore;
+mod stream_restore;
 mod util;
 
 #[cfg(test)]
@@ -43,3 +44,4 @@ pub use prepared::Violation;
 pub(crate) use restore::restore_optional;
 #[cfg(test)]
 use restore::restore_optional_with;
+pub(crate) use stream_restore::{NullFilter, stream_filter};

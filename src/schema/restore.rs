@@ -63,6 +63,18 @@ pub(super) fn restore_value(neutral: &Value, args: &mut Value) -> Vec<String> {
     removed
 }
 
+/// [`restore_value`] for a value found inside the arguments: `schema` is its schema, `root`
+/// the tool's whole parameters schema (for local refs). The stream filter uses it on an object
+/// whose branch depends on all its keys.
+pub(super) fn restore_under(root: &Value, schema: &Value, v: &mut Value) {
+    let mut removed = Vec::new();
+    let mut walk = Restore {
+        root,
+        removed: &mut removed,
+    };
+    walk.value(schema, v, "", 0);
+}
+
 struct Restore<'a> {
     root: &'a Value,
     removed: &'a mut Vec<String>,
@@ -189,7 +201,10 @@ fn object_branch<'a>(
 }
 
 /// The `items` schema of an array schema, looking through `anyOf`/`oneOf` branches.
-fn array_items<'a>(root: &'a Value, schema: &'a Map<String, Value>) -> Option<&'a Value> {
+pub(super) fn array_items<'a>(
+    root: &'a Value,
+    schema: &'a Map<String, Value>,
+) -> Option<&'a Value> {
     if let Some(items) = schema.get("items") {
         return Some(items);
     }
