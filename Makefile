@@ -1,6 +1,6 @@
 # tooltape — every entry point. CI runs `make ci` (= .ci/run). Adding a case never touches this file.
 GATEWAY ?= litellm
-.PHONY: gateway import-vcr test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png conformance drift fuzz
+.PHONY: gateway gateway-compare import-vcr test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png conformance drift fuzz
 
 # Offline, no keys: replays every trial from its cassette and checks its snapshot.
 test:
@@ -83,3 +83,10 @@ fuzz:
 # result. Outside CI it also rewrites docs/gateways/$(GATEWAY).md.
 gateway:
 	cargo run --quiet -- gateway $(GATEWAY) $(FILTER) $(if $(URL),--url $(URL)) $(if $(CI),,$(if $(FILTER),,--md-out docs/gateways/$(GATEWAY).md))
+
+# LiteLLM, Portkey and tooltape proxy side by side over the same trials, in one run (conformance,
+# added latency p50/p99, streamed first tool-call delta, peak memory); rewrites the table between
+# the compare markers of docs/gateways/README.md. COMPARE=names, FILTER to narrow.
+COMPARE ?= litellm portkey tooltape
+gateway-compare:
+	cargo run --quiet -- gateway compare $(COMPARE) $(if $(FILTER),--filter $(FILTER)) $(if $(FILTER),,--md-out docs/gateways/README.md)

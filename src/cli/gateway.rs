@@ -1,17 +1,22 @@
 //! The `tooltape gateway NAME` command: load the profile, install and start the gateway (or use
-//! `--url`), run the trials through it, stop it, print the matrix and the closing totals.
+//! `--url`), run the trials through it, stop it, print the matrix and the closing totals; and
+//! `tooltape gateway compare A B …`: the same trials through several gateways in one run, side
+//! by side (conformance, added latency, first tool-call delta, memory).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime};
 
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 
 use tooltape::{
-    Case, GatewayCell as Cell, GatewayProfile, GatewayRoute, GatewayTrialResult as TrialResult,
-    RecordingUpstream as Upstream, discover, ensure_gateway_installed, gateway_html,
-    gateway_markdown, gateway_snapshot, gateway_snapshot_name, gateway_summary, gateway_terminal,
-    gateway_trials, load_gateway_profile, run_gateway_trials, runtime, start_gateway,
+    COMPARE_BEGIN, COMPARE_END, Case, CompareMeta, GatewayCell as Cell, GatewayMemory,
+    GatewayProfile, GatewayRoute, GatewayRun, GatewayTrial, GatewayTrialResult as TrialResult,
+    RecordingUpstream as Upstream, compare_markdown, compare_row, compare_terminal, discover,
+    ensure_gateway_installed, gateway_common_routes, gateway_html, gateway_markdown,
+    gateway_snapshot, gateway_snapshot_name, gateway_summary, gateway_terminal, gateway_trials,
+    load_gateway_profile, machine_note, rewrite_compare_region, run_gateway_trials, runtime,
+    start_gateway, utc_date,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -23,9 +28,13 @@ pub enum GatewayFormat {
 }
 
 #[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct GatewayArgs {
+    #[command(subcommand)]
+    pub command: Option<GatewayCommand>,
     /// The profile: `gateways/NAME.toml` (or a path to a `.toml` file).
-    pub name: String,
+    #[arg(required = true)]
+    pub name: Option<String>,
     /// Only trials whose `case::route::choice::mode` contains this.
     pub filter: Option<String>,
     /// A gateway that is already running: only the profile's routes and headers are used.
@@ -42,16 +51,44 @@ pub struct GatewayArgs {
     pub snapshots: bool,
 }
 
-/// Runs `tooltape gateway`: 0 when every result is expected, 1 otherwise, 2 when the gateway
-/// could not be set up (the reason and its log tail are printed).
-pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
-    let profile = match load_gateway_profile(root, &a.name) {
-        Ok(p) => Arc::new(p),
-        Err(e) => {
-            eprintln!("{e}");
-            return 2;
-        }
-    };
+#[derive(Subcommand, Debug)]
+pub enum GatewayCommand {
+    /// Run the same trials through several gateways, one after another in one run, and print
+    /// the side-by-side table: conformance, added latency, first tool-call delta, peak memory.
+    Compare(CompareArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Two or more profiles (`gateways/NAME.toml`), in table order.
+    #[arg(required = true, num_args = 2..)]
+    pub names: Vec<String>,
+    /// Only trials whose `case::route::choice::mode` contains this.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// `NAME=URL`: an already running gateway for NAME (its memory is then n/a). Repeatable.
+    #[arg(long = "url", value_name = "NAME=URL")]
+    pub urls: Vec<String>,
+    /// Trials in flight at once, the same for every gateway.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
+    pub concurrency: u16,
+    /// Rewrite the region between `<!-- compare:begin -->` and `<!-- compare:end -->` of this
+    /// file with the table (`docs/gateways/README.md`).
+    #[arg(long)]
+    pub md_out: Option<PathBuf>,
+}
+
+/// What running one gateway's trials produced.
+struct Ran {
+    results: Vec<TrialResult>,
+    tail: Option<String>,
+    peak_memory_kib: Option<u64>,
+    started_in: Option<Duration>,
+    wall: Duration,
+}
+
+/// The discovered cases (each once); broken ones are reported.
+fn cases(root: &Path) -> Vec<Arc<Case>> {
     let discovery = discover(root);
     for (name, e) in &discovery.broken {
         eprintln!("case {name}: {e}");
@@ -62,13 +99,99 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
             cases.push(Arc::clone(&t.case));
         }
     }
-    let routes: Vec<GatewayRoute> = profile
+    cases
+}
+
+fn routes(profile: &GatewayProfile) -> Vec<GatewayRoute> {
+    profile
         .profile
         .routes
         .iter()
         .map(|r| r.get_ref().clone())
-        .collect();
-    let trials = gateway_trials(&cases, &routes, a.filter.as_deref());
+        .collect()
+}
+
+/// Installs and starts the gateway (unless `url` names a running one), runs the trials through
+/// it while sampling its process group's memory, and stops it.
+async fn run_through(
+    profile: &Arc<GatewayProfile>,
+    upstream: &Arc<Upstream>,
+    url: Option<&str>,
+    trials: Vec<GatewayTrial>,
+    concurrency: usize,
+) -> Result<Ran, String> {
+    let mut running = None;
+    let url = match url {
+        Some(u) => u.trim_end_matches('/').to_string(),
+        None => {
+            if ensure_gateway_installed(profile)? {
+                eprintln!(
+                    "installed {} into {}",
+                    profile.name,
+                    profile.install_dir().display()
+                );
+            }
+            let work = std::env::temp_dir().join(format!(
+                "tooltape-gateway-{}-{}",
+                profile.name,
+                std::process::id()
+            ));
+            std::fs::create_dir_all(&work)
+                .map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+            let r = start_gateway(profile, &upstream.base_url(), &work).await?;
+            eprintln!(
+                "{} ready at {} in {:.1}s (log {})",
+                profile.name,
+                r.base_url,
+                r.started_in.as_secs_f64(),
+                r.log.display()
+            );
+            let url = r.base_url.clone();
+            running = Some(r);
+            url
+        }
+    };
+    let sampler = running
+        .as_ref()
+        .map(|r| GatewayMemory::start(r.pgid(), Duration::from_millis(200)));
+    let t0 = Instant::now();
+    let results =
+        run_gateway_trials(Arc::clone(profile), upstream, &url, trials, concurrency).await;
+    let wall = t0.elapsed();
+    let peak_memory_kib = sampler.and_then(GatewayMemory::finish);
+    let tail = running.as_ref().map(|r| r.log_tail(20));
+    let started_in = running.as_ref().map(|r| r.started_in);
+    if let Some(mut r) = running {
+        r.stop();
+    }
+    Ok(Ran {
+        results,
+        tail,
+        peak_memory_kib,
+        started_in,
+        wall,
+    })
+}
+
+/// Runs `tooltape gateway`: 0 when every result is expected, 1 otherwise, 2 when the gateway
+/// could not be set up (the reason and its log tail are printed).
+pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
+    if let Some(GatewayCommand::Compare(c)) = &a.command {
+        return compare(root, c);
+    }
+    let Some(name) = &a.name else {
+        eprintln!("gateway: name a profile (gateways/NAME.toml) or `compare`");
+        return 2;
+    };
+    let profile = match load_gateway_profile(root, name) {
+        Ok(p) => Arc::new(p),
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let cases = cases(root);
+    let trials = gateway_trials(&cases, &routes(&profile), a.filter.as_deref());
     if trials.is_empty() {
         eprintln!(
             "no gateway trial matches{}",
@@ -87,47 +210,15 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
                 .await
                 .map_err(|e| format!("cannot start the upstream: {e}"))?,
         );
-        let mut running = None;
-        let url = match &a.url {
-            Some(u) => u.trim_end_matches('/').to_string(),
-            None => {
-                if ensure_gateway_installed(&profile)? {
-                    eprintln!(
-                        "installed {} into {}",
-                        profile.name,
-                        profile.install_dir().display()
-                    );
-                }
-                let work = std::env::temp_dir().join(format!(
-                    "tooltape-gateway-{}-{}",
-                    profile.name,
-                    std::process::id()
-                ));
-                std::fs::create_dir_all(&work)
-                    .map_err(|e| format!("cannot create {}: {e}", work.display()))?;
-                let r = start_gateway(&profile, &upstream.base_url(), &work).await?;
-                eprintln!(
-                    "{} ready at {} in {:.1}s (log {})",
-                    profile.name,
-                    r.base_url,
-                    r.started_in.as_secs_f64(),
-                    r.log.display()
-                );
-                let url = r.base_url.clone();
-                running = Some(r);
-                url
-            }
-        };
         let concurrency = profile.profile.concurrency;
-        let results =
-            run_gateway_trials(Arc::clone(&profile), &upstream, &url, trials, concurrency).await;
-        let tail = running.as_ref().map(|r| r.log_tail(20));
-        if let Some(mut r) = running {
-            r.stop();
-        }
-        Ok::<_, String>((results, tail))
+        run_through(&profile, &upstream, a.url.as_deref(), trials, concurrency).await
     });
-    let (results, tail) = match outcome {
+    let Ran {
+        results,
+        tail,
+        peak_memory_kib,
+        ..
+    } = match outcome {
         Ok(r) => r,
         Err(e) => {
             eprintln!("gateway {}: {e}", profile.name);
@@ -158,11 +249,142 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         eprintln!("every trial broke; last lines of the gateway's log:\n{t}");
     }
     eprintln!(
-        "{} trials in {:.1}s",
+        "{} trials in {:.1}s{}",
         results.len(),
-        t0.elapsed().as_secs_f64()
+        t0.elapsed().as_secs_f64(),
+        peak_memory_kib
+            .map(|k| format!(", gateway peak memory {:.0} MiB", k as f64 / 1024.0))
+            .unwrap_or_default()
     );
     i32::from(unexpected > 0)
+}
+
+/// Runs `tooltape gateway compare`: every gateway in turn over its whole suite (the common
+/// trials are part of it), then the table; 0 when it was made, 2 on a usage or set-up error.
+fn compare(root: &Path, a: &CompareArgs) -> i32 {
+    let mut profiles = Vec::new();
+    for name in &a.names {
+        let profile = match load_gateway_profile(root, name) {
+            Ok(p) => Arc::new(p),
+            Err(e) => {
+                eprintln!("{e}");
+                return 2;
+            }
+        };
+        if profiles
+            .iter()
+            .any(|p: &Arc<GatewayProfile>| p.name == profile.name)
+        {
+            eprintln!("gateway compare: `{name}` is named twice");
+            return 2;
+        }
+        profiles.push(profile);
+    }
+    let mut urls: Vec<(String, String)> = Vec::new();
+    for u in &a.urls {
+        let Some((name, url)) = u.split_once('=') else {
+            eprintln!("gateway compare: --url {u}: expected NAME=URL");
+            return 2;
+        };
+        if !profiles.iter().any(|p| p.name == name) {
+            eprintln!("gateway compare: --url {u}: `{name}` is not one of the compared gateways");
+            return 2;
+        }
+        urls.push((name.to_string(), url.to_string()));
+    }
+    if let Some(path) = &a.md_out {
+        // Refuse before a long run, not after it.
+        match std::fs::read_to_string(path) {
+            Ok(text) if text.contains(COMPARE_BEGIN) && text.contains(COMPARE_END) => {}
+            Ok(_) => {
+                eprintln!(
+                    "{}: no `{COMPARE_BEGIN}` … `{COMPARE_END}` region to rewrite",
+                    path.display()
+                );
+                return 2;
+            }
+            Err(e) => {
+                eprintln!("cannot read {}: {e}", path.display());
+                return 2;
+            }
+        }
+    }
+    let refs: Vec<&GatewayProfile> = profiles.iter().map(AsRef::as_ref).collect();
+    let common = gateway_common_routes(&refs);
+    if common.is_empty() {
+        eprintln!("gateway compare: the gateways have no route in common");
+        return 2;
+    }
+    let cases = cases(root);
+    let concurrency = usize::from(a.concurrency);
+    let date = utc_date(SystemTime::now());
+    let mut runs = Vec::new();
+    for profile in &profiles {
+        let trials = gateway_trials(&cases, &routes(profile), a.filter.as_deref());
+        if trials.is_empty() {
+            eprintln!("gateway {}: no trial matches", profile.name);
+            return 2;
+        }
+        let url = urls
+            .iter()
+            .find(|(n, _)| *n == profile.name)
+            .map(|(_, u)| u.as_str());
+        eprintln!("{}: {} trials", profile.name, trials.len());
+        let outcome = runtime().block_on(async {
+            let upstream = Arc::new(
+                Upstream::start()
+                    .await
+                    .map_err(|e| format!("cannot start the upstream: {e}"))?,
+            );
+            run_through(profile, &upstream, url, trials, concurrency).await
+        });
+        let ran = match outcome {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("gateway {}: {e}", profile.name);
+                return 2;
+            }
+        };
+        eprintln!(
+            "{}: {} in {:.1}s",
+            profile.name,
+            gateway_summary(&ran.results),
+            ran.wall.as_secs_f64()
+        );
+        runs.push(GatewayRun {
+            profile: Arc::clone(profile),
+            results: ran.results,
+            peak_memory_kib: ran.peak_memory_kib,
+            started_in: ran.started_in,
+            wall: ran.wall,
+        });
+    }
+    let rows: Vec<_> = runs.iter().map(|r| compare_row(r, &common)).collect();
+    out!("{}", compare_terminal(&rows));
+    if let Some(path) = &a.md_out {
+        let mut command = format!("tooltape gateway compare {}", a.names.join(" "));
+        if let Some(f) = &a.filter {
+            command.push_str(&format!(" --filter {f}"));
+        }
+        if a.concurrency != 4 {
+            command.push_str(&format!(" --concurrency {}", a.concurrency));
+        }
+        command.push_str(&format!(" --md-out {}", path.display()));
+        let meta = CompareMeta {
+            date,
+            machine: machine_note(Path::new("/proc")),
+            command,
+            concurrency,
+            common_routes: common,
+            filter: a.filter.clone(),
+        };
+        if let Err(e) = rewrite_compare_region(path, &compare_markdown(&rows, &meta)) {
+            eprintln!("{e}");
+            return 2;
+        }
+        eprintln!("rewrote the table in {}", path.display());
+    }
+    0
 }
 
 fn write_snapshots(dir: &Path, results: &[TrialResult]) -> std::io::Result<()> {

@@ -4,10 +4,13 @@
 //! gateway; `process` owns its lifecycle; `events` reads raw streams (requests are read by
 //! `providers::decode_request`);
 //! `check` turns differences into findings; `render` prints the matrix; `snapshot` writes one
-//! trial as readable YAML.
+//! trial as readable YAML; `compare` puts several gateways' runs side by side (timing paired per
+//! request, memory from `memory`).
 
 mod check;
+mod compare;
 mod events;
+mod memory;
 mod process;
 mod profile;
 mod render;
@@ -18,9 +21,15 @@ mod upstream;
 #[cfg(test)]
 mod tests;
 
+pub use compare::{
+    BEGIN as COMPARE_BEGIN, CompareMeta, CompareRow, END as COMPARE_END, GatewayRun, common_routes,
+    markdown as compare_markdown, percentile, replace_region, rewrite_region, row as compare_row,
+    terminal as compare_terminal, utc_date, version,
+};
+pub use memory::{PeakSampler, machine_note};
 pub use process::{ensure_installed, start};
 pub use profile::{LoadedProfile, Route, load_profile};
 pub use render::{html, markdown, summary, terminal};
 pub use snapshot::{snapshot, snapshot_name};
-pub use suite::{Cell, TrialResult, run_all, trials};
+pub use suite::{Cell, GatewayTrial, RequestTiming, TrialResult, run_all, trials};
 pub use upstream::Upstream;

@@ -164,6 +164,11 @@ pub async fn start(
 }
 
 impl Running {
+    /// The gateway's process group (the leader was spawned with `process_group(0)`).
+    pub fn pgid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The gateway's log tail (shown on failures).
     pub fn log_tail(&self, lines: usize) -> String {
         tail(&self.log, lines)

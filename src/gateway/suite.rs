@@ -140,6 +140,52 @@ pub struct TrialResult {
     pub own_time: Duration,
     #[serde(skip)]
     pub downstream_body: Vec<u8>,
+    /// One entry per request the client sent through the gateway (first exchange, then rounds).
+    #[serde(skip)]
+    pub requests: Vec<RequestTiming>,
+}
+
+/// One client request's times, paired with what the upstream held for that same request: the
+/// exchanges recorded while it was the only request in flight with its trial's prompt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequestTiming {
+    /// Client: send → answer complete.
+    pub client: Duration,
+    /// Sum of the upstream's hold times over this request's exchanges; `None` when nothing was
+    /// sent upstream or an exchange's time is missing.
+    pub upstream: Option<Duration>,
+    /// Client: send → first tool-call delta decoded (streamed answers only).
+    pub first_call: Option<Duration>,
+    pub streamed: bool,
+    /// Exchanges the gateway made upstream for this request (retries count).
+    pub exchanges: usize,
+}
+
+impl RequestTiming {
+    fn of(timing: crate::run::Timing, streamed: bool, exchanges: &[Exchange]) -> RequestTiming {
+        let upstream = if exchanges.is_empty() {
+            None
+        } else {
+            exchanges
+                .iter()
+                .map(Exchange::held)
+                .sum::<Option<Duration>>()
+        };
+        RequestTiming {
+            client: timing.complete,
+            upstream,
+            first_call: timing.first_call,
+            streamed,
+            exchanges: exchanges.len(),
+        }
+    }
+
+    /// The gateway's added time in milliseconds: client time minus upstream time (negative only
+    /// if the gateway answered before upstream finished, e.g. a cached answer).
+    pub fn added_ms(&self) -> Option<f64> {
+        self.upstream
+            .map(|u| (self.client.as_secs_f64() - u.as_secs_f64()) * 1000.0)
+    }
 }
 
 /// What upstream answered, decoded. The client reads its answer as `inbound` (its decoder drops a null the strict rewrite of its
@@ -196,6 +242,7 @@ pub(super) async fn run_one(
         cell: Cell::Pass,
         own_time: Duration::ZERO,
         downstream_body: Vec::new(),
+        requests: Vec::new(),
     };
     let encoded = match crate::providers::encode(inbound, &req) {
         Ok(e) => e,
@@ -222,12 +269,17 @@ pub(super) async fn run_one(
     let prompt = trial.prompt();
     upstream.open(&prompt, &trial.case.file.simulate);
     let mut waited = Instant::now();
-    let sent = crate::run::send(client, &endpoint, inbound, &req, &encoded.request).await;
+    let sent = crate::run::send_timed(client, &endpoint, inbound, &req, &encoded.request).await;
     let exchanges = upstream.close(&prompt);
     let wait = waited.elapsed();
     waited = Instant::now();
     let (response, outcome) = match sent {
-        Ok(r) => r,
+        Ok((response, outcome, timing)) => {
+            result
+                .requests
+                .push(RequestTiming::of(timing, req.stream, &exchanges));
+            (response, outcome)
+        }
         Err(e) => {
             result.cell = Cell::Broken(e);
             result.own_time = t0.elapsed().saturating_sub(wait);
@@ -392,9 +444,16 @@ pub(super) async fn run_one(
             };
             upstream.open(&prompt, &trial.case.file.simulate);
             let w = Instant::now();
-            let sent = crate::run::send(client, &endpoint, inbound, &next, &enc.request).await;
+            let sent =
+                crate::run::send_timed(client, &endpoint, inbound, &next, &enc.request).await;
             let exchanges = upstream.close(&prompt);
             waited += w.elapsed();
+            let sent = sent.map(|(response, outcome, timing)| {
+                result
+                    .requests
+                    .push(RequestTiming::of(timing, next.stream, &exchanges));
+                (response, outcome)
+            });
             let Some(ex) = exchanges.last() else {
                 findings.push(Finding {
                     severity: Severity::Breaking,

@@ -1,16 +1,21 @@
 //! The gateway's upstream: the simulator's pure core served on `127.0.0.1`, at the real paths of
 //! the four APIs, recording exactly what the gateway sent and what it was answered. Requests are
 //! attributed to the trial whose prompt they carry (one trial per prompt in flight at a time).
+//! Each exchange also records how long the upstream held it (request received → answer written),
+//! the time the gateway's added latency is measured against.
 
 use std::convert::Infallible;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
-use hyper::body::{Frame, Incoming};
+use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::{Request, Response};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -30,11 +35,61 @@ pub(crate) struct Exchange {
     /// The answer's bytes; for streams, each chunk as it was written.
     pub chunks: Vec<Vec<u8>>,
     pub streamed: bool,
+    /// Request fully received → answer fully handed to the connection; set when the answer's
+    /// body ends (before the gateway can have read all of it).
+    held: Arc<OnceLock<Duration>>,
 }
 
 impl Exchange {
     pub(crate) fn body(&self) -> Vec<u8> {
         self.chunks.concat()
+    }
+
+    /// How long the upstream held this exchange; `None` while its answer is still being written.
+    pub(crate) fn held(&self) -> Option<Duration> {
+        self.held.get().copied()
+    }
+}
+
+/// An answer body that notes when it ends: the poll that returns no more frames, or the first
+/// time it reports its end (a full body ends with its only frame).
+struct Timed {
+    inner: Body,
+    received: Instant,
+    held: Arc<OnceLock<Duration>>,
+}
+
+impl Timed {
+    fn mark(&self) {
+        let _ = self.held.set(self.received.elapsed());
+    }
+}
+
+impl hyper::body::Body for Timed {
+    type Data = Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        if matches!(polled, Poll::Ready(None)) {
+            self.mark();
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        let end = self.inner.is_end_stream();
+        if end {
+            self.mark();
+        }
+        end
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
     }
 }
 
@@ -194,6 +249,8 @@ async fn handle(
     if let Ok(c) = Limited::new(body, MAX_BODY).collect().await {
         sim.body = c.to_bytes().to_vec();
     }
+    let received = Instant::now();
+    let held = Arc::new(OnceLock::new());
     let parsed: Value = serde_json::from_slice(&sim.body).unwrap_or(Value::Null);
     let scenario = {
         let book = book.lock().unwrap_or_else(PoisonError::into_inner);
@@ -222,6 +279,7 @@ async fn handle(
                 headers: resp.headers.clone(),
                 chunks: chunks.clone(),
                 streamed,
+                held: Arc::clone(&held),
             }),
             None => {
                 if book.unclaimed.len() < 1000 {
@@ -242,6 +300,12 @@ async fn handle(
             .map_err(|never| match never {})
             .boxed()
     };
+    let body = Timed {
+        inner: body,
+        received,
+        held,
+    }
+    .boxed();
     let mut builder = Response::builder().status(resp.status);
     for (k, v) in &resp.headers {
         builder = builder.header(k.as_str(), v.as_str());

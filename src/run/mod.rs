@@ -11,5 +11,6 @@ pub use exchange::{ExchangeRun, TrialRun};
 pub use hosted::{SupportCache, Telemetry};
 pub(crate) use hosted::{set_variant, telemetry, trial_telemetry, variant_rejected};
 pub use transport::{Endpoint, client, send};
+pub(crate) use transport::{Timing, send_timed};
 pub(crate) use trial::follow_up;
 pub use trial::run_trial;

@@ -2,7 +2,7 @@
 //! gateway or a live provider) and decoding the answer; streams are decoded as bytes arrive.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 
@@ -32,6 +32,15 @@ pub fn client(timeout: Duration) -> reqwest::Client {
         .unwrap_or_else(|_| reqwest::Client::new())
 }
 
+/// When an answer arrived, measured from the moment the request was handed to the client.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Timing {
+    /// Send → the answer's last byte received.
+    pub(crate) complete: Duration,
+    /// Send → the first tool call the stream decoder saw (streamed answers only).
+    pub(crate) first_call: Option<Duration>,
+}
+
 /// Sends one encoded request and decodes the answer. Streams are decoded as bytes arrive.
 pub async fn send(
     client: &reqwest::Client,
@@ -40,6 +49,20 @@ pub async fn send(
     neutral: &ChatRequest,
     request: &HttpRequest,
 ) -> Result<(HttpResponse, Result<Outcome, DecodeError>), String> {
+    send_timed(client, endpoint, provider, neutral, request)
+        .await
+        .map(|(response, outcome, _)| (response, outcome))
+}
+
+/// [`send`], also saying when the answer completed and, for streams, when the decoder first saw
+/// a tool call (it looks only until it has seen one).
+pub(crate) async fn send_timed(
+    client: &reqwest::Client,
+    endpoint: &Endpoint,
+    provider: Provider,
+    neutral: &ChatRequest,
+    request: &HttpRequest,
+) -> Result<(HttpResponse, Result<Outcome, DecodeError>, Timing), String> {
     let url = format!(
         "{}{}",
         endpoint.base_url.trim_end_matches('/'),
@@ -59,6 +82,8 @@ pub async fn send(
     for (k, v) in &endpoint.extra_headers {
         rb = rb.header(k, v);
     }
+    let t0 = Instant::now();
+    let mut timing = Timing::default();
     let resp = rb
         .send()
         .await
@@ -88,20 +113,25 @@ pub async fn send(
             {
                 failed = Some(e);
             }
+            if timing.first_call.is_none() && !decoder.progress().calls.is_empty() {
+                timing.first_call = Some(t0.elapsed());
+            }
         }
+        timing.complete = t0.elapsed();
         let outcome = match failed {
             Some(e) => Err(e),
             None => decoder.finish(),
         };
-        return Ok((response, outcome));
+        return Ok((response, outcome, timing));
     }
     response.body = resp
         .bytes()
         .await
         .map_err(|e| format!("reading the answer from {url} failed: {}", error_chain(&e)))?
         .to_vec();
+    timing.complete = t0.elapsed();
     let outcome = providers::decode(provider, neutral, &response);
-    Ok((response, outcome))
+    Ok((response, outcome, timing))
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {

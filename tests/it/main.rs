@@ -7,6 +7,7 @@ mod catalogue;
 mod chunking;
 mod cli;
 mod corpus;
+mod gateway_compare;
 mod gateway_docs;
 mod gateway_mutants;
 mod hosted_search;

@@ -1,0 +1,368 @@
+//! `tooltape gateway compare`: added latency is paired per request (a loopback proxy that sleeps
+//! before answering one case's requests shows at least that sleep on exactly those requests, and
+//! the others stay below them), the streamed first tool-call delta includes the sleep, and the
+//! Markdown region rewrite keeps everything outside its markers byte-identical or refuses.
+
+use std::convert::Infallible;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+use tooltape::{
+    COMPARE_BEGIN, COMPARE_END, GatewayRun, GatewayTrialResult, RecordingUpstream, compare_row,
+    discover, gateway_common_routes, gateway_trials, http_client, load_gateway_profile, percentile,
+    replace_compare_region, rewrite_compare_region, run_gateway_trials, runtime,
+};
+
+/// What the proxy adds to every request of the delayed case.
+const DELAY: Duration = Duration::from_millis(150);
+/// The delayed case's prompt (`cases/weather.toml`); `parallel` is not delayed.
+const DELAYED: &str = "weather in Paris right now";
+
+const PROFILE: &str = r#"description = "a loopback proxy written in the tests (sleeps before answering one case)"
+concurrency = 4
+
+[[routes]]
+inbound = "chat"
+upstream = "openai-chat"
+model = "gpt-4.1-mini"
+headers = { authorization = "Bearer sk-compare" }
+
+[[routes]]
+inbound = "messages"
+upstream = "anthropic"
+model = "claude-haiku-4-5"
+headers = { x-api-key = "sk-compare", anthropic-version = "2023-06-01" }
+"#;
+
+type ProxyBody = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+
+/// Forwards unchanged; a request carrying the delayed prompt is answered `DELAY` after its
+/// upstream answer arrived in full.
+async fn forward(
+    upstream: Arc<String>,
+    client: reqwest::Client,
+    req: Request<Incoming>,
+) -> Result<Response<ProxyBody>, Infallible> {
+    let (parts, body) = req.into_parts();
+    let bytes = body
+        .collect()
+        .await
+        .map(|c| c.to_bytes())
+        .unwrap_or_default();
+    let pq = parts
+        .uri
+        .path_and_query()
+        .map_or_else(|| parts.uri.path().to_string(), |p| p.as_str().to_string());
+    let mut rb = client.request(parts.method.clone(), format!("{upstream}{pq}"));
+    for (k, v) in &parts.headers {
+        if !matches!(k.as_str(), "host" | "content-length") {
+            rb = rb.header(k, v);
+        }
+    }
+    let delayed = String::from_utf8_lossy(&bytes).contains(DELAYED);
+    let answer = match rb.body(bytes.to_vec()).send().await {
+        Ok(r) => r,
+        Err(e) => {
+            return Ok(Response::builder()
+                .status(502)
+                .body(Full::new(Bytes::from(e.to_string())).boxed())
+                .unwrap_or_default());
+        }
+    };
+    let status = answer.status().as_u16();
+    let ctype = answer
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("application/json")
+        .to_string();
+    let up = answer.bytes().await.unwrap_or_default();
+    if delayed {
+        tokio::time::sleep(DELAY).await;
+    }
+    Ok(Response::builder()
+        .status(status)
+        .header("content-type", ctype)
+        .body(Full::new(up).boxed())
+        .unwrap_or_default())
+}
+
+async fn serve(upstream: String) -> SocketAddr {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let upstream = Arc::new(upstream);
+    let client = http_client(Duration::from_secs(30));
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let (upstream, client) = (Arc::clone(&upstream), client.clone());
+            tokio::spawn(async move {
+                let svc =
+                    service_fn(move |req| forward(Arc::clone(&upstream), client.clone(), req));
+                let _ = http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), svc)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("tooltape-compare-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    root
+}
+
+/// A root with the weather and parallel cases, their tools, and the profile.
+fn scratch_root() -> PathBuf {
+    let root = scratch("root");
+    std::fs::create_dir_all(root.join("cases/tools")).unwrap();
+    let src = repo().join("cases");
+    std::fs::copy(
+        src.join("providers.toml"),
+        root.join("cases/providers.toml"),
+    )
+    .unwrap();
+    for e in std::fs::read_dir(src.join("tools")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, root.join("cases/tools").join(p.file_name().unwrap())).unwrap();
+    }
+    for c in ["weather", "parallel"] {
+        let f = format!("{c}.toml");
+        std::fs::copy(src.join(&f), root.join("cases").join(&f)).unwrap();
+    }
+    std::fs::write(root.join("sleepy.toml"), PROFILE).unwrap();
+    root
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+#[test]
+fn added_latency_is_paired_per_request_and_shows_the_proxy_delay() {
+    let root = scratch_root();
+    let profile = Arc::new(
+        load_gateway_profile(&root, root.join("sleepy.toml").to_str().unwrap())
+            .unwrap_or_else(|e| panic!("{e}")),
+    );
+    let discovery = discover(&root);
+    assert!(discovery.broken.is_empty(), "{:?}", discovery.broken);
+    let mut cases = Vec::new();
+    for t in &discovery.trials {
+        if !cases.iter().any(|c| Arc::ptr_eq(c, &t.case)) {
+            cases.push(Arc::clone(&t.case));
+        }
+    }
+    let routes: Vec<_> = profile
+        .profile
+        .routes
+        .iter()
+        .map(|r| r.get_ref().clone())
+        .collect();
+    let trials = gateway_trials(&cases, &routes, None);
+    assert!(!trials.is_empty());
+    let results: Vec<GatewayTrialResult> = runtime().block_on(async {
+        let upstream = Arc::new(RecordingUpstream::start().await.unwrap());
+        let addr = serve(upstream.base_url()).await;
+        let url = format!("http://{addr}");
+        run_gateway_trials(Arc::clone(&profile), &upstream, &url, trials, 4).await
+    });
+
+    let (mut delayed, mut other) = (Vec::new(), Vec::new());
+    let mut delayed_first_calls = 0;
+    for r in &results {
+        let is_delayed = r.key.starts_with("weather::");
+        assert!(
+            !r.requests.is_empty(),
+            "{}: no request timed ({:?})",
+            r.name,
+            r.cell
+        );
+        for t in &r.requests {
+            assert_eq!(
+                t.exchanges, 1,
+                "{}: one upstream exchange per request",
+                r.name
+            );
+            let up = t
+                .upstream
+                .unwrap_or_else(|| panic!("{}: request not paired with its upstream time", r.name));
+            assert!(
+                up <= t.client,
+                "{}: upstream {up:?} outside the client's {:?}",
+                r.name,
+                t.client
+            );
+            let added = t.added_ms().unwrap();
+            assert!(added >= 0.0, "{}: negative added latency {added}", r.name);
+            if is_delayed {
+                assert!(
+                    added >= ms(DELAY),
+                    "{}: added {added:.1} ms, the proxy slept {} ms",
+                    r.name,
+                    ms(DELAY)
+                );
+                if let Some(first) = t.first_call {
+                    assert!(t.streamed);
+                    assert!(first >= DELAY, "{}: first call at {first:?}", r.name);
+                    assert!(first <= t.client, "{}: first call after completion", r.name);
+                    delayed_first_calls += 1;
+                }
+                delayed.push(added);
+            } else {
+                other.push(added);
+            }
+        }
+    }
+    assert!(!delayed.is_empty() && !other.is_empty());
+    assert!(
+        delayed_first_calls > 0,
+        "no streamed weather trial saw a tool call"
+    );
+    // Paired per request: the undelayed requests do not inherit the delayed ones' time.
+    let (p_delayed, p_other) = (
+        percentile(&delayed, 50.0).unwrap(),
+        percentile(&other, 50.0).unwrap(),
+    );
+    assert!(
+        p_other < p_delayed,
+        "undelayed p50 {p_other:.2} ms vs delayed p50 {p_delayed:.2} ms"
+    );
+    eprintln!(
+        "added latency p50: delayed {p_delayed:.2} ms, identity {p_other:.2} ms ({} + {} requests)",
+        delayed.len(),
+        other.len()
+    );
+
+    // The table line over the same run: every request paired, conformance over applicable.
+    let run = GatewayRun {
+        profile: Arc::clone(&profile),
+        results,
+        peak_memory_kib: None,
+        started_in: None,
+        wall: Duration::from_secs(1),
+    };
+    let common = gateway_common_routes(&[profile.as_ref()]);
+    assert_eq!(common, ["chat→openai-chat", "messages→anthropic"]);
+    let row = compare_row(&run, &common);
+    assert_eq!(row.paired.0, row.paired.1);
+    assert_eq!(row.paired.0, delayed.len() + other.len());
+    assert!(row.added.is_some_and(|(p50, p99)| p50 <= p99));
+    assert!(row.first_call_samples > 0);
+    assert_eq!(row.common_trials, run.results.len());
+    assert!(row.common.0 <= row.common.1 && row.common.1 <= row.common_trials);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn the_region_rewrite_keeps_everything_outside_the_markers() {
+    let before = "# Title\r\n\nintro with <!-- other --> marker\n\n";
+    let after = "\n\ntrailing text, no final newline";
+    let text = format!("{before}{COMPARE_BEGIN}\nold table\n| a |\n{COMPARE_END}{after}");
+    let new = replace_compare_region(&text, "| new |\n").unwrap();
+    assert!(new.starts_with(&format!("{before}{COMPARE_BEGIN}")));
+    assert!(new.ends_with(&format!("{COMPARE_END}{after}")));
+    assert!(new.contains("\n| new |\n"));
+    assert!(!new.contains("old table"));
+    // Idempotent: rewriting with the same body changes nothing.
+    assert_eq!(replace_compare_region(&new, "| new |\n").unwrap(), new);
+
+    let dir = scratch("region");
+    let path = dir.join("README.md");
+    std::fs::write(&path, &text).unwrap();
+    rewrite_compare_region(&path, "| new |\n").unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), new);
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 1, "temporary file left: {leftovers:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn missing_markers_are_an_error_and_leave_the_file_alone() {
+    let dir = scratch("markers");
+    for (text, missing) in [
+        (format!("a\n{COMPARE_END}\n"), COMPARE_BEGIN),
+        (format!("a\n{COMPARE_BEGIN}\nb\n"), COMPARE_END),
+        ("no markers at all\n".to_string(), COMPARE_BEGIN),
+    ] {
+        let path = dir.join("doc.md");
+        std::fs::write(&path, &text).unwrap();
+        let err = rewrite_compare_region(&path, "x").unwrap_err();
+        assert!(err.contains(missing), "{err}");
+        assert!(err.contains("doc.md"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_compare_command_refuses_unknown_gateways_and_a_file_without_markers() {
+    let tooltape = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_tooltape"))
+            .args(args)
+            .current_dir(repo())
+            .output()
+            .unwrap()
+    };
+    let out = tooltape(&["gateway", "compare", "portkey", "no-such-gateway"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-gateway"));
+
+    let out = tooltape(&["gateway", "compare", "portkey"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "one gateway is not a comparison"
+    );
+
+    let out = tooltape(&["gateway", "compare", "portkey", "portkey"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("twice"));
+
+    let out = tooltape(&[
+        "gateway",
+        "compare",
+        "portkey",
+        "tooltape",
+        "--url",
+        "litellm=http://127.0.0.1:1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not one of the compared"));
+
+    let dir = scratch("cli");
+    let doc = dir.join("doc.md");
+    std::fs::write(&doc, "no markers\n").unwrap();
+    let out = tooltape(&[
+        "gateway",
+        "compare",
+        "portkey",
+        "tooltape",
+        "--md-out",
+        doc.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(COMPARE_BEGIN));
+    assert_eq!(std::fs::read_to_string(&doc).unwrap(), "no markers\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
