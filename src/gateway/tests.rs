@@ -1,6 +1,6 @@
 use super::check::{self, RequestView, Severity};
 use super::profile::fill;
-use crate::model::{ChatRequest, Message, Provider, StrictPolicy, ToolCall};
+use crate::model::{ChatRequest, Message, Provider, StrictPolicy, Tool, ToolCall};
 use serde_json::json;
 
 #[test]
@@ -130,4 +130,31 @@ fn text_protocol_calls_and_results_are_read_from_the_prose() {
     let odd = json!({"messages": [{"role": "assistant", "content": "<tool_call>{not json</tool_call>"},
         {"role": "user", "content": "<tool_result name=\"x"}, {"role": "user", "content": 3}]});
     assert_eq!(check::text_protocol_view(&odd), RequestView::default());
+}
+
+#[test]
+fn strict_is_wanted_where_the_projects_encoder_sends_it() {
+    let tool = |strict: Option<bool>| Tool {
+        name: "book".into(),
+        description: None,
+        parameters: json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}}),
+        strict,
+    };
+    let view = |strict: Option<bool>| RequestView {
+        tools: vec![tool(strict)],
+        ..RequestView::default()
+    };
+    let (client, sent) = (view(Some(true)), view(None));
+    let found = |ours: Option<&RequestView>| {
+        check::upstream(&client, &sent, ours, Provider::Anthropic, None, false)
+            .into_iter()
+            .map(|f| f.message)
+            .collect::<Vec<_>>()
+    };
+    // The encoder sends it strict: dropping it is a finding.
+    assert_eq!(found(Some(&view(Some(true)))), ["strict dropped for book"]);
+    // The encoder drops it too (outside Anthropic's strict subset): the target cannot take it.
+    assert!(found(Some(&view(Some(false)))).is_empty());
+    // Without the encoder's view, a strict client tool to a strict-capable target is wanted.
+    assert_eq!(found(None), ["strict dropped for book"]);
 }
