@@ -54,6 +54,67 @@ impl RequestView {
     }
 }
 
+/// The calls and results of a text-protocol request body (a Chat Completions body without
+/// tools), read from its prose: each `<tool_call>{"name":…}</tool_call>` of an assistant message
+/// and each `<tool_result name="…" call_id="…">` opening of a user message. Calls carry no id
+/// on this wire, so results are linked by name: their ids are left empty, as for Gemini.
+pub(super) fn text_protocol_view(body: &Value) -> RequestView {
+    let mut view = RequestView::default();
+    let messages = body.get("messages").and_then(Value::as_array);
+    for m in messages.into_iter().flatten() {
+        let Some(content) = m.get("content").and_then(Value::as_str) else {
+            continue;
+        };
+        match m.get("role").and_then(Value::as_str) {
+            Some("assistant") => view.calls.extend(
+                tagged(content, "<tool_call>", "</tool_call>")
+                    .filter_map(|json| serde_json::from_str::<Value>(json).ok())
+                    .filter_map(|v| v.get("name").and_then(Value::as_str).map(str::to_string))
+                    .map(|name| (String::new(), name)),
+            ),
+            Some("user") => view.results.extend(
+                content
+                    .split("<tool_result ")
+                    .skip(1)
+                    .filter_map(|tag| xml_attr_value(tag, "name"))
+                    .map(|name| (String::new(), name)),
+            ),
+            _ => {}
+        }
+    }
+    view
+}
+
+/// The text between each `open` and the next `close` in `s`.
+fn tagged<'a>(s: &'a str, open: &'a str, close: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    s.split(open)
+        .skip(1)
+        .filter_map(move |rest| rest.split_once(close).map(|(inner, _)| inner))
+}
+
+/// The value of attribute `key` of the opening tag `s` starts with (its attributes, up to `>`),
+/// unescaped as the text protocol's encoder escapes values (`&amp;`, `&quot;`, `&lt;`): a value
+/// ends at the next `"`, so a `>` inside one is read as text.
+fn xml_attr_value(s: &str, key: &str) -> Option<String> {
+    let mut rest = s;
+    loop {
+        rest = rest.trim_start();
+        let (k, after) = rest.split_once("=\"")?;
+        if k.is_empty() || k.contains(['>', ' ', '"']) {
+            return None;
+        }
+        let (raw, after) = after.split_once('"')?;
+        if k == key {
+            return Some(
+                raw.replace("&lt;", "<")
+                    .replace("&quot;", "\"")
+                    .replace("&amp;", "&"),
+            );
+        }
+        rest = after;
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -234,8 +295,12 @@ pub(super) fn upstream(
                 ));
             }
         }
-        let wanted_strict = ours_t.and_then(|o| o.strict).unwrap_or(false)
-            || (t.strict == Some(true) && target_supports_strict(target));
+        // What the project's encoder sends for the same tool is the reference: it drops `strict`
+        // where the target cannot take it (Anthropic's strict subset and request-wide budgets).
+        let wanted_strict = match ours_t {
+            Some(o) => o.strict == Some(true),
+            None => t.strict == Some(true) && target_supports_strict(target),
+        };
         if wanted_strict && s.strict != Some(true) {
             out.push(f(
                 Severity::Behaviour,
@@ -265,27 +330,7 @@ pub(super) fn upstream(
             "parallel_tool_calls false dropped",
         ));
     }
-    // Linked by id; formats without call ids on the wire (Gemini) link by name.
-    for (id, name) in &sent.results {
-        let linked = sent
-            .calls
-            .iter()
-            .any(|(cid, cname)| (!id.is_empty() && cid == id) || (id.is_empty() && cname == name));
-        if !linked {
-            out.push(f(
-                Severity::Breaking,
-                side,
-                if name.is_empty() {
-                    format!("tool result {id} answers no call")
-                } else {
-                    format!("tool result {id} ({name}) answers no call")
-                },
-            ));
-        }
-    }
-    if sent.results.len() < client.results.len() {
-        out.push(f(Severity::Breaking, side, "tool results dropped"));
-    }
+    out.extend(results(client, sent));
     if requires_grounding && !sent.hosted_search {
         out.push(f(
             Severity::Breaking,
@@ -299,6 +344,36 @@ pub(super) fn upstream(
             side,
             format!("{} would reject it: {why}", target.slug()),
         ));
+    }
+    out
+}
+
+/// Upstream check of the conversation's tool results: each one the gateway sent answers a call
+/// it sent, and none of the client's is missing.
+pub(super) fn results(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
+    let mut out = Vec::new();
+    // Linked by id; formats without call ids on the wire (Gemini) link by name.
+    for (id, name) in &sent.results {
+        let linked = sent
+            .calls
+            .iter()
+            .any(|(cid, cname)| (!id.is_empty() && cid == id) || (id.is_empty() && cname == name));
+        if !linked {
+            out.push(f(
+                Severity::Breaking,
+                "upstream",
+                if name.is_empty() {
+                    format!("tool result {id} answers no call")
+                } else if id.is_empty() {
+                    format!("tool result for {name} answers no call")
+                } else {
+                    format!("tool result {id} ({name}) answers no call")
+                },
+            ));
+        }
+    }
+    if sent.results.len() < client.results.len() {
+        out.push(f(Severity::Breaking, "upstream", "tool results dropped"));
     }
     out
 }

@@ -14,7 +14,7 @@ use super::profile::{LoadedProfile, Route};
 use super::upstream::{Exchange, Upstream};
 use crate::case::{Case, ChoiceSpec, Mode, Trial};
 use crate::http::{HttpRequest, HttpResponse};
-use crate::model::{Outcome, Provider};
+use crate::model::{ChatRequest, Outcome, Provider};
 use crate::run::Endpoint;
 
 /// One gateway trial.
@@ -313,12 +313,7 @@ pub(super) async fn run_one(
         return result;
     };
     let sent_body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
-    // The text protocol travels over a Chat Completions path: a chat request to a text-protocol
-    // route is judged as the text protocol.
-    let actual_target = match provider_for_path(&ex.request.path) {
-        Some(Provider::OpenaiChat) if target == Provider::TextProtocol => target,
-        p => p.unwrap_or(target),
-    };
+    let actual_target = target_of_path(&ex.request.path, target);
     result.upstream_request = Some(serde_json::json!({
         "method": ex.request.method, "path": ex.request.path, "query": ex.request.query, "body": sent_body
     }));
@@ -326,8 +321,17 @@ pub(super) async fn run_one(
     // Upstream: by meaning, both ends read by the project's request decoders.
     let mut decode_findings = Vec::new();
     // What the client sent, as sent (its strict flags and sanitized schemas included).
-    let client_view = crate::providers::decode_request(inbound, &encoded.request)
-        .map_or_else(|_| RequestView::of(&req), |d| RequestView::of(&d.request));
+    // The gateway only sees this request: the project's own encoder is judged on it too (a
+    // Responses client's strict-rewritten tools, an Anthropic client's allowed subset).
+    // A wire carries no strict policy (decoded requests say `Off`): the case's applies.
+    let client_req = crate::providers::decode_request(inbound, &encoded.request).map_or_else(
+        |_| req.clone(),
+        |d| ChatRequest {
+            strict: req.strict,
+            ..d.request
+        },
+    );
+    let client_view = RequestView::of(&client_req);
     let sent_http = HttpRequest {
         method: ex.request.method.clone(),
         path: ex.request.path.clone(),
@@ -349,7 +353,7 @@ pub(super) async fn run_one(
             RequestView::default()
         }
     };
-    let ours = crate::providers::encode(actual_target, &req)
+    let ours = crate::providers::encode(actual_target, &client_req)
         .ok()
         .and_then(|e| crate::providers::decode_request(actual_target, &e.request).ok())
         .map(|d| RequestView::of(&d.request));
@@ -357,11 +361,16 @@ pub(super) async fn run_one(
     let mut findings = decode_findings;
     if actual_target == Provider::TextProtocol {
         // Tools and choice travel as injected prose: the instructions must be the ones
-        // `src/inject/` builds for the client's request, as the project's encoder sends them.
-        let ours_body = crate::providers::encode(actual_target, &req)
+        // `src/inject/` builds for the client's request as sent (its tools as on the wire), as
+        // the project's encoder sends them.
+        let ours_body = crate::providers::encode(actual_target, &client_req)
             .ok()
             .map(|e| e.request.body);
         findings.extend(check::injected(&sent_body, ours_body.as_ref()));
+        findings.extend(check::results(
+            &client_view,
+            &check::text_protocol_view(&sent_body),
+        ));
     } else {
         findings.extend(check::upstream(
             &client_view,
@@ -463,7 +472,7 @@ pub(super) async fn run_one(
                 break;
             };
             let body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
-            let target = provider_for_path(&ex.request.path).unwrap_or(target);
+            let target = target_of_path(&ex.request.path, target);
             let http = HttpRequest {
                 method: ex.request.method.clone(),
                 path: ex.request.path.clone(),
@@ -473,8 +482,15 @@ pub(super) async fn run_one(
             };
             let client_view = crate::providers::decode_request(inbound, &enc.request)
                 .map_or_else(|_| RequestView::of(&next), |d| RequestView::of(&d.request));
-            if let Ok(d) = crate::providers::decode_request(target, &http) {
-                let sent_view = RequestView::of(&d.request);
+            // The text protocol carries calls and results as prose in a Chat Completions body.
+            let sent_view = if target == Provider::TextProtocol {
+                Some(check::text_protocol_view(&http.body))
+            } else {
+                crate::providers::decode_request(target, &http)
+                    .ok()
+                    .map(|d| RequestView::of(&d.request))
+            };
+            if let Some(sent_view) = sent_view {
                 for mut f in check::upstream(&client_view, &sent_view, None, target, None, false)
                     .into_iter()
                     .filter(|f| f.message.contains("tool result"))
@@ -635,6 +651,15 @@ fn provider_for_path(path: &str) -> Option<Provider> {
             Some(Provider::Gemini)
         }
         _ => None,
+    }
+}
+
+/// The provider a request to `path` was sent to. The text protocol travels over a Chat
+/// Completions path: a chat request to a text-protocol route is judged as the text protocol.
+fn target_of_path(path: &str, target: Provider) -> Provider {
+    match provider_for_path(path) {
+        Some(Provider::OpenaiChat) if target == Provider::TextProtocol => target,
+        p => p.unwrap_or(target),
     }
 }
 

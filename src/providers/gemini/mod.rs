@@ -74,7 +74,13 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
         body.insert("tools".into(), Value::Array(tools));
     }
     if let Some(cfg) = calling_config(req, &mut notes) {
-        body.insert("toolConfig".into(), json!({"functionCallingConfig": cfg}));
+        if prepared.is_empty() {
+            // The API answers 400 "Function calling config is set without
+            // function_declarations" (a request with only hosted search, say).
+            notes.push("tool_choice not sent: the request declares no functions".into());
+        } else {
+            body.insert("toolConfig".into(), json!({"functionCallingConfig": cfg}));
+        }
     }
     if req.parallel_tool_calls == Some(false) {
         // Gemini has no parallel switch (several functionCall parts may always come back).

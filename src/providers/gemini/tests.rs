@@ -147,6 +147,26 @@ fn every_tool_choice_form() {
 }
 
 #[test]
+fn a_choice_without_function_declarations_is_not_sent() {
+    // Gemini refuses a functionCallingConfig without functionDeclarations (400): a request with
+    // only hosted search, as a Messages or Responses client sends it (`tool_choice: auto`).
+    let mut r = req(Some(ToolChoice::Auto));
+    r.tools.clear();
+    r.hosted = vec![HostedTool::WebSearch {
+        grounding: Grounding::Auto,
+        variant: None,
+    }];
+    let enc = encode(&r).unwrap();
+    assert_eq!(enc.request.body.get("toolConfig"), None);
+    assert_eq!(enc.request.body["tools"], json!([{"googleSearch": {}}]));
+    assert!(
+        enc.notes.iter().any(|n| n.contains("tool_choice not sent")),
+        "{:?}",
+        enc.notes
+    );
+}
+
+#[test]
 fn parallel_off_is_a_note() {
     let mut r = req(None);
     r.parallel_tool_calls = Some(false);
