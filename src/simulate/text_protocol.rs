@@ -86,7 +86,11 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
     Ok(ask)
 }
 
-/// `- name: {compact JSON schema}` lines after the manifest heading.
+/// The injected line naming the strict tools (`src/inject/`).
+const STRICT_LINE: &str = "Strict tools:";
+
+/// `- name: {compact JSON schema}` lines after the manifest heading, each tool strict when the
+/// strict line names it.
 fn manifest(text: &str) -> Vec<FnTool> {
     let mut lines = text
         .lines()
@@ -105,6 +109,19 @@ fn manifest(text: &str) -> Vec<FnTool> {
             schema: serde_json::from_str(schema.trim()).unwrap_or_else(|_| empty_parameters()),
             strict: false,
         });
+    }
+    // `Strict tools: a, b. Arguments MUST conform exactly to schema.`: a model that follows the
+    // instructions fills every required key of those tools, as constrained decoding would.
+    let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
+    if let Some(rest) = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(STRICT_LINE))
+    {
+        let listed = rest.split(". ").next().unwrap_or(rest);
+        let strict = mentioned(listed, &names);
+        for t in &mut tools {
+            t.strict = strict.contains(&t.name);
+        }
     }
     tools
 }

@@ -318,3 +318,37 @@ fn native_tools_win_over_instructions() {
         "get_time"
     );
 }
+
+#[test]
+fn tools_on_the_strict_line_get_every_required_key_as_constrained_decoding_would() {
+    // The strict-rewritten schema (optional `unit` made required and nullable), as a Responses
+    // client sends it and the text protocol's injected block lists it.
+    let strict = r#"{"type":"object","properties":{"city":{"type":"string"},"unit":{"type":["string","null"]}},"required":["city","unit"],"additionalProperties":false}"#;
+    let body = |strict_line: &str| {
+        json!({"model": "gpt-4.1", "messages": [
+            {"role": "system", "content": format!(
+                "Tool calling instructions:\nTo call a tool, write <tool_call>{{\"name\":...,\"arguments\":\"<JSON string>\"}}</tool_call>.\n\
+                 Available tools (schema):\n- get_weather: {strict}\nTool choice is auto.\n{strict_line}\n")},
+            {"role": "user", "content": "Weather in Oslo?"}]})
+    };
+    let scenario = Scenario {
+        calls: vec![ScenarioCall {
+            name: "get_weather".into(),
+            arguments: json!({"city": "Oslo"}).as_object().cloned().unwrap(),
+            raw_arguments: None,
+        }],
+        ..Scenario::default()
+    };
+    let text = |line: &str| {
+        let resp = answer(&request(P::Chat, &body(line), false), &scenario);
+        content(&resp, false).0
+    };
+    assert_eq!(
+        text("Strict tools: get_weather. Arguments MUST conform exactly to schema."),
+        r#"<tool_call>{"name":"get_weather","arguments":"{\"city\":\"Oslo\",\"unit\":null}"}</tool_call>"#
+    );
+    assert_eq!(
+        text(""),
+        r#"<tool_call>{"name":"get_weather","arguments":"{\"city\":\"Oslo\"}"}</tool_call>"#
+    );
+}
