@@ -86,7 +86,8 @@ gateway:
 
 # LiteLLM, Portkey and tooltape proxy side by side over the same trials, in one run (conformance,
 # added latency p50/p99, streamed first tool-call delta, peak memory); rewrites the table between
-# the compare markers of docs/gateways/README.md. COMPARE=names, FILTER to narrow.
+# the compare markers of docs/gateways/README.md. COMPARE=names, FILTER to narrow. Release build:
+# tooltape proxy is measured as users would run it.
 COMPARE ?= litellm portkey tooltape
 gateway-compare:
-	cargo run --quiet -- gateway compare $(COMPARE) $(if $(FILTER),--filter $(FILTER)) $(if $(FILTER),,--md-out docs/gateways/README.md)
+	cargo run --release --quiet -- gateway compare $(COMPARE) $(if $(FILTER),--filter $(FILTER)) $(if $(FILTER),,--md-out docs/gateways/README.md)

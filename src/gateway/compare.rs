@@ -68,8 +68,8 @@ pub fn common_routes(profiles: &[&LoadedProfile]) -> Vec<String> {
         .collect()
 }
 
-/// The gateway's version: the profile's pinned one, this build for a profile that starts the
-/// running `tooltape`, else `n/a`.
+/// The gateway's version: the profile's pinned one, this build (debug or release) for a profile
+/// that starts the running `tooltape`, else `n/a`.
 pub fn version(profile: &LoadedProfile) -> String {
     if let Some(v) = &profile.profile.version {
         return v.clone();
@@ -80,7 +80,12 @@ pub fn version(profile: &LoadedProfile) -> String {
         .as_ref()
         .is_some_and(|s| s.command.iter().any(|a| a.contains("{{tooltape}}")));
     if runs_self {
-        format!("{} (this build)", env!("CARGO_PKG_VERSION"))
+        let build = if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        };
+        format!("{} (this {build} build)", env!("CARGO_PKG_VERSION"))
     } else {
         "n/a".into()
     }
