@@ -115,6 +115,8 @@ pub(crate) fn problems(
         .map(|e| e.get_ref().clone())
         .collect();
     let error_status = expectations.iter().find_map(|e| e.error_status);
+    // An expected error is the last exchange's answer (a trial stops at an error).
+    let last_index = run.judged().count().saturating_sub(1);
     for (i, ex) in run.judged().enumerate() {
         let outcome = match &ex.outcome {
             Ok(o) => o,
@@ -126,7 +128,7 @@ pub(crate) fn problems(
                 continue;
             }
         };
-        if i == 0 && error_status.is_some() {
+        if i == last_index && error_status.is_some() {
             check_expected_error(&expectations, outcome, &mut p);
             continue;
         }

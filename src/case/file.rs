@@ -94,7 +94,8 @@ impl<'de> Deserialize<'de> for Role {
     }
 }
 
-/// One round of tool results, matched to the model's calls by tool name, in order.
+/// One round of tool results, matched to the model's calls by tool name, in order; each is sent
+/// under the id of the call it answers unless it names another (`unknown_call_id`).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Round {
@@ -108,6 +109,11 @@ pub struct RoundResult {
     pub content: String,
     #[serde(default)]
     pub is_error: bool,
+    /// Send this result under this id instead of the id of the call it answers: an id no call
+    /// had, so the request holds a result for an unknown id (the call stays unanswered).
+    /// 1 to 64 letters, digits, `_` and `-` (every provider's id alphabet).
+    #[serde(default)]
+    pub unknown_call_id: Option<Spanned<String>>,
 }
 
 /// What a trial must show instead of (or besides) the plain contract.
@@ -120,7 +126,8 @@ pub struct Expectation {
     /// Encoding fails closed with this error code: nothing is sent ("not supported by design").
     #[serde(default)]
     pub encode_error: Option<String>,
-    /// The first exchange answers with this HTTP status (an error the case provokes on purpose).
+    /// The trial's last exchange answers with this HTTP status (an error the case provokes on
+    /// purpose; the first exchange unless earlier ones succeed, see `exchanges`).
     #[serde(default)]
     pub error_status: Option<u16>,
     /// The error message contains this text.

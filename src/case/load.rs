@@ -109,13 +109,20 @@ fn load_tools(
     let mut seen: Vec<&str> = Vec::new();
     for t in &file.tools {
         let name = t.get_ref();
-        // The name becomes a path under cases/tools/: nothing that could leave the folder.
-        let ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-        if name.is_empty() || name.len() > 64 || !name.chars().all(ok) {
+        // The name becomes a path under cases/tools/: nothing that could leave the folder or
+        // hide in it (no separator, no leading dot, no `..`). Each provider's encoder refuses
+        // a name its API does not accept (dots are Gemini's; 128 characters its limit).
+        let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+        if name.is_empty()
+            || name.len() > 128
+            || !name.chars().all(ok)
+            || name.starts_with('.')
+            || name.contains("..")
+        {
             return Err(at(
                 t,
                 format!(
-                    "tool name `{name}`: tool names use 1 to 64 letters, digits, `_` and `-` (they name cases/tools/NAME.json)"
+                    "tool name `{name}`: tool names use 1 to 128 letters, digits, `_`, `-` and `.`, never a leading dot or `..` (they name cases/tools/NAME.json)"
                 ),
             ));
         }
@@ -194,6 +201,16 @@ pub fn load_case(
                 r.tool.get_ref()
             );
             return Err(err(r.tool.span().start, msg));
+        }
+        if let Some(id) = &r.unknown_call_id {
+            let v = id.get_ref();
+            let ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+            if v.is_empty() || v.len() > 64 || !v.chars().all(ok) {
+                let msg = format!(
+                    "unknown_call_id `{v}`: use 1 to 64 letters, digits, `_` and `-` (an id every provider's format accepts)"
+                );
+                return Err(err(id.span().start, msg));
+            }
         }
     }
 

@@ -277,3 +277,48 @@ fn provider_table_rejects_an_unknown_provider() {
         format!("unknown provider `gemni`; expected one of {PROVIDER_LIST}")
     );
 }
+
+#[test]
+fn an_unknown_call_id_is_read_and_checked_at_its_value() {
+    let round = "[[rounds]]\nresults = [{ tool = \"get_weather\", content = \"x\", unknown_call_id = \"call_unknown_1\" }]\n";
+    let root = project_with("unknownid", &format!("{GOOD}{round}"));
+    let d = discover(&root);
+    std::fs::remove_dir_all(&root).unwrap();
+    assert!(d.broken.is_empty(), "{:?}", d.broken);
+    let r = &d.trials[0].case.file.rounds[0].results[0];
+    assert_eq!(
+        r.unknown_call_id.as_ref().map(|i| i.get_ref().as_str()),
+        Some("call_unknown_1")
+    );
+    let msg = broken(
+        "badid",
+        &format!("{GOOD}{}", round.replace("call_unknown_1", "call/1")),
+    );
+    assert!(
+        msg.starts_with("cases/badid.toml:8:69: unknown_call_id `call/1`: use 1 to 64"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn tool_names_allow_dots_but_nothing_that_leaves_or_hides_in_the_folder() {
+    for bad in [".hidden", "a..b", "a/b", "a\\\\b", ""] {
+        let msg = broken(
+            "badname",
+            &GOOD.replace("[\"get_weather\"]", &format!("[\"{bad}\"]")),
+        );
+        assert!(
+            msg.starts_with("cases/badname.toml:2:10: tool name"),
+            "{bad}: {msg}"
+        );
+    }
+    // A dotted name passes the name rule and is looked up as cases/tools/NAME.json.
+    let msg = broken(
+        "dotted",
+        &GOOD.replace("[\"get_weather\"]", "[\"weather.get\"]"),
+    );
+    assert!(
+        msg.contains("no tool file") && msg.contains("weather.get.json"),
+        "{msg}"
+    );
+}

@@ -12,6 +12,7 @@ pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod text_protocol;
+mod tool_names;
 mod tool_results;
 
 #[cfg(test)]

@@ -132,13 +132,14 @@ pub fn backoff(policy: &RetryPolicy, retry: u32, hint: Option<Duration>) -> Dura
 /// The first response of the run that should be retried (429 or 5xx, not an expected error).
 fn retryable<'r>(trial: &Trial, run: &'r TrialRun) -> Option<&'r HttpResponse> {
     let expected = expected_status(trial);
+    let last = run.exchanges.len().saturating_sub(1);
     run.exchanges
         .iter()
         .enumerate()
         .map(|(i, ex)| (i, &ex.response))
         .find_map(|(i, r)| {
             let retry = r.status == 429 || r.status >= 500;
-            (retry && !(i == 0 && expected == Some(r.status))).then_some(r)
+            (retry && !(i == last && expected == Some(r.status))).then_some(r)
         })
 }
 
@@ -158,14 +159,12 @@ pub fn cassette_from_run(trial: &Trial, run: &TrialRun, source: &str) -> Result<
     let mut interactions = Vec::new();
     let mut simulated = source.starts_with("simulator");
     let mut answered_model = None;
-    // Index among judged exchanges: a fallback attempt (superseded) answered its 400 on purpose.
-    let mut judged = 0;
+    // A fallback attempt (superseded) answered its 400 on purpose; an expected error is the
+    // last exchange's answer (a trial stops at an error; a superseded attempt is never last).
+    let last = run.exchanges.len().saturating_sub(1);
     for (i, ex) in run.exchanges.iter().enumerate() {
         let status = ex.response.status;
-        let expected_error = ex.superseded.is_some() || (judged == 0 && expected == Some(status));
-        if ex.superseded.is_none() {
-            judged += 1;
-        }
+        let expected_error = ex.superseded.is_some() || (i == last && expected == Some(status));
         if !(ex.response.is_success() || expected_error) {
             let body = String::from_utf8_lossy(&ex.response.body)
                 .chars()

@@ -119,18 +119,22 @@ pub(crate) fn follow_up(
                     .iter()
                     .rposition(|r| r.tool.get_ref() == &call.name)
             });
-        let (content, is_error) = match idx {
+        let (content, is_error, id) = match idx {
             Some(k) => {
                 used[k] = true;
-                (round.results[k].content.clone(), round.results[k].is_error)
+                let r = &round.results[k];
+                let id = r.unknown_call_id.as_ref().map(|i| i.get_ref().clone());
+                (r.content.clone(), r.is_error, id)
             }
             None => (
                 format!("no result configured for tool `{}`", call.name),
                 true,
+                None,
             ),
         };
         req.messages.push(Message::Tool {
-            call_id: call.id.clone(),
+            // A result may be sent under an id no call had (`unknown_call_id`).
+            call_id: id.unwrap_or_else(|| call.id.clone()),
             name: call.name.clone(),
             content,
             is_error,

@@ -431,3 +431,43 @@ pub(crate) fn render_out<'a>(ctx: &Ctx<'a>, ask: &Ask, out: &'a ChatOut) -> SimR
     };
     wire::stream_response("text/event-stream; charset=utf-8", chunks)
 }
+
+/// A `tool` message must answer a call of the assistant message its run of tool messages
+/// follows: Chat Completions' 400 otherwise (providers.md §1.7; the unknown-id wording is the
+/// API's `Invalid parameter` frame with the id and the `messages.[N].…` param).
+pub(crate) fn unlinked_result(body: &Value) -> Option<Rejection> {
+    let messages = body.get("messages")?.as_array()?;
+    let mut calls: Option<Vec<&str>> = None;
+    for (i, m) in messages.iter().enumerate() {
+        match m.get("role").and_then(Value::as_str) {
+            Some("assistant") => {
+                calls = m.get("tool_calls").and_then(Value::as_array).map(|a| {
+                    a.iter()
+                        .filter_map(|c| c.get("id").and_then(Value::as_str))
+                        .collect()
+                });
+            }
+            Some("tool") => {
+                let Some(ids) = &calls else {
+                    return Some(
+                        Rejection::bad_request(
+                            "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+                        )
+                        .param(&format!("messages.[{i}].role")),
+                    );
+                };
+                let id = m.get("tool_call_id").and_then(Value::as_str).unwrap_or("");
+                if !ids.contains(&id) {
+                    return Some(
+                        Rejection::bad_request(format!(
+                            "Invalid parameter: 'tool_call_id' of '{id}' not found in 'tool_calls' of previous message."
+                        ))
+                        .param(&format!("messages.[{i}].tool_call_id")),
+                    );
+                }
+            }
+            _ => calls = None,
+        }
+    }
+    None
+}

@@ -137,6 +137,9 @@ fn answer_api(
     if let Some(message) = missing_reasoning(&provider, &body, scenario) {
         return Err(Rejection::bad_request(message));
     }
+    if let Some(rej) = unlinked_result(provider, &body) {
+        return Err(rej);
+    }
     if let Some(err) = &scenario.error {
         return Err(scenario_error(
             api.family(),
@@ -173,6 +176,19 @@ fn missing_reasoning(provider: &Provider, body: &Value, scenario: &Scenario) -> 
         }
         Provider::Gemini if scenario.reasoning.is_some() => gemini::missing_signature(body),
         _ => None,
+    }
+}
+
+/// A tool result that answers no call: each API's own 400 (see the functions called). Gemini
+/// links a `functionResponse` to its call by name and order (`id` is optional and echoed only;
+/// its calls usually carry none) and documents no rejection of an unmatched id, so it is not
+/// checked; the text protocol carries results as plain text, with nothing to link.
+fn unlinked_result(provider: Provider, body: &Value) -> Option<Rejection> {
+    match provider {
+        Provider::OpenaiChat => openai_chat::unlinked_result(body),
+        Provider::OpenaiResponses => openai_responses::unlinked_output(body),
+        Provider::Anthropic => anthropic::unlinked_result(body).map(Rejection::bad_request),
+        Provider::Gemini | Provider::TextProtocol => None,
     }
 }
 

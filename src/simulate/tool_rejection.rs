@@ -27,18 +27,28 @@ pub(crate) fn wire_rejection(provider: Provider, body: &Value) -> Option<String>
     }
 }
 
-/// Only `strict: true` is validated: Chat is lenient otherwise, and Responses falls back to
-/// non-strict when it cannot normalize an omitted `strict`.
+/// Every function's parameters must be an object schema, strict or not (the recorded
+/// `type: "object"` message). The other rules only under `strict: true`: Chat is lenient
+/// otherwise, and Responses falls back to non-strict when it cannot normalize an omitted `strict`.
 fn openai_tool(
     name: Option<&Value>,
     params: Option<&Value>,
     strict: Option<&Value>,
 ) -> Option<String> {
-    if strict != Some(&Value::Bool(true)) {
-        return None;
-    }
     let name = name.and_then(Value::as_str).unwrap_or_default();
     let params = params.filter(|p| !p.is_null())?;
+    if strict != Some(&Value::Bool(true)) {
+        let root = Violation {
+            pointer: String::new(),
+            rule: "root-object",
+            message: String::new(),
+        };
+        let is_object = match params.get("type") {
+            None => params.is_object(),
+            Some(t) => t.as_str() == Some("object"),
+        };
+        return (!is_object).then(|| openai_message(name, &root, params));
+    }
     let v = schema::check(Provider::OpenaiChat, params)
         .into_iter()
         .next()?;
@@ -182,6 +192,16 @@ fn gemini_tools(tools: &[Value]) -> Option<String> {
                 // Not recorded: our wording (the fields are documented as mutually exclusive).
                 return Some(format!(
                     "{at}: parameters and parameters_json_schema are mutually exclusive"
+                ));
+            }
+            if let Some(s) = d.get("parametersJsonSchema")
+                && s.get("type").is_some_and(|t| t.as_str() != Some("object"))
+            {
+                // Not recorded: our wording in Google's field frame; the field is documented
+                // as "must describe an object where the properties are the parameters".
+                return Some(format!(
+                    "* GenerateContentRequest.{at}.parameters_json_schema: the schema must describe an object (type \"object\"), got type {}\n",
+                    s["type"]
                 ));
             }
             let Some(p) = d.get("parameters") else {

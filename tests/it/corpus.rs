@@ -408,3 +408,103 @@ fn simulator_shapes_follow_real_framing() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Key paths of a JSON value (`error.message`, `error.details[].reason`).
+fn key_paths(v: &Value, at: &str, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let p = if at.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{at}.{k}")
+                };
+                out.insert(p.clone());
+                key_paths(x, &p, out);
+            }
+        }
+        Value::Array(a) => {
+            for x in a {
+                key_paths(x, &format!("{at}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The error envelopes of the real recordings of `api`: their key paths and their
+/// `error.type` values (OpenAI, Anthropic) or `error.status` (Google).
+fn real_errors(api: &str) -> Option<(BTreeSet<String>, BTreeSet<String>)> {
+    let text = std::fs::read_to_string(root().join("../shared/real-traffic/index.jsonl")).ok()?;
+    let (mut paths, mut kinds) = (BTreeSet::new(), BTreeSet::new());
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let r: Value = serde_json::from_str(line).ok()?;
+        if r["api"] != api || r["response"]["status"].as_u64().unwrap_or(0) < 400 {
+            continue;
+        }
+        let body: Value = serde_json::from_str(r["response"]["body_text"].as_str()?).ok()?;
+        key_paths(&body, "", &mut paths);
+        kinds.extend(error_kind(&body));
+    }
+    Some((paths, kinds))
+}
+
+fn error_kind(body: &Value) -> Option<String> {
+    let e = &body["error"];
+    e["type"]
+        .as_str()
+        .or(e["status"].as_str())
+        .map(str::to_string)
+}
+
+/// The 400s the simulator answers from its own request validation (a result for an unknown
+/// id, parameters that are not an object) use the real error envelopes: every key path of the
+/// simulated body occurs in the real error bodies of that API, and OpenAI's `error.type` is
+/// the real one (Anthropic's `invalid_request_error` and Google's `INVALID_ARGUMENT` are the
+/// documented 400 kinds, providers.md §3.8 and §4).
+#[test]
+fn simulator_validation_errors_follow_real_envelopes() {
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for api in ["openai-chat", "openai-responses", "anthropic", "gemini"] {
+        let Some((real_paths, real_kinds)) = real_errors(api) else {
+            continue;
+        };
+        for case in ["c10_unknown_result_id", "c13_invalid_schema_400"] {
+            let dir = root().join(format!("cassettes/{api}/{case}"));
+            for e in std::fs::read_dir(&dir).unwrap() {
+                let path = e.unwrap().path();
+                let c: Value =
+                    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                for i in c["interactions"].as_array().into_iter().flatten() {
+                    if i["response"]["status"].as_u64().unwrap_or(0) < 400 {
+                        continue;
+                    }
+                    checked += 1;
+                    let at = path.display();
+                    let body = &i["response"]["body"];
+                    let mut paths = BTreeSet::new();
+                    key_paths(body, "", &mut paths);
+                    for p in paths.difference(&real_paths) {
+                        problems.push(format!("{at}: `{p}` is in no real {api} error body"));
+                    }
+                    let kind = error_kind(body).unwrap_or_default();
+                    let documented = matches!(
+                        (api, kind.as_str()),
+                        ("anthropic", "invalid_request_error") | ("gemini", "INVALID_ARGUMENT")
+                    );
+                    if !real_kinds.contains(&kind) && !documented {
+                        problems.push(format!(
+                            "{at}: error kind {kind:?}, real {api} errors have {real_kinds:?}"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if checked == 0 {
+        eprintln!("skipped: no real traffic beside the project, or no simulated 400s");
+        return;
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -29,6 +29,18 @@ fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
     let mut e = n.clone();
     e.strict = StrictPolicy::Off;
     e.tools = tooltape::sent_tools(provider, n).unwrap();
+    // The wire names a result's tool only through its call: a result sent under an id no call
+    // had (`unknown_call_id`) decodes without a name where the format carries none.
+    let call_ids: Vec<String> = n
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Assistant { tool_calls, .. } => Some(tool_calls.iter().map(|c| c.id.clone())),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let nameless_results = !matches!(provider, Provider::Gemini | Provider::TextProtocol);
     for m in &mut e.messages {
         if let Message::Assistant { text, .. } = m
             && text.as_deref() == Some("")
@@ -37,9 +49,15 @@ fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
             *text = None;
         }
         if let Message::Tool {
-            content, is_error, ..
+            content,
+            is_error,
+            call_id,
+            name,
         } = m
         {
+            if nameless_results && !call_ids.contains(call_id) {
+                name.clear();
+            }
             *content = json_text(content);
             if matches!(provider, Provider::OpenaiChat | Provider::OpenaiResponses) {
                 *is_error = false;

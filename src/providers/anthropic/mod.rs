@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 use crate::http::HttpRequest;
 use crate::model::{AllowedMode, ChatRequest, HostedTool, Message, Tool, ToolCall, ToolChoice};
 use crate::model::{EncodeError, Encoded, Provider};
+use crate::providers::tool_names::check_plain;
 use crate::providers::tool_results::in_call_order;
 use crate::schema::prepare_tools;
 
@@ -27,6 +28,7 @@ pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 /// Builds the Messages request. Fails closed (`FORCED_WITH_THINKING`, `ALLOWED_UNKNOWN_TOOL`)
 /// rather than sending what the API rejects or would silently reinterpret.
 pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
+    check_plain("Anthropic", &req.tools)?;
     let mut notes = Vec::new();
     let choice = req.tool_choice.as_ref();
     if req.thinking.is_some() && choice.is_some_and(ToolChoice::demands_call) {

@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 use crate::http::HttpRequest;
 use crate::model::{AllowedMode, ChatRequest, HostedTool, Message, ToolCall, ToolChoice};
 use crate::model::{EncodeError, Encoded, Provider};
+use crate::providers::tool_names::check_gemini;
 use crate::providers::tool_results::in_call_order;
 use crate::schema::prepare_tools;
 
@@ -22,6 +23,7 @@ pub use stream::{Stream, synthetic_array, synthetic_stream};
 
 /// Builds the `generateContent` request (`streamGenerateContent?alt=sse` when streaming).
 pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
+    check_gemini(&req.tools)?;
     let (prepared, mut notes) = prepare_tools(Provider::Gemini, &req.tools, req.strict)?;
     let mut body = Map::new();
     body.insert("contents".into(), Value::Array(contents(req)));

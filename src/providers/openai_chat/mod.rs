@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 use crate::http::HttpRequest;
 use crate::model::{ChatRequest, Message, ToolChoice};
 use crate::model::{EncodeError, Encoded, Provider};
+use crate::providers::tool_names::check_plain;
 use crate::schema;
 
 pub use decode::decode;
@@ -33,6 +34,7 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
             "Chat Completions has no hosted tools in `tools` (use openai-responses for web search)",
         ));
     }
+    check_plain("Chat Completions", &req.tools)?;
     let names: Vec<&str> = req.tools.iter().map(|t| t.name.as_str()).collect();
     check_tool_choice(req.tool_choice.as_ref(), &names, !req.tools.is_empty())?;
     let (prepared, mut notes) =

@@ -14,6 +14,7 @@ use super::openai_chat::{arguments_string, check_tool_choice};
 use crate::http::HttpRequest;
 use crate::model::{ChatRequest, HostedTool, Message, ToolChoice};
 use crate::model::{EncodeError, Encoded, Provider};
+use crate::providers::tool_names::check_plain;
 use crate::schema;
 
 pub use decode::decode;
@@ -23,6 +24,7 @@ pub use stream::{Stream, synthetic_stream};
 pub const PATH: &str = "/v1/responses";
 
 pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
+    check_plain("Responses", &req.tools)?;
     let names: Vec<&str> = req.tools.iter().map(|t| t.name.as_str()).collect();
     let has_tools = !req.tools.is_empty() || !req.hosted.is_empty();
     check_tool_choice(req.tool_choice.as_ref(), &names, has_tools)?;

@@ -530,7 +530,17 @@ fn wire_openai_contexts_and_root() {
             "Invalid schema for function 'g': schema must be a JSON Schema of 'type: \"object\"', got 'type: \"array\"'."
         )
     );
-    let lenient = json!({"tools":[{"type":"function","name":"g","parameters":{"type":"array"}}]});
+    // Strict or not, a function's parameters must be an object schema; the strict rules are
+    // only checked under `strict: true` (an object schema that breaks them falls back).
+    let not_strict =
+        json!({"tools":[{"type":"function","name":"g","parameters":{"type":"array"}}]});
+    assert_eq!(
+        wire_rejection(Provider::OpenaiResponses, &not_strict).as_deref(),
+        Some(
+            "Invalid schema for function 'g': schema must be a JSON Schema of 'type: \"object\"', got 'type: \"array\"'."
+        )
+    );
+    let lenient = json!({"tools":[{"type":"function","name":"g","parameters":{"type":"object","properties":{"a":{"type":"string"}}}}]});
     assert_eq!(wire_rejection(Provider::OpenaiResponses, &lenient), None);
     let top = json!({"tools":[{"name":"g","input_schema":{"anyOf":[{"type":"object"}]}}]});
     assert_eq!(

@@ -317,3 +317,120 @@ fn odd_inputs_never_panic() {
         }
     }
 }
+
+/// The conversation of `body(p, tool_result)` with its result sent under `id`.
+fn result_under(p: P, id: &str) -> Value {
+    let mut b = body(
+        p,
+        &Opts {
+            tool_result: true,
+            ..Opts::default()
+        },
+    );
+    match p {
+        P::Chat => b["messages"][2]["tool_call_id"] = json!(id),
+        P::Responses => b["input"][2]["call_id"] = json!(id),
+        P::Anthropic => b["messages"][2]["content"][0]["tool_use_id"] = json!(id),
+        P::Gemini => b["contents"][2]["parts"][0]["functionResponse"]["id"] = json!(id),
+    }
+    b
+}
+
+#[test]
+fn a_result_for_an_unknown_id_is_refused_where_the_api_links_by_id() {
+    for p in ALL {
+        let linked = send(&request(
+            p,
+            &body(
+                p,
+                &Opts {
+                    tool_result: true,
+                    ..Opts::default()
+                },
+            ),
+            false,
+        ));
+        assert_eq!(linked.status, 200, "{p:?}: {}", message(&linked));
+        let resp = send(&request(p, &result_under(p, "call_nope"), false));
+        let v = resp.json();
+        match p {
+            P::Chat => {
+                assert_eq!(resp.status, 400);
+                assert_eq!(
+                    message(&resp),
+                    "Invalid parameter: 'tool_call_id' of 'call_nope' not found in 'tool_calls' of previous message."
+                );
+                assert_eq!(v["error"]["param"], "messages.[2].tool_call_id");
+            }
+            P::Responses => {
+                assert_eq!(resp.status, 400);
+                assert_eq!(
+                    message(&resp),
+                    "No tool call found for function call output with call_id call_nope."
+                );
+                assert_eq!(v["error"]["param"], "input");
+            }
+            P::Anthropic => {
+                assert_eq!(resp.status, 400);
+                assert_eq!(v["error"]["type"], "invalid_request_error");
+                assert!(
+                    message(&resp).starts_with(
+                        "messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: call_nope."
+                    ),
+                    "{}",
+                    message(&resp)
+                );
+            }
+            // Gemini links a functionResponse by name; an unmatched id is not refused.
+            P::Gemini => assert_eq!(resp.status, 200, "{}", message(&resp)),
+        }
+    }
+}
+
+#[test]
+fn a_chat_tool_message_without_a_preceding_call_is_refused() {
+    let mut b = body(P::Chat, &Opts::default());
+    b["messages"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"role": "tool", "tool_call_id": "call_1", "content": "x"}));
+    let resp = send(&request(P::Chat, &b, false));
+    assert_eq!(resp.status, 400);
+    assert_eq!(
+        message(&resp),
+        "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
+    );
+    assert_eq!(resp.json()["error"]["param"], "messages.[1].role");
+}
+
+#[test]
+fn function_parameters_that_are_not_an_object_are_refused_strict_or_not() {
+    for p in [P::Chat, P::Responses] {
+        let mut b = body(p, &Opts::default());
+        let params = json!({"type": "array", "items": {"type": "string"}});
+        match p {
+            P::Chat => b["tools"][0]["function"]["parameters"] = params,
+            _ => b["tools"][0]["parameters"] = params,
+        }
+        let resp = send(&request(p, &b, false));
+        assert_eq!(resp.status, 400, "{p:?}");
+        assert!(
+            message(&resp).ends_with(
+                "schema must be a JSON Schema of 'type: \"object\"', got 'type: \"array\"'."
+            ),
+            "{}",
+            message(&resp)
+        );
+    }
+    let mut b = body(P::Gemini, &Opts::default());
+    let decl = &mut b["tools"][0]["functionDeclarations"][0];
+    decl.as_object_mut().unwrap().remove("parameters");
+    decl["parametersJsonSchema"] = json!({"type": "array"});
+    let resp = send(&request(P::Gemini, &b, false));
+    assert_eq!(resp.status, 400);
+    assert!(
+        message(&resp).contains("parameters_json_schema"),
+        "{}",
+        message(&resp)
+    );
+}
