@@ -46,8 +46,8 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
         items.apply(item, true);
     }
     let head = Head::from_wire(&head);
-    items.finish_into(&mut out, head.search_tool.clone());
-    head.apply(&mut out, resp.status);
+    let last_raw = items.finish_into(&mut out, head.search_tool.clone());
+    head.apply(&mut out, resp.status, last_raw.as_deref());
     Ok(out)
 }
 
@@ -111,7 +111,12 @@ impl Head {
 
     /// Status → finish (there is no finish_reason), plus error, usage and model. Call after the
     /// items are in `out` (a completed response with calls finishes as `ToolCalls`).
-    pub(super) fn apply(self, out: &mut Outcome, http_status: u16) {
+    ///
+    /// An `incomplete` (max_output_tokens) response withdraws its last call as truncated only
+    /// when `last_raw`, its arguments text, is empty or not complete JSON, the Chat
+    /// decoder's rule and for the same reason: a cut JSON object never parses, while a last call
+    /// with complete arguments was finished before the limit hit and is a valid call.
+    pub(super) fn apply(self, out: &mut Outcome, http_status: u16, last_raw: Option<&str>) {
         out.finish = match (self.status.as_deref(), self.incomplete_reason.as_deref()) {
             (Some("completed"), _) => Finish::Stop,
             (Some("incomplete"), Some("max_output_tokens")) => Finish::Length,
@@ -119,7 +124,7 @@ impl Head {
             _ => Finish::Other,
         };
         out.raw_finish = self.status;
-        out.withdraw_truncated_call();
+        out.withdraw_unfinished_call(last_raw);
         out.normalize_finish_for_calls();
         if out.error.is_none()
             && let Some(e) = self.error
@@ -224,7 +229,13 @@ impl Items {
         self.hosted.get_or_insert_with(HostedActivity::default)
     }
 
-    pub(super) fn finish_into(self, out: &mut Outcome, search_tool: Option<String>) {
+    /// Moves what was gathered into `out`; returns the last call's arguments text.
+    pub(super) fn finish_into(
+        self,
+        out: &mut Outcome,
+        search_tool: Option<String>,
+    ) -> Option<String> {
+        let last_raw = self.calls.last().map(|(_, _, args)| args.clone());
         for (i, (id, name, args)) in self.calls.into_iter().enumerate() {
             let arguments = parse_arguments(&args, i, &mut out.diagnostics);
             out.tool_calls.push(ToolCall {
@@ -242,5 +253,6 @@ impl Items {
             h.tool_type = search_tool;
             h
         });
+        last_raw
     }
 }
