@@ -436,9 +436,10 @@ impl Outcome {
 
     /// The Chat and Responses rule (see their decoders): under a length finish the last call is
     /// withdrawn only when `last_raw`, its arguments text as received, is unfinished
-    /// ([`arguments_unfinished`]); the kept `truncated_call` holds that text.
-    pub(crate) fn withdraw_unfinished_call(&mut self, last_raw: Option<&str>) {
-        let Some(raw) = last_raw.filter(|raw| arguments_unfinished(raw)) else {
+    /// ([`arguments_unfinished`]) or the format marks the call itself as cut (`marked_cut`: a
+    /// Responses item with `status: "incomplete"`); the kept `truncated_call` holds that text.
+    pub(crate) fn withdraw_unfinished_call(&mut self, last_raw: Option<&str>, marked_cut: bool) {
+        let Some(raw) = last_raw.filter(|raw| marked_cut || arguments_unfinished(raw)) else {
             return;
         };
         self.withdraw_truncated_call();

@@ -147,7 +147,7 @@ pub(crate) fn set_finish(out: &mut Outcome, raw: Option<String>, last_raw: Optio
         _ => Finish::Other,
     };
     out.raw_finish = raw;
-    out.withdraw_unfinished_call(last_raw);
+    out.withdraw_unfinished_call(last_raw, false);
     // UNCONFIRMED (reference §8.3): a forced tool_choice may end with "stop" while carrying calls.
     out.normalize_finish_for_calls();
 }

@@ -46,8 +46,8 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
         items.apply(item, true);
     }
     let head = Head::from_wire(&head);
-    let last_raw = items.finish_into(&mut out, head.search_tool.clone());
-    head.apply(&mut out, resp.status, last_raw.as_deref());
+    let last = items.finish_into(&mut out, head.search_tool.clone());
+    head.apply(&mut out, resp.status, &last);
     Ok(out)
 }
 
@@ -113,10 +113,12 @@ impl Head {
     /// items are in `out` (a completed response with calls finishes as `ToolCalls`).
     ///
     /// An `incomplete` (max_output_tokens) response withdraws its last call as truncated only
-    /// when `last_raw`, its arguments text, is empty or not complete JSON, the Chat
-    /// decoder's rule and for the same reason: a cut JSON object never parses, while a last call
-    /// with complete arguments was finished before the limit hit and is a valid call.
-    pub(super) fn apply(self, out: &mut Outcome, http_status: u16, last_raw: Option<&str>) {
+    /// when its arguments text is empty or not complete JSON (the Chat decoder's rule, for the
+    /// same reason: a cut JSON object never parses, while a last call with complete arguments
+    /// was finished before the limit hit and is a valid call), or when its item says
+    /// `status: "incomplete"`, the format's own mark of a cut item. `last` is the last call's
+    /// arguments text and that mark.
+    pub(super) fn apply(self, out: &mut Outcome, http_status: u16, last: &LastCall) {
         out.finish = match (self.status.as_deref(), self.incomplete_reason.as_deref()) {
             (Some("completed"), _) => Finish::Stop,
             (Some("incomplete"), Some("max_output_tokens")) => Finish::Length,
@@ -124,7 +126,10 @@ impl Head {
             _ => Finish::Other,
         };
         out.raw_finish = self.status;
-        out.withdraw_unfinished_call(last_raw);
+        out.withdraw_unfinished_call(
+            last.as_ref().map(|(raw, _)| raw.as_str()),
+            last.as_ref().is_some_and(|(_, cut)| *cut),
+        );
         out.normalize_finish_for_calls();
         if out.error.is_none()
             && let Some(e) = self.error
@@ -145,10 +150,15 @@ impl Head {
     }
 }
 
+/// The last call's arguments text, and whether its item said `status: "incomplete"`.
+pub(super) type LastCall = Option<(String, bool)>;
+
 /// Output items gathered in order, turned into calls, text, opaque items and hosted activity.
 #[derive(Default)]
 pub(crate) struct Items {
     calls: Vec<(String, String, String)>,
+    /// The last call's item said `status: "incomplete"` (a streamed call's deltas carry none).
+    last_call_incomplete: bool,
     text: String,
     opaque: Vec<Value>,
     hosted: Option<HostedActivity>,
@@ -173,6 +183,7 @@ impl Items {
                     .get("arguments")
                     .map_or_else(String::new, arguments_string);
                 self.call(id, s("name"), args);
+                self.last_call_incomplete = s("status") == "incomplete";
             }
             "message" => {
                 for part in item
@@ -219,6 +230,7 @@ impl Items {
 
     pub(super) fn call(&mut self, id: String, name: String, args: String) {
         self.calls.push((id, name, args));
+        self.last_call_incomplete = false;
     }
 
     pub(super) fn push_text(&mut self, t: &str) {
@@ -229,13 +241,12 @@ impl Items {
         self.hosted.get_or_insert_with(HostedActivity::default)
     }
 
-    /// Moves what was gathered into `out`; returns the last call's arguments text.
-    pub(super) fn finish_into(
-        self,
-        out: &mut Outcome,
-        search_tool: Option<String>,
-    ) -> Option<String> {
-        let last_raw = self.calls.last().map(|(_, _, args)| args.clone());
+    /// Moves what was gathered into `out`; returns the last call's arguments text and mark.
+    pub(super) fn finish_into(self, out: &mut Outcome, search_tool: Option<String>) -> LastCall {
+        let last = self
+            .calls
+            .last()
+            .map(|(_, _, args)| (args.clone(), self.last_call_incomplete));
         for (i, (id, name, args)) in self.calls.into_iter().enumerate() {
             let arguments = parse_arguments(&args, i, &mut out.diagnostics);
             out.tool_calls.push(ToolCall {
@@ -253,6 +264,6 @@ impl Items {
             h.tool_type = search_tool;
             h
         });
-        last_raw
+        last
     }
 }
