@@ -49,7 +49,7 @@ pub use http::{HttpRequest, HttpResponse};
 pub use model::{
     AllowedMode, ChatRequest, DecodeError, Diagnostic, DiagnosticKind, EncodeError, Encoded,
     Finish, Grounding, HostedActivity, HostedTool, Message, Outcome, Provider, ProviderError,
-    StrictPolicy, Tool, ToolCall, ToolChoice, Usage, empty_parameters,
+    StrictPolicy, Tool, ToolCall, ToolChoice, TruncatedCall, Usage, empty_parameters,
 };
 
 // Cases: discovery, trials and their identity.

@@ -334,6 +334,29 @@ pub struct Outcome {
     /// Provider-opaque items to send back on the next turn (see [`Message::Assistant::opaque`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub opaque: Vec<Value>,
+    /// The call the output-token limit cut (see [`Outcome::withdraw_truncated_call`]): never in
+    /// `tool_calls`, kept so a gateway can write it back in the client's format as the last call,
+    /// which is what a length finish means in every format. Not serialized: snapshots show the
+    /// `TruncatedCall` diagnostic.
+    #[serde(skip)]
+    pub truncated_call: Option<TruncatedCall>,
+}
+
+/// A call cut by the output-token limit: what was received of it before the cut.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TruncatedCall {
+    pub id: String,
+    pub name: String,
+    /// The argument text received before the cut, as received (normally not valid JSON).
+    /// Empty when no argument text came (the call was cut before its first fragment, or the
+    /// format carried an object placeholder instead of text: see the Anthropic decoder).
+    pub arguments: String,
+}
+
+/// True when `raw` cannot be a call's finished arguments: empty (no fragment arrived) or not a
+/// complete JSON value (a JSON object cut anywhere before its closing brace never parses).
+pub(crate) fn arguments_unfinished(raw: &str) -> bool {
+    raw.trim().is_empty() || serde_json::from_str::<serde::de::IgnoredAny>(raw).is_err()
 }
 
 /// Server-side tool activity seen in a response (web search calls, results, citations).
@@ -368,8 +391,10 @@ impl Outcome {
     }
 
     /// The output-token limit cut the turn (`finish` is `Length`): the last call was still being
-    /// written, so its arguments are incomplete. It is withdrawn from `tool_calls` and reported
-    /// as a `TruncatedCall` diagnostic instead, never as a valid call.
+    /// written, so its arguments are incomplete. It is withdrawn from `tool_calls`, reported as a
+    /// `TruncatedCall` diagnostic instead (never as a valid call), and kept in `truncated_call`
+    /// with the argument text received. Decoders call it only when their format says the last
+    /// call was the one being written (see each decoder).
     pub fn withdraw_truncated_call(&mut self) {
         if self.finish != Finish::Length {
             return;
@@ -378,9 +403,19 @@ impl Outcome {
             return;
         };
         let index = self.tool_calls.len();
+        let mut unparsed = false;
         self.diagnostics.retain(|d| {
-            !(d.kind == DiagnosticKind::InvalidArgumentsJson && d.call_index == Some(index))
+            let about =
+                d.kind == DiagnosticKind::InvalidArgumentsJson && d.call_index == Some(index);
+            unparsed |= about;
+            !about
         });
+        // Text that did not parse is kept as a JSON string by the decoders: that string is the
+        // text as received; parsed arguments are written back as JSON text.
+        let arguments = match call.arguments {
+            Value::String(s) if unparsed => s,
+            other => other.to_string(),
+        };
         self.diagnostics.push(Diagnostic {
             kind: DiagnosticKind::TruncatedCall,
             message: format!(
@@ -392,6 +427,25 @@ impl Outcome {
             call_index: Some(index),
             recovered: false,
         });
+        self.truncated_call = Some(TruncatedCall {
+            id: call.id,
+            name: call.name,
+            arguments,
+        });
+    }
+
+    /// The Chat and Responses rule (see their decoders): under a length finish the last call is
+    /// withdrawn only when `last_raw`, its arguments text as received, is unfinished
+    /// ([`arguments_unfinished`]) or the format marks the call itself as cut (`marked_cut`: a
+    /// Responses item with `status: "incomplete"`); the kept `truncated_call` holds that text.
+    pub(crate) fn withdraw_unfinished_call(&mut self, last_raw: Option<&str>, marked_cut: bool) {
+        let Some(raw) = last_raw.filter(|raw| marked_cut || arguments_unfinished(raw)) else {
+            return;
+        };
+        self.withdraw_truncated_call();
+        if let Some(cut) = &mut self.truncated_call {
+            raw.clone_into(&mut cut.arguments);
+        }
     }
 
     /// `finish` from calls: when calls are present and the provider said a plain stop, it is `tool_calls`.

@@ -1,5 +1,11 @@
 //! Buffered answers: a neutral outcome as a Chat `chat.completion`, a Responses `response`, an
 //! Anthropic `message` or a Gemini `GenerateContentResponse`.
+//!
+//! A call the output-token limit cut (`Outcome::truncated_call`) is written as the last call in
+//! each format's own way, because a length finish says, in every format, that the last call was
+//! the one being written: Chat a `tool_calls` entry with the partial text, Responses a
+//! `function_call` item with `status: "incomplete"`, Anthropic the last `tool_use` block, and
+//! Gemini nothing (it sends calls whole and drops a cut one).
 
 use serde_json::{Value, json};
 
@@ -13,7 +19,10 @@ pub(crate) fn body(inbound: Inbound, outcome: &Outcome, meta: &Meta) -> Value {
         Inbound::Responses => responses(
             outcome,
             meta,
-            &call_item_ids(meta, outcome.tool_calls.len()),
+            &call_item_ids(
+                meta,
+                outcome.tool_calls.len() + usize::from(outcome.truncated_call.is_some()),
+            ),
         ),
         Inbound::Messages => anthropic(outcome, meta),
         Inbound::Gemini { .. } => gemini(outcome, meta),
@@ -49,14 +58,25 @@ pub(super) fn gemini_usage(u: Option<&Usage>) -> Value {
     json!({"promptTokenCount": i, "candidatesTokenCount": o, "totalTokenCount": i + o})
 }
 
+/// A Chat `tool_calls` entry.
+pub(super) fn chat_call(id: &str, name: &str, args: &str) -> Value {
+    json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}})
+}
+
 fn chat(o: &Outcome, meta: &Meta) -> Value {
     let mut message = json!({"role": "assistant", "content": o.text, "refusal": null});
-    if !o.tool_calls.is_empty() {
-        message["tool_calls"] = o
-            .tool_calls
-            .iter()
-            .map(|c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": args_text(c)}}))
-            .collect();
+    let mut calls: Vec<Value> = o
+        .tool_calls
+        .iter()
+        .map(|c| chat_call(&c.id, &c.name, &args_text(c)))
+        .collect();
+    // The cut call last, its arguments the partial text: under `length` a Chat client withdraws
+    // a last call whose arguments do not parse.
+    if let Some(cut) = &o.truncated_call {
+        calls.push(chat_call(&cut.id, &cut.name, &cut.arguments));
+    }
+    if !calls.is_empty() {
+        message["tool_calls"] = Value::Array(calls);
     }
     json!({
         "id": meta.id, "object": "chat.completion", "created": meta.created, "model": meta.model,
@@ -99,8 +119,16 @@ pub(super) fn message_item(meta: &Meta, text: &str, done: bool) -> Value {
            "content": if done { json!([{"type": "output_text", "annotations": [], "logprobs": [], "text": text}]) } else { json!([]) }})
 }
 
-pub(super) fn call_item(item_id: &str, call_id: &str, name: &str, args: &str, done: bool) -> Value {
-    json!({"id": item_id, "type": "function_call", "status": if done { "completed" } else { "in_progress" },
+/// A Responses `function_call` item; `status` is `in_progress`, `completed` or `incomplete`
+/// (a call the output-token limit cut).
+pub(super) fn call_item(
+    item_id: &str,
+    call_id: &str,
+    name: &str,
+    args: &str,
+    status: &str,
+) -> Value {
+    json!({"id": item_id, "type": "function_call", "status": status,
            "arguments": args, "call_id": call_id, "name": name})
 }
 
@@ -110,7 +138,22 @@ fn responses(o: &Outcome, meta: &Meta, item_ids: &[String]) -> Value {
         output.push(message_item(meta, t, true));
     }
     for (c, item_id) in o.tool_calls.iter().zip(item_ids) {
-        output.push(call_item(item_id, &c.id, &c.name, &args_text(c), true));
+        output.push(call_item(
+            item_id,
+            &c.id,
+            &c.name,
+            &args_text(c),
+            "completed",
+        ));
+    }
+    if let (Some(cut), Some(item_id)) = (&o.truncated_call, item_ids.get(o.tool_calls.len())) {
+        output.push(call_item(
+            item_id,
+            &cut.id,
+            &cut.name,
+            &cut.arguments,
+            "incomplete",
+        ));
     }
     response_object(o, meta, output, true)
 }
@@ -123,12 +166,40 @@ fn anthropic(o: &Outcome, meta: &Meta) -> Value {
     for c in &o.tool_calls {
         content.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}));
     }
+    match &o.truncated_call {
+        // The cut call is the last `tool_use` block. `input` must be an object and the partial
+        // text is not one: an object parsed from a prefix would present invented-complete
+        // arguments, so `input` is `{}`, as the API itself sends an object for a block the limit
+        // cut (providers.md §3.5: with `max_tokens` a trailing `tool_use` may be incomplete).
+        // `stop_reason: max_tokens` with this block last is what says it is cut.
+        Some(cut) => content.push(json!({"type": "tool_use", "id": cut.id, "name": cut.name,
+                                         "input": cut_input(&cut.arguments)})),
+        None => content.extend(finished_calls_marker(o)),
+    }
     let (i, out) = tokens(o.usage.as_ref());
     json!({
         "id": meta.id, "type": "message", "role": "assistant", "model": meta.model,
         "content": content, "stop_reason": finish_value(Inbound::Messages, o.finish),
         "stop_sequence": null, "usage": {"input_tokens": i, "output_tokens": out},
     })
+}
+
+/// A cut call's `input`: its text when that is a whole object (a format that sent the call
+/// finished), else `{}`.
+fn cut_input(text: &str) -> Value {
+    match serde_json::from_str::<Value>(text) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => json!({}),
+    }
+}
+
+/// Under `max_tokens` an Anthropic client withdraws a `tool_use` block that comes last. When
+/// the limit cut the turn but every call is finished (a Gemini `MAX_TOKENS` answer: Gemini
+/// sends calls whole), an empty text block after them says the model was writing something
+/// else when the limit hit, so the finished calls are not read as cut.
+pub(super) fn finished_calls_marker(o: &Outcome) -> Option<Value> {
+    (o.finish == Finish::Length && !o.tool_calls.is_empty() && o.truncated_call.is_none())
+        .then(|| json!({"type": "text", "text": ""}))
 }
 
 pub(super) fn gemini_call_part(c: &ToolCall) -> Value {
@@ -139,6 +210,8 @@ pub(super) fn gemini_call_part(c: &ToolCall) -> Value {
     p
 }
 
+/// A call the limit cut is not written: Gemini sends every `functionCall` whole (providers.md
+/// §4.6), so a `MAX_TOKENS` answer holds the finished calls only, and a Gemini client keeps them.
 fn gemini(o: &Outcome, meta: &Meta) -> Value {
     let mut parts = Vec::new();
     if let Some(t) = &o.text {

@@ -5,7 +5,8 @@
 use serde_json::{Value, json};
 
 use super::body::{
-    args_text, call_item, chat_usage, gemini_call_part, gemini_usage, message_item, response_object,
+    args_text, call_item, chat_usage, finished_calls_marker, gemini_call_part, gemini_usage,
+    message_item, response_object,
 };
 use super::errors::{Envelope, envelope};
 use super::format::{Inbound, Meta, finish_value};
@@ -217,7 +218,7 @@ impl StreamWriter {
                 Value::Null,
             )),
             Inbound::Responses => {
-                let item = call_item(&item_id, id, name, "", false);
+                let item = call_item(&item_id, id, name, "", "in_progress");
                 self.events.push(
                     "response.output_item.added",
                     json!({"output_index": index, "item": item}),
@@ -319,6 +320,18 @@ impl StreamWriter {
             let k = self.calls.len() - 1;
             out.extend(self.call_args(k, &args_text(c)));
         }
+        // The cut call goes last, as in a buffered answer (usually its fragments already went
+        // out); Gemini sends calls whole and never sends a cut one.
+        let cut_call = o.truncated_call.as_ref().map(|_| o.tool_calls.len());
+        if let Some(cut) = &o.truncated_call
+            && self.calls.len() == o.tool_calls.len()
+            && !matches!(self.inbound, Inbound::Gemini { .. })
+        {
+            out.extend(self.call_start(&cut.id, &cut.name));
+            let k = self.calls.len() - 1;
+            out.extend(self.call_args(k, &cut.arguments));
+        }
+        let cut_item = cut_call.and_then(|k| self.calls.get(k).copied());
         match self.inbound {
             Inbound::Chat => {
                 out.extend(
@@ -357,7 +370,12 @@ impl StreamWriter {
                         } => {
                             self.events.push("response.function_call_arguments.done",
                                 json!({"item_id": item_id, "output_index": index, "name": name, "arguments": args}));
-                            let done = call_item(item_id, id, name, args, true);
+                            let status = if cut_item == Some(index) {
+                                "incomplete"
+                            } else {
+                                "completed"
+                            };
+                            let done = call_item(item_id, id, name, args, status);
                             self.events.push(
                                 "response.output_item.done",
                                 json!({"output_index": index, "item": done}),
@@ -377,6 +395,20 @@ impl StreamWriter {
             }
             Inbound::Messages => {
                 out.extend(self.close_block());
+                if let Some(marker) = finished_calls_marker(o)
+                    && matches!(self.items.last(), Some(Item::Call { .. }))
+                {
+                    let i = self.items.len();
+                    self.items.push(Item::Text(String::new()));
+                    out.extend(Self::anthropic_event(
+                        "content_block_start",
+                        &json!({"type": "content_block_start", "index": i, "content_block": marker}),
+                    ));
+                    out.extend(Self::anthropic_event(
+                        "content_block_stop",
+                        &json!({"type": "content_block_stop", "index": i}),
+                    ));
+                }
                 let output_tokens = o.usage.as_ref().and_then(|u| u.output_tokens).unwrap_or(0);
                 let input_tokens = o.usage.as_ref().and_then(|u| u.input_tokens).unwrap_or(0);
                 out.extend(Self::anthropic_event("message_delta", &json!({"type": "message_delta",

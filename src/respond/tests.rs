@@ -5,7 +5,10 @@ use serde_json::json;
 
 use super::{Inbound, Meta, StreamWriter, body};
 use crate::http::HttpResponse;
-use crate::model::{ChatRequest, Finish, Outcome, Provider, StrictPolicy, ToolCall, Usage};
+use crate::model::{
+    ChatRequest, DiagnosticKind, Finish, Outcome, Provider, StrictPolicy, ToolCall, TruncatedCall,
+    Usage,
+};
 
 fn outcome() -> Outcome {
     Outcome {
@@ -147,5 +150,143 @@ fn a_mid_stream_error_decodes_as_the_error() {
             .error
             .unwrap_or_else(|| panic!("{inbound:?}: no error decoded"));
         assert!(e.message.contains("upstream broke"), "{inbound:?}: {e:?}");
+    }
+}
+
+const PARTIAL: &str = "{\"city\": \"Port of";
+
+fn kingston() -> ToolCall {
+    ToolCall {
+        id: "call_a".into(),
+        name: "get_weather".into(),
+        arguments: json!({"city": "Kingston"}),
+        thought_signature: None,
+    }
+}
+
+/// Kingston finished, a second call cut by the output-token limit (as an upstream decoder
+/// leaves it: withdrawn, kept in `truncated_call`).
+fn cut_outcome() -> Outcome {
+    Outcome {
+        tool_calls: vec![kingston()],
+        finish: Finish::Length,
+        truncated_call: Some(TruncatedCall {
+            id: "call_b".into(),
+            name: "get_weather".into(),
+            arguments: PARTIAL.into(),
+        }),
+        ..Outcome::default()
+    }
+}
+
+/// What a client must decode from `cut_outcome` written in its format: the finished call only,
+/// the length finish, and (except Gemini, which never sends a cut call) the cut call withdrawn
+/// as `TruncatedCall` with `partial` as its text.
+/// Name and arguments of each call (Gemini has no call ids on the wire).
+fn calls(o: &Outcome) -> Vec<(&str, &serde_json::Value)> {
+    o.tool_calls
+        .iter()
+        .map(|c| (c.name.as_str(), &c.arguments))
+        .collect()
+}
+
+fn check_cut(inbound: Inbound, decoded: &Outcome, partial: &str) {
+    assert_eq!(calls(decoded), calls(&cut_outcome()), "{inbound:?}");
+    assert_eq!(decoded.finish, Finish::Length, "{inbound:?}");
+    let kinds: Vec<DiagnosticKind> = decoded.diagnostics.iter().map(|d| d.kind).collect();
+    if matches!(inbound, Inbound::Gemini { .. }) {
+        assert!(kinds.is_empty(), "{inbound:?}: {kinds:?}");
+        assert_eq!(decoded.truncated_call, None, "{inbound:?}");
+    } else {
+        assert_eq!(kinds, [DiagnosticKind::TruncatedCall], "{inbound:?}");
+        assert_eq!(decoded.diagnostics[0].call_index, Some(1), "{inbound:?}");
+        let cut = decoded.truncated_call.as_ref().expect("a truncated call");
+        assert_eq!(
+            (cut.id.as_str(), cut.name.as_str(), cut.arguments.as_str()),
+            ("call_b", "get_weather", partial),
+            "{inbound:?}"
+        );
+    }
+}
+
+fn decode_body(inbound: Inbound, provider: Provider, o: &Outcome) -> (serde_json::Value, Outcome) {
+    let b = body(inbound, o, &meta());
+    let resp = HttpResponse {
+        status: 200,
+        headers: Default::default(),
+        body: b.to_string().into_bytes(),
+    };
+    let decoded = crate::providers::decode(provider, &req(false), &resp).unwrap();
+    (b, decoded)
+}
+
+#[test]
+fn a_cut_call_is_written_last_and_the_client_withdraws_it() {
+    for (inbound, provider) in CASES {
+        let (b, decoded) = decode_body(inbound, provider, &cut_outcome());
+        // A buffered Messages `input` is an object: `{}` carries no text, and says none came.
+        let partial = if inbound == Inbound::Messages {
+            ""
+        } else {
+            PARTIAL
+        };
+        check_cut(inbound, &decoded, partial);
+        if inbound == Inbound::Responses {
+            assert_eq!(b["output"][1]["status"], "incomplete");
+            assert_eq!(b["output"][0]["status"], "completed");
+        }
+    }
+}
+
+#[test]
+fn a_streamed_cut_call_ends_with_the_length_finish_and_is_withdrawn() {
+    for (inbound, provider) in CASES {
+        let o = cut_outcome();
+        let mut w = StreamWriter::new(inbound, meta());
+        let mut bytes = w.start();
+        bytes.extend(w.call_start("call_a", "get_weather"));
+        bytes.extend(w.call_args(0, "{\"city\": \"Kingston\"}"));
+        bytes.extend(w.call_start("call_b", "get_weather"));
+        bytes.extend(w.call_args(1, "{\"city\": "));
+        bytes.extend(w.call_args(1, "\"Port of"));
+        bytes.extend(w.finish(&o));
+        for step in [1, 7, bytes.len()] {
+            let mut d = crate::providers::StreamDecoder::new(provider, &req(true));
+            for c in bytes.chunks(step) {
+                d.push(c).unwrap();
+            }
+            check_cut(inbound, &d.finish().unwrap(), PARTIAL);
+        }
+    }
+}
+
+#[test]
+fn finished_calls_under_a_length_finish_stay_calls() {
+    // A Gemini MAX_TOKENS answer: every call whole, the limit hit after them.
+    let o = Outcome {
+        tool_calls: vec![kingston()],
+        finish: Finish::Length,
+        ..Outcome::default()
+    };
+    let check = |inbound: Inbound, decoded: &Outcome| {
+        assert_eq!(calls(decoded), calls(&o), "{inbound:?}");
+        assert_eq!(decoded.finish, Finish::Length, "{inbound:?}");
+        assert!(
+            decoded.diagnostics.is_empty(),
+            "{inbound:?}: {:?}",
+            decoded.diagnostics
+        );
+        assert_eq!(decoded.text, None, "{inbound:?}");
+    };
+    for (inbound, provider) in CASES {
+        check(inbound, &decode_body(inbound, provider, &o).1);
+        let mut w = StreamWriter::new(inbound, meta());
+        let mut bytes = w.start();
+        bytes.extend(w.call_start("call_a", "get_weather"));
+        bytes.extend(w.call_args(0, "{\"city\": \"Kingston\"}"));
+        bytes.extend(w.finish(&o));
+        let mut d = crate::providers::StreamDecoder::new(provider, &req(true));
+        d.push(&bytes).unwrap();
+        check(inbound, &d.finish().unwrap());
     }
 }

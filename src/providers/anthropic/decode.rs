@@ -95,6 +95,9 @@ pub(super) struct Builder {
     open: Vec<(u64, Open)>,
     hosted: HostedActivity,
     saw_hosted: bool,
+    /// The last block started, when it is a `tool_use`: its call number, and whether argument
+    /// text (`input_json_delta`) came for it.
+    last_tool_block: Option<(usize, bool)>,
 }
 
 impl Builder {
@@ -104,6 +107,7 @@ impl Builder {
             self.stop(index); // a restarted index closes the previous block first
         }
         let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
+        self.last_tool_block = None;
         let open = match kind {
             "text" => {
                 if let Some(t) = block.get("text").and_then(Value::as_str) {
@@ -121,6 +125,7 @@ impl Builder {
             }
             "tool_use" => {
                 let call = self.outcome.tool_calls.len();
+                self.last_tool_block = Some((call, false));
                 self.outcome.tool_calls.push(ToolCall {
                     id: str_field(block, "id"),
                     name: str_field(block, "name"),
@@ -224,13 +229,20 @@ impl Builder {
             (
                 Some("input_json_delta"),
                 Open::Tool {
-                    json, has_delta, ..
+                    call,
+                    json,
+                    has_delta,
                 },
             ) => {
                 if let Some(p) = &d.partial_json {
                     json.push_str(p.as_str());
                 }
                 *has_delta = true;
+                if let Some((last, received)) = &mut self.last_tool_block
+                    && *last == *call
+                {
+                    *received = true;
+                }
             }
             (
                 Some("thinking_delta"),
@@ -307,9 +319,22 @@ impl Builder {
         self.outcome.raw_finish = Some(reason.to_string());
     }
 
+    /// Under `max_tokens` the block being written when the limit hit is the last one: a
+    /// `tool_use` block last is the cut call and is withdrawn (`Outcome::withdraw_truncated_call`);
+    /// calls followed by any other block were finished and stay. A buffered body's `input` is
+    /// always an object, so it cannot show the cut (the API sends an object for a cut block too):
+    /// the position is the signal. Such an `input` is not argument text received, so the kept
+    /// `truncated_call` says none came (empty) rather than passing the object on as if complete.
     pub(super) fn into_outcome(mut self) -> Outcome {
         self.stop_all();
-        self.outcome.withdraw_truncated_call();
+        if let Some((call, received)) = self.last_tool_block
+            && call + 1 == self.outcome.tool_calls.len()
+        {
+            self.outcome.withdraw_truncated_call();
+            if !received && let Some(cut) = &mut self.outcome.truncated_call {
+                cut.arguments.clear();
+            }
+        }
         if self.saw_hosted {
             self.outcome.hosted = Some(self.hosted);
         }

@@ -602,3 +602,28 @@ fn decode_request_errors_name_the_field() {
         "/messages/0/role: unknown role `system` (user or assistant)"
     );
 }
+
+#[test]
+fn under_max_tokens_only_a_last_tool_use_block_is_withdrawn() {
+    let kingston =
+        r#"{"type":"tool_use","id":"t1","name":"get_weather","input":{"city":"Kingston"}}"#;
+    let cut = r#"{"type":"tool_use","id":"t2","name":"get_weather","input":{}}"#;
+    let body = |blocks: &[&str]| {
+        format!(
+            r#"{{"type":"message","content":[{}],"stop_reason":"max_tokens"}}"#,
+            blocks.join(",")
+        )
+    };
+    let o = decode(&req(None), &resp(200, &body(&[kingston, cut]))).unwrap();
+    assert_eq!(o.tool_calls.len(), 1);
+    assert_eq!(o.diagnostics[0].kind, DiagnosticKind::TruncatedCall);
+    // A buffered `input` is an object placeholder, not argument text received.
+    let t = o.truncated_call.unwrap();
+    assert_eq!((t.id.as_str(), t.arguments.as_str()), ("t2", ""));
+    // A block after the call: the call was finished when the limit hit.
+    let text = r#"{"type":"text","text":""}"#;
+    let o = decode(&req(None), &resp(200, &body(&[kingston, text]))).unwrap();
+    assert_eq!(o.tool_calls.len(), 1);
+    assert_eq!((o.finish, o.truncated_call), (Finish::Length, None));
+    assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
+}

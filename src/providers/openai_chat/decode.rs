@@ -47,6 +47,7 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
             "openai-chat body: `choices` is empty: the response holds no answer",
         ));
     };
+    let mut last_raw = None;
     if let Some(msg) = choice.message {
         if let Some(c) = msg.content.filter(|c| !c.0.is_empty()) {
             out.push_text(c.as_str());
@@ -71,9 +72,14 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
                 arguments,
                 thought_signature: None,
             });
+            last_raw = Some(raw);
         }
     }
-    set_finish(&mut out, choice.finish_reason.map(|f| f.0.into_owned()));
+    set_finish(
+        &mut out,
+        choice.finish_reason.map(|f| f.0.into_owned()),
+        last_raw.as_deref(),
+    );
     Ok(out)
 }
 
@@ -124,7 +130,15 @@ struct FunctionWire<'a> {
 }
 
 /// Sets `raw_finish` and the normalized `finish` from a Chat `finish_reason`.
-pub(crate) fn set_finish(out: &mut Outcome, raw: Option<String>) {
+///
+/// Under `length` the last call is withdrawn as truncated only when `last_raw`, its arguments
+/// text, is empty or not complete JSON ([`Outcome::withdraw_unfinished_call`]). A cut JSON object
+/// never parses, so every call the limit really cut is still withdrawn; a last call whose
+/// arguments are complete was finished before the limit hit (the limit cut what came after it),
+/// and withdrawing it would drop a valid call. That is what a Gemini `MAX_TOKENS` answer means
+/// (Gemini sends calls whole and drops a cut one), so a gateway answering it in Chat keeps its
+/// calls.
+pub(crate) fn set_finish(out: &mut Outcome, raw: Option<String>, last_raw: Option<&str>) {
     out.finish = match raw.as_deref() {
         Some("tool_calls" | "function_call") => Finish::ToolCalls,
         Some("stop") => Finish::Stop,
@@ -133,7 +147,7 @@ pub(crate) fn set_finish(out: &mut Outcome, raw: Option<String>) {
         _ => Finish::Other,
     };
     out.raw_finish = raw;
-    out.withdraw_truncated_call();
+    out.withdraw_unfinished_call(last_raw, false);
     // UNCONFIRMED (reference §8.3): a forced tool_choice may end with "stop" while carrying calls.
     out.normalize_finish_for_calls();
 }

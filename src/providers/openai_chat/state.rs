@@ -136,6 +136,7 @@ impl State {
         if !self.text.is_empty() {
             out.text = Some(self.text);
         }
+        let last_raw = self.calls.last().map(|c| c.args.clone());
         for (i, c) in self.calls.into_iter().enumerate() {
             let arguments = parse_arguments(&c.args, i, &mut out.diagnostics);
             out.tool_calls.push(ToolCall {
@@ -146,7 +147,7 @@ impl State {
             });
         }
         let truncated = !self.done && self.finish_reason.is_none() && out.error.is_none();
-        set_finish(&mut out, self.finish_reason);
+        set_finish(&mut out, self.finish_reason, last_raw.as_deref());
         if truncated {
             out.diagnostics.push(Diagnostic {
                 kind: DiagnosticKind::StreamTruncated,

@@ -639,3 +639,34 @@ fn decode_request_inverts_encode() {
     let names: Vec<&str> = d.request.tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["get_weather", "get_time"]);
 }
+
+#[test]
+fn under_length_only_an_unfinished_last_call_is_withdrawn() {
+    let req = request(&[], false);
+    let body = |last_args: &str| {
+        json!({"choices": [{"message": {"tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Kingston\"}"}},
+            {"id": "b", "type": "function", "function": {"name": "get_weather", "arguments": last_args}}
+        ]}, "finish_reason": "length"}]})
+        .to_string()
+    };
+    // Cut mid-arguments: withdrawn, its text kept as received.
+    let o = decode(&req, &ok(200, &body("{\"city\":\"Port"))).unwrap();
+    assert_eq!(o.tool_calls.len(), 1);
+    assert_eq!(o.diagnostics.len(), 1);
+    assert_eq!(o.diagnostics[0].kind, DiagnosticKind::TruncatedCall);
+    let cut = o.truncated_call.unwrap();
+    assert_eq!(
+        (cut.id.as_str(), cut.arguments.as_str()),
+        ("b", "{\"city\":\"Port")
+    );
+    // Cut before any argument text: withdrawn too.
+    let o = decode(&req, &ok(200, &body(""))).unwrap();
+    assert_eq!(o.tool_calls.len(), 1);
+    assert_eq!(o.truncated_call.unwrap().arguments, "");
+    // Finished before the limit hit: a valid call.
+    let o = decode(&req, &ok(200, &body("{\"city\":\"Lima\"}"))).unwrap();
+    assert_eq!(o.tool_calls.len(), 2);
+    assert_eq!((o.finish, o.truncated_call), (Finish::Length, None));
+    assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
+}

@@ -46,8 +46,8 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
         items.apply(item, true);
     }
     let head = Head::from_wire(&head);
-    items.finish_into(&mut out, head.search_tool.clone());
-    head.apply(&mut out, resp.status);
+    let last = items.finish_into(&mut out, head.search_tool.clone());
+    head.apply(&mut out, resp.status, &last);
     Ok(out)
 }
 
@@ -111,7 +111,14 @@ impl Head {
 
     /// Status → finish (there is no finish_reason), plus error, usage and model. Call after the
     /// items are in `out` (a completed response with calls finishes as `ToolCalls`).
-    pub(super) fn apply(self, out: &mut Outcome, http_status: u16) {
+    ///
+    /// An `incomplete` (max_output_tokens) response withdraws its last call as truncated only
+    /// when its arguments text is empty or not complete JSON (the Chat decoder's rule, for the
+    /// same reason: a cut JSON object never parses, while a last call with complete arguments
+    /// was finished before the limit hit and is a valid call), or when its item says
+    /// `status: "incomplete"`, the format's own mark of a cut item. `last` is the last call's
+    /// arguments text and that mark.
+    pub(super) fn apply(self, out: &mut Outcome, http_status: u16, last: &LastCall) {
         out.finish = match (self.status.as_deref(), self.incomplete_reason.as_deref()) {
             (Some("completed"), _) => Finish::Stop,
             (Some("incomplete"), Some("max_output_tokens")) => Finish::Length,
@@ -119,7 +126,10 @@ impl Head {
             _ => Finish::Other,
         };
         out.raw_finish = self.status;
-        out.withdraw_truncated_call();
+        out.withdraw_unfinished_call(
+            last.as_ref().map(|(raw, _)| raw.as_str()),
+            last.as_ref().is_some_and(|(_, cut)| *cut),
+        );
         out.normalize_finish_for_calls();
         if out.error.is_none()
             && let Some(e) = self.error
@@ -140,10 +150,15 @@ impl Head {
     }
 }
 
+/// The last call's arguments text, and whether its item said `status: "incomplete"`.
+pub(super) type LastCall = Option<(String, bool)>;
+
 /// Output items gathered in order, turned into calls, text, opaque items and hosted activity.
 #[derive(Default)]
 pub(crate) struct Items {
     calls: Vec<(String, String, String)>,
+    /// The last call's item said `status: "incomplete"` (a streamed call's deltas carry none).
+    last_call_incomplete: bool,
     text: String,
     opaque: Vec<Value>,
     hosted: Option<HostedActivity>,
@@ -168,6 +183,7 @@ impl Items {
                     .get("arguments")
                     .map_or_else(String::new, arguments_string);
                 self.call(id, s("name"), args);
+                self.last_call_incomplete = s("status") == "incomplete";
             }
             "message" => {
                 for part in item
@@ -214,6 +230,7 @@ impl Items {
 
     pub(super) fn call(&mut self, id: String, name: String, args: String) {
         self.calls.push((id, name, args));
+        self.last_call_incomplete = false;
     }
 
     pub(super) fn push_text(&mut self, t: &str) {
@@ -224,7 +241,12 @@ impl Items {
         self.hosted.get_or_insert_with(HostedActivity::default)
     }
 
-    pub(super) fn finish_into(self, out: &mut Outcome, search_tool: Option<String>) {
+    /// Moves what was gathered into `out`; returns the last call's arguments text and mark.
+    pub(super) fn finish_into(self, out: &mut Outcome, search_tool: Option<String>) -> LastCall {
+        let last = self
+            .calls
+            .last()
+            .map(|(_, _, args)| (args.clone(), self.last_call_incomplete));
         for (i, (id, name, args)) in self.calls.into_iter().enumerate() {
             let arguments = parse_arguments(&args, i, &mut out.diagnostics);
             out.tool_calls.push(ToolCall {
@@ -242,5 +264,6 @@ impl Items {
             h.tool_type = search_tool;
             h
         });
+        last
     }
 }

@@ -323,8 +323,8 @@ impl State {
             error: self.error,
             ..Outcome::default()
         };
-        items.finish_into(&mut out, self.head.search_tool.clone());
-        self.head.apply(&mut out, 200);
+        let last = items.finish_into(&mut out, self.head.search_tool.clone());
+        self.head.apply(&mut out, 200, &last);
         if !self.terminal {
             out.diagnostics.push(Diagnostic {
                 kind: DiagnosticKind::StreamTruncated,

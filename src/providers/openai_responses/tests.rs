@@ -483,3 +483,40 @@ fn decode_request_errors_name_the_field() {
         "/input: expected a string or an array of items, found a number"
     );
 }
+
+#[test]
+fn under_max_output_tokens_an_unfinished_or_incomplete_last_call_is_withdrawn() {
+    let req = request(&[], false);
+    let body = |args: &str, status: &str| {
+        json!({"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"},
+               "output": [
+            {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather",
+             "arguments": "{\"city\":\"Kingston\"}", "status": "completed"},
+            {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "get_weather",
+             "arguments": args, "status": status}]})
+        .to_string()
+    };
+    for (args, status, withdrawn) in [
+        ("{\"city\":\"Por", "incomplete", true),
+        ("{}", "incomplete", true),
+        ("{\"city\":\"Por", "completed", true),
+        ("{\"city\":\"Lima\"}", "completed", false),
+    ] {
+        let o = decode(&req, &resp(200, &body(args, status))).unwrap();
+        assert_eq!(o.finish, Finish::Length);
+        assert_eq!(
+            o.tool_calls.len(),
+            if withdrawn { 1 } else { 2 },
+            "{args} {status}"
+        );
+        let cut = o.truncated_call.map(|c| (c.id, c.arguments));
+        if withdrawn {
+            assert_eq!(cut, Some(("call_2".to_string(), args.to_string())));
+            assert_eq!(o.diagnostics.len(), 1);
+            assert_eq!(o.diagnostics[0].kind, DiagnosticKind::TruncatedCall);
+        } else {
+            assert_eq!(cut, None);
+            assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
+        }
+    }
+}
