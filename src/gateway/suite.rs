@@ -416,13 +416,19 @@ pub(super) async fn run_one(
     }
     // An upstream error the case did not provoke: upstream refused what the gateway sent (its
     // key, its request), so nothing the trial is about was exercised.
+    // For a client request invalid in its own API, only upstream's refusal of that same content
+    // is provoked: a refusal of anything else (a field the gateway left out) is the gateway's.
     let provoked = trial.case.file.simulate.error.is_some()
-        || trial
-            .case
-            .file
-            .expect
-            .iter()
-            .any(|e| e.get_ref().error_status.is_some());
+        || if invalid {
+            crate::simulate::request_rejection(actual_target, &sent_body).is_some()
+        } else {
+            trial
+                .case
+                .file
+                .expect
+                .iter()
+                .any(|e| e.get_ref().error_status.is_some())
+        };
     if ex.status >= 400 && !provoked {
         findings.push(Finding {
             severity: Severity::Breaking,
@@ -530,6 +536,20 @@ pub(super) async fn run_one(
                 }
             }
             if round_invalid {
+                if ex.status >= 400
+                    && crate::simulate::request_rejection(target, &http.body).is_none()
+                {
+                    findings.push(Finding {
+                        severity: Severity::Breaking,
+                        side: "upstream",
+                        message: format!(
+                            "round {}: upstream refused the gateway's request with {}: {}",
+                            n + 1,
+                            ex.status,
+                            clip(&error_message(&ex.body()))
+                        ),
+                    });
+                }
                 findings.extend(round_answer(n, &sent, None));
                 break;
             }
