@@ -348,34 +348,82 @@ pub(super) fn upstream(
     out
 }
 
-/// Upstream check of the conversation's tool results: each one the gateway sent answers a call
-/// it sent, and none of the client's is missing.
-pub(super) fn results(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
-    let mut out = Vec::new();
-    // Linked by id; formats without call ids on the wire (Gemini) link by name.
-    for (id, name) in &sent.results {
-        let linked = sent
+/// The results of `view` that answer none of its calls: linked by id; formats without call ids
+/// on the wire (Gemini, the text protocol) link by name.
+fn unlinked(view: &RequestView) -> impl Iterator<Item = &(String, String)> {
+    view.results.iter().filter(|(id, name)| {
+        !view
             .calls
             .iter()
-            .any(|(cid, cname)| (!id.is_empty() && cid == id) || (id.is_empty() && cname == name));
-        if !linked {
-            out.push(f(
-                Severity::Breaking,
-                "upstream",
-                if name.is_empty() {
-                    format!("tool result {id} answers no call")
-                } else if id.is_empty() {
-                    format!("tool result for {name} answers no call")
-                } else {
-                    format!("tool result {id} ({name}) answers no call")
-                },
-            ));
-        }
+            .any(|(cid, cname)| (!id.is_empty() && cid == id) || (id.is_empty() && cname == name))
+    })
+}
+
+/// Upstream check of the conversation's tool results: each one the gateway sent answers a call
+/// it sent, and none of the client's is missing. A result the client itself sent answering no
+/// call (its request is invalid in its own API) is the client's fault: as many unlinked results
+/// as the client sent are not findings, only the ones the gateway unlinked.
+pub(super) fn results(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let excused = unlinked(client).count();
+    for (id, name) in unlinked(sent).skip(excused) {
+        out.push(f(
+            Severity::Breaking,
+            "upstream",
+            if name.is_empty() {
+                format!("tool result {id} answers no call")
+            } else if id.is_empty() {
+                format!("tool result for {name} answers no call")
+            } else {
+                format!("tool result {id} ({name}) answers no call")
+            },
+        ));
     }
     if sent.results.len() < client.results.len() {
         out.push(f(Severity::Breaking, "upstream", "tool results dropped"));
     }
     out
+}
+
+/// Downstream check of the answer to a request the client's own API rejects (the case expects
+/// its error for the inbound format): an error in the client's format with a 4xx status, whether
+/// the gateway answered it itself or mapped upstream's. `status` is the HTTP status, `got` the
+/// answer decoded in the inbound format.
+pub(super) fn invalid_request(status: u16, got: Result<&Outcome, String>) -> Vec<Finding> {
+    let side = "downstream";
+    let error = got.as_ref().ok().and_then(|o| o.error.as_ref());
+    let finding = match (status, error) {
+        (200..=299, None) => f(
+            Severity::Breaking,
+            side,
+            format!("an invalid request answered as a success ({status})"),
+        ),
+        (200..=299, Some(e)) => f(
+            Severity::Behaviour,
+            side,
+            format!(
+                "an invalid request answered {status} with an error inside ({}); its API answers 4xx",
+                clip(&e.message)
+            ),
+        ),
+        (400..=499, Some(_)) => return Vec::new(),
+        (400..=499, None) => f(
+            Severity::Breaking,
+            side,
+            format!(
+                "an invalid request answered {status} without an error in the client's format{}",
+                got.err()
+                    .map(|e| format!(": {}", clip(&e)))
+                    .unwrap_or_default()
+            ),
+        ),
+        _ => f(
+            Severity::Breaking,
+            side,
+            format!("an invalid request answered {status} (its API answers 4xx)"),
+        ),
+    };
+    vec![finding]
 }
 
 /// The finish value a format uses for an answer that calls tools, where it has a distinct one

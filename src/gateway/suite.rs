@@ -266,6 +266,10 @@ pub(super) async fn run_one(
         key: None,
         extra_headers: headers,
     };
+    // The client's request is one its own API rejects, as the case expects: the gateway must
+    // answer that API's 4xx (itself, or upstream's mapped back), and upstream findings that
+    // only restate the client's invalid content are not the gateway's.
+    let invalid = client_fault(&base, &encoded.request.body);
     let prompt = trial.prompt();
     upstream.open(&prompt, &trial.case.file.simulate);
     let mut waited = Instant::now();
@@ -290,6 +294,16 @@ pub(super) async fn run_one(
     result.downstream_outcome = outcome.as_ref().ok().cloned();
     result.downstream_body = response.body.clone();
     let Some(ex) = exchanges.last() else {
+        if invalid {
+            let mut findings = check::invalid_request(
+                response.status,
+                outcome.as_ref().map_err(ToString::to_string),
+            );
+            result.cell = cell_of(&mut findings);
+            result.findings = findings;
+            result.own_time = t0.elapsed().saturating_sub(wait);
+            return result;
+        }
         let message = outcome
             .as_ref()
             .ok()
@@ -357,7 +371,10 @@ pub(super) async fn run_one(
         .ok()
         .and_then(|e| crate::providers::decode_request(actual_target, &e.request).ok())
         .map(|d| RequestView::of(&d.request));
-    let rejection = crate::simulate::wire_rejection(actual_target, &sent_body);
+    // An invalid tool the client's own API rejects too is the client's fault, not the gateway's.
+    let rejection = crate::simulate::wire_rejection(actual_target, &sent_body).filter(|_| {
+        !(invalid && crate::simulate::wire_rejection(inbound, &encoded.request.body).is_some())
+    });
     let mut findings = decode_findings;
     if actual_target == Provider::TextProtocol {
         // Tools and choice travel as injected prose: the instructions must be the ones
@@ -399,13 +416,19 @@ pub(super) async fn run_one(
     }
     // An upstream error the case did not provoke: upstream refused what the gateway sent (its
     // key, its request), so nothing the trial is about was exercised.
+    // For a client request invalid in its own API, only upstream's refusal of that same content
+    // is provoked: a refusal of anything else (a field the gateway left out) is the gateway's.
     let provoked = trial.case.file.simulate.error.is_some()
-        || trial
-            .case
-            .file
-            .expect
-            .iter()
-            .any(|e| e.get_ref().error_status.is_some());
+        || if invalid {
+            crate::simulate::request_rejection(actual_target, &sent_body).is_some()
+        } else {
+            trial
+                .case
+                .file
+                .expect
+                .iter()
+                .any(|e| e.get_ref().error_status.is_some())
+        };
     if ex.status >= 400 && !provoked {
         findings.push(Finding {
             severity: Severity::Breaking,
@@ -419,14 +442,21 @@ pub(super) async fn run_one(
     }
     // Downstream: against what upstream answered.
     let expected = upstream_outcome(actual_target, inbound, &req, ex);
-    findings.extend(check::downstream(
-        inbound,
-        response.status,
-        outcome.as_ref().map_err(ToString::to_string),
-        ex.status,
-        expected.as_ref(),
-    ));
-    if req.stream && response.is_success() && ex.status < 400 {
+    if invalid {
+        findings.extend(check::invalid_request(
+            response.status,
+            outcome.as_ref().map_err(ToString::to_string),
+        ));
+    } else {
+        findings.extend(check::downstream(
+            inbound,
+            response.status,
+            outcome.as_ref().map_err(ToString::to_string),
+            ex.status,
+            expected.as_ref(),
+        ));
+    }
+    if !invalid && req.stream && response.is_success() && ex.status < 400 {
         let got = events::shape(inbound, &response.body);
         let up = ex
             .streamed
@@ -436,7 +466,8 @@ pub(super) async fn run_one(
     }
     // Follow-up rounds: the tool results sent back through the gateway, checked upstream (a
     // result must answer a call of the conversation the gateway sent).
-    if response.is_success()
+    if !invalid
+        && response.is_success()
         && let Ok(first) = &outcome
         && first.error.is_none()
     {
@@ -451,6 +482,7 @@ pub(super) async fn run_one(
             let Ok(enc) = crate::providers::encode(inbound, &next) else {
                 break;
             };
+            let round_invalid = client_fault(&base, &enc.request.body);
             upstream.open(&prompt, &trial.case.file.simulate);
             let w = Instant::now();
             let sent =
@@ -464,11 +496,15 @@ pub(super) async fn run_one(
                 (response, outcome)
             });
             let Some(ex) = exchanges.last() else {
-                findings.push(Finding {
-                    severity: Severity::Breaking,
-                    side: "upstream",
-                    message: format!("round {}: nothing sent upstream", n + 1),
-                });
+                if round_invalid {
+                    findings.extend(round_answer(n, &sent, None));
+                } else {
+                    findings.push(Finding {
+                        severity: Severity::Breaking,
+                        side: "upstream",
+                        message: format!("round {}: nothing sent upstream", n + 1),
+                    });
+                }
                 break;
             };
             let body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
@@ -499,6 +535,25 @@ pub(super) async fn run_one(
                     findings.push(f);
                 }
             }
+            if round_invalid {
+                if ex.status >= 400
+                    && crate::simulate::request_rejection(target, &http.body).is_none()
+                {
+                    findings.push(Finding {
+                        severity: Severity::Breaking,
+                        side: "upstream",
+                        message: format!(
+                            "round {}: upstream refused the gateway's request with {}: {}",
+                            n + 1,
+                            ex.status,
+                            clip(&error_message(&ex.body()))
+                        ),
+                    });
+                }
+                findings.extend(round_answer(n, &sent, None));
+                break;
+            }
+            findings.extend(round_answer(n, &sent, Some(ex.status)));
             last = match sent {
                 Ok((_, Ok(o))) if o.error.is_none() => o,
                 _ => break,
@@ -506,14 +561,76 @@ pub(super) async fn run_one(
             prev = next;
         }
     }
-    findings.sort_by_key(|f| f.severity);
-    result.cell = match findings.iter().find(|f| f.severity != Severity::Cosmetic) {
-        Some(first) => Cell::Fail(format!("{}: {}", first.side, first.message)),
-        None => Cell::Pass,
-    };
+    result.cell = cell_of(&mut findings);
     result.findings = findings;
     result.own_time = t0.elapsed().saturating_sub(wait) + waited.elapsed();
     result
+}
+
+/// The cell of a trial's findings (sorted, most severe first): the first non-cosmetic one fails.
+fn cell_of(findings: &mut [Finding]) -> Cell {
+    findings.sort_by_key(|f| f.severity);
+    match findings.iter().find(|f| f.severity != Severity::Cosmetic) {
+        Some(first) => Cell::Fail(format!("{}: {}", first.side, first.message)),
+        None => Cell::Pass,
+    }
+}
+
+/// Whether `body`, a request of the trial's format (its provider is the route's inbound), is
+/// the client's own fault: the case expects a 4xx for that format and the format's API rejects
+/// the request's own content (an invalid tool, a result answering no call), by the simulator's
+/// rules. Errors the scenario provokes upstream come with valid requests and are not this.
+pub(super) fn client_fault(trial: &Trial, body: &Value) -> bool {
+    trial.expectations().iter().any(|e| {
+        e.get_ref()
+            .error_status
+            .is_some_and(|s| (400..500).contains(&s))
+    }) && crate::simulate::request_rejection(trial.provider, body).is_some()
+}
+
+/// Downstream check of a follow-up round's answer. `upstream`: `None` when the client's request
+/// was invalid in its own API (the answer must be its 4xx error); else the status upstream gave
+/// the round, where an error the gateway makes of a success is breaking.
+fn round_answer(
+    n: usize,
+    sent: &Result<(HttpResponse, Result<Outcome, crate::model::DecodeError>), String>,
+    upstream: Option<u16>,
+) -> Vec<Finding> {
+    let round = |f: Finding| Finding {
+        message: format!("round {}: {}", n + 1, f.message),
+        ..f
+    };
+    let (response, outcome) = match sent {
+        Ok(r) => r,
+        Err(e) => {
+            return vec![Finding {
+                severity: Severity::Breaking,
+                side: "downstream",
+                message: format!("round {}: no answer: {}", n + 1, clip(e)),
+            }];
+        }
+    };
+    let got = outcome.as_ref().map_err(ToString::to_string);
+    let Some(up) = upstream else {
+        return check::invalid_request(response.status, got)
+            .into_iter()
+            .map(round)
+            .collect();
+    };
+    let error = got.as_ref().ok().and_then(|o| o.error.as_ref());
+    if up < 400 && (!response.is_success() || error.is_some()) {
+        let message = error.map_or_else(|| error_message(&response.body), |e| e.message.clone());
+        return vec![round(Finding {
+            severity: Severity::Breaking,
+            side: "downstream",
+            message: format!(
+                "gateway answered {} ({}) to an upstream success",
+                response.status,
+                clip(&message)
+            ),
+        })];
+    }
+    Vec::new()
 }
 
 /// The message of an error envelope (`error.message`, `message`, `error` as a string), else the

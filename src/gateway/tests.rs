@@ -158,3 +158,140 @@ fn strict_is_wanted_where_the_projects_encoder_sends_it() {
     // Without the encoder's view, a strict client tool to a strict-capable target is wanted.
     assert_eq!(found(None), ["strict dropped for book"]);
 }
+
+fn outcome_with(error: Option<u16>) -> crate::model::Outcome {
+    crate::model::Outcome {
+        error: error.map(|status| crate::model::ProviderError {
+            status,
+            message: "bad request".into(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn an_invalid_request_must_be_answered_with_a_4xx_error_in_the_client_format() {
+    let found = |status: u16, got: Result<&crate::model::Outcome, String>| {
+        check::invalid_request(status, got)
+            .into_iter()
+            .map(|f| (f.severity, f.message))
+            .collect::<Vec<_>>()
+    };
+    // The client's API's 4xx, answered by the gateway or mapped from upstream: right.
+    assert!(found(400, Ok(&outcome_with(Some(400)))).is_empty());
+    assert!(found(422, Ok(&outcome_with(Some(422)))).is_empty());
+    // A success: breaking.
+    assert_eq!(
+        found(200, Ok(&outcome_with(None))),
+        [(
+            Severity::Breaking,
+            "an invalid request answered as a success (200)".to_string()
+        )]
+    );
+    // A server error, and a 4xx whose body is not the client's format: breaking.
+    assert_eq!(
+        found(502, Ok(&outcome_with(Some(502))))[0].0,
+        Severity::Breaking
+    );
+    let not_ours = found(400, Err("expected value at line 1".into()));
+    assert_eq!(not_ours[0].0, Severity::Breaking);
+    assert!(
+        not_ours[0]
+            .1
+            .contains("without an error in the client's format")
+    );
+    // An error event under a success status: not the API's answer, but the client sees an error.
+    assert_eq!(
+        found(200, Ok(&outcome_with(Some(400))))[0].0,
+        Severity::Behaviour
+    );
+}
+
+#[test]
+fn a_result_the_client_left_unlinked_is_its_fault_one_the_gateway_unlinked_is_not() {
+    let view = |calls: &[&str], results: &[&str]| RequestView {
+        calls: calls
+            .iter()
+            .map(|id| ((*id).to_string(), "get_weather".to_string()))
+            .collect(),
+        results: results
+            .iter()
+            .map(|id| ((*id).to_string(), "get_weather".to_string()))
+            .collect(),
+        ..RequestView::default()
+    };
+    let messages = |client: &RequestView, sent: &RequestView| {
+        check::results(client, sent)
+            .into_iter()
+            .map(|f| f.message)
+            .collect::<Vec<_>>()
+    };
+    // The client answered an unknown id and the gateway forwarded it: restating the client.
+    let client = view(&["call_1"], &["call_unknown"]);
+    assert!(messages(&client, &client).is_empty());
+    // The client linked its result; the gateway sent it under another id: the gateway's fault.
+    let linked = view(&["call_1"], &["call_1"]);
+    assert_eq!(
+        messages(&linked, &view(&["call_1"], &["call_2"])),
+        ["tool result call_2 (get_weather) answers no call"]
+    );
+    // One unlinked by the client, a second by the gateway: only the second is a finding.
+    let two = view(&["call_1", "call_2"], &["call_1", "call_unknown"]);
+    assert_eq!(
+        messages(
+            &two,
+            &view(&["call_1", "call_2"], &["call_x", "call_unknown"])
+        )
+        .len(),
+        1
+    );
+    // Other checks stay: the gateway dropping the client's (invalid) result is still caught.
+    assert_eq!(
+        messages(&client, &view(&["call_1"], &[])),
+        ["tool results dropped"]
+    );
+}
+
+#[test]
+fn the_client_is_at_fault_only_where_its_own_api_rejects_what_the_case_expects_it_to() {
+    let d = crate::case::discover(std::path::Path::new("."));
+    let trial = |case: &str, provider: Provider| {
+        d.trials
+            .iter()
+            .find(|t| t.case.name == case && t.provider == provider)
+            .unwrap_or_else(|| panic!("cases/{case}.toml has no {provider} trial"))
+    };
+    let chat_unknown = json!({"model": "m", "messages": [
+        {"role": "user", "content": "Weather in Tallinn?"},
+        {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function",
+            "function": {"name": "get_weather", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_unknown_0001", "content": "4"}
+    ]});
+    let mut chat_linked = chat_unknown.clone();
+    chat_linked["messages"][2]["tool_call_id"] = json!("call_1");
+    let c10 = trial("c10_unknown_result_id", Provider::OpenaiChat);
+    assert!(super::suite::client_fault(c10, &chat_unknown));
+    // The first request of the same trial is valid: normal checks apply to it.
+    assert!(!super::suite::client_fault(c10, &chat_linked));
+    // Gemini links results by name: the case expects a success, the client is not at fault.
+    let gemini_unknown = json!({"contents": [
+        {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"id": "call_unknown_0001",
+            "name": "get_weather", "response": {"result": "4"}}}]}
+    ]});
+    let c10_gemini = trial("c10_unknown_result_id", Provider::Gemini);
+    assert!(!super::suite::client_fault(c10_gemini, &gemini_unknown));
+    // An array-root schema in a case expecting the API's 400: the client's fault.
+    let array_tool = json!({"model": "m", "messages": [{"role": "user", "content": "Tag"}],
+        "tools": [{"type": "function", "function": {"name": "tag_items",
+            "parameters": {"type": "array", "items": {"type": "string"}}}}]});
+    let c13 = trial("c13_invalid_schema_400", Provider::OpenaiChat);
+    assert!(super::suite::client_fault(c13, &array_tool));
+    // An error the scenario provokes upstream comes with a valid request: never the client's.
+    let c13_rate = trial("c13_rate_limited", Provider::OpenaiChat);
+    assert!(!super::suite::client_fault(c13_rate, &chat_linked));
+    // The same invalid body where the case expects no error: not excused.
+    let c01 = trial("c01_text_and_call", Provider::OpenaiChat);
+    assert!(!super::suite::client_fault(c01, &chat_unknown));
+}

@@ -58,6 +58,29 @@ fn error(inbound: Inbound, status: u16, message: &str, headers: Headers) -> Answ
     }
 }
 
+/// The client's own API's 400 for a request it would reject (`inbound::rejection`), with its
+/// OpenAI `param` and `code` where it has them; `x-tooltape-refused: CLIENT_REQUEST`.
+fn refusal(inbound: Inbound, rej: &crate::simulate::Rejection) -> Answer {
+    let body = respond::envelope(
+        inbound.family(),
+        &Envelope {
+            status: rej.status,
+            message: &rej.message,
+            param: rej.extra.param.as_deref(),
+            code: rej.extra.code.as_deref(),
+            ..Envelope::default()
+        },
+    );
+    Answer::Full {
+        status: rej.status,
+        headers: vec![
+            ("x-tooltape-refused".into(), "CLIENT_REQUEST".into()),
+            ("content-type".into(), "application/json".into()),
+        ],
+        body: body.to_string().into_bytes(),
+    }
+}
+
 static COUNTER: AtomicU64 = AtomicU64::new(1);
 
 fn meta(inbound: Inbound, model: &str) -> Meta {
@@ -129,6 +152,7 @@ pub(super) async fn answer(
             );
         }
     };
+    let refused = inbound::rejection(inbound, &body);
     let mut neutral = match inbound::decode(inbound, path, query, body) {
         Ok(r) => r,
         Err(field) => {
@@ -140,6 +164,9 @@ pub(super) async fn answer(
             );
         }
     };
+    if let Some(rej) = refused {
+        return refusal(inbound, &rej);
+    }
     let alias = neutral.model.clone();
     let Some(route) = shared.config.route(&alias) else {
         return error(

@@ -1,6 +1,7 @@
 //! Inbound requests: the path says the format; the library's request decoder
 //! (`providers::decode_request`) makes the body the neutral request. A malformed request is
-//! refused with the decoder's message, which names the field.
+//! refused with the decoder's message, which names the field; a well-formed one its own API
+//! would reject (an invalid tool, a tool result answering no call) with that API's 400.
 
 use std::collections::BTreeMap;
 
@@ -10,6 +11,7 @@ use crate::http::HttpRequest;
 use crate::model::{ChatRequest, Provider};
 use crate::providers;
 use crate::respond::Inbound;
+use crate::simulate::Rejection;
 
 /// The inbound format of a path (Gemini's model and stream flag are read by its decoder).
 pub(crate) fn route(path: &str, query: Option<&str>) -> Option<Inbound> {
@@ -41,6 +43,14 @@ fn provider(inbound: Inbound) -> Provider {
         Inbound::Messages => Provider::Anthropic,
         Inbound::Gemini { .. } => Provider::Gemini,
     }
+}
+
+/// What the client's own API rejects in `body` (an invalid tool schema; a result whose id answers
+/// no earlier call, where the format links results by id): its 400 with the API's wording and
+/// field, answered before anything goes upstream, so that no route invents a link or a schema
+/// the client's API would refuse. Gemini links results by name: the decoder does that instead.
+pub(crate) fn rejection(inbound: Inbound, body: &Value) -> Option<Rejection> {
+    crate::simulate::request_rejection(provider(inbound), body)
 }
 
 /// The neutral request of a body in `inbound`'s format, sent to `path` with `query`. The error

@@ -35,10 +35,12 @@ pub use faults::{Fault, FaultKind};
 pub(crate) use answer::answer;
 #[cfg(test)]
 use answer::answer_request;
+pub(crate) use errors::Rejection;
 #[cfg(test)]
 use exchange::VERSION;
 pub(crate) use exchange::{SimBody, SimRequest, SimResponse};
 #[cfg(test)]
 use faults::When;
+pub(crate) use route::request_rejection;
 pub use server::{SimConfig, Simulator};
 pub(crate) use tool_rejection::wire_rejection;

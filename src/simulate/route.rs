@@ -127,11 +127,7 @@ fn answer_api(
         }
     };
     check_hosted(api, &ask, scenario)?;
-    if let Some(message) = wire_rejection(provider, &body) {
-        let mut rej = Rejection::bad_request(message);
-        if api.family() == Family::OpenAi {
-            rej = rej.param("tools").code("invalid_function_parameters");
-        }
+    if let Some(rej) = tool_rejection(provider, &body) {
         return Err(rej);
     }
     if let Some(message) = missing_reasoning(&provider, &body, scenario) {
@@ -162,6 +158,25 @@ fn answer_api(
         Api::Responses => openai_responses::render(&ctx, &ask, &turn),
         Api::Anthropic => anthropic::render(&ctx, &ask, &turn),
         Api::Gemini { sse, .. } => gemini::render(&ctx, &ask, &turn, *sse),
+    })
+}
+
+/// What `provider`'s API rejects in a request's own content, whatever its model would do: an
+/// invalid tool definition, or a tool result that answers no call. Both are the API's 400 with
+/// its own wording (the simulator answers them; `tooltape proxy` refuses such a client request
+/// the same way; gateway checks read them as the client's own fault).
+pub(crate) fn request_rejection(provider: Provider, body: &Value) -> Option<Rejection> {
+    tool_rejection(provider, body).or_else(|| unlinked_result(provider, body))
+}
+
+/// An invalid tool definition (`wire_rejection`): OpenAI's 400 names `tools` and its code.
+fn tool_rejection(provider: Provider, body: &Value) -> Option<Rejection> {
+    let rej = Rejection::bad_request(wire_rejection(provider, body)?);
+    Some(match provider {
+        Provider::OpenaiChat | Provider::OpenaiResponses | Provider::TextProtocol => {
+            rej.param("tools").code("invalid_function_parameters")
+        }
+        Provider::Anthropic | Provider::Gemini => rej,
     })
 }
 

@@ -10,7 +10,7 @@ use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tooltape::{
     ChatRequest, HttpResponse, Message, Provider, Proxy, ProxyConfig, SimConfig, Simulator,
-    StreamDecoder, StrictPolicy, Tool, ToolChoice, decode, encode,
+    StreamDecoder, StrictPolicy, Tool, ToolCall, ToolChoice, decode, encode,
 };
 
 const INBOUND: [Provider; 4] = [
@@ -751,4 +751,132 @@ async fn the_search_variant_fallback_is_cached_across_requests() {
         *seen.lock().unwrap(),
         ["web_search", "web_search_preview", "web_search_preview"]
     );
+}
+
+/// A follow-up answering the model's `get_weather` call (`call_1`) under `result_id`.
+fn follow_up(model: &str, result_id: &str) -> ChatRequest {
+    let mut req = weather_request(model, false);
+    req.tool_choice = Some(ToolChoice::Auto);
+    req.messages.push(Message::Assistant {
+        text: None,
+        tool_calls: vec![ToolCall {
+            id: "call_1".into(),
+            name: "get_weather".into(),
+            arguments: json!({"city": "Paris"}),
+            thought_signature: None,
+        }],
+        opaque: vec![],
+    });
+    req.messages.push(Message::Tool {
+        call_id: result_id.into(),
+        name: "get_weather".into(),
+        content: "{\"temp_c\": 18}".into(),
+        is_error: false,
+    });
+    req
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_its_own_api_rejects_is_refused_in_its_words_before_upstream() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    let mut failures = Vec::new();
+    // Formats that link results by id: a result for an id no call had is that API's 400.
+    let wording = [
+        (
+            Provider::OpenaiChat,
+            "'tool_call_id' of 'call_unknown' not found in 'tool_calls'",
+        ),
+        (
+            Provider::OpenaiResponses,
+            "No tool call found for function call output with call_id call_unknown",
+        ),
+        (
+            Provider::Anthropic,
+            "unexpected `tool_use_id` found in `tool_result` blocks: call_unknown",
+        ),
+    ];
+    let mut cases: Vec<(Provider, ChatRequest, &str, &str)> = Vec::new();
+    for (inbound, words) in wording {
+        for upstream in Provider::ALL {
+            cases.push((
+                inbound,
+                follow_up(&format!("to-{upstream}"), "call_unknown"),
+                words,
+                "unknown id",
+            ));
+        }
+    }
+    // A tool whose parameters are a bare array: OpenAI's and Gemini's 400 on every route, even
+    // where the upstream would take it (the text protocol's prose).
+    for (inbound, words) in [
+        (
+            Provider::OpenaiChat,
+            "schema must be a JSON Schema of 'type: \"object\"', got 'type: \"array\"'",
+        ),
+        (Provider::Gemini, "the schema must describe an object"),
+    ] {
+        for upstream in Provider::ALL {
+            let mut req = weather_request(&format!("to-{upstream}"), false);
+            req.strict = StrictPolicy::Off;
+            req.tools[0].parameters = json!({"type": "array", "items": {"type": "string"}});
+            cases.push((inbound, req, words, "array schema"));
+        }
+    }
+    for (inbound, req, words, what) in cases {
+        let before = sim.requests_served();
+        let resp = whole(post(&proxy.base_url(), inbound, &req).await).await;
+        let route = format!("{what}: {inbound}->{}", req.model);
+        if sim.requests_served() != before {
+            failures.push(format!("{route}: sent upstream"));
+        }
+        if resp.status != 400
+            || resp.headers.get("x-tooltape-refused").map(String::as_str) != Some("CLIENT_REQUEST")
+        {
+            failures.push(format!(
+                "{route}: {} {:?}",
+                resp.status,
+                resp.headers.get("x-tooltape-refused")
+            ));
+            continue;
+        }
+        match decode(inbound, &req, &resp).map(|o| o.error) {
+            Ok(Some(e)) if e.status == 400 && e.message.contains(words) => {}
+            other => failures.push(format!("{route}: {other:?}")),
+        }
+        // Chat Completions names the field in `param`.
+        if inbound == Provider::OpenaiChat && what == "unknown id" {
+            let v: Value = serde_json::from_slice(&resp.body).unwrap();
+            if v["error"]["param"] != "messages.[2].tool_call_id" {
+                failures.push(format!("{route}: param {}", v["error"]["param"]));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gemini_result_under_an_unknown_id_is_linked_by_name_on_every_route() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    let mut failures = Vec::new();
+    for upstream in Provider::ALL {
+        let req = follow_up(&format!("to-{upstream}"), "call_unknown");
+        let before = sim.requests_served();
+        let resp = whole(post(&proxy.base_url(), Provider::Gemini, &req).await).await;
+        let route = format!("gemini->{upstream}");
+        if resp.status != 200 || sim.requests_served() != before + 1 {
+            failures.push(format!(
+                "{route}: {} {}",
+                resp.status,
+                String::from_utf8_lossy(&resp.body)
+            ));
+            continue;
+        }
+        match decode(Provider::Gemini, &req, &resp) {
+            Ok(o) if o.error.is_none() => {}
+            other => failures.push(format!("{route}: {other:?}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

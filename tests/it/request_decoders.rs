@@ -64,6 +64,9 @@ fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
             }
         }
     }
+    if provider == Provider::Gemini {
+        link_by_name(&mut e.messages, &call_ids);
+    }
     let grounding_required = n.hosted.iter().any(|h| {
         matches!(
             h,
@@ -265,6 +268,31 @@ fn comparable(d: &DecodedRequest) -> Value {
     .to_json();
     v.as_object_mut().unwrap().remove("extras");
     v
+}
+
+/// Gemini links a `functionResponse` by name (its `id` is only echoed): a result under an id no
+/// call had decodes as answering the first unanswered call of its name in the latest model turn.
+fn link_by_name(messages: &mut [Message], call_ids: &[String]) {
+    let mut turn: Vec<(String, String)> = Vec::new();
+    for m in messages {
+        match m {
+            Message::Assistant { tool_calls, .. } => {
+                turn = tool_calls
+                    .iter()
+                    .map(|c| (c.id.clone(), c.name.clone()))
+                    .collect();
+            }
+            Message::Tool { call_id, name, .. } => {
+                if !call_ids.contains(call_id)
+                    && let Some(i) = turn.iter().position(|(_, n)| n == name)
+                {
+                    *call_id = turn[i].0.clone();
+                }
+                turn.retain(|(id, _)| id != call_id);
+            }
+            _ => {}
+        }
+    }
 }
 
 fn neutral_json(r: &ChatRequest) -> Value {

@@ -5,8 +5,9 @@
 //! Read: the model and stream flag from the path, `systemInstruction` (one system message per
 //! part), `contents` (user text; model turns: text, `functionCall` parts with their
 //! `thoughtSignature`, thought and other parts as opaque items, verbatim; `functionResponse`
-//! parts as tool results linked by `id`, or without one to the first unanswered call of that
-//! name), `tools` (`functionDeclarations` with `parameters` or `parametersJsonSchema`, the key
+//! parts as tool results linked by `id` when it is a call's id of the latest model turn, else —
+//! no id, or one no call has — by name to the first unanswered call of that name, as Gemini
+//! links them: its `id` is only echoed), `tools` (`functionDeclarations` with `parameters` or `parametersJsonSchema`, the key
 //! kept as a wire extra; `googleSearch` as hosted search), `toolConfig.functionCallingConfig`
 //! (`AUTO`, `NONE`, `ANY` = required, `ANY` with one name = forced, with several = allowed
 //! required, `VALIDATED` with names = allowed auto), `generationConfig.maxOutputTokens` and
@@ -287,7 +288,13 @@ fn function_response(
     let mut f = Fields::of(fr, ptr, "a function response")?;
     let name = f.req_str("name", "a function response names its function")?;
     let call_id = match f.str("id")? {
-        Some(id) if !id.is_empty() => id.to_string(),
+        Some(id) if !id.is_empty() && latest_calls(earlier).iter().any(|c| c.id == id) => {
+            id.to_string()
+        }
+        // Gemini links by name; an id no call has is kept only when no call of that name waits.
+        Some(id) if !id.is_empty() => {
+            unanswered_call(earlier, name).unwrap_or_else(|| id.to_string())
+        }
         _ => unanswered_call(earlier, name).unwrap_or_default(),
     };
     let (content, is_error) = match f.get("response") {
@@ -307,6 +314,18 @@ fn function_response(
         content,
         is_error,
     })
+}
+
+/// The calls of the latest model turn (none before the first).
+fn latest_calls(earlier: &[Message]) -> &[ToolCall] {
+    earlier
+        .iter()
+        .rev()
+        .find_map(|m| match m {
+            Message::Assistant { tool_calls, .. } => Some(tool_calls.as_slice()),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// The id of the first call named `name` in the latest model turn that no later result answers.

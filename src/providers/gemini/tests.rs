@@ -549,6 +549,35 @@ fn decode_request_reads_the_path_ids_signatures_and_calling_modes() {
 }
 
 #[test]
+fn decode_request_links_a_result_whose_id_no_call_has_by_name() {
+    let body = json!({
+        "contents": [
+            {"role": "user", "parts": [{"text": "Weather?"}]},
+            {"role": "model", "parts": [
+                {"functionCall": {"id": "fc_1", "name": "get_time", "args": {}}},
+                {"functionCall": {"id": "fc_2", "name": "get_weather", "args": {"city": "Paris"}}}
+            ]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"id": "fc_1", "name": "get_time", "response": {"result": "noon"}}},
+                {"functionResponse": {"id": "call_unknown", "name": "get_weather", "response": {"result": "18C"}}},
+                {"functionResponse": {"id": "call_other", "name": "ping", "response": {"result": "pong"}}}
+            ]}
+        ]
+    });
+    let d = decode_request(&gemini_request("/v1beta/models/m:generateContent", body)).unwrap();
+    let ids: Vec<&str> = d.request.messages[2..]
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool { call_id, .. } => Some(call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    // A call's id links by id; an id no call has links by name; with no call of that name the
+    // id is kept (nothing to link it to).
+    assert_eq!(ids, ["fc_1", "fc_2", "call_other"]);
+}
+
+#[test]
 fn decode_request_reads_any_with_one_name_as_forced() {
     let body = json!({"contents": [{"parts": [{"text": "x"}]}],
         "tools": [{"functionDeclarations": [{"name": "f"}]}, {"googleSearch": {}}],
