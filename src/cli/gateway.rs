@@ -82,6 +82,8 @@ pub struct CompareArgs {
 struct Ran {
     results: Vec<TrialResult>,
     tail: Option<String>,
+    /// The gateway's exit status when it died during the trials (a gateway this run started).
+    exited: Option<String>,
     peak_memory_kib: Option<u64>,
     started_in: Option<Duration>,
     wall: Duration,
@@ -160,13 +162,21 @@ async fn run_through(
     let wall = t0.elapsed();
     let peak_memory_kib = sampler.and_then(GatewayMemory::finish);
     let tail = running.as_ref().map(|r| r.log_tail(20));
+    let exited = running.as_mut().and_then(|r| r.exited());
     let started_in = running.as_ref().map(|r| r.started_in);
     if let Some(mut r) = running {
         r.stop();
     }
+    if let (Some(status), Some(t)) = (&exited, &tail) {
+        eprintln!(
+            "{} exited during the run ({status}): the trials after that could not run. Last lines of its log:\n{t}",
+            profile.name
+        );
+    }
     Ok(Ran {
         results,
         tail,
+        exited,
         peak_memory_kib,
         started_in,
         wall,
@@ -216,6 +226,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
     let Ran {
         results,
         tail,
+        exited,
         peak_memory_kib,
         ..
     } = match outcome {
@@ -226,6 +237,15 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         }
     };
     print_results(&profile, &results, a.format);
+    if exited.is_some() {
+        if let Some(path) = &a.md_out {
+            eprintln!(
+                "{} not rewritten: the gateway exited during the run",
+                path.display()
+            );
+        }
+        return 1;
+    }
     if let Some(path) = &a.md_out {
         let md = gateway_markdown(&profile.name, &profile.profile.description, &results);
         if let Err(e) = std::fs::write(path, md) {
@@ -339,6 +359,10 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
             run_through(profile, &upstream, url, trials, concurrency).await
         });
         let ran = match outcome {
+            Ok(r) if r.exited.is_some() => {
+                eprintln!("gateway {}: exited during the run; no table", profile.name);
+                return 1;
+            }
             Ok(r) => r,
             Err(e) => {
                 eprintln!("gateway {}: {e}", profile.name);

@@ -169,6 +169,15 @@ impl Running {
         self.child.id()
     }
 
+    /// How the gateway's process ended, when it has (a gateway that dies mid-run breaks every
+    /// trial after that; the runner says so instead of leaving only connection errors).
+    pub fn exited(&mut self) -> Option<String> {
+        match self.child.try_wait() {
+            Ok(Some(status)) => Some(status.to_string()),
+            _ => None,
+        }
+    }
+
     /// The gateway's log tail (shown on failures).
     pub fn log_tail(&self, lines: usize) -> String {
         tail(&self.log, lines)

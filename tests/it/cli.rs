@@ -449,3 +449,56 @@ fn parse_text_protocol_json_sse_and_errors() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A gateway that dies in the middle of the trials: the run says so with its log tail, exits 1,
+/// and does not overwrite the gateway's document with a broken matrix.
+#[test]
+fn a_gateway_that_exits_mid_run_is_reported_and_its_document_kept() {
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("skipped: python3 (the stand-in gateway) is not installed");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("tooltape-dies-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Ready on GET; the first request it would have to forward ends the process.
+    let server = r#"import http.server, os, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.end_headers(); self.wfile.write(b'ok')
+    def do_POST(self):
+        print('stand-in gateway: dying on purpose', flush=True); os._exit(3)
+http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
+"#;
+    let profile = format!(
+        "description = \"a stand-in gateway that exits on its first request\"\n\
+         [start]\ncommand = [\"python3\", \"-c\", {server:?}, \"{{{{port}}}}\"]\nready = \"/health\"\n\
+         [[routes]]\ninbound = \"chat\"\nupstream = \"openai-chat\"\nmodel = \"gpt-4.1-mini\"\n"
+    );
+    let path = dir.join("dies.toml");
+    std::fs::write(&path, profile).unwrap();
+    let doc = dir.join("dies.md");
+    std::fs::write(&doc, "the last good matrix\n").unwrap();
+    let o = tooltape(
+        &[
+            "gateway",
+            path.to_str().unwrap(),
+            "weather",
+            "--md-out",
+            doc.to_str().unwrap(),
+        ],
+        "",
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("exited during the run"), "{err}");
+    assert!(
+        err.contains("dying on purpose"),
+        "the log tail is shown: {err}"
+    );
+    assert!(err.contains("not rewritten"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&doc).unwrap(),
+        "the last good matrix\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
