@@ -136,7 +136,7 @@ pub use gateway::{
 };
 pub use gateway::{
     Cell as GatewayCell, LoadedProfile as GatewayProfile, Route as GatewayRoute,
-    TrialResult as GatewayTrialResult, Upstream as RecordingUpstream,
+    TrialResult as GatewayTrialResult, Upstream as RecordingUpstream, cases_of as gateway_cases,
     ensure_installed as ensure_gateway_installed, html as gateway_html,
     load_profile as load_gateway_profile, markdown as gateway_markdown,
     run_all as run_gateway_trials, snapshot as gateway_snapshot,

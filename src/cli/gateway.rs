@@ -11,9 +11,9 @@ use clap::{Args, Subcommand, ValueEnum};
 
 use tooltape::{
     COMPARE_BEGIN, COMPARE_END, Case, CompareMeta, GatewayCell as Cell, GatewayMemory,
-    GatewayProfile, GatewayRoute, GatewayRun, GatewayTrial, GatewayTrialResult as TrialResult,
+    GatewayProfile, GatewayRun, GatewayTrial, GatewayTrialResult as TrialResult,
     RecordingUpstream as Upstream, compare_markdown, compare_row, compare_terminal, discover,
-    ensure_gateway_installed, gateway_common_routes, gateway_html, gateway_markdown,
+    ensure_gateway_installed, gateway_cases, gateway_common_routes, gateway_html, gateway_markdown,
     gateway_snapshot, gateway_snapshot_name, gateway_summary, gateway_terminal, gateway_trials,
     load_gateway_profile, machine_note, rewrite_compare_region, run_gateway_trials, runtime,
     start_gateway, utc_date,
@@ -89,28 +89,18 @@ struct Ran {
     wall: Duration,
 }
 
-/// The discovered cases (each once); broken ones are reported.
-fn cases(root: &Path) -> Vec<Arc<Case>> {
+/// The discovered cases (each once), and how many case files could not be loaded (reported
+/// here; a suite with any is not a complete run, so the command cannot succeed).
+fn cases(root: &Path) -> (Vec<Arc<Case>>, usize) {
     let discovery = discover(root);
     for (name, e) in &discovery.broken {
         eprintln!("case {name}: {e}");
     }
-    let mut cases: Vec<Arc<Case>> = Vec::new();
-    for t in &discovery.trials {
-        if !cases.iter().any(|c| Arc::ptr_eq(c, &t.case)) {
-            cases.push(Arc::clone(&t.case));
-        }
+    if discovery.incomplete {
+        eprintln!("cases/ could not be read in full: the trials that exist are unknown");
     }
-    cases
-}
-
-fn routes(profile: &GatewayProfile) -> Vec<GatewayRoute> {
-    profile
-        .profile
-        .routes
-        .iter()
-        .map(|r| r.get_ref().clone())
-        .collect()
+    let unloadable = discovery.broken.len() + usize::from(discovery.incomplete);
+    (gateway_cases(&discovery), unloadable)
 }
 
 /// Installs and starts the gateway (unless `url` names a running one), runs the trials through
@@ -200,8 +190,8 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
             return 2;
         }
     };
-    let cases = cases(root);
-    let trials = gateway_trials(&cases, &routes(&profile), a.filter.as_deref());
+    let (cases, unloadable) = cases(root);
+    let trials = gateway_trials(&cases, &profile.routes(), a.filter.as_deref());
     if trials.is_empty() {
         eprintln!(
             "no gateway trial matches{}",
@@ -276,6 +266,12 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
             .map(|k| format!(", gateway peak memory {:.0} MiB", k as f64 / 1024.0))
             .unwrap_or_default()
     );
+    if unloadable > 0 {
+        eprintln!(
+            "{unloadable} case file(s) could not be loaded (above): the suite did not fully run"
+        );
+        return 1;
+    }
     i32::from(unexpected > 0)
 }
 
@@ -335,12 +331,18 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
         eprintln!("gateway compare: the gateways have no route in common");
         return 2;
     }
-    let cases = cases(root);
+    let (cases, unloadable) = cases(root);
+    if unloadable > 0 {
+        eprintln!(
+            "gateway compare: {unloadable} case file(s) could not be loaded; fix them first (a table needs the whole suite)"
+        );
+        return 2;
+    }
     let concurrency = usize::from(a.concurrency);
     let date = utc_date(SystemTime::now());
     let mut runs = Vec::new();
     for profile in &profiles {
-        let trials = gateway_trials(&cases, &routes(profile), a.filter.as_deref());
+        let trials = gateway_trials(&cases, &profile.routes(), a.filter.as_deref());
         if trials.is_empty() {
             eprintln!("gateway {}: no trial matches", profile.name);
             return 2;

@@ -31,5 +31,5 @@ pub use process::{ensure_installed, start};
 pub use profile::{LoadedProfile, Route, load_profile};
 pub use render::{html, markdown, summary, terminal};
 pub use snapshot::{snapshot, snapshot_name};
-pub use suite::{Cell, GatewayTrial, RequestTiming, TrialResult, run_all, trials};
+pub use suite::{Cell, GatewayTrial, RequestTiming, TrialResult, cases_of, run_all, trials};
 pub use upstream::Upstream;

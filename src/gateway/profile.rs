@@ -154,6 +154,15 @@ pub struct LoadedProfile {
 }
 
 impl LoadedProfile {
+    /// The profile's routes, without their spans.
+    pub fn routes(&self) -> Vec<Route> {
+        self.profile
+            .routes
+            .iter()
+            .map(|r| r.get_ref().clone())
+            .collect()
+    }
+
     /// `path:line:col` of a span in the profile.
     pub fn locate(&self, span: std::ops::Range<usize>) -> String {
         let (l, c) = crate::located::line_col(&self.source, span.start);

@@ -65,6 +65,17 @@ impl GatewayTrial {
     }
 }
 
+/// Each case of a discovery once, in discovery order (a case expands into many trials).
+pub fn cases_of(discovery: &crate::case::Discovery) -> Vec<Arc<Case>> {
+    let mut cases: Vec<Arc<Case>> = Vec::new();
+    for t in &discovery.trials {
+        if !cases.iter().any(|c| Arc::ptr_eq(c, &t.case)) {
+            cases.push(Arc::clone(&t.case));
+        }
+    }
+    cases
+}
+
 /// Every applicable trial: cases that list both the route's inbound and upstream providers.
 pub fn trials(cases: &[Arc<Case>], routes: &[Route], filter: Option<&str>) -> Vec<GatewayTrial> {
     let mut out = Vec::new();

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::report::Report;
-use tooltape::{Case, RecordingUpstream, discover, gateway_trials, load_gateway_profile};
+use tooltape::{RecordingUpstream, discover, gateway_cases, gateway_trials, load_gateway_profile};
 
 /// The same-format routes (shared with the mutant suite), with the recording upstream itself as
 /// the (identity) gateway.
@@ -25,18 +25,8 @@ pub fn section(root: &Path, report: &mut Report) {
             return;
         }
     };
-    let mut cases: Vec<Arc<Case>> = Vec::new();
-    for t in discover(root).trials {
-        if !cases.iter().any(|c| Arc::ptr_eq(c, &t.case)) {
-            cases.push(Arc::clone(&t.case));
-        }
-    }
-    let routes: Vec<_> = profile
-        .profile
-        .routes
-        .iter()
-        .map(|r| r.get_ref().clone())
-        .collect();
+    let cases = gateway_cases(&discover(root));
+    let routes = profile.routes();
     let trials = gateway_trials(&cases, &routes, None);
     let rt = tooltape::runtime();
     let t0 = Instant::now();

@@ -502,3 +502,45 @@ http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A case file that does not load makes the gateway suite incomplete: the rest still runs, the
+/// broken file is named, and the command cannot exit 0.
+#[test]
+fn a_gateway_run_with_a_case_that_does_not_load_fails() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = std::env::temp_dir().join(format!("tooltape-gw-broken-{}", std::process::id()));
+    std::fs::create_dir_all(root.join("cases/tools")).unwrap();
+    std::fs::create_dir_all(root.join("gateways")).unwrap();
+    for f in ["providers.toml", "weather.toml"] {
+        std::fs::copy(repo.join("cases").join(f), root.join("cases").join(f)).unwrap();
+    }
+    for e in std::fs::read_dir(repo.join("cases/tools")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, root.join("cases/tools").join(p.file_name().unwrap())).unwrap();
+    }
+    std::fs::copy(
+        repo.join("gateways/tooltape.toml"),
+        root.join("gateways/tooltape.toml"),
+    )
+    .unwrap();
+    std::fs::write(root.join("cases/broken.toml"), "description = \n").unwrap();
+    let o = tooltape(
+        &[
+            "--root",
+            root.to_str().unwrap(),
+            "gateway",
+            "tooltape",
+            "weather",
+        ],
+        "",
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("case broken"), "{err}");
+    assert!(err.contains("could not be loaded"), "{err}");
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("weather::"),
+        "the loadable cases still ran"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}

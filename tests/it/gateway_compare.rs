@@ -20,8 +20,9 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tooltape::{
     COMPARE_BEGIN, COMPARE_END, GatewayRun, GatewayTrialResult, RecordingUpstream, compare_row,
-    discover, gateway_common_routes, gateway_trials, http_client, load_gateway_profile, percentile,
-    replace_compare_region, rewrite_compare_region, run_gateway_trials, runtime,
+    discover, gateway_cases, gateway_common_routes, gateway_trials, http_client,
+    load_gateway_profile, percentile, replace_compare_region, rewrite_compare_region,
+    run_gateway_trials, runtime,
 };
 
 /// What the proxy adds to every request of the delayed case.
@@ -164,18 +165,8 @@ fn added_latency_is_paired_per_request_and_shows_the_proxy_delay() {
     );
     let discovery = discover(&root);
     assert!(discovery.broken.is_empty(), "{:?}", discovery.broken);
-    let mut cases = Vec::new();
-    for t in &discovery.trials {
-        if !cases.iter().any(|c| Arc::ptr_eq(c, &t.case)) {
-            cases.push(Arc::clone(&t.case));
-        }
-    }
-    let routes: Vec<_> = profile
-        .profile
-        .routes
-        .iter()
-        .map(|r| r.get_ref().clone())
-        .collect();
+    let cases = gateway_cases(&discovery);
+    let routes = profile.routes();
     let trials = gateway_trials(&cases, &routes, None);
     assert!(!trials.is_empty());
     let results: Vec<GatewayTrialResult> = runtime().block_on(async {

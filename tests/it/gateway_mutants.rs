@@ -21,8 +21,9 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tooltape::{
-    Case, GatewayTrialResult, RecordingUpstream, discover, gateway_snapshot, gateway_snapshot_name,
-    gateway_trials, http_client, load_gateway_profile, run_gateway_trials, runtime,
+    Case, GatewayTrialResult, RecordingUpstream, discover, gateway_cases, gateway_snapshot,
+    gateway_snapshot_name, gateway_trials, http_client, load_gateway_profile, run_gateway_trials,
+    runtime,
 };
 
 /// The same-format routes: the proxy forwards each request to the same API it came in on.
@@ -834,12 +835,7 @@ fn run_mutant(root: &Path, cases: &[Arc<Case>], m: Mutant) -> Vec<GatewayTrialRe
         load_gateway_profile(root, root.join("mutant.toml").to_str().unwrap())
             .unwrap_or_else(|e| panic!("{e}")),
     );
-    let routes: Vec<_> = profile
-        .profile
-        .routes
-        .iter()
-        .map(|r| r.get_ref().clone())
-        .collect();
+    let routes = profile.routes();
     let trials = gateway_trials(cases, &routes, None);
     runtime().block_on(async {
         let upstream = Arc::new(RecordingUpstream::start().await.unwrap());
@@ -862,12 +858,7 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
     let root = scratch_root();
     let discovery = discover(&root);
     assert!(discovery.broken.is_empty(), "{:?}", discovery.broken);
-    let mut cases: Vec<Arc<Case>> = Vec::new();
-    for t in &discovery.trials {
-        if !cases.iter().any(|c| Arc::ptr_eq(c, &t.case)) {
-            cases.push(Arc::clone(&t.case));
-        }
-    }
+    let cases = gateway_cases(&discovery);
     let faithful = run_mutant(&root, &cases, Mutant::Faithful);
     let total = faithful.len();
     assert!(total >= 60, "only {total} trials");
