@@ -55,36 +55,26 @@ pub fn section(root: &Path, report: &mut Report) {
         "s",
         None,
     );
-    litellm(report);
+    litellm(root, report);
 }
 
 /// The whole LiteLLM suite through the built binary, when LiteLLM is installed.
-fn litellm(report: &mut Report) {
-    let cache = std::env::var_os("TOOLTAPE_GATEWAY_CACHE")
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("XDG_CACHE_HOME")
-                .map(|c| std::path::PathBuf::from(c).join("tooltape/gateways"))
-        })
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .map(|h| std::path::PathBuf::from(h).join(".cache/tooltape/gateways"))
-        });
-    let installed = cache
-        .as_ref()
-        .and_then(|c| std::fs::read_dir(c).ok())
-        .is_some_and(|rd| {
-            rd.filter_map(Result::ok)
-                .any(|e| e.file_name().to_string_lossy().starts_with("litellm-"))
-        });
+fn litellm(root: &Path, report: &mut Report) {
+    let installed = match load_gateway_profile(root, "litellm") {
+        Ok(p) => p.install_dir().exists(),
+        Err(e) => {
+            report.note(&format!("LiteLLM suite: {e}"));
+            return;
+        }
+    };
     if !installed {
         report.note("LiteLLM suite: skipped, LiteLLM is not installed (make gateway GATEWAY=litellm installs it)");
         return;
     }
     let t0 = Instant::now();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_tooltape"))
-        .args(["gateway", "litellm", "--format", "json"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["gateway", "litellm"])
+        .current_dir(root)
         .output();
     match out {
         Ok(o) if o.status.success() => {
@@ -95,14 +85,20 @@ fn litellm(report: &mut Report) {
                 None,
             );
         }
-        Ok(o) => report.note(&format!(
-            "LiteLLM suite: exited {}: {}",
-            o.status,
-            String::from_utf8_lossy(&o.stderr)
+        Ok(o) => {
+            // The first unexpected trial says what went wrong (LiteLLM has a rare race).
+            let all = format!(
+                "{}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let why = all
                 .lines()
-                .last()
-                .unwrap_or("")
-        )),
+                .find(|l| l.contains(": FAIL: ") || l.contains(": BROKEN: "))
+                .or_else(|| all.lines().last())
+                .unwrap_or("");
+            report.note(&format!("LiteLLM suite: exited {}: {why}", o.status));
+        }
         Err(e) => report.note(&format!("LiteLLM suite: cannot run tooltape: {e}")),
     }
 }
