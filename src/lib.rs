@@ -15,6 +15,7 @@ mod capability;
 mod case;
 mod cassette;
 mod check;
+mod clock;
 mod drift;
 mod fnv;
 mod gateway;
@@ -127,12 +128,14 @@ pub use status::{ScanReport, State as CassetteState, report as status_report, sc
 
 // Gateway mode: the suite run black-box through a gateway, tooltape at both ends.
 pub use case::pattern_matches;
+/// Report timestamps: `YYYY-MM-DD HH:MM UTC`.
+pub use clock::utc_minute as utc_date;
 pub use gateway::{
     COMPARE_BEGIN, COMPARE_END, CompareMeta, CompareRow, GatewayRun, GatewayTrial,
     PeakSampler as GatewayMemory, RequestTiming as GatewayRequestTiming,
     common_routes as gateway_common_routes, compare_markdown, compare_row, compare_terminal,
     machine_note, percentile, replace_region as replace_compare_region,
-    rewrite_region as rewrite_compare_region, utc_date, version as gateway_version,
+    rewrite_region as rewrite_compare_region, version as gateway_version,
 };
 pub use gateway::{
     Cell as GatewayCell, LoadedProfile as GatewayProfile, Route as GatewayRoute,

@@ -24,7 +24,7 @@ mod tests;
 pub use compare::{
     BEGIN as COMPARE_BEGIN, CompareMeta, CompareRow, END as COMPARE_END, GatewayRun, common_routes,
     markdown as compare_markdown, percentile, replace_region, rewrite_region, row as compare_row,
-    terminal as compare_terminal, utc_date, version,
+    terminal as compare_terminal, version,
 };
 pub use memory::{PeakSampler, machine_note};
 pub use process::{ensure_installed, start};
