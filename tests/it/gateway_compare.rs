@@ -3,27 +3,21 @@
 //! the others stay below them), the streamed first tool-call delta includes the sleep, and the
 //! Markdown region rewrite keeps everything outside its markers byte-identical or refuses.
 
-use std::convert::Infallible;
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
-use tokio::net::TcpListener;
 use tooltape::{
     COMPARE_BEGIN, COMPARE_END, GatewayRun, GatewayTrialResult, RecordingUpstream, compare_row,
-    discover, gateway_cases, gateway_common_routes, gateway_trials, http_client,
-    load_gateway_profile, percentile, replace_compare_region, rewrite_compare_region,
-    run_gateway_trials, runtime,
+    discover, gateway_cases, gateway_common_routes, gateway_trials, load_gateway_profile,
+    percentile, replace_compare_region, rewrite_compare_region, run_gateway_trials, runtime,
 };
+
+use crate::loopback_proxy::{ProxyBody, read, respond, send, serve};
 
 /// What the proxy adds to every request of the delayed case.
 const DELAY: Duration = Duration::from_millis(150);
@@ -46,77 +40,27 @@ model = "claude-haiku-4-5"
 headers = { x-api-key = "sk-compare", anthropic-version = "2023-06-01" }
 "#;
 
-type ProxyBody = http_body_util::combinators::BoxBody<Bytes, Infallible>;
-
 /// Forwards unchanged; a request carrying the delayed prompt is answered `DELAY` after its
 /// upstream answer arrived in full.
 async fn forward(
     upstream: Arc<String>,
     client: reqwest::Client,
     req: Request<Incoming>,
-) -> Result<Response<ProxyBody>, Infallible> {
-    let (parts, body) = req.into_parts();
-    let bytes = body
-        .collect()
-        .await
-        .map(|c| c.to_bytes())
-        .unwrap_or_default();
-    let pq = parts
-        .uri
-        .path_and_query()
-        .map_or_else(|| parts.uri.path().to_string(), |p| p.as_str().to_string());
-    let mut rb = client.request(parts.method.clone(), format!("{upstream}{pq}"));
-    for (k, v) in &parts.headers {
-        if !matches!(k.as_str(), "host" | "content-length") {
-            rb = rb.header(k, v);
-        }
-    }
+) -> Response<ProxyBody> {
+    let (parts, bytes) = read(req).await;
     let delayed = String::from_utf8_lossy(&bytes).contains(DELAYED);
-    let answer = match rb.body(bytes.to_vec()).send().await {
-        Ok(r) => r,
-        Err(e) => {
-            return Ok(Response::builder()
-                .status(502)
-                .body(Full::new(Bytes::from(e.to_string())).boxed())
-                .unwrap_or_default());
-        }
+    let answer = match send(&client, &upstream, &parts, bytes).await {
+        Ok(a) => a,
+        Err(refused) => return refused,
     };
-    let status = answer.status().as_u16();
-    let ctype = answer
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("application/json")
-        .to_string();
-    let up = answer.bytes().await.unwrap_or_default();
     if delayed {
         tokio::time::sleep(DELAY).await;
     }
-    Ok(Response::builder()
-        .status(status)
-        .header("content-type", ctype)
-        .body(Full::new(up).boxed())
-        .unwrap_or_default())
+    respond(answer.status, &answer.ctype, answer.body)
 }
 
-async fn serve(upstream: String) -> SocketAddr {
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let upstream = Arc::new(upstream);
-    let client = http_client(Duration::from_secs(30));
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let (upstream, client) = (Arc::clone(&upstream), client.clone());
-            tokio::spawn(async move {
-                let svc =
-                    service_fn(move |req| forward(Arc::clone(&upstream), client.clone(), req));
-                let _ = http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), svc)
-                    .await;
-            });
-        }
-    });
-    addr
+async fn serve_delaying(upstream: String) -> SocketAddr {
+    serve(upstream, forward).await
 }
 
 fn repo() -> &'static Path {
@@ -171,7 +115,7 @@ fn added_latency_is_paired_per_request_and_shows_the_proxy_delay() {
     assert!(!trials.is_empty());
     let results: Vec<GatewayTrialResult> = runtime().block_on(async {
         let upstream = Arc::new(RecordingUpstream::start().await.unwrap());
-        let addr = serve(upstream.base_url()).await;
+        let addr = serve_delaying(upstream.base_url()).await;
         let url = format!("http://{addr}");
         run_gateway_trials(Arc::clone(&profile), &upstream, &url, trials, 4).await
     });

@@ -5,26 +5,19 @@
 //! mutant fails is `docs/gateways/mutants.md` (rewrite it with `TOOLTAPE_WRITE_DOCS=1`).
 
 use std::collections::BTreeSet;
-use std::convert::Infallible;
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
 use tooltape::{
     Case, GatewayTrialResult, RecordingUpstream, discover, gateway_cases, gateway_snapshot,
-    gateway_snapshot_name, gateway_trials, http_client, load_gateway_profile, run_gateway_trials,
-    runtime,
+    gateway_snapshot_name, gateway_trials, load_gateway_profile, run_gateway_trials, runtime,
 };
+
+use crate::loopback_proxy::{ProxyBody, path_and_query, read, respond, send, serve};
 
 /// The same-format routes: the proxy forwards each request to the same API it came in on.
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
@@ -706,27 +699,17 @@ fn mutate_response(
 
 // ---------------------------------------------------------------- the proxy
 
-type ProxyBody = http_body_util::combinators::BoxBody<Bytes, Infallible>;
-
 async fn forward(
     m: Mutant,
     upstream: Arc<String>,
     client: reqwest::Client,
     req: Request<Incoming>,
-) -> Result<Response<ProxyBody>, Infallible> {
-    let (parts, body) = req.into_parts();
-    let bytes = body
-        .collect()
-        .await
-        .map(|c| c.to_bytes())
-        .unwrap_or_default();
+) -> Response<ProxyBody> {
+    let (parts, bytes) = read(req).await;
     let path = parts.uri.path().to_string();
-    let pq = parts
-        .uri
-        .path_and_query()
-        .map_or(path.clone(), |p| p.as_str().to_string());
+    let pq = path_and_query(&parts);
     let fmt = format_of(&path);
-    let mut body_out = bytes.to_vec();
+    let mut body_out = bytes.clone();
     let mut stream = false;
     if let (Some(fmt), Ok(mut v)) = (fmt, serde_json::from_slice::<Value>(&bytes)) {
         stream = v["stream"] == true || path.contains(":streamGenerateContent");
@@ -735,69 +718,38 @@ async fn forward(
             body_out = serde_json::to_vec(&v).unwrap_or_default();
         }
     }
-    let mut rb = client.request(parts.method.clone(), format!("{upstream}{pq}"));
-    for (k, v) in &parts.headers {
-        if !matches!(k.as_str(), "host" | "content-length") {
-            rb = rb.header(k, v);
-        }
-    }
-    let answer = match rb.body(body_out).send().await {
-        Ok(r) => r,
-        Err(e) => {
-            return Ok(Response::builder()
-                .status(502)
-                .body(Full::new(Bytes::from(e.to_string())).boxed())
-                .unwrap_or_default());
-        }
+    let answer = match send(&client, &upstream, &parts, body_out).await {
+        Ok(a) => a,
+        Err(refused) => return refused,
     };
-    let status = answer.status().as_u16();
-    let ctype = answer
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("application/json")
-        .to_string();
-    let up = answer.bytes().await.map(|b| b.to_vec()).unwrap_or_default();
     let (status, out) = match fmt {
-        Some(fmt) if m != Mutant::Faithful => mutate_response(m, fmt, stream, status, up),
-        _ => (status, up),
+        Some(fmt) if m != Mutant::Faithful => {
+            mutate_response(m, fmt, stream, answer.status, answer.body)
+        }
+        _ => (answer.status, answer.body),
     };
-    let ctype =
-        if status < 300 && stream && m == Mutant::ErrorAs200 && !ctype.contains("event-stream") {
-            if fmt == Some(Format::Gemini) && !pq.contains("alt=sse") {
-                "application/json".to_string()
-            } else {
-                "text/event-stream".to_string()
-            }
+    let ctype = if status < 300
+        && stream
+        && m == Mutant::ErrorAs200
+        && !answer.ctype.contains("event-stream")
+    {
+        if fmt == Some(Format::Gemini) && !pq.contains("alt=sse") {
+            "application/json".to_string()
         } else {
-            ctype
-        };
-    Ok(Response::builder()
-        .status(status)
-        .header("content-type", ctype)
-        .body(Full::new(Bytes::from(out)).boxed())
-        .unwrap_or_default())
+            "text/event-stream".to_string()
+        }
+    } else {
+        answer.ctype
+    };
+    respond(status, &ctype, out)
 }
 
 /// Serves mutant `m` on loopback in front of `upstream`; the task ends with the runtime.
-async fn serve(m: Mutant, upstream: String) -> SocketAddr {
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let upstream = Arc::new(upstream);
-    let client = http_client(Duration::from_secs(30));
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let (upstream, client) = (Arc::clone(&upstream), client.clone());
-            tokio::spawn(async move {
-                let svc =
-                    service_fn(move |req| forward(m, Arc::clone(&upstream), client.clone(), req));
-                let _ = http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), svc)
-                    .await;
-            });
-        }
-    });
-    addr
+async fn serve_mutant(m: Mutant, upstream: String) -> SocketAddr {
+    serve(upstream, move |upstream, client, req| {
+        forward(m, upstream, client, req)
+    })
+    .await
 }
 
 // ---------------------------------------------------------------- the suite
@@ -839,7 +791,7 @@ fn run_mutant(root: &Path, cases: &[Arc<Case>], m: Mutant) -> Vec<GatewayTrialRe
     let trials = gateway_trials(cases, &routes, None);
     runtime().block_on(async {
         let upstream = Arc::new(RecordingUpstream::start().await.unwrap());
-        let addr = serve(m, upstream.base_url()).await;
+        let addr = serve_mutant(m, upstream.base_url()).await;
         let url = format!("http://{addr}");
         let c = profile.profile.concurrency;
         run_gateway_trials(Arc::clone(&profile), &upstream, &url, trials, c).await

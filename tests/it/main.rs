@@ -12,6 +12,7 @@ mod gateway_docs;
 mod gateway_mutants;
 mod hosted_search;
 mod import_vcr;
+mod loopback_proxy;
 mod proxy;
 mod real_traffic;
 mod recording;
