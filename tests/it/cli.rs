@@ -508,16 +508,8 @@ http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
 #[test]
 fn a_gateway_run_with_a_case_that_does_not_load_fails() {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = std::env::temp_dir().join(format!("tooltape-gw-broken-{}", std::process::id()));
-    std::fs::create_dir_all(root.join("cases/tools")).unwrap();
+    let root = crate::scratch::root_with_cases("gw-broken", &["weather"]);
     std::fs::create_dir_all(root.join("gateways")).unwrap();
-    for f in ["providers.toml", "weather.toml"] {
-        std::fs::copy(repo.join("cases").join(f), root.join("cases").join(f)).unwrap();
-    }
-    for e in std::fs::read_dir(repo.join("cases/tools")).unwrap() {
-        let p = e.unwrap().path();
-        std::fs::copy(&p, root.join("cases/tools").join(p.file_name().unwrap())).unwrap();
-    }
     std::fs::copy(
         repo.join("gateways/tooltape.toml"),
         root.join("gateways/tooltape.toml"),

@@ -4,7 +4,7 @@
 //! Markdown region rewrite keeps everything outside its markers byte-identical or refuses.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
@@ -63,35 +63,13 @@ async fn serve_delaying(upstream: String) -> SocketAddr {
     serve(upstream, forward).await
 }
 
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn scratch(tag: &str) -> PathBuf {
-    let root = std::env::temp_dir().join(format!("tooltape-compare-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(&root).unwrap();
-    root
+    crate::scratch::folder(&format!("compare-{tag}"))
 }
 
 /// A root with the weather and parallel cases, their tools, and the profile.
 fn scratch_root() -> PathBuf {
-    let root = scratch("root");
-    std::fs::create_dir_all(root.join("cases/tools")).unwrap();
-    let src = repo().join("cases");
-    std::fs::copy(
-        src.join("providers.toml"),
-        root.join("cases/providers.toml"),
-    )
-    .unwrap();
-    for e in std::fs::read_dir(src.join("tools")).unwrap() {
-        let p = e.unwrap().path();
-        std::fs::copy(&p, root.join("cases/tools").join(p.file_name().unwrap())).unwrap();
-    }
-    for c in ["weather", "parallel"] {
-        let f = format!("{c}.toml");
-        std::fs::copy(src.join(&f), root.join("cases").join(&f)).unwrap();
-    }
+    let root = crate::scratch::root_with_cases("compare-root", &["weather", "parallel"]);
     std::fs::write(root.join("sleepy.toml"), PROFILE).unwrap();
     root
 }
@@ -255,7 +233,7 @@ fn the_compare_command_refuses_unknown_gateways_and_a_file_without_markers() {
     let tooltape = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_tooltape"))
             .args(args)
-            .current_dir(repo())
+            .current_dir(crate::scratch::repo())
             .output()
             .unwrap()
     };

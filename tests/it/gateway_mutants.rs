@@ -760,23 +760,7 @@ fn repo() -> &'static Path {
 
 /// A scratch root with the chosen cases, their tools, and the 500 case.
 fn scratch_root() -> PathBuf {
-    let root = std::env::temp_dir().join(format!("tooltape-mutants-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(root.join("cases/tools")).unwrap();
-    let src = repo().join("cases");
-    std::fs::copy(
-        src.join("providers.toml"),
-        root.join("cases/providers.toml"),
-    )
-    .unwrap();
-    for e in std::fs::read_dir(src.join("tools")).unwrap() {
-        let p = e.unwrap().path();
-        std::fs::copy(&p, root.join("cases/tools").join(p.file_name().unwrap())).unwrap();
-    }
-    for c in CASES {
-        let f = format!("{c}.toml");
-        std::fs::copy(src.join(&f), root.join("cases").join(&f)).unwrap();
-    }
+    let root = crate::scratch::root_with_cases("mutants", &CASES);
     std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
     std::fs::write(root.join("mutant.toml"), PROFILE).unwrap();
     root

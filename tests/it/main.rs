@@ -20,3 +20,4 @@ mod recording_e2e;
 mod recording_support;
 mod reports;
 mod request_decoders;
+mod scratch;
