@@ -3,6 +3,22 @@ use super::profile::fill;
 use crate::model::{ChatRequest, Message, Provider, StrictPolicy, Tool, ToolCall};
 use serde_json::json;
 
+/// A request of `messages` with nothing else set.
+fn with_messages(messages: Vec<Message>) -> ChatRequest {
+    ChatRequest {
+        messages,
+        model: "m".into(),
+        tools: vec![],
+        hosted: vec![],
+        tool_choice: None,
+        parallel_tool_calls: None,
+        stream: false,
+        max_tokens: None,
+        strict: StrictPolicy::Off,
+        thinking: None,
+    }
+}
+
 #[test]
 fn fills_placeholders() {
     assert_eq!(
@@ -28,24 +44,15 @@ fn a_result_that_answers_no_call_is_breaking() {
         content: "sunny".into(),
         is_error: false,
     };
-    let request = |id: &str| ChatRequest {
-        messages: vec![
+    let request = |id: &str| {
+        with_messages(vec![
             Message::Assistant {
                 text: None,
                 tool_calls: vec![call.clone()],
                 opaque: vec![],
             },
             result(id),
-        ],
-        model: "m".into(),
-        tools: vec![],
-        hosted: vec![],
-        tool_choice: None,
-        parallel_tool_calls: None,
-        stream: false,
-        max_tokens: None,
-        strict: StrictPolicy::Off,
-        thinking: None,
+        ])
     };
     let client = RequestView::of(&request("call_1"));
     assert_eq!(
@@ -78,29 +85,18 @@ fn text_protocol_calls_and_results_are_read_from_the_prose() {
         content: "<b>sunny</b>".into(),
         is_error: true,
     };
-    let request = ChatRequest {
-        messages: vec![
-            Message::User {
-                content: "weather?".into(),
-            },
-            Message::Assistant {
-                text: Some("checking".into()),
-                tool_calls: vec![call("call_1", "get_weather"), call("call_2", "a&\"b")],
-                opaque: vec![],
-            },
-            result("call_1", "get_weather"),
-            result("call_2", "a&\"b"),
-        ],
-        model: "m".into(),
-        tools: vec![],
-        hosted: vec![],
-        tool_choice: None,
-        parallel_tool_calls: None,
-        stream: false,
-        max_tokens: None,
-        strict: StrictPolicy::Off,
-        thinking: None,
-    };
+    let request = with_messages(vec![
+        Message::User {
+            content: "weather?".into(),
+        },
+        Message::Assistant {
+            text: Some("checking".into()),
+            tool_calls: vec![call("call_1", "get_weather"), call("call_2", "a&\"b")],
+            opaque: vec![],
+        },
+        result("call_1", "get_weather"),
+        result("call_2", "a&\"b"),
+    ]);
     let client = RequestView::of(&request);
     let body = crate::providers::encode(Provider::TextProtocol, &request)
         .unwrap()
