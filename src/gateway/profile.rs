@@ -142,6 +142,9 @@ pub struct KnownFailure {
     pub trials: String,
     /// What was observed (the finding).
     pub reason: String,
+    /// The gateway fails it only sometimes (a race on its side): a pass is then not an error.
+    #[serde(default)]
+    pub flaky: bool,
 }
 
 /// A loaded profile: its name (file stem), path and source for locations.

@@ -668,7 +668,8 @@ fn clip(s: &str) -> String {
 }
 
 /// Applies the profile's known failures: a failing trial it names is `Known`; a passing one
-/// fails until the entry is removed.
+/// fails until the entry is removed, unless the entry is `flaky` (the gateway fails it only
+/// sometimes).
 pub(super) fn apply_known(profile: &LoadedProfile, r: &mut TrialResult) {
     let Some(k) = profile.known_failure(&r.key) else {
         return;
@@ -676,7 +677,7 @@ pub(super) fn apply_known(profile: &LoadedProfile, r: &mut TrialResult) {
     let at = profile.locate(k.span());
     match &r.cell {
         Cell::Fail(_) | Cell::Broken(_) => r.cell = Cell::Known(k.get_ref().reason.clone()),
-        Cell::Pass => {
+        Cell::Pass if !k.get_ref().flaky => {
             r.cell = Cell::Fail(format!("{at}: known failure now passes: remove it"));
         }
         _ => {}
