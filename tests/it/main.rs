@@ -3,6 +3,7 @@
 //! binary. The per-trial conformance harness is the other test binary (`tests/conformance.rs`).
 
 mod architecture;
+mod case_format;
 mod catalogue;
 mod chunking;
 mod cli;
