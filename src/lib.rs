@@ -62,9 +62,9 @@ pub use case::{
 
 // Wire formats: the encode/decode dispatch, and each provider's pure codec.
 pub use providers::{
-    CallProgress, DecodedRequest, Extra as RequestExtra, ExtraKind as RequestExtraKind, Progress,
-    StreamDecoder, anthropic, decode, decode_request, encode, gemini, openai_chat,
-    openai_responses, sent_tools, text_protocol,
+    CallProgress, DecodedRequest, Extra as RequestExtra, ExtraKind as RequestExtraKind, Framing,
+    Progress, StreamDecoder, WireRoute, anthropic, decode, decode_request, encode, gemini,
+    openai_chat, openai_responses, query_map, route, sent_tools, text_protocol,
 };
 
 // Strict schemas, hosted-search capability, the text protocol's injection and parser.

@@ -770,17 +770,10 @@ pub async fn run_all(
     results
 }
 
-/// The API a request path belongs to (a gateway may bridge to another API of the same vendor).
+/// The API a request path belongs to (a gateway may bridge to another API of the same vendor),
+/// from the one route table.
 fn provider_for_path(path: &str) -> Option<Provider> {
-    match path {
-        "/v1/chat/completions" | "/chat/completions" => Some(Provider::OpenaiChat),
-        "/v1/responses" | "/responses" => Some(Provider::OpenaiResponses),
-        "/v1/messages" => Some(Provider::Anthropic),
-        p if p.contains(":generateContent") || p.contains(":streamGenerateContent") => {
-            Some(Provider::Gemini)
-        }
-        _ => None,
-    }
+    crate::providers::route("POST", path, &Default::default()).map(|r| r.provider)
 }
 
 /// The provider a request to `path` was sent to. The text protocol travels over a Chat

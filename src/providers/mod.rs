@@ -11,6 +11,7 @@ mod decoded;
 pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
+mod route;
 pub mod text_protocol;
 mod tool_names;
 mod tool_results;
@@ -23,6 +24,7 @@ use serde_json::{Map, Value};
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, DecodeError, EncodeError, Encoded, Outcome, Provider};
 pub use decoded::{DecodedRequest, Extra, ExtraKind, sent_tools};
+pub use route::{Framing, WireRoute, query_map, route};
 
 /// Builds the provider request for one exchange.
 pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeError> {

@@ -116,7 +116,7 @@ pub(super) async fn answer(
             body: br#"{"status":"ok"}"#.to_vec(),
         };
     }
-    let Some(inbound) = inbound::route(path, query) else {
+    let Some(inbound) = inbound::route(method.as_str(), path, query) else {
         return error(
             Inbound::Chat,
             404,

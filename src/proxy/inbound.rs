@@ -3,36 +3,26 @@
 //! refused with the decoder's message, which names the field; a well-formed one its own API
 //! would reject (an invalid tool, a tool result answering no call) with that API's 400.
 
-use std::collections::BTreeMap;
-
 use serde_json::Value;
 
 use crate::http::HttpRequest;
 use crate::model::{ChatRequest, Provider};
-use crate::providers;
+use crate::providers::{self, Framing};
 use crate::respond::Inbound;
 use crate::simulate::Rejection;
 
-/// The inbound format of a path (Gemini's model and stream flag are read by its decoder).
-pub(crate) fn route(path: &str, query: Option<&str>) -> Option<Inbound> {
-    match path {
-        "/v1/chat/completions" | "/chat/completions" => Some(Inbound::Chat),
-        "/v1/responses" | "/responses" => Some(Inbound::Responses),
-        "/v1/messages" => Some(Inbound::Messages),
-        p => {
-            let rest = p
-                .strip_prefix("/v1beta/models/")
-                .or_else(|| p.strip_prefix("/v1/models/"))?;
-            let (_model, method) = rest.rsplit_once(':')?;
-            let stream = match method {
-                "generateContent" => false,
-                "streamGenerateContent" => true,
-                _ => return None,
-            };
-            let sse = query.is_some_and(|q| q.split('&').any(|kv| kv == "alt=sse"));
-            Some(Inbound::Gemini { sse: stream && sse })
-        }
-    }
+/// The inbound format of a request, from the one route table (Gemini's model and stream flag
+/// are read again by its decoder).
+pub(crate) fn route(method: &str, path: &str, query: Option<&str>) -> Option<Inbound> {
+    let r = providers::route(method, path, &providers::query_map(query))?;
+    Some(match r.provider {
+        Provider::OpenaiChat | Provider::TextProtocol => Inbound::Chat,
+        Provider::OpenaiResponses => Inbound::Responses,
+        Provider::Anthropic => Inbound::Messages,
+        Provider::Gemini => Inbound::Gemini {
+            sse: r.framing == Framing::Sse,
+        },
+    })
 }
 
 /// The provider whose request decoder reads `inbound`'s bodies.
@@ -61,20 +51,12 @@ pub(crate) fn decode(
     query: Option<&str>,
     body: Value,
 ) -> Result<ChatRequest, String> {
-    let query: BTreeMap<String, String> = query
-        .into_iter()
-        .flat_map(|q| q.split('&'))
-        .filter(|kv| !kv.is_empty())
-        .map(|kv| match kv.split_once('=') {
-            Some((k, v)) => (k.to_string(), v.to_string()),
-            None => (kv.to_string(), String::new()),
-        })
-        .collect();
+    let query = providers::query_map(query);
     let req = HttpRequest {
         method: "POST".into(),
         path: path.to_string(),
         query,
-        headers: BTreeMap::new(),
+        headers: std::collections::BTreeMap::new(),
         body,
     };
     match providers::decode_request(provider(inbound), &req) {

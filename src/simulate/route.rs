@@ -11,6 +11,7 @@ use super::{anthropic, gemini, openai_chat, openai_responses};
 use super::{text_protocol, wire};
 use crate::fnv::fnv1a;
 use crate::model::Provider;
+use crate::providers::{self, Framing};
 use crate::scenario::Scenario;
 
 /// The simulated endpoints.
@@ -37,11 +38,16 @@ impl Api {
     }
 }
 
-/// The error family a path belongs to (for 404s and scenario-header errors).
-fn family_for_path(path: &str) -> Family {
-    if path.starts_with("/v1beta") || path.starts_with("/v1/models/") {
+/// The error family a path belongs to (for 404s and scenario-header errors): the route's, or
+/// for a path no API serves, the vendor its prefix names.
+fn family_for_path(req: &SimRequest) -> Family {
+    if let Some(api) = route(req) {
+        return api.family();
+    }
+    let p = req.path.as_str();
+    if p.starts_with("/v1beta") || p.starts_with("/v1alpha") || p.starts_with("/v1/models/") {
         Family::Gemini
-    } else if path.starts_with("/v1/messages") || path.starts_with("/v1/complete") {
+    } else if p.starts_with("/v1/messages") || p.starts_with("/v1/complete") {
         Family::Anthropic
     } else {
         Family::OpenAi
@@ -50,40 +56,26 @@ fn family_for_path(path: &str) -> Family {
 
 /// `rej` in the envelope of the API `req` was addressed to.
 pub(crate) fn reject(req: &SimRequest, rej: &Rejection) -> SimResponse {
-    errors::response(family_for_path(&req.path), rej, fnv1a(&req.body))
+    errors::response(family_for_path(req), rej, fnv1a(&req.body))
 }
 
+/// The simulated API of a request: the one route table's answer.
 fn route(req: &SimRequest) -> Option<Api> {
-    if !req.method.eq_ignore_ascii_case("POST") {
-        return None;
-    }
-    match req.path.as_str() {
-        "/v1/chat/completions" => Some(Api::Chat),
-        "/v1/responses" => Some(Api::Responses),
-        "/v1/messages" => Some(Api::Anthropic),
-        p => {
-            let rest = p.strip_prefix("/v1beta/models/")?;
-            let (model, method) = rest.rsplit_once(':')?;
-            if model.is_empty() || model.contains('/') {
-                return None;
-            }
-            let stream = match method {
-                "generateContent" => false,
-                "streamGenerateContent" => true,
-                _ => return None,
-            };
-            let sse = stream && req.query.get("alt").map(String::as_str) == Some("sse");
-            Some(Api::Gemini {
-                model: model.to_string(),
-                stream,
-                sse,
-            })
-        }
-    }
+    let r = providers::route(&req.method, &req.path, &req.query)?;
+    Some(match r.provider {
+        Provider::OpenaiChat | Provider::TextProtocol => Api::Chat,
+        Provider::OpenaiResponses => Api::Responses,
+        Provider::Anthropic => Api::Anthropic,
+        Provider::Gemini => Api::Gemini {
+            model: r.model.unwrap_or_default(),
+            stream: r.framing.streams(),
+            sse: r.framing == Framing::Sse,
+        },
+    })
 }
 
 fn not_found(req: &SimRequest) -> Rejection {
-    let family = family_for_path(&req.path);
+    let family = family_for_path(req);
     let message = match family {
         Family::OpenAi => format!("Invalid URL ({} {})", req.method, req.path),
         Family::Anthropic => "Not Found".to_string(),

@@ -604,39 +604,13 @@ fn sdk_calls(v: &Value) -> Vec<(String, Value)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_official_openai_sdk_streams_tool_calls_through_the_proxy() {
-    // TOOLTAPE_PYTHON set (as .ci/run does, to its pinned install) makes the SDK a requirement.
-    let required = std::env::var("TOOLTAPE_PYTHON").ok();
-    let python = required.clone().unwrap_or_else(|| "python3".into());
-    let has_sdk = std::process::Command::new(&python)
-        .args(["-c", "import openai"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if let (false, Some(p)) = (has_sdk, &required) {
-        panic!(
-            "TOOLTAPE_PYTHON={p}: `import openai` fails; install the openai package there or unset it"
-        );
-    }
-    if !has_sdk {
-        eprintln!(
-            "skipped: `{python} -c 'import openai'` fails; set TOOLTAPE_PYTHON to an interpreter with the openai package"
-        );
+    let Some(python) = crate::python::python_with("openai") else {
         return;
-    }
+    };
     let sim = Simulator::start(SimConfig::default()).await.unwrap();
     let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
     let base = proxy.base_url();
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new(&python)
-            .args(["-c", SDK_SCRIPT, &base])
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "the SDK script failed:\n{stderr}");
-    let v: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    let v = crate::python::run_json(python, SDK_SCRIPT, vec![base]).await;
     let from_anthropic = direct_calls(&sim.base_url(), Provider::Anthropic).await;
     let from_gemini = direct_calls(&sim.base_url(), Provider::Gemini).await;
     assert!(!from_anthropic.is_empty() && !from_gemini.is_empty());

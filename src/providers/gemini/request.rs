@@ -32,6 +32,7 @@ use crate::providers::decoded::{
     DecodedRequest, Extra, ExtraKind, Fields, empty_request, field_error, query_extras, type_error,
     wire,
 };
+use crate::providers::route::gemini_method;
 
 /// Decodes a Gemini `generateContent` / `streamGenerateContent` request.
 pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> {
@@ -146,25 +147,16 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
     })
 }
 
-/// `…/models/MODEL:generateContent` → (model, stream).
+/// `…/models/MODEL:generateContent` → (model, stream): any prefix, Vertex's project paths too.
 fn route(path: &str) -> Result<(String, bool), DecodeError> {
-    let bad = || {
-        DecodeError::new(format!(
-            "path: `{path}` is not a Gemini path (…/models/MODEL:generateContent or :streamGenerateContent)"
-        ))
-    };
-    let at = path.rfind("models/").ok_or_else(bad)?;
-    let rest = &path[at + "models/".len()..];
-    let (model, method) = rest.rsplit_once(':').ok_or_else(bad)?;
-    let stream = match method.trim_end_matches('/') {
-        "generateContent" => false,
-        "streamGenerateContent" => true,
-        _ => return Err(bad()),
-    };
-    if model.is_empty() {
-        return Err(bad());
-    }
-    Ok((model.to_string(), stream))
+    let at = path.rfind("models/");
+    at.and_then(|at| gemini_method(&path[at + "models/".len()..]))
+        .map(|(model, stream)| (model.to_string(), stream))
+        .ok_or_else(|| {
+            DecodeError::new(format!(
+                "path: `{path}` is not a Gemini path (…/models/MODEL:generateContent or :streamGenerateContent)"
+            ))
+        })
 }
 
 fn content(

@@ -1,0 +1,102 @@
+use std::collections::BTreeMap;
+
+use super::{Framing, WireRoute, query_map, route};
+use crate::model::Provider;
+
+fn post(path_and_query: &str) -> Option<WireRoute> {
+    let (path, query) = match path_and_query.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (path_and_query, None),
+    };
+    route("POST", path, &query_map(query))
+}
+
+fn gemini(model: &str, framing: Framing) -> Option<WireRoute> {
+    Some(WireRoute {
+        provider: Provider::Gemini,
+        model: Some(model.to_string()),
+        framing,
+    })
+}
+
+#[test]
+fn openai_paths_with_and_without_the_v1_prefix() {
+    for (path, provider) in [
+        ("/v1/chat/completions", Provider::OpenaiChat),
+        ("/chat/completions", Provider::OpenaiChat),
+        ("/v1/responses", Provider::OpenaiResponses),
+        ("/responses", Provider::OpenaiResponses),
+        ("/v1/messages", Provider::Anthropic),
+    ] {
+        let r = post(path).unwrap_or_else(|| panic!("{path}: no route"));
+        assert_eq!(
+            (r.provider, r.model, r.framing),
+            (provider, None, Framing::Body),
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn gemini_under_every_api_version_and_framing() {
+    for version in ["v1beta", "v1", "v1alpha"] {
+        let base = format!("/{version}/models/gemini-2.5-flash");
+        assert_eq!(
+            post(&format!("{base}:generateContent")),
+            gemini("gemini-2.5-flash", Framing::Buffered)
+        );
+        assert_eq!(
+            post(&format!("{base}:streamGenerateContent")),
+            gemini("gemini-2.5-flash", Framing::JsonArray)
+        );
+        assert_eq!(
+            post(&format!("{base}:streamGenerateContent?alt=sse")),
+            gemini("gemini-2.5-flash", Framing::Sse)
+        );
+        // `alt=sse` frames only the stream method.
+        assert_eq!(
+            post(&format!("{base}:generateContent?alt=sse&key=k")),
+            gemini("gemini-2.5-flash", Framing::Buffered)
+        );
+    }
+    assert!(Framing::Sse.streams() && Framing::JsonArray.streams());
+    assert!(!Framing::Buffered.streams() && !Framing::Body.streams());
+}
+
+#[test]
+fn what_no_api_serves_has_no_route() {
+    for path in [
+        "/",
+        "/v1",
+        "/v1/chat",
+        "/v2/chat/completions",
+        "/v1/messages/count_tokens",
+        "/v1/complete",
+        "/v2beta/models/m:generateContent",
+        "/v1beta/models/:generateContent",
+        "/v1beta/models/m:countTokens",
+        "/v1beta/models/m",
+        "/v1beta/models/a/b:generateContent",
+        "/v1beta/tunedModels/m:generateContent",
+        "/models/m:generateContent",
+    ] {
+        assert_eq!(post(path), None, "{path}");
+    }
+    assert_eq!(route("GET", "/v1/chat/completions", &BTreeMap::new()), None);
+    assert_eq!(
+        route("get", "/v1beta/models/m:generateContent", &BTreeMap::new()),
+        None
+    );
+    assert!(route("post", "/v1/messages", &BTreeMap::new()).is_some());
+}
+
+#[test]
+fn query_strings_become_maps() {
+    let q = query_map(Some("alt=sse&key=&flag&&x=a=b"));
+    let pairs: Vec<(&str, &str)> = q.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(
+        pairs,
+        [("alt", "sse"), ("flag", ""), ("key", ""), ("x", "a=b")]
+    );
+    assert!(query_map(None).is_empty());
+}
