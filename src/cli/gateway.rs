@@ -445,5 +445,10 @@ fn print_results(profile: &GatewayProfile, results: &[TrialResult], format: Gate
             serde_json::to_string_pretty(results).unwrap_or_default()
         ),
     }
-    outln!("{}", gateway_summary(results));
+    // Machine formats are one document on stdout; the summary line is the terminal's or stderr's.
+    if matches!(format, GatewayFormat::Terminal) {
+        outln!("{}", gateway_summary(results));
+    } else {
+        eprintln!("{}", gateway_summary(results));
+    }
 }

@@ -536,3 +536,45 @@ fn a_gateway_run_with_a_case_that_does_not_load_fails() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Every `--format json` prints exactly one JSON document on stdout (`| jq` works); summaries,
+/// progress and notes go to stderr.
+#[test]
+fn machine_formats_print_one_json_document_on_stdout() {
+    for args in [
+        &[
+            "gateway",
+            "tooltape",
+            "weather::chat→anthropic",
+            "--format",
+            "json",
+        ][..],
+        &["report", "weather", "--format", "json"],
+        &[
+            "drift",
+            "weather",
+            "--against",
+            "cassettes",
+            "--format",
+            "json",
+        ],
+    ] {
+        let o = tooltape(args, "");
+        let v = ok_json(&o);
+        assert!(v.is_array() || v.is_object(), "{args:?}: {v}");
+    }
+    let o = tooltape(
+        &[
+            "gateway",
+            "tooltape",
+            "weather::chat→anthropic",
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    let trials = stdout_json(&o);
+    assert_eq!(trials.as_array().map(Vec::len), Some(10), "{trials}");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("10 passed, 0 failed"), "{stderr}");
+}
