@@ -113,6 +113,26 @@ impl ToolChoice {
     }
 }
 
+/// How much a finding matters, least first (drift reports and gateway findings alike; a list
+/// shown most severe first sorts by `Reverse`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Cosmetic,
+    Behaviour,
+    Breaking,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Cosmetic => "cosmetic",
+            Severity::Behaviour => "behaviour",
+            Severity::Breaking => "breaking",
+        }
+    }
+}
+
 /// How strictly tool schemas are enforced when a provider supports strict mode (case field `strict`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -20,24 +20,7 @@ use serde::Serialize;
 
 use crate::case::Trial;
 use crate::cassette::{self, Cassette};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Cosmetic,
-    Behaviour,
-    Breaking,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Cosmetic => "cosmetic",
-            Severity::Behaviour => "behaviour",
-            Severity::Breaking => "breaking",
-        }
-    }
-}
+pub use crate::model::Severity;
 
 /// What a finding is about. The JSON names (`snake_case`) are stable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

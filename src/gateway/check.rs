@@ -8,7 +8,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::events::StreamShape;
-use crate::model::{ChatRequest, Finish, HostedTool, Message, Outcome, Provider, Tool, ToolChoice};
+use crate::model::{
+    ChatRequest, Finish, HostedTool, Message, Outcome, Provider, Severity, Tool, ToolChoice,
+};
 
 /// What the upstream checks compare, taken from a request decoded by the project's request
 /// decoders (`providers::decode_request`): tools, the choice's meaning, the parallel switch,
@@ -115,28 +117,84 @@ fn xml_attr_value(s: &str, key: &str) -> Option<String> {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+/// Which end of the gateway a finding is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Breaking,
-    Behaviour,
-    Cosmetic,
+pub enum Side {
+    /// What the gateway sent the provider.
+    Upstream,
+    /// What the gateway answered its client.
+    Downstream,
+}
+
+impl std::fmt::Display for Side {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Side::Upstream => "upstream",
+            Side::Downstream => "downstream",
+        })
+    }
+}
+
+/// Which check made a finding: findings are selected by kind, never by their text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FindingKind {
+    /// The request's translation: tools, schemas, tool_choice, strict, the parallel switch.
+    Request,
+    /// A tool result the gateway unlinked from its call, or dropped.
+    ToolResult,
+    /// The text protocol's injected instructions.
+    Injected,
+    /// The request went to another API than the route's.
+    Route,
+    /// Upstream refused the gateway's request.
+    Refused,
+    /// The answer the client got, against what upstream answered.
+    Answer,
+    /// The streamed answer's event shape.
+    Stream,
+    /// A request invalid in the client's own API, and the error it got.
+    ClientFault,
+    /// A follow-up round: nothing sent, or its answer.
+    Round,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Finding {
     pub severity: Severity,
-    /// `upstream` or `downstream`.
-    pub side: &'static str,
+    pub side: Side,
     pub message: String,
+    #[serde(skip)]
+    pub kind: FindingKind,
 }
 
-fn f(severity: Severity, side: &'static str, message: impl Into<String>) -> Finding {
-    Finding {
-        severity,
-        side,
-        message: message.into(),
+impl Finding {
+    pub(super) fn new(
+        kind: FindingKind,
+        severity: Severity,
+        side: Side,
+        message: impl Into<String>,
+    ) -> Finding {
+        Finding {
+            severity,
+            side,
+            message: message.into(),
+            kind,
+        }
     }
+}
+
+/// A finding of the request checks; the other checks retag theirs ([`of_kind`]).
+fn f(severity: Severity, side: Side, message: impl Into<String>) -> Finding {
+    Finding::new(FindingKind::Request, severity, side, message)
+}
+
+/// `findings`, each of `kind`.
+fn of_kind(kind: FindingKind, mut findings: Vec<Finding>) -> Vec<Finding> {
+    for f in &mut findings {
+        f.kind = kind;
+    }
+    findings
 }
 
 /// The keyword paths of a schema (object keys joined by `/`), for "keyword lost" messages.
@@ -194,7 +252,11 @@ fn choice_kept(asked: Option<&ToolChoice>, sent: Option<&ToolChoice>) -> bool {
 /// is the one the project's encoder sends for the client's request, byte for byte, and the
 /// conversation after it carries as many messages.
 pub(super) fn injected(sent: &Value, ours: Option<&Value>) -> Vec<Finding> {
-    let side = "upstream";
+    of_kind(FindingKind::Injected, injected_findings(sent, ours))
+}
+
+fn injected_findings(sent: &Value, ours: Option<&Value>) -> Vec<Finding> {
+    let side = Side::Upstream;
     let Some(ours) = ours else {
         return Vec::new();
     };
@@ -233,7 +295,7 @@ pub(super) fn upstream(
     requires_grounding: bool,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    let side = "upstream";
+    let side = Side::Upstream;
     let none = client.choice == Some(ToolChoice::None);
     // `none` may be implemented by not sending the tools at all.
     let none_by_omission = none && sent.tools.is_empty();
@@ -364,12 +426,16 @@ fn unlinked(view: &RequestView) -> impl Iterator<Item = &(String, String)> {
 /// call (its request is invalid in its own API) is the client's fault: as many unlinked results
 /// as the client sent are not findings, only the ones the gateway unlinked.
 pub(super) fn results(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
+    of_kind(FindingKind::ToolResult, results_findings(client, sent))
+}
+
+fn results_findings(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
     let mut out = Vec::new();
     let excused = unlinked(client).count();
     for (id, name) in unlinked(sent).skip(excused) {
         out.push(f(
             Severity::Breaking,
-            "upstream",
+            Side::Upstream,
             if name.is_empty() {
                 format!("tool result {id} answers no call")
             } else if id.is_empty() {
@@ -380,7 +446,11 @@ pub(super) fn results(client: &RequestView, sent: &RequestView) -> Vec<Finding> 
         ));
     }
     if sent.results.len() < client.results.len() {
-        out.push(f(Severity::Breaking, "upstream", "tool results dropped"));
+        out.push(f(
+            Severity::Breaking,
+            Side::Upstream,
+            "tool results dropped",
+        ));
     }
     out
 }
@@ -390,7 +460,14 @@ pub(super) fn results(client: &RequestView, sent: &RequestView) -> Vec<Finding> 
 /// the gateway answered it itself or mapped upstream's. `status` is the HTTP status, `got` the
 /// answer decoded in the inbound format.
 pub(super) fn invalid_request(status: u16, got: Result<&Outcome, String>) -> Vec<Finding> {
-    let side = "downstream";
+    of_kind(
+        FindingKind::ClientFault,
+        invalid_request_findings(status, got),
+    )
+}
+
+fn invalid_request_findings(status: u16, got: Result<&Outcome, String>) -> Vec<Finding> {
+    let side = Side::Downstream;
     let error = got.as_ref().ok().and_then(|o| o.error.as_ref());
     let finding = match (status, error) {
         (200..=299, None) => f(
@@ -456,7 +533,20 @@ pub(super) fn downstream(
     up_status: u16,
     expected: Option<&Outcome>,
 ) -> Vec<Finding> {
-    let side = "downstream";
+    of_kind(
+        FindingKind::Answer,
+        downstream_findings(inbound, got_status, got, up_status, expected),
+    )
+}
+
+fn downstream_findings(
+    inbound: Provider,
+    got_status: u16,
+    got: Result<&Outcome, String>,
+    up_status: u16,
+    expected: Option<&Outcome>,
+) -> Vec<Finding> {
+    let side = Side::Downstream;
     let mut out = Vec::new();
     if up_status >= 400 {
         // A success status is wrong whatever its body: one that decodes as an answer, and one
@@ -637,7 +727,19 @@ pub(super) fn stream(
     inbound: Provider,
     upstream_broken: bool,
 ) -> Vec<Finding> {
-    let side = "downstream";
+    of_kind(
+        FindingKind::Stream,
+        stream_findings(got, up, inbound, upstream_broken),
+    )
+}
+
+fn stream_findings(
+    got: &StreamShape,
+    up: Option<&StreamShape>,
+    inbound: Provider,
+    upstream_broken: bool,
+) -> Vec<Finding> {
+    let side = Side::Downstream;
     let mut out = Vec::new();
     for p in got
         .problems

@@ -1,5 +1,6 @@
-use super::check::{self, RequestView, Severity};
+use super::check::{self, RequestView};
 use super::profile::fill;
+use crate::model::Severity;
 use crate::model::{ChatRequest, Message, Provider, StrictPolicy, Tool, ToolCall};
 use serde_json::json;
 
@@ -267,9 +268,9 @@ fn the_client_is_at_fault_only_where_its_own_api_rejects_what_the_case_expects_i
     let mut chat_linked = chat_unknown.clone();
     chat_linked["messages"][2]["tool_call_id"] = json!("call_1");
     let c10 = trial("c10_unknown_result_id", Provider::OpenaiChat);
-    assert!(super::suite::client_fault(c10, &chat_unknown));
+    assert!(super::judge::client_fault(c10, &chat_unknown));
     // The first request of the same trial is valid: normal checks apply to it.
-    assert!(!super::suite::client_fault(c10, &chat_linked));
+    assert!(!super::judge::client_fault(c10, &chat_linked));
     // Gemini links results by name: the case expects a success, the client is not at fault.
     let gemini_unknown = json!({"contents": [
         {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {}}}]},
@@ -277,17 +278,17 @@ fn the_client_is_at_fault_only_where_its_own_api_rejects_what_the_case_expects_i
             "name": "get_weather", "response": {"result": "4"}}}]}
     ]});
     let c10_gemini = trial("c10_unknown_result_id", Provider::Gemini);
-    assert!(!super::suite::client_fault(c10_gemini, &gemini_unknown));
+    assert!(!super::judge::client_fault(c10_gemini, &gemini_unknown));
     // An array-root schema in a case expecting the API's 400: the client's fault.
     let array_tool = json!({"model": "m", "messages": [{"role": "user", "content": "Tag"}],
         "tools": [{"type": "function", "function": {"name": "tag_items",
             "parameters": {"type": "array", "items": {"type": "string"}}}}]});
     let c13 = trial("c13_invalid_schema_400", Provider::OpenaiChat);
-    assert!(super::suite::client_fault(c13, &array_tool));
+    assert!(super::judge::client_fault(c13, &array_tool));
     // An error the scenario provokes upstream comes with a valid request: never the client's.
     let c13_rate = trial("c13_rate_limited", Provider::OpenaiChat);
-    assert!(!super::suite::client_fault(c13_rate, &chat_linked));
+    assert!(!super::judge::client_fault(c13_rate, &chat_linked));
     // The same invalid body where the case expects no error: not excused.
     let c01 = trial("c01_text_and_call", Provider::OpenaiChat);
-    assert!(!super::suite::client_fault(c01, &chat_unknown));
+    assert!(!super::judge::client_fault(c01, &chat_unknown));
 }

@@ -1,7 +1,11 @@
-//! What a trial did: its exchanges (request, answer, decoded outcome) and how it ended early.
+//! What a trial did: its exchanges (request, answer, decoded outcome) and how it ended early;
+//! the one exchange routine every request of every mode goes through, and the own-time clock.
 
-use crate::http::HttpResponse;
-use crate::model::{ChatRequest, DecodeError, EncodeError, Encoded, Outcome};
+use std::time::{Duration, Instant};
+
+use crate::http::{HttpRequest, HttpResponse};
+use crate::model::{ChatRequest, DecodeError, EncodeError, Encoded, Outcome, Provider};
+use crate::run::transport::{Endpoint, Timing, send_timed};
 
 /// One request/response of a trial.
 #[derive(Debug)]
@@ -31,3 +35,86 @@ pub struct TrialRun {
     /// The connection failed (refused, dropped mid-stream, timed out).
     pub transport_error: Option<String>,
 }
+
+/// The far side of an exchange that tooltape watches while it is in flight: gateway mode's
+/// recording upstream opens a slot for the trial's prompt before the request goes out and hands
+/// back what it received once the answer is in. Direct trials watch nothing (`()`).
+pub(crate) trait Watch {
+    type Seen;
+    fn open(&self);
+    fn close(&self) -> Self::Seen;
+}
+
+impl Watch for () {
+    type Seen = ();
+    fn open(&self) {}
+    fn close(&self) {}
+}
+
+/// A request's answer: the HTTP response, the decoded outcome and when it completed.
+pub(crate) type Answer = Result<(HttpResponse, Result<Outcome, DecodeError>, Timing), String>;
+
+/// One exchange, sent and answered.
+pub(crate) struct Sent<S> {
+    pub answer: Answer,
+    /// What the watch saw (gateway mode: the upstream exchanges the request caused).
+    pub seen: S,
+    /// Open → close: time spent waiting on the far side, not tooltape's own.
+    pub waited: Duration,
+}
+
+/// The one exchange routine: every request a trial sends (the first and each round, direct,
+/// through a gateway, or made by a client library) opens its watch, is sent and timed, and
+/// closes the watch.
+pub(crate) async fn exchange<W: Watch>(
+    client: &reqwest::Client,
+    endpoint: &Endpoint,
+    provider: Provider,
+    neutral: &ChatRequest,
+    request: &HttpRequest,
+    watch: &W,
+) -> Sent<W::Seen> {
+    watch.open();
+    let t0 = Instant::now();
+    let answer = send_timed(client, endpoint, provider, neutral, request).await;
+    let seen = watch.close();
+    Sent {
+        answer,
+        seen,
+        waited: t0.elapsed(),
+    }
+}
+
+/// tooltape's own time on a trial: the whole trial less every exchange's wait.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OwnTime {
+    start: Instant,
+    waited: Duration,
+}
+
+impl OwnTime {
+    pub(crate) fn start() -> OwnTime {
+        OwnTime {
+            start: Instant::now(),
+            waited: Duration::ZERO,
+        }
+    }
+
+    /// Counts an exchange's wait as not tooltape's.
+    pub(crate) fn waited(&mut self, wait: Duration) {
+        self.waited += wait;
+    }
+
+    /// The own time so far.
+    pub(crate) fn own(&self) -> Duration {
+        own_time(self.start.elapsed(), self.waited)
+    }
+}
+
+/// `total` less the waits (never negative).
+fn own_time(total: Duration, waited: Duration) -> Duration {
+    total.saturating_sub(waited)
+}
+
+#[cfg(test)]
+mod tests;

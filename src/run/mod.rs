@@ -8,9 +8,10 @@ mod transport;
 mod trial;
 
 pub use exchange::{ExchangeRun, TrialRun};
+pub(crate) use exchange::{OwnTime, Watch, exchange};
 pub use hosted::{SupportCache, Telemetry};
 pub(crate) use hosted::{set_variant, telemetry, trial_telemetry, variant_rejected};
+pub(crate) use transport::Timing;
 pub use transport::{Endpoint, client, send};
-pub(crate) use transport::{Timing, send_timed};
 pub(crate) use trial::follow_up;
 pub use trial::run_trial;

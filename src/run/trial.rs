@@ -4,9 +4,9 @@
 use crate::case::{ChoiceSpec, Round, Trial};
 use crate::model::{ChatRequest, EncodeError, Message, Outcome, Provider, ToolChoice};
 use crate::providers;
-use crate::run::exchange::{ExchangeRun, TrialRun};
+use crate::run::exchange::{ExchangeRun, TrialRun, exchange};
 use crate::run::hosted::{SupportCache, set_variant, variant_of, variant_rejected};
-use crate::run::transport::{Endpoint, send};
+use crate::run::transport::Endpoint;
 
 /// Runs the trial's exchanges: the first request, then one more per `[[rounds]]` entry while
 /// the model keeps calling tools. Follow-up exchanges use `tool_choice: auto` (agent loops do:
@@ -49,9 +49,17 @@ pub async fn run_trial(
                 break;
             }
         };
-        let sent = send(client, endpoint, trial.provider, &req, &encoded.request).await;
-        let (response, outcome) = match sent {
-            Ok(r) => r,
+        let sent = exchange(
+            client,
+            endpoint,
+            trial.provider,
+            &req,
+            &encoded.request,
+            &(),
+        )
+        .await;
+        let (response, outcome) = match sent.answer {
+            Ok((response, outcome, _)) => (response, outcome),
             Err(e) => {
                 run.transport_error = Some(e);
                 break;

@@ -1,0 +1,422 @@
+//! The judgements of one gateway trial, each a pure function of what the client asked, what
+//! went upstream and what came back: upstream (by meaning, both ends read by the project's
+//! request decoders), downstream (against what upstream answered), each follow-up round, and
+//! the cell a trial's findings make.
+
+use serde_json::Value;
+
+use super::check::{self, Finding, FindingKind, RequestView, Side};
+use super::events;
+use super::suite::Cell;
+use super::upstream::Exchange;
+use crate::case::Trial;
+use crate::http::{HttpRequest, HttpResponse};
+use crate::model::{ChatRequest, DecodeError, Encoded, Outcome, Provider, Severity};
+use crate::run::Endpoint;
+
+/// The client's side of a trial, built once: its request in the route's inbound format.
+pub(super) struct Asked {
+    /// The trial as the inbound format's trial (its expectations are the client's).
+    pub base: Trial,
+    pub inbound: Provider,
+    /// The route's upstream.
+    pub target: Provider,
+    pub req: ChatRequest,
+    pub encoded: Encoded,
+    pub endpoint: Endpoint,
+    /// The request is one its own API rejects, as the case expects: the gateway must answer
+    /// that API's 4xx, and upstream findings that only restate the client's invalid content
+    /// are not the gateway's.
+    pub invalid: bool,
+}
+
+/// A request and its decoded answer, as the client got them.
+pub(super) type Got = Result<(HttpResponse, Result<Outcome, DecodeError>), String>;
+
+/// Nothing went upstream for the first request: for a request invalid in its own API, the
+/// findings on the error the client got; otherwise the cell (the gateway refused: unsupported
+/// on a 4xx, broken on anything else).
+pub(super) fn unsent(
+    asked: &Asked,
+    response: &HttpResponse,
+    outcome: &Result<Outcome, DecodeError>,
+) -> Result<Vec<Finding>, Cell> {
+    if asked.invalid {
+        return Ok(check::invalid_request(
+            response.status,
+            outcome.as_ref().map_err(ToString::to_string),
+        ));
+    }
+    let message = outcome
+        .as_ref()
+        .ok()
+        .and_then(|o| o.error.as_ref().map(|e| e.message.clone()))
+        .unwrap_or_else(|| {
+            String::from_utf8_lossy(&response.body)
+                .chars()
+                .take(200)
+                .collect()
+        });
+    Err(if (400..500).contains(&response.status) {
+        Cell::Unsupported(format!("{}: {}", response.status, clip(&message)))
+    } else {
+        Cell::Broken(format!(
+            "nothing sent upstream; answered {}: {}",
+            response.status,
+            clip(&message)
+        ))
+    })
+}
+
+/// The request `ex` carried, as a plain request (headers are not judged).
+fn sent_request(ex: &Exchange) -> HttpRequest {
+    HttpRequest {
+        method: ex.request.method.clone(),
+        path: ex.request.path.clone(),
+        query: ex.request.query.clone(),
+        headers: Default::default(),
+        body: serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null),
+    }
+}
+
+/// Upstream: what the gateway sent `target` (the API the request's path names), by meaning.
+pub(super) fn upstream(asked: &Asked, ex: &Exchange, target: Provider) -> Vec<Finding> {
+    let sent = sent_request(ex);
+    let mut findings = Vec::new();
+    // What the client sent, as sent (its strict flags and sanitized schemas included): the
+    // gateway only sees this request, so the project's own encoder is judged on it too. A wire
+    // carries no strict policy (decoded requests say `Off`): the case's applies.
+    let client_req = crate::providers::decode_request(asked.inbound, &asked.encoded.request)
+        .map_or_else(
+            |_| asked.req.clone(),
+            |d| ChatRequest {
+                strict: asked.req.strict,
+                ..d.request
+            },
+        );
+    let client_view = RequestView::of(&client_req);
+    let sent_view = match crate::providers::decode_request(target, &sent) {
+        Ok(d) => RequestView::of(&d.request),
+        Err(e) => {
+            findings.push(Finding::new(
+                FindingKind::Request,
+                Severity::Breaking,
+                Side::Upstream,
+                format!(
+                    "the request sent to {} is not a well-formed request of its format: {e}",
+                    target.slug()
+                ),
+            ));
+            RequestView::default()
+        }
+    };
+    // The project's own encoder on the same client request, encoded once.
+    let ours = crate::providers::encode(target, &client_req).ok();
+    if target == Provider::TextProtocol {
+        // Tools and choice travel as injected prose: the instructions must be the ones
+        // `src/inject/` builds for the client's request as sent.
+        findings.extend(check::injected(
+            &sent.body,
+            ours.as_ref().map(|e| &e.request.body),
+        ));
+        findings.extend(check::results(
+            &client_view,
+            &check::text_protocol_view(&sent.body),
+        ));
+    } else {
+        let ours_view = ours
+            .and_then(|e| crate::providers::decode_request(target, &e.request).ok())
+            .map(|d| RequestView::of(&d.request));
+        // An invalid tool the client's own API rejects too is the client's fault.
+        let rejection = crate::simulate::wire_rejection(target, &sent.body).filter(|_| {
+            !(asked.invalid
+                && crate::simulate::wire_rejection(asked.inbound, &asked.encoded.request.body)
+                    .is_some())
+        });
+        findings.extend(check::upstream(
+            &client_view,
+            &sent_view,
+            ours_view.as_ref(),
+            target,
+            rejection,
+            asked.base.requires_grounding(),
+        ));
+    }
+    findings.extend(routed_elsewhere(asked.target, target));
+    findings.extend(refused(asked, ex, target, &sent.body));
+    findings
+}
+
+/// The request went to another API than the route's.
+fn routed_elsewhere(route: Provider, sent_to: Provider) -> Option<Finding> {
+    let openai = |p| matches!(p, Provider::OpenaiChat | Provider::OpenaiResponses);
+    (sent_to != route).then(|| {
+        Finding::new(
+            FindingKind::Route,
+            // Chat Completions and Responses are the same vendor's two APIs: a bridge choice.
+            if openai(sent_to) && openai(route) {
+                Severity::Cosmetic
+            } else {
+                Severity::Breaking
+            },
+            Side::Upstream,
+            format!("sent to {} instead of {}", sent_to.slug(), route.slug()),
+        )
+    })
+}
+
+/// An upstream error the case did not provoke: upstream refused what the gateway sent (its
+/// key, its request), so nothing the trial is about was exercised. For a client request invalid
+/// in its own API, only upstream's refusal of that same content is provoked: a refusal of
+/// anything else (a field the gateway left out) is the gateway's.
+fn refused(asked: &Asked, ex: &Exchange, target: Provider, sent_body: &Value) -> Option<Finding> {
+    let file = &asked.base.case.file;
+    let provoked = file.simulate.error.is_some()
+        || if asked.invalid {
+            crate::simulate::request_rejection(target, sent_body).is_some()
+        } else {
+            file.expect
+                .iter()
+                .any(|e| e.get_ref().error_status.is_some())
+        };
+    (ex.status >= 400 && !provoked).then(|| {
+        Finding::new(
+            FindingKind::Refused,
+            Severity::Breaking,
+            Side::Upstream,
+            format!(
+                "upstream refused the gateway's request with {}: {}",
+                ex.status,
+                clip(&error_message(&ex.body()))
+            ),
+        )
+    })
+}
+
+/// Downstream: what the client got, against what upstream answered.
+pub(super) fn downstream(
+    asked: &Asked,
+    ex: &Exchange,
+    target: Provider,
+    response: &HttpResponse,
+    outcome: &Result<Outcome, DecodeError>,
+) -> Vec<Finding> {
+    let got = || outcome.as_ref().map_err(ToString::to_string);
+    if asked.invalid {
+        return check::invalid_request(response.status, got());
+    }
+    let expected = upstream_outcome(target, asked.inbound, &asked.req, ex);
+    let mut findings = check::downstream(
+        asked.inbound,
+        response.status,
+        got(),
+        ex.status,
+        expected.as_ref(),
+    );
+    if asked.req.stream && response.is_success() && ex.status < 400 {
+        let shape = events::shape(asked.inbound, &response.body);
+        let up = ex.streamed.then(|| events::shape(target, &ex.body()));
+        let broken = expected.as_ref().and_then(check::broken).is_some();
+        findings.extend(check::stream(&shape, up.as_ref(), asked.inbound, broken));
+    }
+    findings
+}
+
+/// What upstream answered, decoded. The client reads its answer as `inbound` (its decoder
+/// drops a null the strict rewrite of its own request added for an optional property), so the
+/// expected outcome gets the same reading: a transparent gateway's answer, as the client sees it.
+fn upstream_outcome(
+    target: Provider,
+    inbound: Provider,
+    req: &ChatRequest,
+    ex: &Exchange,
+) -> Option<Outcome> {
+    let mut neutral = req.clone();
+    neutral.stream = ex.streamed;
+    let resp = HttpResponse {
+        status: ex.status,
+        headers: ex.headers.clone(),
+        body: ex.body(),
+    };
+    let mut outcome = crate::providers::decode(target, &neutral, &resp).ok()?;
+    crate::schema::restore_optional(inbound, &neutral, &mut outcome);
+    Some(outcome)
+}
+
+/// The first answer the rounds go on from: a success without an error, to a valid request.
+pub(super) fn continues<'a>(
+    asked: &Asked,
+    response: &HttpResponse,
+    outcome: &'a Result<Outcome, DecodeError>,
+) -> Option<&'a Outcome> {
+    match outcome {
+        Ok(o) if !asked.invalid && response.is_success() && o.error.is_none() => Some(o),
+        _ => None,
+    }
+}
+
+/// Round `n`'s judgement, and whether the rounds go on. `request` is the round's request as the
+/// client encoded it, `ex` the last exchange it caused upstream, `got` what the client got.
+pub(super) fn round(
+    n: usize,
+    asked: &Asked,
+    next: &ChatRequest,
+    request: &HttpRequest,
+    ex: Option<&Exchange>,
+    got: &Got,
+) -> (Vec<Finding>, bool) {
+    let round_invalid = client_fault(&asked.base, &request.body);
+    let Some(ex) = ex else {
+        let findings = if round_invalid {
+            round_answer(n, got, None)
+        } else {
+            vec![Finding::new(
+                FindingKind::Round,
+                Severity::Breaking,
+                Side::Upstream,
+                format!("round {}: nothing sent upstream", n + 1),
+            )]
+        };
+        return (findings, false);
+    };
+    let sent = sent_request(ex);
+    let target = target_of_path(&ex.request.path, asked.target);
+    let client_view = crate::providers::decode_request(asked.inbound, request)
+        .map_or_else(|_| RequestView::of(next), |d| RequestView::of(&d.request));
+    // The text protocol carries calls and results as prose in a Chat Completions body.
+    let sent_view = if target == Provider::TextProtocol {
+        Some(check::text_protocol_view(&sent.body))
+    } else {
+        crate::providers::decode_request(target, &sent)
+            .ok()
+            .map(|d| RequestView::of(&d.request))
+    };
+    // A round is about its tool results: only those findings are the round's.
+    let mut findings: Vec<Finding> = sent_view
+        .map(|view| check::upstream(&client_view, &view, None, target, None, false))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|f| f.kind == FindingKind::ToolResult)
+        .map(|f| Finding {
+            message: format!("round {}: {}", n + 1, f.message),
+            ..f
+        })
+        .collect();
+    if round_invalid {
+        if ex.status >= 400 && crate::simulate::request_rejection(target, &sent.body).is_none() {
+            findings.push(Finding::new(
+                FindingKind::Refused,
+                Severity::Breaking,
+                Side::Upstream,
+                format!(
+                    "round {}: upstream refused the gateway's request with {}: {}",
+                    n + 1,
+                    ex.status,
+                    clip(&error_message(&ex.body()))
+                ),
+            ));
+        }
+        findings.extend(round_answer(n, got, None));
+        return (findings, false);
+    }
+    findings.extend(round_answer(n, got, Some(ex.status)));
+    (findings, true)
+}
+
+/// Downstream check of a follow-up round's answer. `upstream`: `None` when the client's request
+/// was invalid in its own API (the answer must be its 4xx error); else the status upstream gave
+/// the round, where an error the gateway makes of a success is breaking.
+fn round_answer(n: usize, got: &Got, upstream: Option<u16>) -> Vec<Finding> {
+    let round = |f: Finding| Finding {
+        message: format!("round {}: {}", n + 1, f.message),
+        ..f
+    };
+    let (response, outcome) = match got {
+        Ok(r) => r,
+        Err(e) => {
+            return vec![Finding::new(
+                FindingKind::Round,
+                Severity::Breaking,
+                Side::Downstream,
+                format!("round {}: no answer: {}", n + 1, clip(e)),
+            )];
+        }
+    };
+    let got = outcome.as_ref().map_err(ToString::to_string);
+    let Some(up) = upstream else {
+        return check::invalid_request(response.status, got)
+            .into_iter()
+            .map(round)
+            .collect();
+    };
+    let error = got.as_ref().ok().and_then(|o| o.error.as_ref());
+    if up < 400 && (!response.is_success() || error.is_some()) {
+        let message = error.map_or_else(|| error_message(&response.body), |e| e.message.clone());
+        return vec![round(Finding::new(
+            FindingKind::Round,
+            Severity::Breaking,
+            Side::Downstream,
+            format!(
+                "gateway answered {} ({}) to an upstream success",
+                response.status,
+                clip(&message)
+            ),
+        ))];
+    }
+    Vec::new()
+}
+
+/// The cell of a trial's findings (sorted, most severe first): the first non-cosmetic one fails.
+pub(super) fn cell_of(findings: &mut [Finding]) -> Cell {
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    match findings.iter().find(|f| f.severity != Severity::Cosmetic) {
+        Some(first) => Cell::Fail(format!("{}: {}", first.side, first.message)),
+        None => Cell::Pass,
+    }
+}
+
+/// Whether `body`, a request of the trial's format (its provider is the route's inbound), is
+/// the client's own fault: the case expects a 4xx for that format and the format's API rejects
+/// the request's own content (an invalid tool, a result answering no call), by the simulator's
+/// rules. Errors the scenario provokes upstream come with valid requests and are not this.
+pub(super) fn client_fault(trial: &Trial, body: &Value) -> bool {
+    trial.expectations().iter().any(|e| {
+        e.get_ref()
+            .error_status
+            .is_some_and(|s| (400..500).contains(&s))
+    }) && crate::simulate::request_rejection(trial.provider, body).is_some()
+}
+
+/// The message of an error envelope (`error.message`, `message`, `error` as a string), else the
+/// body; without request ids, so that a known failure's reason stays the same between runs.
+fn error_message(body: &[u8]) -> String {
+    let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let v = v.as_array().and_then(|a| a.first()).unwrap_or(&v);
+    ["/error/message", "/message", "/error"]
+        .iter()
+        .find_map(|p| v.pointer(p).and_then(Value::as_str))
+        .map_or_else(
+            || String::from_utf8_lossy(body).into_owned(),
+            str::to_string,
+        )
+}
+
+fn clip(s: &str) -> String {
+    let c: String = s.chars().take(160).collect();
+    if c.len() < s.len() {
+        format!("{c}…")
+    } else {
+        c
+    }
+}
+
+/// The provider a request to `path` was sent to, by the one route table (a gateway may bridge
+/// to another API of the same vendor). The text protocol travels over a Chat Completions path:
+/// a chat request to a text-protocol route is judged as the text protocol.
+pub(super) fn target_of_path(path: &str, target: Provider) -> Provider {
+    let routed = crate::providers::route("POST", path, &Default::default()).map(|r| r.provider);
+    match routed {
+        Some(Provider::OpenaiChat) if target == Provider::TextProtocol => target,
+        p => p.unwrap_or(target),
+    }
+}
