@@ -146,32 +146,58 @@ pub(crate) fn problems(
             check_choice(trial, outcome, &mut p);
         }
         check_calls(trial, i, outcome, &mut p);
-        let allowed_diags: Vec<&String> = expectations
-            .iter()
-            .filter_map(|e| e.diagnostics.as_ref())
-            .flatten()
-            .collect();
-        for d in &outcome.diagnostics {
-            let name = kind_name(d.kind);
-            if d.kind == DiagnosticKind::StreamTruncated
-                && !allowed_diags.iter().any(|a| *a == "StreamTruncated")
-            {
-                p.push(format!(
-                    "exchange {}: the stream ended before its terminal event",
-                    i + 1
-                ));
-            } else if !d.recovered && !allowed_diags.iter().any(|a| **a == name) {
-                p.push(format!(
-                    "exchange {}: unexpected diagnostic {name}: {}",
-                    i + 1,
-                    d.message
-                ));
-            }
+        check_diagnostics(i, outcome, &expectations, &mut p);
+    }
+    check_expectations(trial, run, &expectations, &mut p);
+    if run.exchanges.is_empty() && run.encode_error.is_none() && run.transport_error.is_none() {
+        p.push("no exchange took place".into());
+    }
+    p
+}
+
+/// Diagnostics of exchange `i`: a truncated stream or an unrecovered diagnostic the case's
+/// expectations do not allow.
+fn check_diagnostics(
+    i: usize,
+    outcome: &Outcome,
+    expectations: &[crate::case::Expectation],
+    p: &mut Vec<String>,
+) {
+    let allowed_diags: Vec<&String> = expectations
+        .iter()
+        .filter_map(|e| e.diagnostics.as_ref())
+        .flatten()
+        .collect();
+    for d in &outcome.diagnostics {
+        let name = kind_name(d.kind);
+        if d.kind == DiagnosticKind::StreamTruncated
+            && !allowed_diags.iter().any(|a| *a == "StreamTruncated")
+        {
+            p.push(format!(
+                "exchange {}: the stream ended before its terminal event",
+                i + 1
+            ));
+        } else if !d.recovered && !allowed_diags.iter().any(|a| **a == name) {
+            p.push(format!(
+                "exchange {}: unexpected diagnostic {name}: {}",
+                i + 1,
+                d.message
+            ));
         }
     }
+}
+
+/// The case's `[[expect]]` entries, each against the run (calls, diagnostics, text, finish,
+/// usage, arguments of the first exchange; counts; grounding).
+fn check_expectations(
+    trial: &Trial,
+    run: &TrialRun,
+    expectations: &[crate::case::Expectation],
+    p: &mut Vec<String>,
+) {
     let first = run.judged().next().and_then(|e| e.outcome.as_ref().ok());
     let last = run.judged().last().and_then(|e| e.outcome.as_ref().ok());
-    for e in &expectations {
+    for e in expectations {
         if let (Some(want), Some(o)) = (&e.calls, first) {
             let got: Vec<&str> = o.tool_calls.iter().map(|c| c.name.as_str()).collect();
             if got != want.iter().map(String::as_str).collect::<Vec<_>>() {
@@ -251,10 +277,6 @@ pub(crate) fn problems(
             }
         }
     }
-    if run.exchanges.is_empty() && run.encode_error.is_none() && run.transport_error.is_none() {
-        p.push("no exchange took place".into());
-    }
-    p
 }
 
 fn check_expected_error(

@@ -52,6 +52,50 @@ fn topmost(paths: &BTreeSet<&str>) -> Vec<String> {
     }
     out
 }
+/// A field renamed in place: one removed and one added under the same parent, same types. Each
+/// rename found is a finding and leaves `removed` and `added`.
+fn renames(
+    old: &Shape,
+    new: &Shape,
+    removed: &mut Vec<String>,
+    added: &mut Vec<String>,
+    out: &mut Vec<Finding>,
+) {
+    let parents: BTreeSet<String> = removed
+        .iter()
+        .filter_map(|p| parent(p))
+        .map(str::to_string)
+        .collect();
+    for par in parents {
+        let r: Vec<&String> = removed
+            .iter()
+            .filter(|p| parent(p) == Some(par.as_str()))
+            .collect();
+        let a: Vec<&String> = added
+            .iter()
+            .filter(|p| parent(p) == Some(par.as_str()))
+            .collect();
+        if let ([r], [a]) = (r.as_slice(), a.as_slice())
+            && non_null(&old.types[r.as_str()]) == non_null(&new.types[a.as_str()])
+        {
+            let sev = if is_noise(r) || is_noise(a) {
+                Severity::Cosmetic
+            } else {
+                Severity::Behaviour
+            };
+            out.push(Finding::new(
+                sev,
+                Kind::FieldRenamed,
+                Some((*r).clone()),
+                Some((*r).clone()),
+                Some((*a).clone()),
+            ));
+            let (r, a) = ((*r).clone(), (*a).clone());
+            removed.retain(|p| *p != r);
+            added.retain(|p| *p != a);
+        }
+    }
+}
 
 /// Structural differences. When the model's behaviour changed (other calls, text appeared or
 /// vanished), whole fields and event kinds coming and going follow from it: they are counted
@@ -117,41 +161,7 @@ pub(crate) fn diff(old: &Shape, new: &Shape, behaviour_changed: bool) -> (Vec<Fi
         .collect();
     let mut removed = topmost(&removed);
     let mut added = topmost(&added);
-    // A field renamed in place: one removed and one added under the same parent, same types.
-    let parents: BTreeSet<String> = removed
-        .iter()
-        .filter_map(|p| parent(p))
-        .map(str::to_string)
-        .collect();
-    for par in parents {
-        let r: Vec<&String> = removed
-            .iter()
-            .filter(|p| parent(p) == Some(par.as_str()))
-            .collect();
-        let a: Vec<&String> = added
-            .iter()
-            .filter(|p| parent(p) == Some(par.as_str()))
-            .collect();
-        if let ([r], [a]) = (r.as_slice(), a.as_slice())
-            && non_null(&old.types[r.as_str()]) == non_null(&new.types[a.as_str()])
-        {
-            let sev = if is_noise(r) || is_noise(a) {
-                Severity::Cosmetic
-            } else {
-                Severity::Behaviour
-            };
-            out.push(Finding::new(
-                sev,
-                Kind::FieldRenamed,
-                Some((*r).clone()),
-                Some((*r).clone()),
-                Some((*a).clone()),
-            ));
-            let (r, a) = ((*r).clone(), (*a).clone());
-            removed.retain(|p| *p != r);
-            added.retain(|p| *p != a);
-        }
-    }
+    renames(old, new, &mut removed, &mut added, &mut out);
     for p in removed {
         if behaviour_changed && !is_noise(&p) {
             explained += 1;

@@ -601,6 +601,40 @@ fn downstream_findings(
     let Some(exp) = expected else {
         return out;
     };
+    calls_kept(exp, got, &mut out);
+    finish_kept(inbound, exp, got, &mut out);
+    let norm = |t: &Option<String>| {
+        t.as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+    };
+    if norm(&exp.text) != norm(&got.text) {
+        out.push(f(
+            Severity::Behaviour,
+            side,
+            format!(
+                "text changed: {:?} → {:?}",
+                norm(&exp.text).map(|t| clip(&t)),
+                norm(&got.text).map(|t| clip(&t))
+            ),
+        ));
+    }
+    if exp
+        .usage
+        .as_ref()
+        .is_some_and(|u| u.output_tokens.is_some())
+        && got.usage.as_ref().is_none_or(|u| u.output_tokens.is_none())
+    {
+        out.push(f(Severity::Cosmetic, side, "usage not passed through"));
+    }
+    out
+}
+
+/// The calls the client got are upstream's: the same names in order, the same arguments, each
+/// with an id of its own.
+fn calls_kept(exp: &Outcome, got: &Outcome, out: &mut Vec<Finding>) {
+    let side = Side::Downstream;
     let en: Vec<&str> = exp.tool_calls.iter().map(|c| c.name.as_str()).collect();
     let gn: Vec<&str> = got.tool_calls.iter().map(|c| c.name.as_str()).collect();
     if en != gn {
@@ -641,6 +675,11 @@ fn downstream_findings(
             ));
         }
     }
+}
+
+/// The finish the client got is upstream's, in the format's own value.
+fn finish_kept(inbound: Provider, exp: &Outcome, got: &Outcome, out: &mut Vec<Finding>) {
+    let side = Side::Downstream;
     // The neutral finish may be inferred from the calls: the raw value must be the format's own.
     let raw_wrong = tool_call_finish(inbound).is_some_and(|v| got.raw_finish.as_deref() != Some(v));
     if exp.finish == Finish::Length {
@@ -672,32 +711,6 @@ fn downstream_findings(
             format!("finish {:?} answered as {:?}", exp.finish, got.finish),
         ));
     }
-    let norm = |t: &Option<String>| {
-        t.as_deref()
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(str::to_string)
-    };
-    if norm(&exp.text) != norm(&got.text) {
-        out.push(f(
-            Severity::Behaviour,
-            side,
-            format!(
-                "text changed: {:?} → {:?}",
-                norm(&exp.text).map(|t| clip(&t)),
-                norm(&got.text).map(|t| clip(&t))
-            ),
-        ));
-    }
-    if exp
-        .usage
-        .as_ref()
-        .is_some_and(|u| u.output_tokens.is_some())
-        && got.usage.as_ref().is_none_or(|u| u.output_tokens.is_none())
-    {
-        out.push(f(Severity::Cosmetic, side, "usage not passed through"));
-    }
-    out
 }
 
 /// Why an answer that came with a success status is not whole: an error inside the stream, or

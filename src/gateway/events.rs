@@ -130,152 +130,165 @@ pub(super) fn shape(provider: Provider, body: &[u8]) -> StreamShape {
     match provider {
         Provider::OpenaiChat | Provider::TextProtocol => {
             shape.terminal = done;
-            for ev in &events {
-                if ev.get("error").is_some() {
-                    shape
-                        .problems
-                        .push(format!("error event: {}", clip(&ev.to_string())));
-                }
-                for choice in ev
-                    .get("choices")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    let finished = choice.get("finish_reason").is_some_and(|f| !f.is_null());
-                    for tc in choice
-                        .pointer("/delta/tool_calls")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                    {
-                        let slot = tc.get("index").and_then(Value::as_u64).unwrap_or(0);
-                        let id = str_of(tc, "/id");
-                        let name = str_of(tc, "/function/name");
-                        shape.open(slot, id, name);
-                        if tc
-                            .pointer("/function/arguments")
-                            .and_then(Value::as_str)
-                            .is_some_and(|a| !a.is_empty())
-                        {
-                            shape.fragment(slot, finished);
-                        }
-                    }
-                    if finished {
-                        shape.finishes += 1;
-                    }
-                }
-            }
+            chat(&mut shape, &events);
         }
-        Provider::Anthropic => {
-            for ev in &events {
-                match ev.get("type").and_then(Value::as_str) {
-                    Some("content_block_start")
-                        if ev.pointer("/content_block/type").and_then(Value::as_str)
-                            == Some("tool_use") =>
-                    {
-                        let slot = ev.get("index").and_then(Value::as_u64).unwrap_or(0);
-                        shape.open(
-                            slot,
-                            str_of(ev, "/content_block/id"),
-                            str_of(ev, "/content_block/name"),
-                        );
-                    }
-                    Some("content_block_delta")
-                        if ev.pointer("/delta/type").and_then(Value::as_str)
-                            == Some("input_json_delta") =>
-                    {
-                        let slot = ev.get("index").and_then(Value::as_u64).unwrap_or(0);
-                        // Only client tool_use blocks (server_tool_use input is the provider's own).
-                        if shape.calls.iter().any(|c| c.slot == slot)
-                            && ev
-                                .pointer("/delta/partial_json")
-                                .and_then(Value::as_str)
-                                .is_some_and(|a| !a.is_empty())
-                        {
-                            shape.fragment(slot, shape.finishes > 0);
-                        }
-                    }
-                    Some("message_delta")
-                        if ev
-                            .pointer("/delta/stop_reason")
-                            .is_some_and(|v| !v.is_null()) =>
-                    {
-                        shape.finishes += 1
-                    }
-                    Some("message_stop") => shape.terminal = true,
-                    Some("error") => shape
-                        .problems
-                        .push(format!("error event: {}", clip(&ev.to_string()))),
-                    _ => {}
-                }
-            }
-        }
-        Provider::OpenaiResponses => {
-            for ev in &events {
-                match ev.get("type").and_then(Value::as_str) {
-                    Some("response.output_item.added")
-                        if ev.pointer("/item/type").and_then(Value::as_str)
-                            == Some("function_call") =>
-                    {
-                        let slot = ev.get("output_index").and_then(Value::as_u64).unwrap_or(0);
-                        shape.open(slot, str_of(ev, "/item/call_id"), str_of(ev, "/item/name"));
-                    }
-                    Some("response.function_call_arguments.delta") => {
-                        let slot = ev.get("output_index").and_then(Value::as_u64).unwrap_or(0);
-                        if ev
-                            .get("delta")
-                            .and_then(Value::as_str)
-                            .is_some_and(|a| !a.is_empty())
-                        {
-                            shape.fragment(slot, shape.finishes > 0);
-                        }
-                    }
-                    Some("response.completed" | "response.incomplete" | "response.failed") => {
-                        shape.finishes += 1;
-                        shape.terminal = true;
-                    }
-                    Some("error") => shape
-                        .problems
-                        .push(format!("error event: {}", clip(&ev.to_string()))),
-                    _ => {}
-                }
-            }
-        }
-        Provider::Gemini => {
-            let mut n = 0u64;
-            for ev in &events {
-                let finished = ev
-                    .pointer("/candidates/0/finishReason")
-                    .is_some_and(|v| !v.is_null());
-                for p in ev
-                    .pointer("/candidates/0/content/parts")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    if let Some(fc) = p.get("functionCall") {
-                        shape.open(
-                            n,
-                            str_of(fc, "/id").or_else(|| Some(format!("#{n}"))),
-                            str_of(fc, "/name"),
-                        );
-                        shape.fragment(n, false);
-                        n += 1;
-                    }
-                }
-                if finished {
-                    shape.finishes += 1;
-                }
-                if ev.get("error").is_some() {
-                    shape
-                        .problems
-                        .push(format!("error event: {}", clip(&ev.to_string())));
-                }
-            }
-            // Gemini has no terminal event: the stream's end is the body's end.
-            shape.terminal = true;
-        }
+        Provider::Anthropic => anthropic(&mut shape, &events),
+        Provider::OpenaiResponses => responses(&mut shape, &events),
+        Provider::Gemini => gemini(&mut shape, &events),
     }
     shape
+}
+
+/// Chat Completions chunks: tool-call deltas by index, finish reasons, error chunks.
+fn chat(shape: &mut StreamShape, events: &[Value]) {
+    for ev in events {
+        if ev.get("error").is_some() {
+            shape
+                .problems
+                .push(format!("error event: {}", clip(&ev.to_string())));
+        }
+        for choice in ev
+            .get("choices")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let finished = choice.get("finish_reason").is_some_and(|f| !f.is_null());
+            for tc in choice
+                .pointer("/delta/tool_calls")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let slot = tc.get("index").and_then(Value::as_u64).unwrap_or(0);
+                let id = str_of(tc, "/id");
+                let name = str_of(tc, "/function/name");
+                shape.open(slot, id, name);
+                if tc
+                    .pointer("/function/arguments")
+                    .and_then(Value::as_str)
+                    .is_some_and(|a| !a.is_empty())
+                {
+                    shape.fragment(slot, finished);
+                }
+            }
+            if finished {
+                shape.finishes += 1;
+            }
+        }
+    }
+}
+
+/// Anthropic events: `tool_use` blocks, their `input_json_delta`s, the stop and `message_stop`.
+fn anthropic(shape: &mut StreamShape, events: &[Value]) {
+    for ev in events {
+        match ev.get("type").and_then(Value::as_str) {
+            Some("content_block_start")
+                if ev.pointer("/content_block/type").and_then(Value::as_str)
+                    == Some("tool_use") =>
+            {
+                let slot = ev.get("index").and_then(Value::as_u64).unwrap_or(0);
+                shape.open(
+                    slot,
+                    str_of(ev, "/content_block/id"),
+                    str_of(ev, "/content_block/name"),
+                );
+            }
+            Some("content_block_delta")
+                if ev.pointer("/delta/type").and_then(Value::as_str)
+                    == Some("input_json_delta") =>
+            {
+                let slot = ev.get("index").and_then(Value::as_u64).unwrap_or(0);
+                // Only client tool_use blocks (server_tool_use input is the provider's own).
+                if shape.calls.iter().any(|c| c.slot == slot)
+                    && ev
+                        .pointer("/delta/partial_json")
+                        .and_then(Value::as_str)
+                        .is_some_and(|a| !a.is_empty())
+                {
+                    shape.fragment(slot, shape.finishes > 0);
+                }
+            }
+            Some("message_delta")
+                if ev
+                    .pointer("/delta/stop_reason")
+                    .is_some_and(|v| !v.is_null()) =>
+            {
+                shape.finishes += 1
+            }
+            Some("message_stop") => shape.terminal = true,
+            Some("error") => shape
+                .problems
+                .push(format!("error event: {}", clip(&ev.to_string()))),
+            _ => {}
+        }
+    }
+}
+
+/// Responses events: `function_call` items, argument deltas, the terminal response event.
+fn responses(shape: &mut StreamShape, events: &[Value]) {
+    for ev in events {
+        match ev.get("type").and_then(Value::as_str) {
+            Some("response.output_item.added")
+                if ev.pointer("/item/type").and_then(Value::as_str) == Some("function_call") =>
+            {
+                let slot = ev.get("output_index").and_then(Value::as_u64).unwrap_or(0);
+                shape.open(slot, str_of(ev, "/item/call_id"), str_of(ev, "/item/name"));
+            }
+            Some("response.function_call_arguments.delta") => {
+                let slot = ev.get("output_index").and_then(Value::as_u64).unwrap_or(0);
+                if ev
+                    .get("delta")
+                    .and_then(Value::as_str)
+                    .is_some_and(|a| !a.is_empty())
+                {
+                    shape.fragment(slot, shape.finishes > 0);
+                }
+            }
+            Some("response.completed" | "response.incomplete" | "response.failed") => {
+                shape.finishes += 1;
+                shape.terminal = true;
+            }
+            Some("error") => shape
+                .problems
+                .push(format!("error event: {}", clip(&ev.to_string()))),
+            _ => {}
+        }
+    }
+}
+
+/// Gemini chunks: each `functionCall` part whole, finish reasons, error elements.
+fn gemini(shape: &mut StreamShape, events: &[Value]) {
+    let mut n = 0u64;
+    for ev in events {
+        let finished = ev
+            .pointer("/candidates/0/finishReason")
+            .is_some_and(|v| !v.is_null());
+        for p in ev
+            .pointer("/candidates/0/content/parts")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(fc) = p.get("functionCall") {
+                shape.open(
+                    n,
+                    str_of(fc, "/id").or_else(|| Some(format!("#{n}"))),
+                    str_of(fc, "/name"),
+                );
+                shape.fragment(n, false);
+                n += 1;
+            }
+        }
+        if finished {
+            shape.finishes += 1;
+        }
+        if ev.get("error").is_some() {
+            shape
+                .problems
+                .push(format!("error event: {}", clip(&ev.to_string())));
+        }
+    }
+    // Gemini has no terminal event: the stream's end is the body's end.
+    shape.terminal = true;
 }

@@ -90,58 +90,10 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
         )?;
     }
 
-    let mut hosted_names = Vec::new();
-    if let Some(tools) = body.array("tools")? {
-        for (i, t) in tools.iter().enumerate() {
-            let ptr = push("/tools", &i.to_string());
-            let mut f = Fields::of(t, &ptr, "a tool")?;
-            match f.str("type")? {
-                None | Some("custom") => {
-                    let name = f.req_str("name", "a tool has a name")?;
-                    let description = f.str("description")?.map(str::to_string);
-                    let parameters = f.schema(
-                        "input_schema",
-                        Some("a client tool declares its input_schema"),
-                    )?;
-                    let strict = f.strict(&mut extras)?;
-                    f.keep(
-                        &["cache_control", "input_examples"],
-                        ExtraKind::NotCarried,
-                        &mut extras,
-                    );
-                    f.finish(&mut extras);
-                    out.tools.push(Tool {
-                        name: name.to_string(),
-                        description,
-                        parameters,
-                        strict,
-                    });
-                }
-                Some(ty) if ty.starts_with("web_search_") => {
-                    let name = f.str("name")?.unwrap_or("web_search");
-                    hosted_names.push(name.to_string());
-                    out.hosted.push(HostedTool::WebSearch {
-                        grounding: Grounding::Auto,
-                        variant: (ty != DEFAULT_SEARCH).then(|| ty.to_string()),
-                    });
-                    for (k, v) in t.as_object().into_iter().flatten() {
-                        if k != "type" && k != "name" {
-                            extras.push(Extra {
-                                pointer: push(&ptr, k),
-                                kind: ExtraKind::NotCarried,
-                                value: v.clone(),
-                            });
-                        }
-                    }
-                }
-                Some(_) => extras.push(Extra {
-                    pointer: ptr,
-                    kind: ExtraKind::NotCarried,
-                    value: t.clone(),
-                }),
-            }
-        }
-    }
+    let hosted_names = match body.array("tools")? {
+        Some(tools) => tools_of(tools, &mut out, &mut extras)?,
+        None => Vec::new(),
+    };
     if let Some(tc) = body.get("tool_choice") {
         let mut f = Fields::of(tc, "/tool_choice", "a tool choice")?;
         let ty = f.req_str("type", "a tool choice has a type")?;
@@ -208,6 +160,66 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
         request: out,
         extras,
     })
+}
+
+/// The `tools` array: client tools into `out.tools`, server search tools into `out.hosted`
+/// (their names returned, for a `tool` choice that forces one), anything else kept as an extra.
+fn tools_of(
+    tools: &[Value],
+    out: &mut crate::model::ChatRequest,
+    extras: &mut Vec<Extra>,
+) -> Result<Vec<String>, DecodeError> {
+    let mut hosted_names = Vec::new();
+    for (i, t) in tools.iter().enumerate() {
+        let ptr = push("/tools", &i.to_string());
+        let mut f = Fields::of(t, &ptr, "a tool")?;
+        match f.str("type")? {
+            None | Some("custom") => {
+                let name = f.req_str("name", "a tool has a name")?;
+                let description = f.str("description")?.map(str::to_string);
+                let parameters = f.schema(
+                    "input_schema",
+                    Some("a client tool declares its input_schema"),
+                )?;
+                let strict = f.strict(extras)?;
+                f.keep(
+                    &["cache_control", "input_examples"],
+                    ExtraKind::NotCarried,
+                    extras,
+                );
+                f.finish(extras);
+                out.tools.push(Tool {
+                    name: name.to_string(),
+                    description,
+                    parameters,
+                    strict,
+                });
+            }
+            Some(ty) if ty.starts_with("web_search_") => {
+                let name = f.str("name")?.unwrap_or("web_search");
+                hosted_names.push(name.to_string());
+                out.hosted.push(HostedTool::WebSearch {
+                    grounding: Grounding::Auto,
+                    variant: (ty != DEFAULT_SEARCH).then(|| ty.to_string()),
+                });
+                for (k, v) in t.as_object().into_iter().flatten() {
+                    if k != "type" && k != "name" {
+                        extras.push(Extra {
+                            pointer: push(&ptr, k),
+                            kind: ExtraKind::NotCarried,
+                            value: v.clone(),
+                        });
+                    }
+                }
+            }
+            Some(_) => extras.push(Extra {
+                pointer: ptr,
+                kind: ExtraKind::NotCarried,
+                value: t.clone(),
+            }),
+        }
+    }
+    Ok(hosted_names)
 }
 
 /// One message: a user message may become several neutral ones (tool results, then text).
