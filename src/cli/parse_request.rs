@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::ParseRequestArgs;
+use super::select::{input_name, provider_arg, read_input};
 use tooltape::{HttpRequest, Provider};
 
 /// Builds the request from the input text. `Err` is the message to print after `FILE:`: it
@@ -68,4 +70,34 @@ pub fn cli_parse_request(provider: Provider, text: &str, path: Option<&str>) -> 
         ),
         Err(e) => (format!(" not a valid {provider} request: {e}"), 1),
     }
+}
+
+/// Runs `tooltape parse-request`.
+pub(super) fn run(a: &ParseRequestArgs) -> i32 {
+    let provider = match provider_arg(&a.provider) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let name = input_name(a.file.as_deref());
+    let bytes = match read_input(a.file.as_deref()) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        eprintln!("{name}: not UTF-8");
+        return 2;
+    };
+    let (out, code) = cli_parse_request(provider, &text, a.path.as_deref());
+    if code == 0 {
+        outln!("{out}");
+    } else {
+        eprintln!("{name}:{out}");
+    }
+    code
 }

@@ -45,7 +45,7 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
     for p in tooltape::clean_stale_temps(&root.join("cassettes"), true) {
         eprintln!("removed {} (left by a killed recording)", p.display());
     }
-    let sel = super::select(root, a.filter.as_deref());
+    let sel = super::select::select(root, a.filter.as_deref());
     let trials: Vec<Trial> = (sel.trials.iter())
         .filter(|t| provider.is_none_or(|p| t.provider == p))
         .cloned()

@@ -42,7 +42,7 @@ pub fn render(m: &Matrix, format: ReportFormat) -> String {
 /// output cannot be written.
 pub fn run(root: &Path, a: &ReportArgs) -> i32 {
     // Selected as `replay` does: broken case files are reported on stderr.
-    let sel = super::select(root, a.filter.as_deref());
+    let sel = super::select::select(root, a.filter.as_deref());
     let m = build_matrix(&sel.trials, &replay_all(root, &sel.trials));
     sel.report_problems();
     if m.rows.is_empty() {

@@ -24,3 +24,4 @@ mod reports;
 mod request_decoders;
 mod scratch;
 mod sdk_simulate;
+mod size_limits;

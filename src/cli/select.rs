@@ -1,0 +1,99 @@
+//! What the commands share: trial selection with the suite's problems, the input reader
+//! (a file or stdin, bounded), the `--provider` argument, and the text-command frame.
+
+use std::path::Path;
+
+use tooltape::{Provider, Trial, discover};
+
+/// Reads FILE or stdin as UTF-8, runs `f`, prints its output (stdout for exit 0 and 1,
+/// stderr for usage errors), returns its exit code.
+pub(super) fn text_command(file: Option<&Path>, f: impl FnOnce(&str) -> (String, i32)) -> i32 {
+    let bytes = match read_input(file) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let name = input_name(file);
+    let Ok(text) = String::from_utf8(bytes) else {
+        eprintln!("{name}: not UTF-8");
+        return 2;
+    };
+    let (out, code) = f(&text);
+    if code == 2 {
+        eprintln!("{name}: {out}");
+    } else if !out.is_empty() {
+        outln!("{}", out.trim_end_matches('\n'));
+    }
+    code
+}
+
+pub(super) fn provider_arg(s: &str) -> Result<Provider, String> {
+    Provider::from_slug(s).ok_or_else(|| {
+        let all: Vec<&str> = Provider::ALL.iter().map(|p| p.slug()).collect();
+        format!("unknown provider `{s}`; expected one of {}", all.join(", "))
+    })
+}
+
+/// How an input is named in messages: its path, or `<stdin>`.
+pub(super) fn input_name(file: Option<&Path>) -> String {
+    file.map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string())
+}
+
+pub(super) fn read_input(file: Option<&Path>) -> Result<Vec<u8>, String> {
+    match file {
+        Some(p) => tooltape::read_bounded(p).map_err(|e| format!("{}: {e}", p.display())),
+        None => tooltape::read_all_bounded(std::io::stdin().lock(), Path::new("<stdin>"))
+            .map_err(|e| format!("stdin: {e}")),
+    }
+}
+
+/// The trials a command runs, and what is broken in the suite around them.
+pub struct Selection {
+    pub trials: Vec<Trial>,
+    /// `path:line:col: what` per broken file (case, tool, provider table, orphan).
+    pub problems: Vec<String>,
+    /// How many files `problems` names.
+    pub broken_files: usize,
+}
+
+impl Selection {
+    /// Prints the suite's problems on stderr (after the command's own output).
+    pub fn report_problems(&self) {
+        if self.problems.is_empty() {
+            return;
+        }
+        eprintln!("\nbroken in the suite:");
+        for p in &self.problems {
+            eprintln!("{p}");
+        }
+    }
+
+    /// `; N broken files` for a summary line (empty when nothing is broken).
+    pub fn broken_suffix(&self, extra: usize) -> String {
+        match self.broken_files + extra {
+            0 => String::new(),
+            1 => "; 1 broken file".into(),
+            n => format!("; {n} broken files"),
+        }
+    }
+}
+
+/// Selects trials by substring of their name; the suite's problems (broken case, tool and
+/// provider files, orphans) come with them, for every command to report and fail on.
+pub fn select(root: &Path, filter: Option<&str>) -> Selection {
+    let d = discover(root);
+    let problems = tooltape::suite_problems(root, &d);
+    let broken_files = tooltape::broken_file_count(&d, &problems);
+    let trials = d
+        .trials
+        .into_iter()
+        .filter(|t| filter.is_none_or(|f| t.name().contains(f)))
+        .collect();
+    Selection {
+        trials,
+        problems,
+        broken_files,
+    }
+}

@@ -1,0 +1,111 @@
+//! Size limits that keep the code readable: no function in `src/` over 150 lines,
+//! `src/cli/mod.rs` (argument types and dispatch only) under 300 lines, at most 60 names at the
+//! library's root (the rest lives in its façade modules).
+
+use std::path::{Path, PathBuf};
+
+const MAX_FN_LINES: usize = 150;
+const MAX_CLI_MOD_LINES: usize = 300;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `(first line, length, name)` of every function whose body is a block: from its `fn` line to
+/// the `}` at the same indentation (the code is rustfmt-formatted).
+fn functions(src: &str) -> Vec<(usize, usize, String)> {
+    let lines: Vec<&str> = src.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let indent = &line[..line.len() - line.trim_start().len()];
+        let name = line
+            .trim_start()
+            .split_once("fn ")
+            .filter(|(before, _)| {
+                before.is_empty()
+                    || before
+                        .split_whitespace()
+                        .all(|w| w.starts_with("pub") || ["async", "const", "unsafe"].contains(&w))
+            })
+            .map(|(_, after)| after.split(['(', '<']).next().unwrap_or("").to_string());
+        let Some(name) = name else {
+            i += 1;
+            continue;
+        };
+        let Some(open) = (i..lines.len()).find(|&j| {
+            let t = lines[j].trim_end();
+            t.ends_with('{') || t.ends_with(';')
+        }) else {
+            break;
+        };
+        if !lines[open].trim_end().ends_with('{') {
+            i = open + 1;
+            continue;
+        }
+        let close = format!("{indent}}}");
+        let end = (open..lines.len())
+            .find(|&j| lines[j] == close)
+            .unwrap_or(lines.len() - 1);
+        out.push((i + 1, end - i + 1, name));
+        i = end + 1;
+    }
+    out
+}
+
+#[test]
+fn no_function_in_src_is_longer_than_150_lines() {
+    let mut files = Vec::new();
+    rust_files(&root().join("src"), &mut files);
+    files.sort();
+    let mut long = Vec::new();
+    for path in &files {
+        let src = std::fs::read_to_string(path).unwrap();
+        for (line, len, name) in functions(&src) {
+            if len > MAX_FN_LINES {
+                let rel = path.strip_prefix(root()).unwrap().display();
+                long.push(format!(
+                    "{rel}:{line}: fn {name} is {len} lines (at most {MAX_FN_LINES}): split it into named steps"
+                ));
+            }
+        }
+    }
+    assert!(files.len() > 100, "only {} files under src/", files.len());
+    assert!(long.is_empty(), "{}", long.join("\n"));
+}
+
+#[test]
+fn the_function_reader_measures_bodies() {
+    let src = "fn a() {\n    x();\n}\n\npub(crate) async fn b<T>(\n    t: T,\n) -> u8 {\n    1\n}\n    fn c();\nimpl X {\n    pub fn d(&self) {\n        if y {\n        }\n    }\n}\n";
+    let got = functions(src);
+    assert_eq!(
+        got,
+        vec![
+            (1, 3, "a".to_string()),
+            (5, 5, "b".to_string()),
+            (12, 4, "d".to_string())
+        ]
+    );
+}
+
+#[test]
+fn cli_mod_holds_only_arguments_and_dispatch() {
+    let text = std::fs::read_to_string(root().join("src/cli/mod.rs")).unwrap();
+    let n = text.lines().count();
+    assert!(
+        n < MAX_CLI_MOD_LINES,
+        "src/cli/mod.rs: {n} lines (under {MAX_CLI_MOD_LINES}): move command bodies to their own module in src/cli/"
+    );
+}
