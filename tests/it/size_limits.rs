@@ -109,3 +109,13 @@ fn cli_mod_holds_only_arguments_and_dispatch() {
         "src/cli/mod.rs: {n} lines (under {MAX_CLI_MOD_LINES}): move command bodies to their own module in src/cli/"
     );
 }
+
+#[test]
+fn the_architecture_map_stays_short() {
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let n = text.lines().count();
+    assert!(
+        n < 150,
+        "ARCHITECTURE.md: {n} lines (under 150): keep the map short, details in module docs"
+    );
+}
