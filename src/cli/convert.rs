@@ -5,6 +5,7 @@ use std::path::Path;
 use serde_json::json;
 
 use super::ConvertArgs;
+use super::exit;
 use super::select::provider_arg;
 use tooltape::{ChoiceSpec, Mode, Trial, encode, load_case, load_providers};
 
@@ -14,7 +15,7 @@ pub(super) fn run(a: &ConvertArgs) -> i32 {
         Ok(p) => p,
         Err(e) => {
             eprintln!("{e}");
-            return 2;
+            return exit::ERROR;
         }
     };
     let cases_dir = a.case.parent().unwrap_or(Path::new("."));
@@ -24,12 +25,12 @@ pub(super) fn run(a: &ConvertArgs) -> i32 {
         Ok(c) => std::sync::Arc::new(c),
         Err(e) => {
             eprintln!("{e}");
-            return 2;
+            return exit::ERROR;
         }
     };
     let Some(choice) = ChoiceSpec::from_slug(&a.choice) else {
         eprintln!("unknown tool choice `{}`", a.choice);
-        return 2;
+        return exit::ERROR;
     };
     let declared: Vec<&str> = case.tools.iter().map(|t| t.name.as_str()).collect();
     if let Some(bad) = choice
@@ -42,7 +43,7 @@ pub(super) fn run(a: &ConvertArgs) -> i32 {
             a.case.display(),
             a.choice
         );
-        return 2;
+        return exit::ERROR;
     }
     let mode = if a.stream {
         Mode::Stream

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
+use super::exit;
 use super::record;
 use tooltape::{Provider, Trial, discover, endpoints};
 
@@ -47,7 +48,7 @@ pub fn run(root: &Path, a: &DriftArgs) -> i32 {
         Ok(x) => x,
         Err(e) => {
             eprintln!("{e}");
-            return 2;
+            return exit::ERROR;
         }
     };
     let mut report =
@@ -63,7 +64,7 @@ pub fn run(root: &Path, a: &DriftArgs) -> i32 {
     };
     if let Err(e) = write_out(a.out.as_deref(), &text) {
         eprintln!("{e}");
-        return 2;
+        return exit::ERROR;
     }
     if !problems.is_empty() {
         eprintln!("\nbroken in the suite:");

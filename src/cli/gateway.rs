@@ -9,6 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use clap::{Args, Subcommand, ValueEnum};
 
+use super::exit;
 use tooltape::{
     COMPARE_BEGIN, COMPARE_END, Case, CompareMeta, GatewayCell as Cell, GatewayMemory,
     GatewayProfile, GatewayRun, GatewayTrial, GatewayTrialResult as TrialResult,
@@ -181,13 +182,13 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
     }
     let Some(name) = &a.name else {
         eprintln!("gateway: name a profile (gateways/NAME.toml) or `compare`");
-        return 2;
+        return exit::ERROR;
     };
     let profile = match load_gateway_profile(root, name) {
         Ok(p) => Arc::new(p),
         Err(e) => {
             eprintln!("{e}");
-            return 2;
+            return exit::ERROR;
         }
     };
     let (cases, unloadable) = cases(root);
@@ -200,7 +201,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
                 .map(|f| format!(" `{f}`"))
                 .unwrap_or_default()
         );
-        return 1;
+        return exit::FAILED;
     }
     let t0 = Instant::now();
     let rt = runtime();
@@ -223,7 +224,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         Ok(r) => r,
         Err(e) => {
             eprintln!("gateway {}: {e}", profile.name);
-            return 2;
+            return exit::ERROR;
         }
     };
     print_results(&profile, &results, a.format);
@@ -234,20 +235,20 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
                 path.display()
             );
         }
-        return 1;
+        return exit::FAILED;
     }
     if let Some(path) = &a.md_out {
         let md = gateway_markdown(&profile.name, &profile.profile.description, &results);
         if let Err(e) = std::fs::write(path, md) {
             eprintln!("cannot write {}: {e}", path.display());
-            return 2;
+            return exit::ERROR;
         }
     }
     if a.snapshots {
         let dir = root.join("tests/snapshots/gateway").join(&profile.name);
         if let Err(e) = write_snapshots(&dir, &results) {
             eprintln!("cannot write snapshots under {}: {e}", dir.display());
-            return 2;
+            return exit::ERROR;
         }
         eprintln!("{} snapshots in {}", results.len(), dir.display());
     }
@@ -270,7 +271,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         eprintln!(
             "{unloadable} case file(s) could not be loaded (above): the suite did not fully run"
         );
-        return 1;
+        return exit::FAILED;
     }
     i32::from(unexpected > 0)
 }
@@ -284,7 +285,7 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
             Ok(p) => Arc::new(p),
             Err(e) => {
                 eprintln!("{e}");
-                return 2;
+                return exit::ERROR;
             }
         };
         if profiles
@@ -292,7 +293,7 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
             .any(|p: &Arc<GatewayProfile>| p.name == profile.name)
         {
             eprintln!("gateway compare: `{name}` is named twice");
-            return 2;
+            return exit::ERROR;
         }
         profiles.push(profile);
     }
@@ -300,11 +301,11 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
     for u in &a.urls {
         let Some((name, url)) = u.split_once('=') else {
             eprintln!("gateway compare: --url {u}: expected NAME=URL");
-            return 2;
+            return exit::ERROR;
         };
         if !profiles.iter().any(|p| p.name == name) {
             eprintln!("gateway compare: --url {u}: `{name}` is not one of the compared gateways");
-            return 2;
+            return exit::ERROR;
         }
         urls.push((name.to_string(), url.to_string()));
     }
@@ -317,11 +318,11 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
                     "{}: no `{COMPARE_BEGIN}` … `{COMPARE_END}` region to rewrite",
                     path.display()
                 );
-                return 2;
+                return exit::ERROR;
             }
             Err(e) => {
                 eprintln!("cannot read {}: {e}", path.display());
-                return 2;
+                return exit::ERROR;
             }
         }
     }
@@ -329,14 +330,14 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
     let common = gateway_common_routes(&refs);
     if common.is_empty() {
         eprintln!("gateway compare: the gateways have no route in common");
-        return 2;
+        return exit::ERROR;
     }
     let (cases, unloadable) = cases(root);
     if unloadable > 0 {
         eprintln!(
             "gateway compare: {unloadable} case file(s) could not be loaded; fix them first (a table needs the whole suite)"
         );
-        return 2;
+        return exit::ERROR;
     }
     let concurrency = usize::from(a.concurrency);
     let date = utc_date(SystemTime::now());
@@ -345,7 +346,7 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
         let trials = gateway_trials(&cases, &profile.routes(), a.filter.as_deref());
         if trials.is_empty() {
             eprintln!("gateway {}: no trial matches", profile.name);
-            return 2;
+            return exit::ERROR;
         }
         let url = urls
             .iter()
@@ -363,12 +364,12 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
         let ran = match outcome {
             Ok(r) if r.exited.is_some() => {
                 eprintln!("gateway {}: exited during the run; no table", profile.name);
-                return 1;
+                return exit::FAILED;
             }
             Ok(r) => r,
             Err(e) => {
                 eprintln!("gateway {}: {e}", profile.name);
-                return 2;
+                return exit::ERROR;
             }
         };
         eprintln!(
@@ -406,7 +407,7 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
         };
         if let Err(e) = rewrite_compare_region(path, &compare_markdown(&rows, &meta)) {
             eprintln!("{e}");
-            return 2;
+            return exit::ERROR;
         }
         eprintln!("rewrote the table in {}", path.display());
     }

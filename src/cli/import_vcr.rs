@@ -1,5 +1,6 @@
 //! `tooltape import-vcr FILE --provider P --out PATH`: converts and writes one cassette.
 
+use super::exit;
 use std::path::Path;
 use tooltape::{Provider, Secrets, import_vcr};
 
@@ -52,11 +53,11 @@ pub fn run(file: &Path, provider: &str, out: &Path, force: bool) -> i32 {
             "unknown provider `{provider}`; expected one of {}",
             all.join(", ")
         );
-        return 2;
+        return exit::ERROR;
     };
     if let Err(e) = check_out(file, out, force) {
         eprintln!("{e}");
-        return 1;
+        return exit::FAILED;
     }
     // Temporary files a killed import left beside --out.
     let dir = out.parent().filter(|d| !d.as_os_str().is_empty());
@@ -65,14 +66,14 @@ pub fn run(file: &Path, provider: &str, out: &Path, force: bool) -> i32 {
         Ok(t) => t,
         Err(e) => {
             eprintln!("{}:1:1: {e}", file.display());
-            return 2;
+            return exit::ERROR;
         }
     };
     let cassette = match import_vcr(file, &text, provider) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("{e}\n  is it a vcrpy/pytest-recording YAML cassette?");
-            return 1;
+            return exit::FAILED;
         }
     };
     let n = cassette.interactions.len();

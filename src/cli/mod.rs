@@ -6,6 +6,7 @@ mod out;
 
 mod convert;
 mod drift;
+mod exit;
 mod gateway;
 mod import_vcr;
 mod inject;
@@ -31,7 +32,8 @@ use tooltape::runtime;
 #[command(
     name = "tooltape",
     version,
-    about = "Record-and-replay conformance suite for LLM tool calling"
+    about = "Record-and-replay conformance suite for LLM tool calling",
+    after_help = exit::HELP
 )]
 pub struct Cli {
     /// Project root (holds cases/ and cassettes/).
@@ -227,7 +229,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Convert(a) => convert::run(&a),
         Command::Record(a) => record::run(&root, &a),
         Command::Simulate { port } => match runtime().block_on(serve_forever(port)) {
-            Ok(()) => 0,
+            Ok(()) => exit::OK,
             Err(e) => {
                 eprintln!("cannot start the simulator on 127.0.0.1:{port}: {e}");
                 1
@@ -249,7 +251,7 @@ pub fn run(cli: Cli) -> i32 {
                 Ok(p) => p,
                 Err(e) => {
                     eprintln!("{e}");
-                    return 2;
+                    return exit::ERROR;
                 }
             };
             text_command(file.as_deref(), |input| {

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::ParseArgs;
+use super::exit;
 use super::select::{input_name, provider_arg, read_input};
 use super::text_protocol;
 use tooltape::{ChatRequest, Outcome, Provider, StreamDecoder, StrictPolicy, decode};
@@ -101,7 +102,7 @@ fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> i32 {
             Ok(f) => Box::new(f),
             Err(e) => {
                 eprintln!("{}: cannot read: {e}", p.display());
-                return 2;
+                return exit::ERROR;
             }
         },
         None => Box::new(std::io::stdin().lock()),
@@ -118,12 +119,12 @@ fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> i32 {
                     Some(p) => eprintln!("{}: cannot read: {e}", p.display()),
                     None => eprintln!("stdin: {e}"),
                 }
-                return 2;
+                return exit::ERROR;
             }
         };
         if let Err(e) = decoder.push(&buf[..n]) {
             eprintln!("{name}: {e}");
-            return 2;
+            return exit::ERROR;
         }
     }
     match decoder.finish() {
@@ -144,7 +145,7 @@ pub(super) fn parse(a: &ParseArgs) -> i32 {
         Ok(p) => p,
         Err(e) => {
             eprintln!("{e}");
-            return 2;
+            return exit::ERROR;
         }
     };
     let name = input_name(a.file.as_deref());
@@ -155,7 +156,7 @@ pub(super) fn parse(a: &ParseArgs) -> i32 {
         Ok(b) => b,
         Err(e) => {
             eprintln!("{e}");
-            return 2;
+            return exit::ERROR;
         }
     };
     if provider == Provider::TextProtocol {
@@ -163,13 +164,13 @@ pub(super) fn parse(a: &ParseArgs) -> i32 {
             eprintln!(
                 "parse --provider text-protocol needs --request REQ.json (it configures the parser)"
             );
-            return 2;
+            return exit::ERROR;
         };
         let req = match tooltape::read_to_string_bounded(req_path) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("{}: cannot read: {e}", req_path.display());
-                return 2;
+                return exit::ERROR;
             }
         };
         let (out, code) = text_protocol::cli_parse(&req, &body, a.stream);

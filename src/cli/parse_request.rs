@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::ParseRequestArgs;
+use super::exit;
 use super::select::{input_name, provider_arg, read_input};
 use tooltape::{HttpRequest, Provider};
 
@@ -78,7 +79,7 @@ pub(super) fn run(a: &ParseRequestArgs) -> i32 {
         Ok(p) => p,
         Err(e) => {
             eprintln!("{e}");
-            return 2;
+            return exit::ERROR;
         }
     };
     let name = input_name(a.file.as_deref());
@@ -86,12 +87,12 @@ pub(super) fn run(a: &ParseRequestArgs) -> i32 {
         Ok(b) => b,
         Err(e) => {
             eprintln!("{e}");
-            return 2;
+            return exit::ERROR;
         }
     };
     let Ok(text) = String::from_utf8(bytes) else {
         eprintln!("{name}: not UTF-8");
-        return 2;
+        return exit::ERROR;
     };
     let (out, code) = cli_parse_request(provider, &text, a.path.as_deref());
     if code == 0 {

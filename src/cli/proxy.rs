@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use super::exit;
 use clap::Args;
 use tooltape::{Proxy, ProxyConfig, runtime};
 
@@ -18,7 +19,7 @@ pub fn run(a: &ProxyArgs) -> i32 {
         Ok(c) => c,
         Err(e) => {
             eprintln!("{e}");
-            return 2;
+            return exit::ERROR;
         }
     };
     let routes: Vec<String> = config

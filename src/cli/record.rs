@@ -9,6 +9,7 @@ use std::path::Path;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::RecordArgs;
+use super::exit;
 use tooltape::{
     Endpoints, Provider, RecordOptions, Secrets, Summary, Trial, Which, dry_run_listing, endpoints,
     in_ci, record_all_with, runtime, select_to_record,
@@ -19,7 +20,7 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
         eprintln!(
             "tooltape record refuses to run under CI (CI is set): recording calls paid APIs and writes files.\n  record locally (make record), review with `tooltape scan` and `git diff`, and commit the cassettes"
         );
-        return 1;
+        return exit::FAILED;
     }
     let which = if a.all {
         Which::All
@@ -36,7 +37,7 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
         Some(Err(s)) => {
             let all: Vec<&str> = Provider::ALL.iter().map(|p| p.slug()).collect();
             eprintln!("unknown provider `{s}`; expected one of {}", all.join(", "));
-            return 2;
+            return exit::ERROR;
         }
         Some(Ok(p)) => Some(p),
         None => None,
@@ -65,7 +66,7 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
                 Ok(s) => Some(s),
                 Err(e) => {
                     eprintln!("cannot start the simulator on loopback: {e}");
-                    return 1;
+                    return exit::FAILED;
                 }
             }
         } else {

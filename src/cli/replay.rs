@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use super::exit;
 use super::parse::{bare_request, outcome_json};
 use super::select::{provider_arg, select};
 use serde_json::Value;
@@ -19,7 +20,7 @@ pub(super) fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
             "no trials match{}",
             filter.map(|f| format!(" `{f}`")).unwrap_or_default()
         );
-        return 1;
+        return exit::FAILED;
     }
     let results = replay_all(root, trials);
     let mut cells = std::collections::BTreeMap::new();
@@ -107,18 +108,18 @@ pub(super) fn replay_cassette(
         Ok(Some(c)) => c,
         Ok(None) => {
             eprintln!("{}: no such cassette", path.display());
-            return 2;
+            return exit::ERROR;
         }
         Err(e) => {
             eprintln!("{e}");
-            return 2;
+            return exit::ERROR;
         }
     };
     let provider = match cassette_provider(path, &cassette.trial, provider) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("{e}");
-            return 2;
+            return exit::ERROR;
         }
     };
     // The neutral request configures decoding (text-protocol parser, schema restore): use the
@@ -137,7 +138,7 @@ pub(super) fn replay_cassette(
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("cannot start a tokio runtime: {e}");
-            return 2;
+            return exit::ERROR;
         }
     };
     let started = Instant::now();

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::exit;
 use clap::{Args, ValueEnum};
 use tooltape::{
     Matrix, build_matrix, matrix_html, matrix_json, matrix_markdown, matrix_terminal, replay_all,
@@ -53,7 +54,7 @@ pub fn run(root: &Path, a: &ReportArgs) -> i32 {
                 .map(|f| format!(" `{f}`"))
                 .unwrap_or_default()
         );
-        return 2;
+        return exit::ERROR;
     }
     match super::drift::write_out(a.out.as_deref(), &render(&m, a.format)) {
         Ok(()) if sel.broken_files > 0 => {

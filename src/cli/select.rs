@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use super::exit;
 use tooltape::{Provider, Trial, discover};
 
 /// Reads FILE or stdin as UTF-8, runs `f`, prints its output (stdout for exit 0 and 1,
@@ -12,13 +13,13 @@ pub(super) fn text_command(file: Option<&Path>, f: impl FnOnce(&str) -> (String,
         Ok(b) => b,
         Err(e) => {
             eprintln!("{e}");
-            return 2;
+            return exit::ERROR;
         }
     };
     let name = input_name(file);
     let Ok(text) = String::from_utf8(bytes) else {
         eprintln!("{name}: not UTF-8");
-        return 2;
+        return exit::ERROR;
     };
     let (out, code) = f(&text);
     if code == 2 {

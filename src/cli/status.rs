@@ -1,5 +1,6 @@
 //! `tooltape status` and `tooltape scan`: print the library's status report and secret scan.
 
+use super::exit;
 use std::path::Path;
 use tooltape::{Secrets, discover, scan_path, status_report};
 
@@ -31,10 +32,10 @@ pub fn run_scan(root: &Path, path: Option<&Path>) -> i32 {
                 "{}: no cassettes/ folder: nothing was scanned (run from the project root, or pass --root or a PATH)",
                 target.display()
             );
-            return 1;
+            return exit::FAILED;
         }
         eprintln!("{}: no such file or folder", target.display());
-        return 2;
+        return exit::ERROR;
     }
     let report = scan_path(root, &target, &Secrets::from_env());
     let (files, findings) = (report.files, report.findings.len());
@@ -49,20 +50,20 @@ pub fn run_scan(root: &Path, path: Option<&Path>) -> i32 {
             "{}: no files to scan: a scan of nothing is not a pass (is this the cassette folder?)",
             target.display()
         );
-        return 1;
+        return exit::FAILED;
     }
     if findings > 0 {
         eprintln!(
             "{findings} finding(s) in {files} file(s): remove the secret (re-record, or edit the file), and revoke the key if it was real"
         );
-        return 1;
+        return exit::FAILED;
     }
     if !report.unreadable.is_empty() {
         eprintln!(
             "{} file(s) could not be scanned: fix or remove them",
             report.unreadable.len()
         );
-        return 1;
+        return exit::FAILED;
     }
     outln!("{files} file(s) scanned, no secrets found");
     0

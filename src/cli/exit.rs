@@ -1,0 +1,18 @@
+//! The binary's exit codes, one meaning each (README "Exit codes"; `tooltape --help`).
+
+/// Everything ran and every result is as expected (passes, known failures, not applicable).
+pub const OK: i32 = 0;
+/// Everything ran and something failed: a trial, a finding beyond the known failures, a secret
+/// in a cassette, breaking drift, a known failure that now passes, no trial matching a filter.
+pub const FAILED: i32 = 1;
+/// The command could not run in full: bad arguments or input (the message names the file, line
+/// and column), a gateway or file that could not be used.
+pub const ERROR: i32 = 2;
+
+/// The exit codes as `--help` shows them.
+pub const HELP: &str = "Exit codes:
+  0  everything ran; every result is as expected (passes, known failures, not applicable)
+  1  everything ran; something failed (a trial, a finding beyond the known failures, a secret,
+     breaking drift, a known failure that now passes, no trial matching the filter)
+  2  the command could not run in full (bad arguments or input, a gateway or file that could
+     not be used); the message says what to do";
