@@ -1,12 +1,16 @@
 //! The conformance harness: one test per trial (`case::provider::choice::mode`), each replayed
 //! from its cassette through a loopback server and snapshotted; plus the suite's own invariants
 //! (non-empty discovery, no orphaned cassettes or snapshots). Thin by design: the logic lives in
-//! the library (`tooltape::replay_trial`).
+//! the library (`tooltape::harness::replay_trial`).
 
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use tooltape::{Discovery, discover, orphans, replay_trial, runtime};
+use tooltape::case::Discovery;
+use tooltape::discover;
+use tooltape::harness::orphans;
+use tooltape::harness::replay_trial;
+use tooltape::runtime;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -54,7 +58,7 @@ fn main() {
     }));
     let schema_root = root.clone();
     tests.push(Trial::test("suite::case-schema", move || {
-        let problems = tooltape::case_schema_problems(&schema_root);
+        let problems = tooltape::case::schema::problems(&schema_root);
         if problems.is_empty() {
             Ok(())
         } else {

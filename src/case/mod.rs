@@ -6,7 +6,7 @@
 mod discover;
 mod file;
 mod load;
-pub(crate) mod schema;
+pub mod schema;
 mod trial;
 
 #[cfg(test)]

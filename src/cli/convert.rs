@@ -7,7 +7,12 @@ use serde_json::json;
 use super::ConvertArgs;
 use super::exit;
 use super::select::provider_arg;
-use tooltape::{ChoiceSpec, Mode, Trial, encode, load_case, load_providers};
+use tooltape::ChoiceSpec;
+use tooltape::Mode;
+use tooltape::Trial;
+use tooltape::case::load_case;
+use tooltape::case::load_providers;
+use tooltape::encode;
 
 /// Runs `tooltape convert`.
 pub(super) fn run(a: &ConvertArgs) -> i32 {

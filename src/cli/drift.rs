@@ -7,7 +7,10 @@ use clap::{Args, ValueEnum};
 
 use super::exit;
 use super::record;
-use tooltape::{Provider, Trial, discover, endpoints};
+use tooltape::Provider;
+use tooltape::Trial;
+use tooltape::discover;
+use tooltape::record::endpoints;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum DriftFormat {
@@ -37,8 +40,8 @@ pub struct DriftArgs {
 /// Runs `tooltape drift`. Exit 1 on breaking drift or a broken suite, 0 otherwise, 2 on usage errors.
 pub fn run(root: &Path, a: &DriftArgs) -> i32 {
     let discovery = discover(root);
-    let problems = tooltape::suite_problems(root, &discovery);
-    let broken = tooltape::broken_file_count(&discovery, &problems);
+    let problems = tooltape::harness::suite_problems(root, &discovery);
+    let broken = tooltape::harness::broken_file_count(&discovery, &problems);
     let committed = root.join("cassettes");
     let fetched = match &a.against {
         Some(dir) => cassette_dir(dir).map(|d| (d, Vec::new())),
@@ -52,15 +55,15 @@ pub fn run(root: &Path, a: &DriftArgs) -> i32 {
         }
     };
     let mut report =
-        tooltape::compare_dirs(&discovery.trials, &committed, &against, a.filter.as_deref());
+        tooltape::drift::compare_dirs(&discovery.trials, &committed, &against, a.filter.as_deref());
     // Providers without a key were not recorded afresh: their cassettes are not "gone".
     report
         .only_committed
         .retain(|c| !skipped.iter().any(|p| c.starts_with(&format!("{p}/"))));
     let text = match a.format {
-        DriftFormat::Terminal => tooltape::drift_terminal(&report),
-        DriftFormat::Md => tooltape::drift_markdown(&report),
-        DriftFormat::Json => tooltape::drift_json(&report),
+        DriftFormat::Terminal => tooltape::drift::render::terminal(&report),
+        DriftFormat::Md => tooltape::drift::render::markdown(&report),
+        DriftFormat::Json => tooltape::drift::render::json(&report),
     };
     if let Err(e) = write_out(a.out.as_deref(), &text) {
         eprintln!("{e}");
@@ -87,7 +90,7 @@ pub fn write_out(out: Option<&Path>, text: &str) -> Result<(), String> {
             out!("{text}");
             Ok(())
         }
-        Some(p) => tooltape::write_atomic(p, text)
+        Some(p) => tooltape::cassette::write_atomic(p, text)
             .map_err(|e| format!("{}: cannot write: {e}", p.display())),
     }
 }

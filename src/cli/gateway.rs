@@ -10,15 +10,21 @@ use std::time::{Duration, Instant, SystemTime};
 use clap::{Args, Subcommand, ValueEnum};
 
 use super::exit;
-use tooltape::{
-    COMPARE_BEGIN, COMPARE_END, Case, CompareMeta, GatewayCell as Cell, GatewayMemory,
-    GatewayProfile, GatewayRun, GatewayTrial, GatewayTrialResult as TrialResult,
-    RecordingUpstream as Upstream, compare_markdown, compare_row, compare_terminal, discover,
-    ensure_gateway_installed, gateway_cases, gateway_common_routes, gateway_html, gateway_markdown,
-    gateway_snapshot, gateway_snapshot_name, gateway_summary, gateway_terminal, gateway_trials,
-    load_gateway_profile, machine_note, rewrite_compare_region, run_gateway_trials, runtime,
-    start_gateway, utc_date,
-};
+use tooltape::Case;
+use tooltape::discover;
+use tooltape::gateway::COMPARE_BEGIN;
+use tooltape::gateway::COMPARE_END;
+use tooltape::gateway::Cell;
+use tooltape::gateway::CompareMeta;
+use tooltape::gateway::GatewayRun;
+use tooltape::gateway::GatewayTrial;
+use tooltape::gateway::TrialResult;
+use tooltape::gateway::Upstream;
+use tooltape::gateway::compare_markdown;
+use tooltape::gateway::compare_row;
+use tooltape::gateway::compare_terminal;
+use tooltape::gateway::machine_note;
+use tooltape::runtime;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum GatewayFormat {
@@ -101,13 +107,13 @@ fn cases(root: &Path) -> (Vec<Arc<Case>>, usize) {
         eprintln!("cases/ could not be read in full: the trials that exist are unknown");
     }
     let unloadable = discovery.broken.len() + usize::from(discovery.incomplete);
-    (gateway_cases(&discovery), unloadable)
+    (tooltape::gateway::cases_of(&discovery), unloadable)
 }
 
 /// Installs and starts the gateway (unless `url` names a running one), runs the trials through
 /// it while sampling its process group's memory, and stops it.
 async fn run_through(
-    profile: &Arc<GatewayProfile>,
+    profile: &Arc<tooltape::gateway::LoadedProfile>,
     upstream: &Arc<Upstream>,
     url: Option<&str>,
     trials: Vec<GatewayTrial>,
@@ -117,7 +123,7 @@ async fn run_through(
     let url = match url {
         Some(u) => u.trim_end_matches('/').to_string(),
         None => {
-            if ensure_gateway_installed(profile)? {
+            if tooltape::gateway::ensure_installed(profile)? {
                 eprintln!(
                     "installed {} into {}",
                     profile.name,
@@ -131,7 +137,7 @@ async fn run_through(
             ));
             std::fs::create_dir_all(&work)
                 .map_err(|e| format!("cannot create {}: {e}", work.display()))?;
-            let r = start_gateway(profile, &upstream.base_url(), &work).await?;
+            let r = tooltape::gateway::start(profile, &upstream.base_url(), &work).await?;
             eprintln!(
                 "{} ready at {} in {:.1}s (log {})",
                 profile.name,
@@ -146,12 +152,12 @@ async fn run_through(
     };
     let sampler = running
         .as_ref()
-        .map(|r| GatewayMemory::start(r.pgid(), Duration::from_millis(200)));
+        .map(|r| tooltape::gateway::PeakSampler::start(r.pgid(), Duration::from_millis(200)));
     let t0 = Instant::now();
     let results =
-        run_gateway_trials(Arc::clone(profile), upstream, &url, trials, concurrency).await;
+        tooltape::gateway::run_all(Arc::clone(profile), upstream, &url, trials, concurrency).await;
     let wall = t0.elapsed();
-    let peak_memory_kib = sampler.and_then(GatewayMemory::finish);
+    let peak_memory_kib = sampler.and_then(tooltape::gateway::PeakSampler::finish);
     let tail = running.as_ref().map(|r| r.log_tail(20));
     let exited = running.as_mut().and_then(|r| r.exited());
     let started_in = running.as_ref().map(|r| r.started_in);
@@ -184,7 +190,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         eprintln!("gateway: name a profile (gateways/NAME.toml) or `compare`");
         return exit::ERROR;
     };
-    let profile = match load_gateway_profile(root, name) {
+    let profile = match tooltape::gateway::load_profile(root, name) {
         Ok(p) => Arc::new(p),
         Err(e) => {
             eprintln!("{e}");
@@ -192,7 +198,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         }
     };
     let (cases, unloadable) = cases(root);
-    let trials = gateway_trials(&cases, &profile.routes(), a.filter.as_deref());
+    let trials = tooltape::gateway::trials(&cases, &profile.routes(), a.filter.as_deref());
     if trials.is_empty() {
         eprintln!(
             "no gateway trial matches{}",
@@ -238,7 +244,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         return exit::FAILED;
     }
     if let Some(path) = &a.md_out {
-        let md = gateway_markdown(&profile.name, &profile.profile.description, &results);
+        let md = tooltape::gateway::markdown(&profile.name, &profile.profile.description, &results);
         if let Err(e) = std::fs::write(path, md) {
             eprintln!("cannot write {}: {e}", path.display());
             return exit::ERROR;
@@ -281,7 +287,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
 fn compare(root: &Path, a: &CompareArgs) -> i32 {
     let mut profiles = Vec::new();
     for name in &a.names {
-        let profile = match load_gateway_profile(root, name) {
+        let profile = match tooltape::gateway::load_profile(root, name) {
             Ok(p) => Arc::new(p),
             Err(e) => {
                 eprintln!("{e}");
@@ -290,7 +296,7 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
         };
         if profiles
             .iter()
-            .any(|p: &Arc<GatewayProfile>| p.name == profile.name)
+            .any(|p: &Arc<tooltape::gateway::LoadedProfile>| p.name == profile.name)
         {
             eprintln!("gateway compare: `{name}` is named twice");
             return exit::ERROR;
@@ -326,8 +332,8 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
             }
         }
     }
-    let refs: Vec<&GatewayProfile> = profiles.iter().map(AsRef::as_ref).collect();
-    let common = gateway_common_routes(&refs);
+    let refs: Vec<&tooltape::gateway::LoadedProfile> = profiles.iter().map(AsRef::as_ref).collect();
+    let common = tooltape::gateway::common_routes(&refs);
     if common.is_empty() {
         eprintln!("gateway compare: the gateways have no route in common");
         return exit::ERROR;
@@ -340,10 +346,10 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
         return exit::ERROR;
     }
     let concurrency = usize::from(a.concurrency);
-    let date = utc_date(SystemTime::now());
+    let date = tooltape::clock::utc_minute(SystemTime::now());
     let mut runs = Vec::new();
     for profile in &profiles {
-        let trials = gateway_trials(&cases, &profile.routes(), a.filter.as_deref());
+        let trials = tooltape::gateway::trials(&cases, &profile.routes(), a.filter.as_deref());
         if trials.is_empty() {
             eprintln!("gateway {}: no trial matches", profile.name);
             return exit::ERROR;
@@ -375,7 +381,7 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
         eprintln!(
             "{}: {} in {:.1}s",
             profile.name,
-            gateway_summary(&ran.results),
+            tooltape::gateway::summary(&ran.results),
             ran.wall.as_secs_f64()
         );
         runs.push(GatewayRun {
@@ -405,7 +411,7 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
             common_routes: common,
             filter: a.filter.clone(),
         };
-        if let Err(e) = rewrite_compare_region(path, &compare_markdown(&rows, &meta)) {
+        if let Err(e) = tooltape::gateway::rewrite_region(path, &compare_markdown(&rows, &meta)) {
             eprintln!("{e}");
             return exit::ERROR;
         }
@@ -417,11 +423,11 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
 fn write_snapshots(dir: &Path, results: &[TrialResult]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for r in results {
-        let name = gateway_snapshot_name(r);
+        let name = tooltape::gateway::snapshot_name(r);
         let text = format!(
             "---\nsource: src/cli/gateway.rs\nexpression: \"{}\"\n---\n{}",
             r.name,
-            gateway_snapshot(r)
+            tooltape::gateway::snapshot(r)
         );
         let path = dir.join(format!("{name}.snap"));
         let tmp = dir.join(format!(".{name}.snap.tmp"));
@@ -431,16 +437,20 @@ fn write_snapshots(dir: &Path, results: &[TrialResult]) -> std::io::Result<()> {
     Ok(())
 }
 
-fn print_results(profile: &GatewayProfile, results: &[TrialResult], format: GatewayFormat) {
+fn print_results(
+    profile: &tooltape::gateway::LoadedProfile,
+    results: &[TrialResult],
+    format: GatewayFormat,
+) {
     match format {
         GatewayFormat::Terminal => {
-            out!("{}", gateway_terminal(results));
+            out!("{}", tooltape::gateway::terminal(results));
         }
         GatewayFormat::Md => out!(
             "{}",
-            gateway_markdown(&profile.name, &profile.profile.description, results)
+            tooltape::gateway::markdown(&profile.name, &profile.profile.description, results)
         ),
-        GatewayFormat::Html => outln!("{}", gateway_html(&profile.name, results)),
+        GatewayFormat::Html => outln!("{}", tooltape::gateway::html(&profile.name, results)),
         GatewayFormat::Json => outln!(
             "{}",
             serde_json::to_string_pretty(results).unwrap_or_default()
@@ -448,8 +458,8 @@ fn print_results(profile: &GatewayProfile, results: &[TrialResult], format: Gate
     }
     // Machine formats are one document on stdout; the summary line is the terminal's or stderr's.
     if matches!(format, GatewayFormat::Terminal) {
-        outln!("{}", gateway_summary(results));
+        outln!("{}", tooltape::gateway::summary(results));
     } else {
-        eprintln!("{}", gateway_summary(results));
+        eprintln!("{}", tooltape::gateway::summary(results));
     }
 }

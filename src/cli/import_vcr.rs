@@ -2,7 +2,8 @@
 
 use super::exit;
 use std::path::Path;
-use tooltape::{Provider, Secrets, import_vcr};
+use tooltape::Provider;
+use tooltape::redact::Secrets;
 
 /// Whether `--out` may be written: nothing there, or this file's earlier import (or `--force`
 /// over a regular file). A symlink or anything not a regular file is never replaced.
@@ -28,11 +29,11 @@ fn check_out(file: &Path, out: &Path, force: bool) -> Result<(), String> {
         return Ok(());
     }
     let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let ours = tooltape::load_cassette(out)
+    let ours = tooltape::cassette::load(out)
         .ok()
         .flatten()
         .is_some_and(|(c, _)| {
-            c.provenance.kind == tooltape::ProvenanceKind::Imported
+            c.provenance.kind == tooltape::cassette::ProvenanceKind::Imported
                 && c.provenance.source.as_deref() == Some(&format!("vcrpy cassette {name}"))
         });
     if ours {
@@ -61,15 +62,15 @@ pub fn run(file: &Path, provider: &str, out: &Path, force: bool) -> i32 {
     }
     // Temporary files a killed import left beside --out.
     let dir = out.parent().filter(|d| !d.as_os_str().is_empty());
-    tooltape::clean_stale_temps(dir.unwrap_or(Path::new(".")), false);
-    let text = match tooltape::read_to_string_bounded(file) {
+    tooltape::cassette::clean_stale_temps(dir.unwrap_or(Path::new(".")), false);
+    let text = match tooltape::input::read_to_string(file) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("{}:1:1: {e}", file.display());
             return exit::ERROR;
         }
     };
-    let cassette = match import_vcr(file, &text, provider) {
+    let cassette = match tooltape::import_vcr::convert(file, &text, provider) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("{e}\n  is it a vcrpy/pytest-recording YAML cassette?");
@@ -77,7 +78,7 @@ pub fn run(file: &Path, provider: &str, out: &Path, force: bool) -> i32 {
         }
     };
     let n = cassette.interactions.len();
-    match tooltape::write_cassette(out, out, cassette, &Secrets::from_env()) {
+    match tooltape::record::write_cassette(out, out, cassette, &Secrets::from_env()) {
         Ok(()) => {
             outln!(
                 "{}: {n} interaction{} imported (provenance: imported)",

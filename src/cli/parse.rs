@@ -10,7 +10,12 @@ use super::ParseArgs;
 use super::exit;
 use super::select::{input_name, provider_arg, read_input};
 use super::text_protocol;
-use tooltape::{ChatRequest, Outcome, Provider, StreamDecoder, StrictPolicy, decode};
+use tooltape::ChatRequest;
+use tooltape::Outcome;
+use tooltape::Provider;
+use tooltape::StreamDecoder;
+use tooltape::StrictPolicy;
+use tooltape::decode;
 
 /// A neutral request with nothing but the stream flag (for decoding a body on its own).
 pub fn bare_request(stream: bool) -> ChatRequest {
@@ -98,7 +103,7 @@ fn print_outcome(o: &Outcome) {
 /// any chunking): the body is never held whole, so a 22 MB stream costs no 22 MB of fresh pages.
 fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> i32 {
     let mut input: Box<dyn Read> = match file {
-        Some(p) => match tooltape::Bounded::open(p) {
+        Some(p) => match tooltape::input::Bounded::open(p) {
             Ok(f) => Box::new(f),
             Err(e) => {
                 eprintln!("{}: cannot read: {e}", p.display());
@@ -166,7 +171,7 @@ pub(super) fn parse(a: &ParseArgs) -> i32 {
             );
             return exit::ERROR;
         };
-        let req = match tooltape::read_to_string_bounded(req_path) {
+        let req = match tooltape::input::read_to_string(req_path) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("{}: cannot read: {e}", req_path.display());

@@ -13,7 +13,8 @@ use serde_json::Value;
 use super::ParseRequestArgs;
 use super::exit;
 use super::select::{input_name, provider_arg, read_input};
-use tooltape::{HttpRequest, Provider};
+use tooltape::HttpRequest;
+use tooltape::Provider;
 
 /// Builds the request from the input text. `Err` is the message to print after `FILE:`: it
 /// starts with `LINE:COL:` for input that is not JSON, with a space otherwise.
@@ -28,9 +29,9 @@ fn request_from(provider: Provider, text: &str, path: Option<&str>) -> Result<Ht
         r
     } else {
         let default = match provider {
-            Provider::OpenaiChat | Provider::TextProtocol => tooltape::openai_chat::PATH,
-            Provider::OpenaiResponses => tooltape::openai_responses::PATH,
-            Provider::Anthropic => tooltape::anthropic::PATH,
+            Provider::OpenaiChat | Provider::TextProtocol => tooltape::providers::openai_chat::PATH,
+            Provider::OpenaiResponses => tooltape::providers::openai_responses::PATH,
+            Provider::Anthropic => tooltape::providers::anthropic::PATH,
             Provider::Gemini if path.is_none() => {
                 return Err(
                     " a bare Gemini body needs --path /v1beta/models/MODEL:generateContent \

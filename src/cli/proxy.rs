@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use super::exit;
 use clap::Args;
-use tooltape::{Proxy, ProxyConfig, runtime};
+use tooltape::Proxy;
+use tooltape::ProxyConfig;
+use tooltape::runtime;
 
 #[derive(Args, Debug)]
 pub struct ProxyArgs {

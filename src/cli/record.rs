@@ -10,10 +10,18 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::RecordArgs;
 use super::exit;
-use tooltape::{
-    Endpoints, Provider, RecordOptions, Secrets, Summary, Trial, Which, dry_run_listing, endpoints,
-    in_ci, record_all_with, runtime, select_to_record,
-};
+use tooltape::Provider;
+use tooltape::Trial;
+use tooltape::record::Endpoints;
+use tooltape::record::RecordOptions;
+use tooltape::record::Summary;
+use tooltape::record::Which;
+use tooltape::record::dry_run_listing;
+use tooltape::record::endpoints;
+use tooltape::record::in_ci;
+use tooltape::record::record_all_with;
+use tooltape::redact::Secrets;
+use tooltape::runtime;
 
 pub fn run(root: &Path, a: &RecordArgs) -> i32 {
     if in_ci() {
@@ -43,7 +51,7 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
         None => None,
     };
     // Temporary files a killed recording left behind (their process is gone).
-    for p in tooltape::clean_stale_temps(&root.join("cassettes"), true) {
+    for p in tooltape::cassette::clean_stale_temps(&root.join("cassettes"), true) {
         eprintln!("removed {} (left by a killed recording)", p.display());
     }
     let sel = super::select::select(root, a.filter.as_deref());
@@ -52,7 +60,7 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
         .cloned()
         .collect();
     let code = runtime().block_on(async {
-        let chosen = select_to_record(root, trials, which).await;
+        let chosen = tooltape::record::select(root, trials, which).await;
         if a.dry_run {
             out!("{}", dry_run_listing(&chosen));
             return 0;

@@ -8,8 +8,12 @@ use super::exit;
 use super::parse::{bare_request, outcome_json};
 use super::select::{provider_arg, select};
 use serde_json::Value;
-use tooltape::{ChatRequest, discover};
-use tooltape::{Provider, ReplayServer, ReplayStatus, load_cassette, replay_all};
+use tooltape::ChatRequest;
+use tooltape::Provider;
+use tooltape::ReplayServer;
+use tooltape::discover;
+use tooltape::harness::ReplayStatus;
+use tooltape::harness::replay_all;
 
 pub(super) fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
     let sel = select(root, filter);
@@ -104,7 +108,7 @@ pub(super) fn replay_cassette(
     repeat: usize,
     provider: Option<&str>,
 ) -> i32 {
-    let (cassette, _) = match load_cassette(path) {
+    let (cassette, _) = match tooltape::cassette::load(path) {
         Ok(Some(c)) => c,
         Ok(None) => {
             eprintln!("{}: no such cassette", path.display());
@@ -145,7 +149,7 @@ pub(super) fn replay_cassette(
     let outcomes = rt.block_on(async {
         let server = ReplayServer::start(&cassette).await;
         let endpoint = server.endpoint();
-        let client = tooltape::http_client(Duration::from_secs(30));
+        let client = tooltape::run::client(Duration::from_secs(30));
         let mut last = Vec::new();
         for _ in 0..repeat {
             last.clear();
@@ -164,7 +168,8 @@ pub(super) fn replay_cassette(
                         ..t.first_request()
                     },
                 );
-                let r = tooltape::send(&client, &endpoint, provider, &neutral, &it.request).await;
+                let r =
+                    tooltape::run::send(&client, &endpoint, provider, &neutral, &it.request).await;
                 last.push(r);
             }
             server.take_received();

@@ -5,9 +5,8 @@ use std::path::{Path, PathBuf};
 
 use super::exit;
 use clap::{Args, ValueEnum};
-use tooltape::{
-    Matrix, build_matrix, matrix_html, matrix_json, matrix_markdown, matrix_terminal, replay_all,
-};
+use tooltape::harness::replay_all;
+use tooltape::report::Matrix;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
@@ -31,10 +30,10 @@ pub struct ReportArgs {
 /// Renders a matrix in a format.
 pub fn render(m: &Matrix, format: ReportFormat) -> String {
     match format {
-        ReportFormat::Terminal => matrix_terminal(m),
-        ReportFormat::Md => matrix_markdown(m),
-        ReportFormat::Html => matrix_html(m),
-        ReportFormat::Json => matrix_json(m),
+        ReportFormat::Terminal => tooltape::report::text::terminal(m),
+        ReportFormat::Md => tooltape::report::text::markdown(m),
+        ReportFormat::Html => tooltape::report::html::page(m),
+        ReportFormat::Json => tooltape::report::text::json(m),
     }
 }
 
@@ -44,7 +43,7 @@ pub fn render(m: &Matrix, format: ReportFormat) -> String {
 pub fn run(root: &Path, a: &ReportArgs) -> i32 {
     // Selected as `replay` does: broken case files are reported on stderr.
     let sel = super::select::select(root, a.filter.as_deref());
-    let m = build_matrix(&sel.trials, &replay_all(root, &sel.trials));
+    let m = tooltape::report::build(&sel.trials, &replay_all(root, &sel.trials));
     sel.report_problems();
     if m.rows.is_empty() {
         eprintln!(

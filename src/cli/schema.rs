@@ -1,7 +1,9 @@
 //! `tooltape schema strict|check` as pure functions: input text in, (stdout, exit code) out.
 
 use serde_json::Value;
-use tooltape::{Provider, Violation, check_schema, strict_parameters};
+use tooltape::Provider;
+use tooltape::schema::Violation;
+use tooltape::schema::strict_parameters;
 
 /// Reads a neutral parameters schema and prints what the encoder would send for `provider`
 /// with strict required. Exit 0 with pretty JSON; 1 with one reason per line when it cannot be
@@ -26,7 +28,7 @@ pub fn cli_check(provider: Provider, input: &str) -> (String, i32) {
         Ok(v) => v,
         Err(e) => return e,
     };
-    let violations = check_schema(provider, &schema);
+    let violations = tooltape::schema::check(provider, &schema);
     let code = i32::from(!violations.is_empty());
     (lines(&violations), code)
 }

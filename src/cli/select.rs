@@ -4,7 +4,9 @@
 use std::path::Path;
 
 use super::exit;
-use tooltape::{Provider, Trial, discover};
+use tooltape::Provider;
+use tooltape::Trial;
+use tooltape::discover;
 
 /// Reads FILE or stdin as UTF-8, runs `f`, prints its output (stdout for exit 0 and 1,
 /// stderr for usage errors), returns its exit code.
@@ -44,8 +46,8 @@ pub(super) fn input_name(file: Option<&Path>) -> String {
 
 pub(super) fn read_input(file: Option<&Path>) -> Result<Vec<u8>, String> {
     match file {
-        Some(p) => tooltape::read_bounded(p).map_err(|e| format!("{}: {e}", p.display())),
-        None => tooltape::read_all_bounded(std::io::stdin().lock(), Path::new("<stdin>"))
+        Some(p) => tooltape::input::read(p).map_err(|e| format!("{}: {e}", p.display())),
+        None => tooltape::input::read_all(std::io::stdin().lock(), Path::new("<stdin>"))
             .map_err(|e| format!("stdin: {e}")),
     }
 }
@@ -85,8 +87,8 @@ impl Selection {
 /// provider files, orphans) come with them, for every command to report and fail on.
 pub fn select(root: &Path, filter: Option<&str>) -> Selection {
     let d = discover(root);
-    let problems = tooltape::suite_problems(root, &d);
-    let broken_files = tooltape::broken_file_count(&d, &problems);
+    let problems = tooltape::harness::suite_problems(root, &d);
+    let broken_files = tooltape::harness::broken_file_count(&d, &problems);
     let trials = d
         .trials
         .into_iter()

@@ -2,13 +2,15 @@
 
 use super::exit;
 use std::path::Path;
-use tooltape::{Secrets, discover, scan_path, status_report};
+use tooltape::discover;
+use tooltape::redact::Secrets;
+use tooltape::status::scan_path;
 
 /// `tooltape status [FILTER]`: prints the report, broken files included; exit 1 when the suite
 /// has broken files (a case, a tool, the provider table, a cassette, an orphan), else 0.
 pub fn run(root: &Path, filter: Option<&str>) -> i32 {
     let discovery = discover(root);
-    let r = status_report(root, &discovery, filter);
+    let r = tooltape::status::report(root, &discovery, filter);
     out!("{}", r.text);
     i32::from(r.broken_files > 0)
 }

@@ -5,12 +5,19 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use tooltape::text_protocol::{Stream, decode_with};
-use tooltape::{
-    AllowedMode, ChatRequest, HttpResponse, Outcome, ParserConfig, StrictPolicy, Tool, ToolChoice,
-    json_message,
-};
-use tooltape::{InjectedChoice as Choice, function_tools, tool_choice};
+use tooltape::ChatRequest;
+use tooltape::HttpResponse;
+use tooltape::Outcome;
+use tooltape::StrictPolicy;
+use tooltape::Tool;
+use tooltape::ToolChoice;
+use tooltape::inject::json_message;
+use tooltape::inject::request::Choice;
+use tooltape::inject::request::function_tools;
+use tooltape::inject::request::tool_choice;
+use tooltape::model::AllowedMode;
+use tooltape::providers::text_protocol::{Stream, decode_with};
+use tooltape::textcall::ParserConfig;
 
 /// Returns (stdout, exit code). Exit 2 with one line (`request: …` or `response: …`, with line
 /// and column where known) when an input cannot be read; exit 1 when the body is a provider
@@ -90,7 +97,7 @@ fn chat_request(request: &Value, stream: bool) -> ChatRequest {
             parameters: t
                 .parameters
                 .cloned()
-                .unwrap_or_else(tooltape::empty_parameters),
+                .unwrap_or_else(tooltape::model::empty_parameters),
             strict: t.strict.then_some(true),
         })
         .collect();

@@ -9,7 +9,7 @@
 //! fingerprints, signatures; fields added).
 
 pub(crate) mod outcome;
-pub(crate) mod render;
+pub mod render;
 pub(crate) mod shape;
 pub(crate) mod structure;
 

@@ -12,7 +12,7 @@
 //! without a description has no `Description:` line.
 
 mod guidance;
-pub(crate) mod request;
+pub mod request;
 pub(crate) mod stringify;
 #[cfg(test)]
 mod tests;

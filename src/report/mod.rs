@@ -3,8 +3,8 @@
 //! from, and stream ↔ buffered pairs are checked for parity. Building the matrix is pure
 //! (`matrix.rs`); the renderers live in `text.rs` and `html.rs`.
 
-pub(crate) mod html;
+pub mod html;
 mod matrix;
-pub(crate) mod text;
+pub mod text;
 
 pub use matrix::{Cell, Matrix, Parity, Status, build, matrix, parity, summary};

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::report::Report;
-use tooltape::{RecordingUpstream, discover, gateway_cases, gateway_trials, load_gateway_profile};
+use tooltape::discover;
 
 /// The same-format routes (shared with the mutant suite), with the recording upstream itself as
 /// the (identity) gateway.
@@ -18,22 +18,26 @@ const PROFILE: &str = "tests/same-format-gateway.toml";
 pub fn section(root: &Path, report: &mut Report) {
     report.section("gateway (identity gateway; tooltape's own time per trial)");
     let path = root.join(PROFILE);
-    let profile = match load_gateway_profile(root, path.to_str().unwrap_or_default()) {
+    let profile = match tooltape::gateway::load_profile(root, path.to_str().unwrap_or_default()) {
         Ok(p) => Arc::new(p),
         Err(e) => {
             report.note(&format!("{e}"));
             return;
         }
     };
-    let cases = gateway_cases(&discover(root));
+    let cases = tooltape::gateway::cases_of(&discover(root));
     let routes = profile.routes();
-    let trials = gateway_trials(&cases, &routes, None);
+    let trials = tooltape::gateway::trials(&cases, &routes, None);
     let rt = tooltape::runtime();
     let t0 = Instant::now();
     let results = rt.block_on(async {
-        let upstream = Arc::new(RecordingUpstream::start().await.expect("loopback upstream"));
+        let upstream = Arc::new(
+            tooltape::gateway::Upstream::start()
+                .await
+                .expect("loopback upstream"),
+        );
         let url = upstream.base_url();
-        tooltape::run_gateway_trials(Arc::clone(&profile), &upstream, &url, trials, 4).await
+        tooltape::gateway::run_all(Arc::clone(&profile), &upstream, &url, trials, 4).await
     });
     let wall = t0.elapsed();
     let n = results.len().max(1);
@@ -60,7 +64,7 @@ pub fn section(root: &Path, report: &mut Report) {
 
 /// The whole LiteLLM suite through the built binary, when LiteLLM is installed.
 fn litellm(root: &Path, report: &mut Report) {
-    let installed = match load_gateway_profile(root, "litellm") {
+    let installed = match tooltape::gateway::load_profile(root, "litellm") {
         Ok(p) => p.install_dir().exists(),
         Err(e) => {
             report.note(&format!("LiteLLM suite: {e}"));

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::report::{Report, mb_per_s};
-use tooltape::openai_chat;
+use tooltape::providers::openai_chat;
 
 /// Calls in the stream, and the chars of each arguments fragment (23.3 MB in all).
 const CALLS: usize = 8000;

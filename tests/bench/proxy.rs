@@ -11,10 +11,16 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use serde_json::json;
-use tooltape::{
-    ChatRequest, Message, Provider, SimConfig, Simulator, StreamDecoder, StrictPolicy, Tool,
-    ToolChoice, encode,
-};
+use tooltape::ChatRequest;
+use tooltape::Message;
+use tooltape::Provider;
+use tooltape::SimConfig;
+use tooltape::Simulator;
+use tooltape::StreamDecoder;
+use tooltape::StrictPolicy;
+use tooltape::Tool;
+use tooltape::ToolChoice;
+use tooltape::encode;
 
 use crate::report::Report;
 
@@ -73,7 +79,7 @@ async fn burst(base: &str, model: &str) -> (Vec<Duration>, Vec<String>) {
     let req = request(model);
     let enc = encode(Provider::OpenaiChat, &req).unwrap().request;
     let body = serde_json::to_vec(&enc.body).unwrap();
-    let client = tooltape::http_client(Duration::from_secs(60));
+    let client = tooltape::run::client(Duration::from_secs(60));
     let url = format!("{base}{}", enc.path_and_query());
     let futs = (0..N).map(|_| {
         let (client, url, body, req) = (&client, &url, body.clone(), &req);
@@ -123,7 +129,7 @@ fn quantile(sorted: &[Duration], q: f64) -> Duration {
 }
 
 async fn wait_ready(base: &str) -> Result<(), String> {
-    let client = tooltape::http_client(Duration::from_secs(5));
+    let client = tooltape::run::client(Duration::from_secs(5));
     let t0 = Instant::now();
     while t0.elapsed() < Duration::from_secs(20) {
         if let Ok(r) = client.get(format!("{base}/health")).send().await

@@ -9,7 +9,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::report::Report;
-use tooltape::{Endpoint, Provider, RecordOptions, Secrets, SimConfig, Simulator, Trial};
+use tooltape::Endpoint;
+use tooltape::Provider;
+use tooltape::SimConfig;
+use tooltape::Simulator;
+use tooltape::Trial;
+use tooltape::record::RecordOptions;
+use tooltape::redact::Secrets;
 
 /// The key the simulator is sent (it checks that one is present, nothing more).
 const SIMULATOR_KEY: &str = "tooltape-simulator-key";
@@ -81,13 +87,13 @@ async fn record_all(
         extra_headers: Vec::new(),
     };
     let source = format!("simulator {}", env!("CARGO_PKG_VERSION"));
-    let client = tooltape::http_client(opts.timeout);
+    let client = tooltape::run::client(opts.timeout);
     let sem = Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
     let futs = trials.iter().map(|t| {
         let (client, sem, opts, endpoint, source) = (&client, &sem, &opts, &endpoint, &source);
         async move {
             let _permit = sem.acquire().await;
-            let r = tooltape::record_trial(client, root, t, endpoint, source, opts).await;
+            let r = tooltape::record::record_trial(client, root, t, endpoint, source, opts).await;
             (t.name(), r)
         }
     });
@@ -108,7 +114,7 @@ fn bench_project(root: &Path) -> std::io::Result<()> {
             "[{p}]\nmodel = \"bench-model\"\nbase_url = \"http://127.0.0.1:9\"\n\n"
         ));
     }
-    std::fs::write(cases.join(tooltape::PROVIDERS_FILE), providers)?;
+    std::fs::write(cases.join(tooltape::case::PROVIDERS_FILE), providers)?;
     let tool = r#"{"name": "get_weather", "description": "Weather for a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}"#;
     std::fs::write(cases.join("tools/get_weather.json"), tool)?;
     for name in ["bench_a", "bench_b", "bench_c", "bench_d", "bench_e"] {

@@ -4,14 +4,16 @@
 use std::time::{Duration, Instant};
 
 use crate::report::Report;
-use tooltape::{ChatRequest, Mode, ReplayServer};
+use tooltape::ChatRequest;
+use tooltape::Mode;
+use tooltape::ReplayServer;
 
 pub fn section(root: &std::path::Path, r: &mut Report) {
     r.section("replay (shipped cassettes through the loopback server)");
     let trials = tooltape::discover(root).trials;
     let mut cassettes = Vec::new();
     for t in &trials {
-        if let Ok(Some((c, _))) = tooltape::load_cassette(&root.join(t.cassette_path())) {
+        if let Ok(Some((c, _))) = tooltape::cassette::load(&root.join(t.cassette_path())) {
             cassettes.push((t.clone(), c));
         }
     }
@@ -31,7 +33,7 @@ pub fn section(root: &std::path::Path, r: &mut Report) {
         return;
     };
     let elapsed = rt.block_on(async {
-        let client = tooltape::http_client(Duration::from_secs(30));
+        let client = tooltape::run::client(Duration::from_secs(30));
         let mut total = Duration::ZERO;
         for (t, c) in &cassettes {
             let server = ReplayServer::start(c).await;
@@ -44,7 +46,8 @@ pub fn section(root: &std::path::Path, r: &mut Report) {
                         ..t.first_request()
                     };
                     let _ =
-                        tooltape::send(&client, &endpoint, t.provider, &neutral, &it.request).await;
+                        tooltape::run::send(&client, &endpoint, t.provider, &neutral, &it.request)
+                            .await;
                 }
                 server.take_received();
             }

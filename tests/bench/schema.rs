@@ -52,7 +52,9 @@ pub fn section(report: &mut Report) {
     report.section("schema: OpenAI strict transform + check");
     let schema = generated(5000, 10);
     let d = fastest(Duration::from_millis(300), || {
-        let _ = std::hint::black_box(tooltape::openai_strict(std::hint::black_box(&schema)));
+        let _ = std::hint::black_box(tooltape::schema::openai_strict(std::hint::black_box(
+            &schema,
+        )));
     });
     let ms = d.as_secs_f64() * 1e3;
     report.figure(
@@ -68,8 +70,9 @@ pub fn section(report: &mut Report) {
         let s = generated(props, 10);
         let nodes = count_nodes(&s);
         let d = fastest(Duration::from_millis(200), || {
-            let _ = std::hint::black_box(tooltape::openai_transform(std::hint::black_box(&s)));
-            let _ = std::hint::black_box(tooltape::check_schema(
+            let _ =
+                std::hint::black_box(tooltape::schema::openai_transform(std::hint::black_box(&s)));
+            let _ = std::hint::black_box(tooltape::schema::check(
                 Provider::OpenaiChat,
                 std::hint::black_box(&s),
             ));

@@ -5,7 +5,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::report::{Report, fastest_pair, mb_per_s};
-use tooltape::{Parser, ParserConfig};
+use tooltape::textcall::Parser;
+use tooltape::textcall::ParserConfig;
 
 /// About 1 MB: prose (with `<` that are not tags), valid calls, recovered and rejected calls.
 fn sample() -> String {

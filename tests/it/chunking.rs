@@ -6,10 +6,18 @@
 use std::path::PathBuf;
 
 use serde_json::Value;
-use tooltape::{
-    ChatRequest, ChoiceSpec, DecodeError, Mode, Outcome, Provider, StreamDecoder, StrictPolicy,
-    Tool, ToolChoice, discover, load_cassette, split_stream,
-};
+use tooltape::ChatRequest;
+use tooltape::ChoiceSpec;
+use tooltape::DecodeError;
+use tooltape::Mode;
+use tooltape::Outcome;
+use tooltape::Provider;
+use tooltape::StreamDecoder;
+use tooltape::StrictPolicy;
+use tooltape::Tool;
+use tooltape::ToolChoice;
+use tooltape::cassette::split_stream;
+use tooltape::discover;
 
 fn decode(provider: Provider, req: &ChatRequest, chunks: &[&[u8]]) -> Result<Outcome, DecodeError> {
     let mut d = StreamDecoder::new(provider, req);
@@ -86,7 +94,7 @@ fn every_streamed_cassette() {
         .iter()
         .filter(|t| t.mode == Mode::Stream)
     {
-        let Ok(Some((c, _))) = load_cassette(&root.join(trial.cassette_path())) else {
+        let Ok(Some((c, _))) = tooltape::cassette::load(&root.join(trial.cassette_path())) else {
             continue;
         };
         for (i, it) in c.interactions.iter().enumerate() {
@@ -154,7 +162,7 @@ fn every_streamed_real_traffic_record() {
             .map(|n| Tool {
                 name: n.into(),
                 description: None,
-                parameters: tooltape::empty_parameters(),
+                parameters: tooltape::model::empty_parameters(),
                 strict: None,
             })
             .collect();

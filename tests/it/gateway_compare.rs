@@ -11,11 +11,13 @@ use std::time::Duration;
 
 use hyper::body::Incoming;
 use hyper::{Request, Response};
-use tooltape::{
-    COMPARE_BEGIN, COMPARE_END, GatewayRun, GatewayTrialResult, RecordingUpstream, compare_row,
-    discover, gateway_cases, gateway_common_routes, gateway_trials, load_gateway_profile,
-    percentile, replace_compare_region, rewrite_compare_region, run_gateway_trials, runtime,
-};
+use tooltape::discover;
+use tooltape::gateway::COMPARE_BEGIN;
+use tooltape::gateway::COMPARE_END;
+use tooltape::gateway::GatewayRun;
+use tooltape::gateway::compare_row;
+use tooltape::gateway::percentile;
+use tooltape::runtime;
 
 use crate::loopback_proxy::{ProxyBody, read, respond, send, serve};
 
@@ -82,20 +84,20 @@ fn ms(d: Duration) -> f64 {
 fn added_latency_is_paired_per_request_and_shows_the_proxy_delay() {
     let root = scratch_root();
     let profile = Arc::new(
-        load_gateway_profile(&root, root.join("sleepy.toml").to_str().unwrap())
+        tooltape::gateway::load_profile(&root, root.join("sleepy.toml").to_str().unwrap())
             .unwrap_or_else(|e| panic!("{e}")),
     );
     let discovery = discover(&root);
     assert!(discovery.broken.is_empty(), "{:?}", discovery.broken);
-    let cases = gateway_cases(&discovery);
+    let cases = tooltape::gateway::cases_of(&discovery);
     let routes = profile.routes();
-    let trials = gateway_trials(&cases, &routes, None);
+    let trials = tooltape::gateway::trials(&cases, &routes, None);
     assert!(!trials.is_empty());
-    let results: Vec<GatewayTrialResult> = runtime().block_on(async {
-        let upstream = Arc::new(RecordingUpstream::start().await.unwrap());
+    let results: Vec<tooltape::gateway::TrialResult> = runtime().block_on(async {
+        let upstream = Arc::new(tooltape::gateway::Upstream::start().await.unwrap());
         let addr = serve_delaying(upstream.base_url()).await;
         let url = format!("http://{addr}");
-        run_gateway_trials(Arc::clone(&profile), &upstream, &url, trials, 4).await
+        tooltape::gateway::run_all(Arc::clone(&profile), &upstream, &url, trials, 4).await
     });
 
     let (mut delayed, mut other) = (Vec::new(), Vec::new());
@@ -172,7 +174,7 @@ fn added_latency_is_paired_per_request_and_shows_the_proxy_delay() {
         started_in: None,
         wall: Duration::from_secs(1),
     };
-    let common = gateway_common_routes(&[profile.as_ref()]);
+    let common = tooltape::gateway::common_routes(&[profile.as_ref()]);
     assert_eq!(common, ["chat→openai-chat", "messages→anthropic"]);
     let row = compare_row(&run, &common);
     assert_eq!(row.paired.0, row.paired.1);
@@ -189,18 +191,21 @@ fn the_region_rewrite_keeps_everything_outside_the_markers() {
     let before = "# Title\r\n\nintro with <!-- other --> marker\n\n";
     let after = "\n\ntrailing text, no final newline";
     let text = format!("{before}{COMPARE_BEGIN}\nold table\n| a |\n{COMPARE_END}{after}");
-    let new = replace_compare_region(&text, "| new |\n").unwrap();
+    let new = tooltape::gateway::replace_region(&text, "| new |\n").unwrap();
     assert!(new.starts_with(&format!("{before}{COMPARE_BEGIN}")));
     assert!(new.ends_with(&format!("{COMPARE_END}{after}")));
     assert!(new.contains("\n| new |\n"));
     assert!(!new.contains("old table"));
     // Idempotent: rewriting with the same body changes nothing.
-    assert_eq!(replace_compare_region(&new, "| new |\n").unwrap(), new);
+    assert_eq!(
+        tooltape::gateway::replace_region(&new, "| new |\n").unwrap(),
+        new
+    );
 
     let dir = scratch("region");
     let path = dir.join("README.md");
     std::fs::write(&path, &text).unwrap();
-    rewrite_compare_region(&path, "| new |\n").unwrap();
+    tooltape::gateway::rewrite_region(&path, "| new |\n").unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), new);
     let leftovers: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -220,7 +225,7 @@ fn missing_markers_are_an_error_and_leave_the_file_alone() {
     ] {
         let path = dir.join("doc.md");
         std::fs::write(&path, &text).unwrap();
-        let err = rewrite_compare_region(&path, "x").unwrap_err();
+        let err = tooltape::gateway::rewrite_region(&path, "x").unwrap_err();
         assert!(err.contains(missing), "{err}");
         assert!(err.contains("doc.md"), "{err}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text);

@@ -19,7 +19,7 @@ fn every_profile_loads_and_its_document_lists_its_known_failures() {
         seen += 1;
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let profile =
-            tooltape::load_gateway_profile(root(), &name).unwrap_or_else(|e| panic!("{e}"));
+            tooltape::gateway::load_profile(root(), &name).unwrap_or_else(|e| panic!("{e}"));
         let doc_path = root().join("docs/gateways").join(format!("{name}.md"));
         let doc = std::fs::read_to_string(&doc_path).unwrap_or_else(|e| {
             panic!(
@@ -46,7 +46,7 @@ fn every_profile_loads_and_its_document_lists_its_known_failures() {
             assert!(
                 known_in_doc
                     .iter()
-                    .any(|k| tooltape::pattern_matches(pattern, k)),
+                    .any(|k| tooltape::case::pattern_matches(pattern, k)),
                 "{}: known failure `{pattern}` matches no known trial of {}\nrun: make gateway GATEWAY={name}",
                 profile.locate(kf.span()),
                 doc_path.display()
@@ -62,7 +62,7 @@ fn a_bad_profile_names_file_line_and_column() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bad.toml");
     std::fs::write(&path, "description = \"x\"\n[[routes]]\ninbound = \"chats\"\nupstream = \"anthropic\"\nmodel = \"m\"\n").unwrap();
-    let err = tooltape::load_gateway_profile(&dir, path.to_str().unwrap())
+    let err = tooltape::gateway::load_profile(&dir, path.to_str().unwrap())
         .unwrap_err()
         .to_string();
     assert!(

@@ -12,10 +12,9 @@ use std::sync::Arc;
 use hyper::body::Incoming;
 use hyper::{Request, Response};
 use serde_json::{Value, json};
-use tooltape::{
-    Case, GatewayTrialResult, RecordingUpstream, discover, gateway_cases, gateway_snapshot,
-    gateway_snapshot_name, gateway_trials, load_gateway_profile, run_gateway_trials, runtime,
-};
+use tooltape::Case;
+use tooltape::discover;
+use tooltape::runtime;
 
 use crate::loopback_proxy::{ProxyBody, path_and_query, read, respond, send, serve};
 
@@ -140,7 +139,7 @@ struct Facts {
     strict: bool,
 }
 
-fn facts(r: &GatewayTrialResult) -> Facts {
+fn facts(r: &tooltape::gateway::TrialResult) -> Facts {
     let parts: Vec<&str> = r.key.split("::").collect();
     Facts {
         key: r.key.clone(),
@@ -766,25 +765,25 @@ fn scratch_root() -> PathBuf {
     root
 }
 
-fn run_mutant(root: &Path, cases: &[Arc<Case>], m: Mutant) -> Vec<GatewayTrialResult> {
+fn run_mutant(root: &Path, cases: &[Arc<Case>], m: Mutant) -> Vec<tooltape::gateway::TrialResult> {
     let profile = Arc::new(
-        load_gateway_profile(root, root.join("mutant.toml").to_str().unwrap())
+        tooltape::gateway::load_profile(root, root.join("mutant.toml").to_str().unwrap())
             .unwrap_or_else(|e| panic!("{e}")),
     );
     let routes = profile.routes();
-    let trials = gateway_trials(cases, &routes, None);
+    let trials = tooltape::gateway::trials(cases, &routes, None);
     runtime().block_on(async {
-        let upstream = Arc::new(RecordingUpstream::start().await.unwrap());
+        let upstream = Arc::new(tooltape::gateway::Upstream::start().await.unwrap());
         let addr = serve_mutant(m, upstream.base_url()).await;
         let url = format!("http://{addr}");
         let c = profile.profile.concurrency;
-        run_gateway_trials(Arc::clone(&profile), &upstream, &url, trials, c).await
+        tooltape::gateway::run_all(Arc::clone(&profile), &upstream, &url, trials, c).await
     })
 }
 
-fn first_finding(r: &GatewayTrialResult) -> String {
+fn first_finding(r: &tooltape::gateway::TrialResult) -> String {
     match &r.cell {
-        tooltape::GatewayCell::Fail(s) | tooltape::GatewayCell::Broken(s) => s.clone(),
+        tooltape::gateway::Cell::Fail(s) | tooltape::gateway::Cell::Broken(s) => s.clone(),
         other => format!("{other:?}"),
     }
 }
@@ -794,13 +793,13 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
     let root = scratch_root();
     let discovery = discover(&root);
     assert!(discovery.broken.is_empty(), "{:?}", discovery.broken);
-    let cases = gateway_cases(&discovery);
+    let cases = tooltape::gateway::cases_of(&discovery);
     let faithful = run_mutant(&root, &cases, Mutant::Faithful);
     let total = faithful.len();
     assert!(total >= 60, "only {total} trials");
     let bad: Vec<String> = faithful
         .iter()
-        .filter(|r| r.cell != tooltape::GatewayCell::Pass)
+        .filter(|r| r.cell != tooltape::gateway::Cell::Pass)
         .map(|r| format!("{}: {:?} {:?}", r.key, r.cell, r.findings))
         .collect();
     assert!(
@@ -835,22 +834,22 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
         let mut first = None;
         for (r, f) in results.iter().zip(&facts) {
             assert_eq!(r.key, f.key);
-            let fails = r.cell != tooltape::GatewayCell::Pass;
+            let fails = r.cell != tooltape::gateway::Cell::Pass;
             let should = m.should_fail(f);
             if fails {
                 failed += 1;
                 if first.is_none() {
                     snaps.push((
-                        format!("{}__{}", m.slug(), gateway_snapshot_name(r)),
-                        gateway_snapshot(r),
+                        format!("{}__{}", m.slug(), tooltape::gateway::snapshot_name(r)),
+                        tooltape::gateway::snapshot(r),
                     ));
                 }
                 first.get_or_insert_with(|| first_finding(r));
             }
             if m == Mutant::Faithful {
                 snaps.push((
-                    format!("Faithful__{}", gateway_snapshot_name(r)),
-                    gateway_snapshot(r),
+                    format!("Faithful__{}", tooltape::gateway::snapshot_name(r)),
+                    tooltape::gateway::snapshot(r),
                 ));
             }
             if fails != should {

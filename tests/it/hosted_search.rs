@@ -4,11 +4,25 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tooltape::{
-    AllowedMode, ChatRequest, ChoiceSpec, Endpoint, Grounding, HostedTool, Provider, SimConfig,
-    Simulator, StrictPolicy, SupportCache, Tool, ToolChoice, TrialRun, discover, encode,
-    forces_search, http_client, run_trial, wire_tool_type,
-};
+use tooltape::ChatRequest;
+use tooltape::ChoiceSpec;
+use tooltape::Endpoint;
+use tooltape::HostedTool;
+use tooltape::Provider;
+use tooltape::SimConfig;
+use tooltape::Simulator;
+use tooltape::StrictPolicy;
+use tooltape::Tool;
+use tooltape::ToolChoice;
+use tooltape::capability::forces_search;
+use tooltape::capability::wire_tool_type;
+use tooltape::discover;
+use tooltape::encode;
+use tooltape::model::AllowedMode;
+use tooltape::model::Grounding;
+use tooltape::run::SupportCache;
+use tooltape::run::TrialRun;
+use tooltape::run_trial;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -147,7 +161,7 @@ fn support_cache_expires_and_web_search_is_retried() {
             key: Some("test-key".into()),
             extra_headers: vec![("x-tooltape-scenario".into(), scenario)],
         };
-        let client = http_client(Duration::from_secs(10));
+        let client = tooltape::run::client(Duration::from_secs(10));
         let attempts = |r: &TrialRun| -> Vec<String> {
             r.exchanges
                 .iter()

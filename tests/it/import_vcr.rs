@@ -10,7 +10,9 @@ use base64::Engine;
 use serde_json::Value;
 
 use crate::recording_support::{self, bin, files_under, repo};
-use tooltape::{ProvenanceKind, Provider, Secrets, import_vcr, load_cassette};
+use tooltape::Provider;
+use tooltape::cassette::ProvenanceKind;
+use tooltape::redact::Secrets;
 
 fn real_traffic() -> Option<PathBuf> {
     let p = repo().join("../shared/real-traffic");
@@ -80,7 +82,7 @@ fn binary_gzip_bodies_are_decoded_and_secrets_never_written() {
         !text.contains("AIzaFAKE") && !text.contains("secretcookie"),
         "{text}"
     );
-    let (c, _) = load_cassette(&out).unwrap().unwrap();
+    let (c, _) = tooltape::cassette::load(&out).unwrap().unwrap();
     assert_eq!(c.provenance.kind, ProvenanceKind::Imported);
     assert_eq!(
         c.provenance.source.as_deref(),
@@ -102,9 +104,11 @@ fn binary_gzip_bodies_are_decoded_and_secrets_never_written() {
 
 #[test]
 fn a_file_that_is_not_a_vcr_cassette_is_refused_with_its_position() {
-    let err = import_vcr(Path::new("x.yaml"), "a: [1, 2\n", Provider::Gemini).unwrap_err();
+    let err = tooltape::import_vcr::convert(Path::new("x.yaml"), "a: [1, 2\n", Provider::Gemini)
+        .unwrap_err();
     assert!(err.to_string().starts_with("x.yaml:"), "{err}");
-    let err = import_vcr(Path::new("x.yaml"), "foo: 1\n", Provider::Gemini).unwrap_err();
+    let err = tooltape::import_vcr::convert(Path::new("x.yaml"), "foo: 1\n", Provider::Gemini)
+        .unwrap_err();
     assert!(err.to_string().contains("not a vcrpy cassette"), "{err}");
 }
 
@@ -117,9 +121,10 @@ fn every_real_traffic_cassette_imports_and_scans_clean() {
     for f in &raw {
         let name = f.file_name().unwrap().to_str().unwrap();
         let text = std::fs::read_to_string(f).unwrap();
-        let c = import_vcr(f, &text, provider_of(name)).unwrap_or_else(|e| panic!("{e}"));
+        let c = tooltape::import_vcr::convert(f, &text, provider_of(name))
+            .unwrap_or_else(|e| panic!("{e}"));
         let out = dir.join("out").join(name.replace(".yaml", ".json"));
-        tooltape::write_cassette(&out, &out, c, &Secrets::default())
+        tooltape::record::write_cassette(&out, &out, c, &Secrets::default())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     for f in files_under(&dir.join("out")) {

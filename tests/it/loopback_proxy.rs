@@ -16,7 +16,6 @@ use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
-use tooltape::http_client;
 
 pub type ProxyBody = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 
@@ -101,7 +100,7 @@ where
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
     let addr = listener.local_addr().unwrap();
     let upstream = Arc::new(upstream);
-    let client = http_client(Duration::from_secs(30));
+    let client = tooltape::run::client(Duration::from_secs(30));
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             let (upstream, client, handle) =

@@ -8,10 +8,21 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use serde_json::{Value, json};
-use tooltape::{
-    ChatRequest, HttpResponse, Message, Provider, Proxy, ProxyConfig, SimConfig, Simulator,
-    StreamDecoder, StrictPolicy, Tool, ToolCall, ToolChoice, decode, encode,
-};
+use tooltape::ChatRequest;
+use tooltape::HttpResponse;
+use tooltape::Message;
+use tooltape::Provider;
+use tooltape::Proxy;
+use tooltape::ProxyConfig;
+use tooltape::SimConfig;
+use tooltape::Simulator;
+use tooltape::StreamDecoder;
+use tooltape::StrictPolicy;
+use tooltape::Tool;
+use tooltape::ToolCall;
+use tooltape::ToolChoice;
+use tooltape::decode;
+use tooltape::encode;
 
 const INBOUND: [Provider; 4] = [
     Provider::OpenaiChat,
@@ -270,7 +281,12 @@ async fn client_errors_are_answered_in_the_client_format() {
 async fn upstream_errors_keep_their_status_in_the_client_format() {
     let sim = Simulator::start(SimConfig {
         faults: (0..4)
-            .map(|i| tooltape::Fault::nth(i, tooltape::FaultKind::ServerError { status: 503 }))
+            .map(|i| {
+                tooltape::simulate::Fault::nth(
+                    i,
+                    tooltape::simulate::FaultKind::ServerError { status: 503 },
+                )
+            })
             .collect(),
         ..SimConfig::default()
     })
@@ -630,7 +646,7 @@ async fn search_rejecting_upstream(
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let log = std::sync::Arc::clone(&seen);
     tokio::spawn(async move {
-        let client = tooltape::http_client(Duration::from_secs(10));
+        let client = tooltape::run::client(Duration::from_secs(10));
         loop {
             let Ok((mut s, _)) = listener.accept().await else {
                 return;

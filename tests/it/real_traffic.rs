@@ -6,7 +6,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use tooltape::{ChatRequest, HttpResponse, Provider, StrictPolicy, Tool, decode};
+use tooltape::ChatRequest;
+use tooltape::HttpResponse;
+use tooltape::Provider;
+use tooltape::StrictPolicy;
+use tooltape::Tool;
+use tooltape::decode;
 
 fn corpus() -> Option<Vec<Value>> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-traffic");
@@ -37,7 +42,7 @@ pub fn request_for(record: &Value) -> ChatRequest {
                 .map(|n| Tool {
                     name: n.to_string(),
                     description: None,
-                    parameters: tooltape::empty_parameters(),
+                    parameters: tooltape::model::empty_parameters(),
                     strict: None,
                 })
                 .collect()

@@ -9,11 +9,23 @@ use std::time::{Duration, SystemTime};
 use serde_json::json;
 
 use crate::recording_support::{bin, project};
-use tooltape::{
-    CASSETTE_FORMAT, Cassette, HttpRequest, HttpResponse, Interaction, Provenance, ProvenanceKind,
-    REDACTED, RetryPolicy, Secrets, StoredResponse, backoff, cassette_text, find_secrets,
-    redact_request, redact_response, redact_text, scan_secrets, server_hint, write_cassette,
-};
+use tooltape::HttpRequest;
+use tooltape::HttpResponse;
+use tooltape::cassette::Cassette;
+use tooltape::cassette::Interaction;
+use tooltape::cassette::Provenance;
+use tooltape::cassette::ProvenanceKind;
+use tooltape::cassette::StoredResponse;
+use tooltape::record::RetryPolicy;
+use tooltape::record::backoff;
+use tooltape::record::server_hint;
+use tooltape::record::write_cassette;
+use tooltape::redact::REDACTED;
+use tooltape::redact::Secrets;
+use tooltape::redact::find_secrets;
+use tooltape::redact::redact_request;
+use tooltape::redact::redact_response;
+use tooltape::redact::redact_text;
 
 const FAKE_OPENAI: &str = "sk-proj-FAKEfake0123456789abcdefXYZ";
 const FAKE_ANTHROPIC: &str = "sk-ant-api03-FAKEfake0123456789abcdef";
@@ -127,7 +139,7 @@ fn response_redaction_drops_volatile_headers_and_keeps_streams_byte_exact() {
 
 fn cassette_with(req: HttpRequest, resp: StoredResponse) -> Cassette {
     Cassette {
-        tooltape: CASSETTE_FORMAT,
+        tooltape: tooltape::cassette::FORMAT,
         trial: "t::openai-chat::auto::buffered".into(),
         provenance: Provenance {
             kind: ProvenanceKind::Recorded,
@@ -162,11 +174,11 @@ fn scan_reports_path_line_col_and_ignores_ordinary_key_fields() {
         json!({"key": "a-normal-tool-argument", "task-list": 1}),
     );
     req.headers.insert("x-api-key".into(), "plain-value".into());
-    let text = cassette_text(&cassette_with(
+    let text = tooltape::cassette::to_text(&cassette_with(
         req,
         ok_response(json!({"text": FAKE_OPENAI})),
     ));
-    let findings = scan_secrets(&text, &Secrets::default());
+    let findings = tooltape::redact::scan(&text, &Secrets::default());
     let whats: Vec<&str> = findings.iter().map(|f| f.what.as_str()).collect();
     assert_eq!(findings.len(), 2, "{findings:?}");
     assert!(whats.iter().any(|w| w.contains("x-api-key")), "{whats:?}");
@@ -208,7 +220,7 @@ fn a_secret_redaction_misses_is_refused_by_the_scan_and_nothing_is_replaced() {
 #[test]
 fn scan_command_exits_1_on_a_finding_and_0_when_clean() {
     let dir = project("scan");
-    let clean = cassette_text(&cassette_with(
+    let clean = tooltape::cassette::to_text(&cassette_with(
         HttpRequest::post("/v1/x", json!({})),
         ok_response(json!({"ok": 1})),
     ));

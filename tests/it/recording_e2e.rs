@@ -10,11 +10,26 @@ use serde_json::json;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 use crate::recording_support::{bin, files_under, project};
-use tooltape::{
-    self as record_cli, Endpoint, Endpoints, Fault, FaultKind, ProvenanceKind, RecordOptions,
-    RetryPolicy, Secrets, SimConfig, Simulator, Summary, Trial, Which, cassette_from_run,
-    cassette_text, discover, http_client, load_cassette, run_trial, runtime, today, write_cassette,
-};
+use tooltape::Endpoint;
+use tooltape::SimConfig;
+use tooltape::Simulator;
+use tooltape::Trial;
+use tooltape::cassette::ProvenanceKind;
+use tooltape::cassette::today;
+use tooltape::discover;
+use tooltape::record as record_cli;
+use tooltape::record::Endpoints;
+use tooltape::record::RecordOptions;
+use tooltape::record::RetryPolicy;
+use tooltape::record::Summary;
+use tooltape::record::Which;
+use tooltape::record::cassette_from_run;
+use tooltape::record::write_cassette;
+use tooltape::redact::Secrets;
+use tooltape::run_trial;
+use tooltape::runtime;
+use tooltape::simulate::Fault;
+use tooltape::simulate::FaultKind;
 
 const FAKE_OPENAI: &str = "sk-proj-FAKEfake0123456789abcdefXYZ";
 const FAKE_ANTHROPIC: &str = "sk-ant-api03-FAKEfake0123456789abcdef";
@@ -54,7 +69,7 @@ async fn record(
     endpoints: &Endpoints,
     opts: &RecordOptions,
 ) -> Summary {
-    let chosen = record_cli::select_to_record(root, trials(root, filter), which).await;
+    let chosen = record_cli::select(root, trials(root, filter), which).await;
     record_cli::record_all_with(root, chosen, endpoints, 4, opts, &|_, _| {}).await
 }
 
@@ -117,9 +132,9 @@ fn recording_with_planted_keys_writes_no_secret_anywhere() {
         // The neutral model has no MCP tool and encoders never put `key=` in a query: plant
         // them into a real run's encoded request before it becomes a cassette.
         let t = trials(&root, "forecast::gemini::auto::buffered").remove(0);
-        let client = http_client(Duration::from_secs(10));
+        let client = tooltape::run::client(Duration::from_secs(10));
         let endpoint = Endpoint { base_url: sim.base_url(), key: Some(FAKE_GOOGLE.into()), extra_headers: Vec::new() };
-        let cache = tooltape::SupportCache::new(tooltape::SupportCache::DEFAULT_TTL);
+        let cache = tooltape::run::SupportCache::new(tooltape::run::SupportCache::DEFAULT_TTL);
         let mut run = run_trial(&client, &t, &endpoint, &cache).await;
         let req = &mut run.exchanges[0].encoded.request;
         req.query.insert("key".into(), FAKE_GOOGLE.into());
@@ -146,9 +161,10 @@ fn recording_with_planted_keys_writes_no_secret_anywhere() {
             assert!(!text.contains(secret), "{}: contains {secret}", f.display());
         }
     }
-    let (c, _) = load_cassette(&root.join("cassettes/openai-chat/weather/auto-stream.json"))
-        .unwrap()
-        .unwrap();
+    let (c, _) =
+        tooltape::cassette::load(&root.join("cassettes/openai-chat/weather/auto-stream.json"))
+            .unwrap()
+            .unwrap();
     assert_eq!(
         c.provenance.kind,
         ProvenanceKind::Recorded,
@@ -349,7 +365,7 @@ fn simulated_cassettes_are_synthetic_with_full_provenance() {
         assert_eq!(s.recorded.len(), 1, "{}", s.render());
     });
     let t = trials(&root, "weather::anthropic::auto::stream").remove(0);
-    let (c, text) = load_cassette(&root.join(t.cassette_path()))
+    let (c, text) = tooltape::cassette::load(&root.join(t.cassette_path()))
         .unwrap()
         .unwrap();
     assert_eq!(c.provenance.kind, ProvenanceKind::Synthetic);
@@ -386,7 +402,7 @@ fn editing_a_case_marks_exactly_its_trials_stale() {
         )
         .await;
         assert_eq!(s.recorded.len(), 12, "{}", s.render());
-        let all = record_cli::select_to_record(&root, trials(&root, ""), Which::Stale).await;
+        let all = record_cli::select(&root, trials(&root, ""), Which::Stale).await;
         assert!(
             all.is_empty(),
             "fresh cassettes are not stale: {:?}",
@@ -400,9 +416,9 @@ fn editing_a_case_marks_exactly_its_trials_stale() {
     std::fs::write(&case, text.replace("right now?", "right now, please?")).unwrap();
     // Conversion changed: a recorded request that no longer matches what the encoder produces.
     let forecast = root.join("cassettes/gemini/forecast/auto-buffered.json");
-    let (mut c, _) = load_cassette(&forecast).unwrap().unwrap();
+    let (mut c, _) = tooltape::cassette::load(&forecast).unwrap().unwrap();
     c.interactions[0].request.body["generationConfig"] = json!({"temperature": 0.5});
-    std::fs::write(&forecast, cassette_text(&c)).unwrap();
+    std::fs::write(&forecast, tooltape::cassette::to_text(&c)).unwrap();
 
     let out = Command::new(bin())
         .args([

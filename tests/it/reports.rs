@@ -8,12 +8,22 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use serde_json::{Value, json};
-use tooltape::{
-    CASSETTE_FORMAT, Cassette, Cell, DriftFinding, DriftKind, DriftReport, HttpRequest,
-    Interaction, Matrix, Parity, Provenance, ProvenanceKind, REGENERATE_CONFORMANCE, Severity,
-    Status, StoredResponse, cassette_text, compare_dirs, drift_terminal, matrix, matrix_html,
-    matrix_json, matrix_markdown, matrix_summary, matrix_terminal, parity, write_atomic,
-};
+use tooltape::HttpRequest;
+use tooltape::Severity;
+use tooltape::cassette::Cassette;
+use tooltape::cassette::Interaction;
+use tooltape::cassette::Provenance;
+use tooltape::cassette::ProvenanceKind;
+use tooltape::cassette::StoredResponse;
+use tooltape::cassette::write_atomic;
+use tooltape::drift::DriftReport;
+use tooltape::drift::compare_dirs;
+use tooltape::report::Cell;
+use tooltape::report::Matrix;
+use tooltape::report::Parity;
+use tooltape::report::Status;
+use tooltape::report::matrix;
+use tooltape::report::parity;
 
 fn project_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -137,7 +147,7 @@ fn write_cassette(dir: &Path, choice: &str, mode: &str, a: &Answer) {
         text: None,
     };
     let c = Cassette {
-        tooltape: CASSETTE_FORMAT,
+        tooltape: tooltape::cassette::FORMAT,
         trial: format!("weather::openai-chat::{choice}::{mode}"),
         provenance: Provenance {
             kind: ProvenanceKind::Synthetic,
@@ -156,7 +166,7 @@ fn write_cassette(dir: &Path, choice: &str, mode: &str, a: &Answer) {
     let path = dir
         .join("openai-chat/weather")
         .join(format!("{choice}-{mode}.json"));
-    write_atomic(&path, &cassette_text(&c)).unwrap();
+    write_atomic(&path, &tooltape::cassette::to_text(&c)).unwrap();
 }
 
 /// Committed folder and the `against` folder, differing in crafted ways, one per trial.
@@ -211,14 +221,14 @@ fn crafted(name: &str) -> (PathBuf, PathBuf) {
     (root, new)
 }
 
-fn findings<'a>(r: &'a DriftReport, trial: &str) -> &'a [DriftFinding] {
+fn findings<'a>(r: &'a DriftReport, trial: &str) -> &'a [tooltape::drift::Finding] {
     r.trials
         .iter()
         .find(|t| t.trial == trial)
         .map_or(&[], |t| t.findings.as_slice())
 }
 
-fn kinds(f: &[DriftFinding]) -> Vec<DriftKind> {
+fn kinds(f: &[tooltape::drift::Finding]) -> Vec<tooltape::drift::Kind> {
     f.iter().map(|f| f.kind).collect()
 }
 
@@ -228,18 +238,22 @@ fn drift_reports_each_crafted_difference_once_at_its_severity() {
     let trials = tooltape::discover(&root).trials;
     assert_eq!(trials.len(), 8);
     let r = compare_dirs(&trials, &root.join("cassettes"), &fresh, None);
-    let shown = drift_terminal(&r);
+    let shown = tooltape::drift::render::terminal(&r);
     assert_eq!(r.compared, 8, "{shown}");
 
     let ids = findings(&r, "weather::openai-chat::auto::buffered");
-    assert_eq!(kinds(ids), [DriftKind::Noise], "{shown}");
+    assert_eq!(kinds(ids), [tooltape::drift::Kind::Noise], "{shown}");
     assert!(
         ids.iter().all(|f| f.severity == Severity::Cosmetic),
         "{shown}"
     );
 
     let renamed = findings(&r, "weather::openai-chat::required::buffered");
-    assert_eq!(kinds(renamed), [DriftKind::FieldRenamed], "{shown}");
+    assert_eq!(
+        kinds(renamed),
+        [tooltape::drift::Kind::FieldRenamed],
+        "{shown}"
+    );
     assert_eq!(
         renamed[0].path.as_deref(),
         Some("$.choices[].logprobs"),
@@ -253,11 +267,11 @@ fn drift_reports_each_crafted_difference_once_at_its_severity() {
     assert_eq!(renamed[0].severity, Severity::Behaviour);
 
     let event = findings(&r, "weather::openai-chat::auto::stream");
-    assert_eq!(kinds(event), [DriftKind::EventAdded], "{shown}");
+    assert_eq!(kinds(event), [tooltape::drift::Kind::EventAdded], "{shown}");
     assert_eq!(event[0].after.as_deref(), Some("ping"));
 
     let finish = findings(&r, "weather::openai-chat::none::buffered");
-    assert_eq!(kinds(finish), [DriftKind::Finish], "{shown}");
+    assert_eq!(kinds(finish), [tooltape::drift::Kind::Finish], "{shown}");
     assert_eq!(finish[0].severity, Severity::Behaviour);
     assert!(
         finish[0]
@@ -269,17 +283,20 @@ fn drift_reports_each_crafted_difference_once_at_its_severity() {
     );
 
     let flipped = findings(&r, "weather::openai-chat::forced-get_weather::buffered");
-    assert_eq!(flipped[0].kind, DriftKind::Verdict, "{shown}");
+    assert_eq!(flipped[0].kind, tooltape::drift::Kind::Verdict, "{shown}");
     assert_eq!(flipped[0].severity, Severity::Breaking);
     assert!(flipped[0].before.as_deref() == Some("pass"), "{shown}");
     assert!(
-        flipped.iter().any(|f| f.kind == DriftKind::ToolCalls),
+        flipped
+            .iter()
+            .any(|f| f.kind == tooltape::drift::Kind::ToolCalls),
         "{shown}"
     );
     assert!(
-        flipped
-            .iter()
-            .all(|f| !matches!(f.kind, DriftKind::FieldRemoved | DriftKind::FieldAdded)),
+        flipped.iter().all(|f| !matches!(
+            f.kind,
+            tooltape::drift::Kind::FieldRemoved | tooltape::drift::Kind::FieldAdded
+        )),
         "{shown}"
     );
 
@@ -301,7 +318,12 @@ fn drift_reports_each_crafted_difference_once_at_its_severity() {
         &fresh,
         Some("auto::buffered"),
     );
-    assert_eq!(ids_only.exit_code(), 0, "{}", drift_terminal(&ids_only));
+    assert_eq!(
+        ids_only.exit_code(),
+        0,
+        "{}",
+        tooltape::drift::render::terminal(&ids_only)
+    );
 }
 
 #[test]
@@ -402,10 +424,10 @@ fn shipped_matrix_in_every_format() {
     let m = shipped();
     assert!(!m.rows.is_empty());
     let providers: Vec<&str> = m.providers.iter().map(|p| p.slug()).collect();
-    let term = matrix_terminal(m);
-    let md = matrix_markdown(m);
-    let html = matrix_html(m);
-    let json: Value = serde_json::from_str(&matrix_json(m)).unwrap();
+    let term = tooltape::report::text::terminal(m);
+    let md = tooltape::report::text::markdown(m);
+    let html = tooltape::report::html::page(m);
+    let json: Value = serde_json::from_str(&tooltape::report::text::json(m)).unwrap();
     for p in &providers {
         assert!(term.lines().next().unwrap().contains(p), "{term}");
         assert!(md.contains(&format!(" {p} |")), "{md}");
@@ -424,7 +446,7 @@ fn shipped_matrix_in_every_format() {
 
 #[test]
 fn conformance_md_is_up_to_date() {
-    let want = matrix_markdown(shipped());
+    let want = tooltape::report::text::markdown(shipped());
     let path = project_root().join("CONFORMANCE.md");
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     if have != want {
@@ -438,7 +460,7 @@ fn conformance_md_is_up_to_date() {
             "CONFORMANCE.md:{line}: out of date with the replayed suite\n{}\n  regenerate: {}",
             diff.unified_diff()
                 .header("CONFORMANCE.md (committed)", "CONFORMANCE.md (replayed)"),
-            REGENERATE_CONFORMANCE
+            tooltape::report::text::REGENERATE
         );
     }
 }
@@ -459,7 +481,7 @@ fn html_page_loads_in_headless_chromium() {
     };
     let dir = temp_dir("html");
     let page = dir.join("conformance.html");
-    std::fs::write(&page, matrix_html(shipped())).unwrap();
+    std::fs::write(&page, tooltape::report::html::page(shipped())).unwrap();
     let out = Command::new(browser)
         .args([
             "--headless",
@@ -524,10 +546,10 @@ fn matrix_marks_missing_and_stale_cassettes() {
     assert_eq!(stale.detail.as_deref(), Some("case edited since recording"));
     assert_eq!(stale.provenance, Some(ProvenanceKind::Synthetic));
     assert_eq!(stale.parity, None, "no parity without a verdict");
-    let md = matrix_markdown(&m);
+    let md = tooltape::report::text::markdown(&m);
     assert!(md.contains("| weather | auto | stream | missing |"), "{md}");
     assert!(md.contains("1. stale: case edited since recording"), "{md}");
-    let s = matrix_summary(&m, tooltape::Provider::OpenaiChat);
+    let s = tooltape::report::summary(&m, tooltape::Provider::OpenaiChat);
     assert_eq!((s.count(Status::Stale), s.count(Status::Missing)), (7, 1));
 }
 

@@ -15,10 +15,17 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tooltape::{
-    AllowedMode, ChatRequest, DecodedRequest, Grounding, HostedTool, HttpRequest, Message,
-    Provider, RequestExtraKind, StrictPolicy, ToolChoice, Trial,
-};
+use tooltape::ChatRequest;
+use tooltape::HostedTool;
+use tooltape::HttpRequest;
+use tooltape::Message;
+use tooltape::Provider;
+use tooltape::StrictPolicy;
+use tooltape::ToolChoice;
+use tooltape::Trial;
+use tooltape::model::AllowedMode;
+use tooltape::model::Grounding;
+use tooltape::providers::DecodedRequest;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -28,7 +35,7 @@ fn root() -> PathBuf {
 fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
     let mut e = n.clone();
     e.strict = StrictPolicy::Off;
-    e.tools = tooltape::sent_tools(provider, n).unwrap();
+    e.tools = tooltape::providers::sent_tools(provider, n).unwrap();
     // The wire names a result's tool only through its call: a result sent under an id no call
     // had (`unknown_call_id`) decodes without a name where the format carries none.
     let call_ids: Vec<String> = n
@@ -111,7 +118,7 @@ fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
             drop_empty_assistant(&mut e.messages);
             order_results(&mut e.messages);
             e.max_tokens = Some(n.max_tokens.unwrap_or_else(|| {
-                let d = tooltape::anthropic::DEFAULT_MAX_TOKENS;
+                let d = tooltape::providers::anthropic::DEFAULT_MAX_TOKENS;
                 n.thinking.map_or(d, |b| b + d)
             }));
             for h in &mut e.hosted {
@@ -329,7 +336,7 @@ fn round_trip(provider: Provider, wire: &HttpRequest, n: &ChatRequest) -> Result
     let unknown: Vec<_> = decoded
         .extras
         .iter()
-        .filter(|e| e.kind == RequestExtraKind::Unknown)
+        .filter(|e| e.kind == tooltape::providers::ExtraKind::Unknown)
         .collect();
     if !unknown.is_empty() {
         return Err(format!(
@@ -401,11 +408,11 @@ fn every_shipped_trial_round_trips() {
 /// exchange's neutral request, and decodes the request the cassette recorded for it.
 fn cassette_round_trips(root: &Path, trial: &Trial) -> (usize, Vec<String>) {
     let path = root.join(trial.cassette_path());
-    let Ok(Some((cassette, _))) = tooltape::load_cassette(&path) else {
+    let Ok(Some((cassette, _))) = tooltape::cassette::load(&path) else {
         return (0, Vec::new());
     };
     let (run, mismatches) =
-        tooltape::runtime().block_on(tooltape::run_on_cassette(trial, &cassette));
+        tooltape::runtime().block_on(tooltape::harness::run_on_cassette(trial, &cassette));
     if !mismatches.is_empty() {
         // Stale: the suite's own replay test reports it; the requests are not the encoder's.
         return (0, Vec::new());
@@ -564,7 +571,7 @@ fn real_requests_decode_with_their_declared_tools_and_choice() {
                 }
             }
         }
-        for e in d.extras_of(RequestExtraKind::Unknown) {
+        for e in d.extras_of(tooltape::providers::ExtraKind::Unknown) {
             unknown.insert(format!("{}: {}", rec["api"].as_str().unwrap(), e.pointer));
         }
     }

@@ -1,6 +1,6 @@
 //! Size limits that keep the code readable: no function in `src/` over 150 lines,
-//! `src/cli/mod.rs` (argument types and dispatch only) under 300 lines, at most 60 names at the
-//! library's root (the rest lives in its façade modules).
+//! `src/cli/mod.rs` (argument types and dispatch only) under 300 lines, ARCHITECTURE.md under 150,
+//! at most 60 names at the library's root, none renamed (the rest lives in its façade modules).
 
 use std::path::{Path, PathBuf};
 
@@ -118,4 +118,60 @@ fn the_architecture_map_stays_short() {
         n < 150,
         "ARCHITECTURE.md: {n} lines (under 150): keep the map short, details in module docs"
     );
+}
+
+/// The names `src/lib.rs` puts at the crate root: its `pub mod`s and every item of its `pub use`s.
+fn root_names(lib: &str) -> Vec<String> {
+    let code: String = lib
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut names = Vec::new();
+    for stmt in code.split(';') {
+        let stmt = stmt.trim();
+        if let Some(m) = stmt.strip_prefix("pub mod ") {
+            names.push(m.trim().to_string());
+        } else if let Some(u) = stmt.strip_prefix("pub use ") {
+            let items = match u.split_once('{') {
+                Some((_, list)) => list.trim_end_matches('}').to_string(),
+                None => u.rsplit("::").next().unwrap_or(u).to_string(),
+            };
+            names.extend(
+                items
+                    .split(',')
+                    .map(|i| i.split(" as ").last().unwrap_or(i).trim().to_string())
+                    .filter(|i| !i.is_empty()),
+            );
+        }
+    }
+    names
+}
+
+#[test]
+fn the_crate_root_holds_at_most_60_names_and_renames_none() {
+    let lib = std::fs::read_to_string(root().join("src/lib.rs")).unwrap();
+    let names = root_names(&lib);
+    assert!(
+        names.len() > 20,
+        "src/lib.rs: only {} names read",
+        names.len()
+    );
+    assert!(
+        names.len() <= 60,
+        "src/lib.rs: {} names at the crate root (at most 60): export the rest from a façade module\n{}",
+        names.len(),
+        names.join(", ")
+    );
+    assert!(
+        !lib.lines()
+            .any(|l| l.contains("pub use") && l.contains(" as ")),
+        "src/lib.rs: a `pub use … as …` rename: export the item under its own name from its module"
+    );
+}
+
+#[test]
+fn root_names_are_read_from_mods_and_uses() {
+    let lib = "//! doc\npub mod a;\nmod b;\npub use x::{One, two as Three,\n    Four};\npub use y::Five;\n";
+    assert_eq!(root_names(lib), ["a", "One", "Three", "Four", "Five"]);
 }
