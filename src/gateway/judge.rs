@@ -128,9 +128,9 @@ pub(super) fn upstream(asked: &Asked, ex: &Exchange, target: Provider) -> Vec<Fi
             .and_then(|e| crate::providers::decode_request(target, &e.request).ok())
             .map(|d| RequestView::of(&d.request));
         // An invalid tool the client's own API rejects too is the client's fault.
-        let rejection = crate::simulate::wire_rejection(target, &sent.body).filter(|_| {
+        let rejection = crate::providers::wire_rejection(target, &sent.body).filter(|_| {
             !(asked.invalid
-                && crate::simulate::wire_rejection(asked.inbound, &asked.encoded.request.body)
+                && crate::providers::wire_rejection(asked.inbound, &asked.encoded.request.body)
                     .is_some())
         });
         findings.extend(check::upstream(
@@ -173,7 +173,7 @@ fn refused(asked: &Asked, ex: &Exchange, target: Provider, sent_body: &Value) ->
     let file = &asked.base.case.file;
     let provoked = file.simulate.error.is_some()
         || if asked.invalid {
-            crate::simulate::request_rejection(target, sent_body).is_some()
+            crate::providers::request_rejection(target, sent_body).is_some()
         } else {
             file.expect
                 .iter()
@@ -303,7 +303,7 @@ pub(super) fn round(
         })
         .collect();
     if round_invalid {
-        if ex.status >= 400 && crate::simulate::request_rejection(target, &sent.body).is_none() {
+        if ex.status >= 400 && crate::providers::request_rejection(target, &sent.body).is_none() {
             findings.push(Finding::new(
                 FindingKind::Refused,
                 Severity::Breaking,
@@ -384,7 +384,7 @@ pub(super) fn client_fault(trial: &Trial, body: &Value) -> bool {
         e.get_ref()
             .error_status
             .is_some_and(|s| (400..500).contains(&s))
-    }) && crate::simulate::request_rejection(trial.provider, body).is_some()
+    }) && crate::providers::request_rejection(trial.provider, body).is_some()
 }
 
 /// The message of an error envelope (`error.message`, `message`, `error` as a string), else the

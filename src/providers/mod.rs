@@ -11,9 +11,11 @@ mod decoded;
 pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
+mod rejection;
 mod route;
 pub mod text_protocol;
 mod tool_names;
+mod tool_rejection;
 mod tool_results;
 
 #[cfg(test)]
@@ -24,7 +26,9 @@ use serde_json::{Map, Value};
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, DecodeError, EncodeError, Encoded, Outcome, Provider};
 pub use decoded::{DecodedRequest, Extra, ExtraKind, sent_tools};
+pub(crate) use rejection::{Rejection, request_rejection, tool_rejection, unlinked_result};
 pub use route::{Framing, WireRoute, query_map, route};
+pub(crate) use tool_rejection::wire_rejection;
 
 /// Builds the provider request for one exchange.
 pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeError> {

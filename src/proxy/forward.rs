@@ -60,7 +60,7 @@ fn error(inbound: Inbound, status: u16, message: &str, headers: Headers) -> Answ
 
 /// The client's own API's 400 for a request it would reject (`inbound::rejection`), with its
 /// OpenAI `param` and `code` where it has them; `x-tooltape-refused: CLIENT_REQUEST`.
-fn refusal(inbound: Inbound, rej: &crate::simulate::Rejection) -> Answer {
+fn refusal(inbound: Inbound, rej: &crate::providers::Rejection) -> Answer {
     let body = respond::envelope(
         inbound.family(),
         &Envelope {

@@ -7,9 +7,9 @@ use serde_json::Value;
 
 use crate::http::HttpRequest;
 use crate::model::{ChatRequest, Provider};
+use crate::providers::Rejection;
 use crate::providers::{self, Framing};
 use crate::respond::Inbound;
-use crate::simulate::Rejection;
 
 /// The inbound format of a request, from the one route table (Gemini's model and stream flag
 /// are read again by its decoder).
@@ -40,7 +40,7 @@ fn provider(inbound: Inbound) -> Provider {
 /// field, answered before anything goes upstream, so that no route invents a link or a schema
 /// the client's API would refuse. Gemini links results by name: the decoder does that instead.
 pub(crate) fn rejection(inbound: Inbound, body: &Value) -> Option<Rejection> {
-    crate::simulate::request_rejection(provider(inbound), body)
+    crate::providers::request_rejection(provider(inbound), body)
 }
 
 /// The neutral request of a body in `inbound`'s format, sent to `path` with `query`. The error

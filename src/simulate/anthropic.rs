@@ -403,38 +403,3 @@ pub(crate) fn missing_thinking(body: &Value) -> Option<String> {
     }
     None
 }
-
-/// A `tool_result` block whose `tool_use_id` names no `tool_use` block of the previous
-/// (assistant) message: Anthropic's 400 `invalid_request_error` (providers.md §3.7).
-pub(crate) fn unlinked_result(body: &Value) -> Option<String> {
-    let messages = body.get("messages")?.as_array()?;
-    for (i, m) in messages.iter().enumerate() {
-        let Some(blocks) = m.get("content").and_then(Value::as_array) else {
-            continue;
-        };
-        let prev: Vec<&str> = i
-            .checked_sub(1)
-            .and_then(|p| messages[p].get("content"))
-            .and_then(Value::as_array)
-            .map(|b| {
-                b.iter()
-                    .filter(|b| b["type"] == "tool_use")
-                    .filter_map(|b| b.get("id").and_then(Value::as_str))
-                    .collect()
-            })
-            .unwrap_or_default();
-        for (k, b) in blocks.iter().enumerate() {
-            if b["type"] != "tool_result" {
-                continue;
-            }
-            let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
-            if !prev.contains(&id) {
-                return Some(format!(
-                    "messages.{i}.content.{k}: unexpected `tool_use_id` found in `tool_result` blocks: {id}. \
-                     Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
-                ));
-            }
-        }
-    }
-    None
-}

@@ -5,56 +5,9 @@ use serde_json::Value;
 
 use super::exchange::SimResponse;
 use super::wire;
+pub(crate) use crate::providers::Rejection;
 pub(crate) use crate::respond::Family;
 use crate::respond::{Envelope, envelope};
-
-/// A refusal to answer: status plus what the envelope should say. Unset fields get the
-/// provider's usual value for the status.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Rejection {
-    pub status: u16,
-    pub message: String,
-    /// Rarely set; boxed to keep `Result<_, Rejection>` small.
-    pub extra: Box<Extra>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Extra {
-    /// OpenAI `param`.
-    pub param: Option<String>,
-    /// OpenAI `code`.
-    pub code: Option<String>,
-    /// OpenAI `type` / Anthropic `error.type` / Google `status`, when not the status default.
-    pub kind: Option<String>,
-    /// Google `details[]` entries.
-    pub details: Vec<Value>,
-    /// Extra response headers (`retry-after`, ...).
-    pub headers: Vec<(String, String)>,
-}
-
-impl Rejection {
-    pub(super) fn new(status: u16, message: impl Into<String>) -> Rejection {
-        Rejection {
-            status,
-            message: message.into(),
-            ..Rejection::default()
-        }
-    }
-
-    pub(super) fn bad_request(message: impl Into<String>) -> Rejection {
-        Rejection::new(400, message)
-    }
-
-    pub(super) fn param(mut self, param: &str) -> Rejection {
-        self.extra.param = Some(param.to_string());
-        self
-    }
-
-    pub(super) fn code(mut self, code: &str) -> Rejection {
-        self.extra.code = Some(code.to_string());
-        self
-    }
-}
 
 /// The usual message for a status when the scenario or fault gives none.
 pub(crate) fn default_message(family: Family, status: u16, model: &str) -> String {

@@ -23,7 +23,6 @@ mod openai_responses;
 mod route;
 mod server;
 mod text_protocol;
-mod tool_rejection;
 mod wire;
 
 #[cfg(test)]
@@ -35,12 +34,9 @@ pub use faults::{Fault, FaultKind};
 pub(crate) use answer::answer;
 #[cfg(test)]
 use answer::answer_request;
-pub(crate) use errors::Rejection;
 #[cfg(test)]
 use exchange::VERSION;
 pub(crate) use exchange::{SimBody, SimRequest, SimResponse};
 #[cfg(test)]
 use faults::When;
-pub(crate) use route::request_rejection;
 pub use server::{SimConfig, Simulator};
-pub(crate) use tool_rejection::wire_rejection;

@@ -429,34 +429,3 @@ fn message_events(ev: &mut Events, item: &Value, index: usize, seed: u64) {
     );
     ev.push("response.content_part.done", at(json!({"part": part})));
 }
-
-/// A `function_call_output` input item whose `call_id` no earlier `function_call` item has: the
-/// 400 Responses answers ("No tool call found for function call output with call_id …").
-/// With `previous_response_id` the calls live server-side, where the simulator keeps nothing,
-/// so such requests are not checked.
-pub(crate) fn unlinked_output(body: &Value) -> Option<Rejection> {
-    if body
-        .get("previous_response_id")
-        .is_some_and(|v| !v.is_null())
-    {
-        return None;
-    }
-    let items = body.get("input")?.as_array()?;
-    let mut calls: Vec<&str> = Vec::new();
-    for item in items {
-        let id = item.get("call_id").and_then(Value::as_str).unwrap_or("");
-        match item.get("type").and_then(Value::as_str) {
-            Some("function_call") => calls.push(id),
-            Some("function_call_output") if !calls.contains(&id) => {
-                return Some(
-                    Rejection::bad_request(format!(
-                        "No tool call found for function call output with call_id {id}."
-                    ))
-                    .param("input"),
-                );
-            }
-            _ => {}
-        }
-    }
-    None
-}

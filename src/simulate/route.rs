@@ -6,12 +6,11 @@ use serde_json::{Value, json};
 use super::decide::{self, Ask};
 use super::errors::{self, Family, Rejection};
 use super::exchange::{Ctx, SimRequest, SimResponse};
-use super::tool_rejection::wire_rejection;
 use super::{anthropic, gemini, openai_chat, openai_responses};
 use super::{text_protocol, wire};
 use crate::fnv::fnv1a;
 use crate::model::Provider;
-use crate::providers::{self, Framing};
+use crate::providers::{self, Framing, tool_rejection, unlinked_result};
 use crate::scenario::Scenario;
 
 /// The simulated endpoints.
@@ -153,25 +152,6 @@ fn answer_api(
     })
 }
 
-/// What `provider`'s API rejects in a request's own content, whatever its model would do: an
-/// invalid tool definition, or a tool result that answers no call. Both are the API's 400 with
-/// its own wording (the simulator answers them; `tooltape proxy` refuses such a client request
-/// the same way; gateway checks read them as the client's own fault).
-pub(crate) fn request_rejection(provider: Provider, body: &Value) -> Option<Rejection> {
-    tool_rejection(provider, body).or_else(|| unlinked_result(provider, body))
-}
-
-/// An invalid tool definition (`wire_rejection`): OpenAI's 400 names `tools` and its code.
-fn tool_rejection(provider: Provider, body: &Value) -> Option<Rejection> {
-    let rej = Rejection::bad_request(wire_rejection(provider, body)?);
-    Some(match provider {
-        Provider::OpenaiChat | Provider::OpenaiResponses | Provider::TextProtocol => {
-            rej.param("tools").code("invalid_function_parameters")
-        }
-        Provider::Anthropic | Provider::Gemini => rej,
-    })
-}
-
 /// A follow-up that does not carry the model's reasoning back (Anthropic thinking blocks always
 /// when thinking is on; Responses reasoning items and Gemini thought signatures when the
 /// scenario's model reasons): the provider's own 400.
@@ -183,19 +163,6 @@ fn missing_reasoning(provider: &Provider, body: &Value, scenario: &Scenario) -> 
         }
         Provider::Gemini if scenario.reasoning.is_some() => gemini::missing_signature(body),
         _ => None,
-    }
-}
-
-/// A tool result that answers no call: each API's own 400 (see the functions called). Gemini
-/// links a `functionResponse` to its call by name and order (`id` is optional and echoed only;
-/// its calls usually carry none) and documents no rejection of an unmatched id, so it is not
-/// checked; the text protocol carries results as plain text, with nothing to link.
-fn unlinked_result(provider: Provider, body: &Value) -> Option<Rejection> {
-    match provider {
-        Provider::OpenaiChat => openai_chat::unlinked_result(body),
-        Provider::OpenaiResponses => openai_responses::unlinked_output(body),
-        Provider::Anthropic => anthropic::unlinked_result(body).map(Rejection::bad_request),
-        Provider::Gemini | Provider::TextProtocol => None,
     }
 }
 

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::model::{ChatRequest, DiagnosticKind, Outcome, Provider, StrictPolicy, Tool, ToolCall};
-use crate::simulate::wire_rejection;
+use crate::providers::wire_rejection;
 
 /// Expected result of a row: the schema sent, or the rule of the first reason it cannot be.
 enum Expect {

@@ -1,0 +1,196 @@
+//! What each API rejects in a request's own content, whatever its model would do, with the
+//! API's own wording: an invalid tool definition (`tool_rejection`, from the schema rules) and a
+//! tool result that answers no call (`unlinked_result`). The simulator answers these 400s, the
+//! proxy refuses such a client request the same way, and gateway checks read them as the
+//! client's own fault; it lives beside the codecs because it is a fact about the wire formats.
+
+use serde_json::Value;
+
+use super::tool_rejection::wire_rejection;
+use crate::model::Provider;
+
+/// A refusal to answer: status plus what the envelope should say. Unset fields get the
+/// provider's usual value for the status.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Rejection {
+    pub status: u16,
+    pub message: String,
+    /// Rarely set; boxed to keep `Result<_, Rejection>` small.
+    pub extra: Box<Extra>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Extra {
+    /// OpenAI `param`.
+    pub param: Option<String>,
+    /// OpenAI `code`.
+    pub code: Option<String>,
+    /// OpenAI `type` / Anthropic `error.type` / Google `status`, when not the status default.
+    pub kind: Option<String>,
+    /// Google `details[]` entries.
+    pub details: Vec<Value>,
+    /// Extra response headers (`retry-after`, ...).
+    pub headers: Vec<(String, String)>,
+}
+
+impl Rejection {
+    pub(crate) fn new(status: u16, message: impl Into<String>) -> Rejection {
+        Rejection {
+            status,
+            message: message.into(),
+            ..Rejection::default()
+        }
+    }
+
+    pub(crate) fn bad_request(message: impl Into<String>) -> Rejection {
+        Rejection::new(400, message)
+    }
+
+    pub(crate) fn param(mut self, param: &str) -> Rejection {
+        self.extra.param = Some(param.to_string());
+        self
+    }
+
+    pub(crate) fn code(mut self, code: &str) -> Rejection {
+        self.extra.code = Some(code.to_string());
+        self
+    }
+}
+
+/// What `provider`'s API rejects in a request's own content, whatever its model would do: an
+/// invalid tool definition, or a tool result that answers no call. Both are the API's 400 with
+/// its own wording (the simulator answers them; `tooltape proxy` refuses such a client request
+/// the same way; gateway checks read them as the client's own fault).
+pub(crate) fn request_rejection(provider: Provider, body: &Value) -> Option<Rejection> {
+    tool_rejection(provider, body).or_else(|| unlinked_result(provider, body))
+}
+
+/// An invalid tool definition (`wire_rejection`): OpenAI's 400 names `tools` and its code.
+pub(crate) fn tool_rejection(provider: Provider, body: &Value) -> Option<Rejection> {
+    let rej = Rejection::bad_request(wire_rejection(provider, body)?);
+    Some(match provider {
+        Provider::OpenaiChat | Provider::OpenaiResponses | Provider::TextProtocol => {
+            rej.param("tools").code("invalid_function_parameters")
+        }
+        Provider::Anthropic | Provider::Gemini => rej,
+    })
+}
+
+/// A tool result that answers no call: each API's own 400 (see the functions called). Gemini
+/// links a `functionResponse` to its call by name and order (`id` is optional and echoed only;
+/// its calls usually carry none) and documents no rejection of an unmatched id, so it is not
+/// checked; the text protocol carries results as plain text, with nothing to link.
+pub(crate) fn unlinked_result(provider: Provider, body: &Value) -> Option<Rejection> {
+    match provider {
+        Provider::OpenaiChat => chat_unlinked(body),
+        Provider::OpenaiResponses => responses_unlinked(body),
+        Provider::Anthropic => anthropic_unlinked(body).map(Rejection::bad_request),
+        Provider::Gemini | Provider::TextProtocol => None,
+    }
+}
+
+/// A `tool` message must answer a call of the assistant message its run of tool messages
+/// follows: Chat Completions' 400 otherwise (providers.md §1.7; the unknown-id wording is the
+/// API's `Invalid parameter` frame with the id and the `messages.[N].…` param).
+fn chat_unlinked(body: &Value) -> Option<Rejection> {
+    let messages = body.get("messages")?.as_array()?;
+    let mut calls: Option<Vec<&str>> = None;
+    for (i, m) in messages.iter().enumerate() {
+        match m.get("role").and_then(Value::as_str) {
+            Some("assistant") => {
+                calls = m.get("tool_calls").and_then(Value::as_array).map(|a| {
+                    a.iter()
+                        .filter_map(|c| c.get("id").and_then(Value::as_str))
+                        .collect()
+                });
+            }
+            Some("tool") => {
+                let Some(ids) = &calls else {
+                    return Some(
+                        Rejection::bad_request(
+                            "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+                        )
+                        .param(&format!("messages.[{i}].role")),
+                    );
+                };
+                let id = m.get("tool_call_id").and_then(Value::as_str).unwrap_or("");
+                if !ids.contains(&id) {
+                    return Some(
+                        Rejection::bad_request(format!(
+                            "Invalid parameter: 'tool_call_id' of '{id}' not found in 'tool_calls' of previous message."
+                        ))
+                        .param(&format!("messages.[{i}].tool_call_id")),
+                    );
+                }
+            }
+            _ => calls = None,
+        }
+    }
+    None
+}
+
+/// A `function_call_output` input item whose `call_id` no earlier `function_call` item has: the
+/// 400 Responses answers ("No tool call found for function call output with call_id …").
+/// With `previous_response_id` the calls live server-side, where the simulator keeps nothing,
+/// so such requests are not checked.
+fn responses_unlinked(body: &Value) -> Option<Rejection> {
+    if body
+        .get("previous_response_id")
+        .is_some_and(|v| !v.is_null())
+    {
+        return None;
+    }
+    let items = body.get("input")?.as_array()?;
+    let mut calls: Vec<&str> = Vec::new();
+    for item in items {
+        let id = item.get("call_id").and_then(Value::as_str).unwrap_or("");
+        match item.get("type").and_then(Value::as_str) {
+            Some("function_call") => calls.push(id),
+            Some("function_call_output") if !calls.contains(&id) => {
+                return Some(
+                    Rejection::bad_request(format!(
+                        "No tool call found for function call output with call_id {id}."
+                    ))
+                    .param("input"),
+                );
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A `tool_result` block whose `tool_use_id` names no `tool_use` block of the previous
+/// (assistant) message: Anthropic's 400 `invalid_request_error` (providers.md §3.7).
+fn anthropic_unlinked(body: &Value) -> Option<String> {
+    let messages = body.get("messages")?.as_array()?;
+    for (i, m) in messages.iter().enumerate() {
+        let Some(blocks) = m.get("content").and_then(Value::as_array) else {
+            continue;
+        };
+        let prev: Vec<&str> = i
+            .checked_sub(1)
+            .and_then(|p| messages[p].get("content"))
+            .and_then(Value::as_array)
+            .map(|b| {
+                b.iter()
+                    .filter(|b| b["type"] == "tool_use")
+                    .filter_map(|b| b.get("id").and_then(Value::as_str))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for (k, b) in blocks.iter().enumerate() {
+            if b["type"] != "tool_result" {
+                continue;
+            }
+            let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
+            if !prev.contains(&id) {
+                return Some(format!(
+                    "messages.{i}.content.{k}: unexpected `tool_use_id` found in `tool_result` blocks: {id}. \
+                     Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+                ));
+            }
+        }
+    }
+    None
+}
