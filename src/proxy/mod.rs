@@ -3,10 +3,13 @@
 //! upstream (strict transform, sanitizers, hosted-search policy failing closed), sent, decoded as
 //! bytes arrive, and written back in the client's format, streamed incrementally.
 
+mod answer;
 mod config;
 mod forward;
 mod inbound;
+mod relay;
 mod server;
+mod upstream;
 
 pub use config::{ProxyConfig, ProxyRoute};
 pub use server::Proxy;

@@ -15,8 +15,9 @@ use hyper::{Request, Response};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 
+use super::answer::Answer;
 use super::config::ProxyConfig;
-use super::forward::{self, Answer, Shared};
+use super::forward::{self, Shared};
 use crate::run::SupportCache;
 
 pub(super) type Body = BoxBody<Bytes, io::Error>;

@@ -188,5 +188,34 @@ pub(crate) fn variant_rejected(
     cache.first_variant(Provider::OpenaiResponses, &req.model, now)
 }
 
+/// Whether a request to `provider` takes part in the hosted-search variant fallback: an OpenAI
+/// Responses request with a hosted tool (the only API with two web search variants).
+pub(crate) fn falls_back(provider: Provider, req: &ChatRequest) -> bool {
+    provider == Provider::OpenaiResponses && !req.hosted.is_empty()
+}
+
+/// One step of the hosted-search variant fallback, the same for direct trials and the proxy:
+/// when `outcome` says the variant `req` carried is not supported, it is marked so in `cache`,
+/// `req` switches to the next variant, and the reason is returned (the caller sends again);
+/// otherwise `None` and `req` is unchanged.
+pub(crate) fn fallback_step(
+    provider: Provider,
+    req: &mut ChatRequest,
+    outcome: &Result<Outcome, DecodeError>,
+    cache: &SupportCache,
+) -> Option<String> {
+    if !falls_back(provider, req) {
+        return None;
+    }
+    let next = variant_rejected(req, outcome, cache)?;
+    let why = format!(
+        "{} not supported by {}; retried with {next}",
+        variant_of(req),
+        req.model
+    );
+    set_variant(req, next);
+    Some(why)
+}
+
 #[cfg(test)]
 mod tests;

@@ -10,7 +10,7 @@ mod trial;
 pub use exchange::{ExchangeRun, TrialRun};
 pub(crate) use exchange::{OwnTime, Watch, exchange};
 pub use hosted::{SupportCache, Telemetry};
-pub(crate) use hosted::{set_variant, telemetry, trial_telemetry, variant_rejected};
+pub(crate) use hosted::{fallback_step, falls_back, set_variant, telemetry, trial_telemetry};
 pub(crate) use transport::Timing;
 pub use transport::{Endpoint, client, send};
 pub(crate) use trial::follow_up;

@@ -2,10 +2,10 @@
 //! entry while the model calls tools, with the hosted-search variant fallback.
 
 use crate::case::{ChoiceSpec, Round, Trial};
-use crate::model::{ChatRequest, EncodeError, Message, Outcome, Provider, ToolChoice};
+use crate::model::{ChatRequest, EncodeError, Message, Outcome, ToolChoice};
 use crate::providers;
 use crate::run::exchange::{ExchangeRun, TrialRun, exchange};
-use crate::run::hosted::{SupportCache, set_variant, variant_of, variant_rejected};
+use crate::run::hosted::{SupportCache, fallback_step, falls_back, set_variant};
 use crate::run::transport::Endpoint;
 
 /// Runs the trial's exchanges: the first request, then one more per `[[rounds]]` entry while
@@ -23,7 +23,7 @@ pub async fn run_trial(
 ) -> TrialRun {
     let mut run = TrialRun::default();
     let mut req = trial.first_request();
-    let fallback = trial.provider == Provider::OpenaiResponses && !req.hosted.is_empty();
+    let fallback = falls_back(trial.provider, &req);
     if fallback {
         match cache.first_variant(trial.provider, &req.model, cache.now()) {
             Some(v) => set_variant(&mut req, v),
@@ -65,20 +65,15 @@ pub async fn run_trial(
                 break;
             }
         };
-        if fallback && let Some(next) = variant_rejected(&req, &outcome, cache) {
-            let why = format!(
-                "{} not supported by {}; retried with {next}",
-                variant_of(&req),
-                req.model
-            );
+        let asked = fallback.then(|| req.clone());
+        if let Some(why) = fallback_step(trial.provider, &mut req, &outcome, cache) {
             run.exchanges.push(ExchangeRun {
-                neutral: req.clone(),
+                neutral: asked.unwrap_or_else(|| req.clone()),
                 encoded,
                 response,
                 outcome,
                 superseded: Some(why),
             });
-            set_variant(&mut req, next);
             continue;
         }
         let calls = match &outcome {

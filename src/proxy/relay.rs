@@ -1,0 +1,225 @@
+//! Relaying a streamed upstream answer: upstream bytes go through the stream decoder one event
+//! at a time and each new delta is written in the client's format at once; a cut or an error
+//! ends in the client format's error event; strict-rewrite nulls are removed as they stream.
+
+use futures_util::StreamExt;
+use tokio::sync::mpsc;
+
+use super::answer::{Answer, Headers};
+use crate::model::{ChatRequest, Outcome, Provider, ProviderError};
+use crate::providers::StreamDecoder;
+use crate::respond::{Inbound, Meta, StreamWriter};
+use crate::schema::NullFilter;
+
+/// A streamed answer: a task pushes upstream bytes into the decoder and forwards each new delta
+/// in the client's format at once. When the client goes away the channel closes, the task ends
+/// and dropping the upstream response cancels the upstream request.
+pub(super) fn stream(
+    inbound: Inbound,
+    meta: Meta,
+    provider: Provider,
+    neutral: ChatRequest,
+    resp: reqwest::Response,
+    mut headers: Headers,
+) -> Answer {
+    let (tx, rx) = mpsc::channel::<Vec<u8>>(64);
+    headers.push(("content-type".into(), inbound.stream_content_type().into()));
+    headers.push(("cache-control".into(), "no-cache".into()));
+    tokio::spawn(async move {
+        let mut writer = StreamWriter::new(inbound, meta);
+        let mut decoder = StreamDecoder::new(provider, &neutral);
+        let mut tracker = Tracker::new(provider, &neutral);
+        let first = writer.start();
+        if !first.is_empty() && tx.send(first).await.is_err() {
+            return;
+        }
+        let mut chunks = resp.bytes_stream();
+        loop {
+            // A client that goes away closes the channel: stop at once, even while upstream is
+            // quiet (keep-alives, a slow model), so dropping the response cancels upstream.
+            let chunk = tokio::select! {
+                c = chunks.next() => c,
+                () = tx.closed() => return,
+            };
+            let Some(chunk) = chunk else { break };
+            // One event at a time: fragments upstream sent as separate events stay separate
+            // downstream even when they arrive in one read.
+            let mut out = Vec::new();
+            let failed = match chunk {
+                Ok(c) => event_pieces(&c).find_map(|piece| match decoder.push(piece) {
+                    Ok(()) => {
+                        out.extend(tracker.forward(&decoder, &mut writer));
+                        None
+                    }
+                    Err(e) => Some(format!("upstream {provider} stream undecodable: {e}")),
+                }),
+                Err(e) => Some(format!("upstream {provider} stream broke off: {e}")),
+            };
+            if let Some(message) = failed {
+                let err = ProviderError {
+                    status: 502,
+                    message,
+                    ..ProviderError::default()
+                };
+                out.extend(writer.error(&err));
+                let _ = tx.send(out).await;
+                return;
+            }
+            if !out.is_empty() && tx.send(out).await.is_err() {
+                return; // the client went away
+            }
+        }
+        let mut last = tracker.finish(&mut writer);
+        last.extend(match decoder.finish() {
+            Ok(o) => match &o.error {
+                Some(err) => writer.error(err),
+                // Upstream's stream ended before its terminal event: the answer is not whole,
+                // so the client gets its format's error event, never a clean finish (clients
+                // detect an error event; most take a stream that just ends as complete).
+                None if truncated(&o) => writer.error(&ProviderError {
+                    status: 502,
+                    message: format!(
+                        "upstream {provider} stream ended before its terminal event: the answer is incomplete"
+                    ),
+                    ..ProviderError::default()
+                }),
+                None => writer.finish(&o),
+            },
+            Err(e) => writer.error(&ProviderError {
+                status: 502,
+                message: format!("upstream {provider} stream undecodable: {e}"),
+                ..ProviderError::default()
+            }),
+        });
+        let _ = tx.send(last).await;
+    });
+    Answer::Stream { headers, rx }
+}
+
+fn truncated(o: &Outcome) -> bool {
+    o.diagnostics
+        .iter()
+        .any(|d| d.kind == crate::model::DiagnosticKind::StreamTruncated)
+}
+
+/// `chunk` cut after each blank line (the end of a Server-Sent Event, LF or CRLF); the rest last.
+fn event_pieces(chunk: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = chunk;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = (0..rest.len())
+            .find_map(|i| match &rest[i..] {
+                [b'\n', b'\n', ..] => Some(i + 2),
+                [b'\n', b'\r', b'\n', ..] => Some(i + 3),
+                _ => None,
+            })
+            .unwrap_or(rest.len());
+        let (piece, tail) = rest.split_at(end);
+        rest = tail;
+        Some(piece)
+    })
+}
+
+/// What of the decoder's progress has been forwarded. Arguments of calls to tools the strict
+/// rewrite changed go through the incremental restore (the buffered path restores on decode).
+struct Tracker<'s> {
+    provider: Provider,
+    req: &'s ChatRequest,
+    text_sent: Vec<usize>,
+    args_sent: Vec<String>,
+    filters: Vec<Option<NullFilter<'s>>>,
+    /// Filtered bytes not yet forwarded (the end of an incomplete UTF-8 character).
+    pending: Vec<Vec<u8>>,
+}
+
+impl<'s> Tracker<'s> {
+    fn new(provider: Provider, req: &'s ChatRequest) -> Tracker<'s> {
+        Tracker {
+            provider,
+            req,
+            text_sent: Vec::new(),
+            args_sent: Vec::new(),
+            filters: Vec::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    fn forward(&mut self, d: &StreamDecoder, w: &mut StreamWriter) -> Vec<u8> {
+        let p = d.progress();
+        let mut out = Vec::new();
+        for (i, piece) in p.text.iter().enumerate() {
+            if self.text_sent.len() <= i {
+                self.text_sent.push(0);
+            }
+            if let Some(rest) = piece.get(self.text_sent[i]..)
+                && !rest.is_empty()
+            {
+                out.extend(w.text(rest));
+                self.text_sent[i] = piece.len();
+            }
+        }
+        for (k, c) in p.calls.iter().enumerate() {
+            if k >= self.args_sent.len() {
+                if c.name.is_empty() {
+                    break; // a call is started once its name is known
+                }
+                let id = if c.id.is_empty() {
+                    format!("call_{k}")
+                } else {
+                    c.id.to_string()
+                };
+                out.extend(w.call_start(&id, c.name));
+                self.args_sent.push(String::new());
+                self.filters.push(crate::schema::stream_filter(
+                    self.provider,
+                    self.req,
+                    c.name,
+                ));
+                self.pending.push(Vec::new());
+            }
+            let sent = &mut self.args_sent[k];
+            if c.arguments.len() > sent.len() && c.arguments.starts_with(sent.as_str()) {
+                let rest = &c.arguments[sent.len()..];
+                sent.push_str(rest);
+                let bytes = match &mut self.filters[k] {
+                    Some(f) => f.push(rest.as_bytes()),
+                    None => rest.as_bytes().to_vec(),
+                };
+                out.extend(self.send_args(k, bytes, w));
+            }
+        }
+        out
+    }
+
+    /// Releases what the filters still hold (arguments that ended early).
+    fn finish(&mut self, w: &mut StreamWriter) -> Vec<u8> {
+        let mut out = Vec::new();
+        for k in 0..self.filters.len() {
+            let held = self.filters[k].as_mut().map(NullFilter::finish);
+            out.extend(self.send_args(k, held.unwrap_or_default(), w));
+            let rest = std::mem::take(&mut self.pending[k]);
+            if !rest.is_empty() {
+                out.extend(w.call_args(k, &String::from_utf8_lossy(&rest)));
+            }
+        }
+        out
+    }
+
+    /// Forwards the complete UTF-8 characters of `bytes` (after what was pending) for call `k`.
+    fn send_args(&mut self, k: usize, bytes: Vec<u8>, w: &mut StreamWriter) -> Vec<u8> {
+        let pending = &mut self.pending[k];
+        pending.extend(bytes);
+        let valid = match std::str::from_utf8(pending) {
+            Ok(s) => s.len(),
+            Err(e) => e.valid_up_to(),
+        };
+        if valid == 0 {
+            return Vec::new();
+        }
+        let tail = pending.split_off(valid);
+        let text = std::mem::replace(pending, tail);
+        w.call_args(k, std::str::from_utf8(&text).unwrap_or_default())
+    }
+}
