@@ -78,6 +78,7 @@ pub(crate) fn verdict(trial: &Trial, run: &TrialRun) -> Verdict {
             reason: k.get_ref().reason.clone(),
             problems,
         },
+        (Some(k), true) if k.get_ref().flaky => Verdict::Pass,
         (Some(k), true) => Verdict::KnownFailurePasses {
             reason: k.get_ref().reason.clone(),
             note_at: trial.locate(k.span()),

@@ -163,12 +163,20 @@ pub struct Expectation {
     pub arguments: Option<Vec<serde_json::Value>>,
 }
 
+/// A known failure, in a case file (`[[known_failure]]`, provider trial patterns) and in a
+/// gateway or client profile (`case::route::choice::mode` patterns): the one type for both.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct KnownFailure {
+    /// The trials it covers, `*` matching within a segment; default: every trial.
     #[serde(default = "any_trial")]
     pub trials: String,
+    /// What was observed (the finding), and where it is tracked.
     pub reason: String,
+    /// The system under test fails it only sometimes (a race on its side): a pass is then not
+    /// an error.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flaky: bool,
 }
 
 fn any_trial() -> String {

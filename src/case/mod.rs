@@ -13,7 +13,7 @@ mod trial;
 mod tests;
 
 pub use discover::{Discovery, discover};
-pub use file::{Case, ChoiceSpec, Mode};
+pub use file::{Case, ChoiceSpec, KnownFailure, Mode};
 pub(crate) use file::{Expectation, Round};
 pub use load::{PROVIDERS_FILE, load_case, load_providers};
 pub use trial::{Trial, TrialId, pattern_matches};

@@ -137,7 +137,7 @@ fn line_col_counts_chars() {
 #[test]
 fn probes_read_field_lists_from_serde() {
     let fields = rust_fields("[[known_failure]]\n__probe__ = 1").unwrap();
-    assert_eq!(fields, vec!["reason".to_string(), "trials".to_string()]);
+    assert_eq!(fields, ["flaky", "reason", "trials"]);
 }
 
 #[test]

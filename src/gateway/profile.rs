@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::case::KnownFailure;
 use crate::located::Located;
 use crate::model::Provider;
 
@@ -133,18 +134,6 @@ impl<'de> Deserialize<'de> for Inbound {
                 ))
             })
     }
-}
-
-/// A gateway trial pattern (`case::route::choice::mode`, `*` wildcards) that is known to fail.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct KnownFailure {
-    pub trials: String,
-    /// What was observed (the finding).
-    pub reason: String,
-    /// The gateway fails it only sometimes (a race on its side): a pass is then not an error.
-    #[serde(default)]
-    pub flaky: bool,
 }
 
 /// A loaded profile: its name (file stem), path and source for locations.

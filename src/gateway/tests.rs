@@ -292,3 +292,56 @@ fn the_client_is_at_fault_only_where_its_own_api_rejects_what_the_case_expects_i
     let c01 = trial("c01_text_and_call", Provider::OpenaiChat);
     assert!(!super::judge::client_fault(c01, &chat_unknown));
 }
+
+fn result_with(key: &str, cell: super::Cell) -> super::TrialResult {
+    super::TrialResult {
+        name: format!("gateway::x::{key}"),
+        key: key.to_string(),
+        row: String::new(),
+        route: String::new(),
+        client_request: serde_json::Value::Null,
+        upstream_request: None,
+        upstream_answer: None,
+        downstream_status: None,
+        downstream_outcome: None,
+        findings: Vec::new(),
+        cell,
+        own_time: std::time::Duration::ZERO,
+        downstream_body: Vec::new(),
+        requests: Vec::new(),
+    }
+}
+
+/// A known failure that fails is known; one that passes fails the run, unless it is flaky.
+#[test]
+fn known_failures_apply_and_a_pass_fails_unless_flaky() {
+    use super::Cell;
+    let dir = std::env::temp_dir().join(format!("tooltape-known-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("gateways")).unwrap();
+    let base = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("gateways/tooltape.toml"),
+    )
+    .unwrap();
+    let extra = "\n[[known_failure]]\ntrials = \"solid::chat→gemini::auto::*\"\nreason = \"always\"\n\n[[known_failure]]\ntrials = \"racy::chat→gemini::auto::*\"\nreason = \"sometimes\"\nflaky = true\n";
+    std::fs::write(dir.join("gateways/x.toml"), format!("{base}{extra}")).unwrap();
+    let profile = super::load_profile(&dir, "x").unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let applied = |key: &str, cell: Cell| {
+        let mut r = result_with(key, cell);
+        super::suite::apply_known(&profile, &mut r);
+        r.cell
+    };
+    let failed = || Cell::Fail("downstream: x".into());
+    let solid = "solid::chat→gemini::auto::stream";
+    let racy = "racy::chat→gemini::auto::stream";
+    assert_eq!(applied(solid, failed()), Cell::Known("always".into()));
+    assert!(
+        matches!(applied(solid, Cell::Pass), Cell::Fail(m) if m.contains("known failure now passes: remove it"))
+    );
+    assert_eq!(applied(racy, failed()), Cell::Known("sometimes".into()));
+    assert_eq!(applied(racy, Cell::Pass), Cell::Pass);
+    assert_eq!(
+        applied("other::chat→gemini::auto::stream", Cell::Pass),
+        Cell::Pass
+    );
+}
