@@ -6,11 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use tooltape::case::Discovery;
-use tooltape::discover;
-use tooltape::harness::orphans;
-use tooltape::harness::replay_trial;
-use tooltape::runtime;
+use tooltape::{case::Discovery, discover, harness::orphans, harness::replay_trial, runtime};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -7,48 +7,29 @@ use serde_json::json;
 use super::ConvertArgs;
 use super::exit;
 use super::select::provider_arg;
-use tooltape::ChoiceSpec;
-use tooltape::Mode;
-use tooltape::Trial;
-use tooltape::case::load_case;
-use tooltape::case::load_providers;
-use tooltape::encode;
+use tooltape::{ChoiceSpec, Mode, Trial, case::load_case, case::load_providers, encode};
 
 /// Runs `tooltape convert`.
-pub(super) fn run(a: &ConvertArgs) -> i32 {
-    let provider = match provider_arg(&a.provider) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::ERROR;
-        }
-    };
+pub(super) fn run(a: &ConvertArgs) -> exit::Done {
+    let provider = provider_arg(&a.provider)?;
     let cases_dir = a.case.parent().unwrap_or(Path::new("."));
     let loaded =
         load_providers(cases_dir).and_then(|p| load_case(&a.case, &cases_dir.join("tools"), &p));
-    let case = match loaded {
-        Ok(c) => std::sync::Arc::new(c),
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::ERROR;
-        }
-    };
-    let Some(choice) = ChoiceSpec::from_slug(&a.choice) else {
-        eprintln!("unknown tool choice `{}`", a.choice);
-        return exit::ERROR;
-    };
+    let case = std::sync::Arc::new(loaded.map_err(|e| e.to_string())?);
+    let choice = ChoiceSpec::from_slug(&a.choice)
+        .ok_or_else(|| format!("unknown tool choice `{}`", a.choice))?;
     let declared: Vec<&str> = case.tools.iter().map(|t| t.name.as_str()).collect();
     if let Some(bad) = choice
         .named_tools()
         .into_iter()
         .find(|n| !declared.contains(&n.as_str()))
     {
-        eprintln!(
+        return Err(format!(
             "{}: tool choice `{}` names `{bad}`, which is not among the case's tools {declared:?}",
             a.case.display(),
             a.choice
-        );
-        return exit::ERROR;
+        )
+        .into());
     }
     let mode = if a.stream {
         Mode::Stream
@@ -70,7 +51,7 @@ pub(super) fn run(a: &ConvertArgs) -> i32 {
             for n in &enc.notes {
                 eprintln!("note: {n}");
             }
-            0
+            Ok(exit::OK)
         }
         Err(e) => {
             eprintln!("{e}");
@@ -78,7 +59,7 @@ pub(super) fn run(a: &ConvertArgs) -> i32 {
                 "{}",
                 json!({"error": {"code": e.code, "message": e.message}})
             );
-            1
+            Ok(exit::FAILED)
         }
     }
 }

@@ -7,10 +7,7 @@ use clap::{Args, ValueEnum};
 
 use super::exit;
 use super::record;
-use tooltape::Provider;
-use tooltape::Trial;
-use tooltape::discover;
-use tooltape::record::endpoints;
+use tooltape::{Provider, Trial, discover, record::endpoints};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum DriftFormat {

@@ -16,3 +16,28 @@ pub const HELP: &str = "Exit codes:
      breaking drift, a known failure that now passes, no trial matching the filter)
   2  the command could not run in full (bad arguments or input, a gateway or file that could
      not be used); the message says what to do";
+
+/// A command that could not run in full: the message to print on stderr (it names the file,
+/// line and column where there is one); the command exits with [`ERROR`].
+#[derive(Debug)]
+pub struct CliError(pub String);
+
+impl From<String> for CliError {
+    fn from(message: String) -> CliError {
+        CliError(message)
+    }
+}
+
+/// What a command returns: its exit code, or the error that stopped it.
+pub type Done = Result<i32, CliError>;
+
+/// The process exit code of a command's result; an error is printed on stderr first.
+pub fn code(done: Done) -> i32 {
+    match done {
+        Ok(code) => code,
+        Err(CliError(message)) => {
+            eprintln!("{message}");
+            ERROR
+        }
+    }
+}

@@ -10,21 +10,12 @@ use std::time::{Duration, Instant, SystemTime};
 use clap::{Args, Subcommand, ValueEnum};
 
 use super::exit;
-use tooltape::Case;
-use tooltape::discover;
-use tooltape::gateway::COMPARE_BEGIN;
-use tooltape::gateway::COMPARE_END;
-use tooltape::gateway::Cell;
-use tooltape::gateway::CompareMeta;
-use tooltape::gateway::GatewayRun;
-use tooltape::gateway::GatewayTrial;
-use tooltape::gateway::TrialResult;
-use tooltape::gateway::Upstream;
-use tooltape::gateway::compare_markdown;
-use tooltape::gateway::compare_row;
-use tooltape::gateway::compare_terminal;
-use tooltape::gateway::machine_note;
-use tooltape::runtime;
+use tooltape::{
+    Case, discover, gateway::COMPARE_BEGIN, gateway::COMPARE_END, gateway::Cell,
+    gateway::CompareMeta, gateway::GatewayRun, gateway::GatewayTrial, gateway::TrialResult,
+    gateway::Upstream, gateway::compare_markdown, gateway::compare_row, gateway::compare_terminal,
+    gateway::machine_note, runtime,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum GatewayFormat {

@@ -2,8 +2,7 @@
 
 use super::exit;
 use std::path::Path;
-use tooltape::Provider;
-use tooltape::redact::Secrets;
+use tooltape::{Provider, redact::Secrets};
 
 /// Whether `--out` may be written: nothing there, or this file's earlier import (or `--force`
 /// over a regular file). A symlink or anything not a regular file is never replaced.

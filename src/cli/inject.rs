@@ -1,8 +1,7 @@
 //! `tooltape inject [FILE]` as a pure function: request text in, (stdout, exit code) out.
 
 use serde_json::Value;
-use tooltape::inject::developer_instructions;
-use tooltape::inject::json_message;
+use tooltape::{inject::developer_instructions, inject::json_message};
 
 /// `tooltape inject [FILE]`: stdout is exactly the developer instructions (empty when there are
 /// none), exit 0; a bad request is one line with where it is wrong, exit 2.

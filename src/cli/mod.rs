@@ -224,9 +224,9 @@ pub fn run(cli: Cli) -> i32 {
             Some(path) => replay::replay_cassette(&root, &path, a.repeat, a.provider.as_deref()),
             None => replay::replay_matrix(&root, a.filter.as_deref()),
         },
-        Command::Parse(a) => parse::parse(&a),
-        Command::ParseRequest(a) => parse_request::run(&a),
-        Command::Convert(a) => convert::run(&a),
+        Command::Parse(a) => exit::code(parse::parse(&a)),
+        Command::ParseRequest(a) => exit::code(parse_request::run(&a)),
+        Command::Convert(a) => exit::code(convert::run(&a)),
         Command::Record(a) => record::run(&root, &a),
         Command::Simulate { port } => match runtime().block_on(serve_forever(port)) {
             Ok(()) => exit::OK,

@@ -10,12 +10,7 @@ use super::ParseArgs;
 use super::exit;
 use super::select::{input_name, provider_arg, read_input};
 use super::text_protocol;
-use tooltape::ChatRequest;
-use tooltape::Outcome;
-use tooltape::Provider;
-use tooltape::StreamDecoder;
-use tooltape::StrictPolicy;
-use tooltape::decode;
+use tooltape::{ChatRequest, Outcome, Provider, StreamDecoder, StrictPolicy, decode};
 
 /// A neutral request with nothing but the stream flag (for decoding a body on its own).
 pub fn bare_request(stream: bool) -> ChatRequest {
@@ -101,15 +96,12 @@ fn print_outcome(o: &Outcome) {
 
 /// Decodes a 2xx stream as it is read, 64 KiB at a time (the decoders give the same outcome for
 /// any chunking): the body is never held whole, so a 22 MB stream costs no 22 MB of fresh pages.
-fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> i32 {
+fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> exit::Done {
     let mut input: Box<dyn Read> = match file {
-        Some(p) => match tooltape::input::Bounded::open(p) {
-            Ok(f) => Box::new(f),
-            Err(e) => {
-                eprintln!("{}: cannot read: {e}", p.display());
-                return exit::ERROR;
-            }
-        },
+        Some(p) => Box::new(
+            tooltape::input::Bounded::open(p)
+                .map_err(|e| format!("{}: cannot read: {e}", p.display()))?,
+        ),
         None => Box::new(std::io::stdin().lock()),
     };
     let mut decoder = StreamDecoder::new(provider, &bare_request(true));
@@ -119,72 +111,43 @@ fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> i32 {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                match file {
-                    Some(p) => eprintln!("{}: cannot read: {e}", p.display()),
-                    None => eprintln!("stdin: {e}"),
-                }
-                return exit::ERROR;
-            }
+            Err(e) => return Err(format!("{name}: cannot read: {e}").into()),
         };
         if let Err(e) = decoder.push(&buf[..n]) {
-            eprintln!("{name}: {e}");
-            return exit::ERROR;
+            return Err(format!("{name}: {e}").into());
         }
     }
     match decoder.finish() {
         Ok(o) => {
             print_outcome(&o);
-            0
+            Ok(exit::OK)
         }
-        Err(e) => {
-            eprintln!("{name}: {e}");
-            2
-        }
+        Err(e) => Err(format!("{name}: {e}").into()),
     }
 }
 
 /// Runs `tooltape parse`.
-pub(super) fn parse(a: &ParseArgs) -> i32 {
-    let provider = match provider_arg(&a.provider) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::ERROR;
-        }
-    };
+pub(super) fn parse(a: &ParseArgs) -> exit::Done {
+    let provider = provider_arg(&a.provider)?;
     let name = input_name(a.file.as_deref());
     if a.stream && (200..300).contains(&a.status) && provider != Provider::TextProtocol {
         return parse_stream(provider, a.file.as_deref(), &name);
     }
-    let body = match read_input(a.file.as_deref()) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::ERROR;
-        }
-    };
+    let body = read_input(a.file.as_deref())?;
     if provider == Provider::TextProtocol {
-        let Some(req_path) = &a.request else {
-            eprintln!(
-                "parse --provider text-protocol needs --request REQ.json (it configures the parser)"
-            );
-            return exit::ERROR;
-        };
-        let req = match tooltape::input::read_to_string(req_path) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("{}: cannot read: {e}", req_path.display());
-                return exit::ERROR;
-            }
-        };
+        let req_path = a.request.as_ref().ok_or_else(|| {
+            "parse --provider text-protocol needs --request REQ.json (it configures the parser)"
+                .to_string()
+        })?;
+        let req = tooltape::input::read_to_string(req_path)
+            .map_err(|e| format!("{}: cannot read: {e}", req_path.display()))?;
         let (out, code) = text_protocol::cli_parse(&req, &body, a.stream);
         if code == 0 {
             outln!("{out}");
         } else {
             eprintln!("{name}: {out}");
         }
-        return code;
+        return Ok(code);
     }
     let resp = tooltape::HttpResponse {
         status: a.status,
@@ -194,11 +157,8 @@ pub(super) fn parse(a: &ParseArgs) -> i32 {
     match decode(provider, &bare_request(a.stream), &resp) {
         Ok(o) => {
             print_outcome(&o);
-            0
+            Ok(exit::OK)
         }
-        Err(e) => {
-            eprintln!("{name}: {e}");
-            2
-        }
+        Err(e) => Err(format!("{name}: {e}").into()),
     }
 }

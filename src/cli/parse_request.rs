@@ -13,8 +13,7 @@ use serde_json::Value;
 use super::ParseRequestArgs;
 use super::exit;
 use super::select::{input_name, provider_arg, read_input};
-use tooltape::HttpRequest;
-use tooltape::Provider;
+use tooltape::{HttpRequest, Provider};
 
 /// Builds the request from the input text. `Err` is the message to print after `FILE:`: it
 /// starts with `LINE:COL:` for input that is not JSON, with a space otherwise.
@@ -75,31 +74,16 @@ pub fn cli_parse_request(provider: Provider, text: &str, path: Option<&str>) -> 
 }
 
 /// Runs `tooltape parse-request`.
-pub(super) fn run(a: &ParseRequestArgs) -> i32 {
-    let provider = match provider_arg(&a.provider) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::ERROR;
-        }
-    };
+pub(super) fn run(a: &ParseRequestArgs) -> exit::Done {
+    let provider = provider_arg(&a.provider)?;
     let name = input_name(a.file.as_deref());
-    let bytes = match read_input(a.file.as_deref()) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::ERROR;
-        }
-    };
-    let Ok(text) = String::from_utf8(bytes) else {
-        eprintln!("{name}: not UTF-8");
-        return exit::ERROR;
-    };
+    let bytes = read_input(a.file.as_deref())?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("{name}: not UTF-8"))?;
     let (out, code) = cli_parse_request(provider, &text, a.path.as_deref());
     if code == 0 {
         outln!("{out}");
     } else {
         eprintln!("{name}:{out}");
     }
-    code
+    Ok(code)
 }

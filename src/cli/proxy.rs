@@ -5,9 +5,7 @@ use std::path::PathBuf;
 
 use super::exit;
 use clap::Args;
-use tooltape::Proxy;
-use tooltape::ProxyConfig;
-use tooltape::runtime;
+use tooltape::{Proxy, ProxyConfig, runtime};
 
 #[derive(Args, Debug)]
 pub struct ProxyArgs {

@@ -10,18 +10,11 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::RecordArgs;
 use super::exit;
-use tooltape::Provider;
-use tooltape::Trial;
-use tooltape::record::Endpoints;
-use tooltape::record::RecordOptions;
-use tooltape::record::Summary;
-use tooltape::record::Which;
-use tooltape::record::dry_run_listing;
-use tooltape::record::endpoints;
-use tooltape::record::in_ci;
-use tooltape::record::record_all_with;
-use tooltape::redact::Secrets;
-use tooltape::runtime;
+use tooltape::{
+    Provider, Trial, record::Endpoints, record::RecordOptions, record::Summary, record::Which,
+    record::dry_run_listing, record::endpoints, record::in_ci, record::record_all_with,
+    redact::Secrets, runtime,
+};
 
 pub fn run(root: &Path, a: &RecordArgs) -> i32 {
     if in_ci() {

@@ -8,12 +8,9 @@ use super::exit;
 use super::parse::{bare_request, outcome_json};
 use super::select::{provider_arg, select};
 use serde_json::Value;
-use tooltape::ChatRequest;
-use tooltape::Provider;
-use tooltape::ReplayServer;
-use tooltape::discover;
-use tooltape::harness::ReplayStatus;
-use tooltape::harness::replay_all;
+use tooltape::{
+    ChatRequest, Provider, ReplayServer, discover, harness::ReplayStatus, harness::replay_all,
+};
 
 pub(super) fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
     let sel = select(root, filter);

@@ -5,8 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::exit;
 use clap::{Args, ValueEnum};
-use tooltape::harness::replay_all;
-use tooltape::report::Matrix;
+use tooltape::{harness::replay_all, report::Matrix};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {

@@ -1,9 +1,7 @@
 //! `tooltape schema strict|check` as pure functions: input text in, (stdout, exit code) out.
 
 use serde_json::Value;
-use tooltape::Provider;
-use tooltape::schema::Violation;
-use tooltape::schema::strict_parameters;
+use tooltape::{Provider, schema::Violation, schema::strict_parameters};
 
 /// Reads a neutral parameters schema and prints what the encoder would send for `provider`
 /// with strict required. Exit 0 with pretty JSON; 1 with one reason per line when it cannot be

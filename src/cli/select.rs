@@ -4,9 +4,7 @@
 use std::path::Path;
 
 use super::exit;
-use tooltape::Provider;
-use tooltape::Trial;
-use tooltape::discover;
+use tooltape::{Provider, Trial, discover};
 
 /// Reads FILE or stdin as UTF-8, runs `f`, prints its output (stdout for exit 0 and 1,
 /// stderr for usage errors), returns its exit code.

@@ -2,9 +2,7 @@
 
 use super::exit;
 use std::path::Path;
-use tooltape::discover;
-use tooltape::redact::Secrets;
-use tooltape::status::scan_path;
+use tooltape::{discover, redact::Secrets, status::scan_path};
 
 /// `tooltape status [FILTER]`: prints the report, broken files included; exit 1 when the suite
 /// has broken files (a case, a tool, the provider table, a cassette, an orphan), else 0.

@@ -5,19 +5,13 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use tooltape::ChatRequest;
-use tooltape::HttpResponse;
-use tooltape::Outcome;
-use tooltape::StrictPolicy;
-use tooltape::Tool;
-use tooltape::ToolChoice;
-use tooltape::inject::json_message;
-use tooltape::inject::request::Choice;
-use tooltape::inject::request::function_tools;
-use tooltape::inject::request::tool_choice;
-use tooltape::model::AllowedMode;
 use tooltape::providers::text_protocol::{Stream, decode_with};
 use tooltape::textcall::ParserConfig;
+use tooltape::{
+    ChatRequest, HttpResponse, Outcome, StrictPolicy, Tool, ToolChoice, inject::json_message,
+    inject::request::Choice, inject::request::function_tools, inject::request::tool_choice,
+    model::AllowedMode,
+};
 
 /// Returns (stdout, exit code). Exit 2 with one line (`request: …` or `response: …`, with line
 /// and column where known) when an input cannot be read; exit 1 when the body is a provider

@@ -11,16 +11,10 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use serde_json::json;
-use tooltape::ChatRequest;
-use tooltape::Message;
-use tooltape::Provider;
-use tooltape::SimConfig;
-use tooltape::Simulator;
-use tooltape::StreamDecoder;
-use tooltape::StrictPolicy;
-use tooltape::Tool;
-use tooltape::ToolChoice;
-use tooltape::encode;
+use tooltape::{
+    ChatRequest, Message, Provider, SimConfig, Simulator, StreamDecoder, StrictPolicy, Tool,
+    ToolChoice, encode,
+};
 
 use crate::report::Report;
 

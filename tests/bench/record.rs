@@ -9,13 +9,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::report::Report;
-use tooltape::Endpoint;
-use tooltape::Provider;
-use tooltape::SimConfig;
-use tooltape::Simulator;
-use tooltape::Trial;
-use tooltape::record::RecordOptions;
-use tooltape::redact::Secrets;
+use tooltape::{
+    Endpoint, Provider, SimConfig, Simulator, Trial, record::RecordOptions, redact::Secrets,
+};
 
 /// The key the simulator is sent (it checks that one is present, nothing more).
 const SIMULATOR_KEY: &str = "tooltape-simulator-key";

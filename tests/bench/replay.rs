@@ -4,9 +4,7 @@
 use std::time::{Duration, Instant};
 
 use crate::report::Report;
-use tooltape::ChatRequest;
-use tooltape::Mode;
-use tooltape::ReplayServer;
+use tooltape::{ChatRequest, Mode, ReplayServer};
 
 pub fn section(root: &std::path::Path, r: &mut Report) {
     r.section("replay (shipped cassettes through the loopback server)");

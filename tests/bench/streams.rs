@@ -6,12 +6,10 @@
 use std::time::Duration;
 
 use crate::report::{Report, fastest_pair, mb_per_s};
-use tooltape::ChatRequest;
-use tooltape::Outcome;
-use tooltape::providers::anthropic;
-use tooltape::providers::gemini;
-use tooltape::providers::openai_chat;
-use tooltape::providers::openai_responses;
+use tooltape::{
+    ChatRequest, Outcome, providers::anthropic, providers::gemini, providers::openai_chat,
+    providers::openai_responses,
+};
 
 /// The request every stream-decode section decodes against: no tools, streaming.
 fn stream_request() -> ChatRequest {

@@ -5,8 +5,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::report::{Report, fastest_pair, mb_per_s};
-use tooltape::textcall::Parser;
-use tooltape::textcall::ParserConfig;
+use tooltape::{textcall::Parser, textcall::ParserConfig};
 
 /// About 1 MB: prose (with `<` that are not tags), valid calls, recovered and rejected calls.
 fn sample() -> String {

@@ -6,18 +6,10 @@
 use std::path::PathBuf;
 
 use serde_json::Value;
-use tooltape::ChatRequest;
-use tooltape::ChoiceSpec;
-use tooltape::DecodeError;
-use tooltape::Mode;
-use tooltape::Outcome;
-use tooltape::Provider;
-use tooltape::StreamDecoder;
-use tooltape::StrictPolicy;
-use tooltape::Tool;
-use tooltape::ToolChoice;
-use tooltape::cassette::split_stream;
-use tooltape::discover;
+use tooltape::{
+    ChatRequest, ChoiceSpec, DecodeError, Mode, Outcome, Provider, StreamDecoder, StrictPolicy,
+    Tool, ToolChoice, cassette::split_stream, discover,
+};
 
 fn decode(provider: Provider, req: &ChatRequest, chunks: &[&[u8]]) -> Result<Outcome, DecodeError> {
     let mut d = StreamDecoder::new(provider, req);

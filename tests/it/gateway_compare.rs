@@ -11,13 +11,10 @@ use std::time::Duration;
 
 use hyper::body::Incoming;
 use hyper::{Request, Response};
-use tooltape::discover;
-use tooltape::gateway::COMPARE_BEGIN;
-use tooltape::gateway::COMPARE_END;
-use tooltape::gateway::GatewayRun;
-use tooltape::gateway::compare_row;
-use tooltape::gateway::percentile;
-use tooltape::runtime;
+use tooltape::{
+    discover, gateway::COMPARE_BEGIN, gateway::COMPARE_END, gateway::GatewayRun,
+    gateway::compare_row, gateway::percentile, runtime,
+};
 
 use crate::loopback_proxy::{ProxyBody, read, respond, send, serve};
 

@@ -12,9 +12,7 @@ use std::sync::Arc;
 use hyper::body::Incoming;
 use hyper::{Request, Response};
 use serde_json::{Value, json};
-use tooltape::Case;
-use tooltape::discover;
-use tooltape::runtime;
+use tooltape::{Case, discover, runtime};
 
 use crate::loopback_proxy::{ProxyBody, path_and_query, read, respond, send, serve};
 

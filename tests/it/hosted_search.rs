@@ -4,25 +4,11 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tooltape::ChatRequest;
-use tooltape::ChoiceSpec;
-use tooltape::Endpoint;
-use tooltape::HostedTool;
-use tooltape::Provider;
-use tooltape::SimConfig;
-use tooltape::Simulator;
-use tooltape::StrictPolicy;
-use tooltape::Tool;
-use tooltape::ToolChoice;
-use tooltape::capability::forces_search;
-use tooltape::capability::wire_tool_type;
-use tooltape::discover;
-use tooltape::encode;
-use tooltape::model::AllowedMode;
-use tooltape::model::Grounding;
-use tooltape::run::SupportCache;
-use tooltape::run::TrialRun;
-use tooltape::run_trial;
+use tooltape::{
+    ChatRequest, ChoiceSpec, Endpoint, HostedTool, Provider, SimConfig, Simulator, StrictPolicy,
+    Tool, ToolChoice, capability::forces_search, capability::wire_tool_type, discover, encode,
+    model::AllowedMode, model::Grounding, run::SupportCache, run::TrialRun, run_trial,
+};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

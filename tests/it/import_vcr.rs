@@ -10,9 +10,7 @@ use base64::Engine;
 use serde_json::Value;
 
 use crate::recording_support::{self, bin, files_under, repo};
-use tooltape::Provider;
-use tooltape::cassette::ProvenanceKind;
-use tooltape::redact::Secrets;
+use tooltape::{Provider, cassette::ProvenanceKind, redact::Secrets};
 
 fn real_traffic() -> Option<PathBuf> {
     let p = repo().join("../shared/real-traffic");

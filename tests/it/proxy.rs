@@ -8,21 +8,10 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use serde_json::{Value, json};
-use tooltape::ChatRequest;
-use tooltape::HttpResponse;
-use tooltape::Message;
-use tooltape::Provider;
-use tooltape::Proxy;
-use tooltape::ProxyConfig;
-use tooltape::SimConfig;
-use tooltape::Simulator;
-use tooltape::StreamDecoder;
-use tooltape::StrictPolicy;
-use tooltape::Tool;
-use tooltape::ToolCall;
-use tooltape::ToolChoice;
-use tooltape::decode;
-use tooltape::encode;
+use tooltape::{
+    ChatRequest, HttpResponse, Message, Provider, Proxy, ProxyConfig, SimConfig, Simulator,
+    StreamDecoder, StrictPolicy, Tool, ToolCall, ToolChoice, decode, encode,
+};
 
 const INBOUND: [Provider; 4] = [
     Provider::OpenaiChat,

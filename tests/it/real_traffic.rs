@@ -6,12 +6,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use tooltape::ChatRequest;
-use tooltape::HttpResponse;
-use tooltape::Provider;
-use tooltape::StrictPolicy;
-use tooltape::Tool;
-use tooltape::decode;
+use tooltape::{ChatRequest, HttpResponse, Provider, StrictPolicy, Tool, decode};
 
 fn corpus() -> Option<Vec<Value>> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-traffic");

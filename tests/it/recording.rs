@@ -9,23 +9,12 @@ use std::time::{Duration, SystemTime};
 use serde_json::json;
 
 use crate::recording_support::{bin, project};
-use tooltape::HttpRequest;
-use tooltape::HttpResponse;
-use tooltape::cassette::Cassette;
-use tooltape::cassette::Interaction;
-use tooltape::cassette::Provenance;
-use tooltape::cassette::ProvenanceKind;
-use tooltape::cassette::StoredResponse;
-use tooltape::record::RetryPolicy;
-use tooltape::record::backoff;
-use tooltape::record::server_hint;
-use tooltape::record::write_cassette;
-use tooltape::redact::REDACTED;
-use tooltape::redact::Secrets;
-use tooltape::redact::find_secrets;
-use tooltape::redact::redact_request;
-use tooltape::redact::redact_response;
-use tooltape::redact::redact_text;
+use tooltape::{
+    HttpRequest, HttpResponse, cassette::Cassette, cassette::Interaction, cassette::Provenance,
+    cassette::ProvenanceKind, cassette::StoredResponse, record::RetryPolicy, record::backoff,
+    record::server_hint, record::write_cassette, redact::REDACTED, redact::Secrets,
+    redact::find_secrets, redact::redact_request, redact::redact_response, redact::redact_text,
+};
 
 const FAKE_OPENAI: &str = "sk-proj-FAKEfake0123456789abcdefXYZ";
 const FAKE_ANTHROPIC: &str = "sk-ant-api03-FAKEfake0123456789abcdef";

@@ -10,26 +10,12 @@ use serde_json::json;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 use crate::recording_support::{bin, files_under, project};
-use tooltape::Endpoint;
-use tooltape::SimConfig;
-use tooltape::Simulator;
-use tooltape::Trial;
-use tooltape::cassette::ProvenanceKind;
-use tooltape::cassette::today;
-use tooltape::discover;
-use tooltape::record as record_cli;
-use tooltape::record::Endpoints;
-use tooltape::record::RecordOptions;
-use tooltape::record::RetryPolicy;
-use tooltape::record::Summary;
-use tooltape::record::Which;
-use tooltape::record::cassette_from_run;
-use tooltape::record::write_cassette;
-use tooltape::redact::Secrets;
-use tooltape::run_trial;
-use tooltape::runtime;
-use tooltape::simulate::Fault;
-use tooltape::simulate::FaultKind;
+use tooltape::{
+    Endpoint, SimConfig, Simulator, Trial, cassette::ProvenanceKind, cassette::today, discover,
+    record as record_cli, record::Endpoints, record::RecordOptions, record::RetryPolicy,
+    record::Summary, record::Which, record::cassette_from_run, record::write_cassette,
+    redact::Secrets, run_trial, runtime, simulate::Fault, simulate::FaultKind,
+};
 
 const FAKE_OPENAI: &str = "sk-proj-FAKEfake0123456789abcdefXYZ";
 const FAKE_ANTHROPIC: &str = "sk-ant-api03-FAKEfake0123456789abcdef";

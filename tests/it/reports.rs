@@ -8,22 +8,12 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use serde_json::{Value, json};
-use tooltape::HttpRequest;
-use tooltape::Severity;
-use tooltape::cassette::Cassette;
-use tooltape::cassette::Interaction;
-use tooltape::cassette::Provenance;
-use tooltape::cassette::ProvenanceKind;
-use tooltape::cassette::StoredResponse;
-use tooltape::cassette::write_atomic;
-use tooltape::drift::DriftReport;
-use tooltape::drift::compare_dirs;
-use tooltape::report::Cell;
-use tooltape::report::Matrix;
-use tooltape::report::Parity;
-use tooltape::report::Status;
-use tooltape::report::matrix;
-use tooltape::report::parity;
+use tooltape::{
+    HttpRequest, Severity, cassette::Cassette, cassette::Interaction, cassette::Provenance,
+    cassette::ProvenanceKind, cassette::StoredResponse, cassette::write_atomic, drift::DriftReport,
+    drift::compare_dirs, report::Cell, report::Matrix, report::Parity, report::Status,
+    report::matrix, report::parity,
+};
 
 fn project_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

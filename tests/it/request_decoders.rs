@@ -15,17 +15,10 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tooltape::ChatRequest;
-use tooltape::HostedTool;
-use tooltape::HttpRequest;
-use tooltape::Message;
-use tooltape::Provider;
-use tooltape::StrictPolicy;
-use tooltape::ToolChoice;
-use tooltape::Trial;
-use tooltape::model::AllowedMode;
-use tooltape::model::Grounding;
-use tooltape::providers::DecodedRequest;
+use tooltape::{
+    ChatRequest, HostedTool, HttpRequest, Message, Provider, StrictPolicy, ToolChoice, Trial,
+    model::AllowedMode, model::Grounding, providers::DecodedRequest,
+};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

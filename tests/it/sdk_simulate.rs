@@ -2,8 +2,7 @@
 //! simulator (`tooltape simulate`'s server): `google-genai` on every path it uses by default.
 
 use serde_json::json;
-use tooltape::SimConfig;
-use tooltape::Simulator;
+use tooltape::{SimConfig, Simulator};
 
 /// `google-genai`: its default API version (`v1` once a base URL is set) and `v1beta`,
 /// buffered and streamed (`alt=sse`), under each function-calling mode.
