@@ -10,30 +10,15 @@ use super::{anthropic, gemini, openai_chat, openai_responses};
 use super::{text_protocol, wire};
 use crate::fnv::fnv1a;
 use crate::model::Provider;
-use crate::providers::{self, Framing, tool_rejection, unlinked_result};
+use crate::providers::{self, Framing, WireRoute, tool_rejection, unlinked_result};
 use crate::scenario::Scenario;
 
-/// The simulated endpoints.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Api {
-    Chat,
-    Responses,
-    Anthropic,
-    /// `model` comes from the path; `stream` is `:streamGenerateContent`; `sse` is `alt=sse`.
-    Gemini {
-        model: String,
-        stream: bool,
-        sse: bool,
-    },
-}
-
-impl Api {
-    pub(super) fn family(&self) -> Family {
-        match self {
-            Api::Chat | Api::Responses => Family::OpenAi,
-            Api::Anthropic => Family::Anthropic,
-            Api::Gemini { .. } => Family::Gemini,
-        }
+/// The error family of a wire format.
+fn family(provider: Provider) -> Family {
+    match provider {
+        Provider::OpenaiChat | Provider::OpenaiResponses | Provider::TextProtocol => Family::OpenAi,
+        Provider::Anthropic => Family::Anthropic,
+        Provider::Gemini => Family::Gemini,
     }
 }
 
@@ -41,7 +26,7 @@ impl Api {
 /// for a path no API serves, the vendor its prefix names.
 fn family_for_path(req: &SimRequest) -> Family {
     if let Some(api) = route(req) {
-        return api.family();
+        return family(api.provider);
     }
     let p = req.path.as_str();
     if p.starts_with("/v1beta") || p.starts_with("/v1alpha") || p.starts_with("/v1/models/") {
@@ -59,18 +44,8 @@ pub(crate) fn reject(req: &SimRequest, rej: &Rejection) -> SimResponse {
 }
 
 /// The simulated API of a request: the one route table's answer.
-fn route(req: &SimRequest) -> Option<Api> {
-    let r = providers::route(&req.method, &req.path, &req.query)?;
-    Some(match r.provider {
-        Provider::OpenaiChat | Provider::TextProtocol => Api::Chat,
-        Provider::OpenaiResponses => Api::Responses,
-        Provider::Anthropic => Api::Anthropic,
-        Provider::Gemini => Api::Gemini {
-            model: r.model.unwrap_or_default(),
-            stream: r.framing.streams(),
-            sse: r.framing == Framing::Sse,
-        },
-    })
+fn route(req: &SimRequest) -> Option<WireRoute> {
+    providers::route(&req.method, &req.path, &req.query)
 }
 
 fn not_found(req: &SimRequest) -> Rejection {
@@ -94,27 +69,33 @@ pub(crate) fn answer(req: &SimRequest, scenario: &Scenario) -> SimResponse {
     };
     match answer_api(&api, req, scenario, seed) {
         Ok(resp) => resp,
-        Err(rej) => errors::response(api.family(), &rej, seed),
+        Err(rej) => errors::response(family(api.provider), &rej, seed),
     }
 }
 
 fn answer_api(
-    api: &Api,
+    api: &WireRoute,
     req: &SimRequest,
     scenario: &Scenario,
     seed: u64,
 ) -> Result<SimResponse, Rejection> {
     check_key(api, req)?;
     let body = parse_body(api, &req.body)?;
-    let (provider, ask) = match api {
-        Api::Chat if text_protocol::is_text_protocol(&body) => {
+    let (provider, ask) = match api.provider {
+        Provider::OpenaiChat if text_protocol::is_text_protocol(&body) => {
             (Provider::TextProtocol, text_protocol::parse(&body)?)
         }
-        Api::Chat => (Provider::OpenaiChat, openai_chat::parse(&body)?),
-        Api::Responses => (Provider::OpenaiResponses, openai_responses::parse(&body)?),
-        Api::Anthropic => (Provider::Anthropic, anthropic::parse(&body)?),
-        Api::Gemini { model, stream, .. } => {
-            (Provider::Gemini, gemini::parse(&body, model, *stream)?)
+        Provider::OpenaiChat | Provider::TextProtocol => {
+            (Provider::OpenaiChat, openai_chat::parse(&body)?)
+        }
+        Provider::OpenaiResponses => (Provider::OpenaiResponses, openai_responses::parse(&body)?),
+        Provider::Anthropic => (Provider::Anthropic, anthropic::parse(&body)?),
+        Provider::Gemini => {
+            let model = api.model.as_deref().unwrap_or_default();
+            (
+                Provider::Gemini,
+                gemini::parse(&body, model, api.framing.streams())?,
+            )
         }
     };
     check_hosted(api, &ask, scenario)?;
@@ -129,7 +110,7 @@ fn answer_api(
     }
     if let Some(err) = &scenario.error {
         return Err(scenario_error(
-            api.family(),
+            family(api.provider),
             err.status,
             err.message.as_deref(),
             &ask,
@@ -141,14 +122,14 @@ fn answer_api(
         body: &body,
         input_tokens: wire::tokens(req.body.len()),
     };
-    Ok(match api {
-        Api::Chat if provider == Provider::TextProtocol => {
+    Ok(match api.provider {
+        _ if provider == Provider::TextProtocol => {
             text_protocol::render(&ctx, &ask, &turn, scenario.malformed)
         }
-        Api::Chat => openai_chat::render(&ctx, &ask, &turn),
-        Api::Responses => openai_responses::render(&ctx, &ask, &turn),
-        Api::Anthropic => anthropic::render(&ctx, &ask, &turn),
-        Api::Gemini { sse, .. } => gemini::render(&ctx, &ask, &turn, *sse),
+        Provider::OpenaiChat | Provider::TextProtocol => openai_chat::render(&ctx, &ask, &turn),
+        Provider::OpenaiResponses => openai_responses::render(&ctx, &ask, &turn),
+        Provider::Anthropic => anthropic::render(&ctx, &ask, &turn),
+        Provider::Gemini => gemini::render(&ctx, &ask, &turn, api.framing == Framing::Sse),
     })
 }
 
@@ -182,16 +163,20 @@ fn bearer(req: &SimRequest) -> Option<&str> {
 }
 
 /// Any non-empty key is accepted: the simulator checks that a key is sent the API's way.
-fn check_key(api: &Api, req: &SimRequest) -> Result<(), Rejection> {
-    match api {
-        Api::Chat | Api::Responses if bearer(req).is_none() => Err(Rejection::new(
-            401,
-            "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a username and password. You can obtain an API key from https://platform.openai.com/account/api-keys.",
-        )),
-        Api::Anthropic if header(req, "x-api-key").is_none() && bearer(req).is_none() => {
+fn check_key(api: &WireRoute, req: &SimRequest) -> Result<(), Rejection> {
+    match api.provider {
+        Provider::OpenaiChat | Provider::OpenaiResponses | Provider::TextProtocol
+            if bearer(req).is_none() =>
+        {
+            Err(Rejection::new(
+                401,
+                "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a username and password. You can obtain an API key from https://platform.openai.com/account/api-keys.",
+            ))
+        }
+        Provider::Anthropic if header(req, "x-api-key").is_none() && bearer(req).is_none() => {
             Err(Rejection::new(401, "x-api-key header is required"))
         }
-        Api::Gemini { .. }
+        Provider::Gemini
             if header(req, "x-goog-api-key").is_none()
                 && req.query.get("key").is_none_or(|k| k.is_empty()) =>
         {
@@ -208,9 +193,9 @@ fn check_key(api: &Api, req: &SimRequest) -> Result<(), Rejection> {
     }
 }
 
-fn parse_body(api: &Api, bytes: &[u8]) -> Result<Value, Rejection> {
+fn parse_body(api: &WireRoute, bytes: &[u8]) -> Result<Value, Rejection> {
     let parsed: Result<Value, _> = serde_json::from_slice(bytes);
-    match (api.family(), parsed) {
+    match (family(api.provider), parsed) {
         (_, Ok(v @ Value::Object(_))) => Ok(v),
         (Family::OpenAi, _) => Err(Rejection::bad_request(
             "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us through our help center at help.openai.com.)",
@@ -232,13 +217,13 @@ fn parse_body(api: &Api, bytes: &[u8]) -> Result<Value, Rejection> {
 
 /// Hosted-tool rejections: Responses web search with a non-auto `tool_choice` (the exact
 /// message OpenAI sends), and tool types the scenario says this model does not support.
-fn check_hosted(api: &Api, ask: &Ask, scenario: &Scenario) -> Result<(), Rejection> {
+fn check_hosted(api: &WireRoute, ask: &Ask, scenario: &Scenario) -> Result<(), Rejection> {
     if let Some(t) = ask
         .hosted_types
         .iter()
         .find(|t| scenario.unsupported_tool_types.contains(t))
     {
-        let message = match api.family() {
+        let message = match family(api.provider) {
             Family::OpenAi => format!(
                 "Hosted tool '{t}' is not supported with model '{}'.",
                 ask.model
@@ -250,7 +235,7 @@ fn check_hosted(api: &Api, ask: &Ask, scenario: &Scenario) -> Result<(), Rejecti
             Family::Gemini => format!("Tool '{t}' is not supported with this model."),
         };
         let rej = Rejection::bad_request(message);
-        return Err(if api.family() == Family::OpenAi {
+        return Err(if family(api.provider) == Family::OpenAi {
             rej.param("tools").code("unsupported_value")
         } else {
             rej
@@ -258,7 +243,7 @@ fn check_hosted(api: &Api, ask: &Ask, scenario: &Scenario) -> Result<(), Rejecti
     }
     // Only the GPT-5 family (and o-series) refuse non-auto choices next to hosted tools; the
     // same fact drives `capability::capability`.
-    if *api == Api::Responses
+    if api.provider == Provider::OpenaiResponses
         && ask.search.is_some()
         && crate::capability::openai_auto_only(&ask.model)
     {
