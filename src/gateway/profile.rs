@@ -84,7 +84,8 @@ fn default_ready_timeout() -> u64 {
 #[serde(deny_unknown_fields)]
 pub struct Route {
     /// The client's wire format: `chat`, `responses`, `messages`, `generate-content`.
-    pub inbound: Inbound,
+    #[serde(deserialize_with = "inbound_format")]
+    pub inbound: Provider,
     /// The provider the gateway forwards to (a `Provider` slug).
     pub upstream: Provider,
     /// The model name the client sends; the gateway maps it to the upstream model.
@@ -97,43 +98,38 @@ pub struct Route {
 impl Route {
     /// `chat→anthropic`.
     pub fn name(&self) -> String {
-        format!("{}→{}", self.inbound.slug(), self.upstream.slug())
+        format!("{}→{}", inbound_slug(self.inbound), self.upstream.slug())
     }
 }
 
-/// The inbound wire formats, each one of the project's providers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Inbound(pub Provider);
+/// The profile spellings of the inbound wire formats (serde names only: the type is `Provider`).
+const INBOUND: [(&str, Provider); 4] = [
+    ("chat", Provider::OpenaiChat),
+    ("responses", Provider::OpenaiResponses),
+    ("messages", Provider::Anthropic),
+    ("generate-content", Provider::Gemini),
+];
 
-impl Inbound {
-    pub const ALL: [(&'static str, Provider); 4] = [
-        ("chat", Provider::OpenaiChat),
-        ("responses", Provider::OpenaiResponses),
-        ("messages", Provider::Anthropic),
-        ("generate-content", Provider::Gemini),
-    ];
-
-    pub fn slug(self) -> &'static str {
-        Inbound::ALL
-            .iter()
-            .find(|(_, p)| *p == self.0)
-            .map_or("?", |(s, _)| s)
-    }
+/// The profile spelling of an inbound format: `chat`, `responses`, `messages`, `generate-content`.
+fn inbound_slug(p: Provider) -> &'static str {
+    INBOUND
+        .iter()
+        .find(|(_, q)| *q == p)
+        .map_or("?", |(s, _)| s)
 }
 
-impl<'de> Deserialize<'de> for Inbound {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Inbound::ALL
-            .iter()
-            .find(|(slug, _)| *slug == s)
-            .map(|(_, p)| Inbound(*p))
-            .ok_or_else(|| {
-                serde::de::Error::custom(format!(
-                    "unknown inbound format `{s}`; expected one of chat, responses, messages, generate-content"
-                ))
-            })
-    }
+/// Reads an inbound format from its profile spelling.
+fn inbound_format<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Provider, D::Error> {
+    let s = String::deserialize(d)?;
+    INBOUND
+        .iter()
+        .find(|(slug, _)| *slug == s)
+        .map(|(_, p)| *p)
+        .ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown inbound format `{s}`; expected one of chat, responses, messages, generate-content"
+            ))
+        })
 }
 
 /// A loaded profile: its name (file stem), path and source for locations.

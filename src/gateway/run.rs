@@ -163,7 +163,7 @@ fn build_request(
     gateway_url: &str,
     trial: &GatewayTrial,
 ) -> Result<Asked, Cell> {
-    let inbound = trial.route.inbound.0;
+    let inbound = trial.route.inbound;
     let base = Trial {
         case: Arc::clone(&trial.case),
         provider: inbound,

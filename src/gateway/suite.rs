@@ -78,8 +78,7 @@ pub fn trials(cases: &[Arc<Case>], routes: &[Route], filter: Option<&str>) -> Ve
     let mut out = Vec::new();
     for case in cases {
         for route in routes {
-            if !case.providers.contains(&route.inbound.0)
-                || !case.providers.contains(&route.upstream)
+            if !case.providers.contains(&route.inbound) || !case.providers.contains(&route.upstream)
             {
                 continue;
             }
