@@ -1,11 +1,11 @@
 //! Gateway mode: the case suite run black-box through an LLM gateway. tooltape plays both
-//! ends: the recording upstream (`upstream`, the simulator's core on loopback) and the client
-//! (the project's encoders, `suite`). Profiles (`profile`) say how to install, start and route a
-//! gateway; `process` owns its lifecycle; `events` reads raw streams (requests are read by
-//! `providers::decode_request`);
-//! `check` turns differences into findings; `render` prints the matrix; `snapshot` writes one
-//! trial as readable YAML; `compare` puts several gateways' runs side by side (timing paired per
-//! request, memory from `memory`).
+//! ends: the recording upstream (`upstream`, the simulator's core on loopback) and the client.
+//! `suite` expands cases into trials and holds their results; `run` runs a trial as named phases
+//! around `run::exchange`; `judge` and `check` turn differences into findings; `events` reads
+//! raw streams (requests are read by `providers::decode_request`). Profiles (`profile`) say how
+//! to install, start and route a gateway; `process` owns its lifecycle; `render` prints the
+//! matrix; `snapshot` writes one trial as readable YAML; `compare` puts several gateways' runs
+//! side by side (timing paired per request, memory from `memory`).
 
 mod check;
 mod compare;
