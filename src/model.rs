@@ -219,6 +219,23 @@ pub struct ChatRequest {
 }
 
 impl ChatRequest {
+    /// A request with nothing set but the model and the stream flag: what a decoder fills in,
+    /// or the context a response body is decoded in on its own.
+    pub fn empty(model: impl Into<String>, stream: bool) -> ChatRequest {
+        ChatRequest {
+            model: model.into(),
+            messages: Vec::new(),
+            tools: Vec::new(),
+            hosted: Vec::new(),
+            tool_choice: None,
+            parallel_tool_calls: None,
+            stream,
+            max_tokens: None,
+            strict: StrictPolicy::Off,
+            thinking: None,
+        }
+    }
+
     pub fn tool(&self, name: &str) -> Option<&Tool> {
         self.tools.iter().find(|t| t.name == name)
     }

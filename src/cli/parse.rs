@@ -10,22 +10,11 @@ use super::ParseArgs;
 use super::exit;
 use super::select::{input_name, provider_arg, read_input};
 use super::text_protocol;
-use tooltape::{ChatRequest, Outcome, Provider, StreamDecoder, StrictPolicy, decode};
+use tooltape::{ChatRequest, Outcome, Provider, StreamDecoder, decode};
 
 /// A neutral request with nothing but the stream flag (for decoding a body on its own).
 pub fn bare_request(stream: bool) -> ChatRequest {
-    ChatRequest {
-        model: String::new(),
-        messages: Vec::new(),
-        tools: Vec::new(),
-        hosted: Vec::new(),
-        tool_choice: None,
-        parallel_tool_calls: None,
-        stream,
-        max_tokens: None,
-        strict: StrictPolicy::Off,
-        thinking: None,
-    }
+    ChatRequest::empty("", stream)
 }
 
 /// The parse contract's JSON: calls, text and finish reasons, or the error alone.

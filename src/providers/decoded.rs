@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::model::{
-    AllowedMode, ChatRequest, DecodeError, EncodeError, Provider, StrictPolicy, Tool, ToolChoice,
+    AllowedMode, ChatRequest, DecodeError, EncodeError, Provider, Tool, ToolChoice,
     empty_parameters,
 };
 use crate::pointer::push;
@@ -138,18 +138,7 @@ pub fn sent_tools(provider: Provider, req: &ChatRequest) -> Result<Vec<Tool>, En
 
 /// A neutral request with nothing set but the model and stream flag (decoders fill the rest).
 pub(crate) fn empty_request(model: String, stream: bool) -> ChatRequest {
-    ChatRequest {
-        model,
-        messages: Vec::new(),
-        tools: Vec::new(),
-        hosted: Vec::new(),
-        tool_choice: None,
-        parallel_tool_calls: None,
-        stream,
-        max_tokens: None,
-        strict: StrictPolicy::Off,
-        thinking: None,
-    }
+    ChatRequest::empty(model, stream)
 }
 
 /// The pointer as shown in messages: `(body)` for the body itself.
