@@ -93,7 +93,7 @@ pub(crate) fn upstream(asked: &Asked, ex: &Exchange, target: Provider) -> Vec<Fi
         // The caller's request, with only what its API can carry of the parallel switch.
         let mut req = asked.req.clone();
         req.parallel_tool_calls = decoded.and_then(|d| d.request.parallel_tool_calls);
-        return upstream_of(asked, ex, target, req);
+        return upstream_of(asked, ex, target, &req);
     }
     let client_req = decoded.map_or_else(
         || asked.req.clone(),
@@ -102,7 +102,7 @@ pub(crate) fn upstream(asked: &Asked, ex: &Exchange, target: Provider) -> Vec<Fi
             ..d.request
         },
     );
-    upstream_of(asked, ex, target, client_req)
+    upstream_of(asked, ex, target, &client_req)
 }
 
 /// Upstream, against `client_req`: the client's request as the gateway (or library) got it.
@@ -110,13 +110,13 @@ fn upstream_of(
     asked: &Asked,
     ex: &Exchange,
     target: Provider,
-    client_req: ChatRequest,
+    client_req: &ChatRequest,
 ) -> Vec<Finding> {
     let sent = sent_request(ex);
     let mut findings = Vec::new();
-    let client_view = RequestView::of(&client_req);
+    let client_view = RequestView::of(client_req);
     let sent_view = match crate::providers::decode_request(target, &sent) {
-        Ok(d) if asked.neutral => RequestView::of(&every_tool_is_required(&client_req, d.request)),
+        Ok(d) if asked.neutral => RequestView::of(&every_tool_is_required(client_req, d.request)),
         Ok(d) => RequestView::of(&d.request),
         Err(e) => {
             findings.push(Finding::new(
@@ -132,7 +132,7 @@ fn upstream_of(
         }
     };
     // The project's own encoder on the same client request, encoded once.
-    let ours = crate::providers::encode(target, &client_req).ok();
+    let ours = crate::providers::encode(target, client_req).ok();
     if target == Provider::TextProtocol {
         // Tools and choice travel as injected prose: the instructions must be the ones
         // `src/inject/` builds for the client's request as sent.
