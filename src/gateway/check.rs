@@ -159,6 +159,23 @@ pub enum FindingKind {
     Round,
 }
 
+impl FindingKind {
+    /// The kind's name in root-cause ids and titles.
+    pub fn slug(self) -> &'static str {
+        match self {
+            FindingKind::Request => "request",
+            FindingKind::ToolResult => "tool-result",
+            FindingKind::Injected => "injected",
+            FindingKind::Route => "route",
+            FindingKind::Refused => "refused",
+            FindingKind::Answer => "answer",
+            FindingKind::Stream => "stream",
+            FindingKind::ClientFault => "client-fault",
+            FindingKind::Round => "round",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Finding {
     pub severity: Severity,

@@ -5,8 +5,10 @@
 //! raw streams (requests are read by `providers::decode_request`). Profiles (`profile`) say how
 //! to install, start and route a gateway; `process` owns its lifecycle; `render` prints the
 //! matrix; `snapshot` writes one trial as readable YAML; `compare` puts several gateways' runs
-//! side by side (timing paired per request, memory from `memory`).
+//! side by side (timing paired per request, memory from `memory`). `cause` groups a run's
+//! failures into root causes; `reproduce` writes each as a reproducer and an issue.
 
+mod cause;
 mod check;
 mod compare;
 mod events;
@@ -15,6 +17,7 @@ mod memory;
 mod process;
 mod profile;
 mod render;
+mod reproduce;
 mod run;
 mod snapshot;
 mod suite;
@@ -23,6 +26,7 @@ mod upstream;
 #[cfg(test)]
 mod tests;
 
+pub use cause::{CauseKey, RootCause, causes, normalize};
 pub use compare::{
     BEGIN as COMPARE_BEGIN, CompareMeta, CompareRow, END as COMPARE_END, GatewayRun, common_routes,
     markdown as compare_markdown, percentile, replace_region, rewrite_region, row as compare_row,
@@ -30,9 +34,10 @@ pub use compare::{
 };
 pub use memory::{PeakSampler, machine_note};
 pub use process::{ensure_installed, start};
-pub use profile::{LoadedProfile, Route, load_profile};
+pub use profile::{KnownEntry, LoadedProfile, Route, Verdict, load_profile};
 pub use render::{html, markdown, summary, terminal};
+pub use reproduce::{markdown as causes_markdown, report_bug, terminal as causes_terminal};
 pub use run::run_all;
 pub use snapshot::{snapshot, snapshot_name};
-pub use suite::{Cell, GatewayTrial, RequestTiming, TrialResult, cases_of, trials};
+pub use suite::{Cell, GatewayTrial, RequestTiming, TrialResult, cases_of, stale_causes, trials};
 pub use upstream::Upstream;

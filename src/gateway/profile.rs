@@ -32,7 +32,44 @@ pub struct Profile {
     pub concurrency: usize,
     pub routes: Vec<Spanned<Route>>,
     #[serde(default)]
-    pub known_failure: Vec<Spanned<KnownFailure>>,
+    pub known_failure: Vec<Spanned<KnownEntry>>,
+}
+
+/// A gateway's known failure: the shared one (`trials`, `reason`, `flaky`), optionally naming a
+/// root cause (`tooltape gateway NAME --findings`) and its audit. An entry with a `cause` covers
+/// only the trials of its pattern that fail with that cause; it fails the run when none does.
+#[derive(Debug, Deserialize)]
+pub struct KnownEntry {
+    #[serde(flatten)]
+    pub failure: KnownFailure,
+    /// A root-cause id, e.g. `refused-1a2b3c4d`.
+    #[serde(default)]
+    pub cause: Option<String>,
+    /// What the audit found the cause to be.
+    #[serde(default)]
+    pub verdict: Option<Verdict>,
+    /// Where the bug is tracked (an issue or pull-request URL).
+    #[serde(default)]
+    pub tracker: Option<String>,
+}
+
+/// The audit of a root cause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The gateway does not do what the APIs it speaks document.
+    Bug,
+    /// The gateway documents that it does not do this.
+    Limitation,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Bug => "bug",
+            Verdict::Limitation => "documented limitation",
+        }
+    }
 }
 
 fn default_concurrency() -> usize {
@@ -157,12 +194,19 @@ impl LoadedProfile {
         format!("{}:{l}:{c}", self.path.display())
     }
 
-    /// The known failure matching a trial key (`case::route::choice::mode`).
-    pub fn known_failure(&self, key: &str) -> Option<&Spanned<KnownFailure>> {
-        self.profile
-            .known_failure
-            .iter()
-            .find(|k| crate::case::pattern_matches(&k.get_ref().trials, key))
+    /// The known failure covering a trial key (`case::route::choice::mode`) that fails with
+    /// root cause `cause`: an entry naming that cause whose pattern matches, else an entry naming
+    /// no cause whose pattern matches (`None`: only those).
+    pub fn known_failure(&self, key: &str, cause: Option<&str>) -> Option<&Spanned<KnownEntry>> {
+        let matching = || {
+            self.profile
+                .known_failure
+                .iter()
+                .filter(|k| crate::case::pattern_matches(&k.get_ref().failure.trials, key))
+        };
+        cause
+            .and_then(|c| matching().find(|k| k.get_ref().cause.as_deref() == Some(c)))
+            .or_else(|| matching().find(|k| k.get_ref().cause.is_none()))
     }
 
     /// The install folder: `$XDG_CACHE_HOME/tooltape/gateways/NAME-VERSION` (else `~/.cache`).

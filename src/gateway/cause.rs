@@ -1,0 +1,338 @@
+//! Root causes: a run's failing trials grouped by the finding that fails each (its side, kind
+//! and detail with tool and case names, ids, numbers and quoted text abstracted), across routes,
+//! choices and modes; each with a stable id, the trials it covers and a reproducer from the
+//! smallest of them (`reproduce` writes it as a curl command and a ready-to-file issue).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::check::Finding;
+use super::profile::{LoadedProfile, Verdict};
+use super::suite::{Cell, TrialResult};
+use crate::model::Severity;
+
+/// What a failing trial's root cause is made of.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CauseKey {
+    /// `upstream`, `downstream`, or `gateway` for a trial the gateway broke before any check.
+    pub side: String,
+    /// The finding's kind (`FindingKind::slug`), or `broken`.
+    pub kind: String,
+    /// The finding's message, normalized.
+    pub detail: String,
+}
+
+impl CauseKey {
+    /// `KIND-xxxxxxxx`: the kind and 32 bits of the FNV-1a hash of side, kind and detail.
+    pub fn id(&self) -> String {
+        let h =
+            crate::fnv::fnv1a(format!("{}|{}|{}", self.side, self.kind, self.detail).as_bytes());
+        format!("{}-{:08x}", self.kind, h & 0xffff_ffff)
+    }
+
+    /// One line: `side: detail`.
+    pub fn title(&self) -> String {
+        format!("{}: {}", self.side, self.detail)
+    }
+}
+
+/// The cause of a failing cell: the finding it reports (the first that is not cosmetic; findings
+/// are sorted most severe first), or the broken cell's own message. Passing and expected cells,
+/// and a failure that is no finding (a known failure that now passes), have none.
+pub(super) fn key_of(
+    cell: &Cell,
+    findings: &[Finding],
+    tools: &[String],
+    case: &str,
+) -> Option<CauseKey> {
+    match cell {
+        Cell::Fail(_) => findings
+            .iter()
+            .find(|f| f.severity != Severity::Cosmetic)
+            .map(|f| CauseKey {
+                side: f.side.to_string(),
+                kind: f.kind.slug().to_string(),
+                detail: normalize(&f.message, tools, case),
+            }),
+        Cell::Broken(m) => Some(CauseKey {
+            side: "gateway".into(),
+            kind: "broken".into(),
+            detail: normalize(m, tools, case),
+        }),
+        _ => None,
+    }
+}
+
+/// Whether `c` can be part of a name (tool, id, number).
+fn word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Replaces whole-word occurrences of `name` in `s` with `with`; `joins` are characters that
+/// also continue a word (a case name inside a choice slug such as `allowed-auto` stays).
+fn replace_word(s: &str, name: &str, with: &str, joins: &[char]) -> String {
+    let word = |c: char| word(c) || joins.contains(&c);
+    if name.is_empty() {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find(name) {
+        let before = rest[..i].chars().next_back();
+        let after = rest[i + name.len()..].chars().next();
+        out.push_str(&rest[..i]);
+        if before.is_none_or(|c| !word(c)) && after.is_none_or(|c| !word(c)) {
+            out.push_str(with);
+        } else {
+            out.push_str(name);
+        }
+        rest = &rest[i + name.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Collapses the text between `open` and its matching `close` to `…` (`[]` and `{}` stay
+/// empty); an unclosed span (a clipped message) is collapsed to the end.
+fn collapse(s: &str, open: char, close: char) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut depth = 0usize;
+    let mut inner = false;
+    for c in s.chars() {
+        if c == open {
+            if depth == 0 {
+                out.push(c);
+                inner = false;
+            }
+            depth += 1;
+        } else if c == '…' && depth > 0 {
+            // A clipped message: the span ends where the clip did.
+            out.push('…');
+            out.push(close);
+            depth = 0;
+        } else if c == close && depth > 0 {
+            depth -= 1;
+            if depth == 0 {
+                if inner {
+                    out.push('…');
+                }
+                out.push(c);
+            }
+        } else if depth == 0 {
+            out.push(c);
+        } else {
+            inner = true;
+        }
+    }
+    if depth > 0 && inner {
+        out.push('…');
+    }
+    out
+}
+
+/// Collapses quoted text: `"…"` always, `'…'` when the quote opens after a non-word character
+/// (so that `gateway's` stays).
+fn unquote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut quote: Option<char> = None;
+    let mut prev: Option<char> = None;
+    for c in s.chars() {
+        match quote {
+            Some(q) if c == q => {
+                out.push('…');
+                out.push(c);
+                quote = None;
+            }
+            Some(_) => {}
+            None if c == '"' || (c == '\'' && prev.is_none_or(|p| !word(p))) => {
+                out.push(c);
+                quote = Some(c);
+            }
+            None => out.push(c),
+        }
+        prev = Some(c);
+    }
+    if quote.is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// Call and item ids (`call_…`, `toolu_…`, `fc_…`) become `ID`; digit runs `N`, except HTTP
+/// statuses (three digits from 100 to 599), which tell causes apart.
+fn abstract_tokens(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let chars: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if word(c) && (i == 0 || !word(chars[i - 1])) {
+            let end = (i..chars.len())
+                .find(|&j| !word(chars[j]))
+                .unwrap_or(chars.len());
+            let token: String = chars[i..end].iter().collect();
+            let id = ["call_", "toolu_", "fc_", "call-", "item_", "msg_"]
+                .iter()
+                .any(|p| token.starts_with(p) && token.len() > p.len());
+            if id {
+                out.push_str("ID");
+            } else if token.chars().all(|c| c.is_ascii_digit()) {
+                let status = token.len() == 3 && ('1'..='5').contains(&chars[i]);
+                out.push_str(if status { &token } else { "N" });
+            } else {
+                let mut digits = false;
+                for c in token.chars() {
+                    if c.is_ascii_digit() {
+                        if !digits {
+                            out.push('N');
+                        }
+                        digits = true;
+                    } else {
+                        out.push(c);
+                        digits = false;
+                    }
+                }
+            }
+            i = end;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A finding's message with what varies between trials of one bug abstracted: tool names
+/// (`TOOL`; a `+`-joined list of them once), the case name (`CASE`), quoted text, JSON objects
+/// and lists (`…`), ids and numbers.
+pub fn normalize(message: &str, tools: &[String], case: &str) -> String {
+    let mut names: Vec<&String> = tools.iter().collect();
+    names.sort_by_key(|n| std::cmp::Reverse(n.len()));
+    let mut s = unquote(&collapse(message, '{', '}'));
+    for n in names {
+        s = replace_word(&s, n, "TOOL", &[]);
+    }
+    s = replace_word(&s, case, "CASE", &['-', '.', ':']);
+    while s.contains("TOOL+TOOL") {
+        s = s.replace("TOOL+TOOL", "TOOL");
+    }
+    s = collapse(&s, '[', ']');
+    abstract_tokens(&s)
+}
+
+/// The audit of a cause, from the profile's known failure that names it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Known {
+    /// `path:line:col` of the entry.
+    pub at: String,
+    pub trials: String,
+    pub reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tracker: Option<String>,
+}
+
+/// One root cause of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RootCause {
+    pub id: String,
+    pub title: String,
+    pub side: String,
+    pub kind: String,
+    pub severity: Severity,
+    /// Routes with a trial failing with it, in the order the run met them.
+    pub routes: Vec<String>,
+    /// The trial keys (`case::route::choice::mode`).
+    pub trials: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub known: Option<Known>,
+    pub reproducer: Reproducer,
+}
+
+/// The smallest trial of a cause, as a maintainer replays it without tooltape.
+#[derive(Clone, Debug, Serialize)]
+pub struct Reproducer {
+    pub trial: String,
+    /// The client's request as a `curl` command against `$GATEWAY` (the gateway's base URL;
+    /// `$UPSTREAM` is the upstream's).
+    pub curl: String,
+    /// `{path, body}` of the client's request.
+    pub client_request: Value,
+    /// What the gateway sent upstream (`None`: nothing).
+    pub upstream_request: Option<Value>,
+    /// What the upstream answered it (a stream as its raw events).
+    pub upstream_answer: Option<String>,
+    pub downstream_status: Option<u16>,
+    /// What the client got (clipped at 4,000 characters).
+    pub downstream_answer: String,
+    /// What the client should have got, with the documented rule.
+    pub expected: String,
+}
+
+/// The run's root causes, most trials first (then by id).
+pub fn causes(profile: &LoadedProfile, results: &[TrialResult]) -> Vec<RootCause> {
+    let mut groups: BTreeMap<String, (CauseKey, Severity, Vec<&TrialResult>)> = BTreeMap::new();
+    for r in results {
+        let (Some(id), Some(key)) = (r.cause.clone(), r.cause_key.clone()) else {
+            continue;
+        };
+        let severity = r
+            .findings
+            .iter()
+            .find(|f| f.severity != Severity::Cosmetic)
+            .map_or(Severity::Breaking, |f| f.severity);
+        groups
+            .entry(id)
+            .or_insert_with(|| (key, severity, Vec::new()))
+            .2
+            .push(r);
+    }
+    let mut out: Vec<RootCause> = groups
+        .into_iter()
+        .map(|(id, (key, severity, trials))| {
+            let mut routes: Vec<String> = Vec::new();
+            for t in &trials {
+                if !routes.contains(&t.route) {
+                    routes.push(t.route.clone());
+                }
+            }
+            let smallest = trials
+                .iter()
+                .min_by_key(|t| (t.client_request.to_string().len(), t.key.clone()))
+                .copied();
+            let known = known_of(profile, &id);
+            RootCause {
+                title: key.title(),
+                side: key.side.clone(),
+                kind: key.kind.clone(),
+                severity,
+                routes,
+                trials: trials.iter().map(|t| t.key.clone()).collect(),
+                known,
+                reproducer: super::reproduce::reproducer(profile, smallest, &key),
+                id,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| b.trials.len().cmp(&a.trials.len()).then(a.id.cmp(&b.id)));
+    out
+}
+
+fn known_of(profile: &LoadedProfile, id: &str) -> Option<Known> {
+    profile.profile.known_failure.iter().find_map(|k| {
+        let e = k.get_ref();
+        (e.cause.as_deref() == Some(id)).then(|| Known {
+            at: profile.locate(k.span()),
+            trials: e.failure.trials.clone(),
+            reason: e.failure.reason.clone(),
+            verdict: e.verdict,
+            tracker: e.tracker.clone(),
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests;
