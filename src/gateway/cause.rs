@@ -204,13 +204,32 @@ fn abstract_tokens(s: &str) -> String {
     out
 }
 
+/// Lists of JSON pointers into a schema (`/properties/a/type, /$defs`) become `…`: which
+/// keywords a schema lost varies with the case, the loss is one cause.
+fn pointers(s: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for token in s.split(' ') {
+        if token.starts_with('/') && token.len() > 1 {
+            if out.last() != Some(&"…") {
+                out.push("…");
+            }
+        } else {
+            out.push(token);
+        }
+    }
+    out.join(" ")
+}
+
 /// A finding's message with what varies between trials of one bug abstracted: tool names
 /// (`TOOL`; a `+`-joined list of them once), the case name (`CASE`), quoted text, JSON objects
 /// and lists (`…`), ids and numbers.
 pub fn normalize(message: &str, tools: &[String], case: &str) -> String {
     let mut names: Vec<&String> = tools.iter().collect();
     names.sort_by_key(|n| std::cmp::Reverse(n.len()));
-    let mut s = unquote(&collapse(message, '{', '}'));
+    // The first line: a traceback after it varies with the gateway's internals.
+    let first = message.lines().next().unwrap_or_default();
+    let mut s = unquote(&collapse(first, '{', '}'));
+    s = pointers(&s);
     for n in names {
         s = replace_word(&s, n, "TOOL", &[]);
     }

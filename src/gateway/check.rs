@@ -317,11 +317,14 @@ pub(super) fn upstream(
     // `none` may be implemented by not sending the tools at all.
     let none_by_omission = none && sent.tools.is_empty();
     let sent_names: Vec<&str> = sent.tools.iter().map(|t| t.name.as_str()).collect();
+    // A tool the project's own encoder leaves out too is how the target expresses the request
+    // (Anthropic has no allowed list: only the allowed tools are sent), not a tool dropped.
     let dropped: Vec<&str> = client
         .tools
         .iter()
         .map(|t| t.name.as_str())
         .filter(|n| !sent_names.contains(n))
+        .filter(|n| ours.is_none_or(|o| o.tools.iter().any(|t| t.name == *n)))
         .collect();
     if !dropped.is_empty() && !none_by_omission {
         out.push(f(
@@ -402,7 +405,13 @@ pub(super) fn upstream(
             ),
         ));
     }
-    if client.parallel == Some(false) && sent.parallel != Some(false) && !client.tools.is_empty() {
+    // A target without a parallel switch (Gemini) cannot be sent one: the project's own
+    // encoder, the reference, sends none either.
+    if client.parallel == Some(false)
+        && sent.parallel != Some(false)
+        && !client.tools.is_empty()
+        && ours.is_none_or(|o| o.parallel == Some(false))
+    {
         out.push(f(
             Severity::Behaviour,
             side,

@@ -156,6 +156,40 @@ fn strict_is_wanted_where_the_projects_encoder_sends_it() {
     assert_eq!(found(None), ["strict dropped for book"]);
 }
 
+/// What the project's own encoder cannot send either is not a finding: a tool it leaves out
+/// (Anthropic's allowed subset), a parallel switch the target lacks (Gemini).
+#[test]
+fn what_the_projects_encoder_cannot_send_is_not_dropped() {
+    let tool = |name: &str| Tool {
+        name: name.into(),
+        description: None,
+        parameters: json!({"type": "object"}),
+        strict: None,
+    };
+    let view = |names: &[&str], parallel: Option<bool>| RequestView {
+        tools: names.iter().map(|n| tool(n)).collect(),
+        parallel,
+        ..RequestView::default()
+    };
+    let client = view(&["a", "b"], Some(false));
+    let sent = view(&["a"], None);
+    let found = |ours: Option<&RequestView>, target| {
+        check::upstream(&client, &sent, ours, target, None, false)
+            .into_iter()
+            .map(|f| f.message)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        found(Some(&view(&["a", "b"], Some(false))), Provider::OpenaiChat),
+        ["tools dropped: b", "parallel_tool_calls false dropped"]
+    );
+    assert!(found(Some(&view(&["a"], None)), Provider::Gemini).is_empty());
+    assert_eq!(
+        found(None, Provider::Gemini),
+        ["tools dropped: b", "parallel_tool_calls false dropped"]
+    );
+}
+
 fn outcome_with(error: Option<u16>) -> crate::model::Outcome {
     crate::model::Outcome {
         error: error.map(|status| crate::model::ProviderError {

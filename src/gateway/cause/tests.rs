@@ -61,6 +61,14 @@ fn normalize_abstracts_tools_case_ids_numbers_quotes_and_json() {
         "arguments held back: upstream sent N fragments, the gateway N"
     );
     assert_eq!(
+        normalize(
+            "schema of get_time lost /$defs, /properties/a/type, /x\nTraceback: …",
+            &t,
+            "x"
+        ),
+        "schema of TOOL lost …"
+    );
+    assert_eq!(
         normalize("calls [get_weather, get_time] answered as []", &t, "x"),
         "calls […] answered as []"
     );
