@@ -239,13 +239,39 @@ fn keys(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
 }
 
 /// Whether `sent` keeps the meaning of `asked` (omitted = auto where the target's default is auto).
-fn choice_kept(asked: Option<&ToolChoice>, sent: Option<&ToolChoice>) -> bool {
+/// An allowed list naming exactly the tools sent means what plain `auto` or `required` means over
+/// them (a target without allowed lists sends only the allowed tools).
+fn choice_kept(asked: Option<&ToolChoice>, sent: Option<&ToolChoice>, sent_tools: &[&str]) -> bool {
+    let only_sent = |tools: &[String]| {
+        tools.iter().map(String::as_str).collect::<BTreeSet<_>>()
+            == sent_tools.iter().copied().collect::<BTreeSet<_>>()
+    };
+    let allowed = matches!(asked, Some(ToolChoice::Allowed { .. }));
+    let asked = match asked {
+        Some(ToolChoice::Allowed { mode, tools }) if tools.len() > 1 && only_sent(tools) => {
+            Some(match mode {
+                crate::model::AllowedMode::Auto => ToolChoice::Auto,
+                crate::model::AllowedMode::Required => ToolChoice::Required,
+            })
+        }
+        Some(ToolChoice::Allowed { mode, tools })
+            if tools.len() == 1 && only_sent(tools) && *mode == crate::model::AllowedMode::Auto =>
+        {
+            Some(ToolChoice::Auto)
+        }
+        other => other.cloned(),
+    };
+    let asked = asked.as_ref();
     let norm = |c: Option<&ToolChoice>| match c {
         None => ToolChoice::Auto,
         Some(ToolChoice::Allowed { mode, tools })
             if tools.len() == 1 && *mode == crate::model::AllowedMode::Required =>
         {
             ToolChoice::Forced(tools[0].clone())
+        }
+        // `required` over the one allowed tool, the only one sent, forces it.
+        Some(ToolChoice::Required) if allowed && sent_tools.len() == 1 => {
+            ToolChoice::Forced(sent_tools[0].to_string())
         }
         Some(c) => c.clone(),
     };
@@ -393,7 +419,7 @@ pub(super) fn upstream(
     }
     if !none_by_omission
         && !client.tools.is_empty()
-        && !choice_kept(client.choice.as_ref(), sent.choice.as_ref())
+        && !choice_kept(client.choice.as_ref(), sent.choice.as_ref(), &sent_names)
     {
         out.push(f(
             Severity::Breaking,

@@ -190,6 +190,48 @@ fn what_the_projects_encoder_cannot_send_is_not_dropped() {
     );
 }
 
+/// An allowed list naming exactly the tools sent is kept by plain `auto` / `required` over them
+/// (a target without allowed lists); with more tools sent, the subset is lost.
+#[test]
+fn an_allowed_list_is_kept_by_sending_only_its_tools() {
+    use crate::model::{AllowedMode, ToolChoice};
+    let tool = |name: &str| Tool {
+        name: name.into(),
+        description: None,
+        parameters: json!({"type": "object"}),
+        strict: None,
+    };
+    let view = |names: &[&str], choice: ToolChoice| RequestView {
+        tools: names.iter().map(|n| tool(n)).collect(),
+        choice: Some(choice),
+        ..RequestView::default()
+    };
+    let allowed = |mode| ToolChoice::Allowed {
+        mode,
+        tools: vec!["a".into()],
+    };
+    let found = |asked: ToolChoice, sent: &RequestView| {
+        let client = view(&["a", "b"], asked);
+        let ours = view(&["a"], ToolChoice::Auto);
+        check::upstream(&client, sent, Some(&ours), Provider::Anthropic, None, false)
+            .into_iter()
+            .map(|f| f.message)
+            .collect::<Vec<_>>()
+    };
+    assert!(found(allowed(AllowedMode::Auto), &view(&["a"], ToolChoice::Auto)).is_empty());
+    assert!(
+        found(
+            allowed(AllowedMode::Required),
+            &view(&["a"], ToolChoice::Required)
+        )
+        .is_empty()
+    );
+    assert_eq!(
+        found(allowed(AllowedMode::Auto), &view(&["a", "b"], ToolChoice::Auto)),
+        ["tool_choice allowed-auto-a sent as auto"]
+    );
+}
+
 fn outcome_with(error: Option<u16>) -> crate::model::Outcome {
     crate::model::Outcome {
         error: error.map(|status| crate::model::ProviderError {
