@@ -27,6 +27,9 @@ pub(super) struct RequestView {
     pub calls: Vec<(String, String)>,
     /// `(call id, tool name)` of every tool result.
     pub results: Vec<(String, String)>,
+    /// The text of each tool result, in the order of `results` (empty when the wire's reader
+    /// does not carry it, as for the text protocol's prose).
+    pub result_texts: Vec<String>,
 }
 
 impl RequestView {
@@ -46,8 +49,14 @@ impl RequestView {
                 Message::Assistant { tool_calls, .. } => view
                     .calls
                     .extend(tool_calls.iter().map(|c| (c.id.clone(), c.name.clone()))),
-                Message::Tool { call_id, name, .. } => {
+                Message::Tool {
+                    call_id,
+                    name,
+                    content,
+                    ..
+                } => {
                     view.results.push((call_id.clone(), name.clone()));
+                    view.result_texts.push(content.clone());
                 }
                 _ => {}
             }
@@ -504,7 +513,64 @@ fn results_findings(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
             "tool results dropped",
         ));
     }
+    out.extend(result_texts_kept(client, sent));
     out
+}
+
+/// The text of each tool result reaches upstream unchanged: the sent result answering the same
+/// call (by id; by name where ids are empty) carries the client's text, or a JSON object whose
+/// value is that text (a format that wraps results in an object, as Gemini's `response`).
+fn result_texts_kept(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut used = vec![false; sent.results.len()];
+    for ((id, name), text) in client.results.iter().zip(&client.result_texts) {
+        let found = sent
+            .results
+            .iter()
+            .enumerate()
+            .position(|(j, (sid, sname))| {
+                !used[j]
+                    && if id.is_empty() || sid.is_empty() {
+                        sname == name
+                    } else {
+                        sid == id
+                    }
+            });
+        let Some(j) = found else {
+            continue;
+        };
+        used[j] = true;
+        let Some(got) = sent.result_texts.get(j) else {
+            continue;
+        };
+        if !same_result_text(text, got) {
+            out.push(f(
+                Severity::Breaking,
+                Side::Upstream,
+                format!(
+                    "tool result text for {name} changed: {:?} → {:?}",
+                    clip(text),
+                    clip(got)
+                ),
+            ));
+        }
+    }
+    out
+}
+
+fn same_result_text(client: &str, sent: &str) -> bool {
+    if client.trim() == sent.trim() {
+        return true;
+    }
+    let parsed = |s: &str| serde_json::from_str::<Value>(s).ok();
+    match (parsed(client), parsed(sent)) {
+        (Some(a), Some(b)) if a == b => true,
+        (_, Some(Value::Object(o))) if o.len() == 1 => o.values().any(|v| {
+            v.as_str().is_some_and(|t| t.trim() == client.trim())
+                || parsed(client).is_some_and(|a| &a == v)
+        }),
+        _ => false,
+    }
 }
 
 /// Downstream check of the answer to a request the client's own API rejects (the case expects
@@ -672,13 +738,16 @@ fn downstream_findings(
             ),
         ));
     }
-    if exp
-        .usage
-        .as_ref()
-        .is_some_and(|u| u.output_tokens.is_some())
-        && got.usage.as_ref().is_none_or(|u| u.output_tokens.is_none())
-    {
-        out.push(f(Severity::Cosmetic, side, "usage not passed through"));
+    // Usage is what upstream counted: passed through, not dropped or recounted.
+    let output = |o: &Outcome| o.usage.as_ref().and_then(|u| u.output_tokens);
+    match (output(exp), output(got)) {
+        (Some(_), None) => out.push(f(Severity::Behaviour, side, "usage not passed through")),
+        (Some(e), Some(g)) if e != g => out.push(f(
+            Severity::Behaviour,
+            side,
+            format!("usage changed: {e} output tokens answered as {g}"),
+        )),
+        _ => {}
     }
     out
 }

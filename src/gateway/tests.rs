@@ -227,7 +227,10 @@ fn an_allowed_list_is_kept_by_sending_only_its_tools() {
         .is_empty()
     );
     assert_eq!(
-        found(allowed(AllowedMode::Auto), &view(&["a", "b"], ToolChoice::Auto)),
+        found(
+            allowed(AllowedMode::Auto),
+            &view(&["a", "b"], ToolChoice::Auto)
+        ),
         ["tool_choice allowed-auto-a sent as auto"]
     );
 }

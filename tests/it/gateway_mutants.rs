@@ -47,10 +47,13 @@ enum Mutant {
     FinishStop,
     ErrorAs200,
     ResultUnlinked,
+    ResultTextChanged,
+    UsageDropped,
+    TerminalDropped,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 11] = [
+    const ALL: [Mutant; 14] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -62,6 +65,9 @@ impl Mutant {
         Mutant::FinishStop,
         Mutant::ErrorAs200,
         Mutant::ResultUnlinked,
+        Mutant::ResultTextChanged,
+        Mutant::UsageDropped,
+        Mutant::TerminalDropped,
     ];
 
     fn slug(self) -> String {
@@ -81,6 +87,9 @@ impl Mutant {
             Mutant::FinishStop => "finish `stop` instead of the tool-call value",
             Mutant::ErrorAs200 => "upstream 500 answered as 200, empty content",
             Mutant::ResultUnlinked => "tool result sent with another call's id",
+            Mutant::ResultTextChanged => "tool result text replaced",
+            Mutant::UsageDropped => "usage removed from the answer",
+            Mutant::TerminalDropped => "stream's terminal event dropped",
         }
     }
 
@@ -98,6 +107,9 @@ impl Mutant {
             Mutant::FinishStop => "with tool calls (expected the format's tool-call value)",
             Mutant::ErrorAs200 => "answered as 200 without an error",
             Mutant::ResultUnlinked => "answers no call",
+            Mutant::ResultTextChanged => "tool result text for",
+            Mutant::UsageDropped => "usage not passed through",
+            Mutant::TerminalDropped => "no terminal",
         }
     }
 
@@ -122,6 +134,11 @@ impl Mutant {
             Mutant::ErrorAs200 => t.case == "server_error",
             // Follow-up rounds (`tool_error`); Gemini links results by name, not id.
             Mutant::ResultUnlinked => t.case == "tool_error" && t.calls > 0 && not_gemini,
+            // Every format carries the result's text, Gemini too (in `response`).
+            Mutant::ResultTextChanged => t.case == "tool_error" && t.calls > 0,
+            Mutant::UsageDropped => t.usage,
+            // Gemini's stream has no terminal event: it just ends.
+            Mutant::TerminalDropped => t.stream && not_gemini && t.case != "server_error",
         }
     }
 }
@@ -135,6 +152,8 @@ struct Facts {
     stream: bool,
     calls: usize,
     strict: bool,
+    /// The faithful proxy's answer carried upstream's output-token count.
+    usage: bool,
 }
 
 fn facts(r: &tooltape::gateway::TrialResult) -> Facts {
@@ -150,6 +169,11 @@ fn facts(r: &tooltape::gateway::TrialResult) -> Facts {
             .as_ref()
             .map_or(0, |o| o.tool_calls.len()),
         strict: has_strict(&r.client_request),
+        usage: r
+            .downstream_outcome
+            .as_ref()
+            .and_then(|o| o.usage.as_ref())
+            .is_some_and(|u| u.output_tokens.is_some()),
     }
 }
 
@@ -225,6 +249,7 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
                 }
             }
         }
+        Mutant::ResultTextChanged => tamper_results(o),
         Mutant::RequiredAsAuto => match fmt {
             Format::Chat | Format::Responses => {
                 if o.get("tool_choice") == Some(&json!("required")) {
@@ -296,6 +321,61 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
                 }
             }
         },
+        _ => {}
+    }
+}
+
+/// Replaces the text of every tool result, in each format's place for it.
+fn tamper_results(o: &mut serde_json::Map<String, Value>) {
+    const TAMPERED: &str = "tampered by the gateway";
+    for m in o
+        .get_mut("messages")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if m["role"] == "tool" {
+            m["content"] = json!(TAMPERED);
+        }
+        for c in m["content"].as_array_mut().into_iter().flatten() {
+            if c["type"] == "tool_result" {
+                c["content"] = json!(TAMPERED);
+            }
+        }
+    }
+    for i in o
+        .get_mut("input")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if i["type"] == "function_call_output" {
+            i["output"] = json!(TAMPERED);
+        }
+    }
+    for c in o
+        .get_mut("contents")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        for p in c["parts"].as_array_mut().into_iter().flatten() {
+            if let Some(r) = p.get_mut("functionResponse") {
+                r["response"] = json!({"result": TAMPERED});
+            }
+        }
+    }
+}
+
+/// Removes every `usage` / `usageMetadata` object, at any depth.
+fn drop_usage(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            o.remove("usage");
+            o.remove("usageMetadata");
+            o.values_mut().for_each(drop_usage);
+        }
+        Value::Array(a) => a.iter_mut().for_each(drop_usage),
         _ => {}
     }
 }
@@ -569,6 +649,16 @@ fn mutate_stream(m: Mutant, fmt: Format, e: &mut Events) {
                 finish_stop(fmt, v);
             }
         }
+        (Mutant::UsageDropped, _) => {
+            for (_, v) in &mut e.events {
+                drop_usage(v);
+            }
+        }
+        (Mutant::TerminalDropped, _) => {
+            e.done = false;
+            e.events
+                .retain(|(_, v)| !matches!(ty(v), "message_stop" | "response.completed"));
+        }
         _ => {}
     }
 }
@@ -680,10 +770,19 @@ fn mutate_response(
             finish_stop(fmt, &mut v);
             (status, v.to_string().into_bytes())
         }
+        Mutant::UsageDropped if !stream => {
+            let Ok(mut v) = serde_json::from_slice::<Value>(&body) else {
+                return (status, body);
+            };
+            drop_usage(&mut v);
+            (status, v.to_string().into_bytes())
+        }
         Mutant::StreamCallsSwallowed
         | Mutant::ParallelMerged
         | Mutant::ArgumentsHeldBack
         | Mutant::FinishStop
+        | Mutant::UsageDropped
+        | Mutant::TerminalDropped
             if stream =>
         {
             let mut e = parse_events(&body);
