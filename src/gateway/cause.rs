@@ -95,38 +95,49 @@ fn replace_word(s: &str, name: &str, with: &str, joins: &[char]) -> String {
 }
 
 /// Collapses the text between `open` and its matching `close` to `…` (`[]` and `{}` stay
-/// empty); an unclosed span (a clipped message) is collapsed to the end.
+/// empty, a list of calls `[TOOL]` / `[TOOL, …]` stays); an unclosed span (a clipped message)
+/// is collapsed to the end.
 fn collapse(s: &str, open: char, close: char) -> String {
+    let calls = ["TOOL", "TOOL, …"];
     let mut out = String::with_capacity(s.len());
     let mut depth = 0usize;
-    let mut inner = false;
+    let mut inner = String::new();
+    let end = |out: &mut String, inner: &str| {
+        if calls.contains(&inner) {
+            out.push_str(inner);
+        } else if !inner.is_empty() {
+            out.push('…');
+        }
+        out.push(close);
+    };
     for c in s.chars() {
         if c == open {
             if depth == 0 {
                 out.push(c);
-                inner = false;
+                inner.clear();
+            } else {
+                inner.push(c);
             }
             depth += 1;
-        } else if c == '…' && depth > 0 {
+        } else if c == '…' && depth > 0 && inner != "TOOL, " {
             // A clipped message: the span ends where the clip did.
-            out.push('…');
-            out.push(close);
+            inner.push(c);
+            end(&mut out, "clipped");
             depth = 0;
         } else if c == close && depth > 0 {
             depth -= 1;
             if depth == 0 {
-                if inner {
-                    out.push('…');
-                }
-                out.push(c);
+                end(&mut out, &inner);
+            } else {
+                inner.push(c);
             }
         } else if depth == 0 {
             out.push(c);
         } else {
-            inner = true;
+            inner.push(c);
         }
     }
-    if depth > 0 && inner {
+    if depth > 0 && !inner.is_empty() {
         out.push('…');
     }
     out
@@ -236,6 +247,14 @@ pub fn normalize(message: &str, tools: &[String], case: &str) -> String {
     s = replace_word(&s, case, "CASE", &['-', '.', ':']);
     while s.contains("TOOL+TOOL") {
         s = s.replace("TOOL+TOOL", "TOOL");
+    }
+    // A list of calls keeps whether it had one or more: `[TOOL, …]` (fewer calls and more
+    // calls are different causes; how many more is not).
+    while s.contains("TOOL, TOOL") {
+        s = s.replace("TOOL, TOOL", "TOOL, …");
+    }
+    while s.contains("…, TOOL") || s.contains("…, …") {
+        s = s.replace("…, TOOL", "…").replace("…, …", "…");
     }
     s = collapse(&s, '[', ']');
     abstract_tokens(&s)

@@ -16,7 +16,7 @@ fn normalize_abstracts_tools_case_ids_numbers_quotes_and_json() {
     let t = tools();
     assert_eq!(
         normalize("tools dropped: get_weather, get_time", &t, "weather"),
-        "tools dropped: TOOL, TOOL"
+        "tools dropped: TOOL, …"
     );
     // A case name inside a choice slug stays; a tool name inside a longer name stays.
     assert_eq!(
@@ -70,7 +70,24 @@ fn normalize_abstracts_tools_case_ids_numbers_quotes_and_json() {
     );
     assert_eq!(
         normalize("calls [get_weather, get_time] answered as []", &t, "x"),
-        "calls […] answered as []"
+        "calls [TOOL, …] answered as []"
+    );
+    // Fewer calls and more calls are two causes; how many is not.
+    assert_eq!(
+        normalize(
+            "calls [get_weather, get_time, get_time] answered as [get_time]",
+            &t,
+            "x"
+        ),
+        normalize(
+            "calls [get_time, get_time] answered as [get_weather]",
+            &t,
+            "x"
+        ),
+    );
+    assert_ne!(
+        normalize("calls [get_time] answered as [get_time, get_time]", &t, "x"),
+        normalize("calls [get_time, get_time] answered as [get_time]", &t, "x"),
     );
 }
 
