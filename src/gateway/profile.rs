@@ -90,15 +90,23 @@ pub struct Install {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Start {
-    /// Program and arguments; `{{dir}}`, `{{port}}`, `{{config}}`, `{{upstream}}` are filled,
-    /// and `{{tooltape}}` with the running `tooltape` binary.
+    /// Program and arguments; `{{dir}}`, `{{port}}`, `{{config}}`, `{{upstream}}`, `{{work}}`
+    /// (the run's scratch folder) are filled, `{{gateways}}` with the profiles' folder (launcher
+    /// scripts kept beside the profiles), and `{{tooltape}}` with the running `tooltape` binary.
     pub command: Vec<String>,
     /// Config file written before start (`{{upstream}}`, `{{port}}`, `{{key}}` filled).
     #[serde(default)]
     pub config: Option<String>,
-    /// File name of the config (extension matters to some gateways).
+    /// Where the config is written: a file name, or a path under the run's scratch folder
+    /// (`{{work}}`), its folders created (e.g. `home/.claude-code-router/config.json` for a
+    /// gateway that reads its config from `$HOME`). The extension matters to some gateways.
     #[serde(default = "default_config_name")]
     pub config_name: String,
+    /// A gateway that binds a port of its own choosing and reports it: the first line of its
+    /// output (stdout or stderr) starting with this prefix gives its base URL (the rest of the
+    /// line). Without it, the gateway is started on `{{port}}`.
+    #[serde(default)]
+    pub url_line: Option<String>,
     /// Environment; keeps the gateway offline (no cost maps, telemetry, update checks).
     #[serde(default)]
     pub env: BTreeMap<String, String>,
