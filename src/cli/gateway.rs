@@ -119,8 +119,9 @@ async fn run_through(
     concurrency: usize,
 ) -> Result<Ran, String> {
     let mut running = None;
+    let base_path = profile.profile.base_path.trim_end_matches('/');
     let url = match url {
-        Some(u) => u.trim_end_matches('/').to_string(),
+        Some(u) => format!("{}{base_path}", u.trim_end_matches('/')),
         None => {
             if tooltape::gateway::ensure_installed(profile)? {
                 eprintln!(
@@ -144,7 +145,7 @@ async fn run_through(
                 r.started_in.as_secs_f64(),
                 r.log.display()
             );
-            let url = r.base_url.clone();
+            let url = format!("{}{base_path}", r.base_url);
             running = Some(r);
             url
         }

@@ -80,11 +80,12 @@ pub async fn start(
     let port = free_port()?.to_string();
     let dir = profile.install_dir().to_string_lossy().into_owned();
     let work_s = work.to_string_lossy().into_owned();
+    // Absolute: the gateway runs in `work`.
     let gateways = profile
         .path
         .parent()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_else(|| ".".into());
+        .and_then(|p| std::fs::canonicalize(p).ok())
+        .map_or_else(|| ".".into(), |p| p.to_string_lossy().into_owned());
     let config = work.join(&start.config_name);
     let config_s = config.to_string_lossy().into_owned();
     // The running `tooltape` binary, for profiles that start tooltape itself (`tooltape proxy`).
@@ -147,7 +148,12 @@ pub async fn start(
     if let Some(prefix) = &start.url_line {
         running.base_url = reported_url(&mut running, prefix, deadline, &profile.name).await?;
     }
-    let url = format!("{}{}", running.base_url, start.ready);
+    // A gateway that reports its URL once it serves needs no readiness path.
+    let Some(ready) = &start.ready else {
+        running.started_in = t0.elapsed();
+        return Ok(running);
+    };
+    let url = format!("{}{ready}", running.base_url);
     loop {
         if let Ok(Some(status)) = running.child.try_wait() {
             return Err(format!(

@@ -27,6 +27,10 @@ pub struct Profile {
     /// Headers every client request to the gateway carries (its own key).
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// A path the gateway serves the APIs under (e.g. `/openai`): prefixed to every client
+    /// request's path, not to the readiness check.
+    #[serde(default)]
+    pub base_path: String,
     /// Trials run at once (cases run in parallel; one case's trials one after another).
     #[serde(default = "default_concurrency")]
     pub concurrency: usize,
@@ -110,8 +114,10 @@ pub struct Start {
     /// Environment; keeps the gateway offline (no cost maps, telemetry, update checks).
     #[serde(default)]
     pub env: BTreeMap<String, String>,
-    /// `GET` path that answers 2xx once the gateway is ready.
-    pub ready: String,
+    /// `GET` path that answers 2xx once the gateway is ready; may be left out only with
+    /// `url_line` (a gateway that reports its URL once it serves).
+    #[serde(default)]
+    pub ready: Option<String>,
     #[serde(default = "default_ready_timeout")]
     pub ready_timeout_secs: u64,
 }
@@ -255,6 +261,15 @@ pub fn load_profile(root: &Path, name: &str) -> Result<LoadedProfile, Located> {
         return Err(Located::at_start(
             &path,
             "no [[routes]]: add at least one route",
+        ));
+    }
+    if let Some(start) = &profile.start
+        && start.ready.is_none()
+        && start.url_line.is_none()
+    {
+        return Err(Located::at_start(
+            &path,
+            "[start] needs `ready` (a GET path that answers 2xx once the gateway serves) unless the gateway reports its URL (`url_line`)",
         ));
     }
     if profile.concurrency == 0 {
