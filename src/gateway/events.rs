@@ -39,6 +39,10 @@ impl StreamShape {
     }
 
     fn open(&mut self, slot: u64, id: Option<String>, name: Option<String>) {
+        // An empty id or name (`"id": null`, `"name": ""` on a continuation delta) names no
+        // other call: a client appending it keeps the call it has.
+        let id = id.filter(|s| !s.is_empty());
+        let name = name.filter(|s| !s.is_empty());
         let identity = id.as_deref().is_some_and(|s| !s.is_empty())
             && name.as_deref().is_some_and(|s| !s.is_empty());
         if let Some(existing) = self.slot(slot) {

@@ -427,3 +427,37 @@ fn known_failures_apply_and_a_pass_fails_unless_flaky() {
         Cell::Pass
     );
 }
+
+/// A continuation delta with `"id": null` and `"name": ""` at a call's index is that call (as a
+/// client appending it reads it); a delta naming another id at the same index is a second call.
+#[test]
+fn an_empty_id_and_name_on_a_continuation_delta_is_the_same_call() {
+    let chunk = |tc: serde_json::Value| {
+        format!(
+            "data: {}\n\n",
+            json!({"choices": [{"index": 0, "delta": {"tool_calls": [tc]}, "finish_reason": null}]})
+        )
+    };
+    let body = |second: serde_json::Value| {
+        let mut s = chunk(json!({"index": 0, "id": "call_1", "type": "function",
+            "function": {"name": "get_time", "arguments": ""}}));
+        s.push_str(&chunk(second));
+        s.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n");
+        s.into_bytes()
+    };
+    let empty = super::events::shape(
+        Provider::OpenaiChat,
+        &body(
+            json!({"index": 0, "id": null, "type": "function", "function": {"name": "", "arguments": "{}"}}),
+        ),
+    );
+    assert_eq!(empty.calls.len(), 1);
+    assert_eq!(empty.calls[0].reused_by, None);
+    let other = super::events::shape(
+        Provider::OpenaiChat,
+        &body(
+            json!({"index": 0, "id": "call_2", "function": {"name": "get_time", "arguments": "{}"}}),
+        ),
+    );
+    assert!(other.calls[0].reused_by.is_some());
+}
