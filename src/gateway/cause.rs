@@ -149,7 +149,14 @@ fn unquote(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut quote: Option<char> = None;
     let mut prev: Option<char> = None;
+    let mut escaped = false;
     for c in s.chars() {
+        if quote.is_some() && (escaped || c == '\\') {
+            // `\"` inside a quote (a Debug-printed string) does not end it.
+            escaped = !escaped && c == '\\';
+            prev = Some(c);
+            continue;
+        }
         match quote {
             Some(q) if c == q => {
                 out.push('…');

@@ -40,6 +40,15 @@ fn normalize_abstracts_tools_case_ids_numbers_quotes_and_json() {
         ),
         "upstream refused the gateway's request with 400: Unknown name \"…\" at '…'"
     );
+    // Escaped quotes inside a quote (Debug-printed text) do not end it.
+    assert_eq!(
+        normalize(
+            r#"round 1: tool result text for get_time changed: "a" → "\"a\" \\""#,
+            &t,
+            "x"
+        ),
+        "round N: tool result text for TOOL changed: \"…\" → \"…\""
+    );
     assert_eq!(
         normalize("tool result call_8f2a (get_time) answers no call", &t, "x"),
         "tool result ID (TOOL) answers no call"
