@@ -1,16 +1,8 @@
-//! Root causes: a run's failing trials grouped by the finding that fails each (its side, kind
-//! and detail with tool and case names, ids, numbers and quoted text abstracted), across routes,
-//! choices and modes; each with a stable id, the trials it covers and a reproducer from the
-//! smallest of them (`reproduce` writes it as a curl command and a ready-to-file issue).
-
-use std::collections::BTreeMap;
-
-use serde::Serialize;
-use serde_json::Value;
+//! A failing trial's root cause: the finding that fails it (its side, kind and detail with tool
+//! and case names, ids, numbers and quoted text abstracted), with a stable id, so that one bug
+//! met on many routes, choices and modes is one cause (`reproduce` groups a run's trials by it).
 
 use super::check::Finding;
-use super::profile::{LoadedProfile, Verdict};
-use super::suite::{Cell, TrialResult};
 use crate::model::Severity;
 
 /// What a failing trial's root cause is made of.
@@ -38,17 +30,28 @@ impl CauseKey {
     }
 }
 
-/// The cause of a failing cell: the finding it reports (the first that is not cosmetic; findings
-/// are sorted most severe first), or the broken cell's own message. Passing and expected cells,
-/// and a failure that is no finding (a known failure that now passes), have none.
+/// How a trial ended, as far as its cause goes.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Ended<'a> {
+    /// Its findings failed it.
+    Failed,
+    /// The gateway broke it before any check (the cell's message).
+    Broken(&'a str),
+    /// Passed, or an expected cell: no cause.
+    Other,
+}
+
+/// The cause of a failed trial: the finding its cell reports (the first that is not cosmetic;
+/// findings are sorted most severe first), or a broken trial's own message. A failure that is
+/// no finding (a known failure that now passes) has none.
 pub(super) fn key_of(
-    cell: &Cell,
+    ended: Ended<'_>,
     findings: &[Finding],
     tools: &[String],
     case: &str,
 ) -> Option<CauseKey> {
-    match cell {
-        Cell::Fail(_) => findings
+    match ended {
+        Ended::Failed => findings
             .iter()
             .find(|f| f.severity != Severity::Cosmetic)
             .map(|f| CauseKey {
@@ -56,12 +59,12 @@ pub(super) fn key_of(
                 kind: f.kind.slug().to_string(),
                 detail: normalize(&f.message, tools, case),
             }),
-        Cell::Broken(m) => Some(CauseKey {
+        Ended::Broken(m) => Some(CauseKey {
             side: "gateway".into(),
             kind: "broken".into(),
             detail: normalize(m, tools, case),
         }),
-        _ => None,
+        Ended::Other => None,
     }
 }
 
@@ -265,118 +268,6 @@ pub fn normalize(message: &str, tools: &[String], case: &str) -> String {
     }
     s = collapse(&s, '[', ']');
     abstract_tokens(&s)
-}
-
-/// The audit of a cause, from the profile's known failure that names it.
-#[derive(Clone, Debug, Serialize)]
-pub struct Known {
-    /// `path:line:col` of the entry.
-    pub at: String,
-    pub trials: String,
-    pub reason: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<Verdict>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tracker: Option<String>,
-}
-
-/// One root cause of a run.
-#[derive(Clone, Debug, Serialize)]
-pub struct RootCause {
-    pub id: String,
-    pub title: String,
-    pub side: String,
-    pub kind: String,
-    pub severity: Severity,
-    /// Routes with a trial failing with it, in the order the run met them.
-    pub routes: Vec<String>,
-    /// The trial keys (`case::route::choice::mode`).
-    pub trials: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub known: Option<Known>,
-    pub reproducer: Reproducer,
-}
-
-/// The smallest trial of a cause, as a maintainer replays it without tooltape.
-#[derive(Clone, Debug, Serialize)]
-pub struct Reproducer {
-    pub trial: String,
-    /// The client's request as a `curl` command against `$GATEWAY` (the gateway's base URL;
-    /// `$UPSTREAM` is the upstream's).
-    pub curl: String,
-    /// `{path, body}` of the client's request.
-    pub client_request: Value,
-    /// What the gateway sent upstream (`None`: nothing).
-    pub upstream_request: Option<Value>,
-    /// What the upstream answered it (a stream as its raw events).
-    pub upstream_answer: Option<String>,
-    pub downstream_status: Option<u16>,
-    /// What the client got (clipped at 4,000 characters).
-    pub downstream_answer: String,
-    /// What the client should have got, with the documented rule.
-    pub expected: String,
-}
-
-/// The run's root causes, most trials first (then by id).
-pub fn causes(profile: &LoadedProfile, results: &[TrialResult]) -> Vec<RootCause> {
-    let mut groups: BTreeMap<String, (CauseKey, Severity, Vec<&TrialResult>)> = BTreeMap::new();
-    for r in results {
-        let (Some(id), Some(key)) = (r.cause.clone(), r.cause_key.clone()) else {
-            continue;
-        };
-        let severity = r
-            .findings
-            .iter()
-            .find(|f| f.severity != Severity::Cosmetic)
-            .map_or(Severity::Breaking, |f| f.severity);
-        groups
-            .entry(id)
-            .or_insert_with(|| (key, severity, Vec::new()))
-            .2
-            .push(r);
-    }
-    let mut out: Vec<RootCause> = groups
-        .into_iter()
-        .map(|(id, (key, severity, trials))| {
-            let mut routes: Vec<String> = Vec::new();
-            for t in &trials {
-                if !routes.contains(&t.route) {
-                    routes.push(t.route.clone());
-                }
-            }
-            let smallest = trials
-                .iter()
-                .min_by_key(|t| (t.client_request.to_string().len(), t.key.clone()))
-                .copied();
-            let known = known_of(profile, &id);
-            RootCause {
-                title: key.title(),
-                side: key.side.clone(),
-                kind: key.kind.clone(),
-                severity,
-                routes,
-                trials: trials.iter().map(|t| t.key.clone()).collect(),
-                known,
-                reproducer: super::reproduce::reproducer(profile, smallest, &key),
-                id,
-            }
-        })
-        .collect();
-    out.sort_by(|a, b| b.trials.len().cmp(&a.trials.len()).then(a.id.cmp(&b.id)));
-    out
-}
-
-fn known_of(profile: &LoadedProfile, id: &str) -> Option<Known> {
-    profile.profile.known_failure.iter().find_map(|k| {
-        let e = k.get_ref();
-        (e.cause.as_deref() == Some(id)).then(|| Known {
-            at: profile.locate(k.span()),
-            trials: e.failure.trials.clone(),
-            reason: e.failure.reason.clone(),
-            verdict: e.verdict,
-            tracker: e.tracker.clone(),
-        })
-    })
 }
 
 #[cfg(test)]

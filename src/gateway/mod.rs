@@ -26,7 +26,7 @@ mod upstream;
 #[cfg(test)]
 mod tests;
 
-pub use cause::{CauseKey, RootCause, causes, normalize};
+pub use cause::{CauseKey, normalize};
 pub use compare::{
     BEGIN as COMPARE_BEGIN, CompareMeta, CompareRow, END as COMPARE_END, GatewayRun, common_routes,
     markdown as compare_markdown, percentile, replace_region, rewrite_region, row as compare_row,
@@ -36,7 +36,9 @@ pub use memory::{PeakSampler, machine_note};
 pub use process::{ensure_installed, start};
 pub use profile::{KnownEntry, LoadedProfile, Route, Verdict, load_profile};
 pub use render::{html, markdown, summary, terminal};
-pub use reproduce::{markdown as causes_markdown, report_bug, terminal as causes_terminal};
+pub use reproduce::{
+    RootCause, causes, markdown as causes_markdown, report_bug, terminal as causes_terminal,
+};
 pub use run::run_all;
 pub use snapshot::{snapshot, snapshot_name};
 pub use suite::{Cell, GatewayTrial, RequestTiming, TrialResult, cases_of, stale_causes, trials};

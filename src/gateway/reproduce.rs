@@ -1,16 +1,19 @@
-//! Root causes as a maintainer reads them: the reproducer of a cause's smallest trial (the
+//! Root causes as a maintainer reads them: a run's failing trials grouped by cause
+//! (`cause::CauseKey`), each with its audit from the profile and the reproducer of a cause's smallest trial (the
 //! client's request as `curl` and JSON, what went upstream, what upstream answered, what came
 //! back, the expected behaviour with the API's documented rule), the `--findings` list, the
 //! document's leading section and the ready-to-file issue of `--report-bug`.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use serde::Serialize;
 use serde_json::Value;
 
-use super::cause::{CauseKey, Reproducer, RootCause};
-use super::profile::LoadedProfile;
+use super::cause::CauseKey;
+use super::profile::{LoadedProfile, Verdict};
 use super::suite::TrialResult;
-use crate::model::Provider;
+use crate::model::{Provider, Severity};
 
 /// The longest answer text a reproducer carries.
 const ANSWER_CHARS: usize = 4000;
@@ -106,6 +109,118 @@ fn curl(profile: &LoadedProfile, t: &TrialResult) -> String {
     }
     let _ = write!(s, "  --data-binary @- <<'JSON'\n{body}\nJSON");
     s
+}
+
+/// The audit of a cause, from the profile's known failure that names it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Known {
+    /// `path:line:col` of the entry.
+    pub at: String,
+    pub trials: String,
+    pub reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tracker: Option<String>,
+}
+
+/// One root cause of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RootCause {
+    pub id: String,
+    pub title: String,
+    pub side: String,
+    pub kind: String,
+    pub severity: Severity,
+    /// Routes with a trial failing with it, in the order the run met them.
+    pub routes: Vec<String>,
+    /// The trial keys (`case::route::choice::mode`).
+    pub trials: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub known: Option<Known>,
+    pub reproducer: Reproducer,
+}
+
+/// The smallest trial of a cause, as a maintainer replays it without tooltape.
+#[derive(Clone, Debug, Serialize)]
+pub struct Reproducer {
+    pub trial: String,
+    /// The client's request as a `curl` command against `$GATEWAY` (the gateway's base URL;
+    /// `$UPSTREAM` is the upstream's).
+    pub curl: String,
+    /// `{path, body}` of the client's request.
+    pub client_request: Value,
+    /// What the gateway sent upstream (`None`: nothing).
+    pub upstream_request: Option<Value>,
+    /// What the upstream answered it (a stream as its raw events).
+    pub upstream_answer: Option<String>,
+    pub downstream_status: Option<u16>,
+    /// What the client got (clipped at 4,000 characters).
+    pub downstream_answer: String,
+    /// What the client should have got, with the documented rule.
+    pub expected: String,
+}
+
+/// The run's root causes, most trials first (then by id).
+pub fn causes(profile: &LoadedProfile, results: &[TrialResult]) -> Vec<RootCause> {
+    let mut groups: BTreeMap<String, (CauseKey, Severity, Vec<&TrialResult>)> = BTreeMap::new();
+    for r in results {
+        let (Some(id), Some(key)) = (r.cause.clone(), r.cause_key.clone()) else {
+            continue;
+        };
+        let severity = r
+            .findings
+            .iter()
+            .find(|f| f.severity != Severity::Cosmetic)
+            .map_or(Severity::Breaking, |f| f.severity);
+        groups
+            .entry(id)
+            .or_insert_with(|| (key, severity, Vec::new()))
+            .2
+            .push(r);
+    }
+    let mut out: Vec<RootCause> = groups
+        .into_iter()
+        .map(|(id, (key, severity, trials))| {
+            let mut routes: Vec<String> = Vec::new();
+            for t in &trials {
+                if !routes.contains(&t.route) {
+                    routes.push(t.route.clone());
+                }
+            }
+            let smallest = trials
+                .iter()
+                .min_by_key(|t| (t.client_request.to_string().len(), t.key.clone()))
+                .copied();
+            let known = known_of(profile, &id);
+            RootCause {
+                title: key.title(),
+                side: key.side.clone(),
+                kind: key.kind.clone(),
+                severity,
+                routes,
+                trials: trials.iter().map(|t| t.key.clone()).collect(),
+                known,
+                reproducer: reproducer(profile, smallest, &key),
+                id,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| b.trials.len().cmp(&a.trials.len()).then(a.id.cmp(&b.id)));
+    out
+}
+
+fn known_of(profile: &LoadedProfile, id: &str) -> Option<Known> {
+    profile.profile.known_failure.iter().find_map(|k| {
+        let e = k.get_ref();
+        (e.cause.as_deref() == Some(id)).then(|| Known {
+            at: profile.locate(k.span()),
+            trials: e.failure.trials.clone(),
+            reason: e.failure.reason.clone(),
+            verdict: e.verdict,
+            tracker: e.tracker.clone(),
+        })
+    })
 }
 
 /// Where each API documents its requests and answers.

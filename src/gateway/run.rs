@@ -66,7 +66,12 @@ pub(super) async fn run_one(
     let mut findings = ends.findings;
     let cell = ends.cell.unwrap_or_else(|| judge::cell_of(&mut findings));
     let tools: Vec<String> = trial.case.tools.iter().map(|t| t.name.clone()).collect();
-    let cause_key = super::cause::key_of(&cell, &findings, &tools, &trial.case.name);
+    let ended = match &cell {
+        Cell::Fail(_) => super::cause::Ended::Failed,
+        Cell::Broken(m) => super::cause::Ended::Broken(m),
+        _ => super::cause::Ended::Other,
+    };
+    let cause_key = super::cause::key_of(ended, &findings, &tools, &trial.case.name);
     TrialResult {
         name: trial.name(&profile.name),
         key: trial.key(),

@@ -292,7 +292,8 @@ pub(super) fn cross_mode(results: &mut [TrialResult]) {
             ));
             r.cell = Cell::Fail(format!("downstream: {message}"));
             let case = r.key.split("::").next().unwrap_or_default().to_string();
-            r.cause_key = super::cause::key_of(&r.cell, &r.findings, &r.tools, &case);
+            r.cause_key =
+                super::cause::key_of(super::cause::Ended::Failed, &r.findings, &r.tools, &case);
             r.cause = r.cause_key.as_ref().map(super::cause::CauseKey::id);
         }
     }
