@@ -12,7 +12,7 @@ mod cause;
 mod check;
 mod compare;
 mod events;
-mod judge;
+pub(crate) mod judge;
 mod memory;
 mod process;
 mod profile;
@@ -33,13 +33,20 @@ pub use compare::{
     terminal as compare_terminal, version,
 };
 pub use memory::{PeakSampler, machine_note};
-pub use process::{ensure_installed, start};
-pub use profile::{KnownEntry, LoadedProfile, Route, Verdict, load_profile};
+pub(crate) use process::tail;
+pub use process::{ensure_installed, install_into, start};
+
+pub(crate) use check::{Finding, FindingKind, Side, broken};
+pub use profile::{
+    Install, KnownEntry, LoadedProfile, Route, Verdict, fill, install_cache, load_profile,
+};
 pub use render::{html, markdown, summary, terminal};
 pub use reproduce::{
     RootCause, causes, markdown as causes_markdown, report_bug, terminal as causes_terminal,
 };
+pub(crate) use run::Slot;
 pub use run::run_all;
 pub use snapshot::{snapshot, snapshot_name};
 pub use suite::{Cell, GatewayTrial, RequestTiming, TrialResult, cases_of, stale_causes, trials};
+pub(crate) use suite::{apply_known_failure, cross_mode};
 pub use upstream::Upstream;
