@@ -883,7 +883,23 @@ fn stream_findings(
     {
         out.push(f(Severity::Breaking, side, format!("stream: {p}")));
     }
+    // Calls sharing a slot, told apart by id, are faithful when upstream streamed them so (a
+    // same-format pass-through); a gateway that puts calls upstream kept apart at one slot
+    // makes clients that merge by index merge them.
+    let upstream_shared = up.is_some_and(|u| u.calls.iter().any(|c| c.shared));
     for c in &got.calls {
+        if c.shared && !upstream_shared {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                format!(
+                    "call {} at slot {} reused by another call ({})",
+                    c.name.as_deref().unwrap_or("?"),
+                    c.slot,
+                    c.id.as_deref().unwrap_or("?")
+                ),
+            ));
+        }
         if let Some(other) = &c.reused_by {
             out.push(f(
                 Severity::Breaking,

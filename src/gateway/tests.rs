@@ -459,7 +459,9 @@ fn an_empty_id_and_name_on_a_continuation_delta_is_the_same_call() {
             json!({"index": 0, "id": "call_2", "function": {"name": "get_time", "arguments": "{}"}}),
         ),
     );
-    assert!(other.calls[0].reused_by.is_some());
+    // Another id at the same index is a call of its own, sharing the slot.
+    assert_eq!(other.calls.len(), 2);
+    assert!(other.calls[1].shared && !other.calls[0].shared);
 }
 
 // ---------------------------------------------------------------- root causes of a run

@@ -20,7 +20,13 @@ use crate::loopback_proxy::{ProxyBody, path_and_query, read, respond, send, serv
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 4] = ["weather", "parallel", "strict_invoice", "tool_error"];
+const CASES: [&str; 5] = [
+    "weather",
+    "parallel",
+    "strict_invoice",
+    "tool_error",
+    "c04_parallel_shared_index",
+];
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the gateway must answer an error, not a 200"
 tools = ["get_weather"]
 providers = ["openai-chat", "openai-responses", "anthropic", "gemini"]
@@ -50,10 +56,11 @@ enum Mutant {
     ResultTextChanged,
     UsageDropped,
     TerminalDropped,
+    SharedIndexMerged,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 14] = [
+    const ALL: [Mutant; 15] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -68,6 +75,7 @@ impl Mutant {
         Mutant::ResultTextChanged,
         Mutant::UsageDropped,
         Mutant::TerminalDropped,
+        Mutant::SharedIndexMerged,
     ];
 
     fn slug(self) -> String {
@@ -90,6 +98,7 @@ impl Mutant {
             Mutant::ResultTextChanged => "tool result text replaced",
             Mutant::UsageDropped => "usage removed from the answer",
             Mutant::TerminalDropped => "stream's terminal event dropped",
+            Mutant::SharedIndexMerged => "calls streamed at one index merged (ids dropped)",
         }
     }
 
@@ -110,12 +119,14 @@ impl Mutant {
             Mutant::ResultTextChanged => "tool result text for",
             Mutant::UsageDropped => "usage not passed through",
             Mutant::TerminalDropped => "no terminal",
+            Mutant::SharedIndexMerged => "of upstream's",
         }
     }
 
     /// Whether the trial (as the faithful run saw it) is one this mutant must fail.
     fn should_fail(self, t: &Facts) -> bool {
         let not_gemini = t.route != "generate-content→gemini";
+        let shared = t.case == "c04_parallel_shared_index";
         match self {
             Mutant::Faithful => false,
             Mutant::ToolsDroppedBuffered => !t.stream && t.choice != "none",
@@ -125,7 +136,8 @@ impl Mutant {
             Mutant::ForcedAsRequired => t.choice.starts_with("forced-"),
             // Gemini carries each call whole in its own part: there is no index to merge on, and
             // no argument fragments to hold back.
-            Mutant::ParallelMerged => t.stream && t.calls > 1 && not_gemini,
+            // Calls upstream already streams at one index have nothing left to merge.
+            Mutant::ParallelMerged => t.stream && t.calls > 1 && not_gemini && !shared,
             Mutant::ArgumentsHeldBack => t.stream && t.calls > 0 && not_gemini,
             // Responses and Gemini have no distinct tool-call finish value to replace.
             Mutant::FinishStop => {
@@ -139,6 +151,7 @@ impl Mutant {
             Mutant::UsageDropped => t.usage,
             // Gemini's stream has no terminal event: it just ends.
             Mutant::TerminalDropped => t.stream && not_gemini && t.case != "server_error",
+            Mutant::SharedIndexMerged => t.stream && shared,
         }
     }
 }
@@ -649,6 +662,30 @@ fn mutate_stream(m: Mutant, fmt: Format, e: &mut Events) {
                 finish_stop(fmt, v);
             }
         }
+        (Mutant::SharedIndexMerged, Format::Chat) => {
+            // Every call after the first at an index loses its id: a client merges it.
+            let mut seen: BTreeSet<u64> = BTreeSet::new();
+            for (_, v) in &mut e.events {
+                for c in v["choices"].as_array_mut().into_iter().flatten() {
+                    for tc in c["delta"]["tool_calls"]
+                        .as_array_mut()
+                        .into_iter()
+                        .flatten()
+                    {
+                        let i = tc["index"].as_u64().unwrap_or(0);
+                        if tc.get("id").is_some_and(Value::is_string)
+                            && !seen.insert(i)
+                            && let Some(o) = tc.as_object_mut()
+                        {
+                            o.remove("id");
+                            if let Some(f) = o.get_mut("function").and_then(Value::as_object_mut) {
+                                f.remove("name");
+                            }
+                        }
+                    }
+                }
+            }
+        }
         (Mutant::UsageDropped, _) => {
             for (_, v) in &mut e.events {
                 drop_usage(v);
@@ -783,6 +820,7 @@ fn mutate_response(
         | Mutant::FinishStop
         | Mutant::UsageDropped
         | Mutant::TerminalDropped
+        | Mutant::SharedIndexMerged
             if stream =>
         {
             let mut e = parse_events(&body);
@@ -911,7 +949,8 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
          Each row is a loopback proxy written in `tests/it/gateway_mutants.rs`, run through the same\n\
          runner as `tooltape gateway --url` over the same-format routes (chat→openai-chat,\n\
          responses→openai-responses, messages→anthropic, generate-content→gemini) and the cases\n\
-         `weather`, `parallel`, `strict_invoice`, `tool_error` (a follow-up round) and a 500 case,\n\
+         `weather`, `parallel`, `strict_invoice`, `tool_error` (a follow-up round),\n\
+         `c04_parallel_shared_index` (Chat calls streamed at one index) and a 500 case,\n\
          both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n",
     );
