@@ -200,7 +200,17 @@ fn abstract_tokens(s: &str) -> String {
             if id {
                 out.push_str("ID");
             } else if token.chars().all(|c| c.is_ascii_digit()) {
-                let status = token.len() == 3 && ('1'..='5').contains(&chars[i]);
+                // A status follows the words that introduce one ("with 400", "answered 500",
+                // "a success (200)"); a count of tokens or fragments does not.
+                let before: String = chars[..i].iter().collect();
+                let prev = before
+                    .trim_end_matches([' ', '('])
+                    .rsplit(' ')
+                    .next()
+                    .unwrap_or_default();
+                let status = token.len() == 3
+                    && ('1'..='5').contains(&chars[i])
+                    && ["with", "answered", "upstream", "as", "success", "status"].contains(&prev);
                 out.push_str(if status { &token } else { "N" });
             } else {
                 let mut digits = false;

@@ -59,6 +59,10 @@ fn normalize_abstracts_tools_case_ids_numbers_quotes_and_json() {
         "arguments of TOOL changed: {…} → {…}"
     );
     assert_eq!(
+        normalize("usage changed: 114 output tokens answered as 200", &t, "x"),
+        "usage changed: N output tokens answered as 200"
+    );
+    assert_eq!(
         normalize(
             "arguments held back: upstream sent 3 fragments, the gateway 1",
             &t,
