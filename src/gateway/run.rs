@@ -204,6 +204,7 @@ fn build_request(
             extra_headers: headers,
         },
         invalid,
+        neutral: false,
     })
 }
 
