@@ -154,10 +154,15 @@ fn upstream_of(
                 && crate::providers::wire_rejection(asked.inbound, &asked.encoded.request.body)
                     .is_some())
         });
+        // Client mode reads schemas by meaning: a library may inline `$ref`s or write Gemini's
+        // OpenAPI dialect, which loses no constraint.
+        let by_meaning = |v: RequestView| {
+            if asked.neutral { v.by_meaning() } else { v }
+        };
         findings.extend(check::upstream(
-            &client_view,
-            &sent_view,
-            ours_view.as_ref(),
+            &by_meaning(client_view),
+            &by_meaning(sent_view),
+            ours_view.map(by_meaning).as_ref(),
             target,
             rejection,
             asked.base.requires_grounding(),
