@@ -240,7 +240,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
                 "gateway {}: no root cause `{id}` in this run; `tooltape gateway {} --findings` lists them",
                 profile.name, profile.name
             );
-            return exit::FAILED;
+            return exit::ERROR;
         };
         out!(
             "{}",
