@@ -14,6 +14,9 @@ mod reference;
 mod render;
 mod run;
 
+#[cfg(test)]
+mod tests;
+
 pub use check::assemble;
 pub use driver::Spec;
 pub use profile::{ClientProfile, ClientRoute, DriverTable, LoadedClient, load_client};
