@@ -5,8 +5,10 @@
 //! raw streams (requests are read by `providers::decode_request`). Profiles (`profile`) say how
 //! to install, start and route a gateway; `process` owns its lifecycle; `render` prints the
 //! matrix; `snapshot` writes one trial as readable YAML; `compare` puts several gateways' runs
-//! side by side (timing paired per request, memory from `memory`).
+//! side by side (timing paired per request, memory from `memory`). `cause` groups a run's
+//! failures into root causes; `reproduce` writes each as a reproducer and an issue.
 
+mod cause;
 mod check;
 mod compare;
 mod events;
@@ -15,6 +17,7 @@ mod memory;
 mod process;
 mod profile;
 mod render;
+mod reproduce;
 mod run;
 mod snapshot;
 mod suite;
@@ -23,6 +26,7 @@ mod upstream;
 #[cfg(test)]
 mod tests;
 
+pub use cause::{CauseKey, normalize};
 pub use compare::{
     BEGIN as COMPARE_BEGIN, CompareMeta, CompareRow, END as COMPARE_END, GatewayRun, common_routes,
     markdown as compare_markdown, percentile, replace_region, rewrite_region, row as compare_row,
@@ -33,11 +37,16 @@ pub(crate) use process::tail;
 pub use process::{ensure_installed, install_into, start};
 
 pub(crate) use check::{Finding, FindingKind, Side, broken};
-pub use profile::{Install, LoadedProfile, Route, fill, install_cache, load_profile};
+pub use profile::{
+    Install, KnownEntry, LoadedProfile, Route, Verdict, fill, install_cache, load_profile,
+};
 pub use render::{html, markdown, summary, terminal};
+pub use reproduce::{
+    RootCause, causes, markdown as causes_markdown, report_bug, terminal as causes_terminal,
+};
 pub(crate) use run::Slot;
 pub use run::run_all;
 pub use snapshot::{snapshot, snapshot_name};
-pub use suite::{Cell, GatewayTrial, RequestTiming, TrialResult, cases_of, trials};
+pub use suite::{Cell, GatewayTrial, RequestTiming, TrialResult, cases_of, stale_causes, trials};
 pub(crate) use suite::{apply_known_failure, cross_mode};
 pub use upstream::Upstream;
