@@ -9,11 +9,12 @@ use std::time::{Duration, Instant, SystemTime};
 
 use clap::{Args, Subcommand, ValueEnum};
 
+use super::cases::discover;
 use super::exit;
 use tooltape::{
-    Case, discover, gateway::COMPARE_BEGIN, gateway::COMPARE_END, gateway::Cell,
-    gateway::CompareMeta, gateway::GatewayRun, gateway::GatewayTrial, gateway::TrialResult,
-    gateway::Upstream, gateway::compare_markdown, gateway::compare_row, gateway::compare_terminal,
+    Case, gateway::COMPARE_BEGIN, gateway::COMPARE_END, gateway::Cell, gateway::CompareMeta,
+    gateway::GatewayRun, gateway::GatewayTrial, gateway::TrialResult, gateway::Upstream,
+    gateway::compare_markdown, gateway::compare_row, gateway::compare_terminal,
     gateway::machine_note, runtime,
 };
 
