@@ -3,6 +3,7 @@
 //! `tooltape gateway compare A B …`: the same trials through several gateways in one run, side
 //! by side (conformance, added latency, first tool-call delta, memory).
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -39,6 +40,11 @@ pub struct GatewayArgs {
     /// A gateway that is already running: only the profile's routes and headers are used.
     #[arg(long)]
     pub url: Option<String>,
+    /// Where the recording upstream listens (`HOST:PORT`, or a port on 127.0.0.1): the address
+    /// the gateway's own config points its providers at (`tooltape init gateway` prints the base
+    /// URLs). Default: any free port on 127.0.0.1, handed to a gateway this run starts.
+    #[arg(long, value_name = "ADDR", value_parser = listen_addr)]
+    pub upstream_listen: Option<SocketAddr>,
     #[arg(long, value_enum, default_value = "terminal")]
     pub format: GatewayFormat,
     /// Also write the Markdown matrix here (`docs/gateways/NAME.md`).
@@ -100,6 +106,26 @@ fn cases(root: &Path) -> (Vec<Arc<Case>>, usize) {
     }
     let unloadable = discovery.broken.len() + usize::from(discovery.incomplete);
     (tooltape::gateway::cases_of(&discovery), unloadable)
+}
+
+/// `--upstream-listen`: `HOST:PORT`, or a bare port on 127.0.0.1.
+pub fn listen_addr(s: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = s.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    s.parse().map_err(|_| {
+        format!("`{s}` is not an address: give HOST:PORT (127.0.0.1:8790, [::1]:8790) or a port")
+    })
+}
+
+/// Why the recording upstream could not start, and what to do.
+fn upstream_error(addr: Option<SocketAddr>, e: &std::io::Error) -> String {
+    match addr {
+        Some(addr) => format!(
+            "cannot listen on {addr} for the recording upstream: {e} (stop what holds the port, or give the gateway's config another address and pass it to --upstream-listen)"
+        ),
+        None => format!("cannot start the upstream: {e}"),
+    }
 }
 
 /// Installs and starts the gateway (unless `url` names a running one), runs the trials through
@@ -205,10 +231,15 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
     let rt = runtime();
     let outcome = rt.block_on(async {
         let upstream = Arc::new(
-            Upstream::start()
-                .await
-                .map_err(|e| format!("cannot start the upstream: {e}"))?,
+            match a.upstream_listen {
+                None => Upstream::start().await,
+                Some(addr) => Upstream::start_on(addr).await,
+            }
+            .map_err(|e| upstream_error(a.upstream_listen, &e))?,
         );
+        if a.upstream_listen.is_some() {
+            eprintln!("recording upstream listening on {}", upstream.base_url());
+        }
         let concurrency = profile.profile.concurrency;
         run_through(&profile, &upstream, a.url.as_deref(), trials, concurrency).await
     });
