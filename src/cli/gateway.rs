@@ -282,10 +282,8 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         eprintln!("{} snapshots in {}", results.len(), dir.display());
     }
     let unexpected = results.iter().filter(|r| !r.cell.expected()).count();
-    if unexpected > 0
-        && results.iter().all(|r| matches!(r.cell, Cell::Broken(_)))
-        && let Some(t) = tail
-    {
+    let all_broken = results.iter().all(|r| matches!(r.cell, Cell::Broken(_)));
+    if all_broken && let Some(t) = &tail {
         eprintln!("every trial broke; last lines of the gateway's log:\n{t}");
     }
     eprintln!(
@@ -296,6 +294,14 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
             .map(|k| format!(", gateway peak memory {:.0} MiB", k as f64 / 1024.0))
             .unwrap_or_default()
     );
+    if all_broken {
+        // Not one answer: the gateway could not be used (down, wrong URL or key): a broken
+        // run, not a finding.
+        eprintln!(
+            "every trial broke: the gateway could not be used (is it running at the URL, with the profile's headers?)"
+        );
+        return exit::ERROR;
+    }
     if unloadable > 0 {
         eprintln!(
             "{unloadable} case file(s) could not be loaded (above): the suite did not fully run"

@@ -10,6 +10,7 @@ mod drift;
 mod exit;
 mod gateway;
 mod import_vcr;
+mod init;
 mod inject;
 mod parse;
 mod parse_request;
@@ -75,6 +76,8 @@ pub enum Command {
     },
     /// The built-in case corpus: `cases export DIR` writes it out.
     Cases(cases::CasesArgs),
+    /// Start testing your own system: `init gateway NAME` writes a commented profile.
+    Init(init::InitArgs),
     /// Print the text protocol's injected developer instructions for a Responses-shaped request.
     Inject {
         /// The request JSON; standard input when absent.
@@ -236,6 +239,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Record(a) => record::run(&root, &a),
         Command::Simulate { port } => simulate::run(port),
         Command::Cases(a) => cases::run(&a),
+        Command::Init(a) => init::run(&root, &a),
         Command::Proxy(a) => proxy::run(&a),
         Command::Scan(a) => status::run_scan(&root, a.path.as_deref()),
         Command::Status(a) => status::run(&root, a.filter.as_deref()),

@@ -5,7 +5,8 @@
 //! raw streams (requests are read by `providers::decode_request`). Profiles (`profile`) say how
 //! to install, start and route a gateway; `process` owns its lifecycle; `render` prints the
 //! matrix; `snapshot` writes one trial as readable YAML; `compare` puts several gateways' runs
-//! side by side (timing paired per request, memory from `memory`).
+//! side by side (timing paired per request, memory from `memory`); `skeleton` is the commented
+//! profile `tooltape init gateway` writes.
 
 mod check;
 mod compare;
@@ -16,6 +17,7 @@ mod process;
 mod profile;
 mod render;
 mod run;
+mod skeleton;
 mod snapshot;
 mod suite;
 mod upstream;
@@ -33,6 +35,7 @@ pub use process::{ensure_installed, start};
 pub use profile::{LoadedProfile, Route, load_profile};
 pub use render::{html, markdown, summary, terminal};
 pub use run::run_all;
+pub use skeleton::{DEFAULT_UPSTREAM, base_urls, skeleton};
 pub use snapshot::{snapshot, snapshot_name};
 pub use suite::{Cell, GatewayTrial, RequestTiming, TrialResult, cases_of, trials};
 pub use upstream::Upstream;
