@@ -30,6 +30,7 @@ pub mod import_vcr;
 pub mod inject;
 pub mod input;
 mod jsonseq;
+mod junit;
 mod located;
 pub mod model;
 mod pointer;

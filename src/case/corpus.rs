@@ -6,11 +6,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::load::{CaseError, PROVIDERS_FILE};
 use crate::located::Located;
 
 #[cfg(test)]
 mod tests;
+
+/// The file in a case folder that configures providers rather than describing a case.
+pub const PROVIDERS_FILE: &str = "providers.toml";
 
 /// The shipped corpus: (path under `cases/` with `/` separators, text), sorted by path.
 pub static EMBEDDED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
@@ -43,7 +45,7 @@ impl Entry {
     }
 
     /// The file's text; `what` says what it is for the error (`cannot read case file`).
-    pub(crate) fn read(&self, what: &str) -> Result<String, CaseError> {
+    pub(crate) fn read(&self, what: &str) -> Result<String, Located> {
         match &self.text {
             Text::Embedded(t) => Ok((*t).to_string()),
             Text::Disk(p) => crate::input::read_to_string(p)
@@ -63,14 +65,14 @@ pub(crate) struct Corpus {
     /// The tool folders looked in, for the message when a tool is missing.
     tool_dirs: Vec<PathBuf>,
     /// Files found but not discovered (`weather.TOML`): (stem, why).
-    pub(crate) misnamed: Vec<(String, CaseError)>,
+    pub(crate) misnamed: Vec<(String, Located)>,
 }
 
 impl Corpus {
     /// The cases of `root`: its `cases/` folder when it has one, else the embedded corpus;
     /// then `extra` laid over. Paths under `root` are shown relative to it. An unreadable
     /// folder is an error: which cases exist is then unknown.
-    pub(crate) fn of(root: &Path, extra: Option<&Path>) -> Result<Corpus, CaseError> {
+    pub(crate) fn of(root: &Path, extra: Option<&Path>) -> Result<Corpus, Located> {
         let dir = root.join("cases");
         let mut c = if dir.is_dir() {
             let mut c = Corpus::empty(Entry::disk(
@@ -137,7 +139,7 @@ impl Corpus {
 
     /// Adds (or replaces) the case files of `dir` and the tool files of `dir/tools`, shown
     /// under `shown`.
-    fn add_dir(&mut self, shown: &Path, dir: &Path) -> Result<(), CaseError> {
+    fn add_dir(&mut self, shown: &Path, dir: &Path) -> Result<(), Located> {
         let names = list(dir)
             .map_err(|e| Located::at_start(shown, format!("cannot list the case folder: {e}")))?;
         for name in names {

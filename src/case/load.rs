@@ -8,15 +8,12 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 use toml::Spanned;
 
-use super::corpus::Entry;
+use super::corpus::{Entry, PROVIDERS_FILE};
 use super::file::{Case, CaseFile, Mode, ProviderConfig};
 use super::trial::{pattern_matches, trial_keys};
 use crate::located::Located;
 use crate::model::Provider;
 use crate::model::Tool;
-
-/// The file in `cases/` that configures providers rather than describing a case.
-pub const PROVIDERS_FILE: &str = "providers.toml";
 
 /// A problem in a case, tool or provider file, located for the reader.
 pub(crate) type CaseError = Located;

@@ -14,11 +14,11 @@ mod trial;
 #[cfg(test)]
 mod tests;
 
-pub use corpus::{BUILT_IN, EMBEDDED, Exported, export};
+pub use corpus::{BUILT_IN, EMBEDDED, Exported, PROVIDERS_FILE, export};
 pub use discover::{Discovery, discover, discover_with};
 pub use file::{Case, ChoiceSpec, KnownFailure, Mode};
 pub(crate) use file::{Expectation, Round};
-pub use load::{PROVIDERS_FILE, load_case, load_providers, providers_of};
+pub use load::{load_case, load_providers, providers_of};
 pub use trial::{Trial, TrialId, pattern_matches};
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ pub use compare::{
 pub use memory::{PeakSampler, machine_note};
 pub use process::{ensure_installed, start};
 pub use profile::{LoadedProfile, Route, load_profile};
-pub use render::{html, markdown, summary, terminal};
+pub use render::{html, junit, markdown, summary, terminal};
 pub use run::run_all;
 pub use skeleton::{DEFAULT_UPSTREAM, base_urls, skeleton};
 pub use snapshot::{snapshot, snapshot_name};
