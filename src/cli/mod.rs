@@ -5,6 +5,7 @@
 mod out;
 
 mod cases;
+mod client;
 mod convert;
 mod drift;
 mod exit;
@@ -85,6 +86,8 @@ pub enum Command {
     },
     /// Run the case suite through an LLM gateway (gateways/NAME.toml) and print its matrix.
     Gateway(gateway::GatewayArgs),
+    /// Run the case suite through a client library (clients/NAME.toml) by its driver.
+    Client(client::ClientArgs),
     /// Run the reference gateway on loopback until interrupted: four inbound formats, each model
     /// alias routed to an upstream provider (see `gateways/tooltape.toml`).
     Proxy(proxy::ProxyArgs),
@@ -247,6 +250,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Drift(a) => drift::run(&root, &a),
         Command::Report(a) => report::run(&root, &a),
         Command::Gateway(a) => gateway::run(&root, &a),
+        Command::Client(a) => client::run(&root, &a),
         Command::Schema { action } => {
             let (provider, file, strict) = match &action {
                 SchemaAction::Strict { provider, file } => (provider, file, true),
