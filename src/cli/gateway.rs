@@ -491,6 +491,7 @@ fn print_results(
         GatewayFormat::Junit => out!(
             "{}",
             tooltape::gateway::junit(
+                "gateway",
                 &profile.name,
                 &tooltape::clock::utc_iso(SystemTime::now()),
                 results

@@ -1,14 +1,15 @@
-//! `tooltape init gateway NAME`: writes a commented gateway profile skeleton and prints the
-//! base URLs the gateway's config gives each provider to reach the recording upstream.
+//! `tooltape init gateway NAME` / `init client NAME`: writes a commented profile skeleton (for a
+//! gateway, also printing the base URLs its config gives each provider to reach the recording
+//! upstream).
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 
 use super::exit;
 use super::gateway::listen_addr;
-use tooltape::gateway::{DEFAULT_UPSTREAM, base_urls, skeleton};
+use tooltape::gateway::{DEFAULT_UPSTREAM, base_urls};
 
 #[derive(Args, Debug)]
 pub struct InitArgs {
@@ -30,61 +31,92 @@ pub enum InitWhat {
         #[arg(long)]
         force: bool,
     },
+    /// Write a commented client-library profile (driver, routes, known failures) to
+    /// clients/NAME.toml under --root (or to NAME when it ends in .toml).
+    Client {
+        name: String,
+        /// Replace an existing file.
+        #[arg(long)]
+        force: bool,
+    },
 }
 
-/// Runs `tooltape init …`.
-pub fn run(root: &std::path::Path, a: &InitArgs) -> i32 {
-    let InitWhat::Gateway {
-        name,
-        upstream_listen,
-        force,
-    } = &a.what;
-    let (path, stem, profile): (PathBuf, String, String) = if name.ends_with(".toml") {
+/// Where profile `name` of `folder` (`gateways`, `clients`) goes: (path, profile name, how the
+/// run command names it); a bad name is the message.
+fn place(root: &Path, folder: &str, name: &str) -> Result<(PathBuf, String, String), String> {
+    if name.ends_with(".toml") {
         let path = PathBuf::from(name);
         let stem = path
             .file_stem()
-            .map_or_else(|| name.clone(), |s| s.to_string_lossy().into_owned());
-        (path, stem, name.clone())
-    } else {
-        let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
-        if name.is_empty() || !name.chars().all(ok) {
-            eprintln!(
-                "init gateway: `{name}`: a profile name uses letters, digits, `_`, `-` and `.` (or give a path ending in .toml)"
-            );
-            return exit::ERROR;
-        }
-        let path = root.join("gateways").join(format!("{name}.toml"));
-        (path, name.clone(), name.clone())
-    };
-    if !force && std::fs::symlink_metadata(&path).is_ok() {
-        eprintln!(
+            .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned());
+        return Ok((path, stem, name.to_string()));
+    }
+    let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    if name.is_empty() || !name.chars().all(ok) {
+        return Err(format!(
+            "`{name}`: a profile name uses letters, digits, `_`, `-` and `.` (or give a path ending in .toml)"
+        ));
+    }
+    let path = root.join(folder).join(format!("{name}.toml"));
+    Ok((path, name.to_string(), name.to_string()))
+}
+
+/// Writes `text` to `path` unless a file is there (and not `force`).
+fn write_new(path: &Path, text: &str, force: bool) -> Result<(), String> {
+    if !force && std::fs::symlink_metadata(path).is_ok() {
+        return Err(format!(
             "{}: exists; not replaced (pass --force to overwrite it)",
             path.display()
-        );
-        return exit::ERROR;
+        ));
     }
-    let text = skeleton(&stem, &profile, *upstream_listen);
-    let written = path
-        .parent()
+    path.parent()
         .filter(|p| !p.as_os_str().is_empty())
         .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| std::fs::write(&path, text));
-    if let Err(e) = written {
-        eprintln!("cannot write {}: {e}", path.display());
-        return exit::ERROR;
-    }
+        .and_then(|()| std::fs::write(path, text))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Runs `tooltape init …`.
+pub fn run(root: &Path, a: &InitArgs) -> i32 {
+    let (folder, name, force) = match &a.what {
+        InitWhat::Gateway { name, force, .. } => ("gateways", name, *force),
+        InitWhat::Client { name, force } => ("clients", name, *force),
+    };
+    let written = place(root, folder, name).and_then(|(path, stem, profile)| {
+        let text = match &a.what {
+            InitWhat::Gateway {
+                upstream_listen, ..
+            } => tooltape::gateway::skeleton(&stem, &profile, *upstream_listen),
+            InitWhat::Client { .. } => tooltape::client::skeleton(&stem, &profile),
+        };
+        write_new(&path, &text, force).map(|()| (path, profile))
+    });
+    let (path, profile) = match written {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("init {}: {e}", folder.trim_end_matches('s'));
+            return exit::ERROR;
+        }
+    };
     eprintln!(
-        "wrote {}: edit its routes, headers and known failures",
+        "wrote {}: edit its routes and known failures",
         path.display()
     );
-    outln!(
-        "Point your gateway's providers at the recording upstream ({upstream_listen}; any API key):"
-    );
-    for (provider, url) in base_urls(*upstream_listen) {
-        outln!("  {:<17} {url}", provider.slug());
+    if let InitWhat::Gateway {
+        upstream_listen, ..
+    } = &a.what
+    {
+        outln!(
+            "Point your gateway's providers at the recording upstream ({upstream_listen}; any API key):"
+        );
+        for (provider, url) in base_urls(*upstream_listen) {
+            outln!("  {:<17} {url}", provider.slug());
+        }
+        outln!(
+            "Then: tooltape gateway {profile} --url YOUR_GATEWAY_URL --upstream-listen {upstream_listen}"
+        );
+    } else {
+        outln!("Then: tooltape client {profile}");
     }
-    outln!(
-        "Then: tooltape gateway {profile} --url YOUR_GATEWAY_URL --upstream-listen {upstream_listen}"
-    );
     exit::OK
 }

@@ -184,7 +184,7 @@ pub fn html(gateway: &str, results: &[TrialResult]) -> String {
     s
 }
 
-/// The JUnit test case of one trial of gateway `gateway`: classname `gateway.case`, name
+/// The JUnit test case of one trial of profile `gateway`: classname `gateway.case`, name
 /// `route::choice::mode`; a known failure, a clean refusal and a trial the client format cannot
 /// express are skipped with their reason; a failure's text lists its findings.
 pub(crate) fn junit_case(gateway: &str, r: &TrialResult) -> JunitCase {
@@ -232,8 +232,9 @@ pub(crate) fn junit_case(gateway: &str, r: &TrialResult) -> JunitCase {
     }
 }
 
-/// The JUnit XML report of a gateway run (`tooltape gateway --format junit`).
-pub fn junit(gateway: &str, timestamp: &str, results: &[TrialResult]) -> String {
-    let cases: Vec<JunitCase> = results.iter().map(|r| junit_case(gateway, r)).collect();
-    crate::junit::junit(&format!("tooltape gateway {gateway}"), timestamp, &cases)
+/// The JUnit XML report of a run of `mode` (`gateway`, `client`) for profile `name`
+/// (`tooltape gateway|client NAME --format junit`).
+pub fn junit(mode: &str, name: &str, timestamp: &str, results: &[TrialResult]) -> String {
+    let cases: Vec<JunitCase> = results.iter().map(|r| junit_case(name, r)).collect();
+    crate::junit::junit(&format!("tooltape {mode} {name}"), timestamp, &cases)
 }

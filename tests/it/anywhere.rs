@@ -297,3 +297,48 @@ fn cases_export_writes_the_corpus_and_keeps_edits_without_force() {
     assert!(out.contains("missing"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `init client` writes a profile that runs as written (tooltape's reference driver), from a
+/// folder holding only the binary, and `client --format junit` reports it.
+#[test]
+fn init_client_writes_a_profile_that_runs_with_junit() {
+    let dir = bare_folder("anywhere-client");
+    let o = run(&dir, &["init", "client", "ours"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(dir.join("clients/ours.toml").is_file());
+    let o = run(&dir, &["init", "client", "ours"]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "an existing profile is not replaced"
+    );
+    let o = run(
+        &dir,
+        &[
+            "client",
+            "ours",
+            "weather::openai-chat::",
+            "--format",
+            "junit",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let xml = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        xml.contains(r#"<testsuites name="tooltape client ours""#),
+        "{xml}"
+    );
+    let ((tests, failures, errors, _), classes) = read_junit(&xml);
+    assert!(
+        tests >= 2 && failures == 0 && errors == 0,
+        "{tests} {failures} {errors}"
+    );
+    assert_eq!(classes.into_iter().collect::<Vec<_>>(), ["ours.weather"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

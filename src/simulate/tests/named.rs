@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::support::{ALL, Opts, P, body, read, request};
 use crate::scenario::Scenario;
 use crate::simulate::named::NAMED;
-use crate::simulate::{SCENARIO_HEADER, SimRequest, SimResponse, answer};
+use crate::simulate::{SCENARIO_HEADER, SimRequest, SimResponse, answer, answer_request};
 
 /// A request of `p` picking `names` by header, or (`by_model`) by model-name suffix.
 fn picked(p: P, stream: bool, names: &str, by_model: bool) -> SimRequest {
@@ -139,8 +139,18 @@ fn an_unknown_name_is_a_400_naming_the_known_ones() {
     }
     // A JSON header is still a whole scenario, and a model without the separator picks nothing.
     let req = picked(P::Chat, false, r#"{"prefer_text":true}"#, false);
-    let got = read(P::Chat, false, &answer(&req, &Scenario::default()));
+    let got = read(P::Chat, false, &answer_request(&req));
     assert!(got.calls.is_empty());
+    let got = read(
+        P::Chat,
+        false,
+        &answer_request(&picked(P::Chat, false, "parallel", false)),
+    );
+    assert_eq!(
+        got.calls.len(),
+        2,
+        "names through the server's entry point too"
+    );
     let names: Vec<&str> = NAMED.iter().map(|(n, _, _)| *n).collect();
     assert!(names.len() >= 15, "{names:?}");
     let v: Value = serde_json::from_slice(
