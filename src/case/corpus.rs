@@ -194,14 +194,12 @@ fn misnamed_case(name: &str) -> Option<&str> {
     (ext != "toml" && ext.eq_ignore_ascii_case("toml")).then_some(stem)
 }
 
-/// The names of the entries of `dir` (files and links; not sub-folders), sorted.
+/// The names of the entries of `dir`, sorted. A folder named like a case or tool file is kept:
+/// reading it is then that file's own error.
 fn list(dir: &Path) -> std::io::Result<Vec<String>> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir)? {
         let e = e?;
-        if e.file_type().is_ok_and(|t| t.is_dir()) {
-            continue;
-        }
         if let Some(name) = e.file_name().to_str() {
             out.push(name.to_string());
         }
