@@ -21,6 +21,21 @@ fn free_port() -> u16 {
 fn bare_folder(tag: &str) -> PathBuf {
     let dir = crate::scratch::folder(tag);
     std::fs::copy(env!("CARGO_BIN_EXE_tooltape"), dir.join("tooltape")).unwrap();
+    // A child another test forked while the copy was open for writing holds that descriptor
+    // until it execs: running the copy fails with ETXTBSY meanwhile. Wait until it runs.
+    let t0 = Instant::now();
+    loop {
+        match Command::new(dir.join("tooltape")).arg("--version").output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                assert!(t0.elapsed() < Duration::from_secs(10), "{e}");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            other => {
+                assert!(other.unwrap().status.success());
+                break;
+            }
+        }
+    }
     dir
 }
 
