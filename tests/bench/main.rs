@@ -5,6 +5,7 @@
 //! is missed. Run `make bench` (release profile, allocator settings) or
 //! `cargo bench --bench bench -- --only SECTION`.
 
+mod client;
 mod gateway;
 mod parse;
 mod proxy;
@@ -18,7 +19,7 @@ mod textcall;
 use report::Report;
 
 /// Section names, in run order, as `--only NAME` takes them.
-const SECTIONS: [&str; 11] = [
+const SECTIONS: [&str; 12] = [
     "replay",
     "openai-chat",
     "parse",
@@ -30,6 +31,7 @@ const SECTIONS: [&str; 11] = [
     "record",
     "proxy",
     "gateway",
+    "client",
 ];
 
 fn main() {
@@ -106,6 +108,7 @@ fn run_all(root: &std::path::Path, only: &[String]) -> Report {
             "record" => record::section(&mut r),
             "proxy" => proxy::section(&mut r),
             "gateway" => gateway::section(root, &mut r),
+            "client" => client::section(root, &mut r),
             _ => {}
         }
     }

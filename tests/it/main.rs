@@ -8,6 +8,7 @@ mod case_format;
 mod catalogue;
 mod chunking;
 mod cli;
+mod client_docs;
 mod client_mutants;
 mod corpus;
 mod gateway_compare;
