@@ -128,6 +128,14 @@ pub(crate) const NAMED: &[(&str, &str, Apply)] = &[
             s.stream_shape = Some(StreamShape::SameChunk);
         },
     ),
+    (
+        "shared_index",
+        "streamed (Chat): two parallel calls one after another at index 0, told apart by their ids",
+        |s, a| {
+            parallel(s, a);
+            s.stream_shape = Some(StreamShape::SharedIndex);
+        },
+    ),
 ];
 
 fn generated(schema: &Value) -> Map<String, Value> {

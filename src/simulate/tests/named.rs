@@ -169,3 +169,21 @@ fn an_unknown_name_is_a_400_naming_the_known_ones() {
         Some(1)
     );
 }
+
+#[test]
+fn shared_index_streams_two_chat_calls_at_index_zero() {
+    let resp = answer(
+        &picked(P::Chat, true, "shared_index", true),
+        &Scenario::default(),
+    );
+    ok(&resp, "chat shared_index");
+    let events = super::support::sse_data(&resp.body.bytes());
+    let deltas: Vec<&Value> = (events.iter())
+        .filter_map(|e| e["choices"][0]["delta"]["tool_calls"].as_array())
+        .flatten()
+        .collect();
+    assert!(deltas.iter().all(|d| d["index"] == 0), "{deltas:?}");
+    let ids: Vec<&str> = deltas.iter().filter_map(|d| d["id"].as_str()).collect();
+    assert_eq!(ids.len(), 2, "{deltas:?}");
+    assert_ne!(ids[0], ids[1]);
+}
