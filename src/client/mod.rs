@@ -16,6 +16,9 @@ mod render;
 mod run;
 mod skeleton;
 
+#[cfg(test)]
+mod tests;
+
 pub use check::assemble;
 pub use driver::Spec;
 pub use profile::{ClientProfile, ClientRoute, DriverTable, LoadedClient, load_client};
