@@ -56,6 +56,14 @@ pub struct GatewayArgs {
     /// `tests/snapshots/gateway/NAME/`.
     #[arg(long)]
     pub snapshots: bool,
+    /// Print the root causes (failures grouped by side, kind and normalized finding, each with
+    /// its routes, trials and severity) instead of the matrix.
+    #[arg(long, conflicts_with = "report_bug")]
+    pub findings: bool,
+    /// Print root cause ID (from `--findings`) as a ready-to-file Markdown issue: its reproducer
+    /// as curl and JSON, what went upstream, what came back, the expected behaviour.
+    #[arg(long, value_name = "ID")]
+    pub report_bug: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -140,8 +148,9 @@ async fn run_through(
     concurrency: usize,
 ) -> Result<Ran, String> {
     let mut running = None;
+    let base_path = profile.profile.base_path.trim_end_matches('/');
     let url = match url {
-        Some(u) => u.trim_end_matches('/').to_string(),
+        Some(u) => format!("{}{base_path}", u.trim_end_matches('/')),
         None => {
             if tooltape::gateway::ensure_installed(profile)? {
                 eprintln!(
@@ -165,7 +174,7 @@ async fn run_through(
                 r.started_in.as_secs_f64(),
                 r.log.display()
             );
-            let url = r.base_url.clone();
+            let url = format!("{}{base_path}", r.base_url);
             running = Some(r);
             url
         }
@@ -258,7 +267,29 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
             return exit::ERROR;
         }
     };
-    print_results(&profile, &results, a.format);
+    let causes = tooltape::gateway::causes(&profile, &results);
+    if let Some(id) = &a.report_bug {
+        let Some(c) = causes.iter().find(|c| &c.id == id) else {
+            eprintln!(
+                "gateway {}: no root cause `{id}` in this run; `tooltape gateway {} --findings` lists them",
+                profile.name, profile.name
+            );
+            return exit::ERROR;
+        };
+        out!(
+            "{}",
+            tooltape::gateway::report_bug(&profile.name, &profile.profile.description, c)
+        );
+        return exit::OK;
+    }
+    if a.findings {
+        out!(
+            "{}",
+            tooltape::gateway::causes_terminal(&causes, results.len())
+        );
+    } else {
+        print_results(&profile, &results, &causes, a.format);
+    }
     if exited.is_some() {
         if let Some(path) = &a.md_out {
             eprintln!(
@@ -269,7 +300,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         return exit::FAILED;
     }
     if let Some(path) = &a.md_out {
-        let md = tooltape::gateway::markdown(&profile.name, &profile.profile.description, &results);
+        let md = document(&profile, &results, &causes);
         if let Err(e) = std::fs::write(path, md) {
             eprintln!("cannot write {}: {e}", path.display());
             return exit::ERROR;
@@ -283,7 +314,11 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         }
         eprintln!("{} snapshots in {}", results.len(), dir.display());
     }
-    let unexpected = results.iter().filter(|r| !r.cell.expected()).count();
+    let stale = tooltape::gateway::stale_causes(&profile, &results);
+    for m in &stale {
+        eprintln!("{m}");
+    }
+    let unexpected = results.iter().filter(|r| !r.cell.expected()).count() + stale.len();
     // Not one trial the client could send got an answer.
     let all_broken = results.iter().any(|r| matches!(r.cell, Cell::Broken(_)))
         && (results.iter()).all(|r| matches!(r.cell, Cell::Broken(_) | Cell::NotApplicable(_)));
@@ -470,23 +505,42 @@ fn write_snapshots(dir: &Path, results: &[TrialResult]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The generated document: the root causes lead, the matrix follows.
+fn document(
+    profile: &tooltape::gateway::LoadedProfile,
+    results: &[TrialResult],
+    causes: &[tooltape::gateway::RootCause],
+) -> String {
+    let md = tooltape::gateway::markdown(&profile.name, &profile.profile.description, results);
+    let leading = tooltape::gateway::causes_markdown(causes, results.len());
+    // After the title, description, provenance and summary paragraphs: before the matrix.
+    match md.find("\n| trial |") {
+        Some(i) => format!("{}\n{leading}## Trial matrix\n{}", &md[..i], &md[i..]),
+        None => format!("{md}\n{leading}"),
+    }
+}
+
 fn print_results(
     profile: &tooltape::gateway::LoadedProfile,
     results: &[TrialResult],
+    causes: &[tooltape::gateway::RootCause],
     format: GatewayFormat,
 ) {
     match format {
         GatewayFormat::Terminal => {
             out!("{}", tooltape::gateway::terminal(results));
         }
-        GatewayFormat::Md => out!(
-            "{}",
-            tooltape::gateway::markdown(&profile.name, &profile.profile.description, results)
-        ),
+        GatewayFormat::Md => out!("{}", document(profile, results, causes)),
         GatewayFormat::Html => outln!("{}", tooltape::gateway::html(&profile.name, results)),
         GatewayFormat::Json => outln!(
             "{}",
-            serde_json::to_string_pretty(results).unwrap_or_default()
+            serde_json::to_string_pretty(&serde_json::json!({
+                "gateway": profile.name,
+                "summary": tooltape::gateway::summary(results),
+                "causes": causes,
+                "trials": results,
+            }))
+            .unwrap_or_default()
         ),
         GatewayFormat::Junit => out!(
             "{}",
