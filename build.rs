@@ -38,10 +38,12 @@ fn main() {
             .iter()
             .map(|c| c.to_string_lossy().into_owned())
             .collect();
+        // Through CARGO_MANIFEST_DIR, not this run's absolute path: Cargo's build-script output
+        // is shared by a checkout moved or copied onto the same target folder.
         src.push_str(&format!(
-            "    ({:?}, include_str!({:?})),\n",
+            "    ({:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), {:?}))),\n",
             rel.join("/"),
-            p.display().to_string()
+            format!("/cases/{}", rel.join("/"))
         ));
     }
     src.push_str("]\n");
