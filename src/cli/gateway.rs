@@ -3,17 +3,19 @@
 //! `tooltape gateway compare A B …`: the same trials through several gateways in one run, side
 //! by side (conformance, added latency, first tool-call delta, memory).
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use clap::{Args, Subcommand, ValueEnum};
 
+use super::cases::discover;
 use super::exit;
 use tooltape::{
-    Case, discover, gateway::COMPARE_BEGIN, gateway::COMPARE_END, gateway::Cell,
-    gateway::CompareMeta, gateway::GatewayRun, gateway::GatewayTrial, gateway::TrialResult,
-    gateway::Upstream, gateway::compare_markdown, gateway::compare_row, gateway::compare_terminal,
+    Case, gateway::COMPARE_BEGIN, gateway::COMPARE_END, gateway::Cell, gateway::CompareMeta,
+    gateway::GatewayRun, gateway::GatewayTrial, gateway::TrialResult, gateway::Upstream,
+    gateway::compare_markdown, gateway::compare_row, gateway::compare_terminal,
     gateway::machine_note, runtime,
 };
 
@@ -23,6 +25,8 @@ pub enum GatewayFormat {
     Md,
     Html,
     Json,
+    /// JUnit XML: one test case per trial; known failures skipped with their reason.
+    Junit,
 }
 
 #[derive(Args, Debug)]
@@ -38,6 +42,11 @@ pub struct GatewayArgs {
     /// A gateway that is already running: only the profile's routes and headers are used.
     #[arg(long)]
     pub url: Option<String>,
+    /// Where the recording upstream listens (`HOST:PORT`, or a port on 127.0.0.1): the address
+    /// the gateway's own config points its providers at (`tooltape init gateway` prints the base
+    /// URLs). Default: any free port on 127.0.0.1, handed to a gateway this run starts.
+    #[arg(long, value_name = "ADDR", value_parser = listen_addr)]
+    pub upstream_listen: Option<SocketAddr>,
     #[arg(long, value_enum, default_value = "terminal")]
     pub format: GatewayFormat,
     /// Also write the Markdown matrix here (`docs/gateways/NAME.md`).
@@ -107,6 +116,26 @@ pub(super) fn cases(root: &Path) -> (Vec<Arc<Case>>, usize) {
     }
     let unloadable = discovery.broken.len() + usize::from(discovery.incomplete);
     (tooltape::gateway::cases_of(&discovery), unloadable)
+}
+
+/// `--upstream-listen`: `HOST:PORT`, or a bare port on 127.0.0.1.
+pub fn listen_addr(s: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = s.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    s.parse().map_err(|_| {
+        format!("`{s}` is not an address: give HOST:PORT (127.0.0.1:8790, [::1]:8790) or a port")
+    })
+}
+
+/// Why the recording upstream could not start, and what to do.
+fn upstream_error(addr: Option<SocketAddr>, e: &std::io::Error) -> String {
+    match addr {
+        Some(addr) => format!(
+            "cannot listen on {addr} for the recording upstream: {e} (stop what holds the port, or give the gateway's config another address and pass it to --upstream-listen)"
+        ),
+        None => format!("cannot start the upstream: {e}"),
+    }
 }
 
 /// Installs and starts the gateway (unless `url` names a running one), runs the trials through
@@ -213,10 +242,15 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
     let rt = runtime();
     let outcome = rt.block_on(async {
         let upstream = Arc::new(
-            Upstream::start()
-                .await
-                .map_err(|e| format!("cannot start the upstream: {e}"))?,
+            match a.upstream_listen {
+                None => Upstream::start().await,
+                Some(addr) => Upstream::start_on(addr).await,
+            }
+            .map_err(|e| upstream_error(a.upstream_listen, &e))?,
         );
+        if a.upstream_listen.is_some() {
+            eprintln!("recording upstream listening on {}", upstream.base_url());
+        }
         let concurrency = profile.profile.concurrency;
         run_through(&profile, &upstream, a.url.as_deref(), trials, concurrency).await
     });
@@ -285,10 +319,10 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         eprintln!("{m}");
     }
     let unexpected = results.iter().filter(|r| !r.cell.expected()).count() + stale.len();
-    if unexpected > 0
-        && results.iter().all(|r| matches!(r.cell, Cell::Broken(_)))
-        && let Some(t) = tail
-    {
+    // Not one trial the client could send got an answer.
+    let all_broken = results.iter().any(|r| matches!(r.cell, Cell::Broken(_)))
+        && (results.iter()).all(|r| matches!(r.cell, Cell::Broken(_) | Cell::NotApplicable(_)));
+    if all_broken && let Some(t) = &tail {
         eprintln!("every trial broke; last lines of the gateway's log:\n{t}");
     }
     eprintln!(
@@ -299,6 +333,14 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
             .map(|k| format!(", gateway peak memory {:.0} MiB", k as f64 / 1024.0))
             .unwrap_or_default()
     );
+    if all_broken {
+        // Not one answer: the gateway could not be used (down, wrong URL or key): a broken
+        // run, not a finding.
+        eprintln!(
+            "every trial broke: the gateway could not be used (is it running at the URL, with the profile's headers?)"
+        );
+        return exit::ERROR;
+    }
     if unloadable > 0 {
         eprintln!(
             "{unloadable} case file(s) could not be loaded (above): the suite did not fully run"
@@ -499,6 +541,15 @@ fn print_results(
                 "trials": results,
             }))
             .unwrap_or_default()
+        ),
+        GatewayFormat::Junit => out!(
+            "{}",
+            tooltape::gateway::junit(
+                "gateway",
+                &profile.name,
+                &tooltape::clock::utc_iso(SystemTime::now()),
+                results
+            )
         ),
     }
     // Machine formats are one document on stdout; the summary line is the terminal's or stderr's.

@@ -6,7 +6,8 @@
 //! to install, start and route a gateway; `process` owns its lifecycle; `render` prints the
 //! matrix; `snapshot` writes one trial as readable YAML; `compare` puts several gateways' runs
 //! side by side (timing paired per request, memory from `memory`). `cause` groups a run's
-//! failures into root causes; `reproduce` writes each as a reproducer and an issue.
+//! failures into root causes; `reproduce` writes each as a reproducer and an issue; `skeleton`
+//! is the commented profile `tooltape init gateway` writes.
 
 mod cause;
 mod check;
@@ -19,6 +20,7 @@ mod profile;
 mod render;
 mod reproduce;
 mod run;
+mod skeleton;
 mod snapshot;
 mod suite;
 mod upstream;
@@ -40,12 +42,13 @@ pub(crate) use check::{Finding, FindingKind, Side, broken};
 pub use profile::{
     Install, KnownEntry, LoadedProfile, Route, Verdict, fill, install_cache, load_profile,
 };
-pub use render::{html, markdown, summary, terminal};
+pub use render::{html, junit, markdown, summary, terminal};
 pub use reproduce::{
     RootCause, causes, markdown as causes_markdown, report_bug, terminal as causes_terminal,
 };
 pub(crate) use run::Slot;
 pub use run::run_all;
+pub use skeleton::{DEFAULT_UPSTREAM, base_urls, skeleton};
 pub use snapshot::{snapshot, snapshot_name};
 pub use suite::{Cell, GatewayTrial, RequestTiming, TrialResult, cases_of, stale_causes, trials};
 pub(crate) use suite::{apply_known_failure, cross_mode};

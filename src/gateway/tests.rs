@@ -428,6 +428,36 @@ fn known_failures_apply_and_a_pass_fails_unless_flaky() {
     );
 }
 
+#[test]
+fn the_init_skeleton_loads_as_a_profile_and_names_the_base_urls() {
+    let dir = std::env::temp_dir().join(format!("tooltape-skeleton-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let addr: std::net::SocketAddr = "127.0.0.1:8790".parse().unwrap();
+    let path = dir.join("acme.toml");
+    let text = super::skeleton("acme", "acme.toml", addr);
+    std::fs::write(&path, &text).unwrap();
+    let loaded = super::load_profile(&dir, path.to_str().unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let routes: Vec<String> = loaded.routes().iter().map(super::Route::name).collect();
+    assert_eq!(
+        routes,
+        [
+            "chat→openai-chat",
+            "responses→openai-responses",
+            "messages→anthropic",
+            "generate-content→gemini"
+        ]
+    );
+    assert!(loaded.profile.known_failure.is_empty() && loaded.profile.start.is_none());
+    for (p, url) in super::base_urls(addr) {
+        assert!(text.contains(&url), "{p}: {url}");
+    }
+    assert!(text.contains("tooltape gateway acme.toml --url"));
+    let urls: std::collections::BTreeMap<_, _> = super::base_urls(addr).into_iter().collect();
+    assert_eq!(urls[&Provider::OpenaiChat], "http://127.0.0.1:8790/v1");
+    assert_eq!(urls[&Provider::Anthropic], "http://127.0.0.1:8790");
+}
+
 /// A continuation delta with `"id": null` and `"name": ""` at a call's index is that call (as a
 /// client appending it reads it); a delta naming another id at the same index is a second call.
 #[test]
