@@ -15,6 +15,7 @@ mod hosted_search;
 mod import_vcr;
 mod loopback_proxy;
 mod proxy;
+mod proxy_hostile;
 mod python;
 mod real_traffic;
 mod recording;

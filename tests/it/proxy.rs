@@ -20,7 +20,7 @@ const INBOUND: [Provider; 4] = [
     Provider::Gemini,
 ];
 
-fn config(sim: &str, extra: &str) -> ProxyConfig {
+pub(super) fn config(sim: &str, extra: &str) -> ProxyConfig {
     let mut toml = String::from("listen = \"127.0.0.1:0\"\nmax_body_bytes = 200000\n");
     for p in Provider::ALL {
         toml.push_str(&format!(
@@ -31,7 +31,7 @@ fn config(sim: &str, extra: &str) -> ProxyConfig {
     ProxyConfig::parse(Path::new("proxy.toml"), &toml).unwrap()
 }
 
-fn weather_request(model: &str, stream: bool) -> ChatRequest {
+pub(super) fn weather_request(model: &str, stream: bool) -> ChatRequest {
     ChatRequest {
         model: model.into(),
         messages: vec![Message::User {
@@ -57,7 +57,7 @@ fn tojson(v: &Value) -> Vec<u8> {
     serde_json::to_vec(v).unwrap()
 }
 
-async fn post(base: &str, inbound: Provider, req: &ChatRequest) -> reqwest::Response {
+pub(super) async fn post(base: &str, inbound: Provider, req: &ChatRequest) -> reqwest::Response {
     let enc = encode(inbound, req).unwrap().request;
     let url = format!("{base}{}", enc.path_and_query());
     reqwest::Client::new()
@@ -487,7 +487,7 @@ async fn responses_to_the_text_protocol_parses_calls_unless_the_choice_is_none()
 
 /// A streamed upstream that writes one SSE comment every 20 ms for ever and reports when its
 /// writes start failing (the peer went away).
-async fn endless_upstream() -> (String, tokio::sync::oneshot::Receiver<usize>) {
+pub(super) async fn endless_upstream() -> (String, tokio::sync::oneshot::Receiver<usize>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
