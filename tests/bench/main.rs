@@ -18,7 +18,7 @@ mod textcall;
 use report::Report;
 
 /// Section names, in run order, as `--only NAME` takes them.
-const SECTIONS: [&str; 11] = [
+const SECTIONS: [&str; 12] = [
     "replay",
     "openai-chat",
     "parse",
@@ -29,6 +29,7 @@ const SECTIONS: [&str; 11] = [
     "schema",
     "record",
     "proxy",
+    "proxy-hostile",
     "gateway",
 ];
 
@@ -105,6 +106,7 @@ fn run_all(root: &std::path::Path, only: &[String]) -> Report {
             "schema" => schema::section(&mut r),
             "record" => record::section(&mut r),
             "proxy" => proxy::section(&mut r),
+            "proxy-hostile" => proxy::hostile_section(&mut r),
             "gateway" => gateway::section(root, &mut r),
             _ => {}
         }
