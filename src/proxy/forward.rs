@@ -39,7 +39,7 @@ pub(super) async fn answer(
             body: br#"{"status":"ok"}"#.to_vec(),
         };
     }
-    let (inbound, neutral) = match decode(shared, method, path, query, bytes) {
+    let (inbound, neutral) = match decode(&shared.config, method, path, query, bytes) {
         Ok(decoded) => decoded,
         Err(answer) => return answer,
     };
@@ -52,8 +52,8 @@ pub(super) async fn answer(
 
 /// Phase 1: the inbound format from the route table, then the body as the neutral request; a
 /// request the client's own API would reject gets that API's 400 and nothing goes upstream.
-fn decode(
-    shared: &Shared,
+pub(super) fn decode(
+    config: &ProxyConfig,
     method: &hyper::Method,
     path: &str,
     query: Option<&str>,
@@ -71,10 +71,10 @@ fn decode(
         ));
     }
     let bytes = bytes.map_err(|e| {
-        let (status, message) = e.answer(&shared.config);
+        let (status, message) = e.answer(config);
         fail(status, &message)
     })?;
-    if let Some(problem) = read::text_problem(&bytes, shared.config.max_json_depth) {
+    if let Some(problem) = read::text_problem(&bytes, config.max_json_depth) {
         return Err(fail(400, &problem));
     }
     let body: Value = serde_json::from_slice(&bytes)

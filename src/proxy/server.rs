@@ -59,6 +59,28 @@ impl Proxy {
         })
     }
 
+    /// The proxy's reading of one request whose body arrived whole, without a server: the
+    /// route table, the limits on the text (UTF-8, nesting), the JSON, the client's own API's
+    /// rejections and the request decoder. `Ok` when it would be routed on; else the status
+    /// and body the client would get (fuzzed: `tests/fuzz`, target `proxy_request`).
+    pub fn read_request(
+        config: &ProxyConfig,
+        method: &str,
+        path: &str,
+        query: Option<&str>,
+        body: &[u8],
+    ) -> Result<(), (u16, Vec<u8>)> {
+        let Ok(method) = hyper::Method::from_bytes(method.as_bytes()) else {
+            return Err((400, b"not an HTTP method".to_vec()));
+        };
+        let bytes = Ok(Bytes::copy_from_slice(body));
+        match forward::decode(config, &method, path, query, bytes) {
+            Ok(_) => Ok(()),
+            Err(Answer::Full { status, body, .. }) => Err((status, body)),
+            Err(Answer::Stream { .. }) => Err((500, Vec::new())),
+        }
+    }
+
     /// `http://127.0.0.1:PORT`.
     pub fn base_url(&self) -> String {
         format!("http://{}", self.addr)

@@ -8,6 +8,7 @@ mod catalogue;
 mod chunking;
 mod cli;
 mod corpus;
+mod fuzz;
 mod gateway_compare;
 mod gateway_docs;
 mod gateway_mutants;
