@@ -9,7 +9,7 @@
 //! neutral types), [`providers`] (the wire
 //! formats, one module each, and the route table), [`schema`], [`textcall`], [`inject`],
 //! [`case`], [`cassette`], [`redact`], [`run`], [`harness`], [`record`], [`simulate`],
-//! [`proxy`], [`gateway`], [`report`], [`drift`], [`status`].
+//! [`proxy`], [`gateway`], [`client`], [`report`], [`drift`], [`status`].
 //!
 //! The library prints nothing: commands, terminal output and progress are the binary's.
 
@@ -20,6 +20,7 @@ pub mod capability;
 pub mod case;
 pub mod cassette;
 mod check;
+pub mod client;
 pub mod clock;
 pub mod drift;
 mod fnv;

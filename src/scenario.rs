@@ -107,6 +107,10 @@ pub enum StreamShape {
     /// Text and every call in one chunk (Chat: one `delta`; Gemini: one candidate's parts;
     /// Anthropic, Responses: every event in one network write).
     SameChunk,
+    /// Chat: parallel calls streamed one after another at one `index` (0), each call's first
+    /// delta carrying its own `id`, as some OpenAI-compatible servers send; a client must tell
+    /// the calls apart by id. Other formats: the default shape.
+    SharedIndex,
 }
 
 /// How a stream fails after its first half.

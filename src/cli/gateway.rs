@@ -89,7 +89,7 @@ struct Ran {
 
 /// The discovered cases (each once), and how many case files could not be loaded (reported
 /// here; a suite with any is not a complete run, so the command cannot succeed).
-fn cases(root: &Path) -> (Vec<Arc<Case>>, usize) {
+pub(super) fn cases(root: &Path) -> (Vec<Arc<Case>>, usize) {
     let discovery = discover(root);
     for (name, e) in &discovery.broken {
         eprintln!("case {name}: {e}");

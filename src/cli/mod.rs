@@ -4,6 +4,7 @@
 #[macro_use]
 mod out;
 
+mod client;
 mod convert;
 mod drift;
 mod exit;
@@ -77,6 +78,8 @@ pub enum Command {
     },
     /// Run the case suite through an LLM gateway (gateways/NAME.toml) and print its matrix.
     Gateway(gateway::GatewayArgs),
+    /// Run the case suite through a client library (clients/NAME.toml) by its driver.
+    Client(client::ClientArgs),
     /// Run the reference gateway on loopback until interrupted: four inbound formats, each model
     /// alias routed to an upstream provider (see `gateways/tooltape.toml`).
     Proxy(proxy::ProxyArgs),
@@ -245,6 +248,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Drift(a) => drift::run(&root, &a),
         Command::Report(a) => report::run(&root, &a),
         Command::Gateway(a) => gateway::run(&root, &a),
+        Command::Client(a) => client::run(&root, &a),
         Command::Schema { action } => {
             let (provider, file, strict) = match &action {
                 SchemaAction::Strict { provider, file } => (provider, file, true),

@@ -169,7 +169,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub(super) fn new(
+    pub(crate) fn new(
         kind: FindingKind,
         severity: Severity,
         side: Side,
@@ -715,7 +715,7 @@ fn finish_kept(inbound: Provider, exp: &Outcome, got: &Outcome, out: &mut Vec<Fi
 
 /// Why an answer that came with a success status is not whole: an error inside the stream, or
 /// a stream that ended before its terminal event.
-pub(super) fn broken(o: &Outcome) -> Option<&'static str> {
+pub(crate) fn broken(o: &Outcome) -> Option<&'static str> {
     if o.error.is_some() {
         Some("error")
     } else if truncated(o) {

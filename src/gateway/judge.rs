@@ -15,7 +15,7 @@ use crate::model::{ChatRequest, DecodeError, Encoded, Outcome, Provider, Severit
 use crate::run::Endpoint;
 
 /// The client's side of a trial, built once: its request in the route's inbound format.
-pub(super) struct Asked {
+pub(crate) struct Asked {
     /// The trial as the inbound format's trial (its expectations are the client's).
     pub base: Trial,
     pub inbound: Provider,
@@ -31,12 +31,12 @@ pub(super) struct Asked {
 }
 
 /// A request and its decoded answer, as the client got them.
-pub(super) type Got = Result<(HttpResponse, Result<Outcome, DecodeError>), String>;
+pub(crate) type Got = Result<(HttpResponse, Result<Outcome, DecodeError>), String>;
 
 /// Nothing went upstream for the first request: for a request invalid in its own API, the
 /// findings on the error the client got; otherwise the cell (the gateway refused: unsupported
 /// on a 4xx, broken on anything else).
-pub(super) fn unsent(
+pub(crate) fn unsent(
     asked: &Asked,
     response: &HttpResponse,
     outcome: &Result<Outcome, DecodeError>,
@@ -80,7 +80,7 @@ fn sent_request(ex: &Exchange) -> HttpRequest {
 }
 
 /// Upstream: what the gateway sent `target` (the API the request's path names), by meaning.
-pub(super) fn upstream(asked: &Asked, ex: &Exchange, target: Provider) -> Vec<Finding> {
+pub(crate) fn upstream(asked: &Asked, ex: &Exchange, target: Provider) -> Vec<Finding> {
     let sent = sent_request(ex);
     let mut findings = Vec::new();
     // What the client sent, as sent (its strict flags and sanitized schemas included): the
@@ -194,7 +194,7 @@ fn refused(asked: &Asked, ex: &Exchange, target: Provider, sent_body: &Value) ->
 }
 
 /// Downstream: what the client got, against what upstream answered.
-pub(super) fn downstream(
+pub(crate) fn downstream(
     asked: &Asked,
     ex: &Exchange,
     target: Provider,
@@ -225,7 +225,7 @@ pub(super) fn downstream(
 /// What upstream answered, decoded. The client reads its answer as `inbound` (its decoder
 /// drops a null the strict rewrite of its own request added for an optional property), so the
 /// expected outcome gets the same reading: a transparent gateway's answer, as the client sees it.
-fn upstream_outcome(
+pub(crate) fn upstream_outcome(
     target: Provider,
     inbound: Provider,
     req: &ChatRequest,
@@ -244,7 +244,7 @@ fn upstream_outcome(
 }
 
 /// The first answer the rounds go on from: a success without an error, to a valid request.
-pub(super) fn continues<'a>(
+pub(crate) fn continues<'a>(
     asked: &Asked,
     response: &HttpResponse,
     outcome: &'a Result<Outcome, DecodeError>,
@@ -257,7 +257,7 @@ pub(super) fn continues<'a>(
 
 /// Round `n`'s judgement, and whether the rounds go on. `request` is the round's request as the
 /// client encoded it, `ex` the last exchange it caused upstream, `got` what the client got.
-pub(super) fn round(
+pub(crate) fn round(
     n: usize,
     asked: &Asked,
     next: &ChatRequest,
@@ -367,7 +367,7 @@ fn round_answer(n: usize, got: &Got, upstream: Option<u16>) -> Vec<Finding> {
 }
 
 /// The cell of a trial's findings (sorted, most severe first): the first non-cosmetic one fails.
-pub(super) fn cell_of(findings: &mut [Finding]) -> Cell {
+pub(crate) fn cell_of(findings: &mut [Finding]) -> Cell {
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     match findings.iter().find(|f| f.severity != Severity::Cosmetic) {
         Some(first) => Cell::Fail(format!("{}: {}", first.side, first.message)),
@@ -379,7 +379,7 @@ pub(super) fn cell_of(findings: &mut [Finding]) -> Cell {
 /// the client's own fault: the case expects a 4xx for that format and the format's API rejects
 /// the request's own content (an invalid tool, a result answering no call), by the simulator's
 /// rules. Errors the scenario provokes upstream come with valid requests and are not this.
-pub(super) fn client_fault(trial: &Trial, body: &Value) -> bool {
+pub(crate) fn client_fault(trial: &Trial, body: &Value) -> bool {
     trial.expectations().iter().any(|e| {
         e.get_ref()
             .error_status
@@ -413,7 +413,7 @@ fn clip(s: &str) -> String {
 /// The provider a request to `path` was sent to, by the one route table (a gateway may bridge
 /// to another API of the same vendor). The text protocol travels over a Chat Completions path:
 /// a chat request to a text-protocol route is judged as the text protocol.
-pub(super) fn target_of_path(path: &str, target: Provider) -> Provider {
+pub(crate) fn target_of_path(path: &str, target: Provider) -> Provider {
     let routed = crate::providers::route("POST", path, &Default::default()).map(|r| r.provider);
     match routed {
         Some(Provider::OpenaiChat) if target == Provider::TextProtocol => target,

@@ -10,7 +10,7 @@
 mod check;
 mod compare;
 mod events;
-mod judge;
+pub(crate) mod judge;
 mod memory;
 mod process;
 mod profile;
@@ -29,10 +29,15 @@ pub use compare::{
     terminal as compare_terminal, version,
 };
 pub use memory::{PeakSampler, machine_note};
-pub use process::{ensure_installed, start};
-pub use profile::{LoadedProfile, Route, load_profile};
+pub(crate) use process::tail;
+pub use process::{ensure_installed, install_into, start};
+
+pub(crate) use check::{Finding, FindingKind, Side, broken};
+pub use profile::{Install, LoadedProfile, Route, fill, install_cache, load_profile};
 pub use render::{html, markdown, summary, terminal};
+pub(crate) use run::Slot;
 pub use run::run_all;
 pub use snapshot::{snapshot, snapshot_name};
 pub use suite::{Cell, GatewayTrial, RequestTiming, TrialResult, cases_of, trials};
+pub(crate) use suite::{apply_known_failure, cross_mode};
 pub use upstream::Upstream;

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::profile::{LoadedProfile, fill};
+use super::profile::{Install, LoadedProfile, fill};
 
 /// A gateway this process started; dropping it stops its process group.
 pub struct Running {
@@ -19,14 +19,19 @@ pub struct Running {
     pub started_in: Duration,
 }
 
-/// Installs the profile's pinned version when its check path is missing. The install runs in a
-/// `.partial` folder renamed into place only on success, so a failed install is never taken as
-/// installed. Returns whether it installed.
+/// Installs the profile's pinned version when its check path is missing; a failed install is
+/// never taken as installed (the check path decides, and the command runs again next time).
+/// Returns whether it installed.
 pub fn ensure_installed(profile: &LoadedProfile) -> Result<bool, String> {
     let Some(install) = &profile.profile.install else {
         return Ok(false);
     };
-    let dir = profile.install_dir();
+    install_into(&profile.name, &profile.install_dir(), install)
+}
+
+/// Runs `install`'s command in `dir` unless its check path exists there; whether it ran.
+pub fn install_into(name: &str, dir: &Path, install: &Install) -> Result<bool, String> {
+    let dir = dir.to_path_buf();
     if dir.join(&install.check).exists() {
         return Ok(false);
     }
@@ -47,7 +52,7 @@ pub fn ensure_installed(profile: &LoadedProfile) -> Result<bool, String> {
     if !status.success() || !dir.join(&install.check).exists() {
         return Err(format!(
             "installing {} into {} failed ({status}); {} not found. Last lines of {}:\n{}",
-            profile.name,
+            name,
             dir.display(),
             install.check,
             log.display(),
@@ -214,7 +219,7 @@ impl Drop for Running {
 }
 
 /// The last `lines` lines of a file (reads at most the last 64 KiB).
-pub(super) fn tail(path: &Path, lines: usize) -> String {
+pub(crate) fn tail(path: &Path, lines: usize) -> String {
     let Ok(mut f) = File::open(path) else {
         return format!("({} not readable)", path.display());
     };

@@ -93,12 +93,19 @@ pub struct Route {
     /// Extra headers for this route's requests (`{{upstream}}` filled).
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// A name of its own (client mode's routes are named by the wire format the library speaks,
+    /// or by the profile); not written in gateway profiles.
+    #[serde(skip)]
+    pub label: Option<String>,
 }
 
 impl Route {
-    /// `chat→anthropic`.
+    /// `chat→anthropic` (or the route's own label).
     pub fn name(&self) -> String {
-        format!("{}→{}", inbound_slug(self.inbound), self.upstream.slug())
+        match &self.label {
+            Some(l) => l.clone(),
+            None => format!("{}→{}", inbound_slug(self.inbound), self.upstream.slug()),
+        }
     }
 }
 
@@ -167,19 +174,23 @@ impl LoadedProfile {
 
     /// The install folder: `$XDG_CACHE_HOME/tooltape/gateways/NAME-VERSION` (else `~/.cache`).
     pub fn install_dir(&self) -> PathBuf {
-        let cache = std::env::var_os("TOOLTAPE_GATEWAY_CACHE")
-            .map(PathBuf::from)
-            .or_else(|| {
-                std::env::var_os("XDG_CACHE_HOME")
-                    .map(|c| PathBuf::from(c).join("tooltape/gateways"))
-            })
-            .or_else(|| {
-                std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/tooltape/gateways"))
-            })
-            .unwrap_or_else(|| std::env::temp_dir().join("tooltape-gateways"));
         let version = self.profile.version.as_deref().unwrap_or("unversioned");
-        cache.join(format!("{}-{version}", self.name))
+        install_cache().join(format!("{}-{version}", self.name))
     }
+}
+
+/// Where pinned installs of gateways and client libraries go, outside the repository:
+/// `$TOOLTAPE_GATEWAY_CACHE`, else `$XDG_CACHE_HOME/tooltape/gateways`, else `~/.cache/…`.
+pub fn install_cache() -> PathBuf {
+    std::env::var_os("TOOLTAPE_GATEWAY_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("XDG_CACHE_HOME").map(|c| PathBuf::from(c).join("tooltape/gateways"))
+        })
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/tooltape/gateways"))
+        })
+        .unwrap_or_else(|| std::env::temp_dir().join("tooltape-gateways"))
 }
 
 /// Reads `gateways/NAME.toml` (or any path ending in `.toml`).
@@ -220,7 +231,7 @@ pub fn load_profile(root: &Path, name: &str) -> Result<LoadedProfile, Located> {
 }
 
 /// Fills `{{key}}` placeholders.
-pub(super) fn fill(template: &str, values: &[(&str, &str)]) -> String {
+pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = template.to_string();
     for (k, v) in values {
         out = out.replace(&format!("{{{{{k}}}}}"), v);

@@ -22,10 +22,10 @@ use crate::scenario::Scenario;
 
 /// The recording upstream's slot for one trial's prompt: what the gateway sent upstream while
 /// the trial's request was in flight.
-struct Slot<'a> {
-    upstream: &'a Upstream,
-    prompt: String,
-    scenario: &'a Scenario,
+pub(crate) struct Slot<'a> {
+    pub upstream: &'a Upstream,
+    pub prompt: String,
+    pub scenario: &'a Scenario,
 }
 
 impl Watch for Slot<'_> {

@@ -50,7 +50,7 @@ impl GatewayTrial {
         )
     }
 
-    pub(super) fn prompt(&self) -> String {
+    pub(crate) fn prompt(&self) -> String {
         self.case
             .file
             .messages
@@ -203,13 +203,23 @@ impl RequestTiming {
 /// fails until the entry is removed, unless the entry is `flaky` (the gateway fails it only
 /// sometimes).
 pub(super) fn apply_known(profile: &LoadedProfile, r: &mut TrialResult) {
-    let Some(k) = profile.known_failure(&r.key) else {
+    let known = profile
+        .known_failure(&r.key)
+        .map(|k| (k.get_ref(), profile.locate(k.span())));
+    apply_known_failure(known, r);
+}
+
+/// The known-failure rules for the entry `known` (with its `path:line:col`) that matches `r`.
+pub(crate) fn apply_known_failure(
+    known: Option<(&crate::case::KnownFailure, String)>,
+    r: &mut TrialResult,
+) {
+    let Some((k, at)) = known else {
         return;
     };
-    let at = profile.locate(k.span());
     match &r.cell {
-        Cell::Fail(_) | Cell::Broken(_) => r.cell = Cell::Known(k.get_ref().reason.clone()),
-        Cell::Pass if !k.get_ref().flaky => {
+        Cell::Fail(_) | Cell::Broken(_) => r.cell = Cell::Known(k.reason.clone()),
+        Cell::Pass if !k.flaky => {
             r.cell = Cell::Fail(format!("{at}: known failure now passes: remove it"));
         }
         _ => {}
@@ -217,7 +227,7 @@ pub(super) fn apply_known(profile: &LoadedProfile, r: &mut TrialResult) {
 }
 
 /// Stream and buffered agree: the stream trial of a (case, route, choice) makes the same calls.
-pub(super) fn cross_mode(results: &mut [TrialResult]) {
+pub(crate) fn cross_mode(results: &mut [TrialResult]) {
     let mut buffered: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for r in results.iter() {
         if let (Some(stem), Some(o)) = (r.key.strip_suffix("::buffered"), &r.downstream_outcome)

@@ -54,9 +54,9 @@ impl Watch for () {
 /// A request's answer: the HTTP response, the decoded outcome and when it completed.
 pub(crate) type Answer = Result<(HttpResponse, Result<Outcome, DecodeError>, Timing), String>;
 
-/// One exchange, sent and answered.
-pub(crate) struct Sent<S> {
-    pub answer: Answer,
+/// One exchange (or driver step), sent and answered.
+pub(crate) struct Sent<S, A = Answer> {
+    pub answer: A,
     /// What the watch saw (gateway mode: the upstream exchanges the request caused).
     pub seen: S,
     /// Open → close: time spent waiting on the far side, not tooltape's own.
@@ -74,9 +74,22 @@ pub(crate) async fn exchange<W: Watch>(
     request: &HttpRequest,
     watch: &W,
 ) -> Sent<W::Seen> {
+    watched(
+        watch,
+        send_timed(client, endpoint, provider, neutral, request),
+    )
+    .await
+}
+
+/// The watch around one step that makes requests: an HTTP exchange (`exchange`), or a client
+/// library's call made through its driver (client mode). The step's whole time is a wait.
+pub(crate) async fn watched<W: Watch, T>(
+    watch: &W,
+    step: impl std::future::Future<Output = T>,
+) -> Sent<W::Seen, T> {
     watch.open();
     let t0 = Instant::now();
-    let answer = send_timed(client, endpoint, provider, neutral, request).await;
+    let answer = step.await;
     let seen = watch.close();
     Sent {
         answer,

@@ -8,7 +8,7 @@ mod transport;
 mod trial;
 
 pub use exchange::{ExchangeRun, TrialRun};
-pub(crate) use exchange::{OwnTime, Watch, exchange};
+pub(crate) use exchange::{OwnTime, Watch, exchange, watched};
 pub use hosted::{SupportCache, Telemetry};
 pub(crate) use hosted::{fallback_step, falls_back, set_variant, telemetry, trial_telemetry};
 pub(crate) use transport::Timing;

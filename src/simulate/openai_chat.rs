@@ -405,9 +405,15 @@ pub(crate) fn render_out<'a>(ctx: &Ctx<'a>, ask: &Ask, out: &'a ChatOut) -> SimR
         }
         _ => {
             for (i, (call_id, name, args)) in out.calls.iter().enumerate() {
-                chunks.push(chunk(delta(head(i, call_id, name, ""), Value::Null), None));
+                // SharedIndex: every call at index 0, told apart by the id of its first delta.
+                let at = if shape == Some(StreamShape::SharedIndex) {
+                    0
+                } else {
+                    i
+                };
+                chunks.push(chunk(delta(head(at, call_id, name, ""), Value::Null), None));
                 for f in pieces(i, args).into_iter().filter(|f| !f.is_empty()) {
-                    chunks.push(chunk(delta(arg_delta(i, f), Value::Null), None));
+                    chunks.push(chunk(delta(arg_delta(at, f), Value::Null), None));
                 }
             }
         }

@@ -93,6 +93,11 @@ impl State {
                 }
             },
         };
+        // A delta naming another id than the call found at its index starts (or resumes) the
+        // call of that id: servers that stream parallel calls at one index tell them apart so.
+        let found = found
+            .filter(|&k| id.is_none_or(|id| self.calls[k].id.is_empty() || self.calls[k].id == id))
+            .or_else(|| id.and_then(|id| self.calls.iter().position(|c| c.id == id)));
         found.unwrap_or_else(|| {
             if let Some(i) = d.index {
                 self.max_index = Some(self.max_index.map_or(i, |m| m.max(i)));

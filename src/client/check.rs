@@ -1,0 +1,343 @@
+//! What the caller got from the library, judged against what upstream answered: every call
+//! (name, id, arguments that parse), in the library's accumulated result and in the chunks it
+//! yielded while streaming; errors surfaced, finish, text and usage kept. Pure functions.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::protocol::{DriverCall, DriverChunk, DriverResult, finish_of};
+use crate::gateway::{Finding, FindingKind, Side};
+use crate::model::{Finish, Outcome, Provider, Severity};
+
+fn f(severity: Severity, message: impl Into<String>) -> Finding {
+    Finding::new(FindingKind::Answer, severity, Side::Downstream, message)
+}
+
+fn clip(s: &str) -> String {
+    let c: String = s.chars().take(160).collect();
+    if c.len() < s.len() {
+        format!("{c}…")
+    } else {
+        c
+    }
+}
+
+/// The library's result against upstream's answer (`expected`, decoded; `None` when it did not
+/// decode), `up_status` its HTTP status; `broken`: upstream's stream failed or was cut.
+pub(crate) fn downstream(
+    api: Provider,
+    got: &DriverResult,
+    up_status: u16,
+    expected: Option<&Outcome>,
+    broken: Option<&str>,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if up_status >= 400 || broken.is_some() {
+        if got.error.is_none() {
+            let why = broken.map_or_else(
+                || format!("upstream {up_status}"),
+                |b| format!("upstream's stream {b}"),
+            );
+            out.push(f(
+                Severity::Breaking,
+                format!("{why} handed to the caller as a success, with no error"),
+            ));
+        }
+        return out;
+    }
+    if let Some(e) = &got.error {
+        out.push(f(
+            Severity::Breaking,
+            format!(
+                "the library raised {} on an upstream success: {}",
+                if e.kind.is_empty() {
+                    "an error"
+                } else {
+                    &e.kind
+                },
+                clip(&e.message)
+            ),
+        ));
+        return out;
+    }
+    let Some(exp) = expected else {
+        return out;
+    };
+    calls(api, "", &got.calls, exp, &mut out);
+    if let Some(chunks) = &got.chunks {
+        yielded(api, chunks, exp, &mut out);
+    }
+    finish(got, exp, &mut out);
+    let norm = |t: Option<&str>| {
+        t.map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+    };
+    if norm(exp.text.as_deref()) != norm(got.text.as_deref()) {
+        out.push(f(
+            Severity::Behaviour,
+            format!(
+                "text changed: {:?} → {:?}",
+                norm(exp.text.as_deref()).map(|t| clip(&t)),
+                norm(got.text.as_deref()).map(|t| clip(&t))
+            ),
+        ));
+    }
+    if exp
+        .usage
+        .as_ref()
+        .is_some_and(|u| u.output_tokens.is_some())
+        && got.usage.as_ref().is_none_or(|u| u.output_tokens.is_none())
+    {
+        out.push(f(Severity::Cosmetic, "usage not handed to the caller"));
+    }
+    out
+}
+
+/// The calls handed over (`what`: "" for the accumulated result, "in the chunks " for the
+/// streamed ones) are upstream's: names in order, arguments that parse as the same JSON, ids.
+fn calls(api: Provider, what: &str, got: &[DriverCall], exp: &Outcome, out: &mut Vec<Finding>) {
+    let en: Vec<&str> = exp.tool_calls.iter().map(|c| c.name.as_str()).collect();
+    let gn: Vec<&str> = got
+        .iter()
+        .map(|c| c.name.as_deref().unwrap_or(""))
+        .collect();
+    if en != gn {
+        out.push(f(
+            Severity::Breaking,
+            format!(
+                "calls [{}] handed over {what}as [{}]",
+                en.join(", "),
+                gn.join(", ")
+            ),
+        ));
+        return;
+    }
+    for (e, g) in exp.tool_calls.iter().zip(got) {
+        match g.parsed_arguments() {
+            Err(raw) => out.push(f(
+                Severity::Breaking,
+                format!(
+                    "arguments of {} {what}do not parse as JSON: {}",
+                    e.name,
+                    clip(&raw)
+                ),
+            )),
+            Ok(a) if a != e.arguments => out.push(f(
+                Severity::Breaking,
+                format!(
+                    "arguments of {} changed {what}: {} → {}",
+                    e.name,
+                    clip(&e.arguments.to_string()),
+                    clip(&a.to_string())
+                ),
+            )),
+            Ok(_) => {}
+        }
+    }
+    // Gemini's calls and the text protocol's carry no ids on the wire: a library makes its own
+    // or none.
+    if matches!(api, Provider::Gemini | Provider::TextProtocol) {
+        return;
+    }
+    let mut ids = BTreeSet::new();
+    for (e, g) in exp.tool_calls.iter().zip(got) {
+        match g.id.as_deref().filter(|i| !i.is_empty()) {
+            None => out.push(f(
+                Severity::Breaking,
+                format!("call {} handed over {what}without its id {}", e.name, e.id),
+            )),
+            Some(id) if !ids.insert(id) => out.push(f(
+                Severity::Breaking,
+                format!("call id {id} repeated {what}"),
+            )),
+            Some(id) if id != e.id => out.push(f(
+                Severity::Behaviour,
+                format!("call id {} handed over {what}as {id}", e.id),
+            )),
+            Some(_) => {}
+        }
+    }
+}
+
+/// Streamed: the chunks the library yielded carry every call upstream made.
+fn yielded(api: Provider, chunks: &[DriverChunk], exp: &Outcome, out: &mut Vec<Finding>) {
+    if exp.tool_calls.is_empty() {
+        return;
+    }
+    if chunks.iter().all(|c| c.calls.is_empty()) {
+        out.push(f(
+            Severity::Breaking,
+            format!(
+                "streamed calls never yielded: upstream sent {} call(s), none in the {} chunk(s) the library yielded",
+                exp.tool_calls.len(),
+                chunks.len()
+            ),
+        ));
+        return;
+    }
+    let assembled = assemble(chunks);
+    calls(api, "in the chunks ", &assembled, exp, out);
+}
+
+/// The calls of a chunk sequence, accumulated as a caller would: a fragment joins the call of
+/// its id, else of its index, else the last call; a new id or index starts a call. String
+/// arguments are concatenated, an object replaces what came before.
+pub fn assemble(chunks: &[DriverChunk]) -> Vec<DriverCall> {
+    let mut calls: Vec<DriverCall> = Vec::new();
+    for d in chunks.iter().flat_map(|c| &c.calls) {
+        let id = d.id.as_deref().filter(|i| !i.is_empty());
+        let at = match (id, d.index) {
+            (Some(id), _) => calls.iter().position(|c| c.id.as_deref() == Some(id)),
+            (None, Some(i)) => calls.iter().rposition(|c| c.index == Some(i)),
+            (None, None) => (!calls.is_empty() && d.name.is_none()).then(|| calls.len() - 1),
+        };
+        let k = at.unwrap_or_else(|| {
+            calls.push(DriverCall {
+                index: d.index,
+                ..Default::default()
+            });
+            calls.len() - 1
+        });
+        let c = &mut calls[k];
+        if let Some(id) = id {
+            c.id = Some(id.to_string());
+        }
+        if let Some(n) = d.name.as_deref().filter(|n| !n.is_empty()) {
+            c.name = Some(n.to_string());
+        }
+        match (&mut c.arguments, &d.arguments) {
+            (_, None) => {}
+            (Some(Value::String(acc)), Some(Value::String(s))) => acc.push_str(s),
+            (slot, Some(v)) => *slot = Some(v.clone()),
+        }
+    }
+    calls
+}
+
+/// The finish the caller got, where the library reports one, means upstream's.
+fn finish(got: &DriverResult, exp: &Outcome, out: &mut Vec<Finding>) {
+    let Some(raw) = &got.finish else {
+        return;
+    };
+    let g = finish_of(raw);
+    // A library may hand over the provider's own value (Gemini's `STOP` with calls) or its own
+    // reading of it: either is faithful.
+    if g == exp.finish
+        || exp
+            .raw_finish
+            .as_deref()
+            .is_some_and(|r| r.eq_ignore_ascii_case(raw))
+    {
+        return;
+    }
+    if exp.finish == Finish::Length && g != Finish::Length {
+        out.push(f(
+            Severity::Breaking,
+            format!("finish {raw} for upstream's output-token limit"),
+        ));
+    } else if exp.finish == Finish::ToolCalls && g != Finish::ToolCalls && !got.calls.is_empty() {
+        out.push(f(
+            Severity::Behaviour,
+            format!("finish {raw} with tool calls (upstream: tool calls)"),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ToolCall;
+    use serde_json::json;
+
+    fn chunk(calls: Vec<DriverCall>) -> DriverChunk {
+        DriverChunk {
+            calls,
+            ..Default::default()
+        }
+    }
+
+    fn delta(index: Option<u64>, id: Option<&str>, name: Option<&str>, args: &str) -> DriverCall {
+        DriverCall {
+            index,
+            id: id.map(str::to_string),
+            name: name.map(str::to_string),
+            arguments: Some(json!(args)),
+        }
+    }
+
+    #[test]
+    fn assemble_tells_calls_at_one_index_apart_by_id() {
+        let chunks = vec![
+            chunk(vec![delta(Some(0), Some("a"), Some("w"), "")]),
+            chunk(vec![delta(Some(0), None, None, "{\"c\":")]),
+            chunk(vec![delta(Some(0), None, None, "1}")]),
+            chunk(vec![delta(Some(0), Some("b"), Some("w"), "{}")]),
+        ];
+        let calls = assemble(&chunks);
+        assert_eq!(calls.len(), 2);
+        assert_eq!(calls[0].parsed_arguments(), Ok(json!({"c": 1})));
+        assert_eq!(calls[1].id.as_deref(), Some("b"));
+    }
+
+    fn expected() -> Outcome {
+        Outcome {
+            tool_calls: vec![ToolCall {
+                id: "call_1".into(),
+                name: "w".into(),
+                arguments: json!({"c": 1}),
+                thought_signature: None,
+            }],
+            finish: Finish::ToolCalls,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn swallowed_stream_calls_are_breaking() {
+        let got = DriverResult {
+            chunks: Some(vec![DriverChunk::default()]),
+            calls: vec![delta(None, Some("call_1"), Some("w"), "{\"c\":1}")],
+            ..Default::default()
+        };
+        let findings = downstream(Provider::OpenaiChat, &got, 200, Some(&expected()), None);
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert!(
+            findings[0]
+                .message
+                .starts_with("streamed calls never yielded")
+        );
+    }
+
+    #[test]
+    fn lost_ids_and_unparsable_arguments_are_breaking() {
+        let got = DriverResult {
+            calls: vec![delta(None, None, Some("w"), "{\"c\":")],
+            ..Default::default()
+        };
+        let findings = downstream(Provider::OpenaiChat, &got, 200, Some(&expected()), None);
+        let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
+        assert!(messages[0].contains("do not parse"), "{messages:?}");
+        assert!(messages[1].contains("without its id"), "{messages:?}");
+        // Gemini has no wire ids: only the arguments are wrong.
+        let findings = downstream(Provider::Gemini, &got, 200, Some(&expected()), None);
+        assert_eq!(findings.len(), 1);
+    }
+
+    #[test]
+    fn an_upstream_error_must_reach_the_caller() {
+        let got = DriverResult::default();
+        let findings = downstream(Provider::Anthropic, &got, 500, None, None);
+        assert!(findings[0].message.contains("as a success"));
+        let raised = DriverResult {
+            error: Some(super::super::protocol::DriverError {
+                kind: "APIError".into(),
+                message: "boom".into(),
+                status: Some(500),
+            }),
+            ..Default::default()
+        };
+        assert!(downstream(Provider::Anthropic, &raised, 500, None, None).is_empty());
+    }
+}

@@ -1,0 +1,198 @@
+//! Client profiles (`clients/NAME.toml`), in gateway profiles' shape: the pinned install, the
+//! driver command, the routes (the wire formats the library speaks, with the model and the
+//! library's own switches) and known failures; strict TOML with `path:line:col` errors.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::Value;
+use toml::Spanned;
+
+use crate::case::KnownFailure;
+use crate::gateway::{Install, Route};
+use crate::located::Located;
+use crate::model::Provider;
+
+/// How a client profile is written. Every table rejects unknown fields.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientProfile {
+    /// One sentence: which library, which version, in which language.
+    pub description: String,
+    /// Exact pinned version (the install folder is `client-NAME-VERSION`).
+    #[serde(default)]
+    pub version: Option<String>,
+    /// Where the library's bugs are filed (cited by the known failures' reasons).
+    #[serde(default)]
+    pub tracker: Option<String>,
+    #[serde(default)]
+    pub install: Option<Install>,
+    pub driver: DriverTable,
+    /// Driver processes at once (cases in parallel; one case's trials one after another).
+    #[serde(default = "default_concurrency")]
+    pub concurrency: usize,
+    pub routes: Vec<Spanned<ClientRoute>>,
+    #[serde(default)]
+    pub known_failure: Vec<Spanned<KnownFailure>>,
+}
+
+fn default_concurrency() -> usize {
+    4
+}
+
+/// Starting the driver: `{{dir}}` (the install folder), `{{root}}` (the project root, where
+/// `clients/NAME/` holds the driver) and `{{tooltape}}` (the running binary) are filled.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriverTable {
+    pub command: Vec<String>,
+    /// Environment; keeps the library offline (no telemetry, no cost-map download).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Seconds a driver may take over one result before its trial is broken.
+    #[serde(default = "default_timeout")]
+    pub timeout_secs: u64,
+}
+
+fn default_timeout() -> u64 {
+    60
+}
+
+/// One wire format the library speaks.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientRoute {
+    /// The wire format (a `Provider` slug): `openai-chat`, `openai-responses`, `anthropic`,
+    /// `gemini`, `text-protocol`.
+    pub api: Provider,
+    /// The model the caller names (the driver may prefix it as its library wants).
+    pub model: String,
+    /// The route's name in trial names; default: the `api` slug. Two routes to one API (a
+    /// library's two ways to it) need names of their own.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Library switches handed to the driver as the trial's `options`.
+    #[serde(default)]
+    pub options: BTreeMap<String, Value>,
+}
+
+impl ClientRoute {
+    pub fn name(&self) -> String {
+        self.name.clone().unwrap_or_else(|| self.api.slug().into())
+    }
+}
+
+/// A loaded client profile: its name (file stem), path and source for locations.
+#[derive(Debug)]
+pub struct LoadedClient {
+    pub name: String,
+    pub path: PathBuf,
+    pub source: String,
+    pub profile: ClientProfile,
+}
+
+impl LoadedClient {
+    /// The routes as gateway routes whose two ends are the library's wire format (the trial
+    /// expansion and matrix are gateway mode's).
+    pub fn routes(&self) -> Vec<Route> {
+        self.profile
+            .routes
+            .iter()
+            .map(|r| {
+                let r = r.get_ref();
+                Route {
+                    inbound: r.api,
+                    upstream: r.api,
+                    model: r.model.clone(),
+                    headers: BTreeMap::new(),
+                    label: Some(r.name()),
+                }
+            })
+            .collect()
+    }
+
+    /// The route named `name`.
+    pub fn route(&self, name: &str) -> Option<&ClientRoute> {
+        self.profile
+            .routes
+            .iter()
+            .map(Spanned::get_ref)
+            .find(|r| r.name() == name)
+    }
+
+    /// The known failure matching a trial key, with its `path:line:col`.
+    pub fn known_failure(&self, key: &str) -> Option<(&KnownFailure, String)> {
+        self.profile
+            .known_failure
+            .iter()
+            .find(|k| crate::case::pattern_matches(&k.get_ref().trials, key))
+            .map(|k| {
+                let (l, c) = crate::located::line_col(&self.source, k.span().start);
+                (k.get_ref(), format!("{}:{l}:{c}", self.path.display()))
+            })
+    }
+
+    /// The install folder: `client-NAME-VERSION` in the gateways' install cache.
+    pub fn install_dir(&self) -> PathBuf {
+        let version = self.profile.version.as_deref().unwrap_or("unversioned");
+        crate::gateway::install_cache().join(format!("client-{}-{version}", self.name))
+    }
+}
+
+/// Reads `clients/NAME.toml` (or any path ending in `.toml`).
+pub fn load_client(root: &Path, name: &str) -> Result<LoadedClient, Located> {
+    let path = if name.ends_with(".toml") {
+        PathBuf::from(name)
+    } else {
+        root.join("clients").join(format!("{name}.toml"))
+    };
+    let source = std::fs::read_to_string(&path).map_err(|e| {
+        Located::at_start(
+            &path,
+            format!("cannot read the client profile: {e}; profiles live in clients/NAME.toml"),
+        )
+    })?;
+    let profile: ClientProfile = toml::from_str(&source).map_err(|e| {
+        let offset = e.span().map_or(0, |s| s.start);
+        Located::at_offset(&path, &source, offset, e.message().to_string())
+    })?;
+    if profile.routes.is_empty() {
+        return Err(Located::at_start(
+            &path,
+            "no [[routes]]: add at least one route",
+        ));
+    }
+    if profile.concurrency == 0 {
+        return Err(Located::at_start(&path, "concurrency must be at least 1"));
+    }
+    if profile.driver.command.is_empty() {
+        return Err(Located::at_start(
+            &path,
+            "[driver] command is empty: give the program and its arguments",
+        ));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for r in &profile.routes {
+        if !seen.insert(r.get_ref().name()) {
+            return Err(Located::at_offset(
+                &path,
+                &source,
+                r.span().start,
+                format!(
+                    "a second route named `{}`: give it a `name` of its own",
+                    r.get_ref().name()
+                ),
+            ));
+        }
+    }
+    let stem = path
+        .file_stem()
+        .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned());
+    Ok(LoadedClient {
+        name: stem,
+        path,
+        source,
+        profile,
+    })
+}

@@ -1,0 +1,387 @@
+//! The driver protocol (docs/clients/README.md): one JSON document per line on the driver's
+//! stdin and stdout. tooltape writes a trial, the driver answers a result; tooltape then writes
+//! the tool results of a follow-up round (the driver sends them back through its library and
+//! answers another result) or `done`. This module owns those documents and their readings.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::model::{
+    AllowedMode, ChatRequest, Finish, Message, Outcome, Provider, StrictPolicy, ToolCall,
+    ToolChoice, Usage,
+};
+
+/// What tooltape writes first: one trial, as the library's caller would ask it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DriverTrial {
+    /// `client::NAME::case::route::choice::mode`, for the driver's own logs.
+    pub name: String,
+    /// The wire format the library is to speak: `openai-chat`, `openai-responses`, `anthropic`,
+    /// `gemini` (a `Provider` slug).
+    pub api: String,
+    /// The upstream's origin, `http://127.0.0.1:PORT`: the driver adds the path prefix its
+    /// library expects (`/v1` for OpenAI's SDK, nothing for Anthropic's, …).
+    pub base_url: String,
+    pub api_key: String,
+    pub model: String,
+    /// The route's `options` table from the profile (library-specific switches).
+    #[serde(default)]
+    pub options: BTreeMap<String, Value>,
+    pub stream: bool,
+    pub messages: Vec<DriverMessage>,
+    pub tools: Vec<DriverTool>,
+    /// `"auto"`, `"none"`, `"required"`, `{"name": T}`, or `{"allowed": [T…], "mode": "auto" |
+    /// "required"}`; absent: the library's default (the field left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<Value>,
+    /// Absent: the library's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel_tool_calls: Option<bool>,
+    /// `true`: the tools are to be sent strict where the API has strict mode.
+    pub strict: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+}
+
+/// A conversation turn: `system`, `user`, `assistant` (with its calls) or `tool` (a result).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DriverMessage {
+    pub role: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<DriverCall>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DriverTool {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub parameters: Value,
+}
+
+/// A call as the library handed it over. In a chunk every field may be a fragment or absent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DriverCall {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// As the library gave them: a JSON string (whole or a fragment) or an object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Value>,
+}
+
+/// One chunk the library yielded while streaming, in order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DriverChunk {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<DriverCall>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish: Option<String>,
+}
+
+/// An error the library raised or returned: its type name, message and HTTP status if known.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DriverError {
+    #[serde(default, rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+}
+
+/// What the library handed its caller for one call.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DriverResult {
+    /// The calls after the library's own accumulation (its final message or response).
+    #[serde(default)]
+    pub calls: Vec<DriverCall>,
+    #[serde(default)]
+    pub text: Option<String>,
+    /// The library's finish or stop reason, as it spells it.
+    #[serde(default)]
+    pub finish: Option<String>,
+    #[serde(default)]
+    pub usage: Option<Usage>,
+    #[serde(default)]
+    pub error: Option<DriverError>,
+    /// Streamed: each chunk the library yielded, in order (`None` when buffered).
+    #[serde(default)]
+    pub chunks: Option<Vec<DriverChunk>>,
+    /// Trial fields the library has no knob for (`tool_choice`, `parallel_tool_calls`,
+    /// `strict`, …): the trial is not expressible in it, and nothing was sent.
+    #[serde(default)]
+    pub unsupported: Vec<String>,
+}
+
+/// What tooltape writes after a result: a round's tool results, or the end of the trial.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Next {
+    Results { results: Vec<DriverMessage> },
+    Done { done: bool },
+}
+
+/// The driver's line: `{"result": …}`.
+#[derive(Debug, Deserialize)]
+pub(super) struct ResultLine {
+    pub result: DriverResult,
+}
+
+impl DriverMessage {
+    /// A neutral message in the protocol's spelling.
+    pub fn of(m: &Message) -> DriverMessage {
+        let plain = |role: &str, content: &str| DriverMessage {
+            role: role.into(),
+            content: Some(content.into()),
+            tool_calls: Vec::new(),
+            call_id: None,
+            name: None,
+            is_error: false,
+        };
+        match m {
+            Message::System { content } | Message::Developer { content } => {
+                plain("system", content)
+            }
+            Message::User { content } => plain("user", content),
+            Message::Assistant {
+                text, tool_calls, ..
+            } => DriverMessage {
+                content: text.clone(),
+                tool_calls: tool_calls.iter().map(call).collect(),
+                ..plain("assistant", "")
+            },
+            Message::Tool {
+                call_id,
+                name,
+                content,
+                is_error,
+            } => DriverMessage {
+                call_id: Some(call_id.clone()),
+                name: Some(name.clone()),
+                is_error: *is_error,
+                ..plain("tool", content)
+            },
+        }
+    }
+}
+
+fn call(c: &ToolCall) -> DriverCall {
+    DriverCall {
+        index: None,
+        id: Some(c.id.clone()),
+        name: Some(c.name.clone()),
+        arguments: Some(c.arguments.clone()),
+    }
+}
+
+/// The protocol's spelling of a tool choice.
+pub(super) fn choice_value(c: &ToolChoice) -> Value {
+    match c {
+        ToolChoice::Auto => "auto".into(),
+        ToolChoice::None => "none".into(),
+        ToolChoice::Required => "required".into(),
+        ToolChoice::Forced(n) => serde_json::json!({ "name": n }),
+        ToolChoice::Allowed { mode, tools } => serde_json::json!({
+            "allowed": tools,
+            "mode": if *mode == AllowedMode::Required { "required" } else { "auto" },
+        }),
+    }
+}
+
+/// Reads a tool choice back from its protocol spelling.
+pub(super) fn choice_of(v: &Value) -> Option<ToolChoice> {
+    match v {
+        Value::String(s) => match s.as_str() {
+            "auto" => Some(ToolChoice::Auto),
+            "none" => Some(ToolChoice::None),
+            "required" => Some(ToolChoice::Required),
+            _ => None,
+        },
+        Value::Object(o) => {
+            if let Some(n) = o.get("name").and_then(Value::as_str) {
+                return Some(ToolChoice::Forced(n.into()));
+            }
+            let tools = o.get("allowed")?.as_array()?;
+            Some(ToolChoice::Allowed {
+                mode: if o.get("mode").and_then(Value::as_str) == Some("required") {
+                    AllowedMode::Required
+                } else {
+                    AllowedMode::Auto
+                },
+                tools: tools
+                    .iter()
+                    .filter_map(|t| t.as_str().map(str::to_string))
+                    .collect(),
+            })
+        }
+        _ => None,
+    }
+}
+
+impl DriverTrial {
+    /// The trial for a neutral request.
+    pub fn of(
+        name: String,
+        api: Provider,
+        base_url: String,
+        options: BTreeMap<String, Value>,
+        req: &ChatRequest,
+    ) -> DriverTrial {
+        DriverTrial {
+            name,
+            api: api.slug().to_string(),
+            base_url,
+            api_key: "sk-tooltape-upstream".into(),
+            model: req.model.clone(),
+            options,
+            stream: req.stream,
+            messages: req.messages.iter().map(DriverMessage::of).collect(),
+            tools: req
+                .tools
+                .iter()
+                .map(|t| DriverTool {
+                    name: t.name.clone(),
+                    description: t.description.clone(),
+                    parameters: t.parameters.clone(),
+                })
+                .collect(),
+            tool_choice: req.tool_choice.as_ref().map(choice_value),
+            parallel_tool_calls: req.parallel_tool_calls,
+            strict: req.strict == StrictPolicy::Require
+                || req.tools.iter().any(|t| t.strict == Some(true)),
+            max_tokens: req.max_tokens,
+        }
+    }
+
+    /// The neutral request this trial asks for (what a faithful library sends).
+    pub fn request(&self) -> ChatRequest {
+        let mut req = ChatRequest::empty(self.model.clone(), self.stream);
+        req.messages = self.messages.iter().map(DriverMessage::neutral).collect();
+        req.tools = self
+            .tools
+            .iter()
+            .map(|t| crate::model::Tool {
+                name: t.name.clone(),
+                description: t.description.clone(),
+                parameters: t.parameters.clone(),
+                strict: None,
+            })
+            .collect();
+        req.tool_choice = self.tool_choice.as_ref().and_then(choice_of);
+        req.parallel_tool_calls = self.parallel_tool_calls;
+        req.max_tokens = self.max_tokens;
+        req.strict = if self.strict {
+            StrictPolicy::Require
+        } else {
+            StrictPolicy::Off
+        };
+        req
+    }
+}
+
+impl DriverMessage {
+    /// The neutral message.
+    pub fn neutral(&self) -> Message {
+        let content = self.content.clone().unwrap_or_default();
+        match self.role.as_str() {
+            "system" => Message::System { content },
+            "assistant" => Message::Assistant {
+                text: self.content.clone(),
+                tool_calls: self
+                    .tool_calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| c.whole(i))
+                    .collect(),
+                opaque: Vec::new(),
+            },
+            "tool" => Message::Tool {
+                call_id: self.call_id.clone().unwrap_or_default(),
+                name: self.name.clone().unwrap_or_default(),
+                content,
+                is_error: self.is_error,
+            },
+            _ => Message::User { content },
+        }
+    }
+}
+
+impl DriverCall {
+    /// The arguments as JSON: an object as given, a string parsed; `Err` with the text when a
+    /// string does not parse.
+    pub fn parsed_arguments(&self) -> Result<Value, String> {
+        match &self.arguments {
+            None => Ok(Value::Object(Default::default())),
+            Some(Value::String(s)) if s.trim().is_empty() => Ok(Value::Object(Default::default())),
+            Some(Value::String(s)) => serde_json::from_str(s).map_err(|_| s.clone()),
+            Some(v) => Ok(v.clone()),
+        }
+    }
+
+    /// A whole call (arguments that do not parse are kept as the string).
+    pub fn whole(&self, i: usize) -> ToolCall {
+        ToolCall {
+            id: self.id.clone().unwrap_or_else(|| format!("call_{i}")),
+            name: self.name.clone().unwrap_or_default(),
+            arguments: self.parsed_arguments().unwrap_or_else(Value::String),
+            thought_signature: None,
+        }
+    }
+}
+
+/// A library's finish, in the neutral vocabulary: each library spells it its own way.
+pub fn finish_of(raw: &str) -> Finish {
+    match raw.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+        "tool_calls" | "tool_use" | "tool_call" | "function_call" | "tool" => Finish::ToolCalls,
+        "stop" | "end_turn" | "stop_sequence" | "completed" | "complete" | "finish_reason_stop" => {
+            Finish::Stop
+        }
+        "length" | "max_tokens" | "max_output_tokens" | "incomplete" => Finish::Length,
+        "content_filter" | "refusal" | "safety" => Finish::ContentFilter,
+        _ => Finish::Other,
+    }
+}
+
+impl DriverResult {
+    /// What the caller got, as an outcome (`downstream_outcome` of the trial record).
+    pub fn outcome(&self) -> Outcome {
+        Outcome {
+            tool_calls: self
+                .calls
+                .iter()
+                .enumerate()
+                .map(|(i, c)| ToolCall {
+                    id: c.id.clone().unwrap_or_default(),
+                    ..c.whole(i)
+                })
+                .collect(),
+            text: self.text.clone().filter(|t| !t.is_empty()),
+            finish: self.finish.as_deref().map_or(Finish::Other, finish_of),
+            raw_finish: self.finish.clone(),
+            usage: self.usage.clone(),
+            error: self.error.as_ref().map(|e| crate::model::ProviderError {
+                status: e.status.unwrap_or(0),
+                kind: Some(e.kind.clone()),
+                message: e.message.clone(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+}

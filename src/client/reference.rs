@@ -1,0 +1,239 @@
+//! The reference driver (`tooltape drive`): tooltape's own encoders and decoders as the client
+//! library, speaking the driver protocol on stdin and stdout; and its mutants, each a bug
+//! client libraries have shipped, which prove client mode's checks (docs/clients/mutants.md).
+
+use serde_json::{Map, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+
+use super::protocol::{
+    DriverCall, DriverChunk, DriverError, DriverMessage, DriverResult, DriverTrial, Next,
+};
+use crate::model::{ChatRequest, Message, Outcome, Provider, ToolChoice};
+use crate::run::Endpoint;
+
+/// A deliberate bug in the reference driver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mutant {
+    /// None: the faithful driver.
+    Faithful,
+    /// `tools` (and `tool_choice`) not forwarded when not streaming.
+    DropTools,
+    /// Streamed calls accumulated and never handed to the caller.
+    NeverYield,
+    /// `tool_choice: required` sent as `auto`.
+    RequiredToAuto,
+    /// Parallel calls merged into one (the first's name and id, the arguments merged).
+    MergeParallel,
+    /// Call ids lost (the caller gets calls without ids).
+    LoseIds,
+}
+
+impl Mutant {
+    pub const ALL: [(&'static str, Mutant); 6] = [
+        ("faithful", Mutant::Faithful),
+        ("drop-tools", Mutant::DropTools),
+        ("never-yield", Mutant::NeverYield),
+        ("required-to-auto", Mutant::RequiredToAuto),
+        ("merge-parallel", Mutant::MergeParallel),
+        ("lose-ids", Mutant::LoseIds),
+    ];
+
+    /// The mutant named `name` (`faithful`, `drop-tools`, …).
+    pub fn named(name: &str) -> Option<Mutant> {
+        Mutant::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, m)| *m)
+    }
+
+    /// What the library sends for the caller's request.
+    fn request(self, mut req: ChatRequest) -> ChatRequest {
+        match self {
+            Mutant::DropTools if !req.stream => {
+                req.tools.clear();
+                req.tool_choice = None;
+            }
+            Mutant::RequiredToAuto if req.tool_choice == Some(ToolChoice::Required) => {
+                req.tool_choice = Some(ToolChoice::Auto);
+            }
+            _ => {}
+        }
+        req
+    }
+
+    /// What the library hands its caller for the outcome it decoded.
+    fn result(self, o: &Outcome, stream: bool) -> DriverResult {
+        let mut calls: Vec<DriverCall> = o
+            .tool_calls
+            .iter()
+            .map(|c| DriverCall {
+                index: None,
+                id: Some(c.id.clone()),
+                name: Some(c.name.clone()),
+                arguments: Some(Value::String(c.arguments.to_string())),
+            })
+            .collect();
+        if self == Mutant::MergeParallel && calls.len() > 1 {
+            let mut merged = Map::new();
+            for c in &o.tool_calls {
+                if let Value::Object(m) = &c.arguments {
+                    merged.extend(m.clone());
+                }
+            }
+            calls.truncate(1);
+            calls[0].arguments = Some(Value::String(Value::Object(merged).to_string()));
+        }
+        if self == Mutant::LoseIds {
+            for c in &mut calls {
+                c.id = None;
+            }
+        }
+        let chunks = stream.then(|| {
+            let mut chunks = Vec::new();
+            if let Some(t) = &o.text {
+                chunks.push(DriverChunk {
+                    text: Some(t.clone()),
+                    ..Default::default()
+                });
+            }
+            if self != Mutant::NeverYield {
+                for (i, c) in calls.iter().enumerate() {
+                    chunks.push(DriverChunk {
+                        calls: vec![DriverCall {
+                            index: Some(i as u64),
+                            ..c.clone()
+                        }],
+                        ..Default::default()
+                    });
+                }
+            }
+            chunks.push(DriverChunk {
+                finish: o.raw_finish.clone(),
+                ..Default::default()
+            });
+            chunks
+        });
+        if self == Mutant::NeverYield && stream {
+            calls.clear();
+        }
+        DriverResult {
+            calls,
+            text: o.text.clone(),
+            finish: o.raw_finish.clone(),
+            usage: o.usage.clone(),
+            error: o.error.as_ref().map(|e| DriverError {
+                kind: e.kind.clone().unwrap_or_else(|| "ProviderError".into()),
+                message: e.message.clone(),
+                status: Some(e.status),
+            }),
+            chunks,
+            unsupported: Vec::new(),
+        }
+    }
+}
+
+/// One call through tooltape's own codecs.
+async fn call(
+    client: &reqwest::Client,
+    mutant: Mutant,
+    trial: &DriverTrial,
+    req: &ChatRequest,
+) -> DriverResult {
+    let error = |kind: &str, message: String| DriverResult {
+        error: Some(DriverError {
+            kind: kind.into(),
+            message,
+            status: None,
+        }),
+        ..Default::default()
+    };
+    let Some(api) = Provider::from_slug(&trial.api) else {
+        return error("UnknownApi", format!("unknown api `{}`", trial.api));
+    };
+    let sent = mutant.request(req.clone());
+    let encoded = match crate::providers::encode(api, &sent) {
+        Ok(e) => e,
+        Err(e) => return error("EncodeError", e.to_string()),
+    };
+    let endpoint = Endpoint {
+        base_url: trial.base_url.trim_end_matches('/').to_string(),
+        key: Some(trial.api_key.clone()),
+        extra_headers: Vec::new(),
+    };
+    match crate::run::send(client, &endpoint, api, &sent, &encoded.request).await {
+        Err(e) => error("ConnectionError", e),
+        Ok((_, Err(e))) => error("DecodeError", e.to_string()),
+        Ok((response, Ok(o))) => {
+            let mut r = mutant.result(&o, req.stream);
+            if r.error.is_none() && crate::gateway::broken(&o).is_some() {
+                r.error = Some(DriverError {
+                    kind: "StreamTruncated".into(),
+                    message: "the stream ended before its terminal event".into(),
+                    status: None,
+                });
+            }
+            if r.error.is_none() && !response.is_success() {
+                r.error = Some(DriverError {
+                    kind: "HTTPError".into(),
+                    message: String::from_utf8_lossy(&response.body).into_owned(),
+                    status: Some(response.status),
+                });
+            }
+            r
+        }
+    }
+}
+
+async fn write_line(out: &mut (impl AsyncWrite + Unpin), doc: &Value) -> Result<(), String> {
+    let mut line = doc.to_string().into_bytes();
+    line.push(b'\n');
+    out.write_all(&line).await.map_err(|e| e.to_string())?;
+    out.flush().await.map_err(|e| e.to_string())
+}
+
+/// Serves the driver protocol on `input` and `output` until end of input.
+pub async fn drive(
+    mutant: Mutant,
+    input: impl tokio::io::AsyncRead + Unpin,
+    mut output: impl AsyncWrite + Unpin,
+) -> Result<(), String> {
+    let client = crate::run::client(std::time::Duration::from_secs(60));
+    let mut lines = BufReader::new(input).lines();
+    while let Some(line) = lines.next_line().await.map_err(|e| e.to_string())? {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let trial: DriverTrial =
+            serde_json::from_str(&line).map_err(|e| format!("line is not a driver trial: {e}"))?;
+        let mut req = trial.request();
+        loop {
+            let r = call(&client, mutant, &trial, &req).await;
+            let calls: Vec<_> = r
+                .calls
+                .iter()
+                .enumerate()
+                .map(|(i, c)| c.whole(i))
+                .collect();
+            let result = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+            write_line(&mut output, &serde_json::json!({ "result": result })).await?;
+            let Some(next) = lines.next_line().await.map_err(|e| e.to_string())? else {
+                return Ok(());
+            };
+            match serde_json::from_str::<Next>(&next)
+                .map_err(|e| format!("line is neither results nor done: {e}"))?
+            {
+                Next::Done { .. } => break,
+                Next::Results { results } => {
+                    req.messages.push(Message::Assistant {
+                        text: r.text.clone(),
+                        tool_calls: calls,
+                        opaque: Vec::new(),
+                    });
+                    req.messages
+                        .extend(results.iter().map(DriverMessage::neutral));
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,247 @@
+//! Proof that client mode's checks are right: the reference driver (`tooltape client drive`,
+//! tooltape's own codecs as the library) must pass every trial over the five wire formats; each
+//! mutant driver ships one bug client libraries have shipped and must fail exactly the trials
+//! it should, with the expected finding. No third-party install. The table is
+//! `docs/clients/mutants.md` (rewrite it with `TOOLTAPE_WRITE_DOCS=1`).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tooltape::client::{Mutant, Spec};
+use tooltape::gateway::{Cell, TrialResult};
+use tooltape::{discover, runtime};
+
+use crate::scratch::{repo, root_with_cases};
+
+/// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
+/// no arguments, a follow-up round; plus one whose upstream answers 500.
+const CASES: [&str; 5] = [
+    "weather",
+    "parallel",
+    "c04_parallel_shared_index",
+    "no_args",
+    "tool_error",
+];
+const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the library must raise, not hand over a success"
+tools = ["get_weather"]
+choices = ["auto"]
+
+[[messages]]
+role = "user"
+content = "Client mutant check: is it raining in Oslo?"
+
+[simulate]
+error = { status = 500, message = "upstream exploded" }
+"#;
+
+/// What the faithful run tells about a trial.
+struct Facts {
+    key: String,
+    api: String,
+    choice: String,
+    stream: bool,
+    calls: usize,
+}
+
+fn facts(r: &TrialResult) -> Facts {
+    let parts: Vec<&str> = r.key.split("::").collect();
+    Facts {
+        key: r.key.clone(),
+        api: parts[1].into(),
+        choice: parts[2].into(),
+        stream: parts[3] == "stream",
+        calls: r
+            .downstream_outcome
+            .as_ref()
+            .map_or(0, |o| o.tool_calls.len()),
+    }
+}
+
+fn name(m: Mutant) -> &'static str {
+    match m {
+        Mutant::Faithful => "faithful (tooltape's own codecs)",
+        Mutant::DropTools => "`tools` not sent when not streaming",
+        Mutant::NeverYield => "streamed calls accumulated, never yielded",
+        Mutant::RequiredToAuto => "`required` sent as `auto`",
+        Mutant::MergeParallel => "parallel calls merged into one",
+        Mutant::LoseIds => "call ids lost",
+    }
+}
+
+/// What a failing trial's findings must contain. The text protocol carries tools and choice as
+/// injected instructions: a change to either is an instruction that differs.
+fn finding(m: Mutant, api: &str) -> &'static str {
+    let text = api == "text-protocol";
+    match m {
+        Mutant::DropTools | Mutant::RequiredToAuto if text => "injected instructions differ",
+        Mutant::Faithful => "",
+        Mutant::DropTools => "tools dropped",
+        Mutant::NeverYield => "streamed calls never yielded",
+        Mutant::RequiredToAuto => "required sent as auto",
+        Mutant::MergeParallel => "handed over as",
+        Mutant::LoseIds => "without its id",
+    }
+}
+
+/// Whether the trial (as the faithful run saw it) is one this mutant must fail.
+fn should_fail(m: Mutant, t: &Facts) -> bool {
+    // Gemini and the text protocol carry no call ids on the wire.
+    let ids = !matches!(t.api.as_str(), "gemini" | "text-protocol");
+    match m {
+        Mutant::Faithful => false,
+        // Without tools `none` means the same, except in the text protocol's instructions.
+        Mutant::DropTools => !t.stream && (t.choice != "none" || t.api == "text-protocol"),
+        Mutant::NeverYield => t.stream && t.calls > 0,
+        Mutant::RequiredToAuto => t.choice == "required",
+        Mutant::MergeParallel => t.calls > 1,
+        Mutant::LoseIds => t.calls > 0 && ids,
+    }
+}
+
+fn scratch() -> PathBuf {
+    let root = root_with_cases("client-mutants", &CASES);
+    std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
+    root
+}
+
+fn run(root: &Path, m: Mutant) -> Vec<TrialResult> {
+    let profile = Arc::new(
+        tooltape::client::load_client(repo(), "tooltape").unwrap_or_else(|e| panic!("{e}")),
+    );
+    let discovery = discover(root);
+    assert!(discovery.broken.is_empty(), "{:?}", discovery.broken);
+    let cases = tooltape::gateway::cases_of(&discovery);
+    let trials = tooltape::gateway::trials(&cases, &profile.routes(), None);
+    let slug = Mutant::ALL.iter().find(|(_, x)| *x == m).unwrap().0;
+    let spec = Spec {
+        argv: [
+            env!("CARGO_BIN_EXE_tooltape"),
+            "client",
+            "drive",
+            "--mutant",
+            slug,
+        ]
+        .map(String::from)
+        .to_vec(),
+        env: Vec::new(),
+        cwd: root.to_path_buf(),
+        log: root.join(format!("{slug}.log")),
+    };
+    runtime().block_on(async {
+        let upstream = Arc::new(tooltape::gateway::Upstream::start().await.unwrap());
+        tooltape::client::run_all(profile, &upstream, spec, trials).await
+    })
+}
+
+fn first_finding(r: &TrialResult) -> String {
+    match &r.cell {
+        Cell::Fail(s) | Cell::Broken(s) => s.clone(),
+        other => format!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_reference_driver_passes_and_each_mutant_fails_exactly_its_trials() {
+    let root = scratch();
+    let faithful = run(&root, Mutant::Faithful);
+    let total = faithful.len();
+    assert!(total >= 100, "only {total} trials");
+    let bad: Vec<String> = faithful
+        .iter()
+        .filter(|r| r.cell != Cell::Pass)
+        .map(|r| format!("{}: {:?} {:?}", r.key, r.cell, r.findings))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "the faithful driver fails:\n{}",
+        bad.join("\n")
+    );
+    let facts: Vec<Facts> = faithful.iter().map(facts).collect();
+    let mut table = format!(
+        "# Mutant client drivers\n\n\
+         Generated by `cargo test --test it client_mutants` (rewrite with `TOOLTAPE_WRITE_DOCS=1`).\n\
+         Each row is the reference driver (`tooltape client drive --mutant NAME`, tooltape's own\n\
+         codecs as the library, `src/client/reference.rs`) with one bug client libraries have\n\
+         shipped, run by the same runner as `tooltape client` over the routes of\n\
+         `clients/tooltape.toml` (openai-chat, openai-responses, anthropic, gemini, text-protocol)\n\
+         and the cases `{}` and a 500 case, both modes.\n\
+         Every mutant fails exactly the trials it should, each with the expected finding.\n\n\
+         {total} trials per driver.\n\n\
+         | mutant | trials failed | finding expected | first finding |\n| --- | --- | --- | --- |\n",
+        CASES.join("`, `")
+    );
+    let mut problems = Vec::new();
+    for (_, m) in Mutant::ALL {
+        let results = if m == Mutant::Faithful {
+            faithful.clone()
+        } else {
+            run(&root, m)
+        };
+        assert_eq!(results.len(), total);
+        let (mut failed, mut first) = (0, None);
+        for (r, f) in results.iter().zip(&facts) {
+            assert_eq!(r.key, f.key);
+            let fails = r.cell != Cell::Pass;
+            let should = should_fail(m, f);
+            if fails {
+                failed += 1;
+                first.get_or_insert_with(|| first_finding(r));
+            }
+            if fails != should {
+                problems.push(format!(
+                    "{}: {} should {}: {}",
+                    name(m),
+                    r.key,
+                    if should { "fail" } else { "pass" },
+                    first_finding(r)
+                ));
+            } else if fails
+                && !r
+                    .findings
+                    .iter()
+                    .any(|x| x.message.contains(finding(m, &f.api)))
+            {
+                problems.push(format!(
+                    "{}: {} fails without the finding `{}`: {:?}",
+                    name(m),
+                    r.key,
+                    finding(m, &f.api),
+                    r.findings
+                ));
+            }
+        }
+        if m != Mutant::Faithful {
+            assert!(
+                facts.iter().any(|f| should_fail(m, f)),
+                "{} has no trial to fail",
+                name(m)
+            );
+        }
+        table.push_str(&format!(
+            "| {} | {failed} of {total} | {} | {} |\n",
+            name(m),
+            if m == Mutant::Faithful {
+                "—".to_string()
+            } else {
+                format!("`{}`", finding(m, ""))
+            },
+            first.map_or("—".to_string(), |s| format!(
+                "`{}`",
+                s.replace('|', "\\|")
+            )),
+        ));
+    }
+    std::fs::remove_dir_all(&root).ok();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let doc = repo().join("docs/clients/mutants.md");
+    if std::env::var_os("TOOLTAPE_WRITE_DOCS").is_some() {
+        std::fs::write(&doc, &table).unwrap();
+    }
+    let on_disk = std::fs::read_to_string(&doc).unwrap_or_default();
+    assert!(
+        on_disk == table,
+        "{}:1: the mutant table is out of date\n{}\nfix: TOOLTAPE_WRITE_DOCS=1 cargo test --test it client_mutants",
+        doc.display(),
+        table
+    );
+}
