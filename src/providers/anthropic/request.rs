@@ -358,25 +358,35 @@ fn message(
                 opaque,
             });
         }
-        "system" => {
-            for (i, b) in blocks.iter().enumerate() {
-                let bp = push(&content_ptr, &i.to_string());
-                let mut f = Fields::of(b, &bp, "a system message's content block")?;
-                if f.str("type")? != Some("text") {
-                    return Err(field_error(
-                        &f.at("type"),
-                        "a system message carries text blocks only",
-                    ));
-                }
-                let text = f.req_str("text", "a text block carries `text`")?;
-                f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
-                f.finish(extras);
-                out.push(Message::System {
-                    content: text.to_string(),
-                });
-            }
-        }
+        "system" => system_blocks(blocks, &content_ptr, out, extras)?,
         other => return Err(unknown_role(ptr, other)),
+    }
+    Ok(())
+}
+
+/// A mid-conversation system message's blocks: text only (the API refuses others), one system
+/// message each.
+fn system_blocks(
+    blocks: &[Value],
+    content_ptr: &str,
+    out: &mut Vec<Message>,
+    extras: &mut Vec<Extra>,
+) -> Result<(), DecodeError> {
+    for (i, b) in blocks.iter().enumerate() {
+        let bp = push(content_ptr, &i.to_string());
+        let mut f = Fields::of(b, &bp, "a system message's content block")?;
+        if f.str("type")? != Some("text") {
+            return Err(field_error(
+                &f.at("type"),
+                "a system message carries text blocks only",
+            ));
+        }
+        let text = f.req_str("text", "a text block carries `text`")?;
+        f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
+        f.finish(extras);
+        out.push(Message::System {
+            content: text.to_string(),
+        });
     }
     Ok(())
 }
