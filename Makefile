@@ -1,6 +1,7 @@
 # tooltape — every entry point. CI runs `make ci` (= .ci/run). Adding a case never touches this file.
 GATEWAY ?= litellm
-.PHONY: gateway gateway-compare import-vcr test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png conformance drift fuzz
+CLIENT ?= tooltape
+.PHONY: client gateway gateway-compare import-vcr test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png conformance drift fuzz
 
 # Offline, no keys: replays every trial from its cassette and checks its snapshot.
 test:
@@ -94,3 +95,9 @@ gateway:
 COMPARE ?= litellm portkey tooltape
 gateway-compare:
 	cargo run --release --quiet -- gateway compare $(COMPARE) $(if $(FILTER),--filter $(FILTER)) $(if $(FILTER),,--md-out docs/gateways/README.md)
+
+# The suite through a client library by its driver (clients/NAME.toml; the pinned install goes to
+# the cache outside the repository): make client CLIENT=litellm FILTER=weather DOCS=1 rewrites
+# docs/clients/NAME.md.
+client:
+	cargo run --quiet -- client $(CLIENT) $(FILTER) $(if $(DOCS),--md-out docs/clients/$(CLIENT).md)

@@ -25,11 +25,15 @@ fn clip(s: &str) -> String {
 
 /// The library's result against upstream's answer (`expected`, decoded; `None` when it did not
 /// decode), `up_status` its HTTP status; `broken`: upstream's stream failed or was cut.
+///
+/// `raw`: upstream's answer without the strict rewrite's nulls removed: a library that hands
+/// over the nulls a strict schema made the model write is as faithful as one that drops them.
 pub(crate) fn downstream(
     api: Provider,
     got: &DriverResult,
     up_status: u16,
     expected: Option<&Outcome>,
+    raw: Option<&Outcome>,
     broken: Option<&str>,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -64,9 +68,11 @@ pub(crate) fn downstream(
     let Some(exp) = expected else {
         return out;
     };
-    calls(api, "", &got.calls, exp, &mut out);
+    let exp = &with_truncated(exp);
+    let raw = raw.map(with_truncated);
+    calls(api, "", &got.calls, exp, raw.as_ref(), &mut out);
     if let Some(chunks) = &got.chunks {
-        yielded(api, chunks, exp, &mut out);
+        yielded(api, chunks, exp, raw.as_ref(), &mut out);
     }
     finish(got, exp, &mut out);
     let norm = |t: Option<&str>| {
@@ -97,13 +103,42 @@ pub(crate) fn downstream(
 
 /// The calls handed over (`what`: "" for the accumulated result, "in the chunks " for the
 /// streamed ones) are upstream's: names in order, arguments that parse as the same JSON, ids.
-fn calls(api: Provider, what: &str, got: &[DriverCall], exp: &Outcome, out: &mut Vec<Finding>) {
+/// Upstream's calls as a library hands them over on an output-token limit: the call the limit
+/// cut stays the last one (the finish tells the caller), its arguments whatever was received.
+fn with_truncated(exp: &Outcome) -> Outcome {
+    let mut exp = exp.clone();
+    if let Some(t) = exp.truncated_call.take() {
+        exp.tool_calls.push(crate::model::ToolCall {
+            id: t.id,
+            name: t.name,
+            arguments: Value::String(t.arguments),
+            thought_signature: None,
+        });
+    }
+    exp
+}
+
+fn calls(
+    api: Provider,
+    what: &str,
+    got: &[DriverCall],
+    exp: &Outcome,
+    raw: Option<&Outcome>,
+    out: &mut Vec<Finding>,
+) {
     let en: Vec<&str> = exp.tool_calls.iter().map(|c| c.name.as_str()).collect();
     let gn: Vec<&str> = got
         .iter()
         .map(|c| c.name.as_deref().unwrap_or(""))
         .collect();
-    if en != gn {
+    // On an output-token limit a library may also leave the cut call out.
+    let cut_dropped = exp.finish == Finish::Length
+        && exp
+            .tool_calls
+            .last()
+            .is_some_and(|c| c.arguments.is_string())
+        && en[..en.len() - 1] == gn[..];
+    if en != gn && !cut_dropped {
         out.push(f(
             Severity::Breaking,
             format!(
@@ -114,8 +149,15 @@ fn calls(api: Provider, what: &str, got: &[DriverCall], exp: &Outcome, out: &mut
         ));
         return;
     }
-    for (e, g) in exp.tool_calls.iter().zip(got) {
+    let cut = exp.finish == Finish::Length;
+    for (k, (e, g)) in exp.tool_calls.iter().zip(got).enumerate() {
+        let alt = raw.and_then(|r| r.tool_calls.get(k)).map(|c| &c.arguments);
+        // The cut call's arguments are a fragment: only its name is judged.
+        if cut && e.arguments.is_string() {
+            continue;
+        }
         match g.parsed_arguments() {
+            Ok(a) if alt.is_some_and(|x| same(&a, x)) => {}
             Err(raw) => out.push(f(
                 Severity::Breaking,
                 format!(
@@ -124,7 +166,7 @@ fn calls(api: Provider, what: &str, got: &[DriverCall], exp: &Outcome, out: &mut
                     clip(&raw)
                 ),
             )),
-            Ok(a) if a != e.arguments => out.push(f(
+            Ok(a) if !same(&a, &e.arguments) => out.push(f(
                 Severity::Breaking,
                 format!(
                     "arguments of {} changed {what}: {} → {}",
@@ -161,8 +203,37 @@ fn calls(api: Provider, what: &str, got: &[DriverCall], exp: &Outcome, out: &mut
     }
 }
 
+/// The same JSON by meaning: numbers by value (`30.0` is `30`, as JavaScript writes it back),
+/// integers exactly (a large one that lost precision is not the same).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i128(), y.as_i128()) {
+            (Some(i), Some(j)) => i == j,
+            // An integer and a float: the same only when the integer survives as a float.
+            (Some(i), None) | (None, Some(i)) => {
+                let f = i as f64;
+                f as i128 == i && x.as_f64() == y.as_f64()
+            }
+            (None, None) => x.as_f64() == y.as_f64(),
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
 /// Streamed: the chunks the library yielded carry every call upstream made.
-fn yielded(api: Provider, chunks: &[DriverChunk], exp: &Outcome, out: &mut Vec<Finding>) {
+fn yielded(
+    api: Provider,
+    chunks: &[DriverChunk],
+    exp: &Outcome,
+    raw: Option<&Outcome>,
+    out: &mut Vec<Finding>,
+) {
     if exp.tool_calls.is_empty() {
         return;
     }
@@ -178,7 +249,7 @@ fn yielded(api: Provider, chunks: &[DriverChunk], exp: &Outcome, out: &mut Vec<F
         return;
     }
     let assembled = assemble(chunks);
-    calls(api, "in the chunks ", &assembled, exp, out);
+    calls(api, "in the chunks ", &assembled, exp, raw, out);
 }
 
 /// The calls of a chunk sequence, accumulated as a caller would: a fragment joins the call of
@@ -228,7 +299,7 @@ fn finish(got: &DriverResult, exp: &Outcome, out: &mut Vec<Finding>) {
         || exp
             .raw_finish
             .as_deref()
-            .is_some_and(|r| r.eq_ignore_ascii_case(raw))
+            .is_some_and(|r| r.eq_ignore_ascii_case(raw) || finish_of(r) == g)
     {
         return;
     }
@@ -301,7 +372,14 @@ mod tests {
             calls: vec![delta(None, Some("call_1"), Some("w"), "{\"c\":1}")],
             ..Default::default()
         };
-        let findings = downstream(Provider::OpenaiChat, &got, 200, Some(&expected()), None);
+        let findings = downstream(
+            Provider::OpenaiChat,
+            &got,
+            200,
+            Some(&expected()),
+            None,
+            None,
+        );
         assert_eq!(findings.len(), 1, "{findings:?}");
         assert!(
             findings[0]
@@ -316,19 +394,26 @@ mod tests {
             calls: vec![delta(None, None, Some("w"), "{\"c\":")],
             ..Default::default()
         };
-        let findings = downstream(Provider::OpenaiChat, &got, 200, Some(&expected()), None);
+        let findings = downstream(
+            Provider::OpenaiChat,
+            &got,
+            200,
+            Some(&expected()),
+            None,
+            None,
+        );
         let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
         assert!(messages[0].contains("do not parse"), "{messages:?}");
         assert!(messages[1].contains("without its id"), "{messages:?}");
         // Gemini has no wire ids: only the arguments are wrong.
-        let findings = downstream(Provider::Gemini, &got, 200, Some(&expected()), None);
+        let findings = downstream(Provider::Gemini, &got, 200, Some(&expected()), None, None);
         assert_eq!(findings.len(), 1);
     }
 
     #[test]
     fn an_upstream_error_must_reach_the_caller() {
         let got = DriverResult::default();
-        let findings = downstream(Provider::Anthropic, &got, 500, None, None);
+        let findings = downstream(Provider::Anthropic, &got, 500, None, None, None);
         assert!(findings[0].message.contains("as a success"));
         let raised = DriverResult {
             error: Some(super::super::protocol::DriverError {
@@ -338,6 +423,6 @@ mod tests {
             }),
             ..Default::default()
         };
-        assert!(downstream(Provider::Anthropic, &raised, 500, None, None).is_empty());
+        assert!(downstream(Provider::Anthropic, &raised, 500, None, None, None).is_empty());
     }
 }

@@ -66,7 +66,13 @@ pub struct DriverTool {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The tool's JSON Schema as the case writes it.
     pub parameters: Value,
+    /// With `strict` on OpenAI's and Anthropic's APIs: the schema in the API's strict dialect
+    /// (every property required, optional ones nullable, `additionalProperties: false`), for
+    /// drivers of libraries that pass schemas through unchanged (their callers write it so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict_parameters: Option<Value>,
 }
 
 /// A call as the library handed it over. In a chunk every field may be a fragment or absent.
@@ -133,8 +139,16 @@ pub struct DriverResult {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Next {
-    Results { results: Vec<DriverMessage> },
-    Done { done: bool },
+    /// The tool results to send back, and the follow-up's `tool_choice` (a caller asks `auto`
+    /// once the results are in, so the model may answer; absent: leave it out).
+    Results {
+        results: Vec<DriverMessage>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool_choice: Option<Value>,
+    },
+    Done {
+        done: bool,
+    },
 }
 
 /// The driver's line: `{"result": …}`.
@@ -191,7 +205,7 @@ fn call(c: &ToolCall) -> DriverCall {
 }
 
 /// The protocol's spelling of a tool choice.
-pub(super) fn choice_value(c: &ToolChoice) -> Value {
+pub(crate) fn choice_value(c: &ToolChoice) -> Value {
     match c {
         ToolChoice::Auto => "auto".into(),
         ToolChoice::None => "none".into(),
@@ -205,7 +219,7 @@ pub(super) fn choice_value(c: &ToolChoice) -> Value {
 }
 
 /// Reads a tool choice back from its protocol spelling.
-pub(super) fn choice_of(v: &Value) -> Option<ToolChoice> {
+pub(crate) fn choice_of(v: &Value) -> Option<ToolChoice> {
     match v {
         Value::String(s) => match s.as_str() {
             "auto" => Some(ToolChoice::Auto),
@@ -243,6 +257,13 @@ impl DriverTrial {
         options: BTreeMap<String, Value>,
         req: &ChatRequest,
     ) -> DriverTrial {
+        let strict =
+            req.strict == StrictPolicy::Require || req.tools.iter().any(|t| t.strict == Some(true));
+        let strict_dialect = strict
+            && matches!(
+                api,
+                Provider::OpenaiChat | Provider::OpenaiResponses | Provider::Anthropic
+            );
         DriverTrial {
             name,
             api: api.slug().to_string(),
@@ -259,12 +280,14 @@ impl DriverTrial {
                     name: t.name.clone(),
                     description: t.description.clone(),
                     parameters: t.parameters.clone(),
+                    strict_parameters: strict_dialect
+                        .then(|| crate::schema::strict_parameters(api, &t.parameters).ok())
+                        .flatten(),
                 })
                 .collect(),
             tool_choice: req.tool_choice.as_ref().map(choice_value),
             parallel_tool_calls: req.parallel_tool_calls,
-            strict: req.strict == StrictPolicy::Require
-                || req.tools.iter().any(|t| t.strict == Some(true)),
+            strict,
             max_tokens: req.max_tokens,
         }
     }

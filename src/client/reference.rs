@@ -223,7 +223,11 @@ pub async fn drive(
                 .map_err(|e| format!("line is neither results nor done: {e}"))?
             {
                 Next::Done { .. } => break,
-                Next::Results { results } => {
+                Next::Results {
+                    results,
+                    tool_choice,
+                } => {
+                    req.tool_choice = tool_choice.as_ref().and_then(super::protocol::choice_of);
                     req.messages.push(Message::Assistant {
                         text: r.text.clone(),
                         tool_calls: calls,

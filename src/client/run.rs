@@ -159,6 +159,7 @@ fn build(
             extra_headers: Vec::new(),
         },
         invalid,
+        neutral: true,
     };
     Ok((asked, asked_trial))
 }
@@ -204,7 +205,15 @@ async fn phases(
     }
     ends.got = Some(got.clone());
     let Some(ex) = sent.seen.last() else {
-        ends.findings = unsent(&asked, &got);
+        // A library that refuses with a client error before sending anything refused cleanly:
+        // not supported, as a gateway's 4xx is in gateway mode.
+        match &got.error {
+            Some(e) if !asked.invalid && e.status.is_some_and(|s| (400..500).contains(&s)) => {
+                let message: String = e.message.chars().take(160).collect();
+                ends.cell = Some(Cell::Unsupported(format!("{}: {message}", e.kind)));
+            }
+            _ => ends.findings = unsent(&asked, &got),
+        }
         return ends;
     };
     let sent_body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
@@ -215,12 +224,27 @@ async fn phases(
     let target = judge::target_of_path(&ex.request.path, asked.target);
     let mut findings = judge::upstream(&asked, ex, target);
     let expected = judge::upstream_outcome(target, asked.inbound, &asked.req, ex);
+    let raw = {
+        let mut neutral = asked.req.clone();
+        neutral.stream = ex.streamed;
+        neutral.strict = crate::model::StrictPolicy::Off;
+        for t in &mut neutral.tools {
+            t.strict = None;
+        }
+        let resp = HttpResponse {
+            status: ex.status,
+            headers: ex.headers.clone(),
+            body: ex.body(),
+        };
+        crate::providers::decode(target, &neutral, &resp).ok()
+    };
     let broken = expected.as_ref().and_then(crate::gateway::broken);
     findings.extend(check::downstream(
         asked.inbound,
         &got,
         ex.status,
         expected.as_ref(),
+        raw.as_ref(),
         broken,
     ));
     if got.error.is_none() && ex.status < 400 && !asked.invalid {
@@ -280,10 +304,18 @@ async fn rounds(
         let Ok(enc) = crate::providers::encode(asked.inbound, &next) else {
             break;
         };
-        let sent = watched(slot, worker.step(&Next::Results { results })).await;
+        let tool_choice = next.tool_choice.as_ref().map(super::protocol::choice_value);
+        let step = Next::Results {
+            results,
+            tool_choice,
+        };
+        let sent = watched(slot, worker.step(&step)).await;
         clock.waited(sent.waited);
         let got: judge::Got = sent.answer.as_ref().map_err(Clone::clone).map(|g| {
-            let status = g.error.as_ref().map_or(200, |e| e.status.unwrap_or(500));
+            // An error without an HTTP status was raised by the library itself: a refusal
+            // before sending when nothing went upstream, else a failure of its own.
+            let local = if sent.seen.is_empty() { 400 } else { 500 };
+            let status = g.error.as_ref().map_or(200, |e| e.status.unwrap_or(local));
             let body = g
                 .error
                 .as_ref()

@@ -28,6 +28,10 @@ pub(crate) struct Asked {
     /// that API's 4xx, and upstream findings that only restate the client's invalid content
     /// are not the gateway's.
     pub invalid: bool,
+    /// Client mode: the caller handed the library the neutral request itself, so that is what
+    /// the sent request is read against (not the project's encoding of it, whose dialect choices
+    /// — Gemini's sanitized schemas — are not the library's to follow).
+    pub neutral: bool,
 }
 
 /// A request and its decoded answer, as the client got them.
@@ -81,21 +85,38 @@ fn sent_request(ex: &Exchange) -> HttpRequest {
 
 /// Upstream: what the gateway sent `target` (the API the request's path names), by meaning.
 pub(crate) fn upstream(asked: &Asked, ex: &Exchange, target: Provider) -> Vec<Finding> {
-    let sent = sent_request(ex);
-    let mut findings = Vec::new();
     // What the client sent, as sent (its strict flags and sanitized schemas included): the
     // gateway only sees this request, so the project's own encoder is judged on it too. A wire
     // carries no strict policy (decoded requests say `Off`): the case's applies.
-    let client_req = crate::providers::decode_request(asked.inbound, &asked.encoded.request)
-        .map_or_else(
-            |_| asked.req.clone(),
-            |d| ChatRequest {
-                strict: asked.req.strict,
-                ..d.request
-            },
-        );
-    let client_view = RequestView::of(&client_req);
+    let decoded = crate::providers::decode_request(asked.inbound, &asked.encoded.request).ok();
+    if asked.neutral {
+        // The caller's request, with only what its API can carry of the parallel switch.
+        let mut req = asked.req.clone();
+        req.parallel_tool_calls = decoded.and_then(|d| d.request.parallel_tool_calls);
+        return upstream_of(asked, ex, target, &req);
+    }
+    let client_req = decoded.map_or_else(
+        || asked.req.clone(),
+        |d| ChatRequest {
+            strict: asked.req.strict,
+            ..d.request
+        },
+    );
+    upstream_of(asked, ex, target, &client_req)
+}
+
+/// Upstream, against `client_req`: the client's request as the gateway (or library) got it.
+fn upstream_of(
+    asked: &Asked,
+    ex: &Exchange,
+    target: Provider,
+    client_req: &ChatRequest,
+) -> Vec<Finding> {
+    let sent = sent_request(ex);
+    let mut findings = Vec::new();
+    let client_view = RequestView::of(client_req);
     let sent_view = match crate::providers::decode_request(target, &sent) {
+        Ok(d) if asked.neutral => RequestView::of(&every_tool_is_required(client_req, d.request)),
         Ok(d) => RequestView::of(&d.request),
         Err(e) => {
             findings.push(Finding::new(
@@ -111,7 +132,7 @@ pub(crate) fn upstream(asked: &Asked, ex: &Exchange, target: Provider) -> Vec<Fi
         }
     };
     // The project's own encoder on the same client request, encoded once.
-    let ours = crate::providers::encode(target, &client_req).ok();
+    let ours = crate::providers::encode(target, client_req).ok();
     if target == Provider::TextProtocol {
         // Tools and choice travel as injected prose: the instructions must be the ones
         // `src/inject/` builds for the client's request as sent.
@@ -133,10 +154,15 @@ pub(crate) fn upstream(asked: &Asked, ex: &Exchange, target: Provider) -> Vec<Fi
                 && crate::providers::wire_rejection(asked.inbound, &asked.encoded.request.body)
                     .is_some())
         });
+        // Client mode reads schemas by meaning: a library may inline `$ref`s or write Gemini's
+        // OpenAPI dialect, which loses no constraint.
+        let by_meaning = |v: RequestView| {
+            if asked.neutral { v.by_meaning() } else { v }
+        };
         findings.extend(check::upstream(
-            &client_view,
-            &sent_view,
-            ours_view.as_ref(),
+            &by_meaning(client_view),
+            &by_meaning(sent_view),
+            ours_view.map(by_meaning).as_ref(),
             target,
             rejection,
             asked.base.requires_grounding(),
@@ -145,6 +171,31 @@ pub(crate) fn upstream(asked: &Asked, ex: &Exchange, target: Provider) -> Vec<Fi
     findings.extend(routed_elsewhere(asked.target, target));
     findings.extend(refused(asked, ex, target, &sent.body));
     findings
+}
+
+/// Client mode: two choices that make the model call one of the same tools mean the same —
+/// `required` with one tool is that tool forced, and Gemini's `ANY` listing every declared tool
+/// is `required` — so the library's spelling is read as the caller's.
+fn every_tool_is_required(client: &ChatRequest, mut sent: ChatRequest) -> ChatRequest {
+    use crate::model::{AllowedMode, ToolChoice};
+    use std::collections::BTreeSet;
+    let must_call = |r: &ChatRequest| -> Option<BTreeSet<String>> {
+        match &r.tool_choice {
+            Some(ToolChoice::Required) => Some(r.tools.iter().map(|t| t.name.clone()).collect()),
+            Some(ToolChoice::Forced(n)) => Some(BTreeSet::from([n.clone()])),
+            Some(ToolChoice::Allowed {
+                mode: AllowedMode::Required,
+                tools,
+            }) => Some(tools.iter().cloned().collect()),
+            _ => None,
+        }
+    };
+    if let (Some(c), Some(s)) = (must_call(client), must_call(&sent))
+        && c == s
+    {
+        sent.tool_choice = client.tool_choice.clone();
+    }
+    sent
 }
 
 /// The request went to another API than the route's.

@@ -194,6 +194,7 @@ fn build_request(
             extra_headers: headers,
         },
         invalid,
+        neutral: false,
     })
 }
 

@@ -5,6 +5,7 @@
 //! is missed. Run `make bench` (release profile, allocator settings) or
 //! `cargo bench --bench bench -- --only SECTION`.
 
+mod client;
 mod gateway;
 mod parse;
 mod proxy;
@@ -31,6 +32,7 @@ const SECTIONS: [&str; 12] = [
     "proxy",
     "proxy-hostile",
     "gateway",
+    "client",
 ];
 
 fn main() {
@@ -108,6 +110,7 @@ fn run_all(root: &std::path::Path, only: &[String]) -> Report {
             "proxy" => proxy::section(&mut r),
             "proxy-hostile" => proxy::hostile_section(&mut r),
             "gateway" => gateway::section(root, &mut r),
+            "client" => client::section(root, &mut r),
             _ => {}
         }
     }

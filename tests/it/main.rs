@@ -7,6 +7,7 @@ mod case_format;
 mod catalogue;
 mod chunking;
 mod cli;
+mod client_docs;
 mod client_mutants;
 mod corpus;
 mod fuzz;

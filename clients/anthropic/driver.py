@@ -1,0 +1,117 @@
+"""tooltape driver for the official `anthropic` Python SDK: Messages, buffered (`create`) and
+streamed (`messages.stream()`, whose accumulated final message is the result; its raw events
+are the chunks)."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import tooltape_driver as td  # noqa: E402
+from anthropic import Anthropic  # noqa: E402
+
+
+def messages_of(messages):
+    system, out = [], []
+    for m in messages:
+        role = m["role"]
+        if role == "system":
+            system.append(m.get("content") or "")
+        elif role == "assistant":
+            blocks = []
+            if m.get("content"):
+                blocks.append({"type": "text", "text": m["content"]})
+            for c in m.get("tool_calls") or []:
+                blocks.append(
+                    {"type": "tool_use", "id": c.get("id"), "name": c.get("name"), "input": td.arguments_object(c.get("arguments"))}
+                )
+            out.append({"role": "assistant", "content": blocks})
+        elif role == "tool":
+            block = {"type": "tool_result", "tool_use_id": m.get("call_id"), "content": m.get("content") or ""}
+            if m.get("is_error"):
+                block["is_error"] = True
+            # Consecutive results are one user turn.
+            if out and out[-1]["role"] == "user" and isinstance(out[-1]["content"], list):
+                out[-1]["content"].append(block)
+            else:
+                out.append({"role": "user", "content": [block]})
+        else:
+            out.append({"role": "user", "content": m.get("content") or ""})
+    return ("\n\n".join(system) or None), out
+
+
+def kwargs(trial, messages):
+    system, msgs = messages_of(messages)
+    kw = {"model": trial["model"], "messages": msgs, "max_tokens": trial.get("max_tokens") or 1024}
+    if system:
+        kw["system"] = system
+    if trial["tools"]:
+        tools = []
+        for t in trial["tools"]:
+            tool = {"name": t["name"], "input_schema": td.parameters(trial, t)}
+            if t.get("description") is not None:
+                tool["description"] = t["description"]
+            if trial.get("strict"):
+                tool["strict"] = True
+            tools.append(tool)
+        kw["tools"] = tools
+    choice = trial.get("tool_choice")
+    tc = None
+    if choice == "auto":
+        tc = {"type": "auto"}
+    elif choice == "none":
+        tc = {"type": "none"}
+    elif choice == "required":
+        tc = {"type": "any"}
+    elif isinstance(choice, dict) and "name" in choice:
+        tc = {"type": "tool", "name": choice["name"]}
+    elif isinstance(choice, dict):
+        raise td.Unsupported(["tool_choice allowed"])
+    if trial.get("parallel_tool_calls") is False:
+        tc = tc or {"type": "auto"}
+        if tc["type"] == "none":
+            pass
+        else:
+            tc["disable_parallel_tool_use"] = True
+    if tc is not None:
+        kw["tool_choice"] = tc
+    return kw
+
+
+def result_of(msg):
+    calls = [{"id": b.id, "name": b.name, "arguments": b.input} for b in msg.content if b.type == "tool_use"]
+    text = "".join(b.text for b in msg.content if b.type == "text")
+    usage = None
+    if msg.usage is not None:
+        usage = {"input_tokens": msg.usage.input_tokens, "output_tokens": msg.usage.output_tokens}
+    return {"calls": calls, "text": text or None, "finish": msg.stop_reason, "usage": usage}
+
+
+def call(trial, messages):
+    if trial["api"] != "anthropic":
+        raise td.Unsupported(["api " + trial["api"]])
+    c = Anthropic(base_url=trial["base_url"], api_key=trial["api_key"], max_retries=0)
+    kw = kwargs(trial, messages)
+    if not trial["stream"]:
+        return result_of(c.messages.create(**kw))
+    chunks = []
+    with c.messages.stream(**kw) as stream:
+        for ev in stream:
+            if ev.type == "content_block_start" and ev.content_block.type == "tool_use":
+                head = {"index": ev.index, "id": ev.content_block.id, "name": ev.content_block.name}
+                if ev.content_block.input:
+                    head["arguments"] = ev.content_block.input
+                chunks.append({"calls": [head]})
+            elif ev.type == "content_block_delta" and ev.delta.type == "input_json_delta":
+                chunks.append({"calls": [{"index": ev.index, "arguments": ev.delta.partial_json}]})
+            elif ev.type == "content_block_delta" and ev.delta.type == "text_delta":
+                chunks.append({"text": ev.delta.text})
+            elif ev.type == "message_delta" and ev.delta.stop_reason:
+                chunks.append({"finish": ev.delta.stop_reason})
+        final = stream.get_final_message()
+    result = result_of(final)
+    result["chunks"] = chunks
+    return result
+
+
+if __name__ == "__main__":
+    td.serve(call)

@@ -1,0 +1,67 @@
+"""tooltape driver for any-llm (`any_llm.completion`, the OpenAI Chat shape in and out, to the
+provider the route's options name). any-llm yields OpenAI-shaped chunks and has no accumulation
+helper: a streamed result's calls are the chunks gathered by index as its users do."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import tooltape_driver as td  # noqa: E402
+from any_llm import completion  # noqa: E402
+from any_llm.exceptions import UnsupportedParameterError  # noqa: E402
+
+
+def gathered(chunks):
+    """The streamed calls as a caller gathers them: by index, a new id starting a new call."""
+    calls = []
+    for ch in chunks:
+        for d in ch.get("calls", []):
+            i = d.get("index")
+            c = next((c for c in reversed(calls) if i is not None and c.get("index") == i), None)
+            if c is not None and d.get("id") and c.get("id") and d["id"] != c["id"]:
+                c = None
+            if c is None:
+                c = {"index": i, "arguments": ""}
+                calls.append(c)
+            for k in ("id", "name"):
+                if d.get(k):
+                    c[k] = d[k]
+            c["arguments"] += td.arguments_text(d.get("arguments")) if not isinstance(d.get("arguments"), str) else d["arguments"]
+    return [{"id": c.get("id"), "name": c.get("name"), "arguments": c["arguments"]} for c in calls]
+
+
+def call(trial, messages):
+    opts = trial.get("options") or {}
+    kw = dict(
+        model=trial["model"],
+        provider=opts.get("provider", "openai"),
+        api_base=trial["base_url"] + opts.get("base_suffix", ""),
+        api_key=trial["api_key"],
+        messages=td.chat_messages(messages),
+        **td.chat_kwargs(trial),
+    )
+    try:
+        return complete(trial, kw)
+    except UnsupportedParameterError as e:
+        # any-llm refuses a parameter the provider has no knob for: not expressible.
+        raise td.Unsupported([str(e).splitlines()[0][:200]])
+
+
+def complete(trial, kw):
+    if not trial["stream"]:
+        r = completion(**kw)
+        return td.chat_message_result(r.choices[0].message, r.choices[0].finish_reason, r.usage)
+    chunks, text, finish, usage = [], "", None, None
+    for chunk in completion(stream=True, **kw):
+        doc = td.chat_chunk(chunk)
+        if doc:
+            chunks.append(doc)
+            text += doc.get("text", "")
+            finish = doc.get("finish", finish)
+        if getattr(chunk, "usage", None):
+            usage = td.chat_usage(chunk.usage)
+    return {"calls": gathered(chunks), "text": text or None, "finish": finish, "usage": usage, "chunks": chunks}
+
+
+if __name__ == "__main__":
+    td.serve(call)

@@ -1,0 +1,159 @@
+"""tooltape driver for the official `google-genai` Python SDK: generate_content, buffered and
+streamed (generate_content_stream; the SDK hands over whole parts per chunk, so the result is the
+chunks' calls gathered as a caller would). Automatic function calling is off: the caller runs
+the tools."""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import tooltape_driver as td  # noqa: E402
+from google import genai  # noqa: E402
+from google.genai import types  # noqa: E402
+
+
+def response_object(content, is_error):
+    if is_error:
+        return {"error": content}
+    try:
+        v = json.loads(content)
+        if isinstance(v, dict):
+            return v
+    except ValueError:
+        pass
+    return {"result": content}
+
+
+def contents_of(messages):
+    system, out = [], []
+    for m in messages:
+        role = m["role"]
+        if role == "system":
+            system.append(m.get("content") or "")
+        elif role == "assistant":
+            parts = []
+            if m.get("content"):
+                parts.append(types.Part(text=m["content"]))
+            for c in m.get("tool_calls") or []:
+                parts.append(
+                    types.Part(function_call=types.FunctionCall(name=c.get("name"), args=td.arguments_object(c.get("arguments"))))
+                )
+            out.append(types.Content(role="model", parts=parts))
+        elif role == "tool":
+            part = types.Part(
+                function_response=types.FunctionResponse(
+                    name=m.get("name"), response=response_object(m.get("content") or "", m.get("is_error"))
+                )
+            )
+            if out and out[-1].role == "user" and out[-1].parts and out[-1].parts[0].function_response:
+                out[-1].parts.append(part)
+            else:
+                out.append(types.Content(role="user", parts=[part]))
+        else:
+            out.append(types.Content(role="user", parts=[types.Part(text=m.get("content") or "")]))
+    return ("\n\n".join(system) or None), out
+
+
+def config_of(trial, system):
+    kw = {"automatic_function_calling": types.AutomaticFunctionCallingConfig(disable=True)}
+    if system:
+        kw["system_instruction"] = system
+    if trial["tools"]:
+        decls = []
+        for t in trial["tools"]:
+            d = {"name": t["name"]}
+            if t.get("description") is not None:
+                d["description"] = t["description"]
+            # A tool without parameters sends none (Gemini rejects an empty OBJECT).
+            if t["parameters"] and t["parameters"] != {"type": "object", "properties": {}}:
+                d["parameters_json_schema"] = t["parameters"]
+            decls.append(types.FunctionDeclaration(**d))
+        kw["tools"] = [types.Tool(function_declarations=decls)]
+    choice = trial.get("tool_choice")
+    fc = None
+    if choice == "auto":
+        fc = types.FunctionCallingConfig(mode="AUTO")
+    elif choice == "none":
+        fc = types.FunctionCallingConfig(mode="NONE")
+    elif choice == "required":
+        fc = types.FunctionCallingConfig(mode="ANY")
+    elif isinstance(choice, dict) and "name" in choice:
+        fc = types.FunctionCallingConfig(mode="ANY", allowed_function_names=[choice["name"]])
+    elif isinstance(choice, dict):
+        # allowed_function_names only counts with ANY or VALIDATED (the API's documented rule).
+        mode = "ANY" if choice.get("mode") == "required" else "VALIDATED"
+        fc = types.FunctionCallingConfig(mode=mode, allowed_function_names=list(choice["allowed"]))
+    if fc is not None:
+        kw["tool_config"] = types.ToolConfig(function_calling_config=fc)
+    # The Gemini API has no parallel switch: `parallel_tool_calls` has nothing to become.
+    if trial.get("max_tokens") is not None:
+        kw["max_output_tokens"] = trial["max_tokens"]
+    return types.GenerateContentConfig(**kw)
+
+
+def parts_of(response):
+    if not response.candidates or not response.candidates[0].content:
+        return []
+    return response.candidates[0].content.parts or []
+
+
+def calls_of(parts):
+    return [
+        {"id": p.function_call.id, "name": p.function_call.name, "arguments": dict(p.function_call.args or {})}
+        for p in parts
+        if p.function_call is not None
+    ]
+
+
+def text_of(parts):
+    return "".join(p.text for p in parts if p.text and not p.thought)
+
+
+def finish_of(response):
+    if not response.candidates or response.candidates[0].finish_reason is None:
+        return None
+    f = response.candidates[0].finish_reason
+    return getattr(f, "value", str(f))
+
+
+def usage_of(response):
+    u = response.usage_metadata
+    if u is None:
+        return None
+    return {"input_tokens": u.prompt_token_count, "output_tokens": u.candidates_token_count}
+
+
+def call(trial, messages):
+    if trial["api"] != "gemini":
+        raise td.Unsupported(["api " + trial["api"]])
+    system, contents = contents_of(messages)
+    config = config_of(trial, system)
+    client = genai.Client(
+        api_key=trial["api_key"],
+        http_options=types.HttpOptions(base_url=trial["base_url"], api_version="v1beta"),
+    )
+    if not trial["stream"]:
+        r = client.models.generate_content(model=trial["model"], contents=contents, config=config)
+        parts = parts_of(r)
+        return {"calls": calls_of(parts), "text": text_of(parts) or None, "finish": finish_of(r), "usage": usage_of(r)}
+    chunks, calls, text, finish, usage = [], [], "", None, None
+    for r in client.models.generate_content_stream(model=trial["model"], contents=contents, config=config):
+        parts = parts_of(r)
+        doc = {}
+        if text_of(parts):
+            doc["text"] = text_of(parts)
+            text += doc["text"]
+        if calls_of(parts):
+            doc["calls"] = calls_of(parts)
+            calls.extend(doc["calls"])
+        if finish_of(r):
+            doc["finish"] = finish = finish_of(r)
+        if r.usage_metadata is not None:
+            usage = usage_of(r)
+        chunks.append(doc)
+    return {"calls": calls, "text": text or None, "finish": finish, "usage": usage, "chunks": chunks}
+
+
+if __name__ == "__main__":
+    td.serve(call)

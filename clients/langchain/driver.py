@@ -1,0 +1,150 @@
+"""tooltape driver for LangChain chat models: `langchain-openai` (ChatOpenAI, Chat Completions
+and Responses), `langchain-anthropic` (ChatAnthropic) and `langchain-google-genai`
+(ChatGoogleGenerativeAI), tools bound with `bind_tools` (OpenAI-format tool dicts, which every
+integration takes), called with `invoke` or `stream`; streamed chunks are summed (`chunk + chunk`,
+LangChain's documented accumulation) into the result."""
+
+import inspect
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import tooltape_driver as td  # noqa: E402
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage  # noqa: E402
+
+
+def model_of(trial):
+    api, key, base = trial["api"], trial["api_key"], trial["base_url"]
+    if api in ("openai-chat", "openai-responses"):
+        from langchain_openai import ChatOpenAI
+
+        return ChatOpenAI(
+            model=trial["model"],
+            base_url=base + "/v1",
+            api_key=key,
+            max_retries=0,
+            use_responses_api=api == "openai-responses",
+            max_tokens=trial.get("max_tokens"),
+            stream_usage=True,
+        )
+    if api == "anthropic":
+        from langchain_anthropic import ChatAnthropic
+
+        return ChatAnthropic(
+            model=trial["model"], base_url=base, api_key=key, max_retries=0, max_tokens=trial.get("max_tokens") or 1024
+        )
+    if api == "gemini":
+        from langchain_google_genai import ChatGoogleGenerativeAI
+
+        kw = {}
+        if trial.get("max_tokens") is not None:
+            kw["max_output_tokens"] = trial["max_tokens"]
+        return ChatGoogleGenerativeAI(model=trial["model"], google_api_key=key, base_url=base, max_retries=0, **kw)
+    raise td.Unsupported(["api " + api])
+
+
+def messages_of(messages):
+    out = []
+    for m in messages:
+        role, content = m["role"], m.get("content") or ""
+        if role == "system":
+            out.append(SystemMessage(content))
+        elif role == "assistant":
+            calls = [
+                {"name": c.get("name"), "args": td.arguments_object(c.get("arguments")), "id": c.get("id"), "type": "tool_call"}
+                for c in m.get("tool_calls") or []
+            ]
+            out.append(AIMessage(content=content, tool_calls=calls))
+        elif role == "tool":
+            status = "error" if m.get("is_error") else "success"
+            out.append(ToolMessage(content, tool_call_id=m.get("call_id"), name=m.get("name"), status=status))
+        else:
+            out.append(HumanMessage(content))
+    return out
+
+
+def bound(model, trial):
+    if not trial["tools"]:
+        return model
+    params = inspect.signature(model.bind_tools).parameters
+    kw = {}
+    choice = trial.get("tool_choice")
+    if isinstance(choice, dict) and "allowed" in choice:
+        raise td.Unsupported(["tool_choice allowed"])
+    if isinstance(choice, dict):
+        kw["tool_choice"] = choice["name"]
+    elif choice == "required" and trial["api"] == "anthropic":
+        # ChatAnthropic spells "a tool must be called" `any` (a plain string is a tool's name).
+        kw["tool_choice"] = "any"
+    elif choice == "none" and trial["api"] == "anthropic":
+        # Documented: a dict is passed through as Anthropic's own tool_choice.
+        kw["tool_choice"] = {"type": "none"}
+    elif choice is not None:
+        kw["tool_choice"] = choice
+    if trial.get("parallel_tool_calls") is not None:
+        if "parallel_tool_calls" not in params:
+            raise td.Unsupported(["parallel_tool_calls"])
+        kw["parallel_tool_calls"] = trial["parallel_tool_calls"]
+    if trial.get("strict"):
+        if "strict" not in params:
+            raise td.Unsupported(["strict"])
+        kw["strict"] = True
+    # OpenAI function dicts (name, description, parameters): every integration converts them,
+    # and `strict` applies to them (a `{"type": "function"}` dict is passed through unchanged).
+    tools = []
+    for t in trial["tools"]:
+        f = {"name": t["name"], "parameters": t["parameters"]}
+        if t.get("description") is not None:
+            f["description"] = t["description"]
+        tools.append(f)
+    return model.bind_tools(tools, **kw)
+
+
+def text_of(content):
+    if isinstance(content, str):
+        return content or None
+    parts = [b.get("text", "") if isinstance(b, dict) else str(b) for b in content or [] if not isinstance(b, dict) or b.get("type") == "text"]
+    return "".join(parts) or None
+
+
+def result_of(msg):
+    calls = [{"id": c.get("id"), "name": c.get("name"), "arguments": c.get("args")} for c in msg.tool_calls]
+    # Calls whose arguments did not parse are kept apart by LangChain: the caller still gets them.
+    calls += [{"id": c.get("id"), "name": c.get("name"), "arguments": c.get("args")} for c in getattr(msg, "invalid_tool_calls", [])]
+    meta = msg.response_metadata or {}
+    finish = meta.get("finish_reason") or meta.get("stop_reason") or meta.get("status")
+    usage = None
+    if msg.usage_metadata:
+        usage = {"input_tokens": msg.usage_metadata.get("input_tokens"), "output_tokens": msg.usage_metadata.get("output_tokens")}
+    text = text_of(msg.content) or (msg.additional_kwargs or {}).get("refusal")
+    return {"calls": calls, "text": text, "finish": None if finish is None else str(finish), "usage": usage}
+
+
+def call(trial, messages):
+    runnable = bound(model_of(trial), trial)
+    msgs = messages_of(messages)
+    if not trial["stream"]:
+        return result_of(runnable.invoke(msgs))
+    full, chunks = None, []
+    for chunk in runnable.stream(msgs):
+        full = chunk if full is None else full + chunk
+        doc = {}
+        if text_of(chunk.content):
+            doc["text"] = text_of(chunk.content)
+        calls = []
+        for c in chunk.tool_call_chunks or []:
+            d = {k: c.get(k) for k in ("index", "id", "name") if c.get(k) is not None}
+            if c.get("args") is not None:
+                d["arguments"] = c.get("args")
+            calls.append(d)
+        if calls:
+            doc["calls"] = calls
+        if doc:
+            chunks.append(doc)
+    result = result_of(full) if full is not None else {"calls": [], "text": None}
+    result["chunks"] = chunks
+    return result
+
+
+if __name__ == "__main__":
+    td.serve(call)

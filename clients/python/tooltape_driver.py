@@ -1,0 +1,217 @@
+"""The driver protocol's loop for Python drivers (docs/clients/README.md), and readers of the
+OpenAI Chat shapes several libraries share. Standard library only.
+
+A driver calls `serve(call)`. `call(trial, messages)` makes one call through the library, the way
+its documentation tells users to, and returns the result document: `calls`, `text`, `finish`,
+`usage`, `chunks` (streamed), or raises `Unsupported([...])` for trial fields the library has no
+knob for. Any other exception becomes the result's `error`. `messages` is the conversation so
+far: the trial's, then for each follow-up round the assistant turn as the library handed it
+over and the tool results tooltape sent.
+"""
+
+import json
+import os
+import sys
+
+
+class Unsupported(Exception):
+    """The library cannot express these trial fields (not a failure: "not expressible")."""
+
+    def __init__(self, fields):
+        super().__init__(", ".join(fields))
+        self.fields = list(fields)
+
+
+def error_of(e):
+    status = None
+    for attr in ("status_code", "status", "code"):
+        v = getattr(e, attr, None)
+        if isinstance(v, int) and 100 <= v < 600:
+            status = v
+            break
+    doc = {"type": type(e).__name__, "message": str(e)[:2000]}
+    if status is not None:
+        doc["status"] = status
+    return doc
+
+
+def serve(call):
+    # The protocol owns stdout: anything the library prints goes to stderr (the driver log).
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            return
+        if not line.strip():
+            continue
+        trial = json.loads(line)
+        messages = list(trial["messages"])
+        while True:
+            try:
+                result = call(trial, messages)
+            except Unsupported as u:
+                result = {"unsupported": u.fields}
+            except Exception as e:  # the library raised: the caller sees an error
+                result = {"error": error_of(e)}
+            out.write(json.dumps({"result": result}) + "\n")
+            out.flush()
+            nxt = sys.stdin.readline()
+            if not nxt:
+                return
+            nxt = json.loads(nxt)
+            if "results" not in nxt:
+                break
+            # The follow-up's tool_choice (absent: leave it out).
+            trial = dict(trial, tool_choice=nxt.get("tool_choice"))
+            messages.append(
+                {"role": "assistant", "content": result.get("text"), "tool_calls": result.get("calls") or []}
+            )
+            messages.extend(nxt["results"])
+
+
+def arguments_text(a):
+    """A call's arguments as a JSON string (libraries take either)."""
+    if a is None:
+        return "{}"
+    return a if isinstance(a, str) else json.dumps(a)
+
+
+def arguments_object(a):
+    if a is None or a == "":
+        return {}
+    return json.loads(a) if isinstance(a, str) else a
+
+
+# ---- OpenAI Chat Completions shapes (the official SDK, LiteLLM and any-llm take them) ----
+
+
+def chat_messages(messages):
+    out = []
+    for m in messages:
+        role = m["role"]
+        if role == "assistant":
+            msg = {"role": "assistant", "content": m.get("content")}
+            if m.get("tool_calls"):
+                msg["tool_calls"] = [
+                    {
+                        "id": c.get("id"),
+                        "type": "function",
+                        "function": {"name": c.get("name"), "arguments": arguments_text(c.get("arguments"))},
+                    }
+                    for c in m["tool_calls"]
+                ]
+            out.append(msg)
+        elif role == "tool":
+            out.append({"role": "tool", "tool_call_id": m.get("call_id"), "content": m.get("content") or ""})
+        else:
+            out.append({"role": role, "content": m.get("content") or ""})
+    return out
+
+
+def parameters(trial, tool):
+    """The schema a caller of a pass-through library writes: strict's dialect when strict."""
+    if trial.get("strict") and tool.get("strict_parameters") is not None:
+        return tool["strict_parameters"]
+    return tool["parameters"]
+
+
+def chat_tools(trial):
+    tools = []
+    for t in trial["tools"]:
+        f = {"name": t["name"], "parameters": parameters(trial, t)}
+        if t.get("description") is not None:
+            f["description"] = t["description"]
+        if trial.get("strict"):
+            f["strict"] = True
+        tools.append({"type": "function", "function": f})
+    return tools
+
+
+def chat_choice(choice):
+    if choice is None or isinstance(choice, str):
+        return choice
+    if "name" in choice:
+        return {"type": "function", "function": {"name": choice["name"]}}
+    return {
+        "type": "allowed_tools",
+        "allowed_tools": {
+            "mode": choice.get("mode", "auto"),
+            "tools": [{"type": "function", "function": {"name": n}} for n in choice["allowed"]],
+        },
+    }
+
+
+def chat_kwargs(trial):
+    """The Chat request's tool fields, each only when the trial sets it."""
+    kw = {}
+    if trial["tools"]:
+        kw["tools"] = chat_tools(trial)
+    if trial.get("tool_choice") is not None:
+        kw["tool_choice"] = chat_choice(trial["tool_choice"])
+    if trial.get("parallel_tool_calls") is not None:
+        kw["parallel_tool_calls"] = trial["parallel_tool_calls"]
+    if trial.get("max_tokens") is not None:
+        kw["max_tokens"] = trial["max_tokens"]
+    return kw
+
+
+def get(o, key, default=None):
+    """Attribute or key: libraries hand over objects or dicts."""
+    if o is None:
+        return default
+    if isinstance(o, dict):
+        return o.get(key, default)
+    return getattr(o, key, default)
+
+
+def chat_chunk(chunk):
+    """One OpenAI-shaped stream chunk as a protocol chunk (None when it carries nothing)."""
+    doc = {}
+    choices = get(chunk, "choices") or []
+    if choices:
+        c = choices[0]
+        delta = get(c, "delta")
+        text = get(delta, "content")
+        if text:
+            doc["text"] = text
+        calls = []
+        for d in get(delta, "tool_calls") or []:
+            f = get(d, "function")
+            call = {}
+            if get(d, "index") is not None:
+                call["index"] = get(d, "index")
+            if get(d, "id"):
+                call["id"] = get(d, "id")
+            if get(f, "name"):
+                call["name"] = get(f, "name")
+            if get(f, "arguments") is not None:
+                call["arguments"] = get(f, "arguments")
+            calls.append(call)
+        if calls:
+            doc["calls"] = calls
+        if get(c, "finish_reason"):
+            doc["finish"] = str(get(c, "finish_reason"))
+    return doc or None
+
+
+def chat_usage(usage):
+    if usage is None:
+        return None
+    return {"input_tokens": get(usage, "prompt_tokens"), "output_tokens": get(usage, "completion_tokens")}
+
+
+def chat_message_result(message, finish, usage):
+    """A Chat completion's message (object or dict) as the result document."""
+    calls = [
+        {"id": get(c, "id"), "name": get(get(c, "function"), "name"), "arguments": get(get(c, "function"), "arguments")}
+        for c in (get(message, "tool_calls") or [])
+    ]
+    return {
+        "calls": calls,
+        # A refusal is the model's text, in a field of its own.
+        "text": get(message, "content") or get(message, "refusal"),
+        "finish": None if finish is None else str(finish),
+        "usage": chat_usage(usage),
+    }
