@@ -19,7 +19,7 @@ mod textcall;
 use report::Report;
 
 /// Section names, in run order, as `--only NAME` takes them.
-const SECTIONS: [&str; 12] = [
+const SECTIONS: [&str; 13] = [
     "replay",
     "openai-chat",
     "parse",
