@@ -1,7 +1,7 @@
 # tooltape — every entry point. CI runs `make ci` (= .ci/run). Adding a case never touches this file.
 GATEWAY ?= litellm
 CLIENT ?= tooltape
-.PHONY: client gateway gateway-compare import-vcr test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png conformance drift fuzz
+.PHONY: wheel client gateway gateway-compare import-vcr test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png conformance drift fuzz
 
 # Offline, no keys: replays every trial from its cassette and checks its snapshot.
 test:
@@ -88,11 +88,11 @@ fuzz:
 gateway:
 	cargo run --quiet -- gateway $(GATEWAY) $(FILTER) $(if $(URL),--url $(URL)) $(if $(CI),,$(if $(FILTER),,--md-out docs/gateways/$(GATEWAY).md))
 
-# LiteLLM, Portkey and tooltape proxy side by side over the same trials, in one run (conformance,
+# LiteLLM, Portkey, TensorZero and tooltape proxy side by side over the same trials, in one run (conformance,
 # added latency p50/p99, streamed first tool-call delta, peak memory); rewrites the table between
 # the compare markers of docs/gateways/README.md. COMPARE=names, FILTER to narrow. Release build:
 # tooltape proxy is measured as users would run it.
-COMPARE ?= litellm portkey tooltape
+COMPARE ?= litellm portkey tensorzero tooltape
 gateway-compare:
 	cargo run --release --quiet -- gateway compare $(COMPARE) $(if $(FILTER),--filter $(FILTER)) $(if $(FILTER),,--md-out docs/gateways/README.md)
 
@@ -101,3 +101,12 @@ gateway-compare:
 # docs/clients/NAME.md.
 client:
 	cargo run --quiet -- client $(CLIENT) $(FILTER) $(if $(DOCS),--md-out docs/clients/$(CLIENT).md)
+
+# The binary as a Python wheel (maturin, pinned, installed into a venv in the cache outside the
+# repository): target/wheels/tooltape-VERSION-py3-none-PLATFORM.whl; `pip install` it and
+# `tooltape` is on the PATH. Sizes and times: docs/ci.md.
+MATURIN_VERSION ?= 1.16.0
+MATURIN_VENV ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/tooltape/maturin-$(MATURIN_VERSION)
+wheel:
+	test -x $(MATURIN_VENV)/bin/maturin || { python3 -m venv $(MATURIN_VENV) && $(MATURIN_VENV)/bin/pip install --quiet --disable-pip-version-check maturin==$(MATURIN_VERSION); }
+	$(MATURIN_VENV)/bin/maturin build --release --out target/wheels

@@ -33,5 +33,12 @@ pub fn utc_minute(t: SystemTime) -> String {
     format!("{y:04}-{mo:02}-{d:02} {h:02}:{m:02} UTC")
 }
 
+/// `YYYY-MM-DDTHH:MM:SS` of `t` in UTC (ISO 8601, as JUnit's `timestamp` takes it).
+pub fn utc_iso(t: SystemTime) -> String {
+    let (y, mo, d, h, m) = utc_parts(t);
+    let s = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) % 60;
+    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{m:02}:{s:02}")
+}
+
 #[cfg(test)]
 mod tests;

@@ -31,6 +31,7 @@ pub mod import_vcr;
 pub mod inject;
 pub mod input;
 mod jsonseq;
+mod junit;
 mod located;
 pub mod model;
 mod pointer;

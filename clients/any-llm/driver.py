@@ -1,13 +1,14 @@
-"""tooltape driver for any-llm (`any_llm.completion`, the OpenAI Chat shape in and out, to the
-provider the route's options name). any-llm yields OpenAI-shaped chunks and has no accumulation
-helper: a streamed result's calls are the chunks gathered by index as its users do."""
+"""tooltape driver for any-llm: `any_llm.completion` (the OpenAI Chat shape in and out, to the
+provider the route's options name) and `any_llm.responses` (the Responses route). any-llm yields
+OpenAI-shaped chunks and has no accumulation helper: a streamed Chat result's calls are the chunks
+gathered by index as its users do; a streamed Responses result is its terminal event's response."""
 
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import tooltape_driver as td  # noqa: E402
-from any_llm import completion  # noqa: E402
+from any_llm import completion, responses  # noqa: E402
 from any_llm.exceptions import UnsupportedParameterError  # noqa: E402
 
 
@@ -30,7 +31,31 @@ def gathered(chunks):
     return [{"id": c.get("id"), "name": c.get("name"), "arguments": c["arguments"]} for c in calls]
 
 
+def call_responses(trial, messages):
+    opts = trial.get("options") or {}
+    kw = td.responses_kwargs(trial, messages)
+    kw["input_data"] = kw.pop("input")
+    kw.update(provider=opts.get("provider", "openai"), api_base=trial["base_url"] + opts.get("base_suffix", ""), api_key=trial["api_key"])
+    if not trial["stream"]:
+        return td.responses_result(responses(**kw))
+    chunks, final = [], None
+    for ev in responses(stream=True, **kw):
+        doc = td.responses_event(ev)
+        if doc:
+            chunks.append(doc)
+        if td.get(ev, "type") in ("response.completed", "response.incomplete", "response.failed"):
+            final = td.get(ev, "response")
+    result = td.responses_result(final) if final is not None else {"calls": [], "text": None}
+    result["chunks"] = chunks
+    return result
+
+
 def call(trial, messages):
+    if trial["api"] == "openai-responses":
+        try:
+            return call_responses(trial, messages)
+        except UnsupportedParameterError as e:
+            raise td.Unsupported([str(e).splitlines()[0][:200]])
     opts = trial.get("options") or {}
     kw = dict(
         model=trial["model"],

@@ -215,3 +215,100 @@ def chat_message_result(message, finish, usage):
         "finish": None if finish is None else str(finish),
         "usage": chat_usage(usage),
     }
+
+
+# ---- OpenAI Responses shapes (the official SDK and any-llm's responses()) ----
+
+
+def responses_input(messages):
+    items, instructions = [], []
+    for m in messages:
+        role = m["role"]
+        if role == "system":
+            instructions.append(m.get("content") or "")
+        elif role == "assistant":
+            if m.get("content"):
+                items.append({"role": "assistant", "content": m["content"]})
+            for c in m.get("tool_calls") or []:
+                items.append(
+                    {
+                        "type": "function_call",
+                        "call_id": c.get("id"),
+                        "name": c.get("name"),
+                        "arguments": arguments_text(c.get("arguments")),
+                    }
+                )
+        elif role == "tool":
+            items.append({"type": "function_call_output", "call_id": m.get("call_id"), "output": m.get("content") or ""})
+        else:
+            items.append({"role": "user", "content": m.get("content") or ""})
+    return items, ("\n\n".join(instructions) or None)
+
+
+def responses_kwargs(trial, messages):
+    items, instructions = responses_input(messages)
+    kw = {"model": trial["model"], "input": items}
+    if instructions:
+        kw["instructions"] = instructions
+    if trial["tools"]:
+        kw["tools"] = [
+            {
+                "type": "function",
+                "name": t["name"],
+                "description": t.get("description"),
+                "parameters": parameters(trial, t),
+                "strict": bool(trial.get("strict")),
+            }
+            for t in trial["tools"]
+        ]
+    choice = trial.get("tool_choice")
+    if isinstance(choice, str):
+        kw["tool_choice"] = choice
+    elif choice is not None and "name" in choice:
+        kw["tool_choice"] = {"type": "function", "name": choice["name"]}
+    elif choice is not None:
+        kw["tool_choice"] = {
+            "type": "allowed_tools",
+            "mode": choice.get("mode", "auto"),
+            "tools": [{"type": "function", "name": n} for n in choice["allowed"]],
+        }
+    if trial.get("parallel_tool_calls") is not None:
+        kw["parallel_tool_calls"] = trial["parallel_tool_calls"]
+    if trial.get("max_tokens") is not None:
+        kw["max_output_tokens"] = trial["max_tokens"]
+    return kw
+
+
+def responses_result(r):
+    output = get(r, "output") or []
+    calls = [
+        {"id": get(item, "call_id"), "name": get(item, "name"), "arguments": get(item, "arguments")}
+        for item in output
+        if get(item, "type") == "function_call"
+    ]
+    parts = [p for item in output if get(item, "type") == "message" for p in get(item, "content") or []]
+    text = "".join(get(p, "text") or "" for p in parts if get(p, "type") == "output_text")
+    refusal = "".join(get(p, "refusal") or "" for p in parts if get(p, "type") == "refusal")
+    finish = get(r, "status")
+    if finish == "incomplete" and get(r, "incomplete_details") is not None:
+        finish = get(get(r, "incomplete_details"), "reason")
+    usage = get(r, "usage")
+    if usage is not None:
+        usage = {"input_tokens": get(usage, "input_tokens"), "output_tokens": get(usage, "output_tokens")}
+    return {"calls": calls, "text": text or refusal or None, "finish": finish, "usage": usage}
+
+
+def responses_event(ev):
+    """One Responses stream event as a protocol chunk (None when it carries no call or text)."""
+    kind = get(ev, "type")
+    item = get(ev, "item")
+    if kind == "response.output_item.added" and get(item, "type") == "function_call":
+        return {"calls": [{"index": get(ev, "output_index"), "id": get(item, "call_id"), "name": get(item, "name")}]}
+    if kind == "response.function_call_arguments.delta":
+        return {"calls": [{"index": get(ev, "output_index"), "arguments": get(ev, "delta")}]}
+    if kind == "response.function_call_arguments.done":
+        # The whole arguments again: a caller reading this event has them at once.
+        return {"calls": [{"index": get(ev, "output_index"), "arguments": arguments_object(get(ev, "arguments"))}]}
+    if kind == "response.output_text.delta":
+        return {"text": get(ev, "delta")}
+    return None

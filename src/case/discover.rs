@@ -1,10 +1,12 @@
-//! Discovery: every case file under `cases/` (sorted), loaded and expanded into trials; a broken
-//! file becomes an error of its own instead of aborting the rest.
+//! Discovery: every case file of the corpus (`cases/` under the root, else the embedded one,
+//! with a `--cases` folder laid over; sorted), loaded and expanded into trials; a broken file
+//! becomes an error of its own instead of aborting the rest.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use super::load::{CaseError, PROVIDERS_FILE, load_case, load_providers};
+use super::corpus::Corpus;
+use super::load::{load_case_from, providers_from};
 use super::trial::{Trial, trials};
 
 /// Everything found under a project root: trials of good cases, and the errors of broken files.
@@ -12,79 +14,45 @@ use super::trial::{Trial, trials};
 pub struct Discovery {
     pub trials: Vec<Trial>,
     /// (case name, error): a broken case still becomes a (failing) test.
-    pub broken: Vec<(String, CaseError)>,
+    pub broken: Vec<(String, super::load::CaseError)>,
     /// Discovery could not tell which trials exist (the provider table or `cases/` is
     /// unreadable): no file may be called an orphan.
     pub incomplete: bool,
 }
 
-/// Finds every case under `root/cases` (sorted) and expands it.
+/// Finds every case under `root/cases` (the embedded corpus when there is no such folder),
+/// sorted, and expands it.
 pub fn discover(root: &Path) -> Discovery {
-    let cases_dir = root.join("cases");
+    discover_with(root, None)
+}
+
+/// [`discover`] with a team's own case folder laid over the corpus: its case and tool files
+/// add to ours, or replace ours of the same file name; its `providers.toml` replaces ours.
+pub fn discover_with(root: &Path, extra: Option<&Path>) -> Discovery {
     let mut d = Discovery::default();
-    let providers = match load_providers(&cases_dir) {
+    let corpus = match Corpus::of(root, extra) {
+        Ok(c) => c,
+        Err(e) => {
+            d.broken.push(("cases".into(), e));
+            d.incomplete = true;
+            return d;
+        }
+    };
+    let providers = match providers_from(&corpus.providers) {
         Ok(p) => p,
-        Err(mut e) => {
-            if let Ok(p) = e.path.strip_prefix(root) {
-                e.path = p.to_path_buf();
-            }
+        Err(e) => {
             d.broken.push(("providers".into(), e));
             d.incomplete = true;
             return d;
         }
     };
-    let entries: Vec<PathBuf> = match std::fs::read_dir(&cases_dir) {
-        Ok(rd) => rd.filter_map(Result::ok).map(|e| e.path()).collect(),
-        Err(e) => {
-            let rel = cases_dir.strip_prefix(root).unwrap_or(&cases_dir);
-            d.broken.push((
-                "cases".into(),
-                CaseError::at_start(rel, format!("cannot list the case folder: {e}")),
-            ));
-            d.incomplete = true;
-            return d;
-        }
-    };
-    let mut files = Vec::new();
-    for p in entries {
-        let Some(ext) = p.extension().and_then(|x| x.to_str()) else {
-            continue;
-        };
-        if ext == "toml" {
-            if p.file_name().is_some_and(|n| n != PROVIDERS_FILE) {
-                files.push(p);
-            }
-        } else if ext.eq_ignore_ascii_case("toml") {
-            // `weather.TOML` is not discovered: say so rather than drop a case in silence.
-            let rel = p.strip_prefix(root).unwrap_or(&p).to_path_buf();
-            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("case");
-            d.broken.push((
-                stem.to_string(),
-                CaseError::at_start(
-                    rel,
-                    format!("case files end in `.toml` (lower case): rename it to {stem}.toml"),
-                ),
-            ));
-        }
-    }
-    files.sort();
-    let tools_dir = cases_dir.join("tools");
-    for f in files {
-        let rel = f.strip_prefix(root).unwrap_or(&f).to_path_buf();
-        match load_case(&root.join(&rel), &tools_dir, &providers) {
-            Ok(mut case) => {
-                case.path = rel;
-                d.trials.extend(trials(&Arc::new(case)));
-            }
-            Err(mut e) => {
-                if let Ok(p) = e.path.strip_prefix(root) {
-                    e.path = p.to_path_buf();
-                }
-                let name = f
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .unwrap_or("case")
-                    .to_string();
+    d.broken.extend(corpus.misnamed.iter().cloned());
+    let find_tool = |name: &str| corpus.tool(name).cloned();
+    for (file, entry) in &corpus.cases {
+        match load_case_from(entry, &find_tool, &providers) {
+            Ok(case) => d.trials.extend(trials(&Arc::new(case))),
+            Err(e) => {
+                let name = file.strip_suffix(".toml").unwrap_or(file).to_string();
                 d.broken.push((name, e));
             }
         }

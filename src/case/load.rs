@@ -8,14 +8,12 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 use toml::Spanned;
 
+use super::corpus::{Entry, PROVIDERS_FILE};
 use super::file::{Case, CaseFile, Mode, ProviderConfig};
 use super::trial::{pattern_matches, trial_keys};
 use crate::located::Located;
 use crate::model::Provider;
 use crate::model::Tool;
-
-/// The file in `cases/` that configures providers rather than describing a case.
-pub const PROVIDERS_FILE: &str = "providers.toml";
 
 /// A problem in a case, tool or provider file, located for the reader.
 pub(crate) type CaseError = Located;
@@ -25,16 +23,25 @@ fn toml_error(path: &Path, source: &str, err: &toml::de::Error) -> CaseError {
     Located::at_offset(path, source, offset, err.message().trim())
 }
 
-fn read(path: &Path, what: &str) -> Result<String, CaseError> {
-    crate::input::read_to_string(path).map_err(|e| Located::at_start(path, format!("{what}: {e}")))
-}
-
 /// Loads `cases/providers.toml`.
 pub fn load_providers(cases_dir: &Path) -> Result<BTreeMap<Provider, ProviderConfig>, CaseError> {
     let path = cases_dir.join(PROVIDERS_FILE);
-    let source = read(&path, "cannot read the provider table")?;
+    providers_from(&Entry::disk(&path, &path))
+}
+
+/// The provider table of the corpus of `root` (`cases/providers.toml`, else the embedded one).
+pub fn providers_of(root: &Path) -> Result<BTreeMap<Provider, ProviderConfig>, CaseError> {
+    providers_from(&super::corpus::Corpus::of(root, None)?.providers)
+}
+
+/// Loads a provider table from the corpus.
+pub(crate) fn providers_from(
+    entry: &Entry,
+) -> Result<BTreeMap<Provider, ProviderConfig>, CaseError> {
+    let path = &entry.shown;
+    let source = entry.read("cannot read the provider table")?;
     let table: BTreeMap<Provider, ProviderConfig> =
-        toml::from_str(&source).map_err(|e| toml_error(&path, &source, &e))?;
+        toml::from_str(&source).map_err(|e| toml_error(path, &source, &e))?;
     if let Some(missing) = Provider::ALL.iter().find(|p| !table.contains_key(p)) {
         return Err(Located::at_start(
             path,
@@ -45,10 +52,10 @@ pub fn load_providers(cases_dir: &Path) -> Result<BTreeMap<Provider, ProviderCon
 }
 
 /// Loads one neutral tool file.
-pub(crate) fn load_tool(path: &Path) -> Result<(Tool, String), CaseError> {
-    let text = read(path, "cannot read tool file")?;
+fn load_tool(entry: &Entry) -> Result<(Tool, String), CaseError> {
+    let text = entry.read("cannot read tool file")?;
     let tool: Tool = serde_json::from_str(&text).map_err(|e| CaseError {
-        path: path.to_path_buf(),
+        path: entry.shown.clone(),
         line: e.line(),
         column: e.column(),
         message: format!("invalid tool definition: {e}"),
@@ -98,7 +105,7 @@ fn case_name(path: &Path) -> Result<String, CaseError> {
 fn load_tools(
     file: &CaseFile,
     source: &str,
-    tools_dir: &Path,
+    find_tool: &dyn Fn(&str) -> Result<Entry, String>,
     at: &impl Fn(&Spanned<String>, String) -> CaseError,
 ) -> Result<(Vec<Tool>, String), CaseError> {
     let mut hasher = Sha256::new();
@@ -133,21 +140,14 @@ fn load_tools(
             ));
         }
         seen.push(name);
-        let tool_path = tools_dir.join(format!("{name}.json"));
-        if std::fs::symlink_metadata(&tool_path).is_err() {
-            let shown = tool_path.display();
-            return Err(at(
-                t,
-                format!("no tool file {shown} for tool `{name}`: add it, or fix the name"),
-            ));
-        }
-        let (tool, text) = load_tool(&tool_path)?;
+        let entry = find_tool(name).map_err(|msg| at(t, msg))?;
+        let (tool, text) = load_tool(&entry)?;
         if &tool.name != name {
             let msg = format!(
                 "the tool's name is `{}` but its file is named for `{name}`",
                 tool.name
             );
-            return Err(Located::at_start(tool_path, msg));
+            return Err(Located::at_start(entry.shown, msg));
         }
         hasher.update(canonical(&serde_json::from_str(&text).unwrap_or_default()).as_bytes());
         tools.push(tool);
@@ -155,17 +155,37 @@ fn load_tools(
     Ok((tools, format!("sha256:{:x}", hasher.finalize())))
 }
 
-/// Loads and validates one case file.
+/// Loads and validates one case file, its tools from `tools_dir`.
 pub fn load_case(
     path: &Path,
     tools_dir: &Path,
     providers: &BTreeMap<Provider, ProviderConfig>,
 ) -> Result<Case, CaseError> {
+    let find_tool = |name: &str| {
+        let p = tools_dir.join(format!("{name}.json"));
+        match std::fs::symlink_metadata(&p) {
+            Ok(_) => Ok(Entry::disk(&p, &p)),
+            Err(_) => Err(format!(
+                "no tool file {} for tool `{name}`: add it, or fix the name",
+                p.display()
+            )),
+        }
+    };
+    load_case_from(&Entry::disk(path, path), &find_tool, providers)
+}
+
+/// Loads and validates one case file of the corpus (its `Case::path` is the path shown).
+pub(crate) fn load_case_from(
+    entry: &Entry,
+    find_tool: &dyn Fn(&str) -> Result<Entry, String>,
+    providers: &BTreeMap<Provider, ProviderConfig>,
+) -> Result<Case, CaseError> {
+    let path = entry.shown.as_path();
     let name = case_name(path)?;
-    let source = read(path, "cannot read case file")?;
+    let source = entry.read("cannot read case file")?;
     let file: CaseFile = toml::from_str(&source).map_err(|e| toml_error(path, &source, &e))?;
     let err = |start: usize, msg: String| Located::at_offset(path, &source, start, msg);
-    let (tools, hash) = load_tools(&file, &source, tools_dir, &|t, m| err(t.span().start, m))?;
+    let (tools, hash) = load_tools(&file, &source, find_tool, &|t, m| err(t.span().start, m))?;
 
     let tool_names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     for (i, c) in file.choices.iter().enumerate() {

@@ -8,8 +8,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::corpus::PROVIDERS_FILE;
 use super::file::CaseFile;
-use super::load::PROVIDERS_FILE;
 
 /// (JSON pointer of the table in the schema, TOML that puts an unknown field in that table,
 /// fields serde does not list because they are enum tags).

@@ -181,6 +181,15 @@ fn print(profile: &LoadedClient, results: &[TrialResult], format: GatewayFormat)
             "{}",
             serde_json::to_string_pretty(results).unwrap_or_default()
         ),
+        GatewayFormat::Junit => out!(
+            "{}",
+            tooltape::gateway::junit(
+                "client",
+                &profile.name,
+                &tooltape::clock::utc_iso(std::time::SystemTime::now()),
+                results
+            )
+        ),
     }
     if matches!(format, GatewayFormat::Terminal) {
         outln!("{}", tooltape::gateway::summary(results));

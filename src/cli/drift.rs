@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
+use super::cases::discover;
 use super::exit;
 use super::record;
-use tooltape::{Provider, Trial, discover, record::endpoints};
+use tooltape::{Provider, Trial, record::endpoints};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum DriftFormat {

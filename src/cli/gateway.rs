@@ -3,17 +3,19 @@
 //! `tooltape gateway compare A B …`: the same trials through several gateways in one run, side
 //! by side (conformance, added latency, first tool-call delta, memory).
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use clap::{Args, Subcommand, ValueEnum};
 
+use super::cases::discover;
 use super::exit;
 use tooltape::{
-    Case, discover, gateway::COMPARE_BEGIN, gateway::COMPARE_END, gateway::Cell,
-    gateway::CompareMeta, gateway::GatewayRun, gateway::GatewayTrial, gateway::TrialResult,
-    gateway::Upstream, gateway::compare_markdown, gateway::compare_row, gateway::compare_terminal,
+    Case, gateway::COMPARE_BEGIN, gateway::COMPARE_END, gateway::Cell, gateway::CompareMeta,
+    gateway::GatewayRun, gateway::GatewayTrial, gateway::TrialResult, gateway::Upstream,
+    gateway::compare_markdown, gateway::compare_row, gateway::compare_terminal,
     gateway::machine_note, runtime,
 };
 
@@ -23,6 +25,8 @@ pub enum GatewayFormat {
     Md,
     Html,
     Json,
+    /// JUnit XML: one test case per trial; known failures skipped with their reason.
+    Junit,
 }
 
 #[derive(Args, Debug)]
@@ -38,6 +42,11 @@ pub struct GatewayArgs {
     /// A gateway that is already running: only the profile's routes and headers are used.
     #[arg(long)]
     pub url: Option<String>,
+    /// Where the recording upstream listens (`HOST:PORT`, or a port on 127.0.0.1): the address
+    /// the gateway's own config points its providers at (`tooltape init gateway` prints the base
+    /// URLs). Default: any free port on 127.0.0.1, handed to a gateway this run starts.
+    #[arg(long, value_name = "ADDR", value_parser = listen_addr)]
+    pub upstream_listen: Option<SocketAddr>,
     #[arg(long, value_enum, default_value = "terminal")]
     pub format: GatewayFormat,
     /// Also write the Markdown matrix here (`docs/gateways/NAME.md`).
@@ -47,6 +56,14 @@ pub struct GatewayArgs {
     /// `tests/snapshots/gateway/NAME/`.
     #[arg(long)]
     pub snapshots: bool,
+    /// Print the root causes (failures grouped by side, kind and normalized finding, each with
+    /// its routes, trials and severity) instead of the matrix.
+    #[arg(long, conflicts_with = "report_bug")]
+    pub findings: bool,
+    /// Print root cause ID (from `--findings`) as a ready-to-file Markdown issue: its reproducer
+    /// as curl and JSON, what went upstream, what came back, the expected behaviour.
+    #[arg(long, value_name = "ID")]
+    pub report_bug: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -101,6 +118,26 @@ pub(super) fn cases(root: &Path) -> (Vec<Arc<Case>>, usize) {
     (tooltape::gateway::cases_of(&discovery), unloadable)
 }
 
+/// `--upstream-listen`: `HOST:PORT`, or a bare port on 127.0.0.1.
+pub fn listen_addr(s: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = s.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    s.parse().map_err(|_| {
+        format!("`{s}` is not an address: give HOST:PORT (127.0.0.1:8790, [::1]:8790) or a port")
+    })
+}
+
+/// Why the recording upstream could not start, and what to do.
+fn upstream_error(addr: Option<SocketAddr>, e: &std::io::Error) -> String {
+    match addr {
+        Some(addr) => format!(
+            "cannot listen on {addr} for the recording upstream: {e} (stop what holds the port, or give the gateway's config another address and pass it to --upstream-listen)"
+        ),
+        None => format!("cannot start the upstream: {e}"),
+    }
+}
+
 /// Installs and starts the gateway (unless `url` names a running one), runs the trials through
 /// it while sampling its process group's memory, and stops it.
 async fn run_through(
@@ -111,8 +148,9 @@ async fn run_through(
     concurrency: usize,
 ) -> Result<Ran, String> {
     let mut running = None;
+    let base_path = profile.profile.base_path.trim_end_matches('/');
     let url = match url {
-        Some(u) => u.trim_end_matches('/').to_string(),
+        Some(u) => format!("{}{base_path}", u.trim_end_matches('/')),
         None => {
             if tooltape::gateway::ensure_installed(profile)? {
                 eprintln!(
@@ -136,7 +174,7 @@ async fn run_through(
                 r.started_in.as_secs_f64(),
                 r.log.display()
             );
-            let url = r.base_url.clone();
+            let url = format!("{}{base_path}", r.base_url);
             running = Some(r);
             url
         }
@@ -204,10 +242,15 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
     let rt = runtime();
     let outcome = rt.block_on(async {
         let upstream = Arc::new(
-            Upstream::start()
-                .await
-                .map_err(|e| format!("cannot start the upstream: {e}"))?,
+            match a.upstream_listen {
+                None => Upstream::start().await,
+                Some(addr) => Upstream::start_on(addr).await,
+            }
+            .map_err(|e| upstream_error(a.upstream_listen, &e))?,
         );
+        if a.upstream_listen.is_some() {
+            eprintln!("recording upstream listening on {}", upstream.base_url());
+        }
         let concurrency = profile.profile.concurrency;
         run_through(&profile, &upstream, a.url.as_deref(), trials, concurrency).await
     });
@@ -224,7 +267,29 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
             return exit::ERROR;
         }
     };
-    print_results(&profile, &results, a.format);
+    let causes = tooltape::gateway::causes(&profile, &results);
+    if let Some(id) = &a.report_bug {
+        let Some(c) = causes.iter().find(|c| &c.id == id) else {
+            eprintln!(
+                "gateway {}: no root cause `{id}` in this run; `tooltape gateway {} --findings` lists them",
+                profile.name, profile.name
+            );
+            return exit::ERROR;
+        };
+        out!(
+            "{}",
+            tooltape::gateway::report_bug(&profile.name, &profile.profile.description, c)
+        );
+        return exit::OK;
+    }
+    if a.findings {
+        out!(
+            "{}",
+            tooltape::gateway::causes_terminal(&causes, results.len())
+        );
+    } else {
+        print_results(&profile, &results, &causes, a.format);
+    }
     if exited.is_some() {
         if let Some(path) = &a.md_out {
             eprintln!(
@@ -235,7 +300,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         return exit::FAILED;
     }
     if let Some(path) = &a.md_out {
-        let md = tooltape::gateway::markdown(&profile.name, &profile.profile.description, &results);
+        let md = document(&profile, &results, &causes);
         if let Err(e) = std::fs::write(path, md) {
             eprintln!("cannot write {}: {e}", path.display());
             return exit::ERROR;
@@ -249,11 +314,15 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         }
         eprintln!("{} snapshots in {}", results.len(), dir.display());
     }
-    let unexpected = results.iter().filter(|r| !r.cell.expected()).count();
-    if unexpected > 0
-        && results.iter().all(|r| matches!(r.cell, Cell::Broken(_)))
-        && let Some(t) = tail
-    {
+    let stale = tooltape::gateway::stale_causes(&profile, &results);
+    for m in &stale {
+        eprintln!("{m}");
+    }
+    let unexpected = results.iter().filter(|r| !r.cell.expected()).count() + stale.len();
+    // Not one trial the client could send got an answer.
+    let all_broken = results.iter().any(|r| matches!(r.cell, Cell::Broken(_)))
+        && (results.iter()).all(|r| matches!(r.cell, Cell::Broken(_) | Cell::NotApplicable(_)));
+    if all_broken && let Some(t) = &tail {
         eprintln!("every trial broke; last lines of the gateway's log:\n{t}");
     }
     eprintln!(
@@ -264,6 +333,14 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
             .map(|k| format!(", gateway peak memory {:.0} MiB", k as f64 / 1024.0))
             .unwrap_or_default()
     );
+    if all_broken {
+        // Not one answer: the gateway could not be used (down, wrong URL or key): a broken
+        // run, not a finding.
+        eprintln!(
+            "every trial broke: the gateway could not be used (is it running at the URL, with the profile's headers?)"
+        );
+        return exit::ERROR;
+    }
     if unloadable > 0 {
         eprintln!(
             "{unloadable} case file(s) could not be loaded (above): the suite did not fully run"
@@ -428,23 +505,51 @@ fn write_snapshots(dir: &Path, results: &[TrialResult]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The generated document: the root causes lead, the matrix follows.
+fn document(
+    profile: &tooltape::gateway::LoadedProfile,
+    results: &[TrialResult],
+    causes: &[tooltape::gateway::RootCause],
+) -> String {
+    let md = tooltape::gateway::markdown(&profile.name, &profile.profile.description, results);
+    let leading = tooltape::gateway::causes_markdown(causes, results.len());
+    // After the title, description, provenance and summary paragraphs: before the matrix.
+    match md.find("\n| trial |") {
+        Some(i) => format!("{}\n{leading}## Trial matrix\n{}", &md[..i], &md[i..]),
+        None => format!("{md}\n{leading}"),
+    }
+}
+
 fn print_results(
     profile: &tooltape::gateway::LoadedProfile,
     results: &[TrialResult],
+    causes: &[tooltape::gateway::RootCause],
     format: GatewayFormat,
 ) {
     match format {
         GatewayFormat::Terminal => {
             out!("{}", tooltape::gateway::terminal(results));
         }
-        GatewayFormat::Md => out!(
-            "{}",
-            tooltape::gateway::markdown(&profile.name, &profile.profile.description, results)
-        ),
+        GatewayFormat::Md => out!("{}", document(profile, results, causes)),
         GatewayFormat::Html => outln!("{}", tooltape::gateway::html(&profile.name, results)),
         GatewayFormat::Json => outln!(
             "{}",
-            serde_json::to_string_pretty(results).unwrap_or_default()
+            serde_json::to_string_pretty(&serde_json::json!({
+                "gateway": profile.name,
+                "summary": tooltape::gateway::summary(results),
+                "causes": causes,
+                "trials": results,
+            }))
+            .unwrap_or_default()
+        ),
+        GatewayFormat::Junit => out!(
+            "{}",
+            tooltape::gateway::junit(
+                "gateway",
+                &profile.name,
+                &tooltape::clock::utc_iso(SystemTime::now()),
+                results
+            )
         ),
     }
     // Machine formats are one document on stdout; the summary line is the terminal's or stderr's.

@@ -4,12 +4,14 @@
 #[macro_use]
 mod out;
 
+mod cases;
 mod client;
 mod convert;
 mod drift;
 mod exit;
 mod gateway;
 mod import_vcr;
+mod init;
 mod inject;
 mod parse;
 mod parse_request;
@@ -19,6 +21,7 @@ mod replay;
 mod report;
 mod schema;
 mod select;
+mod simulate;
 mod status;
 mod text_protocol;
 
@@ -27,7 +30,6 @@ use select::{provider_arg, text_command};
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use tooltape::runtime;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -40,6 +42,8 @@ pub struct Cli {
     /// Project root (holds cases/ and cassettes/).
     #[arg(long, global = true, default_value = ".")]
     pub root: PathBuf,
+    #[command(flatten)]
+    pub corpus: cases::CorpusArgs,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -71,6 +75,10 @@ pub enum Command {
         #[command(subcommand)]
         action: SchemaAction,
     },
+    /// The built-in case corpus: `cases export DIR` writes it out.
+    Cases(cases::CasesArgs),
+    /// Start testing your own system: `init gateway NAME` writes a commented profile.
+    Init(init::InitArgs),
     /// Print the text protocol's injected developer instructions for a Responses-shaped request.
     Inject {
         /// The request JSON; standard input when absent.
@@ -225,6 +233,7 @@ pub struct RecordArgs {
 /// Runs the command; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     let root = cli.root.clone();
+    cases::set(&cli.corpus);
     match cli.command {
         Command::Replay(a) => match a.cassette {
             Some(path) => replay::replay_cassette(&root, &path, a.repeat, a.provider.as_deref()),
@@ -234,13 +243,9 @@ pub fn run(cli: Cli) -> i32 {
         Command::ParseRequest(a) => exit::code(parse_request::run(&a)),
         Command::Convert(a) => exit::code(convert::run(&a)),
         Command::Record(a) => record::run(&root, &a),
-        Command::Simulate { port } => match runtime().block_on(serve_forever(port)) {
-            Ok(()) => exit::OK,
-            Err(e) => {
-                eprintln!("cannot start the simulator on 127.0.0.1:{port}: {e}");
-                1
-            }
-        },
+        Command::Simulate { port } => simulate::run(port),
+        Command::Cases(a) => cases::run(&a),
+        Command::Init(a) => init::run(&root, &a),
         Command::Proxy(a) => proxy::run(&a),
         Command::Scan(a) => status::run_scan(&root, a.path.as_deref()),
         Command::Status(a) => status::run(&root, a.filter.as_deref()),
@@ -281,14 +286,4 @@ pub fn run(cli: Cli) -> i32 {
             })
         }
     }
-}
-
-/// Runs a simulator on `127.0.0.1:port` until the process ends, printing its base URL
-/// (for `tooltape simulate --port N`, to point gateways at it).
-async fn serve_forever(port: u16) -> std::io::Result<()> {
-    let sim = tooltape::Simulator::start_on(port, tooltape::SimConfig::default()).await?;
-    outln!("{}", sim.base_url());
-    std::future::pending::<()>().await;
-    drop(sim);
-    Ok(())
 }

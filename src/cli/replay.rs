@@ -4,13 +4,12 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use super::cases::discover;
 use super::exit;
 use super::parse::{bare_request, outcome_json};
 use super::select::{provider_arg, select};
 use serde_json::Value;
-use tooltape::{
-    ChatRequest, Provider, ReplayServer, discover, harness::ReplayStatus, harness::replay_all,
-};
+use tooltape::{ChatRequest, Provider, ReplayServer, harness::ReplayStatus, harness::replay_all};
 
 pub(super) fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
     let sel = select(root, filter);

@@ -3,8 +3,9 @@
 
 use std::path::Path;
 
+use super::cases::discover;
 use super::exit;
-use tooltape::{Provider, Trial, discover};
+use tooltape::{Provider, Trial};
 
 /// Reads FILE or stdin as UTF-8, runs `f`, prints its output (stdout for exit 0 and 1,
 /// stderr for usage errors), returns its exit code.

@@ -1,8 +1,9 @@
 //! `tooltape status` and `tooltape scan`: print the library's status report and secret scan.
 
+use super::cases::discover;
 use super::exit;
 use std::path::Path;
-use tooltape::{discover, redact::Secrets, status::scan_path};
+use tooltape::{redact::Secrets, status::scan_path};
 
 /// `tooltape status [FILTER]`: prints the report, broken files included; exit 1 when the suite
 /// has broken files (a case, a tool, the provider table, a cassette, an orphan), else 0.

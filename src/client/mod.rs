@@ -4,7 +4,8 @@
 //! protocol of `protocol` (docs/clients/README.md). `profile` reads `clients/NAME.toml`;
 //! `driver` owns a driver process; `run` runs a trial as named phases (upstream judged by
 //! gateway mode's judge, what the caller got by `check`); `reference` is tooltape's own
-//! driver and its mutants; `render` writes the matrix and `docs/clients/NAME.md`.
+//! driver and its mutants; `render` writes the matrix and `docs/clients/NAME.md`; `skeleton` is
+//! the commented profile `tooltape init client` writes.
 
 mod check;
 mod driver;
@@ -13,6 +14,10 @@ mod protocol;
 mod reference;
 mod render;
 mod run;
+mod skeleton;
+
+#[cfg(test)]
+mod tests;
 
 pub use check::assemble;
 pub use driver::Spec;
@@ -24,3 +29,4 @@ pub use protocol::{
 pub use reference::{Mutant, drive};
 pub use render::markdown;
 pub use run::run_all;
+pub use skeleton::skeleton;

@@ -100,6 +100,10 @@ async fn run_one(
         downstream_outcome: ends.got.as_ref().map(DriverResult::outcome),
         findings,
         cell,
+        // Root causes are gateway mode's (`tooltape gateway NAME --findings`).
+        cause: None,
+        cause_key: None,
+        tools: Vec::new(),
         own_time: clock.own(),
         downstream_body: ends
             .got

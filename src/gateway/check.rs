@@ -27,6 +27,9 @@ pub(super) struct RequestView {
     pub calls: Vec<(String, String)>,
     /// `(call id, tool name)` of every tool result.
     pub results: Vec<(String, String)>,
+    /// The text of each tool result, in the order of `results` (empty when the wire's reader
+    /// does not carry it, as for the text protocol's prose).
+    pub result_texts: Vec<String>,
 }
 
 impl RequestView {
@@ -46,8 +49,14 @@ impl RequestView {
                 Message::Assistant { tool_calls, .. } => view
                     .calls
                     .extend(tool_calls.iter().map(|c| (c.id.clone(), c.name.clone()))),
-                Message::Tool { call_id, name, .. } => {
+                Message::Tool {
+                    call_id,
+                    name,
+                    content,
+                    ..
+                } => {
                     view.results.push((call_id.clone(), name.clone()));
+                    view.result_texts.push(content.clone());
                 }
                 _ => {}
             }
@@ -244,6 +253,23 @@ pub enum FindingKind {
     Round,
 }
 
+impl FindingKind {
+    /// The kind's name in root-cause ids and titles.
+    pub fn slug(self) -> &'static str {
+        match self {
+            FindingKind::Request => "request",
+            FindingKind::ToolResult => "tool-result",
+            FindingKind::Injected => "injected",
+            FindingKind::Route => "route",
+            FindingKind::Refused => "refused",
+            FindingKind::Answer => "answer",
+            FindingKind::Stream => "stream",
+            FindingKind::ClientFault => "client-fault",
+            FindingKind::Round => "round",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Finding {
     pub severity: Severity,
@@ -307,13 +333,39 @@ fn keys(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
 }
 
 /// Whether `sent` keeps the meaning of `asked` (omitted = auto where the target's default is auto).
-fn choice_kept(asked: Option<&ToolChoice>, sent: Option<&ToolChoice>) -> bool {
+/// An allowed list naming exactly the tools sent means what plain `auto` or `required` means over
+/// them (a target without allowed lists sends only the allowed tools).
+fn choice_kept(asked: Option<&ToolChoice>, sent: Option<&ToolChoice>, sent_tools: &[&str]) -> bool {
+    let only_sent = |tools: &[String]| {
+        tools.iter().map(String::as_str).collect::<BTreeSet<_>>()
+            == sent_tools.iter().copied().collect::<BTreeSet<_>>()
+    };
+    let allowed = matches!(asked, Some(ToolChoice::Allowed { .. }));
+    let asked = match asked {
+        Some(ToolChoice::Allowed { mode, tools }) if tools.len() > 1 && only_sent(tools) => {
+            Some(match mode {
+                crate::model::AllowedMode::Auto => ToolChoice::Auto,
+                crate::model::AllowedMode::Required => ToolChoice::Required,
+            })
+        }
+        Some(ToolChoice::Allowed { mode, tools })
+            if tools.len() == 1 && only_sent(tools) && *mode == crate::model::AllowedMode::Auto =>
+        {
+            Some(ToolChoice::Auto)
+        }
+        other => other.cloned(),
+    };
+    let asked = asked.as_ref();
     let norm = |c: Option<&ToolChoice>| match c {
         None => ToolChoice::Auto,
         Some(ToolChoice::Allowed { mode, tools })
             if tools.len() == 1 && *mode == crate::model::AllowedMode::Required =>
         {
             ToolChoice::Forced(tools[0].clone())
+        }
+        // `required` over the one allowed tool, the only one sent, forces it.
+        Some(ToolChoice::Required) if allowed && sent_tools.len() == 1 => {
+            ToolChoice::Forced(sent_tools[0].to_string())
         }
         Some(c) => c.clone(),
     };
@@ -385,11 +437,14 @@ pub(super) fn upstream(
     // `none` may be implemented by not sending the tools at all.
     let none_by_omission = none && sent.tools.is_empty();
     let sent_names: Vec<&str> = sent.tools.iter().map(|t| t.name.as_str()).collect();
+    // A tool the project's own encoder leaves out too is how the target expresses the request
+    // (Anthropic has no allowed list: only the allowed tools are sent), not a tool dropped.
     let dropped: Vec<&str> = client
         .tools
         .iter()
         .map(|t| t.name.as_str())
         .filter(|n| !sent_names.contains(n))
+        .filter(|n| ours.is_none_or(|o| o.tools.iter().any(|t| t.name == *n)))
         .collect();
     if !dropped.is_empty() && !none_by_omission {
         out.push(f(
@@ -458,7 +513,7 @@ pub(super) fn upstream(
     }
     if !none_by_omission
         && !client.tools.is_empty()
-        && !choice_kept(client.choice.as_ref(), sent.choice.as_ref())
+        && !choice_kept(client.choice.as_ref(), sent.choice.as_ref(), &sent_names)
     {
         out.push(f(
             Severity::Breaking,
@@ -470,7 +525,13 @@ pub(super) fn upstream(
             ),
         ));
     }
-    if client.parallel == Some(false) && sent.parallel != Some(false) && !client.tools.is_empty() {
+    // A target without a parallel switch (Gemini) cannot be sent one: the project's own
+    // encoder, the reference, sends none either.
+    if client.parallel == Some(false)
+        && sent.parallel != Some(false)
+        && !client.tools.is_empty()
+        && ours.is_none_or(|o| o.parallel == Some(false))
+    {
         out.push(f(
             Severity::Behaviour,
             side,
@@ -537,7 +598,64 @@ fn results_findings(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
             "tool results dropped",
         ));
     }
+    out.extend(result_texts_kept(client, sent));
     out
+}
+
+/// The text of each tool result reaches upstream unchanged: the sent result answering the same
+/// call (by id; by name where ids are empty) carries the client's text, or a JSON object whose
+/// value is that text (a format that wraps results in an object, as Gemini's `response`).
+fn result_texts_kept(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut used = vec![false; sent.results.len()];
+    for ((id, name), text) in client.results.iter().zip(&client.result_texts) {
+        let found = sent
+            .results
+            .iter()
+            .enumerate()
+            .position(|(j, (sid, sname))| {
+                !used[j]
+                    && if id.is_empty() || sid.is_empty() {
+                        sname == name
+                    } else {
+                        sid == id
+                    }
+            });
+        let Some(j) = found else {
+            continue;
+        };
+        used[j] = true;
+        let Some(got) = sent.result_texts.get(j) else {
+            continue;
+        };
+        if !same_result_text(text, got) {
+            out.push(f(
+                Severity::Breaking,
+                Side::Upstream,
+                format!(
+                    "tool result text for {name} changed: {:?} → {:?}",
+                    clip(text),
+                    clip(got)
+                ),
+            ));
+        }
+    }
+    out
+}
+
+fn same_result_text(client: &str, sent: &str) -> bool {
+    if client.trim() == sent.trim() {
+        return true;
+    }
+    let parsed = |s: &str| serde_json::from_str::<Value>(s).ok();
+    match (parsed(client), parsed(sent)) {
+        (Some(a), Some(b)) if a == b => true,
+        (_, Some(Value::Object(o))) if o.len() == 1 => o.values().any(|v| {
+            v.as_str().is_some_and(|t| t.trim() == client.trim())
+                || parsed(client).is_some_and(|a| &a == v)
+        }),
+        _ => false,
+    }
 }
 
 /// Downstream check of the answer to a request the client's own API rejects (the case expects
@@ -705,13 +823,16 @@ fn downstream_findings(
             ),
         ));
     }
-    if exp
-        .usage
-        .as_ref()
-        .is_some_and(|u| u.output_tokens.is_some())
-        && got.usage.as_ref().is_none_or(|u| u.output_tokens.is_none())
-    {
-        out.push(f(Severity::Cosmetic, side, "usage not passed through"));
+    // Usage is what upstream counted: passed through, not dropped or recounted.
+    let output = |o: &Outcome| o.usage.as_ref().and_then(|u| u.output_tokens);
+    match (output(exp), output(got)) {
+        (Some(_), None) => out.push(f(Severity::Behaviour, side, "usage not passed through")),
+        (Some(e), Some(g)) if e != g => out.push(f(
+            Severity::Behaviour,
+            side,
+            format!("usage changed: {e} output tokens answered as {g}"),
+        )),
+        _ => {}
     }
     out
 }
@@ -847,7 +968,23 @@ fn stream_findings(
     {
         out.push(f(Severity::Breaking, side, format!("stream: {p}")));
     }
+    // Calls sharing a slot, told apart by id, are faithful when upstream streamed them so (a
+    // same-format pass-through); a gateway that puts calls upstream kept apart at one slot
+    // makes clients that merge by index merge them.
+    let upstream_shared = up.is_some_and(|u| u.calls.iter().any(|c| c.shared));
     for c in &got.calls {
+        if c.shared && !upstream_shared {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                format!(
+                    "call {} at slot {} reused by another call ({})",
+                    c.name.as_deref().unwrap_or("?"),
+                    c.slot,
+                    c.id.as_deref().unwrap_or("?")
+                ),
+            ));
+        }
         if let Some(other) = &c.reused_by {
             out.push(f(
                 Severity::Breaking,

@@ -16,8 +16,12 @@ pub(super) struct CallShape {
     pub name: Option<String>,
     /// The first delta for this slot carried an id and a name.
     pub opened_with_identity: bool,
-    /// A later delta at this slot named a different id or tool (a second call merged into it).
+    /// A later delta at this slot named a different tool without an id of its own (a second
+    /// call merged into it).
     pub reused_by: Option<String>,
+    /// This call opened at a slot an earlier call had, told apart only by its own id (Chat
+    /// streams of some servers put every parallel call at index 0).
+    pub shared: bool,
     pub fragments: usize,
     /// Argument fragments that arrived before the event carrying the finish.
     pub fragments_before_finish: usize,
@@ -34,30 +38,41 @@ pub(super) struct StreamShape {
 }
 
 impl StreamShape {
+    /// The latest call at `slot`.
     fn slot(&mut self, slot: u64) -> Option<&mut CallShape> {
-        self.calls.iter_mut().find(|c| c.slot == slot)
+        self.calls.iter_mut().rev().find(|c| c.slot == slot)
     }
 
     fn open(&mut self, slot: u64, id: Option<String>, name: Option<String>) {
+        // An empty id or name (`"id": null`, `"name": ""` on a continuation delta) names no
+        // other call: a client appending it keeps the call it has.
+        let id = id.filter(|s| !s.is_empty());
+        let name = name.filter(|s| !s.is_empty());
         let identity = id.as_deref().is_some_and(|s| !s.is_empty())
             && name.as_deref().is_some_and(|s| !s.is_empty());
+        let mut shared = false;
         if let Some(existing) = self.slot(slot) {
             let other_id = id.is_some() && existing.id.is_some() && id != existing.id;
             let other_name = name.is_some() && existing.name.is_some() && name != existing.name;
-            if (other_id || other_name) && existing.reused_by.is_none() {
-                existing.reused_by = Some(format!(
-                    "{} {}",
-                    id.as_deref().unwrap_or("?"),
-                    name.as_deref().unwrap_or("?")
-                ));
+            if !other_id {
+                if other_name && existing.reused_by.is_none() {
+                    existing.reused_by = Some(format!(
+                        "{} {}",
+                        id.as_deref().unwrap_or("?"),
+                        name.as_deref().unwrap_or("?")
+                    ));
+                }
+                return;
             }
-            return;
+            // Another call at the same slot, told apart by its id: a call of its own.
+            shared = true;
         }
         self.calls.push(CallShape {
             slot,
             id,
             name,
             opened_with_identity: identity,
+            shared,
             ..CallShape::default()
         });
     }

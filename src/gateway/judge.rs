@@ -190,7 +190,9 @@ fn every_tool_is_required(client: &ChatRequest, mut sent: ChatRequest) -> ChatRe
             _ => None,
         }
     };
-    if let (Some(c), Some(s)) = (must_call(client), must_call(&sent))
+    // An allowed list sent as only its tools is the check's own reading (`choice_kept`).
+    let allowed = matches!(client.tool_choice, Some(ToolChoice::Allowed { .. }));
+    if let (false, Some(c), Some(s)) = (allowed, must_call(client), must_call(&sent))
         && c == s
     {
         sent.tool_choice = client.tool_choice.clone();

@@ -5,8 +5,11 @@
 //! raw streams (requests are read by `providers::decode_request`). Profiles (`profile`) say how
 //! to install, start and route a gateway; `process` owns its lifecycle; `render` prints the
 //! matrix; `snapshot` writes one trial as readable YAML; `compare` puts several gateways' runs
-//! side by side (timing paired per request, memory from `memory`).
+//! side by side (timing paired per request, memory from `memory`). `cause` groups a run's
+//! failures into root causes; `reproduce` writes each as a reproducer and an issue; `skeleton`
+//! is the commented profile `tooltape init gateway` writes.
 
+mod cause;
 mod check;
 mod compare;
 mod events;
@@ -15,7 +18,9 @@ mod memory;
 mod process;
 mod profile;
 mod render;
+mod reproduce;
 mod run;
+mod skeleton;
 mod snapshot;
 mod suite;
 mod upstream;
@@ -23,6 +28,7 @@ mod upstream;
 #[cfg(test)]
 mod tests;
 
+pub use cause::{CauseKey, normalize};
 pub use compare::{
     BEGIN as COMPARE_BEGIN, CompareMeta, CompareRow, END as COMPARE_END, GatewayRun, common_routes,
     markdown as compare_markdown, percentile, replace_region, rewrite_region, row as compare_row,
@@ -33,11 +39,17 @@ pub(crate) use process::tail;
 pub use process::{ensure_installed, install_into, start};
 
 pub(crate) use check::{Finding, FindingKind, Side, broken};
-pub use profile::{Install, LoadedProfile, Route, fill, install_cache, load_profile};
-pub use render::{html, markdown, summary, terminal};
+pub use profile::{
+    Install, KnownEntry, LoadedProfile, Route, Verdict, fill, install_cache, load_profile,
+};
+pub use render::{html, junit, markdown, summary, terminal};
+pub use reproduce::{
+    RootCause, causes, markdown as causes_markdown, report_bug, terminal as causes_terminal,
+};
 pub(crate) use run::Slot;
 pub use run::run_all;
+pub use skeleton::{DEFAULT_UPSTREAM, base_urls, skeleton};
 pub use snapshot::{snapshot, snapshot_name};
-pub use suite::{Cell, GatewayTrial, RequestTiming, TrialResult, cases_of, trials};
+pub use suite::{Cell, GatewayTrial, RequestTiming, TrialResult, cases_of, stale_causes, trials};
 pub(crate) use suite::{apply_known_failure, cross_mode};
 pub use upstream::Upstream;

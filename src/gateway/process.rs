@@ -84,6 +84,13 @@ pub async fn start(
     };
     let port = free_port()?.to_string();
     let dir = profile.install_dir().to_string_lossy().into_owned();
+    let work_s = work.to_string_lossy().into_owned();
+    // Absolute: the gateway runs in `work`.
+    let gateways = profile
+        .path
+        .parent()
+        .and_then(|p| std::fs::canonicalize(p).ok())
+        .map_or_else(|| ".".into(), |p| p.to_string_lossy().into_owned());
     let config = work.join(&start.config_name);
     let config_s = config.to_string_lossy().into_owned();
     // The running `tooltape` binary, for profiles that start tooltape itself (`tooltape proxy`).
@@ -97,8 +104,14 @@ pub async fn start(
         ("config", config_s.as_str()),
         ("upstream", upstream),
         ("key", "sk-tooltape-upstream"),
+        ("work", work_s.as_str()),
+        ("gateways", gateways.as_str()),
     ];
     if let Some(t) = &start.config {
+        if let Some(parent) = config.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
         std::fs::write(&config, fill(t, &values))
             .map_err(|e| format!("cannot write {}: {e}", config.display()))?;
     }
@@ -135,9 +148,17 @@ pub async fn start(
         log,
         started_in: Duration::ZERO,
     };
-    let url = format!("{}{}", running.base_url, start.ready);
     let client = crate::run::client(Duration::from_secs(2));
     let deadline = t0 + Duration::from_secs(start.ready_timeout_secs);
+    if let Some(prefix) = &start.url_line {
+        running.base_url = reported_url(&mut running, prefix, deadline, &profile.name).await?;
+    }
+    // A gateway that reports its URL once it serves needs no readiness path.
+    let Some(ready) = &start.ready else {
+        running.started_in = t0.elapsed();
+        return Ok(running);
+    };
+    let url = format!("{}{ready}", running.base_url);
     loop {
         if let Ok(Some(status)) = running.child.try_wait() {
             return Err(format!(
@@ -166,6 +187,37 @@ pub async fn start(
     }
     running.started_in = t0.elapsed();
     Ok(running)
+}
+
+/// The base URL a gateway reports on a line of its output starting with `prefix`, waited for
+/// until `deadline` (or until the gateway exits).
+async fn reported_url(
+    running: &mut Running,
+    prefix: &str,
+    deadline: Instant,
+    name: &str,
+) -> Result<String, String> {
+    loop {
+        let text = std::fs::read_to_string(&running.log).unwrap_or_default();
+        if let Some(url) = text.lines().find_map(|l| l.strip_prefix(prefix)) {
+            return Ok(url.trim().trim_end_matches('/').to_string());
+        }
+        if let Ok(Some(status)) = running.child.try_wait() {
+            return Err(format!(
+                "{name} exited during startup ({status}) before reporting its URL (a line starting `{prefix}`). Last lines of {}:\n{}",
+                running.log.display(),
+                tail(&running.log, 40)
+            ));
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "{name} reported no URL (a line starting `{prefix}`) in time. Last lines of {}:\n{}",
+                running.log.display(),
+                tail(&running.log, 40)
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 impl Running {

@@ -27,12 +27,53 @@ pub struct Profile {
     /// Headers every client request to the gateway carries (its own key).
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// A path the gateway serves the APIs under (e.g. `/openai`): prefixed to every client
+    /// request's path, not to the readiness check.
+    #[serde(default)]
+    pub base_path: String,
     /// Trials run at once (cases run in parallel; one case's trials one after another).
     #[serde(default = "default_concurrency")]
     pub concurrency: usize,
     pub routes: Vec<Spanned<Route>>,
     #[serde(default)]
-    pub known_failure: Vec<Spanned<KnownFailure>>,
+    pub known_failure: Vec<Spanned<KnownEntry>>,
+}
+
+/// A gateway's known failure: the shared one (`trials`, `reason`, `flaky`), optionally naming a
+/// root cause (`tooltape gateway NAME --findings`) and its audit. An entry with a `cause` covers
+/// only the trials of its pattern that fail with that cause; it fails the run when none does.
+#[derive(Debug, Deserialize)]
+pub struct KnownEntry {
+    #[serde(flatten)]
+    pub failure: KnownFailure,
+    /// A root-cause id, e.g. `refused-1a2b3c4d`.
+    #[serde(default)]
+    pub cause: Option<String>,
+    /// What the audit found the cause to be.
+    #[serde(default)]
+    pub verdict: Option<Verdict>,
+    /// Where the bug is tracked (an issue or pull-request URL).
+    #[serde(default)]
+    pub tracker: Option<String>,
+}
+
+/// The audit of a root cause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The gateway does not do what the APIs it speaks document.
+    Bug,
+    /// The gateway documents that it does not do this.
+    Limitation,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Bug => "bug",
+            Verdict::Limitation => "documented limitation",
+        }
+    }
 }
 
 fn default_concurrency() -> usize {
@@ -53,20 +94,30 @@ pub struct Install {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Start {
-    /// Program and arguments; `{{dir}}`, `{{port}}`, `{{config}}`, `{{upstream}}` are filled,
-    /// and `{{tooltape}}` with the running `tooltape` binary.
+    /// Program and arguments; `{{dir}}`, `{{port}}`, `{{config}}`, `{{upstream}}`, `{{work}}`
+    /// (the run's scratch folder) are filled, `{{gateways}}` with the profiles' folder (launcher
+    /// scripts kept beside the profiles), and `{{tooltape}}` with the running `tooltape` binary.
     pub command: Vec<String>,
     /// Config file written before start (`{{upstream}}`, `{{port}}`, `{{key}}` filled).
     #[serde(default)]
     pub config: Option<String>,
-    /// File name of the config (extension matters to some gateways).
+    /// Where the config is written: a file name, or a path under the run's scratch folder
+    /// (`{{work}}`), its folders created (e.g. `home/.claude-code-router/config.json` for a
+    /// gateway that reads its config from `$HOME`). The extension matters to some gateways.
     #[serde(default = "default_config_name")]
     pub config_name: String,
+    /// A gateway that binds a port of its own choosing and reports it: the first line of its
+    /// output (stdout or stderr) starting with this prefix gives its base URL (the rest of the
+    /// line). Without it, the gateway is started on `{{port}}`.
+    #[serde(default)]
+    pub url_line: Option<String>,
     /// Environment; keeps the gateway offline (no cost maps, telemetry, update checks).
     #[serde(default)]
     pub env: BTreeMap<String, String>,
-    /// `GET` path that answers 2xx once the gateway is ready.
-    pub ready: String,
+    /// `GET` path that answers 2xx once the gateway is ready; may be left out only with
+    /// `url_line` (a gateway that reports its URL once it serves).
+    #[serde(default)]
+    pub ready: Option<String>,
     #[serde(default = "default_ready_timeout")]
     pub ready_timeout_secs: u64,
 }
@@ -164,12 +215,19 @@ impl LoadedProfile {
         format!("{}:{l}:{c}", self.path.display())
     }
 
-    /// The known failure matching a trial key (`case::route::choice::mode`).
-    pub fn known_failure(&self, key: &str) -> Option<&Spanned<KnownFailure>> {
-        self.profile
-            .known_failure
-            .iter()
-            .find(|k| crate::case::pattern_matches(&k.get_ref().trials, key))
+    /// The known failure covering a trial key (`case::route::choice::mode`) that fails with
+    /// root cause `cause`: an entry naming that cause whose pattern matches, else an entry naming
+    /// no cause whose pattern matches (`None`: only those).
+    pub fn known_failure(&self, key: &str, cause: Option<&str>) -> Option<&Spanned<KnownEntry>> {
+        let matching = || {
+            self.profile
+                .known_failure
+                .iter()
+                .filter(|k| crate::case::pattern_matches(&k.get_ref().failure.trials, key))
+        };
+        cause
+            .and_then(|c| matching().find(|k| k.get_ref().cause.as_deref() == Some(c)))
+            .or_else(|| matching().find(|k| k.get_ref().cause.is_none()))
     }
 
     /// The install folder: `$XDG_CACHE_HOME/tooltape/gateways/NAME-VERSION` (else `~/.cache`).
@@ -214,6 +272,15 @@ pub fn load_profile(root: &Path, name: &str) -> Result<LoadedProfile, Located> {
         return Err(Located::at_start(
             &path,
             "no [[routes]]: add at least one route",
+        ));
+    }
+    if let Some(start) = &profile.start
+        && start.ready.is_none()
+        && start.url_line.is_none()
+    {
+        return Err(Located::at_start(
+            &path,
+            "[start] needs `ready` (a GET path that answers 2xx once the gateway serves) unless the gateway reports its URL (`url_line`)",
         ));
     }
     if profile.concurrency == 0 {

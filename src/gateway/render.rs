@@ -1,10 +1,11 @@
 //! The gateway matrix as text: rows case × choice × mode, columns routes; terminal, Markdown,
-//! HTML and JSON; the closing `N passed, N failed` line.
+//! HTML and JSON; JUnit XML (one test case per trial); the closing `N passed, N failed` line.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::suite::{Cell, TrialResult};
+use crate::junit::{JunitCase, JunitOutcome};
 
 /// Totals: (passed, failed, known, unsupported, not applicable).
 pub(super) fn totals(results: &[TrialResult]) -> (usize, usize, usize, usize, usize) {
@@ -181,4 +182,59 @@ pub fn html(gateway: &str, results: &[TrialResult]) -> String {
     }
     s.push_str("</table>");
     s
+}
+
+/// The JUnit test case of one trial of profile `gateway`: classname `gateway.case`, name
+/// `route::choice::mode`; a known failure, a clean refusal and a trial the client format cannot
+/// express are skipped with their reason; a failure's text lists its findings.
+pub(crate) fn junit_case(gateway: &str, r: &TrialResult) -> JunitCase {
+    let (case, rest) = r.key.split_once("::").unwrap_or((r.key.as_str(), ""));
+    let time = r.own_time
+        + r.requests
+            .iter()
+            .map(|t| t.client)
+            .sum::<std::time::Duration>();
+    let findings = || {
+        (r.findings.iter())
+            .map(|f| format!("{} {}: {}", f.severity.as_str(), f.side, f.message))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let outcome = match &r.cell {
+        Cell::Pass => JunitOutcome::Passed,
+        Cell::Fail(m) => JunitOutcome::Failed {
+            message: m.clone(),
+            detail: findings(),
+        },
+        Cell::Broken(m) => JunitOutcome::Broken {
+            message: m.clone(),
+            detail: findings(),
+        },
+        Cell::Known(m) => JunitOutcome::Skipped {
+            message: format!("known failure: {m}"),
+        },
+        Cell::Unsupported(m) => JunitOutcome::Skipped {
+            message: format!("not supported by design: {m}"),
+        },
+        Cell::NotApplicable(m) => JunitOutcome::Skipped {
+            message: format!("not applicable: {m}"),
+        },
+    };
+    JunitCase {
+        classname: format!("{gateway}.{case}"),
+        name: if rest.is_empty() {
+            r.name.clone()
+        } else {
+            rest.to_string()
+        },
+        time,
+        outcome,
+    }
+}
+
+/// The JUnit XML report of a run of `mode` (`gateway`, `client`) for profile `name`
+/// (`tooltape gateway|client NAME --format junit`).
+pub fn junit(mode: &str, name: &str, timestamp: &str, results: &[TrialResult]) -> String {
+    let cases: Vec<JunitCase> = results.iter().map(|r| junit_case(name, r)).collect();
+    crate::junit::junit(&format!("tooltape {mode} {name}"), timestamp, &cases)
 }

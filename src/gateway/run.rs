@@ -65,6 +65,13 @@ pub(super) async fn run_one(
     let ends = phases(client, profile, upstream, gateway_url, trial, &mut clock).await;
     let mut findings = ends.findings;
     let cell = ends.cell.unwrap_or_else(|| judge::cell_of(&mut findings));
+    let tools: Vec<String> = trial.case.tools.iter().map(|t| t.name.clone()).collect();
+    let ended = match &cell {
+        Cell::Fail(_) => super::cause::Ended::Failed,
+        Cell::Broken(m) => super::cause::Ended::Broken(m),
+        _ => super::cause::Ended::Other,
+    };
+    let cause_key = super::cause::key_of(ended, &findings, &tools, &trial.case.name);
     TrialResult {
         name: trial.name(&profile.name),
         key: trial.key(),
@@ -77,6 +84,9 @@ pub(super) async fn run_one(
         downstream_outcome: ends.downstream_outcome,
         findings,
         cell,
+        cause: cause_key.as_ref().map(super::cause::CauseKey::id),
+        cause_key,
+        tools,
         own_time: clock.own(),
         downstream_body: ends.downstream_body,
         requests: ends.requests,

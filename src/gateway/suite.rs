@@ -142,6 +142,14 @@ pub struct TrialResult {
     pub downstream_outcome: Option<Outcome>,
     pub findings: Vec<Finding>,
     pub cell: Cell,
+    /// The root cause of a failure (`side`, kind, normalized finding), as its id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+    #[serde(skip)]
+    pub cause_key: Option<super::cause::CauseKey>,
+    /// The case's tool names, abstracted out of root causes.
+    #[serde(skip)]
+    pub tools: Vec<String>,
     /// tooltape's own time for this trial (encode, decode, checks), excluding the wait.
     #[serde(skip)]
     pub own_time: Duration,
@@ -199,13 +207,14 @@ impl RequestTiming {
     }
 }
 
-/// Applies the profile's known failures: a failing trial it names is `Known`; a passing one
+/// Applies the profile's known failures: a failing trial an entry covers (by pattern, and by
+/// root cause when the entry names one) is `Known`; a passing one an entry without a cause names
 /// fails until the entry is removed, unless the entry is `flaky` (the gateway fails it only
 /// sometimes).
 pub(super) fn apply_known(profile: &LoadedProfile, r: &mut TrialResult) {
     let known = profile
-        .known_failure(&r.key)
-        .map(|k| (k.get_ref(), profile.locate(k.span())));
+        .known_failure(&r.key, r.cause.as_deref())
+        .map(|k| (&k.get_ref().failure, profile.locate(k.span())));
     apply_known_failure(known, r);
 }
 
@@ -224,6 +233,37 @@ pub(crate) fn apply_known_failure(
         }
         _ => {}
     }
+}
+
+/// The profile's known failures that name a root cause no trial of theirs failed with, among
+/// entries whose pattern matches a trial of this run (a filtered run judges only its own):
+/// `path:line:col: what is wrong` for each, with what to do.
+pub fn stale_causes(profile: &LoadedProfile, results: &[TrialResult]) -> Vec<String> {
+    let mut out = Vec::new();
+    for k in &profile.profile.known_failure {
+        let entry = k.get_ref();
+        let Some(cause) = &entry.cause else {
+            continue;
+        };
+        let covers = |r: &&TrialResult| crate::case::pattern_matches(&entry.failure.trials, &r.key);
+        let mut ran = results.iter().filter(covers).peekable();
+        if ran.peek().is_none() {
+            continue;
+        }
+        let seen = results
+            .iter()
+            .filter(covers)
+            .any(|r| matches!(r.cell, Cell::Known(_)) && r.cause.as_deref() == Some(cause));
+        if !seen {
+            out.push(format!(
+                "{}: known failure for root cause `{cause}` (trials `{}`): no trial failed with it; the bug is fixed or its finding changed\n  run `tooltape gateway {} --findings` and remove the entry or update its cause",
+                profile.locate(k.span()),
+                entry.failure.trials,
+                profile.name
+            ));
+        }
+    }
+    out
 }
 
 /// Stream and buffered agree: the stream trial of a (case, route, choice) makes the same calls.
@@ -260,6 +300,10 @@ pub(crate) fn cross_mode(results: &mut [TrialResult]) {
                 message.clone(),
             ));
             r.cell = Cell::Fail(format!("downstream: {message}"));
+            let case = r.key.split("::").next().unwrap_or_default().to_string();
+            r.cause_key =
+                super::cause::key_of(super::cause::Ended::Failed, &r.findings, &r.tools, &case);
+            r.cause = r.cause_key.as_ref().map(super::cause::CauseKey::id);
         }
     }
 }

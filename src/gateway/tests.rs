@@ -156,6 +156,85 @@ fn strict_is_wanted_where_the_projects_encoder_sends_it() {
     assert_eq!(found(None), ["strict dropped for book"]);
 }
 
+/// What the project's own encoder cannot send either is not a finding: a tool it leaves out
+/// (Anthropic's allowed subset), a parallel switch the target lacks (Gemini).
+#[test]
+fn what_the_projects_encoder_cannot_send_is_not_dropped() {
+    let tool = |name: &str| Tool {
+        name: name.into(),
+        description: None,
+        parameters: json!({"type": "object"}),
+        strict: None,
+    };
+    let view = |names: &[&str], parallel: Option<bool>| RequestView {
+        tools: names.iter().map(|n| tool(n)).collect(),
+        parallel,
+        ..RequestView::default()
+    };
+    let client = view(&["a", "b"], Some(false));
+    let sent = view(&["a"], None);
+    let found = |ours: Option<&RequestView>, target| {
+        check::upstream(&client, &sent, ours, target, None, false)
+            .into_iter()
+            .map(|f| f.message)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        found(Some(&view(&["a", "b"], Some(false))), Provider::OpenaiChat),
+        ["tools dropped: b", "parallel_tool_calls false dropped"]
+    );
+    assert!(found(Some(&view(&["a"], None)), Provider::Gemini).is_empty());
+    assert_eq!(
+        found(None, Provider::Gemini),
+        ["tools dropped: b", "parallel_tool_calls false dropped"]
+    );
+}
+
+/// An allowed list naming exactly the tools sent is kept by plain `auto` / `required` over them
+/// (a target without allowed lists); with more tools sent, the subset is lost.
+#[test]
+fn an_allowed_list_is_kept_by_sending_only_its_tools() {
+    use crate::model::{AllowedMode, ToolChoice};
+    let tool = |name: &str| Tool {
+        name: name.into(),
+        description: None,
+        parameters: json!({"type": "object"}),
+        strict: None,
+    };
+    let view = |names: &[&str], choice: ToolChoice| RequestView {
+        tools: names.iter().map(|n| tool(n)).collect(),
+        choice: Some(choice),
+        ..RequestView::default()
+    };
+    let allowed = |mode| ToolChoice::Allowed {
+        mode,
+        tools: vec!["a".into()],
+    };
+    let found = |asked: ToolChoice, sent: &RequestView| {
+        let client = view(&["a", "b"], asked);
+        let ours = view(&["a"], ToolChoice::Auto);
+        check::upstream(&client, sent, Some(&ours), Provider::Anthropic, None, false)
+            .into_iter()
+            .map(|f| f.message)
+            .collect::<Vec<_>>()
+    };
+    assert!(found(allowed(AllowedMode::Auto), &view(&["a"], ToolChoice::Auto)).is_empty());
+    assert!(
+        found(
+            allowed(AllowedMode::Required),
+            &view(&["a"], ToolChoice::Required)
+        )
+        .is_empty()
+    );
+    assert_eq!(
+        found(
+            allowed(AllowedMode::Auto),
+            &view(&["a", "b"], ToolChoice::Auto)
+        ),
+        ["tool_choice allowed-auto-a sent as auto"]
+    );
+}
+
 fn outcome_with(error: Option<u16>) -> crate::model::Outcome {
     crate::model::Outcome {
         error: error.map(|status| crate::model::ProviderError {
@@ -306,6 +385,9 @@ fn result_with(key: &str, cell: super::Cell) -> super::TrialResult {
         downstream_outcome: None,
         findings: Vec::new(),
         cell,
+        cause: None,
+        cause_key: None,
+        tools: Vec::new(),
         own_time: std::time::Duration::ZERO,
         downstream_body: Vec::new(),
         requests: Vec::new(),
@@ -343,5 +425,260 @@ fn known_failures_apply_and_a_pass_fails_unless_flaky() {
     assert_eq!(
         applied("other::chat→gemini::auto::stream", Cell::Pass),
         Cell::Pass
+    );
+}
+
+#[test]
+fn the_init_skeleton_loads_as_a_profile_and_names_the_base_urls() {
+    let dir = std::env::temp_dir().join(format!("tooltape-skeleton-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let addr: std::net::SocketAddr = "127.0.0.1:8790".parse().unwrap();
+    let path = dir.join("acme.toml");
+    let text = super::skeleton("acme", "acme.toml", addr);
+    std::fs::write(&path, &text).unwrap();
+    let loaded = super::load_profile(&dir, path.to_str().unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let routes: Vec<String> = loaded.routes().iter().map(super::Route::name).collect();
+    assert_eq!(
+        routes,
+        [
+            "chat→openai-chat",
+            "responses→openai-responses",
+            "messages→anthropic",
+            "generate-content→gemini"
+        ]
+    );
+    assert!(loaded.profile.known_failure.is_empty() && loaded.profile.start.is_none());
+    for (p, url) in super::base_urls(addr) {
+        assert!(text.contains(&url), "{p}: {url}");
+    }
+    assert!(text.contains("tooltape gateway acme.toml --url"));
+    let urls: std::collections::BTreeMap<_, _> = super::base_urls(addr).into_iter().collect();
+    assert_eq!(urls[&Provider::OpenaiChat], "http://127.0.0.1:8790/v1");
+    assert_eq!(urls[&Provider::Anthropic], "http://127.0.0.1:8790");
+}
+
+/// A continuation delta with `"id": null` and `"name": ""` at a call's index is that call (as a
+/// client appending it reads it); a delta naming another id at the same index is a second call.
+#[test]
+fn an_empty_id_and_name_on_a_continuation_delta_is_the_same_call() {
+    let chunk = |tc: serde_json::Value| {
+        format!(
+            "data: {}\n\n",
+            json!({"choices": [{"index": 0, "delta": {"tool_calls": [tc]}, "finish_reason": null}]})
+        )
+    };
+    let body = |second: serde_json::Value| {
+        let mut s = chunk(json!({"index": 0, "id": "call_1", "type": "function",
+            "function": {"name": "get_time", "arguments": ""}}));
+        s.push_str(&chunk(second));
+        s.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n");
+        s.into_bytes()
+    };
+    let empty = super::events::shape(
+        Provider::OpenaiChat,
+        &body(
+            json!({"index": 0, "id": null, "type": "function", "function": {"name": "", "arguments": "{}"}}),
+        ),
+    );
+    assert_eq!(empty.calls.len(), 1);
+    assert_eq!(empty.calls[0].reused_by, None);
+    let other = super::events::shape(
+        Provider::OpenaiChat,
+        &body(
+            json!({"index": 0, "id": "call_2", "function": {"name": "get_time", "arguments": "{}"}}),
+        ),
+    );
+    // Another id at the same index is a call of its own, sharing the slot.
+    assert_eq!(other.calls.len(), 2);
+    assert!(other.calls[1].shared && !other.calls[0].shared);
+}
+
+// ---------------------------------------------------------------- root causes of a run
+
+use super::cause::{CauseKey, Ended, key_of};
+use super::check::{Finding, FindingKind, Side};
+use super::suite::{TrialResult, apply_known, stale_causes};
+use super::{Cell, causes};
+
+fn cause_tools() -> Vec<String> {
+    vec![
+        "get_weather".into(),
+        "get_time".into(),
+        "store_record".into(),
+    ]
+}
+
+fn cause_finding(kind: FindingKind, severity: Severity, message: &str) -> Finding {
+    Finding::new(kind, severity, Side::Upstream, message)
+}
+
+/// A failing result of `key` whose findings are `findings`, its cause assigned as the runner
+/// assigns it.
+fn failing(key: &str, findings: Vec<Finding>, body_len: usize) -> TrialResult {
+    let cell = Cell::Fail("x".into());
+    let case = key.split("::").next().unwrap();
+    let cause_key = key_of(Ended::Failed, &findings, &cause_tools(), case);
+    TrialResult {
+        name: format!("gateway::x::{key}"),
+        key: key.to_string(),
+        row: String::new(),
+        route: key.split("::").nth(1).unwrap().to_string(),
+        client_request: serde_json::json!({"path": "/v1/chat/completions", "body": {"p": "x".repeat(body_len)}}),
+        upstream_request: None,
+        upstream_answer: None,
+        downstream_status: Some(200),
+        downstream_outcome: None,
+        findings,
+        cell,
+        cause: cause_key.as_ref().map(CauseKey::id),
+        cause_key,
+        tools: cause_tools(),
+        own_time: std::time::Duration::ZERO,
+        downstream_body: Vec::new(),
+        requests: Vec::new(),
+    }
+}
+
+fn cause_profile(extra: &str) -> super::LoadedProfile {
+    let dir = std::env::temp_dir().join(format!(
+        "tooltape-cause-{}-{}",
+        std::process::id(),
+        extra.len()
+    ));
+    std::fs::create_dir_all(dir.join("gateways")).unwrap();
+    let base = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("gateways/tooltape.toml"),
+    )
+    .unwrap();
+    let base = base
+        .split("\n[[known_failure]]")
+        .next()
+        .unwrap()
+        .to_string();
+    std::fs::write(dir.join("gateways/x.toml"), format!("{base}{extra}")).unwrap();
+    let p = super::load_profile(&dir, "x").unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    p
+}
+
+#[test]
+fn findings_group_across_routes_choices_and_modes_with_the_smallest_trial() {
+    let refused = |tool: &str| {
+        vec![
+            cause_finding(FindingKind::Request, Severity::Cosmetic, "schema reshaped"),
+            cause_finding(
+                FindingKind::Refused,
+                Severity::Breaking,
+                &format!("upstream refused {tool} with 400: max_tokens: Field required"),
+            ),
+        ]
+    };
+    let results = vec![
+        failing(
+            "weather::chat→anthropic::auto::buffered",
+            refused("get_weather"),
+            50,
+        ),
+        failing(
+            "time::chat→anthropic::required::stream",
+            refused("get_time"),
+            10,
+        ),
+        failing(
+            "weather::responses→anthropic::auto::stream",
+            refused("get_weather"),
+            30,
+        ),
+        failing(
+            "weather::chat→gemini::auto::stream",
+            vec![cause_finding(
+                FindingKind::Stream,
+                Severity::Behaviour,
+                "no terminal [DONE]",
+            )],
+            5,
+        ),
+    ];
+    let p = cause_profile("");
+    let found = causes(&p, &results);
+    assert_eq!(found.len(), 2, "{found:#?}");
+    let first = &found[0];
+    assert_eq!(first.trials.len(), 3);
+    assert_eq!(first.kind, "refused");
+    assert_eq!(first.severity, Severity::Breaking);
+    assert_eq!(first.routes, ["chat→anthropic", "responses→anthropic"]);
+    assert_eq!(
+        first.title,
+        "upstream: upstream refused TOOL with 400: max_tokens: Field required"
+    );
+    assert_eq!(
+        first.reproducer.trial,
+        "time::chat→anthropic::required::stream"
+    );
+    assert!(
+        first
+            .reproducer
+            .curl
+            .starts_with("curl -sS \"${GATEWAY}/v1/chat/completions\"")
+    );
+    assert!(first.reproducer.expected.contains("anthropic"));
+    assert_eq!(found[1].severity, Severity::Behaviour);
+}
+
+#[test]
+fn a_known_failure_by_cause_covers_only_its_cause_and_fails_when_it_is_gone() {
+    let refused = vec![cause_finding(
+        FindingKind::Refused,
+        Severity::Breaking,
+        "upstream refused with 400: max_tokens: Field required",
+    )];
+    let other = vec![cause_finding(
+        FindingKind::Request,
+        Severity::Breaking,
+        "tools dropped: get_time",
+    )];
+    let id = failing("a::chat→anthropic::auto::buffered", refused.clone(), 1)
+        .cause
+        .unwrap();
+    let p = cause_profile(&format!(
+        "\n[[known_failure]]\ncause = \"{id}\"\ntrials = \"*::chat→anthropic::*\"\nreason = \"max_tokens\"\nverdict = \"bug\"\ntracker = \"https://example.invalid/1\"\n"
+    ));
+    let mut results = vec![
+        failing("a::chat→anthropic::auto::buffered", refused.clone(), 1),
+        failing("b::chat→anthropic::auto::buffered", other, 1),
+        failing("c::chat→gemini::auto::buffered", refused, 1),
+    ];
+    let mut pass = failing("d::chat→anthropic::auto::stream", Vec::new(), 1);
+    pass.cell = Cell::Pass;
+    pass.cause = None;
+    results.push(pass);
+    for r in &mut results {
+        apply_known(&p, r);
+    }
+    assert_eq!(results[0].cell, Cell::Known("max_tokens".into()));
+    // Another cause on the same route, and the same cause off the pattern, still fail.
+    assert!(matches!(results[1].cell, Cell::Fail(_)));
+    assert!(matches!(results[2].cell, Cell::Fail(_)));
+    // A passing trial of the pattern is not an error: the entry names a cause, not trials.
+    assert_eq!(results[3].cell, Cell::Pass);
+    assert!(stale_causes(&p, &results).is_empty());
+    let found = causes(&p, &results);
+    let known = found
+        .iter()
+        .find(|c| c.id == id)
+        .unwrap()
+        .known
+        .clone()
+        .unwrap();
+    assert_eq!(known.tracker.as_deref(), Some("https://example.invalid/1"));
+    // The bug is fixed: its entry fails the run, naming where it is.
+    let fixed: Vec<TrialResult> = results.into_iter().skip(1).collect();
+    let stale = stale_causes(&p, &fixed);
+    assert_eq!(stale.len(), 1, "{stale:?}");
+    assert!(
+        stale[0].contains("x.toml:") && stale[0].contains(&id),
+        "{}",
+        stale[0]
     );
 }

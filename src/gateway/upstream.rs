@@ -115,8 +115,15 @@ pub struct Upstream {
 }
 
 impl Upstream {
+    /// Starts on `127.0.0.1` at any free port.
     pub async fn start() -> io::Result<Upstream> {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
+        Upstream::start_on(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).await
+    }
+
+    /// Starts on `addr`: the fixed address a gateway configured from a file already points at
+    /// (`tooltape gateway --upstream-listen`).
+    pub async fn start_on(addr: SocketAddr) -> io::Result<Upstream> {
+        let listener = TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
         let book = Arc::new(Mutex::new(Book::default()));
         let (shutdown, rx) = watch::channel(false);

@@ -27,9 +27,9 @@ pub const SIMULATOR_KEY: &str = "tooltape-simulator-key";
 pub type Endpoints = BTreeMap<Provider, Result<(Endpoint, String), String>>;
 
 /// Resolves endpoints: everything to `simulator` when given, else keys and base URLs from the
-/// environment, base URLs falling back to `cases/providers.toml`.
+/// environment, base URLs falling back to the corpus's `providers.toml`.
 pub fn endpoints(root: &Path, simulator: Option<&str>) -> Endpoints {
-    let table = crate::case::load_providers(&root.join("cases")).ok();
+    let table = crate::case::providers_of(root).ok();
     let mut out = BTreeMap::new();
     for p in Provider::ALL {
         let entry = if let Some(url) = simulator {

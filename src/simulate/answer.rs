@@ -31,12 +31,14 @@ pub(crate) fn answer_request(req: &SimRequest) -> SimResponse {
     }
 }
 
-/// Reads the scenario header: absent → default; invalid → a message naming the problem.
+/// Reads the scenario header: absent, or scenario names (resolved against the request by
+/// `named`) → default; JSON → that scenario; invalid JSON → a message naming the problem.
 pub(crate) fn scenario_from_headers(
     headers: &BTreeMap<String, String>,
 ) -> Result<Scenario, String> {
     match headers.get(SCENARIO_HEADER) {
         None => Ok(Scenario::default()),
+        Some(raw) if !raw.trim_start().starts_with('{') => Ok(Scenario::default()),
         Some(raw) => {
             serde_json::from_str(raw).map_err(|e| format!("invalid {SCENARIO_HEADER} header: {e}"))
         }

@@ -323,7 +323,7 @@ fn cited_sentences(search: &Search, after_text: bool) -> Vec<Segment> {
 }
 
 /// The tools the choice lets the model call, in request order.
-fn eligible(ask: &Ask) -> Vec<&FnTool> {
+pub(super) fn eligible(ask: &Ask) -> Vec<&FnTool> {
     match &ask.choice {
         ToolChoice::None => Vec::new(),
         ToolChoice::Auto | ToolChoice::Required => ask.tools.iter().collect(),

@@ -2,7 +2,7 @@
 //! loopback HTTP server (`Simulator`) around it. Cassettes it produces are marked synthetic.
 //!
 //! Layout: `exchange` (the request and answer values, the simulator's headers), `answer` (the
-//! pure core's entry points), `route` (paths → API), `decide` (the deterministic model), `args`
+//! pure core's entry points), `route` (paths → API), `decide` (the deterministic model), `named` (scenarios a request picks by name), `args`
 //! (arguments from a schema), one module per wire format, `errors` (error envelopes),
 //! `tool_rejection` (the provider's 400 wording for invalid tools), `faults` (injected faults),
 //! `wire` (ids, fragments, framing), `server` (the only module doing IO).
@@ -18,6 +18,7 @@ mod errors;
 mod exchange;
 mod faults;
 mod gemini;
+mod named;
 mod openai_chat;
 mod openai_responses;
 mod route;
@@ -30,6 +31,7 @@ mod tests;
 
 pub(crate) use exchange::{SCENARIO_HEADER, SIMULATOR_HEADER};
 pub use faults::{Fault, FaultKind};
+pub use named::named_scenarios;
 
 pub(crate) use answer::answer;
 #[cfg(test)]

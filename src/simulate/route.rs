@@ -5,8 +5,8 @@ use serde_json::{Value, json};
 
 use super::decide::{self, Ask};
 use super::errors::{self, Family, Rejection};
-use super::exchange::{Ctx, SimRequest, SimResponse};
-use super::{anthropic, gemini, openai_chat, openai_responses};
+use super::exchange::{Ctx, SCENARIO_HEADER, SimRequest, SimResponse};
+use super::{anthropic, gemini, named, openai_chat, openai_responses};
 use super::{text_protocol, wire};
 use crate::fnv::fnv1a;
 use crate::model::Provider;
@@ -98,6 +98,10 @@ fn answer_api(
             )
         }
     };
+    // A scenario picked by name (header or model suffix) is laid over the one given.
+    let named = named::select(header(req, SCENARIO_HEADER), &ask, scenario)
+        .map_err(Rejection::bad_request)?;
+    let scenario = named.as_ref().unwrap_or(scenario);
     check_hosted(api, &ask, scenario)?;
     if let Some(rej) = tool_rejection(provider, &body) {
         return Err(rej);

@@ -573,8 +573,10 @@ fn machine_formats_print_one_json_document_on_stdout() {
         ],
         "",
     );
-    let trials = stdout_json(&o);
-    assert_eq!(trials.as_array().map(Vec::len), Some(10), "{trials}");
+    // One document: the run's root causes and its trials.
+    let doc = stdout_json(&o);
+    assert_eq!(doc["trials"].as_array().map(Vec::len), Some(10), "{doc}");
+    assert_eq!(doc["causes"].as_array().map(Vec::len), Some(0), "{doc}");
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("10 passed, 0 failed"), "{stderr}");
 }

@@ -20,7 +20,13 @@ use crate::loopback_proxy::{ProxyBody, path_and_query, read, respond, send, serv
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 4] = ["weather", "parallel", "strict_invoice", "tool_error"];
+const CASES: [&str; 5] = [
+    "weather",
+    "parallel",
+    "strict_invoice",
+    "tool_error",
+    "c04_parallel_shared_index",
+];
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the gateway must answer an error, not a 200"
 tools = ["get_weather"]
 providers = ["openai-chat", "openai-responses", "anthropic", "gemini"]
@@ -47,10 +53,14 @@ enum Mutant {
     FinishStop,
     ErrorAs200,
     ResultUnlinked,
+    ResultTextChanged,
+    UsageDropped,
+    TerminalDropped,
+    SharedIndexMerged,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 11] = [
+    const ALL: [Mutant; 15] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -62,6 +72,10 @@ impl Mutant {
         Mutant::FinishStop,
         Mutant::ErrorAs200,
         Mutant::ResultUnlinked,
+        Mutant::ResultTextChanged,
+        Mutant::UsageDropped,
+        Mutant::TerminalDropped,
+        Mutant::SharedIndexMerged,
     ];
 
     fn slug(self) -> String {
@@ -81,6 +95,10 @@ impl Mutant {
             Mutant::FinishStop => "finish `stop` instead of the tool-call value",
             Mutant::ErrorAs200 => "upstream 500 answered as 200, empty content",
             Mutant::ResultUnlinked => "tool result sent with another call's id",
+            Mutant::ResultTextChanged => "tool result text replaced",
+            Mutant::UsageDropped => "usage removed from the answer",
+            Mutant::TerminalDropped => "stream's terminal event dropped",
+            Mutant::SharedIndexMerged => "calls streamed at one index merged (ids dropped)",
         }
     }
 
@@ -98,12 +116,17 @@ impl Mutant {
             Mutant::FinishStop => "with tool calls (expected the format's tool-call value)",
             Mutant::ErrorAs200 => "answered as 200 without an error",
             Mutant::ResultUnlinked => "answers no call",
+            Mutant::ResultTextChanged => "tool result text for",
+            Mutant::UsageDropped => "usage not passed through",
+            Mutant::TerminalDropped => "no terminal",
+            Mutant::SharedIndexMerged => "of upstream's",
         }
     }
 
     /// Whether the trial (as the faithful run saw it) is one this mutant must fail.
     fn should_fail(self, t: &Facts) -> bool {
         let not_gemini = t.route != "generate-content→gemini";
+        let shared = t.case == "c04_parallel_shared_index";
         match self {
             Mutant::Faithful => false,
             Mutant::ToolsDroppedBuffered => !t.stream && t.choice != "none",
@@ -113,7 +136,8 @@ impl Mutant {
             Mutant::ForcedAsRequired => t.choice.starts_with("forced-"),
             // Gemini carries each call whole in its own part: there is no index to merge on, and
             // no argument fragments to hold back.
-            Mutant::ParallelMerged => t.stream && t.calls > 1 && not_gemini,
+            // Calls upstream already streams at one index have nothing left to merge.
+            Mutant::ParallelMerged => t.stream && t.calls > 1 && not_gemini && !shared,
             Mutant::ArgumentsHeldBack => t.stream && t.calls > 0 && not_gemini,
             // Responses and Gemini have no distinct tool-call finish value to replace.
             Mutant::FinishStop => {
@@ -122,6 +146,12 @@ impl Mutant {
             Mutant::ErrorAs200 => t.case == "server_error",
             // Follow-up rounds (`tool_error`); Gemini links results by name, not id.
             Mutant::ResultUnlinked => t.case == "tool_error" && t.calls > 0 && not_gemini,
+            // Every format carries the result's text, Gemini too (in `response`).
+            Mutant::ResultTextChanged => t.case == "tool_error" && t.calls > 0,
+            Mutant::UsageDropped => t.usage,
+            // Gemini's stream has no terminal event: it just ends.
+            Mutant::TerminalDropped => t.stream && not_gemini && t.case != "server_error",
+            Mutant::SharedIndexMerged => t.stream && shared,
         }
     }
 }
@@ -135,6 +165,8 @@ struct Facts {
     stream: bool,
     calls: usize,
     strict: bool,
+    /// The faithful proxy's answer carried upstream's output-token count.
+    usage: bool,
 }
 
 fn facts(r: &tooltape::gateway::TrialResult) -> Facts {
@@ -150,6 +182,11 @@ fn facts(r: &tooltape::gateway::TrialResult) -> Facts {
             .as_ref()
             .map_or(0, |o| o.tool_calls.len()),
         strict: has_strict(&r.client_request),
+        usage: r
+            .downstream_outcome
+            .as_ref()
+            .and_then(|o| o.usage.as_ref())
+            .is_some_and(|u| u.output_tokens.is_some()),
     }
 }
 
@@ -225,6 +262,7 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
                 }
             }
         }
+        Mutant::ResultTextChanged => tamper_results(o),
         Mutant::RequiredAsAuto => match fmt {
             Format::Chat | Format::Responses => {
                 if o.get("tool_choice") == Some(&json!("required")) {
@@ -296,6 +334,61 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
                 }
             }
         },
+        _ => {}
+    }
+}
+
+/// Replaces the text of every tool result, in each format's place for it.
+fn tamper_results(o: &mut serde_json::Map<String, Value>) {
+    const TAMPERED: &str = "tampered by the gateway";
+    for m in o
+        .get_mut("messages")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if m["role"] == "tool" {
+            m["content"] = json!(TAMPERED);
+        }
+        for c in m["content"].as_array_mut().into_iter().flatten() {
+            if c["type"] == "tool_result" {
+                c["content"] = json!(TAMPERED);
+            }
+        }
+    }
+    for i in o
+        .get_mut("input")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if i["type"] == "function_call_output" {
+            i["output"] = json!(TAMPERED);
+        }
+    }
+    for c in o
+        .get_mut("contents")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        for p in c["parts"].as_array_mut().into_iter().flatten() {
+            if let Some(r) = p.get_mut("functionResponse") {
+                r["response"] = json!({"result": TAMPERED});
+            }
+        }
+    }
+}
+
+/// Removes every `usage` / `usageMetadata` object, at any depth.
+fn drop_usage(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            o.remove("usage");
+            o.remove("usageMetadata");
+            o.values_mut().for_each(drop_usage);
+        }
+        Value::Array(a) => a.iter_mut().for_each(drop_usage),
         _ => {}
     }
 }
@@ -569,6 +662,40 @@ fn mutate_stream(m: Mutant, fmt: Format, e: &mut Events) {
                 finish_stop(fmt, v);
             }
         }
+        (Mutant::SharedIndexMerged, Format::Chat) => {
+            // Every call after the first at an index loses its id: a client merges it.
+            let mut seen: BTreeSet<u64> = BTreeSet::new();
+            for (_, v) in &mut e.events {
+                for c in v["choices"].as_array_mut().into_iter().flatten() {
+                    for tc in c["delta"]["tool_calls"]
+                        .as_array_mut()
+                        .into_iter()
+                        .flatten()
+                    {
+                        let i = tc["index"].as_u64().unwrap_or(0);
+                        if tc.get("id").is_some_and(Value::is_string)
+                            && !seen.insert(i)
+                            && let Some(o) = tc.as_object_mut()
+                        {
+                            o.remove("id");
+                            if let Some(f) = o.get_mut("function").and_then(Value::as_object_mut) {
+                                f.remove("name");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        (Mutant::UsageDropped, _) => {
+            for (_, v) in &mut e.events {
+                drop_usage(v);
+            }
+        }
+        (Mutant::TerminalDropped, _) => {
+            e.done = false;
+            e.events
+                .retain(|(_, v)| !matches!(ty(v), "message_stop" | "response.completed"));
+        }
         _ => {}
     }
 }
@@ -680,10 +807,20 @@ fn mutate_response(
             finish_stop(fmt, &mut v);
             (status, v.to_string().into_bytes())
         }
+        Mutant::UsageDropped if !stream => {
+            let Ok(mut v) = serde_json::from_slice::<Value>(&body) else {
+                return (status, body);
+            };
+            drop_usage(&mut v);
+            (status, v.to_string().into_bytes())
+        }
         Mutant::StreamCallsSwallowed
         | Mutant::ParallelMerged
         | Mutant::ArgumentsHeldBack
         | Mutant::FinishStop
+        | Mutant::UsageDropped
+        | Mutant::TerminalDropped
+        | Mutant::SharedIndexMerged
             if stream =>
         {
             let mut e = parse_events(&body);
@@ -812,7 +949,8 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
          Each row is a loopback proxy written in `tests/it/gateway_mutants.rs`, run through the same\n\
          runner as `tooltape gateway --url` over the same-format routes (chat→openai-chat,\n\
          responses→openai-responses, messages→anthropic, generate-content→gemini) and the cases\n\
-         `weather`, `parallel`, `strict_invoice`, `tool_error` (a follow-up round) and a 500 case,\n\
+         `weather`, `parallel`, `strict_invoice`, `tool_error` (a follow-up round),\n\
+         `c04_parallel_shared_index` (Chat calls streamed at one index) and a 500 case,\n\
          both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n",
     );

@@ -2,6 +2,7 @@
 //! one area, tested from outside through the library's public API or the built `tooltape`
 //! binary. The per-trial conformance harness is the other test binary (`tests/conformance.rs`).
 
+mod anywhere;
 mod architecture;
 mod case_format;
 mod catalogue;

@@ -4,6 +4,7 @@
 //! (loopback server and faults), `text` (text protocol), `support` (request builders, readers).
 
 mod errors;
+mod named;
 mod search;
 mod server;
 mod support;

@@ -1,0 +1,73 @@
+//! The case corpus on the command line: the global `--cases DIR` (a team's own cases laid over
+//! the corpus) that every command's discovery goes through, and `tooltape cases export DIR`.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use clap::{Args, Subcommand};
+
+use super::exit;
+use tooltape::case::{Discovery, discover_with};
+
+/// The global corpus argument (flattened into `Cli`).
+#[derive(Args, Debug)]
+pub struct CorpusArgs {
+    /// A folder of your own cases, laid out like cases/ (NAME.toml, tools/NAME.json): added to
+    /// the corpus (cases/ under --root, else the built-in one); a file of the same name replaces
+    /// the built-in one.
+    #[arg(long = "cases", global = true, value_name = "DIR")]
+    pub cases: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct CasesArgs {
+    #[command(subcommand)]
+    pub action: CasesAction,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CasesAction {
+    /// Write the built-in corpus (case files, tools/, providers.toml, the schema) into DIR.
+    Export {
+        /// The folder to write (created when absent); `tooltape --root PARENT` then reads it
+        /// when DIR is PARENT/cases.
+        dir: PathBuf,
+        /// Replace files that differ from the built-in ones (otherwise nothing is written).
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+/// The `--cases` folder of this run, set once before dispatch.
+static EXTRA: OnceLock<Option<PathBuf>> = OnceLock::new();
+
+/// Records the run's `--cases` folder for [`discover`].
+pub fn set(args: &CorpusArgs) {
+    let _ = EXTRA.set(args.cases.clone());
+}
+
+/// The cases of this run: the corpus of `root` with the `--cases` folder laid over it.
+pub fn discover(root: &Path) -> Discovery {
+    discover_with(root, EXTRA.get().and_then(Option::as_deref))
+}
+
+/// Runs `tooltape cases …`.
+pub fn run(a: &CasesArgs) -> i32 {
+    match &a.action {
+        CasesAction::Export { dir, force } => match tooltape::case::export(dir, *force) {
+            Ok(done) => {
+                eprintln!(
+                    "{}: {} file(s) written, {} already up to date",
+                    dir.display(),
+                    done.written.len(),
+                    done.unchanged.len()
+                );
+                exit::OK
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                exit::ERROR
+            }
+        },
+    }
+}

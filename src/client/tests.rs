@@ -1,0 +1,136 @@
+//! The driver protocol's documents: a trial reads back as the request it was made of; every
+//! tool choice survives its protocol spelling; libraries' finish spellings read as one.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use super::protocol::{DriverResult, DriverTrial, Next, choice_of, choice_value, finish_of};
+use crate::model::{
+    AllowedMode, ChatRequest, Finish, Message, Provider, StrictPolicy, Tool, ToolCall, ToolChoice,
+};
+
+fn request() -> ChatRequest {
+    let mut req = ChatRequest::empty("m", true);
+    req.messages = vec![
+        Message::System {
+            content: "be brief".into(),
+        },
+        Message::User {
+            content: "weather?".into(),
+        },
+        Message::Assistant {
+            text: None,
+            tool_calls: vec![ToolCall {
+                id: "call_1".into(),
+                name: "get_weather".into(),
+                arguments: json!({"city": "Oslo"}),
+                thought_signature: None,
+            }],
+            opaque: Vec::new(),
+        },
+        Message::Tool {
+            call_id: "call_1".into(),
+            name: "get_weather".into(),
+            content: "12C".into(),
+            is_error: false,
+        },
+    ];
+    req.tools = vec![Tool {
+        name: "get_weather".into(),
+        description: Some("Weather".into()),
+        parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+        strict: None,
+    }];
+    req.tool_choice = Some(ToolChoice::Required);
+    req.parallel_tool_calls = Some(false);
+    req.strict = StrictPolicy::Require;
+    req
+}
+
+#[test]
+fn a_trial_reads_back_as_its_request() {
+    let req = request();
+    let trial = DriverTrial::of(
+        "t".into(),
+        Provider::OpenaiChat,
+        "http://127.0.0.1:1".into(),
+        BTreeMap::new(),
+        &req,
+    );
+    assert_eq!(trial.api, "openai-chat");
+    assert!(trial.strict);
+    // Strict on OpenAI: the strict dialect travels beside the schema as written.
+    let strict = trial.tools[0].strict_parameters.as_ref().unwrap();
+    assert_eq!(strict["additionalProperties"], json!(false));
+    let back = trial.request();
+    assert_eq!(back.messages, req.messages);
+    assert_eq!(back.tools[0].parameters, req.tools[0].parameters);
+    assert_eq!(back.tool_choice, req.tool_choice);
+    assert_eq!(back.parallel_tool_calls, Some(false));
+    // Through JSON, as a driver reads it.
+    let line = serde_json::to_string(&trial).unwrap();
+    let read: DriverTrial = serde_json::from_str(&line).unwrap();
+    assert_eq!(read, trial);
+}
+
+#[test]
+fn every_choice_survives_its_spelling() {
+    for c in [
+        ToolChoice::Auto,
+        ToolChoice::None,
+        ToolChoice::Required,
+        ToolChoice::Forced("a".into()),
+        ToolChoice::Allowed {
+            mode: AllowedMode::Auto,
+            tools: vec!["a".into(), "b".into()],
+        },
+        ToolChoice::Allowed {
+            mode: AllowedMode::Required,
+            tools: vec!["a".into()],
+        },
+    ] {
+        assert_eq!(choice_of(&choice_value(&c)), Some(c));
+    }
+    assert_eq!(choice_of(&json!("sometimes")), None);
+}
+
+#[test]
+fn finish_spellings_of_the_libraries() {
+    for (raw, f) in [
+        ("tool_calls", Finish::ToolCalls),
+        ("tool-calls", Finish::ToolCalls),
+        ("tool_use", Finish::ToolCalls),
+        ("TOOL_CALL", Finish::ToolCalls),
+        ("end_turn", Finish::Stop),
+        ("STOP", Finish::Stop),
+        ("completed", Finish::Stop),
+        ("max_tokens", Finish::Length),
+        ("MAX_TOKENS", Finish::Length),
+        ("content-filter", Finish::ContentFilter),
+        ("unknown", Finish::Other),
+    ] {
+        assert_eq!(finish_of(raw), f, "{raw}");
+    }
+}
+
+#[test]
+fn the_next_documents_are_told_apart() {
+    let done: Next = serde_json::from_str(r#"{"done": true}"#).unwrap();
+    assert_eq!(done, Next::Done { done: true });
+    let results: Next = serde_json::from_str(
+        r#"{"results": [{"role": "tool", "call_id": "c", "content": "x"}], "tool_choice": "auto"}"#,
+    )
+    .unwrap();
+    assert!(matches!(
+        results,
+        Next::Results {
+            tool_choice: Some(_),
+            ..
+        }
+    ));
+    // A result with only an error reads; unknown fields a driver adds are ignored.
+    let r: DriverResult =
+        serde_json::from_str(r#"{"error": {"type": "X", "message": "m"}, "extra": 1}"#).unwrap();
+    assert_eq!(r.error.unwrap().kind, "X");
+}

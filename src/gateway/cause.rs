@@ -1,0 +1,284 @@
+//! A failing trial's root cause: the finding that fails it (its side, kind and detail with tool
+//! and case names, ids, numbers and quoted text abstracted), with a stable id, so that one bug
+//! met on many routes, choices and modes is one cause (`reproduce` groups a run's trials by it).
+
+use super::check::Finding;
+use crate::model::Severity;
+
+/// What a failing trial's root cause is made of.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CauseKey {
+    /// `upstream`, `downstream`, or `gateway` for a trial the gateway broke before any check.
+    pub side: String,
+    /// The finding's kind (`FindingKind::slug`), or `broken`.
+    pub kind: String,
+    /// The finding's message, normalized.
+    pub detail: String,
+}
+
+impl CauseKey {
+    /// `KIND-xxxxxxxx`: the kind and 32 bits of the FNV-1a hash of side, kind and detail.
+    pub fn id(&self) -> String {
+        let h =
+            crate::fnv::fnv1a(format!("{}|{}|{}", self.side, self.kind, self.detail).as_bytes());
+        format!("{}-{:08x}", self.kind, h & 0xffff_ffff)
+    }
+
+    /// One line: `side: detail`.
+    pub fn title(&self) -> String {
+        format!("{}: {}", self.side, self.detail)
+    }
+}
+
+/// How a trial ended, as far as its cause goes.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Ended<'a> {
+    /// Its findings failed it.
+    Failed,
+    /// The gateway broke it before any check (the cell's message).
+    Broken(&'a str),
+    /// Passed, or an expected cell: no cause.
+    Other,
+}
+
+/// The cause of a failed trial: the finding its cell reports (the first that is not cosmetic;
+/// findings are sorted most severe first), or a broken trial's own message. A failure that is
+/// no finding (a known failure that now passes) has none.
+pub(super) fn key_of(
+    ended: Ended<'_>,
+    findings: &[Finding],
+    tools: &[String],
+    case: &str,
+) -> Option<CauseKey> {
+    match ended {
+        Ended::Failed => findings
+            .iter()
+            .find(|f| f.severity != Severity::Cosmetic)
+            .map(|f| CauseKey {
+                side: f.side.to_string(),
+                kind: f.kind.slug().to_string(),
+                detail: normalize(&f.message, tools, case),
+            }),
+        Ended::Broken(m) => Some(CauseKey {
+            side: "gateway".into(),
+            kind: "broken".into(),
+            detail: normalize(m, tools, case),
+        }),
+        Ended::Other => None,
+    }
+}
+
+/// Whether `c` can be part of a name (tool, id, number).
+fn word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Replaces whole-word occurrences of `name` in `s` with `with`; `joins` are characters that
+/// also continue a word (a case name inside a choice slug such as `allowed-auto` stays).
+fn replace_word(s: &str, name: &str, with: &str, joins: &[char]) -> String {
+    let word = |c: char| word(c) || joins.contains(&c);
+    if name.is_empty() {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find(name) {
+        let before = rest[..i].chars().next_back();
+        let after = rest[i + name.len()..].chars().next();
+        out.push_str(&rest[..i]);
+        if before.is_none_or(|c| !word(c)) && after.is_none_or(|c| !word(c)) {
+            out.push_str(with);
+        } else {
+            out.push_str(name);
+        }
+        rest = &rest[i + name.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Collapses the text between `open` and its matching `close` to `…` (`[]` and `{}` stay
+/// empty, a list of calls `[TOOL]` / `[TOOL, …]` stays); an unclosed span (a clipped message)
+/// is collapsed to the end.
+fn collapse(s: &str, open: char, close: char) -> String {
+    let calls = ["TOOL", "TOOL, …"];
+    let mut out = String::with_capacity(s.len());
+    let mut depth = 0usize;
+    let mut inner = String::new();
+    let end = |out: &mut String, inner: &str| {
+        if calls.contains(&inner) {
+            out.push_str(inner);
+        } else if !inner.is_empty() {
+            out.push('…');
+        }
+        out.push(close);
+    };
+    for c in s.chars() {
+        if c == open {
+            if depth == 0 {
+                out.push(c);
+                inner.clear();
+            } else {
+                inner.push(c);
+            }
+            depth += 1;
+        } else if c == '…' && depth > 0 && inner != "TOOL, " {
+            // A clipped message: the span ends where the clip did.
+            inner.push(c);
+            end(&mut out, "clipped");
+            depth = 0;
+        } else if c == close && depth > 0 {
+            depth -= 1;
+            if depth == 0 {
+                end(&mut out, &inner);
+            } else {
+                inner.push(c);
+            }
+        } else if depth == 0 {
+            out.push(c);
+        } else {
+            inner.push(c);
+        }
+    }
+    if depth > 0 && !inner.is_empty() {
+        out.push('…');
+    }
+    out
+}
+
+/// Collapses quoted text: `"…"` always, `'…'` when the quote opens after a non-word character
+/// (so that `gateway's` stays).
+fn unquote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut quote: Option<char> = None;
+    let mut prev: Option<char> = None;
+    let mut escaped = false;
+    for c in s.chars() {
+        if quote.is_some() && (escaped || c == '\\') {
+            // `\"` inside a quote (a Debug-printed string) does not end it.
+            escaped = !escaped && c == '\\';
+            prev = Some(c);
+            continue;
+        }
+        match quote {
+            Some(q) if c == q => {
+                out.push('…');
+                out.push(c);
+                quote = None;
+            }
+            Some(_) => {}
+            None if c == '"' || (c == '\'' && prev.is_none_or(|p| !word(p))) => {
+                out.push(c);
+                quote = Some(c);
+            }
+            None => out.push(c),
+        }
+        prev = Some(c);
+    }
+    if quote.is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// Call and item ids (`call_…`, `toolu_…`, `fc_…`) become `ID`; digit runs `N`, except HTTP
+/// statuses (three digits from 100 to 599), which tell causes apart.
+fn abstract_tokens(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let chars: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if word(c) && (i == 0 || !word(chars[i - 1])) {
+            let end = (i..chars.len())
+                .find(|&j| !word(chars[j]))
+                .unwrap_or(chars.len());
+            let token: String = chars[i..end].iter().collect();
+            let id = ["call_", "toolu_", "fc_", "call-", "item_", "msg_"]
+                .iter()
+                .any(|p| token.starts_with(p) && token.len() > p.len());
+            if id {
+                out.push_str("ID");
+            } else if token.chars().all(|c| c.is_ascii_digit()) {
+                // A status follows the words that introduce one ("with 400", "answered 500",
+                // "a success (200)"); a count of tokens or fragments does not.
+                let before: String = chars[..i].iter().collect();
+                let prev = before
+                    .trim_end_matches([' ', '('])
+                    .rsplit(' ')
+                    .next()
+                    .unwrap_or_default();
+                let status = token.len() == 3
+                    && ('1'..='5').contains(&chars[i])
+                    && ["with", "answered", "upstream", "as", "success", "status"].contains(&prev);
+                out.push_str(if status { &token } else { "N" });
+            } else {
+                let mut digits = false;
+                for c in token.chars() {
+                    if c.is_ascii_digit() {
+                        if !digits {
+                            out.push('N');
+                        }
+                        digits = true;
+                    } else {
+                        out.push(c);
+                        digits = false;
+                    }
+                }
+            }
+            i = end;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Lists of JSON pointers into a schema (`/properties/a/type, /$defs`) become `…`: which
+/// keywords a schema lost varies with the case, the loss is one cause.
+fn pointers(s: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for token in s.split(' ') {
+        if token.starts_with('/') && token.len() > 1 {
+            if out.last() != Some(&"…") {
+                out.push("…");
+            }
+        } else {
+            out.push(token);
+        }
+    }
+    out.join(" ")
+}
+
+/// A finding's message with what varies between trials of one bug abstracted: tool names
+/// (`TOOL`; a `+`-joined list of them once), the case name (`CASE`), quoted text, JSON objects
+/// and lists (`…`), ids and numbers.
+pub fn normalize(message: &str, tools: &[String], case: &str) -> String {
+    let mut names: Vec<&String> = tools.iter().collect();
+    names.sort_by_key(|n| std::cmp::Reverse(n.len()));
+    // The first line: a traceback after it varies with the gateway's internals.
+    let first = message.lines().next().unwrap_or_default();
+    let mut s = unquote(&collapse(first, '{', '}'));
+    s = pointers(&s);
+    for n in names {
+        s = replace_word(&s, n, "TOOL", &[]);
+    }
+    s = replace_word(&s, case, "CASE", &['-', '.', ':']);
+    while s.contains("TOOL+TOOL") {
+        s = s.replace("TOOL+TOOL", "TOOL");
+    }
+    // A list of calls keeps whether it had one or more: `[TOOL, …]` (fewer calls and more
+    // calls are different causes; how many more is not).
+    while s.contains("TOOL, TOOL") {
+        s = s.replace("TOOL, TOOL", "TOOL, …");
+    }
+    while s.contains("…, TOOL") || s.contains("…, …") {
+        s = s.replace("…, TOOL", "…").replace("…, …", "…");
+    }
+    s = collapse(&s, '[', ']');
+    abstract_tokens(&s)
+}
+
+#[cfg(test)]
+mod tests;

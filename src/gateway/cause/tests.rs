@@ -1,0 +1,118 @@
+use super::{CauseKey, normalize};
+
+fn tools() -> Vec<String> {
+    vec![
+        "get_weather".into(),
+        "get_time".into(),
+        "store_record".into(),
+    ]
+}
+
+#[test]
+fn normalize_abstracts_tools_case_ids_numbers_quotes_and_json() {
+    let t = tools();
+    assert_eq!(
+        normalize("tools dropped: get_weather, get_time", &t, "weather"),
+        "tools dropped: TOOL, …"
+    );
+    // A case name inside a choice slug stays; a tool name inside a longer name stays.
+    assert_eq!(
+        normalize(
+            "tool_choice allowed-auto-get_weather+get_time sent as omitted",
+            &t,
+            "allowed"
+        ),
+        "tool_choice allowed-auto-TOOL sent as omitted"
+    );
+    assert_eq!(
+        normalize("description of get_weather_v2 changed", &t, "x"),
+        "description of get_weather_vN changed"
+    );
+    // Statuses stay, other numbers and ids go; quoted text and JSON collapse, clipped too.
+    assert_eq!(
+        normalize(
+            "upstream refused the gateway's request with 400: Unknown name \"const\" at 'tools[0]'",
+            &t,
+            "x"
+        ),
+        "upstream refused the gateway's request with 400: Unknown name \"…\" at '…'"
+    );
+    // Escaped quotes inside a quote (Debug-printed text) do not end it.
+    assert_eq!(
+        normalize(
+            r#"round 1: tool result text for get_time changed: "a" → "\"a\" \\""#,
+            &t,
+            "x"
+        ),
+        "round N: tool result text for TOOL changed: \"…\" → \"…\""
+    );
+    assert_eq!(
+        normalize("tool result call_8f2a (get_time) answers no call", &t, "x"),
+        "tool result ID (TOOL) answers no call"
+    );
+    assert_eq!(
+        normalize(
+            "arguments of store_record changed: {\"a\":{\"b\":1.5… → {\"a\":{\"b\":1}}",
+            &t,
+            "x"
+        ),
+        "arguments of TOOL changed: {…} → {…}"
+    );
+    assert_eq!(
+        normalize("usage changed: 114 output tokens answered as 200", &t, "x"),
+        "usage changed: N output tokens answered as 200"
+    );
+    assert_eq!(
+        normalize(
+            "arguments held back: upstream sent 3 fragments, the gateway 1",
+            &t,
+            "x"
+        ),
+        "arguments held back: upstream sent N fragments, the gateway N"
+    );
+    assert_eq!(
+        normalize(
+            "schema of get_time lost /$defs, /properties/a/type, /x\nTraceback: …",
+            &t,
+            "x"
+        ),
+        "schema of TOOL lost …"
+    );
+    assert_eq!(
+        normalize("calls [get_weather, get_time] answered as []", &t, "x"),
+        "calls [TOOL, …] answered as []"
+    );
+    // Fewer calls and more calls are two causes; how many is not.
+    assert_eq!(
+        normalize(
+            "calls [get_weather, get_time, get_time] answered as [get_time]",
+            &t,
+            "x"
+        ),
+        normalize(
+            "calls [get_time, get_time] answered as [get_weather]",
+            &t,
+            "x"
+        ),
+    );
+    assert_ne!(
+        normalize("calls [get_time] answered as [get_time, get_time]", &t, "x"),
+        normalize("calls [get_time, get_time] answered as [get_time]", &t, "x"),
+    );
+}
+
+#[test]
+fn ids_are_stable_and_tell_side_kind_and_detail_apart() {
+    let key = |side: &str, kind: &str, detail: &str| CauseKey {
+        side: side.into(),
+        kind: kind.into(),
+        detail: detail.into(),
+    };
+    let a = key("upstream", "refused", "max_tokens: Field required");
+    // The id is part of profiles: it must not change between runs or builds.
+    assert_eq!(a.id(), a.clone().id());
+    assert!(a.id().starts_with("refused-") && a.id().len() == "refused-".len() + 8);
+    assert_ne!(a.id(), key("downstream", "refused", &a.detail).id());
+    assert_ne!(a.id(), key("upstream", "request", &a.detail).id());
+    assert_ne!(a.id(), key("upstream", "refused", "max_tokens: other").id());
+}

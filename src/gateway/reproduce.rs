@@ -1,0 +1,440 @@
+//! Root causes as a maintainer reads them: a run's failing trials grouped by cause
+//! (`cause::CauseKey`), each with its audit from the profile and the reproducer of a cause's smallest trial (the
+//! client's request as `curl` and JSON, what went upstream, what upstream answered, what came
+//! back, the expected behaviour with the API's documented rule), the `--findings` list, the
+//! document's leading section and the ready-to-file issue of `--report-bug`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::cause::CauseKey;
+use super::profile::{LoadedProfile, Verdict};
+use super::suite::TrialResult;
+use crate::model::{Provider, Severity};
+
+/// The longest answer text a reproducer carries.
+const ANSWER_CHARS: usize = 4000;
+
+/// The reproducer of `trial` (the smallest of a cause).
+pub(super) fn reproducer(
+    profile: &LoadedProfile,
+    trial: Option<&TrialResult>,
+    key: &CauseKey,
+) -> Reproducer {
+    let Some(t) = trial else {
+        return Reproducer {
+            trial: String::new(),
+            curl: String::new(),
+            client_request: Value::Null,
+            upstream_request: None,
+            upstream_answer: None,
+            downstream_status: None,
+            downstream_answer: String::new(),
+            expected: String::new(),
+        };
+    };
+    let (inbound, upstream) = route_providers(profile, &t.route);
+    Reproducer {
+        trial: t.key.clone(),
+        curl: curl(profile, t),
+        client_request: t.client_request.clone(),
+        upstream_request: t.upstream_request.clone(),
+        upstream_answer: t.upstream_answer.clone(),
+        downstream_status: t.downstream_status,
+        downstream_answer: clip(&String::from_utf8_lossy(&t.downstream_body), ANSWER_CHARS),
+        expected: expected(key, inbound, upstream),
+    }
+}
+
+fn route_providers(profile: &LoadedProfile, route: &str) -> (Option<Provider>, Option<Provider>) {
+    profile
+        .routes()
+        .into_iter()
+        .find(|r| r.name() == route)
+        .map_or((None, None), |r| (Some(r.inbound), Some(r.upstream)))
+}
+
+fn clip(s: &str, n: usize) -> String {
+    let c: String = s.chars().take(n).collect();
+    if c.len() < s.len() {
+        format!("{c}…")
+    } else {
+        c
+    }
+}
+
+/// A shell word: single-quoted, or double-quoted with `$UPSTREAM` when it names the upstream.
+fn shell_word(v: &str) -> String {
+    if v.contains("{{upstream}}") {
+        let escaped = v
+            .replace('\\', "\\\\")
+            .replace('"', "\\\"")
+            .replace('`', "\\`")
+            .replace('$', "\\$")
+            .replace("{{upstream}}", "${UPSTREAM}");
+        format!("\"{escaped}\"")
+    } else {
+        format!("'{}'", v.replace('\'', "'\\''"))
+    }
+}
+
+/// The client's request as a `curl` command: the profile's and the route's headers, the body
+/// from a here-document.
+fn curl(profile: &LoadedProfile, t: &TrialResult) -> String {
+    let path = t
+        .client_request
+        .get("path")
+        .and_then(Value::as_str)
+        .unwrap_or("/");
+    let body = t
+        .client_request
+        .get("body")
+        .map(|b| serde_json::to_string_pretty(b).unwrap_or_default())
+        .unwrap_or_default();
+    let mut s = format!("curl -sS \"${{GATEWAY}}{}\" \\\n", path.replace('"', "%22"));
+    let _ = writeln!(s, "  -H 'content-type: application/json' \\");
+    let route = profile.routes().into_iter().find(|r| r.name() == t.route);
+    let headers = profile
+        .profile
+        .headers
+        .iter()
+        .chain(route.iter().flat_map(|r| r.headers.iter()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect::<Vec<_>>();
+    for (k, v) in headers {
+        let _ = writeln!(s, "  -H {} \\", shell_word(&format!("{k}: {v}")));
+    }
+    let _ = write!(s, "  --data-binary @- <<'JSON'\n{body}\nJSON");
+    s
+}
+
+/// The audit of a cause, from the profile's known failure that names it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Known {
+    /// `path:line:col` of the entry.
+    pub at: String,
+    pub trials: String,
+    pub reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tracker: Option<String>,
+}
+
+/// One root cause of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RootCause {
+    pub id: String,
+    pub title: String,
+    pub side: String,
+    pub kind: String,
+    pub severity: Severity,
+    /// Routes with a trial failing with it, in the order the run met them.
+    pub routes: Vec<String>,
+    /// The trial keys (`case::route::choice::mode`).
+    pub trials: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub known: Option<Known>,
+    pub reproducer: Reproducer,
+}
+
+/// The smallest trial of a cause, as a maintainer replays it without tooltape.
+#[derive(Clone, Debug, Serialize)]
+pub struct Reproducer {
+    pub trial: String,
+    /// The client's request as a `curl` command against `$GATEWAY` (the gateway's base URL;
+    /// `$UPSTREAM` is the upstream's).
+    pub curl: String,
+    /// `{path, body}` of the client's request.
+    pub client_request: Value,
+    /// What the gateway sent upstream (`None`: nothing).
+    pub upstream_request: Option<Value>,
+    /// What the upstream answered it (a stream as its raw events).
+    pub upstream_answer: Option<String>,
+    pub downstream_status: Option<u16>,
+    /// What the client got (clipped at 4,000 characters).
+    pub downstream_answer: String,
+    /// What the client should have got, with the documented rule.
+    pub expected: String,
+}
+
+/// The run's root causes, most trials first (then by id).
+pub fn causes(profile: &LoadedProfile, results: &[TrialResult]) -> Vec<RootCause> {
+    let mut groups: BTreeMap<String, (CauseKey, Severity, Vec<&TrialResult>)> = BTreeMap::new();
+    for r in results {
+        let (Some(id), Some(key)) = (r.cause.clone(), r.cause_key.clone()) else {
+            continue;
+        };
+        let severity = r
+            .findings
+            .iter()
+            .find(|f| f.severity != Severity::Cosmetic)
+            .map_or(Severity::Breaking, |f| f.severity);
+        groups
+            .entry(id)
+            .or_insert_with(|| (key, severity, Vec::new()))
+            .2
+            .push(r);
+    }
+    let mut out: Vec<RootCause> = groups
+        .into_iter()
+        .map(|(id, (key, severity, trials))| {
+            let mut routes: Vec<String> = Vec::new();
+            for t in &trials {
+                if !routes.contains(&t.route) {
+                    routes.push(t.route.clone());
+                }
+            }
+            let smallest = trials
+                .iter()
+                .min_by_key(|t| (t.client_request.to_string().len(), t.key.clone()))
+                .copied();
+            let known = known_of(profile, &id);
+            RootCause {
+                title: key.title(),
+                side: key.side.clone(),
+                kind: key.kind.clone(),
+                severity,
+                routes,
+                trials: trials.iter().map(|t| t.key.clone()).collect(),
+                known,
+                reproducer: reproducer(profile, smallest, &key),
+                id,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| b.trials.len().cmp(&a.trials.len()).then(a.id.cmp(&b.id)));
+    out
+}
+
+fn known_of(profile: &LoadedProfile, id: &str) -> Option<Known> {
+    profile.profile.known_failure.iter().find_map(|k| {
+        let e = k.get_ref();
+        (e.cause.as_deref() == Some(id)).then(|| Known {
+            at: profile.locate(k.span()),
+            trials: e.failure.trials.clone(),
+            reason: e.failure.reason.clone(),
+            verdict: e.verdict,
+            tracker: e.tracker.clone(),
+        })
+    })
+}
+
+/// Where each API documents its requests and answers.
+fn api_doc(p: Provider) -> &'static str {
+    match p {
+        Provider::OpenaiChat => "https://platform.openai.com/docs/api-reference/chat/create",
+        Provider::OpenaiResponses => {
+            "https://platform.openai.com/docs/api-reference/responses/create"
+        }
+        Provider::Anthropic => "https://docs.anthropic.com/en/api/messages",
+        Provider::Gemini => "https://ai.google.dev/api/generate-content",
+        Provider::TextProtocol => "docs/text-protocol.md (this repository)",
+    }
+}
+
+/// The API's own rule for what a cause breaks, by side and kind.
+fn expected(key: &CauseKey, inbound: Option<Provider>, upstream: Option<Provider>) -> String {
+    let doc = |p: Option<Provider>| p.map_or("the API's reference", api_doc);
+    let up = upstream.map_or("the upstream", Provider::slug);
+    let inb = inbound.map_or("the client's format", Provider::slug);
+    match key.kind.as_str() {
+        "request" => format!(
+            "The request reaches {up} with the client's meaning: every tool with its description and schema (keywords {up} cannot take may be dropped, none it takes), the tool_choice, strict and parallel_tool_calls translated into {up}'s own fields ({}).",
+            doc(upstream)
+        ),
+        "refused" => format!(
+            "The gateway sends {up} a request {up} accepts: every field {up} requires, none it rejects ({}). The client's request is valid in its own API ({}).",
+            doc(upstream),
+            doc(inbound)
+        ),
+        "tool-result" => format!(
+            "Each tool result reaches {up} linked to the call it answers (by call id; Gemini by function name) and none is dropped ({}).",
+            doc(upstream)
+        ),
+        "injected" => {
+            "The text protocol's instructions are the ones src/inject/ builds, byte for byte."
+                .into()
+        }
+        "route" => format!(
+            "The request goes to {up}, the API the route names ({}).",
+            doc(upstream)
+        ),
+        "answer" => format!(
+            "The client gets upstream's answer in {inb}: the same calls in order with the same arguments, each with its own id, the format's own finish value (chat: `finish_reason: \"tool_calls\"`, messages: `stop_reason: \"tool_use\"`, `length`/`max_tokens` at the output limit), the same text, usage ({}); an upstream error stays an error.",
+            doc(inbound)
+        ),
+        "stream" => format!(
+            "The stream follows {inb}'s event order: each call opened with its id and name, arguments streamed as upstream streams them, exactly one finish, then the terminal event (chat `data: [DONE]`, messages `message_stop`, Responses `response.completed`) ({}).",
+            doc(inbound)
+        ),
+        "client-fault" => format!(
+            "A request its own API rejects is answered with that API's 4xx error in its envelope ({}).",
+            doc(inbound)
+        ),
+        "round" => format!(
+            "A follow-up request carrying tool results goes upstream and its answer comes back like the first ({}).",
+            doc(inbound)
+        ),
+        _ => format!(
+            "The gateway forwards a valid {inb} request to {up} and answers it ({}).",
+            doc(inbound)
+        ),
+    }
+}
+
+/// The `--findings` list: one block per cause.
+pub fn terminal(causes: &[RootCause], trials: usize) -> String {
+    let total: usize = causes.iter().map(|c| c.trials.len()).sum();
+    let mut s = format!(
+        "{total} failing trials of {trials} in {} root causes\n",
+        causes.len()
+    );
+    for c in causes {
+        let _ = writeln!(
+            s,
+            "\n{}  {}  {} trials  {}\n  {}",
+            c.id,
+            c.severity.as_str(),
+            c.trials.len(),
+            c.routes.join(", "),
+            c.title
+        );
+        match &c.known {
+            Some(k) => {
+                let _ = writeln!(
+                    s,
+                    "  known ({}): {}{}",
+                    k.at,
+                    k.verdict
+                        .map(|v| format!("{}: ", v.as_str()))
+                        .unwrap_or_default(),
+                    k.tracker.as_deref().unwrap_or(&k.reason)
+                );
+            }
+            None => {
+                let _ = writeln!(s, "  smallest trial: {}", c.reproducer.trial);
+            }
+        }
+    }
+    s
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The audit column: the verdict with its tracker, or what is left to do.
+fn audit(c: &RootCause) -> String {
+    match &c.known {
+        Some(k) => {
+            let v = k.verdict.map_or("not audited", |v| v.as_str());
+            match &k.tracker {
+                Some(t) => format!("{v} ({t}): {}", k.reason),
+                None => format!("{v}: {}", k.reason),
+            }
+        }
+        None => "not a known failure".into(),
+    }
+}
+
+/// The document's leading section: the causes as a table, then each one's reproducer.
+pub fn markdown(causes: &[RootCause], trials: usize) -> String {
+    let total: usize = causes.iter().map(|c| c.trials.len()).sum();
+    let mut s = String::from("## Root causes\n\n");
+    let _ = writeln!(
+        s,
+        "{total} failing trials of {trials} collapse into {} root causes (findings grouped by side, kind and detail, tool and case names abstracted). `tooltape gateway NAME --report-bug ID` prints one as an issue.\n",
+        causes.len()
+    );
+    let _ = writeln!(s, "| id | cause | severity | trials | routes | audit |");
+    let _ = writeln!(s, "| --- | --- | --- | --- | --- | --- |");
+    for c in causes {
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {} | {} | {} |",
+            c.id,
+            md_escape(&c.title),
+            c.severity.as_str(),
+            c.trials.len(),
+            md_escape(&c.routes.join(", ")),
+            md_escape(&audit(c))
+        );
+    }
+    for c in causes {
+        let _ = writeln!(s, "\n### `{}`\n", c.id);
+        let _ = writeln!(s, "{}\n", md_escape(&c.title));
+        let _ = writeln!(s, "Expected: {}\n", c.reproducer.expected);
+        let _ = writeln!(
+            s,
+            "<details><summary>Reproducer: <code>{}</code></summary>\n",
+            c.reproducer.trial
+        );
+        let _ = writeln!(s, "```sh\n{}\n```\n\n</details>", c.reproducer.curl);
+    }
+    s.push('\n');
+    s
+}
+
+/// A fenced block, its fence longer than any backtick run inside.
+fn fenced(lang: &str, text: &str) -> String {
+    let mut fence = String::from("```");
+    while text.contains(&fence) {
+        fence.push('`');
+    }
+    format!("{fence}{lang}\n{text}\n{fence}\n")
+}
+
+/// A ready-to-file Markdown issue for one cause.
+pub fn report_bug(gateway: &str, description: &str, c: &RootCause) -> String {
+    let r = &c.reproducer;
+    let mut s = format!("## {}\n\n", c.title);
+    let _ = writeln!(
+        s,
+        "Found by tooltape's gateway suite against {description}. Severity: {}. {} trial(s) fail with it, on {}.\n",
+        c.severity.as_str(),
+        c.trials.len(),
+        c.routes.join(", ")
+    );
+    let _ = writeln!(s, "### Expected\n\n{}\n", r.expected);
+    let _ = writeln!(
+        s,
+        "### Reproduce\n\nStart the gateway (`$GATEWAY` is its base URL) with its upstream pointed at a server on `$UPSTREAM` that answers what is shown below, then send:\n"
+    );
+    s.push_str(&fenced("sh", &r.curl));
+    let _ = writeln!(s, "\n### What the gateway sent upstream\n");
+    match &r.upstream_request {
+        Some(v) => s.push_str(&fenced(
+            "json",
+            &serde_json::to_string_pretty(v).unwrap_or_default(),
+        )),
+        None => s.push_str("Nothing.\n"),
+    }
+    if let Some(a) = &r.upstream_answer {
+        let _ = writeln!(s, "\n### What upstream answered\n");
+        s.push_str(&fenced("", a));
+    }
+    let _ = writeln!(
+        s,
+        "\n### What the client got (HTTP {})\n",
+        r.downstream_status
+            .map_or_else(|| "none".to_string(), |n| n.to_string())
+    );
+    s.push_str(&fenced("", &r.downstream_answer));
+    let _ = writeln!(s, "\n### Trials\n");
+    for t in c.trials.iter().take(20) {
+        let _ = writeln!(s, "- `{t}`");
+    }
+    if c.trials.len() > 20 {
+        let _ = writeln!(s, "- … and {} more", c.trials.len() - 20);
+    }
+    let _ = writeln!(
+        s,
+        "\n<sub>tooltape root cause `{}` of `gateways/{gateway}.toml`.</sub>",
+        c.id
+    );
+    s
+}

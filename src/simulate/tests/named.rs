@@ -1,0 +1,189 @@
+//! Named scenarios: picked by the scenario header or a model-name suffix, on every API,
+//! buffered and streamed; combined; an unknown name is the API's 400 naming the known ones.
+
+use serde_json::{Value, json};
+
+use super::support::{ALL, Opts, P, body, read, request};
+use crate::scenario::Scenario;
+use crate::simulate::named::NAMED;
+use crate::simulate::{SCENARIO_HEADER, SimRequest, SimResponse, answer, answer_request};
+
+/// A request of `p` picking `names` by header, or (`by_model`) by model-name suffix.
+fn picked(p: P, stream: bool, names: &str, by_model: bool) -> SimRequest {
+    let mut b = body(
+        p,
+        &Opts {
+            stream,
+            ..Opts::default()
+        },
+    );
+    let mut req = if by_model {
+        let suffix: String = names.split(',').map(|n| format!("~{n}")).collect();
+        if p == P::Gemini {
+            let mut r = request(p, &b, stream);
+            r.path = r
+                .path
+                .replace("gemini-2.5-flash", &format!("gemini-2.5-flash{suffix}"));
+            return r;
+        }
+        b["model"] = json!(format!("{}{suffix}", b["model"].as_str().unwrap()));
+        request(p, &b, stream)
+    } else {
+        request(p, &b, stream)
+    };
+    if !by_model {
+        req = req.with_header(SCENARIO_HEADER, names);
+    }
+    req
+}
+
+fn each(mut f: impl FnMut(P, bool, bool)) {
+    for p in ALL {
+        for stream in [false, true] {
+            for by_model in [false, true] {
+                f(p, stream, by_model);
+            }
+        }
+    }
+}
+
+fn ok(resp: &SimResponse, what: &str) {
+    assert_eq!(
+        resp.status,
+        200,
+        "{what}: {}",
+        String::from_utf8_lossy(&resp.body.bytes())
+    );
+}
+
+#[test]
+fn parallel_no_arguments_and_text_on_every_api() {
+    each(|p, stream, by_model| {
+        let what = format!("{p:?} stream={stream} by_model={by_model}");
+        let resp = answer(
+            &picked(p, stream, "parallel", by_model),
+            &Scenario::default(),
+        );
+        ok(&resp, &what);
+        let got = read(p, stream, &resp);
+        assert_eq!(got.names(), ["get_weather", "get_time"], "{what}");
+
+        let resp = answer(
+            &picked(p, stream, "no_arguments", by_model),
+            &Scenario::default(),
+        );
+        ok(&resp, &what);
+        let got = read(p, stream, &resp);
+        assert_eq!(
+            got.calls,
+            [("get_weather".to_string(), json!({}))],
+            "{what}"
+        );
+
+        let resp = answer(&picked(p, stream, "text", by_model), &Scenario::default());
+        ok(&resp, &what);
+        let got = read(p, stream, &resp);
+        assert!(
+            got.calls.is_empty() && !got.text.is_empty(),
+            "{what}: {got:?}"
+        );
+    });
+}
+
+#[test]
+fn errors_and_combined_names() {
+    each(|p, stream, by_model| {
+        let what = format!("{p:?} stream={stream} by_model={by_model}");
+        let resp = answer(
+            &picked(p, stream, "rate_limited", by_model),
+            &Scenario::default(),
+        );
+        assert_eq!(resp.status, 429, "{what}");
+        let resp = answer(
+            &picked(p, stream, "server_error", by_model),
+            &Scenario::default(),
+        );
+        assert_eq!(resp.status, 500, "{what}");
+        // Two names at once: parallel calls in a stream that is then cut.
+        let resp = answer(
+            &picked(p, stream, "parallel,no_usage", by_model),
+            &Scenario::default(),
+        );
+        ok(&resp, &what);
+        assert_eq!(read(p, stream, &resp).calls.len(), 2, "{what}");
+    });
+}
+
+#[test]
+fn a_stream_fault_by_name_ends_the_stream_early() {
+    for p in ALL {
+        let clean = answer(&picked(p, true, "default", false), &Scenario::default());
+        let cut = answer(&picked(p, true, "stream_cut", true), &Scenario::default());
+        ok(&cut, &format!("{p:?}"));
+        assert!(cut.body.bytes().len() < clean.body.bytes().len(), "{p:?}");
+    }
+}
+
+#[test]
+fn an_unknown_name_is_a_400_naming_the_known_ones() {
+    for p in ALL {
+        for by_model in [false, true] {
+            let resp = answer(&picked(p, false, "paralel", by_model), &Scenario::default());
+            assert_eq!(resp.status, 400, "{p:?}");
+            let text = String::from_utf8_lossy(&resp.body.bytes()).to_string();
+            assert!(
+                text.contains("paralel") && text.contains("parallel, no_arguments"),
+                "{text}"
+            );
+        }
+    }
+    // A JSON header is still a whole scenario, and a model without the separator picks nothing.
+    let req = picked(P::Chat, false, r#"{"prefer_text":true}"#, false);
+    let got = read(P::Chat, false, &answer_request(&req));
+    assert!(got.calls.is_empty());
+    let got = read(
+        P::Chat,
+        false,
+        &answer_request(&picked(P::Chat, false, "parallel", false)),
+    );
+    assert_eq!(
+        got.calls.len(),
+        2,
+        "names through the server's entry point too"
+    );
+    let names: Vec<&str> = NAMED.iter().map(|(n, _, _)| *n).collect();
+    assert!(names.len() >= 15, "{names:?}");
+    let v: Value = serde_json::from_slice(
+        &answer(
+            &picked(P::Chat, false, "default", false),
+            &Scenario::default(),
+        )
+        .body
+        .bytes(),
+    )
+    .unwrap();
+    assert_eq!(
+        v["choices"][0]["message"]["tool_calls"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+}
+
+#[test]
+fn shared_index_streams_two_chat_calls_at_index_zero() {
+    let resp = answer(
+        &picked(P::Chat, true, "shared_index", true),
+        &Scenario::default(),
+    );
+    ok(&resp, "chat shared_index");
+    let events = super::support::sse_data(&resp.body.bytes());
+    let deltas: Vec<&Value> = (events.iter())
+        .filter_map(|e| e["choices"][0]["delta"]["tool_calls"].as_array())
+        .flatten()
+        .collect();
+    assert!(deltas.iter().all(|d| d["index"] == 0), "{deltas:?}");
+    let ids: Vec<&str> = deltas.iter().filter_map(|d| d["id"].as_str()).collect();
+    assert_eq!(ids.len(), 2, "{deltas:?}");
+    assert_ne!(ids[0], ids[1]);
+}

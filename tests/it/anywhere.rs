@@ -1,0 +1,359 @@
+//! Run from anywhere: from a folder holding only the `tooltape` binary (no repository, no
+//! `cases/`), a team writes a gateway profile with `init gateway`, runs its gateway (here
+//! `tooltape proxy`, configured from a file to a fixed upstream address) and tests it over the
+//! whole built-in corpus with `gateway --upstream-listen --format junit`: green, exit 0; one
+//! wrong route gives findings and exit 1. The JUnit XML is read back by an XML parser (and by
+//! Python's `junitparser` when present).
+
+use std::collections::BTreeSet;
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A port on 127.0.0.1 that was free a moment ago.
+fn free_port() -> u16 {
+    let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    l.local_addr().unwrap().port()
+}
+
+/// The folder: the binary copied in, nothing else.
+fn bare_folder(tag: &str) -> PathBuf {
+    let dir = crate::scratch::folder(tag);
+    std::fs::copy(env!("CARGO_BIN_EXE_tooltape"), dir.join("tooltape")).unwrap();
+    // A child another test forked while the copy was open for writing holds that descriptor
+    // until it execs: running the copy fails with ETXTBSY meanwhile. Wait until it runs.
+    let t0 = Instant::now();
+    loop {
+        match Command::new(dir.join("tooltape")).arg("--version").output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                assert!(t0.elapsed() < Duration::from_secs(10), "{e}");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            other => {
+                assert!(other.unwrap().status.success());
+                break;
+            }
+        }
+    }
+    dir
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(dir.join("tooltape"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CI")
+        .output()
+        .unwrap()
+}
+
+/// `tooltape proxy --config proxy.toml`, ready (its port accepts) or panicking with its output.
+struct Proxy(Child);
+
+impl Proxy {
+    fn start(dir: &Path, port: u16) -> Proxy {
+        let child = Command::new(dir.join("tooltape"))
+            .args(["proxy", "--config", "proxy.toml"])
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut proxy = Proxy(child);
+        let t0 = Instant::now();
+        while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+            assert!(proxy.0.try_wait().unwrap().is_none(), "the proxy exited");
+            assert!(
+                t0.elapsed() < Duration::from_secs(20),
+                "the proxy never listened"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        proxy
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The proxy's config: the skeleton's model names routed to the fixed upstream address.
+fn proxy_config(listen: u16, upstream: u16) -> String {
+    let mut s = format!("listen = \"127.0.0.1:{listen}\"\n");
+    for (model, provider) in [
+        ("gpt-4.1-mini", "openai-chat"),
+        ("gpt-5-mini", "openai-responses"),
+        ("claude-haiku-4-5", "anthropic"),
+        ("gemini-2.5-flash", "gemini"),
+        ("tt-text", "text-protocol"),
+    ] {
+        s.push_str(&format!(
+            "[[route]]\nmodel = \"{model}\"\nprovider = \"{provider}\"\nbase_url = \"http://127.0.0.1:{upstream}\"\nkey = \"sk-any\"\n"
+        ));
+    }
+    s
+}
+
+/// (tests, failures, errors, skipped) as the suite says, checked against its test cases; and
+/// the test cases' classnames.
+fn read_junit(xml: &str) -> ((usize, usize, usize, usize), BTreeSet<String>) {
+    let doc = roxmltree::Document::parse(xml).unwrap_or_else(|e| panic!("not XML: {e}\n{xml}"));
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "testsuites");
+    let suites: Vec<_> = root
+        .children()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .collect();
+    assert_eq!(suites.len(), 1);
+    let suite = suites[0];
+    let n = |node: roxmltree::Node<'_, '_>, a: &str| -> usize {
+        node.attribute(a)
+            .unwrap_or_else(|| panic!("no {a}"))
+            .parse()
+            .unwrap()
+    };
+    let cases: Vec<_> = suite
+        .children()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    let with = |tag: &str| {
+        cases
+            .iter()
+            .filter(|c| c.children().any(|x| x.has_tag_name(tag)))
+            .count()
+    };
+    let counts = (cases.len(), with("failure"), with("error"), with("skipped"));
+    for node in [root, suite] {
+        let said = (
+            n(node, "tests"),
+            n(node, "failures"),
+            n(node, "errors"),
+            n(node, "skipped"),
+        );
+        assert_eq!(said, counts, "the counts on <{}>", node.tag_name().name());
+    }
+    for c in &cases {
+        assert!(c.attribute("name").is_some_and(|s| !s.is_empty()));
+        let _: f64 = c.attribute("time").unwrap().parse().unwrap();
+        if let Some(s) = c.children().find(|x| x.has_tag_name("skipped")) {
+            assert!(
+                s.attribute("message").is_some_and(|m| !m.is_empty()),
+                "a skip says why"
+            );
+        }
+    }
+    let classes = cases
+        .iter()
+        .map(|c| c.attribute("classname").unwrap().to_string())
+        .collect();
+    (counts, classes)
+}
+
+/// Python's `junitparser` agrees on the counts (skipped when it is not installed, required
+/// under `TOOLTAPE_PYTHON`).
+fn junitparser_counts(path: &Path) -> Option<(usize, usize, usize, usize)> {
+    let python = crate::python::python_with("junitparser")?;
+    let script = "import sys, junitparser\nx = junitparser.JUnitXml.fromfile(sys.argv[1])\nprint(x.tests, x.failures, x.errors, x.skipped)";
+    let o = Command::new(python)
+        .args(["-c", script])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Vec<usize> = String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .map(|s| s.parse().unwrap())
+        .collect();
+    Some((v[0], v[1], v[2], v[3]))
+}
+
+#[test]
+fn a_gateway_configured_from_a_file_is_tested_from_an_empty_folder() {
+    let dir = bare_folder("anywhere-gateway");
+    let (listen, upstream) = (free_port(), free_port());
+    let up = format!("127.0.0.1:{upstream}");
+    let url = format!("http://127.0.0.1:{listen}");
+
+    let o = run(
+        &dir,
+        &["init", "gateway", "mine.toml", "--upstream-listen", &up],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        printed.contains(&format!("anthropic         http://{up}\n")),
+        "{printed}"
+    );
+    let mut profile = std::fs::read_to_string(dir.join("mine.toml")).unwrap();
+    profile.push_str(
+        "\n[[routes]]\ninbound = \"chat\"\nupstream = \"text-protocol\"\nmodel = \"tt-text\"\n",
+    );
+    std::fs::write(dir.join("mine.toml"), &profile).unwrap();
+    std::fs::write(dir.join("proxy.toml"), proxy_config(listen, upstream)).unwrap();
+    let _proxy = Proxy::start(&dir, listen);
+
+    let args = [
+        "gateway",
+        "mine.toml",
+        "--url",
+        &url,
+        "--upstream-listen",
+        &up,
+        "--format",
+        "junit",
+    ];
+    let o = run(&dir, &args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let xml = String::from_utf8(o.stdout).unwrap();
+    let (counts, classes) = read_junit(&xml);
+    assert_eq!((counts.1, counts.2), (0, 0), "green: {err}");
+    assert!(err.contains(&format!("{} trials in", counts.0)), "{err}");
+    // The whole built-in corpus ran: every trial of every case a client format can send (the
+    // text protocol's own cases have no client format) on the profile's routes.
+    let loaded =
+        tooltape::gateway::load_profile(&dir, dir.join("mine.toml").to_str().unwrap()).unwrap();
+    let corpus = tooltape::gateway::cases_of(&tooltape::discover(&dir));
+    let expected = tooltape::gateway::trials(&corpus, &loaded.routes(), None);
+    assert_eq!(counts.0, expected.len());
+    let cases: BTreeSet<String> = expected
+        .iter()
+        .map(|t| format!("mine.{}", t.case.name))
+        .collect();
+    assert_eq!(classes, cases);
+    assert!(cases.len() > 50, "{} cases", cases.len());
+    std::fs::write(dir.join("report.xml"), &xml).unwrap();
+    if let Some(py) = junitparser_counts(&dir.join("report.xml")) {
+        assert_eq!(py, counts);
+    }
+    let entries: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        !dir.join("cases").exists(),
+        "nothing but what the team wrote: {entries:?}"
+    );
+
+    // One deliberately wrong route: Anthropic's model name sent to the Gemini route.
+    let wrong = profile.replace(
+        "model = \"claude-haiku-4-5\"",
+        "model = \"gemini-2.5-flash\"",
+    );
+    assert_ne!(wrong, profile);
+    std::fs::write(dir.join("mine.toml"), wrong).unwrap();
+    let o = run(&dir, &args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let xml = String::from_utf8(o.stdout).unwrap();
+    let ((_, failures, errors, _), _) = read_junit(&xml);
+    assert!(
+        failures > 0 && errors == 0,
+        "{failures} failures, {errors} errors"
+    );
+    assert!(
+        xml.contains("sent to gemini instead of anthropic"),
+        "the finding is in the report"
+    );
+
+    // Nothing listening at --url: a broken run, exit 2.
+    let dead = format!("http://127.0.0.1:{}", free_port());
+    let o = run(&dir, &["gateway", "mine.toml", "weather", "--url", &dead]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cases_export_writes_the_corpus_and_keeps_edits_without_force() {
+    let dir = bare_folder("anywhere-export");
+    let o = run(&dir, &["cases", "export", "cases"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(dir.join("cases/weather.toml").is_file() && dir.join("cases/tools").is_dir());
+    std::fs::write(dir.join("cases/weather.toml"), "# ours\n").unwrap();
+    let o = run(&dir, &["cases", "export", "cases"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cases/weather.toml") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("cases/weather.toml")).unwrap(),
+        "# ours\n"
+    );
+    let o = run(&dir, &["cases", "export", "cases", "--force"]);
+    assert_eq!(o.status.code(), Some(0));
+    // A team's own folder beside the built-in corpus: its case is discovered with ours.
+    std::fs::create_dir_all(dir.join("mine/tools")).unwrap();
+    std::fs::copy(dir.join("cases/weather.toml"), dir.join("mine/ours.toml")).unwrap();
+    std::fs::remove_dir_all(dir.join("cases")).unwrap();
+    let o = run(&dir, &["--cases", "mine", "status", "ours::"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("ours::anthropic::"), "{out}");
+    assert!(out.contains("missing"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `init client` writes a profile that runs as written (tooltape's reference driver), from a
+/// folder holding only the binary, and `client --format junit` reports it.
+#[test]
+fn init_client_writes_a_profile_that_runs_with_junit() {
+    let dir = bare_folder("anywhere-client");
+    let o = run(&dir, &["init", "client", "ours"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(dir.join("clients/ours.toml").is_file());
+    let o = run(&dir, &["init", "client", "ours"]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "an existing profile is not replaced"
+    );
+    let o = run(
+        &dir,
+        &[
+            "client",
+            "ours",
+            "weather::openai-chat::",
+            "--format",
+            "junit",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let xml = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        xml.contains(r#"<testsuites name="tooltape client ours""#),
+        "{xml}"
+    );
+    let ((tests, failures, errors, _), classes) = read_junit(&xml);
+    assert!(
+        tests >= 2 && failures == 0 && errors == 0,
+        "{tests} {failures} {errors}"
+    );
+    assert_eq!(classes.into_iter().collect::<Vec<_>>(), ["ours.weather"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
