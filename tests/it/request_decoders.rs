@@ -719,13 +719,14 @@ fn parse_request_reads_a_named_or_detected_chat_dialect() {
         "{err}"
     );
     // An unknown dialect, or one given for another format, is a usage error naming the choices.
-    let out = parse_request(&["--provider", "openai-chat", "--dialect", "nope"], body);
+    // (No input: the command stops before reading it.)
+    let out = parse_request(&["--provider", "openai-chat", "--dialect", "nope"], "");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.code() != Some(0) && err.contains("mistral, groq"),
         "{err}"
     );
-    let out = parse_request(&["--provider", "anthropic", "--dialect", "groq"], body);
+    let out = parse_request(&["--provider", "anthropic", "--dialect", "groq"], "");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.code() != Some(0) && err.contains("--dialect is for"),
