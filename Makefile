@@ -72,12 +72,15 @@ status:
 import-vcr:
 	cargo run --quiet -- import-vcr $(FILE) --provider $(PROVIDER) --out $(OUT)
 
-# Fuzz the incremental <tool_call> parser: chunkings come from the input, chunked must equal whole.
+# Fuzz one decoder (FUZZ_TARGET: textcall, response, request_decoder, proxy_request, case,
+# cassette, profile; tests/fuzz/props.rs has each property; stream decoders: chunked = whole).
 # Needs cargo-fuzz (cargo install cargo-fuzz). `-s none`: no sanitizer, so the stable toolchain
 # builds it (safe Rust needs no AddressSanitizer; a panic is a crash). `cargo test` runs a bounded
-# deterministic random-input version of the same property.
+# deterministic random-input version of each property (tests/it/fuzz.rs).
+FUZZ_TARGET ?= textcall
+FUZZ_SECONDS ?= 60
 fuzz:
-	cargo fuzz run -s none --fuzz-dir tests/fuzz textcall -- -max_total_time=$(FUZZ_SECONDS)
+	cargo fuzz run -s none --fuzz-dir tests/fuzz $(FUZZ_TARGET) -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024
 
 # The case suite through a real gateway (gateways/$(GATEWAY).toml): installs it into the user's
 # cache when missing, starts it on loopback, prints the matrix, stops it; exit 1 on an unexpected

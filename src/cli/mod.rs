@@ -184,6 +184,9 @@ pub struct ParseRequestArgs {
     /// needed for a bare Gemini body; overrides the path of a whole request.
     #[arg(long)]
     pub path: Option<String>,
+    /// Chat only: mistral, groq, openrouter, together, hf-router or openai (detected if absent).
+    #[arg(long)]
+    pub dialect: Option<String>,
     /// A whole request (`{"method","path","query","body"}`, as cassettes store it) or a bare
     /// body; standard input when absent.
     pub file: Option<PathBuf>,

@@ -1,4 +1,4 @@
-//! `tooltape parse-request --provider P [--path PATH] [FILE]`: decodes one HTTP request of a
+//! `tooltape parse-request --provider P [--path PATH] [--dialect D] [FILE]`: decodes one HTTP request of a
 //! provider's wire format back to the neutral request and prints it as readable JSON.
 //!
 //! The input is either a whole request as cassettes store it (`{"method", "path", "query",
@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::ParseRequestArgs;
 use super::exit;
 use super::select::{input_name, provider_arg, read_input};
+use tooltape::providers::openai_chat::Dialect;
 use tooltape::{HttpRequest, Provider};
 
 /// Builds the request from the input text. `Err` is the message to print after `FILE:`: it
@@ -58,13 +59,24 @@ fn request_from(provider: Provider, text: &str, path: Option<&str>) -> Result<Ht
 }
 
 /// Exit 0 with the JSON; 1 when the input is not a request of that format (the message names
-/// the field); 2 for input that is not JSON.
-pub fn cli_parse_request(provider: Provider, text: &str, path: Option<&str>) -> (String, i32) {
+/// the field); 2 for input that is not JSON. `dialect`: the Chat dialect (detected when `None`).
+pub fn cli_parse_request(
+    provider: Provider,
+    text: &str,
+    path: Option<&str>,
+    dialect: Option<Dialect>,
+) -> (String, i32) {
     let req = match request_from(provider, text, path) {
         Ok(r) => r,
         Err(e) => return (e, 2),
     };
-    match tooltape::decode_request(provider, &req) {
+    let decoded = match (provider, dialect) {
+        (Provider::OpenaiChat | Provider::TextProtocol, Some(d)) => {
+            tooltape::providers::openai_chat::decode_request_as(&req, Some(d))
+        }
+        _ => tooltape::decode_request(provider, &req),
+    };
+    match decoded {
         Ok(d) => (
             serde_json::to_string_pretty(&d.to_json()).unwrap_or_default(),
             0,
@@ -76,10 +88,20 @@ pub fn cli_parse_request(provider: Provider, text: &str, path: Option<&str>) -> 
 /// Runs `tooltape parse-request`.
 pub(super) fn run(a: &ParseRequestArgs) -> exit::Done {
     let provider = provider_arg(&a.provider)?;
+    let dialect = match a.dialect.as_deref() {
+        None => None,
+        Some(s) => Some(Dialect::from_slug(s).ok_or_else(|| {
+            let all: Vec<&str> = Dialect::ALL.iter().map(|d| d.slug()).collect();
+            format!("--dialect {s}: unknown; expected one of {}", all.join(", "))
+        })?),
+    };
+    if dialect.is_some() && !matches!(provider, Provider::OpenaiChat | Provider::TextProtocol) {
+        return Err(format!("--dialect is for --provider openai-chat, not {provider}").into());
+    }
     let name = input_name(a.file.as_deref());
     let bytes = read_input(a.file.as_deref())?;
     let text = String::from_utf8(bytes).map_err(|_| format!("{name}: not UTF-8"))?;
-    let (out, code) = cli_parse_request(provider, &text, a.path.as_deref());
+    let (out, code) = cli_parse_request(provider, &text, a.path.as_deref(), dialect);
     if code == 0 {
         outln!("{out}");
     } else {

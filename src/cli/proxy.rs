@@ -9,19 +9,55 @@ use tooltape::{Proxy, ProxyConfig, runtime};
 
 #[derive(Args, Debug)]
 pub struct ProxyArgs {
-    /// The proxy config (strict TOML: `listen`, `max_body_bytes`, `[[route]]` entries).
+    /// The proxy config (strict TOML: `listen`, the limits below, `[[route]]` entries).
     #[arg(long)]
     pub config: PathBuf,
+    /// Overrides the config's `max_body_bytes` (default 8388608): larger bodies get 413.
+    #[arg(long)]
+    pub max_body_bytes: Option<usize>,
+    /// Overrides `max_json_depth` (default 64, at most 128): deeper JSON gets 400.
+    #[arg(long)]
+    pub max_json_depth: Option<usize>,
+    /// Overrides `max_connections` (default 4096): one more is answered 503 and closed.
+    #[arg(long)]
+    pub max_connections: Option<usize>,
+    /// Overrides `header_timeout_ms` (default 10000): a head not received within it, counted
+    /// from when the connection waits for one, closes the connection.
+    #[arg(long)]
+    pub header_timeout_ms: Option<u64>,
+    /// Overrides `body_timeout_ms` (default 30000): an unfinished body gets 408.
+    #[arg(long)]
+    pub body_timeout_ms: Option<u64>,
+    /// Overrides `idle_timeout_ms` (default 30000): a connection with no byte read or written
+    /// and no request in flight is closed.
+    #[arg(long)]
+    pub idle_timeout_ms: Option<u64>,
+}
+
+/// The config file's limits, with the flags given on the command line instead.
+fn apply_flags(a: &ProxyArgs, c: &mut ProxyConfig) -> Result<(), String> {
+    c.max_body_bytes = a.max_body_bytes.unwrap_or(c.max_body_bytes);
+    c.max_json_depth = a.max_json_depth.unwrap_or(c.max_json_depth);
+    c.max_connections = a.max_connections.unwrap_or(c.max_connections);
+    c.header_timeout_ms = a.header_timeout_ms.unwrap_or(c.header_timeout_ms);
+    c.body_timeout_ms = a.body_timeout_ms.unwrap_or(c.body_timeout_ms);
+    c.idle_timeout_ms = a.idle_timeout_ms.unwrap_or(c.idle_timeout_ms);
+    c.check_limits()
+        .map_err(|e| format!("--{}", e.replace('_', "-").replacen(" = ", " ", 1)))
 }
 
 pub fn run(a: &ProxyArgs) -> i32 {
-    let config = match ProxyConfig::load(&a.config) {
+    let mut config = match ProxyConfig::load(&a.config) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("{e}");
             return exit::ERROR;
         }
     };
+    if let Err(e) = apply_flags(a, &mut config) {
+        eprintln!("{e}");
+        return exit::ERROR;
+    }
     let routes: Vec<String> = config
         .routes
         .iter()

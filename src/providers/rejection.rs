@@ -62,7 +62,64 @@ impl Rejection {
 /// its own wording (the simulator answers them; `tooltape proxy` refuses such a client request
 /// the same way; gateway checks read them as the client's own fault).
 pub(crate) fn request_rejection(provider: Provider, body: &Value) -> Option<Rejection> {
-    tool_rejection(provider, body).or_else(|| unlinked_result(provider, body))
+    tool_rejection(provider, body)
+        .or_else(|| unlinked_result(provider, body))
+        .or_else(|| misplaced_system(provider, body).map(Rejection::bad_request))
+}
+
+/// A `{"role": "system"}` entry of Anthropic's `messages` out of its place: the Messages API's
+/// placement rules (platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages:
+/// not first; right after a user message or an assistant message ending in a server tool use;
+/// last or followed by an assistant turn; never next to another system message), answered
+/// with a 400 `invalid_request_error`. The docs give the rules, not the wording: this names the
+/// entry and the rule. Whether the model accepts such messages at all is the model's (a
+/// model other than Claude Opus 4.8 answers 400 too), not checked here.
+fn misplaced_system(provider: Provider, body: &Value) -> Option<String> {
+    if provider != Provider::Anthropic {
+        return None;
+    }
+    let messages = body.get("messages")?.as_array()?;
+    let role = |i: usize| {
+        messages
+            .get(i)
+            .and_then(|m| m.get("role"))
+            .and_then(Value::as_str)
+    };
+    for (i, m) in messages.iter().enumerate() {
+        if m.get("role").and_then(Value::as_str) != Some("system") {
+            continue;
+        }
+        let after_server_tool = |m: &Value| {
+            m.get("content")
+                .and_then(Value::as_array)
+                .and_then(|b| b.last())
+                .is_some_and(|b| b["type"] == "server_tool_use")
+        };
+        let rule = match i.checked_sub(1).map(|p| (role(p), &messages[p])) {
+            _ if role(i + 1) == Some("system") => "consecutive system messages are not allowed",
+            None => {
+                "a system message cannot be the first message; put instructions that apply from the start in the top-level `system` field"
+            }
+            Some((Some("user"), _)) => match role(i + 1) {
+                None | Some("assistant") => continue,
+                Some(_) => {
+                    "a system message must be the last message or be followed by an assistant message"
+                }
+            },
+            Some((Some("assistant"), prev)) if after_server_tool(prev) => match role(i + 1) {
+                None | Some("assistant") => continue,
+                Some(_) => {
+                    "a system message must be the last message or be followed by an assistant message"
+                }
+            },
+            Some((Some("system"), _)) => "consecutive system messages are not allowed",
+            Some(_) => {
+                "a system message must immediately follow a user message (or an assistant message ending in a server tool use)"
+            }
+        };
+        return Some(format!("messages.{i}: {rule}"));
+    }
+    None
 }
 
 /// An invalid tool definition (`wire_rejection`): OpenAI's 400 names `tools` and its code.

@@ -1,5 +1,6 @@
-//! The proxy's configuration file (strict TOML): the loopback address, the body limit, and one
-//! route per model alias (upstream provider, base URL, key, upstream model, strict policy).
+//! The proxy's configuration file (strict TOML): the loopback address, the limits a hostile
+//! client meets (body size, JSON nesting, connections, header/body/idle timeouts), and one route
+//! per model alias (upstream provider, base URL, key, upstream model, strict policy).
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -16,9 +17,28 @@ pub struct ProxyConfig {
     /// Loopback address to listen on (`127.0.0.1:0`: any free port). Other addresses are refused.
     #[serde(default = "default_listen")]
     pub listen: SocketAddr,
-    /// Request bodies above this many bytes are answered 413.
+    /// Request bodies above this many bytes are answered 413 (a larger declared
+    /// `Content-Length` at once, before any of the body is read).
     #[serde(default = "default_max_body")]
     pub max_body_bytes: usize,
+    /// JSON nested deeper than this (arrays and objects) is answered 400; at most 128.
+    #[serde(default = "default_max_depth")]
+    pub max_json_depth: usize,
+    /// Open client connections at most; one more is answered 503 and closed.
+    #[serde(default = "default_max_connections")]
+    pub max_connections: usize,
+    /// Milliseconds a connection has to send a request's whole head, counted from when it
+    /// starts waiting for one (on connecting, and after each answer); then it is closed.
+    #[serde(default = "default_header_timeout")]
+    pub header_timeout_ms: u64,
+    /// Milliseconds a client has to send a request's whole body; then it is answered 408.
+    #[serde(default = "default_body_timeout")]
+    pub body_timeout_ms: u64,
+    /// Milliseconds a connection may go without reading or writing a byte while no request is
+    /// in flight (a client that does not read its answer, or waits between requests); then
+    /// it is closed.
+    #[serde(default = "default_idle_timeout")]
+    pub idle_timeout_ms: u64,
     /// Seconds an upstream request may take in all.
     #[serde(default = "default_timeout")]
     pub upstream_timeout_secs: u64,
@@ -58,6 +78,24 @@ fn default_max_body() -> usize {
 fn default_timeout() -> u64 {
     300
 }
+fn default_max_depth() -> usize {
+    64
+}
+fn default_max_connections() -> usize {
+    4096
+}
+fn default_header_timeout() -> u64 {
+    10_000
+}
+fn default_body_timeout() -> u64 {
+    30_000
+}
+fn default_idle_timeout() -> u64 {
+    30_000
+}
+
+/// serde_json refuses deeper input itself (its recursion limit).
+const MAX_JSON_DEPTH: usize = 128;
 
 impl ProxyConfig {
     /// Reads and checks a config file; errors point at `path:line:col`.
@@ -72,6 +110,11 @@ impl ProxyConfig {
             let at = e.span().map_or(0, |s| s.start);
             Located::at_offset(path, source, at, e.message().to_string())
         })?;
+        if let Err(e) = cfg.check_limits() {
+            let key = e.split(' ').next().unwrap_or_default();
+            let at = source.find(key).unwrap_or(0);
+            return Err(Located::at_offset(path, source, at, e));
+        }
         if !cfg.listen.ip().is_loopback() {
             return Err(Located::at_start(
                 path,
@@ -105,6 +148,28 @@ impl ProxyConfig {
             }
         }
         Ok(cfg)
+    }
+
+    /// Every limit in its range: the error names the key, its value and the range.
+    pub fn check_limits(&self) -> Result<(), String> {
+        let positive = [
+            ("max_body_bytes", self.max_body_bytes as u64),
+            ("max_connections", self.max_connections as u64),
+            ("header_timeout_ms", self.header_timeout_ms),
+            ("body_timeout_ms", self.body_timeout_ms),
+            ("idle_timeout_ms", self.idle_timeout_ms),
+            ("upstream_timeout_secs", self.upstream_timeout_secs),
+        ];
+        if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
+            return Err(format!("{key} = 0: it must be at least 1"));
+        }
+        if !(1..=MAX_JSON_DEPTH).contains(&self.max_json_depth) {
+            return Err(format!(
+                "max_json_depth = {}: it must be between 1 and {MAX_JSON_DEPTH}",
+                self.max_json_depth
+            ));
+        }
+        Ok(())
     }
 
     pub(crate) fn route(&self, model: &str) -> Option<&ProxyRoute> {

@@ -10,6 +10,7 @@ use super::answer::{
     Answer, Headers, error, header_text, meta, refusal, telemetry_headers, upstream_error,
 };
 use super::config::{ProxyConfig, ProxyRoute};
+use super::read::{self, BodyError};
 use super::{inbound, relay, upstream};
 use crate::model::{ChatRequest, DecodeError, Encoded, Outcome, Provider};
 use crate::providers;
@@ -29,7 +30,7 @@ pub(super) async fn answer(
     method: &hyper::Method,
     path: &str,
     query: Option<&str>,
-    bytes: Result<Bytes, String>,
+    bytes: Result<Bytes, BodyError>,
 ) -> Answer {
     if method == hyper::Method::GET && path == "/health" {
         return Answer::Full {
@@ -38,7 +39,7 @@ pub(super) async fn answer(
             body: br#"{"status":"ok"}"#.to_vec(),
         };
     }
-    let (inbound, neutral) = match decode(shared, method, path, query, bytes) {
+    let (inbound, neutral) = match decode(&shared.config, method, path, query, bytes) {
         Ok(decoded) => decoded,
         Err(answer) => return answer,
     };
@@ -51,12 +52,12 @@ pub(super) async fn answer(
 
 /// Phase 1: the inbound format from the route table, then the body as the neutral request; a
 /// request the client's own API would reject gets that API's 400 and nothing goes upstream.
-fn decode(
-    shared: &Shared,
+pub(super) fn decode(
+    config: &ProxyConfig,
     method: &hyper::Method,
     path: &str,
     query: Option<&str>,
-    bytes: Result<Bytes, String>,
+    bytes: Result<Bytes, BodyError>,
 ) -> Result<(Inbound, ChatRequest), Answer> {
     let Some(inbound) = inbound::route(method.as_str(), path, query) else {
         let message = format!("no such endpoint: {path}");
@@ -69,13 +70,13 @@ fn decode(
             &format!("{method} is not allowed on {path}: use POST"),
         ));
     }
-    let Ok(bytes) = bytes else {
-        let max = shared.config.max_body_bytes;
-        return Err(fail(
-            413,
-            &format!("the request body is over the proxy's limit of {max} bytes"),
-        ));
-    };
+    let bytes = bytes.map_err(|e| {
+        let (status, message) = e.answer(config);
+        fail(status, &message)
+    })?;
+    if let Some(problem) = read::text_problem(&bytes, config.max_json_depth) {
+        return Err(fail(400, &problem));
+    }
     let body: Value = serde_json::from_slice(&bytes)
         .map_err(|e| fail(400, &format!("the request body is not valid JSON: {e}")))?;
     let refused = inbound::rejection(inbound, &body);

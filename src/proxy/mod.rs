@@ -7,6 +7,8 @@ mod answer;
 mod config;
 mod forward;
 mod inbound;
+mod listen;
+mod read;
 mod relay;
 mod server;
 mod upstream;

@@ -1,5 +1,5 @@
-//! The proxy's HTTP server (hyper 1, loopback only): reads bounded request bodies, answers from
-//! `forward`, streams bodies through a channel so that a client going away cancels upstream.
+//! The proxy's HTTP server (hyper 1, loopback only, accepting through `listen`): reads request
+//! bodies within the limits (`read`), answers from `forward`, streams bodies through a channel so that a client going away cancels upstream.
 
 use std::convert::Infallible;
 use std::io;
@@ -8,8 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::{Request, Response};
 use tokio::net::TcpListener;
@@ -18,9 +17,9 @@ use tokio::sync::{mpsc, watch};
 use super::answer::Answer;
 use super::config::ProxyConfig;
 use super::forward::{self, Shared};
+use super::listen::{self, Body, ConnLimits};
+use super::read;
 use crate::run::SupportCache;
-
-pub(super) type Body = BoxBody<Bytes, io::Error>;
 
 /// A running proxy; it stops (listener and open connections) when dropped.
 pub struct Proxy {
@@ -32,6 +31,9 @@ pub struct Proxy {
 impl Proxy {
     /// Starts on the config's loopback address. Must be called inside a tokio runtime.
     pub async fn start(config: ProxyConfig) -> io::Result<Proxy> {
+        config
+            .check_limits()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
         if !config.listen.ip().is_loopback() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -45,8 +47,9 @@ impl Proxy {
             cache: SupportCache::new(SupportCache::DEFAULT_TTL),
             config,
         });
+        let limits = ConnLimits::of(&shared.config);
         let (shutdown, rx) = watch::channel(false);
-        let task = tokio::spawn(crate::serve::accept_loop(listener, rx, move |req| {
+        let task = tokio::spawn(listen::accept_loop(listener, rx, limits, move |req| {
             handle(req, Arc::clone(&shared))
         }));
         Ok(Proxy {
@@ -54,6 +57,28 @@ impl Proxy {
             shutdown,
             task,
         })
+    }
+
+    /// The proxy's reading of one request whose body arrived whole, without a server: the
+    /// route table, the limits on the text (UTF-8, nesting), the JSON, the client's own API's
+    /// rejections and the request decoder. `Ok` when it would be routed on; else the status
+    /// and body the client would get (fuzzed: `tests/fuzz`, target `proxy_request`).
+    pub fn read_request(
+        config: &ProxyConfig,
+        method: &str,
+        path: &str,
+        query: Option<&str>,
+        body: &[u8],
+    ) -> Result<(), (u16, Vec<u8>)> {
+        let Ok(method) = hyper::Method::from_bytes(method.as_bytes()) else {
+            return Err((400, b"not an HTTP method".to_vec()));
+        };
+        let bytes = Ok(Bytes::copy_from_slice(body));
+        match forward::decode(config, &method, path, query, bytes) {
+            Ok(_) => Ok(()),
+            Err(Answer::Full { status, body, .. }) => Err((status, body)),
+            Err(Answer::Stream { .. }) => Err((500, Vec::new())),
+        }
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -73,14 +98,13 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
     let (parts, body) = req.into_parts();
     let path = parts.uri.path().to_string();
     let query = parts.uri.query().map(str::to_string);
-    let bytes = match Limited::new(body, shared.config.max_body_bytes)
-        .collect()
-        .await
-    {
-        Ok(c) => Ok(c.to_bytes()),
-        Err(e) => Err(e.to_string()),
-    };
-    let answer = forward::answer(&shared, &parts.method, &path, query.as_deref(), bytes).await;
+    let bytes = read::body(&parts.headers, body, &shared.config).await;
+    // A body not read whole leaves the connection unusable: it closes after the answer.
+    let unread = bytes.is_err();
+    let mut answer = forward::answer(&shared, &parts.method, &path, query.as_deref(), bytes).await;
+    if let (true, Answer::Full { headers, .. }) = (unread, &mut answer) {
+        headers.push(("connection".into(), "close".into()));
+    }
     Ok(to_hyper(answer))
 }
 

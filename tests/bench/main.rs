@@ -19,7 +19,7 @@ mod textcall;
 use report::Report;
 
 /// Section names, in run order, as `--only NAME` takes them.
-const SECTIONS: [&str; 12] = [
+const SECTIONS: [&str; 13] = [
     "replay",
     "openai-chat",
     "parse",
@@ -30,6 +30,7 @@ const SECTIONS: [&str; 12] = [
     "schema",
     "record",
     "proxy",
+    "proxy-hostile",
     "gateway",
     "client",
 ];
@@ -107,6 +108,7 @@ fn run_all(root: &std::path::Path, only: &[String]) -> Report {
             "schema" => schema::section(&mut r),
             "record" => record::section(&mut r),
             "proxy" => proxy::section(&mut r),
+            "proxy-hostile" => proxy::hostile_section(&mut r),
             "gateway" => gateway::section(root, &mut r),
             "client" => client::section(root, &mut r),
             _ => {}

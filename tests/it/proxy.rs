@@ -20,7 +20,7 @@ const INBOUND: [Provider; 4] = [
     Provider::Gemini,
 ];
 
-fn config(sim: &str, extra: &str) -> ProxyConfig {
+pub(super) fn config(sim: &str, extra: &str) -> ProxyConfig {
     let mut toml = String::from("listen = \"127.0.0.1:0\"\nmax_body_bytes = 200000\n");
     for p in Provider::ALL {
         toml.push_str(&format!(
@@ -31,7 +31,7 @@ fn config(sim: &str, extra: &str) -> ProxyConfig {
     ProxyConfig::parse(Path::new("proxy.toml"), &toml).unwrap()
 }
 
-fn weather_request(model: &str, stream: bool) -> ChatRequest {
+pub(super) fn weather_request(model: &str, stream: bool) -> ChatRequest {
     ChatRequest {
         model: model.into(),
         messages: vec![Message::User {
@@ -57,7 +57,7 @@ fn tojson(v: &Value) -> Vec<u8> {
     serde_json::to_vec(v).unwrap()
 }
 
-async fn post(base: &str, inbound: Provider, req: &ChatRequest) -> reqwest::Response {
+pub(super) async fn post(base: &str, inbound: Provider, req: &ChatRequest) -> reqwest::Response {
     let enc = encode(inbound, req).unwrap().request;
     let url = format!("{base}{}", enc.path_and_query());
     reqwest::Client::new()
@@ -487,7 +487,7 @@ async fn responses_to_the_text_protocol_parses_calls_unless_the_choice_is_none()
 
 /// A streamed upstream that writes one SSE comment every 20 ms for ever and reports when its
 /// writes start failing (the peer went away).
-async fn endless_upstream() -> (String, tokio::sync::oneshot::Receiver<usize>) {
+pub(super) async fn endless_upstream() -> (String, tokio::sync::oneshot::Receiver<usize>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
@@ -858,4 +858,78 @@ async fn a_gemini_result_under_an_unknown_id_is_linked_by_name_on_every_route() 
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Request shapes beyond the project's own encoders (docs/wire-formats.md) through the proxy:
+/// a Mistral-dialect Chat request, a legacy `functions` request, an Anthropic request with a
+/// system message mid-conversation; a misplaced one gets the Messages API's 400.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dialects_and_wider_request_shapes_are_proxied() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    let c = reqwest::Client::new();
+    let base = proxy.base_url();
+    let params =
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]});
+    let chat = [
+        json!({"model": "to-anthropic", "safe_prompt": false, "tool_choice": "any",
+            "messages": [{"role": "user", "content": "What is the weather in Paris?"}],
+            "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": params}}]}),
+        json!({"model": "to-gemini", "function_call": {"name": "get_weather"},
+            "messages": [{"role": "user", "content": "What is the weather in Paris?"}],
+            "functions": [{"name": "get_weather", "parameters": params}]}),
+    ];
+    for body in chat {
+        let r = c
+            .post(format!("{base}/v1/chat/completions"))
+            .body(tojson(&body))
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        let v: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(
+            v["choices"][0]["message"]["tool_calls"][0]["function"]["name"], "get_weather",
+            "{v}"
+        );
+    }
+    let messages = |system_at_end: bool| {
+        let mut m = vec![json!({"role": "user", "content": "What is the weather in Paris?"})];
+        let sys = json!({"role": "system", "content": "Answer with a tool call."});
+        if system_at_end {
+            m.push(sys);
+        } else {
+            m.insert(0, sys);
+        }
+        json!({"model": "to-openai-chat", "max_tokens": 64, "messages": m,
+            "tools": [{"name": "get_weather", "input_schema": params}],
+            "tool_choice": {"type": "any"}})
+    };
+    let r = c
+        .post(format!("{base}/v1/messages"))
+        .body(tojson(&messages(true)))
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    let v: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["content"][0]["name"], "get_weather", "{v}");
+    let r = c
+        .post(format!("{base}/v1/messages"))
+        .body(tojson(&messages(false)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    let v: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    assert_eq!(v["type"], "error", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("messages.0: a system message cannot be the first"),
+        "{v}"
+    );
 }

@@ -688,3 +688,48 @@ fn parse_request_names_the_field_of_a_body_that_is_not_a_request() {
             .starts_with("<stdin>:2:12: not JSON:"),
     );
 }
+
+#[test]
+fn parse_request_reads_a_named_or_detected_chat_dialect() {
+    let body = r#"{"model":"m","messages":[{"role":"user","content":"hi"}],
+        "tools":[{"type":"function","function":{"name":"ping","parameters":{"type":"object"}}}],
+        "tool_choice":"any"}"#;
+    for args in [
+        &["--provider", "openai-chat", "--dialect", "mistral"][..],
+        &["--provider", "openai-chat"][..],
+    ] {
+        let out = parse_request(args, body);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["tool_choice"], "required", "{v}");
+        assert_eq!(v["extras"][0]["pointer"], "dialect", "{v}");
+        assert_eq!(v["extras"][0]["value"], "mistral", "{v}");
+    }
+    // OpenAI's own dialect refuses Mistral's `any`, naming the field.
+    let out = parse_request(&["--provider", "openai-chat", "--dialect", "openai"], body);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("/tool_choice: unknown tool choice `any`"),
+        "{err}"
+    );
+    // An unknown dialect, or one given for another format, is a usage error naming the choices.
+    // (No input: the command stops before reading it.)
+    let out = parse_request(&["--provider", "openai-chat", "--dialect", "nope"], "");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() != Some(0) && err.contains("mistral, groq"),
+        "{err}"
+    );
+    let out = parse_request(&["--provider", "anthropic", "--dialect", "groq"], "");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() != Some(0) && err.contains("--dialect is for"),
+        "{err}"
+    );
+}

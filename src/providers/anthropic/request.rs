@@ -2,7 +2,8 @@
 //! `encode`, pure.
 //!
 //! Read: `model`, `max_tokens`, `system` (a string: one system message; text blocks: one each),
-//! `messages` (user text; `tool_result` blocks as tool messages linked by `tool_use_id`, with
+//! `messages` (a `system` message mid-conversation as a system message at its place, with a
+//! wire extra at its role; user text; `tool_result` blocks as tool messages linked by `tool_use_id`, with
 //! `is_error` and the name of the call they answer, then the user's text blocks after them;
 //! assistant `text`, `tool_use` calls, and thinking or server-tool blocks as opaque items,
 //! verbatim), `tools` (client tools with `input_schema` and `strict`; `web_search_*` server
@@ -233,12 +234,19 @@ fn message(
     let role = f.req_str("role", "every message has a role")?;
     let content_ptr = f.at("content");
     let content = f.get("content");
+    if role == "system" {
+        // A mid-conversation system message (Claude Opus 4.8): carried at its place; the wire
+        // extra says it sat in `messages` (encoders put system text in the top-level field).
+        f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
+        wire(extras, push(ptr, "role"), Value::String(role.into()));
+    }
     f.finish(extras);
     let blocks = match content {
         None => return Err(field_error(&content_ptr, "missing (a message has content)")),
         Some(Value::String(s)) => {
             out.push(match role {
                 "user" => Message::User { content: s.clone() },
+                "system" => Message::System { content: s.clone() },
                 "assistant" => Message::Assistant {
                     text: Some(s.clone()),
                     tool_calls: Vec::new(),
@@ -350,7 +358,35 @@ fn message(
                 opaque,
             });
         }
+        "system" => system_blocks(blocks, &content_ptr, out, extras)?,
         other => return Err(unknown_role(ptr, other)),
+    }
+    Ok(())
+}
+
+/// A mid-conversation system message's blocks: text only (the API refuses others), one system
+/// message each.
+fn system_blocks(
+    blocks: &[Value],
+    content_ptr: &str,
+    out: &mut Vec<Message>,
+    extras: &mut Vec<Extra>,
+) -> Result<(), DecodeError> {
+    for (i, b) in blocks.iter().enumerate() {
+        let bp = push(content_ptr, &i.to_string());
+        let mut f = Fields::of(b, &bp, "a system message's content block")?;
+        if f.str("type")? != Some("text") {
+            return Err(field_error(
+                &f.at("type"),
+                "a system message carries text blocks only",
+            ));
+        }
+        let text = f.req_str("text", "a text block carries `text`")?;
+        f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
+        f.finish(extras);
+        out.push(Message::System {
+            content: text.to_string(),
+        });
     }
     Ok(())
 }
@@ -358,6 +394,6 @@ fn message(
 fn unknown_role(ptr: &str, role: &str) -> DecodeError {
     field_error(
         &push(ptr, "role"),
-        format!("unknown role `{role}` (user or assistant)"),
+        format!("unknown role `{role}` (user, assistant, or system after a user turn)"),
     )
 }

@@ -598,9 +598,97 @@ fn decode_request_errors_name_the_field() {
         "/tools/0/input_schema: missing (a client tool declares its input_schema)"
     );
     assert_eq!(
-        err(json!({"model": "c", "messages": [{"role": "system", "content": "x"}]})),
-        "/messages/0/role: unknown role `system` (user or assistant)"
+        err(json!({"model": "c", "messages": [{"role": "tool", "content": "x"}]})),
+        "/messages/0/role: unknown role `tool` (user, assistant, or system after a user turn)"
     );
+    assert_eq!(
+        err(
+            json!({"model": "c", "messages": [{"role": "user", "content": "x"},
+            {"role": "system", "content": [{"type": "image", "source": {}}]}]})
+        ),
+        "/messages/1/content/0/type: a system message carries text blocks only"
+    );
+}
+
+#[test]
+fn a_mid_conversation_system_message_is_decoded_at_its_place() {
+    let body = json!({"model": "claude-opus-4-8", "max_tokens": 10, "system": "Be brief.",
+    "messages": [
+        {"role": "user", "content": "Review the auth module."},
+        {"role": "assistant", "content": "Three issues."},
+        {"role": "user", "content": "Next?"},
+        {"role": "system", "content": [{"type": "text", "text": "Focus on performance.",
+            "cache_control": {"type": "ephemeral"}}]},
+        {"role": "assistant", "content": "Looking."},
+        {"role": "user", "content": "Go on."},
+        {"role": "system", "content": "Answer in Go."}
+    ]});
+    assert!(crate::providers::request_rejection(Provider::Anthropic, &body).is_none());
+    let d = decode_request(&HttpRequest::post(PATH, body)).unwrap();
+    let systems: Vec<(usize, &str)> = d
+        .request
+        .messages
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| match m {
+            Message::System { content } => Some((i, content.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        systems,
+        [
+            (0, "Be brief."),
+            (4, "Focus on performance."),
+            (7, "Answer in Go.")
+        ]
+    );
+    let wire: Vec<&str> = d
+        .extras_of(crate::providers::ExtraKind::Wire)
+        .map(|e| e.pointer.as_str())
+        .collect();
+    assert_eq!(wire, ["/messages/3/role", "/messages/6/role"]);
+    assert!(
+        d.extras
+            .iter()
+            .any(|e| e.pointer == "/messages/3/content/0/cache_control")
+    );
+}
+
+#[test]
+fn a_misplaced_system_message_gets_the_messages_apis_400() {
+    let rejected = |messages: Value| {
+        let body = json!({"model": "c", "max_tokens": 1, "messages": messages});
+        crate::providers::request_rejection(Provider::Anthropic, &body).map(|r| r.message)
+    };
+    let sys = json!({"role": "system", "content": "x"});
+    let user = json!({"role": "user", "content": "u"});
+    let asst = json!({"role": "assistant", "content": "a"});
+    let cases = [
+        (
+            json!([sys, user]),
+            "messages.0: a system message cannot be the first message",
+        ),
+        (
+            json!([user, asst, sys]),
+            "messages.2: a system message must immediately follow a user message",
+        ),
+        (
+            json!([user, sys, sys]),
+            "messages.1: consecutive system messages are not allowed",
+        ),
+        (
+            json!([user, sys, user]),
+            "messages.1: a system message must be the last message or be followed by an assistant message",
+        ),
+    ];
+    for (messages, want) in cases {
+        let got = rejected(messages).unwrap_or_default();
+        assert!(got.starts_with(want), "{got}");
+    }
+    let server_tool = json!({"role": "assistant", "content": [
+        {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {}}]});
+    assert_eq!(rejected(json!([user, server_tool, sys])), None);
 }
 
 #[test]

@@ -9,7 +9,7 @@
 //! no id, or one no call has — by name to the first unanswered call of that name, as Gemini
 //! links them: its `id` is only echoed), `tools` (`functionDeclarations` with `parameters` or `parametersJsonSchema`, the key
 //! kept as a wire extra; `googleSearch` as hosted search), `toolConfig.functionCallingConfig`
-//! (`AUTO`, `NONE`, `ANY` = required, `ANY` with one name = forced, with several = allowed
+//! (`AUTO`, `NONE`, `ANY` = required, names in any case or the enum's numbers, `ANY` with one name = forced, with several = allowed
 //! required, `VALIDATED` with names = allowed auto), `generationConfig.maxOutputTokens` and
 //! `thinkingConfig.thinkingBudget`.
 //!
@@ -449,7 +449,25 @@ fn calling_config(
     extras: &mut Vec<Extra>,
 ) -> Result<Option<ToolChoice>, DecodeError> {
     let mut f = Fields::of(v, ptr, "a function calling configuration")?;
-    let mode = f.str("mode")?.map(str::to_ascii_uppercase);
+    // An enum in proto3 JSON: its name (any case here) or its number.
+    let mode = match f.get("mode") {
+        None => None,
+        Some(Value::String(s)) => Some(s.to_ascii_uppercase()),
+        Some(Value::Number(n)) => {
+            const MODES: [&str; 5] = ["MODE_UNSPECIFIED", "AUTO", "ANY", "NONE", "VALIDATED"];
+            let name = n.as_u64().and_then(|i| MODES.get(usize::try_from(i).ok()?));
+            match name {
+                Some(m) => Some((*m).to_string()),
+                None => {
+                    return Err(field_error(
+                        &f.at("mode"),
+                        format!("unknown mode number {n} (0 to 4)"),
+                    ));
+                }
+            }
+        }
+        Some(other) => return Err(type_error(&f.at("mode"), "a mode name or number", other)),
+    };
     let names: Option<Vec<String>> =
         match f.get_any(&["allowedFunctionNames", "allowed_function_names"]) {
             None => None,

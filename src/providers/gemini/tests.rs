@@ -614,3 +614,61 @@ fn decode_request_errors_name_the_field() {
         "/toolConfig/functionCallingConfig/mode: unknown mode `SOMETIMES` (AUTO, ANY, NONE, VALIDATED)"
     );
 }
+
+#[test]
+fn decode_request_reads_an_older_sdks_snake_case_request() {
+    // As google-generativeai writes it: snake_case fields, a `function` role, the mode a number.
+    let body = json!({
+        "system_instruction": {"parts": [{"text": "Be brief."}]},
+        "contents": [
+            {"role": "user", "parts": [{"text": "Weather in Paris?"}]},
+            {"role": "model", "parts": [{"function_call": {"name": "get_weather", "args": {"city": "Paris"}}}]},
+            {"role": "function", "parts": [{"function_response": {"name": "get_weather", "response": {"result": "18C"}}}]}
+        ],
+        "tools": [{"function_declarations": [{"name": "get_weather", "description": "Weather",
+            "parameters": {"type": "OBJECT", "properties": {"city": {"type": "STRING"}}}}]}],
+        "tool_config": {"function_calling_config": {"mode": 2, "allowed_function_names": ["get_weather"]}},
+        "generation_config": {"max_output_tokens": 100}
+    });
+    let d = decode_request(&gemini_request(
+        "/v1beta/models/gemini-1.5-pro:generateContent",
+        body,
+    ))
+    .unwrap();
+    let r = &d.request;
+    assert_eq!(r.model, "gemini-1.5-pro");
+    assert_eq!(
+        r.tool_choice,
+        Some(ToolChoice::Forced("get_weather".into()))
+    );
+    assert_eq!(r.max_tokens, Some(100));
+    assert_eq!(r.tools.len(), 1);
+    assert_eq!(
+        r.messages[0],
+        Message::System {
+            content: "Be brief.".into()
+        }
+    );
+    let Message::Tool {
+        call_id, content, ..
+    } = &r.messages[3]
+    else {
+        panic!("{:?}", r.messages);
+    };
+    let Message::Assistant { tool_calls, .. } = &r.messages[2] else {
+        panic!("{:?}", r.messages);
+    };
+    assert_eq!(call_id, &tool_calls[0].id);
+    assert_eq!(content, "18C");
+    let unknown: Vec<&str> = d
+        .extras_of(crate::providers::ExtraKind::Unknown)
+        .map(|e| e.pointer.as_str())
+        .collect();
+    assert!(unknown.is_empty(), "{unknown:?}");
+    let err = decode_request(&gemini_request(
+        "/v1beta/models/m:generateContent",
+        json!({"contents": [], "tool_config": {"function_calling_config": {"mode": 9}}}),
+    ))
+    .unwrap_err();
+    assert!(err.to_string().contains("unknown mode number 9"), "{err}");
+}

@@ -3,6 +3,7 @@
 
 mod chunk;
 mod decode;
+mod dialect;
 mod request;
 mod state;
 mod stream;
@@ -21,8 +22,9 @@ use crate::schema;
 
 pub use decode::decode;
 pub(crate) use decode::{error_from_response, error_from_value, parse_arguments};
+pub use dialect::Dialect;
 pub(crate) use request::allowed;
-pub use request::decode_request;
+pub use request::{decode_request, decode_request_as};
 pub use stream::{Stream, synthetic_stream};
 
 pub const PATH: &str = "/v1/chat/completions";

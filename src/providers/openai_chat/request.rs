@@ -7,6 +7,12 @@
 //! `web_search_options` (hosted search, variant `web_search_options`), `tool_choice` (`auto`,
 //! `none`, `required`, a forced function, `allowed_tools` with its mode), `parallel_tool_calls`,
 //! `max_completion_tokens` (or the older `max_tokens`), `stream`.
+//! Also read: the legacy function-calling fields OpenAI still accepts (`functions` as tools,
+//! `function_call` as the tool choice, assistant `function_call` as a call and `function`
+//! messages as its result; ids the legacy form lacks are made up as `function_call-N` with a
+//! wire extra), and the OpenAI-compatible dialects (`Dialect`, given or detected): their
+//! tool choices (Mistral `any` = required) and documented fields (not-carried extras), with the
+//! dialect as a wire extra at pointer `dialect` when it is not OpenAI's.
 //! Not recoverable: a tool result's error flag (Chat has none: always `false`), opaque items
 //! (never sent), a thinking budget (Chat has only `reasoning_effort`, kept as an extra).
 
@@ -19,8 +25,10 @@ use crate::model::{
 use crate::pointer::push;
 use crate::providers::decoded::{
     DecodedRequest, Extra, ExtraKind, Fields, arguments, call_name, check_route, content_text,
-    empty_request, field_error, query_extras, type_error,
+    empty_request, field_error, query_extras, type_error, wire,
 };
+
+use super::dialect::Dialect;
 
 /// Fields of the format the neutral request has no place for.
 const NOT_CARRIED: &[&str] = &[
@@ -51,10 +59,26 @@ const NOT_CARRIED: &[&str] = &[
 
 const TEXT: &[&str] = &["text"];
 
-/// Decodes a Chat Completions request.
+/// Decodes a Chat Completions request in the dialect its body shows ([`Dialect::detect`]).
 pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> {
+    decode_request_as(req, None)
+}
+
+/// Decodes a Chat Completions request written for `dialect` (detected when `None`).
+pub fn decode_request_as(
+    req: &HttpRequest,
+    dialect: Option<Dialect>,
+) -> Result<DecodedRequest, DecodeError> {
     check_route(req, "/chat/completions", "Chat Completions")?;
+    let dialect = dialect.unwrap_or_else(|| Dialect::detect(&req.body));
     let mut extras = Vec::new();
+    if dialect != Dialect::OpenAi {
+        wire(
+            &mut extras,
+            "dialect".into(),
+            Value::String(dialect.slug().into()),
+        );
+    }
     query_extras(req, &mut extras);
     let mut body = Fields::of(&req.body, "", "a Chat Completions request")?;
     let model = body.req_str("model", "a Chat Completions request names its model")?;
@@ -83,6 +107,7 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
             }
         }
     }
+    legacy_functions(&mut body, &mut out, &mut extras)?;
     if let Some(opts) = body.get("web_search_options") {
         out.hosted.push(HostedTool::WebSearch {
             grounding: Grounding::Auto,
@@ -97,11 +122,19 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
         }
     }
     if let Some(tc) = body.get("tool_choice") {
-        out.tool_choice = Some(tool_choice(tc, "/tool_choice")?);
+        let dialect_choice = tc.as_str().and_then(|s| dialect.choice(s));
+        if dialect_choice.is_some() {
+            wire(&mut extras, "/tool_choice".into(), tc.clone());
+        }
+        out.tool_choice = Some(match dialect_choice {
+            Some(c) => c,
+            None => tool_choice(tc, "/tool_choice")?,
+        });
     }
     out.parallel_tool_calls = body.bool("parallel_tool_calls")?;
     out.max_tokens = body.count_any(&["max_completion_tokens", "max_tokens"])?;
     body.keep(NOT_CARRIED, ExtraKind::NotCarried, &mut extras);
+    body.keep(dialect.fields(), ExtraKind::NotCarried, &mut extras);
     body.finish(&mut extras);
     Ok(DecodedRequest {
         request: out,
@@ -138,6 +171,9 @@ fn message(
                     tool_calls.push(call(c, &push(&f.at("tool_calls"), &i.to_string()), extras)?);
                 }
             }
+            if let Some((fptr, fc)) = f.get_any(&["function_call"]) {
+                tool_calls.push(legacy_call(fc, &fptr, earlier, extras)?);
+            }
             f.keep(
                 &[
                     "refusal",
@@ -166,8 +202,22 @@ fn message(
                 is_error: false,
             }
         }
+        "function" => {
+            // The legacy result: answers the latest legacy call of that name.
+            let name = f.req_str("name", "a function message names its function")?;
+            let content =
+                content_text(f.get("content"), &content_ptr, TEXT, extras)?.unwrap_or_default();
+            wire(extras, push(ptr, "role"), Value::String("function".into()));
+            Message::Tool {
+                call_id: legacy_id(earlier, name)
+                    .unwrap_or_else(|| format!("function_call-{name}")),
+                name: name.to_string(),
+                content,
+                is_error: false,
+            }
+        }
         _ => {
-            // `function` (the deprecated role) and anything newer: kept whole.
+            // Anything newer: kept whole.
             extras.push(Extra {
                 pointer: ptr.to_string(),
                 kind: ExtraKind::Unknown,
@@ -178,6 +228,99 @@ fn message(
     };
     f.finish(extras);
     Ok(Some(out))
+}
+
+/// The id given to the legacy assistant `function_call` of message `n` (the legacy form has none).
+fn legacy_call(
+    fc: &Value,
+    ptr: &str,
+    earlier: &[Message],
+    extras: &mut Vec<Extra>,
+) -> Result<ToolCall, DecodeError> {
+    let mut g = Fields::of(fc, ptr, "a legacy function call")?;
+    let name = g.req_str("name", "a function call names its function")?;
+    let arguments = match g.get("arguments") {
+        Some(a) => arguments(a, &g.at("arguments"))?,
+        None => Value::Object(Default::default()),
+    };
+    g.finish(extras);
+    let id = format!("function_call-{}", earlier.len());
+    wire(extras, ptr.to_string(), Value::String(id.clone()));
+    Ok(ToolCall {
+        id,
+        name: name.to_string(),
+        arguments,
+        thought_signature: None,
+    })
+}
+
+/// The made-up id of the latest legacy call of `name` (see [`legacy_call`]).
+fn legacy_id(earlier: &[Message], name: &str) -> Option<String> {
+    earlier.iter().rev().find_map(|m| match m {
+        Message::Assistant { tool_calls, .. } => tool_calls
+            .iter()
+            .find(|c| c.name == name && c.id.starts_with("function_call-"))
+            .map(|c| c.id.clone()),
+        _ => None,
+    })
+}
+
+/// The legacy `functions` (tools, each a bare function definition) and `function_call` (the
+/// tool choice: `none`, `auto`, or `{"name": …}`), each with a wire extra saying so. A request
+/// with both `tool_choice` and `function_call` keeps `tool_choice`.
+fn legacy_functions(
+    body: &mut Fields<'_>,
+    out: &mut crate::model::ChatRequest,
+    extras: &mut Vec<Extra>,
+) -> Result<(), DecodeError> {
+    if let Some(funcs) = body.array("functions")? {
+        wire(
+            extras,
+            "/functions".into(),
+            Value::String("functions".into()),
+        );
+        for (i, func) in funcs.iter().enumerate() {
+            let ptr = push("/functions", &i.to_string());
+            let mut g = Fields::of(func, &ptr, "a function definition")?;
+            let name = g.req_str("name", "a function has a name")?;
+            let description = g.str("description")?.map(str::to_string);
+            let parameters = g.schema("parameters", None)?;
+            g.finish(extras);
+            out.tools.push(Tool {
+                name: name.to_string(),
+                description,
+                parameters,
+                strict: None,
+            });
+        }
+    }
+    if let Some(fc) = body.get("function_call") {
+        let choice = match fc {
+            Value::String(s) if s == "auto" => ToolChoice::Auto,
+            Value::String(s) if s == "none" => ToolChoice::None,
+            Value::Object(o) => match o.get("name") {
+                Some(Value::String(n)) => ToolChoice::Forced(n.clone()),
+                _ => {
+                    return Err(field_error(
+                        "/function_call/name",
+                        "missing (a forced function is named)",
+                    ));
+                }
+            },
+            other => {
+                return Err(type_error(
+                    "/function_call",
+                    "`auto`, `none` or {\"name\": …}",
+                    other,
+                ));
+            }
+        };
+        wire(extras, "/function_call".into(), fc.clone());
+        if out.tool_choice.is_none() {
+            out.tool_choice = Some(choice);
+        }
+    }
+    Ok(())
 }
 
 fn call(c: &Value, ptr: &str, extras: &mut Vec<Extra>) -> Result<ToolCall, DecodeError> {

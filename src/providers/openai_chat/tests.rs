@@ -670,3 +670,139 @@ fn under_length_only_an_unfinished_last_call_is_withdrawn() {
     assert_eq!((o.finish, o.truncated_call), (Finish::Length, None));
     assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
 }
+
+fn extras_at(d: &crate::providers::DecodedRequest, kind: crate::providers::ExtraKind) -> Vec<&str> {
+    d.extras_of(kind).map(|e| e.pointer.as_str()).collect()
+}
+
+#[test]
+fn decode_request_reads_the_legacy_function_calling_fields() {
+    let body = json!({"model": "gpt-4o", "messages": [
+            {"role": "user", "content": "Weather in Paris?"},
+            {"role": "assistant", "content": null,
+             "function_call": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}},
+            {"role": "function", "name": "get_weather", "content": "18C"}
+        ],
+        "functions": [{"name": "get_weather", "description": "Weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}],
+        "function_call": {"name": "get_weather"}});
+    let d = decode_request(&chat_request(body)).unwrap();
+    assert_eq!(d.request.tools.len(), 1);
+    assert_eq!(d.request.tools[0].name, "get_weather");
+    assert_eq!(
+        d.request.tool_choice,
+        Some(ToolChoice::Forced("get_weather".into()))
+    );
+    let Message::Assistant { tool_calls, .. } = &d.request.messages[1] else {
+        panic!("{:?}", d.request.messages[1]);
+    };
+    assert_eq!(tool_calls[0].id, "function_call-1");
+    assert_eq!(tool_calls[0].arguments, json!({"city": "Paris"}));
+    assert_eq!(
+        d.request.messages[2],
+        Message::Tool {
+            call_id: "function_call-1".into(),
+            name: "get_weather".into(),
+            content: "18C".into(),
+            is_error: false
+        }
+    );
+    assert_eq!(
+        extras_at(&d, crate::providers::ExtraKind::Wire),
+        [
+            "/messages/1/function_call",
+            "/messages/2/role",
+            "/functions",
+            "/function_call"
+        ]
+    );
+    assert_eq!(
+        extras_at(&d, crate::providers::ExtraKind::Unknown),
+        Vec::<&str>::new()
+    );
+    for (fc, want) in [("auto", ToolChoice::Auto), ("none", ToolChoice::None)] {
+        let body = json!({"model": "m", "messages": [], "function_call": fc});
+        let d = decode_request(&chat_request(body)).unwrap();
+        assert_eq!(d.request.tool_choice, Some(want));
+    }
+    let err = decode_request(&chat_request(
+        json!({"model": "m", "messages": [], "function_call": "required"}),
+    ))
+    .unwrap_err();
+    assert!(
+        err.to_string().starts_with("/function_call: expected"),
+        "{err}"
+    );
+}
+
+#[test]
+fn dialects_are_detected_and_their_fields_and_choices_read() {
+    let cases = [
+        (
+            json!({"model": "mistral-large-latest", "messages": [], "tool_choice": "any",
+            "safe_prompt": true, "random_seed": 7}),
+            Dialect::Mistral,
+            vec!["/safe_prompt", "/random_seed"],
+        ),
+        (
+            json!({"model": "openai/gpt-4o", "messages": [], "tool_choice": "required",
+            "models": ["a", "b"], "provider": {"order": ["x"]}, "transforms": []}),
+            Dialect::OpenRouter,
+            vec!["/models", "/provider", "/transforms"],
+        ),
+        (
+            json!({"model": "llama-3.3-70b-versatile", "messages": [], "tool_choice": "required",
+            "reasoning_format": "hidden"}),
+            Dialect::Groq,
+            vec!["/reasoning_format"],
+        ),
+        (
+            json!({"model": "meta-llama/Llama-3.3-70B-Instruct-Turbo", "messages": [],
+            "tool_choice": "required", "safety_model": "x", "repetition_penalty": 1.1}),
+            Dialect::Together,
+            vec!["/repetition_penalty", "/safety_model"],
+        ),
+        (
+            json!({"model": "meta-llama/Llama-3.1-8B-Instruct:cerebras", "messages": [],
+            "tool_choice": "required"}),
+            Dialect::HfRouter,
+            vec![],
+        ),
+    ];
+    for (body, dialect, kept) in cases {
+        assert_eq!(Dialect::detect(&body), dialect, "{body}");
+        let d = decode_request(&chat_request(body.clone())).unwrap();
+        assert_eq!(d.request.tool_choice, Some(ToolChoice::Required), "{body}");
+        assert_eq!(d.extras[0].pointer, "dialect");
+        assert_eq!(d.extras[0].value, json!(dialect.slug()));
+        let mut not_carried = extras_at(&d, crate::providers::ExtraKind::NotCarried);
+        not_carried.sort_unstable();
+        let mut kept = kept;
+        kept.sort_unstable();
+        assert_eq!(not_carried, kept, "{dialect}");
+        assert!(
+            extras_at(&d, crate::providers::ExtraKind::Unknown).is_empty(),
+            "{dialect}"
+        );
+    }
+    // Named explicitly, a dialect's choice is read; OpenAI's own refuses Mistral's `any`.
+    let body = json!({"model": "m", "messages": [], "tool_choice": "any"});
+    let d = decode_request_as(&chat_request(body.clone()), Some(Dialect::Mistral)).unwrap();
+    assert_eq!(d.request.tool_choice, Some(ToolChoice::Required));
+    let err = decode_request_as(&chat_request(body), Some(Dialect::OpenAi)).unwrap_err();
+    assert!(
+        err.to_string().contains("unknown tool choice `any`"),
+        "{err}"
+    );
+    // Without a dialect's marks a request is OpenAI's: no dialect extra, fields unknown.
+    let body = json!({"model": "gpt-4o", "messages": [], "top_k": 3});
+    let d = decode_request(&chat_request(body)).unwrap();
+    assert!(d.extras.iter().all(|e| e.pointer != "dialect"));
+    assert_eq!(
+        extras_at(&d, crate::providers::ExtraKind::Unknown),
+        ["/top_k"]
+    );
+    for d in Dialect::ALL {
+        assert_eq!(Dialect::from_slug(d.slug()), Some(d));
+    }
+}

@@ -1,0 +1,269 @@
+//! The proxy's accept loop, hardened against hostile clients: a cap on open connections (one
+//! over it is answered 503 and closed at once), hyper's header read timeout, and an idle timeout
+//! closing a connection that stays silent with no request in flight.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Semaphore, watch};
+
+use super::config::ProxyConfig;
+
+/// A response body of the proxy: whole or streamed.
+pub(super) type Body = http_body_util::combinators::BoxBody<bytes::Bytes, io::Error>;
+
+/// What the accept loop enforces per connection.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ConnLimits {
+    pub max_connections: usize,
+    pub header_timeout: Duration,
+    pub idle_timeout: Duration,
+}
+
+impl ConnLimits {
+    pub(super) fn of(c: &ProxyConfig) -> ConnLimits {
+        ConnLimits {
+            max_connections: c.max_connections,
+            header_timeout: Duration::from_millis(c.header_timeout_ms),
+            idle_timeout: Duration::from_millis(c.idle_timeout_ms),
+        }
+    }
+}
+
+const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\nconnection: close\r\ncontent-length: 62\r\n\r\nthe proxy has max_connections open; try again when one closes\n";
+
+/// Accepts connections until `shutdown` changes; an accept error (out of descriptors and the
+/// like) backs off instead of spinning.
+pub(super) async fn accept_loop<H, Fut>(
+    listener: TcpListener,
+    mut shutdown: watch::Receiver<bool>,
+    limits: ConnLimits,
+    handle: H,
+) where
+    H: Fn(Request<Incoming>) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Result<Response<Body>, Infallible>> + Send + 'static,
+{
+    let permits = Arc::new(Semaphore::new(limits.max_connections));
+    loop {
+        tokio::select! {
+            _ = shutdown.changed() => break,
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                };
+                // Small writes go out at once (see serve.rs).
+                let _ = stream.set_nodelay(true);
+                let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
+                    tokio::spawn(refuse(stream));
+                    continue;
+                };
+                let handle = handle.clone();
+                let shutdown = shutdown.clone();
+                tokio::spawn(async move {
+                    serve(stream, handle, shutdown, limits).await;
+                    drop(permit);
+                });
+            }
+        }
+    }
+}
+
+/// One connection over the cap: a 503, then closed (within a second even if it never reads).
+async fn refuse(mut stream: TcpStream) {
+    let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(BUSY)).await;
+}
+
+/// When a connection last read or wrote a byte, and how many of its requests are in flight (a
+/// request is in flight from its headers until its response body is dropped).
+struct Activity {
+    start: Instant,
+    last_ms: AtomicU64,
+    in_flight: AtomicUsize,
+}
+
+impl Activity {
+    fn touch(&self) {
+        let ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last_ms.store(ms, Ordering::Relaxed);
+    }
+
+    fn silent_for(&self) -> Duration {
+        let last = Duration::from_millis(self.last_ms.load(Ordering::Relaxed));
+        self.start.elapsed().saturating_sub(last)
+    }
+}
+
+/// Decrements the in-flight count when dropped (carried by the response body).
+struct InFlight(Arc<Activity>);
+
+impl InFlight {
+    fn new(a: &Arc<Activity>) -> InFlight {
+        a.in_flight.fetch_add(1, Ordering::Relaxed);
+        InFlight(Arc::clone(a))
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
+        self.0.touch();
+    }
+}
+
+async fn serve<H, Fut>(
+    stream: TcpStream,
+    handle: H,
+    mut shutdown: watch::Receiver<bool>,
+    limits: ConnLimits,
+) where
+    H: Fn(Request<Incoming>) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Result<Response<Body>, Infallible>> + Send + 'static,
+{
+    let activity = Arc::new(Activity {
+        start: Instant::now(),
+        last_ms: AtomicU64::new(0),
+        in_flight: AtomicUsize::new(0),
+    });
+    let watched = Arc::clone(&activity);
+    let service = service_fn(move |req| {
+        let guard = InFlight::new(&watched);
+        let answer = handle(req);
+        async move {
+            let resp = answer.await?;
+            // The guard lives as long as the body: a streamed answer stays in flight.
+            Ok::<_, Infallible>(resp.map(|inner| {
+                Tracked {
+                    inner,
+                    _guard: guard,
+                }
+                .boxed()
+            }))
+        }
+    });
+    let io = TokioIo::new(Watched {
+        inner: stream,
+        activity: Arc::clone(&activity),
+    });
+    let conn = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .serve_connection(io, service);
+    tokio::pin!(conn);
+    loop {
+        let wait = limits.idle_timeout.saturating_sub(activity.silent_for());
+        tokio::select! {
+            _ = &mut conn => return,
+            _ = shutdown.changed() => return,
+            () = tokio::time::sleep(wait) => {
+                let idle = activity.in_flight.load(Ordering::Relaxed) == 0;
+                if idle && activity.silent_for() >= limits.idle_timeout {
+                    return; // dropping the connection closes it
+                }
+                if !idle {
+                    activity.touch(); // a request in flight: look again a whole timeout later
+                }
+            }
+        }
+    }
+}
+
+/// A response body holding its request's in-flight guard; its size hint is the inner body's (a
+/// whole answer keeps its `content-length`).
+struct Tracked {
+    inner: Body,
+    _guard: InFlight,
+}
+
+impl hyper::body::Body for Tracked {
+    type Data = bytes::Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// The client's socket, noting each byte read or written in `activity`.
+struct Watched {
+    inner: TcpStream,
+    activity: Arc<Activity>,
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let r = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.activity.touch();
+        }
+        r
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let r = Pin::new(&mut self.inner).poll_write(cx, buf);
+        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
+            self.activity.touch();
+        }
+        r
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let r = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
+            self.activity.touch();
+        }
+        r
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
