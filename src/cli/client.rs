@@ -143,6 +143,21 @@ pub fn run(root: &Path, a: &ClientArgs) -> i32 {
         }
     };
     print(&profile, &results, a.format);
+    // Not one trial answered: the driver or the library could not be used (a broken run, not a
+    // finding), and the document on disk is kept.
+    let ran: Vec<&Cell> = results
+        .iter()
+        .map(|r| &r.cell)
+        .filter(|c| !matches!(c, Cell::NotApplicable(_) | Cell::Unsupported(_)))
+        .collect();
+    if !ran.is_empty() && ran.iter().all(|c| matches!(c, Cell::Broken(_))) {
+        eprintln!(
+            "every trial broke: the driver could not be used; its logs are in {}",
+            work.display()
+        );
+        return exit::ERROR;
+    }
+    let _ = std::fs::remove_dir_all(&work);
     if let Some(path) = &a.md_out
         && let Err(e) = std::fs::write(path, tooltape::client::markdown(&profile, &results))
     {
@@ -150,14 +165,6 @@ pub fn run(root: &Path, a: &ClientArgs) -> i32 {
         return exit::ERROR;
     }
     let unexpected = results.iter().filter(|r| !r.cell.expected()).count();
-    if unexpected > 0 && results.iter().all(|r| matches!(r.cell, Cell::Broken(_))) {
-        eprintln!(
-            "every trial broke; the driver logs are in {}",
-            work.display()
-        );
-    } else {
-        let _ = std::fs::remove_dir_all(&work);
-    }
     eprintln!(
         "{} trials in {:.1}s",
         results.len(),

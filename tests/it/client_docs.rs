@@ -1,6 +1,7 @@
 //! `docs/clients/NAME.md` is in sync with `clients/NAME.toml`: its known-failure list is the
 //! profile's, entry for entry (regenerate with `make client CLIENT=NAME DOCS=1`); every profile
-//! loads, names a driver that exists, and the reference profile has no known failure.
+//! loads, names a driver that exists, and the reference profile has no known failure. The
+//! command: JSON records in gateway mode's shape; a driver that cannot start is a broken run.
 
 use crate::scratch::repo;
 
@@ -93,5 +94,60 @@ fn a_bad_client_profile_names_file_line_and_column() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("bad.toml:5:7:"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn client(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_tooltape"))
+        .arg("client")
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("the tooltape binary runs")
+}
+
+#[test]
+fn client_json_records_have_the_gateway_records_shape() {
+    let o = client(&["tooltape", "weather", "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    let trials = v.as_array().expect("an array of trial records");
+    assert!(trials.len() >= 20, "{} trials", trials.len());
+    for t in trials {
+        let name = t["name"].as_str().unwrap();
+        assert!(name.starts_with("client::tooltape::"), "{name}");
+        assert_eq!(name.split("::").count(), 6, "{name}");
+        assert!(
+            t["findings"].is_array() && t["cell"]["status"].is_string(),
+            "{t}"
+        );
+    }
+}
+
+#[test]
+fn a_driver_that_cannot_start_is_a_broken_run_not_findings() {
+    let dir = crate::scratch::folder("client-broken");
+    let path = dir.join("broken.toml");
+    std::fs::write(
+        &path,
+        "description = \"x\"\n[driver]\ncommand = [\"/nonexistent/driver\"]\n[[routes]]\napi = \"openai-chat\"\nmodel = \"m\"\n",
+    )
+    .unwrap();
+    let doc = dir.join("doc.md");
+    std::fs::write(&doc, "a good document").unwrap();
+    let o = client(&[
+        path.to_str().unwrap(),
+        "weather",
+        "--md-out",
+        doc.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("every trial broke"));
+    assert_eq!(std::fs::read_to_string(&doc).unwrap(), "a good document");
     std::fs::remove_dir_all(&dir).ok();
 }
