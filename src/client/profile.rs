@@ -142,21 +142,8 @@ impl LoadedClient {
 
 /// Reads `clients/NAME.toml` (or any path ending in `.toml`).
 pub fn load_client(root: &Path, name: &str) -> Result<LoadedClient, Located> {
-    let path = if name.ends_with(".toml") {
-        PathBuf::from(name)
-    } else {
-        root.join("clients").join(format!("{name}.toml"))
-    };
-    let source = std::fs::read_to_string(&path).map_err(|e| {
-        Located::at_start(
-            &path,
-            format!("cannot read the client profile: {e}; profiles live in clients/NAME.toml"),
-        )
-    })?;
-    let profile: ClientProfile = toml::from_str(&source).map_err(|e| {
-        let offset = e.span().map_or(0, |s| s.start);
-        Located::at_offset(&path, &source, offset, e.message().to_string())
-    })?;
+    let (path, source, profile): (_, _, ClientProfile) =
+        crate::gateway::read_profile(root, "clients", "client", name)?;
     if profile.routes.is_empty() {
         return Err(Located::at_start(
             &path,

@@ -396,14 +396,5 @@ pub async fn run_all(
             out
         });
     }
-    let mut all = Vec::new();
-    while let Some(done) = set.join_next().await {
-        if let Ok(v) = done {
-            all.extend(v);
-        }
-    }
-    all.sort_by_key(|(i, _)| *i);
-    let mut results: Vec<TrialResult> = all.into_iter().map(|(_, r)| r).collect();
-    crate::gateway::cross_mode(&mut results);
-    results
+    crate::gateway::in_order(set).await
 }

@@ -39,6 +39,7 @@ pub(crate) use process::tail;
 pub use process::{ensure_installed, install_into, start};
 
 pub(crate) use check::{Finding, FindingKind, Side, broken};
+pub(crate) use profile::read_profile;
 pub use profile::{
     Install, KnownEntry, LoadedProfile, Route, Verdict, fill, install_cache, load_profile,
 };
@@ -46,10 +47,10 @@ pub use render::{html, junit, markdown, summary, terminal};
 pub use reproduce::{
     RootCause, causes, markdown as causes_markdown, report_bug, terminal as causes_terminal,
 };
-pub(crate) use run::Slot;
 pub use run::run_all;
+pub(crate) use run::{Slot, in_order};
 pub use skeleton::{DEFAULT_UPSTREAM, base_urls, skeleton};
 pub use snapshot::{snapshot, snapshot_name};
+pub(crate) use suite::apply_known_failure;
 pub use suite::{Cell, GatewayTrial, RequestTiming, TrialResult, cases_of, stale_causes, trials};
-pub(crate) use suite::{apply_known_failure, cross_mode};
 pub use upstream::Upstream;

@@ -251,23 +251,36 @@ pub fn install_cache() -> PathBuf {
         .unwrap_or_else(|| std::env::temp_dir().join("tooltape-gateways"))
 }
 
-/// Reads `gateways/NAME.toml` (or any path ending in `.toml`).
-pub fn load_profile(root: &Path, name: &str) -> Result<LoadedProfile, Located> {
+/// A profile file read as strict TOML: `FOLDER/NAME.toml` under `root` (or a path ending in
+/// `.toml`), its source (for locations) and the value, with `path:line:col` errors. `kind`
+/// names it in messages (`gateway`, `client`). Gateway and client profiles both read so.
+pub(crate) fn read_profile<T: serde::de::DeserializeOwned>(
+    root: &Path,
+    folder: &str,
+    kind: &str,
+    name: &str,
+) -> Result<(PathBuf, String, T), Located> {
     let path = if name.ends_with(".toml") {
         PathBuf::from(name)
     } else {
-        root.join("gateways").join(format!("{name}.toml"))
+        root.join(folder).join(format!("{name}.toml"))
     };
     let source = std::fs::read_to_string(&path).map_err(|e| {
         Located::at_start(
             &path,
-            format!("cannot read the gateway profile: {e}; profiles live in gateways/NAME.toml"),
+            format!("cannot read the {kind} profile: {e}; profiles live in {folder}/NAME.toml"),
         )
     })?;
-    let profile: Profile = toml::from_str(&source).map_err(|e| {
+    let value: T = toml::from_str(&source).map_err(|e| {
         let offset = e.span().map_or(0, |s| s.start);
         Located::at_offset(&path, &source, offset, e.message().to_string())
     })?;
+    Ok((path, source, value))
+}
+
+/// Reads `gateways/NAME.toml` (or any path ending in `.toml`).
+pub fn load_profile(root: &Path, name: &str) -> Result<LoadedProfile, Located> {
+    let (path, source, profile): (_, _, Profile) = read_profile(root, "gateways", "gateway", name)?;
     if profile.routes.is_empty() {
         return Err(Located::at_start(
             &path,

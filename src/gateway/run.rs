@@ -291,6 +291,14 @@ pub async fn run_all(
             out
         });
     }
+    in_order(set).await
+}
+
+/// The results of every task, back in the order of their trials (each numbered by its place),
+/// with stream and buffered trials compared: the end of gateway and client runs.
+pub(crate) async fn in_order(
+    mut set: tokio::task::JoinSet<Vec<(usize, TrialResult)>>,
+) -> Vec<TrialResult> {
     let mut all = Vec::new();
     while let Some(done) = set.join_next().await {
         if let Ok(v) = done {

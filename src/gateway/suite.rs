@@ -267,7 +267,7 @@ pub fn stale_causes(profile: &LoadedProfile, results: &[TrialResult]) -> Vec<Str
 }
 
 /// Stream and buffered agree: the stream trial of a (case, route, choice) makes the same calls.
-pub(crate) fn cross_mode(results: &mut [TrialResult]) {
+pub(super) fn cross_mode(results: &mut [TrialResult]) {
     let mut buffered: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for r in results.iter() {
         if let (Some(stem), Some(o)) = (r.key.strip_suffix("::buffered"), &r.downstream_outcome)
