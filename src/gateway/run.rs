@@ -263,7 +263,7 @@ pub async fn run_all(
     trials: Vec<GatewayTrial>,
     concurrency: usize,
 ) -> Vec<TrialResult> {
-    let client = crate::run::client(Duration::from_secs(60));
+    let client = crate::run::client_per_request(Duration::from_secs(60));
     let mut groups: BTreeMap<String, Vec<(usize, GatewayTrial)>> = BTreeMap::new();
     for (i, t) in trials.into_iter().enumerate() {
         groups.entry(t.prompt()).or_default().push((i, t));

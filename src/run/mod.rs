@@ -11,7 +11,7 @@ pub use exchange::{ExchangeRun, TrialRun};
 pub(crate) use exchange::{OwnTime, Watch, exchange, watched};
 pub use hosted::{SupportCache, Telemetry};
 pub(crate) use hosted::{fallback_step, falls_back, set_variant, telemetry, trial_telemetry};
-pub(crate) use transport::Timing;
 pub use transport::{Endpoint, client, send};
+pub(crate) use transport::{Timing, client_per_request};
 pub(crate) use trial::follow_up;
 pub use trial::run_trial;

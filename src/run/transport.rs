@@ -32,6 +32,19 @@ pub fn client(timeout: Duration) -> reqwest::Client {
         .unwrap_or_else(|_| reqwest::Client::new())
 }
 
+/// [`client`] with a connection of its own for every request: gateway mode's, so that a
+/// gateway that breaks a connection after answering (OGX resets it after relaying an upstream
+/// error) breaks no other trial than the one that caused it.
+pub(crate) fn client_per_request(timeout: Duration) -> reqwest::Client {
+    crate::tls::install_provider();
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .pool_max_idle_per_host(0)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap_or_else(|_| reqwest::Client::new())
+}
+
 /// When an answer arrived, measured from the moment the request was handed to the client.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Timing {
