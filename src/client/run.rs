@@ -14,7 +14,6 @@ use super::check;
 use super::driver::{Driver, Spec};
 use super::profile::LoadedClient;
 use super::protocol::{DriverResult, DriverTrial, Next};
-use crate::case::Trial;
 use crate::gateway::judge::{self, Asked};
 use crate::gateway::{Cell, Finding, FindingKind, GatewayTrial, Side, Slot, TrialResult, Upstream};
 use crate::http::HttpResponse;
@@ -121,14 +120,7 @@ fn build(
     trial: &GatewayTrial,
 ) -> Result<(Asked, DriverTrial), Cell> {
     let api = trial.route.upstream;
-    let base = Trial {
-        case: Arc::clone(&trial.case),
-        provider: api,
-        choice: trial.choice.clone(),
-        mode: trial.mode,
-    };
-    let mut req = base.first_request();
-    req.model = trial.route.model.clone();
+    let (base, mut req) = trial.first_request(api);
     if !req.hosted.is_empty() || req.thinking.is_some() {
         return Err(Cell::NotApplicable(
             "hosted tools and thinking are not part of the driver protocol".into(),

@@ -15,7 +15,6 @@ use super::judge::{self, Asked};
 use super::profile::{self, LoadedProfile};
 use super::suite::{Cell, GatewayTrial, RequestTiming, TrialResult, apply_known, cross_mode};
 use super::upstream::{Exchange, Upstream};
-use crate::case::Trial;
 use crate::model::Outcome;
 use crate::run::{Endpoint, OwnTime, Watch, exchange};
 use crate::scenario::Scenario;
@@ -174,14 +173,7 @@ fn build_request(
     trial: &GatewayTrial,
 ) -> Result<Asked, Cell> {
     let inbound = trial.route.inbound;
-    let base = Trial {
-        case: Arc::clone(&trial.case),
-        provider: inbound,
-        choice: trial.choice.clone(),
-        mode: trial.mode,
-    };
-    let mut req = base.first_request();
-    req.model = trial.route.model.clone();
+    let (base, req) = trial.first_request(inbound);
     let encoded = crate::providers::encode(inbound, &req)
         .map_err(|e| Cell::NotApplicable(format!("the {} encoder refuses: {e}", inbound.slug())))?;
     let mut headers: Vec<(String, String)> = profile.profile.headers.clone().into_iter().collect();

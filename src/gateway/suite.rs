@@ -50,6 +50,23 @@ impl GatewayTrial {
         )
     }
 
+    /// The client's side as a direct trial of `provider` (its expectations are the client's)
+    /// and its first request, with the route's model.
+    pub(crate) fn first_request(
+        &self,
+        provider: crate::model::Provider,
+    ) -> (crate::case::Trial, crate::model::ChatRequest) {
+        let base = crate::case::Trial {
+            case: Arc::clone(&self.case),
+            provider,
+            choice: self.choice.clone(),
+            mode: self.mode,
+        };
+        let mut req = base.first_request();
+        req.model = self.route.model.clone();
+        (base, req)
+    }
+
     pub(crate) fn prompt(&self) -> String {
         self.case
             .file
