@@ -88,11 +88,11 @@ fuzz:
 gateway:
 	cargo run --quiet -- gateway $(GATEWAY) $(FILTER) $(if $(URL),--url $(URL)) $(if $(CI),,$(if $(FILTER),,--md-out docs/gateways/$(GATEWAY).md))
 
-# LiteLLM, Portkey, TensorZero and tooltape proxy side by side over the same trials, in one run (conformance,
+# LiteLLM, Portkey, TensorZero, OGX and tooltape proxy side by side over the same trials, in one run (conformance,
 # added latency p50/p99, streamed first tool-call delta, peak memory); rewrites the table between
 # the compare markers of docs/gateways/README.md. COMPARE=names, FILTER to narrow. Release build:
 # tooltape proxy is measured as users would run it.
-COMPARE ?= litellm portkey tensorzero tooltape
+COMPARE ?= litellm portkey tensorzero ogx tooltape
 gateway-compare:
 	cargo run --release --quiet -- gateway compare $(COMPARE) $(if $(FILTER),--filter $(FILTER)) $(if $(FILTER),,--md-out docs/gateways/README.md)
 
