@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::check;
 use super::driver::{Driver, Spec};
@@ -212,27 +212,21 @@ async fn phases(
         }
         return ends;
     };
-    let sent_body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
-    ends.upstream_request = Some(json!({
-        "method": ex.request.method, "path": ex.request.path, "query": ex.request.query, "body": sent_body
-    }));
-    ends.upstream_answer = Some(String::from_utf8_lossy(&ex.body()).into_owned());
+    let (request, answer) = ex.record();
+    ends.upstream_request = Some(request);
+    ends.upstream_answer = Some(answer);
     let target = judge::target_of_path(&ex.request.path, asked.target);
     let mut findings = judge::upstream(&asked, ex, target);
     let expected = judge::upstream_outcome(target, asked.inbound, &asked.req, ex);
+    // The same answer with no strict rewrite undone: the nulls a strict schema made the model
+    // write, as a library that passes them through hands them over.
     let raw = {
         let mut neutral = asked.req.clone();
-        neutral.stream = ex.streamed;
         neutral.strict = crate::model::StrictPolicy::Off;
         for t in &mut neutral.tools {
             t.strict = None;
         }
-        let resp = HttpResponse {
-            status: ex.status,
-            headers: ex.headers.clone(),
-            body: ex.body(),
-        };
-        crate::providers::decode(target, &neutral, &resp).ok()
+        judge::decoded(target, &neutral, ex)
     };
     let broken = expected.as_ref().and_then(crate::gateway::broken);
     findings.extend(check::downstream(

@@ -284,6 +284,13 @@ pub(crate) fn upstream_outcome(
     req: &ChatRequest,
     ex: &Exchange,
 ) -> Option<Outcome> {
+    let mut outcome = decoded(target, req, ex)?;
+    crate::schema::restore_optional(inbound, req, &mut outcome);
+    Some(outcome)
+}
+
+/// What upstream answered, decoded in the context of `req` (its stream flag the exchange's).
+pub(crate) fn decoded(target: Provider, req: &ChatRequest, ex: &Exchange) -> Option<Outcome> {
     let mut neutral = req.clone();
     neutral.stream = ex.streamed;
     let resp = HttpResponse {
@@ -291,9 +298,7 @@ pub(crate) fn upstream_outcome(
         headers: ex.headers.clone(),
         body: ex.body(),
     };
-    let mut outcome = crate::providers::decode(target, &neutral, &resp).ok()?;
-    crate::schema::restore_optional(inbound, &neutral, &mut outcome);
-    Some(outcome)
+    crate::providers::decode(target, &neutral, &resp).ok()
 }
 
 /// The first answer the rounds go on from: a success without an error, to a valid request.

@@ -147,11 +147,9 @@ async fn phases(
         }
         return ends;
     };
-    let sent_body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
-    ends.upstream_request = Some(json!({
-        "method": ex.request.method, "path": ex.request.path, "query": ex.request.query, "body": sent_body
-    }));
-    ends.upstream_answer = Some(String::from_utf8_lossy(&ex.body()).into_owned());
+    let (request, answer) = ex.record();
+    ends.upstream_request = Some(request);
+    ends.upstream_answer = Some(answer);
     let target = judge::target_of_path(&ex.request.path, asked.target);
     let mut findings = judge::upstream(&asked, ex, target);
     findings.extend(judge::downstream(&asked, ex, target, &response, &outcome));

@@ -49,6 +49,18 @@ impl Exchange {
     pub(crate) fn held(&self) -> Option<Duration> {
         self.held.get().copied()
     }
+
+    /// The trial record's view of it: the request sent upstream (method, path, query, JSON body)
+    /// and upstream's answer as text.
+    pub(crate) fn record(&self) -> (serde_json::Value, String) {
+        let body: serde_json::Value =
+            serde_json::from_slice(&self.request.body).unwrap_or(serde_json::Value::Null);
+        let request = serde_json::json!({
+            "method": self.request.method, "path": self.request.path,
+            "query": self.request.query, "body": body
+        });
+        (request, String::from_utf8_lossy(&self.body()).into_owned())
+    }
 }
 
 /// An answer body that notes when it ends: the poll that returns no more frames, or the first
