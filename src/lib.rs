@@ -9,7 +9,7 @@
 //! neutral types), [`providers`] (the wire
 //! formats, one module each, and the route table), [`schema`], [`textcall`], [`inject`],
 //! [`case`], [`cassette`], [`redact`], [`run`], [`harness`], [`record`], [`simulate`],
-//! [`proxy`], [`gateway`], [`client`], [`report`], [`drift`], [`status`].
+//! [`proxy`], [`engine`] (the trial engine gateway and client mode run on), [`gateway`], [`client`], [`report`], [`drift`], [`status`].
 //!
 //! The library prints nothing: commands, terminal output and progress are the binary's.
 
@@ -23,6 +23,7 @@ mod check;
 pub mod client;
 pub mod clock;
 pub mod drift;
+pub mod engine;
 mod fnv;
 pub mod gateway;
 pub mod harness;

@@ -6,28 +6,18 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::SystemTime;
 
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 
-use super::cases::discover;
 use super::exit;
-use tooltape::{
-    Case, gateway::COMPARE_BEGIN, gateway::COMPARE_END, gateway::Cell, gateway::CompareMeta,
-    gateway::GatewayRun, gateway::GatewayTrial, gateway::TrialResult, gateway::Upstream,
-    gateway::compare_markdown, gateway::compare_row, gateway::compare_terminal,
-    gateway::machine_note, runtime,
+use super::suite::{self, Extras, SuiteArgs};
+use tooltape::engine::{self, Options, Run, TrialResult};
+use tooltape::gateway::{
+    COMPARE_BEGIN, COMPARE_END, CompareMeta, GatewayRun, LoadedProfile, compare_markdown,
+    compare_row, compare_terminal,
 };
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum GatewayFormat {
-    Terminal,
-    Md,
-    Html,
-    Json,
-    /// JUnit XML: one test case per trial; known failures skipped with their reason.
-    Junit,
-}
+use tooltape::runtime;
 
 #[derive(Args, Debug)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -37,8 +27,8 @@ pub struct GatewayArgs {
     /// The profile: `gateways/NAME.toml` (or a path to a `.toml` file).
     #[arg(required = true)]
     pub name: Option<String>,
-    /// Only trials whose `case::route::choice::mode` contains this.
-    pub filter: Option<String>,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
     /// A gateway that is already running: only the profile's routes and headers are used.
     #[arg(long)]
     pub url: Option<String>,
@@ -47,23 +37,10 @@ pub struct GatewayArgs {
     /// URLs). Default: any free port on 127.0.0.1, handed to a gateway this run starts.
     #[arg(long, value_name = "ADDR", value_parser = listen_addr)]
     pub upstream_listen: Option<SocketAddr>,
-    #[arg(long, value_enum, default_value = "terminal")]
-    pub format: GatewayFormat,
-    /// Also write the Markdown matrix here (`docs/gateways/NAME.md`).
-    #[arg(long)]
-    pub md_out: Option<PathBuf>,
     /// Write one YAML snapshot per trial (insta's `.snap` format) under
     /// `tests/snapshots/gateway/NAME/`.
     #[arg(long)]
     pub snapshots: bool,
-    /// Print the root causes (failures grouped by side, kind and normalized finding, each with
-    /// its routes, trials and severity) instead of the matrix.
-    #[arg(long, conflicts_with = "report_bug")]
-    pub findings: bool,
-    /// Print root cause ID (from `--findings`) as a ready-to-file Markdown issue: its reproducer
-    /// as curl and JSON, what went upstream, what came back, the expected behaviour.
-    #[arg(long, value_name = "ID")]
-    pub report_bug: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -93,31 +70,6 @@ pub struct CompareArgs {
     pub md_out: Option<PathBuf>,
 }
 
-/// What running one gateway's trials produced.
-struct Ran {
-    results: Vec<TrialResult>,
-    tail: Option<String>,
-    /// The gateway's exit status when it died during the trials (a gateway this run started).
-    exited: Option<String>,
-    peak_memory_kib: Option<u64>,
-    started_in: Option<Duration>,
-    wall: Duration,
-}
-
-/// The discovered cases (each once), and how many case files could not be loaded (reported
-/// here; a suite with any is not a complete run, so the command cannot succeed).
-pub(super) fn cases(root: &Path) -> (Vec<Arc<Case>>, usize) {
-    let discovery = discover(root);
-    for (name, e) in &discovery.broken {
-        eprintln!("case {name}: {e}");
-    }
-    if discovery.incomplete {
-        eprintln!("cases/ could not be read in full: the trials that exist are unknown");
-    }
-    let unloadable = discovery.broken.len() + usize::from(discovery.incomplete);
-    (tooltape::gateway::cases_of(&discovery), unloadable)
-}
-
 /// `--upstream-listen`: `HOST:PORT`, or a bare port on 127.0.0.1.
 pub fn listen_addr(s: &str) -> Result<SocketAddr, String> {
     if let Ok(port) = s.parse::<u16>() {
@@ -128,89 +80,8 @@ pub fn listen_addr(s: &str) -> Result<SocketAddr, String> {
     })
 }
 
-/// Why the recording upstream could not start, and what to do.
-fn upstream_error(addr: Option<SocketAddr>, e: &std::io::Error) -> String {
-    match addr {
-        Some(addr) => format!(
-            "cannot listen on {addr} for the recording upstream: {e} (stop what holds the port, or give the gateway's config another address and pass it to --upstream-listen)"
-        ),
-        None => format!("cannot start the upstream: {e}"),
-    }
-}
-
-/// Installs and starts the gateway (unless `url` names a running one), runs the trials through
-/// it while sampling its process group's memory, and stops it.
-async fn run_through(
-    profile: &Arc<tooltape::gateway::LoadedProfile>,
-    upstream: &Arc<Upstream>,
-    url: Option<&str>,
-    trials: Vec<GatewayTrial>,
-    concurrency: usize,
-) -> Result<Ran, String> {
-    let mut running = None;
-    let base_path = profile.profile.base_path.trim_end_matches('/');
-    let url = match url {
-        Some(u) => format!("{}{base_path}", u.trim_end_matches('/')),
-        None => {
-            if tooltape::gateway::ensure_installed(profile)? {
-                eprintln!(
-                    "installed {} into {}",
-                    profile.name,
-                    profile.install_dir().display()
-                );
-            }
-            let work = std::env::temp_dir().join(format!(
-                "tooltape-gateway-{}-{}",
-                profile.name,
-                std::process::id()
-            ));
-            std::fs::create_dir_all(&work)
-                .map_err(|e| format!("cannot create {}: {e}", work.display()))?;
-            let r = tooltape::gateway::start(profile, &upstream.base_url(), &work).await?;
-            eprintln!(
-                "{} ready at {} in {:.1}s (log {})",
-                profile.name,
-                r.base_url,
-                r.started_in.as_secs_f64(),
-                r.log.display()
-            );
-            let url = format!("{}{base_path}", r.base_url);
-            running = Some(r);
-            url
-        }
-    };
-    let sampler = running
-        .as_ref()
-        .map(|r| tooltape::gateway::PeakSampler::start(r.pgid(), Duration::from_millis(200)));
-    let t0 = Instant::now();
-    let results =
-        tooltape::gateway::run_all(Arc::clone(profile), upstream, &url, trials, concurrency).await;
-    let wall = t0.elapsed();
-    let peak_memory_kib = sampler.and_then(tooltape::gateway::PeakSampler::finish);
-    let tail = running.as_ref().map(|r| r.log_tail(20));
-    let exited = running.as_mut().and_then(|r| r.exited());
-    let started_in = running.as_ref().map(|r| r.started_in);
-    if let Some(mut r) = running {
-        r.stop();
-    }
-    if let (Some(status), Some(t)) = (&exited, &tail) {
-        eprintln!(
-            "{} exited during the run ({status}): the trials after that could not run. Last lines of its log:\n{t}",
-            profile.name
-        );
-    }
-    Ok(Ran {
-        results,
-        tail,
-        exited,
-        peak_memory_kib,
-        started_in,
-        wall,
-    })
-}
-
 /// Runs `tooltape gateway`: 0 when every result is expected, 1 otherwise, 2 when the gateway
-/// could not be set up (the reason and its log tail are printed).
+/// could not be set up or used (the reason and its log tail are printed).
 pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
     if let Some(GatewayCommand::Compare(c)) = &a.command {
         return compare(root, c);
@@ -226,128 +97,26 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
             return exit::ERROR;
         }
     };
-    let (cases, unloadable) = cases(root);
-    let trials = tooltape::gateway::trials(&cases, &profile.routes(), a.filter.as_deref());
-    if trials.is_empty() {
-        eprintln!(
-            "no gateway trial matches{}",
-            a.filter
-                .as_deref()
-                .map(|f| format!(" `{f}`"))
-                .unwrap_or_default()
-        );
-        return exit::FAILED;
-    }
-    let t0 = Instant::now();
-    let rt = runtime();
-    let outcome = rt.block_on(async {
-        let upstream = Arc::new(
-            match a.upstream_listen {
-                None => Upstream::start().await,
-                Some(addr) => Upstream::start_on(addr).await,
-            }
-            .map_err(|e| upstream_error(a.upstream_listen, &e))?,
-        );
-        if a.upstream_listen.is_some() {
-            eprintln!("recording upstream listening on {}", upstream.base_url());
-        }
-        let concurrency = profile.profile.concurrency;
-        run_through(&profile, &upstream, a.url.as_deref(), trials, concurrency).await
-    });
-    let Ran {
-        results,
-        tail,
-        exited,
-        peak_memory_kib,
-        ..
-    } = match outcome {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("gateway {}: {e}", profile.name);
-            return exit::ERROR;
-        }
+    let options = Options {
+        url: a.url.clone(),
+        upstream_listen: a.upstream_listen,
+        ..Options::default()
     };
-    let causes = tooltape::gateway::causes(&profile, &results);
-    if let Some(id) = &a.report_bug {
-        let Some(c) = causes.iter().find(|c| &c.id == id) else {
-            eprintln!(
-                "gateway {}: no root cause `{id}` in this run; `tooltape gateway {} --findings` lists them",
-                profile.name, profile.name
-            );
-            return exit::ERROR;
-        };
-        out!(
-            "{}",
-            tooltape::gateway::report_bug(&profile.name, &profile.profile.description, c)
-        );
-        return exit::OK;
-    }
-    if a.findings {
-        out!(
-            "{}",
-            tooltape::gateway::causes_terminal(&causes, results.len())
-        );
-    } else {
-        print_results(&profile, &results, &causes, a.format);
-    }
-    if exited.is_some() {
-        if let Some(path) = &a.md_out {
-            eprintln!(
-                "{} not rewritten: the gateway exited during the run",
-                path.display()
-            );
+    let snapshots = |ran: &Run| {
+        if !a.snapshots {
+            return Ok(());
         }
-        return exit::FAILED;
-    }
-    if let Some(path) = &a.md_out {
-        let md = document(&profile, &results, &causes);
-        if let Err(e) = std::fs::write(path, md) {
-            eprintln!("cannot write {}: {e}", path.display());
-            return exit::ERROR;
-        }
-    }
-    if a.snapshots {
         let dir = root.join("tests/snapshots/gateway").join(&profile.name);
-        if let Err(e) = write_snapshots(&dir, &results) {
-            eprintln!("cannot write snapshots under {}: {e}", dir.display());
-            return exit::ERROR;
-        }
-        eprintln!("{} snapshots in {}", results.len(), dir.display());
-    }
-    let stale = tooltape::gateway::stale_causes(&profile, &results);
-    for m in &stale {
-        eprintln!("{m}");
-    }
-    let unexpected = results.iter().filter(|r| !r.cell.expected()).count() + stale.len();
-    // Not one trial the client could send got an answer.
-    let all_broken = results.iter().any(|r| matches!(r.cell, Cell::Broken(_)))
-        && (results.iter()).all(|r| matches!(r.cell, Cell::Broken(_) | Cell::NotApplicable(_)));
-    if all_broken && let Some(t) = &tail {
-        eprintln!("every trial broke; last lines of the gateway's log:\n{t}");
-    }
-    eprintln!(
-        "{} trials in {:.1}s{}",
-        results.len(),
-        t0.elapsed().as_secs_f64(),
-        peak_memory_kib
-            .map(|k| format!(", gateway peak memory {:.0} MiB", k as f64 / 1024.0))
-            .unwrap_or_default()
-    );
-    if all_broken {
-        // Not one answer: the gateway could not be used (down, wrong URL or key): a broken
-        // run, not a finding.
-        eprintln!(
-            "every trial broke: the gateway could not be used (is it running at the URL, with the profile's headers?)"
-        );
-        return exit::ERROR;
-    }
-    if unloadable > 0 {
-        eprintln!(
-            "{unloadable} case file(s) could not be loaded (above): the suite did not fully run"
-        );
-        return exit::FAILED;
-    }
-    i32::from(unexpected > 0)
+        write_snapshots(&dir, &ran.results)
+            .map_err(|e| format!("cannot write snapshots under {}: {e}", dir.display()))?;
+        eprintln!("{} snapshots in {}", ran.results.len(), dir.display());
+        Ok(())
+    };
+    let extras = Extras {
+        document: &|p: &LoadedProfile, ran: &Run| document(p, &ran.results, &ran.causes),
+        after: &snapshots,
+    };
+    suite::run(root, Arc::clone(&profile), &a.suite, options, &extras)
 }
 
 /// Runs `tooltape gateway compare`: every gateway in turn over its whole suite (the common
@@ -406,7 +175,7 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
         eprintln!("gateway compare: the gateways have no route in common");
         return exit::ERROR;
     }
-    let (cases, unloadable) = cases(root);
+    let (cases, unloadable) = suite::cases(root);
     if unloadable > 0 {
         eprintln!(
             "gateway compare: {unloadable} case file(s) could not be loaded; fix them first (a table needs the whole suite)"
@@ -417,7 +186,7 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
     let date = tooltape::clock::utc_minute(SystemTime::now());
     let mut runs = Vec::new();
     for profile in &profiles {
-        let trials = tooltape::gateway::trials(&cases, &profile.routes(), a.filter.as_deref());
+        let trials = engine::trials(&cases, &profile.routes(), a.filter.as_deref());
         if trials.is_empty() {
             eprintln!("gateway {}: no trial matches", profile.name);
             return exit::ERROR;
@@ -427,14 +196,13 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
             .find(|(n, _)| *n == profile.name)
             .map(|(_, u)| u.as_str());
         eprintln!("{}: {} trials", profile.name, trials.len());
-        let outcome = runtime().block_on(async {
-            let upstream = Arc::new(
-                Upstream::start()
-                    .await
-                    .map_err(|e| format!("cannot start the upstream: {e}"))?,
-            );
-            run_through(profile, &upstream, url, trials, concurrency).await
-        });
+        let options = Options {
+            url: url.map(str::to_string),
+            concurrency: Some(concurrency),
+            ..Options::default()
+        };
+        let note = |m: &str| eprintln!("{m}");
+        let outcome = runtime().block_on(engine::run(Arc::clone(profile), trials, &options, &note));
         let ran = match outcome {
             Ok(r) if r.exited.is_some() => {
                 eprintln!("gateway {}: exited during the run; no table", profile.name);
@@ -442,14 +210,14 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
             }
             Ok(r) => r,
             Err(e) => {
-                eprintln!("gateway {}: {e}", profile.name);
+                eprintln!("gateway {}: {}", profile.name, e.message);
                 return exit::ERROR;
             }
         };
         eprintln!(
             "{}: {} in {:.1}s",
             profile.name,
-            tooltape::gateway::summary(&ran.results),
+            engine::summary(&ran.results),
             ran.wall.as_secs_f64()
         );
         runs.push(GatewayRun {
@@ -473,7 +241,7 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
         command.push_str(&format!(" --md-out {}", path.display()));
         let meta = CompareMeta {
             date,
-            machine: machine_note(Path::new("/proc")),
+            machine: engine::machine_note(Path::new("/proc")),
             command,
             concurrency,
             common_routes: common,
@@ -491,11 +259,11 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
 fn write_snapshots(dir: &Path, results: &[TrialResult]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for r in results {
-        let name = tooltape::gateway::snapshot_name(r);
+        let name = engine::snapshot_name(r);
         let text = format!(
             "---\nsource: src/cli/gateway.rs\nexpression: \"{}\"\n---\n{}",
             r.name,
-            tooltape::gateway::snapshot(r)
+            engine::snapshot(r)
         );
         let path = dir.join(format!("{name}.snap"));
         let tmp = dir.join(format!(".{name}.snap.tmp"));
@@ -507,55 +275,15 @@ fn write_snapshots(dir: &Path, results: &[TrialResult]) -> std::io::Result<()> {
 
 /// The generated document: the root causes lead, the matrix follows.
 fn document(
-    profile: &tooltape::gateway::LoadedProfile,
+    profile: &LoadedProfile,
     results: &[TrialResult],
-    causes: &[tooltape::gateway::RootCause],
+    causes: &[engine::RootCause],
 ) -> String {
-    let md = tooltape::gateway::markdown(&profile.name, &profile.profile.description, results);
-    let leading = tooltape::gateway::causes_markdown(causes, results.len());
+    let md = engine::markdown(&profile.name, &profile.profile.description, results);
+    let leading = engine::causes_markdown(engine::Kind::Gateway, causes, results.len());
     // After the title, description, provenance and summary paragraphs: before the matrix.
     match md.find("\n| trial |") {
         Some(i) => format!("{}\n{leading}## Trial matrix\n{}", &md[..i], &md[i..]),
         None => format!("{md}\n{leading}"),
-    }
-}
-
-fn print_results(
-    profile: &tooltape::gateway::LoadedProfile,
-    results: &[TrialResult],
-    causes: &[tooltape::gateway::RootCause],
-    format: GatewayFormat,
-) {
-    match format {
-        GatewayFormat::Terminal => {
-            out!("{}", tooltape::gateway::terminal(results));
-        }
-        GatewayFormat::Md => out!("{}", document(profile, results, causes)),
-        GatewayFormat::Html => outln!("{}", tooltape::gateway::html(&profile.name, results)),
-        GatewayFormat::Json => outln!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "gateway": profile.name,
-                "summary": tooltape::gateway::summary(results),
-                "causes": causes,
-                "trials": results,
-            }))
-            .unwrap_or_default()
-        ),
-        GatewayFormat::Junit => out!(
-            "{}",
-            tooltape::gateway::junit(
-                "gateway",
-                &profile.name,
-                &tooltape::clock::utc_iso(SystemTime::now()),
-                results
-            )
-        ),
-    }
-    // Machine formats are one document on stdout; the summary line is the terminal's or stderr's.
-    if matches!(format, GatewayFormat::Terminal) {
-        outln!("{}", tooltape::gateway::summary(results));
-    } else {
-        eprintln!("{}", tooltape::gateway::summary(results));
     }
 }

@@ -23,6 +23,7 @@ mod schema;
 mod select;
 mod simulate;
 mod status;
+mod suite;
 mod text_protocol;
 
 use select::{provider_arg, text_command};

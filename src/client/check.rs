@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::protocol::{DriverCall, DriverChunk, DriverResult, finish_of};
-use crate::gateway::{Finding, FindingKind, Side};
+use crate::engine::{Finding, FindingKind, Side};
 use crate::model::{Finish, Outcome, Provider, Severity};
 
 fn f(severity: Severity, message: impl Into<String>) -> Finding {

@@ -132,7 +132,7 @@ impl Driver {
         if !self.noise.is_empty() {
             s.push_str(&format!("; it also printed: {}", self.noise.join(" | ")));
         }
-        let tail = crate::gateway::tail(&self.log, 12);
+        let tail = crate::engine::tail(&self.log, 12);
         if !tail.trim().is_empty() {
             s.push_str(&format!("; last lines of {}:\n{tail}", self.log.display()));
         }

@@ -1,26 +1,28 @@
-//! Client-library mode: the case suite run through an SDK or agent framework. tooltape is the
-//! upstream (gateway mode's recording upstream, the simulator's core on loopback) and drives
-//! the library through a driver, a small program in the library's language that speaks the
-//! protocol of `protocol` (docs/clients/README.md). `profile` reads `clients/NAME.toml`;
-//! `driver` owns a driver process; `run` runs a trial as named phases (upstream judged by
-//! gateway mode's judge, what the caller got by `check`); `reference` is tooltape's own
-//! driver and its mutants; `render` writes the matrix and `docs/clients/NAME.md`; `skeleton` is
-//! the commented profile `tooltape init client` writes.
+//! Client-library mode: the case suite run through an SDK or agent framework, as the engine's
+//! second way through. tooltape is the upstream (the engine's recording upstream) and drives the
+//! library through a driver, a small program in the library's language that speaks the protocol
+//! of `protocol` (docs/clients/README.md). `profile` reads `clients/NAME.toml`; `library` is a
+//! library as the engine's system under test; `driver` owns a driver process; `way` is how a
+//! trial reaches the library (upstream judged by the engine, what the caller got by `check`);
+//! `reference` is tooltape's own driver and its mutants; `render` writes `docs/clients/NAME.md`;
+//! `skeleton` is the commented profile `tooltape init client` writes.
 
 mod check;
 mod driver;
+mod library;
 mod profile;
 mod protocol;
 mod reference;
 mod render;
-mod run;
 mod skeleton;
+mod way;
 
 #[cfg(test)]
 mod tests;
 
 pub use check::assemble;
 pub use driver::Spec;
+pub use library::Library;
 pub use profile::{ClientProfile, ClientRoute, DriverTable, LoadedClient, load_client};
 pub use protocol::{
     DriverCall, DriverChunk, DriverError, DriverMessage, DriverResult, DriverTool, DriverTrial,
@@ -28,5 +30,5 @@ pub use protocol::{
 };
 pub use reference::{Mutant, drive};
 pub use render::markdown;
-pub use run::run_all;
 pub use skeleton::skeleton;
+pub use way::Driven;

@@ -9,8 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use toml::Spanned;
 
-use crate::case::KnownFailure;
-use crate::gateway::{Install, Route};
+use crate::engine::{Install, KnownEntry, Loaded, Route, install_cache, read_profile};
 use crate::located::Located;
 use crate::model::Provider;
 
@@ -34,7 +33,7 @@ pub struct ClientProfile {
     pub concurrency: usize,
     pub routes: Vec<Spanned<ClientRoute>>,
     #[serde(default)]
-    pub known_failure: Vec<Spanned<KnownFailure>>,
+    pub known_failure: Vec<Spanned<KnownEntry>>,
 }
 
 fn default_concurrency() -> usize {
@@ -83,18 +82,11 @@ impl ClientRoute {
     }
 }
 
-/// A loaded client profile: its name (file stem), path and source for locations.
-#[derive(Debug)]
-pub struct LoadedClient {
-    pub name: String,
-    pub path: PathBuf,
-    pub source: String,
-    pub profile: ClientProfile,
-}
+/// A loaded client profile.
+pub type LoadedClient = Loaded<ClientProfile>;
 
-impl LoadedClient {
-    /// The routes as gateway routes whose two ends are the library's wire format (the trial
-    /// expansion and matrix are gateway mode's).
+impl Loaded<ClientProfile> {
+    /// The routes as the engine's routes whose two ends are the library's wire format.
     pub fn routes(&self) -> Vec<Route> {
         self.profile
             .routes
@@ -121,29 +113,17 @@ impl LoadedClient {
             .find(|r| r.name() == name)
     }
 
-    /// The known failure matching a trial key, with its `path:line:col`.
-    pub fn known_failure(&self, key: &str) -> Option<(&KnownFailure, String)> {
-        self.profile
-            .known_failure
-            .iter()
-            .find(|k| crate::case::pattern_matches(&k.get_ref().trials, key))
-            .map(|k| {
-                let (l, c) = crate::located::line_col(&self.source, k.span().start);
-                (k.get_ref(), format!("{}:{l}:{c}", self.path.display()))
-            })
-    }
-
     /// The install folder: `client-NAME-VERSION` in the gateways' install cache.
     pub fn install_dir(&self) -> PathBuf {
         let version = self.profile.version.as_deref().unwrap_or("unversioned");
-        crate::gateway::install_cache().join(format!("client-{}-{version}", self.name))
+        install_cache().join(format!("client-{}-{version}", self.name))
     }
 }
 
 /// Reads `clients/NAME.toml` (or any path ending in `.toml`).
 pub fn load_client(root: &Path, name: &str) -> Result<LoadedClient, Located> {
     let (path, source, profile): (_, _, ClientProfile) =
-        crate::gateway::read_profile(root, "clients", "client", name)?;
+        read_profile(root, "clients", "client", name)?;
     if profile.routes.is_empty() {
         return Err(Located::at_start(
             &path,

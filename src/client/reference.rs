@@ -165,7 +165,7 @@ async fn call(
         Ok((_, Err(e))) => error("DecodeError", e.to_string()),
         Ok((response, Ok(o))) => {
             let mut r = mutant.result(&o, req.stream);
-            if r.error.is_none() && crate::gateway::broken(&o).is_some() {
+            if r.error.is_none() && crate::engine::broken(&o).is_some() {
                 r.error = Some(DriverError {
                     kind: "StreamTruncated".into(),
                     message: "the stream ended before its terminal event".into(),

@@ -1,19 +1,19 @@
 //! The client document (`docs/clients/NAME.md`): per route and mode what passed, failed, was
-//! known or not expressible, then each known failure once with the trials it covers (a
+//! known or not expressible, the root causes with their reproducers, then each known failure once with the trials it covers (a
 //! maintainer reads a few causes, not every trial), then what could not be expressed.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::profile::LoadedClient;
-use crate::gateway::{Cell, TrialResult, summary};
+use crate::engine::{Cell, Kind, RootCause, TrialResult, causes_markdown, summary};
 
 fn md(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
 /// The Markdown document of one client run.
-pub fn markdown(profile: &LoadedClient, results: &[TrialResult]) -> String {
+pub fn markdown(profile: &LoadedClient, results: &[TrialResult], causes: &[RootCause]) -> String {
     let name = &profile.name;
     let mut s = String::new();
     let _ = writeln!(s, "# Client-library conformance: {name}\n");
@@ -45,17 +45,20 @@ pub fn markdown(profile: &LoadedClient, results: &[TrialResult]) -> String {
     for ((route, mode), [p, f, k, n]) in &table {
         let _ = writeln!(s, "| {route} | {mode} | {p} | {f} | {k} | {n} |");
     }
-    let _ = writeln!(s, "\n## Known failures\n");
+    let _ = writeln!(s);
+    s.push_str(&causes_markdown(Kind::Client, causes, results.len()));
+    let _ = writeln!(s, "## Known failures\n");
     let mut known: Vec<(String, String, usize)> = Vec::new();
     for k in &profile.profile.known_failure {
         let k = k.get_ref();
         let n = results
             .iter()
             .filter(|r| {
-                matches!(r.cell, Cell::Known(_)) && crate::case::pattern_matches(&k.trials, &r.key)
+                matches!(r.cell, Cell::Known(_))
+                    && crate::case::pattern_matches(&k.failure.trials, &r.key)
             })
             .count();
-        known.push((k.trials.clone(), k.reason.clone(), n));
+        known.push((k.failure.trials.clone(), k.failure.reason.clone(), n));
     }
     if known.is_empty() {
         let _ = writeln!(s, "None.");

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::profile::LoadedProfile;
-use super::suite::{Cell, TrialResult};
+use crate::engine::{Cell, TrialResult};
 
 pub const BEGIN: &str = "<!-- compare:begin -->";
 pub const END: &str = "<!-- compare:end -->";
@@ -96,7 +96,9 @@ pub fn version(profile: &LoadedProfile) -> String {
 fn passed(profile: &LoadedProfile, r: &TrialResult) -> bool {
     match &r.cell {
         Cell::Pass => true,
-        Cell::Fail(_) => profile.known_failure(&r.key, None).is_some(),
+        Cell::Fail(_) => {
+            crate::engine::known_failure(&profile.profile.known_failure, &r.key, None).is_some()
+        }
         _ => false,
     }
 }

@@ -2,14 +2,14 @@
 //! wait for readiness, stop exactly that process group; the log tail on any failure to start.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::net::{Ipv4Addr, TcpListener};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::profile::{Install, LoadedProfile, fill};
+use super::profile::LoadedProfile;
+use crate::engine::{Process, fill, install_into, tail};
 
 /// A gateway this process started; dropping it stops its process group.
 pub struct Running {
@@ -22,44 +22,11 @@ pub struct Running {
 /// Installs the profile's pinned version when its check path is missing; a failed install is
 /// never taken as installed (the check path decides, and the command runs again next time).
 /// Returns whether it installed.
-pub fn ensure_installed(profile: &LoadedProfile) -> Result<bool, String> {
+pub(super) fn ensure_installed(profile: &LoadedProfile) -> Result<bool, String> {
     let Some(install) = &profile.profile.install else {
         return Ok(false);
     };
     install_into(&profile.name, &profile.install_dir(), install)
-}
-
-/// Runs `install`'s command in `dir` unless its check path exists there; whether it ran.
-pub fn install_into(name: &str, dir: &Path, install: &Install) -> Result<bool, String> {
-    let dir = dir.to_path_buf();
-    if dir.join(&install.check).exists() {
-        return Ok(false);
-    }
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let log = dir.join("install.log");
-    let out = File::create(&log).map_err(|e| format!("cannot write {}: {e}", log.display()))?;
-    let err = out.try_clone().map_err(|e| e.to_string())?;
-    let dir_s = dir.to_string_lossy().into_owned();
-    let status = Command::new("sh")
-        .arg("-c")
-        .arg(fill(&install.command, &[("dir", &dir_s)]))
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
-        .status()
-        .map_err(|e| format!("cannot run the install command: {e}"))?;
-    if !status.success() || !dir.join(&install.check).exists() {
-        return Err(format!(
-            "installing {} into {} failed ({status}); {} not found. Last lines of {}:\n{}",
-            name,
-            dir.display(),
-            install.check,
-            log.display(),
-            tail(&log, 30)
-        ));
-    }
-    Ok(true)
 }
 
 /// A free port on 127.0.0.1 (bound then released).
@@ -220,15 +187,15 @@ async fn reported_url(
     }
 }
 
-impl Running {
+impl Process for Running {
     /// The gateway's process group (the leader was spawned with `process_group(0)`).
-    pub fn pgid(&self) -> u32 {
+    fn pgid(&self) -> u32 {
         self.child.id()
     }
 
     /// How the gateway's process ended, when it has (a gateway that dies mid-run breaks every
     /// trial after that; the runner says so instead of leaving only connection errors).
-    pub fn exited(&mut self) -> Option<String> {
+    fn exited(&mut self) -> Option<String> {
         match self.child.try_wait() {
             Ok(Some(status)) => Some(status.to_string()),
             _ => None,
@@ -236,12 +203,16 @@ impl Running {
     }
 
     /// The gateway's log tail (shown on failures).
-    pub fn log_tail(&self, lines: usize) -> String {
+    fn log_tail(&self, lines: usize) -> String {
         tail(&self.log, lines)
     }
 
+    fn started_in(&self) -> Duration {
+        self.started_in
+    }
+
     /// Stops the process group this process started: TERM, then KILL after 5 s.
-    pub fn stop(&mut self) {
+    fn stop(&mut self) {
         if matches!(self.child.try_wait(), Ok(Some(_))) {
             return;
         }
@@ -268,18 +239,4 @@ impl Drop for Running {
     fn drop(&mut self) {
         self.stop();
     }
-}
-
-/// The last `lines` lines of a file (reads at most the last 64 KiB).
-pub(crate) fn tail(path: &Path, lines: usize) -> String {
-    let Ok(mut f) = File::open(path) else {
-        return format!("({} not readable)", path.display());
-    };
-    let len = f.metadata().map_or(0, |m| m.len());
-    let _ = f.seek(SeekFrom::Start(len.saturating_sub(64 * 1024)));
-    let mut buf = Vec::new();
-    let _ = f.read_to_end(&mut buf);
-    let text = String::from_utf8_lossy(&buf);
-    let all: Vec<&str> = text.lines().collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
 }

@@ -55,7 +55,7 @@ impl Watch for () {
 pub(crate) type Answer = Result<(HttpResponse, Result<Outcome, DecodeError>, Timing), String>;
 
 /// One exchange (or driver step), sent and answered.
-pub(crate) struct Sent<S, A = Answer> {
+pub struct Sent<S, A = Answer> {
     pub answer: A,
     /// What the watch saw (gateway mode: the upstream exchanges the request caused).
     pub seen: S,

@@ -7,11 +7,13 @@ mod hosted;
 mod transport;
 mod trial;
 
+pub use exchange::Sent;
 pub use exchange::{ExchangeRun, TrialRun};
 pub(crate) use exchange::{OwnTime, Watch, exchange, watched};
 pub use hosted::{SupportCache, Telemetry};
 pub(crate) use hosted::{fallback_step, falls_back, set_variant, telemetry, trial_telemetry};
+pub use transport::Timing;
+pub(crate) use transport::client_per_request;
 pub use transport::{Endpoint, client, send};
-pub(crate) use transport::{Timing, client_per_request};
 pub(crate) use trial::follow_up;
 pub use trial::run_trial;

@@ -47,7 +47,7 @@ pub(crate) fn client_per_request(timeout: Duration) -> reqwest::Client {
 
 /// When an answer arrived, measured from the moment the request was handed to the client.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Timing {
+pub struct Timing {
     /// Send → the answer's last byte received.
     pub(crate) complete: Duration,
     /// Send → the first tool call the stream decoder saw (streamed answers only).

@@ -26,14 +26,14 @@ const LIBRARIES: [&str; 8] = [
 pub fn section(root: &Path, report: &mut Report) {
     report.section("client (reference driver; tooltape's own time per trial)");
     let profile = match tooltape::client::load_client(root, "tooltape") {
-        Ok(p) => Arc::new(p),
+        Ok(p) => p,
         Err(e) => {
             report.note(&format!("{e}"));
             return;
         }
     };
-    let cases = tooltape::gateway::cases_of(&discover(root));
-    let trials = tooltape::gateway::trials(&cases, &profile.routes(), None);
+    let cases = tooltape::engine::cases_of(&discover(root));
+    let trials = tooltape::engine::trials(&cases, &profile.routes(), None);
     let work = std::env::temp_dir().join(format!("tooltape-bench-client-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&work);
     let spec = tooltape::client::Spec {
@@ -47,11 +47,20 @@ pub fn section(root: &Path, report: &mut Report) {
     let t0 = Instant::now();
     let results = tooltape::runtime().block_on(async {
         let upstream = Arc::new(
-            tooltape::gateway::Upstream::start()
+            tooltape::engine::Upstream::start()
                 .await
                 .expect("loopback upstream"),
         );
-        tooltape::client::run_all(Arc::clone(&profile), &upstream, spec, trials).await
+        tooltape::engine::run_on(
+            Arc::new(tooltape::client::Library::new(profile, root).with_driver(spec)),
+            trials,
+            &upstream,
+            &tooltape::engine::Options::default(),
+            &|_| {},
+        )
+        .await
+        .map(|r| r.results)
+        .unwrap_or_default()
     });
     let wall = t0.elapsed();
     let _ = std::fs::remove_dir_all(&work);

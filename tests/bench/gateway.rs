@@ -25,19 +25,32 @@ pub fn section(root: &Path, report: &mut Report) {
             return;
         }
     };
-    let cases = tooltape::gateway::cases_of(&discover(root));
+    let cases = tooltape::engine::cases_of(&discover(root));
     let routes = profile.routes();
-    let trials = tooltape::gateway::trials(&cases, &routes, None);
+    let trials = tooltape::engine::trials(&cases, &routes, None);
     let rt = tooltape::runtime();
     let t0 = Instant::now();
     let results = rt.block_on(async {
         let upstream = Arc::new(
-            tooltape::gateway::Upstream::start()
+            tooltape::engine::Upstream::start()
                 .await
                 .expect("loopback upstream"),
         );
         let url = upstream.base_url();
-        tooltape::gateway::run_all(Arc::clone(&profile), &upstream, &url, trials, 4).await
+        tooltape::engine::run_on(
+            Arc::clone(&profile),
+            trials,
+            &upstream,
+            &tooltape::engine::Options {
+                url: Some(url),
+                concurrency: Some(4),
+                ..Default::default()
+            },
+            &|_| {},
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{}", e.message))
+        .results
     });
     let wall = t0.elapsed();
     let n = results.len().max(1);

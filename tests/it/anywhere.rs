@@ -222,8 +222,8 @@ fn a_gateway_configured_from_a_file_is_tested_from_an_empty_folder() {
     // text protocol's own cases have no client format) on the profile's routes.
     let loaded =
         tooltape::gateway::load_profile(&dir, dir.join("mine.toml").to_str().unwrap()).unwrap();
-    let corpus = tooltape::gateway::cases_of(&tooltape::discover(&dir));
-    let expected = tooltape::gateway::trials(&corpus, &loaded.routes(), None);
+    let corpus = tooltape::engine::cases_of(&tooltape::discover(&dir));
+    let expected = tooltape::engine::trials(&corpus, &loaded.routes(), None);
     assert_eq!(counts.0, expected.len());
     let cases: BTreeSet<String> = expected
         .iter()

@@ -60,8 +60,8 @@ fn every_client_profile_loads_and_its_document_lists_its_known_failures() {
             .map(|k| {
                 let k = k.get_ref();
                 (
-                    k.trials.clone(),
-                    k.reason.replace('|', "\\|").replace('\n', " "),
+                    k.failure.trials.clone(),
+                    k.failure.reason.replace('|', "\\|").replace('\n', " "),
                 )
             })
             .collect();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tooltape::client::{Mutant, Spec};
-use tooltape::gateway::{Cell, TrialResult};
+use tooltape::engine::{Cell, TrialResult};
 use tooltape::{discover, runtime};
 
 use crate::scratch::{repo, root_with_cases};
@@ -105,13 +105,12 @@ fn scratch() -> PathBuf {
 }
 
 fn run(root: &Path, m: Mutant) -> Vec<TrialResult> {
-    let profile = Arc::new(
-        tooltape::client::load_client(repo(), "tooltape").unwrap_or_else(|e| panic!("{e}")),
-    );
+    let profile =
+        tooltape::client::load_client(repo(), "tooltape").unwrap_or_else(|e| panic!("{e}"));
     let discovery = discover(root);
     assert!(discovery.broken.is_empty(), "{:?}", discovery.broken);
-    let cases = tooltape::gateway::cases_of(&discovery);
-    let trials = tooltape::gateway::trials(&cases, &profile.routes(), None);
+    let cases = tooltape::engine::cases_of(&discovery);
+    let trials = tooltape::engine::trials(&cases, &profile.routes(), None);
     let slug = Mutant::ALL.iter().find(|(_, x)| *x == m).unwrap().0;
     let spec = Spec {
         argv: [
@@ -128,8 +127,17 @@ fn run(root: &Path, m: Mutant) -> Vec<TrialResult> {
         log: root.join(format!("{slug}.log")),
     };
     runtime().block_on(async {
-        let upstream = Arc::new(tooltape::gateway::Upstream::start().await.unwrap());
-        tooltape::client::run_all(profile, &upstream, spec, trials).await
+        let upstream = Arc::new(tooltape::engine::Upstream::start().await.unwrap());
+        tooltape::engine::run_on(
+            Arc::new(tooltape::client::Library::new(profile, repo()).with_driver(spec)),
+            trials,
+            &upstream,
+            &tooltape::engine::Options::default(),
+            &|_| {},
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{}", e.message))
+        .results
     })
 }
 

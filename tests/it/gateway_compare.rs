@@ -86,15 +86,28 @@ fn added_latency_is_paired_per_request_and_shows_the_proxy_delay() {
     );
     let discovery = discover(&root);
     assert!(discovery.broken.is_empty(), "{:?}", discovery.broken);
-    let cases = tooltape::gateway::cases_of(&discovery);
+    let cases = tooltape::engine::cases_of(&discovery);
     let routes = profile.routes();
-    let trials = tooltape::gateway::trials(&cases, &routes, None);
+    let trials = tooltape::engine::trials(&cases, &routes, None);
     assert!(!trials.is_empty());
-    let results: Vec<tooltape::gateway::TrialResult> = runtime().block_on(async {
-        let upstream = Arc::new(tooltape::gateway::Upstream::start().await.unwrap());
+    let results: Vec<tooltape::engine::TrialResult> = runtime().block_on(async {
+        let upstream = Arc::new(tooltape::engine::Upstream::start().await.unwrap());
         let addr = serve_delaying(upstream.base_url()).await;
         let url = format!("http://{addr}");
-        tooltape::gateway::run_all(Arc::clone(&profile), &upstream, &url, trials, 4).await
+        tooltape::engine::run_on(
+            Arc::clone(&profile),
+            trials,
+            &upstream,
+            &tooltape::engine::Options {
+                url: Some(url),
+                concurrency: Some(4),
+                ..Default::default()
+            },
+            &|_| {},
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{}", e.message))
+        .results
     });
 
     let (mut delayed, mut other) = (Vec::new(), Vec::new());

@@ -169,7 +169,7 @@ struct Facts {
     usage: bool,
 }
 
-fn facts(r: &tooltape::gateway::TrialResult) -> Facts {
+fn facts(r: &tooltape::engine::TrialResult) -> Facts {
     let parts: Vec<&str> = r.key.split("::").collect();
     Facts {
         key: r.key.clone(),
@@ -900,25 +900,38 @@ fn scratch_root() -> PathBuf {
     root
 }
 
-fn run_mutant(root: &Path, cases: &[Arc<Case>], m: Mutant) -> Vec<tooltape::gateway::TrialResult> {
+fn run_mutant(root: &Path, cases: &[Arc<Case>], m: Mutant) -> Vec<tooltape::engine::TrialResult> {
     let profile = Arc::new(
         tooltape::gateway::load_profile(root, root.join("mutant.toml").to_str().unwrap())
             .unwrap_or_else(|e| panic!("{e}")),
     );
     let routes = profile.routes();
-    let trials = tooltape::gateway::trials(cases, &routes, None);
+    let trials = tooltape::engine::trials(cases, &routes, None);
     runtime().block_on(async {
-        let upstream = Arc::new(tooltape::gateway::Upstream::start().await.unwrap());
+        let upstream = Arc::new(tooltape::engine::Upstream::start().await.unwrap());
         let addr = serve_mutant(m, upstream.base_url()).await;
         let url = format!("http://{addr}");
         let c = profile.profile.concurrency;
-        tooltape::gateway::run_all(Arc::clone(&profile), &upstream, &url, trials, c).await
+        tooltape::engine::run_on(
+            Arc::clone(&profile),
+            trials,
+            &upstream,
+            &tooltape::engine::Options {
+                url: Some(url),
+                concurrency: Some(c),
+                ..Default::default()
+            },
+            &|_| {},
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{}", e.message))
+        .results
     })
 }
 
-fn first_finding(r: &tooltape::gateway::TrialResult) -> String {
+fn first_finding(r: &tooltape::engine::TrialResult) -> String {
     match &r.cell {
-        tooltape::gateway::Cell::Fail(s) | tooltape::gateway::Cell::Broken(s) => s.clone(),
+        tooltape::engine::Cell::Fail(s) | tooltape::engine::Cell::Broken(s) => s.clone(),
         other => format!("{other:?}"),
     }
 }
@@ -928,13 +941,13 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
     let root = scratch_root();
     let discovery = discover(&root);
     assert!(discovery.broken.is_empty(), "{:?}", discovery.broken);
-    let cases = tooltape::gateway::cases_of(&discovery);
+    let cases = tooltape::engine::cases_of(&discovery);
     let faithful = run_mutant(&root, &cases, Mutant::Faithful);
     let total = faithful.len();
     assert!(total >= 60, "only {total} trials");
     let bad: Vec<String> = faithful
         .iter()
-        .filter(|r| r.cell != tooltape::gateway::Cell::Pass)
+        .filter(|r| r.cell != tooltape::engine::Cell::Pass)
         .map(|r| format!("{}: {:?} {:?}", r.key, r.cell, r.findings))
         .collect();
     assert!(
@@ -970,22 +983,22 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
         let mut first = None;
         for (r, f) in results.iter().zip(&facts) {
             assert_eq!(r.key, f.key);
-            let fails = r.cell != tooltape::gateway::Cell::Pass;
+            let fails = r.cell != tooltape::engine::Cell::Pass;
             let should = m.should_fail(f);
             if fails {
                 failed += 1;
                 if first.is_none() {
                     snaps.push((
-                        format!("{}__{}", m.slug(), tooltape::gateway::snapshot_name(r)),
-                        tooltape::gateway::snapshot(r),
+                        format!("{}__{}", m.slug(), tooltape::engine::snapshot_name(r)),
+                        tooltape::engine::snapshot(r),
                     ));
                 }
                 first.get_or_insert_with(|| first_finding(r));
             }
             if m == Mutant::Faithful {
                 snaps.push((
-                    format!("Faithful__{}", tooltape::gateway::snapshot_name(r)),
-                    tooltape::gateway::snapshot(r),
+                    format!("Faithful__{}", tooltape::engine::snapshot_name(r)),
+                    tooltape::engine::snapshot(r),
                 ));
             }
             if fails != should {

@@ -28,8 +28,8 @@ const MAX_BODY: usize = 32 * 1024 * 1024;
 
 /// One request the gateway sent upstream and the answer it got, as bytes on the wire.
 #[derive(Clone, Debug)]
-pub(crate) struct Exchange {
-    pub request: SimRequest,
+pub struct Exchange {
+    pub(crate) request: SimRequest,
     pub status: u16,
     pub headers: std::collections::BTreeMap<String, String>,
     /// The answer's bytes; for streams, each chunk as it was written.

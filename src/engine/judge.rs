@@ -1,21 +1,21 @@
-//! The judgements of one gateway trial, each a pure function of what the client asked, what
-//! went upstream and what came back: upstream (by meaning, both ends read by the project's
-//! request decoders), downstream (against what upstream answered), each follow-up round, and
+//! The judgements of one trial, each a pure function of what the caller asked, what went
+//! upstream and what came back: upstream (by meaning, both ends read by the project's request
+//! decoders), downstream over HTTP (against what upstream answered), each follow-up round, and
 //! the cell a trial's findings make.
 
 use serde_json::Value;
 
-use super::check::{self, Finding, FindingKind, RequestView, Side};
+use super::check::{self, RequestView};
 use super::events;
-use super::suite::Cell;
+use super::finding::{Finding, FindingKind, Side};
+use super::result::Cell;
 use super::upstream::Exchange;
 use crate::case::Trial;
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, DecodeError, Encoded, Outcome, Provider, Severity};
-use crate::run::Endpoint;
 
 /// The client's side of a trial, built once: its request in the route's inbound format.
-pub(crate) struct Asked {
+pub struct Asked {
     /// The trial as the inbound format's trial (its expectations are the client's).
     pub base: Trial,
     pub inbound: Provider,
@@ -23,7 +23,6 @@ pub(crate) struct Asked {
     pub target: Provider,
     pub req: ChatRequest,
     pub encoded: Encoded,
-    pub endpoint: Endpoint,
     /// The request is one its own API rejects, as the case expects: the gateway must answer
     /// that API's 4xx, and upstream findings that only restate the client's invalid content
     /// are not the gateway's.
@@ -35,7 +34,7 @@ pub(crate) struct Asked {
 }
 
 /// A request and its decoded answer, as the client got them.
-pub(crate) type Got = Result<(HttpResponse, Result<Outcome, DecodeError>), String>;
+pub type Got = Result<(HttpResponse, Result<Outcome, DecodeError>), String>;
 
 /// Nothing went upstream for the first request: for a request invalid in its own API, the
 /// findings on the error the client got; otherwise the cell (the gateway refused: unsupported

@@ -1,5 +1,5 @@
 use super::check::{self, RequestView};
-use super::profile::fill;
+use super::fill;
 use crate::model::Severity;
 use crate::model::{ChatRequest, Message, Provider, StrictPolicy, Tool, ToolCall};
 use serde_json::json;
@@ -406,11 +406,11 @@ fn known_failures_apply_and_a_pass_fails_unless_flaky() {
     .unwrap();
     let extra = "\n[[known_failure]]\ntrials = \"solid::chat→gemini::auto::*\"\nreason = \"always\"\n\n[[known_failure]]\ntrials = \"racy::chat→gemini::auto::*\"\nreason = \"sometimes\"\nflaky = true\n";
     std::fs::write(dir.join("gateways/x.toml"), format!("{base}{extra}")).unwrap();
-    let profile = super::load_profile(&dir, "x").unwrap();
+    let profile = crate::gateway::load_profile(&dir, "x").unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     let applied = |key: &str, cell: Cell| {
         let mut r = result_with(key, cell);
-        super::suite::apply_known(&profile, &mut r);
+        super::known::apply(&profile, std::slice::from_mut(&mut r));
         r.cell
     };
     let failed = || Cell::Fail("downstream: x".into());
@@ -434,9 +434,9 @@ fn the_init_skeleton_loads_as_a_profile_and_names_the_base_urls() {
     std::fs::create_dir_all(&dir).unwrap();
     let addr: std::net::SocketAddr = "127.0.0.1:8790".parse().unwrap();
     let path = dir.join("acme.toml");
-    let text = super::skeleton("acme", "acme.toml", addr);
+    let text = crate::gateway::skeleton("acme", "acme.toml", addr);
     std::fs::write(&path, &text).unwrap();
-    let loaded = super::load_profile(&dir, path.to_str().unwrap()).unwrap();
+    let loaded = crate::gateway::load_profile(&dir, path.to_str().unwrap()).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     let routes: Vec<String> = loaded.routes().iter().map(super::Route::name).collect();
     assert_eq!(
@@ -449,11 +449,12 @@ fn the_init_skeleton_loads_as_a_profile_and_names_the_base_urls() {
         ]
     );
     assert!(loaded.profile.known_failure.is_empty() && loaded.profile.start.is_none());
-    for (p, url) in super::base_urls(addr) {
+    for (p, url) in crate::gateway::base_urls(addr) {
         assert!(text.contains(&url), "{p}: {url}");
     }
     assert!(text.contains("tooltape gateway acme.toml --url"));
-    let urls: std::collections::BTreeMap<_, _> = super::base_urls(addr).into_iter().collect();
+    let urls: std::collections::BTreeMap<_, _> =
+        crate::gateway::base_urls(addr).into_iter().collect();
     assert_eq!(urls[&Provider::OpenaiChat], "http://127.0.0.1:8790/v1");
     assert_eq!(urls[&Provider::Anthropic], "http://127.0.0.1:8790");
 }
@@ -498,7 +499,8 @@ fn an_empty_id_and_name_on_a_continuation_delta_is_the_same_call() {
 
 use super::cause::{CauseKey, Ended, key_of};
 use super::check::{Finding, FindingKind, Side};
-use super::suite::{TrialResult, apply_known, stale_causes};
+use super::known::stale_causes;
+use super::result::TrialResult;
 use super::{Cell, causes};
 
 fn cause_tools() -> Vec<String> {
@@ -540,7 +542,7 @@ fn failing(key: &str, findings: Vec<Finding>, body_len: usize) -> TrialResult {
     }
 }
 
-fn cause_profile(extra: &str) -> super::LoadedProfile {
+fn cause_profile(extra: &str) -> crate::gateway::LoadedProfile {
     let dir = std::env::temp_dir().join(format!(
         "tooltape-cause-{}-{}",
         std::process::id(),
@@ -557,7 +559,7 @@ fn cause_profile(extra: &str) -> super::LoadedProfile {
         .unwrap()
         .to_string();
     std::fs::write(dir.join("gateways/x.toml"), format!("{base}{extra}")).unwrap();
-    let p = super::load_profile(&dir, "x").unwrap();
+    let p = crate::gateway::load_profile(&dir, "x").unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     p
 }
@@ -610,7 +612,7 @@ fn findings_group_across_routes_choices_and_modes_with_the_smallest_trial() {
     assert_eq!(first.routes, ["chat→anthropic", "responses→anthropic"]);
     assert_eq!(
         first.title,
-        "upstream: upstream refused TOOL with 400: max_tokens: Field required"
+        "upstream: upstream refused get_time with 400: max_tokens: Field required"
     );
     assert_eq!(
         first.reproducer.trial,
@@ -619,7 +621,7 @@ fn findings_group_across_routes_choices_and_modes_with_the_smallest_trial() {
     assert!(
         first
             .reproducer
-            .curl
+            .command
             .starts_with("curl -sS \"${GATEWAY}/v1/chat/completions\"")
     );
     assert!(first.reproducer.expected.contains("anthropic"));
@@ -653,9 +655,7 @@ fn a_known_failure_by_cause_covers_only_its_cause_and_fails_when_it_is_gone() {
     pass.cell = Cell::Pass;
     pass.cause = None;
     results.push(pass);
-    for r in &mut results {
-        apply_known(&p, r);
-    }
+    super::known::apply(&p, &mut results);
     assert_eq!(results[0].cell, Cell::Known("max_tokens".into()));
     // Another cause on the same route, and the same cause off the pattern, still fail.
     assert!(matches!(results[1].cell, Cell::Fail(_)));
@@ -681,4 +681,159 @@ fn a_known_failure_by_cause_covers_only_its_cause_and_fails_when_it_is_gone() {
         "{}",
         stale[0]
     );
+}
+
+/// A stream trial whose calls differ from its buffered trial's fails by the comparison, which
+/// runs before known failures: an entry naming that comparison's cause makes it known.
+#[test]
+fn a_stream_buffered_difference_can_be_a_known_failure_by_its_cause() {
+    let calls = |names: &[&str]| crate::model::Outcome {
+        tool_calls: names
+            .iter()
+            .map(|n| ToolCall {
+                id: format!("call_{n}"),
+                name: (*n).to_string(),
+                arguments: json!({}),
+                thought_signature: None,
+            })
+            .collect(),
+        ..crate::model::Outcome::default()
+    };
+    let mut buffered = failing("a::chat→anthropic::auto::buffered", Vec::new(), 1);
+    buffered.cell = Cell::Pass;
+    buffered.cause = None;
+    buffered.downstream_outcome = Some(calls(&["get_weather", "get_time"]));
+    let mut stream = failing("a::chat→anthropic::auto::stream", Vec::new(), 1);
+    stream.cell = Cell::Pass;
+    stream.cause = None;
+    stream.downstream_outcome = Some(calls(&["get_weather"]));
+    let mut results = vec![buffered, stream];
+    super::run::compare_modes(&mut results);
+    assert!(matches!(&results[1].cell, Cell::Fail(m) if m.contains("differ from buffered")));
+    let id = results[1].cause.clone().expect("the comparison's cause");
+    let p = cause_profile(&format!(
+        "\n[[known_failure]]\ncause = \"{id}\"\ntrials = \"a::*\"\nreason = \"streams drop the second call\"\n"
+    ));
+    super::known::apply(&p, &mut results);
+    assert_eq!(results[0].cell, Cell::Pass);
+    assert_eq!(
+        results[1].cell,
+        Cell::Known("streams drop the second call".into())
+    );
+    assert!(stale_causes(&p, &results).is_empty());
+}
+
+/// A way whose second trial panics: that trial is broken (reported, named), the others run.
+struct Panicky(String);
+
+impl super::Way for Panicky {
+    type Worker = usize;
+    type Request = ();
+    type Answer = ();
+
+    fn worker(&self, _: usize) -> usize {
+        0
+    }
+    fn ask(
+        &self,
+        trial: &super::RoutedTrial,
+        _: &super::Upstream,
+    ) -> Result<(super::Asked, ()), Cell> {
+        if trial.case.name == self.0 {
+            panic!("the way fell over");
+        }
+        Err(Cell::NotApplicable("nothing to send".into()))
+    }
+    fn shown(&self, _: &super::Asked, _: &()) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+    async fn send(
+        &self,
+        _: &mut usize,
+        _: &super::Asked,
+        _: &(),
+        _: &super::PromptWatch<'_>,
+    ) -> crate::run::Sent<Vec<super::Exchange>, Result<(), String>> {
+        unreachable!()
+    }
+    fn not_expressible(&self, _: &()) -> Option<Cell> {
+        None
+    }
+    fn keep(&self, _: &super::Asked, _: &(), _: &[super::Exchange]) -> super::Kept {
+        super::Kept::default()
+    }
+    fn unsent(&self, _: &super::Asked, _: &()) -> Result<Vec<Finding>, Cell> {
+        Ok(Vec::new())
+    }
+    fn downstream(
+        &self,
+        _: &super::Asked,
+        _: &super::Exchange,
+        _: Provider,
+        _: &(),
+    ) -> Vec<Finding> {
+        Vec::new()
+    }
+    fn continues(
+        &self,
+        _: &super::Asked,
+        _: &super::Exchange,
+        _: &(),
+    ) -> Option<crate::model::Outcome> {
+        None
+    }
+    async fn round(
+        &self,
+        _: &mut usize,
+        _: &super::Asked,
+        _: &(),
+        _: &ChatRequest,
+        _: &ChatRequest,
+        _: &crate::http::HttpRequest,
+        _: &super::PromptWatch<'_>,
+    ) -> crate::run::Sent<Vec<super::Exchange>, super::RoundAnswer> {
+        unreachable!()
+    }
+    async fn end_trial(&self, _: &mut usize) {}
+    async fn end_worker(&self, _: usize) {}
+}
+
+#[test]
+fn a_panicking_trial_is_a_broken_trial_and_the_others_still_run() {
+    let discovery = crate::case::discover(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
+    let cases: Vec<_> = super::cases_of(&discovery)
+        .into_iter()
+        .filter(|c| c.name.starts_with("c01_"))
+        .take(2)
+        .collect();
+    assert_eq!(cases.len(), 2);
+    let boom = cases[1].name.clone();
+    let route: super::Route =
+        toml::from_str("inbound = \"chat\"\nupstream = \"openai-chat\"\nmodel = \"m\"\n").unwrap();
+    let trials = super::trials(&cases, &[route], None);
+    assert!(trials.len() >= 2);
+    let results = crate::runtime().block_on(async {
+        let upstream = std::sync::Arc::new(super::Upstream::start().await.unwrap());
+        super::run::run_trials(
+            std::sync::Arc::new(Panicky(boom.clone())),
+            (super::Kind::Gateway, "panicky"),
+            2,
+            &upstream,
+            trials.clone(),
+        )
+        .await
+    });
+    assert_eq!(results.len(), trials.len(), "no trial is dropped");
+    for r in &results {
+        if r.key.starts_with(&format!("{boom}::")) {
+            assert!(
+                matches!(&r.cell, Cell::Broken(m) if m.contains("panicked") && m.contains("the way fell over")),
+                "{:?}",
+                r.cell
+            );
+            assert!(r.cause.is_some(), "a broken trial has a root cause");
+        } else {
+            assert!(matches!(r.cell, Cell::NotApplicable(_)), "{:?}", r.cell);
+        }
+    }
 }

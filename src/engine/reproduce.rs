@@ -1,8 +1,9 @@
 //! Root causes as a maintainer reads them: a run's failing trials grouped by cause
-//! (`cause::CauseKey`), each with its audit from the profile and the reproducer of a cause's smallest trial (the
-//! client's request as `curl` and JSON, what went upstream, what upstream answered, what came
-//! back, the expected behaviour with the API's documented rule), the `--findings` list, the
-//! document's leading section and the ready-to-file issue of `--report-bug`.
+//! (`cause::CauseKey`), each titled by its smallest trial's own message, with its audit from the
+//! profile and that trial's reproducer (the caller's request as a command and JSON, what went
+//! upstream, what upstream answered, what came back, the expected behaviour with the API's
+//! documented rule); the `--findings` list, the document's leading section and the
+//! ready-to-file issue of `--report-bug`, for gateways and libraries alike.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -11,23 +12,24 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::cause::CauseKey;
-use super::profile::{LoadedProfile, Verdict};
-use super::suite::TrialResult;
+use super::known::Audit;
+use super::result::{Cell, TrialResult};
+use super::system::{Kind, System};
 use crate::model::{Provider, Severity};
 
 /// The longest answer text a reproducer carries.
 const ANSWER_CHARS: usize = 4000;
 
 /// The reproducer of `trial` (the smallest of a cause).
-pub(super) fn reproducer(
-    profile: &LoadedProfile,
+pub(super) fn reproducer<S: System>(
+    system: &S,
     trial: Option<&TrialResult>,
     key: &CauseKey,
 ) -> Reproducer {
     let Some(t) = trial else {
         return Reproducer {
             trial: String::new(),
-            curl: String::new(),
+            command: String::new(),
             client_request: Value::Null,
             upstream_request: None,
             upstream_answer: None,
@@ -36,10 +38,10 @@ pub(super) fn reproducer(
             expected: String::new(),
         };
     };
-    let (inbound, upstream) = route_providers(profile, &t.route);
+    let (inbound, upstream) = route_providers(system, &t.route);
     Reproducer {
         trial: t.key.clone(),
-        curl: curl(profile, t),
+        command: system.replay_command(t),
         client_request: t.client_request.clone(),
         upstream_request: t.upstream_request.clone(),
         upstream_answer: t.upstream_answer.clone(),
@@ -49,8 +51,8 @@ pub(super) fn reproducer(
     }
 }
 
-fn route_providers(profile: &LoadedProfile, route: &str) -> (Option<Provider>, Option<Provider>) {
-    profile
+fn route_providers<S: System>(system: &S, route: &str) -> (Option<Provider>, Option<Provider>) {
+    system
         .routes()
         .into_iter()
         .find(|r| r.name() == route)
@@ -66,51 +68,6 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
-/// A shell word: single-quoted, or double-quoted with `$UPSTREAM` when it names the upstream.
-fn shell_word(v: &str) -> String {
-    if v.contains("{{upstream}}") {
-        let escaped = v
-            .replace('\\', "\\\\")
-            .replace('"', "\\\"")
-            .replace('`', "\\`")
-            .replace('$', "\\$")
-            .replace("{{upstream}}", "${UPSTREAM}");
-        format!("\"{escaped}\"")
-    } else {
-        format!("'{}'", v.replace('\'', "'\\''"))
-    }
-}
-
-/// The client's request as a `curl` command: the profile's and the route's headers, the body
-/// from a here-document.
-fn curl(profile: &LoadedProfile, t: &TrialResult) -> String {
-    let path = t
-        .client_request
-        .get("path")
-        .and_then(Value::as_str)
-        .unwrap_or("/");
-    let body = t
-        .client_request
-        .get("body")
-        .map(|b| serde_json::to_string_pretty(b).unwrap_or_default())
-        .unwrap_or_default();
-    let mut s = format!("curl -sS \"${{GATEWAY}}{}\" \\\n", path.replace('"', "%22"));
-    let _ = writeln!(s, "  -H 'content-type: application/json' \\");
-    let route = profile.routes().into_iter().find(|r| r.name() == t.route);
-    let headers = profile
-        .profile
-        .headers
-        .iter()
-        .chain(route.iter().flat_map(|r| r.headers.iter()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect::<Vec<_>>();
-    for (k, v) in headers {
-        let _ = writeln!(s, "  -H {} \\", shell_word(&format!("{k}: {v}")));
-    }
-    let _ = write!(s, "  --data-binary @- <<'JSON'\n{body}\nJSON");
-    s
-}
-
 /// The audit of a cause, from the profile's known failure that names it.
 #[derive(Clone, Debug, Serialize)]
 pub struct Known {
@@ -119,7 +76,8 @@ pub struct Known {
     pub trials: String,
     pub reason: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<Verdict>,
+    #[serde(rename = "verdict")]
+    pub audit: Option<Audit>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tracker: Option<String>,
 }
@@ -145,9 +103,9 @@ pub struct RootCause {
 #[derive(Clone, Debug, Serialize)]
 pub struct Reproducer {
     pub trial: String,
-    /// The client's request as a `curl` command against `$GATEWAY` (the gateway's base URL;
-    /// `$UPSTREAM` is the upstream's).
-    pub curl: String,
+    /// The caller's request as a command: `curl` against `$GATEWAY` (the gateway's base URL;
+    /// `$UPSTREAM` is the upstream's), or the driver's trial line for a library.
+    pub command: String,
     /// `{path, body}` of the client's request.
     pub client_request: Value,
     /// What the gateway sent upstream (`None`: nothing).
@@ -162,7 +120,7 @@ pub struct Reproducer {
 }
 
 /// The run's root causes, most trials first (then by id).
-pub fn causes(profile: &LoadedProfile, results: &[TrialResult]) -> Vec<RootCause> {
+pub fn causes<S: System>(system: &S, results: &[TrialResult]) -> Vec<RootCause> {
     let mut groups: BTreeMap<String, (CauseKey, Severity, Vec<&TrialResult>)> = BTreeMap::new();
     for r in results {
         let (Some(id), Some(key)) = (r.cause.clone(), r.cause_key.clone()) else {
@@ -192,16 +150,18 @@ pub fn causes(profile: &LoadedProfile, results: &[TrialResult]) -> Vec<RootCause
                 .iter()
                 .min_by_key(|t| (t.client_request.to_string().len(), t.key.clone()))
                 .copied();
-            let known = known_of(profile, &id);
+            let known = known_of(system, &id);
             RootCause {
-                title: key.title(),
+                title: smallest
+                    .and_then(concrete_title)
+                    .unwrap_or_else(|| key.title()),
                 side: key.side.clone(),
                 kind: key.kind.clone(),
                 severity,
                 routes,
                 trials: trials.iter().map(|t| t.key.clone()).collect(),
                 known,
-                reproducer: reproducer(profile, smallest, &key),
+                reproducer: reproducer(system, smallest, &key),
                 id,
             }
         })
@@ -210,14 +170,25 @@ pub fn causes(profile: &LoadedProfile, results: &[TrialResult]) -> Vec<RootCause
     out
 }
 
-fn known_of(profile: &LoadedProfile, id: &str) -> Option<Known> {
-    profile.profile.known_failure.iter().find_map(|k| {
+/// A cause's title: its smallest trial's own message (`side: message`), as a maintainer
+/// meets it, not the grouping's abstraction.
+fn concrete_title(t: &TrialResult) -> Option<String> {
+    let finding = t.findings.iter().find(|f| f.severity != Severity::Cosmetic);
+    match (finding, &t.cell) {
+        (Some(f), _) => Some(format!("{}: {}", f.side, f.message)),
+        (None, Cell::Broken(m)) => Some(format!("broken: {m}")),
+        (None, _) => None,
+    }
+}
+
+fn known_of<S: System>(system: &S, id: &str) -> Option<Known> {
+    system.known().iter().find_map(|k| {
         let e = k.get_ref();
         (e.cause.as_deref() == Some(id)).then(|| Known {
-            at: profile.locate(k.span()),
+            at: system.locate(k.span()),
             trials: e.failure.trials.clone(),
             reason: e.failure.reason.clone(),
-            verdict: e.verdict,
+            audit: e.audit,
             tracker: e.tracker.clone(),
         })
     })
@@ -309,7 +280,7 @@ pub fn terminal(causes: &[RootCause], trials: usize) -> String {
                     s,
                     "  known ({}): {}{}",
                     k.at,
-                    k.verdict
+                    k.audit
                         .map(|v| format!("{}: ", v.as_str()))
                         .unwrap_or_default(),
                     k.tracker.as_deref().unwrap_or(&k.reason)
@@ -331,7 +302,7 @@ fn md_escape(s: &str) -> String {
 fn audit(c: &RootCause) -> String {
     match &c.known {
         Some(k) => {
-            let v = k.verdict.map_or("not audited", |v| v.as_str());
+            let v = k.audit.map_or("not audited", |v| v.as_str());
             match &k.tracker {
                 Some(t) => format!("{v} ({t}): {}", k.reason),
                 None => format!("{v}: {}", k.reason),
@@ -342,13 +313,14 @@ fn audit(c: &RootCause) -> String {
 }
 
 /// The document's leading section: the causes as a table, then each one's reproducer.
-pub fn markdown(causes: &[RootCause], trials: usize) -> String {
+pub fn markdown(kind: Kind, causes: &[RootCause], trials: usize) -> String {
     let total: usize = causes.iter().map(|c| c.trials.len()).sum();
     let mut s = String::from("## Root causes\n\n");
     let _ = writeln!(
         s,
-        "{total} failing trials of {trials} collapse into {} root causes (findings grouped by side, kind and detail, tool and case names abstracted). `tooltape gateway NAME --report-bug ID` prints one as an issue.\n",
-        causes.len()
+        "{total} failing trials of {trials} collapse into {} root causes (findings grouped by side, kind and detail, tool and case names abstracted). `tooltape {} NAME --report-bug ID` prints one as an issue.\n",
+        causes.len(),
+        kind.slug()
     );
     let _ = writeln!(s, "| id | cause | severity | trials | routes | audit |");
     let _ = writeln!(s, "| --- | --- | --- | --- | --- | --- |");
@@ -373,7 +345,7 @@ pub fn markdown(causes: &[RootCause], trials: usize) -> String {
             "<details><summary>Reproducer: <code>{}</code></summary>\n",
             c.reproducer.trial
         );
-        let _ = writeln!(s, "```sh\n{}\n```\n\n</details>", c.reproducer.curl);
+        let _ = writeln!(s, "```sh\n{}\n```\n\n</details>", c.reproducer.command);
     }
     s.push('\n');
     s
@@ -388,24 +360,24 @@ fn fenced(lang: &str, text: &str) -> String {
     format!("{fence}{lang}\n{text}\n{fence}\n")
 }
 
-/// A ready-to-file Markdown issue for one cause.
-pub fn report_bug(gateway: &str, description: &str, c: &RootCause) -> String {
+/// A ready-to-file Markdown issue for one cause of `system`.
+pub fn report_bug<S: System>(system: &S, c: &RootCause) -> String {
     let r = &c.reproducer;
+    let (kind, name) = (system.kind(), system.name());
     let mut s = format!("## {}\n\n", c.title);
     let _ = writeln!(
         s,
-        "Found by tooltape's gateway suite against {description}. Severity: {}. {} trial(s) fail with it, on {}.\n",
+        "Found by tooltape's {} suite against {}. Severity: {}. {} trial(s) fail with it, on {}.\n",
+        kind.slug(),
+        system.description(),
         c.severity.as_str(),
         c.trials.len(),
         c.routes.join(", ")
     );
     let _ = writeln!(s, "### Expected\n\n{}\n", r.expected);
-    let _ = writeln!(
-        s,
-        "### Reproduce\n\nStart the gateway (`$GATEWAY` is its base URL) with its upstream pointed at a server on `$UPSTREAM` that answers what is shown below, then send:\n"
-    );
-    s.push_str(&fenced("sh", &r.curl));
-    let _ = writeln!(s, "\n### What the gateway sent upstream\n");
+    let _ = writeln!(s, "### Reproduce\n\n{}\n", how_to_reproduce(kind));
+    s.push_str(&fenced("sh", &r.command));
+    let _ = writeln!(s, "\n### What the {} sent upstream\n", sent_by(kind));
     match &r.upstream_request {
         Some(v) => s.push_str(&fenced(
             "json",
@@ -417,12 +389,17 @@ pub fn report_bug(gateway: &str, description: &str, c: &RootCause) -> String {
         let _ = writeln!(s, "\n### What upstream answered\n");
         s.push_str(&fenced("", a));
     }
-    let _ = writeln!(
-        s,
-        "\n### What the client got (HTTP {})\n",
-        r.downstream_status
-            .map_or_else(|| "none".to_string(), |n| n.to_string())
-    );
+    match r.downstream_status {
+        Some(n) => {
+            let _ = writeln!(s, "\n### What the client got (HTTP {n})\n");
+        }
+        None if kind == Kind::Client => {
+            let _ = writeln!(s, "\n### What the library handed its caller\n");
+        }
+        None => {
+            let _ = writeln!(s, "\n### What the client got (HTTP none)\n");
+        }
+    }
     s.push_str(&fenced("", &r.downstream_answer));
     let _ = writeln!(s, "\n### Trials\n");
     for t in c.trials.iter().take(20) {
@@ -433,8 +410,29 @@ pub fn report_bug(gateway: &str, description: &str, c: &RootCause) -> String {
     }
     let _ = writeln!(
         s,
-        "\n<sub>tooltape root cause `{}` of `gateways/{gateway}.toml`.</sub>",
-        c.id
+        "\n<sub>tooltape root cause `{}` of `{}s/{name}.toml`.</sub>",
+        c.id,
+        kind.slug()
     );
     s
+}
+
+/// Who sends upstream, in a report's headings.
+fn sent_by(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Gateway => "gateway",
+        Kind::Client => "library",
+    }
+}
+
+/// How a maintainer replays a reproducer without tooltape.
+fn how_to_reproduce(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Gateway => {
+            "Start the gateway (`$GATEWAY` is its base URL) with its upstream pointed at a server on `$UPSTREAM` that answers what is shown below, then send:"
+        }
+        Kind::Client => {
+            "Call the library as its driver does (the driver protocol's trial below; `base_url` is a server that answers what is shown below), or run the trial with tooltape:"
+        }
+    }
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::suite::{Cell, TrialResult};
+use super::result::{Cell, TrialResult};
 use crate::junit::{JunitCase, JunitOutcome};
 
 /// Totals: (passed, failed, known, unsupported, not applicable).

@@ -2,13 +2,16 @@
 //! and case names, ids, numbers and quoted text abstracted), with a stable id, so that one bug
 //! met on many routes, choices and modes is one cause (`reproduce` groups a run's trials by it).
 
-use super::check::Finding;
+use super::finding::Finding;
+use super::result::Cell;
+use super::system::Kind;
 use crate::model::Severity;
 
 /// What a failing trial's root cause is made of.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct CauseKey {
-    /// `upstream`, `downstream`, or `gateway` for a trial the gateway broke before any check.
+    /// `upstream`, `downstream`, or the system's kind (`gateway`, `client`) for a trial it broke
+    /// before any check.
     pub side: String,
     /// The finding's kind (`FindingKind::slug`), or `broken`.
     pub kind: String,
@@ -35,10 +38,21 @@ impl CauseKey {
 pub(super) enum Ended<'a> {
     /// Its findings failed it.
     Failed,
-    /// The gateway broke it before any check (the cell's message).
-    Broken(&'a str),
+    /// The system (of that kind) broke it before any check (the cell's message).
+    Broken(Kind, &'a str),
     /// Passed, or an expected cell: no cause.
     Other,
+}
+
+impl<'a> Ended<'a> {
+    /// How a trial of a system of `kind` with `cell` ended.
+    pub(super) fn of(kind: Kind, cell: &'a Cell) -> Ended<'a> {
+        match cell {
+            Cell::Fail(_) => Ended::Failed,
+            Cell::Broken(m) => Ended::Broken(kind, m),
+            _ => Ended::Other,
+        }
+    }
 }
 
 /// The cause of a failed trial: the finding its cell reports (the first that is not cosmetic;
@@ -59,8 +73,8 @@ pub(super) fn key_of(
                 kind: f.kind.slug().to_string(),
                 detail: normalize(&f.message, tools, case),
             }),
-        Ended::Broken(m) => Some(CauseKey {
-            side: "gateway".into(),
+        Ended::Broken(kind, m) => Some(CauseKey {
+            side: kind.slug().into(),
             kind: "broken".into(),
             detail: normalize(m, tools, case),
         }),

@@ -5,7 +5,7 @@
 use serde_json::Value;
 use yaml_rust2::{Yaml, YamlEmitter, yaml::Hash};
 
-use super::suite::TrialResult;
+use super::result::TrialResult;
 
 /// The snapshot's file stem: `case__inbound-to-upstream__choice__mode` (ASCII, no separators).
 pub fn snapshot_name(r: &TrialResult) -> String {

@@ -1,0 +1,261 @@
+//! What `tooltape gateway NAME` and `tooltape client NAME` share, on the engine's one road: the
+//! arguments, the discovered trials, the run (`engine::run`), the five output formats with one
+//! JSON document, `--findings` and `--report-bug`, the Markdown document, and the exit status.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use clap::{Args, ValueEnum};
+
+use super::cases::discover;
+use super::exit;
+use tooltape::engine::{self, Options, RoutedTrial, Run, Status, System, TrialResult};
+use tooltape::{Case, runtime};
+
+/// How a run's results are printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Terminal,
+    Md,
+    Html,
+    /// One JSON document: `{kind, target, version, summary, causes, trials}`.
+    Json,
+    /// JUnit XML: one test case per trial; known failures skipped with their reason.
+    Junit,
+}
+
+/// The arguments every suite takes.
+#[derive(Args, Debug)]
+pub struct SuiteArgs {
+    /// Only trials whose `case::route::choice::mode` contains this.
+    pub filter: Option<String>,
+    #[arg(long, value_enum, default_value = "terminal")]
+    pub format: Format,
+    /// Also write the Markdown document here (`docs/gateways/NAME.md`, `docs/clients/NAME.md`).
+    #[arg(long)]
+    pub md_out: Option<PathBuf>,
+    /// Print the root causes (failures grouped by side, kind and normalized finding, each with
+    /// its routes, trials and severity) instead of the matrix.
+    #[arg(long, conflicts_with = "report_bug")]
+    pub findings: bool,
+    /// Print root cause ID (from `--findings`) as a ready-to-file Markdown issue: its reproducer,
+    /// what went upstream, what came back, the expected behaviour.
+    #[arg(long, value_name = "ID")]
+    pub report_bug: Option<String>,
+    /// Keep the run's work folder (logs, configs) in the temp folder even when the run passed
+    /// (a run that did not pass always keeps it, and names it).
+    #[arg(long)]
+    pub keep: bool,
+}
+
+/// The discovered cases (each once), and how many case files could not be loaded (reported
+/// here; a suite with any is not a complete run, so the command cannot succeed).
+pub(super) fn cases(root: &Path) -> (Vec<Arc<Case>>, usize) {
+    let discovery = discover(root);
+    for (name, e) in &discovery.broken {
+        eprintln!("case {name}: {e}");
+    }
+    if discovery.incomplete {
+        eprintln!("cases/ could not be read in full: the trials that exist are unknown");
+    }
+    let unloadable = discovery.broken.len() + usize::from(discovery.incomplete);
+    (engine::cases_of(&discovery), unloadable)
+}
+
+/// The system's trials under `filter`, and the unloadable case files; `None` (said why) when
+/// no trial matches.
+pub(super) fn trials<S: System>(
+    root: &Path,
+    system: &S,
+    filter: Option<&str>,
+) -> Option<(Vec<RoutedTrial>, usize)> {
+    let (cases, unloadable) = cases(root);
+    let trials = engine::trials(&cases, &system.routes(), filter);
+    if trials.is_empty() {
+        eprintln!(
+            "no {} trial matches{}",
+            system.kind().slug(),
+            filter.map(|f| format!(" `{f}`")).unwrap_or_default()
+        );
+        return None;
+    }
+    Some((trials, unloadable))
+}
+
+/// What a kind of system adds to the shared run: its Markdown document, and what to do with
+/// the results before the exit status (gateway snapshots).
+pub(super) struct Extras<'a, S> {
+    pub document: &'a dyn Fn(&S, &Run) -> String,
+    pub after: &'a dyn Fn(&Run) -> Result<(), String>,
+}
+
+/// Runs the suite of `system` and prints it as `a` asks: 0 when every result is expected, 1
+/// otherwise (or when the suite did not fully run), 2 when it could not be set up or every
+/// trial broke.
+pub(super) fn run<S: System>(
+    root: &Path,
+    system: Arc<S>,
+    a: &SuiteArgs,
+    options: Options,
+    extras: &Extras<'_, S>,
+) -> i32 {
+    let Some((trials, unloadable)) = trials(root, &*system, a.filter.as_deref()) else {
+        return exit::FAILED;
+    };
+    let t0 = Instant::now();
+    let options = Options {
+        keep: a.keep,
+        ..options
+    };
+    let note = |m: &str| eprintln!("{m}");
+    let ran = runtime().block_on(engine::run(Arc::clone(&system), trials, &options, &note));
+    let ran = match ran {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{} {}: {}", system.kind().slug(), system.name(), e.message);
+            if let Some(w) = e.work {
+                eprintln!("its logs are in {}", w.display());
+            }
+            return exit::ERROR;
+        }
+    };
+    if let Some(id) = &a.report_bug {
+        return report_bug(&*system, &ran, id);
+    }
+    if a.findings {
+        out!(
+            "{}",
+            engine::causes_terminal(&ran.causes, ran.results.len())
+        );
+    } else {
+        print(&*system, &ran, a.format, extras);
+    }
+    let status = engine::status(
+        &ran.results,
+        ran.stale.len(),
+        ran.exited.is_some() || unloadable > 0,
+    );
+    finish(&*system, &ran, a, status, extras, unloadable, t0)
+}
+
+/// After the output: the document and extras (unless the run broke), what went wrong, the
+/// totals line, the exit code.
+fn finish<S: System>(
+    system: &S,
+    ran: &Run,
+    a: &SuiteArgs,
+    status: Status,
+    extras: &Extras<'_, S>,
+    unloadable: usize,
+    t0: Instant,
+) -> i32 {
+    if let (Some(exited), Some(t)) = (&ran.exited, &ran.tail) {
+        eprintln!(
+            "{} exited during the run ({exited}): the trials after that could not run. Last lines of its log:\n{t}",
+            system.name()
+        );
+    }
+    let whole = status != Status::Broken && ran.exited.is_none();
+    if let Some(path) = &a.md_out {
+        if whole {
+            if let Err(e) = std::fs::write(path, (extras.document)(system, ran)) {
+                eprintln!("cannot write {}: {e}", path.display());
+                return exit::ERROR;
+            }
+        } else {
+            eprintln!(
+                "{} not rewritten: the run did not go through",
+                path.display()
+            );
+        }
+    }
+    if whole && let Err(e) = (extras.after)(ran) {
+        eprintln!("{e}");
+        return exit::ERROR;
+    }
+    for m in &ran.stale {
+        eprintln!("{m}");
+    }
+    eprintln!(
+        "{} trials in {:.1}s{}",
+        ran.results.len(),
+        t0.elapsed().as_secs_f64(),
+        ran.peak_memory_kib
+            .map(|k| format!(", peak memory {:.0} MiB", k as f64 / 1024.0))
+            .unwrap_or_default()
+    );
+    if status != Status::Passed && ran.work.exists() {
+        eprintln!(
+            "the run's work folder (logs, config) is kept: {}",
+            ran.work.display()
+        );
+    } else if a.keep {
+        eprintln!(
+            "the run's work folder is kept (--keep): {}",
+            ran.work.display()
+        );
+    }
+    if unloadable > 0 {
+        eprintln!(
+            "{unloadable} case file(s) could not be loaded (above): the suite did not fully run"
+        );
+    }
+    match status {
+        Status::Passed => exit::OK,
+        Status::Failed => exit::FAILED,
+        Status::Broken => {
+            if let Some(t) = &ran.tail {
+                eprintln!("every trial broke; last lines of its log:\n{t}");
+            }
+            eprintln!(
+                "every trial broke: the {} could not be used (is it running, at the URL, with the profile's headers? can its driver start?)",
+                system.kind().slug()
+            );
+            exit::ERROR
+        }
+    }
+}
+
+/// `--report-bug ID`: the cause as a ready-to-file issue.
+fn report_bug<S: System>(system: &S, ran: &Run, id: &str) -> i32 {
+    let Some(c) = ran.causes.iter().find(|c| c.id == id) else {
+        eprintln!(
+            "{kind} {name}: no root cause `{id}` in this run; `tooltape {kind} {name} --findings` lists them",
+            kind = system.kind().slug(),
+            name = system.name()
+        );
+        return exit::ERROR;
+    };
+    out!("{}", engine::report_bug(system, c));
+    exit::OK
+}
+
+/// The results in `format` on stdout; the summary line on stdout (terminal) or stderr.
+fn print<S: System>(system: &S, ran: &Run, format: Format, extras: &Extras<'_, S>) {
+    let results: &[TrialResult] = &ran.results;
+    match format {
+        Format::Terminal => out!("{}", engine::terminal(results)),
+        Format::Md => out!("{}", (extras.document)(system, ran)),
+        Format::Html => outln!("{}", engine::html(system.name(), results)),
+        Format::Json => outln!(
+            "{}",
+            serde_json::to_string_pretty(&engine::document(system, results, &ran.causes))
+                .unwrap_or_default()
+        ),
+        Format::Junit => out!(
+            "{}",
+            engine::junit(
+                system.kind().slug(),
+                system.name(),
+                &tooltape::clock::utc_iso(SystemTime::now()),
+                results
+            )
+        ),
+    }
+    if format == Format::Terminal {
+        outln!("{}", engine::summary(results));
+    } else {
+        eprintln!("{}", engine::summary(results));
+    }
+}

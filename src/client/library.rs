@@ -1,0 +1,139 @@
+//! A library as the engine's system under test: its client profile, the folder its driver's
+//! command names as `{{root}}`, and the driver it is driven by (the profile's, or one the
+//! caller gives, as the mutant tests do).
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use toml::Spanned;
+
+use super::driver::Spec;
+use super::profile::LoadedClient;
+use super::way::Driven;
+use crate::engine::{
+    Kind, KnownEntry, Route, Started, System, TrialResult, Upstream, fill, install_into,
+};
+
+/// A library under test.
+pub struct Library {
+    pub profile: Arc<LoadedClient>,
+    root: PathBuf,
+    driver: Option<Spec>,
+}
+
+impl Library {
+    /// The library of `profile`; `root` fills the driver command's `{{root}}` (where
+    /// `clients/NAME/` holds the driver).
+    pub fn new(profile: LoadedClient, root: &Path) -> Library {
+        Library {
+            profile: Arc::new(profile),
+            root: std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
+            driver: None,
+        }
+    }
+
+    /// Driven by `spec` instead of the profile's driver command.
+    pub fn with_driver(mut self, spec: Spec) -> Library {
+        self.driver = Some(spec);
+        self
+    }
+
+    /// The profile's driver command and environment, placeholders filled, run in `work`.
+    fn spec(&self, work: &Path) -> Spec {
+        let me = std::env::current_exe()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| "tooltape".into());
+        let dir = self.profile.install_dir().to_string_lossy().into_owned();
+        let root = self.root.to_string_lossy().into_owned();
+        let values = [
+            ("tooltape", me.as_str()),
+            ("dir", dir.as_str()),
+            ("root", root.as_str()),
+        ];
+        let driver = &self.profile.profile.driver;
+        Spec {
+            argv: driver.command.iter().map(|s| fill(s, &values)).collect(),
+            env: (driver.env.iter())
+                .map(|(k, v)| (k.clone(), fill(v, &values)))
+                .collect(),
+            cwd: work.to_path_buf(),
+            log: work.join("driver.log"),
+        }
+    }
+}
+
+impl System for Library {
+    type Way = Driven;
+
+    fn kind(&self) -> Kind {
+        Kind::Client
+    }
+
+    fn name(&self) -> &str {
+        &self.profile.name
+    }
+
+    fn description(&self) -> &str {
+        &self.profile.profile.description
+    }
+
+    fn version(&self) -> Option<&str> {
+        self.profile.profile.version.as_deref()
+    }
+
+    fn routes(&self) -> Vec<Route> {
+        self.profile.routes()
+    }
+
+    fn concurrency(&self) -> usize {
+        self.profile.profile.concurrency
+    }
+
+    fn known(&self) -> &[Spanned<KnownEntry>] {
+        &self.profile.profile.known_failure
+    }
+
+    fn locate(&self, span: Range<usize>) -> String {
+        self.profile.locate(span)
+    }
+
+    fn install(&self) -> Result<Option<PathBuf>, String> {
+        let Some(install) = &self.profile.profile.install else {
+            return Ok(None);
+        };
+        let dir = self.profile.install_dir();
+        Ok(install_into(&self.profile.name, &dir, install)?.then_some(dir))
+    }
+
+    async fn start(
+        self: Arc<Self>,
+        _: &Upstream,
+        work: &Path,
+        _: Option<&str>,
+    ) -> Result<Started<Driven>, String> {
+        let mut spec = self.driver.clone().unwrap_or_else(|| self.spec(work));
+        if self.driver.is_some() {
+            spec.log = work.join("driver.log");
+        }
+        Ok(Started {
+            way: Driven::new(Arc::clone(&self.profile), spec),
+            process: None,
+            note: None,
+        })
+    }
+
+    /// The trial's first line of the driver protocol, piped into the profile's driver (its
+    /// `base_url` is the upstream that answered), or the trial run again by tooltape.
+    fn replay_command(&self, t: &TrialResult) -> String {
+        let line = serde_json::to_string(&t.client_request).unwrap_or_default();
+        let argv = self.spec(Path::new(".")).argv;
+        format!(
+            "# the driver protocol's trial (docs/clients/README.md); base_url answers as shown below\nprintf '%s\\n' '{}' | {}\n# or, with tooltape:\ntooltape client {} '{}'",
+            line.replace('\'', "'\\''"),
+            argv.join(" "),
+            self.profile.name,
+            t.key
+        )
+    }
+}

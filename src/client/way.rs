@@ -1,0 +1,287 @@
+//! The way through a library: the driver's call through the library (a long-lived driver
+//! process per worker, started on first use and restarted after a failure), what the library
+//! handed its caller judged by `check`, each round's tool results sent back through it.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::check;
+use super::driver::{Driver, Spec};
+use super::profile::LoadedClient;
+use super::protocol::{DriverMessage, DriverResult, DriverTrial, Next, choice_value};
+use crate::engine::{
+    Asked, Cell, Exchange, Finding, FindingKind, Got, Kept, PromptWatch, RoundAnswer, RoutedTrial,
+    Side, Upstream, Way, broken, judge,
+};
+use crate::http::{HttpRequest, HttpResponse};
+use crate::model::{ChatRequest, Outcome, Provider, Severity, StrictPolicy};
+use crate::run::{Sent, watched};
+
+/// Trials through a library's driver.
+pub struct Driven {
+    profile: std::sync::Arc<LoadedClient>,
+    spec: Spec,
+    timeout: Duration,
+}
+
+impl Driven {
+    pub(crate) fn new(profile: std::sync::Arc<LoadedClient>, spec: Spec) -> Driven {
+        Driven {
+            timeout: Duration::from_secs(profile.profile.driver.timeout_secs.max(1)),
+            profile,
+            spec,
+        }
+    }
+}
+
+/// A worker's driver: started on first use, restarted after a failure.
+pub struct DriverWorker {
+    spec: Spec,
+    timeout: Duration,
+    driver: Option<Driver>,
+    /// A trial is open on the driver: it answered, and waits for results or `done`.
+    open: bool,
+}
+
+impl DriverWorker {
+    /// One protocol step: writes `doc`, reads the result.
+    async fn step(&mut self, doc: &(impl serde::Serialize + Sync)) -> Result<DriverResult, String> {
+        if self.driver.is_none() {
+            self.driver = Some(Driver::spawn(&self.spec)?);
+        }
+        let Some(d) = self.driver.as_mut() else {
+            return Err("no driver".into());
+        };
+        let got = match d.send(doc).await {
+            Ok(()) => d.result(self.timeout).await,
+            Err(e) => Err(e),
+        };
+        self.open = got.is_ok();
+        if got.is_err()
+            && let Some(mut d) = self.driver.take()
+        {
+            d.kill();
+        }
+        got
+    }
+}
+
+impl Way for Driven {
+    type Worker = DriverWorker;
+    type Request = DriverTrial;
+    type Answer = DriverResult;
+
+    fn worker(&self, n: usize) -> DriverWorker {
+        let mut spec = self.spec.clone();
+        spec.log = spec.log.with_extension(format!("{n}.log"));
+        DriverWorker {
+            spec,
+            timeout: self.timeout,
+            driver: None,
+            open: false,
+        }
+    }
+
+    /// Phase 1: the caller's request; a trial outside the protocol or its API is not
+    /// applicable.
+    fn ask(&self, trial: &RoutedTrial, upstream: &Upstream) -> Result<(Asked, DriverTrial), Cell> {
+        let api = trial.route.upstream;
+        let (base, mut req) = trial.first_request(api);
+        if !req.hosted.is_empty() || req.thinking.is_some() {
+            return Err(Cell::NotApplicable(
+                "hosted tools and thinking are not part of the driver protocol".into(),
+            ));
+        }
+        let options = (self.profile)
+            .route(&trial.route.name())
+            .map(|r| r.options.clone())
+            .unwrap_or_default();
+        let driver_trial = DriverTrial::of(
+            trial.name(crate::engine::Kind::Client, &self.profile.name),
+            api,
+            upstream.base_url(),
+            options,
+            &req,
+        );
+        // The caller asks for strict tools or not (a library has no "strict where it keeps the
+        // meaning" policy): the request a faithful library sends is encoded with that choice.
+        req.strict = driver_trial.request().strict;
+        let encoded = crate::providers::encode(api, &req)
+            .map_err(|e| Cell::NotApplicable(format!("the {} encoder refuses: {e}", api.slug())))?;
+        let invalid = judge::client_fault(&base, &encoded.request.body);
+        let asked = Asked {
+            base,
+            inbound: api,
+            target: api,
+            req,
+            encoded,
+            invalid,
+            neutral: true,
+        };
+        Ok((asked, driver_trial))
+    }
+
+    fn shown(&self, _: &Asked, request: &DriverTrial) -> Value {
+        serde_json::to_value(request).unwrap_or(Value::Null)
+    }
+
+    async fn send(
+        &self,
+        worker: &mut DriverWorker,
+        _: &Asked,
+        request: &DriverTrial,
+        watch: &PromptWatch<'_>,
+    ) -> Sent<Vec<Exchange>, Result<DriverResult, String>> {
+        watched(watch, worker.step(request)).await
+    }
+
+    fn not_expressible(&self, got: &DriverResult) -> Option<Cell> {
+        (!got.unsupported.is_empty()).then(|| {
+            Cell::NotApplicable(format!(
+                "not expressible in {}: {}",
+                self.profile.name,
+                got.unsupported.join(", ")
+            ))
+        })
+    }
+
+    fn keep(&self, _: &Asked, got: &DriverResult, _: &[Exchange]) -> Kept {
+        Kept {
+            status: None,
+            outcome: Some(got.outcome()),
+            body: serde_json::to_vec(got).unwrap_or_default(),
+            timing: None,
+        }
+    }
+
+    /// Nothing went upstream: a library that refuses with a client error before sending
+    /// anything refused cleanly (not supported, as a gateway's 4xx); otherwise right only when
+    /// the caller's request is invalid in its own API and the library said so.
+    fn unsent(&self, asked: &Asked, got: &DriverResult) -> Result<Vec<Finding>, Cell> {
+        let message = match (&got.error, asked.invalid) {
+            (Some(e), false) if e.status.is_some_and(|s| (400..500).contains(&s)) => {
+                let message: String = e.message.chars().take(160).collect();
+                return Err(Cell::Unsupported(format!("{}: {message}", e.kind)));
+            }
+            (Some(_), true) => return Ok(Vec::new()),
+            (Some(e), false) => format!(
+                "nothing sent upstream: the library raised {}: {}",
+                if e.kind.is_empty() {
+                    "an error"
+                } else {
+                    &e.kind
+                },
+                e.message.chars().take(160).collect::<String>()
+            ),
+            (None, _) => "nothing sent upstream, and no error handed to the caller".into(),
+        };
+        Ok(vec![Finding::new(
+            FindingKind::Request,
+            Severity::Breaking,
+            Side::Upstream,
+            message,
+        )])
+    }
+
+    fn downstream(
+        &self,
+        asked: &Asked,
+        ex: &Exchange,
+        target: Provider,
+        got: &DriverResult,
+    ) -> Vec<Finding> {
+        let expected = judge::upstream_outcome(target, asked.inbound, &asked.req, ex);
+        // The same answer with no strict rewrite undone: the nulls a strict schema made the
+        // model write, as a library that passes them through hands them over.
+        let raw = {
+            let mut neutral = asked.req.clone();
+            neutral.strict = StrictPolicy::Off;
+            for t in &mut neutral.tools {
+                t.strict = None;
+            }
+            judge::decoded(target, &neutral, ex)
+        };
+        let cut = expected.as_ref().and_then(broken);
+        check::downstream(
+            asked.inbound,
+            got,
+            ex.status,
+            expected.as_ref(),
+            raw.as_ref(),
+            cut,
+        )
+    }
+
+    fn continues(&self, asked: &Asked, ex: &Exchange, got: &DriverResult) -> Option<Outcome> {
+        (got.error.is_none() && ex.status < 400 && !asked.invalid).then(|| got.outcome())
+    }
+
+    async fn round(
+        &self,
+        worker: &mut DriverWorker,
+        _: &Asked,
+        _: &DriverTrial,
+        prev: &ChatRequest,
+        next: &ChatRequest,
+        _: &HttpRequest,
+        watch: &PromptWatch<'_>,
+    ) -> Sent<Vec<Exchange>, RoundAnswer> {
+        let results = next.messages[prev.messages.len() + 1..]
+            .iter()
+            .map(DriverMessage::of)
+            .collect();
+        let step = Next::Results {
+            results,
+            tool_choice: next.tool_choice.as_ref().map(choice_value),
+        };
+        let sent = watched(watch, worker.step(&step)).await;
+        let got: Got = sent.answer.as_ref().map_err(Clone::clone).map(|g| {
+            // An error without an HTTP status was raised by the library itself: a refusal
+            // before sending when nothing went upstream, else a failure of its own.
+            let local = if sent.seen.is_empty() { 400 } else { 500 };
+            let status = g.error.as_ref().map_or(200, |e| e.status.unwrap_or(local));
+            let body = (g.error.as_ref())
+                .map(|e| e.message.clone().into_bytes())
+                .unwrap_or_default();
+            let response = HttpResponse {
+                status,
+                headers: Default::default(),
+                body,
+            };
+            (response, Ok(g.outcome()))
+        });
+        let next = match &sent.answer {
+            Ok(g) if g.error.is_none() => Some(g.outcome()),
+            _ => None,
+        };
+        Sent {
+            answer: RoundAnswer {
+                got,
+                next,
+                timing: None,
+            },
+            seen: sent.seen,
+            waited: sent.waited,
+        }
+    }
+
+    /// Ends a trial: the driver reads its next trial.
+    async fn end_trial(&self, worker: &mut DriverWorker) {
+        if !std::mem::take(&mut worker.open) {
+            return;
+        }
+        if let Some(d) = worker.driver.as_mut()
+            && d.send(&Next::Done { done: true }).await.is_err()
+            && let Some(mut d) = worker.driver.take()
+        {
+            d.kill();
+        }
+    }
+
+    async fn end_worker(&self, mut worker: DriverWorker) {
+        if let Some(d) = worker.driver.take() {
+            d.finish().await;
+        }
+    }
+}

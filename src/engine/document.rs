@@ -1,0 +1,53 @@
+//! The one shape of a run's output and the one rule for how it ended, for gateways and
+//! libraries alike: the JSON document `{kind, target, version, summary, causes, trials}` and the
+//! run's [`Status`] (passed, failed, broken), which the binary maps to its exit codes.
+
+use serde_json::{Value, json};
+
+use super::render::summary;
+use super::reproduce::RootCause;
+use super::result::{Cell, TrialResult};
+use super::system::System;
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Every trial ran and every result is expected (passes, known failures, clean refusals,
+    /// trials the caller cannot express).
+    Passed,
+    /// Every trial ran and something failed: a trial, a stale known failure; or the run did not
+    /// cover the whole suite (a case file could not be loaded, the system died mid-run).
+    Failed,
+    /// Not one trial the caller could send got an answer: the system could not be used (down,
+    /// wrong URL or key, a driver that cannot start). A broken run, not a finding.
+    Broken,
+}
+
+/// The run's status. `stale`: known failures naming a cause no trial failed with;
+/// `incomplete`: the suite did not fully run (unloadable case files, the system exited).
+pub fn status(results: &[TrialResult], stale: usize, incomplete: bool) -> Status {
+    let broken = results.iter().any(|r| matches!(r.cell, Cell::Broken(_)))
+        && (results.iter()).all(|r| matches!(r.cell, Cell::Broken(_) | Cell::NotApplicable(_)));
+    if broken {
+        return Status::Broken;
+    }
+    let unexpected = results.iter().filter(|r| !r.cell.expected()).count() + stale;
+    if unexpected > 0 || incomplete {
+        Status::Failed
+    } else {
+        Status::Passed
+    }
+}
+
+/// The run as one JSON document: which system (`kind`, `target`, `version`), the summary line,
+/// the root causes with their reproducers, and every trial's record.
+pub fn document<S: System>(system: &S, results: &[TrialResult], causes: &[RootCause]) -> Value {
+    json!({
+        "kind": system.kind(),
+        "target": system.name(),
+        "version": system.version(),
+        "summary": summary(results),
+        "causes": causes,
+        "trials": results,
+    })
+}

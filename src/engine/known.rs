@@ -1,0 +1,121 @@
+//! Known failures, applied last: after every trial ran and the stream/buffered comparison added
+//! its findings, so that any finding can be known. An entry covers trials by pattern and, when it
+//! names one, by root cause; a passing trial it covers fails until the entry is removed (unless
+//! `flaky`); an entry naming a cause no trial failed with is stale.
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::result::{Cell, TrialResult};
+use super::system::System;
+use crate::case::KnownFailure;
+
+/// A known failure of a gateway or a library: the shared one (`trials`, `reason`, `flaky`),
+/// optionally naming a root cause (`tooltape gateway|client NAME --findings`) and its audit. An
+/// entry with a `cause` covers only the trials of its pattern that fail with that cause; it
+/// fails the run when none does.
+#[derive(Debug, Deserialize)]
+pub struct KnownEntry {
+    #[serde(flatten)]
+    pub failure: KnownFailure,
+    /// A root-cause id, e.g. `refused-1a2b3c4d`.
+    #[serde(default)]
+    pub cause: Option<String>,
+    /// What the audit found the cause to be (`verdict = "bug"` in a profile).
+    #[serde(default, rename = "verdict")]
+    pub audit: Option<Audit>,
+    /// Where the bug is tracked (an issue or pull-request URL).
+    #[serde(default)]
+    pub tracker: Option<String>,
+}
+
+/// The audit of a root cause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Audit {
+    /// The system does not do what the APIs it speaks document.
+    Bug,
+    /// The system documents that it does not do this.
+    Limitation,
+}
+
+impl Audit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Audit::Bug => "bug",
+            Audit::Limitation => "documented limitation",
+        }
+    }
+}
+
+/// The known failure covering a trial key (`case::route::choice::mode`) that fails with root
+/// cause `cause`: an entry naming that cause whose pattern matches, else an entry naming no
+/// cause whose pattern matches.
+pub fn known_failure<'a>(
+    entries: &'a [Spanned<KnownEntry>],
+    key: &str,
+    cause: Option<&str>,
+) -> Option<&'a Spanned<KnownEntry>> {
+    let matching = || {
+        entries
+            .iter()
+            .filter(|k| crate::case::pattern_matches(&k.get_ref().failure.trials, key))
+    };
+    cause
+        .and_then(|c| matching().find(|k| k.get_ref().cause.as_deref() == Some(c)))
+        .or_else(|| matching().find(|k| k.get_ref().cause.is_none()))
+}
+
+/// Applies the system's known failures to every result: a failing or broken trial an entry
+/// covers is `Known`; a passing one an entry without a cause names fails until the entry is
+/// removed, unless the entry is `flaky` (the system fails it only sometimes).
+pub(crate) fn apply<S: System>(system: &S, results: &mut [TrialResult]) {
+    for r in results {
+        let known = known_failure(system.known(), &r.key, r.cause.as_deref());
+        if let Some(k) = known {
+            apply_entry(k.get_ref(), &system.locate(k.span()), r);
+        }
+    }
+}
+
+/// The rules for one entry (at `at`) that covers `r`.
+fn apply_entry(k: &KnownEntry, at: &str, r: &mut TrialResult) {
+    match &r.cell {
+        Cell::Fail(_) | Cell::Broken(_) => r.cell = Cell::Known(k.failure.reason.clone()),
+        Cell::Pass if !k.failure.flaky => {
+            r.cell = Cell::Fail(format!("{at}: known failure now passes: remove it"));
+        }
+        _ => {}
+    }
+}
+
+/// The system's known failures that name a root cause no trial of theirs failed with, among
+/// entries whose pattern matches a trial of this run (a filtered run judges only its own):
+/// `path:line:col: what is wrong` for each, with what to do.
+pub fn stale_causes<S: System>(system: &S, results: &[TrialResult]) -> Vec<String> {
+    let mut out = Vec::new();
+    for k in system.known() {
+        let entry = k.get_ref();
+        let Some(cause) = &entry.cause else {
+            continue;
+        };
+        let covers = |r: &&TrialResult| crate::case::pattern_matches(&entry.failure.trials, &r.key);
+        if !results.iter().any(|r| covers(&r)) {
+            continue;
+        }
+        let seen = results
+            .iter()
+            .filter(covers)
+            .any(|r| matches!(r.cell, Cell::Known(_)) && r.cause.as_deref() == Some(cause));
+        if !seen {
+            out.push(format!(
+                "{}: known failure for root cause `{cause}` (trials `{}`): no trial failed with it; the bug is fixed or its finding changed\n  run `tooltape {} {} --findings` and remove the entry or update its cause",
+                system.locate(k.span()),
+                entry.failure.trials,
+                system.kind().slug(),
+                system.name()
+            ));
+        }
+    }
+    out
+}

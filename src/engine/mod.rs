@@ -1,0 +1,56 @@
+//! The trial engine: one road for every system under test. A trial (`trial`: case × route ×
+//! choice × mode) runs as named phases (`phases`) over a [`Way`] — how it reaches the system and
+//! how the answer comes back: `gateway::Http` over HTTP, `client::Driven` through a library's
+//! driver — with the recording upstream (`upstream`) on the far side. `judge`, `check` and
+//! `events` turn what went each way into findings (`finding`); a trial's `result` is its cell.
+//! `run` runs every trial (workers, prompt groups, panics as broken trials), compares stream
+//! and buffered trials, and applies known failures (`known`) last; `cause` and `reproduce` group
+//! failures into root causes with reproducers; `system` is the one API from a profile to a run
+//! (install, start, sample `memory`, run, stop, clean up); `document` is the one output and exit
+//! rule; `render` and `snapshot` print results; `profile` holds what profiles share.
+
+mod cause;
+mod check;
+mod document;
+mod events;
+mod finding;
+pub(crate) mod judge;
+mod known;
+mod memory;
+mod phases;
+mod profile;
+mod render;
+mod reproduce;
+mod result;
+mod run;
+mod snapshot;
+mod system;
+mod trial;
+mod upstream;
+mod way;
+
+#[cfg(test)]
+mod tests;
+
+pub use cause::{CauseKey, normalize};
+pub use document::{Status, document, status};
+pub use judge::{Asked, Got};
+pub use known::{Audit, KnownEntry, known_failure, stale_causes};
+pub use memory::{PeakSampler, machine_note};
+pub use phases::PromptWatch;
+pub use profile::{Install, Loaded, fill, install_cache, install_into};
+pub use render::{html, junit, markdown, summary, terminal};
+pub use reproduce::{
+    Reproducer, RootCause, causes, markdown as causes_markdown, report_bug,
+    terminal as causes_terminal,
+};
+pub use result::{Cell, RequestTiming, TrialResult};
+pub use snapshot::{snapshot, snapshot_name};
+pub use system::{Kind, Options, Process, Run, SetUpError, Started, System, run, run_on};
+pub use trial::{Route, RoutedTrial, cases_of, trials};
+pub use upstream::{Exchange, Upstream};
+pub use way::{Kept, RoundAnswer, Way};
+
+pub(crate) use check::broken;
+pub(crate) use finding::{Finding, FindingKind, Side};
+pub(crate) use profile::{read_profile, tail};

@@ -1,0 +1,214 @@
+//! One trial as named phases in the order they run, the same for every way through (a gateway
+//! over HTTP, a library through its driver): 1 the caller's request, 2 the exchange with what
+//! went upstream recorded, 3 judge upstream, 4 judge downstream, 5 the rounds, 6 the cell and
+//! its root cause. The result is built once, at the end, with tooltape's own time (the trial
+//! less every exchange's wait).
+
+use serde_json::Value;
+
+use super::cause::{self, Ended};
+use super::finding::Finding;
+use super::judge::{self, Asked};
+use super::result::{Cell, RequestTiming, TrialResult};
+use super::system::Kind;
+use super::trial::RoutedTrial;
+use super::upstream::{Exchange, Upstream};
+use super::way::Way;
+use crate::model::Outcome;
+use crate::run::{OwnTime, Watch};
+use crate::scenario::Scenario;
+
+/// The recording upstream's claim on one trial's prompt: what the system sent upstream while
+/// the trial's request was in flight.
+pub struct PromptWatch<'a> {
+    pub upstream: &'a Upstream,
+    pub prompt: String,
+    pub scenario: &'a Scenario,
+}
+
+impl Watch for PromptWatch<'_> {
+    type Seen = Vec<Exchange>;
+    fn open(&self) {
+        self.upstream.open(&self.prompt, self.scenario);
+    }
+    fn close(&self) -> Vec<Exchange> {
+        self.upstream.close(&self.prompt)
+    }
+}
+
+/// What a trial ended with, before it is named and timed.
+#[derive(Default)]
+struct Ends {
+    client_request: Value,
+    upstream_request: Option<Value>,
+    upstream_answer: Option<String>,
+    downstream_status: Option<u16>,
+    downstream_body: Vec<u8>,
+    downstream_outcome: Option<Outcome>,
+    findings: Vec<Finding>,
+    /// Set when the trial ended before its judgements; otherwise the findings make the cell.
+    cell: Option<Cell>,
+    requests: Vec<RequestTiming>,
+}
+
+impl Ends {
+    fn ended(mut self, cell: Cell) -> Ends {
+        self.cell = Some(cell);
+        self
+    }
+}
+
+/// Runs one trial of system `name` on `worker`.
+pub(crate) async fn run_one<W: Way>(
+    way: &W,
+    worker: &mut W::Worker,
+    (kind, name): (Kind, &str),
+    upstream: &Upstream,
+    trial: &RoutedTrial,
+) -> TrialResult {
+    let mut clock = OwnTime::start();
+    let ends = phases(way, worker, upstream, trial, &mut clock).await;
+    way.end_trial(worker).await;
+    let mut findings = ends.findings;
+    let cell = ends.cell.unwrap_or_else(|| judge::cell_of(&mut findings));
+    let tools: Vec<String> = trial.case.tools.iter().map(|t| t.name.clone()).collect();
+    let cause_key = cause::key_of(Ended::of(kind, &cell), &findings, &tools, &trial.case.name);
+    TrialResult {
+        name: trial.name(kind, name),
+        key: trial.key(),
+        row: trial.row(),
+        route: trial.route.name(),
+        client_request: ends.client_request,
+        upstream_request: ends.upstream_request,
+        upstream_answer: ends.upstream_answer,
+        downstream_status: ends.downstream_status,
+        downstream_outcome: ends.downstream_outcome,
+        findings,
+        cell,
+        cause: cause_key.as_ref().map(cause::CauseKey::id),
+        cause_key,
+        tools,
+        own_time: clock.own(),
+        downstream_body: ends.downstream_body,
+        requests: ends.requests,
+    }
+}
+
+/// The phases, in order; each early return says why the trial ended there.
+async fn phases<W: Way>(
+    way: &W,
+    worker: &mut W::Worker,
+    upstream: &Upstream,
+    trial: &RoutedTrial,
+    clock: &mut OwnTime,
+) -> Ends {
+    let mut ends = Ends::default();
+    // 1: the caller's request.
+    let (asked, request) = match way.ask(trial, upstream) {
+        Ok(asked) => asked,
+        Err(cell) => return ends.ended(cell),
+    };
+    ends.client_request = way.shown(&asked, &request);
+    // 2: the exchange, watched upstream.
+    let watch = PromptWatch {
+        upstream,
+        prompt: trial.prompt(),
+        scenario: &trial.case.file.simulate,
+    };
+    let sent = way.send(worker, &asked, &request, &watch).await;
+    clock.waited(sent.waited);
+    let answer = match sent.answer {
+        Ok(answer) => answer,
+        Err(e) => return ends.ended(Cell::Broken(e)),
+    };
+    if let Some(cell) = way.not_expressible(&answer) {
+        return ends.ended(cell);
+    }
+    let kept = way.keep(&asked, &answer, &sent.seen);
+    ends.downstream_status = kept.status;
+    ends.downstream_outcome = kept.outcome;
+    ends.downstream_body = kept.body;
+    ends.requests.extend(kept.timing);
+    let Some(ex) = sent.seen.last() else {
+        match way.unsent(&asked, &answer) {
+            Ok(findings) => ends.findings = findings,
+            Err(cell) => ends.cell = Some(cell),
+        }
+        return ends;
+    };
+    let (sent_request, upstream_answer) = ex.record();
+    ends.upstream_request = Some(sent_request);
+    ends.upstream_answer = Some(upstream_answer);
+    // 3 and 4: upstream, then downstream.
+    let target = judge::target_of_path(&ex.request.path, asked.target);
+    let mut findings = judge::upstream(&asked, ex, target);
+    findings.extend(way.downstream(&asked, ex, target, &answer));
+    // 5: the rounds.
+    if let Some(first) = way.continues(&asked, ex, &answer) {
+        let round = Round {
+            asked: &asked,
+            request: &request,
+            trial,
+            watch: &watch,
+        };
+        let (judged, timings) = rounds(way, worker, &round, first, clock).await;
+        findings.extend(judged);
+        ends.requests.extend(timings);
+    }
+    ends.findings = findings;
+    ends
+}
+
+/// What every round of a trial shares.
+struct Round<'a, R> {
+    asked: &'a Asked,
+    request: &'a R,
+    trial: &'a RoutedTrial,
+    watch: &'a PromptWatch<'a>,
+}
+
+/// Phase 5: each round's tool results sent back through the system (answering the calls as it
+/// handed them over), judged upstream (a result must answer a call of the conversation it
+/// sent) and downstream, while the model goes on calling tools.
+async fn rounds<W: Way>(
+    way: &W,
+    worker: &mut W::Worker,
+    r: &Round<'_, W::Request>,
+    first: Outcome,
+    clock: &mut OwnTime,
+) -> (Vec<Finding>, Vec<RequestTiming>) {
+    let (mut findings, mut timings) = (Vec::new(), Vec::new());
+    let mut prev = r.asked.req.clone();
+    let mut last = first;
+    for (n, round) in r.trial.case.file.rounds.iter().enumerate() {
+        if last.tool_calls.is_empty() {
+            break;
+        }
+        let next = crate::run::follow_up(prev.clone(), &last, round, &r.trial.choice);
+        let Ok(enc) = crate::providers::encode(r.asked.inbound, &next) else {
+            break;
+        };
+        let sent = way
+            .round(
+                worker,
+                r.asked,
+                r.request,
+                &prev,
+                &next,
+                &enc.request,
+                r.watch,
+            )
+            .await;
+        clock.waited(sent.waited);
+        timings.extend(sent.answer.timing);
+        let got = &sent.answer.got;
+        let (judged, go_on) = judge::round(n, r.asked, &next, &enc.request, sent.seen.last(), got);
+        findings.extend(judged);
+        last = match sent.answer.next {
+            Some(o) if go_on => o,
+            _ => break,
+        };
+        prev = next;
+    }
+    (findings, timings)
+}

@@ -1,0 +1,136 @@
+//! What gateway and client profiles share: the loaded file (name, path, source for
+//! `path:line:col`), the strict TOML reader, placeholders, and the pinned install into the cache
+//! outside the repository.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde::Deserialize;
+
+use crate::located::Located;
+
+/// A loaded profile: its name (file stem), path and source for locations, and its content.
+#[derive(Debug)]
+pub struct Loaded<P> {
+    pub name: String,
+    pub path: PathBuf,
+    pub source: String,
+    pub profile: P,
+}
+
+impl<P> Loaded<P> {
+    /// `path:line:col` of a span in the profile.
+    pub fn locate(&self, span: std::ops::Range<usize>) -> String {
+        let (l, c) = crate::located::line_col(&self.source, span.start);
+        format!("{}:{l}:{c}", self.path.display())
+    }
+}
+
+/// Installing the pinned version into `dir` (outside the repository) when `check` is missing.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Install {
+    /// A path under the install folder that exists once installed (e.g. `bin/litellm`).
+    pub check: String,
+    /// Run with `sh -c` in the install folder; `{{dir}}` is that folder.
+    pub command: String,
+}
+
+/// Where pinned installs of gateways and client libraries go, outside the repository:
+/// `$TOOLTAPE_GATEWAY_CACHE`, else `$XDG_CACHE_HOME/tooltape/gateways`, else `~/.cache/…`.
+pub fn install_cache() -> PathBuf {
+    std::env::var_os("TOOLTAPE_GATEWAY_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("XDG_CACHE_HOME").map(|c| PathBuf::from(c).join("tooltape/gateways"))
+        })
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/tooltape/gateways"))
+        })
+        .unwrap_or_else(|| std::env::temp_dir().join("tooltape-gateways"))
+}
+
+/// A profile file read as strict TOML: `FOLDER/NAME.toml` under `root` (or a path ending in
+/// `.toml`), its source (for locations) and the value, with `path:line:col` errors. `kind`
+/// names it in messages (`gateway`, `client`). Gateway and client profiles both read so.
+pub(crate) fn read_profile<T: serde::de::DeserializeOwned>(
+    root: &Path,
+    folder: &str,
+    kind: &str,
+    name: &str,
+) -> Result<(PathBuf, String, T), Located> {
+    let path = if name.ends_with(".toml") {
+        PathBuf::from(name)
+    } else {
+        root.join(folder).join(format!("{name}.toml"))
+    };
+    let source = std::fs::read_to_string(&path).map_err(|e| {
+        Located::at_start(
+            &path,
+            format!("cannot read the {kind} profile: {e}; profiles live in {folder}/NAME.toml"),
+        )
+    })?;
+    let value: T = toml::from_str(&source).map_err(|e| {
+        let offset = e.span().map_or(0, |s| s.start);
+        Located::at_offset(&path, &source, offset, e.message().to_string())
+    })?;
+    Ok((path, source, value))
+}
+
+/// Fills `{{key}}` placeholders.
+pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = template.to_string();
+    for (k, v) in values {
+        out = out.replace(&format!("{{{{{k}}}}}"), v);
+    }
+    out
+}
+
+/// Runs `install`'s command in `dir` unless its check path exists there; whether it ran.
+pub fn install_into(name: &str, dir: &Path, install: &Install) -> Result<bool, String> {
+    let dir = dir.to_path_buf();
+    if dir.join(&install.check).exists() {
+        return Ok(false);
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let log = dir.join("install.log");
+    let out = File::create(&log).map_err(|e| format!("cannot write {}: {e}", log.display()))?;
+    let err = out.try_clone().map_err(|e| e.to_string())?;
+    let dir_s = dir.to_string_lossy().into_owned();
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(fill(&install.command, &[("dir", &dir_s)]))
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .status()
+        .map_err(|e| format!("cannot run the install command: {e}"))?;
+    if !status.success() || !dir.join(&install.check).exists() {
+        return Err(format!(
+            "installing {} into {} failed ({status}); {} not found. Last lines of {}:\n{}",
+            name,
+            dir.display(),
+            install.check,
+            log.display(),
+            tail(&log, 30)
+        ));
+    }
+    Ok(true)
+}
+
+/// The last `lines` lines of a file (reads at most the last 64 KiB).
+pub(crate) fn tail(path: &Path, lines: usize) -> String {
+    let Ok(mut f) = File::open(path) else {
+        return format!("({} not readable)", path.display());
+    };
+    let len = f.metadata().map_or(0, |m| m.len());
+    let _ = f.seek(SeekFrom::Start(len.saturating_sub(64 * 1024)));
+    let mut buf = Vec::new();
+    let _ = f.read_to_end(&mut buf);
+    let text = String::from_utf8_lossy(&buf);
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}

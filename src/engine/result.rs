@@ -1,0 +1,118 @@
+//! What a trial of the engine produced: its cell (the matrix status), its findings, what went
+//! each way, its root cause, and each request's timing.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::finding::Finding;
+use super::upstream::Exchange;
+use crate::model::Outcome;
+
+/// A matrix cell.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", content = "detail", rename_all = "kebab-case")]
+pub enum Cell {
+    Pass,
+    Fail(String),
+    /// A known failure (its reason).
+    Known(String),
+    /// The gateway refused cleanly with a 4xx naming the reason (nothing sent upstream).
+    Unsupported(String),
+    /// The client side cannot express this trial in the inbound format (the encoder refused).
+    NotApplicable(String),
+    Broken(String),
+}
+
+impl Cell {
+    /// Whether this result is expected (exit status 0).
+    pub fn expected(&self) -> bool {
+        matches!(
+            self,
+            Cell::Pass | Cell::Known(_) | Cell::Unsupported(_) | Cell::NotApplicable(_)
+        )
+    }
+}
+
+/// Everything one trial produced: the snapshot's content.
+#[derive(Clone, Debug, Serialize)]
+pub struct TrialResult {
+    pub name: String,
+    #[serde(skip)]
+    pub key: String,
+    #[serde(skip)]
+    pub row: String,
+    #[serde(skip)]
+    pub route: String,
+    pub client_request: Value,
+    pub upstream_request: Option<Value>,
+    pub upstream_answer: Option<String>,
+    pub downstream_status: Option<u16>,
+    pub downstream_outcome: Option<Outcome>,
+    pub findings: Vec<Finding>,
+    pub cell: Cell,
+    /// The root cause of a failure (`side`, kind, normalized finding), as its id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+    #[serde(skip)]
+    pub cause_key: Option<super::cause::CauseKey>,
+    /// The case's tool names, abstracted out of root causes.
+    #[serde(skip)]
+    pub tools: Vec<String>,
+    /// tooltape's own time for this trial (encode, decode, checks), excluding the wait.
+    #[serde(skip)]
+    pub own_time: Duration,
+    #[serde(skip)]
+    pub downstream_body: Vec<u8>,
+    /// One entry per request the client sent through the gateway (first exchange, then rounds).
+    #[serde(skip)]
+    pub requests: Vec<RequestTiming>,
+}
+
+/// One client request's times, paired with what the upstream held for that same request: the
+/// exchanges recorded while it was the only request in flight with its trial's prompt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequestTiming {
+    /// Client: send → answer complete.
+    pub client: Duration,
+    /// Sum of the upstream's hold times over this request's exchanges; `None` when nothing was
+    /// sent upstream or an exchange's time is missing.
+    pub upstream: Option<Duration>,
+    /// Client: send → first tool-call delta decoded (streamed answers only).
+    pub first_call: Option<Duration>,
+    pub streamed: bool,
+    /// Exchanges the gateway made upstream for this request (retries count).
+    pub exchanges: usize,
+}
+
+impl RequestTiming {
+    pub(crate) fn of(
+        timing: crate::run::Timing,
+        streamed: bool,
+        exchanges: &[Exchange],
+    ) -> RequestTiming {
+        let upstream = if exchanges.is_empty() {
+            None
+        } else {
+            exchanges
+                .iter()
+                .map(Exchange::held)
+                .sum::<Option<Duration>>()
+        };
+        RequestTiming {
+            client: timing.complete,
+            upstream,
+            first_call: timing.first_call,
+            streamed,
+            exchanges: exchanges.len(),
+        }
+    }
+
+    /// The gateway's added time in milliseconds: client time minus upstream time (negative only
+    /// if the gateway answered before upstream finished, e.g. a cached answer).
+    pub fn added_ms(&self) -> Option<f64> {
+        self.upstream
+            .map(|u| (self.client.as_secs_f64() - u.as_secs_f64()) * 1000.0)
+    }
+}

@@ -1,0 +1,197 @@
+//! Running every trial of a system: trials sharing a prompt one after another on one worker (the
+//! recording upstream attributes requests by prompt), prompts in parallel on the system's
+//! workers. Then, in order: a trial whose task panicked or vanished is a broken trial (never
+//! dropped), stream and buffered trials are compared, known failures are applied last, so that
+//! any finding — the comparison's too — can be a known one.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures_util::FutureExt as _;
+
+use super::cause::{self, Ended};
+use super::finding::{Finding, FindingKind, Side};
+use super::known;
+use super::phases::run_one;
+use super::result::{Cell, TrialResult};
+use super::system::{Kind, System};
+use super::trial::RoutedTrial;
+use super::upstream::Upstream;
+use super::way::Way;
+use crate::model::Severity;
+
+/// Trials sharing a prompt, with their places in the run's order.
+type Group = Vec<(usize, RoutedTrial)>;
+
+/// Runs every trial through `way`, then compares modes and applies `system`'s known failures;
+/// the results in the trials' order, one per trial.
+pub(crate) async fn run_all<S: System>(
+    way: Arc<S::Way>,
+    system: &S,
+    concurrency: Option<usize>,
+    upstream: &Arc<Upstream>,
+    trials: Vec<RoutedTrial>,
+) -> Vec<TrialResult> {
+    let mut results = run_trials(
+        way,
+        (system.kind(), system.name()),
+        concurrency.unwrap_or_else(|| system.concurrency()),
+        upstream,
+        trials,
+    )
+    .await;
+    compare_modes(&mut results);
+    known::apply(system, &mut results);
+    results
+}
+
+/// Every trial's result, in order, before modes are compared and known failures applied.
+pub(crate) async fn run_trials<W: Way>(
+    way: Arc<W>,
+    (kind, name): (Kind, &str),
+    concurrency: usize,
+    upstream: &Arc<Upstream>,
+    trials: Vec<RoutedTrial>,
+) -> Vec<TrialResult> {
+    let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+    for (i, t) in trials.iter().cloned().enumerate() {
+        groups.entry(t.prompt()).or_default().push((i, t));
+    }
+    let queue: Arc<Mutex<VecDeque<Group>>> = Arc::new(Mutex::new(groups.into_values().collect()));
+    let mut set = tokio::task::JoinSet::new();
+    for n in 0..concurrency.max(1) {
+        let (queue, upstream, way, name) = (
+            Arc::clone(&queue),
+            Arc::clone(upstream),
+            Arc::clone(&way),
+            name.to_string(),
+        );
+        set.spawn(async move { work(&*way, n, (kind, &name), &upstream, &queue).await });
+    }
+    let mut done: Vec<Option<TrialResult>> = vec![None; trials.len()];
+    while let Some(joined) = set.join_next().await {
+        for (i, r) in joined.unwrap_or_default() {
+            done[i] = Some(r);
+        }
+    }
+    (done.into_iter().zip(&trials))
+        .map(|(r, t)| {
+            r.unwrap_or_else(|| {
+                broken(kind, name, t, "the trial's worker ended without its result")
+            })
+        })
+        .collect()
+}
+
+/// One worker: takes prompt groups off the queue until it is empty. A trial that panics is a
+/// broken trial, and the worker starts afresh for the next.
+async fn work<W: Way>(
+    way: &W,
+    n: usize,
+    (kind, name): (Kind, &str),
+    upstream: &Upstream,
+    queue: &Mutex<VecDeque<Group>>,
+) -> Vec<(usize, TrialResult)> {
+    let mut worker = way.worker(n);
+    let mut out = Vec::new();
+    loop {
+        let group = queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front();
+        let Some(group) = group else { break };
+        for (i, t) in group {
+            let ran = AssertUnwindSafe(run_one(way, &mut worker, (kind, name), upstream, &t))
+                .catch_unwind()
+                .await;
+            let r = ran.unwrap_or_else(|panic| {
+                let message = panic_message(&*panic);
+                broken(kind, name, &t, &format!("the trial panicked: {message}"))
+            });
+            if matches!(&r.cell, Cell::Broken(m) if m.starts_with("the trial panicked")) {
+                let spent = std::mem::replace(&mut worker, way.worker(n));
+                way.end_worker(spent).await;
+            }
+            out.push((i, r));
+        }
+    }
+    way.end_worker(worker).await;
+    out
+}
+
+/// A panic's message, when it has one.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".into())
+}
+
+/// A trial that ended without being judged: broken, with `why`.
+fn broken(kind: Kind, name: &str, t: &RoutedTrial, why: &str) -> TrialResult {
+    let tools: Vec<String> = t.case.tools.iter().map(|t| t.name.clone()).collect();
+    let cause_key = cause::key_of(Ended::Broken(kind, why), &[], &tools, &t.case.name);
+    TrialResult {
+        name: t.name(kind, name),
+        key: t.key(),
+        row: t.row(),
+        route: t.route.name(),
+        client_request: serde_json::Value::Null,
+        upstream_request: None,
+        upstream_answer: None,
+        downstream_status: None,
+        downstream_outcome: None,
+        findings: Vec::new(),
+        cell: Cell::Broken(why.to_string()),
+        cause: cause_key.as_ref().map(cause::CauseKey::id),
+        cause_key,
+        tools,
+        own_time: std::time::Duration::ZERO,
+        downstream_body: Vec::new(),
+        requests: Vec::new(),
+    }
+}
+
+/// Stream and buffered agree: the stream trial of a (case, route, choice) makes the same calls
+/// as its buffered trial. Runs on the raw cells, before known failures.
+pub(crate) fn compare_modes(results: &mut [TrialResult]) {
+    let mut buffered: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for r in results.iter() {
+        if let (Some(stem), Some(o)) = (r.key.strip_suffix("::buffered"), &r.downstream_outcome)
+            && matches!(r.cell, Cell::Pass)
+        {
+            buffered.insert(
+                stem.to_string(),
+                o.tool_calls.iter().map(|c| c.name.clone()).collect(),
+            );
+        }
+    }
+    for r in results.iter_mut() {
+        let Some(stem) = r.key.strip_suffix("::stream") else {
+            continue;
+        };
+        let (Some(b), Some(o)) = (buffered.get(stem), &r.downstream_outcome) else {
+            continue;
+        };
+        let s: Vec<String> = o.tool_calls.iter().map(|c| c.name.clone()).collect();
+        if &s != b && matches!(r.cell, Cell::Pass) {
+            let message = format!(
+                "stream calls [{}] differ from buffered [{}]",
+                s.join(", "),
+                b.join(", ")
+            );
+            r.findings.push(Finding::new(
+                FindingKind::Answer,
+                Severity::Behaviour,
+                Side::Downstream,
+                message.clone(),
+            ));
+            r.cell = Cell::Fail(format!("downstream: {message}"));
+            let case = r.key.split("::").next().unwrap_or_default().to_string();
+            r.cause_key = cause::key_of(Ended::Failed, &r.findings, &r.tools, &case);
+            r.cause = r.cause_key.as_ref().map(cause::CauseKey::id);
+        }
+    }
+}

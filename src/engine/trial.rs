@@ -1,0 +1,175 @@
+//! A trial of the engine: case × route × choice × mode, where a route is the wire format the
+//! client speaks (`inbound`) and the provider the system under test must reach (`upstream`);
+//! its key, name and matrix row, its first request, and the expansion of cases into trials.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use super::system::Kind;
+use crate::case::{Case, ChoiceSpec, Mode};
+use crate::model::Provider;
+
+/// One trial through a system under test: a case on a route, with a tool choice and a mode.
+#[derive(Clone, Debug)]
+pub struct RoutedTrial {
+    pub case: Arc<Case>,
+    pub route: Route,
+    pub choice: ChoiceSpec,
+    pub mode: Mode,
+}
+
+impl RoutedTrial {
+    /// `case::route::choice::mode`: what known-failure patterns match.
+    pub fn key(&self) -> String {
+        format!(
+            "{}::{}::{}::{}",
+            self.case.name,
+            self.route.name(),
+            self.choice.slug(),
+            self.mode.slug()
+        )
+    }
+
+    /// `KIND::NAME::case::route::choice::mode` (`gateway::litellm::…`, `client::openai::…`).
+    pub fn name(&self, kind: Kind, system: &str) -> String {
+        format!("{}::{system}::{}", kind.slug(), self.key())
+    }
+
+    /// `case::choice::mode`: the matrix row.
+    pub fn row(&self) -> String {
+        format!(
+            "{}::{}::{}",
+            self.case.name,
+            self.choice.slug(),
+            self.mode.slug()
+        )
+    }
+
+    /// The client's side as a direct trial of `provider` (its expectations are the client's)
+    /// and its first request, with the route's model.
+    pub(crate) fn first_request(
+        &self,
+        provider: crate::model::Provider,
+    ) -> (crate::case::Trial, crate::model::ChatRequest) {
+        let base = crate::case::Trial {
+            case: Arc::clone(&self.case),
+            provider,
+            choice: self.choice.clone(),
+            mode: self.mode,
+        };
+        let mut req = base.first_request();
+        req.model = self.route.model.clone();
+        (base, req)
+    }
+
+    pub(crate) fn prompt(&self) -> String {
+        self.case
+            .file
+            .messages
+            .iter()
+            .rev()
+            .map(|m| m.content.clone())
+            .next()
+            .unwrap_or_default()
+    }
+}
+
+/// Each case of a discovery once, in discovery order (a case expands into many trials).
+pub fn cases_of(discovery: &crate::case::Discovery) -> Vec<Arc<Case>> {
+    let mut cases: Vec<Arc<Case>> = Vec::new();
+    for t in &discovery.trials {
+        if !cases.iter().any(|c| Arc::ptr_eq(c, &t.case)) {
+            cases.push(Arc::clone(&t.case));
+        }
+    }
+    cases
+}
+
+/// Every applicable trial: cases that list both the route's inbound and upstream providers.
+pub fn trials(cases: &[Arc<Case>], routes: &[Route], filter: Option<&str>) -> Vec<RoutedTrial> {
+    let mut out = Vec::new();
+    for case in cases {
+        for route in routes {
+            if !case.providers.contains(&route.inbound) || !case.providers.contains(&route.upstream)
+            {
+                continue;
+            }
+            for choice in &case.choices {
+                for mode in &case.modes {
+                    let t = RoutedTrial {
+                        case: Arc::clone(case),
+                        route: route.clone(),
+                        choice: choice.clone(),
+                        mode: *mode,
+                    };
+                    if filter.is_none_or(|f| t.key().contains(f)) {
+                        out.push(t);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One inbound format and one upstream provider.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Route {
+    /// The client's wire format: `chat`, `responses`, `messages`, `generate-content`.
+    #[serde(deserialize_with = "inbound_format")]
+    pub inbound: Provider,
+    /// The provider the gateway forwards to (a `Provider` slug).
+    pub upstream: Provider,
+    /// The model name the client sends; the gateway maps it to the upstream model.
+    pub model: String,
+    /// Extra headers for this route's requests (`{{upstream}}` filled).
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// A name of its own (client mode's routes are named by the wire format the library speaks,
+    /// or by the profile); not written in gateway profiles.
+    #[serde(skip)]
+    pub label: Option<String>,
+}
+
+impl Route {
+    /// `chat→anthropic` (or the route's own label).
+    pub fn name(&self) -> String {
+        match &self.label {
+            Some(l) => l.clone(),
+            None => format!("{}→{}", inbound_slug(self.inbound), self.upstream.slug()),
+        }
+    }
+}
+
+/// The profile spellings of the inbound wire formats (serde names only: the type is `Provider`).
+const INBOUND: [(&str, Provider); 4] = [
+    ("chat", Provider::OpenaiChat),
+    ("responses", Provider::OpenaiResponses),
+    ("messages", Provider::Anthropic),
+    ("generate-content", Provider::Gemini),
+];
+
+/// The profile spelling of an inbound format: `chat`, `responses`, `messages`, `generate-content`.
+pub(crate) fn inbound_slug(p: Provider) -> &'static str {
+    INBOUND
+        .iter()
+        .find(|(_, q)| *q == p)
+        .map_or("?", |(s, _)| s)
+}
+
+/// Reads an inbound format from its profile spelling.
+fn inbound_format<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Provider, D::Error> {
+    let s = String::deserialize(d)?;
+    INBOUND
+        .iter()
+        .find(|(slug, _)| *slug == s)
+        .map(|(_, p)| *p)
+        .ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown inbound format `{s}`; expected one of chat, responses, messages, generate-content"
+            ))
+        })
+}

@@ -1,0 +1,104 @@
+//! The one thing that differs between a gateway and a library: how a trial reaches the system
+//! under test and how its answer comes back. The engine's phases (`phases.rs`) call these hooks
+//! in order; `gateway::Http` implements them over HTTP, `client::Driven` over a driver.
+
+use std::future::Future;
+
+use serde_json::Value;
+
+use super::finding::Finding;
+use super::judge::{Asked, Got};
+use super::phases::PromptWatch;
+use super::result::{Cell, RequestTiming};
+use super::trial::RoutedTrial;
+use super::upstream::{Exchange, Upstream};
+use crate::http::HttpRequest;
+use crate::model::{ChatRequest, Outcome};
+use crate::run::Sent;
+
+/// What a trial keeps of the answer its caller got, for its record and reproducer.
+#[derive(Default)]
+pub struct Kept {
+    pub status: Option<u16>,
+    pub outcome: Option<Outcome>,
+    pub body: Vec<u8>,
+    pub timing: Option<RequestTiming>,
+}
+
+/// A follow-up round's answer: what the caller got (as an HTTP answer, for the round's
+/// judgement), the outcome the rounds go on from, and the request's timing.
+pub struct RoundAnswer {
+    pub got: Got,
+    pub next: Option<Outcome>,
+    pub timing: Option<RequestTiming>,
+}
+
+/// How trials reach a system under test, in the order the phases call it.
+pub trait Way: Send + Sync + 'static {
+    /// A worker's own state (a driver process; nothing for HTTP). Workers run in parallel, each
+    /// its trials one after another.
+    type Worker: Send;
+    /// The way's own form of the caller's request (the endpoint and headers; the driver trial).
+    type Request: Send + Sync;
+    /// What the caller got for the first request.
+    type Answer: Send;
+
+    fn worker(&self, n: usize) -> Self::Worker;
+
+    /// Phase 1: the caller's request; a trial the caller cannot express is `NotApplicable`.
+    fn ask(&self, trial: &RoutedTrial, upstream: &Upstream)
+    -> Result<(Asked, Self::Request), Cell>;
+
+    /// The caller's request as the trial's record shows it.
+    fn shown(&self, asked: &Asked, request: &Self::Request) -> Value;
+
+    /// Phase 2: the first request, sent while `watch` records what went upstream.
+    fn send(
+        &self,
+        worker: &mut Self::Worker,
+        asked: &Asked,
+        request: &Self::Request,
+        watch: &PromptWatch<'_>,
+    ) -> impl Future<Output = Sent<Vec<Exchange>, Result<Self::Answer, String>>> + Send;
+
+    /// The answer says the caller's side cannot express the trial (nothing was sent).
+    fn not_expressible(&self, answer: &Self::Answer) -> Option<Cell>;
+
+    /// What the record keeps of the answer.
+    fn keep(&self, asked: &Asked, answer: &Self::Answer, seen: &[Exchange]) -> Kept;
+
+    /// Nothing went upstream: the findings, or the cell the trial ends with.
+    fn unsent(&self, asked: &Asked, answer: &Self::Answer) -> Result<Vec<Finding>, Cell>;
+
+    /// Phase 4: what the caller got, against what upstream answered in `ex`.
+    fn downstream(
+        &self,
+        asked: &Asked,
+        ex: &Exchange,
+        target: crate::model::Provider,
+        answer: &Self::Answer,
+    ) -> Vec<Finding>;
+
+    /// The outcome the rounds go on from, when the first answer lets them.
+    fn continues(&self, asked: &Asked, ex: &Exchange, answer: &Self::Answer) -> Option<Outcome>;
+
+    /// Phase 5: one follow-up round: `next` (encoded as `encoded` in the caller's format) sent
+    /// after `prev`, while `watch` records what went upstream.
+    #[allow(clippy::too_many_arguments)]
+    fn round(
+        &self,
+        worker: &mut Self::Worker,
+        asked: &Asked,
+        request: &Self::Request,
+        prev: &ChatRequest,
+        next: &ChatRequest,
+        encoded: &HttpRequest,
+        watch: &PromptWatch<'_>,
+    ) -> impl Future<Output = Sent<Vec<Exchange>, RoundAnswer>> + Send;
+
+    /// The trial is over (a driver reads its next trial).
+    fn end_trial(&self, worker: &mut Self::Worker) -> impl Future<Output = ()> + Send;
+
+    /// The worker is done, or a trial on it panicked: release what it holds.
+    fn end_worker(&self, worker: Self::Worker) -> impl Future<Output = ()> + Send;
+}
