@@ -134,7 +134,8 @@ pub(super) fn run<S: System>(
     let status = engine::status(
         &ran.results,
         ran.stale.len(),
-        ran.exited.is_some() || unloadable > 0,
+        ran.exited.is_some(),
+        unloadable > 0,
     );
     finish(&*system, &ran, a, status, extras, unloadable, t0)
 }

@@ -3,8 +3,7 @@
 //! met on many routes, choices and modes is one cause (`reproduce` groups a run's trials by it).
 
 use super::finding::Finding;
-use super::result::Cell;
-use super::system::Kind;
+use super::trial::Kind;
 use crate::model::Severity;
 
 /// What a failing trial's root cause is made of.
@@ -35,24 +34,13 @@ impl CauseKey {
 
 /// How a trial ended, as far as its cause goes.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Ended<'a> {
+pub(crate) enum Ended<'a> {
     /// Its findings failed it.
     Failed,
     /// The system (of that kind) broke it before any check (the cell's message).
     Broken(Kind, &'a str),
     /// Passed, or an expected cell: no cause.
     Other,
-}
-
-impl<'a> Ended<'a> {
-    /// How a trial of a system of `kind` with `cell` ended.
-    pub(super) fn of(kind: Kind, cell: &'a Cell) -> Ended<'a> {
-        match cell {
-            Cell::Fail(_) => Ended::Failed,
-            Cell::Broken(m) => Ended::Broken(kind, m),
-            _ => Ended::Other,
-        }
-    }
 }
 
 /// The cause of a failed trial: the finding its cell reports (the first that is not cosmetic;

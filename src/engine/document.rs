@@ -23,9 +23,13 @@ pub enum Status {
     Broken,
 }
 
-/// The run's status. `stale`: known failures naming a cause no trial failed with;
-/// `incomplete`: the suite did not fully run (unloadable case files, the system exited).
-pub fn status(results: &[TrialResult], stale: usize, incomplete: bool) -> Status {
+/// The run's status. `stale`: known failures naming a cause no trial failed with; `exited`:
+/// the system died mid-run (the trials after that broke: failed, not a broken run);
+/// `incomplete`: the suite did not fully run (unloadable case files).
+pub fn status(results: &[TrialResult], stale: usize, exited: bool, incomplete: bool) -> Status {
+    if exited {
+        return Status::Failed;
+    }
     let broken = results.iter().any(|r| matches!(r.cell, Cell::Broken(_)))
         && (results.iter()).all(|r| matches!(r.cell, Cell::Broken(_) | Cell::NotApplicable(_)));
     if broken {

@@ -3,50 +3,11 @@
 //! names one, by root cause; a passing trial it covers fails until the entry is removed (unless
 //! `flaky`); an entry naming a cause no trial failed with is stale.
 
-use serde::Deserialize;
 use toml::Spanned;
 
+use super::profile::KnownEntry;
 use super::result::{Cell, TrialResult};
 use super::system::System;
-use crate::case::KnownFailure;
-
-/// A known failure of a gateway or a library: the shared one (`trials`, `reason`, `flaky`),
-/// optionally naming a root cause (`tooltape gateway|client NAME --findings`) and its audit. An
-/// entry with a `cause` covers only the trials of its pattern that fail with that cause; it
-/// fails the run when none does.
-#[derive(Debug, Deserialize)]
-pub struct KnownEntry {
-    #[serde(flatten)]
-    pub failure: KnownFailure,
-    /// A root-cause id, e.g. `refused-1a2b3c4d`.
-    #[serde(default)]
-    pub cause: Option<String>,
-    /// What the audit found the cause to be (`verdict = "bug"` in a profile).
-    #[serde(default, rename = "verdict")]
-    pub audit: Option<Audit>,
-    /// Where the bug is tracked (an issue or pull-request URL).
-    #[serde(default)]
-    pub tracker: Option<String>,
-}
-
-/// The audit of a root cause.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Audit {
-    /// The system does not do what the APIs it speaks document.
-    Bug,
-    /// The system documents that it does not do this.
-    Limitation,
-}
-
-impl Audit {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Audit::Bug => "bug",
-            Audit::Limitation => "documented limitation",
-        }
-    }
-}
 
 /// The known failure covering a trial key (`case::route::choice::mode`) that fails with root
 /// cause `cause`: an entry naming that cause whose pattern matches, else an entry naming no

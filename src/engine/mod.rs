@@ -16,6 +16,7 @@ mod events;
 mod finding;
 pub(crate) mod judge;
 mod known;
+mod lifecycle;
 mod memory;
 mod phases;
 mod profile;
@@ -35,10 +36,10 @@ mod tests;
 pub use cause::{CauseKey, normalize};
 pub use document::{Status, document, status};
 pub use judge::{Asked, Got};
-pub use known::{Audit, KnownEntry, known_failure, stale_causes};
+pub use known::{known_failure, stale_causes};
+pub use lifecycle::{Options, Run, SetUpError, run, run_on};
 pub use memory::{PeakSampler, machine_note};
-pub use phases::PromptWatch;
-pub use profile::{Install, Loaded, fill, install_cache, install_into};
+pub use profile::{Audit, Install, KnownEntry, Loaded, fill, install_cache, install_into};
 pub use render::{html, junit, markdown, summary, terminal};
 pub use reproduce::{
     Reproducer, RootCause, causes, markdown as causes_markdown, report_bug,
@@ -46,10 +47,10 @@ pub use reproduce::{
 };
 pub use result::{Cell, RequestTiming, TrialResult};
 pub use snapshot::{snapshot, snapshot_name};
-pub use system::{Kind, Options, Process, Run, SetUpError, Started, System, run, run_on};
-pub use trial::{Route, RoutedTrial, cases_of, trials};
+pub use system::{Process, Started, System};
+pub use trial::{Kind, Route, RoutedTrial, cases_of, trials};
 pub use upstream::{Exchange, Upstream};
-pub use way::{Kept, RoundAnswer, Way};
+pub use way::{Kept, PromptWatch, RoundAnswer, Way};
 
 pub(crate) use check::broken;
 pub(crate) use finding::{Finding, FindingKind, Side};

@@ -6,35 +6,15 @@
 
 use serde_json::Value;
 
-use super::cause::{self, Ended};
+use super::cause;
 use super::finding::Finding;
 use super::judge::{self, Asked};
 use super::result::{Cell, RequestTiming, TrialResult};
-use super::system::Kind;
-use super::trial::RoutedTrial;
-use super::upstream::{Exchange, Upstream};
-use super::way::Way;
+use super::trial::{Kind, RoutedTrial};
+use super::upstream::Upstream;
+use super::way::{PromptWatch, Way};
 use crate::model::Outcome;
-use crate::run::{OwnTime, Watch};
-use crate::scenario::Scenario;
-
-/// The recording upstream's claim on one trial's prompt: what the system sent upstream while
-/// the trial's request was in flight.
-pub struct PromptWatch<'a> {
-    pub upstream: &'a Upstream,
-    pub prompt: String,
-    pub scenario: &'a Scenario,
-}
-
-impl Watch for PromptWatch<'_> {
-    type Seen = Vec<Exchange>;
-    fn open(&self) {
-        self.upstream.open(&self.prompt, self.scenario);
-    }
-    fn close(&self) -> Vec<Exchange> {
-        self.upstream.close(&self.prompt)
-    }
-}
+use crate::run::OwnTime;
 
 /// What a trial ended with, before it is named and timed.
 #[derive(Default)]
@@ -72,7 +52,7 @@ pub(crate) async fn run_one<W: Way>(
     let mut findings = ends.findings;
     let cell = ends.cell.unwrap_or_else(|| judge::cell_of(&mut findings));
     let tools: Vec<String> = trial.case.tools.iter().map(|t| t.name.clone()).collect();
-    let cause_key = cause::key_of(Ended::of(kind, &cell), &findings, &tools, &trial.case.name);
+    let cause_key = cause::key_of(cell.ended(kind), &findings, &tools, &trial.case.name);
     TrialResult {
         name: trial.name(kind, name),
         key: trial.key(),

@@ -1,6 +1,6 @@
 //! What gateway and client profiles share: the loaded file (name, path, source for
-//! `path:line:col`), the strict TOML reader, placeholders, and the pinned install into the cache
-//! outside the repository.
+//! `path:line:col`), the strict TOML reader, known-failure entries with their audit,
+//! placeholders, and the pinned install into the cache outside the repository.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 
 use serde::Deserialize;
 
+use crate::case::KnownFailure;
 use crate::located::Located;
 
 /// A loaded profile: its name (file stem), path and source for locations, and its content.
@@ -25,6 +26,44 @@ impl<P> Loaded<P> {
     pub fn locate(&self, span: std::ops::Range<usize>) -> String {
         let (l, c) = crate::located::line_col(&self.source, span.start);
         format!("{}:{l}:{c}", self.path.display())
+    }
+}
+
+/// A known failure of a gateway or a library: the shared one (`trials`, `reason`, `flaky`),
+/// optionally naming a root cause (`tooltape gateway|client NAME --findings`) and its audit. An
+/// entry with a `cause` covers only the trials of its pattern that fail with that cause; it
+/// fails the run when none does.
+#[derive(Debug, Deserialize)]
+pub struct KnownEntry {
+    #[serde(flatten)]
+    pub failure: KnownFailure,
+    /// A root-cause id, e.g. `refused-1a2b3c4d`.
+    #[serde(default)]
+    pub cause: Option<String>,
+    /// What the audit found the cause to be (`verdict = "bug"` in a profile).
+    #[serde(default, rename = "verdict")]
+    pub audit: Option<Audit>,
+    /// Where the bug is tracked (an issue or pull-request URL).
+    #[serde(default)]
+    pub tracker: Option<String>,
+}
+
+/// The audit of a root cause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Audit {
+    /// The system does not do what the APIs it speaks document.
+    Bug,
+    /// The system documents that it does not do this.
+    Limitation,
+}
+
+impl Audit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Audit::Bug => "bug",
+            Audit::Limitation => "documented limitation",
+        }
     }
 }
 

@@ -12,9 +12,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::cause::CauseKey;
-use super::known::Audit;
+use super::profile::Audit;
 use super::result::{Cell, TrialResult};
-use super::system::{Kind, System};
+use super::system::System;
+use super::trial::Kind;
 use crate::model::{Provider, Severity};
 
 /// The longest answer text a reproducer carries.

@@ -6,7 +6,9 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::cause::Ended;
 use super::finding::Finding;
+use super::trial::Kind;
 use super::upstream::Exchange;
 use crate::model::Outcome;
 
@@ -26,6 +28,15 @@ pub enum Cell {
 }
 
 impl Cell {
+    /// How a trial of a system of `kind` with this cell ended, as far as its cause goes.
+    pub(crate) fn ended(&self, kind: Kind) -> Ended<'_> {
+        match self {
+            Cell::Fail(_) => Ended::Failed,
+            Cell::Broken(m) => Ended::Broken(kind, m),
+            _ => Ended::Other,
+        }
+    }
+
     /// Whether this result is expected (exit status 0).
     pub fn expected(&self) -> bool {
         matches!(

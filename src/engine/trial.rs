@@ -7,9 +7,27 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use super::system::Kind;
 use crate::case::{Case, ChoiceSpec, Mode};
 use crate::model::Provider;
+
+/// What kind of system a run is about: its trials are named `KIND::NAME::…`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// An LLM gateway, reached over HTTP (`tooltape gateway`).
+    Gateway,
+    /// A client library or agent framework, reached through its driver (`tooltape client`).
+    Client,
+}
+
+impl Kind {
+    pub fn slug(self) -> &'static str {
+        match self {
+            Kind::Gateway => "gateway",
+            Kind::Client => "client",
+        }
+    }
+}
 
 /// One trial through a system under test: a case on a route, with a tool choice and a mode.
 #[derive(Clone, Debug)]

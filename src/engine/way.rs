@@ -8,13 +8,31 @@ use serde_json::Value;
 
 use super::finding::Finding;
 use super::judge::{Asked, Got};
-use super::phases::PromptWatch;
 use super::result::{Cell, RequestTiming};
 use super::trial::RoutedTrial;
 use super::upstream::{Exchange, Upstream};
 use crate::http::HttpRequest;
 use crate::model::{ChatRequest, Outcome};
-use crate::run::Sent;
+use crate::run::{Sent, Watch};
+use crate::scenario::Scenario;
+
+/// The recording upstream's claim on one trial's prompt: what the system sent upstream while
+/// the trial's request was in flight.
+pub struct PromptWatch<'a> {
+    pub upstream: &'a Upstream,
+    pub prompt: String,
+    pub scenario: &'a Scenario,
+}
+
+impl Watch for PromptWatch<'_> {
+    type Seen = Vec<Exchange>;
+    fn open(&self) {
+        self.upstream.open(&self.prompt, self.scenario);
+    }
+    fn close(&self) -> Vec<Exchange> {
+        self.upstream.close(&self.prompt)
+    }
+}
 
 /// What a trial keeps of the answer its caller got, for its record and reproducer.
 #[derive(Default)]

@@ -111,7 +111,10 @@ fn client_json_records_have_the_gateway_records_shape() {
     let o = client(&["tooltape", "weather", "--format", "json"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
-    let trials = v.as_array().expect("an array of trial records");
+    assert_eq!(v["kind"], "client", "{v}");
+    assert_eq!(v["target"], "tooltape", "{v}");
+    assert!(v["causes"].is_array(), "root causes: {v}");
+    let trials = v["trials"].as_array().expect("an array of trial records");
     assert!(trials.len() >= 20, "{} trials", trials.len());
     for t in trials {
         let name = t["name"].as_str().unwrap();
