@@ -1,0 +1,114 @@
+//! What a check finds: the end of the gateway it is about (`Side`), the check that made it
+//! (`FindingKind`), and the `Finding` itself with its severity; the constructors the checks
+//! share and `clip`, which shortens quoted values in messages.
+
+use serde::Serialize;
+
+use crate::model::Severity;
+
+/// Which end of the gateway a finding is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// What the gateway sent the provider.
+    Upstream,
+    /// What the gateway answered its client.
+    Downstream,
+}
+
+impl std::fmt::Display for Side {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Side::Upstream => "upstream",
+            Side::Downstream => "downstream",
+        })
+    }
+}
+
+/// Which check made a finding: findings are selected by kind, never by their text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FindingKind {
+    /// The request's translation: tools, schemas, tool_choice, strict, the parallel switch.
+    Request,
+    /// A tool result the gateway unlinked from its call, or dropped.
+    ToolResult,
+    /// The text protocol's injected instructions.
+    Injected,
+    /// The request went to another API than the route's.
+    Route,
+    /// Upstream refused the gateway's request.
+    Refused,
+    /// The answer the client got, against what upstream answered.
+    Answer,
+    /// The streamed answer's event shape.
+    Stream,
+    /// A request invalid in the client's own API, and the error it got.
+    ClientFault,
+    /// A follow-up round: nothing sent, or its answer.
+    Round,
+}
+
+impl FindingKind {
+    /// The kind's name in root-cause ids and titles.
+    pub fn slug(self) -> &'static str {
+        match self {
+            FindingKind::Request => "request",
+            FindingKind::ToolResult => "tool-result",
+            FindingKind::Injected => "injected",
+            FindingKind::Route => "route",
+            FindingKind::Refused => "refused",
+            FindingKind::Answer => "answer",
+            FindingKind::Stream => "stream",
+            FindingKind::ClientFault => "client-fault",
+            FindingKind::Round => "round",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    pub side: Side,
+    pub message: String,
+    #[serde(skip)]
+    pub kind: FindingKind,
+}
+
+impl Finding {
+    pub(crate) fn new(
+        kind: FindingKind,
+        severity: Severity,
+        side: Side,
+        message: impl Into<String>,
+    ) -> Finding {
+        Finding {
+            severity,
+            side,
+            message: message.into(),
+            kind,
+        }
+    }
+}
+
+/// A finding of the request checks; the other checks retag theirs ([`of_kind`]).
+pub(super) fn f(severity: Severity, side: Side, message: impl Into<String>) -> Finding {
+    Finding::new(FindingKind::Request, severity, side, message)
+}
+
+/// `findings`, each of `kind`.
+pub(super) fn of_kind(kind: FindingKind, mut findings: Vec<Finding>) -> Vec<Finding> {
+    for f in &mut findings {
+        f.kind = kind;
+    }
+    findings
+}
+
+/// `s` cut to its first 80 characters, marked with `…` where cut.
+pub(super) fn clip(s: &str) -> String {
+    let c: String = s.chars().take(80).collect();
+    if c.len() < s.len() {
+        format!("{c}…")
+    } else {
+        c
+    }
+}

@@ -1,0 +1,17 @@
+//! The checks of a trial: what the system sent upstream against what the caller sent (by
+//! meaning), and what it answered the caller against what upstream answered. Each difference
+//! is one `Finding` with a severity. `finding` holds the finding types; `view` reads a request
+//! as the upstream checks compare it; `upstream`, `downstream` and `stream` are the checks of
+//! each end and of the streamed answer's events.
+
+mod downstream;
+mod finding;
+mod stream;
+mod upstream;
+mod view;
+
+pub(crate) use downstream::{broken, downstream, invalid_request};
+pub(crate) use finding::{Finding, FindingKind, Side};
+pub(crate) use stream::stream;
+pub(crate) use upstream::{injected, results, upstream};
+pub(crate) use view::{RequestView, text_protocol_view};

@@ -1,0 +1,142 @@
+//! The stream checks: the raw events of the gateway's streamed answer against upstream's (call
+//! slots and identities, argument fragments, finish signals, the terminal event).
+
+use super::finding::{Finding, FindingKind, Side, f, of_kind};
+use crate::engine::events::StreamShape;
+use crate::model::{Provider, Severity};
+
+/// Stream checks on the raw events of the gateway's answer (`got`) against upstream's (`up`).
+/// `upstream_broken`: upstream's stream failed or was cut, so the gateway's must end with an
+/// error event or without its terminal event, and carry no finish signal.
+pub(crate) fn stream(
+    got: &StreamShape,
+    up: Option<&StreamShape>,
+    inbound: Provider,
+    upstream_broken: bool,
+) -> Vec<Finding> {
+    of_kind(
+        FindingKind::Stream,
+        stream_findings(got, up, inbound, upstream_broken),
+    )
+}
+
+fn stream_findings(
+    got: &StreamShape,
+    up: Option<&StreamShape>,
+    inbound: Provider,
+    upstream_broken: bool,
+) -> Vec<Finding> {
+    let side = Side::Downstream;
+    let mut out = Vec::new();
+    for p in got
+        .problems
+        .iter()
+        .filter(|p| !(upstream_broken && p.starts_with("error event")))
+        .take(1)
+    {
+        out.push(f(Severity::Breaking, side, format!("stream: {p}")));
+    }
+    // Calls sharing a slot, told apart by id, are faithful when upstream streamed them so (a
+    // same-format pass-through); a gateway that puts calls upstream kept apart at one slot
+    // makes clients that merge by index merge them.
+    let upstream_shared = up.is_some_and(|u| u.calls.iter().any(|c| c.shared));
+    for c in &got.calls {
+        if c.shared && !upstream_shared {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                format!(
+                    "call {} at slot {} reused by another call ({})",
+                    c.name.as_deref().unwrap_or("?"),
+                    c.slot,
+                    c.id.as_deref().unwrap_or("?")
+                ),
+            ));
+        }
+        if let Some(other) = &c.reused_by {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                format!(
+                    "call {} at slot {} reused by another call ({other})",
+                    c.name.as_deref().unwrap_or("?"),
+                    c.slot
+                ),
+            ));
+        }
+        if !c.opened_with_identity {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                format!("first delta at slot {} has no id and name", c.slot),
+            ));
+        }
+    }
+    // Gemini carries each call whole: there are no argument fragments to compare.
+    if let Some(up) = up.filter(|_| inbound != Provider::Gemini) {
+        for (u, g) in up.calls.iter().zip(&got.calls) {
+            if u.fragments > 1 && g.fragments <= 1 {
+                out.push(f(
+                    Severity::Behaviour,
+                    side,
+                    format!(
+                        "arguments of {} held back: upstream sent {} fragments, the gateway {}",
+                        g.name.as_deref().unwrap_or("?"),
+                        u.fragments,
+                        g.fragments
+                    ),
+                ));
+            } else if u.fragments_before_finish > 0
+                && g.fragments > 0
+                && g.fragments_before_finish == 0
+            {
+                out.push(f(
+                    Severity::Behaviour,
+                    side,
+                    format!(
+                        "arguments of {} arrive only with the finish",
+                        g.name.as_deref().unwrap_or("?")
+                    ),
+                ));
+            }
+        }
+        if up.calls.len() > got.calls.len() {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                format!(
+                    "stream carries {} of upstream's {} calls",
+                    got.calls.len(),
+                    up.calls.len()
+                ),
+            ));
+        }
+    }
+    if upstream_broken {
+        if got.finishes > 0 {
+            out.push(f(
+                Severity::Breaking,
+                side,
+                "finish signal after upstream's stream failed or was cut",
+            ));
+        }
+        return out;
+    }
+    if got.finishes != 1 {
+        out.push(f(
+            Severity::Behaviour,
+            side,
+            format!("{} finish signals (exactly one expected)", got.finishes),
+        ));
+    }
+    if !got.terminal {
+        let t = match inbound {
+            Provider::OpenaiChat | Provider::TextProtocol => "[DONE]",
+            Provider::Anthropic => "message_stop",
+            Provider::OpenaiResponses => "response.completed",
+            Provider::Gemini => "end",
+        };
+        out.push(f(Severity::Behaviour, side, format!("no terminal {t}")));
+    }
+    out
+}

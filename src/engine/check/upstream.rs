@@ -1,0 +1,372 @@
+//! The upstream checks: what the gateway sent the provider against what the client sent, by
+//! meaning (tools, schemas, tool_choice, strict, the parallel switch, hosted search), the tool
+//! results of the conversation, and the text protocol's injected instructions.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::finding::{Finding, FindingKind, Side, clip, f, of_kind};
+use super::view::RequestView;
+use crate::model::{Provider, Severity, ToolChoice};
+
+/// The keyword paths of a schema (object keys joined by `/`), for "keyword lost" messages.
+fn keys(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(o) => {
+            for (k, x) in o {
+                // An empty object (`"properties": {}`, `"items": {}`) constrains nothing: leaving
+                // it out (as Gemini requires for a tool without parameters) loses no keyword.
+                if x.as_object().is_some_and(serde_json::Map::is_empty) {
+                    continue;
+                }
+                let p = format!("{prefix}/{k}");
+                out.insert(p.clone());
+                keys(x, &p, out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                keys(x, &format!("{prefix}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `sent` keeps the meaning of `asked` (omitted = auto where the target's default is auto).
+/// An allowed list naming exactly the tools sent means what plain `auto` or `required` means over
+/// them (a target without allowed lists sends only the allowed tools).
+fn choice_kept(asked: Option<&ToolChoice>, sent: Option<&ToolChoice>, sent_tools: &[&str]) -> bool {
+    let only_sent = |tools: &[String]| {
+        tools.iter().map(String::as_str).collect::<BTreeSet<_>>()
+            == sent_tools.iter().copied().collect::<BTreeSet<_>>()
+    };
+    let allowed = matches!(asked, Some(ToolChoice::Allowed { .. }));
+    let asked = match asked {
+        Some(ToolChoice::Allowed { mode, tools }) if tools.len() > 1 && only_sent(tools) => {
+            Some(match mode {
+                crate::model::AllowedMode::Auto => ToolChoice::Auto,
+                crate::model::AllowedMode::Required => ToolChoice::Required,
+            })
+        }
+        Some(ToolChoice::Allowed { mode, tools })
+            if tools.len() == 1 && only_sent(tools) && *mode == crate::model::AllowedMode::Auto =>
+        {
+            Some(ToolChoice::Auto)
+        }
+        other => other.cloned(),
+    };
+    let asked = asked.as_ref();
+    let norm = |c: Option<&ToolChoice>| match c {
+        None => ToolChoice::Auto,
+        Some(ToolChoice::Allowed { mode, tools })
+            if tools.len() == 1 && *mode == crate::model::AllowedMode::Required =>
+        {
+            ToolChoice::Forced(tools[0].clone())
+        }
+        // `required` over the one allowed tool, the only one sent, forces it.
+        Some(ToolChoice::Required) if allowed && sent_tools.len() == 1 => {
+            ToolChoice::Forced(sent_tools[0].to_string())
+        }
+        Some(c) => c.clone(),
+    };
+    let (a, s) = (norm(asked), norm(sent));
+    match (&a, &s) {
+        (
+            ToolChoice::Allowed { mode, tools },
+            ToolChoice::Allowed {
+                mode: m2,
+                tools: t2,
+            },
+        ) => {
+            mode == m2
+                && tools.iter().collect::<BTreeSet<_>>() == t2.iter().collect::<BTreeSet<_>>()
+        }
+        _ => a == s,
+    }
+}
+
+/// Upstream check of a text-protocol request: the injected system message (the first message)
+/// is the one the project's encoder sends for the client's request, byte for byte, and the
+/// conversation after it carries as many messages.
+pub(crate) fn injected(sent: &Value, ours: Option<&Value>) -> Vec<Finding> {
+    of_kind(FindingKind::Injected, injected_findings(sent, ours))
+}
+
+fn injected_findings(sent: &Value, ours: Option<&Value>) -> Vec<Finding> {
+    let side = Side::Upstream;
+    let Some(ours) = ours else {
+        return Vec::new();
+    };
+    let first = |v: &Value| v.pointer("/messages/0/content").cloned();
+    let count = |v: &Value| v.get("messages").and_then(Value::as_array).map(Vec::len);
+    let mut out = Vec::new();
+    if first(sent) != first(ours) {
+        out.push(f(
+            Severity::Breaking,
+            side,
+            "injected instructions differ from the ones src/inject/ builds",
+        ));
+    }
+    if count(sent) != count(ours) {
+        out.push(f(
+            Severity::Breaking,
+            side,
+            format!(
+                "{} messages sent, the text protocol sends {}",
+                count(sent).unwrap_or(0),
+                count(ours).unwrap_or(0)
+            ),
+        ));
+    }
+    out
+}
+
+/// Upstream checks. `client` is the client's request read back; `sent` what the gateway sent;
+/// `ours` what the project's own encoder sends for the target (its sanitizer's changes allowed).
+pub(crate) fn upstream(
+    client: &RequestView,
+    sent: &RequestView,
+    ours: Option<&RequestView>,
+    target: Provider,
+    wire_rejection: Option<String>,
+    requires_grounding: bool,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let side = Side::Upstream;
+    let none = client.choice == Some(ToolChoice::None);
+    // `none` may be implemented by not sending the tools at all.
+    let none_by_omission = none && sent.tools.is_empty();
+    let sent_names: Vec<&str> = sent.tools.iter().map(|t| t.name.as_str()).collect();
+    // A tool the project's own encoder leaves out too is how the target expresses the request
+    // (Anthropic has no allowed list: only the allowed tools are sent), not a tool dropped.
+    let dropped: Vec<&str> = client
+        .tools
+        .iter()
+        .map(|t| t.name.as_str())
+        .filter(|n| !sent_names.contains(n))
+        .filter(|n| ours.is_none_or(|o| o.tools.iter().any(|t| t.name == *n)))
+        .collect();
+    if !dropped.is_empty() && !none_by_omission {
+        out.push(f(
+            Severity::Breaking,
+            side,
+            format!("tools dropped: {}", dropped.join(", ")),
+        ));
+    }
+    for t in &client.tools {
+        let Some(s) = sent.tools.iter().find(|x| x.name == t.name) else {
+            continue;
+        };
+        let ours_t = ours.and_then(|o| o.tools.iter().find(|x| x.name == t.name));
+        if s.description != t.description && ours_t.is_none_or(|o| o.description != s.description) {
+            out.push(f(
+                Severity::Behaviour,
+                side,
+                format!("description of {} changed", t.name),
+            ));
+        }
+        if s.parameters != t.parameters && ours_t.is_none_or(|o| o.parameters != s.parameters) {
+            let (mut a, mut b) = (BTreeSet::new(), BTreeSet::new());
+            keys(&t.parameters, "", &mut a);
+            keys(&s.parameters, "", &mut b);
+            if let Some(o) = ours_t {
+                let mut c = BTreeSet::new();
+                keys(&o.parameters, "", &mut c);
+                // Only what even the target's sanitizer keeps counts as lost.
+                a = a.intersection(&c).cloned().collect();
+            }
+            let lost: Vec<&String> = a.difference(&b).take(3).collect();
+            if lost.is_empty() {
+                out.push(f(
+                    Severity::Cosmetic,
+                    side,
+                    format!("schema of {} reshaped (same keywords)", t.name),
+                ));
+            } else {
+                out.push(f(
+                    Severity::Behaviour,
+                    side,
+                    format!(
+                        "schema of {} lost {}",
+                        t.name,
+                        lost.iter()
+                            .map(|s| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+        }
+        // What the project's encoder sends for the same tool is the reference: it drops `strict`
+        // where the target cannot take it (Anthropic's strict subset and request-wide budgets).
+        let wanted_strict = match ours_t {
+            Some(o) => o.strict == Some(true),
+            None => t.strict == Some(true) && target_supports_strict(target),
+        };
+        if wanted_strict && s.strict != Some(true) {
+            out.push(f(
+                Severity::Behaviour,
+                side,
+                format!("strict dropped for {}", t.name),
+            ));
+        }
+    }
+    if !none_by_omission
+        && !client.tools.is_empty()
+        && !choice_kept(client.choice.as_ref(), sent.choice.as_ref(), &sent_names)
+    {
+        out.push(f(
+            Severity::Breaking,
+            side,
+            format!(
+                "tool_choice {} sent as {}",
+                slug(client.choice.as_ref()),
+                slug(sent.choice.as_ref())
+            ),
+        ));
+    }
+    // A target without a parallel switch (Gemini) cannot be sent one: the project's own
+    // encoder, the reference, sends none either.
+    if client.parallel == Some(false)
+        && sent.parallel != Some(false)
+        && !client.tools.is_empty()
+        && ours.is_none_or(|o| o.parallel == Some(false))
+    {
+        out.push(f(
+            Severity::Behaviour,
+            side,
+            "parallel_tool_calls false dropped",
+        ));
+    }
+    out.extend(results(client, sent));
+    if requires_grounding && !sent.hosted_search {
+        out.push(f(
+            Severity::Breaking,
+            side,
+            "REQUIRED hosted search forwarded without the search tool (must fail closed)",
+        ));
+    }
+    if let Some(why) = wire_rejection {
+        out.push(f(
+            Severity::Breaking,
+            side,
+            format!("{} would reject it: {why}", target.slug()),
+        ));
+    }
+    out
+}
+
+/// The results of `view` that answer none of its calls: linked by id; formats without call ids
+/// on the wire (Gemini, the text protocol) link by name.
+fn unlinked(view: &RequestView) -> impl Iterator<Item = &(String, String)> {
+    view.results.iter().filter(|(id, name)| {
+        !view
+            .calls
+            .iter()
+            .any(|(cid, cname)| (!id.is_empty() && cid == id) || (id.is_empty() && cname == name))
+    })
+}
+
+/// Upstream check of the conversation's tool results: each one the gateway sent answers a call
+/// it sent, and none of the client's is missing. A result the client itself sent answering no
+/// call (its request is invalid in its own API) is the client's fault: as many unlinked results
+/// as the client sent are not findings, only the ones the gateway unlinked.
+pub(crate) fn results(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
+    of_kind(FindingKind::ToolResult, results_findings(client, sent))
+}
+
+fn results_findings(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let excused = unlinked(client).count();
+    for (id, name) in unlinked(sent).skip(excused) {
+        out.push(f(
+            Severity::Breaking,
+            Side::Upstream,
+            if name.is_empty() {
+                format!("tool result {id} answers no call")
+            } else if id.is_empty() {
+                format!("tool result for {name} answers no call")
+            } else {
+                format!("tool result {id} ({name}) answers no call")
+            },
+        ));
+    }
+    if sent.results.len() < client.results.len() {
+        out.push(f(
+            Severity::Breaking,
+            Side::Upstream,
+            "tool results dropped",
+        ));
+    }
+    out.extend(result_texts_kept(client, sent));
+    out
+}
+
+/// The text of each tool result reaches upstream unchanged: the sent result answering the same
+/// call (by id; by name where ids are empty) carries the client's text, or a JSON object whose
+/// value is that text (a format that wraps results in an object, as Gemini's `response`).
+fn result_texts_kept(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut used = vec![false; sent.results.len()];
+    for ((id, name), text) in client.results.iter().zip(&client.result_texts) {
+        let found = sent
+            .results
+            .iter()
+            .enumerate()
+            .position(|(j, (sid, sname))| {
+                !used[j]
+                    && if id.is_empty() || sid.is_empty() {
+                        sname == name
+                    } else {
+                        sid == id
+                    }
+            });
+        let Some(j) = found else {
+            continue;
+        };
+        used[j] = true;
+        let Some(got) = sent.result_texts.get(j) else {
+            continue;
+        };
+        if !same_result_text(text, got) {
+            out.push(f(
+                Severity::Breaking,
+                Side::Upstream,
+                format!(
+                    "tool result text for {name} changed: {:?} → {:?}",
+                    clip(text),
+                    clip(got)
+                ),
+            ));
+        }
+    }
+    out
+}
+
+fn same_result_text(client: &str, sent: &str) -> bool {
+    if client.trim() == sent.trim() {
+        return true;
+    }
+    let parsed = |s: &str| serde_json::from_str::<Value>(s).ok();
+    match (parsed(client), parsed(sent)) {
+        (Some(a), Some(b)) if a == b => true,
+        (_, Some(Value::Object(o))) if o.len() == 1 => o.values().any(|v| {
+            v.as_str().is_some_and(|t| t.trim() == client.trim())
+                || parsed(client).is_some_and(|a| &a == v)
+        }),
+        _ => false,
+    }
+}
+
+fn target_supports_strict(p: Provider) -> bool {
+    matches!(
+        p,
+        Provider::OpenaiChat | Provider::OpenaiResponses | Provider::Anthropic
+    )
+}
+
+fn slug(c: Option<&ToolChoice>) -> String {
+    c.map_or_else(|| "omitted".to_string(), ToolChoice::slug)
+}
