@@ -62,7 +62,7 @@ pub fn run(root: &Path, a: &ClientArgs) -> i32 {
         },
         after: &|_: &Run| Ok(()),
     };
-    suite::run(root, library, &a.suite, Options::default(), &extras)
+    suite::run(root, &library, &a.suite, Options::default(), &extras)
 }
 
 /// `tooltape client drive`: serves the protocol until end of input.

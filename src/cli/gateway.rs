@@ -116,7 +116,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         document: &|p: &LoadedProfile, ran: &Run| document(p, &ran.results, &ran.causes),
         after: &snapshots,
     };
-    suite::run(root, Arc::clone(&profile), &a.suite, options, &extras)
+    suite::run(root, &profile, &a.suite, options, &extras)
 }
 
 /// Runs `tooltape gateway compare`: every gateway in turn over its whole suite (the common

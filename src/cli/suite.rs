@@ -95,12 +95,12 @@ pub(super) struct Extras<'a, S> {
 /// trial broke.
 pub(super) fn run<S: System>(
     root: &Path,
-    system: Arc<S>,
+    system: &Arc<S>,
     a: &SuiteArgs,
     options: Options,
     extras: &Extras<'_, S>,
 ) -> i32 {
-    let Some((trials, unloadable)) = trials(root, &*system, a.filter.as_deref()) else {
+    let Some((trials, unloadable)) = trials(root, &**system, a.filter.as_deref()) else {
         return exit::FAILED;
     };
     let t0 = Instant::now();
@@ -109,7 +109,7 @@ pub(super) fn run<S: System>(
         ..options
     };
     let note = |m: &str| eprintln!("{m}");
-    let ran = runtime().block_on(engine::run(Arc::clone(&system), trials, &options, &note));
+    let ran = runtime().block_on(engine::run(system.clone(), trials, &options, &note));
     let ran = match ran {
         Ok(r) => r,
         Err(e) => {
@@ -121,7 +121,7 @@ pub(super) fn run<S: System>(
         }
     };
     if let Some(id) = &a.report_bug {
-        return report_bug(&*system, &ran, id);
+        return report_bug(&**system, &ran, id);
     }
     if a.findings {
         out!(
@@ -129,7 +129,7 @@ pub(super) fn run<S: System>(
             engine::causes_terminal(&ran.causes, ran.results.len())
         );
     } else {
-        print(&*system, &ran, a.format, extras);
+        print(&**system, &ran, a.format, extras);
     }
     let status = engine::status(
         &ran.results,
@@ -137,7 +137,7 @@ pub(super) fn run<S: System>(
         ran.exited.is_some(),
         unloadable > 0,
     );
-    finish(&*system, &ran, a, status, extras, unloadable, t0)
+    finish(&**system, &ran, a, status, extras, unloadable, t0)
 }
 
 /// After the output: the document and extras (unless the run broke), what went wrong, the
