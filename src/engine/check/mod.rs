@@ -15,3 +15,6 @@ pub(crate) use finding::{Finding, FindingKind, Side};
 pub(crate) use stream::stream;
 pub(crate) use upstream::{injected, results, upstream};
 pub(crate) use view::{RequestView, text_protocol_view};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,218 @@
+//! The stream checks (`stream`), over stream shapes as `gateway::events` reads them: each
+//! finding, and silence on the faithful stream.
+
+use super::{one, silent};
+use crate::engine::check::{Finding, FindingKind, Side, stream};
+use crate::engine::events::{CallShape, StreamShape};
+use crate::model::{Provider, Severity};
+
+/// A call at `slot` opened with its id and name, its arguments in `fragments` fragments, all
+/// before the finish.
+fn call(slot: u64, name: &str, fragments: usize) -> CallShape {
+    CallShape {
+        slot,
+        id: Some(format!("call_{slot}")),
+        name: Some(name.into()),
+        opened_with_identity: true,
+        fragments,
+        fragments_before_finish: fragments,
+        ..CallShape::default()
+    }
+}
+
+/// A whole stream of `calls`: one finish signal, its terminal event.
+fn whole(calls: Vec<CallShape>) -> StreamShape {
+    StreamShape {
+        events: 2 + calls.iter().map(|c| c.fragments).sum::<usize>(),
+        calls,
+        finishes: 1,
+        terminal: true,
+        problems: vec![],
+    }
+}
+
+fn two_calls() -> StreamShape {
+    whole(vec![call(0, "get_weather", 3), call(1, "get_time", 2)])
+}
+
+/// `two_calls()` with its second call changed.
+fn second(change: impl FnOnce(&mut CallShape)) -> StreamShape {
+    let mut shape = two_calls();
+    change(&mut shape.calls[1]);
+    shape
+}
+
+/// `stream` for a Chat Completions client, upstream's stream `two_calls()`, whole.
+fn check(got: &StreamShape) -> Vec<Finding> {
+    stream(got, Some(&two_calls()), Provider::OpenaiChat, false)
+}
+
+#[track_caller]
+fn stream_finding(found: &[Finding], severity: Severity, gist: &str) {
+    one(found, FindingKind::Stream, Side::Downstream, severity, gist);
+}
+
+#[test]
+fn a_faithful_stream_is_silent() {
+    silent(&check(&two_calls()));
+    // Without upstream's stream, only the gateway's own shape is checked.
+    silent(&stream(&whole(vec![]), None, Provider::OpenaiChat, false));
+    // A stream of text alone.
+    let text = whole(vec![]);
+    silent(&stream(&text, Some(&text), Provider::OpenaiChat, false));
+}
+
+#[test]
+fn a_problem_in_the_stream_is_breaking_and_named_once() {
+    let got = StreamShape {
+        problems: vec![
+            "event data is not JSON (expected value): {oops".into(),
+            "error event: {}".into(),
+        ],
+        ..two_calls()
+    };
+    stream_finding(
+        &check(&got),
+        Severity::Breaking,
+        "stream: event data is not JSON (expected value): {oops",
+    );
+}
+
+#[test]
+fn an_error_event_after_upstreams_stream_failed_is_silent() {
+    // Upstream's stream failed: the gateway's ends in an error event, without a finish.
+    let got = StreamShape {
+        finishes: 0,
+        terminal: false,
+        problems: vec!["error event: {\"error\": {}}".into()],
+        ..two_calls()
+    };
+    silent(&stream(
+        &got,
+        Some(&two_calls()),
+        Provider::OpenaiChat,
+        true,
+    ));
+    // A problem that is not the error event is still one.
+    let garbled = StreamShape {
+        problems: vec!["event data is not JSON (eof): {".into()],
+        ..got
+    };
+    stream_finding(
+        &stream(&garbled, Some(&two_calls()), Provider::OpenaiChat, true),
+        Severity::Breaking,
+        "stream: event data is not JSON",
+    );
+}
+
+#[test]
+fn a_call_sharing_a_slot_upstream_kept_apart_is_breaking() {
+    // The second call opened at slot 0 under an id of its own.
+    let got = second(|c| {
+        c.slot = 0;
+        c.shared = true;
+    });
+    stream_finding(
+        &check(&got),
+        Severity::Breaking,
+        "call get_time at slot 0 reused by another call (call_1)",
+    );
+    // Upstream streamed them at one slot too (a same-format pass-through): faithful.
+    silent(&stream(&got, Some(&got), Provider::OpenaiChat, false));
+}
+
+#[test]
+fn a_second_call_merged_into_a_slot_is_breaking() {
+    stream_finding(
+        &check(&second(|c| c.reused_by = Some("? get_date".into()))),
+        Severity::Breaking,
+        "call get_time at slot 1 reused by another call (? get_date)",
+    );
+}
+
+#[test]
+fn a_call_opened_without_its_id_and_name_is_breaking() {
+    stream_finding(
+        &check(&second(|c| c.opened_with_identity = false)),
+        Severity::Breaking,
+        "first delta at slot 1 has no id and name",
+    );
+}
+
+#[test]
+fn arguments_held_back_into_one_fragment_are_behaviour() {
+    let got = second(|c| {
+        c.fragments = 1;
+        c.fragments_before_finish = 1;
+    });
+    stream_finding(
+        &check(&got),
+        Severity::Behaviour,
+        "arguments of get_time held back: upstream sent 2 fragments, the gateway 1",
+    );
+    // Gemini carries each call whole: nothing to compare.
+    silent(&stream(&got, Some(&two_calls()), Provider::Gemini, false));
+}
+
+#[test]
+fn arguments_arriving_only_with_the_finish_are_behaviour() {
+    stream_finding(
+        &check(&second(|c| c.fragments_before_finish = 0)),
+        Severity::Behaviour,
+        "arguments of get_time arrive only with the finish",
+    );
+}
+
+#[test]
+fn a_stream_missing_upstreams_calls_is_breaking() {
+    stream_finding(
+        &check(&whole(vec![call(0, "get_weather", 3)])),
+        Severity::Breaking,
+        "stream carries 1 of upstream's 2 calls",
+    );
+}
+
+#[test]
+fn a_finish_after_upstreams_stream_failed_is_breaking() {
+    stream_finding(
+        &stream(&two_calls(), Some(&two_calls()), Provider::OpenaiChat, true),
+        Severity::Breaking,
+        "finish signal after upstream's stream failed or was cut",
+    );
+}
+
+#[test]
+fn other_than_one_finish_signal_is_behaviour() {
+    for finishes in [0, 2] {
+        let got = StreamShape {
+            finishes,
+            ..two_calls()
+        };
+        stream_finding(
+            &check(&got),
+            Severity::Behaviour,
+            &format!("{finishes} finish signals (exactly one expected)"),
+        );
+    }
+}
+
+#[test]
+fn a_stream_without_its_terminal_event_is_behaviour_named_in_the_clients_format() {
+    let got = StreamShape {
+        terminal: false,
+        ..two_calls()
+    };
+    for (inbound, terminal) in [
+        (Provider::OpenaiChat, "[DONE]"),
+        (Provider::TextProtocol, "[DONE]"),
+        (Provider::Anthropic, "message_stop"),
+        (Provider::OpenaiResponses, "response.completed"),
+        (Provider::Gemini, "end"),
+    ] {
+        stream_finding(
+            &stream(&got, Some(&two_calls()), inbound, false),
+            Severity::Behaviour,
+            &format!("no terminal {terminal}"),
+        );
+    }
+}

@@ -1,0 +1,454 @@
+//! The upstream checks (`upstream`, `results`, `injected`): each finding, and silence on the
+//! faithful request.
+
+use serde_json::{Value, json};
+
+use super::{one, silent};
+use crate::engine::check::{Finding, FindingKind, RequestView, Side, injected, results, upstream};
+use crate::model::{AllowedMode, Provider, Severity, Tool, ToolChoice};
+
+fn weather() -> Tool {
+    Tool {
+        name: "get_weather".into(),
+        description: Some("The weather in a city".into()),
+        parameters: json!({"type": "object", "properties": {"city": {"type": "string",
+            "minLength": 1}}, "required": ["city"]}),
+        strict: None,
+    }
+}
+
+fn named(name: &str) -> Tool {
+    Tool {
+        name: name.into(),
+        ..weather()
+    }
+}
+
+fn with_tools(tools: Vec<Tool>) -> RequestView {
+    RequestView {
+        tools,
+        ..RequestView::default()
+    }
+}
+
+/// `upstream` to Chat Completions, without the encoder's reference, a rejection or grounding.
+fn check(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
+    upstream(client, sent, None, Provider::OpenaiChat, None, false)
+}
+
+#[track_caller]
+fn request(found: &[Finding], severity: Severity, gist: &str) {
+    one(found, FindingKind::Request, Side::Upstream, severity, gist);
+}
+
+#[track_caller]
+fn tool_result(found: &[Finding], gist: &str) {
+    one(
+        found,
+        FindingKind::ToolResult,
+        Side::Upstream,
+        Severity::Breaking,
+        gist,
+    );
+}
+
+/// A request with every part the upstream checks read set.
+fn full() -> RequestView {
+    RequestView {
+        tools: vec![
+            Tool {
+                strict: Some(true),
+                ..weather()
+            },
+            named("get_time"),
+        ],
+        choice: Some(ToolChoice::Forced("get_weather".into())),
+        parallel: Some(false),
+        hosted_search: true,
+        calls: vec![("call_1".into(), "get_weather".into())],
+        results: vec![("call_1".into(), "get_weather".into())],
+        result_texts: vec!["sunny".into()],
+    }
+}
+
+#[test]
+fn a_faithful_request_is_silent() {
+    let client = full();
+    silent(&upstream(
+        &client,
+        &client.clone(),
+        Some(&client),
+        Provider::OpenaiChat,
+        None,
+        true,
+    ));
+    silent(&check(&client, &client));
+}
+
+#[test]
+fn a_dropped_tool_is_breaking() {
+    let client = with_tools(vec![weather(), named("get_time")]);
+    request(
+        &check(&client, &with_tools(vec![weather()])),
+        Severity::Breaking,
+        "tools dropped: get_time",
+    );
+}
+
+#[test]
+fn tool_choice_none_may_be_sent_by_leaving_the_tools_out() {
+    let client = RequestView {
+        choice: Some(ToolChoice::None),
+        ..with_tools(vec![weather()])
+    };
+    silent(&check(&client, &RequestView::default()));
+    // `none` sent as `auto` with the tools is another meaning.
+    let sent = RequestView {
+        choice: Some(ToolChoice::Auto),
+        ..with_tools(vec![weather()])
+    };
+    request(
+        &check(&client, &sent),
+        Severity::Breaking,
+        "tool_choice none sent as auto",
+    );
+}
+
+#[test]
+fn a_changed_description_is_behaviour_unless_the_encoder_changes_it_too() {
+    let client = with_tools(vec![weather()]);
+    let sent = with_tools(vec![Tool {
+        description: Some("Weather".into()),
+        ..weather()
+    }]);
+    request(
+        &check(&client, &sent),
+        Severity::Behaviour,
+        "description of get_weather changed",
+    );
+    let to =
+        |ours: &RequestView| upstream(&client, &sent, Some(ours), Provider::Gemini, None, false);
+    silent(&to(&sent));
+}
+
+#[test]
+fn a_schema_that_lost_a_keyword_is_behaviour_unless_the_encoder_drops_it_too() {
+    let client = with_tools(vec![weather()]);
+    let mut lost = weather();
+    lost.parameters["properties"]["city"] = json!({"type": "string"});
+    let sent = with_tools(vec![lost]);
+    request(
+        &check(&client, &sent),
+        Severity::Behaviour,
+        "schema of get_weather lost /properties/city/minLength",
+    );
+    // The target's sanitizer drops it as well (its schema otherwise differs from the one sent):
+    // only what even the sanitizer keeps counts as lost, so this is a reshape.
+    let mut sanitized = sent.clone();
+    sanitized.tools[0].parameters["required"] = json!(["city", "x"]);
+    let found = upstream(
+        &client,
+        &sent,
+        Some(&sanitized),
+        Provider::Gemini,
+        None,
+        false,
+    );
+    request(
+        &found,
+        Severity::Cosmetic,
+        "schema of get_weather reshaped (same keywords)",
+    );
+    silent(&upstream(
+        &client,
+        &sent,
+        Some(&sent),
+        Provider::Gemini,
+        None,
+        false,
+    ));
+}
+
+#[test]
+fn a_schema_reshaped_with_the_same_keywords_is_cosmetic() {
+    let bare = |parameters: Value| {
+        with_tools(vec![Tool {
+            parameters,
+            ..weather()
+        }])
+    };
+    // An empty `properties` constrains nothing: leaving it out loses no keyword.
+    let client = bare(json!({"type": "object", "properties": {}, "required": ["a", "b"]}));
+    let sent = bare(json!({"type": "object", "required": ["b", "a"]}));
+    request(
+        &check(&client, &sent),
+        Severity::Cosmetic,
+        "schema of get_weather reshaped (same keywords)",
+    );
+}
+
+#[test]
+fn strict_dropped_is_behaviour_where_the_target_takes_it() {
+    let client = with_tools(vec![Tool {
+        strict: Some(true),
+        ..weather()
+    }]);
+    let sent = with_tools(vec![weather()]);
+    request(
+        &check(&client, &sent),
+        Severity::Behaviour,
+        "strict dropped for get_weather",
+    );
+    silent(&upstream(
+        &client,
+        &sent,
+        None,
+        Provider::Gemini,
+        None,
+        false,
+    ));
+}
+
+#[test]
+fn a_changed_tool_choice_is_breaking() {
+    let with_choice = |choice: Option<ToolChoice>| RequestView {
+        choice,
+        ..with_tools(vec![weather(), named("get_time"), named("get_date")])
+    };
+    request(
+        &check(
+            &with_choice(Some(ToolChoice::Required)),
+            &with_choice(Some(ToolChoice::Auto)),
+        ),
+        Severity::Breaking,
+        "tool_choice required sent as auto",
+    );
+    request(
+        &check(
+            &with_choice(Some(ToolChoice::Forced("get_time".into()))),
+            &with_choice(None),
+        ),
+        Severity::Breaking,
+        "tool_choice forced-get_time sent as omitted",
+    );
+    // Omitted is auto; `required` over one allowed tool forces it; allowed lists in any order.
+    silent(&check(
+        &with_choice(None),
+        &with_choice(Some(ToolChoice::Auto)),
+    ));
+    let allowed = |mode, tools: &[&str]| {
+        Some(ToolChoice::Allowed {
+            mode,
+            tools: tools.iter().map(|t| (*t).to_string()).collect(),
+        })
+    };
+    silent(&check(
+        &with_choice(allowed(AllowedMode::Required, &["get_time"])),
+        &with_choice(Some(ToolChoice::Forced("get_time".into()))),
+    ));
+    silent(&check(
+        &with_choice(allowed(AllowedMode::Auto, &["get_weather", "get_time"])),
+        &with_choice(allowed(AllowedMode::Auto, &["get_time", "get_weather"])),
+    ));
+    request(
+        &check(
+            &with_choice(allowed(AllowedMode::Auto, &["get_time"])),
+            &with_choice(allowed(AllowedMode::Required, &["get_time"])),
+        ),
+        Severity::Breaking,
+        "tool_choice allowed-auto-get_time sent as allowed-required-get_time",
+    );
+}
+
+#[test]
+fn a_dropped_parallel_switch_is_behaviour() {
+    let client = RequestView {
+        parallel: Some(false),
+        ..with_tools(vec![weather()])
+    };
+    request(
+        &check(&client, &with_tools(vec![weather()])),
+        Severity::Behaviour,
+        "parallel_tool_calls false dropped",
+    );
+    // Without tools the switch means nothing.
+    let no_tools = RequestView {
+        parallel: Some(false),
+        ..RequestView::default()
+    };
+    silent(&check(&no_tools, &RequestView::default()));
+}
+
+#[test]
+fn required_grounding_forwarded_without_search_is_breaking() {
+    let client = RequestView {
+        hosted_search: true,
+        ..RequestView::default()
+    };
+    let found = upstream(
+        &client,
+        &RequestView::default(),
+        None,
+        Provider::OpenaiChat,
+        None,
+        true,
+    );
+    request(
+        &found,
+        Severity::Breaking,
+        "REQUIRED hosted search forwarded without the search tool",
+    );
+    silent(&upstream(
+        &client,
+        &client,
+        None,
+        Provider::OpenaiChat,
+        None,
+        true,
+    ));
+}
+
+#[test]
+fn a_request_the_target_would_reject_is_breaking() {
+    let view = with_tools(vec![weather()]);
+    let found = upstream(
+        &view,
+        &view,
+        None,
+        Provider::Anthropic,
+        Some("tools.0: bad schema".into()),
+        false,
+    );
+    request(
+        &found,
+        Severity::Breaking,
+        "anthropic would reject it: tools.0: bad schema",
+    );
+}
+
+// ---------------------------------------------------------------- tool results
+
+/// A conversation of `calls` and `results` (`(id, name)`), each result's text `sunny`.
+fn conversation(calls: &[(&str, &str)], results: &[(&str, &str)]) -> RequestView {
+    let pairs = |v: &[(&str, &str)]| {
+        v.iter()
+            .map(|(id, name)| ((*id).to_string(), (*name).to_string()))
+            .collect()
+    };
+    RequestView {
+        calls: pairs(calls),
+        results: pairs(results),
+        result_texts: vec!["sunny".into(); results.len()],
+        ..RequestView::default()
+    }
+}
+
+#[test]
+fn linked_results_are_silent_by_id_or_by_name() {
+    let by_id = conversation(&[("call_1", "get_weather")], &[("call_1", "get_weather")]);
+    silent(&results(&by_id, &by_id));
+    // Gemini and the text protocol carry no ids: a result answers the call of its name.
+    let by_name = conversation(&[("", "get_weather")], &[("", "get_weather")]);
+    silent(&results(&by_name, &by_name));
+}
+
+#[test]
+fn a_result_the_gateway_unlinked_is_breaking_and_named_as_the_wire_names_it() {
+    let client = conversation(&[("call_1", "get_weather")], &[("call_1", "get_weather")]);
+    let sent = |result: (&str, &str)| conversation(&[("call_1", "get_weather")], &[result]);
+    tool_result(
+        &results(&client, &sent(("call_2", "get_weather"))),
+        "tool result call_2 (get_weather) answers no call",
+    );
+    tool_result(
+        &results(&client, &sent(("call_2", ""))),
+        "tool result call_2 answers no call",
+    );
+    let client = conversation(&[("", "get_weather")], &[("", "get_weather")]);
+    let sent = conversation(&[("", "get_weather")], &[("", "get_time")]);
+    tool_result(
+        &results(&client, &sent),
+        "tool result for get_time answers no call",
+    );
+}
+
+#[test]
+fn a_dropped_result_is_breaking() {
+    let client = conversation(&[("call_1", "get_weather")], &[("call_1", "get_weather")]);
+    let sent = conversation(&[("call_1", "get_weather")], &[]);
+    tool_result(&results(&client, &sent), "tool results dropped");
+}
+
+#[test]
+fn a_changed_result_text_is_breaking_and_a_wrapped_one_is_not() {
+    let client = conversation(&[("call_1", "get_weather")], &[("call_1", "get_weather")]);
+    let with_text = |text: &str| RequestView {
+        result_texts: vec![text.into()],
+        ..client.clone()
+    };
+    tool_result(
+        &results(&client, &with_text("rainy")),
+        "tool result text for get_weather changed: \"sunny\" → \"rainy\"",
+    );
+    // Surrounding space, and an object wrapping the text (Gemini's `response`), keep it.
+    silent(&results(&client, &with_text("  sunny\n")));
+    silent(&results(&client, &with_text(r#"{"result": "sunny"}"#)));
+    // The same JSON spelled otherwise, and JSON wrapped in an object, keep it too.
+    let json_client = RequestView {
+        result_texts: vec![r#"{"t": 1}"#.into()],
+        ..client.clone()
+    };
+    silent(&results(&json_client, &with_text(r#"{ "t":1 }"#)));
+    silent(&results(
+        &json_client,
+        &with_text(r#"{"content": {"t": 1}}"#),
+    ));
+}
+
+#[test]
+fn a_result_finding_keeps_its_kind_through_the_upstream_check() {
+    let client = conversation(&[("call_1", "get_weather")], &[("call_1", "get_weather")]);
+    let sent = conversation(&[("call_1", "get_weather")], &[("call_2", "get_weather")]);
+    tool_result(&check(&client, &sent), "tool result call_2");
+}
+
+// ---------------------------------------------------------------- the text protocol's injected prose
+
+fn body(system: &str, messages: usize) -> Value {
+    let mut all = vec![json!({"role": "system", "content": system})];
+    all.extend((1..messages).map(|i| json!({"role": "user", "content": format!("m{i}")})));
+    json!({"model": "m", "messages": all})
+}
+
+#[test]
+fn injected_instructions_as_the_encoder_builds_them_are_silent() {
+    let ours = body("You may call tools.", 3);
+    silent(&injected(&ours, Some(&ours)));
+    // Without the encoder's body there is nothing to hold the gateway to.
+    silent(&injected(&body("other", 1), None));
+}
+
+#[test]
+fn other_injected_instructions_are_breaking() {
+    one(
+        &injected(
+            &body("Call tools.", 3),
+            Some(&body("You may call tools.", 3)),
+        ),
+        FindingKind::Injected,
+        Side::Upstream,
+        Severity::Breaking,
+        "injected instructions differ from the ones src/inject/ builds",
+    );
+}
+
+#[test]
+fn another_message_count_is_breaking() {
+    one(
+        &injected(&body("s", 2), Some(&body("s", 3))),
+        FindingKind::Injected,
+        Side::Upstream,
+        Severity::Breaking,
+        "2 messages sent, the text protocol sends 3",
+    );
+}
