@@ -70,7 +70,7 @@ pub enum ReplayStatus {
 
 /// A replayed trial: its verdict and snapshot, or why it could not be replayed.
 #[derive(Debug)]
-pub struct TrialResult {
+pub struct ReplayedTrial {
     pub trial: String,
     pub provenance: Option<ProvenanceKind>,
     pub status: Result<(Verdict, TrialSnapshot), ReplayStatus>,
@@ -88,10 +88,10 @@ pub(crate) fn record_command(trial: &Trial, how: &str) -> String {
 }
 
 /// Replays one trial from its cassette under `root`.
-pub async fn replay_trial(root: &Path, trial: &Trial) -> TrialResult {
+pub async fn replay_trial(root: &Path, trial: &Trial) -> ReplayedTrial {
     let rel = trial.cassette_path();
     let path = root.join(&rel);
-    let mut result = TrialResult {
+    let mut result = ReplayedTrial {
         trial: trial.name(),
         provenance: None,
         status: Err(ReplayStatus::Missing),
@@ -218,7 +218,7 @@ pub(crate) const CONCURRENCY: usize = 8;
 
 /// Replays the trials from their cassettes under `root`, [`CONCURRENCY`] at once, in their
 /// order: what `tooltape replay`, `report` and `status` show.
-pub fn replay_all(root: &Path, trials: &[Trial]) -> Vec<TrialResult> {
+pub fn replay_all(root: &Path, trials: &[Trial]) -> Vec<ReplayedTrial> {
     runtime().block_on(async {
         let mut out = Vec::with_capacity(trials.len());
         for chunk in trials.chunks(CONCURRENCY) {
