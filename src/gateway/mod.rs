@@ -41,7 +41,7 @@ pub use process::{ensure_installed, install_into, start};
 pub(crate) use check::{Finding, FindingKind, Side, broken};
 pub(crate) use profile::read_profile;
 pub use profile::{
-    Install, KnownEntry, LoadedProfile, Route, Verdict, fill, install_cache, load_profile,
+    Audit, Install, KnownEntry, LoadedProfile, Route, fill, install_cache, load_profile,
 };
 pub use render::{html, junit, markdown, summary, terminal};
 pub use reproduce::{

@@ -49,29 +49,30 @@ pub struct KnownEntry {
     /// A root-cause id, e.g. `refused-1a2b3c4d`.
     #[serde(default)]
     pub cause: Option<String>,
-    /// What the audit found the cause to be.
+    /// What the audit found the cause to be (spelled `verdict = "bug"` in profiles).
     #[serde(default)]
-    pub verdict: Option<Verdict>,
+    pub verdict: Option<Audit>,
     /// Where the bug is tracked (an issue or pull-request URL).
     #[serde(default)]
     pub tracker: Option<String>,
 }
 
-/// The audit of a root cause.
+/// The audit of a root cause: a bug, or a limitation the gateway documents (a trial's own
+/// verdict is `check::Verdict`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub enum Audit {
     /// The gateway does not do what the APIs it speaks document.
     Bug,
     /// The gateway documents that it does not do this.
     Limitation,
 }
 
-impl Verdict {
+impl Audit {
     pub fn as_str(self) -> &'static str {
         match self {
-            Verdict::Bug => "bug",
-            Verdict::Limitation => "documented limitation",
+            Audit::Bug => "bug",
+            Audit::Limitation => "documented limitation",
         }
     }
 }

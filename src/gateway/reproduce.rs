@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::cause::CauseKey;
-use super::profile::{LoadedProfile, Verdict};
+use super::profile::{Audit, LoadedProfile};
 use super::suite::TrialResult;
 use crate::model::{Provider, Severity};
 
@@ -119,7 +119,7 @@ pub struct Known {
     pub trials: String,
     pub reason: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<Verdict>,
+    pub verdict: Option<Audit>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tracker: Option<String>,
 }
