@@ -233,7 +233,7 @@ pub struct RecordArgs {
 /// Runs the command; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     let root = cli.root.clone();
-    cases::set(&cli.corpus);
+    cases::set_cases_folder(&cli.corpus);
     match cli.command {
         Command::Replay(a) => match a.cassette {
             Some(path) => replay::replay_cassette(&root, &path, a.repeat, a.provider.as_deref()),
@@ -278,9 +278,9 @@ pub fn run(cli: Cli) -> i32 {
             // Exactly the instructions: no newline added.
             text_command(file.as_deref(), |input| {
                 let (out, code) = inject::cli_inject(input);
-                if code == 0 {
+                if code == exit::OK {
                     out!("{out}");
-                    return (String::new(), 0);
+                    return (String::new(), exit::OK);
                 }
                 (out, code)
             })
