@@ -212,13 +212,13 @@ pub struct RecordArgs {
     #[arg(long)]
     pub provider: Option<String>,
     /// Record trials whose cassette is missing (the default).
-    #[arg(long, group = "which")]
+    #[arg(long, group = "refresh")]
     pub missing: bool,
     /// Re-record trials whose cassette is stale.
-    #[arg(long, group = "which")]
+    #[arg(long, group = "refresh")]
     pub stale: bool,
     /// Re-record every selected trial.
-    #[arg(long, group = "which")]
+    #[arg(long, group = "refresh")]
     pub all: bool,
     /// List what would be recorded and how many requests it would send; send nothing.
     #[arg(long)]
