@@ -16,18 +16,6 @@ use crate::providers;
 use crate::replay::{self, Mismatch, ReplayServer};
 use crate::run::{self, TrialRun};
 
-/// The shared runtime trials block on (each test thread calls `block_on`).
-pub fn runtime() -> &'static tokio::runtime::Runtime {
-    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap_or_else(|e| panic!("cannot start the tokio runtime: {e}"))
-    })
-}
-
 /// What a reviewer reads in a trial's snapshot.
 #[derive(Debug, Serialize)]
 pub struct TrialSnapshot {
@@ -70,7 +58,7 @@ pub enum ReplayStatus {
 
 /// A replayed trial: its verdict and snapshot, or why it could not be replayed.
 #[derive(Debug)]
-pub struct TrialResult {
+pub struct ReplayedTrial {
     pub trial: String,
     pub provenance: Option<ProvenanceKind>,
     pub status: Result<(Verdict, TrialSnapshot), ReplayStatus>,
@@ -88,10 +76,10 @@ pub(crate) fn record_command(trial: &Trial, how: &str) -> String {
 }
 
 /// Replays one trial from its cassette under `root`.
-pub async fn replay_trial(root: &Path, trial: &Trial) -> TrialResult {
+pub async fn replay_trial(root: &Path, trial: &Trial) -> ReplayedTrial {
     let rel = trial.cassette_path();
     let path = root.join(&rel);
-    let mut result = TrialResult {
+    let mut result = ReplayedTrial {
         trial: trial.name(),
         provenance: None,
         status: Err(ReplayStatus::Missing),
@@ -218,8 +206,8 @@ pub(crate) const CONCURRENCY: usize = 8;
 
 /// Replays the trials from their cassettes under `root`, [`CONCURRENCY`] at once, in their
 /// order: what `tooltape replay`, `report` and `status` show.
-pub fn replay_all(root: &Path, trials: &[Trial]) -> Vec<TrialResult> {
-    runtime().block_on(async {
+pub fn replay_all(root: &Path, trials: &[Trial]) -> Vec<ReplayedTrial> {
+    crate::runtime::runtime().block_on(async {
         let mut out = Vec::with_capacity(trials.len());
         for chunk in trials.chunks(CONCURRENCY) {
             let futs = chunk.iter().map(|t| replay_trial(root, t));

@@ -44,6 +44,7 @@ pub mod replay;
 pub mod report;
 mod respond;
 pub mod run;
+mod runtime;
 mod scenario;
 pub mod schema;
 mod serve;
@@ -62,9 +63,9 @@ pub use model::{
 
 // The pipeline's entry points: cases and trials, the codecs, running a trial and where it goes.
 pub use case::{Case, ChoiceSpec, Mode, Trial, TrialId, discover};
-pub use harness::runtime;
 pub use providers::{StreamDecoder, decode, decode_request, encode};
 pub use proxy::{Proxy, ProxyConfig};
 pub use replay::ReplayServer;
 pub use run::{Endpoint, run_trial};
+pub use runtime::runtime;
 pub use simulate::{SimConfig, Simulator};

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::case::{Discovery, Trial};
 use crate::cassette::ProvenanceKind;
-use crate::harness::{self, ReplayStatus, TrialResult};
+use crate::harness::{self, ReplayStatus, ReplayedTrial};
 use crate::redact::{Secrets, scan};
 
 /// The state of one trial's cassette.
@@ -38,7 +38,7 @@ impl std::fmt::Display for State {
 
 impl State {
     /// The state of a replayed trial's cassette.
-    pub fn of(r: &TrialResult) -> State {
+    pub fn of(r: &ReplayedTrial) -> State {
         match &r.status {
             Err(ReplayStatus::Missing) => State::Missing,
             Err(ReplayStatus::Stale(why)) => State::Stale(why.clone()),

@@ -39,16 +39,16 @@ pub enum CasesAction {
 }
 
 /// The `--cases` folder of this run, set once before dispatch.
-static EXTRA: OnceLock<Option<PathBuf>> = OnceLock::new();
+static CASES_FOLDER: OnceLock<Option<PathBuf>> = OnceLock::new();
 
 /// Records the run's `--cases` folder for [`discover`].
-pub fn set(args: &CorpusArgs) {
-    let _ = EXTRA.set(args.cases.clone());
+pub fn set_cases_folder(args: &CorpusArgs) {
+    let _ = CASES_FOLDER.set(args.cases.clone());
 }
 
 /// The cases of this run: the corpus of `root` with the `--cases` folder laid over it.
 pub fn discover(root: &Path) -> Discovery {
-    discover_with(root, EXTRA.get().and_then(Option::as_deref))
+    discover_with(root, CASES_FOLDER.get().and_then(Option::as_deref))
 }
 
 /// Runs `tooltape cases …`.

@@ -10,7 +10,7 @@ use super::select::provider_arg;
 use tooltape::{ChoiceSpec, Mode, Trial, case::load_case, case::load_providers, encode};
 
 /// Runs `tooltape convert`.
-pub(super) fn run(a: &ConvertArgs) -> exit::Done {
+pub(super) fn run(a: &ConvertArgs) -> exit::CommandResult {
     let provider = provider_arg(&a.provider)?;
     let cases_dir = a.case.parent().unwrap_or(Path::new("."));
     let loaded =

@@ -76,9 +76,9 @@ pub fn run(root: &Path, a: &DriftArgs) -> i32 {
             "{broken} broken file{}: the drift report does not cover them",
             if broken == 1 { "" } else { "s" }
         );
-        return report.exit_code().max(1);
+        return exit::FAILED;
     }
-    report.exit_code()
+    exit::failed_if(report.has_breaking())
 }
 
 /// Writes to `out`, or prints to standard output.

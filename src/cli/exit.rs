@@ -17,6 +17,11 @@ pub const HELP: &str = "Exit codes:
   2  the command could not run in full (bad arguments or input, a gateway or file that could
      not be used); the message says what to do";
 
+/// [`FAILED`] when something failed, else [`OK`].
+pub fn failed_if(failed: bool) -> i32 {
+    if failed { FAILED } else { OK }
+}
+
 /// A command that could not run in full: the message to print on stderr (it names the file,
 /// line and column where there is one); the command exits with [`ERROR`].
 #[derive(Debug)]
@@ -29,11 +34,11 @@ impl From<String> for CliError {
 }
 
 /// What a command returns: its exit code, or the error that stopped it.
-pub type Done = Result<i32, CliError>;
+pub type CommandResult = Result<i32, CliError>;
 
 /// The process exit code of a command's result; an error is printed on stderr first.
-pub fn code(done: Done) -> i32 {
-    match done {
+pub fn code(result: CommandResult) -> i32 {
+    match result {
         Ok(code) => code,
         Err(CliError(message)) => {
             eprintln!("{message}");

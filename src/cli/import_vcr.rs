@@ -84,11 +84,11 @@ pub fn run(file: &Path, provider: &str, out: &Path, force: bool) -> i32 {
                 out.display(),
                 if n == 1 { "" } else { "s" }
             );
-            0
+            exit::OK
         }
         Err(e) => {
             eprintln!("{e}");
-            1
+            exit::FAILED
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `tooltape inject [FILE]` as a pure function: request text in, (stdout, exit code) out.
 
+use super::exit;
 use serde_json::Value;
 use tooltape::{inject::developer_instructions, inject::json_message};
 
@@ -7,10 +8,10 @@ use tooltape::{inject::developer_instructions, inject::json_message};
 /// none), exit 0; a bad request is one line with where it is wrong, exit 2.
 pub fn cli_inject(input: &str) -> (String, i32) {
     match serde_json::from_str::<Value>(input) {
-        Ok(v) if v.is_object() => (developer_instructions(&v).unwrap_or_default(), 0),
+        Ok(v) if v.is_object() => (developer_instructions(&v).unwrap_or_default(), exit::OK),
         Ok(_) => (
             "request: line 1, column 1: expected a JSON object".into(),
-            2,
+            exit::ERROR,
         ),
         Err(e) => (
             format!(
@@ -19,7 +20,7 @@ pub fn cli_inject(input: &str) -> (String, i32) {
                 e.column(),
                 json_message(&e)
             ),
-            2,
+            exit::ERROR,
         ),
     }
 }

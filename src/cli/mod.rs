@@ -213,13 +213,13 @@ pub struct RecordArgs {
     #[arg(long)]
     pub provider: Option<String>,
     /// Record trials whose cassette is missing (the default).
-    #[arg(long, group = "which")]
+    #[arg(long, group = "refresh")]
     pub missing: bool,
     /// Re-record trials whose cassette is stale.
-    #[arg(long, group = "which")]
+    #[arg(long, group = "refresh")]
     pub stale: bool,
     /// Re-record every selected trial.
-    #[arg(long, group = "which")]
+    #[arg(long, group = "refresh")]
     pub all: bool,
     /// List what would be recorded and how many requests it would send; send nothing.
     #[arg(long)]
@@ -234,7 +234,7 @@ pub struct RecordArgs {
 /// Runs the command; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     let root = cli.root.clone();
-    cases::set(&cli.corpus);
+    cases::set_cases_folder(&cli.corpus);
     match cli.command {
         Command::Replay(a) => match a.cassette {
             Some(path) => replay::replay_cassette(&root, &path, a.repeat, a.provider.as_deref()),
@@ -279,9 +279,9 @@ pub fn run(cli: Cli) -> i32 {
             // Exactly the instructions: no newline added.
             text_command(file.as_deref(), |input| {
                 let (out, code) = inject::cli_inject(input);
-                if code == 0 {
+                if code == exit::OK {
                     out!("{out}");
-                    return (String::new(), 0);
+                    return (String::new(), exit::OK);
                 }
                 (out, code)
             })

@@ -3,6 +3,8 @@
 
 use std::io::Write;
 
+use super::exit;
+
 /// `println!` for command output.
 macro_rules! outln {
     ($($arg:tt)*) => {
@@ -22,9 +24,9 @@ pub fn write(args: std::fmt::Arguments<'_>) {
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout.write_fmt(args).and_then(|()| stdout.flush()) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
+            std::process::exit(exit::OK);
         }
         eprintln!("cannot write to standard output: {e}");
-        std::process::exit(1);
+        std::process::exit(exit::FAILED);
     }
 }

@@ -85,7 +85,7 @@ fn print_outcome(o: &Outcome) {
 
 /// Decodes a 2xx stream as it is read, 64 KiB at a time (the decoders give the same outcome for
 /// any chunking): the body is never held whole, so a 22 MB stream costs no 22 MB of fresh pages.
-fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> exit::Done {
+fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> exit::CommandResult {
     let mut input: Box<dyn Read> = match file {
         Some(p) => Box::new(
             tooltape::input::Bounded::open(p)
@@ -116,7 +116,7 @@ fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> exit::Do
 }
 
 /// Runs `tooltape parse`.
-pub(super) fn parse(a: &ParseArgs) -> exit::Done {
+pub(super) fn parse(a: &ParseArgs) -> exit::CommandResult {
     let provider = provider_arg(&a.provider)?;
     let name = input_name(a.file.as_deref());
     if a.stream && (200..300).contains(&a.status) && provider != Provider::TextProtocol {
@@ -131,7 +131,7 @@ pub(super) fn parse(a: &ParseArgs) -> exit::Done {
         let req = tooltape::input::read_to_string(req_path)
             .map_err(|e| format!("{}: cannot read: {e}", req_path.display()))?;
         let (out, code) = text_protocol::cli_parse(&req, &body, a.stream);
-        if code == 0 {
+        if code == exit::OK {
             outln!("{out}");
         } else {
             eprintln!("{name}: {out}");

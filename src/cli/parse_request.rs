@@ -68,7 +68,7 @@ pub fn cli_parse_request(
 ) -> (String, i32) {
     let req = match request_from(provider, text, path) {
         Ok(r) => r,
-        Err(e) => return (e, 2),
+        Err(e) => return (e, exit::ERROR),
     };
     let decoded = match (provider, dialect) {
         (Provider::OpenaiChat | Provider::TextProtocol, Some(d)) => {
@@ -79,14 +79,17 @@ pub fn cli_parse_request(
     match decoded {
         Ok(d) => (
             serde_json::to_string_pretty(&d.to_json()).unwrap_or_default(),
-            0,
+            exit::OK,
         ),
-        Err(e) => (format!(" not a valid {provider} request: {e}"), 1),
+        Err(e) => (
+            format!(" not a valid {provider} request: {e}"),
+            exit::FAILED,
+        ),
     }
 }
 
 /// Runs `tooltape parse-request`.
-pub(super) fn run(a: &ParseRequestArgs) -> exit::Done {
+pub(super) fn run(a: &ParseRequestArgs) -> exit::CommandResult {
     let provider = provider_arg(&a.provider)?;
     let dialect = match a.dialect.as_deref() {
         None => None,
@@ -102,7 +105,7 @@ pub(super) fn run(a: &ParseRequestArgs) -> exit::Done {
     let bytes = read_input(a.file.as_deref())?;
     let text = String::from_utf8(bytes).map_err(|_| format!("{name}: not UTF-8"))?;
     let (out, code) = cli_parse_request(provider, &text, a.path.as_deref(), dialect);
-    if code == 0 {
+    if code == exit::OK {
         outln!("{out}");
     } else {
         eprintln!("{name}:{out}");

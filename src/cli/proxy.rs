@@ -73,11 +73,11 @@ pub fn run(a: &ProxyArgs) -> i32 {
                 }
                 std::future::pending::<()>().await;
                 drop(proxy);
-                0
+                exit::OK
             }
             Err(e) => {
                 eprintln!("cannot start the proxy on {listen}: {e}");
-                1
+                exit::FAILED
             }
         }
     })

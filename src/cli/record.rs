@@ -11,7 +11,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::RecordArgs;
 use super::exit;
 use tooltape::{
-    Provider, Trial, record::Endpoints, record::RecordOptions, record::Summary, record::Which,
+    Provider, Trial, record::Endpoints, record::RecordOptions, record::Refresh, record::Summary,
     record::dry_run_listing, record::endpoints, record::in_ci, record::record_all_with,
     redact::Secrets, runtime,
 };
@@ -23,12 +23,12 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
         );
         return exit::FAILED;
     }
-    let which = if a.all {
-        Which::All
+    let refresh = if a.all {
+        Refresh::All
     } else if a.stale {
-        Which::Stale
+        Refresh::Stale
     } else {
-        Which::Missing
+        Refresh::Missing
     };
     let provider = match a
         .provider
@@ -53,14 +53,14 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
         .cloned()
         .collect();
     let code = runtime().block_on(async {
-        let chosen = tooltape::record::select(root, trials, which).await;
+        let chosen = tooltape::record::select(root, trials, refresh).await;
         if a.dry_run {
             out!("{}", dry_run_listing(&chosen));
-            return 0;
+            return exit::OK;
         }
         if chosen.is_empty() {
             outln!("nothing to record");
-            return 0;
+            return exit::OK;
         }
         let sim = if a.simulate {
             match tooltape::Simulator::start(tooltape::SimConfig::default()).await {
@@ -80,7 +80,7 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
         };
         let summary = record_with_bars(root, chosen, &endpoints, a.concurrency.max(1), &opts).await;
         outln!("{}", summary.render());
-        i32::from(!summary.failed.is_empty())
+        exit::failed_if(!summary.failed.is_empty())
     });
     if sel.broken_files > 0 {
         sel.report_problems();
@@ -88,7 +88,7 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
             "the suite is broken{}: those cases were not recorded",
             sel.broken_suffix(0)
         );
-        return code.max(1);
+        return code.max(exit::FAILED);
     }
     code
 }

@@ -72,7 +72,7 @@ pub(super) fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
         results.len() - failed,
         sel.broken_suffix(broken_cassettes)
     );
-    i32::from(failed > 0 || sel.broken_files > 0)
+    exit::failed_if(failed > 0 || sel.broken_files > 0)
 }
 
 /// The provider of a cassette: `--provider`, else `cassettes/<provider>/…` in its path, else its trial name.

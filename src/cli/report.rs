@@ -60,12 +60,12 @@ pub fn run(root: &Path, a: &ReportArgs) -> i32 {
                 "report written, but the suite is broken{}: it does not cover every case",
                 sel.broken_suffix(0)
             );
-            1
+            exit::FAILED
         }
-        Ok(()) => 0,
+        Ok(()) => exit::OK,
         Err(e) => {
             eprintln!("{e}");
-            2
+            exit::ERROR
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `tooltape schema strict|check` as pure functions: input text in, (stdout, exit code) out.
 
+use super::exit;
 use serde_json::Value;
 use tooltape::{Provider, schema::Violation, schema::strict_parameters};
 
@@ -14,8 +15,8 @@ pub fn cli_strict(provider: Provider, input: &str) -> (String, i32) {
     };
     let result = strict_parameters(provider, &schema);
     match result {
-        Ok(v) => (pretty(&v), 0),
-        Err(reasons) => (lines(&reasons), 1),
+        Ok(v) => (pretty(&v), exit::OK),
+        Err(reasons) => (lines(&reasons), exit::FAILED),
     }
 }
 
@@ -27,8 +28,7 @@ pub fn cli_check(provider: Provider, input: &str) -> (String, i32) {
         Err(e) => return e,
     };
     let violations = tooltape::schema::check(provider, &schema);
-    let code = i32::from(!violations.is_empty());
-    (lines(&violations), code)
+    (lines(&violations), exit::failed_if(!violations.is_empty()))
 }
 
 fn parse(input: &str) -> Result<Value, (String, i32)> {
@@ -39,7 +39,7 @@ fn parse(input: &str) -> Result<Value, (String, i32)> {
                 e.line(),
                 e.column()
             ),
-            2,
+            exit::ERROR,
         )
     })
 }

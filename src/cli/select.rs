@@ -23,7 +23,7 @@ pub(super) fn text_command(file: Option<&Path>, f: impl FnOnce(&str) -> (String,
         return exit::ERROR;
     };
     let (out, code) = f(&text);
-    if code == 2 {
+    if code == exit::ERROR {
         eprintln!("{name}: {out}");
     } else if !out.is_empty() {
         outln!("{}", out.trim_end_matches('\n'));

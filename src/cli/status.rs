@@ -11,7 +11,7 @@ pub fn run(root: &Path, filter: Option<&str>) -> i32 {
     let discovery = discover(root);
     let r = tooltape::status::report(root, &discovery, filter);
     out!("{}", r.text);
-    i32::from(r.broken_files > 0)
+    exit::failed_if(r.broken_files > 0)
 }
 
 /// `tooltape scan [PATH]`: scans every file under PATH (default `cassettes/` under `root`),
@@ -67,5 +67,5 @@ pub fn run_scan(root: &Path, path: Option<&Path>) -> i32 {
         return exit::FAILED;
     }
     outln!("{files} file(s) scanned, no secrets found");
-    0
+    exit::OK
 }

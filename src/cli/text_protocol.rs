@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use super::exit;
 use tooltape::providers::text_protocol::{Stream, decode_with};
 use tooltape::textcall::ParserConfig;
 use tooltape::{
@@ -22,7 +23,7 @@ pub fn cli_parse(request_json: &str, body: &[u8], stream: bool) -> (String, i32)
         Ok(_) => {
             return (
                 "request: line 1, column 1: expected a JSON object".into(),
-                2,
+                exit::ERROR,
             );
         }
         Err(e) => {
@@ -33,7 +34,7 @@ pub fn cli_parse(request_json: &str, body: &[u8], stream: bool) -> (String, i32)
                     e.column(),
                     json_message(&e)
                 ),
-                2,
+                exit::ERROR,
             );
         }
     };
@@ -54,11 +55,11 @@ pub fn cli_parse(request_json: &str, body: &[u8], stream: bool) -> (String, i32)
         Ok(outcome) => match &outcome.error {
             Some(e) => (
                 format!("response: provider error ({}): {}", e.status, e.message),
-                1,
+                exit::FAILED,
             ),
-            None => (render(&outcome), 0),
+            None => (render(&outcome), exit::OK),
         },
-        Err(e) => (format!("response: {e}"), 2),
+        Err(e) => (format!("response: {e}"), exit::ERROR),
     }
 }
 

@@ -164,9 +164,9 @@ impl DriftReport {
             .count()
     }
 
-    /// Exit status: 1 when anything is breaking.
-    pub fn exit_code(&self) -> i32 {
-        i32::from(self.count(Severity::Breaking) > 0)
+    /// Anything breaking (the command then exits 1).
+    pub fn has_breaking(&self) -> bool {
+        self.count(Severity::Breaking) > 0
     }
 }
 

@@ -25,7 +25,7 @@ pub(crate) struct Judged {
 /// other side may have been recorded from another version. A cassette without interactions
 /// (encoding failed closed when it was recorded) is judged on what the encoder says now.
 pub(crate) fn judge(trial: &Trial, c: &Cassette) -> Judged {
-    let (run, _) = harness::runtime().block_on(harness::run_on_cassette(trial, c));
+    let (run, _) = crate::runtime::runtime().block_on(harness::run_on_cassette(trial, c));
     let verdict = check::verdict(trial, &run);
     let outcomes = run
         .exchanges

@@ -232,9 +232,9 @@ pub(crate) fn junit_case(gateway: &str, r: &TrialResult) -> JunitCase {
     }
 }
 
-/// The JUnit XML report of a run of `mode` (`gateway`, `client`) for profile `name`
-/// (`tooltape gateway|client NAME --format junit`).
-pub fn junit(mode: &str, name: &str, timestamp: &str, results: &[TrialResult]) -> String {
+/// The JUnit XML report of a `tooltape COMMAND NAME --format junit` run (`command`: `gateway`
+/// or `client`; `name`: the profile).
+pub fn junit(command: &str, name: &str, timestamp: &str, results: &[TrialResult]) -> String {
     let cases: Vec<JunitCase> = results.iter().map(|r| junit_case(name, r)).collect();
-    crate::junit::junit(&format!("tooltape {mode} {name}"), timestamp, &cases)
+    crate::junit::junit(&format!("tooltape {command} {name}"), timestamp, &cases)
 }

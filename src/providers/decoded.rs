@@ -401,7 +401,7 @@ pub(crate) fn call_name(messages: &[crate::model::Message], call_id: &str) -> St
 
 /// The path must end with `suffix` (any prefix: `/v1`, a gateway's mount point) and the method
 /// be POST.
-pub(crate) fn check_route(
+pub(crate) fn check_path(
     req: &crate::http::HttpRequest,
     suffix: &str,
     format: &str,

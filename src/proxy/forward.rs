@@ -59,7 +59,7 @@ pub(super) fn decode(
     query: Option<&str>,
     bytes: Result<Bytes, BodyError>,
 ) -> Result<(Inbound, ChatRequest), Answer> {
-    let Some(inbound) = inbound::route(method.as_str(), path, query) else {
+    let Some(inbound) = inbound::format_of(method.as_str(), path, query) else {
         let message = format!("no such endpoint: {path}");
         return Err(error(Inbound::Chat, 404, &message, Vec::new()));
     };

@@ -13,7 +13,7 @@ use crate::respond::Inbound;
 
 /// The inbound format of a request, from the one route table (Gemini's model and stream flag
 /// are read again by its decoder).
-pub(crate) fn route(method: &str, path: &str, query: Option<&str>) -> Option<Inbound> {
+pub(crate) fn format_of(method: &str, path: &str, query: Option<&str>) -> Option<Inbound> {
     let r = providers::route(method, path, &providers::query_map(query))?;
     Some(match r.provider {
         Provider::OpenaiChat | Provider::TextProtocol => Inbound::Chat,

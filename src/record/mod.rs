@@ -5,7 +5,7 @@ mod suite;
 mod trial;
 
 pub use suite::{
-    Endpoints, SIMULATOR_KEY, Summary, Which, dry_run_listing, endpoints, in_ci, record_all_with,
+    Endpoints, Refresh, SIMULATOR_KEY, Summary, dry_run_listing, endpoints, in_ci, record_all_with,
     select,
 };
 pub use trial::{

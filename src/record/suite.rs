@@ -12,9 +12,10 @@ use crate::record::trial::{RecordOptions, record_trial};
 use crate::redact::Secrets;
 use crate::run::Endpoint;
 
-/// Which trials a record run takes.
+/// Which cassettes a record run (re)records: the missing ones, the stale ones, or all
+/// (`tooltape record --missing|--stale|--all`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Which {
+pub enum Refresh {
     Missing,
     Stale,
     All,
@@ -79,14 +80,14 @@ pub fn endpoints(root: &Path, simulator: Option<&str>) -> Endpoints {
     out
 }
 
-/// Trials to record under `which`, with the reason for each. `--stale` replays each existing
+/// Trials to record under `refresh`, with the reason for each. `--stale` replays each existing
 /// cassette on loopback (nothing leaves the machine) and keeps the stale ones.
-pub async fn select(root: &Path, trials: Vec<Trial>, which: Which) -> Vec<(Trial, String)> {
+pub async fn select(root: &Path, trials: Vec<Trial>, refresh: Refresh) -> Vec<(Trial, String)> {
     let mut out = Vec::new();
     for t in trials {
         let exists = root.join(t.cassette_path()).is_file();
-        match which {
-            Which::All => out.push((
+        match refresh {
+            Refresh::All => out.push((
                 t,
                 if exists {
                     "re-record".into()
@@ -94,9 +95,9 @@ pub async fn select(root: &Path, trials: Vec<Trial>, which: Which) -> Vec<(Trial
                     "missing".into()
                 },
             )),
-            Which::Missing if !exists => out.push((t, "missing".into())),
-            Which::Missing => {}
-            Which::Stale => {
+            Refresh::Missing if !exists => out.push((t, "missing".into())),
+            Refresh::Missing => {}
+            Refresh::Stale => {
                 if exists
                     && let Err(ReplayStatus::Stale(why)) =
                         harness::replay_trial(root, &t).await.status

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::case::{Mode, Trial};
 use crate::cassette::ProvenanceKind;
 use crate::check::Verdict;
-use crate::harness::{ReplayStatus, TrialResult};
+use crate::harness::{ReplayStatus, ReplayedTrial};
 use crate::model::Provider;
 
 /// Where a trial stands. JSON names (kebab-case) are stable.
@@ -96,8 +96,10 @@ pub enum Parity {
     Differs(String),
 }
 
+/// One replayed trial in the matrix (the grid cell of its row and provider): its status, a
+/// one-line detail, where its cassette came from, its calls and its stream/buffered parity.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Cell {
+pub struct MatrixEntry {
     pub trial: String,
     pub status: Status,
     /// One line: the first problem, the known-failure reason, the fail-closed code and message,
@@ -118,7 +120,7 @@ pub struct Row {
     pub case: String,
     pub choice: String,
     pub mode: &'static str,
-    pub cells: BTreeMap<Provider, Cell>,
+    pub cells: BTreeMap<Provider, MatrixEntry>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -133,8 +135,8 @@ fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or("").trim().to_string()
 }
 
-/// A cell from one replayed trial.
-pub(crate) fn cell(result: &TrialResult) -> Cell {
+/// The matrix entry of one replayed trial.
+pub(crate) fn entry(result: &ReplayedTrial) -> MatrixEntry {
     let (status, detail) = match &result.status {
         Ok((v, _)) => match v {
             Verdict::Pass => (Status::Pass, None),
@@ -178,7 +180,7 @@ pub(crate) fn cell(result: &TrialResult) -> Cell {
         strip_noise(&mut v);
         v
     });
-    Cell {
+    MatrixEntry {
         trial: result.trial.clone(),
         status,
         detail,
@@ -203,7 +205,7 @@ pub(crate) fn strip_noise(v: &mut Value) {
 }
 
 /// Builds the matrix from trials and their results (same order, same length).
-pub fn build(trials: &[Trial], results: &[TrialResult]) -> Matrix {
+pub fn build(trials: &[Trial], results: &[ReplayedTrial]) -> Matrix {
     let mut rows: Vec<Row> = Vec::new();
     let mut cases: Vec<(String, String)> = Vec::new();
     for (t, r) in trials.iter().zip(results) {
@@ -226,7 +228,7 @@ pub fn build(trials: &[Trial], results: &[TrialResult]) -> Matrix {
                 rows.len() - 1
             }
         };
-        rows[idx].cells.insert(t.provider, cell(r));
+        rows[idx].cells.insert(t.provider, entry(r));
     }
     // Rows in case order, then the case's choice order, buffered before stream.
     let order = |row: &Row| {
@@ -257,7 +259,7 @@ pub fn build(trials: &[Trial], results: &[TrialResult]) -> Matrix {
 
 /// Compares each buffered/stream pair: called tools and verdict must agree, and for two
 /// synthetic cassettes the whole outcomes must be identical (noise fields aside).
-pub fn parity(buffered: &Cell, stream: &Cell) -> Option<Parity> {
+pub fn parity(buffered: &MatrixEntry, stream: &MatrixEntry) -> Option<Parity> {
     if !buffered.status.judged() || !stream.status.judged() {
         return None;
     }

@@ -7,4 +7,4 @@ pub mod html;
 mod matrix;
 pub mod text;
 
-pub use matrix::{Cell, Matrix, Parity, Status, build, matrix, parity, summary};
+pub use matrix::{Matrix, MatrixEntry, Parity, Status, build, matrix, parity, summary};

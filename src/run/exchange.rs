@@ -51,11 +51,12 @@ impl Watch for () {
     fn close(&self) {}
 }
 
-/// A request's answer: the HTTP response, the decoded outcome and when it completed.
-pub(crate) type Answer = Result<(HttpResponse, Result<Outcome, DecodeError>, Timing), String>;
+/// A request's answer: the HTTP response, the decoded outcome and when it completed, or why the
+/// transport failed.
+pub type DecodedResponse = Result<(HttpResponse, Result<Outcome, DecodeError>, Timing), String>;
 
 /// One exchange (or driver step), sent and answered.
-pub struct Sent<S, A = Answer> {
+pub struct Sent<S, A = DecodedResponse> {
     pub answer: A,
     /// What the watch saw (gateway mode: the upstream exchanges the request caused).
     pub seen: S,

@@ -25,7 +25,7 @@ fn family(provider: Provider) -> Family {
 /// The error family a path belongs to (for 404s and scenario-header errors): the route's, or
 /// for a path no API serves, the vendor its prefix names.
 fn family_for_path(req: &SimRequest) -> Family {
-    if let Some(api) = route(req) {
+    if let Some(api) = api_of(req) {
         return family(api.provider);
     }
     let p = req.path.as_str();
@@ -44,7 +44,7 @@ pub(crate) fn reject(req: &SimRequest, rej: &Rejection) -> SimResponse {
 }
 
 /// The simulated API of a request: the one route table's answer.
-fn route(req: &SimRequest) -> Option<WireRoute> {
+fn api_of(req: &SimRequest) -> Option<WireRoute> {
     providers::route(&req.method, &req.path, &req.query)
 }
 
@@ -64,7 +64,7 @@ fn not_found(req: &SimRequest) -> Rejection {
 /// The pipeline; see the module doc.
 pub(crate) fn answer(req: &SimRequest, scenario: &Scenario) -> SimResponse {
     let seed = fnv1a(&req.body);
-    let Some(api) = route(req) else {
+    let Some(api) = api_of(req) else {
         return reject(req, &not_found(req));
     };
     match answer_api(&api, req, scenario, seed) {

@@ -38,8 +38,9 @@ pub(super) trait Sink {
     fn trailing_gt(&mut self, offset: usize);
 }
 
+/// Where the scanner is: in plain text, directly after a close tag, or in a call's body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
+enum Region {
     Text,
     /// Directly after `</tool_call>`: `>` and repeated close tags are absorbed here.
     AfterClose,
@@ -81,7 +82,7 @@ enum Fast {
 #[derive(Debug)]
 pub(super) struct Scanner {
     fast: Fast,
-    mode: Mode,
+    region: Region,
     tag: Tag,
     tag_len: usize,
     tag_at: usize,
@@ -106,7 +107,7 @@ impl Scanner {
     pub(super) fn new(enabled: bool) -> Scanner {
         Scanner {
             fast: if enabled { Fast::Text } else { Fast::No },
-            mode: Mode::Text,
+            region: Region::Text,
             tag: Tag::Undecided,
             tag_len: 0,
             tag_at: 0,
@@ -196,12 +197,12 @@ impl Scanner {
                         self.on_tag(tag, at, sink);
                     }
                 } else {
-                    self.flush_tag(sink); // then look at `c` again in the restored mode
+                    self.flush_tag(sink); // then look at `c` again in the restored region
                 }
                 continue;
             }
-            match self.mode {
-                Mode::Text => {
+            match self.region {
+                Region::Text => {
                     let start = i;
                     let mut from = i;
                     loop {
@@ -224,7 +225,7 @@ impl Scanner {
                         }
                     }
                 }
-                Mode::AfterClose => match c {
+                Region::AfterClose => match c {
                     b'>' => {
                         if !self.gt_run {
                             sink.trailing_gt(self.pos + i);
@@ -235,17 +236,17 @@ impl Scanner {
                     b'<' => {
                         self.gt_run = false;
                         match self.classify(bytes, i) {
-                            // Text after all: looked at again in text mode.
-                            Lt::NotTag => self.mode = Mode::Text,
+                            // Text after all: looked at again as text.
+                            Lt::NotTag => self.region = Region::Text,
                             lt => i = self.take_tag(chunk, lt, i, sink),
                         }
                     }
                     _ => {
                         self.gt_run = false;
-                        self.mode = Mode::Text;
+                        self.region = Region::Text;
                     }
                 },
-                Mode::Body => {
+                Region::Body => {
                     let start = i;
                     loop {
                         i = self.skip_body(bytes, i);
@@ -266,9 +267,9 @@ impl Scanner {
             }
         }
         self.pos += bytes.len();
-        self.fast = match (self.tag_len, self.tag, self.mode) {
-            (0, _, Mode::Text) => Fast::Text,
-            (0, _, Mode::Body) => Fast::Body,
+        self.fast = match (self.tag_len, self.tag, self.region) {
+            (0, _, Region::Text) => Fast::Text,
+            (0, _, Region::Body) => Fast::Body,
             (1, Tag::Undecided, _) => Fast::Lt,
             (_, Tag::Open | Tag::Close, _) => Fast::Tag,
             _ => Fast::No,
@@ -280,10 +281,10 @@ impl Scanner {
     /// byte by byte as the next chunks arrive).
     fn classify(&self, bytes: &[u8], i: usize) -> Lt {
         let rest = bytes.get(i..).unwrap_or_default();
-        let in_string = self.mode == Mode::Body && self.in_str && !self.literal;
+        let in_string = self.region == Region::Body && self.in_str && !self.literal;
         let tags = [
             (Tag::Open, OPEN, !in_string),
-            (Tag::Close, CLOSE, self.mode != Mode::Text),
+            (Tag::Close, CLOSE, self.region != Region::Text),
         ];
         let mut pending = false;
         for (tag, text, allowed) in tags {
@@ -304,7 +305,7 @@ impl Scanner {
             Lt::Tag(Tag::Open) => {
                 self.on_tag(Tag::Open, self.pos + i, sink);
                 let next = i + OPEN.len();
-                if self.mode == Mode::Body && self.body.is_empty() && !self.literal {
+                if self.region == Region::Body && self.body.is_empty() && !self.literal {
                     return self.read_block(chunk, next, sink).unwrap_or(next);
                 }
                 next
@@ -340,7 +341,7 @@ impl Scanner {
             return None;
         }
         sink.call(candidate, self.block_at);
-        self.mode = Mode::AfterClose;
+        self.region = Region::AfterClose;
         self.gt_run = false;
         Some(i + close + CLOSE.len())
     }
@@ -377,7 +378,7 @@ impl Scanner {
         if self.tag_len > 0 {
             self.flush_tag(sink);
         }
-        if self.mode != Mode::Body {
+        if self.region != Region::Body {
             return;
         }
         if self.in_str
@@ -394,7 +395,7 @@ impl Scanner {
             self.body.truncate(c);
             sink.block(&self.body, self.block_at, true);
             self.body.clear();
-            self.mode = Mode::AfterClose;
+            self.region = Region::AfterClose;
             self.gt_run = false;
             self.literal = true;
             self.in_str = false;
@@ -405,7 +406,7 @@ impl Scanner {
         }
         sink.block(&self.body, self.block_at, false);
         self.body.clear();
-        self.mode = Mode::Text;
+        self.region = Region::Text;
     }
 
     fn start_tag(&mut self, i: usize) {
@@ -426,9 +427,9 @@ impl Scanner {
     /// Whether `c` continues the pending tag; decides the tag kind on the second byte.
     fn advance_tag(&mut self, c: u8) -> bool {
         if self.tag == Tag::Undecided {
-            let in_string = self.mode == Mode::Body && self.in_str && !self.literal;
+            let in_string = self.region == Region::Body && self.in_str && !self.literal;
             let open_ok = !in_string;
-            let close_ok = self.mode != Mode::Text;
+            let close_ok = self.region != Region::Text;
             self.tag = match c {
                 b't' if open_ok => Tag::Open,
                 b'/' if close_ok => Tag::Close,
@@ -450,30 +451,30 @@ impl Scanner {
         let prefix = self.tag_text().get(..self.tag_len).unwrap_or_default();
         self.tag_len = 0;
         self.tag = Tag::Undecided;
-        match self.mode {
-            Mode::Body => self.body.push_str(prefix),
-            Mode::Text | Mode::AfterClose => {
+        match self.region {
+            Region::Body => self.body.push_str(prefix),
+            Region::Text | Region::AfterClose => {
                 sink.text(prefix);
-                self.mode = Mode::Text;
+                self.region = Region::Text;
             }
         }
     }
 
     fn on_tag(&mut self, tag: Tag, at: usize, sink: &mut impl Sink) {
-        match (self.mode, tag) {
-            (Mode::Text | Mode::AfterClose, Tag::Open) => self.open_block(at),
-            (Mode::AfterClose, Tag::Close) => sink.extra_close(at),
-            (Mode::Body, Tag::Close) if self.in_str && !self.literal => {
+        match (self.region, tag) {
+            (Region::Text | Region::AfterClose, Tag::Open) => self.open_block(at),
+            (Region::AfterClose, Tag::Close) => sink.extra_close(at),
+            (Region::Body, Tag::Close) if self.in_str && !self.literal => {
                 self.candidate.get_or_insert(self.body.len());
                 self.body.push_str(CLOSE);
             }
-            (Mode::Body, Tag::Close) => {
+            (Region::Body, Tag::Close) => {
                 sink.block(&self.body, self.block_at, true);
                 self.body.clear();
-                self.mode = Mode::AfterClose;
+                self.region = Region::AfterClose;
                 self.gt_run = false;
             }
-            (Mode::Body, Tag::Open) => {
+            (Region::Body, Tag::Open) => {
                 if self.body.trim().is_empty() {
                     sink.extra_open(at);
                     self.body.clear();
@@ -485,12 +486,12 @@ impl Scanner {
                 }
             }
             // Not produced: `advance_tag` refuses a close tag in text.
-            (Mode::Text, Tag::Close) | (_, Tag::Undecided) => {}
+            (Region::Text, Tag::Close) | (_, Tag::Undecided) => {}
         }
     }
 
     fn open_block(&mut self, at: usize) {
-        self.mode = Mode::Body;
+        self.region = Region::Body;
         self.block_at = at;
         self.body_at = at + OPEN.len();
         self.body.clear();

@@ -12,8 +12,8 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 use crate::recording_support::{bin, files_under, project};
 use tooltape::{
     Endpoint, SimConfig, Simulator, Trial, cassette::ProvenanceKind, cassette::today, discover,
-    record as record_cli, record::Endpoints, record::RecordOptions, record::RetryPolicy,
-    record::Summary, record::Which, record::cassette_from_run, record::write_cassette,
+    record as record_cli, record::Endpoints, record::RecordOptions, record::Refresh,
+    record::RetryPolicy, record::Summary, record::cassette_from_run, record::write_cassette,
     redact::Secrets, run_trial, runtime, simulate::Fault, simulate::FaultKind,
 };
 
@@ -51,11 +51,11 @@ fn trials(root: &Path, filter: &str) -> Vec<Trial> {
 async fn record(
     root: &Path,
     filter: &str,
-    which: Which,
+    refresh: Refresh,
     endpoints: &Endpoints,
     opts: &RecordOptions,
 ) -> Summary {
-    let chosen = record_cli::select(root, trials(root, filter), which).await;
+    let chosen = record_cli::select(root, trials(root, filter), refresh).await;
     record_cli::record_all_with(root, chosen, endpoints, 4, opts, &|_, _| {}).await
 }
 
@@ -111,7 +111,7 @@ fn recording_with_planted_keys_writes_no_secret_anywhere() {
         }
         let e = Endpoint { base_url: echo.uri(), key: Some(FAKE_OPENAI.into()), extra_headers: planted.clone() };
         endpoints.insert(tooltape::Provider::OpenaiChat, Ok((e, echo.uri())));
-        let summary = record(&root, "", Which::Missing, &endpoints, &fast()).await;
+        let summary = record(&root, "", Refresh::Missing, &endpoints, &fast()).await;
         assert!(summary.failed.is_empty() && summary.recorded.len() == 12, "{}", summary.render());
         assert!(!echo.received_requests().await.unwrap().is_empty(), "the echo provider answered");
 
@@ -188,7 +188,7 @@ fn fault_leaves_cassette(
         let s = record(
             &root,
             filter,
-            Which::All,
+            Refresh::All,
             &sim_endpoints(&root, &sim),
             &fast(),
         )
@@ -204,7 +204,7 @@ fn fault_leaves_cassette(
         let s = record(
             &root,
             filter,
-            Which::All,
+            Refresh::All,
             &sim_endpoints(&root, &faulty),
             opts,
         )
@@ -321,7 +321,7 @@ fn a_rate_limit_then_success_is_recorded_after_waiting() {
         let s = record(
             &root,
             "weather::anthropic::auto::buffered",
-            Which::Missing,
+            Refresh::Missing,
             &sim_endpoints(&root, &sim),
             &opts,
         )
@@ -343,7 +343,7 @@ fn simulated_cassettes_are_synthetic_with_full_provenance() {
         let s = record(
             &root,
             "weather::anthropic::auto::stream",
-            Which::Missing,
+            Refresh::Missing,
             &sim_endpoints(&root, &sim),
             &fast(),
         )
@@ -382,13 +382,13 @@ fn editing_a_case_marks_exactly_its_trials_stale() {
         let s = record(
             &root,
             "",
-            Which::Missing,
+            Refresh::Missing,
             &sim_endpoints(&root, &sim),
             &fast(),
         )
         .await;
         assert_eq!(s.recorded.len(), 12, "{}", s.render());
-        let all = record_cli::select(&root, trials(&root, ""), Which::Stale).await;
+        let all = record_cli::select(&root, trials(&root, ""), Refresh::Stale).await;
         assert!(
             all.is_empty(),
             "fresh cassettes are not stale: {:?}",

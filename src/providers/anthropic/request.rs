@@ -21,7 +21,7 @@ use crate::http::HttpRequest;
 use crate::model::{DecodeError, Grounding, HostedTool, Message, Tool, ToolCall, ToolChoice};
 use crate::pointer::push;
 use crate::providers::decoded::{
-    DecodedRequest, Extra, ExtraKind, Fields, call_name, check_route, content_text, empty_request,
+    DecodedRequest, Extra, ExtraKind, Fields, call_name, check_path, content_text, empty_request,
     field_error, query_extras, type_error, wire,
 };
 
@@ -43,7 +43,7 @@ const DEFAULT_SEARCH: &str = "web_search_20250305";
 
 /// Decodes a Messages request.
 pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> {
-    check_route(req, "/messages", "Anthropic Messages")?;
+    check_path(req, "/messages", "Anthropic Messages")?;
     let mut extras = Vec::new();
     query_extras(req, &mut extras);
     let mut body = Fields::of(&req.body, "", "an Anthropic Messages request")?;

@@ -42,7 +42,7 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
             req.method
         )));
     }
-    let (model, stream) = route(&req.path)?;
+    let (model, stream) = model_and_stream(&req.path)?;
     let mut extras = Vec::new();
     query_extras(req, &mut extras);
     let mut out = empty_request(model, stream);
@@ -148,7 +148,7 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
 }
 
 /// `…/models/MODEL:generateContent` → (model, stream): any prefix, Vertex's project paths too.
-fn route(path: &str) -> Result<(String, bool), DecodeError> {
+fn model_and_stream(path: &str) -> Result<(String, bool), DecodeError> {
     let at = path.rfind("models/");
     at.and_then(|at| gemini_method(&path[at + "models/".len()..]))
         .map(|(model, stream)| (model.to_string(), stream))

@@ -24,7 +24,7 @@ use crate::model::{
 };
 use crate::pointer::push;
 use crate::providers::decoded::{
-    DecodedRequest, Extra, ExtraKind, Fields, arguments, call_name, check_route, content_text,
+    DecodedRequest, Extra, ExtraKind, Fields, arguments, call_name, check_path, content_text,
     empty_request, field_error, query_extras, type_error, wire,
 };
 
@@ -69,7 +69,7 @@ pub fn decode_request_as(
     req: &HttpRequest,
     dialect: Option<Dialect>,
 ) -> Result<DecodedRequest, DecodeError> {
-    check_route(req, "/chat/completions", "Chat Completions")?;
+    check_path(req, "/chat/completions", "Chat Completions")?;
     let dialect = dialect.unwrap_or_else(|| Dialect::detect(&req.body));
     let mut extras = Vec::new();
     if dialect != Dialect::OpenAi {

@@ -18,7 +18,7 @@ use crate::http::HttpRequest;
 use crate::model::{DecodeError, Grounding, HostedTool, Message, Tool, ToolCall, ToolChoice};
 use crate::pointer::push;
 use crate::providers::decoded::{
-    DecodedRequest, Extra, ExtraKind, Fields, arguments, call_name, check_route, content_text,
+    DecodedRequest, Extra, ExtraKind, Fields, arguments, call_name, check_path, content_text,
     empty_request, field_error, query_extras, type_error, wire,
 };
 use crate::providers::openai_chat::allowed;
@@ -52,7 +52,7 @@ const DEFAULT_SEARCH: &str = "web_search";
 
 /// Decodes a Responses request.
 pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> {
-    check_route(req, "/responses", "Responses")?;
+    check_path(req, "/responses", "Responses")?;
     let mut extras = Vec::new();
     query_extras(req, &mut extras);
     let mut body = Fields::of(&req.body, "", "a Responses request")?;
