@@ -1,23 +1,12 @@
 use super::check::{self, RequestView};
 use super::profile::fill;
 use crate::model::Severity;
-use crate::model::{ChatRequest, Message, Provider, StrictPolicy, Tool, ToolCall};
+use crate::model::{ChatRequest, Message, Provider, Tool, ToolCall};
 use serde_json::json;
 
 /// A request of `messages` with nothing else set.
 fn with_messages(messages: Vec<Message>) -> ChatRequest {
-    ChatRequest {
-        messages,
-        model: "m".into(),
-        tools: vec![],
-        hosted: vec![],
-        tool_choice: None,
-        parallel_tool_calls: None,
-        stream: false,
-        max_tokens: None,
-        strict: StrictPolicy::Off,
-        thinking: None,
-    }
+    ChatRequest::new("m").with_messages(messages)
 }
 
 #[test]

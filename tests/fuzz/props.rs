@@ -19,25 +19,25 @@ const STATUSES: [u16; 4] = [200, 200, 400, 500];
 
 /// The request a response answers: two tools (one strict-rewritten on `auto`), streamed or not.
 pub fn request(stream: bool) -> ChatRequest {
-    let mut req = ChatRequest::empty("gpt-4o", stream);
-    req.tools = vec![
-        Tool {
-            name: "get_weather".into(),
-            description: Some("Current weather".into()),
-            parameters: json!({"type": "object", "properties": {
+    ChatRequest::new("gpt-4o")
+        .with_stream(stream)
+        .with_tools([
+            Tool {
+                name: "get_weather".into(),
+                description: Some("Current weather".into()),
+                parameters: json!({"type": "object", "properties": {
                 "city": {"type": "string"}, "unit": {"type": "string"}}, "required": ["city"]}),
-            strict: None,
-        },
-        Tool {
-            name: "search".into(),
-            description: None,
-            parameters: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
-            strict: None,
-        },
-    ];
-    req.tool_choice = Some(ToolChoice::Auto);
-    req.strict = StrictPolicy::Auto;
-    req
+                strict: None,
+            },
+            Tool {
+                name: "search".into(),
+                description: None,
+                parameters: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+                strict: None,
+            },
+        ])
+        .with_choice(ToolChoice::Auto)
+        .with_strict(StrictPolicy::Auto)
 }
 
 /// Splits off byte 0 = how many chunk-length bytes follow (at most 16) and those lengths.

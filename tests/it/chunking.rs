@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use tooltape::{
-    ChatRequest, ChoiceSpec, DecodeError, Mode, Outcome, Provider, StreamDecoder, StrictPolicy,
-    Tool, ToolChoice, cassette::split_stream, discover,
+    ChatRequest, ChoiceSpec, DecodeError, Mode, Outcome, Provider, StreamDecoder, ToolChoice,
+    cassette::split_stream, discover,
 };
 
 fn decode(provider: Provider, req: &ChatRequest, chunks: &[&[u8]]) -> Result<Outcome, DecodeError> {
@@ -146,30 +146,7 @@ fn every_streamed_real_traffic_record() {
             "anthropic" => Provider::Anthropic,
             _ => Provider::Gemini,
         };
-        let tools = r["request_meta"]["tool_names"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(|n| Tool {
-                name: n.into(),
-                description: None,
-                parameters: tooltape::model::empty_parameters(),
-                strict: None,
-            })
-            .collect();
-        let req = ChatRequest {
-            model: String::new(),
-            messages: Vec::new(),
-            tools,
-            hosted: Vec::new(),
-            tool_choice: None,
-            parallel_tool_calls: None,
-            stream: true,
-            max_tokens: None,
-            strict: StrictPolicy::Off,
-            thinking: None,
-        };
+        let req = crate::real_traffic::request_for(&r);
         let body = r["response"]["body_text"].as_str().unwrap();
         let events = split_stream(body);
         let events: Vec<&[u8]> = events.iter().map(|e| e.as_bytes()).collect();

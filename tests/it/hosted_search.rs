@@ -25,23 +25,15 @@ fn required_request(model: &str, choice: Option<ToolChoice>, with_function: bool
     } else {
         Vec::new()
     };
-    ChatRequest {
-        model: model.into(),
-        messages: vec![tooltape::Message::User {
-            content: "search".into(),
-        }],
-        tools,
-        hosted: vec![HostedTool::WebSearch {
+    ChatRequest::new(model)
+        .with_user("search")
+        .with_tools(tools)
+        .with_hosted(HostedTool::WebSearch {
             grounding: Grounding::Required,
             variant: None,
-        }],
-        tool_choice: choice,
-        parallel_tool_calls: None,
-        stream: false,
-        max_tokens: None,
-        strict: StrictPolicy::Auto,
-        thinking: None,
-    }
+        })
+        .with_choice(choice)
+        .with_strict(StrictPolicy::Auto)
 }
 
 /// Every REQUIRED request either forces the search on the wire or is refused before sending:
