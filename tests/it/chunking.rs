@@ -3,8 +3,7 @@
 //! seeded random chunks — over every streamed cassette in `cassettes/` and every streamed record
 //! of `../shared/real-traffic/` (skipped with a message when absent).
 
-use std::path::PathBuf;
-
+use crate::scratch::repo;
 use serde_json::Value;
 use tooltape::{
     ChatRequest, ChoiceSpec, DecodeError, Mode, Outcome, Provider, StreamDecoder, ToolChoice,
@@ -78,10 +77,10 @@ fn invariant(
 
 #[test]
 fn every_streamed_cassette() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let root = repo();
     let mut failures = Vec::new();
     let mut bodies = 0;
-    for trial in discover(&root)
+    for trial in discover(root)
         .trials
         .iter()
         .filter(|t| t.mode == Mode::Stream)
@@ -125,7 +124,7 @@ fn every_streamed_cassette() {
 
 #[test]
 fn every_streamed_real_traffic_record() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-traffic");
+    let dir = repo().join("../shared/real-traffic");
     let Ok(text) = std::fs::read_to_string(dir.join("index.jsonl")) else {
         eprintln!(
             "skipped: {} is absent (real traffic lives beside the project)",

@@ -3,13 +3,13 @@
 //! independently computed `expected`. Skips with a message when the folder is absent.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
+use crate::scratch::repo;
 use serde_json::Value;
 use tooltape::{ChatRequest, HttpResponse, Provider, Tool, decode};
 
 fn corpus() -> Option<Vec<Value>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-traffic");
+    let dir = repo().join("../shared/real-traffic");
     let Ok(text) = std::fs::read_to_string(dir.join("index.jsonl")) else {
         eprintln!(
             "skipped: {} is absent (real traffic lives beside the project)",
