@@ -387,7 +387,11 @@ fn result_with(key: &str, cell: super::Cell) -> super::TrialResult {
 #[test]
 fn known_failures_apply_and_a_pass_fails_unless_flaky() {
     use super::Cell;
-    let dir = std::env::temp_dir().join(format!("tooltape-known-{}", std::process::id()));
+    let tmp = tempfile::Builder::new()
+        .prefix("tooltape-known-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("gateways")).unwrap();
     let base = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("gateways/tooltape.toml"),
@@ -395,8 +399,7 @@ fn known_failures_apply_and_a_pass_fails_unless_flaky() {
     .unwrap();
     let extra = "\n[[known_failure]]\ntrials = \"solid::chat→gemini::auto::*\"\nreason = \"always\"\n\n[[known_failure]]\ntrials = \"racy::chat→gemini::auto::*\"\nreason = \"sometimes\"\nflaky = true\n";
     std::fs::write(dir.join("gateways/x.toml"), format!("{base}{extra}")).unwrap();
-    let profile = super::load_profile(&dir, "x").unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    let profile = super::load_profile(dir, "x").unwrap();
     let applied = |key: &str, cell: Cell| {
         let mut r = result_with(key, cell);
         super::suite::apply_known(&profile, &mut r);
@@ -419,14 +422,16 @@ fn known_failures_apply_and_a_pass_fails_unless_flaky() {
 
 #[test]
 fn the_init_skeleton_loads_as_a_profile_and_names_the_base_urls() {
-    let dir = std::env::temp_dir().join(format!("tooltape-skeleton-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new()
+        .prefix("tooltape-skeleton-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
     let addr: std::net::SocketAddr = "127.0.0.1:8790".parse().unwrap();
     let path = dir.join("acme.toml");
     let text = super::skeleton("acme", "acme.toml", addr);
     std::fs::write(&path, &text).unwrap();
-    let loaded = super::load_profile(&dir, path.to_str().unwrap()).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    let loaded = super::load_profile(dir, path.to_str().unwrap()).unwrap();
     let routes: Vec<String> = loaded.routes().iter().map(super::Route::name).collect();
     assert_eq!(
         routes,
@@ -530,11 +535,11 @@ fn failing(key: &str, findings: Vec<Finding>, body_len: usize) -> TrialResult {
 }
 
 fn cause_profile(extra: &str) -> super::LoadedProfile {
-    let dir = std::env::temp_dir().join(format!(
-        "tooltape-cause-{}-{}",
-        std::process::id(),
-        extra.len()
-    ));
+    let tmp = tempfile::Builder::new()
+        .prefix("tooltape-cause-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("gateways")).unwrap();
     let base = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("gateways/tooltape.toml"),
@@ -546,9 +551,7 @@ fn cause_profile(extra: &str) -> super::LoadedProfile {
         .unwrap()
         .to_string();
     std::fs::write(dir.join("gateways/x.toml"), format!("{base}{extra}")).unwrap();
-    let p = super::load_profile(&dir, "x").unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
-    p
+    super::load_profile(dir, "x").unwrap()
 }
 
 #[test]

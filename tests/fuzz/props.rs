@@ -140,13 +140,17 @@ pub fn request_decoder(data: &[u8]) {
     }
 }
 
-/// A scratch folder of this process and thread (loaders read files).
+thread_local! {
+    /// This thread's scratch folder `tooltape-fuzz-…`, removed when the thread ends.
+    static SCRATCH: tempfile::TempDir = tempfile::Builder::new()
+        .prefix("tooltape-fuzz-")
+        .tempdir()
+        .expect("a folder in the temporary directory");
+}
+
+/// A scratch folder of this thread for `kind` (loaders read files).
 fn scratch(kind: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "tooltape-fuzz-{}-{:?}-{kind}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
+    let dir = SCRATCH.with(|d| d.path().join(kind));
     let _ = std::fs::create_dir_all(&dir);
     dir
 }
