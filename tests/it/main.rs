@@ -8,7 +8,7 @@
 mod scratch;
 // The recording and import tests' two-case project, and a recursive file listing.
 mod recording_support;
-// The Python interpreter for the SDK scripts, and the skip when it lacks the SDK.
+// The Python interpreter for the SDK scripts and driver loops, and the skip without one.
 mod python;
 // A loopback HTTP proxy the gateway mutant and compare tests put in front of the upstream.
 mod loopback_proxy;
@@ -24,6 +24,7 @@ mod cli;
 mod client_docs;
 mod client_mutants;
 mod corpus;
+mod driver_loops;
 mod fuzz;
 mod gateway_compare;
 mod gateway_docs;
