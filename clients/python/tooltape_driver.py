@@ -6,7 +6,9 @@ its documentation tells users to, and returns the result document: `calls`, `tex
 `usage`, `chunks` (streamed), or raises `Unsupported([...])` for trial fields the library has no
 knob for. Any other exception becomes the result's `error`. `messages` is the conversation so
 far: the trial's, then for each follow-up round the assistant turn as the library handed it
-over and the tool results tooltape sent.
+over and the tool results tooltape sent. The Node.js twin of this loop is
+clients/node/tooltape_driver.mjs; tests/it/driver_loops.rs holds both and `tooltape client
+drive` to the same behaviour.
 """
 
 import json
@@ -35,18 +37,40 @@ def error_of(e):
     return doc
 
 
-def serve(call):
-    # The protocol owns stdout: anything the library prints goes to stderr (the driver log).
-    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
+# Every trial has these; the others (`options`, `tool_choice`, ...) may be absent.
+REQUIRED = ("name", "api", "base_url", "api_key", "model", "stream", "messages", "tools", "strict")
+
+
+class ProtocolError(Exception):
+    """A line the protocol does not allow where it came: the driver stops with status 2."""
+
+
+def _object(line, what):
+    try:
+        doc = json.loads(line)
+    except ValueError as e:
+        raise ProtocolError(f"{what} is not JSON: {e}") from None
+    if not isinstance(doc, dict):
+        raise ProtocolError(f"{what} is not a JSON object")
+    return doc
+
+
+def _next_line():
+    """The next line that is not blank, or None at end of input."""
     while True:
         line = sys.stdin.readline()
         if not line:
-            return
-        if not line.strip():
-            continue
-        trial = json.loads(line)
+            return None
+        if line.strip():
+            return line
+
+
+def _serve(call, out):
+    while (line := _next_line()) is not None:
+        trial = _object(line, "a trial line")
+        missing = [k for k in REQUIRED if k not in trial]
+        if missing:
+            raise ProtocolError("a trial line lacks " + ", ".join(missing))
         messages = list(trial["messages"])
         while True:
             try:
@@ -57,18 +81,35 @@ def serve(call):
                 result = {"error": error_of(e)}
             out.write(json.dumps({"result": result}) + "\n")
             out.flush()
-            nxt = sys.stdin.readline()
-            if not nxt:
+            after = _next_line()
+            if after is None:
                 return
-            nxt = json.loads(nxt)
-            if "results" not in nxt:
+            nxt = _object(after, "the line after a result")
+            if isinstance(nxt.get("results"), list):
+                # The follow-up's tool_choice (absent: leave it out).
+                trial = dict(trial, tool_choice=nxt.get("tool_choice"))
+                messages.append(
+                    {"role": "assistant", "content": result.get("text"), "tool_calls": result.get("calls") or []}
+                )
+                messages.extend(nxt["results"])
+            elif "done" in nxt:
                 break
-            # The follow-up's tool_choice (absent: leave it out).
-            trial = dict(trial, tool_choice=nxt.get("tool_choice"))
-            messages.append(
-                {"role": "assistant", "content": result.get("text"), "tool_calls": result.get("calls") or []}
-            )
-            messages.extend(nxt["results"])
+            else:
+                raise ProtocolError("the line after a result is neither results nor done: " + after.strip()[:200])
+
+
+def serve(call):
+    """Serves trials from stdin until end of input; a protocol error ends the process (status 2)."""
+    # The protocol owns stdout: anything the library prints goes to stderr (the driver log).
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    try:
+        _serve(call, out)
+    except ProtocolError as e:
+        sys.stderr.write(f"protocol error: {e}\n")
+        sys.stderr.flush()
+        sys.exit(2)
 
 
 def arguments_text(a):

@@ -2,11 +2,13 @@
 // generateText and streamText with tools that have no `execute` (the caller runs them), the
 // parallel switch as each provider's option. Streamed: every fullStream part is a chunk; the
 // result is what the finished stream resolves (`toolCalls`, `text`, `finishReason`, `usage`).
-// The packages are imported from the install folder ($TOOLTAPE_CLIENT_DIR).
+// The packages are imported from the install folder ($TOOLTAPE_CLIENT_DIR); the protocol loop is
+// clients/node/tooltape_driver.mjs.
 import { createRequire } from "node:module";
-import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+
+import { serve, Unsupported } from "../node/tooltape_driver.mjs";
 
 const dir = process.env.TOOLTAPE_CLIENT_DIR;
 const req = createRequire(join(dir, "package.json"));
@@ -15,17 +17,6 @@ const ai = await load("ai");
 const { createOpenAI } = await load("@ai-sdk/openai");
 const { createAnthropic } = await load("@ai-sdk/anthropic");
 const { createGoogleGenerativeAI } = await load("@ai-sdk/google");
-
-// The protocol owns stdout: the library's own logging goes to stderr.
-const write = process.stdout.write.bind(process.stdout);
-console.log = console.info = console.warn = console.error;
-
-class Unsupported extends Error {
-  constructor(fields) {
-    super(fields.join(", "));
-    this.fields = fields;
-  }
-}
 
 function modelOf(t) {
   const key = t.api_key;
@@ -127,36 +118,4 @@ async function call(t, messages) {
   };
 }
 
-function errorOf(e) {
-  const doc = { type: e?.name ?? "Error", message: String(e?.message ?? e).slice(0, 2000) };
-  if (Number.isInteger(e?.statusCode)) doc.status = e.statusCode;
-  return doc;
-}
-
-let trial = null;
-let messages = [];
-let last = null;
-const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-for await (const line of rl) {
-  if (!line.trim()) continue;
-  const doc = JSON.parse(line);
-  if (trial === null) {
-    trial = doc;
-    messages = [...doc.messages];
-  } else if (doc.results) {
-    trial = { ...trial, tool_choice: doc.tool_choice ?? null };
-    messages.push({ role: "assistant", content: last?.text ?? null, tool_calls: last?.calls ?? [] });
-    messages.push(...doc.results);
-  } else {
-    trial = null;
-    continue;
-  }
-  let result;
-  try {
-    result = await call(trial, messages);
-  } catch (e) {
-    result = e instanceof Unsupported ? { unsupported: e.fields } : { error: errorOf(e) };
-  }
-  last = result;
-  write(JSON.stringify({ result }) + "\n");
-}
+await serve(call);

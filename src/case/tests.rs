@@ -27,10 +27,14 @@ fn patterns() {
 }
 
 /// A throwaway project root with the real provider table and tools, plus `cases/NAME.toml`.
-fn project_with(name: &str, case_text: &str) -> PathBuf {
+/// Removed when dropped.
+fn project_with(name: &str, case_text: &str) -> tempfile::TempDir {
     let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases");
-    let root = std::env::temp_dir().join(format!("tooltape-case-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("tooltape-case-{name}-"))
+        .tempdir()
+        .unwrap();
+    let root = tmp.path();
     std::fs::create_dir_all(root.join("cases/tools")).unwrap();
     std::fs::copy(
         real.join(PROVIDERS_FILE),
@@ -43,13 +47,12 @@ fn project_with(name: &str, case_text: &str) -> PathBuf {
     )
     .unwrap();
     std::fs::write(root.join(format!("cases/{name}.toml")), case_text).unwrap();
-    root
+    tmp
 }
 
 fn broken(name: &str, text: &str) -> String {
     let root = project_with(name, text);
-    let d = discover(&root);
-    std::fs::remove_dir_all(&root).unwrap();
+    let d = discover(root.path());
     assert!(d.trials.is_empty(), "expected {name} to be rejected");
     assert_eq!(d.broken.len(), 1);
     d.broken[0].1.to_string()
@@ -60,8 +63,7 @@ const GOOD: &str = "description = \"d\"\ntools = [\"get_weather\"]\nchoices = [\
 #[test]
 fn a_good_case_expands_into_named_trials() {
     let root = project_with("good", GOOD);
-    let d = discover(&root);
-    std::fs::remove_dir_all(&root).unwrap();
+    let d = discover(root.path());
     assert!(d.broken.is_empty(), "{:?}", d.broken);
     let names: Vec<String> = d.trials.iter().map(Trial::name).collect();
     assert_eq!(names.len(), 10);
@@ -117,8 +119,7 @@ fn semantic_errors_point_at_the_value() {
 fn case_hash_ignores_comments_and_order_but_not_meaning() {
     let hash = |text: &str| {
         let root = project_with("hashing", text);
-        let d = discover(&root);
-        std::fs::remove_dir_all(&root).unwrap();
+        let d = discover(root.path());
         d.trials[0].case.hash.clone()
     };
     let base = hash(GOOD);
@@ -192,8 +193,7 @@ fn typed_fields_load_into_the_case() {
             .replace("\"user\"", "\"system\"")
     );
     let root = project_with("typed", &text);
-    let d = discover(&root);
-    std::fs::remove_dir_all(&root).unwrap();
+    let d = discover(root.path());
     assert!(d.broken.is_empty(), "{:?}", d.broken);
     let names: Vec<String> = d.trials.iter().map(Trial::name).collect();
     assert_eq!(
@@ -262,16 +262,18 @@ fn trial_ids_read_back_their_name_cassette_and_snapshot() {
 
 #[test]
 fn provider_table_rejects_an_unknown_provider() {
-    let dir = std::env::temp_dir().join(format!("tooltape-providers-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new()
+        .prefix("tooltape-providers-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
     let real = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("cases")
         .join(PROVIDERS_FILE);
     let text =
         std::fs::read_to_string(real).unwrap() + "\n[gemni]\nmodel = \"m\"\nbase_url = \"u\"\n";
     std::fs::write(dir.join(PROVIDERS_FILE), text).unwrap();
-    let msg = load_providers(&dir).unwrap_err().message;
-    std::fs::remove_dir_all(&dir).unwrap();
+    let msg = load_providers(dir).unwrap_err().message;
     assert_eq!(
         msg,
         format!("unknown provider `gemni`; expected one of {PROVIDER_LIST}")
@@ -282,8 +284,7 @@ fn provider_table_rejects_an_unknown_provider() {
 fn an_unknown_call_id_is_read_and_checked_at_its_value() {
     let round = "[[rounds]]\nresults = [{ tool = \"get_weather\", content = \"x\", unknown_call_id = \"call_unknown_1\" }]\n";
     let root = project_with("unknownid", &format!("{GOOD}{round}"));
-    let d = discover(&root);
-    std::fs::remove_dir_all(&root).unwrap();
+    let d = discover(root.path());
     assert!(d.broken.is_empty(), "{:?}", d.broken);
     let r = &d.trials[0].case.file.rounds[0].results[0];
     assert_eq!(

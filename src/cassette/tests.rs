@@ -19,7 +19,11 @@ fn today_is_a_date() {
 
 #[test]
 fn atomic_write_replaces_whole_file() {
-    let dir = std::env::temp_dir().join(format!("tooltape-cassette-test-{}", std::process::id()));
+    let tmp = tempfile::Builder::new()
+        .prefix("tooltape-cassette-test-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path().join("sub");
     let p = dir.join("x.json");
     write_atomic(&p, "one").unwrap();
     write_atomic(&p, "two").unwrap();
@@ -29,5 +33,4 @@ fn atomic_write_replaces_whole_file() {
         1,
         "no temporary file left behind"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -3,7 +3,7 @@
 //! client libraries have shipped, which prove client mode's checks (docs/clients/mutants.md).
 
 use serde_json::{Map, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, Lines};
 
 use super::protocol::{
     DriverCall, DriverChunk, DriverError, DriverMessage, DriverResult, DriverTrial, Next,
@@ -191,7 +191,18 @@ async fn write_line(out: &mut (impl AsyncWrite + Unpin), doc: &Value) -> Result<
     out.flush().await.map_err(|e| e.to_string())
 }
 
-/// Serves the driver protocol on `input` and `output` until end of input.
+/// The next line that is not blank, or `None` at end of input.
+async fn next_line(lines: &mut Lines<impl AsyncBufRead + Unpin>) -> Result<Option<String>, String> {
+    while let Some(line) = lines.next_line().await.map_err(|e| e.to_string())? {
+        if !line.trim().is_empty() {
+            return Ok(Some(line));
+        }
+    }
+    Ok(None)
+}
+
+/// Serves the driver protocol on `input` and `output` until end of input; a line the protocol
+/// does not allow where it comes is an error (docs/clients/README.md, "The loop's edge cases").
 pub async fn drive(
     mutant: Mutant,
     input: impl tokio::io::AsyncRead + Unpin,
@@ -199,12 +210,9 @@ pub async fn drive(
 ) -> Result<(), String> {
     let client = crate::run::client(std::time::Duration::from_secs(60));
     let mut lines = BufReader::new(input).lines();
-    while let Some(line) = lines.next_line().await.map_err(|e| e.to_string())? {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let trial: DriverTrial =
-            serde_json::from_str(&line).map_err(|e| format!("line is not a driver trial: {e}"))?;
+    while let Some(line) = next_line(&mut lines).await? {
+        let trial: DriverTrial = serde_json::from_str(&line)
+            .map_err(|e| format!("protocol error: a trial line is not a trial: {e}"))?;
         let mut req = trial.request();
         loop {
             let r = call(&client, mutant, &trial, &req).await;
@@ -216,12 +224,12 @@ pub async fn drive(
                 .collect();
             let result = serde_json::to_value(&r).map_err(|e| e.to_string())?;
             write_line(&mut output, &serde_json::json!({ "result": result })).await?;
-            let Some(next) = lines.next_line().await.map_err(|e| e.to_string())? else {
+            let Some(next) = next_line(&mut lines).await? else {
                 return Ok(());
             };
-            match serde_json::from_str::<Next>(&next)
-                .map_err(|e| format!("line is neither results nor done: {e}"))?
-            {
+            match serde_json::from_str::<Next>(&next).map_err(|e| {
+                format!("protocol error: the line after a result is neither results nor done: {e}")
+            })? {
                 Next::Done { .. } => break,
                 Next::Results {
                     results,

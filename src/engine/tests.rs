@@ -1,23 +1,12 @@
 use super::check::{self, RequestView};
 use super::fill;
 use crate::model::Severity;
-use crate::model::{ChatRequest, Message, Provider, StrictPolicy, Tool, ToolCall};
+use crate::model::{ChatRequest, Message, Provider, Tool, ToolCall};
 use serde_json::json;
 
 /// A request of `messages` with nothing else set.
 fn with_messages(messages: Vec<Message>) -> ChatRequest {
-    ChatRequest {
-        messages,
-        model: "m".into(),
-        tools: vec![],
-        hosted: vec![],
-        tool_choice: None,
-        parallel_tool_calls: None,
-        stream: false,
-        max_tokens: None,
-        strict: StrictPolicy::Off,
-        thinking: None,
-    }
+    ChatRequest::new("m").with_messages(messages)
 }
 
 #[test]
@@ -398,7 +387,11 @@ fn result_with(key: &str, cell: super::Cell) -> super::TrialResult {
 #[test]
 fn known_failures_apply_and_a_pass_fails_unless_flaky() {
     use super::Cell;
-    let dir = std::env::temp_dir().join(format!("tooltape-known-{}", std::process::id()));
+    let tmp = tempfile::Builder::new()
+        .prefix("tooltape-known-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("gateways")).unwrap();
     let base = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("gateways/tooltape.toml"),
@@ -406,8 +399,7 @@ fn known_failures_apply_and_a_pass_fails_unless_flaky() {
     .unwrap();
     let extra = "\n[[known_failure]]\ntrials = \"solid::chat→gemini::auto::*\"\nreason = \"always\"\n\n[[known_failure]]\ntrials = \"racy::chat→gemini::auto::*\"\nreason = \"sometimes\"\nflaky = true\n";
     std::fs::write(dir.join("gateways/x.toml"), format!("{base}{extra}")).unwrap();
-    let profile = crate::gateway::load_profile(&dir, "x").unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    let profile = crate::gateway::load_profile(dir, "x").unwrap();
     let applied = |key: &str, cell: Cell| {
         let mut r = result_with(key, cell);
         super::known::apply(&profile, std::slice::from_mut(&mut r));
@@ -430,14 +422,16 @@ fn known_failures_apply_and_a_pass_fails_unless_flaky() {
 
 #[test]
 fn the_init_skeleton_loads_as_a_profile_and_names_the_base_urls() {
-    let dir = std::env::temp_dir().join(format!("tooltape-skeleton-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new()
+        .prefix("tooltape-skeleton-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
     let addr: std::net::SocketAddr = "127.0.0.1:8790".parse().unwrap();
     let path = dir.join("acme.toml");
     let text = crate::gateway::skeleton("acme", "acme.toml", addr);
     std::fs::write(&path, &text).unwrap();
-    let loaded = crate::gateway::load_profile(&dir, path.to_str().unwrap()).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    let loaded = crate::gateway::load_profile(dir, path.to_str().unwrap()).unwrap();
     let routes: Vec<String> = loaded.routes().iter().map(super::Route::name).collect();
     assert_eq!(
         routes,
@@ -543,11 +537,11 @@ fn failing(key: &str, findings: Vec<Finding>, body_len: usize) -> TrialResult {
 }
 
 fn cause_profile(extra: &str) -> crate::gateway::LoadedProfile {
-    let dir = std::env::temp_dir().join(format!(
-        "tooltape-cause-{}-{}",
-        std::process::id(),
-        extra.len()
-    ));
+    let tmp = tempfile::Builder::new()
+        .prefix("tooltape-cause-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("gateways")).unwrap();
     let base = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("gateways/tooltape.toml"),
@@ -559,9 +553,7 @@ fn cause_profile(extra: &str) -> crate::gateway::LoadedProfile {
         .unwrap()
         .to_string();
     std::fs::write(dir.join("gateways/x.toml"), format!("{base}{extra}")).unwrap();
-    let p = crate::gateway::load_profile(&dir, "x").unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
-    p
+    crate::gateway::load_profile(dir, "x").unwrap()
 }
 
 #[test]

@@ -2,16 +2,18 @@ use std::path::Path;
 
 use super::*;
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tooltape-input-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// An empty folder `tooltape-input-NAME-…`, removed when dropped.
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("tooltape-input-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 #[test]
 fn reads_a_regular_file() {
-    let d = scratch("regular");
+    let tmp = scratch("regular");
+    let d = tmp.path();
     let f = d.join("a.toml");
     std::fs::write(&f, "x = 1\n").unwrap();
     assert_eq!(read_to_string(&f).unwrap(), "x = 1\n");
@@ -25,8 +27,9 @@ fn missing_is_not_found() {
 
 #[test]
 fn refuses_a_directory_and_a_link_to_a_device() {
-    let d = scratch("kinds");
-    let e = read(&d).unwrap_err();
+    let tmp = scratch("kinds");
+    let d = tmp.path();
+    let e = read(d).unwrap_err();
     assert!(e.message.contains("a directory"), "{e}");
     let link = d.join("zero.toml");
     std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
@@ -38,7 +41,8 @@ fn refuses_a_directory_and_a_link_to_a_device() {
 #[test]
 #[allow(clippy::print_stderr)] // a skip says why
 fn refuses_a_fifo_without_blocking() {
-    let d = scratch("fifo");
+    let tmp = scratch("fifo");
+    let d = tmp.path();
     let f = d.join("case.toml");
     let ok = std::process::Command::new("mkfifo").arg(&f).status();
     if !ok.is_ok_and(|s| s.success()) {
@@ -59,7 +63,8 @@ fn refuses_input_past_the_cap() {
 
 #[test]
 fn invalid_utf8_names_the_offset() {
-    let d = scratch("utf8");
+    let tmp = scratch("utf8");
+    let d = tmp.path();
     let f = d.join("a.toml");
     std::fs::write(&f, b"ab\xffcd").unwrap();
     let e = read_to_string(&f).unwrap_err();

@@ -76,18 +76,9 @@ pub(crate) fn tool(name: &str) -> Tool {
 }
 
 pub(crate) fn request(tools: &[&str], stream: bool) -> ChatRequest {
-    ChatRequest {
-        model: "gpt-test".into(),
-        messages: vec![crate::model::Message::User {
-            content: "Weather in Paris?".into(),
-        }],
-        tools: tools.iter().map(|n| tool(n)).collect(),
-        hosted: Vec::new(),
-        tool_choice: None,
-        parallel_tool_calls: None,
-        stream,
-        max_tokens: None,
-        strict: StrictPolicy::Auto,
-        thinking: None,
-    }
+    ChatRequest::new("gpt-test")
+        .with_user("Weather in Paris?")
+        .with_tools(tools.iter().map(|n| tool(n)))
+        .with_stream(stream)
+        .with_strict(StrictPolicy::Auto)
 }

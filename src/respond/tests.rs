@@ -6,8 +6,7 @@ use serde_json::json;
 use super::{Inbound, Meta, StreamWriter, body};
 use crate::http::HttpResponse;
 use crate::model::{
-    ChatRequest, DiagnosticKind, Finish, Outcome, Provider, StrictPolicy, ToolCall, TruncatedCall,
-    Usage,
+    ChatRequest, DiagnosticKind, Finish, Outcome, Provider, ToolCall, TruncatedCall, Usage,
 };
 
 fn outcome() -> Outcome {
@@ -37,18 +36,7 @@ fn outcome() -> Outcome {
 }
 
 fn req(stream: bool) -> ChatRequest {
-    ChatRequest {
-        model: "m".into(),
-        messages: vec![],
-        tools: vec![],
-        hosted: vec![],
-        tool_choice: None,
-        parallel_tool_calls: None,
-        stream,
-        max_tokens: None,
-        strict: StrictPolicy::Off,
-        thinking: None,
-    }
+    ChatRequest::new("m").with_stream(stream)
 }
 
 fn meta() -> Meta {

@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use serde_json::json;
 use tooltape::{
-    ChatRequest, Message, Provider, SimConfig, Simulator, StreamDecoder, StrictPolicy, Tool,
-    ToolChoice, encode,
+    ChatRequest, Provider, SimConfig, Simulator, StreamDecoder, StrictPolicy, Tool, ToolChoice,
+    encode,
 };
 
 use crate::report::Report;
@@ -36,25 +36,18 @@ impl Drop for ProxyProcess {
 }
 
 fn request(model: &str) -> ChatRequest {
-    ChatRequest {
-        model: model.into(),
-        messages: vec![Message::User {
-            content: "What is the weather in Paris?".into(),
-        }],
-        tools: vec![Tool {
+    ChatRequest::new(model)
+        .with_user("What is the weather in Paris?")
+        .with_tool(Tool {
             name: "get_weather".into(),
             description: Some("Current weather for a city".into()),
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
             strict: None,
-        }],
-        hosted: vec![],
-        tool_choice: Some(ToolChoice::Required),
-        parallel_tool_calls: None,
-        stream: true,
-        max_tokens: Some(256),
-        strict: StrictPolicy::Auto,
-        thinking: None,
-    }
+        })
+        .with_choice(ToolChoice::Required)
+        .with_stream(true)
+        .with_max_tokens(256)
+        .with_strict(StrictPolicy::Auto)
 }
 
 fn free_port() -> std::io::Result<u16> {

@@ -13,18 +13,9 @@ use tooltape::{
 
 /// The request every stream-decode section decodes against: no tools, streaming.
 fn stream_request() -> ChatRequest {
-    ChatRequest {
-        model: "bench".into(),
-        messages: Vec::new(),
-        tools: Vec::new(),
-        hosted: Vec::new(),
-        tool_choice: None,
-        parallel_tool_calls: None,
-        stream: true,
-        max_tokens: None,
-        strict: Default::default(),
-        thinking: None,
-    }
+    ChatRequest::new("bench")
+        .with_stream(true)
+        .with_strict(Default::default())
 }
 
 /// Times `decode(body, chunk_len)` (which returns the calls it decoded) on the whole body and in

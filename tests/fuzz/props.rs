@@ -19,25 +19,25 @@ const STATUSES: [u16; 4] = [200, 200, 400, 500];
 
 /// The request a response answers: two tools (one strict-rewritten on `auto`), streamed or not.
 pub fn request(stream: bool) -> ChatRequest {
-    let mut req = ChatRequest::empty("gpt-4o", stream);
-    req.tools = vec![
-        Tool {
-            name: "get_weather".into(),
-            description: Some("Current weather".into()),
-            parameters: json!({"type": "object", "properties": {
+    ChatRequest::new("gpt-4o")
+        .with_stream(stream)
+        .with_tools([
+            Tool {
+                name: "get_weather".into(),
+                description: Some("Current weather".into()),
+                parameters: json!({"type": "object", "properties": {
                 "city": {"type": "string"}, "unit": {"type": "string"}}, "required": ["city"]}),
-            strict: None,
-        },
-        Tool {
-            name: "search".into(),
-            description: None,
-            parameters: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
-            strict: None,
-        },
-    ];
-    req.tool_choice = Some(ToolChoice::Auto);
-    req.strict = StrictPolicy::Auto;
-    req
+                strict: None,
+            },
+            Tool {
+                name: "search".into(),
+                description: None,
+                parameters: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+                strict: None,
+            },
+        ])
+        .with_choice(ToolChoice::Auto)
+        .with_strict(StrictPolicy::Auto)
 }
 
 /// Splits off byte 0 = how many chunk-length bytes follow (at most 16) and those lengths.
@@ -140,13 +140,17 @@ pub fn request_decoder(data: &[u8]) {
     }
 }
 
-/// A scratch folder of this process and thread (loaders read files).
+thread_local! {
+    /// This thread's scratch folder `tooltape-fuzz-…`, removed when the thread ends.
+    static SCRATCH: tempfile::TempDir = tempfile::Builder::new()
+        .prefix("tooltape-fuzz-")
+        .tempdir()
+        .expect("a folder in the temporary directory");
+}
+
+/// A scratch folder of this thread for `kind` (loaders read files).
 fn scratch(kind: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "tooltape-fuzz-{}-{:?}-{kind}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
+    let dir = SCRATCH.with(|d| d.path().join(kind));
     let _ = std::fs::create_dir_all(&dir);
     dir
 }

@@ -7,9 +7,11 @@
 
 use std::collections::BTreeSet;
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+use crate::scratch::{Scratch, bin};
 
 /// A port on 127.0.0.1 that was free a moment ago.
 fn free_port() -> u16 {
@@ -18,9 +20,9 @@ fn free_port() -> u16 {
 }
 
 /// The folder: the binary copied in, nothing else.
-fn bare_folder(tag: &str) -> PathBuf {
-    let dir = crate::scratch::folder(tag);
-    std::fs::copy(env!("CARGO_BIN_EXE_tooltape"), dir.join("tooltape")).unwrap();
+fn bare_folder(tag: &str) -> Scratch {
+    let dir = Scratch::new(tag);
+    std::fs::copy(bin(), dir.join("tooltape")).unwrap();
     // A child another test forked while the copy was open for writing holds that descriptor
     // until it execs: running the copy fails with ETXTBSY meanwhile. Wait until it runs.
     let t0 = Instant::now();
@@ -274,7 +276,6 @@ fn a_gateway_configured_from_a_file_is_tested_from_an_empty_folder() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -310,7 +311,6 @@ fn cases_export_writes_the_corpus_and_keeps_edits_without_force() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("ours::anthropic::"), "{out}");
     assert!(out.contains("missing"), "{out}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `init client` writes a profile that runs as written (tooltape's reference driver), from a
@@ -355,5 +355,4 @@ fn init_client_writes_a_profile_that_runs_with_junit() {
         "{tests} {failures} {errors}"
     );
     assert_eq!(classes.into_iter().collect::<Vec<_>>(), ["ours.weather"]);
-    let _ = std::fs::remove_dir_all(&dir);
 }

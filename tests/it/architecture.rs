@@ -4,13 +4,10 @@
 //! Layers come from the codemap itself (its `layer` column), so the document and the check
 //! cannot drift apart. A module's own tests (`tests.rs`, `tests/`, `testkit.rs`) are exempt.
 
+use crate::scratch::repo;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// One `use` or inline path reference: the file it stands in, its line, the path's segments.
 struct Reference {
@@ -477,7 +474,7 @@ fn cycles(graph: &BTreeMap<String, BTreeMap<String, usize>>) -> Vec<Vec<String>>
 
 /// The codemap rows of ARCHITECTURE.md: (path as written, layer, line).
 fn codemap() -> Vec<(String, u32, usize)> {
-    let text = fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let text = fs::read_to_string(repo().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
     let mut rows = Vec::new();
     let mut in_map = false;
     for (n, line) in text.lines().enumerate() {
@@ -514,7 +511,7 @@ fn layer_of(map: &[(String, u32, usize)], rel: &str) -> Option<u32> {
 
 #[test]
 fn no_import_cycles_between_files() {
-    let files = load_sources(&root().join("src"));
+    let files = load_sources(&repo().join("src"));
     let graph = edges(&files);
     let found = cycles(&graph);
     let mut msg = String::new();
@@ -537,7 +534,7 @@ fn no_import_cycles_between_files() {
 #[test]
 fn no_import_from_a_lower_layer_to_a_higher_one() {
     let map = codemap();
-    let files = load_sources(&root().join("src"));
+    let files = load_sources(&repo().join("src"));
     let graph = edges(&files);
     let mut problems = Vec::new();
     for (from, targets) in &graph {
@@ -583,7 +580,7 @@ fn codemap_names_every_part_of_src() {
         "ARCHITECTURE.md: no `## Codemap` table with a layer column"
     );
     let listed: BTreeSet<&str> = map.iter().map(|(p, _, _)| p.as_str()).collect();
-    let src = root().join("src");
+    let src = repo().join("src");
     let mut missing = Vec::new();
     let mut dirs = Vec::new();
     for e in fs::read_dir(&src).unwrap().filter_map(Result::ok) {
@@ -609,7 +606,7 @@ fn codemap_names_every_part_of_src() {
             let p = e.path();
             let name = e.file_name().to_string_lossy().into_owned();
             if p.is_dir() && name != "tests" && name != "snapshots" {
-                let rel = format!("{}/", p.strip_prefix(root()).unwrap().to_string_lossy());
+                let rel = format!("{}/", p.strip_prefix(repo()).unwrap().to_string_lossy());
                 let covered = d.join(format!("{name}.rs")).exists();
                 if !covered && !listed.contains(rel.as_str()) {
                     missing.push(rel);
@@ -619,7 +616,7 @@ fn codemap_names_every_part_of_src() {
         }
     }
     for (p, _, line) in &map {
-        if !root().join(p.trim_end_matches('/')).exists() {
+        if !repo().join(p.trim_end_matches('/')).exists() {
             missing.push(format!(
                 "ARCHITECTURE.md:{line}: `{p}` is listed but does not exist"
             ));

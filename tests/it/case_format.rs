@@ -3,16 +3,12 @@
 //! schema (the schema itself is kept equal to the Rust case types by `case::schema`).
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
+use crate::scratch::repo;
 use serde_json::Value;
 
 const DOC: &str = "docs/case-format.md";
 const SCHEMA: &str = "cases/case.schema.json";
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// Every key path of the schema, written as the document writes them (`rounds[].results[].tool`).
 fn schema_keys(node: &Value, defs: &Value, path: &str, out: &mut BTreeSet<String>) {
@@ -54,14 +50,14 @@ fn doc_rows(doc: &str) -> Vec<(usize, String)> {
 #[test]
 fn every_schema_key_is_documented_and_every_documented_key_exists() {
     let schema: Value = serde_json::from_str(
-        &std::fs::read_to_string(root().join(SCHEMA)).expect("read the case schema"),
+        &std::fs::read_to_string(repo().join(SCHEMA)).expect("read the case schema"),
     )
     .expect("the case schema is JSON");
     let mut keys = BTreeSet::new();
     schema_keys(&schema, &schema["$defs"], "", &mut keys);
     assert!(keys.len() > 40, "{SCHEMA}: only {} keys found", keys.len());
 
-    let doc = std::fs::read_to_string(root().join(DOC)).expect("read the case format");
+    let doc = std::fs::read_to_string(repo().join(DOC)).expect("read the case format");
     let rows = doc_rows(&doc);
     let mut problems = Vec::new();
     let mut seen = BTreeSet::new();

@@ -5,10 +5,11 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::scratch::{Scratch, bin, repo};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -67,10 +68,6 @@ fn one() -> usize {
     1
 }
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
@@ -84,10 +81,9 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// A small project: the weather case with everything it owns.
-fn scratch(n: usize) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tooltape-catalogue-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+/// A small project in a scratch folder: the weather case with everything it owns.
+fn project(n: usize) -> Scratch {
+    let dir = Scratch::new(&format!("catalogue-{n}"));
     let src = repo();
     std::fs::create_dir_all(dir.join("cases/tools")).unwrap();
     for f in [
@@ -238,7 +234,7 @@ fn run(root: &Path, row: &Row) -> Ran {
         .iter()
         .map(|a| a.replace("{root}", &root.display().to_string()))
         .collect();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tooltape"));
+    let mut cmd = Command::new(bin());
     cmd.arg("--root")
         .arg(root)
         .args(&args)
@@ -295,7 +291,7 @@ fn run(root: &Path, row: &Row) -> Ran {
 type RowResult = Result<(Option<i32>, f64), String>;
 
 fn check_row(n: usize, row: &Row) -> RowResult {
-    let root = scratch(n);
+    let root = project(n);
     for s in &row.setup {
         apply(&root, s);
     }
@@ -327,7 +323,6 @@ fn check_row(n: usize, row: &Row) -> RowResult {
             problems.push(format!("{f} still exists"));
         }
     }
-    let _ = std::fs::remove_dir_all(&root);
     if problems.is_empty() {
         Ok((ran.code, ran.secs))
     } else {

@@ -3,12 +3,11 @@
 //! seeded random chunks — over every streamed cassette in `cassettes/` and every streamed record
 //! of `../shared/real-traffic/` (skipped with a message when absent).
 
-use std::path::PathBuf;
-
+use crate::scratch::repo;
 use serde_json::Value;
 use tooltape::{
-    ChatRequest, ChoiceSpec, DecodeError, Mode, Outcome, Provider, StreamDecoder, StrictPolicy,
-    Tool, ToolChoice, cassette::split_stream, discover,
+    ChatRequest, ChoiceSpec, DecodeError, Mode, Outcome, Provider, StreamDecoder, ToolChoice,
+    cassette::split_stream, discover,
 };
 
 fn decode(provider: Provider, req: &ChatRequest, chunks: &[&[u8]]) -> Result<Outcome, DecodeError> {
@@ -78,10 +77,10 @@ fn invariant(
 
 #[test]
 fn every_streamed_cassette() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let root = repo();
     let mut failures = Vec::new();
     let mut bodies = 0;
-    for trial in discover(&root)
+    for trial in discover(root)
         .trials
         .iter()
         .filter(|t| t.mode == Mode::Stream)
@@ -125,7 +124,7 @@ fn every_streamed_cassette() {
 
 #[test]
 fn every_streamed_real_traffic_record() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-traffic");
+    let dir = repo().join("../shared/real-traffic");
     let Ok(text) = std::fs::read_to_string(dir.join("index.jsonl")) else {
         eprintln!(
             "skipped: {} is absent (real traffic lives beside the project)",
@@ -146,30 +145,7 @@ fn every_streamed_real_traffic_record() {
             "anthropic" => Provider::Anthropic,
             _ => Provider::Gemini,
         };
-        let tools = r["request_meta"]["tool_names"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(|n| Tool {
-                name: n.into(),
-                description: None,
-                parameters: tooltape::model::empty_parameters(),
-                strict: None,
-            })
-            .collect();
-        let req = ChatRequest {
-            model: String::new(),
-            messages: Vec::new(),
-            tools,
-            hosted: Vec::new(),
-            tool_choice: None,
-            parallel_tool_calls: None,
-            stream: true,
-            max_tokens: None,
-            strict: StrictPolicy::Off,
-            thinking: None,
-        };
+        let req = crate::real_traffic::request_for(&r);
         let body = r["response"]["body_text"].as_str().unwrap();
         let events = split_stream(body);
         let events: Vec<&[u8]> = events.iter().map(|e| e.as_bytes()).collect();

@@ -4,12 +4,13 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+use crate::scratch::{Scratch, bin, repo};
 use serde_json::{Value, json};
 
 fn tooltape(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tooltape"))
+    let mut child = Command::new(bin())
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(repo())
         .env_remove("CI")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -139,8 +140,7 @@ fn unparseable_input_exits_2_with_one_line_saying_where() {
 
 #[test]
 fn text_protocol_parse_uses_the_request() {
-    let dir = std::env::temp_dir().join(format!("tooltape-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("cli");
     let req = dir.join("req.json");
     std::fs::write(&req, r#"{"tools":[{"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}]}"#).unwrap();
     let body = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"On it. <tool_call>[{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Oslo\\\"}\"}]</tool_call>"},"finish_reason":"stop"}]}"#;
@@ -157,7 +157,6 @@ fn text_protocol_parse_uses_the_request() {
     let v = ok_json(&o);
     assert_eq!(v["tool_calls"][0]["arguments"], json!({"city":"Oslo"}));
     assert_eq!(v["diagnostics"][0]["kind"], "ArrayWrapped", "{v}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -256,17 +255,16 @@ fn schema_strict_recursive_ref() {
 #[test]
 fn closed_stdout_ends_quietly() {
     // `tooltape inject req.json | head -0`: the reader is gone before the first line is written.
-    let dir = std::env::temp_dir().join(format!("tooltape-cli-pipe-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("cli-pipe");
     let req = dir.join("req.json");
     std::fs::write(
         &req,
         r#"{"tools":[{"type":"function","name":"getFileTree","parameters":{"type":"object","properties":{}}}]}"#,
     )
     .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tooltape"))
+    let mut child = Command::new(bin())
         .args(["inject", req.to_str().unwrap()])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(repo())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -276,7 +274,6 @@ fn closed_stdout_ends_quietly() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(o.status.code(), Some(0), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -391,8 +388,7 @@ fn text_protocol_sse() -> String {
 
 #[test]
 fn parse_text_protocol_json_sse_and_errors() {
-    let dir = std::env::temp_dir().join(format!("tooltape-it-textparse-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("cli-textparse");
     let req = dir.join("req.json");
     std::fs::write(
         &req,
@@ -412,10 +408,7 @@ fn parse_text_protocol_json_sse_and_errors() {
     assert_ok(&o);
     // The snapshot kept from when this was a unit test of the text protocol's glue.
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("src/providers/text_protocol/snapshots"),
-    );
+    settings.set_snapshot_path(repo().join("src/providers/text_protocol/snapshots"));
     settings.set_prepend_module_to_snapshot(false);
     settings.bind(|| {
         insta::assert_snapshot!(
@@ -447,7 +440,6 @@ fn parse_text_protocol_json_sse_and_errors() {
         String::from_utf8_lossy(&o.stderr),
         "<stdin>: request: line 1, column 12: expected value\n"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A gateway that dies in the middle of the trials: the run says so with its log tail, exits 1,
@@ -458,8 +450,7 @@ fn a_gateway_that_exits_mid_run_is_reported_and_its_document_kept() {
         eprintln!("skipped: python3 (the stand-in gateway) is not installed");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("tooltape-dies-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("dies");
     // Ready on GET; the first request it would have to forward ends the process.
     let server = r#"import http.server, os, sys
 class H(http.server.BaseHTTPRequestHandler):
@@ -500,18 +491,16 @@ http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
         std::fs::read_to_string(&doc).unwrap(),
         "the last good matrix\n"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A case file that does not load makes the gateway suite incomplete: the rest still runs, the
 /// broken file is named, and the command cannot exit 0.
 #[test]
 fn a_gateway_run_with_a_case_that_does_not_load_fails() {
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = crate::scratch::root_with_cases("gw-broken", &["weather"]);
+    let root = Scratch::with_cases("gw-broken", &["weather"]);
     std::fs::create_dir_all(root.join("gateways")).unwrap();
     std::fs::copy(
-        repo.join("gateways/tooltape.toml"),
+        repo().join("gateways/tooltape.toml"),
         root.join("gateways/tooltape.toml"),
     )
     .unwrap();
@@ -534,7 +523,6 @@ fn a_gateway_run_with_a_case_that_does_not_load_fails() {
         String::from_utf8_lossy(&o.stdout).contains("weather::"),
         "the loadable cases still ran"
     );
-    let _ = std::fs::remove_dir_all(&root);
 }
 
 /// Every `--format json` prints exactly one JSON document on stdout (`| jq` works); summaries,

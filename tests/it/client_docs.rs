@@ -3,7 +3,7 @@
 //! loads, names a driver that exists, and the reference profile has no known failure. The
 //! command: JSON records in gateway mode's shape; a driver that cannot start is a broken run.
 
-use crate::scratch::repo;
+use crate::scratch::{Scratch, bin, repo};
 
 #[test]
 fn every_client_profile_loads_and_its_document_lists_its_known_failures() {
@@ -83,7 +83,7 @@ fn every_client_profile_loads_and_its_document_lists_its_known_failures() {
 
 #[test]
 fn a_bad_client_profile_names_file_line_and_column() {
-    let dir = crate::scratch::folder("client-profile");
+    let dir = Scratch::new("client-profile");
     let path = dir.join("bad.toml");
     std::fs::write(
         &path,
@@ -94,11 +94,10 @@ fn a_bad_client_profile_names_file_line_and_column() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("bad.toml:5:7:"), "{err}");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 fn client(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_tooltape"))
+    std::process::Command::new(bin())
         .arg("client")
         .args(args)
         .current_dir(repo())
@@ -129,7 +128,7 @@ fn client_json_records_have_the_gateway_records_shape() {
 
 #[test]
 fn a_driver_that_cannot_start_is_a_broken_run_not_findings() {
-    let dir = crate::scratch::folder("client-broken");
+    let dir = Scratch::new("client-broken");
     let path = dir.join("broken.toml");
     std::fs::write(
         &path,
@@ -152,5 +151,4 @@ fn a_driver_that_cannot_start_is_a_broken_run_not_findings() {
     );
     assert!(String::from_utf8_lossy(&o.stderr).contains("every trial broke"));
     assert_eq!(std::fs::read_to_string(&doc).unwrap(), "a good document");
-    std::fs::remove_dir_all(&dir).ok();
 }

@@ -4,14 +4,14 @@
 //! it should, with the expected finding. No third-party install. The table is
 //! `docs/clients/mutants.md` (rewrite it with `TOOLTAPE_WRITE_DOCS=1`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use tooltape::client::{Mutant, Spec};
 use tooltape::engine::{Cell, TrialResult};
 use tooltape::{discover, runtime};
 
-use crate::scratch::{repo, root_with_cases};
+use crate::scratch::{Scratch, bin, repo};
 
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
 /// no arguments, a follow-up round; plus one whose upstream answers 500.
@@ -98,8 +98,9 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
     }
 }
 
-fn scratch() -> PathBuf {
-    let root = root_with_cases("client-mutants", &CASES);
+/// A scratch root with the chosen cases, their tools, and the 500 case.
+fn project() -> Scratch {
+    let root = Scratch::with_cases("client-mutants", &CASES);
     std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
     root
 }
@@ -113,15 +114,9 @@ fn run(root: &Path, m: Mutant) -> Vec<TrialResult> {
     let trials = tooltape::engine::trials(&cases, &profile.routes(), None);
     let slug = Mutant::ALL.iter().find(|(_, x)| *x == m).unwrap().0;
     let spec = Spec {
-        argv: [
-            env!("CARGO_BIN_EXE_tooltape"),
-            "client",
-            "drive",
-            "--mutant",
-            slug,
-        ]
-        .map(String::from)
-        .to_vec(),
+        argv: [bin(), "client", "drive", "--mutant", slug]
+            .map(String::from)
+            .to_vec(),
         env: Vec::new(),
         cwd: root.to_path_buf(),
         log: root.join(format!("{slug}.log")),
@@ -150,7 +145,7 @@ fn first_finding(r: &TrialResult) -> String {
 
 #[test]
 fn the_reference_driver_passes_and_each_mutant_fails_exactly_its_trials() {
-    let root = scratch();
+    let root = project();
     let faithful = run(&root, Mutant::Faithful);
     let total = faithful.len();
     assert!(total >= 100, "only {total} trials");
@@ -239,7 +234,6 @@ fn the_reference_driver_passes_and_each_mutant_fails_exactly_its_trials() {
             )),
         ));
     }
-    std::fs::remove_dir_all(&root).ok();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     let doc = repo().join("docs/clients/mutants.md");
     if std::env::var_os("TOOLTAPE_WRITE_DOCS").is_some() {

@@ -5,8 +5,8 @@
 //! real traffic is absent.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 
+use crate::scratch::repo;
 use serde_json::Value;
 
 const ALL: [&str; 5] = [
@@ -16,10 +16,6 @@ const ALL: [&str; 5] = [
     "gemini",
     "text-protocol",
 ];
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 struct Row {
     class: u32,
@@ -36,7 +32,7 @@ fn backticked(cell: &str) -> Vec<String> {
 }
 
 fn table() -> Vec<Row> {
-    let text = std::fs::read_to_string(root().join("cases/README.md")).expect("cases/README.md");
+    let text = std::fs::read_to_string(repo().join("cases/README.md")).expect("cases/README.md");
     text.lines()
         .filter_map(|l| {
             let cells: Vec<&str> = l
@@ -63,7 +59,7 @@ fn table() -> Vec<Row> {
 /// The case's top-level `description` and `providers` lines (read line by line: the whole file
 /// may hold numbers beyond TOML's i64 that only the case loader's own reader accepts).
 fn case_file(name: &str) -> Option<toml::Table> {
-    let text = std::fs::read_to_string(root().join(format!("cases/{name}.toml"))).ok()?;
+    let text = std::fs::read_to_string(repo().join(format!("cases/{name}.toml"))).ok()?;
     let head: String = text
         .lines()
         .take_while(|l| !l.starts_with('['))
@@ -128,7 +124,7 @@ fn class_table_is_true() {
         }
     }
     // Every case naming a class is in that class's row.
-    for entry in std::fs::read_dir(root().join("cases")).unwrap() {
+    for entry in std::fs::read_dir(repo().join("cases")).unwrap() {
         let path = entry.unwrap().path();
         let Some(name) = path.file_stem().and_then(|s| s.to_str()) else {
             continue;
@@ -266,7 +262,7 @@ fn kinds(e: &Event) -> Vec<(String, Value)> {
 }
 
 fn real_shapes(api: &str) -> Option<Shapes> {
-    let dir = root().join("../shared/real-traffic");
+    let dir = repo().join("../shared/real-traffic");
     let text = std::fs::read_to_string(dir.join("index.jsonl")).ok()?;
     let mut shapes = Shapes::default();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -285,7 +281,7 @@ fn real_shapes(api: &str) -> Option<Shapes> {
 
 /// The documentation a name the real traffic lacks must appear in (it is then documented, not invented).
 fn documented() -> String {
-    let dir = root().join("../shared");
+    let dir = repo().join("../shared");
     ["reference/providers.md", "real-traffic/README.md"]
         .iter()
         .filter_map(|p| std::fs::read_to_string(dir.join(p)).ok())
@@ -319,7 +315,7 @@ const SHAPES: &[(&str, bool)] = &[
 ];
 
 fn cassette_streams(provider: &str, case: &str) -> Vec<String> {
-    let dir = root().join(format!("cassettes/{provider}/{case}"));
+    let dir = repo().join(format!("cassettes/{provider}/{case}"));
     let mut out = Vec::new();
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return out;
@@ -402,7 +398,7 @@ fn simulator_shapes_follow_real_framing() {
     if checked == 0 {
         eprintln!(
             "skipped: {} is absent (real traffic lives beside the project)",
-            root().join("../shared/real-traffic").display()
+            repo().join("../shared/real-traffic").display()
         );
         return;
     }
@@ -435,7 +431,7 @@ fn key_paths(v: &Value, at: &str, out: &mut BTreeSet<String>) {
 /// The error envelopes of the real recordings of `api`: their key paths and their
 /// `error.type` values (OpenAI, Anthropic) or `error.status` (Google).
 fn real_errors(api: &str) -> Option<(BTreeSet<String>, BTreeSet<String>)> {
-    let text = std::fs::read_to_string(root().join("../shared/real-traffic/index.jsonl")).ok()?;
+    let text = std::fs::read_to_string(repo().join("../shared/real-traffic/index.jsonl")).ok()?;
     let (mut paths, mut kinds) = (BTreeSet::new(), BTreeSet::new());
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let r: Value = serde_json::from_str(line).ok()?;
@@ -471,7 +467,7 @@ fn simulator_validation_errors_follow_real_envelopes() {
             continue;
         };
         for case in ["c10_unknown_result_id", "c13_invalid_schema_400"] {
-            let dir = root().join(format!("cassettes/{api}/{case}"));
+            let dir = repo().join(format!("cassettes/{api}/{case}"));
             for e in std::fs::read_dir(&dir).unwrap() {
                 let path = e.unwrap().path();
                 let c: Value =

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 #[path = "../fuzz/props.rs"]
 mod props;
 
+use crate::scratch::repo;
 use tooltape::Provider;
 
 /// xorshift64*: the same inputs on every run.
@@ -91,10 +92,6 @@ fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
     v
 }
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
@@ -112,7 +109,7 @@ type Bodies = (Vec<u8>, Vec<u8>, bool);
 fn cassettes() -> Vec<(usize, Vec<u8>, Vec<Bodies>)> {
     let mut all = Vec::new();
     for (pi, p) in Provider::ALL.iter().enumerate() {
-        let mut stack = vec![root().join("cassettes").join(p.slug())];
+        let mut stack = vec![repo().join("cassettes").join(p.slug())];
         while let Some(d) = stack.pop() {
             for e in std::fs::read_dir(&d).unwrap().flatten() {
                 let path = e.path();
@@ -205,7 +202,7 @@ fn the_proxy_reading_survives_random_requests() {
 
 #[test]
 fn the_loaders_survive_random_files() {
-    let cases: Vec<Vec<u8>> = files(&root().join("cases"), "toml")
+    let cases: Vec<Vec<u8>> = files(&repo().join("cases"), "toml")
         .iter()
         .filter(|p| !p.ends_with("providers.toml"))
         .map(|p| std::fs::read(p).unwrap())
@@ -213,7 +210,7 @@ fn the_loaders_survive_random_files() {
     run(&cases, 1000, 4, props::case);
     let texts: Vec<Vec<u8>> = cassettes().into_iter().map(|(_, t, _)| t).collect();
     run(&texts, 1000, 5, props::cassette);
-    let profiles: Vec<Vec<u8>> = files(&root().join("gateways"), "toml")
+    let profiles: Vec<Vec<u8>> = files(&repo().join("gateways"), "toml")
         .iter()
         .map(|p| std::fs::read(p).unwrap())
         .collect();

@@ -4,7 +4,6 @@
 //! Markdown region rewrite keeps everything outside its markers byte-identical or refuses.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,6 +16,7 @@ use tooltape::{
 };
 
 use crate::loopback_proxy::{ProxyBody, read, respond, send, serve};
+use crate::scratch::{Scratch, bin, repo};
 
 /// What the proxy adds to every request of the delayed case.
 const DELAY: Duration = Duration::from_millis(150);
@@ -62,13 +62,9 @@ async fn serve_delaying(upstream: String) -> SocketAddr {
     serve(upstream, forward).await
 }
 
-fn scratch(tag: &str) -> PathBuf {
-    crate::scratch::folder(&format!("compare-{tag}"))
-}
-
 /// A root with the weather and parallel cases, their tools, and the profile.
-fn scratch_root() -> PathBuf {
-    let root = crate::scratch::root_with_cases("compare-root", &["weather", "parallel"]);
+fn project() -> Scratch {
+    let root = Scratch::with_cases("compare-root", &["weather", "parallel"]);
     std::fs::write(root.join("sleepy.toml"), PROFILE).unwrap();
     root
 }
@@ -79,7 +75,7 @@ fn ms(d: Duration) -> f64 {
 
 #[test]
 fn added_latency_is_paired_per_request_and_shows_the_proxy_delay() {
-    let root = scratch_root();
+    let root = project();
     let profile = Arc::new(
         tooltape::gateway::load_profile(&root, root.join("sleepy.toml").to_str().unwrap())
             .unwrap_or_else(|e| panic!("{e}")),
@@ -193,7 +189,6 @@ fn added_latency_is_paired_per_request_and_shows_the_proxy_delay() {
     assert!(row.first_call_samples > 0);
     assert_eq!(row.common_trials, run.results.len());
     assert!(row.common.0 <= row.common.1 && row.common.1 <= row.common_trials);
-    let _ = std::fs::remove_dir_all(&root);
 }
 
 #[test]
@@ -212,7 +207,7 @@ fn the_region_rewrite_keeps_everything_outside_the_markers() {
         new
     );
 
-    let dir = scratch("region");
+    let dir = Scratch::new("compare-region");
     let path = dir.join("README.md");
     std::fs::write(&path, &text).unwrap();
     tooltape::gateway::rewrite_region(&path, "| new |\n").unwrap();
@@ -222,12 +217,11 @@ fn the_region_rewrite_keeps_everything_outside_the_markers() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(leftovers.len(), 1, "temporary file left: {leftovers:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn missing_markers_are_an_error_and_leave_the_file_alone() {
-    let dir = scratch("markers");
+    let dir = Scratch::new("compare-markers");
     for (text, missing) in [
         (format!("a\n{COMPARE_END}\n"), COMPARE_BEGIN),
         (format!("a\n{COMPARE_BEGIN}\nb\n"), COMPARE_END),
@@ -240,15 +234,14 @@ fn missing_markers_are_an_error_and_leave_the_file_alone() {
         assert!(err.contains("doc.md"), "{err}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn the_compare_command_refuses_unknown_gateways_and_a_file_without_markers() {
     let tooltape = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_tooltape"))
+        Command::new(bin())
             .args(args)
-            .current_dir(crate::scratch::repo())
+            .current_dir(repo())
             .output()
             .unwrap()
     };
@@ -278,7 +271,7 @@ fn the_compare_command_refuses_unknown_gateways_and_a_file_without_markers() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not one of the compared"));
 
-    let dir = scratch("cli");
+    let dir = Scratch::new("compare-cli");
     let doc = dir.join("doc.md");
     std::fs::write(&doc, "no markers\n").unwrap();
     let out = tooltape(&[
@@ -292,5 +285,4 @@ fn the_compare_command_refuses_unknown_gateways_and_a_file_without_markers() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains(COMPARE_BEGIN));
     assert_eq!(std::fs::read_to_string(&doc).unwrap(), "no markers\n");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,16 +2,12 @@
 //! as known is a known failure of the profile, and every known failure of the profile appears
 //! in the document (regenerate with `make gateway GATEWAY=NAME`). Profiles load without error.
 
-use std::path::Path;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::scratch::{Scratch, repo};
 
 #[test]
 fn every_profile_loads_and_its_document_lists_its_known_failures() {
     let mut seen = 0;
-    for entry in std::fs::read_dir(root().join("gateways")).expect("gateways/ exists") {
+    for entry in std::fs::read_dir(repo().join("gateways")).expect("gateways/ exists") {
         let path = entry.expect("readable").path();
         if path.extension().is_none_or(|e| e != "toml") {
             continue;
@@ -19,8 +15,8 @@ fn every_profile_loads_and_its_document_lists_its_known_failures() {
         seen += 1;
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let profile =
-            tooltape::gateway::load_profile(root(), &name).unwrap_or_else(|e| panic!("{e}"));
-        let doc_path = root().join("docs/gateways").join(format!("{name}.md"));
+            tooltape::gateway::load_profile(repo(), &name).unwrap_or_else(|e| panic!("{e}"));
+        let doc_path = repo().join("docs/gateways").join(format!("{name}.md"));
         let doc = std::fs::read_to_string(&doc_path).unwrap_or_else(|e| {
             panic!(
                 "{}: {e}\nrun: make gateway GATEWAY={name}",
@@ -62,8 +58,7 @@ fn every_profile_loads_and_its_document_lists_its_known_failures() {
 
 #[test]
 fn a_bad_profile_names_file_line_and_column() {
-    let dir = std::env::temp_dir().join(format!("tooltape-gw-profile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("gw-profile");
     let path = dir.join("bad.toml");
     std::fs::write(&path, "description = \"x\"\n[[routes]]\ninbound = \"chats\"\nupstream = \"anthropic\"\nmodel = \"m\"\n").unwrap();
     let err = tooltape::gateway::load_profile(&dir, path.to_str().unwrap())
@@ -73,5 +68,4 @@ fn a_bad_profile_names_file_line_and_column() {
         err.contains("bad.toml:3:11:") && err.contains("unknown inbound format `chats`"),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).ok();
 }

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use hyper::body::Incoming;
@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use tooltape::{Case, discover, runtime};
 
 use crate::loopback_proxy::{ProxyBody, path_and_query, read, respond, send, serve};
+use crate::scratch::{Scratch, repo};
 
 /// The same-format routes: the proxy forwards each request to the same API it came in on.
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
@@ -888,13 +889,9 @@ async fn serve_mutant(m: Mutant, upstream: String) -> SocketAddr {
 
 // ---------------------------------------------------------------- the suite
 
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// A scratch root with the chosen cases, their tools, and the 500 case.
-fn scratch_root() -> PathBuf {
-    let root = crate::scratch::root_with_cases("mutants", &CASES);
+fn project() -> Scratch {
+    let root = Scratch::with_cases("mutants", &CASES);
     std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
     std::fs::write(root.join("mutant.toml"), PROFILE).unwrap();
     root
@@ -938,7 +935,7 @@ fn first_finding(r: &tooltape::engine::TrialResult) -> String {
 
 #[test]
 fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
-    let root = scratch_root();
+    let root = project();
     let discovery = discover(&root);
     assert!(discovery.broken.is_empty(), "{:?}", discovery.broken);
     let cases = tooltape::engine::cases_of(&discovery);
@@ -1037,7 +1034,6 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
             )),
         ));
     }
-    std::fs::remove_dir_all(&root).ok();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(repo().join("tests/snapshots/gateway/mutant"));

@@ -1,7 +1,7 @@
 //! Hosted web search policy, end to end: REQUIRED never silently becomes AUTO, and the support
 //! cache steps through expiry against the simulator with a manual clock.
 
-use std::path::PathBuf;
+use crate::scratch::repo;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tooltape::{
@@ -9,10 +9,6 @@ use tooltape::{
     Tool, ToolChoice, capability::forces_search, capability::wire_tool_type, discover, encode,
     model::AllowedMode, model::Grounding, run::SupportCache, run::TrialRun, run_trial,
 };
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn required_request(model: &str, choice: Option<ToolChoice>, with_function: bool) -> ChatRequest {
     let tools = if with_function {
@@ -25,23 +21,15 @@ fn required_request(model: &str, choice: Option<ToolChoice>, with_function: bool
     } else {
         Vec::new()
     };
-    ChatRequest {
-        model: model.into(),
-        messages: vec![tooltape::Message::User {
-            content: "search".into(),
-        }],
-        tools,
-        hosted: vec![HostedTool::WebSearch {
+    ChatRequest::new(model)
+        .with_user("search")
+        .with_tools(tools)
+        .with_hosted(HostedTool::WebSearch {
             grounding: Grounding::Required,
             variant: None,
-        }],
-        tool_choice: choice,
-        parallel_tool_calls: None,
-        stream: false,
-        max_tokens: None,
-        strict: StrictPolicy::Auto,
-        thinking: None,
-    }
+        })
+        .with_choice(choice)
+        .with_strict(StrictPolicy::Auto)
 }
 
 /// Every REQUIRED request either forces the search on the wire or is refused before sending:
@@ -49,7 +37,7 @@ fn required_request(model: &str, choice: Option<ToolChoice>, with_function: bool
 #[test]
 fn required_never_silently_becomes_auto() {
     let mut checked = 0;
-    for trial in discover(&root())
+    for trial in discover(repo())
         .trials
         .iter()
         .filter(|t| t.requires_grounding())
@@ -126,7 +114,7 @@ fn required_never_silently_becomes_auto() {
 /// then lets the variant be tried again.
 #[test]
 fn support_cache_expires_and_web_search_is_retried() {
-    let trial = discover(&root())
+    let trial = discover(repo())
         .trials
         .into_iter()
         .find(|t| t.name() == "web_search_fallback::openai-responses::omitted::buffered")

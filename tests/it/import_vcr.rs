@@ -9,7 +9,8 @@ use std::process::Command;
 use base64::Engine;
 use serde_json::Value;
 
-use crate::recording_support::{self, bin, files_under, repo};
+use crate::recording_support::{self, files_under};
+use crate::scratch::{bin, repo};
 use tooltape::{Provider, cassette::ProvenanceKind, redact::Secrets};
 
 fn real_traffic() -> Option<PathBuf> {

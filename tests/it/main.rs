@@ -2,6 +2,19 @@
 //! one area, tested from outside through the library's public API or the built `tooltape`
 //! binary. The per-trial conformance harness is the other test binary (`tests/conformance.rs`).
 
+// Support modules, shared by the test modules below; they hold no tests.
+
+// The repository, the built binary, and self-removing scratch folders and project roots.
+mod scratch;
+// The recording and import tests' two-case project, and a recursive file listing.
+mod recording_support;
+// The Python interpreter for the SDK scripts and driver loops, and the skip without one.
+mod python;
+// A loopback HTTP proxy the gateway mutant and compare tests put in front of the upstream.
+mod loopback_proxy;
+
+// Test modules, one area each.
+
 mod anywhere;
 mod architecture;
 mod case_format;
@@ -11,22 +24,19 @@ mod cli;
 mod client_docs;
 mod client_mutants;
 mod corpus;
+mod driver_loops;
 mod fuzz;
 mod gateway_compare;
 mod gateway_docs;
 mod gateway_mutants;
 mod hosted_search;
 mod import_vcr;
-mod loopback_proxy;
 mod proxy;
 mod proxy_hostile;
-mod python;
 mod real_traffic;
 mod recording;
 mod recording_e2e;
-mod recording_support;
 mod reports;
 mod request_decoders;
-mod scratch;
 mod sdk_simulate;
 mod size_limits;

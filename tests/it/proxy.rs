@@ -32,25 +32,18 @@ pub(super) fn config(sim: &str, extra: &str) -> ProxyConfig {
 }
 
 pub(super) fn weather_request(model: &str, stream: bool) -> ChatRequest {
-    ChatRequest {
-        model: model.into(),
-        messages: vec![Message::User {
-            content: "What is the weather in Paris?".into(),
-        }],
-        tools: vec![Tool {
+    ChatRequest::new(model)
+        .with_user("What is the weather in Paris?")
+        .with_tool(Tool {
             name: "get_weather".into(),
             description: Some("Current weather for a city".into()),
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
             strict: None,
-        }],
-        hosted: vec![],
-        tool_choice: Some(ToolChoice::Required),
-        parallel_tool_calls: None,
-        stream,
-        max_tokens: Some(256),
-        strict: StrictPolicy::Auto,
-        thinking: None,
-    }
+        })
+        .with_choice(ToolChoice::Required)
+        .with_stream(stream)
+        .with_max_tokens(256)
+        .with_strict(StrictPolicy::Auto)
 }
 
 fn tojson(v: &Value) -> Vec<u8> {

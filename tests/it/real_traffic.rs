@@ -3,13 +3,13 @@
 //! independently computed `expected`. Skips with a message when the folder is absent.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
+use crate::scratch::repo;
 use serde_json::Value;
-use tooltape::{ChatRequest, HttpResponse, Provider, StrictPolicy, Tool, decode};
+use tooltape::{ChatRequest, HttpResponse, Provider, Tool, decode};
 
 fn corpus() -> Option<Vec<Value>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-traffic");
+    let dir = repo().join("../shared/real-traffic");
     let Ok(text) = std::fs::read_to_string(dir.join("index.jsonl")) else {
         eprintln!(
             "skipped: {} is absent (real traffic lives beside the project)",
@@ -30,31 +30,18 @@ pub fn request_for(record: &Value) -> ChatRequest {
     let meta = &record["request_meta"];
     let tools = meta["tool_names"]
         .as_array()
-        .map(|names| {
-            names
-                .iter()
-                .filter_map(Value::as_str)
-                .map(|n| Tool {
-                    name: n.to_string(),
-                    description: None,
-                    parameters: tooltape::model::empty_parameters(),
-                    strict: None,
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    ChatRequest {
-        model: meta["model"].as_str().unwrap_or("unknown").to_string(),
-        messages: Vec::new(),
-        tools,
-        hosted: Vec::new(),
-        tool_choice: None,
-        parallel_tool_calls: None,
-        stream: record["stream"].as_bool().unwrap_or(false),
-        max_tokens: None,
-        strict: StrictPolicy::Off,
-        thinking: None,
-    }
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|n| Tool {
+            name: n.to_string(),
+            description: None,
+            parameters: tooltape::model::empty_parameters(),
+            strict: None,
+        });
+    ChatRequest::new(meta["model"].as_str().unwrap_or("unknown"))
+        .with_tools(tools)
+        .with_stream(record["stream"].as_bool().unwrap_or(false))
 }
 
 pub fn response_for(record: &Value) -> HttpResponse {

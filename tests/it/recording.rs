@@ -8,7 +8,8 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::json;
 
-use crate::recording_support::{bin, project};
+use crate::recording_support::project;
+use crate::scratch::bin;
 use tooltape::{
     HttpRequest, HttpResponse, cassette::Cassette, cassette::Interaction, cassette::Provenance,
     cassette::ProvenanceKind, cassette::StoredResponse, record::RetryPolicy, record::backoff,

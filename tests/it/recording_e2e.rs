@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use crate::recording_support::{bin, files_under, project};
+use crate::recording_support::{files_under, project};
+use crate::scratch::bin;
 use tooltape::{
     Endpoint, SimConfig, Simulator, Trial, cassette::ProvenanceKind, cassette::today, discover,
     record as record_cli, record::Endpoints, record::RecordOptions, record::Refresh,

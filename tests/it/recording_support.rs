@@ -1,16 +1,9 @@
-//! Helpers for the recording and import tests: a small temporary project and the built binary.
+//! The recording and import tests' small project (two cases, two tools) in a scratch folder, and
+//! a recursive file listing.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// The built `tooltape` binary.
-pub fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_tooltape")
-}
-
-/// The repository root (for `cases/providers.toml` and tool files).
-pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::scratch::{Scratch, repo};
 
 pub const WEATHER: &str = r#"description = "Weather lookup"
 tools = ["get_weather"]
@@ -35,12 +28,11 @@ role = "user"
 content = "Will it rain in Lyon tomorrow?"
 "#;
 
-/// A fresh project under the system temp folder: providers.toml, two tools, two small cases
-/// (`weather`: 8 trials on openai-chat and anthropic; `forecast`: 4 on openai-responses and gemini).
-pub fn project(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("tooltape-recording-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+/// A fresh project in a scratch folder `tooltape-recording-NAME-…`: providers.toml, two tools,
+/// two small cases (`weather`: 8 trials on openai-chat and anthropic; `forecast`: 4 on
+/// openai-responses and gemini).
+pub fn project(name: &str) -> Scratch {
+    let dir = Scratch::new(&format!("recording-{name}"));
     std::fs::create_dir_all(dir.join("cases/tools")).unwrap();
     std::fs::copy(
         repo().join("cases/providers.toml"),
@@ -57,7 +49,7 @@ pub fn project(name: &str) -> PathBuf {
 }
 
 /// Every file under `dir`, recursively.
-pub fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Ok(rd) = std::fs::read_dir(dir) {
         for e in rd.filter_map(Result::ok) {

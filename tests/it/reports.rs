@@ -15,16 +15,7 @@ use tooltape::{
     report::matrix, report::parity,
 };
 
-fn project_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tooltape-reports-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use crate::scratch::{Scratch, bin, repo};
 
 // ---------------------------------------------------------------- crafted cassettes
 
@@ -39,9 +30,9 @@ content = "What is the weather in Paris right now?"
 "#;
 
 /// A project root with one case on openai-chat (4 choices × 2 modes).
-fn fixture_root(name: &str) -> PathBuf {
-    let root = temp_dir(name);
-    let src = project_root().join("cases");
+fn fixture_root(name: &str) -> Scratch {
+    let root = Scratch::new(&format!("reports-{name}"));
+    let src = repo().join("cases");
     std::fs::create_dir_all(root.join("cases/tools")).unwrap();
     std::fs::copy(
         src.join("providers.toml"),
@@ -160,7 +151,7 @@ fn write_cassette(dir: &Path, choice: &str, mode: &str, a: &Answer) {
 }
 
 /// Committed folder and the `against` folder, differing in crafted ways, one per trial.
-fn crafted(name: &str) -> (PathBuf, PathBuf) {
+fn crafted(name: &str) -> (Scratch, PathBuf) {
     let root = fixture_root(name);
     let (old, new) = (root.join("cassettes"), root.join("fresh"));
     let text = Answer {
@@ -319,7 +310,7 @@ fn drift_reports_each_crafted_difference_once_at_its_severity() {
 fn drift_cli_exit_codes_and_formats() {
     let (root, fresh) = crafted("drift-cli");
     let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_tooltape"))
+        let out = Command::new(bin())
             .arg("--root")
             .arg(&root)
             .args(args)
@@ -405,7 +396,7 @@ fn parity_compares_calls_verdicts_and_synthetic_outcomes() {
 
 fn shipped() -> &'static Matrix {
     static M: OnceLock<Matrix> = OnceLock::new();
-    M.get_or_init(|| matrix(&project_root(), None))
+    M.get_or_init(|| matrix(repo(), None))
 }
 
 #[test]
@@ -429,14 +420,14 @@ fn shipped_matrix_in_every_format() {
         "self-contained"
     );
     let cells: usize = m.rows.iter().map(|r| r.cells.len()).sum();
-    let trials = tooltape::discover(&project_root()).trials.len();
+    let trials = tooltape::discover(repo()).trials.len();
     assert_eq!(cells, trials, "one cell per trial");
 }
 
 #[test]
 fn conformance_md_is_up_to_date() {
     let want = tooltape::report::text::markdown(shipped());
-    let path = project_root().join("CONFORMANCE.md");
+    let path = repo().join("CONFORMANCE.md");
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     if have != want {
         let diff = similar::TextDiff::from_lines(&have, &want);
@@ -468,7 +459,7 @@ fn html_page_loads_in_headless_chromium() {
         eprintln!("skipped: no chromium on PATH (apt-get install -y chromium)");
         return;
     };
-    let dir = temp_dir("html");
+    let dir = Scratch::new("reports-html");
     let page = dir.join("conformance.html");
     std::fs::write(&page, tooltape::report::html::page(shipped())).unwrap();
     let out = Command::new(browser)
@@ -512,7 +503,6 @@ fn html_page_loads_in_headless_chromium() {
             "no column for {p}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

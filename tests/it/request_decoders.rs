@@ -12,17 +12,14 @@
 //! opaque items on Chat and Gemini), tool results in call order (Anthropic, Gemini), and tool
 //! result text compared as JSON when it is JSON.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use crate::scratch::{bin, repo};
 use serde_json::Value;
 use tooltape::{
     ChatRequest, HostedTool, HttpRequest, Message, Provider, StrictPolicy, ToolChoice, Trial,
     model::AllowedMode, model::Grounding, providers::DecodedRequest,
 };
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// The neutral request as `provider`'s wire carries it (see the module docs).
 fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
@@ -359,7 +356,7 @@ fn round_trip(provider: Provider, wire: &HttpRequest, n: &ChatRequest) -> Result
 
 #[test]
 fn every_shipped_trial_round_trips() {
-    let d = tooltape::discover(&root());
+    let d = tooltape::discover(repo());
     assert!(!d.trials.is_empty(), "no trials discovered");
     let mut failures = Vec::new();
     let (mut first_ok, mut encode_refused, mut followups_ok, mut cassettes) = (0, 0, 0, 0);
@@ -376,7 +373,7 @@ fn every_shipped_trial_round_trips() {
                 )),
             },
         }
-        let (n, f) = cassette_round_trips(&root(), trial);
+        let (n, f) = cassette_round_trips(repo(), trial);
         cassettes += usize::from(n > 0 || !f.is_empty());
         followups_ok += n;
         failures.extend(f);
@@ -428,7 +425,7 @@ fn cassette_round_trips(root: &Path, trial: &Trial) -> (usize, Vec<String>) {
 // ---- Real traffic ----
 
 fn corpus() -> Option<Vec<Value>> {
-    let dir = root().join("../shared/real-traffic");
+    let dir = repo().join("../shared/real-traffic");
     let Ok(text) = std::fs::read_to_string(dir.join("index.jsonl")) else {
         eprintln!(
             "skipped: {} is absent (real traffic lives beside the project)",
@@ -584,7 +581,7 @@ fn real_requests_decode_with_their_declared_tools_and_choice() {
 
 fn parse_request(args: &[&str], stdin: &str) -> std::process::Output {
     use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tooltape"))
+    let mut child = std::process::Command::new(bin())
         .arg("parse-request")
         .args(args)
         .stdin(std::process::Stdio::piped())

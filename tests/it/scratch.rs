@@ -1,38 +1,84 @@
-//! Scratch project roots for tests: an emptied temporary folder, optionally holding
-//! `cases/providers.toml`, every tool and the chosen cases copied from the repository.
+//! Paths the tests share: the repository, the built binary, and scratch folders that remove
+//! themselves — empty, or a project root holding `cases/providers.toml`, every tool and the
+//! chosen cases copied from the repository.
 
-use std::path::{Path, PathBuf};
+use std::ffi::OsStr;
+use std::ops::Deref;
+use std::path::Path;
 
 /// The repository root.
 pub fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// An empty folder `tooltape-TAG-PID` in the temporary directory (emptied if it existed).
-pub fn folder(tag: &str) -> PathBuf {
-    let root = std::env::temp_dir().join(format!("tooltape-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(&root).unwrap();
-    root
+/// The built `tooltape` binary.
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_tooltape")
 }
 
-/// A scratch root with the provider table, every tool, and `cases` (names without `.toml`).
-pub fn root_with_cases(tag: &str, cases: &[&str]) -> PathBuf {
-    let root = folder(tag);
-    std::fs::create_dir_all(root.join("cases/tools")).unwrap();
-    let src = repo().join("cases");
-    std::fs::copy(
-        src.join("providers.toml"),
-        root.join("cases/providers.toml"),
-    )
-    .unwrap();
-    for e in std::fs::read_dir(src.join("tools")).unwrap() {
-        let p = e.unwrap().path();
-        std::fs::copy(&p, root.join("cases/tools").join(p.file_name().unwrap())).unwrap();
+/// A folder `tooltape-TAG-XXXXXX` in the temporary directory, removed with everything in it when
+/// dropped — unless the test is failing (panicking): then it is kept and named on stderr, to be
+/// looked at. It reads as the folder's [`Path`] (`dir.join(…)`, `&dir` where a `&Path` is asked).
+pub struct Scratch(tempfile::TempDir);
+
+impl Scratch {
+    /// An empty scratch folder.
+    pub fn new(tag: &str) -> Scratch {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("tooltape-{tag}-"))
+            .tempdir()
+            .expect("a folder in the temporary directory");
+        Scratch(dir)
     }
-    for c in cases {
-        let f = format!("{c}.toml");
-        std::fs::copy(src.join(&f), root.join("cases").join(&f)).unwrap();
+
+    /// A scratch project root with the provider table, every tool, and `cases` (names without
+    /// `.toml`).
+    pub fn with_cases(tag: &str, cases: &[&str]) -> Scratch {
+        let root = Scratch::new(tag);
+        std::fs::create_dir_all(root.join("cases/tools")).unwrap();
+        let src = repo().join("cases");
+        std::fs::copy(
+            src.join("providers.toml"),
+            root.join("cases/providers.toml"),
+        )
+        .unwrap();
+        for e in std::fs::read_dir(src.join("tools")).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, root.join("cases/tools").join(p.file_name().unwrap())).unwrap();
+        }
+        for c in cases {
+            let f = format!("{c}.toml");
+            std::fs::copy(src.join(&f), root.join("cases").join(&f)).unwrap();
+        }
+        root
     }
-    root
+}
+
+impl Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<OsStr> for Scratch {
+    fn as_ref(&self) -> &OsStr {
+        self.0.path().as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.disable_cleanup(true);
+            eprintln!("kept {} (the test failed)", self.0.path().display());
+        }
+    }
 }

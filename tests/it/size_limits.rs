@@ -2,14 +2,11 @@
 //! `src/cli/mod.rs` (argument types and dispatch only) under 300 lines, ARCHITECTURE.md under 150,
 //! at most 60 names at the library's root, none renamed (the rest lives in its façade modules).
 
+use crate::scratch::repo;
 use std::path::{Path, PathBuf};
 
 const MAX_FN_LINES: usize = 150;
 const MAX_CLI_MOD_LINES: usize = 300;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -68,14 +65,14 @@ fn functions(src: &str) -> Vec<(usize, usize, String)> {
 #[test]
 fn no_function_in_src_is_longer_than_150_lines() {
     let mut files = Vec::new();
-    rust_files(&root().join("src"), &mut files);
+    rust_files(&repo().join("src"), &mut files);
     files.sort();
     let mut long = Vec::new();
     for path in &files {
         let src = std::fs::read_to_string(path).unwrap();
         for (line, len, name) in functions(&src) {
             if len > MAX_FN_LINES {
-                let rel = path.strip_prefix(root()).unwrap().display();
+                let rel = path.strip_prefix(repo()).unwrap().display();
                 long.push(format!(
                     "{rel}:{line}: fn {name} is {len} lines (at most {MAX_FN_LINES}): split it into named steps"
                 ));
@@ -102,7 +99,7 @@ fn the_function_reader_measures_bodies() {
 
 #[test]
 fn cli_mod_holds_only_arguments_and_dispatch() {
-    let text = std::fs::read_to_string(root().join("src/cli/mod.rs")).unwrap();
+    let text = std::fs::read_to_string(repo().join("src/cli/mod.rs")).unwrap();
     let n = text.lines().count();
     assert!(
         n < MAX_CLI_MOD_LINES,
@@ -112,7 +109,7 @@ fn cli_mod_holds_only_arguments_and_dispatch() {
 
 #[test]
 fn the_architecture_map_stays_short() {
-    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let text = std::fs::read_to_string(repo().join("ARCHITECTURE.md")).unwrap();
     let n = text.lines().count();
     assert!(
         n < 150,
@@ -150,7 +147,7 @@ fn root_names(lib: &str) -> Vec<String> {
 
 #[test]
 fn the_crate_root_holds_at_most_60_names_and_renames_none() {
-    let lib = std::fs::read_to_string(root().join("src/lib.rs")).unwrap();
+    let lib = std::fs::read_to_string(repo().join("src/lib.rs")).unwrap();
     let names = root_names(&lib);
     assert!(
         names.len() > 20,

@@ -1,16 +1,17 @@
 //! Unit tests of the corpus: the embedded corpus equals `cases/`, a team's folder adds and
 //! replaces, export writes it out and never replaces a differing file without `force`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::super::{Discovery, discover, discover_with};
 use super::*;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tooltape-corpus-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// An empty folder `tooltape-corpus-NAME-…`, removed when dropped.
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("tooltape-corpus-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// (trial name, case hash) of every trial, and the broken files' messages.
@@ -25,9 +26,10 @@ fn summary(d: &Discovery) -> (Vec<(String, String)>, Vec<String>) {
 #[test]
 fn the_embedded_corpus_is_the_shipped_cases_folder() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let empty = scratch("empty");
+    let tmp = scratch("empty");
+    let empty = tmp.path();
     let (ours, broken) = summary(&discover(repo));
-    let (built_in, built_in_broken) = summary(&discover(&empty));
+    let (built_in, built_in_broken) = summary(&discover(empty));
     assert!(
         broken.is_empty() && built_in_broken.is_empty(),
         "{broken:?} {built_in_broken:?}"
@@ -37,7 +39,7 @@ fn the_embedded_corpus_is_the_shipped_cases_folder() {
         ours, built_in,
         "the same trials with the same hashes: cassettes stay fresh"
     );
-    let d = discover(&empty);
+    let d = discover(empty);
     let shown = d.trials[0].case.path.display().to_string();
     assert!(shown.starts_with("<built-in>/cases/"), "{shown}");
     // Every file of cases/ is embedded, byte for byte.
@@ -60,7 +62,6 @@ fn the_embedded_corpus_is_the_shipped_cases_folder() {
         on_disk,
         count(&repo.join("cases")) + count(&repo.join("cases/tools"))
     );
-    std::fs::remove_dir_all(&empty).unwrap();
 }
 
 const MINE: &str = "description = \"ours\"\ntools = [\"my_tool\"]\nchoices = [\"auto\"]\nproviders = [\"anthropic\"]\nmodes = [\"buffered\"]\n[[messages]]\nrole = \"user\"\ncontent = \"hi\"\n";
@@ -68,14 +69,14 @@ const MY_TOOL: &str = r#"{"name": "my_tool", "description": "d", "parameters": {
 
 #[test]
 fn a_teams_folder_adds_cases_and_replaces_ours_of_the_same_name() {
-    let empty = scratch("root");
-    let mine = scratch("mine");
+    let (tmp_empty, tmp_mine) = (scratch("root"), scratch("mine"));
+    let (empty, mine) = (tmp_empty.path(), tmp_mine.path());
     std::fs::create_dir_all(mine.join("tools")).unwrap();
     std::fs::write(mine.join("mine.toml"), MINE).unwrap();
     std::fs::write(mine.join("weather.toml"), MINE).unwrap();
     std::fs::write(mine.join("tools/my_tool.json"), MY_TOOL).unwrap();
-    let base = discover(&empty);
-    let d = discover_with(&empty, Some(&mine));
+    let base = discover(empty);
+    let d = discover_with(empty, Some(mine));
     assert!(d.broken.is_empty(), "{:?}", d.broken);
     let of = |d: &Discovery, case: &str| -> Vec<String> {
         (d.trials.iter())
@@ -96,7 +97,7 @@ fn a_teams_folder_adds_cases_and_replaces_ours_of_the_same_name() {
 
     // A case naming a tool nobody has says where it looked.
     std::fs::write(mine.join("broken.toml"), MINE.replace("my_tool", "nope")).unwrap();
-    let d = discover_with(&empty, Some(&mine));
+    let d = discover_with(empty, Some(mine));
     let msg = d.broken[0].1.to_string();
     assert!(
         msg.starts_with(&format!("{}:2:", mine.join("broken.toml").display())),
@@ -107,7 +108,7 @@ fn a_teams_folder_adds_cases_and_replaces_ours_of_the_same_name() {
         "{msg}"
     );
     // A folder that is not there is a broken, incomplete discovery, not an empty one.
-    let d = discover_with(&empty, Some(&mine.join("absent")));
+    let d = discover_with(empty, Some(&mine.join("absent")));
     assert!(d.incomplete && d.trials.is_empty());
     assert!(
         d.broken[0]
@@ -115,20 +116,20 @@ fn a_teams_folder_adds_cases_and_replaces_ours_of_the_same_name() {
             .to_string()
             .contains("--cases: no such folder")
     );
-    std::fs::remove_dir_all(&empty).unwrap();
-    std::fs::remove_dir_all(&mine).unwrap();
 }
 
 #[test]
 fn export_writes_the_corpus_and_keeps_a_differing_file_without_force() {
-    let dir = scratch("export");
+    let tmp = scratch("export");
+    let dir = tmp.path();
     let out = export(&dir.join("cases"), false).unwrap();
     assert_eq!(out.written.len(), EMBEDDED.len());
     // The exported folder is a project root's cases/: the same trials.
-    let (exported, broken) = summary(&discover(&dir));
+    let (exported, broken) = summary(&discover(dir));
     assert!(broken.is_empty(), "{broken:?}");
-    let empty = scratch("export-empty");
-    assert_eq!(exported, summary(&discover(&empty)).0);
+    let tmp_empty = scratch("export-empty");
+    let empty = tmp_empty.path();
+    assert_eq!(exported, summary(&discover(empty)).0);
     // Again: nothing to do.
     let again = export(&dir.join("cases"), false).unwrap();
     assert_eq!(
@@ -149,6 +150,4 @@ fn export_writes_the_corpus_and_keeps_a_differing_file_without_force() {
     let forced = export(&dir.join("cases"), true).unwrap();
     assert_eq!(forced.written.len(), 2);
     assert_ne!(std::fs::read_to_string(&edited).unwrap(), "# mine\n");
-    std::fs::remove_dir_all(&dir).unwrap();
-    std::fs::remove_dir_all(&empty).unwrap();
 }

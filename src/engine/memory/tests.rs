@@ -33,26 +33,31 @@ fn this_process_group_has_a_peak_on_linux() {
 
 #[test]
 fn a_group_without_processes_has_no_figure() {
-    let dir = std::env::temp_dir().join(format!("tooltape-proc-{}", std::process::id()));
+    let tmp = tempfile::Builder::new()
+        .prefix("tooltape-proc-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("12")).expect("scratch /proc");
     std::fs::write(dir.join("12/stat"), "12 (sh) S 1 12 12 0").expect("stat");
     std::fs::write(dir.join("12/status"), "VmHWM:\t2048 kB\n").expect("status");
-    assert_eq!(group_hwm_kib(&dir, 12), Some(2048));
-    assert_eq!(group_hwm_kib(&dir, 13), None);
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(group_hwm_kib(dir, 12), Some(2048));
+    assert_eq!(group_hwm_kib(dir, 13), None);
 }
 
 #[test]
 fn the_machine_note_names_cpus_and_memory() {
-    let dir = std::env::temp_dir().join(format!("tooltape-machine-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch");
-    assert_eq!(machine_note(&dir), "unknown machine");
+    let tmp = tempfile::Builder::new()
+        .prefix("tooltape-machine-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
+    assert_eq!(machine_note(dir), "unknown machine");
     std::fs::write(
         dir.join("cpuinfo"),
         "processor\t: 0\nmodel name\t: Test CPU @ 2GHz\n\nprocessor\t: 1\nmodel name\t: Test CPU @ 2GHz\n",
     )
     .expect("cpuinfo");
     std::fs::write(dir.join("meminfo"), "MemTotal:       8388608 kB\n").expect("meminfo");
-    assert_eq!(machine_note(&dir), "2 CPUs (Test CPU @ 2GHz), 8 GiB RAM");
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(machine_note(dir), "2 CPUs (Test CPU @ 2GHz), 8 GiB RAM");
 }

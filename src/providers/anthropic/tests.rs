@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::http::HttpResponse;
-use crate::model::{DiagnosticKind, Finish, Grounding, Outcome, StrictPolicy};
+use crate::model::{DiagnosticKind, Finish, Grounding, Outcome};
 use crate::providers::testkit::assert_chunking_invariant;
 
 fn tool(name: &str) -> Tool {
@@ -20,20 +20,10 @@ fn tool(name: &str) -> Tool {
 }
 
 fn req(choice: Option<ToolChoice>) -> ChatRequest {
-    ChatRequest {
-        model: "claude-sonnet-4-5".into(),
-        messages: vec![Message::User {
-            content: "hi".into(),
-        }],
-        tools: vec![tool("a"), tool("b"), tool("c")],
-        hosted: Vec::new(),
-        tool_choice: choice,
-        parallel_tool_calls: None,
-        stream: false,
-        max_tokens: None,
-        strict: StrictPolicy::Off,
-        thinking: None,
-    }
+    ChatRequest::new("claude-sonnet-4-5")
+        .with_user("hi")
+        .with_tools([tool("a"), tool("b"), tool("c")])
+        .with_choice(choice)
 }
 
 fn body(r: &ChatRequest) -> Value {
@@ -277,9 +267,7 @@ fn resp(status: u16, body: &str) -> HttpResponse {
 }
 
 fn stream_req() -> ChatRequest {
-    let mut r = req(None);
-    r.stream = true;
-    r
+    req(None).with_stream(true)
 }
 
 fn decode_stream(body: &[u8], chunks: &[usize]) -> Outcome {

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::http::HttpResponse;
-use crate::model::{DiagnosticKind, Finish, Grounding, Outcome, StrictPolicy, Tool};
+use crate::model::{DiagnosticKind, Finish, Grounding, Outcome, Tool};
 use crate::providers::testkit::assert_chunking_invariant;
 
 fn tool(name: &str) -> Tool {
@@ -20,20 +20,10 @@ fn tool(name: &str) -> Tool {
 }
 
 fn req(choice: Option<ToolChoice>) -> ChatRequest {
-    ChatRequest {
-        model: "gemini-2.5-flash".into(),
-        messages: vec![Message::User {
-            content: "hi".into(),
-        }],
-        tools: vec![tool("a"), tool("b")],
-        hosted: Vec::new(),
-        tool_choice: choice,
-        parallel_tool_calls: None,
-        stream: false,
-        max_tokens: None,
-        strict: StrictPolicy::Off,
-        thinking: None,
-    }
+    ChatRequest::new("gemini-2.5-flash")
+        .with_user("hi")
+        .with_tools([tool("a"), tool("b")])
+        .with_choice(choice)
 }
 
 fn body(r: &ChatRequest) -> Value {

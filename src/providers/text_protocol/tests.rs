@@ -12,9 +12,8 @@ use crate::model::{
 use crate::textcall::{ParserConfig, parse};
 
 fn request() -> ChatRequest {
-    ChatRequest {
-        model: "local-model".into(),
-        messages: vec![
+    ChatRequest::new("local-model")
+        .with_messages([
             Message::System {
                 content: "You are terse.".into(),
             },
@@ -43,24 +42,17 @@ fn request() -> ChatRequest {
                 content: "timeout".into(),
                 is_error: true,
             },
-            Message::User {
-                content: "Thanks".into(),
-            },
-        ],
-        tools: vec![Tool {
+        ])
+        .with_user("Thanks")
+        .with_tool(Tool {
             name: "get_weather".into(),
             description: Some("Weather for a city.".into()),
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
             strict: Some(true),
-        }],
-        hosted: vec![],
-        tool_choice: Some(ToolChoice::Required),
-        parallel_tool_calls: None,
-        stream: false,
-        max_tokens: Some(256),
-        strict: StrictPolicy::Auto,
-        thinking: None,
-    }
+        })
+        .with_choice(ToolChoice::Required)
+        .with_max_tokens(256)
+        .with_strict(StrictPolicy::Auto)
 }
 
 #[test]

@@ -424,18 +424,9 @@ fn chat_only_goes_strict_when_asked() {
 }
 
 fn request(tools: Vec<Tool>) -> ChatRequest {
-    ChatRequest {
-        model: "m".into(),
-        messages: Vec::new(),
-        tools,
-        hosted: Vec::new(),
-        tool_choice: None,
-        parallel_tool_calls: None,
-        stream: false,
-        max_tokens: None,
-        strict: StrictPolicy::Auto,
-        thinking: None,
-    }
+    ChatRequest::new("m")
+        .with_tools(tools)
+        .with_strict(StrictPolicy::Auto)
 }
 
 #[test]
