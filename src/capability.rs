@@ -230,21 +230,4 @@ pub(crate) fn is_variant_rejection(status: u16, message: &str, variant: &str) ->
 pub(crate) const VARIANTS: [&str; 2] = ["web_search", "web_search_preview"];
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn variant_rejection_needs_the_type_and_not_supported() {
-        assert!(is_variant_rejection(
-            400,
-            "Tool type 'web_search' is not supported with this model.",
-            "web_search"
-        ));
-        assert!(!is_variant_rejection(400, "Invalid schema", "web_search"));
-        assert!(!is_variant_rejection(
-            500,
-            "web_search not supported",
-            "web_search"
-        ));
-    }
-}
+mod tests;

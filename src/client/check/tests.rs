@@ -1,0 +1,107 @@
+use super::*;
+use crate::model::ToolCall;
+use serde_json::json;
+
+fn chunk(calls: Vec<DriverCall>) -> DriverChunk {
+    DriverChunk {
+        calls,
+        ..Default::default()
+    }
+}
+
+fn delta(index: Option<u64>, id: Option<&str>, name: Option<&str>, args: &str) -> DriverCall {
+    DriverCall {
+        index,
+        id: id.map(str::to_string),
+        name: name.map(str::to_string),
+        arguments: Some(json!(args)),
+    }
+}
+
+#[test]
+fn assemble_tells_calls_at_one_index_apart_by_id() {
+    let chunks = vec![
+        chunk(vec![delta(Some(0), Some("a"), Some("w"), "")]),
+        chunk(vec![delta(Some(0), None, None, "{\"c\":")]),
+        chunk(vec![delta(Some(0), None, None, "1}")]),
+        chunk(vec![delta(Some(0), Some("b"), Some("w"), "{}")]),
+    ];
+    let calls = assemble(&chunks);
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0].parsed_arguments(), Ok(json!({"c": 1})));
+    assert_eq!(calls[1].id.as_deref(), Some("b"));
+}
+
+fn expected() -> Outcome {
+    Outcome {
+        tool_calls: vec![ToolCall {
+            id: "call_1".into(),
+            name: "w".into(),
+            arguments: json!({"c": 1}),
+            thought_signature: None,
+        }],
+        finish: Finish::ToolCalls,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn swallowed_stream_calls_are_breaking() {
+    let got = DriverResult {
+        chunks: Some(vec![DriverChunk::default()]),
+        calls: vec![delta(None, Some("call_1"), Some("w"), "{\"c\":1}")],
+        ..Default::default()
+    };
+    let findings = downstream(
+        Provider::OpenaiChat,
+        &got,
+        200,
+        Some(&expected()),
+        None,
+        None,
+    );
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert!(
+        findings[0]
+            .message
+            .starts_with("streamed calls never yielded")
+    );
+}
+
+#[test]
+fn lost_ids_and_unparsable_arguments_are_breaking() {
+    let got = DriverResult {
+        calls: vec![delta(None, None, Some("w"), "{\"c\":")],
+        ..Default::default()
+    };
+    let findings = downstream(
+        Provider::OpenaiChat,
+        &got,
+        200,
+        Some(&expected()),
+        None,
+        None,
+    );
+    let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
+    assert!(messages[0].contains("do not parse"), "{messages:?}");
+    assert!(messages[1].contains("without its id"), "{messages:?}");
+    // Gemini has no wire ids: only the arguments are wrong.
+    let findings = downstream(Provider::Gemini, &got, 200, Some(&expected()), None, None);
+    assert_eq!(findings.len(), 1);
+}
+
+#[test]
+fn an_upstream_error_must_reach_the_caller() {
+    let got = DriverResult::default();
+    let findings = downstream(Provider::Anthropic, &got, 500, None, None, None);
+    assert!(findings[0].message.contains("as a success"));
+    let raised = DriverResult {
+        error: Some(super::super::protocol::DriverError {
+            kind: "APIError".into(),
+            message: "boom".into(),
+            status: Some(500),
+        }),
+        ..Default::default()
+    };
+    assert!(downstream(Provider::Anthropic, &raised, 500, None, None, None).is_empty());
+}
