@@ -43,7 +43,9 @@ fn choice_kept(asked: Option<&ToolChoice>, sent: Option<&ToolChoice>, sent_tools
             == sent_tools.iter().copied().collect::<BTreeSet<_>>()
     };
     let allowed = matches!(asked, Some(ToolChoice::Allowed { .. }));
-    let asked = match asked {
+    // An allowed list of every tool sent is plain `auto` / `required` (one tool: `auto` only;
+    // `required` over one tool is that tool forced, below), whichever side spells it so.
+    let plain = |c: Option<&ToolChoice>| match c {
         Some(ToolChoice::Allowed { mode, tools }) if tools.len() > 1 && only_sent(tools) => {
             Some(match mode {
                 crate::model::AllowedMode::Auto => ToolChoice::Auto,
@@ -57,7 +59,8 @@ fn choice_kept(asked: Option<&ToolChoice>, sent: Option<&ToolChoice>, sent_tools
         }
         other => other.cloned(),
     };
-    let asked = asked.as_ref();
+    let (asked, sent) = (plain(asked), plain(sent));
+    let (asked, sent) = (asked.as_ref(), sent.as_ref());
     let norm = |c: Option<&ToolChoice>| match c {
         None => ToolChoice::Auto,
         Some(ToolChoice::Allowed { mode, tools })

@@ -260,6 +260,36 @@ fn a_changed_tool_choice_is_breaking() {
     );
 }
 
+/// An allowed list naming every tool sent means plain `auto` / `required` — on both sides: the
+/// same list passed through unchanged is the same choice, and so is its plain spelling.
+#[test]
+fn an_allowed_list_of_every_tool_passed_through_is_kept() {
+    let all = ["get_weather", "get_time", "get_date"];
+    let with_choice = |choice: Option<ToolChoice>| RequestView {
+        choice,
+        ..with_tools(vec![weather(), named("get_time"), named("get_date")])
+    };
+    for mode in [AllowedMode::Auto, AllowedMode::Required] {
+        let list = Some(ToolChoice::Allowed {
+            mode,
+            tools: all.iter().map(|t| (*t).to_string()).collect(),
+        });
+        let plain = Some(match mode {
+            AllowedMode::Auto => ToolChoice::Auto,
+            AllowedMode::Required => ToolChoice::Required,
+        });
+        silent(&check(
+            &with_choice(list.clone()),
+            &with_choice(list.clone()),
+        ));
+        silent(&check(
+            &with_choice(list.clone()),
+            &with_choice(plain.clone()),
+        ));
+        silent(&check(&with_choice(plain), &with_choice(list)));
+    }
+}
+
 #[test]
 fn a_dropped_parallel_switch_is_behaviour() {
     let client = RequestView {
