@@ -152,3 +152,51 @@ fn a_driver_that_cannot_start_is_a_broken_run_not_findings() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("every trial broke"));
     assert_eq!(std::fs::read_to_string(&doc).unwrap(), "a good document");
 }
+
+/// A library's failures group into root causes as a gateway's do: `--findings` lists them,
+/// `--report-bug ID` prints one as an issue with the driver trial as its reproducer, and the JSON
+/// document carries them. The run failed, so its work folder is kept and named.
+#[test]
+fn client_root_causes_findings_and_report_bug() {
+    let tmp = Scratch::new("client-causes");
+    let profile = std::fs::read_to_string(repo().join("clients/tooltape.toml"))
+        .unwrap()
+        .replace(
+            r#"command = ["{{tooltape}}", "client", "drive"]"#,
+            r#"command = ["{{tooltape}}", "client", "drive", "--mutant", "drop-tools"]"#,
+        );
+    let path = tmp.join("dropper.toml");
+    std::fs::write(&path, profile).unwrap();
+    let run = |extra: &[&str]| {
+        std::process::Command::new(bin())
+            .args(["client", path.to_str().unwrap(), "weather"])
+            .args(extra)
+            .current_dir(repo())
+            .env("TMPDIR", &*tmp)
+            .output()
+            .expect("the tooltape binary runs")
+    };
+    let o = run(&["--findings"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("root causes"), "{out}");
+    assert!(out.contains("tools dropped"), "the concrete message: {out}");
+    assert!(err.contains("work folder"), "a failed run names its folder: {err}");
+    let id = out
+        .lines()
+        .find_map(|l| l.split_whitespace().next().filter(|w| w.contains('-') && w.len() > 9))
+        .expect("a cause id")
+        .to_string();
+    let o = run(&["--report-bug", &id]);
+    let issue = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(issue.contains("Found by tooltape's client suite"), "{issue}");
+    assert!(issue.contains("printf '%s\\n'"), "the driver trial as reproducer: {issue}");
+    assert!(issue.contains("clients/dropper.toml"), "{issue}");
+    let o = run(&["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    let causes = v["causes"].as_array().expect("causes");
+    assert!(causes.iter().any(|c| c["id"] == id.as_str()), "{v}");
+    assert!(causes.iter().all(|c| c["reproducer"]["command"].is_string()), "{v}");
+}
