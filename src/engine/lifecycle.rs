@@ -3,7 +3,7 @@
 //! causes, and clean up the run's work folder.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,8 @@ pub struct Options {
     pub upstream_listen: Option<SocketAddr>,
     /// Keep the run's work folder (logs, configs) even when the run passed.
     pub keep: bool,
+    /// Where the run's work folder goes (default: the system's temp folder).
+    pub work_in: Option<PathBuf>,
     /// Trials in flight at once, instead of the profile's (the same for every system of a
     /// side-by-side comparison).
     pub concurrency: Option<usize>,
@@ -65,9 +67,11 @@ impl From<String> for SetUpError {
     }
 }
 
-/// The run's work folder in the system's temp folder: `tooltape-KIND-NAME-PID`.
-fn work_folder(kind: Kind, name: &str) -> Result<PathBuf, String> {
-    let work = std::env::temp_dir().join(format!(
+/// The run's work folder in `under` (default: the system's temp folder):
+/// `tooltape-KIND-NAME-PID`.
+fn work_folder(under: Option<&Path>, kind: Kind, name: &str) -> Result<PathBuf, String> {
+    let under = under.map_or_else(std::env::temp_dir, Path::to_path_buf);
+    let work = under.join(format!(
         "tooltape-{}-{name}-{}",
         kind.slug(),
         std::process::id()
@@ -114,7 +118,7 @@ pub async fn run_on<S: System>(
             dir.display()
         ));
     }
-    let work = work_folder(system.kind(), system.name())?;
+    let work = work_folder(options.work_in.as_deref(), system.kind(), system.name())?;
     let kept = |message: String| SetUpError {
         message,
         work: Some(work.clone()),

@@ -45,6 +45,7 @@ fn run(dir: &Path, args: &[&str]) -> Output {
     Command::new(dir.join("tooltape"))
         .args(args)
         .current_dir(dir)
+        .env("TMPDIR", dir)
         .env_remove("CI")
         .output()
         .unwrap()

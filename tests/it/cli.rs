@@ -8,7 +8,17 @@ use crate::scratch::{Scratch, bin, repo};
 use serde_json::{Value, json};
 
 fn tooltape(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(bin())
+    tooltape_in(None, args, stdin)
+}
+
+/// `tooltape` with `tmp` as its temp folder: a run that fails keeps its work folder there, in
+/// the test's own scratch folder.
+fn tooltape_in(tmp: Option<&std::path::Path>, args: &[&str], stdin: &str) -> Output {
+    let mut command = Command::new(bin());
+    if let Some(tmp) = tmp {
+        command.env("TMPDIR", tmp);
+    }
+    let mut child = command
         .args(args)
         .current_dir(repo())
         .env_remove("CI")
@@ -469,7 +479,8 @@ http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
     std::fs::write(&path, profile).unwrap();
     let doc = dir.join("dies.md");
     std::fs::write(&doc, "the last good matrix\n").unwrap();
-    let o = tooltape(
+    let o = tooltape_in(
+        Some(&dir),
         &[
             "gateway",
             path.to_str().unwrap(),
@@ -505,7 +516,8 @@ fn a_gateway_run_with_a_case_that_does_not_load_fails() {
     )
     .unwrap();
     std::fs::write(root.join("cases/broken.toml"), "description = \n").unwrap();
-    let o = tooltape(
+    let o = tooltape_in(
+        Some(&root),
         &[
             "--root",
             root.to_str().unwrap(),

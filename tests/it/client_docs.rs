@@ -137,12 +137,13 @@ fn a_driver_that_cannot_start_is_a_broken_run_not_findings() {
     .unwrap();
     let doc = dir.join("doc.md");
     std::fs::write(&doc, "a good document").unwrap();
-    let o = client(&[
-        path.to_str().unwrap(),
-        "weather",
-        "--md-out",
-        doc.to_str().unwrap(),
-    ]);
+    let o = std::process::Command::new(bin())
+        .args(["client", path.to_str().unwrap(), "weather", "--md-out"])
+        .arg(&doc)
+        .current_dir(repo())
+        .env("TMPDIR", &*dir)
+        .output()
+        .expect("the tooltape binary runs");
     assert_eq!(
         o.status.code(),
         Some(2),
@@ -182,21 +183,44 @@ fn client_root_causes_findings_and_report_bug() {
     assert_eq!(o.status.code(), Some(1), "{out}{err}");
     assert!(out.contains("root causes"), "{out}");
     assert!(out.contains("tools dropped"), "the concrete message: {out}");
-    assert!(err.contains("work folder"), "a failed run names its folder: {err}");
+    assert!(
+        err.contains("work folder"),
+        "a failed run names its folder: {err}"
+    );
     let id = out
         .lines()
-        .find_map(|l| l.split_whitespace().next().filter(|w| w.contains('-') && w.len() > 9))
+        .find_map(|l| {
+            l.split_whitespace()
+                .next()
+                .filter(|w| w.contains('-') && w.len() > 9)
+        })
         .expect("a cause id")
         .to_string();
     let o = run(&["--report-bug", &id]);
     let issue = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(issue.contains("Found by tooltape's client suite"), "{issue}");
-    assert!(issue.contains("printf '%s\\n'"), "the driver trial as reproducer: {issue}");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        issue.contains("Found by tooltape's client suite"),
+        "{issue}"
+    );
+    assert!(
+        issue.contains("printf '%s\\n'"),
+        "the driver trial as reproducer: {issue}"
+    );
     assert!(issue.contains("clients/dropper.toml"), "{issue}");
     let o = run(&["--format", "json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
     let causes = v["causes"].as_array().expect("causes");
     assert!(causes.iter().any(|c| c["id"] == id.as_str()), "{v}");
-    assert!(causes.iter().all(|c| c["reproducer"]["command"].is_string()), "{v}");
+    assert!(
+        causes
+            .iter()
+            .all(|c| c["reproducer"]["command"].is_string()),
+        "{v}"
+    );
 }

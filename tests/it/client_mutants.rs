@@ -123,16 +123,8 @@ fn run(root: &Path, m: Mutant) -> Vec<TrialResult> {
     };
     runtime().block_on(async {
         let upstream = Arc::new(tooltape::engine::Upstream::start().await.unwrap());
-        tooltape::engine::run_on(
-            Arc::new(tooltape::client::Library::new(profile, repo()).with_driver(spec)),
-            trials,
-            &upstream,
-            &tooltape::engine::Options::default(),
-            &|_| {},
-        )
-        .await
-        .unwrap_or_else(|e| panic!("{}", e.message))
-        .results
+        let library = tooltape::client::Library::new(profile, repo()).with_driver(spec);
+        crate::scratch::run_through(Arc::new(library), trials, &upstream, None, root).await
     })
 }
 

@@ -90,20 +90,7 @@ fn added_latency_is_paired_per_request_and_shows_the_proxy_delay() {
         let upstream = Arc::new(tooltape::engine::Upstream::start().await.unwrap());
         let addr = serve_delaying(upstream.base_url()).await;
         let url = format!("http://{addr}");
-        tooltape::engine::run_on(
-            Arc::clone(&profile),
-            trials,
-            &upstream,
-            &tooltape::engine::Options {
-                url: Some(url),
-                concurrency: Some(4),
-                ..Default::default()
-            },
-            &|_| {},
-        )
-        .await
-        .unwrap_or_else(|e| panic!("{}", e.message))
-        .results
+        crate::scratch::run_through(Arc::clone(&profile), trials, &upstream, Some(url), &root).await
     });
 
     let (mut delayed, mut other) = (Vec::new(), Vec::new());

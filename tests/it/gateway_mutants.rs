@@ -908,21 +908,7 @@ fn run_mutant(root: &Path, cases: &[Arc<Case>], m: Mutant) -> Vec<tooltape::engi
         let upstream = Arc::new(tooltape::engine::Upstream::start().await.unwrap());
         let addr = serve_mutant(m, upstream.base_url()).await;
         let url = format!("http://{addr}");
-        let c = profile.profile.concurrency;
-        tooltape::engine::run_on(
-            Arc::clone(&profile),
-            trials,
-            &upstream,
-            &tooltape::engine::Options {
-                url: Some(url),
-                concurrency: Some(c),
-                ..Default::default()
-            },
-            &|_| {},
-        )
-        .await
-        .unwrap_or_else(|e| panic!("{}", e.message))
-        .results
+        crate::scratch::run_through(Arc::clone(&profile), trials, &upstream, Some(url), root).await
     })
 }
 

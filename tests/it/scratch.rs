@@ -82,3 +82,23 @@ impl Drop for Scratch {
         }
     }
 }
+
+/// The trials of `system` through the engine against `upstream` (`url`: a gateway already
+/// running there; `None`: the system starts itself), its work folder in `work_in`: the results.
+pub async fn run_through<S: tooltape::engine::System>(
+    system: std::sync::Arc<S>,
+    trials: Vec<tooltape::engine::RoutedTrial>,
+    upstream: &std::sync::Arc<tooltape::engine::Upstream>,
+    url: Option<String>,
+    work_in: &Path,
+) -> Vec<tooltape::engine::TrialResult> {
+    let options = tooltape::engine::Options {
+        url,
+        work_in: Some(work_in.to_path_buf()),
+        ..Default::default()
+    };
+    tooltape::engine::run_on(system, trials, upstream, &options, &|_| {})
+        .await
+        .unwrap_or_else(|e| panic!("{}", e.message))
+        .results
+}
