@@ -7,7 +7,6 @@ mod answer;
 mod config;
 mod forward;
 mod inbound;
-mod listen;
 mod read;
 mod relay;
 mod server;
