@@ -192,7 +192,7 @@ fn encode(
 /// Phase 6, buffered: upstream's answer decoded and written whole in the client's format (an
 /// upstream error in the client's envelope); grounding telemetry when searching
 /// (`searching` carries the hosted tool type sent).
-fn full_answer(
+pub(super) fn full_answer(
     inbound: Inbound,
     alias: &str,
     provider: Provider,

@@ -12,5 +12,8 @@ mod relay;
 mod server;
 mod upstream;
 
+#[cfg(test)]
+mod tests;
+
 pub use config::{ProxyConfig, ProxyRoute};
 pub use server::Proxy;
