@@ -86,6 +86,8 @@ impl fmt::Display for BodyError {
 /// Reads `req` whole: its head as plain values, its body within `limits`.
 pub(super) async fn read(req: hyper::Request<Incoming>, limits: BodyLimits) -> Request {
     let (parts, body) = req.into_parts();
+    // The body first: nothing else is built while a slow client holds the request open.
+    let body = read_body(&parts.headers, body, limits).await;
     let headers = parts
         .headers
         .iter()
@@ -98,8 +100,8 @@ pub(super) async fn read(req: hyper::Request<Incoming>, limits: BodyLimits) -> R
         method: parts.method.to_string(),
         path: parts.uri.path().to_string(),
         query: parse_query(parts.uri.query().unwrap_or("")),
-        body: read_body(&parts.headers, body, limits).await,
         headers,
+        body,
     }
 }
 
