@@ -4,7 +4,6 @@
 //! Each exchange also records how long the upstream held it (request received → answer written),
 //! the time the gateway's added latency is measured against.
 
-use std::convert::Infallible;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::pin::Pin;
@@ -13,18 +12,13 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, Limited, StreamBody};
-use hyper::body::{Frame, Incoming, SizeHint};
-use hyper::{Request, Response};
+use http_body_util::BodyExt;
+use hyper::body::{Frame, SizeHint};
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
-use tokio::sync::watch;
 
+use crate::loopback::{self, Body, Options, Reply};
 use crate::scenario::Scenario;
 use crate::simulate::{SimBody, SimRequest, SimResponse};
-
-const MAX_BODY: usize = 32 * 1024 * 1024;
 
 /// One request the gateway sent upstream and the answer it got, as bytes on the wire.
 #[derive(Clone, Debug)]
@@ -120,10 +114,8 @@ struct Book {
 
 /// The recording upstream; stops when dropped.
 pub struct Upstream {
-    addr: SocketAddr,
+    server: loopback::Server,
     book: Arc<Mutex<Book>>,
-    shutdown: watch::Sender<bool>,
-    task: tokio::task::JoinHandle<()>,
 }
 
 impl Upstream {
@@ -135,25 +127,18 @@ impl Upstream {
     /// Starts on `addr`: the fixed address a gateway configured from a file already points at
     /// (`tooltape gateway --upstream-listen`).
     pub async fn start_on(addr: SocketAddr) -> io::Result<Upstream> {
-        let listener = TcpListener::bind(addr).await?;
-        let addr = listener.local_addr()?;
         let book = Arc::new(Mutex::new(Book::default()));
-        let (shutdown, rx) = watch::channel(false);
         let shared = Arc::clone(&book);
-        let task = tokio::spawn(crate::serve::accept_loop(listener, rx, move |req| {
+        let server = loopback::Server::start(addr, Options::default(), move |req| {
             handle(req, Arc::clone(&shared))
-        }));
-        Ok(Upstream {
-            addr,
-            book,
-            shutdown,
-            task,
         })
+        .await?;
+        Ok(Upstream { server, book })
     }
 
     /// `http://127.0.0.1:PORT`.
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        self.server.base_url()
     }
 
     /// Claims requests carrying `prompt` for one trial, answered under `scenario`.
@@ -182,15 +167,6 @@ impl Upstream {
         book.unclaimed.clone()
     }
 }
-
-impl Drop for Upstream {
-    fn drop(&mut self) {
-        let _ = self.shutdown.send(true);
-        self.task.abort();
-    }
-}
-
-type Body = BoxBody<Bytes, io::Error>;
 
 /// True when some string in the JSON body contains `prompt`.
 fn carries(v: &Value, prompt: &str) -> bool {
@@ -243,31 +219,10 @@ fn simulate(req: &SimRequest, scenario: &Scenario) -> SimResponse {
     crate::simulate::answer(req, scenario)
 }
 
-async fn handle(
-    req: Request<Incoming>,
-    book: Arc<Mutex<Book>>,
-) -> Result<Response<Body>, Infallible> {
-    let (parts, body) = req.into_parts();
-    let headers = parts
-        .headers
-        .iter()
-        .filter_map(|(k, v)| {
-            Some((
-                k.as_str().to_ascii_lowercase(),
-                v.to_str().ok()?.to_string(),
-            ))
-        })
-        .collect();
-    let mut sim = SimRequest {
-        method: parts.method.to_string(),
-        path: parts.uri.path().to_string(),
-        query: parse_query(parts.uri.query().unwrap_or("")),
-        headers,
-        body: Vec::new(),
-    };
-    if let Ok(c) = Limited::new(body, MAX_BODY).collect().await {
-        sim.body = c.to_bytes().to_vec();
-    }
+async fn handle(req: loopback::Request, book: Arc<Mutex<Book>>) -> Reply {
+    // A body not read whole is answered as the simulator answers it; it carries no prompt, so
+    // it stays unclaimed.
+    let (sim, refused) = crate::simulate::sim_request(req);
     let received = Instant::now();
     let held = Arc::new(OnceLock::new());
     let parsed: Value = serde_json::from_slice(&sim.body).unwrap_or(Value::Null);
@@ -278,10 +233,12 @@ async fn handle(
             .find(|s| carries(&parsed, &s.prompt))
             .map(|s| (s.prompt.clone(), s.scenario.clone()))
     };
-    let resp = simulate(
-        &sim,
-        scenario.as_ref().map_or(&Scenario::default(), |(_, s)| s),
-    );
+    let resp = refused.unwrap_or_else(|| {
+        simulate(
+            &sim,
+            scenario.as_ref().map_or(&Scenario::default(), |(_, s)| s),
+        )
+    });
     let (chunks, streamed) = match &resp.body {
         SimBody::Full(b) => (vec![b.clone()], false),
         SimBody::Chunks(c) => (c.clone(), true),
@@ -307,45 +264,12 @@ async fn handle(
             }
         }
     }
-    let body: Body = if streamed {
-        let s = futures_util::stream::iter(
-            chunks
-                .into_iter()
-                .map(|c| Ok::<_, io::Error>(Frame::data(Bytes::from(c)))),
-        );
-        BodyExt::boxed(StreamBody::new(s))
-    } else {
-        Full::new(Bytes::from(chunks.concat()))
-            .map_err(|never| match never {})
-            .boxed()
-    };
-    let body = Timed {
-        inner: body,
+    let mut reply = crate::simulate::sim_reply(resp, false, Duration::ZERO);
+    reply.body = Timed {
+        inner: reply.body,
         received,
         held,
     }
     .boxed();
-    let mut builder = Response::builder().status(resp.status);
-    for (k, v) in &resp.headers {
-        builder = builder.header(k.as_str(), v.as_str());
-    }
-    Ok(builder.body(body).unwrap_or_else(|_| {
-        let mut r = Response::new(
-            Full::new(Bytes::new())
-                .map_err(|never| match never {})
-                .boxed(),
-        );
-        *r.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
-        r
-    }))
-}
-
-fn parse_query(q: &str) -> std::collections::BTreeMap<String, String> {
-    q.split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let (k, v) = p.split_once('=').unwrap_or((p, ""));
-            (k.to_string(), v.to_string())
-        })
-        .collect()
+    reply
 }

@@ -27,7 +27,7 @@ use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, DecodeError, EncodeError, Encoded, Outcome, Provider};
 pub use decoded::{DecodedRequest, Extra, ExtraKind, sent_tools};
 pub(crate) use rejection::{Rejection, request_rejection, tool_rejection, unlinked_result};
-pub use route::{Framing, WireRoute, query_map, route};
+pub use route::{Framing, WireRoute, route};
 pub(crate) use tool_rejection::wire_rejection;
 
 /// Builds the provider request for one exchange.

@@ -97,18 +97,5 @@ pub(crate) fn gemini_method(model_and_method: &str) -> Option<(&str, bool)> {
     (!model.is_empty()).then_some((model, stream))
 }
 
-/// The query string of a URL as a map (`a=1&b` → `{a: 1, b: ""}`), values as written.
-pub fn query_map(query: Option<&str>) -> BTreeMap<String, String> {
-    query
-        .into_iter()
-        .flat_map(|q| q.split('&'))
-        .filter(|kv| !kv.is_empty())
-        .map(|kv| match kv.split_once('=') {
-            Some((k, v)) => (k.to_string(), v.to_string()),
-            None => (kv.to_string(), String::new()),
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests;

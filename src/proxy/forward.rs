@@ -3,15 +3,15 @@
 //! upstream), then per attempt encode, send, and relay (streamed) or answer (buffered). The
 //! hosted-search variant fallback (`run::fallback_step`) is the one reason for a second attempt.
 
-use bytes::Bytes;
 use serde_json::Value;
 
 use super::answer::{
     Answer, Headers, error, header_text, meta, refusal, telemetry_headers, upstream_error,
 };
 use super::config::{ProxyConfig, ProxyRoute};
-use super::read::{self, BodyError};
+use super::read;
 use super::{inbound, relay, upstream};
+use crate::loopback::Request;
 use crate::model::{ChatRequest, DecodeError, Encoded, Outcome, Provider};
 use crate::providers;
 use crate::respond::{self, Inbound};
@@ -25,21 +25,15 @@ pub(super) struct Shared {
 }
 
 /// Answers one request (never panics: every failure is an answer in the client's format).
-pub(super) async fn answer(
-    shared: &Shared,
-    method: &hyper::Method,
-    path: &str,
-    query: Option<&str>,
-    bytes: Result<Bytes, BodyError>,
-) -> Answer {
-    if method == hyper::Method::GET && path == "/health" {
+pub(super) async fn answer(shared: &Shared, req: &Request) -> Answer {
+    if req.method == "GET" && req.path == "/health" {
         return Answer::Full {
             status: 200,
             headers: vec![("content-type".into(), "application/json".into())],
             body: br#"{"status":"ok"}"#.to_vec(),
         };
     }
-    let (inbound, neutral) = match decode(&shared.config, method, path, query, bytes) {
+    let (inbound, neutral) = match decode(&shared.config, req) {
         Ok(decoded) => decoded,
         Err(answer) => return answer,
     };
@@ -54,33 +48,31 @@ pub(super) async fn answer(
 /// request the client's own API would reject gets that API's 400 and nothing goes upstream.
 pub(super) fn decode(
     config: &ProxyConfig,
-    method: &hyper::Method,
-    path: &str,
-    query: Option<&str>,
-    bytes: Result<Bytes, BodyError>,
+    req: &Request,
 ) -> Result<(Inbound, ChatRequest), Answer> {
-    let Some(inbound) = inbound::format_of(method.as_str(), path, query) else {
+    let (method, path) = (req.method.as_str(), req.path.as_str());
+    let Some(inbound) = inbound::format_of(method, path, &req.query) else {
         let message = format!("no such endpoint: {path}");
         return Err(error(Inbound::Chat, 404, &message, Vec::new()));
     };
     let fail = |status, message: &str| error(inbound, status, message, Vec::new());
-    if method != hyper::Method::POST {
+    if method != "POST" {
         return Err(fail(
             405,
             &format!("{method} is not allowed on {path}: use POST"),
         ));
     }
-    let bytes = bytes.map_err(|e| {
-        let (status, message) = e.answer(config);
-        fail(status, &message)
-    })?;
-    if let Some(problem) = read::text_problem(&bytes, config.max_json_depth) {
+    let bytes = req
+        .body
+        .as_ref()
+        .map_err(|e| fail(e.status(), &read::unread(e)))?;
+    if let Some(problem) = read::text_problem(bytes, config.max_json_depth) {
         return Err(fail(400, &problem));
     }
-    let body: Value = serde_json::from_slice(&bytes)
+    let body: Value = serde_json::from_slice(bytes)
         .map_err(|e| fail(400, &format!("the request body is not valid JSON: {e}")))?;
     let refused = inbound::rejection(inbound, &body);
-    let neutral = inbound::decode(inbound, path, query, body)
+    let neutral = inbound::decode(inbound, path, &req.query, body)
         .map_err(|field| fail(400, &format!("invalid request: {field}")))?;
     match refused {
         Some(rej) => Err(refusal(inbound, &rej)),
@@ -200,7 +192,7 @@ fn encode(
 /// Phase 6, buffered: upstream's answer decoded and written whole in the client's format (an
 /// upstream error in the client's envelope); grounding telemetry when searching
 /// (`searching` carries the hosted tool type sent).
-fn full_answer(
+pub(super) fn full_answer(
     inbound: Inbound,
     alias: &str,
     provider: Provider,

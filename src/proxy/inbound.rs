@@ -3,6 +3,8 @@
 //! refused with the decoder's message, which names the field; a well-formed one its own API
 //! would reject (an invalid tool, a tool result answering no call) with that API's 400.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use crate::http::HttpRequest;
@@ -13,8 +15,12 @@ use crate::respond::Inbound;
 
 /// The inbound format of a request, from the one route table (Gemini's model and stream flag
 /// are read again by its decoder).
-pub(crate) fn format_of(method: &str, path: &str, query: Option<&str>) -> Option<Inbound> {
-    let r = providers::route(method, path, &providers::query_map(query))?;
+pub(crate) fn format_of(
+    method: &str,
+    path: &str,
+    query: &BTreeMap<String, String>,
+) -> Option<Inbound> {
+    let r = providers::route(method, path, query)?;
     Some(match r.provider {
         Provider::OpenaiChat | Provider::TextProtocol => Inbound::Chat,
         Provider::OpenaiResponses => Inbound::Responses,
@@ -48,15 +54,14 @@ pub(crate) fn rejection(inbound: Inbound, body: &Value) -> Option<Rejection> {
 pub(crate) fn decode(
     inbound: Inbound,
     path: &str,
-    query: Option<&str>,
+    query: &BTreeMap<String, String>,
     body: Value,
 ) -> Result<ChatRequest, String> {
-    let query = providers::query_map(query);
     let req = HttpRequest {
         method: "POST".into(),
         path: path.to_string(),
-        query,
-        headers: std::collections::BTreeMap::new(),
+        query: query.clone(),
+        headers: BTreeMap::new(),
         body,
     };
     match providers::decode_request(provider(inbound), &req) {

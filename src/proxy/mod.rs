@@ -7,11 +7,13 @@ mod answer;
 mod config;
 mod forward;
 mod inbound;
-mod listen;
 mod read;
 mod relay;
 mod server;
 mod upstream;
+
+#[cfg(test)]
+mod tests;
 
 pub use config::{ProxyConfig, ProxyRoute};
 pub use server::Proxy;

@@ -1,70 +1,15 @@
-//! Reading a client's request within the proxy's limits: the body under a size cap (a larger
-//! declared `Content-Length` refused before any byte is read) and a time limit, then the text
-//! checks that come before JSON parsing (UTF-8, nesting depth), each failure its own status.
+//! The proxy's checks on a request's text before JSON parsing (UTF-8, nesting depth), and the
+//! words it answers a body not read whole with (`loopback` reads the body within the limits and
+//! gives the status: 413, 408 or 400), naming the config key that sets the limit.
 
-use std::time::Duration;
+use crate::loopback::BodyError;
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, LengthLimitError, Limited};
-use hyper::HeaderMap;
-use hyper::body::Incoming;
-
-use super::config::ProxyConfig;
-
-/// Why a request body was not read whole.
-#[derive(Debug)]
-pub(super) enum BodyError {
-    /// Over `max_body_bytes` (declared or sent): 413.
-    TooLarge,
-    /// Not finished within `body_timeout_ms`: 408.
-    Timeout,
-    /// The client's stream broke off or was malformed: 400.
-    Broken(String),
-}
-
-impl BodyError {
-    /// The status and message the client gets, in its format's envelope.
-    pub(super) fn answer(&self, config: &ProxyConfig) -> (u16, String) {
-        match self {
-            BodyError::TooLarge => (
-                413,
-                format!(
-                    "the request body is over the proxy's limit of {} bytes (max_body_bytes)",
-                    config.max_body_bytes
-                ),
-            ),
-            BodyError::Timeout => (
-                408,
-                format!(
-                    "the request body was not received within {} ms (body_timeout_ms)",
-                    config.body_timeout_ms
-                ),
-            ),
-            BodyError::Broken(e) => (400, format!("the request body could not be read: {e}")),
-        }
-    }
-}
-
-/// The whole body, or why not: a declared length over the cap is refused without reading.
-pub(super) async fn body(
-    headers: &HeaderMap,
-    body: Incoming,
-    config: &ProxyConfig,
-) -> Result<Bytes, BodyError> {
-    let max = config.max_body_bytes;
-    let declared = headers
-        .get(hyper::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|s| s.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > max as u64) {
-        return Err(BodyError::TooLarge);
-    }
-    let limit = Duration::from_millis(config.body_timeout_ms);
-    match tokio::time::timeout(limit, Limited::new(body, max).collect()).await {
-        Err(_) => Err(BodyError::Timeout),
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
-        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => Err(BodyError::TooLarge),
-        Ok(Err(e)) => Err(BodyError::Broken(e.to_string())),
+/// The message the client gets for `e`, in its format's envelope (status: `e.status()`).
+pub(super) fn unread(e: &BodyError) -> String {
+    match e {
+        BodyError::TooLarge(_) => format!("{e} (max_body_bytes)"),
+        BodyError::Timeout(_) => format!("{e} (body_timeout_ms)"),
+        BodyError::Broken(_) => e.to_string(),
     }
 }
 

@@ -2,13 +2,15 @@
 //! loopback HTTP server (`Simulator`) around it. Cassettes it produces are marked synthetic.
 //!
 //! Layout: `exchange` (the request and answer values, the simulator's headers), `answer` (the
-//! pure core's entry points), `route` (paths → API), `decide` (the deterministic model), `named` (scenarios a request picks by name), `args`
-//! (arguments from a schema), one module per wire format, `errors` (error envelopes),
-//! `tool_rejection` (the provider's 400 wording for invalid tools), `faults` (injected faults),
-//! `wire` (ids, fragments, framing), `server` (the only module doing IO).
+//! pure core's entry points), `route` (paths → API), `decide` (the deterministic model), `named`
+//! (scenarios a request picks by name), `args` (arguments from a schema), one module per wire
+//! format, `errors` (error envelopes; the 400 wording for invalid tools is `providers`'),
+//! `faults` (injected faults), `wire` (ids, fragments, framing), `server` (the only module doing
+//! IO: the simulator on a `loopback::Server`).
 //!
 //! Below it: the neutral model, the scenario, the schema checker, `Provider`, the hosted-tools
-//! capability table and the FNV hash. Nothing here imports recording, replay or the run layer.
+//! capability table, the FNV hash and the loopback server. Nothing here imports recording, replay
+//! or the run layer.
 
 mod answer;
 mod anthropic;
@@ -42,3 +44,4 @@ pub(crate) use exchange::{SimBody, SimRequest, SimResponse};
 #[cfg(test)]
 use faults::When;
 pub use server::{SimConfig, Simulator};
+pub(crate) use server::{sim_reply, sim_request};

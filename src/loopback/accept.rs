@@ -1,6 +1,8 @@
-//! The proxy's accept loop, hardened against hostile clients: a cap on open connections (one
-//! over it is answered 503 and closed at once), hyper's header read timeout, and an idle timeout
-//! closing a connection that stays silent with no request in flight.
+//! The one accept loop of the loopback servers: each connection served by the handler until the
+//! shutdown signal, which also ends the connections still open. With [`ConnLimits`] (the proxy's)
+//! a connection is guarded against hostile clients: a cap on open connections (one over it is
+//! answered 503 and closed at once), hyper's header read timeout, and an idle timeout closing a
+//! connection that stays silent with no request in flight.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -21,43 +23,34 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 
-use super::config::ProxyConfig;
+use super::reply::Body;
 
-/// A response body of the proxy: whole or streamed.
-pub(super) type Body = http_body_util::combinators::BoxBody<bytes::Bytes, io::Error>;
-
-/// What the accept loop enforces per connection.
+/// What the accept loop enforces per connection when asked to (the proxy's limits).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct ConnLimits {
+pub(crate) struct ConnLimits {
+    /// Open connections at most; one more is answered 503 and closed.
     pub max_connections: usize,
+    /// Time a connection has to send a request's whole head (hyper's header read timeout).
     pub header_timeout: Duration,
+    /// Time a connection may stay silent with no request in flight; then it is closed.
     pub idle_timeout: Duration,
 }
 
-impl ConnLimits {
-    pub(super) fn of(c: &ProxyConfig) -> ConnLimits {
-        ConnLimits {
-            max_connections: c.max_connections,
-            header_timeout: Duration::from_millis(c.header_timeout_ms),
-            idle_timeout: Duration::from_millis(c.idle_timeout_ms),
-        }
-    }
-}
-
-const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\nconnection: close\r\ncontent-length: 62\r\n\r\nthe proxy has max_connections open; try again when one closes\n";
+/// The answer to a connection over `max_connections`.
+const BUSY: &str = "the server has max_connections open; try again when one closes\n";
 
 /// Accepts connections until `shutdown` changes; an accept error (out of descriptors and the
-/// like) backs off instead of spinning.
+/// like) backs off instead of spinning. `limits`: guard each connection (see the module doc).
 pub(super) async fn accept_loop<H, Fut>(
     listener: TcpListener,
     mut shutdown: watch::Receiver<bool>,
-    limits: ConnLimits,
+    limits: Option<ConnLimits>,
     handle: H,
 ) where
     H: Fn(Request<Incoming>) -> Fut + Clone + Send + Sync + 'static,
     Fut: Future<Output = Result<Response<Body>, Infallible>> + Send + 'static,
 {
-    let permits = Arc::new(Semaphore::new(limits.max_connections));
+    let permits = limits.map(|l| Arc::new(Semaphore::new(l.max_connections)));
     loop {
         tokio::select! {
             _ = shutdown.changed() => break,
@@ -66,16 +59,27 @@ pub(super) async fn accept_loop<H, Fut>(
                     tokio::time::sleep(Duration::from_millis(10)).await;
                     continue;
                 };
-                // Small writes go out at once (see serve.rs).
+                // Small writes go out at once: without it, an answer written in pieces waits for
+                // the peer's delayed ACK (~40 ms on Linux), time a timing measurement would
+                // charge to whoever reads it.
                 let _ = stream.set_nodelay(true);
-                let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
-                    tokio::spawn(refuse(stream));
-                    continue;
+                let permit = match &permits {
+                    None => None,
+                    Some(p) => match Arc::clone(p).try_acquire_owned() {
+                        Ok(permit) => Some(permit),
+                        Err(_) => {
+                            tokio::spawn(refuse(stream));
+                            continue;
+                        }
+                    },
                 };
                 let handle = handle.clone();
                 let shutdown = shutdown.clone();
                 tokio::spawn(async move {
-                    serve(stream, handle, shutdown, limits).await;
+                    match limits {
+                        None => serve(stream, handle, shutdown).await,
+                        Some(limits) => serve_guarded(stream, handle, shutdown, limits).await,
+                    }
                     drop(permit);
                 });
             }
@@ -85,7 +89,24 @@ pub(super) async fn accept_loop<H, Fut>(
 
 /// One connection over the cap: a 503, then closed (within a second even if it never reads).
 async fn refuse(mut stream: TcpStream) {
-    let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(BUSY)).await;
+    let head = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{BUSY}",
+        BUSY.len()
+    );
+    let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(head.as_bytes())).await;
+}
+
+/// One connection with no limits, until it ends or the server shuts down.
+async fn serve<H, Fut>(stream: TcpStream, handle: H, mut shutdown: watch::Receiver<bool>)
+where
+    H: Fn(Request<Incoming>) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Result<Response<Body>, Infallible>> + Send + 'static,
+{
+    let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), service_fn(handle));
+    tokio::select! {
+        _ = conn => {}
+        _ = shutdown.changed() => {}
+    }
 }
 
 /// When a connection last read or wrote a byte, and how many of its requests are in flight (a
@@ -125,7 +146,9 @@ impl Drop for InFlight {
     }
 }
 
-async fn serve<H, Fut>(
+/// One connection under `limits`: the header timeout, and closed once silent for the idle
+/// timeout with no request in flight.
+async fn serve_guarded<H, Fut>(
     stream: TcpStream,
     handle: H,
     mut shutdown: watch::Receiver<bool>,

@@ -1,0 +1,88 @@
+//! The config file: defaults, routes by alias, and every refusal at `path:line:col` with its key.
+
+use std::path::Path;
+
+use super::config;
+use crate::model::{Provider, StrictPolicy};
+use crate::proxy::config::ProxyConfig;
+
+fn refusal(text: &str) -> String {
+    ProxyConfig::parse(Path::new("p.toml"), text)
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn defaults_fill_what_is_absent_and_routes_are_found_by_alias() {
+    let c = config();
+    assert!(c.listen.ip().is_loopback());
+    assert_eq!(c.listen.port(), 0);
+    assert_eq!(c.max_body_bytes, 8 * 1024 * 1024);
+    assert_eq!(c.max_json_depth, 64);
+    assert_eq!(c.max_connections, 4096);
+    let r = c.route("to-anthropic").expect("routed");
+    assert_eq!(r.provider, Provider::Anthropic);
+    assert_eq!(r.strict, StrictPolicy::default());
+    assert_eq!(
+        c.route("to-chat").map(|r| r.strict),
+        Some(StrictPolicy::Off)
+    );
+    assert!(c.route("TO-CHAT").is_none(), "aliases are exact");
+    assert_eq!(
+        c.route("to-gemini").and_then(|r| r.key()),
+        Some("AIza-test".into())
+    );
+}
+
+#[test]
+fn an_unknown_key_is_refused_where_it_stands() {
+    let text = "max_body_bytes = 10\n\n[[route]]\nmodel = \"m\"\nprovider = \"anthropic\"\nbase_url = \"http://x\"\nretries = 3\n";
+    let e = refusal(text);
+    assert!(e.starts_with("p.toml:7:1: "), "{e}");
+    assert!(e.contains("retries"), "{e}");
+}
+
+#[test]
+fn a_model_routed_twice_is_refused_naming_it() {
+    let route = "[[route]]\nmodel = \"m\"\nprovider = \"anthropic\"\nbase_url = \"http://x\"\n";
+    let e = refusal(&format!("{route}\n{route}"));
+    assert!(e.contains("model `m` is routed twice"), "{e}");
+    assert!(
+        e.starts_with("p.toml:2:"),
+        "the first mention of the model: {e}"
+    );
+}
+
+#[test]
+fn a_base_url_that_is_not_http_is_refused_and_so_is_listening_off_loopback() {
+    let e = refusal("[[route]]\nmodel = \"m\"\nprovider = \"gemini\"\nbase_url = \"ftp://x\"\n");
+    assert!(e.starts_with("p.toml:4:13: "), "{e}");
+    assert!(e.contains("must start with http:// or https://"), "{e}");
+    let e = refusal("listen = \"0.0.0.0:8080\"\n");
+    assert!(e.contains("only listens on loopback"), "{e}");
+    assert!(ProxyConfig::parse(Path::new("p.toml"), "listen = \"[::1]:0\"\n").is_ok());
+}
+
+#[test]
+fn each_limit_is_checked_at_its_bounds_and_named_at_its_line() {
+    for key in [
+        "max_body_bytes",
+        "max_connections",
+        "header_timeout_ms",
+        "body_timeout_ms",
+        "idle_timeout_ms",
+        "upstream_timeout_secs",
+    ] {
+        let e = refusal(&format!("# limits\n{key} = 0\n"));
+        assert!(e.starts_with("p.toml:2:1: "), "{e}");
+        assert!(
+            e.contains(&format!("{key} = 0: it must be at least 1")),
+            "{e}"
+        );
+    }
+    for (depth, ok) in [(0, false), (1, true), (128, true), (129, false)] {
+        let parsed =
+            ProxyConfig::parse(Path::new("p.toml"), &format!("max_json_depth = {depth}\n"));
+        assert_eq!(parsed.is_ok(), ok, "max_json_depth = {depth}");
+    }
+}

@@ -1,0 +1,174 @@
+//! Relaying a streamed answer from a real upstream connection (a loopback server writing the
+//! upstream's chunks): one client event per upstream delta even when several arrive in one read,
+//! and an upstream stream that is cut, or ends before its terminal event, ends in the client
+//! format's error event, never a clean finish.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::header;
+use crate::loopback::{self, Options, Reply, Server};
+use crate::model::{ChatRequest, Provider};
+use crate::proxy::answer::{Answer, Headers, meta};
+use crate::proxy::relay;
+use crate::respond::Inbound;
+
+fn chat_event(delta: &str, finish: &str) -> String {
+    format!(
+        "data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{delta},\"finish_reason\":{finish}}}]}}\n\n"
+    )
+}
+
+/// What a client in `inbound`'s format receives when upstream (OpenAI Chat) writes `chunks`, one
+/// read each, and then ends, or `cut`s the connection: the headers, each write to the client.
+async fn relayed(inbound: Inbound, chunks: Vec<String>, cut: bool) -> (Headers, Vec<Vec<u8>>) {
+    let any = SocketAddr::from(([127, 0, 0, 1], 0));
+    let upstream = Server::start(any, Options::default(), move |_req: loopback::Request| {
+        let chunks = chunks.iter().map(|c| c.as_bytes().to_vec()).collect();
+        async move {
+            Reply {
+                status: 200,
+                headers: vec![("content-type".into(), "text/event-stream".into())],
+                body: loopback::chunked(chunks, Duration::from_millis(20), cut),
+            }
+        }
+    })
+    .await
+    .unwrap();
+    let resp = crate::run::client(Duration::from_secs(10))
+        .post(upstream.base_url())
+        .send()
+        .await
+        .unwrap();
+    let neutral = ChatRequest::empty("m", true);
+    let answer = relay::stream(
+        inbound,
+        meta(inbound, "alias"),
+        Provider::OpenaiChat,
+        neutral,
+        resp,
+        Vec::new(),
+    );
+    let Answer::Stream { headers, mut rx } = answer else {
+        panic!("a streamed success is relayed as a stream");
+    };
+    let mut writes = Vec::new();
+    while let Some(w) = rx.recv().await {
+        writes.push(w);
+    }
+    (headers, writes)
+}
+
+/// The Server-Sent Events of `bytes`: (event name, data as JSON or a string).
+fn events(bytes: &[u8]) -> Vec<(String, Value)> {
+    let text = String::from_utf8_lossy(bytes);
+    text.split("\n\n")
+        .filter(|e| !e.trim().is_empty())
+        .map(|e| {
+            let name = e
+                .lines()
+                .find_map(|l| l.strip_prefix("event: "))
+                .unwrap_or("");
+            let data = e
+                .lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .unwrap_or("");
+            let v = serde_json::from_str(data).unwrap_or_else(|_| Value::String(data.into()));
+            (name.to_string(), v)
+        })
+        .collect()
+}
+
+/// The text deltas a client got, one per event: Chat's `delta.content`, Anthropic's `text_delta`.
+fn text_deltas(events: &[(String, Value)]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|(_, v)| {
+            let chat = v.pointer("/choices/0/delta/content");
+            let messages = v.pointer("/delta/text");
+            chat.or(messages)?.as_str().map(str::to_string)
+        })
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+#[tokio::test]
+async fn deltas_upstream_sent_in_one_read_reach_the_client_as_one_event_each() {
+    let role_and_hel = chat_event(r#"{"role":"assistant","content":"Hel"}"#, "null");
+    let lo = chat_event(r#"{"content":"lo"}"#, "null");
+    // CRLF between events is a blank line too.
+    let crlf = chat_event(r#"{"content":"!"}"#, "null").replace("\n\n", "\n\r\n");
+    let end = format!("{}data: [DONE]\n\n", chat_event("{}", "\"stop\""));
+    for inbound in [Inbound::Chat, Inbound::Messages] {
+        let chunks = vec![format!("{role_and_hel}{lo}{crlf}"), end.clone()];
+        let (headers, writes) = relayed(inbound, chunks, false).await;
+        assert_eq!(
+            header(&headers, "content-type"),
+            Some("text/event-stream; charset=utf-8")
+        );
+        let got = events(&writes.concat());
+        assert_eq!(
+            text_deltas(&got),
+            ["Hel", "lo", "!"],
+            "{inbound:?}: {got:?}"
+        );
+        let finished = match inbound {
+            Inbound::Chat => got
+                .iter()
+                .any(|(_, v)| v.pointer("/choices/0/finish_reason") == Some(&"stop".into())),
+            _ => got.iter().any(|(name, _)| name == "message_stop"),
+        };
+        assert!(finished, "{inbound:?}: {got:?}");
+    }
+}
+
+/// The client's error event (Chat: a data line with `error`; Anthropic: `event: error`) and
+/// whether a clean finish was written.
+fn error_and_finish(inbound: Inbound, got: &[(String, Value)]) -> (Option<String>, bool) {
+    let error = got.iter().find_map(|(name, v)| {
+        let is_error = match inbound {
+            Inbound::Chat => v.get("error").is_some(),
+            _ => name == "error",
+        };
+        is_error.then(|| v.pointer("/error/message")?.as_str().map(str::to_string))?
+    });
+    let finished = got.iter().any(|(name, v)| {
+        name == "message_stop"
+            || v.pointer("/choices/0/finish_reason")
+                .is_some_and(|f| !f.is_null())
+    });
+    (error, finished)
+}
+
+#[tokio::test]
+async fn an_upstream_stream_cut_mid_body_ends_in_the_client_format_s_error_event() {
+    let hel = chat_event(r#"{"role":"assistant","content":"Hel"}"#, "null");
+    for inbound in [Inbound::Chat, Inbound::Messages] {
+        let (_, writes) = relayed(inbound, vec![hel.clone()], true).await;
+        let got = events(&writes.concat());
+        assert_eq!(
+            text_deltas(&got),
+            ["Hel"],
+            "what came before the cut is relayed"
+        );
+        let (error, finished) = error_and_finish(inbound, &got);
+        let error = error.unwrap_or_else(|| panic!("{inbound:?}: no error event: {got:?}"));
+        assert!(error.contains("stream broke off"), "{error}");
+        assert!(!finished, "{inbound:?}: {got:?}");
+    }
+}
+
+#[tokio::test]
+async fn an_upstream_stream_ending_before_its_terminal_event_is_an_error_not_a_finish() {
+    let hel = chat_event(r#"{"role":"assistant","content":"Hel"}"#, "null");
+    for inbound in [Inbound::Chat, Inbound::Messages] {
+        let (_, writes) = relayed(inbound, vec![hel.clone()], false).await;
+        let got = events(&writes.concat());
+        let (error, finished) = error_and_finish(inbound, &got);
+        let error = error.unwrap_or_else(|| panic!("{inbound:?}: no error event: {got:?}"));
+        assert!(error.contains("ended before its terminal event"), "{error}");
+        assert!(!finished, "{inbound:?}: {got:?}");
+    }
+}
