@@ -10,7 +10,7 @@ use super::protocol::{DriverCall, DriverChunk, DriverResult, finish_of};
 use crate::engine::{Finding, FindingKind, Side};
 use crate::model::{Finish, Outcome, Provider, Severity};
 
-fn f(severity: Severity, message: impl Into<String>) -> Finding {
+fn finding(severity: Severity, message: impl Into<String>) -> Finding {
     Finding::new(FindingKind::Answer, severity, Side::Downstream, message)
 }
 
@@ -43,7 +43,7 @@ pub(crate) fn downstream(
                 || format!("upstream {up_status}"),
                 |b| format!("upstream's stream {b}"),
             );
-            out.push(f(
+            out.push(finding(
                 Severity::Breaking,
                 format!("{why} handed to the caller as a success, with no error"),
             ));
@@ -51,7 +51,7 @@ pub(crate) fn downstream(
         return out;
     }
     if let Some(e) = &got.error {
-        out.push(f(
+        out.push(finding(
             Severity::Breaking,
             format!(
                 "the library raised {} on an upstream success: {}",
@@ -81,7 +81,7 @@ pub(crate) fn downstream(
             .map(str::to_string)
     };
     if norm(exp.text.as_deref()) != norm(got.text.as_deref()) {
-        out.push(f(
+        out.push(finding(
             Severity::Behaviour,
             format!(
                 "text changed: {:?} → {:?}",
@@ -96,7 +96,10 @@ pub(crate) fn downstream(
         .is_some_and(|u| u.output_tokens.is_some())
         && got.usage.as_ref().is_none_or(|u| u.output_tokens.is_none())
     {
-        out.push(f(Severity::Cosmetic, "usage not handed to the caller"));
+        out.push(finding(
+            Severity::Cosmetic,
+            "usage not handed to the caller",
+        ));
     }
     out
 }
@@ -139,7 +142,7 @@ fn calls(
             .is_some_and(|c| c.arguments.is_string())
         && en[..en.len() - 1] == gn[..];
     if en != gn && !cut_dropped {
-        out.push(f(
+        out.push(finding(
             Severity::Breaking,
             format!(
                 "calls [{}] handed over {what}as [{}]",
@@ -158,7 +161,7 @@ fn calls(
         }
         match g.parsed_arguments() {
             Ok(a) if alt.is_some_and(|x| same(&a, x)) => {}
-            Err(raw) => out.push(f(
+            Err(raw) => out.push(finding(
                 Severity::Breaking,
                 format!(
                     "arguments of {} {what}do not parse as JSON: {}",
@@ -166,7 +169,7 @@ fn calls(
                     clip(&raw)
                 ),
             )),
-            Ok(a) if !same(&a, &e.arguments) => out.push(f(
+            Ok(a) if !same(&a, &e.arguments) => out.push(finding(
                 Severity::Breaking,
                 format!(
                     "arguments of {} changed {what}: {} → {}",
@@ -186,15 +189,15 @@ fn calls(
     let mut ids = BTreeSet::new();
     for (e, g) in exp.tool_calls.iter().zip(got) {
         match g.id.as_deref().filter(|i| !i.is_empty()) {
-            None => out.push(f(
+            None => out.push(finding(
                 Severity::Breaking,
                 format!("call {} handed over {what}without its id {}", e.name, e.id),
             )),
-            Some(id) if !ids.insert(id) => out.push(f(
+            Some(id) if !ids.insert(id) => out.push(finding(
                 Severity::Breaking,
                 format!("call id {id} repeated {what}"),
             )),
-            Some(id) if id != e.id => out.push(f(
+            Some(id) if id != e.id => out.push(finding(
                 Severity::Behaviour,
                 format!("call id {} handed over {what}as {id}", e.id),
             )),
@@ -238,8 +241,7 @@ fn yielded(
         return;
     }
     if chunks.iter().all(|c| c.calls.is_empty()) {
-        out.push(f(
-            Severity::Breaking,
+        out.push(finding(            Severity::Breaking,
             format!(
                 "streamed calls never yielded: upstream sent {} call(s), none in the {} chunk(s) the library yielded",
                 exp.tool_calls.len(),
@@ -304,12 +306,12 @@ fn finish(got: &DriverResult, exp: &Outcome, out: &mut Vec<Finding>) {
         return;
     }
     if exp.finish == Finish::Length && g != Finish::Length {
-        out.push(f(
+        out.push(finding(
             Severity::Breaking,
             format!("finish {raw} for upstream's output-token limit"),
         ));
     } else if exp.finish == Finish::ToolCalls && g != Finish::ToolCalls && !got.calls.is_empty() {
-        out.push(f(
+        out.push(finding(
             Severity::Behaviour,
             format!("finish {raw} with tool calls (upstream: tool calls)"),
         ));

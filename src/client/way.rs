@@ -11,12 +11,12 @@ use super::driver::{Driver, Spec};
 use super::profile::LoadedClient;
 use super::protocol::{DriverMessage, DriverResult, DriverTrial, Next, choice_value};
 use crate::engine::{
-    Asked, Cell, Exchange, Finding, FindingKind, Got, Kept, PromptWatch, RoundAnswer, RoutedTrial,
-    Side, Upstream, Way, broken, judge,
+    CallerRequest, Cell, Exchange, Finding, FindingKind, Kept, PromptWatch, Received, RoundAnswer,
+    RoutedTrial, Side, Upstream, Way, broken, judge,
 };
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, Outcome, Provider, Severity, StrictPolicy};
-use crate::run::{Sent, watched};
+use crate::run::{Watched, watched};
 
 /// Trials through a library's driver.
 pub struct Driven {
@@ -85,7 +85,11 @@ impl Way for Driven {
 
     /// Phase 1: the caller's request; a trial outside the protocol or its API is not
     /// applicable.
-    fn ask(&self, trial: &RoutedTrial, upstream: &Upstream) -> Result<(Asked, DriverTrial), Cell> {
+    fn ask(
+        &self,
+        trial: &RoutedTrial,
+        upstream: &Upstream,
+    ) -> Result<(CallerRequest, DriverTrial), Cell> {
         let api = trial.route.upstream;
         let (base, mut req) = trial.first_request(api);
         if !req.hosted.is_empty() || req.thinking.is_some() {
@@ -110,7 +114,7 @@ impl Way for Driven {
         let encoded = crate::providers::encode(api, &req)
             .map_err(|e| Cell::NotApplicable(format!("the {} encoder refuses: {e}", api.slug())))?;
         let invalid = judge::client_fault(&base, &encoded.request.body);
-        let asked = Asked {
+        let asked = CallerRequest {
             base,
             inbound: api,
             target: api,
@@ -122,17 +126,17 @@ impl Way for Driven {
         Ok((asked, driver_trial))
     }
 
-    fn shown(&self, _: &Asked, request: &DriverTrial) -> Value {
+    fn shown(&self, _: &CallerRequest, request: &DriverTrial) -> Value {
         serde_json::to_value(request).unwrap_or(Value::Null)
     }
 
     async fn send(
         &self,
         worker: &mut DriverWorker,
-        _: &Asked,
+        _: &CallerRequest,
         request: &DriverTrial,
         watch: &PromptWatch<'_>,
-    ) -> Sent<Vec<Exchange>, Result<DriverResult, String>> {
+    ) -> Watched<Vec<Exchange>, Result<DriverResult, String>> {
         watched(watch, worker.step(request)).await
     }
 
@@ -146,7 +150,7 @@ impl Way for Driven {
         })
     }
 
-    fn keep(&self, _: &Asked, got: &DriverResult, _: &[Exchange]) -> Kept {
+    fn keep(&self, _: &CallerRequest, got: &DriverResult, _: &[Exchange]) -> Kept {
         Kept {
             status: None,
             outcome: Some(got.outcome()),
@@ -158,7 +162,7 @@ impl Way for Driven {
     /// Nothing went upstream: a library that refuses with a client error before sending
     /// anything refused cleanly (not supported, as a gateway's 4xx); otherwise right only when
     /// the caller's request is invalid in its own API and the library said so.
-    fn unsent(&self, asked: &Asked, got: &DriverResult) -> Result<Vec<Finding>, Cell> {
+    fn unsent(&self, asked: &CallerRequest, got: &DriverResult) -> Result<Vec<Finding>, Cell> {
         let message = match (&got.error, asked.invalid) {
             (Some(e), false) if e.status.is_some_and(|s| (400..500).contains(&s)) => {
                 let message: String = e.message.chars().take(160).collect();
@@ -186,7 +190,7 @@ impl Way for Driven {
 
     fn downstream(
         &self,
-        asked: &Asked,
+        asked: &CallerRequest,
         ex: &Exchange,
         target: Provider,
         got: &DriverResult,
@@ -213,20 +217,25 @@ impl Way for Driven {
         )
     }
 
-    fn continues(&self, asked: &Asked, ex: &Exchange, got: &DriverResult) -> Option<Outcome> {
+    fn continues(
+        &self,
+        asked: &CallerRequest,
+        ex: &Exchange,
+        got: &DriverResult,
+    ) -> Option<Outcome> {
         (got.error.is_none() && ex.status < 400 && !asked.invalid).then(|| got.outcome())
     }
 
     async fn round(
         &self,
         worker: &mut DriverWorker,
-        _: &Asked,
+        _: &CallerRequest,
         _: &DriverTrial,
         prev: &ChatRequest,
         next: &ChatRequest,
         _: &HttpRequest,
         watch: &PromptWatch<'_>,
-    ) -> Sent<Vec<Exchange>, RoundAnswer> {
+    ) -> Watched<Vec<Exchange>, RoundAnswer> {
         let results = next.messages[prev.messages.len() + 1..]
             .iter()
             .map(DriverMessage::of)
@@ -236,7 +245,7 @@ impl Way for Driven {
             tool_choice: next.tool_choice.as_ref().map(choice_value),
         };
         let sent = watched(watch, worker.step(&step)).await;
-        let got: Got = sent.answer.as_ref().map_err(Clone::clone).map(|g| {
+        let got: Received = sent.answer.as_ref().map_err(Clone::clone).map(|g| {
             // An error without an HTTP status was raised by the library itself: a refusal
             // before sending when nothing went upstream, else a failure of its own.
             let local = if sent.seen.is_empty() { 400 } else { 500 };
@@ -255,7 +264,7 @@ impl Way for Driven {
             Ok(g) if g.error.is_none() => Some(g.outcome()),
             _ => None,
         };
-        Sent {
+        Watched {
             answer: RoundAnswer {
                 got,
                 next,
@@ -266,7 +275,7 @@ impl Way for Driven {
         }
     }
 
-    /// Ends a trial: the driver reads its next trial.
+    /// TrialEnd a trial: the driver reads its next trial.
     async fn end_trial(&self, worker: &mut DriverWorker) {
         if !std::mem::take(&mut worker.open) {
             return;

@@ -15,7 +15,7 @@ use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, DecodeError, Encoded, Outcome, Provider, Severity};
 
 /// The client's side of a trial, built once: its request in the route's inbound format.
-pub struct Asked {
+pub struct CallerRequest {
     /// The trial as the inbound format's trial (its expectations are the client's).
     pub base: Trial,
     pub inbound: Provider,
@@ -34,13 +34,13 @@ pub struct Asked {
 }
 
 /// A request and its decoded answer, as the client got them.
-pub type Got = Result<(HttpResponse, Result<Outcome, DecodeError>), String>;
+pub type Received = Result<(HttpResponse, Result<Outcome, DecodeError>), String>;
 
 /// Nothing went upstream for the first request: for a request invalid in its own API, the
 /// findings on the error the client got; otherwise the cell (the gateway refused: unsupported
 /// on a 4xx, broken on anything else).
 pub(crate) fn unsent(
-    asked: &Asked,
+    asked: &CallerRequest,
     response: &HttpResponse,
     outcome: &Result<Outcome, DecodeError>,
 ) -> Result<Vec<Finding>, Cell> {
@@ -83,7 +83,7 @@ fn sent_request(ex: &Exchange) -> HttpRequest {
 }
 
 /// Upstream: what the gateway sent `target` (the API the request's path names), by meaning.
-pub(crate) fn upstream(asked: &Asked, ex: &Exchange, target: Provider) -> Vec<Finding> {
+pub(crate) fn upstream(asked: &CallerRequest, ex: &Exchange, target: Provider) -> Vec<Finding> {
     // What the client sent, as sent (its strict flags and sanitized schemas included): the
     // gateway only sees this request, so the project's own encoder is judged on it too. A wire
     // carries no strict policy (decoded requests say `Off`): the case's applies.
@@ -106,7 +106,7 @@ pub(crate) fn upstream(asked: &Asked, ex: &Exchange, target: Provider) -> Vec<Fi
 
 /// Upstream, against `client_req`: the client's request as the gateway (or library) got it.
 fn upstream_of(
-    asked: &Asked,
+    asked: &CallerRequest,
     ex: &Exchange,
     target: Provider,
     client_req: &ChatRequest,
@@ -221,7 +221,12 @@ fn routed_elsewhere(route: Provider, sent_to: Provider) -> Option<Finding> {
 /// key, its request), so nothing the trial is about was exercised. For a client request invalid
 /// in its own API, only upstream's refusal of that same content is provoked: a refusal of
 /// anything else (a field the gateway left out) is the gateway's.
-fn refused(asked: &Asked, ex: &Exchange, target: Provider, sent_body: &Value) -> Option<Finding> {
+fn refused(
+    asked: &CallerRequest,
+    ex: &Exchange,
+    target: Provider,
+    sent_body: &Value,
+) -> Option<Finding> {
     let file = &asked.base.case.file;
     let provoked = file.simulate.error.is_some()
         || if asked.invalid {
@@ -247,7 +252,7 @@ fn refused(asked: &Asked, ex: &Exchange, target: Provider, sent_body: &Value) ->
 
 /// Downstream: what the client got, against what upstream answered.
 pub(crate) fn downstream(
-    asked: &Asked,
+    asked: &CallerRequest,
     ex: &Exchange,
     target: Provider,
     response: &HttpResponse,
@@ -302,7 +307,7 @@ pub(crate) fn decoded(target: Provider, req: &ChatRequest, ex: &Exchange) -> Opt
 
 /// The first answer the rounds go on from: a success without an error, to a valid request.
 pub(crate) fn continues<'a>(
-    asked: &Asked,
+    asked: &CallerRequest,
     response: &HttpResponse,
     outcome: &'a Result<Outcome, DecodeError>,
 ) -> Option<&'a Outcome> {
@@ -316,11 +321,11 @@ pub(crate) fn continues<'a>(
 /// client encoded it, `ex` the last exchange it caused upstream, `got` what the client got.
 pub(crate) fn round(
     n: usize,
-    asked: &Asked,
+    asked: &CallerRequest,
     next: &ChatRequest,
     request: &HttpRequest,
     ex: Option<&Exchange>,
-    got: &Got,
+    got: &Received,
 ) -> (Vec<Finding>, bool) {
     let round_invalid = client_fault(&asked.base, &request.body);
     let Some(ex) = ex else {
@@ -383,7 +388,7 @@ pub(crate) fn round(
 /// Downstream check of a follow-up round's answer. `upstream`: `None` when the client's request
 /// was invalid in its own API (the answer must be its 4xx error); else the status upstream gave
 /// the round, where an error the gateway makes of a success is breaking.
-fn round_answer(n: usize, got: &Got, upstream: Option<u16>) -> Vec<Finding> {
+fn round_answer(n: usize, got: &Received, upstream: Option<u16>) -> Vec<Finding> {
     let round = |f: Finding| Finding {
         message: format!("round {}: {}", n + 1, f.message),
         ..f

@@ -35,7 +35,7 @@ mod tests;
 
 pub use cause::{CauseKey, normalize};
 pub use document::{Status, document, status};
-pub use judge::{Asked, Got};
+pub use judge::{CallerRequest, Received};
 pub use known::{known_failure, stale_causes};
 pub use lifecycle::{Options, Run, SetUpError, run, run_on};
 pub use memory::{PeakSampler, machine_note};

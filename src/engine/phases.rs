@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::cause;
 use super::finding::Finding;
-use super::judge::{self, Asked};
+use super::judge::{self, CallerRequest};
 use super::result::{Cell, RequestTiming, TrialResult};
 use super::trial::{Kind, RoutedTrial};
 use super::upstream::Upstream;
@@ -18,7 +18,7 @@ use crate::run::OwnTime;
 
 /// What a trial ended with, before it is named and timed.
 #[derive(Default)]
-struct Ends {
+struct TrialEnd {
     client_request: Value,
     upstream_request: Option<Value>,
     upstream_answer: Option<String>,
@@ -31,8 +31,8 @@ struct Ends {
     requests: Vec<RequestTiming>,
 }
 
-impl Ends {
-    fn ended(mut self, cell: Cell) -> Ends {
+impl TrialEnd {
+    fn ended(mut self, cell: Cell) -> TrialEnd {
         self.cell = Some(cell);
         self
     }
@@ -81,8 +81,8 @@ async fn phases<W: Way>(
     upstream: &Upstream,
     trial: &RoutedTrial,
     clock: &mut OwnTime,
-) -> Ends {
-    let mut ends = Ends::default();
+) -> TrialEnd {
+    let mut ends = TrialEnd::default();
     // 1: the caller's request.
     let (asked, request) = match way.ask(trial, upstream) {
         Ok(asked) => asked,
@@ -141,7 +141,7 @@ async fn phases<W: Way>(
 
 /// What every round of a trial shares.
 struct Round<'a, R> {
-    asked: &'a Asked,
+    asked: &'a CallerRequest,
     request: &'a R,
     trial: &'a RoutedTrial,
     watch: &'a PromptWatch<'a>,

@@ -730,36 +730,36 @@ impl super::Way for Panicky {
         &self,
         trial: &super::RoutedTrial,
         _: &super::Upstream,
-    ) -> Result<(super::Asked, ()), Cell> {
+    ) -> Result<(super::CallerRequest, ()), Cell> {
         if trial.case.name == self.0 {
             panic!("the way fell over");
         }
         Err(Cell::NotApplicable("nothing to send".into()))
     }
-    fn shown(&self, _: &super::Asked, _: &()) -> serde_json::Value {
+    fn shown(&self, _: &super::CallerRequest, _: &()) -> serde_json::Value {
         serde_json::Value::Null
     }
     async fn send(
         &self,
         _: &mut usize,
-        _: &super::Asked,
+        _: &super::CallerRequest,
         _: &(),
         _: &super::PromptWatch<'_>,
-    ) -> crate::run::Sent<Vec<super::Exchange>, Result<(), String>> {
+    ) -> crate::run::Watched<Vec<super::Exchange>, Result<(), String>> {
         unreachable!()
     }
     fn not_expressible(&self, _: &()) -> Option<Cell> {
         None
     }
-    fn keep(&self, _: &super::Asked, _: &(), _: &[super::Exchange]) -> super::Kept {
+    fn keep(&self, _: &super::CallerRequest, _: &(), _: &[super::Exchange]) -> super::Kept {
         super::Kept::default()
     }
-    fn unsent(&self, _: &super::Asked, _: &()) -> Result<Vec<Finding>, Cell> {
+    fn unsent(&self, _: &super::CallerRequest, _: &()) -> Result<Vec<Finding>, Cell> {
         Ok(Vec::new())
     }
     fn downstream(
         &self,
-        _: &super::Asked,
+        _: &super::CallerRequest,
         _: &super::Exchange,
         _: Provider,
         _: &(),
@@ -768,7 +768,7 @@ impl super::Way for Panicky {
     }
     fn continues(
         &self,
-        _: &super::Asked,
+        _: &super::CallerRequest,
         _: &super::Exchange,
         _: &(),
     ) -> Option<crate::model::Outcome> {
@@ -777,13 +777,13 @@ impl super::Way for Panicky {
     async fn round(
         &self,
         _: &mut usize,
-        _: &super::Asked,
+        _: &super::CallerRequest,
         _: &(),
         _: &ChatRequest,
         _: &ChatRequest,
         _: &crate::http::HttpRequest,
         _: &super::PromptWatch<'_>,
-    ) -> crate::run::Sent<Vec<super::Exchange>, super::RoundAnswer> {
+    ) -> crate::run::Watched<Vec<super::Exchange>, super::RoundAnswer> {
         unreachable!()
     }
     async fn end_trial(&self, _: &mut usize) {}

@@ -99,15 +99,15 @@ impl hyper::body::Body for Timed {
     }
 }
 
-struct Slot {
+struct Claim {
     prompt: String,
     scenario: Scenario,
     exchanges: Vec<Exchange>,
 }
 
 #[derive(Default)]
-struct Book {
-    slots: Vec<Slot>,
+struct Claims {
+    open: Vec<Claim>,
     /// Requests no trial claimed (startup probes, model listings).
     unclaimed: Vec<String>,
 }
@@ -115,7 +115,7 @@ struct Book {
 /// The recording upstream; stops when dropped.
 pub struct Upstream {
     server: loopback::Server,
-    book: Arc<Mutex<Book>>,
+    claims: Arc<Mutex<Claims>>,
 }
 
 impl Upstream {
@@ -127,13 +127,13 @@ impl Upstream {
     /// Starts on `addr`: the fixed address a gateway configured from a file already points at
     /// (`tooltape gateway --upstream-listen`).
     pub async fn start_on(addr: SocketAddr) -> io::Result<Upstream> {
-        let book = Arc::new(Mutex::new(Book::default()));
-        let shared = Arc::clone(&book);
+        let claims = Arc::new(Mutex::new(Claims::default()));
+        let shared = Arc::clone(&claims);
         let server = loopback::Server::start(addr, Options::default(), move |req| {
             handle(req, Arc::clone(&shared))
         })
         .await?;
-        Ok(Upstream { server, book })
+        Ok(Upstream { server, claims })
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -143,28 +143,28 @@ impl Upstream {
 
     /// Claims requests carrying `prompt` for one trial, answered under `scenario`.
     pub fn open(&self, prompt: &str, scenario: &Scenario) {
-        let mut book = self.book.lock().unwrap_or_else(PoisonError::into_inner);
-        book.slots.retain(|s| s.prompt != prompt);
-        book.slots.push(Slot {
+        let mut claims = self.claims.lock().unwrap_or_else(PoisonError::into_inner);
+        claims.open.retain(|s| s.prompt != prompt);
+        claims.open.push(Claim {
             prompt: prompt.to_string(),
             scenario: scenario.clone(),
             exchanges: Vec::new(),
         });
     }
 
-    /// Ends the claim and returns what was recorded for it.
+    /// TrialEnd the claim and returns what was recorded for it.
     pub(crate) fn close(&self, prompt: &str) -> Vec<Exchange> {
-        let mut book = self.book.lock().unwrap_or_else(PoisonError::into_inner);
-        match book.slots.iter().position(|s| s.prompt == prompt) {
-            Some(i) => book.slots.remove(i).exchanges,
+        let mut claims = self.claims.lock().unwrap_or_else(PoisonError::into_inner);
+        match claims.open.iter().position(|s| s.prompt == prompt) {
+            Some(i) => claims.open.remove(i).exchanges,
             None => Vec::new(),
         }
     }
 
     /// Method and path of requests no trial claimed.
     pub fn unclaimed(&self) -> Vec<String> {
-        let book = self.book.lock().unwrap_or_else(PoisonError::into_inner);
-        book.unclaimed.clone()
+        let claims = self.claims.lock().unwrap_or_else(PoisonError::into_inner);
+        claims.unclaimed.clone()
     }
 }
 
@@ -219,7 +219,7 @@ fn simulate(req: &SimRequest, scenario: &Scenario) -> SimResponse {
     crate::simulate::answer(req, scenario)
 }
 
-async fn handle(req: loopback::Request, book: Arc<Mutex<Book>>) -> Reply {
+async fn handle(req: loopback::Request, claims: Arc<Mutex<Claims>>) -> Reply {
     // A body not read whole is answered as the simulator answers it; it carries no prompt, so
     // it stays unclaimed.
     let (sim, refused) = crate::simulate::sim_request(req);
@@ -227,8 +227,9 @@ async fn handle(req: loopback::Request, book: Arc<Mutex<Book>>) -> Reply {
     let held = Arc::new(OnceLock::new());
     let parsed: Value = serde_json::from_slice(&sim.body).unwrap_or(Value::Null);
     let scenario = {
-        let book = book.lock().unwrap_or_else(PoisonError::into_inner);
-        book.slots
+        let claims = claims.lock().unwrap_or_else(PoisonError::into_inner);
+        claims
+            .open
             .iter()
             .find(|s| carries(&parsed, &s.prompt))
             .map(|s| (s.prompt.clone(), s.scenario.clone()))
@@ -244,10 +245,10 @@ async fn handle(req: loopback::Request, book: Arc<Mutex<Book>>) -> Reply {
         SimBody::Chunks(c) => (c.clone(), true),
     };
     {
-        let mut book = book.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut claims = claims.lock().unwrap_or_else(PoisonError::into_inner);
         let slot = scenario
             .as_ref()
-            .and_then(|(p, _)| book.slots.iter_mut().find(|s| &s.prompt == p));
+            .and_then(|(p, _)| claims.open.iter_mut().find(|s| &s.prompt == p));
         match slot {
             Some(slot) => slot.exchanges.push(Exchange {
                 request: sim.clone(),
@@ -258,8 +259,10 @@ async fn handle(req: loopback::Request, book: Arc<Mutex<Book>>) -> Reply {
                 held: Arc::clone(&held),
             }),
             None => {
-                if book.unclaimed.len() < 1000 {
-                    book.unclaimed.push(format!("{} {}", sim.method, sim.path));
+                if claims.unclaimed.len() < 1000 {
+                    claims
+                        .unclaimed
+                        .push(format!("{} {}", sim.method, sim.path));
                 }
             }
         }

@@ -7,13 +7,13 @@ use std::future::Future;
 use serde_json::Value;
 
 use super::finding::Finding;
-use super::judge::{Asked, Got};
+use super::judge::{CallerRequest, Received};
 use super::result::{Cell, RequestTiming};
 use super::trial::RoutedTrial;
 use super::upstream::{Exchange, Upstream};
 use crate::http::HttpRequest;
 use crate::model::{ChatRequest, Outcome};
-use crate::run::{Sent, Watch};
+use crate::run::{Watch, Watched};
 use crate::scenario::Scenario;
 
 /// The recording upstream's claim on one trial's prompt: what the system sent upstream while
@@ -46,7 +46,7 @@ pub struct Kept {
 /// A follow-up round's answer: what the caller got (as an HTTP answer, for the round's
 /// judgement), the outcome the rounds go on from, and the request's timing.
 pub struct RoundAnswer {
-    pub got: Got,
+    pub got: Received,
     pub next: Option<Outcome>,
     pub timing: Option<RequestTiming>,
 }
@@ -64,41 +64,49 @@ pub trait Way: Send + Sync + 'static {
     fn worker(&self, n: usize) -> Self::Worker;
 
     /// Phase 1: the caller's request; a trial the caller cannot express is `NotApplicable`.
-    fn ask(&self, trial: &RoutedTrial, upstream: &Upstream)
-    -> Result<(Asked, Self::Request), Cell>;
+    fn ask(
+        &self,
+        trial: &RoutedTrial,
+        upstream: &Upstream,
+    ) -> Result<(CallerRequest, Self::Request), Cell>;
 
     /// The caller's request as the trial's record shows it.
-    fn shown(&self, asked: &Asked, request: &Self::Request) -> Value;
+    fn shown(&self, asked: &CallerRequest, request: &Self::Request) -> Value;
 
     /// Phase 2: the first request, sent while `watch` records what went upstream.
     fn send(
         &self,
         worker: &mut Self::Worker,
-        asked: &Asked,
+        asked: &CallerRequest,
         request: &Self::Request,
         watch: &PromptWatch<'_>,
-    ) -> impl Future<Output = Sent<Vec<Exchange>, Result<Self::Answer, String>>> + Send;
+    ) -> impl Future<Output = Watched<Vec<Exchange>, Result<Self::Answer, String>>> + Send;
 
     /// The answer says the caller's side cannot express the trial (nothing was sent).
     fn not_expressible(&self, answer: &Self::Answer) -> Option<Cell>;
 
     /// What the record keeps of the answer.
-    fn keep(&self, asked: &Asked, answer: &Self::Answer, seen: &[Exchange]) -> Kept;
+    fn keep(&self, asked: &CallerRequest, answer: &Self::Answer, seen: &[Exchange]) -> Kept;
 
     /// Nothing went upstream: the findings, or the cell the trial ends with.
-    fn unsent(&self, asked: &Asked, answer: &Self::Answer) -> Result<Vec<Finding>, Cell>;
+    fn unsent(&self, asked: &CallerRequest, answer: &Self::Answer) -> Result<Vec<Finding>, Cell>;
 
     /// Phase 4: what the caller got, against what upstream answered in `ex`.
     fn downstream(
         &self,
-        asked: &Asked,
+        asked: &CallerRequest,
         ex: &Exchange,
         target: crate::model::Provider,
         answer: &Self::Answer,
     ) -> Vec<Finding>;
 
     /// The outcome the rounds go on from, when the first answer lets them.
-    fn continues(&self, asked: &Asked, ex: &Exchange, answer: &Self::Answer) -> Option<Outcome>;
+    fn continues(
+        &self,
+        asked: &CallerRequest,
+        ex: &Exchange,
+        answer: &Self::Answer,
+    ) -> Option<Outcome>;
 
     /// Phase 5: one follow-up round: `next` (encoded as `encoded` in the caller's format) sent
     /// after `prev`, while `watch` records what went upstream.
@@ -106,13 +114,13 @@ pub trait Way: Send + Sync + 'static {
     fn round(
         &self,
         worker: &mut Self::Worker,
-        asked: &Asked,
+        asked: &CallerRequest,
         request: &Self::Request,
         prev: &ChatRequest,
         next: &ChatRequest,
         encoded: &HttpRequest,
         watch: &PromptWatch<'_>,
-    ) -> impl Future<Output = Sent<Vec<Exchange>, RoundAnswer>> + Send;
+    ) -> impl Future<Output = Watched<Vec<Exchange>, RoundAnswer>> + Send;
 
     /// The trial is over (a driver reads its next trial).
     fn end_trial(&self, worker: &mut Self::Worker) -> impl Future<Output = ()> + Send;

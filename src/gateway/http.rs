@@ -15,12 +15,12 @@ use toml::Spanned;
 use super::process;
 use super::profile::LoadedProfile;
 use crate::engine::{
-    Asked, Cell, Exchange, Finding, Kept, Kind, KnownEntry, PromptWatch, RequestTiming,
+    CallerRequest, Cell, Exchange, Finding, Kept, Kind, KnownEntry, PromptWatch, RequestTiming,
     RoundAnswer, Route, RoutedTrial, Started, System, TrialResult, Upstream, Way, fill, judge,
 };
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, DecodeError, Outcome, Provider};
-use crate::run::{Endpoint, Sent, Timing, exchange};
+use crate::run::{Endpoint, Timing, Watched, exchange};
 
 /// Trials through a gateway at `url` (its base path included).
 pub struct Http {
@@ -53,7 +53,11 @@ impl Way for Http {
 
     /// Phase 1: the client's request in the route's inbound format, with the profile's and the
     /// route's headers; a request the inbound encoder refuses is not applicable.
-    fn ask(&self, trial: &RoutedTrial, upstream: &Upstream) -> Result<(Asked, Endpoint), Cell> {
+    fn ask(
+        &self,
+        trial: &RoutedTrial,
+        upstream: &Upstream,
+    ) -> Result<(CallerRequest, Endpoint), Cell> {
         let inbound = trial.route.inbound;
         let (base, req) = trial.first_request(inbound);
         let encoded = crate::providers::encode(inbound, &req).map_err(|e| {
@@ -68,7 +72,7 @@ impl Way for Http {
             )
         }));
         let invalid = judge::client_fault(&base, &encoded.request.body);
-        let asked = Asked {
+        let asked = CallerRequest {
             base,
             inbound,
             target: trial.route.upstream,
@@ -85,7 +89,7 @@ impl Way for Http {
         Ok((asked, endpoint))
     }
 
-    fn shown(&self, asked: &Asked, _: &Endpoint) -> Value {
+    fn shown(&self, asked: &CallerRequest, _: &Endpoint) -> Value {
         let request = &asked.encoded.request;
         json!({"path": request.path_and_query(), "body": request.body})
     }
@@ -93,10 +97,10 @@ impl Way for Http {
     async fn send(
         &self,
         _: &mut (),
-        asked: &Asked,
+        asked: &CallerRequest,
         endpoint: &Endpoint,
         watch: &PromptWatch<'_>,
-    ) -> Sent<Vec<Exchange>, Result<Answered, String>> {
+    ) -> Watched<Vec<Exchange>, Result<Answered, String>> {
         let request = &asked.encoded.request;
         exchange(
             &self.client,
@@ -115,7 +119,7 @@ impl Way for Http {
 
     fn keep(
         &self,
-        asked: &Asked,
+        asked: &CallerRequest,
         (response, outcome, timing): &Answered,
         seen: &[Exchange],
     ) -> Kept {
@@ -129,7 +133,7 @@ impl Way for Http {
 
     fn unsent(
         &self,
-        asked: &Asked,
+        asked: &CallerRequest,
         (response, outcome, _): &Answered,
     ) -> Result<Vec<Finding>, Cell> {
         judge::unsent(asked, response, outcome)
@@ -137,7 +141,7 @@ impl Way for Http {
 
     fn downstream(
         &self,
-        asked: &Asked,
+        asked: &CallerRequest,
         ex: &Exchange,
         target: Provider,
         (response, outcome, _): &Answered,
@@ -147,7 +151,7 @@ impl Way for Http {
 
     fn continues(
         &self,
-        asked: &Asked,
+        asked: &CallerRequest,
         _: &Exchange,
         (response, outcome, _): &Answered,
     ) -> Option<Outcome> {
@@ -157,13 +161,13 @@ impl Way for Http {
     async fn round(
         &self,
         _: &mut (),
-        asked: &Asked,
+        asked: &CallerRequest,
         endpoint: &Endpoint,
         _: &ChatRequest,
         next: &ChatRequest,
         encoded: &HttpRequest,
         watch: &PromptWatch<'_>,
-    ) -> Sent<Vec<Exchange>, RoundAnswer> {
+    ) -> Watched<Vec<Exchange>, RoundAnswer> {
         let sent = exchange(&self.client, endpoint, asked.inbound, next, encoded, watch).await;
         let timing = (sent.answer.as_ref().ok())
             .map(|(_, _, t)| RequestTiming::of(*t, next.stream, &sent.seen));
@@ -174,7 +178,7 @@ impl Way for Http {
             Ok((_, Ok(o))) if o.error.is_none() => Some(o.clone()),
             _ => None,
         };
-        Sent {
+        Watched {
             answer: RoundAnswer { got, next, timing },
             seen: sent.seen,
             waited: sent.waited,

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use super::finding::{Finding, FindingKind, Side, clip, f, of_kind};
+use super::finding::{Finding, FindingKind, Side, clip, finding, of_kind};
 use crate::model::{Finish, Outcome, Provider, Severity};
 
 /// Downstream check of the answer to a request the client's own API rejects (the case expects
@@ -22,12 +22,12 @@ fn invalid_request_findings(status: u16, got: Result<&Outcome, String>) -> Vec<F
     let side = Side::Downstream;
     let error = got.as_ref().ok().and_then(|o| o.error.as_ref());
     let finding = match (status, error) {
-        (200..=299, None) => f(
+        (200..=299, None) => finding(
             Severity::Breaking,
             side,
             format!("an invalid request answered as a success ({status})"),
         ),
-        (200..=299, Some(e)) => f(
+        (200..=299, Some(e)) => finding(
             Severity::Behaviour,
             side,
             format!(
@@ -36,7 +36,7 @@ fn invalid_request_findings(status: u16, got: Result<&Outcome, String>) -> Vec<F
             ),
         ),
         (400..=499, Some(_)) => return Vec::new(),
-        (400..=499, None) => f(
+        (400..=499, None) => finding(
             Severity::Breaking,
             side,
             format!(
@@ -46,7 +46,7 @@ fn invalid_request_findings(status: u16, got: Result<&Outcome, String>) -> Vec<F
                     .unwrap_or_default()
             ),
         ),
-        _ => f(
+        _ => finding(
             Severity::Breaking,
             side,
             format!("an invalid request answered {status} (its API answers 4xx)"),
@@ -93,7 +93,7 @@ fn downstream_findings(
         // A success status is wrong whatever its body: one that decodes as an answer, and one
         // that does not decode at all.
         if (200..300).contains(&got_status) && !got.as_ref().is_ok_and(|o| o.error.is_some()) {
-            out.push(f(
+            out.push(finding(
                 Severity::Breaking,
                 side,
                 format!("upstream {up_status} answered as {got_status} without an error"),
@@ -104,7 +104,7 @@ fn downstream_findings(
     let got = match got {
         Ok(o) => o,
         Err(e) => {
-            out.push(f(
+            out.push(finding(
                 Severity::Breaking,
                 side,
                 format!("answer does not decode: {e}"),
@@ -116,7 +116,7 @@ fn downstream_findings(
     // error event, or a stream without its terminal event), never a clean finish.
     if let Some(why) = expected.and_then(broken) {
         if got.error.is_none() && !truncated(got) {
-            out.push(f(
+            out.push(finding(
                 Severity::Breaking,
                 side,
                 format!(
@@ -128,7 +128,7 @@ fn downstream_findings(
         return out;
     }
     if let Some(e) = &got.error {
-        out.push(f(
+        out.push(finding(
             Severity::Breaking,
             side,
             format!(
@@ -151,7 +151,7 @@ fn downstream_findings(
             .map(str::to_string)
     };
     if norm(&exp.text) != norm(&got.text) {
-        out.push(f(
+        out.push(finding(
             Severity::Behaviour,
             side,
             format!(
@@ -164,8 +164,12 @@ fn downstream_findings(
     // Usage is what upstream counted: passed through, not dropped or recounted.
     let output = |o: &Outcome| o.usage.as_ref().and_then(|u| u.output_tokens);
     match (output(exp), output(got)) {
-        (Some(_), None) => out.push(f(Severity::Behaviour, side, "usage not passed through")),
-        (Some(e), Some(g)) if e != g => out.push(f(
+        (Some(_), None) => out.push(finding(
+            Severity::Behaviour,
+            side,
+            "usage not passed through",
+        )),
+        (Some(e), Some(g)) if e != g => out.push(finding(
             Severity::Behaviour,
             side,
             format!("usage changed: {e} output tokens answered as {g}"),
@@ -182,7 +186,7 @@ fn calls_kept(exp: &Outcome, got: &Outcome, out: &mut Vec<Finding>) {
     let en: Vec<&str> = exp.tool_calls.iter().map(|c| c.name.as_str()).collect();
     let gn: Vec<&str> = got.tool_calls.iter().map(|c| c.name.as_str()).collect();
     if en != gn {
-        out.push(f(
+        out.push(finding(
             Severity::Breaking,
             side,
             format!("calls [{}] answered as [{}]", en.join(", "), gn.join(", ")),
@@ -190,7 +194,7 @@ fn calls_kept(exp: &Outcome, got: &Outcome, out: &mut Vec<Finding>) {
     } else {
         for (e, g) in exp.tool_calls.iter().zip(&got.tool_calls) {
             if e.arguments != g.arguments {
-                out.push(f(
+                out.push(finding(
                     Severity::Breaking,
                     side,
                     format!(
@@ -206,13 +210,13 @@ fn calls_kept(exp: &Outcome, got: &Outcome, out: &mut Vec<Finding>) {
     let mut ids = BTreeSet::new();
     for c in &got.tool_calls {
         if c.id.is_empty() {
-            out.push(f(
+            out.push(finding(
                 Severity::Breaking,
                 side,
                 format!("call {} has no id", c.name),
             ));
         } else if !ids.insert(&c.id) {
-            out.push(f(
+            out.push(finding(
                 Severity::Breaking,
                 side,
                 format!("call id {} repeated", c.id),
@@ -230,7 +234,7 @@ fn finish_kept(inbound: Provider, exp: &Outcome, got: &Outcome, out: &mut Vec<Fi
         // The output-token limit wins over the calls: a call may have been cut (its partial
         // arguments are never a valid call), and only the length finish tells the client.
         if got.finish != Finish::Length {
-            out.push(f(
+            out.push(finding(
                 Severity::Breaking,
                 side,
                 format!(
@@ -240,7 +244,7 @@ fn finish_kept(inbound: Provider, exp: &Outcome, got: &Outcome, out: &mut Vec<Fi
             ));
         }
     } else if !got.tool_calls.is_empty() && (got.finish != Finish::ToolCalls || raw_wrong) {
-        out.push(f(
+        out.push(finding(
             Severity::Breaking,
             side,
             format!(
@@ -249,7 +253,7 @@ fn finish_kept(inbound: Provider, exp: &Outcome, got: &Outcome, out: &mut Vec<Fi
             ),
         ));
     } else if got.tool_calls.is_empty() && exp.finish != got.finish {
-        out.push(f(
+        out.push(finding(
             Severity::Behaviour,
             side,
             format!("finish {:?} answered as {:?}", exp.finish, got.finish),

@@ -91,7 +91,7 @@ impl Finding {
 }
 
 /// A finding of the request checks; the other checks retag theirs ([`of_kind`]).
-pub(super) fn f(severity: Severity, side: Side, message: impl Into<String>) -> Finding {
+pub(super) fn finding(severity: Severity, side: Side, message: impl Into<String>) -> Finding {
     Finding::new(FindingKind::Request, severity, side, message)
 }
 

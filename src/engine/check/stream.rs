@@ -1,7 +1,7 @@
 //! The stream checks: the raw events of the gateway's streamed answer against upstream's (call
 //! slots and identities, argument fragments, finish signals, the terminal event).
 
-use super::finding::{Finding, FindingKind, Side, f, of_kind};
+use super::finding::{Finding, FindingKind, Side, finding, of_kind};
 use crate::engine::events::StreamShape;
 use crate::model::{Provider, Severity};
 
@@ -34,7 +34,7 @@ fn stream_findings(
         .filter(|p| !(upstream_broken && p.starts_with("error event")))
         .take(1)
     {
-        out.push(f(Severity::Breaking, side, format!("stream: {p}")));
+        out.push(finding(Severity::Breaking, side, format!("stream: {p}")));
     }
     // Calls sharing a slot, told apart by id, are faithful when upstream streamed them so (a
     // same-format pass-through); a gateway that puts calls upstream kept apart at one slot
@@ -42,7 +42,7 @@ fn stream_findings(
     let upstream_shared = up.is_some_and(|u| u.calls.iter().any(|c| c.shared));
     for c in &got.calls {
         if c.shared && !upstream_shared {
-            out.push(f(
+            out.push(finding(
                 Severity::Breaking,
                 side,
                 format!(
@@ -54,7 +54,7 @@ fn stream_findings(
             ));
         }
         if let Some(other) = &c.reused_by {
-            out.push(f(
+            out.push(finding(
                 Severity::Breaking,
                 side,
                 format!(
@@ -65,7 +65,7 @@ fn stream_findings(
             ));
         }
         if !c.opened_with_identity {
-            out.push(f(
+            out.push(finding(
                 Severity::Breaking,
                 side,
                 format!("first delta at slot {} has no id and name", c.slot),
@@ -76,7 +76,7 @@ fn stream_findings(
     if let Some(up) = up.filter(|_| inbound != Provider::Gemini) {
         for (u, g) in up.calls.iter().zip(&got.calls) {
             if u.fragments > 1 && g.fragments <= 1 {
-                out.push(f(
+                out.push(finding(
                     Severity::Behaviour,
                     side,
                     format!(
@@ -90,7 +90,7 @@ fn stream_findings(
                 && g.fragments > 0
                 && g.fragments_before_finish == 0
             {
-                out.push(f(
+                out.push(finding(
                     Severity::Behaviour,
                     side,
                     format!(
@@ -101,7 +101,7 @@ fn stream_findings(
             }
         }
         if up.calls.len() > got.calls.len() {
-            out.push(f(
+            out.push(finding(
                 Severity::Breaking,
                 side,
                 format!(
@@ -114,7 +114,7 @@ fn stream_findings(
     }
     if upstream_broken {
         if got.finishes > 0 {
-            out.push(f(
+            out.push(finding(
                 Severity::Breaking,
                 side,
                 "finish signal after upstream's stream failed or was cut",
@@ -123,7 +123,7 @@ fn stream_findings(
         return out;
     }
     if got.finishes != 1 {
-        out.push(f(
+        out.push(finding(
             Severity::Behaviour,
             side,
             format!("{} finish signals (exactly one expected)", got.finishes),
@@ -136,7 +136,11 @@ fn stream_findings(
             Provider::OpenaiResponses => "response.completed",
             Provider::Gemini => "end",
         };
-        out.push(f(Severity::Behaviour, side, format!("no terminal {t}")));
+        out.push(finding(
+            Severity::Behaviour,
+            side,
+            format!("no terminal {t}"),
+        ));
     }
     out
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::finding::{Finding, FindingKind, Side, clip, f, of_kind};
+use super::finding::{Finding, FindingKind, Side, clip, finding, of_kind};
 use super::view::RequestView;
 use crate::model::{Provider, Severity, ToolChoice};
 
@@ -106,14 +106,14 @@ fn injected_findings(sent: &Value, ours: Option<&Value>) -> Vec<Finding> {
     let count = |v: &Value| v.get("messages").and_then(Value::as_array).map(Vec::len);
     let mut out = Vec::new();
     if first(sent) != first(ours) {
-        out.push(f(
+        out.push(finding(
             Severity::Breaking,
             side,
             "injected instructions differ from the ones src/inject/ builds",
         ));
     }
     if count(sent) != count(ours) {
-        out.push(f(
+        out.push(finding(
             Severity::Breaking,
             side,
             format!(
@@ -152,7 +152,7 @@ pub(crate) fn upstream(
         .filter(|n| ours.is_none_or(|o| o.tools.iter().any(|t| t.name == *n)))
         .collect();
     if !dropped.is_empty() && !none_by_omission {
-        out.push(f(
+        out.push(finding(
             Severity::Breaking,
             side,
             format!("tools dropped: {}", dropped.join(", ")),
@@ -164,7 +164,7 @@ pub(crate) fn upstream(
         };
         let ours_t = ours.and_then(|o| o.tools.iter().find(|x| x.name == t.name));
         if s.description != t.description && ours_t.is_none_or(|o| o.description != s.description) {
-            out.push(f(
+            out.push(finding(
                 Severity::Behaviour,
                 side,
                 format!("description of {} changed", t.name),
@@ -182,13 +182,13 @@ pub(crate) fn upstream(
             }
             let lost: Vec<&String> = a.difference(&b).take(3).collect();
             if lost.is_empty() {
-                out.push(f(
+                out.push(finding(
                     Severity::Cosmetic,
                     side,
                     format!("schema of {} reshaped (same keywords)", t.name),
                 ));
             } else {
-                out.push(f(
+                out.push(finding(
                     Severity::Behaviour,
                     side,
                     format!(
@@ -209,7 +209,7 @@ pub(crate) fn upstream(
             None => t.strict == Some(true) && target_supports_strict(target),
         };
         if wanted_strict && s.strict != Some(true) {
-            out.push(f(
+            out.push(finding(
                 Severity::Behaviour,
                 side,
                 format!("strict dropped for {}", t.name),
@@ -220,7 +220,7 @@ pub(crate) fn upstream(
         && !client.tools.is_empty()
         && !choice_kept(client.choice.as_ref(), sent.choice.as_ref(), &sent_names)
     {
-        out.push(f(
+        out.push(finding(
             Severity::Breaking,
             side,
             format!(
@@ -237,7 +237,7 @@ pub(crate) fn upstream(
         && !client.tools.is_empty()
         && ours.is_none_or(|o| o.parallel == Some(false))
     {
-        out.push(f(
+        out.push(finding(
             Severity::Behaviour,
             side,
             "parallel_tool_calls false dropped",
@@ -245,14 +245,14 @@ pub(crate) fn upstream(
     }
     out.extend(results(client, sent));
     if requires_grounding && !sent.hosted_search {
-        out.push(f(
+        out.push(finding(
             Severity::Breaking,
             side,
             "REQUIRED hosted search forwarded without the search tool (must fail closed)",
         ));
     }
     if let Some(why) = wire_rejection {
-        out.push(f(
+        out.push(finding(
             Severity::Breaking,
             side,
             format!("{} would reject it: {why}", target.slug()),
@@ -284,7 +284,7 @@ fn results_findings(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
     let mut out = Vec::new();
     let excused = unlinked(client).count();
     for (id, name) in unlinked(sent).skip(excused) {
-        out.push(f(
+        out.push(finding(
             Severity::Breaking,
             Side::Upstream,
             if name.is_empty() {
@@ -297,7 +297,7 @@ fn results_findings(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
         ));
     }
     if sent.results.len() < client.results.len() {
-        out.push(f(
+        out.push(finding(
             Severity::Breaking,
             Side::Upstream,
             "tool results dropped",
@@ -334,7 +334,7 @@ fn result_texts_kept(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
             continue;
         };
         if !same_result_text(text, got) {
-            out.push(f(
+            out.push(finding(
                 Severity::Breaking,
                 Side::Upstream,
                 format!(
