@@ -11,7 +11,7 @@ use clap::{Args, Subcommand};
 use super::exit;
 use super::suite::{self, Extras, SuiteArgs};
 use tooltape::client::{Library, Mutant};
-use tooltape::engine::{Options, Run};
+use tooltape::engine::{Run, RunOptions};
 use tooltape::runtime;
 
 #[derive(Args, Debug)]
@@ -62,7 +62,7 @@ pub fn run(root: &Path, a: &ClientArgs) -> i32 {
         },
         after: &|_: &Run| Ok(()),
     };
-    suite::run(root, &library, &a.suite, Options::default(), &extras)
+    suite::run(root, &library, &a.suite, RunOptions::default(), &extras)
 }
 
 /// `tooltape client drive`: serves the protocol until end of input.

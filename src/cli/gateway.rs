@@ -12,7 +12,7 @@ use clap::{Args, Subcommand};
 
 use super::exit;
 use super::suite::{self, Extras, SuiteArgs};
-use tooltape::engine::{self, Options, Run, TrialResult};
+use tooltape::engine::{self, Run, RunOptions, TrialResult};
 use tooltape::gateway::{
     COMPARE_BEGIN, COMPARE_END, CompareMeta, GatewayRun, LoadedProfile, compare_markdown,
     compare_row, compare_terminal,
@@ -97,10 +97,10 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
             return exit::ERROR;
         }
     };
-    let options = Options {
+    let options = RunOptions {
         url: a.url.clone(),
         upstream_listen: a.upstream_listen,
-        ..Options::default()
+        ..RunOptions::default()
     };
     let snapshots = |ran: &Run| {
         if !a.snapshots {
@@ -196,10 +196,10 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
             .find(|(n, _)| *n == profile.name)
             .map(|(_, u)| u.as_str());
         eprintln!("{}: {} trials", profile.name, trials.len());
-        let options = Options {
+        let options = RunOptions {
             url: url.map(str::to_string),
             concurrency: Some(concurrency),
-            ..Options::default()
+            ..RunOptions::default()
         };
         let note = |m: &str| eprintln!("{m}");
         let outcome = runtime().block_on(engine::run(Arc::clone(profile), trials, &options, &note));
@@ -280,7 +280,7 @@ fn document(
     causes: &[engine::RootCause],
 ) -> String {
     let md = engine::markdown(&profile.name, &profile.profile.description, results);
-    let leading = engine::causes_markdown(engine::Kind::Gateway, causes, results.len());
+    let leading = engine::causes_markdown(engine::SystemKind::Gateway, causes, results.len());
     // After the title, description, provenance and summary paragraphs: before the matrix.
     match md.find("\n| trial |") {
         Some(i) => format!("{}\n{leading}## Trial matrix\n{}", &md[..i], &md[i..]),

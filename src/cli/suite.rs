@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 
 use super::cases::discover;
 use super::exit;
-use tooltape::engine::{self, Options, RoutedTrial, Run, Status, System, TrialResult};
+use tooltape::engine::{self, RoutedTrial, Run, RunOptions, RunStatus, System, TrialResult};
 use tooltape::{Case, runtime};
 
 /// How a run's results are printed.
@@ -97,14 +97,14 @@ pub(super) fn run<S: System>(
     root: &Path,
     system: &Arc<S>,
     a: &SuiteArgs,
-    options: Options,
+    options: RunOptions,
     extras: &Extras<'_, S>,
 ) -> i32 {
     let Some((trials, unloadable)) = trials(root, &**system, a.filter.as_deref()) else {
         return exit::FAILED;
     };
     let t0 = Instant::now();
-    let options = Options {
+    let options = RunOptions {
         keep: a.keep,
         ..options
     };
@@ -146,7 +146,7 @@ fn finish<S: System>(
     system: &S,
     ran: &Run,
     a: &SuiteArgs,
-    status: Status,
+    status: RunStatus,
     extras: &Extras<'_, S>,
     unloadable: usize,
     t0: Instant,
@@ -157,7 +157,7 @@ fn finish<S: System>(
             system.name()
         );
     }
-    let whole = status != Status::Broken && ran.exited.is_none();
+    let whole = status != RunStatus::Broken && ran.exited.is_none();
     if let Some(path) = &a.md_out {
         if whole {
             if let Err(e) = std::fs::write(path, (extras.document)(system, ran)) {
@@ -186,7 +186,7 @@ fn finish<S: System>(
             .map(|k| format!(", peak memory {:.0} MiB", k as f64 / 1024.0))
             .unwrap_or_default()
     );
-    if status != Status::Passed && ran.work.exists() {
+    if status != RunStatus::Passed && ran.work.exists() {
         eprintln!(
             "the run's work folder (logs, config) is kept: {}",
             ran.work.display()
@@ -203,9 +203,9 @@ fn finish<S: System>(
         );
     }
     match status {
-        Status::Passed => exit::OK,
-        Status::Failed => exit::FAILED,
-        Status::Broken => {
+        RunStatus::Passed => exit::OK,
+        RunStatus::Failed => exit::FAILED,
+        RunStatus::Broken => {
             if let Some(t) = &ran.tail {
                 eprintln!("every trial broke; last lines of its log:\n{t}");
             }

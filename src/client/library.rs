@@ -12,7 +12,7 @@ use super::driver::Spec;
 use super::profile::LoadedClient;
 use super::way::Driven;
 use crate::engine::{
-    Kind, KnownEntry, Route, Started, System, TrialResult, Upstream, fill, install_into,
+    KnownEntry, Route, Started, System, SystemKind, TrialResult, Upstream, fill, install_into,
 };
 
 /// A library under test.
@@ -66,8 +66,8 @@ impl Library {
 impl System for Library {
     type Way = Driven;
 
-    fn kind(&self) -> Kind {
-        Kind::Client
+    fn kind(&self) -> SystemKind {
+        SystemKind::Client
     }
 
     fn name(&self) -> &str {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::profile::LoadedClient;
-use crate::engine::{Cell, Kind, RootCause, TrialResult, causes_markdown, summary};
+use crate::engine::{Cell, RootCause, SystemKind, TrialResult, causes_markdown, summary};
 
 fn md(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
@@ -46,7 +46,7 @@ pub fn markdown(profile: &LoadedClient, results: &[TrialResult], causes: &[RootC
         let _ = writeln!(s, "| {route} | {mode} | {p} | {f} | {k} | {n} |");
     }
     let _ = writeln!(s);
-    s.push_str(&causes_markdown(Kind::Client, causes, results.len()));
+    s.push_str(&causes_markdown(SystemKind::Client, causes, results.len()));
     let _ = writeln!(s, "## Known failures\n");
     let mut known: Vec<(String, String, usize)> = Vec::new();
     for k in &profile.profile.known_failure {

@@ -11,12 +11,12 @@ use super::driver::{Driver, Spec};
 use super::profile::LoadedClient;
 use super::protocol::{DriverMessage, DriverResult, DriverTrial, Next, choice_value};
 use crate::engine::{
-    CallerRequest, Cell, Exchange, Finding, FindingKind, Kept, PromptWatch, Received, RoundAnswer,
-    RoutedTrial, Side, Upstream, Way, broken, judge,
+    CallerReply, CallerRequest, Cell, Exchange, Finding, FindingKind, Kept, PromptWatch,
+    RoundAnswer, RoutedTrial, Side, Upstream, Way, broken, judge,
 };
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, Outcome, Provider, Severity, StrictPolicy};
-use crate::run::{Watched, watched};
+use crate::run::{WatchedStep, watched};
 
 /// Trials through a library's driver.
 pub struct Driven {
@@ -102,7 +102,7 @@ impl Way for Driven {
             .map(|r| r.options.clone())
             .unwrap_or_default();
         let driver_trial = DriverTrial::of(
-            trial.name(crate::engine::Kind::Client, &self.profile.name),
+            trial.name(crate::engine::SystemKind::Client, &self.profile.name),
             api,
             upstream.base_url(),
             options,
@@ -136,7 +136,7 @@ impl Way for Driven {
         _: &CallerRequest,
         request: &DriverTrial,
         watch: &PromptWatch<'_>,
-    ) -> Watched<Vec<Exchange>, Result<DriverResult, String>> {
+    ) -> WatchedStep<Vec<Exchange>, Result<DriverResult, String>> {
         watched(watch, worker.step(request)).await
     }
 
@@ -235,7 +235,7 @@ impl Way for Driven {
         next: &ChatRequest,
         _: &HttpRequest,
         watch: &PromptWatch<'_>,
-    ) -> Watched<Vec<Exchange>, RoundAnswer> {
+    ) -> WatchedStep<Vec<Exchange>, RoundAnswer> {
         let results = next.messages[prev.messages.len() + 1..]
             .iter()
             .map(DriverMessage::of)
@@ -245,7 +245,7 @@ impl Way for Driven {
             tool_choice: next.tool_choice.as_ref().map(choice_value),
         };
         let sent = watched(watch, worker.step(&step)).await;
-        let got: Received = sent.answer.as_ref().map_err(Clone::clone).map(|g| {
+        let got: CallerReply = sent.answer.as_ref().map_err(Clone::clone).map(|g| {
             // An error without an HTTP status was raised by the library itself: a refusal
             // before sending when nothing went upstream, else a failure of its own.
             let local = if sent.seen.is_empty() { 400 } else { 500 };
@@ -264,7 +264,7 @@ impl Way for Driven {
             Ok(g) if g.error.is_none() => Some(g.outcome()),
             _ => None,
         };
-        Watched {
+        WatchedStep {
             answer: RoundAnswer {
                 got,
                 next,

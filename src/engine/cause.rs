@@ -3,7 +3,7 @@
 //! met on many routes, choices and modes is one cause (`reproduce` groups a run's trials by it).
 
 use super::finding::Finding;
-use super::trial::Kind;
+use super::trial::SystemKind;
 use crate::model::Severity;
 
 /// What a failing trial's root cause is made of.
@@ -38,7 +38,7 @@ pub(crate) enum Ended<'a> {
     /// Its findings failed it.
     Failed,
     /// The system (of that kind) broke it before any check (the cell's message).
-    Broken(Kind, &'a str),
+    Broken(SystemKind, &'a str),
     /// Passed, or an expected cell: no cause.
     Other,
 }

@@ -1,6 +1,6 @@
 //! The one shape of a run's output and the one rule for how it ended, for gateways and
 //! libraries alike: the JSON document `{kind, target, version, summary, causes, trials}` and the
-//! run's [`Status`] (passed, failed, broken), which the binary maps to its exit codes.
+//! run's [`RunStatus`] (passed, failed, broken), which the binary maps to its exit codes.
 
 use serde_json::{Value, json};
 
@@ -11,7 +11,7 @@ use super::system::System;
 
 /// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
+pub enum RunStatus {
     /// Every trial ran and every result is expected (passes, known failures, clean refusals,
     /// trials the caller cannot express).
     Passed,
@@ -26,20 +26,20 @@ pub enum Status {
 /// The run's status. `stale`: known failures naming a cause no trial failed with; `exited`:
 /// the system died mid-run (the trials after that broke: failed, not a broken run);
 /// `incomplete`: the suite did not fully run (unloadable case files).
-pub fn status(results: &[TrialResult], stale: usize, exited: bool, incomplete: bool) -> Status {
+pub fn status(results: &[TrialResult], stale: usize, exited: bool, incomplete: bool) -> RunStatus {
     if exited {
-        return Status::Failed;
+        return RunStatus::Failed;
     }
     let broken = results.iter().any(|r| matches!(r.cell, Cell::Broken(_)))
         && (results.iter()).all(|r| matches!(r.cell, Cell::Broken(_) | Cell::NotApplicable(_)));
     if broken {
-        return Status::Broken;
+        return RunStatus::Broken;
     }
     let unexpected = results.iter().filter(|r| !r.cell.expected()).count() + stale;
     if unexpected > 0 || incomplete {
-        Status::Failed
+        RunStatus::Failed
     } else {
-        Status::Passed
+        RunStatus::Passed
     }
 }
 

@@ -34,7 +34,7 @@ pub struct CallerRequest {
 }
 
 /// A request and its decoded answer, as the client got them.
-pub type Received = Result<(HttpResponse, Result<Outcome, DecodeError>), String>;
+pub type CallerReply = Result<(HttpResponse, Result<Outcome, DecodeError>), String>;
 
 /// Nothing went upstream for the first request: for a request invalid in its own API, the
 /// findings on the error the client got; otherwise the cell (the gateway refused: unsupported
@@ -325,7 +325,7 @@ pub(crate) fn round(
     next: &ChatRequest,
     request: &HttpRequest,
     ex: Option<&Exchange>,
-    got: &Received,
+    got: &CallerReply,
 ) -> (Vec<Finding>, bool) {
     let round_invalid = client_fault(&asked.base, &request.body);
     let Some(ex) = ex else {
@@ -388,7 +388,7 @@ pub(crate) fn round(
 /// Downstream check of a follow-up round's answer. `upstream`: `None` when the client's request
 /// was invalid in its own API (the answer must be its 4xx error); else the status upstream gave
 /// the round, where an error the gateway makes of a success is breaking.
-fn round_answer(n: usize, got: &Received, upstream: Option<u16>) -> Vec<Finding> {
+fn round_answer(n: usize, got: &CallerReply, upstream: Option<u16>) -> Vec<Finding> {
     let round = |f: Finding| Finding {
         message: format!("round {}: {}", n + 1, f.message),
         ..f

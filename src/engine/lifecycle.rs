@@ -13,12 +13,12 @@ use super::reproduce::{RootCause, causes};
 use super::result::TrialResult;
 use super::run::run_all;
 use super::system::System;
-use super::trial::{Kind, RoutedTrial};
+use super::trial::{RoutedTrial, SystemKind};
 use super::upstream::Upstream;
 
 /// How a run is set up.
 #[derive(Clone, Debug, Default)]
-pub struct Options {
+pub struct RunOptions {
     /// A system that is already running (gateways): only the profile's routes and headers are used.
     pub url: Option<String>,
     /// Where the recording upstream listens (default: any free port on 127.0.0.1).
@@ -69,7 +69,7 @@ impl From<String> for SetUpError {
 
 /// The run's work folder in `under` (default: the system's temp folder):
 /// `tooltape-KIND-NAME-PID`.
-fn work_folder(under: Option<&Path>, kind: Kind, name: &str) -> Result<PathBuf, String> {
+fn work_folder(under: Option<&Path>, kind: SystemKind, name: &str) -> Result<PathBuf, String> {
     let under = under.map_or_else(std::env::temp_dir, Path::to_path_buf);
     let work = under.join(format!(
         "tooltape-{}-{name}-{}",
@@ -87,7 +87,7 @@ fn work_folder(under: Option<&Path>, kind: Kind, name: &str) -> Result<PathBuf, 
 pub async fn run<S: System>(
     system: Arc<S>,
     trials: Vec<RoutedTrial>,
-    options: &Options,
+    options: &RunOptions,
     note: &(dyn Fn(&str) + Sync),
 ) -> Result<Run, SetUpError> {
     let upstream = Arc::new(upstream(options.upstream_listen).await?);
@@ -106,7 +106,7 @@ pub async fn run_on<S: System>(
     system: Arc<S>,
     trials: Vec<RoutedTrial>,
     upstream: &Arc<Upstream>,
-    options: &Options,
+    options: &RunOptions,
     note: &(dyn Fn(&str) + Sync),
 ) -> Result<Run, SetUpError> {
     if options.url.is_none()

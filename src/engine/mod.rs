@@ -34,10 +34,10 @@ mod way;
 mod tests;
 
 pub use cause::{CauseKey, normalize};
-pub use document::{Status, document, status};
-pub use judge::{CallerRequest, Received};
+pub use document::{RunStatus, document, status};
+pub use judge::{CallerReply, CallerRequest};
 pub use known::{known_failure, stale_causes};
-pub use lifecycle::{Options, Run, SetUpError, run, run_on};
+pub use lifecycle::{Run, RunOptions, SetUpError, run, run_on};
 pub use memory::{PeakSampler, machine_note};
 pub use profile::{Audit, Install, KnownEntry, Loaded, fill, install_cache, install_into};
 pub use render::{html, junit, markdown, summary, terminal};
@@ -48,7 +48,7 @@ pub use reproduce::{
 pub use result::{Cell, RequestTiming, TrialResult};
 pub use snapshot::{snapshot, snapshot_name};
 pub use system::{Process, Started, System};
-pub use trial::{Kind, Route, RoutedTrial, cases_of, trials};
+pub use trial::{Route, RoutedTrial, SystemKind, cases_of, trials};
 pub use upstream::{Exchange, Upstream};
 pub use way::{Kept, PromptWatch, RoundAnswer, Way};
 

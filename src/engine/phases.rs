@@ -10,7 +10,7 @@ use super::cause;
 use super::finding::Finding;
 use super::judge::{self, CallerRequest};
 use super::result::{Cell, RequestTiming, TrialResult};
-use super::trial::{Kind, RoutedTrial};
+use super::trial::{RoutedTrial, SystemKind};
 use super::upstream::Upstream;
 use super::way::{PromptWatch, Way};
 use crate::model::Outcome;
@@ -42,7 +42,7 @@ impl TrialEnd {
 pub(crate) async fn run_one<W: Way>(
     way: &W,
     worker: &mut W::Worker,
-    (kind, name): (Kind, &str),
+    (kind, name): (SystemKind, &str),
     upstream: &Upstream,
     trial: &RoutedTrial,
 ) -> TrialResult {
@@ -125,7 +125,7 @@ async fn phases<W: Way>(
     findings.extend(way.downstream(&asked, ex, target, &answer));
     // 5: the rounds.
     if let Some(first) = way.continues(&asked, ex, &answer) {
-        let round = Round {
+        let round = RoundContext {
             asked: &asked,
             request: &request,
             trial,
@@ -140,7 +140,7 @@ async fn phases<W: Way>(
 }
 
 /// What every round of a trial shares.
-struct Round<'a, R> {
+struct RoundContext<'a, R> {
     asked: &'a CallerRequest,
     request: &'a R,
     trial: &'a RoutedTrial,
@@ -153,7 +153,7 @@ struct Round<'a, R> {
 async fn rounds<W: Way>(
     way: &W,
     worker: &mut W::Worker,
-    r: &Round<'_, W::Request>,
+    r: &RoundContext<'_, W::Request>,
     first: Outcome,
     clock: &mut OwnTime,
 ) -> (Vec<Finding>, Vec<RequestTiming>) {

@@ -15,7 +15,7 @@ use super::cause::CauseKey;
 use super::profile::Audit;
 use super::result::{Cell, TrialResult};
 use super::system::System;
-use super::trial::Kind;
+use super::trial::SystemKind;
 use crate::model::{Provider, Severity};
 
 /// The longest answer text a reproducer carries.
@@ -314,7 +314,7 @@ fn audit(c: &RootCause) -> String {
 }
 
 /// The document's leading section: the causes as a table, then each one's reproducer.
-pub fn markdown(kind: Kind, causes: &[RootCause], trials: usize) -> String {
+pub fn markdown(kind: SystemKind, causes: &[RootCause], trials: usize) -> String {
     let total: usize = causes.iter().map(|c| c.trials.len()).sum();
     let mut s = String::from("## Root causes\n\n");
     let _ = writeln!(
@@ -394,7 +394,7 @@ pub fn report_bug<S: System>(system: &S, c: &RootCause) -> String {
         Some(n) => {
             let _ = writeln!(s, "\n### What the client got (HTTP {n})\n");
         }
-        None if kind == Kind::Client => {
+        None if kind == SystemKind::Client => {
             let _ = writeln!(s, "\n### What the library handed its caller\n");
         }
         None => {
@@ -419,20 +419,20 @@ pub fn report_bug<S: System>(system: &S, c: &RootCause) -> String {
 }
 
 /// Who sends upstream, in a report's headings.
-fn sent_by(kind: Kind) -> &'static str {
+fn sent_by(kind: SystemKind) -> &'static str {
     match kind {
-        Kind::Gateway => "gateway",
-        Kind::Client => "library",
+        SystemKind::Gateway => "gateway",
+        SystemKind::Client => "library",
     }
 }
 
 /// How a maintainer replays a reproducer without tooltape.
-fn how_to_reproduce(kind: Kind) -> &'static str {
+fn how_to_reproduce(kind: SystemKind) -> &'static str {
     match kind {
-        Kind::Gateway => {
+        SystemKind::Gateway => {
             "Start the gateway (`$GATEWAY` is its base URL) with its upstream pointed at a server on `$UPSTREAM` that answers what is shown below, then send:"
         }
-        Kind::Client => {
+        SystemKind::Client => {
             "Call the library as its driver does (the driver protocol's trial below; `base_url` is a server that answers what is shown below), or run the trial with tooltape:"
         }
     }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::cause::Ended;
 use super::finding::Finding;
-use super::trial::Kind;
+use super::trial::SystemKind;
 use super::upstream::Exchange;
 use crate::model::Outcome;
 
@@ -29,7 +29,7 @@ pub enum Cell {
 
 impl Cell {
     /// How a trial of a system of `kind` with this cell ended, as far as its cause goes.
-    pub(crate) fn ended(&self, kind: Kind) -> Ended<'_> {
+    pub(crate) fn ended(&self, kind: SystemKind) -> Ended<'_> {
         match self {
             Cell::Fail(_) => Ended::Failed,
             Cell::Broken(m) => Ended::Broken(kind, m),

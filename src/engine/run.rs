@@ -16,8 +16,8 @@ use super::known;
 use super::phases::run_one;
 use super::result::{Cell, TrialResult};
 use super::system::System;
-use super::trial::Kind;
 use super::trial::RoutedTrial;
+use super::trial::SystemKind;
 use super::upstream::Upstream;
 use super::way::Way;
 use crate::model::Severity;
@@ -50,7 +50,7 @@ pub(crate) async fn run_all<S: System>(
 /// Every trial's result, in order, before modes are compared and known failures applied.
 pub(crate) async fn run_trials<W: Way>(
     way: Arc<W>,
-    (kind, name): (Kind, &str),
+    (kind, name): (SystemKind, &str),
     concurrency: usize,
     upstream: &Arc<Upstream>,
     trials: Vec<RoutedTrial>,
@@ -90,7 +90,7 @@ pub(crate) async fn run_trials<W: Way>(
 async fn work<W: Way>(
     way: &W,
     n: usize,
-    (kind, name): (Kind, &str),
+    (kind, name): (SystemKind, &str),
     upstream: &Upstream,
     queue: &Mutex<VecDeque<Group>>,
 ) -> Vec<(usize, TrialResult)> {
@@ -131,7 +131,7 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// A trial that ended without being judged: broken, with `why`.
-fn broken(kind: Kind, name: &str, t: &RoutedTrial, why: &str) -> TrialResult {
+fn broken(kind: SystemKind, name: &str, t: &RoutedTrial, why: &str) -> TrialResult {
     let tools: Vec<String> = t.case.tools.iter().map(|t| t.name.clone()).collect();
     let cause_key = cause::key_of(Ended::Broken(kind, why), &[], &tools, &t.case.name);
     TrialResult {

@@ -12,7 +12,7 @@ use toml::Spanned;
 
 use super::profile::KnownEntry;
 use super::result::TrialResult;
-use super::trial::{Kind, Route};
+use super::trial::{Route, SystemKind};
 use super::upstream::Upstream;
 use super::way::Way;
 
@@ -20,7 +20,7 @@ use super::way::Way;
 pub trait System: Send + Sync + Sized + 'static {
     /// How a trial reaches it and how its answer comes back.
     type Way: Way;
-    fn kind(&self) -> Kind;
+    fn kind(&self) -> SystemKind;
     /// The profile's name (its file stem).
     fn name(&self) -> &str;
     fn description(&self) -> &str;

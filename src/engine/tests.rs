@@ -745,7 +745,7 @@ impl super::Way for Panicky {
         _: &super::CallerRequest,
         _: &(),
         _: &super::PromptWatch<'_>,
-    ) -> crate::run::Watched<Vec<super::Exchange>, Result<(), String>> {
+    ) -> crate::run::WatchedStep<Vec<super::Exchange>, Result<(), String>> {
         unreachable!()
     }
     fn not_expressible(&self, _: &()) -> Option<Cell> {
@@ -783,7 +783,7 @@ impl super::Way for Panicky {
         _: &ChatRequest,
         _: &crate::http::HttpRequest,
         _: &super::PromptWatch<'_>,
-    ) -> crate::run::Watched<Vec<super::Exchange>, super::RoundAnswer> {
+    ) -> crate::run::WatchedStep<Vec<super::Exchange>, super::RoundAnswer> {
         unreachable!()
     }
     async fn end_trial(&self, _: &mut usize) {}
@@ -808,7 +808,7 @@ fn a_panicking_trial_is_a_broken_trial_and_the_others_still_run() {
         let upstream = std::sync::Arc::new(super::Upstream::start().await.unwrap());
         super::run::run_trials(
             std::sync::Arc::new(Panicky(boom.clone())),
-            (super::Kind::Gateway, "panicky"),
+            (super::SystemKind::Gateway, "panicky"),
             2,
             &upstream,
             trials.clone(),

@@ -13,18 +13,18 @@ use crate::model::Provider;
 /// What kind of system a run is about: its trials are named `KIND::NAME::…`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kind {
+pub enum SystemKind {
     /// An LLM gateway, reached over HTTP (`tooltape gateway`).
     Gateway,
     /// A client library or agent framework, reached through its driver (`tooltape client`).
     Client,
 }
 
-impl Kind {
+impl SystemKind {
     pub fn slug(self) -> &'static str {
         match self {
-            Kind::Gateway => "gateway",
-            Kind::Client => "client",
+            SystemKind::Gateway => "gateway",
+            SystemKind::Client => "client",
         }
     }
 }
@@ -51,7 +51,7 @@ impl RoutedTrial {
     }
 
     /// `KIND::NAME::case::route::choice::mode` (`gateway::litellm::…`, `client::openai::…`).
-    pub fn name(&self, kind: Kind, system: &str) -> String {
+    pub fn name(&self, kind: SystemKind, system: &str) -> String {
         format!("{}::{system}::{}", kind.slug(), self.key())
     }
 

@@ -7,13 +7,13 @@ use std::future::Future;
 use serde_json::Value;
 
 use super::finding::Finding;
-use super::judge::{CallerRequest, Received};
+use super::judge::{CallerReply, CallerRequest};
 use super::result::{Cell, RequestTiming};
 use super::trial::RoutedTrial;
 use super::upstream::{Exchange, Upstream};
 use crate::http::HttpRequest;
 use crate::model::{ChatRequest, Outcome};
-use crate::run::{Watch, Watched};
+use crate::run::{Watch, WatchedStep};
 use crate::scenario::Scenario;
 
 /// The recording upstream's claim on one trial's prompt: what the system sent upstream while
@@ -46,7 +46,7 @@ pub struct Kept {
 /// A follow-up round's answer: what the caller got (as an HTTP answer, for the round's
 /// judgement), the outcome the rounds go on from, and the request's timing.
 pub struct RoundAnswer {
-    pub got: Received,
+    pub got: CallerReply,
     pub next: Option<Outcome>,
     pub timing: Option<RequestTiming>,
 }
@@ -80,7 +80,7 @@ pub trait Way: Send + Sync + 'static {
         asked: &CallerRequest,
         request: &Self::Request,
         watch: &PromptWatch<'_>,
-    ) -> impl Future<Output = Watched<Vec<Exchange>, Result<Self::Answer, String>>> + Send;
+    ) -> impl Future<Output = WatchedStep<Vec<Exchange>, Result<Self::Answer, String>>> + Send;
 
     /// The answer says the caller's side cannot express the trial (nothing was sent).
     fn not_expressible(&self, answer: &Self::Answer) -> Option<Cell>;
@@ -120,7 +120,7 @@ pub trait Way: Send + Sync + 'static {
         next: &ChatRequest,
         encoded: &HttpRequest,
         watch: &PromptWatch<'_>,
-    ) -> impl Future<Output = Watched<Vec<Exchange>, RoundAnswer>> + Send;
+    ) -> impl Future<Output = WatchedStep<Vec<Exchange>, RoundAnswer>> + Send;
 
     /// The trial is over (a driver reads its next trial).
     fn end_trial(&self, worker: &mut Self::Worker) -> impl Future<Output = ()> + Send;

@@ -15,12 +15,13 @@ use toml::Spanned;
 use super::process;
 use super::profile::LoadedProfile;
 use crate::engine::{
-    CallerRequest, Cell, Exchange, Finding, Kept, Kind, KnownEntry, PromptWatch, RequestTiming,
-    RoundAnswer, Route, RoutedTrial, Started, System, TrialResult, Upstream, Way, fill, judge,
+    CallerRequest, Cell, Exchange, Finding, Kept, KnownEntry, PromptWatch, RequestTiming,
+    RoundAnswer, Route, RoutedTrial, Started, System, SystemKind, TrialResult, Upstream, Way, fill,
+    judge,
 };
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, DecodeError, Outcome, Provider};
-use crate::run::{Endpoint, Timing, Watched, exchange};
+use crate::run::{Endpoint, Timing, WatchedStep, exchange};
 
 /// Trials through a gateway at `url` (its base path included).
 pub struct Http {
@@ -100,7 +101,7 @@ impl Way for Http {
         asked: &CallerRequest,
         endpoint: &Endpoint,
         watch: &PromptWatch<'_>,
-    ) -> Watched<Vec<Exchange>, Result<Answered, String>> {
+    ) -> WatchedStep<Vec<Exchange>, Result<Answered, String>> {
         let request = &asked.encoded.request;
         exchange(
             &self.client,
@@ -167,7 +168,7 @@ impl Way for Http {
         next: &ChatRequest,
         encoded: &HttpRequest,
         watch: &PromptWatch<'_>,
-    ) -> Watched<Vec<Exchange>, RoundAnswer> {
+    ) -> WatchedStep<Vec<Exchange>, RoundAnswer> {
         let sent = exchange(&self.client, endpoint, asked.inbound, next, encoded, watch).await;
         let timing = (sent.answer.as_ref().ok())
             .map(|(_, _, t)| RequestTiming::of(*t, next.stream, &sent.seen));
@@ -178,7 +179,7 @@ impl Way for Http {
             Ok((_, Ok(o))) if o.error.is_none() => Some(o.clone()),
             _ => None,
         };
-        Watched {
+        WatchedStep {
             answer: RoundAnswer { got, next, timing },
             seen: sent.seen,
             waited: sent.waited,
@@ -193,8 +194,8 @@ impl Way for Http {
 impl System for LoadedProfile {
     type Way = Http;
 
-    fn kind(&self) -> Kind {
-        Kind::Gateway
+    fn kind(&self) -> SystemKind {
+        SystemKind::Gateway
     }
 
     fn name(&self) -> &str {

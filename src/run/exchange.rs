@@ -56,7 +56,7 @@ impl Watch for () {
 pub type DecodedResponse = Result<(HttpResponse, Result<Outcome, DecodeError>, Timing), String>;
 
 /// One exchange (or driver step), sent and answered.
-pub struct Watched<S, A = DecodedResponse> {
+pub struct WatchedStep<S, A = DecodedResponse> {
     pub answer: A,
     /// What the watch saw (gateway mode: the upstream exchanges the request caused).
     pub seen: S,
@@ -74,7 +74,7 @@ pub(crate) async fn exchange<W: Watch>(
     neutral: &ChatRequest,
     request: &HttpRequest,
     watch: &W,
-) -> Watched<W::Seen> {
+) -> WatchedStep<W::Seen> {
     watched(
         watch,
         send_timed(client, endpoint, provider, neutral, request),
@@ -87,12 +87,12 @@ pub(crate) async fn exchange<W: Watch>(
 pub(crate) async fn watched<W: Watch, T>(
     watch: &W,
     step: impl std::future::Future<Output = T>,
-) -> Watched<W::Seen, T> {
+) -> WatchedStep<W::Seen, T> {
     watch.open();
     let t0 = Instant::now();
     let answer = step.await;
     let seen = watch.close();
-    Watched {
+    WatchedStep {
         answer,
         seen,
         waited: t0.elapsed(),

@@ -7,7 +7,7 @@ mod hosted;
 mod transport;
 mod trial;
 
-pub use exchange::{DecodedResponse, Watched};
+pub use exchange::{DecodedResponse, WatchedStep};
 pub use exchange::{ExchangeRun, TrialRun};
 pub(crate) use exchange::{OwnTime, Watch, exchange, watched};
 pub use hosted::{SupportCache, Telemetry};

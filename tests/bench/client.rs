@@ -55,7 +55,7 @@ pub fn section(root: &Path, report: &mut Report) {
             Arc::new(tooltape::client::Library::new(profile, root).with_driver(spec)),
             trials,
             &upstream,
-            &tooltape::engine::Options::default(),
+            &tooltape::engine::RunOptions::default(),
             &|_| {},
         )
         .await

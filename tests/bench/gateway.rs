@@ -41,7 +41,7 @@ pub fn section(root: &Path, report: &mut Report) {
             Arc::clone(&profile),
             trials,
             &upstream,
-            &tooltape::engine::Options {
+            &tooltape::engine::RunOptions {
                 url: Some(url),
                 concurrency: Some(4),
                 ..Default::default()

@@ -92,7 +92,7 @@ pub async fn run_through<S: tooltape::engine::System>(
     url: Option<String>,
     work_in: &Path,
 ) -> Vec<tooltape::engine::TrialResult> {
-    let options = tooltape::engine::Options {
+    let options = tooltape::engine::RunOptions {
         url,
         work_in: Some(work_in.to_path_buf()),
         ..Default::default()
