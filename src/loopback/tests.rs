@@ -58,17 +58,10 @@ async fn exchange(server: &Server, raw: &[u8], wait: Duration) -> (String, bool)
 
 async fn read_until_closed(s: &mut TcpStream, wait: Duration) -> (String, bool) {
     let mut out = Vec::new();
-    let closed = tokio::time::timeout(wait, async {
-        let mut buf = [0u8; 4096];
-        loop {
-            match s.read(&mut buf).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => out.extend_from_slice(&buf[..n]),
-            }
-        }
-    })
-    .await
-    .is_ok();
+    // A reset ends the read as a close does; what came before it stays in `out`.
+    let closed = tokio::time::timeout(wait, s.read_to_end(&mut out))
+        .await
+        .is_ok();
     (String::from_utf8_lossy(&out).into_owned(), closed)
 }
 

@@ -111,22 +111,22 @@ pub(super) fn telemetry_headers(
     outcome: &Outcome,
 ) {
     let t = crate::run::telemetry(tool_type, Some(outcome), None);
-    headers.push((
-        "x-tooltape-grounding-attempted".into(),
-        t.grounding_attempted.to_string(),
-    ));
-    headers.push((
-        "x-tooltape-grounded-effective".into(),
-        t.grounded_effective.to_string(),
-    ));
-    headers.push((
-        "x-tooltape-grounding-calls".into(),
-        t.tool_call_count.to_string(),
-    ));
-    headers.push((
-        "x-tooltape-grounding-results".into(),
-        t.tool_result_count.to_string(),
-    ));
+    let counts = [
+        (
+            "x-tooltape-grounding-attempted",
+            t.grounding_attempted.to_string(),
+        ),
+        (
+            "x-tooltape-grounded-effective",
+            t.grounded_effective.to_string(),
+        ),
+        ("x-tooltape-grounding-calls", t.tool_call_count.to_string()),
+        (
+            "x-tooltape-grounding-results",
+            t.tool_result_count.to_string(),
+        ),
+    ];
+    headers.extend(counts.map(|(name, value)| (name.to_string(), value)));
     if let Some(w) = t.why_not_grounded {
         headers.push(("x-tooltape-why-not-grounded".into(), header_text(&w)));
     }

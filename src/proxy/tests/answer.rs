@@ -2,11 +2,11 @@
 //! upstream error in the client's envelope with its status kept when it is an error status,
 //! an undecodable answer a 502, and the ids and header text the answers carry.
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::{header, whole};
 use crate::model::{DecodeError, Finish, Outcome, Provider, ProviderError, ToolCall};
-use crate::proxy::answer::{header_text, meta, upstream_error};
+use crate::proxy::answer::{Headers, header_text, meta, upstream_error};
 use crate::proxy::forward::full_answer;
 use crate::respond::Inbound;
 
@@ -23,39 +23,47 @@ fn weather_call() -> Outcome {
     }
 }
 
+/// The whole answer to a client in `inbound`'s format (model alias `alias`) for what upstream
+/// `provider` answered, with the headers so far and the hosted tool type when searching.
+fn answered(
+    inbound: Inbound,
+    provider: Provider,
+    outcome: Result<Outcome, DecodeError>,
+    so_far: Headers,
+    searching: Option<&str>,
+) -> (u16, Headers, Value) {
+    let searching = searching.map(|t| Some(t.to_string()));
+    whole(full_answer(
+        inbound, "alias", provider, outcome, so_far, searching,
+    ))
+}
+
 #[test]
 fn a_decoded_outcome_is_written_whole_in_the_client_format() {
-    let answer = full_answer(
+    let (status, headers, v) = answered(
         Inbound::Chat,
-        "alias",
         Provider::Anthropic,
         Ok(weather_call()),
         Vec::new(),
         None,
     );
-    let (status, headers, v) = whole(answer);
     assert_eq!(status, 200);
     assert_eq!(header(&headers, "content-type"), Some("application/json"));
-    assert_eq!(
-        v["model"], "alias",
-        "the client's alias, not upstream's model"
-    );
+    assert_eq!(v["model"], "alias", "the client's alias, not upstream's");
     let call = &v["choices"][0]["message"]["tool_calls"][0];
     assert_eq!(call["function"]["name"], "get_weather");
     assert_eq!(call["function"]["arguments"], r#"{"city":"Paris"}"#);
     assert_eq!(v["choices"][0]["finish_reason"], "tool_calls");
     assert_eq!(header(&headers, "x-tooltape-grounding-attempted"), None);
 
-    let answer = full_answer(
+    let messages = answered(
         Inbound::Messages,
-        "alias",
         Provider::OpenaiChat,
         Ok(weather_call()),
         Vec::new(),
         None,
     );
-    let (status, _, v) = whole(answer);
-    assert_eq!(status, 200);
+    let v = messages.2;
     assert_eq!(v["content"][0]["type"], "tool_use");
     assert_eq!(v["content"][0]["input"], json!({"city": "Paris"}));
     assert_eq!(v["stop_reason"], "tool_use");
@@ -63,38 +71,30 @@ fn a_decoded_outcome_is_written_whole_in_the_client_format() {
 
 #[test]
 fn an_upstream_error_keeps_an_error_status_else_502_in_the_client_envelope() {
-    let error = |status| Outcome {
-        error: Some(ProviderError {
-            status,
-            message: "slow down".into(),
-            ..ProviderError::default()
-        }),
+    let error = |status| ProviderError {
+        status,
+        message: "slow down".into(),
+        ..ProviderError::default()
+    };
+    let limited = Outcome {
+        error: Some(error(429)),
         ..Outcome::default()
     };
-    let kept = vec![("x-tooltape-upstream".to_string(), "anthropic".to_string())];
-    let (status, headers, v) = whole(full_answer(
+    let so_far = vec![("x-tooltape-upstream".into(), "anthropic".into())];
+    let (status, headers, v) = answered(
         Inbound::Messages,
-        "a",
         Provider::Anthropic,
-        Ok(error(429)),
-        kept,
+        Ok(limited),
+        so_far,
         None,
-    ));
-    assert_eq!(status, 429);
-    assert_eq!(v["type"], "error", "{v}");
-    assert_eq!(v["error"]["message"], "slow down");
-    assert_eq!(
-        header(&headers, "x-tooltape-upstream"),
-        Some("anthropic"),
-        "headers so far are kept"
     );
+    assert_eq!((status, &v["type"]), (429, &json!("error")), "{v}");
+    assert_eq!(v["error"]["message"], "slow down");
+    let upstream = header(&headers, "x-tooltape-upstream");
+    assert_eq!(upstream, Some("anthropic"), "headers so far are kept");
     for odd in [0, 200, 302, 600] {
-        let err = error(odd).error.unwrap();
-        let (status, _, v) = whole(upstream_error(
-            Inbound::Gemini { sse: false },
-            &err,
-            Vec::new(),
-        ));
+        let gemini = Inbound::Gemini { sse: false };
+        let (status, _, v) = whole(upstream_error(gemini, &error(odd), Vec::new()));
         assert_eq!(status, 502, "upstream status {odd}");
         assert_eq!(v["error"]["code"], 502, "{v}");
     }
@@ -103,37 +103,30 @@ fn an_upstream_error_keeps_an_error_status_else_502_in_the_client_envelope() {
 #[test]
 fn an_undecodable_upstream_answer_is_502_naming_the_upstream() {
     let undecodable = Err(DecodeError::new("expected value at line 1 column 1"));
-    let (status, _, v) = whole(full_answer(
+    let (status, _, v) = answered(
         Inbound::Responses,
-        "a",
         Provider::Gemini,
         undecodable,
         Vec::new(),
         None,
-    ));
+    );
     assert_eq!(status, 502);
     let message = v["error"]["message"].as_str().unwrap_or_default();
-    assert!(
-        message.starts_with("upstream gemini answered something undecodable"),
-        "{message}"
-    );
+    let named = message.starts_with("upstream gemini answered something undecodable");
+    assert!(named, "{message}");
 }
 
 #[test]
 fn searching_adds_the_grounding_headers_and_says_why_not() {
-    let answer = full_answer(
+    let (_, headers, _) = answered(
         Inbound::Chat,
-        "a",
         Provider::OpenaiResponses,
         Ok(weather_call()),
         Vec::new(),
-        Some(Some("web_search".into())),
+        Some("web_search"),
     );
-    let (_, headers, _) = whole(answer);
-    assert_eq!(
-        header(&headers, "x-tooltape-grounding-attempted"),
-        Some("false")
-    );
+    let attempted = header(&headers, "x-tooltape-grounding-attempted");
+    assert_eq!(attempted, Some("false"));
     assert_eq!(header(&headers, "x-tooltape-grounding-calls"), Some("0"));
     let why = header(&headers, "x-tooltape-why-not-grounded").unwrap_or_default();
     assert!(why.starts_with("GROUNDING_NOT_ATTEMPTED"), "{why}");

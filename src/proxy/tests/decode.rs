@@ -5,17 +5,23 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::{config, config_with, header, post, request, whole};
-use crate::loopback::{BodyError, parse_query};
+use crate::loopback::{BodyError, Request, parse_query};
 use crate::proxy::Proxy;
+use crate::proxy::answer::Headers;
 use crate::proxy::forward::{self, Shared};
 use crate::proxy::inbound;
 use crate::proxy::read::{nested_deeper, text_problem};
 use crate::respond::Inbound;
 use crate::run::SupportCache;
 use crate::simulate::{SimConfig, Simulator};
+
+/// The answer `forward::decode` refuses `req` with.
+fn refused(req: &Request) -> (u16, Headers, Value) {
+    whole(forward::decode(&config(), req).unwrap_err())
+}
 
 #[test]
 fn each_api_path_decodes_to_its_inbound_format() {
@@ -43,18 +49,17 @@ fn each_api_path_decodes_to_its_inbound_format() {
 
 #[test]
 fn an_unrouted_path_or_method_is_404_and_a_lower_case_post_405_in_the_route_s_envelope() {
-    let (status, _, v) =
-        whole(forward::decode(&config(), &post("/v2/nothing", &json!({}))).unwrap_err());
+    let (status, _, v) = refused(&post("/v2/nothing", &json!({})));
     assert_eq!(status, 404);
     assert_eq!(v["error"]["message"], "no such endpoint: /v2/nothing");
     // The route table serves POST only: a GET is no endpoint at all (Chat's envelope).
     let get = request("GET", "/v1/messages", Ok(b""));
-    let (status, _, v) = whole(forward::decode(&config(), &get).unwrap_err());
+    let (status, _, v) = refused(&get);
     assert_eq!(status, 404);
     assert_eq!(v["error"]["message"], "no such endpoint: /v1/messages");
     // The table matches methods without case; HTTP methods have case: `post` is not POST.
     let lower = request("post", "/v1/messages", Ok(b"{}"));
-    let (status, _, v) = whole(forward::decode(&config(), &lower).unwrap_err());
+    let (status, _, v) = refused(&lower);
     assert_eq!(status, 405);
     assert_eq!(v["type"], "error", "Anthropic's envelope: {v}");
     assert_eq!(
@@ -84,7 +89,7 @@ fn a_body_not_read_whole_gets_its_status_and_the_limit_s_key_in_the_client_envel
     ];
     for (e, want_status, want_message) in cases {
         let req = request("POST", "/v1beta/models/to-gemini:generateContent", Err(e));
-        let (status, _, v) = whole(forward::decode(&config(), &req).unwrap_err());
+        let (status, _, v) = refused(&req);
         assert_eq!(status, want_status);
         assert_eq!(v["error"]["code"], want_status, "Gemini's envelope: {v}");
         let message = v["error"]["message"].as_str().unwrap_or_default();
@@ -113,7 +118,7 @@ fn nesting_is_counted_outside_strings_and_utf8_checked_first() {
 #[test]
 fn bad_json_and_a_bad_field_are_400_naming_what_is_wrong() {
     let req = request("POST", "/v1/chat/completions", Ok(b"{\"model\":"));
-    let (status, _, v) = whole(forward::decode(&config(), &req).unwrap_err());
+    let (status, _, v) = refused(&req);
     assert_eq!(status, 400);
     let message = v["error"]["message"].as_str().unwrap_or_default();
     assert!(
@@ -121,8 +126,7 @@ fn bad_json_and_a_bad_field_are_400_naming_what_is_wrong() {
         "{message}"
     );
     let bad = json!({"model": "to-chat", "messages": "hello"});
-    let (status, _, v) =
-        whole(forward::decode(&config(), &post("/v1/chat/completions", &bad)).unwrap_err());
+    let (status, _, v) = refused(&post("/v1/chat/completions", &bad));
     assert_eq!(status, 400);
     let message = v["error"]["message"].as_str().unwrap_or_default();
     assert!(
@@ -133,37 +137,32 @@ fn bad_json_and_a_bad_field_are_400_naming_what_is_wrong() {
 
 #[test]
 fn what_the_client_s_own_api_rejects_is_refused_in_its_envelope() {
-    // A tool result answering no call: Chat links results by id.
+    // A tool result answering no call, where the format links results by id.
     let chat = json!({"model": "to-chat", "messages": [
         {"role": "user", "content": "hi"},
         {"role": "tool", "tool_call_id": "call_nowhere", "content": "r"}
     ]});
-    let (status, headers, v) =
-        whole(forward::decode(&config(), &post("/v1/chat/completions", &chat)).unwrap_err());
-    assert_eq!(status, 400, "{v}");
-    assert_eq!(
-        header(&headers, "x-tooltape-refused"),
-        Some("CLIENT_REQUEST")
-    );
-    assert!(
-        v["error"]["message"]
-            .as_str()
-            .is_some_and(|m| !m.is_empty()),
-        "{v}"
-    );
-    // The same in Anthropic's format, in Anthropic's envelope.
     let messages = json!({"model": "to-anthropic", "max_tokens": 10, "messages": [
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_nowhere", "content": "r"}]}
     ]});
-    let (status, headers, v) =
-        whole(forward::decode(&config(), &post("/v1/messages", &messages)).unwrap_err());
-    assert_eq!(status, 400, "{v}");
-    assert_eq!(
-        header(&headers, "x-tooltape-refused"),
-        Some("CLIENT_REQUEST")
-    );
-    assert_eq!(v["type"], "error", "{v}");
-    assert_eq!(v["error"]["type"], "invalid_request_error", "{v}");
+    for (target, body, envelope) in [
+        ("/v1/chat/completions", chat, "/error/type"),
+        ("/v1/messages", messages, "/type"),
+    ] {
+        let (status, headers, v) = refused(&post(target, &body));
+        assert_eq!(status, 400, "{v}");
+        let mark = header(&headers, "x-tooltape-refused");
+        assert_eq!(mark, Some("CLIENT_REQUEST"), "{target}");
+        let message = v.pointer("/error/message").and_then(Value::as_str);
+        assert!(message.is_some_and(|m| !m.is_empty()), "{v}");
+        let kind = v.pointer(envelope).and_then(Value::as_str);
+        let want = if target == "/v1/messages" {
+            "error"
+        } else {
+            "invalid_request_error"
+        };
+        assert_eq!(kind, Some(want), "{target}'s own envelope: {v}");
+    }
 }
 
 #[tokio::test]

@@ -143,32 +143,22 @@ fn error_and_finish(inbound: Inbound, got: &[(String, Value)]) -> (Option<String
 }
 
 #[tokio::test]
-async fn an_upstream_stream_cut_mid_body_ends_in_the_client_format_s_error_event() {
+async fn an_upstream_stream_cut_or_unfinished_ends_in_the_client_format_s_error_event() {
     let hel = chat_event(r#"{"role":"assistant","content":"Hel"}"#, "null");
-    for inbound in [Inbound::Chat, Inbound::Messages] {
-        let (_, writes) = relayed(inbound, vec![hel.clone()], true).await;
-        let got = events(&writes.concat());
-        assert_eq!(
-            text_deltas(&got),
-            ["Hel"],
-            "what came before the cut is relayed"
-        );
-        let (error, finished) = error_and_finish(inbound, &got);
-        let error = error.unwrap_or_else(|| panic!("{inbound:?}: no error event: {got:?}"));
-        assert!(error.contains("stream broke off"), "{error}");
-        assert!(!finished, "{inbound:?}: {got:?}");
-    }
-}
-
-#[tokio::test]
-async fn an_upstream_stream_ending_before_its_terminal_event_is_an_error_not_a_finish() {
-    let hel = chat_event(r#"{"role":"assistant","content":"Hel"}"#, "null");
-    for inbound in [Inbound::Chat, Inbound::Messages] {
-        let (_, writes) = relayed(inbound, vec![hel.clone()], false).await;
-        let got = events(&writes.concat());
-        let (error, finished) = error_and_finish(inbound, &got);
-        let error = error.unwrap_or_else(|| panic!("{inbound:?}: no error event: {got:?}"));
-        assert!(error.contains("ended before its terminal event"), "{error}");
-        assert!(!finished, "{inbound:?}: {got:?}");
+    // Cut: the connection aborted mid-body. Unfinished: it ends cleanly, but with no
+    // `[DONE]` or finish_reason, the answer is not whole either.
+    for (cut, want) in [
+        (true, "stream broke off"),
+        (false, "ended before its terminal event"),
+    ] {
+        for inbound in [Inbound::Chat, Inbound::Messages] {
+            let (_, writes) = relayed(inbound, vec![hel.clone()], cut).await;
+            let got = events(&writes.concat());
+            assert_eq!(text_deltas(&got), ["Hel"], "what came before is relayed");
+            let (error, finished) = error_and_finish(inbound, &got);
+            let error = error.unwrap_or_else(|| panic!("{inbound:?}: no error event: {got:?}"));
+            assert!(error.contains(want), "{inbound:?}: {error}");
+            assert!(!finished, "{inbound:?}, cut {cut}: {got:?}");
+        }
     }
 }
