@@ -134,25 +134,17 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 fn broken(kind: SystemKind, name: &str, t: &RoutedTrial, why: &str) -> TrialResult {
     let tools: Vec<String> = t.case.tools.iter().map(|t| t.name.clone()).collect();
     let cause_key = cause::key_of(Ended::Broken(kind, why), &[], &tools, &t.case.name);
-    TrialResult {
-        name: t.name(kind, name),
-        key: t.key(),
-        row: t.row(),
-        route: t.route.name(),
-        client_request: serde_json::Value::Null,
-        upstream_request: None,
-        upstream_answer: None,
-        downstream_status: None,
-        downstream_outcome: None,
-        findings: Vec::new(),
-        cell: Cell::Broken(why.to_string()),
-        cause: cause_key.as_ref().map(cause::CauseKey::id),
-        cause_key,
-        tools,
-        own_time: std::time::Duration::ZERO,
-        downstream_body: Vec::new(),
-        requests: Vec::new(),
-    }
+    let mut r = TrialResult::unjudged(
+        t.name(kind, name),
+        t.key(),
+        t.row(),
+        t.route.name(),
+        Cell::Broken(why.to_string()),
+    );
+    r.cause = cause_key.as_ref().map(cause::CauseKey::id);
+    r.cause_key = cause_key;
+    r.tools = tools;
+    r
 }
 
 /// Stream and buffered agree: the stream trial of a (case, route, choice) makes the same calls

@@ -362,44 +362,22 @@ fn the_client_is_at_fault_only_where_its_own_api_rejects_what_the_case_expects_i
 }
 
 fn result_with(key: &str, cell: super::Cell) -> super::TrialResult {
-    super::TrialResult {
-        name: format!("gateway::x::{key}"),
-        key: key.to_string(),
-        row: String::new(),
-        route: String::new(),
-        client_request: serde_json::Value::Null,
-        upstream_request: None,
-        upstream_answer: None,
-        downstream_status: None,
-        downstream_outcome: None,
-        findings: Vec::new(),
+    super::TrialResult::unjudged(
+        format!("gateway::x::{key}"),
+        key.to_string(),
+        String::new(),
+        String::new(),
         cell,
-        cause: None,
-        cause_key: None,
-        tools: Vec::new(),
-        own_time: std::time::Duration::ZERO,
-        downstream_body: Vec::new(),
-        requests: Vec::new(),
-    }
+    )
 }
 
 /// A known failure that fails is known; one that passes fails the run, unless it is flaky.
 #[test]
 fn known_failures_apply_and_a_pass_fails_unless_flaky() {
     use super::Cell;
-    let tmp = tempfile::Builder::new()
-        .prefix("tooltape-known-")
-        .tempdir()
-        .unwrap();
-    let dir = tmp.path();
-    std::fs::create_dir_all(dir.join("gateways")).unwrap();
-    let base = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("gateways/tooltape.toml"),
-    )
-    .unwrap();
-    let extra = "\n[[known_failure]]\ntrials = \"solid::chat→gemini::auto::*\"\nreason = \"always\"\n\n[[known_failure]]\ntrials = \"racy::chat→gemini::auto::*\"\nreason = \"sometimes\"\nflaky = true\n";
-    std::fs::write(dir.join("gateways/x.toml"), format!("{base}{extra}")).unwrap();
-    let profile = crate::gateway::load_profile(dir, "x").unwrap();
+    let profile = cause_profile(
+        "\n[[known_failure]]\ntrials = \"solid::chat→gemini::auto::*\"\nreason = \"always\"\n\n[[known_failure]]\ntrials = \"racy::chat→gemini::auto::*\"\nreason = \"sometimes\"\nflaky = true\n",
+    );
     let applied = |key: &str, cell: Cell| {
         let mut r = result_with(key, cell);
         super::known::apply(&profile, std::slice::from_mut(&mut r));
@@ -515,25 +493,22 @@ fn failing(key: &str, findings: Vec<Finding>, body_len: usize) -> TrialResult {
     let cell = Cell::Fail("x".into());
     let case = key.split("::").next().unwrap();
     let cause_key = key_of(Ended::Failed, &findings, &cause_tools(), case);
-    TrialResult {
-        name: format!("gateway::x::{key}"),
-        key: key.to_string(),
-        row: String::new(),
-        route: key.split("::").nth(1).unwrap().to_string(),
-        client_request: serde_json::json!({"path": "/v1/chat/completions", "body": {"p": "x".repeat(body_len)}}),
-        upstream_request: None,
-        upstream_answer: None,
-        downstream_status: Some(200),
-        downstream_outcome: None,
-        findings,
+    let route = key.split("::").nth(1).unwrap().to_string();
+    let mut r = TrialResult::unjudged(
+        format!("gateway::x::{key}"),
+        key.to_string(),
+        String::new(),
+        route,
         cell,
-        cause: cause_key.as_ref().map(CauseKey::id),
-        cause_key,
-        tools: cause_tools(),
-        own_time: std::time::Duration::ZERO,
-        downstream_body: Vec::new(),
-        requests: Vec::new(),
-    }
+    );
+    r.client_request =
+        serde_json::json!({"path": "/v1/chat/completions", "body": {"p": "x".repeat(body_len)}});
+    r.downstream_status = Some(200);
+    r.findings = findings;
+    r.cause = cause_key.as_ref().map(CauseKey::id);
+    r.cause_key = cause_key;
+    r.tools = cause_tools();
+    r
 }
 
 fn cause_profile(extra: &str) -> crate::gateway::LoadedProfile {
