@@ -70,7 +70,7 @@ impl DriverWorker {
 impl Way for Driven {
     type Worker = DriverWorker;
     type Request = DriverTrial;
-    type Answer = DriverResult;
+    type Delivered = DriverResult;
 
     fn worker(&self, n: usize) -> DriverWorker {
         let mut spec = self.spec.clone();

@@ -696,7 +696,7 @@ struct Panicky(String);
 impl super::Way for Panicky {
     type Worker = usize;
     type Request = ();
-    type Answer = ();
+    type Delivered = ();
 
     fn worker(&self, _: usize) -> usize {
         0

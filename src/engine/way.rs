@@ -59,7 +59,7 @@ pub trait Way: Send + Sync + 'static {
     /// The way's own form of the caller's request (the endpoint and headers; the driver trial).
     type Request: Send + Sync;
     /// What the caller got for the first request.
-    type Answer: Send;
+    type Delivered: Send;
 
     fn worker(&self, n: usize) -> Self::Worker;
 
@@ -80,16 +80,16 @@ pub trait Way: Send + Sync + 'static {
         asked: &CallerRequest,
         request: &Self::Request,
         watch: &PromptWatch<'_>,
-    ) -> impl Future<Output = WatchedStep<Vec<Exchange>, Result<Self::Answer, String>>> + Send;
+    ) -> impl Future<Output = WatchedStep<Vec<Exchange>, Result<Self::Delivered, String>>> + Send;
 
     /// The answer says the caller's side cannot express the trial (nothing was sent).
-    fn not_expressible(&self, answer: &Self::Answer) -> Option<Cell>;
+    fn not_expressible(&self, answer: &Self::Delivered) -> Option<Cell>;
 
     /// What the record keeps of the answer.
-    fn keep(&self, asked: &CallerRequest, answer: &Self::Answer, seen: &[Exchange]) -> Kept;
+    fn keep(&self, asked: &CallerRequest, answer: &Self::Delivered, seen: &[Exchange]) -> Kept;
 
     /// Nothing went upstream: the findings, or the cell the trial ends with.
-    fn unsent(&self, asked: &CallerRequest, answer: &Self::Answer) -> Result<Vec<Finding>, Cell>;
+    fn unsent(&self, asked: &CallerRequest, answer: &Self::Delivered) -> Result<Vec<Finding>, Cell>;
 
     /// Phase 4: what the caller got, against what upstream answered in `ex`.
     fn downstream(
@@ -97,7 +97,7 @@ pub trait Way: Send + Sync + 'static {
         asked: &CallerRequest,
         ex: &Exchange,
         target: crate::model::Provider,
-        answer: &Self::Answer,
+        answer: &Self::Delivered,
     ) -> Vec<Finding>;
 
     /// The outcome the rounds go on from, when the first answer lets them.
@@ -105,7 +105,7 @@ pub trait Way: Send + Sync + 'static {
         &self,
         asked: &CallerRequest,
         ex: &Exchange,
-        answer: &Self::Answer,
+        answer: &Self::Delivered,
     ) -> Option<Outcome>;
 
     /// Phase 5: one follow-up round: `next` (encoded as `encoded` in the caller's format) sent

@@ -48,7 +48,7 @@ type Answered = (HttpResponse, Result<Outcome, DecodeError>, Timing);
 impl Way for Http {
     type Worker = ();
     type Request = Endpoint;
-    type Answer = Answered;
+    type Delivered = Answered;
 
     fn worker(&self, _: usize) {}
 
