@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::case::{Discovery, Trial, TrialId};
 use crate::cassette::{self, Cassette, ProvenanceKind};
-use crate::check::{self, Verdict};
+use crate::contract::{self, Verdict};
 use crate::model::Outcome;
 use crate::providers;
 use crate::replay::{self, Mismatch, ReplayServer};
@@ -167,7 +167,7 @@ pub async fn replay_trial(root: &Path, trial: &Trial) -> ReplayedTrial {
         ));
         return result;
     }
-    let verdict = check::verdict(trial, &run);
+    let verdict = contract::verdict(trial, &run);
     let snapshot = snapshot(trial, &cassette, &run, &verdict);
     result.failure = failure_message(trial, &verdict);
     result.status = Ok((verdict, snapshot));

@@ -19,9 +19,9 @@
 pub mod capability;
 pub mod case;
 pub mod cassette;
-mod check;
 pub mod client;
 pub mod clock;
+mod contract;
 pub mod drift;
 pub mod engine;
 mod fnv;

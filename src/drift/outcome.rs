@@ -1,5 +1,5 @@
 //! Drift at the outcome level: replay a cassette through the trial as the harness does
-//! (`harness::run_on_cassette`, on loopback), judge the run with `check::verdict`, and compare
+//! (`harness::run_on_cassette`, on loopback), judge the run with `contract::verdict`, and compare
 //! the normalized outcomes of two cassettes.
 
 use serde_json::Value;
@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{Finding, Kind, Severity};
 use crate::case::Trial;
 use crate::cassette::Cassette;
-use crate::check::{self, Verdict};
+use crate::contract::{self, Verdict};
 use crate::harness;
 use crate::model::Outcome;
 
@@ -26,7 +26,7 @@ pub(crate) struct Judged {
 /// (encoding failed closed when it was recorded) is judged on what the encoder says now.
 pub(crate) fn judge(trial: &Trial, c: &Cassette) -> Judged {
     let (run, _) = crate::runtime::runtime().block_on(harness::run_on_cassette(trial, c));
-    let verdict = check::verdict(trial, &run);
+    let verdict = contract::verdict(trial, &run);
     let outcomes = run
         .exchanges
         .into_iter()
@@ -212,7 +212,7 @@ fn diagnostics(o: &Outcome) -> String {
     let d: Vec<String> = o
         .diagnostics
         .iter()
-        .map(|d| check::kind_name(d.kind))
+        .map(|d| contract::kind_name(d.kind))
         .collect();
     format!("[{}]", d.join(", "))
 }

@@ -89,7 +89,8 @@ pub trait Way: Send + Sync + 'static {
     fn keep(&self, asked: &CallerRequest, answer: &Self::Delivered, seen: &[Exchange]) -> Kept;
 
     /// Nothing went upstream: the findings, or the cell the trial ends with.
-    fn unsent(&self, asked: &CallerRequest, answer: &Self::Delivered) -> Result<Vec<Finding>, Cell>;
+    fn unsent(&self, asked: &CallerRequest, answer: &Self::Delivered)
+    -> Result<Vec<Finding>, Cell>;
 
     /// Phase 4: what the caller got, against what upstream answered in `ex`.
     fn downstream(

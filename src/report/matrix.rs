@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::case::{Mode, Trial};
 use crate::cassette::ProvenanceKind;
-use crate::check::Verdict;
+use crate::contract::Verdict;
 use crate::harness::{ReplayStatus, ReplayedTrial};
 use crate::model::Provider;
 
