@@ -47,6 +47,8 @@ pub mod run;
 mod runtime;
 mod scenario;
 pub mod schema;
+#[cfg(test)]
+mod scratch;
 mod serve;
 pub mod simulate;
 mod sse;

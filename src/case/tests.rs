@@ -30,10 +30,7 @@ fn patterns() {
 /// Removed when dropped.
 fn project_with(name: &str, case_text: &str) -> tempfile::TempDir {
     let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases");
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!("tooltape-case-{name}-"))
-        .tempdir()
-        .unwrap();
+    let tmp = crate::scratch::folder(&format!("case-{name}"));
     let root = tmp.path();
     std::fs::create_dir_all(root.join("cases/tools")).unwrap();
     std::fs::copy(
@@ -262,10 +259,7 @@ fn trial_ids_read_back_their_name_cassette_and_snapshot() {
 
 #[test]
 fn provider_table_rejects_an_unknown_provider() {
-    let tmp = tempfile::Builder::new()
-        .prefix("tooltape-providers-")
-        .tempdir()
-        .unwrap();
+    let tmp = crate::scratch::folder("providers");
     let dir = tmp.path();
     let real = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("cases")

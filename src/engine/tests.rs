@@ -387,10 +387,7 @@ fn result_with(key: &str, cell: super::Cell) -> super::TrialResult {
 #[test]
 fn known_failures_apply_and_a_pass_fails_unless_flaky() {
     use super::Cell;
-    let tmp = tempfile::Builder::new()
-        .prefix("tooltape-known-")
-        .tempdir()
-        .unwrap();
+    let tmp = crate::scratch::folder("known");
     let dir = tmp.path();
     std::fs::create_dir_all(dir.join("gateways")).unwrap();
     let base = std::fs::read_to_string(
@@ -422,10 +419,7 @@ fn known_failures_apply_and_a_pass_fails_unless_flaky() {
 
 #[test]
 fn the_init_skeleton_loads_as_a_profile_and_names_the_base_urls() {
-    let tmp = tempfile::Builder::new()
-        .prefix("tooltape-skeleton-")
-        .tempdir()
-        .unwrap();
+    let tmp = crate::scratch::folder("skeleton");
     let dir = tmp.path();
     let addr: std::net::SocketAddr = "127.0.0.1:8790".parse().unwrap();
     let path = dir.join("acme.toml");
@@ -537,10 +531,7 @@ fn failing(key: &str, findings: Vec<Finding>, body_len: usize) -> TrialResult {
 }
 
 fn cause_profile(extra: &str) -> crate::gateway::LoadedProfile {
-    let tmp = tempfile::Builder::new()
-        .prefix("tooltape-cause-")
-        .tempdir()
-        .unwrap();
+    let tmp = crate::scratch::folder("cause");
     let dir = tmp.path();
     std::fs::create_dir_all(dir.join("gateways")).unwrap();
     let base = std::fs::read_to_string(
