@@ -1,36 +1,21 @@
 //! Tests of the Chat Completions codec: encoding, buffered and streamed decoding, error envelopes,
 //! chunking invariance.
 
-use std::collections::BTreeMap;
-
 use serde_json::{Value, json};
 
 use super::*;
-use crate::http::HttpResponse;
 use crate::model::{AllowedMode, Finish, HostedTool, Message, Outcome, ToolCall, ToolChoice};
 use crate::model::{ChatRequest, DecodeError, DiagnosticKind};
-use crate::providers::testkit::{assert_chunking_invariant, request};
+use crate::providers::testkit::{
+    assert_noted, ids_and_arguments, request, request_error, response as ok, stream_every_chunking,
+};
 
 fn body(req: &ChatRequest) -> Value {
     encode(req).unwrap().request.body
 }
 
 fn stream_outcome(req: &ChatRequest, body: &str) -> Result<Outcome, DecodeError> {
-    assert_chunking_invariant(body.as_bytes(), &|chunks| {
-        let mut s = Stream::new(req);
-        for c in chunks {
-            s.push(c)?;
-        }
-        s.finish()
-    })
-}
-
-fn ok(status: u16, body: &str) -> HttpResponse {
-    HttpResponse {
-        status,
-        headers: BTreeMap::new(),
-        body: body.as_bytes().to_vec(),
-    }
+    stream_every_chunking(body.as_bytes(), || Stream::new(req))
 }
 
 fn sse(events: &[&str]) -> String {
@@ -210,11 +195,7 @@ fn encode_parallel_switch_and_multi_turn() {
         m[5],
         json!({"role": "tool", "tool_call_id": "call_2", "content": "boom"})
     );
-    assert!(
-        enc.notes.iter().any(|n| n.contains("error")),
-        "{:?}",
-        enc.notes
-    );
+    assert_noted(&enc.notes, "error");
 }
 
 #[test]
@@ -348,13 +329,8 @@ fn stream_parallel_calls_usage_done() {
         "[DONE]",
     ]);
     let o = stream_outcome(&req, &body).unwrap();
-    let calls: Vec<(&str, &Value)> = o
-        .tool_calls
-        .iter()
-        .map(|c| (c.id.as_str(), &c.arguments))
-        .collect();
     assert_eq!(
-        calls,
+        ids_and_arguments(&o),
         [
             ("call_a", &json!({"city": "Zürich"})),
             ("call_b", &json!({"city": "東京"}))
@@ -597,7 +573,7 @@ fn decode_request_keeps_a_misplaced_strict_as_unknown() {
 
 #[test]
 fn decode_request_errors_name_the_field() {
-    let err = |body: Value| decode_request(&chat_request(body)).unwrap_err().to_string();
+    let err = |body: Value| request_error(decode_request, PATH, body);
     assert_eq!(
         err(json!({"messages": []})),
         "/model: missing (a Chat Completions request names its model)"

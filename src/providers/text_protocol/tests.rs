@@ -4,11 +4,11 @@
 use serde_json::json;
 
 use super::{Stream, decode, encode, merge, responses_request};
-use crate::http::HttpResponse;
 use crate::inject::developer_instructions;
 use crate::model::{
     ChatRequest, Finish, HostedTool, Message, Outcome, StrictPolicy, Tool, ToolCall, ToolChoice,
 };
+use crate::providers::testkit::response;
 use crate::textcall::{ParserConfig, parse};
 
 fn request() -> ChatRequest {
@@ -145,11 +145,7 @@ fn sse_body() -> String {
 
 #[test]
 fn decode_parses_chat_text() {
-    let resp = HttpResponse {
-        status: 200,
-        headers: Default::default(),
-        body: CHAT_BODY.as_bytes().to_vec(),
-    };
+    let resp = response(200, CHAT_BODY);
     let out = decode(&request(), &resp).unwrap_or_default();
     assert_eq!(out.finish, Finish::ToolCalls);
     assert_eq!(out.raw_finish.as_deref(), Some("stop"));
