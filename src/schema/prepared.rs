@@ -50,6 +50,17 @@ impl Violation {
         }
     }
 
+    /// A whole schema's `count` of something over its `limit`: rule `rule` at the root, the
+    /// message `message(count)`; nothing within the limit.
+    pub fn total_over(
+        count: usize,
+        limit: usize,
+        rule: &'static str,
+        message: impl FnOnce(usize) -> String,
+    ) -> Option<Violation> {
+        (count > limit).then(|| Violation::new("", rule, message(count)))
+    }
+
     /// The pointer as shown to people: `(root)` for the empty pointer.
     pub fn shown_pointer(&self) -> &str {
         if self.pointer.is_empty() {
