@@ -81,6 +81,32 @@ pub struct TrialResult {
     pub requests: Vec<RequestTiming>,
 }
 
+impl TrialResult {
+    /// A result named `name`, matrix key `key`, with `cell` and nothing else: no request or
+    /// answer either way, no findings, no cause, no tools, no time.
+    pub(crate) fn bare(name: String, key: String, cell: Cell) -> TrialResult {
+        TrialResult {
+            name,
+            key,
+            row: String::new(),
+            route: String::new(),
+            client_request: Value::Null,
+            upstream_request: None,
+            upstream_answer: None,
+            downstream_status: None,
+            downstream_outcome: None,
+            findings: Vec::new(),
+            cell,
+            cause: None,
+            cause_key: None,
+            tools: Vec::new(),
+            own_time: Duration::ZERO,
+            downstream_body: Vec::new(),
+            requests: Vec::new(),
+        }
+    }
+}
+
 /// One client request's times, paired with what the upstream held for that same request: the
 /// exchanges recorded while it was the only request in flight with its trial's prompt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -135,23 +135,12 @@ fn broken(kind: Kind, name: &str, t: &RoutedTrial, why: &str) -> TrialResult {
     let tools: Vec<String> = t.case.tools.iter().map(|t| t.name.clone()).collect();
     let cause_key = cause::key_of(Ended::Broken(kind, why), &[], &tools, &t.case.name);
     TrialResult {
-        name: t.name(kind, name),
-        key: t.key(),
         row: t.row(),
         route: t.route.name(),
-        client_request: serde_json::Value::Null,
-        upstream_request: None,
-        upstream_answer: None,
-        downstream_status: None,
-        downstream_outcome: None,
-        findings: Vec::new(),
-        cell: Cell::Broken(why.to_string()),
         cause: cause_key.as_ref().map(cause::CauseKey::id),
         cause_key,
         tools,
-        own_time: std::time::Duration::ZERO,
-        downstream_body: Vec::new(),
-        requests: Vec::new(),
+        ..TrialResult::bare(t.name(kind, name), t.key(), Cell::Broken(why.to_string()))
     }
 }
 

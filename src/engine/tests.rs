@@ -145,16 +145,20 @@ fn strict_is_wanted_where_the_projects_encoder_sends_it() {
     assert_eq!(found(None), ["strict dropped for book"]);
 }
 
-/// What the project's own encoder cannot send either is not a finding: a tool it leaves out
-/// (Anthropic's allowed subset), a parallel switch the target lacks (Gemini).
-#[test]
-fn what_the_projects_encoder_cannot_send_is_not_dropped() {
-    let tool = |name: &str| Tool {
+/// A tool named `name` taking any object, with no description.
+fn tool(name: &str) -> Tool {
+    Tool {
         name: name.into(),
         description: None,
         parameters: json!({"type": "object"}),
         strict: None,
-    };
+    }
+}
+
+/// What the project's own encoder cannot send either is not a finding: a tool it leaves out
+/// (Anthropic's allowed subset), a parallel switch the target lacks (Gemini).
+#[test]
+fn what_the_projects_encoder_cannot_send_is_not_dropped() {
     let view = |names: &[&str], parallel: Option<bool>| RequestView {
         tools: names.iter().map(|n| tool(n)).collect(),
         parallel,
@@ -184,12 +188,6 @@ fn what_the_projects_encoder_cannot_send_is_not_dropped() {
 #[test]
 fn an_allowed_list_is_kept_by_sending_only_its_tools() {
     use crate::model::{AllowedMode, ToolChoice};
-    let tool = |name: &str| Tool {
-        name: name.into(),
-        description: None,
-        parameters: json!({"type": "object"}),
-        strict: None,
-    };
     let view = |names: &[&str], choice: ToolChoice| RequestView {
         tools: names.iter().map(|n| tool(n)).collect(),
         choice: Some(choice),
@@ -362,41 +360,15 @@ fn the_client_is_at_fault_only_where_its_own_api_rejects_what_the_case_expects_i
 }
 
 fn result_with(key: &str, cell: super::Cell) -> super::TrialResult {
-    super::TrialResult {
-        name: format!("gateway::x::{key}"),
-        key: key.to_string(),
-        row: String::new(),
-        route: String::new(),
-        client_request: serde_json::Value::Null,
-        upstream_request: None,
-        upstream_answer: None,
-        downstream_status: None,
-        downstream_outcome: None,
-        findings: Vec::new(),
-        cell,
-        cause: None,
-        cause_key: None,
-        tools: Vec::new(),
-        own_time: std::time::Duration::ZERO,
-        downstream_body: Vec::new(),
-        requests: Vec::new(),
-    }
+    super::TrialResult::bare(format!("gateway::x::{key}"), key.to_string(), cell)
 }
 
 /// A known failure that fails is known; one that passes fails the run, unless it is flaky.
 #[test]
 fn known_failures_apply_and_a_pass_fails_unless_flaky() {
     use super::Cell;
-    let tmp = crate::scratch::folder("known");
-    let dir = tmp.path();
-    std::fs::create_dir_all(dir.join("gateways")).unwrap();
-    let base = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("gateways/tooltape.toml"),
-    )
-    .unwrap();
     let extra = "\n[[known_failure]]\ntrials = \"solid::chat→gemini::auto::*\"\nreason = \"always\"\n\n[[known_failure]]\ntrials = \"racy::chat→gemini::auto::*\"\nreason = \"sometimes\"\nflaky = true\n";
-    std::fs::write(dir.join("gateways/x.toml"), format!("{base}{extra}")).unwrap();
-    let profile = crate::gateway::load_profile(dir, "x").unwrap();
+    let profile = profile_with(extra);
     let applied = |key: &str, cell: Cell| {
         let mut r = result_with(key, cell);
         super::known::apply(&profile, std::slice::from_mut(&mut r));
@@ -510,28 +482,20 @@ fn failing(key: &str, findings: Vec<Finding>, body_len: usize) -> TrialResult {
     let case = key.split("::").next().unwrap();
     let cause_key = key_of(Ended::Failed, &findings, &cause_tools(), case);
     TrialResult {
-        name: format!("gateway::x::{key}"),
-        key: key.to_string(),
-        row: String::new(),
         route: key.split("::").nth(1).unwrap().to_string(),
         client_request: serde_json::json!({"path": "/v1/chat/completions", "body": {"p": "x".repeat(body_len)}}),
-        upstream_request: None,
-        upstream_answer: None,
         downstream_status: Some(200),
-        downstream_outcome: None,
         findings,
-        cell,
         cause: cause_key.as_ref().map(CauseKey::id),
         cause_key,
         tools: cause_tools(),
-        own_time: std::time::Duration::ZERO,
-        downstream_body: Vec::new(),
-        requests: Vec::new(),
+        ..TrialResult::bare(format!("gateway::x::{key}"), key.to_string(), cell)
     }
 }
 
-fn cause_profile(extra: &str) -> crate::gateway::LoadedProfile {
-    let tmp = crate::scratch::folder("cause");
+/// The `tooltape` gateway profile with its own known failures left out and `extra` appended.
+fn profile_with(extra: &str) -> crate::gateway::LoadedProfile {
+    let tmp = crate::scratch::folder("profile");
     let dir = tmp.path();
     std::fs::create_dir_all(dir.join("gateways")).unwrap();
     let base = std::fs::read_to_string(
@@ -585,7 +549,7 @@ fn findings_group_across_routes_choices_and_modes_with_the_smallest_trial() {
             5,
         ),
     ];
-    let p = cause_profile("");
+    let p = profile_with("");
     let found = causes(&p, &results);
     assert_eq!(found.len(), 2, "{found:#?}");
     let first = &found[0];
@@ -626,7 +590,7 @@ fn a_known_failure_by_cause_covers_only_its_cause_and_fails_when_it_is_gone() {
     let id = failing("a::chat→anthropic::auto::buffered", refused.clone(), 1)
         .cause
         .unwrap();
-    let p = cause_profile(&format!(
+    let p = profile_with(&format!(
         "\n[[known_failure]]\ncause = \"{id}\"\ntrials = \"*::chat→anthropic::*\"\nreason = \"max_tokens\"\nverdict = \"bug\"\ntracker = \"https://example.invalid/1\"\n"
     ));
     let mut results = vec![
@@ -694,7 +658,7 @@ fn a_stream_buffered_difference_can_be_a_known_failure_by_its_cause() {
     super::run::compare_modes(&mut results);
     assert!(matches!(&results[1].cell, Cell::Fail(m) if m.contains("differ from buffered")));
     let id = results[1].cause.clone().expect("the comparison's cause");
-    let p = cause_profile(&format!(
+    let p = profile_with(&format!(
         "\n[[known_failure]]\ncause = \"{id}\"\ntrials = \"a::*\"\nreason = \"streams drop the second call\"\n"
     ));
     super::known::apply(&p, &mut results);
