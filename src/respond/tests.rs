@@ -98,6 +98,20 @@ fn buffered_bodies_decode_to_the_outcome() {
     }
 }
 
+/// `bytes` decoded by `provider`'s stream decoder in chunks of 1 byte, 7 bytes and all of them.
+fn decoded_in_steps(provider: Provider, bytes: &[u8]) -> Vec<Outcome> {
+    [1, 7, bytes.len()]
+        .into_iter()
+        .map(|step| {
+            let mut d = crate::providers::StreamDecoder::new(provider, &req(true));
+            for c in bytes.chunks(step) {
+                d.push(c).unwrap();
+            }
+            d.finish().unwrap()
+        })
+        .collect()
+}
+
 #[test]
 fn streams_decode_to_the_outcome_in_any_chunking() {
     for (inbound, provider) in CASES {
@@ -111,12 +125,8 @@ fn streams_decode_to_the_outcome_in_any_chunking() {
         bytes.extend(w.call_args(0, "\"Paris\"}"));
         bytes.extend(w.gemini_flush(&o.tool_calls, 1));
         bytes.extend(w.finish(&o)); // the second call only in the outcome: sent whole
-        for step in [1, 7, bytes.len()] {
-            let mut d = crate::providers::StreamDecoder::new(provider, &req(true));
-            for c in bytes.chunks(step) {
-                d.push(c).unwrap();
-            }
-            check(inbound, &d.finish().unwrap());
+        for decoded in decoded_in_steps(provider, &bytes) {
+            check(inbound, &decoded);
         }
     }
 }
@@ -238,12 +248,8 @@ fn a_streamed_cut_call_ends_with_the_length_finish_and_is_withdrawn() {
         bytes.extend(w.call_args(1, "{\"city\": "));
         bytes.extend(w.call_args(1, "\"Port of"));
         bytes.extend(w.finish(&o));
-        for step in [1, 7, bytes.len()] {
-            let mut d = crate::providers::StreamDecoder::new(provider, &req(true));
-            for c in bytes.chunks(step) {
-                d.push(c).unwrap();
-            }
-            check_cut(inbound, &d.finish().unwrap(), PARTIAL);
+        for decoded in decoded_in_steps(provider, &bytes) {
+            check_cut(inbound, &decoded, PARTIAL);
         }
     }
 }
