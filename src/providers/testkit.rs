@@ -8,7 +8,9 @@ use serde_json::Value;
 
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::DecodeError;
-use crate::model::{ChatRequest, Finish, Message, Outcome, StrictPolicy, Tool, ToolChoice};
+use crate::model::{
+    ChatRequest, Finish, Message, Outcome, StrictPolicy, Tool, ToolCall, ToolChoice,
+};
 use crate::providers::DecodedRequest;
 
 /// A tiny xorshift64 (no new crates): deterministic random chunk sizes and inputs (also the
@@ -160,6 +162,25 @@ pub(crate) fn assert_finish_reasons(
             (finish, Some(raw)),
             "{raw}"
         );
+    }
+}
+
+/// The tool choices Chat and Responses both send as a bare string, with that string.
+pub(crate) fn openai_string_choices() -> [(ToolChoice, Value); 3] {
+    [
+        (ToolChoice::Auto, Value::from("auto")),
+        (ToolChoice::None, Value::from("none")),
+        (ToolChoice::Required, Value::from("required")),
+    ]
+}
+
+/// A `get_weather` call with id `id` and `arguments`, no thought signature.
+pub(crate) fn weather_call(id: &str, arguments: Value) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: "get_weather".into(),
+        arguments,
+        thought_signature: None,
     }
 }
 

@@ -4,10 +4,11 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::model::{AllowedMode, Finish, HostedTool, Message, Outcome, ToolCall, ToolChoice};
+use crate::model::{AllowedMode, Finish, HostedTool, Message, Outcome, ToolChoice};
 use crate::model::{ChatRequest, DecodeError, DiagnosticKind};
 use crate::providers::testkit::{
-    assert_noted, ids_and_arguments, request, request_error, response as ok, stream_every_chunking,
+    assert_noted, ids_and_arguments, openai_string_choices, request, request_error, response as ok,
+    stream_every_chunking, weather_call,
 };
 
 fn body(req: &ChatRequest) -> Value {
@@ -69,10 +70,7 @@ fn encode_keys_in_order_and_tools_forwarded_buffered_and_streamed() {
 #[test]
 fn encode_every_tool_choice_form() {
     let mut req = request(&["a", "b"], false);
-    let cases = [
-        (ToolChoice::Auto, json!("auto")),
-        (ToolChoice::None, json!("none")),
-        (ToolChoice::Required, json!("required")),
+    let cases = openai_string_choices().into_iter().chain([
         (
             ToolChoice::Forced("b".into()),
             json!({"type": "function", "function": {"name": "b"}}),
@@ -94,7 +92,7 @@ fn encode_every_tool_choice_form() {
             json!({"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": [
                 {"type": "function", "function": {"name": "a"}}]}}),
         ),
-    ];
+    ]);
     for (choice, want) in cases {
         req.tool_choice = Some(choice.clone());
         assert_eq!(body(&req)["tool_choice"], want, "{}", choice.slug());
@@ -148,18 +146,8 @@ fn encode_parallel_switch_and_multi_turn() {
         Message::Assistant {
             text: None,
             tool_calls: vec![
-                ToolCall {
-                    id: "call_1".into(),
-                    name: "get_weather".into(),
-                    arguments: json!({"city": "Paris"}),
-                    thought_signature: None,
-                },
-                ToolCall {
-                    id: "call_2".into(),
-                    name: "get_weather".into(),
-                    arguments: json!("{bad"),
-                    thought_signature: None,
-                },
+                weather_call("call_1", json!({"city": "Paris"})),
+                weather_call("call_2", json!("{bad")),
             ],
             opaque: vec![],
         },

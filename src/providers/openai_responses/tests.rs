@@ -4,11 +4,11 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::model::{AllowedMode, Finish, Grounding, Outcome, ToolCall, ToolChoice};
+use crate::model::{AllowedMode, Finish, Grounding, Outcome, ToolChoice};
 use crate::model::{ChatRequest, DecodeError, DiagnosticKind};
 use crate::providers::testkit::{
-    assert_noted, ids_and_arguments, request, request_error, response as resp,
-    stream_every_chunking,
+    assert_noted, ids_and_arguments, openai_string_choices, request, request_error,
+    response as resp, stream_every_chunking, weather_call,
 };
 
 fn body(req: &ChatRequest) -> Value {
@@ -49,12 +49,7 @@ fn encode_keys_instructions_input_and_tools() {
         },
         Message::Assistant {
             text: Some("Checking.".into()),
-            tool_calls: vec![ToolCall {
-                id: "call_1".into(),
-                name: "get_weather".into(),
-                arguments: json!({"city": "Paris"}),
-                thought_signature: None,
-            }],
+            tool_calls: vec![weather_call("call_1", json!({"city": "Paris"}))],
             opaque: vec![json!({"type": "reasoning", "id": "rs_1", "summary": []})],
         },
         Message::Tool {
@@ -128,10 +123,7 @@ fn encode_keys_instructions_input_and_tools() {
 #[test]
 fn encode_tool_choice_forms_and_fail_closed() {
     let mut req = request(&["a", "b"], false);
-    let cases = [
-        (ToolChoice::Auto, json!("auto")),
-        (ToolChoice::None, json!("none")),
-        (ToolChoice::Required, json!("required")),
+    let cases = openai_string_choices().into_iter().chain([
         (
             ToolChoice::Forced("a".into()),
             json!({"type": "function", "name": "a"}),
@@ -143,7 +135,7 @@ fn encode_tool_choice_forms_and_fail_closed() {
             },
             json!({"type": "allowed_tools", "mode": "auto", "tools": [{"type": "function", "name": "a"}, {"type": "function", "name": "b"}]}),
         ),
-    ];
+    ]);
     for (c, want) in cases {
         req.tool_choice = Some(c);
         assert_eq!(body(&req)["tool_choice"], want);

@@ -6,9 +6,9 @@ use serde_json::json;
 use super::{Stream, decode, encode, merge, responses_request};
 use crate::inject::developer_instructions;
 use crate::model::{
-    ChatRequest, Finish, HostedTool, Message, Outcome, StrictPolicy, Tool, ToolCall, ToolChoice,
+    ChatRequest, Finish, HostedTool, Message, Outcome, StrictPolicy, Tool, ToolChoice,
 };
-use crate::providers::testkit::response;
+use crate::providers::testkit::{response, weather_call};
 use crate::textcall::{ParserConfig, parse};
 
 fn request() -> ChatRequest {
@@ -22,12 +22,7 @@ fn request() -> ChatRequest {
             },
             Message::Assistant {
                 text: Some("Checking.".into()),
-                tool_calls: vec![ToolCall {
-                    id: "call_0".into(),
-                    name: "get_weather".into(),
-                    arguments: json!({"city": "Oslo"}),
-                    thought_signature: None,
-                }],
+                tool_calls: vec![weather_call("call_0", json!({"city": "Oslo"}))],
                 opaque: vec![],
             },
             Message::Tool {
