@@ -167,13 +167,8 @@ pub(crate) fn diff(old: &Shape, new: &Shape, behaviour_changed: bool) -> (Vec<Fi
             explained += 1;
             continue;
         }
-        let sev = if is_noise(&p) {
-            Severity::Cosmetic
-        } else {
-            Severity::Behaviour
-        };
         out.push(Finding::new(
-            sev,
+            change_severity(&p),
             Kind::FieldRemoved,
             Some(p.clone()),
             Some(types_text(&old.types[&p])),
@@ -199,13 +194,8 @@ pub(crate) fn diff(old: &Shape, new: &Shape, behaviour_changed: bool) -> (Vec<Fi
         };
         let (a, b) = (non_null(t_old), non_null(t_new));
         if a != b && !a.is_empty() && !b.is_empty() {
-            let sev = if is_noise(p) {
-                Severity::Cosmetic
-            } else {
-                Severity::Behaviour
-            };
             out.push(Finding::new(
-                sev,
+                change_severity(p),
                 Kind::TypeChanged,
                 Some(p.clone()),
                 Some(types_text(t_old)),
@@ -237,3 +227,12 @@ fn list(v: &[u16]) -> Option<String> {
 
 #[cfg(test)]
 mod tests;
+
+/// How much a field's removal or new type matters: cosmetic at a noisy path, else behaviour.
+fn change_severity(path: &str) -> Severity {
+    if is_noise(path) {
+        Severity::Cosmetic
+    } else {
+        Severity::Behaviour
+    }
+}
