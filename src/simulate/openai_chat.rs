@@ -216,10 +216,7 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
     ask.raw_choice = body.get("tool_choice").cloned().unwrap_or(Value::Null);
     ask.choice = parse_choice(&ask.raw_choice, false, &ask)?;
     ask.parallel = body.get("parallel_tool_calls") != Some(&Value::Bool(false));
-    let trailing = trailing_results(messages, |m| role(m) == "tool", "content");
-    if !trailing.is_empty() {
-        ask.tool_results = Some(trailing);
-    }
+    ask.set_tool_results(trailing_results(messages, |m| role(m) == "tool", "content"));
     ask.rounds_done = runs(messages.iter().map(|m| role(m) == "tool"));
     if let Some(u) = messages.iter().rev().find(|m| role(m) == "user") {
         ask.user_text = content_text(u.get("content").unwrap_or(&Value::Null));

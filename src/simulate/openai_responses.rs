@@ -78,10 +78,11 @@ fn read_items(items: &[Value], ask: &mut Ask) {
             .unwrap_or("message")
             .to_string()
     };
-    let trailing = trailing_results(items, |m| kind(m).ends_with("call_output"), "output");
-    if !trailing.is_empty() {
-        ask.tool_results = Some(trailing);
-    }
+    ask.set_tool_results(trailing_results(
+        items,
+        |m| kind(m).ends_with("call_output"),
+        "output",
+    ));
     ask.rounds_done = runs(items.iter().map(|m| kind(m).ends_with("call_output")));
     let is_user = |m: &&Value| m.get("role").and_then(Value::as_str) == Some("user");
     if let Some(u) = items.iter().rev().find(is_user) {
