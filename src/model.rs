@@ -359,7 +359,7 @@ pub struct ProviderError {
 impl ProviderError {
     /// An error answer whose body is no error envelope (a proxy's HTML page, say): still an error
     /// answer, not a decode failure, its message the body's first 500 characters.
-    pub fn unparsed(status: u16, body: &[u8]) -> ProviderError {
+    pub(crate) fn unparsed(status: u16, body: &[u8]) -> ProviderError {
         ProviderError {
             status,
             message: String::from_utf8_lossy(body).chars().take(500).collect(),

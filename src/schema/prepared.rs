@@ -52,7 +52,7 @@ impl Violation {
 
     /// A whole schema's `count` of something over its `limit`: rule `rule` at the root, the
     /// message `message(count)`; nothing within the limit.
-    pub fn total_over(
+    pub(crate) fn total_over(
         count: usize,
         limit: usize,
         rule: &'static str,
