@@ -218,15 +218,12 @@ impl Walker<'_> {
                 ));
             }
         }
-        if let Some(f) = obj.get("format").and_then(Value::as_str)
-            && !FORMATS.contains(&f)
-        {
-            out.push(Violation::new(
-                ptr,
-                "unsupported-format",
-                format!("format '{f}' is not supported in strict mode"),
-            ));
-        }
+        out.extend(Violation::unsupported_format(
+            obj.get("format"),
+            FORMATS,
+            || ptr.to_string(),
+            "in strict mode",
+        ));
         if obj
             .get("minItems")
             .and_then(Value::as_u64)

@@ -61,6 +61,22 @@ impl Violation {
         (count > limit).then(|| Violation::new("", rule, message(count)))
     }
 
+    /// A `format` keyword outside `supported`: rule `unsupported-format` at `pointer()` (built
+    /// only then), the message "format 'F' is not supported" and `why`; nothing otherwise.
+    pub(crate) fn unsupported_format(
+        format: Option<&Value>,
+        supported: &[&str],
+        pointer: impl FnOnce() -> String,
+        why: &str,
+    ) -> Option<Violation> {
+        let f = format?.as_str()?;
+        (!supported.contains(&f)).then(|| Violation {
+            pointer: pointer(),
+            rule: "unsupported-format",
+            message: format!("format '{f}' is not supported {why}"),
+        })
+    }
+
     /// The pointer as shown to people: `(root)` for the empty pointer.
     pub fn shown_pointer(&self) -> &str {
         if self.pointer.is_empty() {
