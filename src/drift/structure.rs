@@ -147,18 +147,8 @@ pub(crate) fn diff(old: &Shape, new: &Shape, behaviour_changed: bool) -> (Vec<Fi
     }
     let in_changed_event =
         |p: &str| event_of(p).is_some_and(|e| new_events.contains(e) || gone_events.contains(e));
-    let removed: BTreeSet<&str> = old
-        .types
-        .keys()
-        .filter(|p| !new.types.contains_key(*p) && !in_changed_event(p))
-        .map(String::as_str)
-        .collect();
-    let added: BTreeSet<&str> = new
-        .types
-        .keys()
-        .filter(|p| !old.types.contains_key(*p) && !in_changed_event(p))
-        .map(String::as_str)
-        .collect();
+    let removed = only_in(old, new, &in_changed_event);
+    let added = only_in(new, old, &in_changed_event);
     let mut removed = topmost(&removed);
     let mut added = topmost(&added);
     renames(old, new, &mut removed, &mut added, &mut out);
@@ -235,4 +225,16 @@ fn change_severity(path: &str) -> Severity {
     } else {
         Severity::Behaviour
     }
+}
+
+/// The paths of `a` that `b` lacks, leaving out those inside an event that changed.
+fn only_in<'a>(
+    a: &'a Shape,
+    b: &Shape,
+    in_changed_event: &dyn Fn(&str) -> bool,
+) -> BTreeSet<&'a str> {
+    (a.types.keys())
+        .filter(|p| !b.types.contains_key(*p) && !in_changed_event(p))
+        .map(String::as_str)
+        .collect()
 }
