@@ -48,6 +48,8 @@ pub mod run;
 mod runtime;
 mod scenario;
 pub mod schema;
+#[cfg(test)]
+mod scratch;
 pub mod simulate;
 mod sse;
 pub mod status;

@@ -356,6 +356,18 @@ pub struct ProviderError {
     pub retry_after_ms: Option<u64>,
 }
 
+impl ProviderError {
+    /// An error answer whose body is no error envelope (a proxy's HTML page, say): still an error
+    /// answer, not a decode failure, its message the body's first 500 characters.
+    pub(crate) fn unparsed(status: u16, body: &[u8]) -> ProviderError {
+        ProviderError {
+            status,
+            message: String::from_utf8_lossy(body).chars().take(500).collect(),
+            ..ProviderError::default()
+        }
+    }
+}
+
 /// A typed note the decoder or parser attaches to an outcome: something was recovered or rejected.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {

@@ -30,10 +30,7 @@ fn patterns() {
 /// Removed when dropped.
 fn project_with(name: &str, case_text: &str) -> tempfile::TempDir {
     let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases");
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!("tooltape-case-{name}-"))
-        .tempdir()
-        .unwrap();
+    let tmp = crate::scratch::folder(&format!("case-{name}"));
     let root = tmp.path();
     std::fs::create_dir_all(root.join("cases/tools")).unwrap();
     std::fs::copy(
@@ -85,34 +82,32 @@ fn unknown_field_is_reported_with_line_and_column() {
 
 #[test]
 fn semantic_errors_point_at_the_value() {
-    let msg = broken(
-        "badtool",
-        &GOOD.replace("[\"get_weather\"]", "[\"get_wether\"]"),
-    );
-    assert!(
-        msg.starts_with("cases/badtool.toml:2:10: no tool file"),
-        "{msg}"
-    );
-    let msg = broken(
-        "badchoice",
-        &GOOD.replace("[\"auto\"]", "[\"forced-nope\"]"),
-    );
-    assert!(
-        msg.starts_with("cases/badchoice.toml:3:12: tool choice names `nope`"),
-        "{msg}"
-    );
-    let msg = broken(
-        "badkf",
-        &format!("{GOOD}[[known_failure]]\ntrials = \"gemini::none\"\nreason = \"r\"\n"),
-    );
-    assert!(
-        msg.starts_with(
-            "cases/badkf.toml:7:1: known_failure pattern `gemini::none` matches no trial"
+    let cases = [
+        (
+            "badtool",
+            GOOD.replace("[\"get_weather\"]", "[\"get_wether\"]"),
+            "cases/badtool.toml:2:10: no tool file",
         ),
-        "{msg}"
-    );
-    let msg = broken("syntax", "description = \"unterminated\n");
-    assert!(msg.starts_with("cases/syntax.toml:1:"), "{msg}");
+        (
+            "badchoice",
+            GOOD.replace("[\"auto\"]", "[\"forced-nope\"]"),
+            "cases/badchoice.toml:3:12: tool choice names `nope`",
+        ),
+        (
+            "badkf",
+            format!("{GOOD}[[known_failure]]\ntrials = \"gemini::none\"\nreason = \"r\"\n"),
+            "cases/badkf.toml:7:1: known_failure pattern `gemini::none` matches no trial",
+        ),
+        (
+            "syntax",
+            "description = \"unterminated\n".to_string(),
+            "cases/syntax.toml:1:",
+        ),
+    ];
+    for (name, text, starts) in cases {
+        let msg = broken(name, &text);
+        assert!(msg.starts_with(starts), "{msg}");
+    }
 }
 
 #[test]
@@ -262,10 +257,7 @@ fn trial_ids_read_back_their_name_cassette_and_snapshot() {
 
 #[test]
 fn provider_table_rejects_an_unknown_provider() {
-    let tmp = tempfile::Builder::new()
-        .prefix("tooltape-providers-")
-        .tempdir()
-        .unwrap();
+    let tmp = crate::scratch::folder("providers");
     let dir = tmp.path();
     let real = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("cases")

@@ -178,23 +178,26 @@ impl Trial {
 
     /// Expectations whose pattern matches this trial.
     pub fn expectations(&self) -> Vec<&Spanned<Expectation>> {
-        let key = self.key();
-        self.case
-            .file
-            .expect
-            .iter()
-            .filter(|e| pattern_matches(&e.get_ref().trials, &key))
+        self.matching(&self.case.file.expect, |e| &e.trials)
             .collect()
     }
 
     /// The known-failure note for this trial, with its span.
     pub fn known_failure(&self) -> Option<&Spanned<KnownFailure>> {
+        self.matching(&self.case.file.known_failure, |k| &k.trials)
+            .next()
+    }
+
+    /// The case file's `entries` whose `trials` pattern matches this trial, in file order.
+    fn matching<'a, T>(
+        &self,
+        entries: &'a [Spanned<T>],
+        trials: fn(&T) -> &String,
+    ) -> impl Iterator<Item = &'a Spanned<T>> {
         let key = self.key();
-        self.case
-            .file
-            .known_failure
+        entries
             .iter()
-            .find(|k| pattern_matches(&k.get_ref().trials, &key))
+            .filter(move |e| pattern_matches(trials(e.get_ref()), &key))
     }
 
     /// `path:line:col` of a span in the case file.

@@ -19,10 +19,7 @@ fn today_is_a_date() {
 
 #[test]
 fn atomic_write_replaces_whole_file() {
-    let tmp = tempfile::Builder::new()
-        .prefix("tooltape-cassette-test-")
-        .tempdir()
-        .unwrap();
+    let tmp = crate::scratch::folder("cassette-test");
     let dir = tmp.path().join("sub");
     let p = dir.join("x.json");
     write_atomic(&p, "one").unwrap();

@@ -9,34 +9,17 @@ use super::exit;
 use tooltape::providers::text_protocol::{Stream, decode_with};
 use tooltape::textcall::ParserConfig;
 use tooltape::{
-    ChatRequest, HttpResponse, Outcome, StrictPolicy, Tool, ToolChoice, inject::json_message,
-    inject::request::Choice, inject::request::function_tools, inject::request::tool_choice,
-    model::AllowedMode,
+    ChatRequest, HttpResponse, Outcome, StrictPolicy, Tool, ToolChoice, inject::request::Choice,
+    inject::request::function_tools, inject::request::tool_choice, model::AllowedMode,
 };
 
 /// Returns (stdout, exit code). Exit 2 with one line (`request: …` or `response: …`, with line
 /// and column where known) when an input cannot be read; exit 1 when the body is a provider
 /// error (`response: provider error …`), since there is no outcome to print.
 pub fn cli_parse(request_json: &str, body: &[u8], stream: bool) -> (String, i32) {
-    let request: Value = match serde_json::from_str(request_json) {
-        Ok(v @ Value::Object(_)) => v,
-        Ok(_) => {
-            return (
-                "request: line 1, column 1: expected a JSON object".into(),
-                exit::ERROR,
-            );
-        }
-        Err(e) => {
-            return (
-                format!(
-                    "request: line {}, column {}: {}",
-                    e.line(),
-                    e.column(),
-                    json_message(&e)
-                ),
-                exit::ERROR,
-            );
-        }
+    let request = match super::inject::request_object(request_json) {
+        Ok(v) => v,
+        Err(line) => return (line, exit::ERROR),
     };
     let req = chat_request(&request, stream);
     let config = ParserConfig::from_request(&request);

@@ -147,18 +147,8 @@ pub(crate) fn diff(old: &Shape, new: &Shape, behaviour_changed: bool) -> (Vec<Fi
     }
     let in_changed_event =
         |p: &str| event_of(p).is_some_and(|e| new_events.contains(e) || gone_events.contains(e));
-    let removed: BTreeSet<&str> = old
-        .types
-        .keys()
-        .filter(|p| !new.types.contains_key(*p) && !in_changed_event(p))
-        .map(String::as_str)
-        .collect();
-    let added: BTreeSet<&str> = new
-        .types
-        .keys()
-        .filter(|p| !old.types.contains_key(*p) && !in_changed_event(p))
-        .map(String::as_str)
-        .collect();
+    let removed = only_in(old, new, &in_changed_event);
+    let added = only_in(new, old, &in_changed_event);
     let mut removed = topmost(&removed);
     let mut added = topmost(&added);
     renames(old, new, &mut removed, &mut added, &mut out);
@@ -167,13 +157,8 @@ pub(crate) fn diff(old: &Shape, new: &Shape, behaviour_changed: bool) -> (Vec<Fi
             explained += 1;
             continue;
         }
-        let sev = if is_noise(&p) {
-            Severity::Cosmetic
-        } else {
-            Severity::Behaviour
-        };
         out.push(Finding::new(
-            sev,
+            change_severity(&p),
             Kind::FieldRemoved,
             Some(p.clone()),
             Some(types_text(&old.types[&p])),
@@ -199,13 +184,8 @@ pub(crate) fn diff(old: &Shape, new: &Shape, behaviour_changed: bool) -> (Vec<Fi
         };
         let (a, b) = (non_null(t_old), non_null(t_new));
         if a != b && !a.is_empty() && !b.is_empty() {
-            let sev = if is_noise(p) {
-                Severity::Cosmetic
-            } else {
-                Severity::Behaviour
-            };
             out.push(Finding::new(
-                sev,
+                change_severity(p),
                 Kind::TypeChanged,
                 Some(p.clone()),
                 Some(types_text(t_old)),
@@ -237,3 +217,24 @@ fn list(v: &[u16]) -> Option<String> {
 
 #[cfg(test)]
 mod tests;
+
+/// How much a field's removal or new type matters: cosmetic at a noisy path, else behaviour.
+fn change_severity(path: &str) -> Severity {
+    if is_noise(path) {
+        Severity::Cosmetic
+    } else {
+        Severity::Behaviour
+    }
+}
+
+/// The paths of `a` that `b` lacks, leaving out those inside an event that changed.
+fn only_in<'a>(
+    a: &'a Shape,
+    b: &Shape,
+    in_changed_event: &dyn Fn(&str) -> bool,
+) -> BTreeSet<&'a str> {
+    (a.types.keys())
+        .filter(|p| !b.types.contains_key(*p) && !in_changed_event(p))
+        .map(String::as_str)
+        .collect()
+}

@@ -4,10 +4,7 @@ use super::*;
 
 /// An empty folder `tooltape-input-NAME-…`, removed when dropped.
 fn scratch(name: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("tooltape-input-{name}-"))
-        .tempdir()
-        .unwrap()
+    crate::scratch::folder(&format!("input-{name}"))
 }
 
 #[test]

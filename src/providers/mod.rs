@@ -176,6 +176,17 @@ pub struct CallProgress<'a> {
     pub arguments: std::borrow::Cow<'a, str>,
 }
 
+impl CallProgress<'_> {
+    /// A call that arrived whole, its arguments as compact JSON.
+    pub(crate) fn whole(c: &crate::model::ToolCall) -> CallProgress<'_> {
+        CallProgress {
+            id: &c.id,
+            name: &c.name,
+            arguments: std::borrow::Cow::Owned(c.arguments.to_string()),
+        }
+    }
+}
+
 /// The body key holding the conversation (messages, input items or contents).
 pub(crate) fn conversation_key(provider: Provider) -> &'static str {
     match provider {

@@ -1,8 +1,17 @@
 //! Test helpers shared by the provider codecs: chunking invariance (whole, per byte, every split
-//! point, inside multi-byte UTF-8, seeded random chunks) and request builders.
+//! point, inside multi-byte UTF-8, seeded random chunks), driving a codec's own stream decoder,
+//! request and response builders, and what the decoding tests read out of an outcome.
 
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::http::{HttpRequest, HttpResponse};
 use crate::model::DecodeError;
-use crate::model::{ChatRequest, Outcome, StrictPolicy, Tool};
+use crate::model::{
+    ChatRequest, Finish, Message, Outcome, StrictPolicy, Tool, ToolCall, ToolChoice,
+};
+use crate::providers::DecodedRequest;
 
 /// A tiny xorshift64 (no new crates): deterministic random chunk sizes and inputs (also the
 /// text protocol's random tests).
@@ -64,6 +73,160 @@ pub(crate) fn assert_chunking_invariant(
         assert_eq!(decode(&chunks), whole, "random chunks, seed {seed}");
     }
     whole
+}
+
+/// A codec's own stream decoder, as its tests drive it (bytes in, outcome at the end).
+pub(crate) trait CodecStream {
+    fn push(&mut self, bytes: &[u8]) -> Result<(), DecodeError>;
+    fn finish(self) -> Result<Outcome, DecodeError>;
+}
+
+macro_rules! codec_stream {
+    ($($stream:ty),*) => {$(
+        impl CodecStream for $stream {
+            fn push(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
+                <$stream>::push(self, bytes)
+            }
+            fn finish(self) -> Result<Outcome, DecodeError> {
+                <$stream>::finish(self)
+            }
+        }
+    )*};
+}
+
+codec_stream!(
+    super::anthropic::Stream,
+    super::gemini::Stream,
+    super::openai_chat::Stream,
+    super::openai_responses::Stream
+);
+
+/// `assert_chunking_invariant` over a fresh stream decoder from `new` for each chunking.
+pub(crate) fn stream_every_chunking<S: CodecStream>(
+    body: &[u8],
+    new: impl Fn() -> S,
+) -> Result<Outcome, DecodeError> {
+    assert_chunking_invariant(body, &|chunks| {
+        let mut s = new();
+        for c in chunks {
+            s.push(c)?;
+        }
+        s.finish()
+    })
+}
+
+/// Pushes `body` into `s` cut after each of the `chunks` sizes in turn, the rest last; the
+/// outcome, panicking on a decode error.
+pub(crate) fn stream_in_chunks(mut s: impl CodecStream, body: &[u8], chunks: &[usize]) -> Outcome {
+    let mut rest = body;
+    for &n in chunks {
+        let (a, b) = rest.split_at(n.min(rest.len()));
+        s.push(a).unwrap();
+        rest = b;
+    }
+    s.push(rest).unwrap();
+    s.finish().unwrap()
+}
+
+/// An answer with `status`, no headers and `body`.
+pub(crate) fn response(status: u16, body: &str) -> HttpResponse {
+    HttpResponse {
+        status,
+        headers: BTreeMap::new(),
+        body: body.as_bytes().to_vec(),
+    }
+}
+
+/// The message of the error a codec's `decode_request` gives for `body` posted to `path`.
+pub(crate) fn request_error(
+    decode_request: fn(&HttpRequest) -> Result<DecodedRequest, DecodeError>,
+    path: &str,
+    body: Value,
+) -> String {
+    decode_request(&HttpRequest::post(path, body))
+        .unwrap_err()
+        .to_string()
+}
+
+/// Each `(raw, finish)`: the answer `body_of(raw)` decodes to `finish`, with `raw` kept as the
+/// raw finish.
+pub(crate) fn assert_finish_reasons(
+    cases: &[(&str, Finish)],
+    body_of: impl Fn(&str) -> String,
+    decode: impl Fn(&HttpResponse) -> Result<Outcome, DecodeError>,
+) {
+    for &(raw, finish) in cases {
+        let o = decode(&response(200, &body_of(raw))).unwrap();
+        assert_eq!(
+            (o.finish, o.raw_finish.as_deref()),
+            (finish, Some(raw)),
+            "{raw}"
+        );
+    }
+}
+
+/// The tool choices Chat and Responses both send as a bare string, with that string.
+pub(crate) fn openai_string_choices() -> [(ToolChoice, Value); 3] {
+    [
+        (ToolChoice::Auto, Value::from("auto")),
+        (ToolChoice::None, Value::from("none")),
+        (ToolChoice::Required, Value::from("required")),
+    ]
+}
+
+/// A `get_weather` call with id `id` and `arguments`, no thought signature.
+pub(crate) fn weather_call(id: &str, arguments: Value) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: "get_weather".into(),
+        arguments,
+        thought_signature: None,
+    }
+}
+
+/// Asserts some encoder note mentions `text`.
+pub(crate) fn assert_noted(notes: &[String], text: &str) {
+    assert!(notes.iter().any(|n| n.contains(text)), "{text}: {notes:?}");
+}
+
+/// Each tool call's id and arguments, in order.
+pub(crate) fn ids_and_arguments(o: &Outcome) -> Vec<(&str, &Value)> {
+    o.tool_calls
+        .iter()
+        .map(|c| (c.id.as_str(), &c.arguments))
+        .collect()
+}
+
+/// A tool taking one string `q`, described as "`name` tool".
+pub(crate) fn q_tool(name: &str) -> Tool {
+    Tool {
+        name: name.into(),
+        description: Some(format!("{name} tool")),
+        parameters: serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+        strict: None,
+    }
+}
+
+/// `model` asked "hi" with a `q_tool` per name and `choice`.
+pub(crate) fn q_request(model: &str, tools: &[&str], choice: Option<ToolChoice>) -> ChatRequest {
+    ChatRequest::new(model)
+        .with_user("hi")
+        .with_tools(tools.iter().map(|n| q_tool(n)))
+        .with_choice(choice)
+}
+
+/// `r` with a system message ("sys") first and a developer message ("dev") last.
+pub(crate) fn with_instructions(mut r: ChatRequest) -> ChatRequest {
+    r.messages.insert(
+        0,
+        Message::System {
+            content: "sys".into(),
+        },
+    );
+    r.messages.push(Message::Developer {
+        content: "dev".into(),
+    });
+    r
 }
 
 pub(crate) fn tool(name: &str) -> Tool {

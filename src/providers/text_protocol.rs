@@ -251,11 +251,7 @@ impl Stream {
                 .parser
                 .calls_so_far()
                 .iter()
-                .map(|c| crate::providers::CallProgress {
-                    id: &c.id,
-                    name: &c.name,
-                    arguments: std::borrow::Cow::Owned(c.arguments.to_string()),
-                })
+                .map(crate::providers::CallProgress::whole)
                 .collect(),
         }
     }

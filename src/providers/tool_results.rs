@@ -11,6 +11,20 @@ pub(crate) struct ToolResult<'a> {
     pub is_error: bool,
 }
 
+/// The run of consecutive tool messages of `msgs` that begins at `start`, in call order (see
+/// [`in_call_order`]), and the index of the first message after it.
+pub(crate) fn run_at<'a>(
+    msgs: &'a [Message],
+    start: usize,
+    calls: &[ToolCall],
+) -> (Vec<ToolResult<'a>>, usize) {
+    let len = msgs[start..]
+        .iter()
+        .take_while(|m| matches!(m, Message::Tool { .. }))
+        .count();
+    (in_call_order(&msgs[start..start + len], calls), start + len)
+}
+
 /// The tool results of a run of tool messages, stably sorted by the position of their call in
 /// the preceding assistant turn (ids that match no call keep their relative order, at the end).
 pub(crate) fn in_call_order<'a>(run: &'a [Message], calls: &[ToolCall]) -> Vec<ToolResult<'a>> {

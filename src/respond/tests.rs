@@ -98,25 +98,47 @@ fn buffered_bodies_decode_to_the_outcome() {
     }
 }
 
-#[test]
-fn streams_decode_to_the_outcome_in_any_chunking() {
-    for (inbound, provider) in CASES {
-        let o = outcome();
-        let mut w = StreamWriter::new(inbound, meta());
-        let mut bytes = w.start();
-        bytes.extend(w.text("Check"));
-        bytes.extend(w.text("ing."));
-        bytes.extend(w.call_start("call_a", "get_weather"));
-        bytes.extend(w.call_args(0, "{\"city\":"));
-        bytes.extend(w.call_args(0, "\"Paris\"}"));
-        bytes.extend(w.gemini_flush(&o.tool_calls, 1));
-        bytes.extend(w.finish(&o)); // the second call only in the outcome: sent whole
-        for step in [1, 7, bytes.len()] {
+/// What `inbound`'s stream writer writes: its start, then each of `events` in order.
+fn written(inbound: Inbound, events: impl FnOnce(&mut StreamWriter) -> Vec<Vec<u8>>) -> Vec<u8> {
+    let mut w = StreamWriter::new(inbound, meta());
+    let mut bytes = w.start();
+    for e in events(&mut w) {
+        bytes.extend(e);
+    }
+    bytes
+}
+
+/// `bytes` decoded by `provider`'s stream decoder in chunks of 1 byte, 7 bytes and all of them.
+fn decoded_in_steps(provider: Provider, bytes: &[u8]) -> Vec<Outcome> {
+    [1, 7, bytes.len()]
+        .into_iter()
+        .map(|step| {
             let mut d = crate::providers::StreamDecoder::new(provider, &req(true));
             for c in bytes.chunks(step) {
                 d.push(c).unwrap();
             }
-            check(inbound, &d.finish().unwrap());
+            d.finish().unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn streams_decode_to_the_outcome_in_any_chunking() {
+    for (inbound, provider) in CASES {
+        let o = outcome();
+        let bytes = written(inbound, |w| {
+            vec![
+                w.text("Check"),
+                w.text("ing."),
+                w.call_start("call_a", "get_weather"),
+                w.call_args(0, "{\"city\":"),
+                w.call_args(0, "\"Paris\"}"),
+                w.gemini_flush(&o.tool_calls, 1),
+                w.finish(&o), // the second call only in the outcome: sent whole
+            ]
+        });
+        for decoded in decoded_in_steps(provider, &bytes) {
+            check(inbound, &decoded);
         }
     }
 }
@@ -124,13 +146,13 @@ fn streams_decode_to_the_outcome_in_any_chunking() {
 #[test]
 fn a_mid_stream_error_decodes_as_the_error() {
     for (inbound, provider) in CASES {
-        let mut w = StreamWriter::new(inbound, meta());
-        let mut bytes = w.start();
-        bytes.extend(w.error(&crate::model::ProviderError {
-            status: 500,
-            message: "upstream broke".into(),
-            ..Default::default()
-        }));
+        let bytes = written(inbound, |w| {
+            vec![w.error(&crate::model::ProviderError {
+                status: 500,
+                message: "upstream broke".into(),
+                ..Default::default()
+            })]
+        });
         let mut d = crate::providers::StreamDecoder::new(provider, &req(true));
         d.push(&bytes).unwrap();
         let o = d.finish().unwrap();
@@ -230,20 +252,18 @@ fn a_cut_call_is_written_last_and_the_client_withdraws_it() {
 fn a_streamed_cut_call_ends_with_the_length_finish_and_is_withdrawn() {
     for (inbound, provider) in CASES {
         let o = cut_outcome();
-        let mut w = StreamWriter::new(inbound, meta());
-        let mut bytes = w.start();
-        bytes.extend(w.call_start("call_a", "get_weather"));
-        bytes.extend(w.call_args(0, "{\"city\": \"Kingston\"}"));
-        bytes.extend(w.call_start("call_b", "get_weather"));
-        bytes.extend(w.call_args(1, "{\"city\": "));
-        bytes.extend(w.call_args(1, "\"Port of"));
-        bytes.extend(w.finish(&o));
-        for step in [1, 7, bytes.len()] {
-            let mut d = crate::providers::StreamDecoder::new(provider, &req(true));
-            for c in bytes.chunks(step) {
-                d.push(c).unwrap();
-            }
-            check_cut(inbound, &d.finish().unwrap(), PARTIAL);
+        let bytes = written(inbound, |w| {
+            vec![
+                w.call_start("call_a", "get_weather"),
+                w.call_args(0, "{\"city\": \"Kingston\"}"),
+                w.call_start("call_b", "get_weather"),
+                w.call_args(1, "{\"city\": "),
+                w.call_args(1, "\"Port of"),
+                w.finish(&o),
+            ]
+        });
+        for decoded in decoded_in_steps(provider, &bytes) {
+            check_cut(inbound, &decoded, PARTIAL);
         }
     }
 }
@@ -268,11 +288,13 @@ fn finished_calls_under_a_length_finish_stay_calls() {
     };
     for (inbound, provider) in CASES {
         check(inbound, &decode_body(inbound, provider, &o).1);
-        let mut w = StreamWriter::new(inbound, meta());
-        let mut bytes = w.start();
-        bytes.extend(w.call_start("call_a", "get_weather"));
-        bytes.extend(w.call_args(0, "{\"city\": \"Kingston\"}"));
-        bytes.extend(w.finish(&o));
+        let bytes = written(inbound, |w| {
+            vec![
+                w.call_start("call_a", "get_weather"),
+                w.call_args(0, "{\"city\": \"Kingston\"}"),
+                w.finish(&o),
+            ]
+        });
         let mut d = crate::providers::StreamDecoder::new(provider, &req(true));
         d.push(&bytes).unwrap();
         check(inbound, &d.finish().unwrap());

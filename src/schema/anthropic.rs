@@ -106,26 +106,20 @@ fn check_with_budget(schema: &Value) -> (Vec<Violation>, Budget) {
         budget: &mut budget,
     };
     w.node(schema, "", 0);
-    if budget.optional > MAX_OPTIONAL_PARAMS {
-        out.push(Violation::new(
-            "",
+    let totals = [
+        Violation::total_over(
+            budget.optional,
+            MAX_OPTIONAL_PARAMS,
             "max-optional-params",
-            format!(
-                "{} optional parameters; strict tools allow at most {MAX_OPTIONAL_PARAMS}",
-                budget.optional
-            ),
-        ));
-    }
-    if budget.unions > MAX_UNION_PARAMS {
-        out.push(Violation::new(
-            "",
-            "max-union-params",
-            format!(
-                "{} parameters use unions; strict tools allow at most {MAX_UNION_PARAMS}",
-                budget.unions
-            ),
-        ));
-    }
+            |n| {
+                format!("{n} optional parameters; strict tools allow at most {MAX_OPTIONAL_PARAMS}")
+            },
+        ),
+        Violation::total_over(budget.unions, MAX_UNION_PARAMS, "max-union-params", |n| {
+            format!("{n} parameters use unions; strict tools allow at most {MAX_UNION_PARAMS}")
+        }),
+    ];
+    out.extend(totals.into_iter().flatten());
     (out, budget)
 }
 
@@ -224,15 +218,12 @@ impl Walker<'_> {
                 ));
             }
         }
-        if let Some(f) = obj.get("format").and_then(Value::as_str)
-            && !FORMATS.contains(&f)
-        {
-            out.push(Violation::new(
-                ptr,
-                "unsupported-format",
-                format!("format '{f}' is not supported in strict mode"),
-            ));
-        }
+        out.extend(Violation::unsupported_format(
+            obj.get("format"),
+            FORMATS,
+            || ptr.to_string(),
+            "in strict mode",
+        ));
         if obj
             .get("minItems")
             .and_then(Value::as_u64)

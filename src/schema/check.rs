@@ -49,15 +49,12 @@ pub(super) fn node_rules(
             }
         }
     }
-    if let Some(f) = kw.format.and_then(Value::as_str)
-        && !FORMATS.contains(&f)
-    {
-        out.push(Violation::at(
-            ptr,
-            "unsupported-format",
-            format!("format '{f}' is not supported in strict mode"),
-        ));
-    }
+    out.extend(Violation::unsupported_format(
+        kw.format,
+        FORMATS,
+        || ptr.render(),
+        "in strict mode",
+    ));
     for t in kw.types() {
         if !TYPES.contains(&t) {
             out.push(Violation::at(

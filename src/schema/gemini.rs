@@ -561,15 +561,12 @@ fn walk(v: &Value, ptr: &str, depth: usize, out: &mut Vec<Violation>) {
             "type must be a single string",
         ));
     }
-    if let Some(f) = obj.get("format").and_then(Value::as_str)
-        && !FORMATS.contains(&f)
-    {
-        out.push(Violation::new(
-            ptr,
-            "unsupported-format",
-            format!("format '{f}' is not supported (enum, date-time)"),
-        ));
-    }
+    out.extend(Violation::unsupported_format(
+        obj.get("format"),
+        FORMATS,
+        || ptr.to_string(),
+        "(enum, date-time)",
+    ));
     if let Some(e) = obj.get("enum").and_then(Value::as_array)
         && let Some(i) = e.iter().position(|m| !m.is_string())
     {

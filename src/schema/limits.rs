@@ -94,36 +94,24 @@ impl Counter {
                 ),
             ));
         }
-        if self.properties > MAX_PROPERTIES {
-            out.push(Violation::new(
-                "",
-                "max-properties",
+        let totals = [
+            Violation::total_over(self.properties, MAX_PROPERTIES, "max-properties", |n| {
                 format!(
-                    "schema has {} object properties in total; at most {MAX_PROPERTIES} are allowed",
-                    self.properties
-                ),
-            ));
-        }
-        if self.enum_values > MAX_ENUM_VALUES {
-            out.push(Violation::new(
-                "",
-                "max-enum-values",
+                    "schema has {n} object properties in total; at most {MAX_PROPERTIES} are allowed"
+                )
+            }),
+            Violation::total_over(self.enum_values, MAX_ENUM_VALUES, "max-enum-values", |n| {
                 format!(
-                    "schema has {} enum values in total; at most {MAX_ENUM_VALUES} are allowed",
-                    self.enum_values
-                ),
-            ));
-        }
-        if self.chars > MAX_CHARS {
-            out.push(Violation::new(
-                "",
-                "max-string-length",
+                    "schema has {n} enum values in total; at most {MAX_ENUM_VALUES} are allowed"
+                )
+            }),
+            Violation::total_over(self.chars, MAX_CHARS, "max-string-length", |n| {
                 format!(
-                    "property names, definition names, enum and const values total {} characters; \
-                     at most {MAX_CHARS} are allowed",
-                    self.chars
-                ),
-            ));
-        }
+                    "property names, definition names, enum and const values total {n} characters; \
+                     at most {MAX_CHARS} are allowed"
+                )
+            }),
+        ];
+        out.extend(totals.into_iter().flatten());
     }
 }

@@ -50,6 +50,33 @@ impl Violation {
         }
     }
 
+    /// A whole schema's `count` of something over its `limit`: rule `rule` at the root, the
+    /// message `message(count)`; nothing within the limit.
+    pub(crate) fn total_over(
+        count: usize,
+        limit: usize,
+        rule: &'static str,
+        message: impl FnOnce(usize) -> String,
+    ) -> Option<Violation> {
+        (count > limit).then(|| Violation::new("", rule, message(count)))
+    }
+
+    /// A `format` keyword outside `supported`: rule `unsupported-format` at `pointer()` (built
+    /// only then), the message "format 'F' is not supported" and `why`; nothing otherwise.
+    pub(crate) fn unsupported_format(
+        format: Option<&Value>,
+        supported: &[&str],
+        pointer: impl FnOnce() -> String,
+        why: &str,
+    ) -> Option<Violation> {
+        let f = format?.as_str()?;
+        (!supported.contains(&f)).then(|| Violation {
+            pointer: pointer(),
+            rule: "unsupported-format",
+            message: format!("format '{f}' is not supported {why}"),
+        })
+    }
+
     /// The pointer as shown to people: `(root)` for the empty pointer.
     pub fn shown_pointer(&self) -> &str {
         if self.pointer.is_empty() {

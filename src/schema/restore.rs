@@ -179,25 +179,11 @@ fn object_branch<'a>(
     if schema.contains_key("properties") || schema.contains_key("allOf") {
         return Some(schema);
     }
-    for key in ["anyOf", "oneOf"] {
-        for b in schema
-            .get(key)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(b) = util::deref(root, b).and_then(Value::as_object) else {
-                continue;
-            };
-            let Some(props) = b.get("properties").and_then(Value::as_object) else {
-                continue;
-            };
-            if map.keys().all(|k| props.contains_key(k)) {
-                return Some(b);
-            }
-        }
-    }
-    None
+    union_branches(root, schema).find_map(|b| {
+        let b = b.as_object()?;
+        let props = b.get("properties").and_then(Value::as_object)?;
+        map.keys().all(|k| props.contains_key(k)).then_some(b)
+    })
 }
 
 /// The `items` schema of an array schema, looking through `anyOf`/`oneOf` branches.
@@ -208,17 +194,18 @@ pub(super) fn array_items<'a>(
     if let Some(items) = schema.get("items") {
         return Some(items);
     }
-    for key in ["anyOf", "oneOf"] {
-        for b in schema
-            .get(key)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(items) = util::deref(root, b).and_then(|b| b.get("items")) {
-                return Some(items);
-            }
-        }
-    }
-    None
+    union_branches(root, schema).find_map(|b| b.get("items"))
+}
+
+/// The `anyOf` branches of `schema`, then its `oneOf` ones, each through its local `$ref`s (a
+/// branch whose reference does not resolve is left out).
+fn union_branches<'a>(
+    root: &'a Value,
+    schema: &'a Map<String, Value>,
+) -> impl Iterator<Item = &'a Value> {
+    ["anyOf", "oneOf"]
+        .into_iter()
+        .filter_map(|key| schema.get(key).and_then(Value::as_array))
+        .flatten()
+        .filter_map(|b| util::deref(root, b))
 }

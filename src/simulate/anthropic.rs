@@ -136,9 +136,7 @@ fn read_messages(messages: &[Value], ask: &mut Ask) {
             .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
             .map(|b| content_text(b.get("content").unwrap_or(&Value::Null)))
             .collect();
-        if !results.is_empty() {
-            ask.tool_results = Some(results);
-        }
+        ask.set_tool_results(results);
     }
     ask.rounds_done = messages
         .iter()

@@ -40,6 +40,14 @@ pub(crate) struct Ask {
 }
 
 impl Ask {
+    /// Records the tool results the conversation's last message carries; none leaves
+    /// `tool_results` unset.
+    pub(crate) fn set_tool_results(&mut self, results: Vec<String>) {
+        if !results.is_empty() {
+            self.tool_results = Some(results);
+        }
+    }
+
     pub(super) fn new(model: &str) -> Ask {
         Ask {
             model: model.to_string(),

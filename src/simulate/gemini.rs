@@ -150,9 +150,7 @@ fn read_contents(contents: &[Value], ask: &mut Ask) {
             .filter_map(|p| field(p, "functionResponse", "function_response"))
             .map(|r| wire::compact(r.get("response").unwrap_or(&Value::Null)))
             .collect();
-        if !results.is_empty() {
-            ask.tool_results = Some(results);
-        }
+        ask.set_tool_results(results);
     }
     ask.rounds_done = contents
         .iter()

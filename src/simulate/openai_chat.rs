@@ -145,6 +145,27 @@ pub(crate) fn parse_choice(raw: &Value, flat: bool, ask: &Ask) -> Result<ToolCho
     }
 }
 
+/// A message's `role` ("" when it has none).
+pub(crate) fn role(m: &Value) -> &str {
+    m.get("role").and_then(Value::as_str).unwrap_or("")
+}
+
+/// The text of `field` of each of the last `items` that are results, in order.
+pub(crate) fn trailing_results(
+    items: &[Value],
+    is_result: impl Fn(&Value) -> bool,
+    field: &str,
+) -> Vec<String> {
+    let mut out: Vec<String> = items
+        .iter()
+        .rev()
+        .take_while(|m| is_result(m))
+        .map(|m| content_text(m.get(field).unwrap_or(&Value::Null)))
+        .collect();
+    out.reverse();
+    out
+}
+
 /// Text of a message `content`: a string or an array of text parts.
 pub(crate) fn content_text(content: &Value) -> String {
     match content {
@@ -195,21 +216,7 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
     ask.raw_choice = body.get("tool_choice").cloned().unwrap_or(Value::Null);
     ask.choice = parse_choice(&ask.raw_choice, false, &ask)?;
     ask.parallel = body.get("parallel_tool_calls") != Some(&Value::Bool(false));
-    let role = |m: &Value| {
-        m.get("role")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    let trailing: Vec<String> = messages
-        .iter()
-        .rev()
-        .take_while(|m| role(m) == "tool")
-        .map(|m| content_text(m.get("content").unwrap_or(&Value::Null)))
-        .collect();
-    if !trailing.is_empty() {
-        ask.tool_results = Some(trailing.into_iter().rev().collect());
-    }
+    ask.set_tool_results(trailing_results(messages, |m| role(m) == "tool", "content"));
     ask.rounds_done = runs(messages.iter().map(|m| role(m) == "tool"));
     if let Some(u) = messages.iter().rev().find(|m| role(m) == "user") {
         ask.user_text = content_text(u.get("content").unwrap_or(&Value::Null));

@@ -9,6 +9,7 @@ use super::exchange::Ctx;
 use super::exchange::SimResponse;
 use super::openai_chat::{
     check_needs_tools, content_text, parse_choice, require_model, runs, tools_array,
+    trailing_results,
 };
 use super::wire;
 use crate::model::empty_parameters;
@@ -77,15 +78,11 @@ fn read_items(items: &[Value], ask: &mut Ask) {
             .unwrap_or("message")
             .to_string()
     };
-    let trailing: Vec<String> = items
-        .iter()
-        .rev()
-        .take_while(|m| kind(m).ends_with("call_output"))
-        .map(|m| content_text(m.get("output").unwrap_or(&Value::Null)))
-        .collect();
-    if !trailing.is_empty() {
-        ask.tool_results = Some(trailing.into_iter().rev().collect());
-    }
+    ask.set_tool_results(trailing_results(
+        items,
+        |m| kind(m).ends_with("call_output"),
+        "output",
+    ));
     ask.rounds_done = runs(items.iter().map(|m| kind(m).ends_with("call_output")));
     let is_user = |m: &&Value| m.get("role").and_then(Value::as_str) == Some("user");
     if let Some(u) = items.iter().rev().find(is_user) {
@@ -367,16 +364,19 @@ fn added(item: &Value) -> Value {
     a
 }
 
+/// A content-part event's fields: the item, its output index, content index 0, then `extra`.
+fn content_part_event(item_id: &Value, index: usize, extra: Value) -> Value {
+    let mut v = json!({"item_id": item_id, "output_index": index, "content_index": 0});
+    if let (Some(o), Value::Object(e)) = (v.as_object_mut(), extra) {
+        o.extend(e);
+    }
+    v
+}
+
 fn refusal_events(ev: &mut Events, item: &Value, index: usize, seed: u64) {
     let item_id = &item["id"];
     let refusal = item["content"][0]["refusal"].as_str().unwrap_or("");
-    let at = |extra: Value| {
-        let mut v = json!({"item_id": item_id, "output_index": index, "content_index": 0});
-        if let (Some(o), Value::Object(e)) = (v.as_object_mut(), extra) {
-            o.extend(e);
-        }
-        v
-    };
+    let at = |extra: Value| content_part_event(item_id, index, extra);
     ev.push(
         "response.content_part.added",
         at(json!({"part": {"type": "refusal", "refusal": ""}})),
@@ -395,13 +395,7 @@ fn message_events(ev: &mut Events, item: &Value, index: usize, seed: u64) {
     let item_id = &item["id"];
     let part = &item["content"][0];
     let text = part["text"].as_str().unwrap_or("");
-    let at = |extra: Value| {
-        let mut v = json!({"item_id": item_id, "output_index": index, "content_index": 0});
-        if let (Some(o), Value::Object(e)) = (v.as_object_mut(), extra) {
-            o.extend(e);
-        }
-        v
-    };
+    let at = |extra: Value| content_part_event(item_id, index, extra);
     ev.push(
         "response.content_part.added",
         at(json!({"part": {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}})),

@@ -8,7 +8,9 @@ use super::decide::{Ask, Call, FnTool, Turn};
 use super::errors::Rejection;
 use super::exchange::Ctx;
 use super::exchange::SimResponse;
-use super::openai_chat::{ChatOut, content_text, render_out, require_model};
+use super::openai_chat::{
+    ChatOut, content_text, render_out, require_model, role, trailing_results,
+};
 use crate::model::{AllowedMode, ToolChoice, empty_parameters};
 use crate::scenario::Malformed;
 
@@ -51,24 +53,13 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
         ask.choice = parse_choice(line, &names);
     }
     ask.parallel = !text.to_ascii_lowercase().contains("at most one");
-    let role = |m: &Value| {
-        m.get("role")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    let results: Vec<String> = messages
-        .iter()
-        .rev()
-        .take_while(|m| role(m) == "tool")
-        .map(|m| content_text(m.get("content").unwrap_or(&Value::Null)))
-        .collect();
+    let results = trailing_results(&messages, |m| role(m) == "tool", "content");
     let last_user_result = messages
         .last()
         .filter(|m| role(m) == "user")
         .map(|m| content_text(m.get("content").unwrap_or(&Value::Null)));
     if !results.is_empty() {
-        ask.tool_results = Some(results.into_iter().rev().collect());
+        ask.tool_results = Some(results);
     } else if let Some(t) = last_user_result.filter(|t| t.trim_start().starts_with("<tool_result"))
     {
         ask.tool_results = Some(vec![t]);

@@ -192,6 +192,12 @@ impl Collector {
         }
     }
 
+    /// Something dropped right after the last block, recovered, about that block.
+    fn dropped_after_block(&mut self, kind: K, message: &'static str, offset: usize) {
+        let index = self.last_block;
+        self.diag(kind, message.into(), offset, index, true);
+    }
+
     fn diag(
         &mut self,
         kind: K,
@@ -282,24 +288,14 @@ impl Sink for Collector {
     }
 
     fn extra_close(&mut self, offset: usize) {
-        let index = self.last_block;
-        self.diag(
-            K::ExtraCloseTag,
-            "dropped a repeated </tool_call>".into(),
-            offset,
-            index,
-            true,
-        );
+        self.dropped_after_block(K::ExtraCloseTag, "dropped a repeated </tool_call>", offset);
     }
 
     fn trailing_gt(&mut self, offset: usize) {
-        let index = self.last_block;
-        self.diag(
+        self.dropped_after_block(
             K::TrailingGarbage,
-            "dropped \">\" after </tool_call>".into(),
+            "dropped \">\" after </tool_call>",
             offset,
-            index,
-            true,
         );
     }
 }

@@ -8,10 +8,7 @@ use super::*;
 
 /// An empty folder `tooltape-corpus-NAME-…`, removed when dropped.
 fn scratch(name: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("tooltape-corpus-{name}-"))
-        .tempdir()
-        .unwrap()
+    crate::scratch::folder(&format!("corpus-{name}"))
 }
 
 /// (trial name, case hash) of every trial, and the broken files' messages.

@@ -25,31 +25,21 @@ fn judged(verdict: Verdict, calls: &[(&str, &str)], text: Option<&str>, raw: &st
     }
 }
 
+/// A passing trial whose one call, `get_weather`, has id `id`.
+fn passed_with_call(id: &str) -> Judged {
+    judged(Verdict::Pass, &[(id, "get_weather")], None, "tool_calls")
+}
+
 #[test]
 fn ids_alone_change_nothing() {
-    let a = judged(
-        Verdict::Pass,
-        &[("call_1", "get_weather")],
-        None,
-        "tool_calls",
-    );
-    let b = judged(
-        Verdict::Pass,
-        &[("call_2", "get_weather")],
-        None,
-        "tool_calls",
-    );
+    let a = passed_with_call("call_1");
+    let b = passed_with_call("call_2");
     assert_eq!(diff(&a, &b, None, None), (vec![], false));
 }
 
 #[test]
 fn a_flipped_forced_choice_is_breaking_once() {
-    let a = judged(
-        Verdict::Pass,
-        &[("call_1", "get_weather")],
-        None,
-        "tool_calls",
-    );
+    let a = passed_with_call("call_1");
     let fail = Verdict::Fail {
         problems: vec!["tool_choice forced get_weather: expected a call".into()],
     };

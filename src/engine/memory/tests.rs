@@ -33,10 +33,7 @@ fn this_process_group_has_a_peak_on_linux() {
 
 #[test]
 fn a_group_without_processes_has_no_figure() {
-    let tmp = tempfile::Builder::new()
-        .prefix("tooltape-proc-")
-        .tempdir()
-        .unwrap();
+    let tmp = crate::scratch::folder("proc");
     let dir = tmp.path();
     std::fs::create_dir_all(dir.join("12")).expect("scratch /proc");
     std::fs::write(dir.join("12/stat"), "12 (sh) S 1 12 12 0").expect("stat");
@@ -47,10 +44,7 @@ fn a_group_without_processes_has_no_figure() {
 
 #[test]
 fn the_machine_note_names_cpus_and_memory() {
-    let tmp = tempfile::Builder::new()
-        .prefix("tooltape-machine-")
-        .tempdir()
-        .unwrap();
+    let tmp = crate::scratch::folder("machine");
     let dir = tmp.path();
     assert_eq!(machine_note(dir), "unknown machine");
     std::fs::write(

@@ -421,17 +421,9 @@ fn retry_after_ms(resp: &HttpResponse) -> Option<u64> {
 pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, DecodeError> {
     let parsed = serde_json::from_slice::<WireMessage>(&resp.body);
     if !resp.is_success() {
-        // A non-JSON error body (a proxy's HTML page) is still an error answer, not a decode failure.
         let mut err = match &parsed {
             Ok(WireMessage { error: Some(e), .. }) => provider_error(resp.status, e),
-            _ => ProviderError {
-                status: resp.status,
-                message: String::from_utf8_lossy(&resp.body)
-                    .chars()
-                    .take(500)
-                    .collect(),
-                ..ProviderError::default()
-            },
+            _ => ProviderError::unparsed(resp.status, &resp.body),
         };
         err.retry_after_ms = retry_after_ms(resp);
         return Ok(Outcome::from_error(err));

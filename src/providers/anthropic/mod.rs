@@ -13,7 +13,7 @@ use crate::http::HttpRequest;
 use crate::model::{AllowedMode, ChatRequest, HostedTool, Message, Tool, ToolCall, ToolChoice};
 use crate::model::{EncodeError, Encoded, Provider};
 use crate::providers::tool_names::check_plain;
-use crate::providers::tool_results::in_call_order;
+use crate::providers::tool_results::run_at;
 use crate::schema::prepare_tools;
 
 pub use decode::decode;
@@ -239,11 +239,9 @@ fn messages(req: &ChatRequest, notes: &mut Vec<String>) -> Vec<Value> {
                 }
             }
             Message::Tool { .. } => {
-                let start = i;
-                while matches!(msgs.get(i), Some(Message::Tool { .. })) {
-                    i += 1;
-                }
-                let mut blocks: Vec<Value> = in_call_order(&msgs[start..i], last_calls)
+                let (results, end) = run_at(msgs, i, last_calls);
+                i = end;
+                let mut blocks: Vec<Value> = results
                     .into_iter()
                     .map(|r| {
                         let mut b = json!({"type": "tool_result", "tool_use_id": r.call_id, "content": r.content});

@@ -1,29 +1,17 @@
 //! Anthropic encoder and decoder tests: tool_choice forms, fail-closed cases, message grouping,
 //! buffered/streamed decoding, errors, truncation and chunking invariance.
 
-use std::collections::BTreeMap;
-
 use serde_json::{Value, json};
 
 use super::*;
-use crate::http::HttpResponse;
 use crate::model::{DiagnosticKind, Finish, Grounding, Outcome};
-use crate::providers::testkit::assert_chunking_invariant;
-
-fn tool(name: &str) -> Tool {
-    Tool {
-        name: name.into(),
-        description: Some(format!("{name} tool")),
-        parameters: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
-        strict: None,
-    }
-}
+use crate::providers::testkit::{
+    assert_finish_reasons, assert_noted, q_request, request_error, response as resp,
+    stream_every_chunking, stream_in_chunks, with_instructions,
+};
 
 fn req(choice: Option<ToolChoice>) -> ChatRequest {
-    ChatRequest::new("claude-sonnet-4-5")
-        .with_user("hi")
-        .with_tools([tool("a"), tool("b"), tool("c")])
-        .with_choice(choice)
+    q_request("claude-sonnet-4-5", &["a", "b", "c"], choice)
 }
 
 fn body(r: &ChatRequest) -> Value {
@@ -41,16 +29,7 @@ fn tool_names(b: &Value) -> Vec<&str> {
 
 #[test]
 fn request_shape_key_order_and_headers() {
-    let mut r = req(Some(ToolChoice::Auto));
-    r.messages.insert(
-        0,
-        Message::System {
-            content: "sys".into(),
-        },
-    );
-    r.messages.push(Message::Developer {
-        content: "dev".into(),
-    });
+    let mut r = with_instructions(req(Some(ToolChoice::Auto)));
     let enc = encode(&r).unwrap();
     assert_eq!(enc.request.path, "/v1/messages");
     assert_eq!(enc.request.headers["anthropic-version"], "2023-06-01");
@@ -131,11 +110,7 @@ fn allowed_subsets_send_only_the_allowed_tools() {
         let enc = encode(&req(Some(ToolChoice::Allowed { mode, tools }))).unwrap();
         assert_eq!(tool_names(&enc.request.body), ["a", "c"]);
         assert_eq!(enc.request.body["tool_choice"], json!({"type": ty}));
-        assert!(
-            enc.notes.iter().any(|n| n.contains("allowed")),
-            "{:?}",
-            enc.notes
-        );
+        assert_noted(&enc.notes, "allowed");
     }
     let err = encode(&req(Some(ToolChoice::Allowed {
         mode: AllowedMode::Auto,
@@ -258,28 +233,12 @@ fn multi_turn_groups_results_in_call_order() {
 
 // ---- decoding ----
 
-fn resp(status: u16, body: &str) -> HttpResponse {
-    HttpResponse {
-        status,
-        headers: BTreeMap::new(),
-        body: body.as_bytes().to_vec(),
-    }
-}
-
 fn stream_req() -> ChatRequest {
     req(None).with_stream(true)
 }
 
 fn decode_stream(body: &[u8], chunks: &[usize]) -> Outcome {
-    let mut s = Stream::new(&stream_req());
-    let mut rest = body;
-    for &n in chunks {
-        let (a, b) = rest.split_at(n.min(rest.len()));
-        s.push(a).unwrap();
-        rest = b;
-    }
-    s.push(rest).unwrap();
-    s.finish().unwrap()
+    stream_in_chunks(Stream::new(&stream_req()), body, chunks)
 }
 
 #[test]
@@ -324,19 +283,22 @@ fn buffered_body_with_thinking_server_tools_and_citations() {
 
 #[test]
 fn stop_reasons_normalize() {
-    for (raw, f) in [
+    let stop_reasons = [
         ("end_turn", Finish::Stop),
         ("stop_sequence", Finish::Stop),
         ("max_tokens", Finish::Length),
         ("refusal", Finish::ContentFilter),
         ("pause_turn", Finish::Other),
-    ] {
-        let body = format!(
-            r#"{{"type":"message","content":[{{"type":"text","text":"x"}}],"stop_reason":"{raw}"}}"#
-        );
-        let o = decode(&req(None), &resp(200, &body)).unwrap();
-        assert_eq!((o.finish, o.raw_finish.as_deref()), (f, Some(raw)));
-    }
+    ];
+    assert_finish_reasons(
+        &stop_reasons,
+        |raw| {
+            format!(
+                r#"{{"type":"message","content":[{{"type":"text","text":"x"}}],"stop_reason":"{raw}"}}"#
+            )
+        },
+        |r| decode(&req(None), r),
+    );
 }
 
 #[test]
@@ -478,14 +440,7 @@ fn bad_event_json_names_its_line() {
 fn chunking_invariance() {
     // STREAM holds a 4-byte character, so splits inside UTF-8 are covered.
     assert!(STREAM.contains('🌍'));
-    assert_chunking_invariant(STREAM.as_bytes(), &|chunks| {
-        let mut s = Stream::new(&stream_req());
-        for c in chunks {
-            s.push(c)?;
-        }
-        s.finish()
-    })
-    .unwrap();
+    stream_every_chunking(STREAM.as_bytes(), || Stream::new(&stream_req())).unwrap();
 }
 
 #[test]
@@ -576,11 +531,7 @@ fn decode_request_reads_a_forced_server_search_as_required_grounding() {
 
 #[test]
 fn decode_request_errors_name_the_field() {
-    let err = |body: Value| {
-        decode_request(&HttpRequest::post(PATH, body))
-            .unwrap_err()
-            .to_string()
-    };
+    let err = |body: Value| request_error(decode_request, PATH, body);
     assert_eq!(
         err(json!({"model": "c", "messages": [], "tools": [{"name": "f"}]})),
         "/tools/0/input_schema: missing (a client tool declares its input_schema)"

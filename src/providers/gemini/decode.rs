@@ -278,15 +278,7 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
             Ok(body) => first_error(body).map(|e| provider_error(resp.status, &e)),
             Err(_) => None,
         }
-        .unwrap_or_else(|| ProviderError {
-            // A non-JSON error page is still an error answer, not a decode failure.
-            status: resp.status,
-            message: String::from_utf8_lossy(&resp.body)
-                .chars()
-                .take(500)
-                .collect(),
-            ..ProviderError::default()
-        });
+        .unwrap_or_else(|| ProviderError::unparsed(resp.status, &resp.body));
         if err.retry_after_ms.is_none() {
             // UNCONFIRMED (§8.7) whether Gemini ever sends Retry-After; honoured when present.
             err.retry_after_ms = resp

@@ -14,7 +14,7 @@ use crate::http::HttpRequest;
 use crate::model::{AllowedMode, ChatRequest, HostedTool, Message, ToolCall, ToolChoice};
 use crate::model::{EncodeError, Encoded, Provider};
 use crate::providers::tool_names::check_gemini;
-use crate::providers::tool_results::in_call_order;
+use crate::providers::tool_results::run_at;
 use crate::schema::prepare_tools;
 
 pub use decode::{SYNTHETIC_ID_PREFIX, decode};
@@ -183,11 +183,9 @@ fn contents(req: &ChatRequest) -> Vec<Value> {
                 }
             }
             Message::Tool { .. } => {
-                let start = i;
-                while matches!(msgs.get(i), Some(Message::Tool { .. })) {
-                    i += 1;
-                }
-                let parts: Vec<Value> = in_call_order(&msgs[start..i], last_calls)
+                let (results, end) = run_at(msgs, i, last_calls);
+                i = end;
+                let parts: Vec<Value> = results
                     .into_iter()
                     .map(|r| {
                         let mut fr = Map::new();

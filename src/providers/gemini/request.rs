@@ -487,25 +487,25 @@ fn calling_config(
     if let Some(m) = &mode {
         wire(extras, f.at("mode"), Value::String(m.clone()));
     }
+    let names_ptr = f.at("allowedFunctionNames");
+    let names_not_carried = |extras: &mut Vec<Extra>, n: Vec<String>| {
+        extras.push(Extra {
+            pointer: names_ptr.clone(),
+            kind: ExtraKind::NotCarried,
+            value: serde_json::json!(n),
+        });
+    };
     let choice = match (mode.as_deref(), names) {
         (None | Some("MODE_UNSPECIFIED"), None) => None,
         (Some("AUTO") | None | Some("MODE_UNSPECIFIED"), Some(n)) => {
             // Names are honoured only with ANY or VALIDATED: kept as an extra, choice auto.
-            extras.push(Extra {
-                pointer: f.at("allowedFunctionNames"),
-                kind: ExtraKind::NotCarried,
-                value: serde_json::json!(n),
-            });
+            names_not_carried(extras, n);
             Some(ToolChoice::Auto)
         }
         (Some("AUTO"), None) => Some(ToolChoice::Auto),
         (Some("NONE"), names) => {
             if let Some(n) = names {
-                extras.push(Extra {
-                    pointer: f.at("allowedFunctionNames"),
-                    kind: ExtraKind::NotCarried,
-                    value: serde_json::json!(n),
-                });
+                names_not_carried(extras, n);
             }
             Some(ToolChoice::None)
         }

@@ -54,11 +54,7 @@ impl Stream {
             calls: o
                 .tool_calls
                 .iter()
-                .map(|c| crate::providers::CallProgress {
-                    id: &c.id,
-                    name: &c.name,
-                    arguments: std::borrow::Cow::Owned(c.arguments.to_string()),
-                })
+                .map(crate::providers::CallProgress::whole)
                 .collect(),
         }
     }

@@ -1,29 +1,17 @@
 //! Gemini encoder and decoder tests: calling modes, thought signatures, result grouping,
 //! buffered/streamed decoding (SSE with CRLF and JSON array), errors, chunking invariance.
 
-use std::collections::BTreeMap;
-
 use serde_json::{Value, json};
 
 use super::*;
-use crate::http::HttpResponse;
-use crate::model::{DiagnosticKind, Finish, Grounding, Outcome, Tool};
-use crate::providers::testkit::assert_chunking_invariant;
-
-fn tool(name: &str) -> Tool {
-    Tool {
-        name: name.into(),
-        description: Some(format!("{name} tool")),
-        parameters: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
-        strict: None,
-    }
-}
+use crate::model::{DiagnosticKind, Finish, Grounding, Outcome};
+use crate::providers::testkit::{
+    assert_finish_reasons, assert_noted, q_request, request_error, response as resp,
+    stream_every_chunking, stream_in_chunks, with_instructions,
+};
 
 fn req(choice: Option<ToolChoice>) -> ChatRequest {
-    ChatRequest::new("gemini-2.5-flash")
-        .with_user("hi")
-        .with_tools([tool("a"), tool("b")])
-        .with_choice(choice)
+    q_request("gemini-2.5-flash", &["a", "b"], choice)
 }
 
 fn body(r: &ChatRequest) -> Value {
@@ -32,16 +20,7 @@ fn body(r: &ChatRequest) -> Value {
 
 #[test]
 fn request_shape_path_and_key_order() {
-    let mut r = req(Some(ToolChoice::Auto));
-    r.messages.insert(
-        0,
-        Message::System {
-            content: "sys".into(),
-        },
-    );
-    r.messages.push(Message::Developer {
-        content: "dev".into(),
-    });
+    let mut r = with_instructions(req(Some(ToolChoice::Auto)));
     r.max_tokens = Some(100);
     r.thinking = Some(512);
     r.hosted.push(HostedTool::WebSearch {
@@ -149,11 +128,7 @@ fn a_choice_without_function_declarations_is_not_sent() {
     let enc = encode(&r).unwrap();
     assert_eq!(enc.request.body.get("toolConfig"), None);
     assert_eq!(enc.request.body["tools"], json!([{"googleSearch": {}}]));
-    assert!(
-        enc.notes.iter().any(|n| n.contains("tool_choice not sent")),
-        "{:?}",
-        enc.notes
-    );
+    assert_noted(&enc.notes, "tool_choice not sent");
 }
 
 #[test]
@@ -161,11 +136,7 @@ fn parallel_off_is_a_note() {
     let mut r = req(None);
     r.parallel_tool_calls = Some(false);
     let enc = encode(&r).unwrap();
-    assert!(
-        enc.notes.iter().any(|n| n.contains("parallel_tool_calls")),
-        "{:?}",
-        enc.notes
-    );
+    assert_noted(&enc.notes, "parallel_tool_calls");
     assert_eq!(enc.request.body, body(&req(None)));
 }
 
@@ -226,26 +197,12 @@ fn multi_turn_carries_signatures_and_groups_results() {
 
 // ---- decoding ----
 
-fn resp(status: u16, body: &str) -> HttpResponse {
-    HttpResponse {
-        status,
-        headers: BTreeMap::new(),
-        body: body.as_bytes().to_vec(),
-    }
+fn stream_req() -> ChatRequest {
+    req(None).with_stream(true)
 }
 
 fn decode_stream(body: &[u8], chunks: &[usize]) -> Outcome {
-    let mut r = req(None);
-    r.stream = true;
-    let mut s = Stream::new(&r);
-    let mut rest = body;
-    for &n in chunks {
-        let (a, b) = rest.split_at(n.min(rest.len()));
-        s.push(a).unwrap();
-        rest = b;
-    }
-    s.push(rest).unwrap();
-    s.finish().unwrap()
+    stream_in_chunks(Stream::new(&stream_req()), body, chunks)
 }
 
 #[test]
@@ -282,7 +239,7 @@ fn buffered_calls_text_thoughts_grounding_and_ids() {
 
 #[test]
 fn finish_reasons_normalize() {
-    for (raw, f) in [
+    let finish_reasons = [
         ("STOP", Finish::Stop),
         ("MAX_TOKENS", Finish::Length),
         ("SAFETY", Finish::ContentFilter),
@@ -290,13 +247,16 @@ fn finish_reasons_normalize() {
         ("SPII", Finish::ContentFilter),
         ("MALFORMED_FUNCTION_CALL", Finish::Other),
         ("UNEXPECTED_TOOL_CALL", Finish::Other),
-    ] {
-        let body = format!(
-            r#"{{"candidates":[{{"content":{{"parts":[{{"text":"x"}}]}},"finishReason":"{raw}"}}]}}"#
-        );
-        let o = decode(&req(None), &resp(200, &body)).unwrap();
-        assert_eq!((o.finish, o.raw_finish.as_deref()), (f, Some(raw)));
-    }
+    ];
+    assert_finish_reasons(
+        &finish_reasons,
+        |raw| {
+            format!(
+                r#"{{"candidates":[{{"content":{{"parts":[{{"text":"x"}}]}},"finishReason":"{raw}"}}]}}"#
+            )
+        },
+        |r| decode(&req(None), r),
+    );
 }
 
 #[test]
@@ -432,16 +392,7 @@ fn chunking_invariance_both_framings() {
     for body in [sse_body(), array_body()] {
         // Each body holds a multi-byte character, so splits inside UTF-8 are covered.
         assert!(body.contains('🌍'));
-        let whole = assert_chunking_invariant(body.as_bytes(), &|chunks| {
-            let mut r = req(None);
-            r.stream = true;
-            let mut s = Stream::new(&r);
-            for c in chunks {
-                s.push(c)?;
-            }
-            s.finish()
-        })
-        .unwrap();
+        let whole = stream_every_chunking(body.as_bytes(), || Stream::new(&stream_req())).unwrap();
         check_chunks_outcome(&whole);
     }
 }
@@ -583,11 +534,7 @@ fn decode_request_reads_any_with_one_name_as_forced() {
 
 #[test]
 fn decode_request_errors_name_the_field() {
-    let err = |path: &str, body: Value| {
-        decode_request(&gemini_request(path, body))
-            .unwrap_err()
-            .to_string()
-    };
+    let err = |path: &str, body: Value| request_error(decode_request, path, body);
     assert_eq!(
         err("/v1beta/models/m:countTokens", json!({})),
         "path: `/v1beta/models/m:countTokens` is not a Gemini path (…/models/MODEL:generateContent or :streamGenerateContent)"

@@ -57,14 +57,27 @@ enum DeltaKey {
     Other,
 }
 
-struct Chunk<'s>(&'s mut State);
-
-impl<'de> DeserializeSeed<'de> for Chunk<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
+/// Each seed below is its own visitor over [`State`], read as a map or as a sequence.
+macro_rules! self_visiting_seeds {
+    ($($seed:ident: $read:ident),*) => {$(
+        impl<'de> DeserializeSeed<'de> for $seed<'_> {
+            type Value = ();
+            fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+                d.$read(self)
+            }
+        }
+    )*};
 }
+
+self_visiting_seeds!(
+    Chunk: deserialize_map,
+    Choices: deserialize_seq,
+    Choice: deserialize_map,
+    Delta: deserialize_map,
+    Calls: deserialize_seq
+);
+
+struct Chunk<'s>(&'s mut State);
 
 impl<'de> Visitor<'de> for Chunk<'_> {
     type Value = ();
@@ -128,13 +141,6 @@ impl<'de, S: DeserializeSeed<'de, Value = ()>> Visitor<'de> for OrNull<S> {
 /// `choices`: a list of which only the first element is read.
 struct Choices<'s>(&'s mut State);
 
-impl<'de> DeserializeSeed<'de> for Choices<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
 impl<'de> Visitor<'de> for Choices<'_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -149,13 +155,6 @@ impl<'de> Visitor<'de> for Choices<'_> {
 }
 
 struct Choice<'s>(&'s mut State);
-
-impl<'de> DeserializeSeed<'de> for Choice<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
 
 impl<'de> Visitor<'de> for Choice<'_> {
     type Value = ();
@@ -201,13 +200,6 @@ impl<'de> Visitor<'de> for Choice<'_> {
 /// `delta`: text, refusal and tool-call deltas.
 struct Delta<'s>(&'s mut State);
 
-impl<'de> DeserializeSeed<'de> for Delta<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
 impl<'de> Visitor<'de> for Delta<'_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -235,13 +227,6 @@ impl<'de> Visitor<'de> for Delta<'_> {
 
 /// `tool_calls`: a list of call deltas applied in order.
 struct Calls<'s>(&'s mut State);
-
-impl<'de> DeserializeSeed<'de> for Calls<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
 
 impl<'de> Visitor<'de> for Calls<'_> {
     type Value = ();

@@ -11,17 +11,18 @@ use crate::model::{
     ChatRequest, DecodeError, Diagnostic, DiagnosticKind, Finish, Outcome, ProviderError, ToolCall,
 };
 
+/// A success answer's body as text; `what` (`openai-chat body`) names it in the error.
+pub(crate) fn body_text<'a>(resp: &'a HttpResponse, what: &str) -> Result<&'a str, DecodeError> {
+    std::str::from_utf8(&resp.body)
+        .map_err(|e| DecodeError::new(format!("{what}: invalid UTF-8 at byte {}", e.valid_up_to())))
+}
+
 /// Decodes a buffered response, or any non-2xx answer as an error envelope.
 pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, DecodeError> {
     if !resp.is_success() {
         return Ok(Outcome::from_error(error_from_response(resp)));
     }
-    let text = std::str::from_utf8(&resp.body).map_err(|e| {
-        DecodeError::new(format!(
-            "openai-chat body: invalid UTF-8 at byte {}",
-            e.valid_up_to()
-        ))
-    })?;
+    let text = body_text(resp, "openai-chat body")?;
     let body: BodyWire<'_> =
         serde_json::from_str(text).map_err(|e| DecodeError::json("openai-chat body", &e, 1))?;
     if let Some(err) = body

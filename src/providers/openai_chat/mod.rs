@@ -21,9 +21,9 @@ use crate::providers::tool_names::check_plain;
 use crate::schema;
 
 pub use decode::decode;
-pub(crate) use decode::{error_from_response, error_from_value, parse_arguments};
+pub(crate) use decode::{body_text, error_from_response, error_from_value, parse_arguments};
 pub use dialect::Dialect;
-pub(crate) use request::allowed;
+pub(crate) use request::{allowed, string_choice};
 pub use request::{decode_request, decode_request_as};
 pub use stream::{Stream, synthetic_stream};
 

@@ -413,15 +413,7 @@ fn function_name(v: &Value, ptr: &str) -> Result<String, DecodeError> {
 
 fn tool_choice(v: &Value, ptr: &str) -> Result<ToolChoice, DecodeError> {
     match v {
-        Value::String(s) => match s.as_str() {
-            "auto" => Ok(ToolChoice::Auto),
-            "none" => Ok(ToolChoice::None),
-            "required" => Ok(ToolChoice::Required),
-            other => Err(field_error(
-                ptr,
-                format!("unknown tool choice `{other}` (auto, none, required, or an object)"),
-            )),
-        },
+        Value::String(s) => string_choice(s, ptr),
         Value::Object(o) => match o.get("type").and_then(Value::as_str) {
             Some("function") => Ok(ToolChoice::Forced(function_name(v, ptr)?)),
             Some("allowed_tools") => {
@@ -438,6 +430,19 @@ fn tool_choice(v: &Value, ptr: &str) -> Result<ToolChoice, DecodeError> {
             )),
         },
         other => Err(type_error(ptr, "a string or an object", other)),
+    }
+}
+
+/// A tool choice given as a string, spelled alike in Chat and Responses.
+pub(crate) fn string_choice(s: &str, ptr: &str) -> Result<ToolChoice, DecodeError> {
+    match s {
+        "auto" => Ok(ToolChoice::Auto),
+        "none" => Ok(ToolChoice::None),
+        "required" => Ok(ToolChoice::Required),
+        other => Err(field_error(
+            ptr,
+            format!("unknown tool choice `{other}` (auto, none, required, or an object)"),
+        )),
     }
 }
 

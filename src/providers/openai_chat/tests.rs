@@ -1,36 +1,22 @@
 //! Tests of the Chat Completions codec: encoding, buffered and streamed decoding, error envelopes,
 //! chunking invariance.
 
-use std::collections::BTreeMap;
-
 use serde_json::{Value, json};
 
 use super::*;
-use crate::http::HttpResponse;
-use crate::model::{AllowedMode, Finish, HostedTool, Message, Outcome, ToolCall, ToolChoice};
+use crate::model::{AllowedMode, Finish, HostedTool, Message, Outcome, ToolChoice};
 use crate::model::{ChatRequest, DecodeError, DiagnosticKind};
-use crate::providers::testkit::{assert_chunking_invariant, request};
+use crate::providers::testkit::{
+    assert_noted, ids_and_arguments, openai_string_choices, request, request_error, response as ok,
+    stream_every_chunking, weather_call,
+};
 
 fn body(req: &ChatRequest) -> Value {
     encode(req).unwrap().request.body
 }
 
 fn stream_outcome(req: &ChatRequest, body: &str) -> Result<Outcome, DecodeError> {
-    assert_chunking_invariant(body.as_bytes(), &|chunks| {
-        let mut s = Stream::new(req);
-        for c in chunks {
-            s.push(c)?;
-        }
-        s.finish()
-    })
-}
-
-fn ok(status: u16, body: &str) -> HttpResponse {
-    HttpResponse {
-        status,
-        headers: BTreeMap::new(),
-        body: body.as_bytes().to_vec(),
-    }
+    stream_every_chunking(body.as_bytes(), || Stream::new(req))
 }
 
 fn sse(events: &[&str]) -> String {
@@ -84,10 +70,7 @@ fn encode_keys_in_order_and_tools_forwarded_buffered_and_streamed() {
 #[test]
 fn encode_every_tool_choice_form() {
     let mut req = request(&["a", "b"], false);
-    let cases = [
-        (ToolChoice::Auto, json!("auto")),
-        (ToolChoice::None, json!("none")),
-        (ToolChoice::Required, json!("required")),
+    let cases = openai_string_choices().into_iter().chain([
         (
             ToolChoice::Forced("b".into()),
             json!({"type": "function", "function": {"name": "b"}}),
@@ -109,7 +92,7 @@ fn encode_every_tool_choice_form() {
             json!({"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": [
                 {"type": "function", "function": {"name": "a"}}]}}),
         ),
-    ];
+    ]);
     for (choice, want) in cases {
         req.tool_choice = Some(choice.clone());
         assert_eq!(body(&req)["tool_choice"], want, "{}", choice.slug());
@@ -163,18 +146,8 @@ fn encode_parallel_switch_and_multi_turn() {
         Message::Assistant {
             text: None,
             tool_calls: vec![
-                ToolCall {
-                    id: "call_1".into(),
-                    name: "get_weather".into(),
-                    arguments: json!({"city": "Paris"}),
-                    thought_signature: None,
-                },
-                ToolCall {
-                    id: "call_2".into(),
-                    name: "get_weather".into(),
-                    arguments: json!("{bad"),
-                    thought_signature: None,
-                },
+                weather_call("call_1", json!({"city": "Paris"})),
+                weather_call("call_2", json!("{bad")),
             ],
             opaque: vec![],
         },
@@ -210,11 +183,7 @@ fn encode_parallel_switch_and_multi_turn() {
         m[5],
         json!({"role": "tool", "tool_call_id": "call_2", "content": "boom"})
     );
-    assert!(
-        enc.notes.iter().any(|n| n.contains("error")),
-        "{:?}",
-        enc.notes
-    );
+    assert_noted(&enc.notes, "error");
 }
 
 #[test]
@@ -348,13 +317,8 @@ fn stream_parallel_calls_usage_done() {
         "[DONE]",
     ]);
     let o = stream_outcome(&req, &body).unwrap();
-    let calls: Vec<(&str, &Value)> = o
-        .tool_calls
-        .iter()
-        .map(|c| (c.id.as_str(), &c.arguments))
-        .collect();
     assert_eq!(
-        calls,
+        ids_and_arguments(&o),
         [
             ("call_a", &json!({"city": "Zürich"})),
             ("call_b", &json!({"city": "東京"}))
@@ -597,7 +561,7 @@ fn decode_request_keeps_a_misplaced_strict_as_unknown() {
 
 #[test]
 fn decode_request_errors_name_the_field() {
-    let err = |body: Value| decode_request(&chat_request(body)).unwrap_err().to_string();
+    let err = |body: Value| request_error(decode_request, PATH, body);
     assert_eq!(
         err(json!({"messages": []})),
         "/model: missing (a Chat Completions request names its model)"

@@ -10,7 +10,7 @@ use crate::model::{
 };
 use crate::providers::openai_chat::wire::{BStr, UsageWire};
 use crate::providers::openai_chat::{
-    arguments_string, error_from_response, error_from_value, parse_arguments,
+    arguments_string, body_text, error_from_response, error_from_value, parse_arguments,
 };
 
 /// Decodes a buffered response, or any non-2xx answer as an error envelope.
@@ -18,12 +18,7 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
     if !resp.is_success() {
         return Ok(Outcome::from_error(error_from_response(resp)));
     }
-    let text = std::str::from_utf8(&resp.body).map_err(|e| {
-        DecodeError::new(format!(
-            "openai-responses body: invalid UTF-8 at byte {}",
-            e.valid_up_to()
-        ))
-    })?;
+    let text = body_text(resp, "openai-responses body")?;
     let v: Value = serde_json::from_str(text)
         .map_err(|e| DecodeError::json("openai-responses body", &e, 1))?;
     let head = ResponseWire::deserialize(&v)

@@ -21,7 +21,7 @@ use crate::providers::decoded::{
     DecodedRequest, Extra, ExtraKind, Fields, arguments, call_name, check_path, content_text,
     empty_request, field_error, query_extras, type_error, wire,
 };
-use crate::providers::openai_chat::allowed;
+use crate::providers::openai_chat::{allowed, string_choice};
 
 const NOT_CARRIED: &[&str] = &[
     "stream_options",
@@ -166,15 +166,7 @@ fn function_name(v: &Value, ptr: &str) -> Result<String, DecodeError> {
 
 fn tool_choice(v: &Value, ptr: &str) -> Result<ToolChoice, DecodeError> {
     match v {
-        Value::String(s) => match s.as_str() {
-            "auto" => Ok(ToolChoice::Auto),
-            "none" => Ok(ToolChoice::None),
-            "required" => Ok(ToolChoice::Required),
-            other => Err(field_error(
-                ptr,
-                format!("unknown tool choice `{other}` (auto, none, required, or an object)"),
-            )),
-        },
+        Value::String(s) => string_choice(s, ptr),
         Value::Object(o) => match o.get("type").and_then(Value::as_str) {
             Some("function") => Ok(ToolChoice::Forced(function_name(v, ptr)?)),
             Some("allowed_tools") => allowed(v, ptr, function_name),

@@ -1,37 +1,23 @@
 //! Tests of the Responses codec: encoding, buffered output items, status mapping, event streams,
 //! chunking invariance.
 
-use std::collections::BTreeMap;
-
 use serde_json::{Value, json};
 
 use super::*;
-use crate::http::HttpResponse;
-use crate::model::{AllowedMode, Finish, Grounding, Outcome, ToolCall, ToolChoice};
+use crate::model::{AllowedMode, Finish, Grounding, Outcome, ToolChoice};
 use crate::model::{ChatRequest, DecodeError, DiagnosticKind};
-use crate::providers::testkit::{assert_chunking_invariant, request};
+use crate::providers::testkit::{
+    assert_noted, ids_and_arguments, openai_string_choices, request, request_error,
+    response as resp, stream_every_chunking, weather_call,
+};
 
 fn body(req: &ChatRequest) -> Value {
     encode(req).unwrap().request.body
 }
 
-fn resp(status: u16, body: &str) -> HttpResponse {
-    HttpResponse {
-        status,
-        headers: BTreeMap::new(),
-        body: body.as_bytes().to_vec(),
-    }
-}
-
 fn stream_outcome(body: &str) -> Result<Outcome, DecodeError> {
     let req = request(&["get_weather"], true);
-    assert_chunking_invariant(body.as_bytes(), &|chunks| {
-        let mut s = Stream::new(&req);
-        for c in chunks {
-            s.push(c)?;
-        }
-        s.finish()
-    })
+    stream_every_chunking(body.as_bytes(), || Stream::new(&req))
 }
 
 /// `event: <type>` + `data:` framing, as OpenAI sends it.
@@ -63,12 +49,7 @@ fn encode_keys_instructions_input_and_tools() {
         },
         Message::Assistant {
             text: Some("Checking.".into()),
-            tool_calls: vec![ToolCall {
-                id: "call_1".into(),
-                name: "get_weather".into(),
-                arguments: json!({"city": "Paris"}),
-                thought_signature: None,
-            }],
+            tool_calls: vec![weather_call("call_1", json!({"city": "Paris"}))],
             opaque: vec![json!({"type": "reasoning", "id": "rs_1", "summary": []})],
         },
         Message::Tool {
@@ -123,7 +104,7 @@ fn encode_keys_instructions_input_and_tools() {
     );
     assert_eq!(b["tools"][1], json!({"type": "web_search"}));
     assert_eq!(b["stream_options"], json!({"include_obfuscation": false}));
-    assert!(enc.notes.iter().any(|n| n.contains("error")));
+    assert_noted(&enc.notes, "error");
 
     req.stream = false;
     req.hosted = vec![HostedTool::WebSearch {
@@ -142,10 +123,7 @@ fn encode_keys_instructions_input_and_tools() {
 #[test]
 fn encode_tool_choice_forms_and_fail_closed() {
     let mut req = request(&["a", "b"], false);
-    let cases = [
-        (ToolChoice::Auto, json!("auto")),
-        (ToolChoice::None, json!("none")),
-        (ToolChoice::Required, json!("required")),
+    let cases = openai_string_choices().into_iter().chain([
         (
             ToolChoice::Forced("a".into()),
             json!({"type": "function", "name": "a"}),
@@ -157,7 +135,7 @@ fn encode_tool_choice_forms_and_fail_closed() {
             },
             json!({"type": "allowed_tools", "mode": "auto", "tools": [{"type": "function", "name": "a"}, {"type": "function", "name": "b"}]}),
         ),
-    ];
+    ]);
     for (c, want) in cases {
         req.tool_choice = Some(c);
         assert_eq!(body(&req)["tool_choice"], want);
@@ -193,13 +171,8 @@ fn decode_buffered_items_reasoning_hosted() {
         {"type":"function_call","id":"fc_2","call_id":"call_2","name":"get_weather","arguments":""}],
       "usage":{"input_tokens":10,"output_tokens":20,"total_tokens":30}}"#;
     let o = decode(&req, &resp(200, b)).unwrap();
-    let calls: Vec<(&str, &Value)> = o
-        .tool_calls
-        .iter()
-        .map(|c| (c.id.as_str(), &c.arguments))
-        .collect();
     assert_eq!(
-        calls,
+        ids_and_arguments(&o),
         [
             ("call_1", &json!({"city": "Paris"})),
             ("call_2", &json!({}))
@@ -295,13 +268,8 @@ fn stream_parallel_calls_text_and_completed() {
         r#"{"type":"response.completed","response":{"status":"completed","model":"gpt-4o","output":[],"usage":{"input_tokens":3,"output_tokens":4}}}"#,
     ]);
     let o = stream_outcome(&body).unwrap();
-    let calls: Vec<(&str, &Value)> = o
-        .tool_calls
-        .iter()
-        .map(|c| (c.id.as_str(), &c.arguments))
-        .collect();
     assert_eq!(
-        calls,
+        ids_and_arguments(&o),
         [
             ("call_1", &json!({"city": "東京"})),
             ("call_2", &json!({"city": "Rome"}))
@@ -469,11 +437,7 @@ fn decode_request_reads_a_hosted_tool_choice_as_required_grounding() {
 
 #[test]
 fn decode_request_errors_name_the_field() {
-    let err = |body: Value| {
-        decode_request(&HttpRequest::post(PATH, body))
-            .unwrap_err()
-            .to_string()
-    };
+    let err = |body: Value| request_error(decode_request, PATH, body);
     assert_eq!(
         err(json!({"model": "m", "input": [{"type": "function_call", "name": "f"}]})),
         "/input/0/call_id: missing (a function call has a call_id)"

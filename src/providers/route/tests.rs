@@ -42,23 +42,16 @@ fn openai_paths_with_and_without_the_v1_prefix() {
 fn gemini_under_every_api_version_and_framing() {
     for version in ["v1beta", "v1", "v1alpha"] {
         let base = format!("/{version}/models/gemini-2.5-flash");
-        assert_eq!(
-            post(&format!("{base}:generateContent")),
-            gemini("gemini-2.5-flash", Framing::Buffered)
-        );
-        assert_eq!(
-            post(&format!("{base}:streamGenerateContent")),
-            gemini("gemini-2.5-flash", Framing::JsonArray)
-        );
-        assert_eq!(
-            post(&format!("{base}:streamGenerateContent?alt=sse")),
-            gemini("gemini-2.5-flash", Framing::Sse)
-        );
-        // `alt=sse` frames only the stream method.
-        assert_eq!(
-            post(&format!("{base}:generateContent?alt=sse&key=k")),
-            gemini("gemini-2.5-flash", Framing::Buffered)
-        );
+        for (method, framing) in [
+            (":generateContent", Framing::Buffered),
+            (":streamGenerateContent", Framing::JsonArray),
+            (":streamGenerateContent?alt=sse", Framing::Sse),
+            // `alt=sse` frames only the stream method.
+            (":generateContent?alt=sse&key=k", Framing::Buffered),
+        ] {
+            let path = format!("{base}{method}");
+            assert_eq!(post(&path), gemini("gemini-2.5-flash", framing), "{path}");
+        }
     }
     assert!(Framing::Sse.streams() && Framing::JsonArray.streams());
     assert!(!Framing::Buffered.streams() && !Framing::Body.streams());

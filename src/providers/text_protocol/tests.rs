@@ -4,11 +4,11 @@
 use serde_json::json;
 
 use super::{Stream, decode, encode, merge, responses_request};
-use crate::http::HttpResponse;
 use crate::inject::developer_instructions;
 use crate::model::{
-    ChatRequest, Finish, HostedTool, Message, Outcome, StrictPolicy, Tool, ToolCall, ToolChoice,
+    ChatRequest, Finish, HostedTool, Message, Outcome, StrictPolicy, Tool, ToolChoice,
 };
+use crate::providers::testkit::{response, weather_call};
 use crate::textcall::{ParserConfig, parse};
 
 fn request() -> ChatRequest {
@@ -22,12 +22,7 @@ fn request() -> ChatRequest {
             },
             Message::Assistant {
                 text: Some("Checking.".into()),
-                tool_calls: vec![ToolCall {
-                    id: "call_0".into(),
-                    name: "get_weather".into(),
-                    arguments: json!({"city": "Oslo"}),
-                    thought_signature: None,
-                }],
+                tool_calls: vec![weather_call("call_0", json!({"city": "Oslo"}))],
                 opaque: vec![],
             },
             Message::Tool {
@@ -145,11 +140,7 @@ fn sse_body() -> String {
 
 #[test]
 fn decode_parses_chat_text() {
-    let resp = HttpResponse {
-        status: 200,
-        headers: Default::default(),
-        body: CHAT_BODY.as_bytes().to_vec(),
-    };
+    let resp = response(200, CHAT_BODY);
     let out = decode(&request(), &resp).unwrap_or_default();
     assert_eq!(out.finish, Finish::ToolCalls);
     assert_eq!(out.raw_finish.as_deref(), Some("stop"));

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::support::{ALL, Opts, P, body, read, request};
+use super::support::{ALL, Got, Opts, P, body, read, request};
 use crate::scenario::Scenario;
 use crate::simulate::named::NAMED;
 use crate::simulate::{SCENARIO_HEADER, SimRequest, SimResponse, answer, answer_request};
@@ -37,6 +37,18 @@ fn picked(p: P, stream: bool, names: &str, by_model: bool) -> SimRequest {
     req
 }
 
+/// The simulator's answer to `picked(p, stream, names, by_model)`.
+fn named(p: P, stream: bool, names: &str, by_model: bool) -> SimResponse {
+    answer(&picked(p, stream, names, by_model), &Scenario::default())
+}
+
+/// What the calls and text of `named(p, stream, names, by_model)` are, after checking it is a 200.
+fn read_named(p: P, stream: bool, names: &str, by_model: bool, what: &str) -> Got {
+    let resp = named(p, stream, names, by_model);
+    ok(&resp, what);
+    read(p, stream, &resp)
+}
+
 fn each(mut f: impl FnMut(P, bool, bool)) {
     for p in ALL {
         for stream in [false, true] {
@@ -60,29 +72,17 @@ fn ok(resp: &SimResponse, what: &str) {
 fn parallel_no_arguments_and_text_on_every_api() {
     each(|p, stream, by_model| {
         let what = format!("{p:?} stream={stream} by_model={by_model}");
-        let resp = answer(
-            &picked(p, stream, "parallel", by_model),
-            &Scenario::default(),
-        );
-        ok(&resp, &what);
-        let got = read(p, stream, &resp);
+        let got = read_named(p, stream, "parallel", by_model, &what);
         assert_eq!(got.names(), ["get_weather", "get_time"], "{what}");
 
-        let resp = answer(
-            &picked(p, stream, "no_arguments", by_model),
-            &Scenario::default(),
-        );
-        ok(&resp, &what);
-        let got = read(p, stream, &resp);
+        let got = read_named(p, stream, "no_arguments", by_model, &what);
         assert_eq!(
             got.calls,
             [("get_weather".to_string(), json!({}))],
             "{what}"
         );
 
-        let resp = answer(&picked(p, stream, "text", by_model), &Scenario::default());
-        ok(&resp, &what);
-        let got = read(p, stream, &resp);
+        let got = read_named(p, stream, "text", by_model, &what);
         assert!(
             got.calls.is_empty() && !got.text.is_empty(),
             "{what}: {got:?}"
@@ -94,21 +94,12 @@ fn parallel_no_arguments_and_text_on_every_api() {
 fn errors_and_combined_names() {
     each(|p, stream, by_model| {
         let what = format!("{p:?} stream={stream} by_model={by_model}");
-        let resp = answer(
-            &picked(p, stream, "rate_limited", by_model),
-            &Scenario::default(),
-        );
+        let resp = named(p, stream, "rate_limited", by_model);
         assert_eq!(resp.status, 429, "{what}");
-        let resp = answer(
-            &picked(p, stream, "server_error", by_model),
-            &Scenario::default(),
-        );
+        let resp = named(p, stream, "server_error", by_model);
         assert_eq!(resp.status, 500, "{what}");
         // Two names at once: parallel calls in a stream that is then cut.
-        let resp = answer(
-            &picked(p, stream, "parallel,no_usage", by_model),
-            &Scenario::default(),
-        );
+        let resp = named(p, stream, "parallel,no_usage", by_model);
         ok(&resp, &what);
         assert_eq!(read(p, stream, &resp).calls.len(), 2, "{what}");
     });
@@ -117,8 +108,8 @@ fn errors_and_combined_names() {
 #[test]
 fn a_stream_fault_by_name_ends_the_stream_early() {
     for p in ALL {
-        let clean = answer(&picked(p, true, "default", false), &Scenario::default());
-        let cut = answer(&picked(p, true, "stream_cut", true), &Scenario::default());
+        let clean = named(p, true, "default", false);
+        let cut = named(p, true, "stream_cut", true);
         ok(&cut, &format!("{p:?}"));
         assert!(cut.body.bytes().len() < clean.body.bytes().len(), "{p:?}");
     }
@@ -128,7 +119,7 @@ fn a_stream_fault_by_name_ends_the_stream_early() {
 fn an_unknown_name_is_a_400_naming_the_known_ones() {
     for p in ALL {
         for by_model in [false, true] {
-            let resp = answer(&picked(p, false, "paralel", by_model), &Scenario::default());
+            let resp = named(p, false, "paralel", by_model);
             assert_eq!(resp.status, 400, "{p:?}");
             let text = String::from_utf8_lossy(&resp.body.bytes()).to_string();
             assert!(
@@ -153,15 +144,8 @@ fn an_unknown_name_is_a_400_naming_the_known_ones() {
     );
     let names: Vec<&str> = NAMED.iter().map(|(n, _, _)| *n).collect();
     assert!(names.len() >= 15, "{names:?}");
-    let v: Value = serde_json::from_slice(
-        &answer(
-            &picked(P::Chat, false, "default", false),
-            &Scenario::default(),
-        )
-        .body
-        .bytes(),
-    )
-    .unwrap();
+    let v: Value =
+        serde_json::from_slice(&named(P::Chat, false, "default", false).body.bytes()).unwrap();
     assert_eq!(
         v["choices"][0]["message"]["tool_calls"]
             .as_array()
@@ -172,10 +156,7 @@ fn an_unknown_name_is_a_400_naming_the_known_ones() {
 
 #[test]
 fn shared_index_streams_two_chat_calls_at_index_zero() {
-    let resp = answer(
-        &picked(P::Chat, true, "shared_index", true),
-        &Scenario::default(),
-    );
+    let resp = named(P::Chat, true, "shared_index", true);
     ok(&resp, "chat shared_index");
     let events = super::support::sse_data(&resp.body.bytes());
     let deltas: Vec<&Value> = (events.iter())

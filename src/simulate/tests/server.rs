@@ -40,6 +40,29 @@ async fn post(sim: &Simulator, path: &str, body: String) -> reqwest::Response {
         .expect("loopback request")
 }
 
+/// A simulator that applies `faults` and is otherwise the default one.
+async fn with_faults(faults: Vec<Fault>) -> Simulator {
+    Simulator::start(SimConfig {
+        faults,
+        ..SimConfig::default()
+    })
+    .await
+    .expect("start")
+}
+
+/// A 429 asking to retry after `retry_after_secs` seconds (and 1500 ms where ms are said).
+fn rate_limited(retry_after_secs: u64) -> FaultKind {
+    FaultKind::RateLimited {
+        retry_after_secs,
+        retry_after_ms: Some(1500),
+    }
+}
+
+/// A whole answer's JSON body.
+async fn json(resp: reqwest::Response) -> Value {
+    serde_json::from_slice(&resp.bytes().await.expect("body")).expect("json")
+}
+
 #[tokio::test]
 async fn a_streamed_answer_arrives_in_several_chunks() {
     let config = SimConfig {
@@ -80,7 +103,7 @@ async fn buffered_answers_honour_the_scenario_header() {
         .send()
         .await
         .expect("send");
-    let v: Value = serde_json::from_slice(&resp.bytes().await.expect("body")).expect("json");
+    let v = json(resp).await;
     assert_eq!(v["choices"][0]["message"]["content"], "Plain answer.");
     let bad = client()
         .post(format!("{}/v1/chat/completions", sim.base_url()))
@@ -96,23 +119,15 @@ async fn buffered_answers_honour_the_scenario_header() {
 
 #[tokio::test]
 async fn the_first_two_requests_are_rate_limited_then_it_succeeds() {
-    let limited = FaultKind::RateLimited {
-        retry_after_secs: 2,
-        retry_after_ms: Some(1500),
-    };
-    let sim = Simulator::start(SimConfig {
-        faults: vec![Fault::first(2, limited)],
-        ..SimConfig::default()
-    })
-    .await
-    .expect("start");
+    let limited = rate_limited(2);
+    let sim = with_faults(vec![Fault::first(2, limited)]).await;
     for _ in 0..2 {
         let resp = post(&sim, "/v1/chat/completions", chat(false)).await;
         assert_eq!(resp.status(), 429);
         assert_eq!(resp.headers()["retry-after"], "2");
         assert_eq!(resp.headers()["retry-after-ms"], "1500");
         assert_eq!(resp.headers()[SIMULATOR_HEADER], VERSION);
-        let v: Value = serde_json::from_slice(&resp.bytes().await.expect("body")).expect("json");
+        let v = json(resp).await;
         assert_eq!(v["error"]["code"], "rate_limit_exceeded");
     }
     assert_eq!(
@@ -126,20 +141,12 @@ async fn the_first_two_requests_are_rate_limited_then_it_succeeds() {
 
 #[tokio::test]
 async fn gemini_rate_limits_carry_retry_info_in_the_body() {
-    let limited = FaultKind::RateLimited {
-        retry_after_secs: 1,
-        retry_after_ms: Some(1500),
-    };
-    let sim = Simulator::start(SimConfig {
-        faults: vec![Fault::always(limited)],
-        ..SimConfig::default()
-    })
-    .await
-    .expect("start");
+    let limited = rate_limited(1);
+    let sim = with_faults(vec![Fault::always(limited)]).await;
     let b = body(P::Gemini, &Opts::default()).to_string();
     let resp = post(&sim, "/v1beta/models/gemini-2.5-flash:generateContent", b).await;
     assert_eq!(resp.status(), 429);
-    let v: Value = serde_json::from_slice(&resp.bytes().await.expect("body")).expect("json");
+    let v = json(resp).await;
     assert_eq!(v["error"]["status"], "RESOURCE_EXHAUSTED");
     let delay = v["error"]["details"]
         .as_array()
@@ -158,15 +165,10 @@ async fn server_errors_and_malformed_json() {
         },
         Fault::nth(1, FaultKind::MalformedJson),
     ];
-    let sim = Simulator::start(SimConfig {
-        faults,
-        ..SimConfig::default()
-    })
-    .await
-    .expect("start");
+    let sim = with_faults(faults).await;
     let resp = post(&sim, "/v1/chat/completions", chat(false)).await;
     assert_eq!(resp.status(), 503);
-    let v: Value = serde_json::from_slice(&resp.bytes().await.expect("body")).expect("json");
+    let v = json(resp).await;
     assert_eq!(v["error"]["type"], "server_error");
     let resp = post(&sim, "/v1/chat/completions", chat(false)).await;
     assert_eq!(resp.status(), 200);
@@ -209,26 +211,21 @@ async fn latency_and_slow_faults_delay_the_answer() {
         ..SimConfig::default()
     };
     let sim = Simulator::start(config).await.expect("start");
+    let took = answered_in(&sim).await;
+    assert!(took >= Duration::from_millis(30), "{took:?}");
+    let took = answered_in(&sim).await;
+    assert!(took >= Duration::from_millis(150), "{took:?}");
+}
+
+/// How long a buffered Chat request took to be answered, checked to be a 200.
+async fn answered_in(sim: &Simulator) -> Duration {
     let t = Instant::now();
-    assert_eq!(
-        post(&sim, "/v1/chat/completions", chat(false))
-            .await
-            .status(),
-        200
-    );
-    assert!(t.elapsed() >= Duration::from_millis(30));
-    let t = Instant::now();
-    assert_eq!(
-        post(&sim, "/v1/chat/completions", chat(false))
-            .await
-            .status(),
-        200
-    );
-    assert!(
-        t.elapsed() >= Duration::from_millis(150),
-        "{:?}",
-        t.elapsed()
-    );
+    let status = post(sim, "/v1/chat/completions", chat(false))
+        .await
+        .status();
+    let took = t.elapsed();
+    assert_eq!(status, 200);
+    took
 }
 
 #[tokio::test]

@@ -35,13 +35,20 @@ fn answer() -> Outcome {
     }
 }
 
+/// The calls' answer, ended with `finish` spelled `raw`.
+fn calls_ending(finish: Finish, raw: &str) -> Outcome {
+    Outcome {
+        finish,
+        raw_finish: Some(raw.into()),
+        ..answer()
+    }
+}
+
 /// A text answer that ended with `finish`.
 fn text(finish: Finish, raw: &str) -> Outcome {
     Outcome {
         tool_calls: vec![],
-        finish,
-        raw_finish: Some(raw.into()),
-        ..answer()
+        ..calls_ending(finish, raw)
     }
 }
 
@@ -99,10 +106,7 @@ fn a_faithful_answer_is_silent() {
         None,
     ));
     // Responses has no tool-call finish value of its own: none is expected.
-    let responses = Outcome {
-        raw_finish: Some("completed".into()),
-        ..answer()
-    };
+    let responses = calls_ending(Finish::ToolCalls, "completed");
     silent(&downstream(
         Provider::OpenaiResponses,
         200,
@@ -244,11 +248,7 @@ fn a_repeated_call_id_is_breaking_and_the_gateways_own_ids_are_not() {
 
 #[test]
 fn calls_without_the_formats_tool_call_finish_are_breaking() {
-    let stopped = Outcome {
-        finish: Finish::Stop,
-        raw_finish: Some("stop".into()),
-        ..answer()
-    };
+    let stopped = calls_ending(Finish::Stop, "stop");
     answer_finding(
         &check(&stopped, &answer()),
         Severity::Breaking,
@@ -256,13 +256,7 @@ fn calls_without_the_formats_tool_call_finish_are_breaking() {
     );
     // The neutral finish right, the raw value not the format's own.
     answer_finding(
-        &check(
-            &Outcome {
-                raw_finish: Some("stop".into()),
-                ..answer()
-            },
-            &answer(),
-        ),
+        &check(&calls_ending(Finish::ToolCalls, "stop"), &answer()),
         Severity::Breaking,
         "finish stop with tool calls",
     );
@@ -270,11 +264,7 @@ fn calls_without_the_formats_tool_call_finish_are_breaking() {
 
 #[test]
 fn the_output_token_limit_answered_otherwise_is_breaking() {
-    let limited = Outcome {
-        finish: Finish::Length,
-        raw_finish: Some("length".into()),
-        ..answer()
-    };
+    let limited = calls_ending(Finish::Length, "length");
     answer_finding(
         &check(&answer(), &limited),
         Severity::Breaking,
