@@ -1,0 +1,98 @@
+//! `tooltape mcp`: list an MCP server's tools and say, per tool and target, whether tooltape's
+//! encoders send it as written, after a lossless or lossy rewrite, or refuse it.
+
+use std::time::{Duration, SystemTime};
+
+use clap::{Args, ValueEnum};
+
+use super::exit::{self, CliError, CommandResult};
+use tooltape::mcp::{self, Limits, Report, Server, Target};
+
+/// How the report is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum McpFormat {
+    Terminal,
+    Md,
+    /// One JSON document: `{server, targets, truncated, tools: [{name, verdicts}], summary}`.
+    Json,
+    /// JUnit XML: a test case per tool and target; refused fails, lossy is skipped.
+    Junit,
+}
+
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// A Streamable HTTP MCP endpoint instead of a command.
+    #[arg(long, conflicts_with = "command")]
+    pub url: Option<String>,
+    #[arg(long, value_enum, default_value = "terminal")]
+    pub format: McpFormat,
+    /// Exit 1 when a tool is refused by one of these targets (a target such as
+    /// `openai-responses-strict`, or a provider for all its targets).
+    #[arg(long, num_args = 1..)]
+    pub require: Vec<String>,
+    /// Seconds the server has to start and list its tools.
+    #[arg(long, default_value_t = 60)]
+    pub timeout: u64,
+    /// The server's command and arguments, after `--` (stdio transport).
+    #[arg(last = true)]
+    pub command: Vec<String>,
+}
+
+pub fn run(a: &McpArgs) -> i32 {
+    exit::code(report(a))
+}
+
+fn report(a: &McpArgs) -> CommandResult {
+    let required = required_targets(&a.require)?;
+    let server = match (&a.url, a.command.is_empty()) {
+        (Some(url), _) => Server::Url(url.clone()),
+        (None, false) => Server::Command(a.command.clone()),
+        (None, true) => {
+            return Err(CliError(
+                "give the server: `tooltape mcp -- COMMAND ARGS…` or `tooltape mcp --url URL`"
+                    .into(),
+            ));
+        }
+    };
+    let limits = Limits {
+        timeout: Duration::from_secs(a.timeout.max(1)),
+        ..Limits::default()
+    };
+    let listing = mcp::list_tools(&server, limits).map_err(|e| {
+        let mut m = e.message;
+        if !e.stderr_tail.trim().is_empty() {
+            m.push_str("\nthe server's stderr (its end):\n");
+            m.push_str(e.stderr_tail.trim_end());
+        }
+        CliError(m)
+    })?;
+    let report = Report::of(&listing);
+    let text = match a.format {
+        McpFormat::Terminal => mcp::terminal(&report),
+        McpFormat::Md => mcp::markdown(&report),
+        McpFormat::Json => mcp::json(&report),
+        McpFormat::Junit => mcp::junit(&report, &tooltape::clock::utc_iso(SystemTime::now())),
+    };
+    out!("{text}");
+    let refusals = report.refusals_for(&required);
+    for (tool, target, reason) in &refusals {
+        eprintln!("required target {} refuses {tool}: {reason}", target.slug());
+    }
+    Ok(exit::failed_if(!refusals.is_empty()))
+}
+
+fn required_targets(words: &[String]) -> Result<Vec<Target>, CliError> {
+    let mut out = Vec::new();
+    for w in words {
+        let named = Target::named(w);
+        if named.is_empty() {
+            let known: Vec<&str> = Target::ALL.into_iter().map(Target::slug).collect();
+            return Err(CliError(format!(
+                "--require {w}: not a target; give one of {} (or a provider for all its targets)",
+                known.join(", ")
+            )));
+        }
+        out.extend(named);
+    }
+    Ok(out)
+}

@@ -1,0 +1,1 @@
+//! Unit tests of the MCP verdicts on handwritten schemas.
