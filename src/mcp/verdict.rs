@@ -155,7 +155,47 @@ pub fn judge(tool: &Tool, target: Target) -> Verdict {
             reason: "the encoder sent no function declaration for the tool".into(),
         };
     };
+    if let (Provider::Gemini, "parameters", Some(schema)) = (provider, sent.field, &sent.schema)
+        && let Some(reason) = gemini_empty_object(schema, "parameters", 0)
+    {
+        return Verdict::Refused { reason };
+    }
     compare(tool, &sent)
+}
+
+/// Gemini's `parameters` answers 400 for an object schema without properties, at any depth
+/// (its wording, with its field path): the encoder's sanitizer does not catch a nested one.
+fn gemini_empty_object(schema: &Value, at: &str, depth: usize) -> Option<String> {
+    let obj = schema.as_object()?;
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let is_object = obj
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t.eq_ignore_ascii_case("object"));
+    let props = obj.get("properties").and_then(Value::as_object);
+    if is_object && props.is_none_or(serde_json::Map::is_empty) {
+        return Some(format!(
+            "* GenerateContentRequest.tools[0].function_declarations[0].{at}.properties: should be non-empty for OBJECT type"
+        ));
+    }
+    let nested = props
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| (format!("{at}.properties[{k}]"), v));
+    let items = obj.get("items").map(|v| (format!("{at}.items"), v));
+    let any_of = obj
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, v)| (format!("{at}.any_of[{i}]"), v));
+    nested
+        .chain(items)
+        .chain(any_of)
+        .find_map(|(p, v)| gemini_empty_object(v, &p, depth + 1))
 }
 
 /// OpenAI refuses a description over 1,024 characters (the API's 400 wording).
