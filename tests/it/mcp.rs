@@ -1,0 +1,141 @@
+//! `tooltape mcp` against a real MCP server: the pinned `@modelcontextprotocol/server-everything`
+//! from npm, installed once into `~/.cache/tooltape/mcp/` (outside the repository; skipped with
+//! the reason when npm or node is missing), listed over stdio, every tool judged per target,
+//! offline. Plus the exit codes: a required target's refusal is 1, a server that dies is 2.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use crate::scratch::bin;
+
+/// The pinned package and version (npm, MIT).
+const PACKAGE: &str = "@modelcontextprotocol/server-everything";
+const VERSION: &str = "2026.8.31";
+
+const TARGETS: [&str; 8] = [
+    "openai-chat",
+    "openai-chat-strict",
+    "openai-responses",
+    "openai-responses-strict",
+    "anthropic",
+    "anthropic-strict",
+    "gemini",
+    "text-protocol",
+];
+
+/// The server's entry point, installing the pinned package on first use; `None` (the caller
+/// skips, the reason printed) when node or npm is not there.
+fn server_everything() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from)?;
+    let dir = home.join(format!(".cache/tooltape/mcp/server-everything-{VERSION}"));
+    let entry = dir.join(format!("node_modules/{PACKAGE}/dist/index.js"));
+    let have = |p: &str| {
+        Command::new(p)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !have("node") {
+        eprintln!("skipped: `node --version` fails; install Node.js to run the MCP test");
+        return None;
+    }
+    if entry.is_file() {
+        return Some(entry);
+    }
+    if !have("npm") {
+        eprintln!("skipped: `npm --version` fails; install npm to run the MCP test");
+        return None;
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest = format!(
+        r#"{{"name":"tooltape-mcp-everything","private":true,"dependencies":{{"{PACKAGE}":"{VERSION}"}}}}"#
+    );
+    std::fs::write(dir.join("package.json"), manifest).unwrap();
+    let out = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--silent"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && entry.is_file(),
+        "npm install {PACKAGE}@{VERSION} in {} failed:\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(entry)
+}
+
+fn mcp(args: &[&str]) -> Output {
+    Command::new(bin()).arg("mcp").args(args).output().unwrap()
+}
+
+#[test]
+fn every_tool_of_server_everything_has_a_verdict_per_target() {
+    let Some(entry) = server_everything() else {
+        return;
+    };
+    let entry = entry.to_str().unwrap();
+    let out = mcp(&["--format", "json", "--", "node", entry]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["server"]["name"], "mcp-servers/everything");
+    assert_eq!(doc["targets"], serde_json::json!(TARGETS));
+    let tools = doc["tools"].as_array().unwrap();
+    assert!(tools.len() >= 10, "{} tools", tools.len());
+    for tool in tools {
+        for target in TARGETS {
+            let v = tool["verdicts"][target]["verdict"]
+                .as_str()
+                .unwrap_or_default();
+            assert!(
+                ["as-written", "lossless", "lossy", "refused"].contains(&v),
+                "{} → {target}: {v:?}",
+                tool["name"]
+            );
+        }
+        // Non-strict OpenAI and the text protocol take every one of its tools as written.
+        assert_eq!(tool["verdicts"]["openai-chat"]["verdict"], "as-written");
+        assert_eq!(tool["verdicts"]["text-protocol"]["verdict"], "as-written");
+    }
+    // `format: uri` is outside OpenAI's strict subset; Gemini's `parameters` drops it.
+    let gzip = tools
+        .iter()
+        .find(|t| t["name"] == "gzip-file-as-resource")
+        .unwrap();
+    let strict = &gzip["verdicts"]["openai-responses-strict"];
+    assert_eq!(strict["verdict"], "refused");
+    assert!(
+        strict["reason"].as_str().unwrap().contains("format 'uri'"),
+        "{strict}"
+    );
+    assert_eq!(gzip["verdicts"]["gemini"]["verdict"], "lossy");
+
+    let required = mcp(&["--require", "openai-responses-strict", "--", "node", entry]);
+    assert_eq!(required.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&required.stderr).contains("gzip-file-as-resource"));
+}
+
+#[test]
+fn a_server_that_dies_exits_2_with_its_stderr() {
+    let out = mcp(&[
+        "--",
+        "sh",
+        "-c",
+        "echo 'cannot open the database' >&2; exit 3",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot open the database"), "{stderr}");
+    let missing = mcp(&["--", "tooltape-no-such-mcp-server"]);
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn a_server_that_never_answers_exits_2_at_the_deadline() {
+    let out = mcp(&["--timeout", "1", "--", "sleep", "30"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did not answer within 1 s"));
+}
