@@ -1,12 +1,13 @@
 //! `tooltape mcp`: list an MCP server's tools and say, per tool and target, whether tooltape's
 //! encoders send it as written, after a lossless or lossy rewrite, or refuse it.
 
+use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use clap::{Args, ValueEnum};
 
 use super::exit::{self, CliError, CommandResult};
-use tooltape::mcp::{self, Limits, Report, Server, Target};
+use tooltape::mcp::{self, Limits, Listing, Report, Server, Target};
 
 /// How the report is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -33,16 +34,22 @@ pub struct McpArgs {
     /// Seconds the server has to start and list its tools.
     #[arg(long, default_value_t = 60)]
     pub timeout: u64,
+    /// With the global `--cases DIR`: replace case files there that differ from the ones
+    /// written now (otherwise the command stops before writing anything).
+    #[arg(long)]
+    pub force: bool,
     /// The server's command and arguments, after `--` (stdio transport).
     #[arg(last = true)]
     pub command: Vec<String>,
 }
 
-pub fn run(a: &McpArgs) -> i32 {
-    exit::code(report(a))
+/// Runs `tooltape mcp`; `cases` is the global `--cases DIR`, where the tools are written as
+/// case files.
+pub fn run(a: &McpArgs, cases: Option<&Path>) -> i32 {
+    exit::code(report(a, cases))
 }
 
-fn report(a: &McpArgs) -> CommandResult {
+fn report(a: &McpArgs, cases: Option<&Path>) -> CommandResult {
     let required = required_targets(&a.require)?;
     let server = match (&a.url, a.command.is_empty()) {
         (Some(url), _) => Server::Url(url.clone()),
@@ -66,6 +73,9 @@ fn report(a: &McpArgs) -> CommandResult {
         }
         CliError(m)
     })?;
+    if let Some(dir) = cases {
+        write_cases(dir, &listing, a.force)?;
+    }
     let report = Report::of(&listing);
     let text = match a.format {
         McpFormat::Terminal => mcp::terminal(&report),
@@ -95,4 +105,35 @@ fn required_targets(words: &[String]) -> Result<Vec<Target>, CliError> {
         out.extend(named);
     }
     Ok(out)
+}
+
+/// Writes the listing's case files under `dir`: nothing when a file there differs and `force`
+/// is off; one line on stderr per tool left out and a count at the end.
+fn write_cases(dir: &Path, listing: &Listing, force: bool) -> Result<(), CliError> {
+    let (files, skipped) = mcp::case_files(listing);
+    let differs = |f: &mcp::CaseFile| {
+        std::fs::read_to_string(dir.join(&f.path)).is_ok_and(|old| old != f.text)
+    };
+    if !force && let Some(f) = files.iter().find(|f| differs(f)) {
+        return Err(CliError(format!(
+            "{} exists and differs from the case written now; nothing written (--force replaces it)",
+            dir.join(&f.path).display()
+        )));
+    }
+    std::fs::create_dir_all(dir.join("tools"))
+        .map_err(|e| format!("cannot create {}: {e}", dir.join("tools").display()))?;
+    for f in &files {
+        let path = dir.join(&f.path);
+        std::fs::write(&path, &f.text)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    for s in &skipped {
+        eprintln!("no case for {s}");
+    }
+    eprintln!(
+        "{}: {} case(s) and their tools written",
+        dir.display(),
+        files.len() / 2
+    );
+    Ok(())
 }

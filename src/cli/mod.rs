@@ -259,7 +259,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Report(a) => report::run(&root, &a),
         Command::Gateway(a) => gateway::run(&root, &a),
         Command::Client(a) => client::run(&root, &a),
-        Command::Mcp(a) => mcp::run(&a),
+        Command::Mcp(a) => mcp::run(&a, cli.corpus.cases.as_deref()),
         Command::Schema { action } => {
             let (provider, file, strict) = match &action {
                 SchemaAction::Strict { provider, file } => (provider, file, true),
