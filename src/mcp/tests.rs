@@ -350,3 +350,102 @@ fn a_nested_object_without_properties_never_goes_to_gemini_parameters_as_is() {
         "{v:?}"
     );
 }
+
+#[test]
+fn example_arguments_validate_against_the_schemas_real_servers_send() {
+    let schemas = [
+        object(json!({"q": {"type": "string", "minLength": 12}}), &["q"]),
+        object(
+            json!({"when": {"type": "string", "format": "date-time"},
+                   "who": {"type": "string", "format": "email"},
+                   "url": {"type": "string", "format": "uri"}}),
+            &["when", "who", "url"],
+        ),
+        object(
+            json!({"n": {"type": "integer", "minimum": 5, "maximum": 9},
+                   "x": {"type": "number", "exclusiveMinimum": 0}}),
+            &["n", "x"],
+        ),
+        object(
+            json!({"kind": {"enum": ["a", "b"]}, "c": {"const": 3}, "d": {"type": "boolean", "default": false}}),
+            &["kind", "c", "d"],
+        ),
+        object(
+            json!({"tags": {"type": "array", "minItems": 2, "items": {"type": "string"}}}),
+            &["tags"],
+        ),
+        json!({
+            "type": "object",
+            "properties": {"p": {"$ref": "#/$defs/point"}, "v": {"anyOf": [{"type": "integer"}, {"type": "null"}]}},
+            "required": ["p", "v"],
+            "$defs": {"point": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}
+        }),
+        object(json!({"opt": {"type": ["string", "null"]}}), &["opt"]),
+        json!({}),
+    ];
+    for s in schemas {
+        let args = super::example_arguments(&s);
+        assert!(super::valid_against(&s, &args), "{args} against {s}");
+    }
+}
+
+#[test]
+fn case_files_are_a_tool_and_a_case_that_load_with_every_choice() {
+    let mut a = tool(object(
+        json!({"q": {"type": "string"}, "n": {"type": ["integer", "null"]}}),
+        &["q", "n"],
+    ));
+    a.name = "search-docs".into();
+    let mut nothing = tool(object(json!({"z": {"type": "null"}}), &["z"]));
+    nothing.name = "nothing".into();
+    let mut bad = tool(json!({}));
+    bad.name = "files/read".into();
+    let (files, skipped) = super::case_files(&listing(vec![a, nothing, bad]));
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    assert!(skipped[0].starts_with("files/read:"));
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "tools/search-docs.json",
+            "mcp_search_docs.toml",
+            "tools/nothing.json",
+            "mcp_nothing.toml"
+        ]
+    );
+    assert!(
+        files[1]
+            .text
+            .contains(r#"arguments = { "q" = "example", "n" = 1 }"#),
+        "{}",
+        files[1].text
+    );
+    // TOML has no null: such arguments are written as their JSON text.
+    assert!(
+        files[3].text.contains(r#"raw_arguments = "{\"z\":null}""#),
+        "{}",
+        files[3].text
+    );
+    let root = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("tools")).unwrap();
+    for f in &files {
+        std::fs::write(dir.path().join(&f.path), &f.text).unwrap();
+    }
+    let found = crate::case::discover_with(root.path(), Some(dir.path()));
+    assert!(
+        found
+            .broken
+            .iter()
+            .all(|(name, _)| !name.starts_with("mcp_")),
+        "{:?}",
+        found.broken
+    );
+    let trials = found
+        .trials
+        .iter()
+        .filter(|t| t.case.name == "mcp_search_docs")
+        .count();
+    // 5 providers × 4 choices (auto, required, none, forced) × 2 modes.
+    assert_eq!(trials, 40);
+}

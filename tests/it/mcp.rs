@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::scratch::bin;
+use crate::scratch::{Scratch, bin};
 
 /// The pinned package and version (npm, MIT).
 const PACKAGE: &str = "@modelcontextprotocol/server-everything";
@@ -116,6 +116,47 @@ fn every_tool_of_server_everything_has_a_verdict_per_target() {
     let required = mcp(&["--require", "openai-responses-strict", "--", "node", entry]);
     assert_eq!(required.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&required.stderr).contains("gzip-file-as-resource"));
+}
+
+#[test]
+fn the_cases_written_from_server_everything_pass_every_simulated_trial() {
+    let Some(entry) = server_everything() else {
+        return;
+    };
+    let root = Scratch::new("mcp-cases");
+    let cases = root.join("mine");
+    let dir = cases.to_str().unwrap();
+    let out = mcp(&["--cases", dir, "--", "node", entry.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(cases.join("mcp_echo.toml").is_file());
+    assert!(cases.join("tools/echo.json").is_file());
+    // Written again, unchanged: nothing differs, nothing refused.
+    let again = mcp(&["--cases", dir, "--", "node", entry.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(0));
+    let run = |command: &str| {
+        let mut args = vec!["--root", root.to_str().unwrap(), "--cases", dir, command];
+        if command == "record" {
+            args.push("--simulate");
+        }
+        args.push("mcp_");
+        Command::new(bin()).args(&args).output().unwrap()
+    };
+    let recorded = run("record");
+    assert_eq!(
+        recorded.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&recorded.stderr)
+    );
+    let replayed = run("replay");
+    let text = String::from_utf8_lossy(&replayed.stdout);
+    assert_eq!(replayed.status.code(), Some(0), "{text}");
+    assert!(text.contains(" passed, 0 failed"), "{text}");
 }
 
 #[test]
