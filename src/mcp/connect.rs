@@ -214,6 +214,24 @@ async fn pages(client: &RunningService<RoleClient, ()>, limits: Limits) -> Resul
     })
 }
 
+/// Reads one `tools/list` result (the JSON-RPC `result` object, as rmcp deserializes it) into
+/// listed tools, at most `limits.max_tools`, and its `nextCursor`: what [`list_tools`] does with
+/// each page, for a page that did not come over a transport (the fuzz property, tests).
+pub fn read_tools_page(
+    bytes: &[u8],
+    limits: Limits,
+) -> Result<(Vec<ListedTool>, Option<String>), String> {
+    let page: rmcp::model::ListToolsResult =
+        serde_json::from_slice(bytes).map_err(|e| format!("not a tools/list result: {e}"))?;
+    let tools = page
+        .tools
+        .iter()
+        .take(limits.max_tools)
+        .map(|t| listed(t, limits.max_schema_bytes))
+        .collect();
+    Ok((tools, page.next_cursor))
+}
+
 /// The neutral tool of an MCP tool; a schema over `max_schema_bytes` is replaced by `{}`.
 fn listed(t: &rmcp::model::Tool, max_schema_bytes: usize) -> ListedTool {
     let schema = Value::Object((*t.input_schema).clone());
