@@ -26,7 +26,7 @@ fn words(t: &Tool) -> String {
         .join(" ")
 }
 
-fn object(props: Value, required: &[&str]) -> Value {
+fn object(props: &Value, required: &[&str]) -> Value {
     json!({"type": "object", "properties": props, "required": required})
 }
 
@@ -69,7 +69,7 @@ fn a_closed_object_with_every_property_required_is_sent_as_written_where_it_can(
 #[test]
 fn optional_properties_become_required_and_nullable_for_openai_strict_only() {
     let t = tool(object(
-        json!({"q": {"type": "string"}, "n": {"type": "integer"}}),
+        &json!({"q": {"type": "string"}, "n": {"type": "integer"}}),
         &["q"],
     ));
     let Verdict::Lossless { changes } = judge(&t, Target::OpenaiResponsesStrict) else {
@@ -86,7 +86,7 @@ fn optional_properties_become_required_and_nullable_for_openai_strict_only() {
 #[test]
 fn a_default_is_kept_by_the_strict_transform_and_by_gemini() {
     let t = tool(object(
-        json!({"q": {"type": "string", "default": "x"}}),
+        &json!({"q": {"type": "string", "default": "x"}}),
         &["q"],
     ));
     // Neither target loses it: the verdict says lossless or as written, never lossy.
@@ -103,7 +103,7 @@ fn a_default_is_kept_by_the_strict_transform_and_by_gemini() {
 #[test]
 fn an_open_map_is_refused_by_strict_targets_and_kept_by_gemini_as_json_schema() {
     let t = tool(object(
-        json!({"tags": {"type": "object", "additionalProperties": {"type": "string"}}}),
+        &json!({"tags": {"type": "object", "additionalProperties": {"type": "string"}}}),
         &["tags"],
     ));
     assert!(reason(&t, Target::OpenaiChatStrict).contains("STRICT_SCHEMA"));
@@ -119,7 +119,7 @@ fn an_open_map_is_refused_by_strict_targets_and_kept_by_gemini_as_json_schema() 
 #[test]
 fn an_overlapping_one_of_is_refused_by_openai_strict() {
     let t = tool(object(
-        json!({"v": {"oneOf": [{"type": "string"}, {"type": "string", "minLength": 2}]}}),
+        &json!({"v": {"oneOf": [{"type": "string"}, {"type": "string", "minLength": 2}]}}),
         &["v"],
     ));
     assert!(reason(&t, Target::OpenaiResponsesStrict).contains("oneOf"));
@@ -129,7 +129,7 @@ fn an_overlapping_one_of_is_refused_by_openai_strict() {
 #[test]
 fn a_disjoint_one_of_becomes_any_of_without_loss() {
     let t = tool(object(
-        json!({"v": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}),
+        &json!({"v": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}),
         &["v"],
     ));
     assert_eq!(judge(&t, Target::OpenaiResponsesStrict).word(), "lossless");
@@ -138,7 +138,7 @@ fn a_disjoint_one_of_becomes_any_of_without_loss() {
 #[test]
 fn format_uri_is_refused_by_openai_strict_kept_by_anthropic_and_lost_by_gemini() {
     let t = tool(object(
-        json!({"url": {"type": "string", "format": "uri"}}),
+        &json!({"url": {"type": "string", "format": "uri"}}),
         &["url"],
     ));
     assert!(reason(&t, Target::OpenaiChatStrict).contains("format 'uri'"));
@@ -153,7 +153,7 @@ fn format_uri_is_refused_by_openai_strict_kept_by_anthropic_and_lost_by_gemini()
 #[test]
 fn property_names_is_refused_by_openai_strict() {
     let t = tool(object(
-        json!({"m": {"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}}}),
+        &json!({"m": {"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}}}),
         &["m"],
     ));
     assert!(reason(&t, Target::OpenaiResponsesStrict).contains("propertyNames"));
@@ -198,7 +198,7 @@ fn defs_and_refs_are_sent_to_every_target() {
 #[test]
 fn const_is_sent_to_every_target_without_loss() {
     let t = tool(object(
-        json!({"kind": {"type": "string", "const": "a"}}),
+        &json!({"kind": {"type": "string", "const": "a"}}),
         &["kind"],
     ));
     for (target, v) in judge_all(&t) {
@@ -212,7 +212,7 @@ fn const_is_sent_to_every_target_without_loss() {
 
 #[test]
 fn a_type_array_with_null_is_nullable_for_gemini() {
-    let t = tool(object(json!({"q": {"type": ["string", "null"]}}), &["q"]));
+    let t = tool(object(&json!({"q": {"type": ["string", "null"]}}), &["q"]));
     assert_eq!(judge(&t, Target::Gemini).word(), "lossless");
     assert_eq!(judge(&t, Target::OpenaiResponsesStrict).word(), "lossless");
 }
@@ -233,7 +233,7 @@ fn a_bare_empty_schema_is_a_tool_without_arguments() {
 
 #[test]
 fn a_description_over_1024_characters_is_refused_by_openai_only() {
-    let mut t = tool(object(json!({"q": {"type": "string"}}), &["q"]));
+    let mut t = tool(object(&json!({"q": {"type": "string"}}), &["q"]));
     t.description = Some("é".repeat(1025));
     let r = reason(&t, Target::OpenaiChat);
     assert_eq!(
@@ -249,7 +249,7 @@ fn a_description_over_1024_characters_is_refused_by_openai_only() {
 
 #[test]
 fn a_name_over_64_characters_is_refused_by_openai_and_anthropic_not_gemini() {
-    let mut t = tool(object(json!({"q": {"type": "string"}}), &["q"]));
+    let mut t = tool(object(&json!({"q": {"type": "string"}}), &["q"]));
     t.name = "n".repeat(65);
     for target in [
         Target::OpenaiChat,
@@ -311,9 +311,9 @@ fn listing(tools: Vec<Tool>) -> Listing {
 
 #[test]
 fn the_report_counts_verdicts_and_lists_refusals_for_required_targets() {
-    let ok = tool(object(json!({"q": {"type": "string"}}), &["q"]));
+    let ok = tool(object(&json!({"q": {"type": "string"}}), &["q"]));
     let mut uri = tool(object(
-        json!({"u": {"type": "string", "format": "uri"}}),
+        &json!({"u": {"type": "string", "format": "uri"}}),
         &["u"],
     ));
     uri.name = "u".into();
@@ -342,7 +342,7 @@ fn an_oversized_schema_is_refused_everywhere_without_being_judged() {
 #[test]
 fn a_nested_object_without_properties_never_goes_to_gemini_parameters_as_is() {
     // Gemini's `parameters` answers 400 "should be non-empty for OBJECT type".
-    let t = tool(object(json!({"meta": {"type": "object"}}), &["meta"]));
+    let t = tool(object(&json!({"meta": {"type": "object"}}), &["meta"]));
     let v = judge(&t, Target::Gemini);
     assert!(
         matches!(&v, Verdict::Lossless { changes } if changes.iter().any(|c| c == "sent as parametersJsonSchema"))
@@ -354,24 +354,24 @@ fn a_nested_object_without_properties_never_goes_to_gemini_parameters_as_is() {
 #[test]
 fn example_arguments_validate_against_the_schemas_real_servers_send() {
     let schemas = [
-        object(json!({"q": {"type": "string", "minLength": 12}}), &["q"]),
+        object(&json!({"q": {"type": "string", "minLength": 12}}), &["q"]),
         object(
-            json!({"when": {"type": "string", "format": "date-time"},
+            &json!({"when": {"type": "string", "format": "date-time"},
                    "who": {"type": "string", "format": "email"},
                    "url": {"type": "string", "format": "uri"}}),
             &["when", "who", "url"],
         ),
         object(
-            json!({"n": {"type": "integer", "minimum": 5, "maximum": 9},
+            &json!({"n": {"type": "integer", "minimum": 5, "maximum": 9},
                    "x": {"type": "number", "exclusiveMinimum": 0}}),
             &["n", "x"],
         ),
         object(
-            json!({"kind": {"enum": ["a", "b"]}, "c": {"const": 3}, "d": {"type": "boolean", "default": false}}),
+            &json!({"kind": {"enum": ["a", "b"]}, "c": {"const": 3}, "d": {"type": "boolean", "default": false}}),
             &["kind", "c", "d"],
         ),
         object(
-            json!({"tags": {"type": "array", "minItems": 2, "items": {"type": "string"}}}),
+            &json!({"tags": {"type": "array", "minItems": 2, "items": {"type": "string"}}}),
             &["tags"],
         ),
         json!({
@@ -380,7 +380,7 @@ fn example_arguments_validate_against_the_schemas_real_servers_send() {
             "required": ["p", "v"],
             "$defs": {"point": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}
         }),
-        object(json!({"opt": {"type": ["string", "null"]}}), &["opt"]),
+        object(&json!({"opt": {"type": ["string", "null"]}}), &["opt"]),
         json!({}),
     ];
     for s in schemas {
@@ -392,11 +392,11 @@ fn example_arguments_validate_against_the_schemas_real_servers_send() {
 #[test]
 fn case_files_are_a_tool_and_a_case_that_load_with_every_choice() {
     let mut a = tool(object(
-        json!({"q": {"type": "string"}, "n": {"type": ["integer", "null"]}}),
+        &json!({"q": {"type": "string"}, "n": {"type": ["integer", "null"]}}),
         &["q", "n"],
     ));
     a.name = "search-docs".into();
-    let mut nothing = tool(object(json!({"z": {"type": "null"}}), &["z"]));
+    let mut nothing = tool(object(&json!({"z": {"type": "null"}}), &["z"]));
     nothing.name = "nothing".into();
     let mut bad = tool(json!({}));
     bad.name = "files/read".into();

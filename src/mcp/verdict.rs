@@ -365,14 +365,14 @@ fn shown(pointer: &str) -> &str {
 /// Keyword → (occurrences, pointer of the first) over every subschema of `schema`.
 fn census(schema: &Value) -> BTreeMap<String, (usize, String)> {
     let mut out = BTreeMap::new();
-    walk(schema, String::new(), &mut out, 0);
+    walk(schema, "", &mut out, 0);
     out
 }
 
 /// Deeper than this a schema is not walked (what a server sends is untrusted).
 const MAX_DEPTH: usize = 64;
 
-fn walk(v: &Value, at: String, out: &mut BTreeMap<String, (usize, String)>, depth: usize) {
+fn walk(v: &Value, at: &str, out: &mut BTreeMap<String, (usize, String)>, depth: usize) {
     let Some(obj) = v.as_object() else {
         return;
     };
@@ -386,21 +386,21 @@ fn walk(v: &Value, at: String, out: &mut BTreeMap<String, (usize, String)>, dept
             "type" if x.is_array() => "type list",
             other => other,
         };
-        let e = out.entry(name.to_string()).or_insert((0, at.clone()));
+        let e = out.entry(name.to_string()).or_insert((0, at.to_string()));
         e.0 += 1;
-        let here = push(&at, k);
+        let here = push(at, k);
         match k.as_str() {
             "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
                 if let Some(m) = x.as_object() {
                     for (name, sub) in m {
-                        walk(sub, push(&here, name), out, depth + 1);
+                        walk(sub, &push(&here, name), out, depth + 1);
                     }
                 }
             }
             "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
                 if let Some(a) = x.as_array() {
                     for (i, sub) in a.iter().enumerate() {
-                        walk(sub, push(&here, &i.to_string()), out, depth + 1);
+                        walk(sub, &push(&here, &i.to_string()), out, depth + 1);
                     }
                 }
             }
@@ -411,7 +411,7 @@ fn walk(v: &Value, at: String, out: &mut BTreeMap<String, (usize, String)>, dept
             | "contains"
             | "if"
             | "then"
-            | "else" => walk(x, here, out, depth + 1),
+            | "else" => walk(x, &here, out, depth + 1),
             _ => {}
         }
     }
