@@ -1,14 +1,15 @@
 //! `tooltape mcp --cases DIR`: a server's tools as case files, so `tooltape gateway … --cases
 //! DIR` and `tooltape client … --cases DIR` run a team's own MCP tools through every route.
 //! Each tool becomes `tools/NAME.json` and `mcp_NAME.toml`: every tool_choice, on the providers
-//! whose encoder takes the tool, and a simulated call whose arguments are built from the schema
-//! and checked against it.
+//! whose encoder takes the tool, and a simulated call whose arguments the simulator's generator
+//! builds from the schema, checked against it.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::connect::Listing;
 use super::verdict::{Target, Verdict, judge};
 use crate::model::Tool;
+use crate::simulate::generate_arguments;
 
 /// One file to write, relative to the cases folder.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -102,7 +103,7 @@ fn toml_str(s: &str) -> String {
 
 fn case_toml(t: &Tool, server: &str, providers: &[&str]) -> String {
     let name = &t.name;
-    let args = example_arguments(&t.parameters);
+    let args = generate_arguments(&t.parameters);
     let valid = valid_against(&t.parameters, &args);
     let list = |xs: &[String]| {
         xs.iter()
@@ -179,153 +180,4 @@ fn toml_value(v: &Value) -> Option<String> {
 /// Whether `args` validates against `schema` (an invalid schema: not).
 pub fn valid_against(schema: &Value, args: &Value) -> bool {
     jsonschema::validator_for(schema).is_ok_and(|v| v.is_valid(args))
-}
-
-/// Arguments built from a schema: `const`, the first `enum` value, `default`, the first
-/// example; else by type (every required property; bounds, `minItems` and a few formats
-/// honoured). The first branch of `anyOf`/`oneOf`/`allOf`, local `$ref`s followed.
-pub fn example_arguments(schema: &Value) -> Value {
-    match example(schema, schema, 0) {
-        Value::Object(m) => Value::Object(m),
-        _ => Value::Object(Map::new()),
-    }
-}
-
-/// Deeper than this the generator writes `null` (a recursive or hostile schema).
-const MAX_DEPTH: usize = 32;
-
-fn example(root: &Value, s: &Value, depth: usize) -> Value {
-    let Some(o) = s.as_object() else {
-        return Value::Null;
-    };
-    if depth > MAX_DEPTH {
-        return Value::Null;
-    }
-    if let Some(c) = o.get("const") {
-        return c.clone();
-    }
-    if let Some(first) = o
-        .get("enum")
-        .and_then(Value::as_array)
-        .and_then(|e| e.first())
-    {
-        return first.clone();
-    }
-    if let Some(d) = o.get("default") {
-        return d.clone();
-    }
-    if let Some(e) = o
-        .get("examples")
-        .and_then(Value::as_array)
-        .and_then(|e| e.first())
-    {
-        return e.clone();
-    }
-    if let Some(target) = o
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(|r| r.strip_prefix('#'))
-        .and_then(|p| root.pointer(p))
-    {
-        return example(root, target, depth + 1);
-    }
-    for k in ["anyOf", "oneOf", "allOf"] {
-        if let Some(first) = o.get(k).and_then(Value::as_array).and_then(|b| b.first()) {
-            return example(root, first, depth + 1);
-        }
-    }
-    let ty = match o.get("type") {
-        Some(Value::String(t)) => t.as_str(),
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|t| *t != "null")
-            .unwrap_or("null"),
-        _ if o.contains_key("properties") => "object",
-        _ => "object",
-    };
-    by_type(root, o, ty, depth)
-}
-
-fn by_type(root: &Value, o: &Map<String, Value>, ty: &str, depth: usize) -> Value {
-    let num = |k: &str| o.get(k).and_then(Value::as_f64);
-    match ty {
-        "object" => {
-            let required: Vec<&str> = o
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            let mut out = Map::new();
-            if let Some(props) = o.get("properties").and_then(Value::as_object) {
-                for (k, sub) in props {
-                    if required.contains(&k.as_str()) {
-                        out.insert(k.clone(), example(root, sub, depth + 1));
-                    }
-                }
-            }
-            Value::Object(out)
-        }
-        "array" => {
-            let n = o
-                .get("minItems")
-                .and_then(Value::as_u64)
-                .unwrap_or(0)
-                .min(8);
-            let item = o
-                .get("items")
-                .map_or(Value::Null, |i| example(root, i, depth + 1));
-            Value::Array(vec![item; usize::try_from(n).unwrap_or(0)])
-        }
-        "integer" | "number" => {
-            let mut x = num("minimum")
-                .unwrap_or(1.0)
-                .max(num("exclusiveMinimum").map_or(f64::MIN, |m| m + 1.0));
-            if let Some(max) = num("maximum") {
-                x = x.min(max);
-            }
-            if ty == "integer" {
-                json!(x.ceil() as i64)
-            } else {
-                json!(x)
-            }
-        }
-        "boolean" => json!(true),
-        "null" => Value::Null,
-        _ => json!(string_example(o)),
-    }
-}
-
-fn string_example(o: &Map<String, Value>) -> String {
-    let base = match o.get("format").and_then(Value::as_str) {
-        Some("date-time") => "2026-01-01T00:00:00Z",
-        Some("date") => "2026-01-01",
-        Some("time") => "00:00:00Z",
-        Some("email") => "ana@example.com",
-        Some("uri" | "url" | "uri-reference") => "https://example.com/",
-        Some("uuid") => "00000000-0000-4000-8000-000000000000",
-        Some("ipv4") => "192.0.2.1",
-        Some("ipv6") => "2001:db8::1",
-        Some("hostname") => "example.com",
-        _ => "example",
-    };
-    let min = o
-        .get("minLength")
-        .and_then(Value::as_u64)
-        .unwrap_or(0)
-        .min(256);
-    let max = o
-        .get("maxLength")
-        .and_then(Value::as_u64)
-        .unwrap_or(u64::MAX);
-    let mut s: String = base.to_string();
-    while (s.chars().count() as u64) < min {
-        s.push('x');
-    }
-    if (s.chars().count() as u64) > max {
-        s = s.chars().take(usize::try_from(max).unwrap_or(0)).collect();
-    }
-    s
 }

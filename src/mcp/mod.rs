@@ -12,7 +12,7 @@ mod verdict;
 #[cfg(test)]
 mod tests;
 
-pub use cases::{CaseFile, case_files, example_arguments, valid_against};
+pub use cases::{CaseFile, case_files, valid_against};
 pub use connect::{ConnectError, Limits, ListedTool, Listing, Server, list_tools, read_tools_page};
 pub use render::{Report, ToolReport, json, junit, markdown, terminal};
 pub use verdict::{OPENAI_DESCRIPTION_MAX, Target, Verdict, judge, judge_all};

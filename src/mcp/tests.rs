@@ -352,7 +352,7 @@ fn a_nested_object_without_properties_never_goes_to_gemini_parameters_as_is() {
 }
 
 #[test]
-fn example_arguments_validate_against_the_schemas_real_servers_send() {
+fn generated_arguments_validate_against_the_schemas_real_servers_send() {
     let schemas = [
         object(&json!({"q": {"type": "string", "minLength": 12}}), &["q"]),
         object(
@@ -384,7 +384,7 @@ fn example_arguments_validate_against_the_schemas_real_servers_send() {
         json!({}),
     ];
     for s in schemas {
-        let args = super::example_arguments(&s);
+        let args = crate::simulate::generate_arguments(&s);
         assert!(super::valid_against(&s, &args), "{args} against {s}");
     }
 }
