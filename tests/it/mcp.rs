@@ -1,7 +1,8 @@
 //! `tooltape mcp` against a real MCP server: the pinned `@modelcontextprotocol/server-everything`
 //! from npm, installed once into `~/.cache/tooltape/mcp/` (outside the repository; skipped with
 //! the reason when npm or node is missing), listed over stdio, every tool judged per target,
-//! offline. Plus the exit codes: a required target's refusal is 1, a server that dies is 2.
+//! offline, over stdio and over Streamable HTTP; its tools written as cases pass every simulated
+//! trial. Plus the exit codes: a required target's refusal is 1, a server that dies is 2.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -157,6 +158,52 @@ fn the_cases_written_from_server_everything_pass_every_simulated_trial() {
     let text = String::from_utf8_lossy(&replayed.stdout);
     assert_eq!(replayed.status.code(), Some(0), "{text}");
     assert!(text.contains(" passed, 0 failed"), "{text}");
+}
+
+#[test]
+fn the_same_tools_come_over_streamable_http() {
+    let Some(entry) = server_everything() else {
+        return;
+    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = Command::new("node")
+        .arg(&entry)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The server says when it listens (on stderr).
+    let mut stderr = std::io::BufReader::new(server.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("listening") {
+        line.clear();
+        if std::io::BufRead::read_line(&mut stderr, &mut line).unwrap_or(0) == 0 {
+            break;
+        }
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let out = mcp(&["--url", &url, "--format", "json"]);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let over_http: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let over_stdio = mcp(&["--format", "json", "--", "node", entry.to_str().unwrap()]);
+    let over_stdio: Value = serde_json::from_slice(&over_stdio.stdout).unwrap();
+    assert_eq!(over_http["tools"], over_stdio["tools"]);
+    // Nobody listens there any more: exit 2.
+    let gone = mcp(&["--url", &url, "--timeout", "5"]);
+    assert_eq!(gone.status.code(), Some(2));
 }
 
 #[test]
