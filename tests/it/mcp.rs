@@ -1,7 +1,7 @@
 //! `tooltape mcp` against a real MCP server: the pinned `@modelcontextprotocol/server-everything`
 //! from npm, installed once into `~/.cache/tooltape/mcp/` (outside the repository; skipped with
-//! the reason when npm or node is missing), listed over stdio, every tool judged per target,
-//! offline, over stdio and over Streamable HTTP; its tools written as cases pass every simulated
+//! the reason when npm or node is missing), its tools listed and judged per target, offline,
+//! over stdio and over Streamable HTTP; its tools written as cases pass every simulated
 //! trial. Plus the exit codes: a required target's refusal is 1, a server that dies is 2.
 
 use std::path::PathBuf;
@@ -219,6 +219,9 @@ fn a_server_that_dies_exits_2_with_its_stderr() {
     assert!(stderr.contains("cannot open the database"), "{stderr}");
     let missing = mcp(&["--", "tooltape-no-such-mcp-server"]);
     assert_eq!(missing.status.code(), Some(2));
+    let unknown = mcp(&["--require", "bedrock", "--", "true"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("--require bedrock: not a target"));
 }
 
 #[test]
