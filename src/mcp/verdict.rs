@@ -345,13 +345,29 @@ fn diff(listed: &Value, sent: &Value, lost: &mut Vec<String>, changes: &mut Vec<
             };
             lost.push(format!("{k} ({gone}; first at {})", shown(at)));
         } else if n1 != n0 {
-            let sign = if n1 > n0 { "+" } else { "-" };
-            changes.push(format!("{sign}{k} ×{}", n0.abs_diff(n1)));
+            changes.push(change(k, n1 > n0, n0.abs_diff(n1)));
         }
     }
     if changes.is_empty() && lost.is_empty() {
         changes.push("keywords reordered or values rewritten".into());
     }
+}
+
+/// A keyword count that moved, said the way a reader knows the rewrite: `additionalProperties:
+/// false added ×2`, `$schema removed ×1`.
+fn change(k: &str, added: bool, n: usize) -> String {
+    let what = match (k, added) {
+        ("additionalProperties", true) => "additionalProperties: false added (objects closed)",
+        ("required", true) => "required lists added (every property listed)",
+        ("type list", true) => "type lists with null added (optional made nullable)",
+        ("type", false) => "single types replaced",
+        ("anyOf", true) => "anyOf added (a null branch, or oneOf made anyOf)",
+        ("nullable", true) => "nullable: true added (Gemini's null type)",
+        ("type list", false) => "type lists replaced",
+        (other, true) => return format!("{other} added ×{n}"),
+        (other, false) => return format!("{other} removed ×{n}"),
+    };
+    format!("{what} ×{n}")
 }
 
 fn shown(pointer: &str) -> &str {
