@@ -86,7 +86,12 @@ fn report(a: &McpArgs, cases: Option<&Path>) -> CommandResult {
     out!("{text}");
     let refusals = report.refusals_for(&required);
     for (tool, target, reason) in &refusals {
-        eprintln!("required target {} refuses {tool}: {reason}", target.slug());
+        eprintln!(
+            "required target {} refuses {}: {}",
+            target.slug(),
+            mcp::printable(tool),
+            mcp::printable(reason)
+        );
     }
     Ok(exit::failed_if(!refusals.is_empty()))
 }
@@ -128,7 +133,7 @@ fn write_cases(dir: &Path, listing: &Listing, force: bool) -> Result<(), CliErro
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     for s in &skipped {
-        eprintln!("no case for {s}");
+        eprintln!("no case for {}", mcp::printable(s));
     }
     eprintln!(
         "{}: {} case(s) and their tools written",

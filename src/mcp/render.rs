@@ -140,8 +140,8 @@ fn detail(v: &Verdict) -> Option<String> {
 fn header(report: &Report) -> String {
     let mut s = format!(
         "MCP server {} {}: {} tools",
-        report.server_name,
-        report.server_version,
+        printable(&report.server_name),
+        printable(&report.server_version),
         report.tools.len()
     );
     if let Some(why) = &report.truncated {
@@ -158,7 +158,7 @@ pub fn terminal(report: &Report) -> String {
     let width = report
         .tools
         .iter()
-        .map(|t| t.name.chars().count())
+        .map(|t| printable(&t.name).chars().count())
         .chain([4])
         .max()
         .unwrap_or(4)
@@ -169,7 +169,7 @@ pub fn terminal(report: &Report) -> String {
     }
     out.push('\n');
     for tool in &report.tools {
-        let name: String = tool.name.chars().take(width).collect();
+        let name: String = printable(&tool.name).chars().take(width).collect();
         let _ = write!(out, "{name:width$}");
         for (t, v) in &tool.verdicts {
             let _ = write!(out, "  {:w$}", cell(v), w = t.slug().len());
@@ -180,7 +180,13 @@ pub fn terminal(report: &Report) -> String {
     for tool in &report.tools {
         for (t, v) in &tool.verdicts {
             if let Some(d) = detail(v) {
-                let _ = writeln!(out, "{} → {}: {d}", tool.name, t.slug());
+                let _ = writeln!(
+                    out,
+                    "{} → {}: {}",
+                    printable(&tool.name),
+                    t.slug(),
+                    printable(&d)
+                );
             }
         }
     }
@@ -221,7 +227,21 @@ pub fn markdown(report: &Report) -> String {
 }
 
 fn md_escape(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    printable(s).replace('|', "\\|")
+}
+
+/// `s` safe for a terminal or a Markdown line: what a server sends is untrusted, so control
+/// characters (escape sequences, line breaks) are written as `\u{XX}`.
+pub fn printable(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() {
+            let _ = write!(out, "\\u{{{:02x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// JUnit XML: a case per tool and target (classname the target); refused fails, lossy is

@@ -448,3 +448,19 @@ fn case_files_are_a_tool_and_a_case_that_load_with_every_choice() {
     // 5 providers × 4 choices (auto, required, none, forced) × 2 modes.
     assert_eq!(trials, 40);
 }
+
+#[test]
+fn control_characters_a_server_sends_never_reach_the_terminal() {
+    let mut t = tool(json!({"type": "string"}));
+    t.name = "evil\u{1b}[2J\nname".into();
+    let mut l = listing(vec![t]);
+    l.server_name = "srv\u{1b}]0;title\u{7}".into();
+    let report = Report::of(&l);
+    for text in [super::terminal(&report), super::markdown(&report)] {
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text}"
+        );
+        assert!(text.contains("evil\\u{1b}[2J\\u{0a}name"), "{text}");
+    }
+}
