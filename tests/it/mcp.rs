@@ -2,7 +2,8 @@
 //! from npm, installed once into `~/.cache/tooltape/mcp/` (outside the repository; skipped with
 //! the reason when npm or node is missing), its tools listed and judged per target, offline,
 //! over stdio and over Streamable HTTP; its tools written as cases pass every simulated
-//! trial. Plus the exit codes: a required target's refusal is 1, a server that dies is 2.
+//! trial. A hostile server (endless pages, a 2 MB schema) meets the limits. Plus the exit codes:
+//! a required target's refusal is 1, a server that dies or stays silent is 2.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -204,6 +205,56 @@ fn the_same_tools_come_over_streamable_http() {
     // Nobody listens there any more: exit 2.
     let gone = mcp(&["--url", &url, "--timeout", "5"]);
     assert_eq!(gone.status.code(), Some(2));
+}
+
+/// An MCP server on stdio that never stops paginating, and whose first tool's schema is 2 MB.
+const HOSTILE: &str = r#"
+import sys, json
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    if m["method"] == "initialize":
+        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}},
+             "serverInfo": {"name": "hostile", "version": "1"}}
+    elif m["method"] == "tools/list":
+        c = int((m.get("params") or {}).get("cursor") or 0)
+        d = "x" * (2000000 if c == 0 else 10)
+        r = {"tools": [{"name": "t%d" % c, "inputSchema": {"type": "object",
+             "properties": {"x": {"type": "string", "description": d}}}}], "nextCursor": str(c + 1)}
+    else:
+        r = {}
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+"#;
+
+#[test]
+fn a_hostile_server_is_cut_at_the_page_limit_and_its_huge_schema_not_judged() {
+    let Some(python) = crate::python::python_with("json") else {
+        return;
+    };
+    let out = mcp(&["--format", "json", "--", &python, "-c", HOSTILE]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["truncated"], "stopped after 100 tools/list pages");
+    assert_eq!(doc["tools"].as_array().unwrap().len(), 100);
+    let huge = &doc["tools"][0]["verdicts"]["openai-chat"];
+    assert_eq!(huge["verdict"], "refused");
+    assert!(
+        huge["reason"]
+            .as_str()
+            .unwrap()
+            .contains("over tooltape's limit"),
+        "{huge}"
+    );
+    assert_eq!(
+        doc["tools"][1]["verdicts"]["openai-chat"]["verdict"],
+        "as-written"
+    );
 }
 
 #[test]
