@@ -177,20 +177,19 @@ pub fn terminal(report: &Report) -> String {
         out.push('\n');
     }
     out.push('\n');
-    for tool in &report.tools {
-        for (t, v) in &tool.verdicts {
-            if let Some(d) = detail(v) {
-                let _ = writeln!(
-                    out,
-                    "{} → {}: {}",
-                    printable(&tool.name),
-                    t.slug(),
-                    printable(&d)
-                );
-            }
-        }
+    for (name, t, d) in details(report) {
+        let _ = writeln!(out, "{} → {}: {}", printable(name), t.slug(), printable(&d));
     }
     out
+}
+
+/// (tool, target, detail line) of every verdict that is not as written, in report order.
+fn details(report: &Report) -> impl Iterator<Item = (&str, Target, String)> {
+    report.tools.iter().flat_map(|tool| {
+        tool.verdicts
+            .iter()
+            .filter_map(|(t, v)| detail(v).map(|d| (tool.name.as_str(), *t, d)))
+    })
 }
 
 /// The same as Markdown: a table and a list of the reasons.
@@ -210,18 +209,14 @@ pub fn markdown(report: &Report) -> String {
         out.push('\n');
     }
     out.push('\n');
-    for tool in &report.tools {
-        for (t, v) in &tool.verdicts {
-            if let Some(d) = detail(v) {
-                let _ = writeln!(
-                    out,
-                    "- `{}` → {}: {}",
-                    md_escape(&tool.name),
-                    t.slug(),
-                    md_escape(&d)
-                );
-            }
-        }
+    for (name, t, d) in details(report) {
+        let _ = writeln!(
+            out,
+            "- `{}` → {}: {}",
+            md_escape(name),
+            t.slug(),
+            md_escape(&d)
+        );
     }
     out
 }
