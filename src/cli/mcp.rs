@@ -27,8 +27,9 @@ pub struct McpArgs {
     pub url: Option<String>,
     #[arg(long, value_enum, default_value = "terminal")]
     pub format: McpFormat,
-    /// Exit 1 when a tool is refused by one of these targets (a target such as
-    /// `openai-responses-strict`, or a provider for all its targets).
+    /// Exit 1 when a tool is refused by one of these targets (openai-chat, openai-chat-strict,
+    /// openai-responses, openai-responses-strict, anthropic, anthropic-strict, gemini,
+    /// text-protocol).
     #[arg(long, num_args = 1..)]
     pub require: Vec<String>,
     /// Seconds the server has to start and list its tools.
@@ -99,15 +100,14 @@ fn report(a: &McpArgs, cases: Option<&Path>) -> CommandResult {
 fn required_targets(words: &[String]) -> Result<Vec<Target>, CliError> {
     let mut out = Vec::new();
     for w in words {
-        let named = Target::named(w);
-        if named.is_empty() {
+        let Some(target) = Target::from_slug(w) else {
             let known: Vec<&str> = Target::ALL.into_iter().map(Target::slug).collect();
             return Err(CliError(format!(
-                "--require {w}: not a target; give one of {} (or a provider for all its targets)",
+                "--require {w}: not a target; give one of {}",
                 known.join(", ")
             )));
-        }
-        out.extend(named);
+        };
+        out.push(target);
     }
     Ok(out)
 }

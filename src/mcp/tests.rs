@@ -281,16 +281,12 @@ fn a_root_that_is_not_an_object_is_refused_everywhere_but_the_text_protocol() {
 }
 
 #[test]
-fn require_names_targets_or_every_target_of_a_provider() {
-    assert_eq!(
-        Target::named("openai-responses-strict"),
-        [Target::OpenaiResponsesStrict]
-    );
-    assert_eq!(
-        Target::named("anthropic"),
-        [Target::Anthropic, Target::AnthropicStrict]
-    );
-    assert!(Target::named("bedrock").is_empty());
+fn targets_are_named_by_their_slugs() {
+    for t in Target::ALL {
+        assert_eq!(Target::from_slug(t.slug()), Some(t));
+    }
+    assert_eq!(Target::from_slug("anthropic"), Some(Target::Anthropic));
+    assert_eq!(Target::from_slug("bedrock"), None);
 }
 
 fn listing(tools: Vec<Tool>) -> Listing {

@@ -76,13 +76,9 @@ impl Target {
         }
     }
 
-    /// The targets a `--require` word names: a target's slug, or a provider's slug for all of
-    /// that provider's targets.
-    pub fn named(word: &str) -> Vec<Target> {
-        Target::ALL
-            .into_iter()
-            .filter(|t| t.slug() == word || t.provider().slug() == word)
-            .collect()
+    /// The target of a slug (`openai-responses-strict`, `gemini`).
+    pub fn from_slug(slug: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.slug() == slug)
     }
 }
 
