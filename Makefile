@@ -73,7 +73,8 @@ import-vcr:
 	cargo run --quiet -- import-vcr $(FILE) --provider $(PROVIDER) --out $(OUT)
 
 # Fuzz one decoder (FUZZ_TARGET: textcall, response, request_decoder, proxy_request, case,
-# cassette, profile; tests/fuzz/props.rs has each property; stream decoders: chunked = whole).
+# cassette, profile, mcp_tools; tests/fuzz/props.rs has each property; stream decoders: chunked =
+# whole).
 # Needs cargo-fuzz (cargo install cargo-fuzz). `-s none`: no sanitizer, so the stable toolchain
 # builds it (safe Rust needs no AddressSanitizer; a panic is a crash). `cargo test` runs a bounded
 # deterministic random-input version of each property (tests/it/fuzz.rs).

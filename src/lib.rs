@@ -9,7 +9,7 @@
 //! neutral types), [`providers`] (the wire
 //! formats, one module each, and the route table), [`schema`], [`textcall`], [`inject`],
 //! [`case`], [`cassette`], [`redact`], [`run`], [`harness`], [`record`], [`simulate`],
-//! [`proxy`], [`engine`] (the trial engine gateway and client mode run on), [`gateway`], [`client`], [`report`], [`drift`], [`status`].
+//! [`proxy`], [`mcp`], [`engine`] (the trial engine gateway and client mode run on), [`gateway`], [`client`], [`report`], [`drift`], [`status`].
 //!
 //! The library prints nothing: commands, terminal output and progress are the binary's.
 
@@ -35,6 +35,7 @@ mod jsonseq;
 mod junit;
 mod located;
 mod loopback;
+pub mod mcp;
 pub mod model;
 mod pointer;
 pub mod providers;

@@ -13,6 +13,7 @@ mod gateway;
 mod import_vcr;
 mod init;
 mod inject;
+mod mcp;
 mod parse;
 mod parse_request;
 mod proxy;
@@ -92,6 +93,9 @@ pub enum Command {
     /// Run the reference gateway on loopback until interrupted: four inbound formats, each model
     /// alias routed to an upstream provider (see `gateways/tooltape.toml`).
     Proxy(proxy::ProxyArgs),
+    /// List an MCP server's tools (`-- COMMAND…` or `--url URL`) and say, per tool and target,
+    /// whether it is sent as written, after a lossless or lossy rewrite, or refused.
+    Mcp(mcp::McpArgs),
     /// Run the provider simulator on loopback until interrupted (point a gateway at it).
     Simulate {
         /// Port on 127.0.0.1 (0: any free port).
@@ -255,6 +259,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Report(a) => report::run(&root, &a),
         Command::Gateway(a) => gateway::run(&root, &a),
         Command::Client(a) => client::run(&root, &a),
+        Command::Mcp(a) => mcp::run(&a, cli.corpus.cases.as_deref()),
         Command::Schema { action } => {
             let (provider, file, strict) = match &action {
                 SchemaAction::Strict { provider, file } => (provider, file, true),

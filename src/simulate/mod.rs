@@ -38,6 +38,8 @@ pub use named::named_scenarios;
 pub(crate) use answer::answer;
 #[cfg(test)]
 use answer::answer_request;
+/// Arguments the simulated model writes for a schema (also `tooltape mcp --cases`' calls).
+pub(crate) use args::generate as generate_arguments;
 #[cfg(test)]
 use exchange::VERSION;
 pub(crate) use exchange::{SimBody, SimRequest, SimResponse};

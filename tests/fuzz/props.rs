@@ -250,3 +250,37 @@ pub fn proxy_request(data: &[u8]) {
         );
     }
 }
+
+/// The MCP answer reader: `data` as one `tools/list` result (what a server sends, untrusted),
+/// read as `tooltape mcp` reads each page, then every tool judged for every target, the report
+/// rendered in its four forms and the tools written as case files. No panic; a verdict per
+/// target for every tool kept; never more tools than the limit.
+pub fn mcp_tools(data: &[u8]) {
+    use tooltape::mcp::{self, Limits, Listing, Report, Target};
+    let limits = Limits {
+        max_tools: 16,
+        max_schema_bytes: 64 * 1024,
+        ..Limits::default()
+    };
+    let Ok((tools, _cursor)) = mcp::read_tools_page(data, limits) else {
+        return;
+    };
+    assert!(tools.len() <= limits.max_tools);
+    let listing = Listing {
+        server_name: "fuzz".into(),
+        server_version: "0".into(),
+        tools,
+        truncated: None,
+    };
+    let report = Report::of(&listing);
+    for t in &report.tools {
+        assert_eq!(t.verdicts.len(), Target::ALL.len(), "{}", t.name);
+    }
+    let _ = (
+        mcp::json(&report),
+        mcp::terminal(&report),
+        mcp::markdown(&report),
+    );
+    let _ = mcp::junit(&report, "2026-01-01T00:00:00");
+    let _ = mcp::case_files(&listing);
+}

@@ -32,4 +32,13 @@ for pi, prov in enumerate(providers):
             else:
                 body, sel = json.dumps(r.get("body")).encode(), pi
             put("response", bytes([sel, 3, 1, 7, 64]) + body)
+tools = []
+for p in sorted((root / "cases/tools").glob("*.json")):
+    t = json.loads(p.read_text())
+    tool = {"name": t["name"], "inputSchema": t.get("parameters", {"type": "object"})}
+    if "description" in t:
+        tool["description"] = t["description"]
+    tools.append(tool)
+    put("mcp_tools", json.dumps({"tools": [tool]}).encode())
+put("mcp_tools", json.dumps({"tools": tools[:16], "nextCursor": "2"}).encode())
 print("seeded", out)

@@ -1,12 +1,14 @@
 //! The fuzz targets' bounded deterministic random-input run: every property of
 //! `tests/fuzz/props.rs` (the same code the cargo-fuzz targets call) over a fixed number of
 //! inputs made by seeded mutations of the repository's own files (cassettes' requests and
-//! responses, cases, gateway profiles): no panic, and streams give the same outcome chunked.
+//! responses, cases, gateway profiles, tools as MCP `tools/list` pages): no panic, and streams give the same outcome chunked.
 
 use std::path::{Path, PathBuf};
 
 #[path = "../fuzz/props.rs"]
 mod props;
+
+use serde_json::{Value, json};
 
 use crate::scratch::repo;
 use tooltape::Provider;
@@ -215,4 +217,30 @@ fn the_loaders_survive_random_files() {
         .map(|p| std::fs::read(p).unwrap())
         .collect();
     run(&profiles, 1000, 6, props::profile);
+}
+
+#[test]
+fn the_mcp_tools_reader_survives_random_pages() {
+    // Each repository tool as a one-tool `tools/list` page (`parameters` as `inputSchema`).
+    let seeds: Vec<Vec<u8>> = files(&repo().join("cases/tools"), "json")
+        .iter()
+        .step_by(4)
+        .map(|p| {
+            let t: Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+            let tool = json!({
+                "name": t["name"],
+                "description": t.get("description"),
+                "inputSchema": t.get("parameters").cloned().unwrap_or(json!({"type": "object"})),
+            });
+            serde_json::to_vec(&json!({"tools": [tool], "nextCursor": "2"})).unwrap()
+        })
+        .collect();
+    let limits = tooltape::mcp::Limits::default();
+    assert!(
+        seeds
+            .iter()
+            .all(|s| tooltape::mcp::read_tools_page(s, limits).is_ok_and(|(t, _)| t.len() == 1)),
+        "a seed is not a tools/list result"
+    );
+    run(&seeds, 1000, 7, props::mcp_tools);
 }
