@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::document::{RunStatus, status};
 use super::known;
 use super::memory::PeakSampler;
 use super::reproduce::{RootCause, causes};
@@ -152,7 +153,7 @@ pub async fn run_on<S: System>(
     }
     let causes = causes(&*system, &results);
     let stale = known::stale_causes(&*system, &results);
-    let passed = exited.is_none() && stale.is_empty() && results.iter().all(|r| r.cell.expected());
+    let passed = status(&results, stale.len(), exited.is_some(), false) == RunStatus::Passed;
     if passed && !options.keep {
         let _ = std::fs::remove_dir_all(&work);
     }
