@@ -12,7 +12,7 @@ use super::driver::Spec;
 use super::profile::LoadedClient;
 use super::way::Driven;
 use crate::engine::{
-    KnownEntry, Route, Started, System, SystemKind, TrialResult, Upstream, fill, install_into,
+    KnownEntry, Route, Started, System, SystemKind, TrialResult, Upstream, fill, install_pinned,
 };
 
 /// A library under test.
@@ -99,11 +99,8 @@ impl System for Library {
     }
 
     fn install(&self) -> Result<Option<PathBuf>, String> {
-        let Some(install) = &self.profile.profile.install else {
-            return Ok(None);
-        };
-        let dir = self.profile.install_dir();
-        Ok(install_into(&self.profile.name, &dir, install)?.then_some(dir))
+        let install = self.profile.profile.install.as_ref();
+        install_pinned(&self.profile.name, self.profile.install_dir(), install)
     }
 
     async fn start(

@@ -111,18 +111,7 @@ impl Way for Driven {
         // The caller asks for strict tools or not (a library has no "strict where it keeps the
         // meaning" policy): the request a faithful library sends is encoded with that choice.
         req.strict = driver_trial.request().strict;
-        let encoded = crate::providers::encode(api, &req)
-            .map_err(|e| Cell::NotApplicable(format!("the {} encoder refuses: {e}", api.slug())))?;
-        let invalid = judge::client_fault(&base, &encoded.request.body);
-        let asked = CallerRequest {
-            base,
-            inbound: api,
-            target: api,
-            req,
-            encoded,
-            invalid,
-            neutral: true,
-        };
+        let asked = CallerRequest::new(base, api, api, req, true)?;
         Ok((asked, driver_trial))
     }
 

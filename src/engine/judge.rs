@@ -33,6 +33,33 @@ pub struct CallerRequest {
     pub neutral: bool,
 }
 
+impl CallerRequest {
+    /// The caller's side of `base`'s trial: `req` encoded in `inbound`, bound for `target`
+    /// (`neutral`: the caller handed the library the neutral request). A request the inbound
+    /// encoder refuses is not applicable.
+    pub fn new(
+        base: Trial,
+        inbound: Provider,
+        target: Provider,
+        req: ChatRequest,
+        neutral: bool,
+    ) -> Result<CallerRequest, Cell> {
+        let encoded = crate::providers::encode(inbound, &req).map_err(|e| {
+            Cell::NotApplicable(format!("the {} encoder refuses: {e}", inbound.slug()))
+        })?;
+        let invalid = client_fault(&base, &encoded.request.body);
+        Ok(CallerRequest {
+            base,
+            inbound,
+            target,
+            req,
+            encoded,
+            invalid,
+            neutral,
+        })
+    }
+}
+
 /// A request and its decoded answer, as the client got them.
 pub type CallerReply = Result<(HttpResponse, Result<Outcome, DecodeError>), String>;
 

@@ -39,7 +39,9 @@ pub use judge::{CallerReply, CallerRequest};
 pub use known::{known_failure, stale_causes};
 pub use lifecycle::{Run, RunOptions, SetUpError, run, run_on};
 pub use memory::{PeakSampler, machine_note};
-pub use profile::{Audit, Install, KnownEntry, Loaded, fill, install_cache, install_into};
+pub use profile::{
+    Audit, Install, KnownEntry, Loaded, fill, install_cache, install_into, install_pinned,
+};
 pub use render::{html, junit, markdown, summary, terminal};
 pub use reproduce::{
     Reproducer, RootCause, causes, markdown as causes_markdown, report_bug,

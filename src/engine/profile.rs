@@ -127,6 +127,20 @@ pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
     out
 }
 
+/// Installs a profile's pinned release (`install`, when it names one) into `dir` unless it is
+/// there: the folder, when it installed. A failed install is never taken as installed (the check
+/// path decides, and the command runs again next time).
+pub fn install_pinned(
+    name: &str,
+    dir: PathBuf,
+    install: Option<&Install>,
+) -> Result<Option<PathBuf>, String> {
+    match install {
+        Some(install) => Ok(install_into(name, &dir, install)?.then_some(dir)),
+        None => Ok(None),
+    }
+}
+
 /// Runs `install`'s command in `dir` unless its check path exists there; whether it ran.
 pub fn install_into(name: &str, dir: &Path, install: &Install) -> Result<bool, String> {
     let dir = dir.to_path_buf();

@@ -17,7 +17,7 @@ use super::profile::LoadedProfile;
 use crate::engine::{
     CallerRequest, Cell, Exchange, Finding, Kept, KnownEntry, PromptWatch, RequestTiming,
     RoundAnswer, Route, RoutedTrial, Started, System, SystemKind, TrialResult, Upstream, Way, fill,
-    judge,
+    install_pinned, judge,
 };
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, DecodeError, Outcome, Provider};
@@ -61,9 +61,7 @@ impl Way for Http {
     ) -> Result<(CallerRequest, Endpoint), Cell> {
         let inbound = trial.route.inbound;
         let (base, req) = trial.first_request(inbound);
-        let encoded = crate::providers::encode(inbound, &req).map_err(|e| {
-            Cell::NotApplicable(format!("the {} encoder refuses: {e}", inbound.slug()))
-        })?;
+        let asked = CallerRequest::new(base, inbound, trial.route.upstream, req, false)?;
         let mut headers: Vec<(String, String)> =
             self.profile.profile.headers.clone().into_iter().collect();
         headers.extend(trial.route.headers.iter().map(|(k, v)| {
@@ -72,16 +70,6 @@ impl Way for Http {
                 fill(v, &[("upstream", upstream.base_url().as_str())]),
             )
         }));
-        let invalid = judge::client_fault(&base, &encoded.request.body);
-        let asked = CallerRequest {
-            base,
-            inbound,
-            target: trial.route.upstream,
-            req,
-            encoded,
-            invalid,
-            neutral: false,
-        };
         let endpoint = Endpoint {
             base_url: self.url.clone(),
             key: None,
@@ -227,7 +215,8 @@ impl System for LoadedProfile {
     }
 
     fn install(&self) -> Result<Option<PathBuf>, String> {
-        Ok(process::ensure_installed(self)?.then(|| self.install_dir()))
+        let install = self.profile.install.as_ref();
+        install_pinned(&self.name, self.install_dir(), install)
     }
 
     async fn start(

@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::profile::LoadedProfile;
-use crate::engine::{Process, fill, install_into, tail};
+use crate::engine::{Process, fill, tail};
 
 /// A gateway this process started; dropping it stops its process group.
 pub struct Running {
@@ -17,16 +17,6 @@ pub struct Running {
     pub base_url: String,
     pub log: PathBuf,
     pub started_in: Duration,
-}
-
-/// Installs the profile's pinned version when its check path is missing; a failed install is
-/// never taken as installed (the check path decides, and the command runs again next time).
-/// Returns whether it installed.
-pub(super) fn ensure_installed(profile: &LoadedProfile) -> Result<bool, String> {
-    let Some(install) = &profile.profile.install else {
-        return Ok(false);
-    };
-    install_into(&profile.name, &profile.install_dir(), install)
 }
 
 /// A free port on 127.0.0.1 (bound then released).
