@@ -8,22 +8,16 @@ use super::keywords::Keywords;
 use super::prepared::Loss;
 use super::util::{self, ANNOTATIONS, Ptr};
 
-/// Annotations strict mode refuses: dropped, each reported as a [`Loss`]. They never change
-/// which instances a schema accepts (JSON Schema 2020-12: `format` is an annotation too).
-const REFUSED_ANNOTATIONS: &[&str] = &[
-    "default",
-    "examples",
-    "$comment",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "contentEncoding",
-    "contentMediaType",
-];
+/// Annotations strict mode refuses: every one but `title` and `description` (the first two of
+/// [`ANNOTATIONS`]). Dropped, each reported as a [`Loss`]; they never change which instances a
+/// schema accepts (JSON Schema 2020-12: `format` is an annotation too).
+fn refused_annotations() -> &'static [&'static str] {
+    &ANNOTATIONS[2..]
+}
 /// Dropped without a loss: they name the dialect or the document, and tell the model nothing.
 const META: &[&str] = &["$schema", "$id"];
 
-/// Drops the annotations strict mode refuses from one node: [`REFUSED_ANNOTATIONS`], a `format`
+/// Drops the annotations strict mode refuses from one node: [`refused_annotations`], a `format`
 /// outside `formats`, `$schema` and `$id`. A dropped `default` (not `null`) or `format` is
 /// written into the node's description (`(default: 5)`, `(format: uri)`) so the model is still
 /// told.
@@ -34,7 +28,7 @@ pub(super) fn drop_refused(
     lost: &mut Vec<Loss>,
 ) {
     let refused = |k: &str, v: &Value| {
-        REFUSED_ANNOTATIONS.contains(&k)
+        refused_annotations().contains(&k)
             || META.contains(&k)
             || (k == "format" && v.as_str().is_some_and(|f| !formats.contains(&f)))
     };
@@ -51,7 +45,7 @@ pub(super) fn drop_refused(
         if META.contains(&k.as_str()) {
             continue;
         }
-        let keyword = REFUSED_ANNOTATIONS
+        let keyword = refused_annotations()
             .iter()
             .copied()
             .find(|a| *a == k)
