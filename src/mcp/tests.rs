@@ -462,3 +462,17 @@ fn control_characters_a_server_sends_never_reach_the_terminal() {
         assert!(text.contains("evil\\u{1b}[2J\\u{0a}name"), "{text}");
     }
 }
+
+#[test]
+fn every_annotation_the_strict_transform_drops_makes_the_verdict_lossy() {
+    let t = tool(object(
+        &json!({"q": {"type": "string", "deprecated": true, "readOnly": true}}),
+        &["q"],
+    ));
+    let l = lost(&t, Target::OpenaiResponsesStrict);
+    assert!(
+        l.iter().any(|x| x.starts_with("deprecated"))
+            && l.iter().any(|x| x.starts_with("readOnly")),
+        "{l:?}"
+    );
+}

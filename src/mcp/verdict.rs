@@ -296,6 +296,10 @@ fn is_empty_object(schema: &Value) -> bool {
 const MEANINGFUL: &[&str] = &[
     "default",
     "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
     "title",
     "description",
     "format",
