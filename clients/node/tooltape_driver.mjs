@@ -17,10 +17,12 @@ export class Unsupported extends Error {
   }
 }
 
-/** A thrown error as the result's `error`: `{type, message, status?}`. */
+/** A thrown error as the result's `error`: `{type, message, status?}`; the HTTP status is the
+ * first of `statusCode` (the Vercel AI SDK), `status` (the official SDKs), `code` that is one. */
 export function errorOf(e) {
   const doc = { type: e?.name ?? "Error", message: String(e?.message ?? e).slice(0, 2000) };
-  if (Number.isInteger(e?.statusCode)) doc.status = e.statusCode;
+  const status = [e?.statusCode, e?.status, e?.code].find((v) => Number.isInteger(v) && v >= 100 && v < 600);
+  if (status !== undefined) doc.status = status;
   return doc;
 }
 
