@@ -7,12 +7,11 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-import { serve, Unsupported } from "../node/tooltape_driver.mjs";
+import { argumentsObject as argsObject, serve, Unsupported } from "../node/tooltape_driver.mjs";
 
 const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
 const { default: Anthropic } = await import(pathToFileURL(req.resolve("@anthropic-ai/sdk")).href);
 
-const argsObject = (a) => (a == null || a === "" ? {} : typeof a === "string" ? JSON.parse(a) : a);
 
 function messagesOf(messages) {
   const system = [];

@@ -9,12 +9,11 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-import { serve, Unsupported } from "../node/tooltape_driver.mjs";
+import { argumentsObject as argsObject, serve, Unsupported } from "../node/tooltape_driver.mjs";
 
 const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
 const { GoogleGenAI } = await import(pathToFileURL(req.resolve("@google/genai")).href);
 
-const argsObject = (a) => (a == null || a === "" ? {} : typeof a === "string" ? JSON.parse(a) : a);
 
 // A tool result as the function response: a JSON object as is, else under `result` (`error`).
 function responseObject(content, isError) {

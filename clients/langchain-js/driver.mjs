@@ -12,7 +12,7 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
 
-import { serve, Unsupported } from "../node/tooltape_driver.mjs";
+import { argumentsObject as argsObject, serve, Unsupported } from "../node/tooltape_driver.mjs";
 
 const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
 const { ChatOpenAI } = req("@langchain/openai");
@@ -21,7 +21,6 @@ const { ChatGoogleGenerativeAI } = req("@langchain/google-genai");
 const { AIMessage, HumanMessage, SystemMessage, ToolMessage } = req("@langchain/core/messages");
 const { tool } = req("@langchain/core/tools");
 
-const argsObject = (a) => (a == null || a === "" ? {} : typeof a === "string" ? JSON.parse(a) : a);
 const OPENAI = new Set(["openai-chat", "openai-responses"]);
 
 function modelOf(t) {

@@ -11,7 +11,7 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
 
-import { serve, Unsupported } from "../node/tooltape_driver.mjs";
+import { argumentsText as argsText, chatChunk, responsesEvent, serve, Unsupported } from "../node/tooltape_driver.mjs";
 
 const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
 const { default: OpenAI } = req("openai");
@@ -19,7 +19,6 @@ const { OpenAIChatCompletionsModel, OpenAIResponsesModel, setTracingDisabled, wi
 
 setTracingDisabled(true);
 
-const argsText = (a) => (a == null ? "{}" : typeof a === "string" ? a : JSON.stringify(a));
 
 function modelOf(t, client) {
   if (t.api === "openai-chat") return new OpenAIChatCompletionsModel(client, t.model);
@@ -79,36 +78,7 @@ function resultOf(response) {
 }
 
 // A raw model event as a protocol chunk: a Chat chunk (the Chat model) or a Responses event.
-// `seen`: the Responses output indices whose arguments came as deltas (the done event repeats them).
-function chunkOf(ev, seen) {
-  if (Array.isArray(ev.choices)) {
-    const c = ev.choices[0];
-    if (!c) return null;
-    const doc = {};
-    if (c.delta?.content) doc.text = c.delta.content;
-    const calls = (c.delta?.tool_calls ?? []).map((d) => {
-      const call = {};
-      if (d.index != null) call.index = d.index;
-      if (d.id) call.id = d.id;
-      if (d.function?.name) call.name = d.function.name;
-      if (d.function?.arguments != null) call.arguments = d.function.arguments;
-      return call;
-    });
-    if (calls.length) doc.calls = calls;
-    if (c.finish_reason) doc.finish = c.finish_reason;
-    return Object.keys(doc).length ? doc : null;
-  }
-  const i = ev.output_index;
-  if (ev.type === "response.output_item.added" && ev.item?.type === "function_call")
-    return { calls: [{ index: i, id: ev.item.call_id, name: ev.item.name }] };
-  if (ev.type === "response.function_call_arguments.delta") {
-    seen.add(i);
-    return { calls: [{ index: i, arguments: ev.delta }] };
-  }
-  if (ev.type === "response.function_call_arguments.done" && !seen.has(i)) return { calls: [{ index: i, arguments: ev.arguments }] };
-  if (ev.type === "response.output_text.delta") return { text: ev.delta };
-  return null;
-}
+const chunkOf = (ev, seen) => (Array.isArray(ev.choices) ? chatChunk(ev) : responsesEvent(ev, seen));
 
 async function turn(t, messages) {
   const client = new OpenAI({ baseURL: t.base_url + "/v1", apiKey: t.api_key, maxRetries: 0 });

@@ -7,12 +7,11 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-import { serve, Unsupported } from "../node/tooltape_driver.mjs";
+import { argumentsText as argsText, chatChunk, responsesEvent, serve, Unsupported } from "../node/tooltape_driver.mjs";
 
 const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
 const { default: OpenAI } = await import(pathToFileURL(req.resolve("openai")).href);
 
-const argsText = (a) => (a == null ? "{}" : typeof a === "string" ? a : JSON.stringify(a));
 // The schema a caller of a pass-through SDK writes: strict's dialect when strict.
 const schemaOf = (t, x) => (t.strict && x.strict_parameters != null ? x.strict_parameters : x.parameters);
 
@@ -64,24 +63,6 @@ function chatResult(choice, usage) {
     finish: choice?.finish_reason ?? null,
     usage: usage ? { input_tokens: usage.prompt_tokens ?? null, output_tokens: usage.completion_tokens ?? null } : null,
   };
-}
-
-function chatChunk(chunk) {
-  const c = chunk.choices?.[0];
-  if (!c) return null;
-  const doc = {};
-  if (c.delta?.content) doc.text = c.delta.content;
-  const calls = (c.delta?.tool_calls ?? []).map((d) => {
-    const call = {};
-    if (d.index != null) call.index = d.index;
-    if (d.id) call.id = d.id;
-    if (d.function?.name) call.name = d.function.name;
-    if (d.function?.arguments != null) call.arguments = d.function.arguments;
-    return call;
-  });
-  if (calls.length) doc.calls = calls;
-  if (c.finish_reason) doc.finish = c.finish_reason;
-  return Object.keys(doc).length ? doc : null;
 }
 
 async function chat(client, t, messages) {
@@ -145,21 +126,6 @@ function responsesResult(r) {
     finish,
     usage: r.usage ? { input_tokens: r.usage.input_tokens ?? null, output_tokens: r.usage.output_tokens ?? null } : null,
   };
-}
-
-// `seen`: the output indices whose arguments came as deltas. The done event repeats them whole:
-// a caller takes it only where no delta came (arguments sent in the done event alone).
-function responsesEvent(ev, seen) {
-  const i = ev.output_index;
-  if (ev.type === "response.output_item.added" && ev.item?.type === "function_call")
-    return { calls: [{ index: i, id: ev.item.call_id, name: ev.item.name }] };
-  if (ev.type === "response.function_call_arguments.delta") {
-    seen.add(i);
-    return { calls: [{ index: i, arguments: ev.delta }] };
-  }
-  if (ev.type === "response.function_call_arguments.done" && !seen.has(i)) return { calls: [{ index: i, arguments: ev.arguments }] };
-  if (ev.type === "response.output_text.delta") return { text: ev.delta };
-  return null;
 }
 
 async function responses(client, t, messages) {
