@@ -12,7 +12,7 @@ use super::exit;
 use super::releases::{self, Releases};
 use super::suite::{self, Extras, SuiteArgs};
 use tooltape::client::{Library, Mutant};
-use tooltape::engine::{self, Run, RunOptions};
+use tooltape::engine::{Run, RunOptions};
 use tooltape::runtime;
 
 #[derive(Args, Debug)]
@@ -59,13 +59,7 @@ pub fn run(root: &Path, a: &ClientArgs) -> i32 {
     if a.suite.versions.is_some() {
         let at = |release: &str| -> Result<Arc<Library>, String> {
             let mut p = tooltape::client::load_client(root, name).map_err(|e| e.to_string())?;
-            let q = &mut p.profile;
-            engine::at_release(
-                &mut q.version,
-                q.install.as_mut(),
-                &mut q.description,
-                release,
-            )?;
+            p.at_release(release)?;
             Ok(Arc::new(Library::new(p, root)))
         };
         let q = &profile.profile;

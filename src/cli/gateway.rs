@@ -110,13 +110,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         }
         let at = |release: &str| -> Result<Arc<LoadedProfile>, String> {
             let mut p = tooltape::gateway::load_profile(root, name).map_err(|e| e.to_string())?;
-            let q = &mut p.profile;
-            engine::at_release(
-                &mut q.version,
-                q.install.as_mut(),
-                &mut q.description,
-                release,
-            )?;
+            p.at_release(release)?;
             Ok(Arc::new(p))
         };
         let q = &profile.profile;

@@ -41,7 +41,7 @@ pub use known::{known_failure, stale_causes};
 pub use lifecycle::{Run, RunOptions, SetUpError, run, run_on};
 pub use memory::{PeakSampler, machine_note};
 pub use profile::{
-    Audit, Install, KnownEntry, Loaded, at_release, fill, install_cache, install_into,
+    Audit, Install, KnownEntry, Loaded, Pinned, at_release, fill, install_cache, install_into,
     install_pinned,
 };
 pub use releases::{

@@ -77,6 +77,20 @@ pub struct Install {
     pub command: String,
 }
 
+/// A profile that pins one release of what it installs.
+pub trait Pinned {
+    /// Its `version`, `[install]` and `description`, the fields a release changes.
+    fn pin(&mut self) -> (&mut Option<String>, Option<&mut Install>, &mut String);
+}
+
+impl<P: Pinned> Loaded<P> {
+    /// This profile at another release (see [`at_release`]).
+    pub fn at_release(&mut self, release: &str) -> Result<(), String> {
+        let (version, install, description) = self.profile.pin();
+        at_release(version, install, description, release)
+    }
+}
+
 /// A profile pinned at `pinned`, retargeted to another `release`: its version, its install
 /// command (`{{version}}` there, else the pinned version where the command writes it out) and
 /// its description name `release`. Errs when the profile pins nothing to replace.
