@@ -18,6 +18,7 @@ mod parse;
 mod parse_request;
 mod proxy;
 mod record;
+mod releases;
 mod replay;
 mod report;
 mod schema;

@@ -47,6 +47,29 @@ pub struct SuiteArgs {
     /// (a run that did not pass always keeps it, and names it).
     #[arg(long)]
     pub keep: bool,
+    /// Trials in flight at once, instead of the profile's `concurrency`.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub concurrency: Option<u16>,
+    /// Run the suite on each of these releases of the profile's pinned package (`A,B,C`), each
+    /// installed into its own cache folder, and print one table of root causes × releases
+    /// (present, absent, not applicable) in `--format`. With `--bisect`: `A..B`.
+    #[arg(long, value_name = "A,B,C", conflicts_with_all = ["findings", "report_bug", "md_out"])]
+    pub versions: Option<String>,
+    /// With `--versions A..B`: the first release between A and B (as the registry lists them)
+    /// where root cause CAUSE (an id of `--findings`) appears or disappears, by binary search.
+    #[arg(long, value_name = "CAUSE", requires = "versions")]
+    pub bisect: Option<String>,
+}
+
+impl SuiteArgs {
+    /// `options` with this command's `--keep` and `--concurrency`.
+    pub(super) fn options(&self, options: RunOptions) -> RunOptions {
+        RunOptions {
+            keep: self.keep,
+            concurrency: self.concurrency.map(usize::from).or(options.concurrency),
+            ..options
+        }
+    }
 }
 
 /// The discovered cases (each once), and how many case files could not be loaded (reported
@@ -104,10 +127,7 @@ pub(super) fn run<S: System>(
         return exit::FAILED;
     };
     let t0 = Instant::now();
-    let options = RunOptions {
-        keep: a.keep,
-        ..options
-    };
+    let options = a.options(options);
     let note = |m: &str| eprintln!("{m}");
     let ran = runtime().block_on(engine::run(system.clone(), trials, &options, &note));
     let ran = match ran {

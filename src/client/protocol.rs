@@ -257,8 +257,7 @@ impl DriverTrial {
         options: BTreeMap<String, Value>,
         req: &ChatRequest,
     ) -> DriverTrial {
-        let strict =
-            req.strict == StrictPolicy::Require || req.tools.iter().any(|t| t.strict == Some(true));
+        let strict = req.asks_strict();
         let strict_dialect = strict
             && matches!(
                 api,

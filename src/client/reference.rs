@@ -26,16 +26,23 @@ pub enum Mutant {
     MergeParallel,
     /// Call ids lost (the caller gets calls without ids).
     LoseIds,
+    /// Responses tools sent without `strict` when the caller did not ask for strict (the key
+    /// only written when true), so the Responses API makes them strict.
+    OmitStrict,
+    /// A no-argument call streamed as `arguments: ""` while the accumulated call says `{}`.
+    EmptyFragments,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 6] = [
+    pub const ALL: [(&'static str, Mutant); 8] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
         ("required-to-auto", Mutant::RequiredToAuto),
         ("merge-parallel", Mutant::MergeParallel),
         ("lose-ids", Mutant::LoseIds),
+        ("omit-strict", Mutant::OmitStrict),
+        ("empty-fragments", Mutant::EmptyFragments),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -59,6 +66,19 @@ impl Mutant {
             _ => {}
         }
         req
+    }
+
+    /// The Responses body with each tool's `strict: false` left out (the key written only when
+    /// true, as a library that treats an absent switch as off does).
+    fn omit_strict(self, body: &mut Value) {
+        let tools = body.get_mut("tools").and_then(Value::as_array_mut);
+        for tool in tools.into_iter().flatten() {
+            if let Some(t) = tool.as_object_mut()
+                && t.get("strict") == Some(&Value::Bool(false))
+            {
+                t.remove("strict");
+            }
+        }
     }
 
     /// What the library hands its caller for the outcome it decoded.
@@ -98,11 +118,18 @@ impl Mutant {
             }
             if self != Mutant::NeverYield {
                 for (i, c) in calls.iter().enumerate() {
+                    let mut fragment = DriverCall {
+                        index: Some(i as u64),
+                        ..c.clone()
+                    };
+                    if self == Mutant::EmptyFragments
+                        && c.parsed_arguments()
+                            .is_ok_and(|a| a == Value::Object(Map::new()))
+                    {
+                        fragment.arguments = Some(Value::String(String::new()));
+                    }
                     chunks.push(DriverChunk {
-                        calls: vec![DriverCall {
-                            index: Some(i as u64),
-                            ..c.clone()
-                        }],
+                        calls: vec![fragment],
                         ..Default::default()
                     });
                 }
@@ -151,10 +178,13 @@ async fn call(
         return error("UnknownApi", format!("unknown api `{}`", trial.api));
     };
     let sent = mutant.request(req.clone());
-    let encoded = match crate::providers::encode(api, &sent) {
+    let mut encoded = match crate::providers::encode(api, &sent) {
         Ok(e) => e,
         Err(e) => return error("EncodeError", e.to_string()),
     };
+    if mutant == Mutant::OmitStrict && api == Provider::OpenaiResponses {
+        mutant.omit_strict(&mut encoded.request.body);
+    }
     let endpoint = Endpoint {
         base_url: trial.base_url.trim_end_matches('/').to_string(),
         key: Some(trial.api_key.clone()),

@@ -185,6 +185,13 @@ fn upstream_of(
         let by_meaning = |v: RequestView| {
             if asked.neutral { v.by_meaning() } else { v }
         };
+        if asked.neutral {
+            findings.extend(check::strict_omitted(
+                client_req.asks_strict(),
+                &sent_view,
+                target,
+            ));
+        }
         findings.extend(check::upstream(
             &by_meaning(client_view),
             &by_meaning(sent_view),

@@ -41,6 +41,8 @@ struct Facts {
     choice: String,
     stream: bool,
     calls: usize,
+    /// Upstream made a call with no arguments (`{}`).
+    empty_call: bool,
 }
 
 fn facts(r: &TrialResult) -> Facts {
@@ -54,6 +56,11 @@ fn facts(r: &TrialResult) -> Facts {
             .downstream_outcome
             .as_ref()
             .map_or(0, |o| o.tool_calls.len()),
+        empty_call: r.downstream_outcome.as_ref().is_some_and(|o| {
+            o.tool_calls
+                .iter()
+                .any(|c| c.arguments.as_object().is_some_and(|a| a.is_empty()))
+        }),
     }
 }
 
@@ -65,6 +72,8 @@ fn name(m: Mutant) -> &'static str {
         Mutant::RequiredToAuto => "`required` sent as `auto`",
         Mutant::MergeParallel => "parallel calls merged into one",
         Mutant::LoseIds => "call ids lost",
+        Mutant::OmitStrict => "Responses tools sent without `strict` (non-strict caller)",
+        Mutant::EmptyFragments => "a no-argument call streamed as `\"\"`, accumulated as `{}`",
     }
 }
 
@@ -80,6 +89,8 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::RequiredToAuto => "required sent as auto",
         Mutant::MergeParallel => "handed over as",
         Mutant::LoseIds => "without its id",
+        Mutant::OmitStrict => "sent to the Responses API without",
+        Mutant::EmptyFragments => "in the chunks are \"\" (not JSON)",
     }
 }
 
@@ -95,6 +106,9 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::RequiredToAuto => t.choice == "required",
         Mutant::MergeParallel => t.calls > 1,
         Mutant::LoseIds => t.calls > 0 && ids,
+        // Every chosen case sends tools, none of them strict.
+        Mutant::OmitStrict => t.api == "openai-responses",
+        Mutant::EmptyFragments => t.stream && t.empty_call,
     }
 }
 

@@ -13,7 +13,7 @@ mod view;
 pub(crate) use downstream::{broken, downstream, invalid_request};
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub(crate) use stream::stream;
-pub(crate) use upstream::{injected, results, upstream};
+pub(crate) use upstream::{injected, results, strict_omitted, upstream};
 pub(crate) use view::{RequestView, text_protocol_view};
 
 #[cfg(test)]
