@@ -32,7 +32,7 @@ pub enum ClientCommand {
     /// protocol, docs/clients/README.md), with tooltape's own codecs as the library.
     Drive {
         /// A deliberate bug: faithful, drop-tools, never-yield, required-to-auto,
-        /// merge-parallel, lose-ids.
+        /// merge-parallel, lose-ids, drop-reasoning.
         #[arg(long, default_value = "faithful")]
         mutant: String,
     },

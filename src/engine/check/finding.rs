@@ -46,6 +46,8 @@ pub enum FindingKind {
     ClientFault,
     /// A follow-up round: nothing sent, or its answer.
     Round,
+    /// Reasoning state upstream answered with its calls, not carried back on the next round.
+    Reasoning,
 }
 
 impl FindingKind {
@@ -61,6 +63,7 @@ impl FindingKind {
             FindingKind::Stream => "stream",
             FindingKind::ClientFault => "client-fault",
             FindingKind::Round => "round",
+            FindingKind::Reasoning => "reasoning",
         }
     }
 }
