@@ -353,15 +353,21 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
     }
 }
 
-/// Replaces the text of every tool result, in each format's place for it.
-fn tamper_results(o: &mut serde_json::Map<String, Value>) {
-    const TAMPERED: &str = "tampered by the gateway";
-    for m in o
-        .get_mut("messages")
+/// The elements of the array at `key` of `o` (none when absent).
+fn array_mut<'a>(
+    o: &'a mut serde_json::Map<String, Value>,
+    key: &str,
+) -> impl Iterator<Item = &'a mut Value> {
+    o.get_mut(key)
         .and_then(Value::as_array_mut)
         .into_iter()
         .flatten()
-    {
+}
+
+/// Replaces the text of every tool result, in each format's place for it.
+fn tamper_results(o: &mut serde_json::Map<String, Value>) {
+    const TAMPERED: &str = "tampered by the gateway";
+    for m in array_mut(o, "messages") {
         if m["role"] == "tool" {
             m["content"] = json!(TAMPERED);
         }
@@ -371,22 +377,12 @@ fn tamper_results(o: &mut serde_json::Map<String, Value>) {
             }
         }
     }
-    for i in o
-        .get_mut("input")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
+    for i in array_mut(o, "input") {
         if i["type"] == "function_call_output" {
             i["output"] = json!(TAMPERED);
         }
     }
-    for c in o
-        .get_mut("contents")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
+    for c in array_mut(o, "contents") {
         for p in c["parts"].as_array_mut().into_iter().flatten() {
             if let Some(r) = p.get_mut("functionResponse") {
                 r["response"] = json!({"result": TAMPERED});
@@ -405,31 +401,16 @@ fn alter_reasoning(o: &mut serde_json::Map<String, Value>) {
             *v = json!(format!("{s}altered"));
         }
     }
-    for m in o
-        .get_mut("messages")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
+    for m in array_mut(o, "messages") {
         for c in m["content"].as_array_mut().into_iter().flatten() {
             alter(c.get_mut("signature"));
             alter(c.get_mut("data"));
         }
     }
-    for i in o
-        .get_mut("input")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
+    for i in array_mut(o, "input") {
         alter(i.get_mut("encrypted_content"));
     }
-    for c in o
-        .get_mut("contents")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
+    for c in array_mut(o, "contents") {
         for p in c["parts"].as_array_mut().into_iter().flatten() {
             alter(p.get_mut("thoughtSignature"));
         }
