@@ -194,6 +194,14 @@ fn upstream_of(
             asked.base.requires_grounding(),
         ));
     }
+    if let Ok(d) = crate::providers::decode_request(target, &sent) {
+        findings.extend(check::upstream_ids(
+            &d.request,
+            target,
+            client_req,
+            asked.inbound,
+        ));
+    }
     findings.extend(routed_elsewhere(asked.target, target));
     findings.extend(refused(asked, ex, target, &sent.body));
     findings
@@ -393,15 +401,15 @@ pub(crate) fn round(
             ..f
         })
         .collect();
-    if let (Some(answered), Some(d), false) = (answered, &sent_decoded, round_invalid) {
-        findings.extend(
-            check::reasoning(answered, &d.request)
-                .into_iter()
-                .map(|f| Finding {
-                    message: format!("round {}: {}", n + 1, f.message),
-                    ..f
-                }),
-        );
+    if let (Some(d), false) = (&sent_decoded, round_invalid) {
+        let mut own = check::upstream_ids(&d.request, target, next, asked.inbound);
+        if let Some(answered) = answered {
+            own.extend(check::reasoning(answered, &d.request));
+        }
+        findings.extend(own.into_iter().map(|f| Finding {
+            message: format!("round {}: {}", n + 1, f.message),
+            ..f
+        }));
     }
     if round_invalid {
         if ex.status >= 400 && crate::providers::request_rejection(target, &sent.body).is_none() {

@@ -151,7 +151,7 @@ async fn forward(
             continue;
         }
         if let Ok(o) = &outcome {
-            shared.reasoning.remember(provider, o);
+            shared.reasoning.remember(provider, &neutral, o);
         }
         let searching = !neutral.hosted.is_empty();
         let tool_type = crate::capability::wire_tool_type(provider, &encoded.request.body);

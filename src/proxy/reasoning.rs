@@ -19,6 +19,8 @@ const KEPT: usize = 4096;
 /// call's thought signature.
 struct Entry {
     provider: Provider,
+    /// The conversation the answer was to ([`context`]).
+    context: u64,
     calls: Vec<Called>,
     opaque: Vec<Value>,
     signatures: Vec<Option<String>>,
@@ -66,13 +68,30 @@ fn same(a: &[Called], b: &[Called], by_id: bool) -> bool {
         })
 }
 
+/// A conversation's fingerprint: the text of its system, developer and user messages, which a
+/// follow-up repeats before the turn it sends back whatever format the client speaks.
+fn context(messages: &[Message]) -> u64 {
+    let mut text = String::new();
+    for m in messages {
+        if let Message::System { content }
+        | Message::Developer { content }
+        | Message::User { content } = m
+        {
+            text.push_str(content);
+            text.push('\0');
+        }
+    }
+    crate::fnv::fnv1a(text.as_bytes())
+}
+
 fn kind(item: &Value) -> Option<&str> {
     item.get("type").and_then(Value::as_str)
 }
 
 impl Reasoning {
-    /// Keeps the reasoning `provider` answered with `outcome`'s calls (nothing when it has none).
-    pub(super) fn remember(&self, provider: Provider, outcome: &Outcome) {
+    /// Keeps the reasoning `provider` answered `asked` with `outcome`'s calls (nothing when it has
+    /// none).
+    pub(super) fn remember(&self, provider: Provider, asked: &ChatRequest, outcome: &Outcome) {
         let signed = outcome
             .tool_calls
             .iter()
@@ -82,6 +101,7 @@ impl Reasoning {
         }
         let entry = Entry {
             provider,
+            context: context(&asked.messages),
             calls: calls_of(&outcome.tool_calls),
             opaque: outcome.opaque.clone(),
             signatures: outcome
@@ -104,15 +124,21 @@ impl Reasoning {
     /// and the thought signatures its calls lack.
     pub(super) fn restore(&self, provider: Provider, req: &mut ChatRequest) {
         let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        for m in &mut req.messages {
+        for i in 0..req.messages.len() {
+            let before = context(&req.messages[..i]);
             let Message::Assistant {
                 tool_calls, opaque, ..
-            } = m
+            } = &mut req.messages[i]
             else {
                 continue;
             };
             let calls = calls_of(tool_calls);
-            let mine = || entries.iter().rev().filter(|e| e.provider == provider);
+            let mine = || {
+                entries
+                    .iter()
+                    .rev()
+                    .filter(|e| e.provider == provider && e.context == before)
+            };
             let Some(e) = mine()
                 .find(|e| same(&e.calls, &calls, true))
                 .or_else(|| mine().find(|e| same(&e.calls, &calls, false)))

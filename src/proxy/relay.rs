@@ -88,7 +88,7 @@ pub(super) fn stream(
                     ..ProviderError::default()
                 }),
                 None => {
-                    kept.remember(provider, &o);
+                    kept.remember(provider, &neutral, &o);
                     writer.finish(&o)
                 }
             },

@@ -60,10 +60,11 @@ enum Mutant {
     TerminalDropped,
     SharedIndexMerged,
     ReasoningAltered,
+    KimiIds,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 16] = [
+    const ALL: [Mutant; 17] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -80,6 +81,7 @@ impl Mutant {
         Mutant::TerminalDropped,
         Mutant::SharedIndexMerged,
         Mutant::ReasoningAltered,
+        Mutant::KimiIds,
     ];
 
     fn slug(self) -> String {
@@ -106,6 +108,7 @@ impl Mutant {
             Mutant::ReasoningAltered => {
                 "reasoning sent back altered (signature, encrypted content)"
             }
+            Mutant::KimiIds => "call ids sent in Kimi's style (`functions.NAME:0`) to Anthropic",
         }
     }
 
@@ -128,6 +131,7 @@ impl Mutant {
             Mutant::TerminalDropped => "no terminal",
             Mutant::SharedIndexMerged => "of upstream's",
             Mutant::ReasoningAltered => "reasoning not carried back",
+            Mutant::KimiIds => "is invalid for its API",
         }
     }
 
@@ -166,6 +170,8 @@ impl Mutant {
             Mutant::ReasoningAltered => {
                 rounds && t.calls > 0 && (t.case == "c19_reasoning_state_kept" || !not_gemini)
             }
+            // Only Anthropic restricts the characters of an id.
+            Mutant::KimiIds => rounds && t.calls > 0 && t.route == "messages→anthropic",
         }
     }
 }
@@ -278,6 +284,7 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
         }
         Mutant::ResultTextChanged => tamper_results(o),
         Mutant::ReasoningAltered => alter_reasoning(o),
+        Mutant::KimiIds => kimi_ids(o),
         Mutant::RequiredAsAuto => match fmt {
             Format::Chat | Format::Responses => {
                 if o.get("tool_choice") == Some(&json!("required")) {
@@ -413,6 +420,25 @@ fn alter_reasoning(o: &mut serde_json::Map<String, Value>) {
     for c in array_mut(o, "contents") {
         for p in c["parts"].as_array_mut().into_iter().flatten() {
             alter(p.get_mut("thoughtSignature"));
+        }
+    }
+}
+
+/// Anthropic call ids rewritten in Kimi's style, `functions.ID:0`: the same rewrite for a call
+/// and the result answering it, so they stay linked.
+fn kimi_ids(o: &mut serde_json::Map<String, Value>) {
+    let kimi = |v: &mut Value| {
+        if let Some(id) = v.as_str() {
+            *v = json!(format!("functions.{id}:0"));
+        }
+    };
+    for m in array_mut(o, "messages") {
+        for c in m["content"].as_array_mut().into_iter().flatten() {
+            match c["type"].as_str() {
+                Some("tool_use") => kimi(&mut c["id"]),
+                Some("tool_result") => kimi(&mut c["tool_use_id"]),
+                _ => {}
+            }
         }
     }
 }

@@ -48,6 +48,8 @@ pub enum FindingKind {
     Round,
     /// Reasoning state upstream answered with its calls, not carried back on the next round.
     Reasoning,
+    /// A call or result id invalid in the API that carries it.
+    CallId,
 }
 
 impl FindingKind {
@@ -64,6 +66,7 @@ impl FindingKind {
             FindingKind::ClientFault => "client-fault",
             FindingKind::Round => "round",
             FindingKind::Reasoning => "reasoning",
+            FindingKind::CallId => "call-id",
         }
     }
 }

@@ -3,10 +3,11 @@
 //! is one `Finding` with a severity. `finding` holds the finding types; `view` reads a request
 //! as the upstream checks compare it; `upstream`, `downstream` and `stream` are the checks of
 //! each end and of the streamed answer's events; `reasoning` the reasoning state carried back
-//! across rounds.
+//! across rounds; `ids` the call ids each end's API accepts.
 
 mod downstream;
 mod finding;
+mod ids;
 mod reasoning;
 mod stream;
 mod upstream;
@@ -14,6 +15,7 @@ mod view;
 
 pub(crate) use downstream::{broken, downstream, invalid_request};
 pub(crate) use finding::{Finding, FindingKind, Side};
+pub(crate) use ids::upstream_ids;
 pub(crate) use reasoning::reasoning;
 pub(crate) use stream::stream;
 pub(crate) use upstream::{injected, results, upstream};

@@ -38,6 +38,7 @@ fn the_reasoning_of_an_answer_goes_back_with_its_calls_to_the_same_upstream_only
     let thinking = json!({"type": "thinking", "thinking": "t", "signature": "EqQB"});
     kept.remember(
         Provider::Anthropic,
+        &ChatRequest::new("m"),
         &Outcome {
             tool_calls: vec![call("toolu_1", None)],
             opaque: vec![thinking.clone()],
@@ -46,6 +47,7 @@ fn the_reasoning_of_an_answer_goes_back_with_its_calls_to_the_same_upstream_only
     );
     kept.remember(
         Provider::Gemini,
+        &ChatRequest::new("m"),
         &Outcome {
             tool_calls: vec![call("g_1", Some("CiQB"))],
             ..Outcome::default()
@@ -81,9 +83,14 @@ fn the_reasoning_of_an_answer_goes_back_with_its_calls_to_the_same_upstream_only
 #[test]
 fn answers_without_calls_or_reasoning_are_not_kept() {
     let kept = Reasoning::default();
-    kept.remember(Provider::Anthropic, &Outcome::default());
     kept.remember(
         Provider::Anthropic,
+        &ChatRequest::new("m"),
+        &Outcome::default(),
+    );
+    kept.remember(
+        Provider::Anthropic,
+        &ChatRequest::new("m"),
         &Outcome {
             tool_calls: vec![call("toolu_1", None)],
             ..Outcome::default()

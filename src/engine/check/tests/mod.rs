@@ -6,6 +6,7 @@ use super::{Finding, FindingKind, Side};
 use crate::model::Severity;
 
 mod downstream;
+mod ids;
 mod reasoning;
 mod stream;
 mod upstream;
