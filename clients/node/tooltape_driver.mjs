@@ -3,8 +3,9 @@
 //
 // A driver calls `await serve(call)`. `call(trial, messages)` (async) makes one call through the
 // library, the way its documentation tells users to, and returns the result document: `calls`,
-// `text`, `finish`, `usage`, `chunks` (streamed), or throws `Unsupported([...])` for trial fields
-// the library has no knob for. Anything else it throws becomes the result's `error`. `messages`
+// `text`, `finish`, `usage`, `chunks` (streamed), `reasoning` (the reasoning state to send back,
+// in the API's own form), or throws `Unsupported([...])` for trial fields the library has no knob
+// for. Anything else it throws becomes the result's `error`. `messages`
 // is the conversation so far: the trial's, then for each follow-up round the assistant turn as
 // the library handed it over and the tool results tooltape sent.
 import { createInterface } from "node:readline";
@@ -44,7 +45,11 @@ function object(line, what) {
 }
 
 /** Serves trials from stdin until end of input; a protocol error ends the process (status 2). */
-export async function serve(call) {
+// Trial fields a driver must say it handles (`serve(call, { supports: [...] })`): a trial that sets
+// one the driver does not handle is answered `unsupported` without calling the library.
+export const OPTIONAL_FEATURES = ["thinking"];
+
+export async function serve(call, { supports = [] } = {}) {
   // The protocol owns stdout: the library's own logging goes to stderr.
   const write = process.stdout.write.bind(process.stdout);
   console.log = console.info = console.warn = console.debug = console.error;
@@ -65,6 +70,8 @@ export async function serve(call) {
       for (;;) {
         let result;
         try {
+          const unhandled = OPTIONAL_FEATURES.filter((k) => trial[k] != null && !supports.includes(k));
+          if (unhandled.length) throw new Unsupported(unhandled);
           result = await call(trial, messages);
         } catch (e) {
           result = e instanceof Unsupported ? { unsupported: e.fields } : { error: errorOf(e) };
@@ -76,7 +83,10 @@ export async function serve(call) {
         if (Array.isArray(doc.results)) {
           // The follow-up's tool_choice (absent: leave it out).
           trial = { ...trial, tool_choice: doc.tool_choice ?? null };
-          messages.push({ role: "assistant", content: result?.text ?? null, tool_calls: result?.calls ?? [] });
+          const turn = { role: "assistant", content: result?.text ?? null, tool_calls: result?.calls ?? [] };
+          // The reasoning state the library handed over, for the next round.
+          if (result?.reasoning?.length) turn.reasoning = result.reasoning;
+          messages.push(turn);
           messages.push(...doc.results);
         } else if ("done" in doc) {
           break;

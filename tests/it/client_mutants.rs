@@ -14,13 +14,15 @@ use tooltape::{discover, runtime};
 use crate::scratch::{Scratch, bin, repo};
 
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
-/// no arguments, a follow-up round; plus one whose upstream answers 500.
-const CASES: [&str; 5] = [
+/// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
+/// answers 500.
+const CASES: [&str; 6] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
     "no_args",
     "tool_error",
+    "c19_reasoning_state_kept",
 ];
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the library must raise, not hand over a success"
 tools = ["get_weather"]
@@ -37,6 +39,7 @@ error = { status = 500, message = "upstream exploded" }
 /// What the faithful run tells about a trial.
 struct Facts {
     key: String,
+    case: String,
     api: String,
     choice: String,
     stream: bool,
@@ -49,6 +52,7 @@ fn facts(r: &TrialResult) -> Facts {
     let parts: Vec<&str> = r.key.split("::").collect();
     Facts {
         key: r.key.clone(),
+        case: parts[0].into(),
         api: parts[1].into(),
         choice: parts[2].into(),
         stream: parts[3] == "stream",
@@ -74,6 +78,7 @@ fn name(m: Mutant) -> &'static str {
         Mutant::LoseIds => "call ids lost",
         Mutant::OmitStrict => "Responses tools sent without `strict` (non-strict caller)",
         Mutant::EmptyFragments => "a no-argument call streamed as `\"\"`, accumulated as `{}`",
+        Mutant::DropReasoning => "reasoning state not kept for the next round",
     }
 }
 
@@ -91,6 +96,7 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::LoseIds => "without its id",
         Mutant::OmitStrict => "sent to the Responses API without",
         Mutant::EmptyFragments => "in the chunks are \"\" (not JSON)",
+        Mutant::DropReasoning => "reasoning not carried back",
     }
 }
 
@@ -109,6 +115,12 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         // Every chosen case sends tools, none of them strict.
         Mutant::OmitStrict => t.api == "openai-responses",
         Mutant::EmptyFragments => t.stream && t.empty_call,
+        // A follow-up round after a reasoning answer; Gemini signs its calls in every answer.
+        Mutant::DropReasoning => {
+            t.calls > 0
+                && (t.case == "c19_reasoning_state_kept"
+                    || (t.case == "tool_error" && t.api == "gemini"))
+        }
     }
 }
 
