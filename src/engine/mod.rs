@@ -34,7 +34,7 @@ mod way;
 mod tests;
 
 pub use cause::{CauseKey, normalize};
-pub use document::{RunStatus, document, status};
+pub use document::{RunStatus, document, status, status_of};
 pub use judge::{CallerReply, CallerRequest};
 pub use known::{known_failure, stale_causes};
 pub use lifecycle::{Run, RunOptions, SetUpError, run, run_on};
@@ -42,7 +42,7 @@ pub use memory::{PeakSampler, machine_note};
 pub use profile::{
     Audit, Install, KnownEntry, Loaded, fill, install_cache, install_into, install_pinned,
 };
-pub use render::{html, junit, markdown, summary, terminal};
+pub use render::{html, junit, markdown, summary, summary_of, terminal};
 pub use reproduce::{
     Reproducer, RootCause, causes, markdown as causes_markdown, report_bug,
     terminal as causes_terminal,

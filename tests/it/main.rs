@@ -31,6 +31,7 @@ mod gateway_docs;
 mod gateway_mutants;
 mod hosted_search;
 mod import_vcr;
+mod matrix;
 mod mcp;
 mod proxy;
 mod proxy_hostile;
