@@ -52,7 +52,8 @@ pub struct Outputs {
 
 #[derive(Subcommand, Debug)]
 pub enum MatrixCommand {
-    /// Join shards' parts into the document an unsharded run writes.
+    /// Join shards' parts into the document an unsharded run writes (one whole run's document
+    /// passes through: its page rendered again).
     Merge {
         /// Every part (`--out` of each `--shard K/N` run).
         #[arg(required = true)]

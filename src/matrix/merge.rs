@@ -1,7 +1,8 @@
 //! Joining shards' parts into the document an unsharded run writes: the parts must come from
 //! one tooltape version, one filter and one plan, and be shards 1..N of the same N, each once;
 //! each system's pieces are put back in trial order, its root causes joined (trials and routes
-//! in run order, the smallest reproducer kept) and its summary and status settled again.
+//! in run order, the smallest reproducer kept) and its summary and status settled again. A
+//! whole run's document alone passes through (to render its page again).
 
 use std::collections::BTreeMap;
 
@@ -14,6 +15,10 @@ pub fn merge(parts: &[(String, Document)]) -> Result<Document, String> {
     let Some((first_name, first)) = parts.first() else {
         return Err("matrix merge: give the parts (the --out of each --shard K/N run)".into());
     };
+    if parts.len() == 1 && first.shard.is_none() {
+        // A whole run's document: nothing to join (its page is rendered again).
+        return Ok(first.clone());
+    }
     let Some(n) = first.shard.as_ref().map(|s| s.n) else {
         return Err(format!(
             "{first_name}: not a shard's part (written without --shard): nothing to merge"

@@ -134,8 +134,10 @@ fn field(v: &Value, key: &str) -> String {
 }
 
 const CSS: &str = "body{font:13px/1.4 system-ui,sans-serif;margin:16px;color:#1d2330}\
-table{border-collapse:collapse}th,td{border:1px solid #d9dde4;padding:2px 5px;white-space:nowrap}\
-th{background:#f0f2f5;font-weight:600}tr.class td{background:#e8ecf3;font-weight:600}\
+table{border-collapse:collapse}th,td{border:1px solid #d9dde4;padding:2px 4px;white-space:nowrap}\
+td{font-size:11px;text-align:center}td:first-child{text-align:left;white-space:normal;min-width:260px}\
+th{background:#f0f2f5;font-weight:600}th.route{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:500;font-size:11px}\
+tr.class td{background:#e8ecf3;font-weight:600}\
 td.pass{background:#d7f5dd}td.known{background:#fff1c2}td.fail{background:#ffd0d0}\
 td.na{background:#eceef2;color:#6a7282}a{color:inherit}pre{white-space:pre-wrap;background:#f4f5f7;padding:6px}";
 
@@ -182,7 +184,7 @@ pub fn html(doc: &Document) -> String {
     s.push_str("</tr><tr>");
     for sys in &doc.systems {
         for r in &sys.routes {
-            let _ = write!(s, "<th>{}</th>", esc(r));
+            let _ = write!(s, "<th class=\"route\">{}</th>", esc(r));
         }
         if sys.routes.is_empty() {
             s.push_str("<th></th>");
