@@ -15,6 +15,7 @@ mod loopback_proxy;
 
 // Test modules, one area each.
 
+mod action;
 mod anywhere;
 mod architecture;
 mod case_format;
