@@ -13,6 +13,7 @@ mod gateway;
 mod import_vcr;
 mod init;
 mod inject;
+mod matrix;
 mod mcp;
 mod parse;
 mod parse_request;
@@ -91,6 +92,8 @@ pub enum Command {
     Gateway(gateway::GatewayArgs),
     /// Run the case suite through a client library (clients/NAME.toml) by its driver.
     Client(client::ClientArgs),
+    /// Run gateway and client suites into one document (`--shard K/N`, `merge`, `diff`).
+    Matrix(matrix::MatrixArgs),
     /// Run the reference gateway on loopback until interrupted: four inbound formats, each model
     /// alias routed to an upstream provider (see `gateways/tooltape.toml`).
     Proxy(proxy::ProxyArgs),
@@ -260,6 +263,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Report(a) => report::run(&root, &a),
         Command::Gateway(a) => gateway::run(&root, &a),
         Command::Client(a) => client::run(&root, &a),
+        Command::Matrix(a) => matrix::run(&root, &a),
         Command::Mcp(a) => mcp::run(&a, cli.corpus.cases.as_deref()),
         Command::Schema { action } => {
             let (provider, file, strict) = match &action {
