@@ -46,6 +46,14 @@ pub enum FindingKind {
     ClientFault,
     /// A follow-up round: nothing sent, or its answer.
     Round,
+    /// A tool the target cannot express (hosted search, a custom tool) dropped or sent as a
+    /// function instead of refused.
+    Unexpressible,
+    /// A tool name over the target's limit sent, or a shortened name not restored.
+    ToolName,
+    /// Chat's streamed usage framed otherwise than documented (its own final chunk with
+    /// `choices: []`, only when asked).
+    UsageFraming,
 }
 
 impl FindingKind {
@@ -61,6 +69,9 @@ impl FindingKind {
             FindingKind::Stream => "stream",
             FindingKind::ClientFault => "client-fault",
             FindingKind::Round => "round",
+            FindingKind::Unexpressible => "unexpressible-tool",
+            FindingKind::ToolName => "tool-name",
+            FindingKind::UsageFraming => "usage-framing",
         }
     }
 }

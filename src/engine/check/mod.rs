@@ -2,17 +2,20 @@
 //! meaning), and what it answered the caller against what upstream answered. Each difference
 //! is one `Finding` with a severity. `finding` holds the finding types; `view` reads a request
 //! as the upstream checks compare it; `upstream`, `downstream` and `stream` are the checks of
-//! each end and of the streamed answer's events.
+//! each end and of the streamed answer's events; `tools` those of tools a target may not express
+//! (hosted search, names over its limit).
 
 mod downstream;
 mod finding;
 mod stream;
+mod tools;
 mod upstream;
 mod view;
 
 pub(crate) use downstream::{broken, downstream, invalid_request};
 pub(crate) use finding::{Finding, FindingKind, Side};
-pub(crate) use stream::stream;
+pub(crate) use stream::{stream, usage_framing};
+pub(crate) use tools::{hosted_kept, names_restored, names_within_limits};
 pub(crate) use upstream::{injected, results, upstream};
 pub(crate) use view::{RequestView, text_protocol_view};
 

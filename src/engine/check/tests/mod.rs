@@ -7,6 +7,7 @@ use crate::model::Severity;
 
 mod downstream;
 mod stream;
+mod tools;
 mod upstream;
 mod view;
 
