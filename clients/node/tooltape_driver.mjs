@@ -17,10 +17,12 @@ export class Unsupported extends Error {
   }
 }
 
-/** A thrown error as the result's `error`: `{type, message, status?}`. */
+/** A thrown error as the result's `error`: `{type, message, status?}`; the HTTP status is the
+ * first of `statusCode` (the Vercel AI SDK), `status` (the official SDKs), `code` that is one. */
 export function errorOf(e) {
   const doc = { type: e?.name ?? "Error", message: String(e?.message ?? e).slice(0, 2000) };
-  if (Number.isInteger(e?.statusCode)) doc.status = e.statusCode;
+  const status = [e?.statusCode, e?.status, e?.code].find((v) => Number.isInteger(v) && v >= 100 && v < 600);
+  if (status !== undefined) doc.status = status;
   return doc;
 }
 
@@ -88,4 +90,50 @@ export async function serve(call) {
     process.stderr.write(`protocol error: ${e.message}\n`);
     process.exit(2);
   }
+}
+
+// ---- Shapes several drivers share (as the Python twin's readers) ----
+
+/** A call's arguments as a JSON string (libraries take either). */
+export const argumentsText = (a) => (a == null ? "{}" : typeof a === "string" ? a : JSON.stringify(a));
+
+/** A call's arguments as an object (`""` and absent: `{}`). */
+export const argumentsObject = (a) => (a == null || a === "" ? {} : typeof a === "string" ? JSON.parse(a) : a);
+
+/** One OpenAI Chat stream chunk as a protocol chunk (null when it carries nothing). */
+export function chatChunk(chunk) {
+  const c = chunk?.choices?.[0];
+  if (!c) return null;
+  const doc = {};
+  if (c.delta?.content) doc.text = c.delta.content;
+  const calls = (c.delta?.tool_calls ?? []).map((d) => {
+    const call = {};
+    if (d.index != null) call.index = d.index;
+    if (d.id) call.id = d.id;
+    if (d.function?.name) call.name = d.function.name;
+    if (d.function?.arguments != null) call.arguments = d.function.arguments;
+    return call;
+  });
+  if (calls.length) doc.calls = calls;
+  if (c.finish_reason) doc.finish = c.finish_reason;
+  return Object.keys(doc).length ? doc : null;
+}
+
+/**
+ * One OpenAI Responses stream event as a protocol chunk (null when it carries no call or text).
+ * `seen` (a Set, one per stream) holds the output indices whose arguments came as deltas: the
+ * done event repeats them whole, so it counts only where no delta came (arguments sent in the
+ * done event alone), as a caller reading the stream takes them.
+ */
+export function responsesEvent(ev, seen) {
+  const i = ev?.output_index;
+  if (ev?.type === "response.output_item.added" && ev.item?.type === "function_call")
+    return { calls: [{ index: i, id: ev.item.call_id, name: ev.item.name }] };
+  if (ev?.type === "response.function_call_arguments.delta") {
+    seen.add(i);
+    return { calls: [{ index: i, arguments: ev.delta }] };
+  }
+  if (ev?.type === "response.function_call_arguments.done" && !seen.has(i)) return { calls: [{ index: i, arguments: ev.arguments }] };
+  if (ev?.type === "response.output_text.delta") return { text: ev.delta };
+  return null;
 }

@@ -274,7 +274,11 @@ pub fn run(cli: Cli) -> i32 {
             };
             text_command(file.as_deref(), |input| {
                 if strict {
-                    schema::cli_strict(provider, input)
+                    let (out, lost, code) = schema::cli_strict(provider, input);
+                    if !lost.is_empty() {
+                        eprint!("{lost}");
+                    }
+                    (out, code)
                 } else {
                     schema::cli_check(provider, input)
                 }

@@ -281,7 +281,11 @@ impl DriverTrial {
                     description: t.description.clone(),
                     parameters: t.parameters.clone(),
                     strict_parameters: strict_dialect
-                        .then(|| crate::schema::strict_parameters(api, &t.parameters).ok())
+                        .then(|| {
+                            crate::schema::strict_parameters(api, &t.parameters)
+                                .ok()
+                                .map(|s| s.schema)
+                        })
                         .flatten(),
                 })
                 .collect(),
