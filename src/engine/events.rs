@@ -35,6 +35,19 @@ pub(super) struct StreamShape {
     pub terminal: bool,
     /// Data that is not JSON, or an error event.
     pub problems: Vec<String>,
+    /// Chat only: how usage was framed, in stream order (`stream_options.include_usage`).
+    pub usage_chunks: Vec<UsageChunk>,
+}
+
+/// A Chat chunk carrying a `usage` object, or carrying no choice at all.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct UsageChunk {
+    /// Its `choices` array is empty (the documented usage chunk).
+    pub no_choices: bool,
+    /// It carries a non-null `usage`.
+    pub usage: bool,
+    /// A finish reason came in an earlier chunk (or this one).
+    pub after_finish: bool,
 }
 
 impl StreamShape {
@@ -162,12 +175,21 @@ fn chat(shape: &mut StreamShape, events: &[Value]) {
                 .problems
                 .push(format!("error event: {}", clip(&ev.to_string())));
         }
-        for choice in ev
-            .get("choices")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        let choices = ev.get("choices").and_then(Value::as_array);
+        let usage = ev.get("usage").is_some_and(|u| !u.is_null());
+        let no_choices = choices.is_none_or(|c| c.is_empty());
+        if usage || (no_choices && ev.get("error").is_none()) {
+            shape.usage_chunks.push(UsageChunk {
+                no_choices,
+                usage,
+                after_finish: shape.finishes > 0
+                    || choices
+                        .into_iter()
+                        .flatten()
+                        .any(|c| c.get("finish_reason").is_some_and(|f| !f.is_null())),
+            });
+        }
+        for choice in choices.into_iter().flatten() {
             let finished = choice.get("finish_reason").is_some_and(|f| !f.is_null());
             for tc in choice
                 .pointer("/delta/tool_calls")

@@ -192,6 +192,12 @@ fn upstream_of(
                 target,
             ));
         }
+        findings.extend(check::hosted_kept(
+            &client_view,
+            &sent_view,
+            asked.base.requires_grounding(),
+        ));
+        findings.extend(check::names_within_limits(&sent_view, target));
         findings.extend(check::upstream(
             &by_meaning(client_view),
             &by_meaning(sent_view),
@@ -312,11 +318,27 @@ pub(crate) fn downstream(
         ex.status,
         expected.as_ref(),
     );
+    if let (Ok(o), Ok(sent)) = (
+        outcome,
+        crate::providers::decode_request(target, &sent_request(ex)),
+    ) {
+        findings.extend(check::names_restored(
+            &asked.req.tools,
+            &sent.request.tools,
+            o,
+        ));
+    }
     if asked.req.stream && response.is_success() && ex.status < 400 {
         let shape = events::shape(asked.inbound, &response.body);
         let up = ex.streamed.then(|| events::shape(target, &ex.body()));
         let broken = expected.as_ref().and_then(check::broken).is_some();
         findings.extend(check::stream(&shape, up.as_ref(), asked.inbound, broken));
+        if asked.inbound == Provider::OpenaiChat && !broken {
+            let body = &asked.encoded.request.body;
+            let asked_usage =
+                body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+            findings.extend(check::usage_framing(&shape, asked_usage));
+        }
     }
     findings
 }

@@ -59,6 +59,38 @@ impl DecodedRequest {
         self.extras.iter().filter(move |e| e.kind == kind)
     }
 
+    /// The tools the neutral request cannot carry, kept as extras: a whole tool of another type
+    /// (`/tools/N`: OpenAI `custom` freeform and grammar tools, hosted tools other than web
+    /// search, Anthropic server tools) and Gemini's tool kinds other than functions and search
+    /// (`/tools/N/codeExecution`, …), and Anthropic's mid-conversation tool changes
+    /// (`tool_addition`, `tool_removal` blocks of a system message). Each is `(pointer, type)`.
+    /// A gateway that re-encodes the request must refuse these, never drop them or send them as
+    /// functions.
+    pub fn uncarried_tools(&self) -> Vec<(String, String)> {
+        self.extras_of(ExtraKind::NotCarried)
+            .filter_map(|e| {
+                // Anthropic's mid-conversation tool changes, in a system message's blocks.
+                if let Some(ty @ ("tool_addition" | "tool_removal")) =
+                    e.value.get("type").and_then(Value::as_str)
+                    && e.pointer.starts_with("/messages/")
+                {
+                    return Some((e.pointer.clone(), ty.to_string()));
+                }
+                let rest = e.pointer.strip_prefix("/tools/")?;
+                let (index, kind) = rest.split_once('/').unwrap_or((rest, ""));
+                index.parse::<usize>().ok()?;
+                let ty = if kind.is_empty() {
+                    e.value.get("type").and_then(Value::as_str)?.to_string()
+                } else if GEMINI_TOOL_KINDS.contains(&kind) {
+                    kind.to_string()
+                } else {
+                    return None;
+                };
+                Some((e.pointer.clone(), ty))
+            })
+            .collect()
+    }
+
     /// The readable JSON form `tooltape parse-request` prints: every key always present, in a
     /// fixed order (`model`, `stream`, `max_tokens`, `thinking`, `strict`, `tools`, `hosted`,
     /// `tool_choice`, `parallel_tool_calls`, `messages`, `extras`).
@@ -82,6 +114,21 @@ impl DecodedRequest {
         Value::Object(o)
     }
 }
+
+/// Gemini's tool kinds beside `functionDeclarations` and search, in both spellings: kept as
+/// extras by its decoder, never carried.
+pub(crate) const GEMINI_TOOL_KINDS: [&str; 10] = [
+    "codeExecution",
+    "code_execution",
+    "urlContext",
+    "url_context",
+    "fileSearch",
+    "file_search",
+    "googleMaps",
+    "google_maps",
+    "computerUse",
+    "computer_use",
+];
 
 /// A tool choice as JSON: `"auto"`, `"none"`, `"required"`, `{"type":"forced","name":…}`,
 /// `{"type":"allowed","mode":"auto"|"required","tools":[…]}`.

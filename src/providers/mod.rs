@@ -29,6 +29,7 @@ use crate::model::{ChatRequest, DecodeError, EncodeError, Encoded, Outcome, Prov
 pub use decoded::{DecodedRequest, Extra, ExtraKind, sent_tools};
 pub(crate) use rejection::{Rejection, request_rejection, tool_rejection, unlinked_result};
 pub use route::{Framing, WireRoute, route};
+pub(crate) use tool_names::problem as tool_name_problem;
 pub(crate) use tool_rejection::wire_rejection;
 
 /// Builds the provider request for one exchange.

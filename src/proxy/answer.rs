@@ -81,6 +81,7 @@ pub(super) fn meta(inbound: Inbound, model: &str) -> Meta {
         id: format!("{prefix}{n:012}"),
         model: model.to_string(),
         created,
+        usage_chunk: false,
     }
 }
 

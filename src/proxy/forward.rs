@@ -15,7 +15,7 @@ use super::{inbound, relay, upstream};
 use crate::loopback::Request;
 use crate::model::{ChatRequest, DecodeError, Encoded, Outcome, Provider};
 use crate::providers;
-use crate::respond::{self, Inbound};
+use crate::respond::{self, Inbound, Meta};
 use crate::run::{SupportCache, fallback_step, falls_back};
 
 /// What every request of a running proxy shares.
@@ -36,7 +36,7 @@ pub(super) async fn answer(shared: &Shared, req: &Request) -> Answer {
             body: br#"{"status":"ok"}"#.to_vec(),
         };
     }
-    let (inbound, neutral) = match decode(&shared.config, req) {
+    let (inbound, neutral, usage_chunk) = match decode(&shared.config, req) {
         Ok(decoded) => decoded,
         Err(answer) => return answer,
     };
@@ -44,15 +44,16 @@ pub(super) async fn answer(shared: &Shared, req: &Request) -> Answer {
         Ok(routed) => routed,
         Err(answer) => return answer,
     };
-    forward(shared, route, inbound, &alias, neutral).await
+    forward(shared, route, inbound, &alias, neutral, usage_chunk).await
 }
 
-/// Phase 1: the inbound format from the route table, then the body as the neutral request; a
-/// request the client's own API would reject gets that API's 400 and nothing goes upstream.
+/// Phase 1: the inbound format from the route table, then the body as the neutral request (and
+/// whether a Chat client asked for its usage chunk); a request the client's own API would reject
+/// gets that API's 400 and nothing goes upstream.
 pub(super) fn decode(
     config: &ProxyConfig,
     req: &Request,
-) -> Result<(Inbound, ChatRequest), Answer> {
+) -> Result<(Inbound, ChatRequest, bool), Answer> {
     let (method, path) = (req.method.as_str(), req.path.as_str());
     let Some(inbound) = inbound::format_of(method, path, &req.query) else {
         let message = format!("no such endpoint: {path}");
@@ -75,11 +76,13 @@ pub(super) fn decode(
     let body: Value = serde_json::from_slice(bytes)
         .map_err(|e| fail(400, &format!("the request body is not valid JSON: {e}")))?;
     let refused = inbound::rejection(inbound, &body);
+    // Chat: usage comes in its own final chunk only when the client asks for it.
+    let usage_chunk = body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
     let neutral = inbound::decode(inbound, path, &req.query, body)
         .map_err(|field| fail(400, &format!("invalid request: {field}")))?;
     match refused {
         Some(rej) => Err(refusal(inbound, &rej)),
-        None => Ok((inbound, neutral)),
+        None => Ok((inbound, neutral, usage_chunk)),
     }
 }
 
@@ -109,6 +112,7 @@ async fn forward(
     inbound: Inbound,
     alias: &str,
     mut neutral: ChatRequest,
+    usage_chunk: bool,
 ) -> Answer {
     let provider = route.provider;
     shared.reasoning.restore(provider, &mut neutral);
@@ -133,7 +137,10 @@ async fn forward(
         };
         let status = resp.status().as_u16();
         if neutral.stream && resp.status().is_success() {
-            let meta = meta(inbound, alias);
+            let meta = Meta {
+                usage_chunk,
+                ..meta(inbound, alias)
+            };
             let kept = std::sync::Arc::clone(&shared.reasoning);
             return relay::stream(inbound, meta, (provider, kept), neutral, resp, headers);
         }

@@ -1,7 +1,9 @@
 //! Inbound requests: the path says the format; the library's request decoder
 //! (`providers::decode_request`) makes the body the neutral request. A malformed request is
 //! refused with the decoder's message, which names the field; a well-formed one its own API
-//! would reject (an invalid tool, a tool result answering no call) with that API's 400.
+//! would reject (an invalid tool, a tool result answering no call) with that API's 400; one with
+//! a tool the neutral request cannot carry (a `custom` tool, a hosted tool other than web
+//! search) with a 400 naming it, never dropped.
 
 use std::collections::BTreeMap;
 
@@ -65,7 +67,13 @@ pub(crate) fn decode(
         body,
     };
     match providers::decode_request(provider(inbound), &req) {
-        Ok(decoded) => Ok(decoded.request),
+        Ok(decoded) => match decoded.uncarried_tools().first() {
+            // Re-encoded, the tool would be lost: refused, never dropped or sent as a function.
+            Some((at, ty)) => Err(format!(
+                "{at}: a `{ty}` tool cannot be translated (this proxy carries function tools and hosted web search only)"
+            )),
+            None => Ok(decoded.request),
+        },
         Err(e) => Err(match (e.line, e.column) {
             (Some(l), Some(c)) => format!("{} (line {l}, column {c})", e.message),
             (Some(l), None) => format!("{} (line {l})", e.message),

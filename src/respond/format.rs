@@ -40,6 +40,9 @@ pub(crate) struct Meta {
     pub id: String,
     pub model: String,
     pub created: u64,
+    /// Chat streams: the client asked `stream_options.include_usage`, so usage comes in one
+    /// extra final chunk whose `choices` is empty (without it, no such chunk).
+    pub usage_chunk: bool,
 }
 
 /// The inbound format's stop value for a neutral finish.

@@ -337,9 +337,11 @@ impl StreamWriter {
                 out.extend(
                     self.chat_chunk(json!({}), json!(finish_value(Inbound::Chat, o.finish))),
                 );
-                let usage = json!({"id": self.meta.id, "object": "chat.completion.chunk", "created": self.meta.created,
-                    "model": self.meta.model, "choices": [], "usage": chat_usage(o.usage.as_ref())});
-                out.extend(sse(None, &usage));
+                if self.meta.usage_chunk {
+                    let usage = json!({"id": self.meta.id, "object": "chat.completion.chunk", "created": self.meta.created,
+                        "model": self.meta.model, "choices": [], "usage": chat_usage(o.usage.as_ref())});
+                    out.extend(sse(None, &usage));
+                }
                 out.extend_from_slice(b"data: [DONE]\n\n");
             }
             Inbound::Responses => {

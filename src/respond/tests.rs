@@ -44,6 +44,7 @@ fn meta() -> Meta {
         id: "id1".into(),
         model: "m".into(),
         created: 1,
+        usage_chunk: true,
     }
 }
 
@@ -298,5 +299,22 @@ fn finished_calls_under_a_length_finish_stay_calls() {
         let mut d = crate::providers::StreamDecoder::new(provider, &req(true));
         d.push(&bytes).unwrap();
         check(inbound, &d.finish().unwrap());
+    }
+}
+
+#[test]
+fn a_chat_stream_has_its_usage_chunk_only_when_the_client_asked() {
+    let o = outcome();
+    for asked in [true, false] {
+        let meta = Meta {
+            usage_chunk: asked,
+            ..meta()
+        };
+        let mut w = StreamWriter::new(Inbound::Chat, meta);
+        let mut bytes = w.start();
+        bytes.extend(w.finish(&o));
+        let text = String::from_utf8(bytes).unwrap();
+        assert_eq!(text.contains(r#""choices":[]"#), asked, "{text}");
+        assert!(text.ends_with("data: [DONE]\n\n"), "{text}");
     }
 }

@@ -42,6 +42,26 @@ content = "Mutant check: is it raining in Oslo?"
 error = { status = 500, message = "upstream exploded" }
 "#;
 
+/// Corpus cases run on the routes that express them only (a copy with `providers` narrowed,
+/// and `choices` where given): hosted search beside a function (class 23) and an MCP name over
+/// 64 characters (class 24, Gemini's 128 carries it), forced, so that the model calls it.
+const HOSTED: &str = "c23_hosted_search_beside_function";
+const LONG_NAME: &str = "c24_mcp_name_over_64";
+const NARROWED: [(&str, &str, Option<&str>); 2] = [
+    (
+        HOSTED,
+        r#"["openai-responses", "anthropic", "gemini"]"#,
+        None,
+    ),
+    (
+        LONG_NAME,
+        r#"["gemini"]"#,
+        Some(
+            r#"["forced-mcp__github_enterprise_server__list_repository_pull_request_review_comments_by_author"]"#,
+        ),
+    ),
+];
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mutant {
     Faithful,
@@ -61,10 +81,13 @@ enum Mutant {
     SharedIndexMerged,
     ReasoningAltered,
     KimiIds,
+    HostedDropped,
+    NameTruncated,
+    UsageOnFinishChunk,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 17] = [
+    const ALL: [Mutant; 20] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -82,6 +105,9 @@ impl Mutant {
         Mutant::SharedIndexMerged,
         Mutant::ReasoningAltered,
         Mutant::KimiIds,
+        Mutant::HostedDropped,
+        Mutant::NameTruncated,
+        Mutant::UsageOnFinishChunk,
     ];
 
     fn slug(self) -> String {
@@ -109,6 +135,9 @@ impl Mutant {
                 "reasoning sent back altered (signature, encrypted content)"
             }
             Mutant::KimiIds => "call ids sent in Kimi's style (`functions.NAME:0`) to Anthropic",
+            Mutant::HostedDropped => "hosted web search dropped, the rest forwarded",
+            Mutant::NameTruncated => "names over 64 characters cut to 64, never restored",
+            Mutant::UsageOnFinishChunk => "Chat usage moved onto the finish chunk",
         }
     }
 
@@ -132,6 +161,9 @@ impl Mutant {
             Mutant::SharedIndexMerged => "of upstream's",
             Mutant::ReasoningAltered => "reasoning not carried back",
             Mutant::KimiIds => "is invalid for its API",
+            Mutant::HostedDropped => "hosted web search dropped",
+            Mutant::NameTruncated => "not restored",
+            Mutant::UsageOnFinishChunk => "usage on a chunk with choices",
         }
     }
 
@@ -172,6 +204,9 @@ impl Mutant {
             }
             // Only Anthropic restricts the characters of an id.
             Mutant::KimiIds => rounds && t.calls > 0 && t.route == "messages→anthropic",
+            Mutant::HostedDropped => t.case == HOSTED,
+            Mutant::NameTruncated => t.case == LONG_NAME,
+            Mutant::UsageOnFinishChunk => t.stream && t.usage && t.route == "chat→openai-chat",
         }
     }
 }
@@ -285,6 +320,8 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
         Mutant::ResultTextChanged => tamper_results(o),
         Mutant::ReasoningAltered => alter_reasoning(o),
         Mutant::KimiIds => kimi_ids(o),
+        Mutant::HostedDropped => drop_hosted(o),
+        Mutant::NameTruncated => truncate_names(o),
         Mutant::RequiredAsAuto => match fmt {
             Format::Chat | Format::Responses => {
                 if o.get("tool_choice") == Some(&json!("required")) {
@@ -357,6 +394,56 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
             }
         },
         _ => {}
+    }
+}
+
+/// Removes hosted web search in each format's place for it, forwarding the rest.
+fn drop_hosted(o: &mut serde_json::Map<String, Value>) {
+    o.remove("web_search_options");
+    if let Some(tools) = o.get_mut("tools").and_then(Value::as_array_mut) {
+        tools.retain(|t| {
+            !t["type"]
+                .as_str()
+                .is_some_and(|ty| ty.starts_with("web_search"))
+        });
+        for t in tools.iter_mut().filter_map(Value::as_object_mut) {
+            t.remove("googleSearch");
+        }
+        tools.retain(|t| t.as_object().is_none_or(|t| !t.is_empty()));
+    }
+}
+
+/// Cuts every Gemini function name (declared, allowed, called) over 64 characters to its first 64.
+fn truncate_names(o: &mut serde_json::Map<String, Value>) {
+    fn cut(v: &mut Value) {
+        if let Some(short) = v
+            .as_str()
+            .filter(|n| n.len() > 64)
+            .map(|n| n[..64].to_string())
+        {
+            *v = json!(short);
+        }
+    }
+    for t in o
+        .get_mut("tools")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        for d in t["functionDeclarations"]
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+        {
+            cut(&mut d["name"]);
+        }
+    }
+    if let Some(names) = o
+        .get_mut("toolConfig")
+        .and_then(|c| c.pointer_mut("/functionCallingConfig/allowedFunctionNames"))
+        .and_then(Value::as_array_mut)
+    {
+        names.iter_mut().for_each(cut);
     }
 }
 
@@ -749,6 +836,22 @@ fn mutate_stream(m: Mutant, fmt: Format, e: &mut Events) {
                 }
             }
         }
+        (Mutant::UsageOnFinishChunk, Format::Chat) => {
+            let own = e.events.iter().position(|(_, v)| {
+                v["choices"].as_array().is_some_and(Vec::is_empty) && v["usage"].is_object()
+            });
+            if let Some(own) = own {
+                let (_, chunk) = e.events.remove(own);
+                let finish = e
+                    .events
+                    .iter_mut()
+                    .rev()
+                    .find(|(_, v)| v["choices"][0]["finish_reason"].is_string());
+                if let Some((_, v)) = finish {
+                    v["usage"] = chunk["usage"].clone();
+                }
+            }
+        }
         (Mutant::UsageDropped, _) => {
             for (_, v) in &mut e.events {
                 drop_usage(v);
@@ -884,6 +987,7 @@ fn mutate_response(
         | Mutant::UsageDropped
         | Mutant::TerminalDropped
         | Mutant::SharedIndexMerged
+        | Mutant::UsageOnFinishChunk
             if stream =>
         {
             let mut e = parse_events(&body);
@@ -955,6 +1059,21 @@ async fn serve_mutant(m: Mutant, upstream: String) -> SocketAddr {
 fn project() -> Scratch {
     let root = Scratch::with_cases("mutants", &CASES);
     std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
+    for (case, providers, choices) in NARROWED {
+        let text = std::fs::read_to_string(repo().join(format!("cases/{case}.toml"))).unwrap();
+        // Its expectations name the other providers too: the copy keeps the request only.
+        let request = text.split("\n[[expect]]").next().unwrap();
+        let (first, rest) = request.split_once('\n').unwrap();
+        let mut narrowed = format!("{first}\nproviders = {providers}\n{rest}");
+        if let Some(choices) = choices {
+            let line = narrowed
+                .lines()
+                .find(|l| l.starts_with("choices = "))
+                .unwrap();
+            narrowed = narrowed.replace(line, &format!("choices = {choices}"));
+        }
+        std::fs::write(root.join(format!("cases/{case}.toml")), narrowed).unwrap();
+    }
     std::fs::write(root.join("mutant.toml"), PROFILE).unwrap();
     root
 }
@@ -1008,8 +1127,10 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
          runner as `tooltape gateway --url` over the same-format routes (chat→openai-chat,\n\
          responses→openai-responses, messages→anthropic, generate-content→gemini) and the cases\n\
          `weather`, `parallel`, `strict_invoice`, `tool_error` (a follow-up round),\n\
-         `c04_parallel_shared_index` (Chat calls streamed at one index),\n\
-         `c19_reasoning_state_kept` (reasoning carried back on a follow-up round) and a 500 case,\n\
+         `c04_parallel_shared_index` (Chat calls streamed at one index), a 500 case,\n\
+         `c19_reasoning_state_kept` (reasoning carried back on a follow-up round),\n\
+         `c23_hosted_search_beside_function` (on the routes with hosted search) and\n\
+         `c24_mcp_name_over_64` (on Gemini's, whose 128-character limit carries it),\n\
          both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n",
     );

@@ -50,6 +50,14 @@ pub enum FindingKind {
     Reasoning,
     /// A call or result id invalid in the API that carries it.
     CallId,
+    /// A tool the target cannot express (hosted search, a custom tool) dropped or sent as a
+    /// function instead of refused.
+    Unexpressible,
+    /// A tool name over the target's limit sent, or a shortened name not restored.
+    ToolName,
+    /// Chat's streamed usage framed otherwise than documented (its own final chunk with
+    /// `choices: []`, only when asked).
+    UsageFraming,
 }
 
 impl FindingKind {
@@ -67,6 +75,9 @@ impl FindingKind {
             FindingKind::Round => "round",
             FindingKind::Reasoning => "reasoning",
             FindingKind::CallId => "call-id",
+            FindingKind::Unexpressible => "unexpressible-tool",
+            FindingKind::ToolName => "tool-name",
+            FindingKind::UsageFraming => "usage-framing",
         }
     }
 }

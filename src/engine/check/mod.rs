@@ -3,13 +3,15 @@
 //! is one `Finding` with a severity. `finding` holds the finding types; `view` reads a request
 //! as the upstream checks compare it; `upstream`, `downstream` and `stream` are the checks of
 //! each end and of the streamed answer's events; `reasoning` the reasoning state carried back
-//! across rounds; `ids` the call ids each end's API accepts.
+//! across rounds; `ids` the call ids each end's API accepts; `tools` those of tools a target
+//! may not express (hosted search, names over its limit).
 
 mod downstream;
 mod finding;
 mod ids;
 mod reasoning;
 mod stream;
+mod tools;
 mod upstream;
 mod view;
 
@@ -17,7 +19,8 @@ pub(crate) use downstream::{broken, downstream, invalid_request};
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub(crate) use ids::upstream_ids;
 pub(crate) use reasoning::reasoning;
-pub(crate) use stream::stream;
+pub(crate) use stream::{stream, usage_framing};
+pub(crate) use tools::{hosted_kept, names_restored, names_within_limits};
 pub(crate) use upstream::{injected, results, strict_omitted, upstream};
 pub(crate) use view::{RequestView, text_protocol_view};
 

@@ -144,3 +144,37 @@ fn stream_findings(
     }
     out
 }
+
+/// Chat's usage framing (class 25): with `stream_options.include_usage`, usage comes in one
+/// extra chunk after the finish whose `choices` is an empty array (every other chunk carries
+/// none); without it, no chunk without choices at all, since clients read `choices[0]`.
+pub(crate) fn usage_framing(got: &StreamShape, asked_usage: bool) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut add = |m: String| {
+        out.push(Finding::new(
+            FindingKind::UsageFraming,
+            Severity::Breaking,
+            Side::Downstream,
+            m,
+        ));
+    };
+    for c in &got.usage_chunks {
+        if !asked_usage && c.no_choices {
+            add("a chunk with empty choices the client did not ask for (no stream_options.include_usage)".into());
+        } else if c.usage && !c.no_choices {
+            add(
+                "usage on a chunk with choices (expected its own final chunk with empty choices)"
+                    .into(),
+            );
+        } else if c.usage && !c.after_finish {
+            add("usage chunk before the finish chunk (expected after it)".into());
+        } else if !c.usage {
+            add("a chunk with empty choices and no usage".into());
+        }
+    }
+    let usage = got.usage_chunks.iter().filter(|c| c.usage).count();
+    if usage > 1 {
+        add(format!("{usage} chunks carry usage (one expected)"));
+    }
+    out
+}

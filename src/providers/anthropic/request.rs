@@ -3,7 +3,7 @@
 //!
 //! Read: `model`, `max_tokens`, `system` (a string: one system message; text blocks: one each),
 //! `messages` (a `system` message mid-conversation as a system message at its place, with a
-//! wire extra at its role; user text; `tool_result` blocks as tool messages linked by `tool_use_id`, with
+//! wire extra at its role, its `tool_addition` / `tool_removal` blocks as not-carried extras; user text; `tool_result` blocks as tool messages linked by `tool_use_id`, with
 //! `is_error` and the name of the call they answer, then the user's text blocks after them;
 //! assistant `text`, `tool_use` calls, and thinking or server-tool blocks as opaque items,
 //! verbatim), `tools` (client tools with `input_schema` and `strict`; `web_search_*` server
@@ -364,8 +364,10 @@ fn message(
     Ok(())
 }
 
-/// A mid-conversation system message's blocks: text only (the API refuses others), one system
-/// message each.
+/// A mid-conversation system message's blocks: text (one system message each), and the tool
+/// changes of the `mid-conversation-tool-changes-2026-07-01` beta (`tool_addition`,
+/// `tool_removal`), kept whole as not-carried extras: the neutral request has one tool list.
+/// The API refuses any other block.
 fn system_blocks(
     blocks: &[Value],
     content_ptr: &str,
@@ -375,11 +377,23 @@ fn system_blocks(
     for (i, b) in blocks.iter().enumerate() {
         let bp = push(content_ptr, &i.to_string());
         let mut f = Fields::of(b, &bp, "a system message's content block")?;
-        if f.str("type")? != Some("text") {
-            return Err(field_error(
-                &f.at("type"),
-                "a system message carries text blocks only",
-            ));
+        match f.str("type")? {
+            Some("text") => {}
+            Some("tool_addition" | "tool_removal") => {
+                tool_change(b, &bp)?;
+                extras.push(Extra {
+                    pointer: bp,
+                    kind: ExtraKind::NotCarried,
+                    value: b.clone(),
+                });
+                continue;
+            }
+            _ => {
+                return Err(field_error(
+                    &f.at("type"),
+                    "a system message carries text, tool_addition and tool_removal blocks only",
+                ));
+            }
         }
         let text = f.req_str("text", "a text block carries `text`")?;
         f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
@@ -389,6 +403,44 @@ fn system_blocks(
         });
     }
     Ok(())
+}
+
+/// A tool change names its tool: `tool_reference` (`name`), `mcp_tool_reference` (`server_name`,
+/// `name`), `mcp_toolset_reference` (`server_name`), or, with `inline-tools-2026-09-15`, a
+/// `tool_definition` carrying a `tools` entry in `definition` (additions only).
+fn tool_change(b: &Value, ptr: &str) -> Result<(), DecodeError> {
+    let tp = push(ptr, "tool");
+    let Some(tool) = b.get("tool") else {
+        return Err(field_error(&tp, "missing (a tool change names its tool)"));
+    };
+    let has_str = |k: &str| {
+        tool.get(k)
+            .and_then(Value::as_str)
+            .is_some_and(|s| !s.is_empty())
+    };
+    let (ok, needs) = match tool.get("type").and_then(Value::as_str) {
+        Some("tool_reference") => (has_str("name"), "`name`"),
+        Some("mcp_tool_reference") => (
+            has_str("name") && has_str("server_name"),
+            "`server_name` and `name`",
+        ),
+        Some("mcp_toolset_reference") => (has_str("server_name"), "`server_name`"),
+        Some("tool_definition") if b["type"] == "tool_addition" => (
+            tool.get("definition").is_some_and(Value::is_object),
+            "a `definition` object",
+        ),
+        _ => {
+            return Err(field_error(
+                &push(&tp, "type"),
+                "a tool change's tool is `tool_reference`, `mcp_tool_reference`, `mcp_toolset_reference` or (added only) `tool_definition`",
+            ));
+        }
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(field_error(&tp, format!("missing {needs}")))
+    }
 }
 
 fn unknown_role(ptr: &str, role: &str) -> DecodeError {

@@ -545,7 +545,66 @@ fn decode_request_errors_name_the_field() {
             json!({"model": "c", "messages": [{"role": "user", "content": "x"},
             {"role": "system", "content": [{"type": "image", "source": {}}]}]})
         ),
-        "/messages/1/content/0/type: a system message carries text blocks only"
+        "/messages/1/content/0/type: a system message carries text, tool_addition and tool_removal blocks only"
+    );
+    let change = |block: Value| {
+        err(
+            json!({"model": "c", "messages": [{"role": "user", "content": "x"},
+            {"role": "system", "content": [block]}]}),
+        )
+    };
+    assert_eq!(
+        change(json!({"type": "tool_removal"})),
+        "/messages/1/content/0/tool: missing (a tool change names its tool)"
+    );
+    assert_eq!(
+        change(json!({"type": "tool_addition", "tool": {"type": "tool_reference"}})),
+        "/messages/1/content/0/tool: missing `name`"
+    );
+    assert!(
+        change(
+            json!({"type": "tool_removal", "tool": {"type": "tool_definition",
+            "definition": {"name": "f"}}})
+        )
+        .starts_with("/messages/1/content/0/tool/type: ")
+    );
+}
+
+#[test]
+fn a_system_message_s_tool_changes_are_decoded_as_extras_a_proxy_refuses() {
+    // platform.claude.com, "Mid-conversation system messages and tool changes": additions by
+    // reference (beta mid-conversation-tool-changes-2026-07-01) or by value (inline-tools-2026-09-15).
+    let weather = json!({"name": "get_weather", "input_schema": {"type": "object"}});
+    let body = json!({"model": "claude-opus-4-8", "max_tokens": 10,
+    "tools": [{"name": "get_time", "input_schema": {"type": "object"}},
+              {"name": "lookup", "input_schema": {"type": "object"}, "defer_loading": true}],
+    "messages": [
+        {"role": "user", "content": "What time is it, and the weather in Split?"},
+        {"role": "system", "content": [
+            {"type": "text", "text": "Weather is available now."},
+            {"type": "tool_removal", "tool": {"type": "tool_reference", "name": "get_time"}},
+            {"type": "tool_addition", "tool": {"type": "tool_reference", "name": "lookup"}},
+            {"type": "tool_addition", "tool": {"type": "tool_definition", "definition": weather}}]}]});
+    let d = decode_request(&HttpRequest::post(PATH, body)).unwrap();
+    let system: Vec<&Message> = d
+        .request
+        .messages
+        .iter()
+        .filter(|m| matches!(m, Message::System { .. }))
+        .collect();
+    assert_eq!(system.len(), 1, "{:?}", d.request.messages);
+    let changes = d.uncarried_tools();
+    let at: Vec<(&str, &str)> = changes
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    assert_eq!(
+        at,
+        [
+            ("/messages/1/content/1", "tool_removal"),
+            ("/messages/1/content/2", "tool_addition"),
+            ("/messages/1/content/3", "tool_addition"),
+        ]
     );
 }
 

@@ -430,18 +430,7 @@ fn tool(
         });
     }
     f.keep(
-        &[
-            "codeExecution",
-            "code_execution",
-            "urlContext",
-            "url_context",
-            "fileSearch",
-            "file_search",
-            "googleMaps",
-            "google_maps",
-            "computerUse",
-            "computer_use",
-        ],
+        &crate::providers::decoded::GEMINI_TOOL_KINDS,
         ExtraKind::NotCarried,
         extras,
     );

@@ -136,6 +136,44 @@ fn bad_json_and_a_bad_field_are_400_naming_what_is_wrong() {
 }
 
 #[test]
+fn a_tool_the_neutral_request_cannot_carry_is_refused_naming_it_never_dropped() {
+    let weather = json!({"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}});
+    let grammar = json!({"type": "grammar",
+        "grammar": {"syntax": "lark", "definition": "start: /[0-9]+/"}});
+    let chat = json!({"model": "to-chat", "messages": [{"role": "user", "content": "hi"}],
+        "tools": [weather, {"type": "custom", "custom": {"name": "calc", "format": grammar}}]});
+    let responses = json!({"model": "to-chat", "input": "hi",
+        "tools": [{"type": "custom", "name": "calc", "format": {"type": "text"}}]});
+    let messages = json!({"model": "to-anthropic", "max_tokens": 10,
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"type": "code_execution_20250825", "name": "code_execution"}]});
+    let gemini = json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+        "tools": [{"codeExecution": {}}]});
+    for (target, body, says) in [
+        ("/v1/chat/completions", chat, "/tools/1: a `custom` tool"),
+        ("/v1/responses", responses, "/tools/0: a `custom` tool"),
+        (
+            "/v1/messages",
+            messages,
+            "/tools/0: a `code_execution_20250825` tool",
+        ),
+        (
+            "/v1beta/models/to-gemini:generateContent",
+            gemini,
+            "/tools/0/codeExecution: a `codeExecution` tool",
+        ),
+    ] {
+        let (status, _, v) = refused(&post(target, &body));
+        assert_eq!(status, 400, "{target}: {v}");
+        let message = v.pointer("/error/message").and_then(Value::as_str);
+        assert!(message.is_some_and(|m| m.contains(says)), "{target}: {v}");
+    }
+    // Hosted web search is carried: refused or sent by the route's encoder, not here.
+    let search = json!({"model": "to-chat", "input": "hi", "tools": [{"type": "web_search"}]});
+    assert!(forward::decode(&config(), &post("/v1/responses", &search)).is_ok());
+}
+
+#[test]
 fn what_the_client_s_own_api_rejects_is_refused_in_its_envelope() {
     // A tool result answering no call, where the format links results by id.
     let chat = json!({"model": "to-chat", "messages": [

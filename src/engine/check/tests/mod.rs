@@ -9,6 +9,7 @@ mod downstream;
 mod ids;
 mod reasoning;
 mod stream;
+mod tools;
 mod upstream;
 mod view;
 

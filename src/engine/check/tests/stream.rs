@@ -2,8 +2,8 @@
 //! finding, and silence on the faithful stream.
 
 use super::{one, silent};
-use crate::engine::check::{Finding, FindingKind, Side, stream};
-use crate::engine::events::{CallShape, StreamShape};
+use crate::engine::check::{Finding, FindingKind, Side, stream, usage_framing};
+use crate::engine::events::{CallShape, StreamShape, UsageChunk};
 use crate::model::{Provider, Severity};
 
 /// A call at `slot` opened with its id and name, its arguments in `fragments` fragments, all
@@ -28,6 +28,7 @@ fn whole(calls: Vec<CallShape>) -> StreamShape {
         finishes: 1,
         terminal: true,
         problems: vec![],
+        usage_chunks: vec![],
     }
 }
 
@@ -215,4 +216,57 @@ fn a_stream_without_its_terminal_event_is_behaviour_named_in_the_clients_format(
             &format!("no terminal {terminal}"),
         );
     }
+}
+
+/// Chat's usage chunks, in stream order: (no choices, carries usage, after the finish).
+fn usage(chunks: &[(bool, bool, bool)]) -> StreamShape {
+    StreamShape {
+        usage_chunks: chunks
+            .iter()
+            .map(|&(no_choices, usage, after_finish)| UsageChunk {
+                no_choices,
+                usage,
+                after_finish,
+            })
+            .collect(),
+        ..two_calls()
+    }
+}
+
+#[test]
+fn chat_usage_comes_in_its_own_final_chunk_and_only_when_asked() {
+    let framing = |got: &StreamShape, asked: bool, gist: &str| {
+        one(
+            &usage_framing(got, asked),
+            FindingKind::UsageFraming,
+            Side::Downstream,
+            Severity::Breaking,
+            gist,
+        );
+    };
+    silent(&usage_framing(&usage(&[(true, true, true)]), true));
+    silent(&usage_framing(&usage(&[]), false));
+    framing(
+        &usage(&[(false, true, true)]),
+        true,
+        "usage on a chunk with choices",
+    );
+    framing(
+        &usage(&[(true, true, false)]),
+        true,
+        "before the finish chunk",
+    );
+    framing(
+        &usage(&[(true, false, true)]),
+        true,
+        "empty choices and no usage",
+    );
+    framing(&usage(&[(true, true, true)]), false, "did not ask for");
+    let twice = usage_framing(&usage(&[(true, true, true), (true, true, true)]), true);
+    assert!(
+        twice
+            .iter()
+            .any(|f| f.message.contains("2 chunks carry usage")),
+        "{twice:?}"
+    );
 }
