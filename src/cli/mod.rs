@@ -25,6 +25,7 @@ mod select;
 mod simulate;
 mod status;
 mod suite;
+mod targets;
 mod text_protocol;
 
 use select::{provider_arg, text_command};
