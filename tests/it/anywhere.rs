@@ -358,20 +358,22 @@ fn init_client_writes_a_profile_that_runs_with_junit() {
     assert_eq!(classes.into_iter().collect::<Vec<_>>(), ["ours.weather"]);
 }
 
+/// `run`, which must exit 0 (else the panic shows its stderr).
+fn run_ok(dir: &Path, args: &[&str]) -> Output {
+    let o = run(dir, args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+    o
+}
+
 /// `tooltape client NAME` / `gateway NAME`'s profiles are built in: from a folder holding only
 /// the binary, `--list` names them with their versions, and the official OpenAI SDK's whole
 /// suite runs (installed into the cache as from the repository; warm there) and passes.
 #[test]
 fn the_built_in_client_profiles_run_from_an_empty_folder() {
     let dir = bare_folder("anywhere-builtin");
-    let o = run(&dir, &["client", "--list"]);
+    let o = run_ok(&dir, &["client", "--list"]);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
     let openai = tooltape::engine::builtin("clients", "openai").unwrap();
     let version = openai
         .lines()
@@ -389,23 +391,15 @@ fn the_built_in_client_profiles_run_from_an_empty_folder() {
             "{name}: {out}"
         );
     }
-    let o = run(&dir, &["gateway", "--list"]);
+    let o = run_ok(&dir, &["gateway", "--list"]);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
     assert!(
         out.lines()
             .any(|l| l.starts_with("litellm ") && l.contains("1.") && l.ends_with("built in")),
         "{out}"
     );
 
-    let o = run(&dir, &["client", "openai", "--format", "json"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{err}");
+    let o = run_ok(&dir, &["client", "openai", "--format", "json"]);
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["target"], "openai");
     assert_eq!(doc["version"], version);
@@ -439,7 +433,7 @@ fn a_local_profile_replaces_the_built_in_one() {
             .any(|l| l.starts_with("openai ") && l.ends_with("(replaces the built-in one)")),
         "{out}"
     );
-    let o = run(
+    let o = run_ok(
         &dir,
         &[
             "client",
@@ -449,8 +443,6 @@ fn a_local_profile_replaces_the_built_in_one() {
             "json",
         ],
     );
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{err}");
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(doc["trials"].as_array().unwrap().len() >= 2);
     let o = run(
@@ -502,9 +494,8 @@ fn install_dir_runs_a_shipped_profile_against_a_development_copy() {
         "--format",
         "json",
     ];
-    let o = run(&dir, &args);
+    let o = run_ok(&dir, &args);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(marker.is_file(), "the driver ran with DIR/bin/python");
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let version = doc["version"].as_str().unwrap();
@@ -535,21 +526,13 @@ fn init_client_language_writes_a_driver_that_runs_with_the_helper() {
     let dir = bare_folder("anywhere-init-driver");
     for (language, file) in [("python", "driver.py"), ("node", "driver.mjs")] {
         let name = format!("ours-{language}");
-        let o = run(&dir, &["init", "client", &name, "--language", language]);
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        run_ok(&dir, &["init", "client", &name, "--language", language]);
         let driver = std::fs::read_to_string(dir.join("clients").join(&name).join(file)).unwrap();
         assert!(
             driver.contains("import tooltape_driver") || driver.contains("tooltape-driver"),
             "{driver}"
         );
-        let o = run(&dir, &["client", &name, "weather::", "--format", "json"]);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(0), "{language}: {err}");
+        let o = run_ok(&dir, &["client", &name, "weather::", "--format", "json"]);
         let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         let cells: Vec<&str> = doc["trials"]
             .as_array()
