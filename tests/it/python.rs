@@ -130,14 +130,32 @@ fn the_wheel_installs_the_binary_and_the_driver_helper() {
     let script = "import tooltape, tooltape_driver\nassert callable(tooltape_driver.serve) and tooltape_driver.Unsupported\nprint(tooltape_driver.__file__ == tooltape.driver_helper())";
     let same = run(std::process::Command::new(venv.join("bin/python")).args(["-c", script]));
     assert_eq!(same.trim(), "True");
-    // The Node.js helper is an npm package of the same version.
-    let package: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/node/package.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+}
+
+/// The Node.js driver helper is an npm package of tooltape's version: `npm pack --dry-run`
+/// packs it with its one module (when npm is installed).
+#[test]
+fn the_node_helper_is_an_npm_package() {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/node");
+    let text = std::fs::read_to_string(folder.join("package.json")).unwrap();
+    let package: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(package["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(package["name"], "tooltape-driver");
+    let Ok(o) = std::process::Command::new("npm")
+        .args(["pack", "--dry-run", "--json"])
+        .current_dir(&folder)
+        .output()
+    else {
+        eprintln!("skipped: npm is not installed");
+        return;
+    };
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let packed: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let files: Vec<&str> = packed[0]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(files.contains(&"tooltape_driver.mjs"), "{files:?}");
 }
