@@ -309,6 +309,11 @@ impl ChatRequest {
     pub fn with_strict(self, strict: StrictPolicy) -> ChatRequest {
         ChatRequest { strict, ..self }
     }
+
+    /// The caller asks for strict tool schemas: the policy requires it or a tool does.
+    pub fn asks_strict(&self) -> bool {
+        self.strict == StrictPolicy::Require || self.tools.iter().any(|t| t.strict == Some(true))
+    }
 }
 
 /// A tool call the model made.

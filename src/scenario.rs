@@ -40,6 +40,10 @@ pub struct Scenario {
     /// rejects a follow-up that does not carry it back, as the real APIs do.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
+    /// With `reasoning`: Anthropic adds a `redacted_thinking` block after the thinking block (its
+    /// `data` opaque, to be sent back unchanged like the signed block).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub redacted_reasoning: bool,
     /// How a stream delivers text and arguments (default: small fragments, one call after another).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_shape: Option<StreamShape>,

@@ -1,7 +1,10 @@
 """tooltape driver for LangChain chat models: `langchain-openai` (ChatOpenAI, Chat Completions
 and Responses), `langchain-anthropic` (ChatAnthropic) and `langchain-google-genai`
-(ChatGoogleGenerativeAI), tools bound with `bind_tools` (OpenAI-format tool dicts, which every
-integration takes), called with `invoke` or `stream`; streamed chunks are summed (`chunk + chunk`,
+(ChatGoogleGenerativeAI), tools bound with `bind_tools` in each form its documentation lists (an
+OpenAI function dict, an OpenAI tool dict, a JSON Schema dict, a StructuredTool: the route's
+`options.tools`; a pydantic class or a Python function cannot be built from an arbitrary JSON
+Schema), `tool_choice` in LangChain's one spelling for every provider, called with `invoke` or
+`stream`; streamed chunks are summed (`chunk + chunk`,
 LangChain's documented accumulation) into the result."""
 
 import inspect
@@ -63,7 +66,43 @@ def messages_of(messages):
     return out
 
 
+def tool_of(t, form):
+    """One trial tool in a form LangChain's `bind_tools` documents (`convert_to_openai_tool`)."""
+    desc = t.get("description")
+    if form == "tool_dict":
+        f = {"name": t["name"], "parameters": t["parameters"]}
+        if desc is not None:
+            f["description"] = desc
+        return {"type": "function", "function": f}
+    if form == "json_schema":
+        # A JSON Schema dict: the tool's name is its `title`, its description the schema's.
+        schema = dict(t["parameters"])
+        schema["title"] = t["name"]
+        if desc is not None:
+            schema["description"] = desc
+        return schema
+    if form == "structured_tool":
+        from langchain_core.tools import StructuredTool
+
+        if desc is None:
+            # A StructuredTool always has a description (from_function refuses none).
+            raise td.Unsupported(["tool without description (StructuredTool)"])
+
+        def run(**kwargs):
+            raise RuntimeError("the caller runs the tools")
+
+        return StructuredTool.from_function(run, name=t["name"], description=desc, args_schema=t["parameters"])
+    # function_dict: an OpenAI function dict (name, description, parameters).
+    f = {"name": t["name"], "parameters": t["parameters"]}
+    if desc is not None:
+        f["description"] = desc
+    return f
+
+
 def bound(model, trial):
+    """`bind_tools` as a user of LangChain's portable API calls it: the same values for every
+    provider (`tool_choice` "auto", "none", "required" or a tool's name), tools in the route's
+    form (`options.tools`: function_dict, tool_dict, json_schema, structured_tool)."""
     if not trial["tools"]:
         return model
     params = inspect.signature(model.bind_tools).parameters
@@ -73,12 +112,6 @@ def bound(model, trial):
         raise td.Unsupported(["tool_choice allowed"])
     if isinstance(choice, dict):
         kw["tool_choice"] = choice["name"]
-    elif choice == "required" and trial["api"] == "anthropic":
-        # ChatAnthropic spells "a tool must be called" `any` (a plain string is a tool's name).
-        kw["tool_choice"] = "any"
-    elif choice == "none" and trial["api"] == "anthropic":
-        # Documented: a dict is passed through as Anthropic's own tool_choice.
-        kw["tool_choice"] = {"type": "none"}
     elif choice is not None:
         kw["tool_choice"] = choice
     if trial.get("parallel_tool_calls") is not None:
@@ -89,15 +122,8 @@ def bound(model, trial):
         if "strict" not in params:
             raise td.Unsupported(["strict"])
         kw["strict"] = True
-    # OpenAI function dicts (name, description, parameters): every integration converts them,
-    # and `strict` applies to them (a `{"type": "function"}` dict is passed through unchanged).
-    tools = []
-    for t in trial["tools"]:
-        f = {"name": t["name"], "parameters": t["parameters"]}
-        if t.get("description") is not None:
-            f["description"] = t["description"]
-        tools.append(f)
-    return model.bind_tools(tools, **kw)
+    form = (trial.get("options") or {}).get("tools", "function_dict")
+    return model.bind_tools([tool_of(t, form) for t in trial["tools"]], **kw)
 
 
 def text_of(content):

@@ -3,8 +3,9 @@
 //
 // A driver calls `await serve(call)`. `call(trial, messages)` (async) makes one call through the
 // library, the way its documentation tells users to, and returns the result document: `calls`,
-// `text`, `finish`, `usage`, `chunks` (streamed), or throws `Unsupported([...])` for trial fields
-// the library has no knob for. Anything else it throws becomes the result's `error`. `messages`
+// `text`, `finish`, `usage`, `chunks` (streamed), `reasoning` (the reasoning state to send back,
+// in the API's own form), or throws `Unsupported([...])` for trial fields the library has no knob
+// for. Anything else it throws becomes the result's `error`. `messages`
 // is the conversation so far: the trial's, then for each follow-up round the assistant turn as
 // the library handed it over and the tool results tooltape sent.
 import { createInterface } from "node:readline";
@@ -17,10 +18,12 @@ export class Unsupported extends Error {
   }
 }
 
-/** A thrown error as the result's `error`: `{type, message, status?}`. */
+/** A thrown error as the result's `error`: `{type, message, status?}`; the HTTP status is the
+ * first of `statusCode` (the Vercel AI SDK), `status` (the official SDKs), `code` that is one. */
 export function errorOf(e) {
   const doc = { type: e?.name ?? "Error", message: String(e?.message ?? e).slice(0, 2000) };
-  if (Number.isInteger(e?.statusCode)) doc.status = e.statusCode;
+  const status = [e?.statusCode, e?.status, e?.code].find((v) => Number.isInteger(v) && v >= 100 && v < 600);
+  if (status !== undefined) doc.status = status;
   return doc;
 }
 
@@ -42,7 +45,11 @@ function object(line, what) {
 }
 
 /** Serves trials from stdin until end of input; a protocol error ends the process (status 2). */
-export async function serve(call) {
+// Trial fields a driver must say it handles (`serve(call, { supports: [...] })`): a trial that sets
+// one the driver does not handle is answered `unsupported` without calling the library.
+export const OPTIONAL_FEATURES = ["thinking"];
+
+export async function serve(call, { supports = [] } = {}) {
   // The protocol owns stdout: the library's own logging goes to stderr.
   const write = process.stdout.write.bind(process.stdout);
   console.log = console.info = console.warn = console.debug = console.error;
@@ -63,6 +70,8 @@ export async function serve(call) {
       for (;;) {
         let result;
         try {
+          const unhandled = OPTIONAL_FEATURES.filter((k) => trial[k] != null && !supports.includes(k));
+          if (unhandled.length) throw new Unsupported(unhandled);
           result = await call(trial, messages);
         } catch (e) {
           result = e instanceof Unsupported ? { unsupported: e.fields } : { error: errorOf(e) };
@@ -74,7 +83,10 @@ export async function serve(call) {
         if (Array.isArray(doc.results)) {
           // The follow-up's tool_choice (absent: leave it out).
           trial = { ...trial, tool_choice: doc.tool_choice ?? null };
-          messages.push({ role: "assistant", content: result?.text ?? null, tool_calls: result?.calls ?? [] });
+          const turn = { role: "assistant", content: result?.text ?? null, tool_calls: result?.calls ?? [] };
+          // The reasoning state the library handed over, for the next round.
+          if (result?.reasoning?.length) turn.reasoning = result.reasoning;
+          messages.push(turn);
           messages.push(...doc.results);
         } else if ("done" in doc) {
           break;
@@ -88,4 +100,50 @@ export async function serve(call) {
     process.stderr.write(`protocol error: ${e.message}\n`);
     process.exit(2);
   }
+}
+
+// ---- Shapes several drivers share (as the Python twin's readers) ----
+
+/** A call's arguments as a JSON string (libraries take either). */
+export const argumentsText = (a) => (a == null ? "{}" : typeof a === "string" ? a : JSON.stringify(a));
+
+/** A call's arguments as an object (`""` and absent: `{}`). */
+export const argumentsObject = (a) => (a == null || a === "" ? {} : typeof a === "string" ? JSON.parse(a) : a);
+
+/** One OpenAI Chat stream chunk as a protocol chunk (null when it carries nothing). */
+export function chatChunk(chunk) {
+  const c = chunk?.choices?.[0];
+  if (!c) return null;
+  const doc = {};
+  if (c.delta?.content) doc.text = c.delta.content;
+  const calls = (c.delta?.tool_calls ?? []).map((d) => {
+    const call = {};
+    if (d.index != null) call.index = d.index;
+    if (d.id) call.id = d.id;
+    if (d.function?.name) call.name = d.function.name;
+    if (d.function?.arguments != null) call.arguments = d.function.arguments;
+    return call;
+  });
+  if (calls.length) doc.calls = calls;
+  if (c.finish_reason) doc.finish = c.finish_reason;
+  return Object.keys(doc).length ? doc : null;
+}
+
+/**
+ * One OpenAI Responses stream event as a protocol chunk (null when it carries no call or text).
+ * `seen` (a Set, one per stream) holds the output indices whose arguments came as deltas: the
+ * done event repeats them whole, so it counts only where no delta came (arguments sent in the
+ * done event alone), as a caller reading the stream takes them.
+ */
+export function responsesEvent(ev, seen) {
+  const i = ev?.output_index;
+  if (ev?.type === "response.output_item.added" && ev.item?.type === "function_call")
+    return { calls: [{ index: i, id: ev.item.call_id, name: ev.item.name }] };
+  if (ev?.type === "response.function_call_arguments.delta") {
+    seen.add(i);
+    return { calls: [{ index: i, arguments: ev.delta }] };
+  }
+  if (ev?.type === "response.function_call_arguments.done" && !seen.has(i)) return { calls: [{ index: i, arguments: ev.arguments }] };
+  if (ev?.type === "response.output_text.delta") return { text: ev.delta };
+  return null;
 }

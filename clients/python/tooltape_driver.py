@@ -3,8 +3,8 @@ OpenAI Chat shapes several libraries share. Standard library only.
 
 A driver calls `serve(call)`. `call(trial, messages)` makes one call through the library, the way
 its documentation tells users to, and returns the result document: `calls`, `text`, `finish`,
-`usage`, `chunks` (streamed), or raises `Unsupported([...])` for trial fields the library has no
-knob for. Any other exception becomes the result's `error`. `messages` is the conversation so
+`usage`, `chunks` (streamed), `reasoning` (the reasoning state to send back, in the API's own
+form), or raises `Unsupported([...])` for trial fields the library has no knob for. Any other exception becomes the result's `error`. `messages` is the conversation so
 far: the trial's, then for each follow-up round the assistant turn as the library handed it
 over and the tool results tooltape sent. The Node.js twin of this loop is
 clients/node/tooltape_driver.mjs; tests/it/driver_loops.rs holds both and `tooltape client
@@ -65,7 +65,17 @@ def _next_line():
             return line
 
 
-def _serve(call, out):
+# Trial fields a driver must say it handles (`serve(call, supports=[...])`): a trial that sets one
+# the driver does not handle is answered `unsupported` without calling the library, so drivers
+# written before the field existed stay correct.
+OPTIONAL_FEATURES = ("thinking",)
+
+
+def _unhandled(trial, supports):
+    return [k for k in OPTIONAL_FEATURES if trial.get(k) is not None and k not in supports]
+
+
+def _serve(call, out, supports=()):
     while (line := _next_line()) is not None:
         trial = _object(line, "a trial line")
         missing = [k for k in REQUIRED if k not in trial]
@@ -74,6 +84,9 @@ def _serve(call, out):
         messages = list(trial["messages"])
         while True:
             try:
+                unhandled = _unhandled(trial, supports)
+                if unhandled:
+                    raise Unsupported(unhandled)
                 result = call(trial, messages)
             except Unsupported as u:
                 result = {"unsupported": u.fields}
@@ -88,9 +101,11 @@ def _serve(call, out):
             if isinstance(nxt.get("results"), list):
                 # The follow-up's tool_choice (absent: leave it out).
                 trial = dict(trial, tool_choice=nxt.get("tool_choice"))
-                messages.append(
-                    {"role": "assistant", "content": result.get("text"), "tool_calls": result.get("calls") or []}
-                )
+                turn = {"role": "assistant", "content": result.get("text"), "tool_calls": result.get("calls") or []}
+                if result.get("reasoning"):
+                    # The reasoning state the library handed over, for the next round.
+                    turn["reasoning"] = result["reasoning"]
+                messages.append(turn)
                 messages.extend(nxt["results"])
             elif "done" in nxt:
                 break
@@ -98,14 +113,15 @@ def _serve(call, out):
                 raise ProtocolError("the line after a result is neither results nor done: " + after.strip()[:200])
 
 
-def serve(call):
-    """Serves trials from stdin until end of input; a protocol error ends the process (status 2)."""
+def serve(call, supports=()):
+    """Serves trials from stdin until end of input; a protocol error ends the process (status 2).
+    `supports`: the optional trial fields (OPTIONAL_FEATURES) the driver handles."""
     # The protocol owns stdout: anything the library prints goes to stderr (the driver log).
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     try:
-        _serve(call, out)
+        _serve(call, out, supports)
     except ProtocolError as e:
         sys.stderr.write(f"protocol error: {e}\n")
         sys.stderr.flush()

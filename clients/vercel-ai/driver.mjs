@@ -75,6 +75,8 @@ function optionsOf(t) {
   if (c && typeof c === "object" && "allowed" in c) throw new Unsupported(["tool_choice allowed"]);
   if (c && typeof c === "object") o.toolChoice = { type: "tool", toolName: c.name };
   else if (c != null) o.toolChoice = c;
+  // The AI SDK has no portable parallel switch; its docs give each provider's `providerOptions`
+  // as the way to say it (the driver rule's one exception, docs/clients/README.md).
   if (t.parallel_tool_calls != null) {
     if (t.api === "openai-chat" || t.api === "openai-responses") o.providerOptions = { openai: { parallelToolCalls: t.parallel_tool_calls } };
     else if (t.api === "anthropic") o.providerOptions = { anthropic: { disableParallelToolUse: !t.parallel_tool_calls } };

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use clap::{Args, Subcommand};
 
 use super::exit;
+use super::releases::{self, Releases};
 use super::suite::{self, Extras, SuiteArgs};
 use tooltape::client::{Library, Mutant};
 use tooltape::engine::{Run, RunOptions};
@@ -42,7 +43,7 @@ pub enum ClientCommand {
     /// protocol, docs/clients/README.md), with tooltape's own codecs as the library.
     Drive {
         /// A deliberate bug: faithful, drop-tools, never-yield, required-to-auto,
-        /// merge-parallel, lose-ids.
+        /// merge-parallel, lose-ids, omit-strict, empty-fragments, drop-reasoning.
         #[arg(long, default_value = "faithful")]
         mutant: String,
     },
@@ -56,7 +57,7 @@ pub fn run(root: &Path, a: &ClientArgs) -> i32 {
     }
     if a.list {
         let version = |p: &tooltape::client::ClientProfile| p.version.clone();
-        return super::targets::list(root, "clients", tooltape::client::load_client, version);
+        return suite::list(root, "clients", tooltape::client::load_client, version);
     }
     let Some(name) = &a.name else {
         eprintln!("client: name a profile (clients/NAME.toml) or `drive`");
@@ -69,6 +70,20 @@ pub fn run(root: &Path, a: &ClientArgs) -> i32 {
             return exit::ERROR;
         }
     };
+    if a.suite.versions.is_some() {
+        let at = |release: &str| -> Result<Arc<Library>, String> {
+            let mut p = tooltape::client::load_client(root, name).map_err(|e| e.to_string())?;
+            p.at_release(release)?;
+            Ok(Arc::new(Library::new(p, root)))
+        };
+        let q = &profile.profile;
+        let releases = Releases {
+            at: &at,
+            package: releases::package(q.version.as_deref(), q.install.as_ref()),
+        };
+        let options = a.suite.options(RunOptions::default());
+        return releases::run(root, &a.suite, &options, &releases);
+    }
     let mut library = Library::new(profile, root);
     if let Some(dir) = &a.install_dir {
         library = library.with_installed(dir);

@@ -11,6 +11,7 @@ use std::time::SystemTime;
 use clap::{Args, Subcommand};
 
 use super::exit;
+use super::releases::{self, Releases};
 use super::suite::{self, Extras, SuiteArgs};
 use tooltape::engine::{self, Run, RunOptions, TrialResult};
 use tooltape::gateway::{
@@ -92,7 +93,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
     }
     if a.list {
         let version = |p: &tooltape::gateway::Profile| p.version.clone();
-        return super::targets::list(root, "gateways", tooltape::gateway::load_profile, version);
+        return suite::list(root, "gateways", tooltape::gateway::load_profile, version);
     }
     let Some(name) = &a.name else {
         eprintln!("gateway: name a profile (gateways/NAME.toml) or `compare`");
@@ -110,6 +111,23 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         upstream_listen: a.upstream_listen,
         ..RunOptions::default()
     };
+    if a.suite.versions.is_some() {
+        if a.url.is_some() {
+            eprintln!("--versions installs each release: it cannot use a running gateway (--url)");
+            return exit::ERROR;
+        }
+        let at = |release: &str| -> Result<Arc<LoadedProfile>, String> {
+            let mut p = tooltape::gateway::load_profile(root, name).map_err(|e| e.to_string())?;
+            p.at_release(release)?;
+            Ok(Arc::new(p))
+        };
+        let q = &profile.profile;
+        let releases = Releases {
+            at: &at,
+            package: releases::package(q.version.as_deref(), q.install.as_ref()),
+        };
+        return releases::run(root, &a.suite, &a.suite.options(options), &releases);
+    }
     let snapshots = |ran: &Run| {
         if !a.snapshots {
             return Ok(());

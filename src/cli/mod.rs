@@ -18,6 +18,7 @@ mod parse;
 mod parse_request;
 mod proxy;
 mod record;
+mod releases;
 mod replay;
 mod report;
 mod schema;
@@ -25,11 +26,9 @@ mod select;
 mod simulate;
 mod status;
 mod suite;
-mod targets;
 mod text_protocol;
 
 use select::{provider_arg, text_command};
-
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -275,7 +274,11 @@ pub fn run(cli: Cli) -> i32 {
             };
             text_command(file.as_deref(), |input| {
                 if strict {
-                    schema::cli_strict(provider, input)
+                    let (out, lost, code) = schema::cli_strict(provider, input);
+                    if !lost.is_empty() {
+                        eprint!("{lost}");
+                    }
+                    (out, code)
                 } else {
                     schema::cli_check(provider, input)
                 }

@@ -5,18 +5,22 @@ use serde_json::Value;
 use tooltape::{Provider, schema::Violation, schema::strict_parameters};
 
 /// Reads a neutral parameters schema and prints what the encoder would send for `provider`
-/// with strict required. Exit 0 with pretty JSON; 1 with one reason per line when it cannot be
-/// made strict; 2 when the input is not JSON. Gemini prints `{"parameters": …}` or
-/// `{"parametersJsonSchema": …}` (or `{}` for a tool without parameters) so the choice shows.
-pub fn cli_strict(provider: Provider, input: &str) -> (String, i32) {
+/// with strict required. Exit 0 with pretty JSON, and what was dropped to get it as the second
+/// value (`lost: POINTER: KEYWORD dropped …` lines, for stderr); 1 with one reason per line
+/// when it cannot be made strict; 2 when the input is not JSON. Gemini prints `{"parameters":
+/// …}` or `{"parametersJsonSchema": …}` (or `{}` for a tool without parameters) so the choice
+/// shows.
+pub fn cli_strict(provider: Provider, input: &str) -> (String, String, i32) {
     let schema = match parse(input) {
         Ok(v) => v,
-        Err(e) => return e,
+        Err((out, code)) => return (out, String::new(), code),
     };
-    let result = strict_parameters(provider, &schema);
-    match result {
-        Ok(v) => (pretty(&v), exit::OK),
-        Err(reasons) => (lines(&reasons), exit::FAILED),
+    match strict_parameters(provider, &schema) {
+        Ok(s) => {
+            let lost = s.lost.iter().map(|l| format!("lost: {l}\n")).collect();
+            (pretty(&s.schema), lost, exit::OK)
+        }
+        Err(reasons) => (lines(&reasons), String::new(), exit::FAILED),
     }
 }
 

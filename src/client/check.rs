@@ -73,6 +73,7 @@ pub(crate) fn downstream(
     calls(api, "", &got.calls, exp, raw.as_ref(), &mut out);
     if let Some(chunks) = &got.chunks {
         yielded(api, chunks, exp, raw.as_ref(), &mut out);
+        empty_fragments(chunks, &got.calls, exp, &mut out);
     }
     finish(got, exp, &mut out);
     let norm = |t: Option<&str>| {
@@ -241,7 +242,8 @@ fn yielded(
         return;
     }
     if chunks.iter().all(|c| c.calls.is_empty()) {
-        out.push(finding(            Severity::Breaking,
+        out.push(finding(
+            Severity::Breaking,
             format!(
                 "streamed calls never yielded: upstream sent {} call(s), none in the {} chunk(s) the library yielded",
                 exp.tool_calls.len(),
@@ -252,6 +254,36 @@ fn yielded(
     }
     let assembled = assemble(chunks);
     calls(api, "in the chunks ", &assembled, exp, raw, out);
+}
+
+/// A call without arguments whose streamed fragments join to `""` while the accumulated
+/// message says `{}`: a caller that parses the chunks (as streaming callers do, to act on a
+/// call before the message ends) gets invalid JSON where the library's own result is valid.
+fn empty_fragments(
+    chunks: &[DriverChunk],
+    accumulated: &[DriverCall],
+    exp: &Outcome,
+    out: &mut Vec<Finding>,
+) {
+    let empty = |v: &Value| v.as_object().is_some_and(serde_json::Map::is_empty);
+    let blank =
+        |c: &DriverCall| matches!(&c.arguments, Some(Value::String(s)) if s.trim().is_empty());
+    let assembled = assemble(chunks);
+    for ((e, a), g) in exp.tool_calls.iter().zip(&assembled).zip(accumulated) {
+        if empty(&e.arguments)
+            && blank(a)
+            && !blank(g)
+            && g.parsed_arguments().is_ok_and(|v| empty(&v))
+        {
+            out.push(finding(
+                Severity::Breaking,
+                format!(
+                    "arguments of {} in the chunks are \"\" (not JSON) where the accumulated message has {{}}",
+                    e.name
+                ),
+            ));
+        }
+    }
 }
 
 /// The calls of a chunk sequence, accumulated as a caller would: a fragment joins the call of

@@ -87,6 +87,16 @@ impl ClientRoute {
 /// A loaded client profile.
 pub type LoadedClient = Loaded<ClientProfile>;
 
+impl crate::engine::Pinned for ClientProfile {
+    fn pin(&mut self) -> (&mut Option<String>, Option<&mut Install>, &mut String) {
+        (
+            &mut self.version,
+            self.install.as_mut(),
+            &mut self.description,
+        )
+    }
+}
+
 impl Loaded<ClientProfile> {
     /// The routes as the engine's routes whose two ends are the library's wire format.
     pub fn routes(&self) -> Vec<Route> {

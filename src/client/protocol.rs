@@ -43,6 +43,11 @@ pub struct DriverTrial {
     pub strict: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// Extended thinking on, with this budget in tokens; absent: off. The library must then keep
+    /// the reasoning state of each answer for the next round (a driver whose library cannot
+    /// answers `unsupported`: the shared loops do so unless the driver says it supports it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<u32>,
 }
 
 /// A conversation turn: `system`, `user`, `assistant` (with its calls) or `tool` (a result).
@@ -133,6 +138,11 @@ pub struct DriverResult {
     /// `strict`, …): the trial is not expressible in it, and nothing was sent.
     #[serde(default)]
     pub unsupported: Vec<String>,
+    /// The reasoning state the library handed over with its calls, in the API's own form
+    /// (Anthropic thinking blocks, Responses reasoning items, Gemini signed parts); absent when
+    /// there was none or the library does not hand it over.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasoning: Vec<Value>,
 }
 
 /// What tooltape writes after a result: a round's tool results, or the end of the trial.
@@ -257,8 +267,7 @@ impl DriverTrial {
         options: BTreeMap<String, Value>,
         req: &ChatRequest,
     ) -> DriverTrial {
-        let strict =
-            req.strict == StrictPolicy::Require || req.tools.iter().any(|t| t.strict == Some(true));
+        let strict = req.asks_strict();
         let strict_dialect = strict
             && matches!(
                 api,
@@ -281,7 +290,11 @@ impl DriverTrial {
                     description: t.description.clone(),
                     parameters: t.parameters.clone(),
                     strict_parameters: strict_dialect
-                        .then(|| crate::schema::strict_parameters(api, &t.parameters).ok())
+                        .then(|| {
+                            crate::schema::strict_parameters(api, &t.parameters)
+                                .ok()
+                                .map(|s| s.schema)
+                        })
                         .flatten(),
                 })
                 .collect(),
@@ -289,6 +302,7 @@ impl DriverTrial {
             parallel_tool_calls: req.parallel_tool_calls,
             strict,
             max_tokens: req.max_tokens,
+            thinking: req.thinking,
         }
     }
 
@@ -309,6 +323,7 @@ impl DriverTrial {
         req.tool_choice = self.tool_choice.as_ref().and_then(choice_of);
         req.parallel_tool_calls = self.parallel_tool_calls;
         req.max_tokens = self.max_tokens;
+        req.thinking = self.thinking;
         req.strict = if self.strict {
             StrictPolicy::Require
         } else {

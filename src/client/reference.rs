@@ -8,7 +8,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufRea
 use super::protocol::{
     DriverCall, DriverChunk, DriverError, DriverMessage, DriverResult, DriverTrial, Next,
 };
-use crate::model::{ChatRequest, Message, Outcome, Provider, ToolChoice};
+use crate::model::{ChatRequest, Message, Outcome, Provider, ToolCall, ToolChoice};
 use crate::run::Endpoint;
 
 /// A deliberate bug in the reference driver.
@@ -26,16 +26,27 @@ pub enum Mutant {
     MergeParallel,
     /// Call ids lost (the caller gets calls without ids).
     LoseIds,
+    /// Responses tools sent without `strict` when the caller did not ask for strict (the key
+    /// only written when true), so the Responses API makes them strict.
+    OmitStrict,
+    /// A no-argument call streamed as `arguments: ""` while the accumulated call says `{}`.
+    EmptyFragments,
+    /// The reasoning state of an answer (thinking blocks, reasoning items, thought signatures)
+    /// not kept in the conversation: the next round goes upstream without it.
+    DropReasoning,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 6] = [
+    pub const ALL: [(&'static str, Mutant); 9] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
         ("required-to-auto", Mutant::RequiredToAuto),
         ("merge-parallel", Mutant::MergeParallel),
         ("lose-ids", Mutant::LoseIds),
+        ("omit-strict", Mutant::OmitStrict),
+        ("empty-fragments", Mutant::EmptyFragments),
+        ("drop-reasoning", Mutant::DropReasoning),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -59,6 +70,39 @@ impl Mutant {
             _ => {}
         }
         req
+    }
+
+    /// The Responses body with each tool's `strict: false` left out (the key written only when
+    /// true, as a library that treats an absent switch as off does).
+    fn omit_strict(self, body: &mut Value) {
+        let tools = body.get_mut("tools").and_then(Value::as_array_mut);
+        for tool in tools.into_iter().flatten() {
+            if let Some(t) = tool.as_object_mut()
+                && t.get("strict") == Some(&Value::Bool(false))
+            {
+                t.remove("strict");
+            }
+        }
+    }
+
+    /// The assistant turn the library keeps in its conversation for the answer `o`: its text,
+    /// `calls` and its reasoning state (in the API's own form, sent back as it came).
+    fn kept(self, o: &Outcome, text: Option<String>, mut calls: Vec<ToolCall>) -> Message {
+        if self == Mutant::DropReasoning {
+            return Message::Assistant {
+                text,
+                tool_calls: calls,
+                opaque: Vec::new(),
+            };
+        }
+        for (c, answered) in calls.iter_mut().zip(&o.tool_calls) {
+            c.thought_signature.clone_from(&answered.thought_signature);
+        }
+        Message::Assistant {
+            text,
+            tool_calls: calls,
+            opaque: o.opaque.clone(),
+        }
     }
 
     /// What the library hands its caller for the outcome it decoded.
@@ -98,11 +142,18 @@ impl Mutant {
             }
             if self != Mutant::NeverYield {
                 for (i, c) in calls.iter().enumerate() {
+                    let mut fragment = DriverCall {
+                        index: Some(i as u64),
+                        ..c.clone()
+                    };
+                    if self == Mutant::EmptyFragments
+                        && c.parsed_arguments()
+                            .is_ok_and(|a| a == Value::Object(Map::new()))
+                    {
+                        fragment.arguments = Some(Value::String(String::new()));
+                    }
                     chunks.push(DriverChunk {
-                        calls: vec![DriverCall {
-                            index: Some(i as u64),
-                            ..c.clone()
-                        }],
+                        calls: vec![fragment],
                         ..Default::default()
                     });
                 }
@@ -128,33 +179,45 @@ impl Mutant {
             }),
             chunks,
             unsupported: Vec::new(),
+            reasoning: if self == Mutant::DropReasoning {
+                Vec::new()
+            } else {
+                o.opaque.clone()
+            },
         }
     }
 }
 
-/// One call through tooltape's own codecs.
+/// One call through tooltape's own codecs: what the caller gets, and the outcome decoded (empty
+/// when nothing was).
 async fn call(
     client: &reqwest::Client,
     mutant: Mutant,
     trial: &DriverTrial,
     req: &ChatRequest,
-) -> DriverResult {
-    let error = |kind: &str, message: String| DriverResult {
-        error: Some(DriverError {
-            kind: kind.into(),
-            message,
-            status: None,
-        }),
-        ..Default::default()
+) -> (DriverResult, Outcome) {
+    let error = |kind: &str, message: String| {
+        let r = DriverResult {
+            error: Some(DriverError {
+                kind: kind.into(),
+                message,
+                status: None,
+            }),
+            ..Default::default()
+        };
+        (r, Outcome::default())
     };
     let Some(api) = Provider::from_slug(&trial.api) else {
         return error("UnknownApi", format!("unknown api `{}`", trial.api));
     };
     let sent = mutant.request(req.clone());
-    let encoded = match crate::providers::encode(api, &sent) {
+    let mut encoded = match crate::providers::encode(api, &sent) {
         Ok(e) => e,
         Err(e) => return error("EncodeError", e.to_string()),
     };
+    if mutant == Mutant::OmitStrict && api == Provider::OpenaiResponses {
+        mutant.omit_strict(&mut encoded.request.body);
+    }
     let endpoint = Endpoint {
         base_url: trial.base_url.trim_end_matches('/').to_string(),
         key: Some(trial.api_key.clone()),
@@ -179,7 +242,7 @@ async fn call(
                     status: Some(response.status),
                 });
             }
-            r
+            (r, o)
         }
     }
 }
@@ -215,7 +278,7 @@ pub async fn drive(
             .map_err(|e| format!("protocol error: a trial line is not a trial: {e}"))?;
         let mut req = trial.request();
         loop {
-            let r = call(&client, mutant, &trial, &req).await;
+            let (r, outcome) = call(&client, mutant, &trial, &req).await;
             let calls: Vec<_> = r
                 .calls
                 .iter()
@@ -236,11 +299,8 @@ pub async fn drive(
                     tool_choice,
                 } => {
                     req.tool_choice = tool_choice.as_ref().and_then(super::protocol::choice_of);
-                    req.messages.push(Message::Assistant {
-                        text: r.text.clone(),
-                        tool_calls: calls,
-                        opaque: Vec::new(),
-                    });
+                    req.messages
+                        .push(mutant.kept(&outcome, r.text.clone(), calls));
                     req.messages
                         .extend(results.iter().map(DriverMessage::neutral));
                 }

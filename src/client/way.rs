@@ -92,9 +92,9 @@ impl Way for Driven {
     ) -> Result<(CallerRequest, DriverTrial), Cell> {
         let api = trial.route.upstream;
         let (base, mut req) = trial.first_request(api);
-        if !req.hosted.is_empty() || req.thinking.is_some() {
+        if !req.hosted.is_empty() {
             return Err(Cell::NotApplicable(
-                "hosted tools and thinking are not part of the driver protocol".into(),
+                "hosted tools are not part of the driver protocol".into(),
             ));
         }
         let options = (self.profile)

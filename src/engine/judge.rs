@@ -185,6 +185,13 @@ fn upstream_of(
         let by_meaning = |v: RequestView| {
             if asked.neutral { v.by_meaning() } else { v }
         };
+        if asked.neutral {
+            findings.extend(check::strict_omitted(
+                client_req.asks_strict(),
+                &sent_view,
+                target,
+            ));
+        }
         findings.extend(check::upstream(
             &by_meaning(client_view),
             &by_meaning(sent_view),
@@ -192,6 +199,14 @@ fn upstream_of(
             target,
             rejection,
             asked.base.requires_grounding(),
+        ));
+    }
+    if let Ok(d) = crate::providers::decode_request(target, &sent) {
+        findings.extend(check::upstream_ids(
+            &d.request,
+            target,
+            client_req,
+            asked.inbound,
         ));
     }
     findings.extend(routed_elsewhere(asked.target, target));
@@ -345,14 +360,15 @@ pub(crate) fn continues<'a>(
 }
 
 /// Round `n`'s judgement, and whether the rounds go on. `request` is the round's request as the
-/// client encoded it, `ex` the last exchange it caused upstream, `got` what the client got.
+/// client encoded it, `ex` the last exchange it caused upstream, `got` what the client got,
+/// `answered` what upstream answered the exchange before (its reasoning state must come back).
 pub(crate) fn round(
     n: usize,
     asked: &CallerRequest,
-    next: &ChatRequest,
-    request: &HttpRequest,
+    (next, request): (&ChatRequest, &HttpRequest),
     ex: Option<&Exchange>,
     got: &CallerReply,
+    answered: Option<&Outcome>,
 ) -> (Vec<Finding>, bool) {
     let round_invalid = client_fault(&asked.base, &request.body);
     let Some(ex) = ex else {
@@ -373,12 +389,13 @@ pub(crate) fn round(
     let client_view = crate::providers::decode_request(asked.inbound, request)
         .map_or_else(|_| RequestView::of(next), |d| RequestView::of(&d.request));
     // The text protocol carries calls and results as prose in a Chat Completions body.
+    let sent_decoded = (target != Provider::TextProtocol)
+        .then(|| crate::providers::decode_request(target, &sent).ok())
+        .flatten();
     let sent_view = if target == Provider::TextProtocol {
         Some(check::text_protocol_view(&sent.body))
     } else {
-        crate::providers::decode_request(target, &sent)
-            .ok()
-            .map(|d| RequestView::of(&d.request))
+        sent_decoded.as_ref().map(|d| RequestView::of(&d.request))
     };
     // A round is about its tool results: only those findings are the round's.
     let mut findings: Vec<Finding> = sent_view
@@ -391,6 +408,16 @@ pub(crate) fn round(
             ..f
         })
         .collect();
+    if let (Some(d), false) = (&sent_decoded, round_invalid) {
+        let mut own = check::upstream_ids(&d.request, target, next, asked.inbound);
+        if let Some(answered) = answered {
+            own.extend(check::reasoning(answered, &d.request));
+        }
+        findings.extend(own.into_iter().map(|f| Finding {
+            message: format!("round {}: {}", n + 1, f.message),
+            ..f
+        }));
+    }
     if round_invalid {
         if ex.status >= 400 && crate::providers::request_rejection(target, &sent.body).is_none() {
             findings.push(Finding::new(

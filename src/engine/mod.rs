@@ -21,6 +21,7 @@ mod lifecycle;
 mod memory;
 mod phases;
 mod profile;
+mod releases;
 mod render;
 mod reproduce;
 mod result;
@@ -41,7 +42,13 @@ pub use judge::{CallerReply, CallerRequest};
 pub use known::{known_failure, stale_causes};
 pub use lifecycle::{Run, RunOptions, SetUpError, run, run_on};
 pub use memory::{PeakSampler, machine_note};
-pub use profile::{Audit, Install, KnownEntry, Loaded, fill, install_into, install_pinned};
+pub use profile::{
+    Audit, Install, KnownEntry, Loaded, Pinned, at_release, fill, install_into, install_pinned,
+};
+pub use releases::{
+    Bisection, Package, Presence, ReleaseTable, between, bisect, pinned_package, presence,
+    registry_releases, release_table,
+};
 pub use render::{html, junit, markdown, summary, terminal};
 pub use reproduce::{
     Reproducer, RootCause, causes, markdown as causes_markdown, report_bug,

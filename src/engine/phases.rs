@@ -131,7 +131,8 @@ async fn phases<W: Way>(
             trial,
             watch: &watch,
         };
-        let (judged, timings) = rounds(way, worker, &round, first, clock).await;
+        let answered = judge::decoded(target, &asked.req, ex);
+        let (judged, timings) = rounds(way, worker, &round, (first, answered), clock).await;
         findings.extend(judged);
         ends.requests.extend(timings);
     }
@@ -154,12 +155,14 @@ async fn rounds<W: Way>(
     way: &W,
     worker: &mut W::Worker,
     r: &RoundContext<'_, W::Request>,
-    first: Outcome,
+    (first, answered): (Outcome, Option<Outcome>),
     clock: &mut OwnTime,
 ) -> (Vec<Finding>, Vec<RequestTiming>) {
     let (mut findings, mut timings) = (Vec::new(), Vec::new());
     let mut prev = r.asked.req.clone();
     let mut last = first;
+    // What upstream answered the exchange before: its reasoning state must come back.
+    let mut answered = answered;
     for (n, round) in r.trial.case.file.rounds.iter().enumerate() {
         if last.tool_calls.is_empty() {
             break;
@@ -182,8 +185,14 @@ async fn rounds<W: Way>(
         clock.waited(sent.waited);
         timings.extend(sent.answer.timing);
         let got = &sent.answer.got;
-        let (judged, go_on) = judge::round(n, r.asked, &next, &enc.request, sent.seen.last(), got);
+        let ex = sent.seen.last();
+        let request = (&next, &enc.request);
+        let (judged, go_on) = judge::round(n, r.asked, request, ex, got, answered.as_ref());
         findings.extend(judged);
+        answered = ex.and_then(|ex| {
+            let target = judge::target_of_path(&ex.request.path, r.asked.target);
+            judge::decoded(target, &next, ex)
+        });
         last = match sent.answer.next {
             Some(o) if go_on => o,
             _ => break,

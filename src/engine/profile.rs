@@ -82,6 +82,50 @@ pub struct Install {
     pub command: String,
 }
 
+/// A profile that pins one release of what it installs.
+pub trait Pinned {
+    /// Its `version`, `[install]` and `description`, the fields a release changes.
+    fn pin(&mut self) -> (&mut Option<String>, Option<&mut Install>, &mut String);
+}
+
+impl<P: Pinned> Loaded<P> {
+    /// This profile at another release (see [`at_release`]).
+    pub fn at_release(&mut self, release: &str) -> Result<(), String> {
+        let (version, install, description) = self.profile.pin();
+        at_release(version, install, description, release)
+    }
+}
+
+/// A profile pinned at `pinned`, retargeted to another `release`: its version, its install
+/// command (`{{version}}` there, else the pinned version where the command writes it out) and
+/// its description name `release`. Errs when the profile pins nothing to replace.
+pub fn at_release(
+    version: &mut Option<String>,
+    install: Option<&mut Install>,
+    description: &mut String,
+    release: &str,
+) -> Result<(), String> {
+    let Some(pinned) = version.clone() else {
+        return Err("the profile pins no `version`: it has no other release to install".into());
+    };
+    let Some(install) = install else {
+        return Err("the profile has no [install]: tooltape does not install it".into());
+    };
+    if install.command.contains("{{version}}") {
+        install.command = fill(&install.command, &[("version", release)]);
+    } else if install.command.contains(&pinned) {
+        install.command = install.command.replace(&pinned, release);
+    } else {
+        return Err(format!(
+            "the install command names neither `{{{{version}}}}` nor the pinned {pinned}: it cannot install another release"
+        ));
+    }
+    install.check = install.check.replace(&pinned, release);
+    *description = description.replace(&pinned, release);
+    *version = Some(release.to_string());
+    Ok(())
+}
+
 /// A profile file read as strict TOML: `FOLDER/NAME.toml` under `root`, else the built-in profile
 /// of that name (`engine::shipped`, written out into the cache), or a path ending in `.toml`;
 /// its source (for locations), the value, and the written-out folder when it is the built-in

@@ -87,6 +87,16 @@ fn default_ready_timeout() -> u64 {
 /// A loaded gateway profile.
 pub type LoadedProfile = Loaded<Profile>;
 
+impl crate::engine::Pinned for Profile {
+    fn pin(&mut self) -> (&mut Option<String>, Option<&mut Install>, &mut String) {
+        (
+            &mut self.version,
+            self.install.as_mut(),
+            &mut self.description,
+        )
+    }
+}
+
 impl Loaded<Profile> {
     /// The profile's routes, without their spans.
     pub fn routes(&self) -> Vec<Route> {

@@ -95,17 +95,17 @@ fn optional_properties_become_required_and_nullable_for_openai_strict_only() {
 }
 
 #[test]
-fn a_default_is_kept_by_the_strict_transform_and_by_gemini() {
+fn a_default_is_a_reported_loss_for_openai_strict_and_kept_by_anthropic_and_gemini() {
     let t = tool(object(
         &json!({"q": {"type": "string", "default": "x"}}),
         &["q"],
     ));
-    // Neither target loses it: the verdict says lossless or as written, never lossy.
-    for target in [
-        Target::OpenaiChatStrict,
-        Target::AnthropicStrict,
-        Target::Gemini,
-    ] {
+    // Strict mode refuses `default`: the transform drops it (into the description), and says so.
+    for target in [Target::OpenaiChatStrict, Target::OpenaiResponsesStrict] {
+        let l = lost(&t, target);
+        assert!(l[0].starts_with("default"), "{l:?}");
+    }
+    for target in [Target::AnthropicStrict, Target::Gemini] {
         assert_ne!(judge(&t, target).word(), "lossy", "{}", target.slug());
         assert_ne!(judge(&t, target).word(), "refused", "{}", target.slug());
     }
@@ -147,18 +147,19 @@ fn a_disjoint_one_of_becomes_any_of_without_loss() {
 }
 
 #[test]
-fn format_uri_is_refused_by_openai_strict_kept_by_anthropic_and_lost_by_gemini() {
+fn format_uri_is_a_reported_loss_for_openai_strict_and_gemini_kept_by_anthropic() {
     let t = tool(object(
         &json!({"url": {"type": "string", "format": "uri"}}),
         &["url"],
     ));
-    assert!(reason(&t, Target::OpenaiChatStrict).contains("format 'uri'"));
     assert_ne!(judge(&t, Target::AnthropicStrict).word(), "refused");
-    let l = lost(&t, Target::Gemini);
-    assert!(
-        l[0].starts_with("format") && l[0].contains("/properties/url"),
-        "{l:?}"
-    );
+    for target in [Target::OpenaiChatStrict, Target::Gemini] {
+        let l = lost(&t, target);
+        assert!(
+            l[0].starts_with("format") && l[0].contains("/properties/url"),
+            "{l:?}"
+        );
+    }
 }
 
 #[test]
@@ -308,7 +309,7 @@ fn listing(tools: Vec<Tool>) -> Listing {
 fn the_report_counts_verdicts_and_lists_refusals_for_required_targets() {
     let ok = tool(object(&json!({"q": {"type": "string"}}), &["q"]));
     let mut uri = tool(object(
-        &json!({"u": {"type": "string", "format": "uri"}}),
+        &json!({"u": {"type": "string", "format": "uri", "examples": ["x"]}, "o": {"type": "object"}}),
         &["u"],
     ));
     uri.name = "u".into();
@@ -318,11 +319,12 @@ fn the_report_counts_verdicts_and_lists_refusals_for_required_targets() {
     assert_eq!(refusals[0].0, "u");
     let doc: Value = serde_json::from_str(&super::json(&report)).unwrap();
     assert_eq!(doc["summary"]["openai-responses-strict"]["refused"], 1);
-    assert_eq!(doc["tools"][1]["verdicts"]["gemini"]["verdict"], "lossy");
+    // An object without properties: Gemini gets the whole schema as `parametersJsonSchema`.
+    assert_eq!(doc["tools"][1]["verdicts"]["gemini"]["verdict"], "lossless");
     let md = super::markdown(&report);
     assert!(md.contains("| `u` |"), "{md}");
     let xml = super::junit(&report, "2026-01-01T00:00:00");
-    assert!(xml.contains(r#"tests="16" failures="2""#), "{xml}");
+    assert!(xml.contains(r#"tests="16" failures="3""#), "{xml}");
     assert!(super::terminal(&report).contains("u → openai-chat-strict: refused:"));
 }
 
@@ -459,4 +461,18 @@ fn control_characters_a_server_sends_never_reach_the_terminal() {
         );
         assert!(text.contains("evil\\u{1b}[2J\\u{0a}name"), "{text}");
     }
+}
+
+#[test]
+fn every_annotation_the_strict_transform_drops_makes_the_verdict_lossy() {
+    let t = tool(object(
+        &json!({"q": {"type": "string", "deprecated": true, "readOnly": true}}),
+        &["q"],
+    ));
+    let l = lost(&t, Target::OpenaiResponsesStrict);
+    assert!(
+        l.iter().any(|x| x.starts_with("deprecated"))
+            && l.iter().any(|x| x.starts_with("readOnly")),
+        "{l:?}"
+    );
 }

@@ -160,7 +160,8 @@ pub fn judge(tool: &Tool, target: Target) -> Verdict {
 }
 
 /// Gemini's `parameters` answers 400 for an object schema without properties, at any depth
-/// (its wording, with its field path): the encoder's sanitizer does not catch a nested one.
+/// (its wording, with its field path); a second look at what the encoder sent (the sanitizer
+/// sends such a tool as `parametersJsonSchema` since issue 31).
 fn gemini_empty_object(schema: &Value, at: &str, depth: usize) -> Option<String> {
     let obj = schema.as_object()?;
     if depth > MAX_DEPTH {
@@ -296,6 +297,10 @@ fn is_empty_object(schema: &Value) -> bool {
 const MEANINGFUL: &[&str] = &[
     "default",
     "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
     "title",
     "description",
     "format",

@@ -7,6 +7,7 @@
 //! neutral request (each format's `request.rs`), with what the neutral model cannot carry.
 
 pub mod anthropic;
+pub(crate) mod call_ids;
 mod decoded;
 pub mod gemini;
 pub mod openai_chat;

@@ -10,6 +10,7 @@ use super::answer::{
 };
 use super::config::{ProxyConfig, ProxyRoute};
 use super::read;
+use super::reasoning::Reasoning;
 use super::{inbound, relay, upstream};
 use crate::loopback::Request;
 use crate::model::{ChatRequest, DecodeError, Encoded, Outcome, Provider};
@@ -22,6 +23,8 @@ pub(super) struct Shared {
     pub config: ProxyConfig,
     pub client: reqwest::Client,
     pub cache: SupportCache,
+    /// The reasoning state of recent answers, put back into the rounds that follow them.
+    pub reasoning: std::sync::Arc<Reasoning>,
 }
 
 /// Answers one request (never panics: every failure is an answer in the client's format).
@@ -108,6 +111,7 @@ async fn forward(
     mut neutral: ChatRequest,
 ) -> Answer {
     let provider = route.provider;
+    shared.reasoning.restore(provider, &mut neutral);
     if falls_back(provider, &neutral) {
         let now = shared.cache.now();
         if let Some(v) = shared.cache.first_variant(provider, &neutral.model, now) {
@@ -130,7 +134,8 @@ async fn forward(
         let status = resp.status().as_u16();
         if neutral.stream && resp.status().is_success() {
             let meta = meta(inbound, alias);
-            return relay::stream(inbound, meta, provider, neutral, resp, headers);
+            let kept = std::sync::Arc::clone(&shared.reasoning);
+            return relay::stream(inbound, meta, (provider, kept), neutral, resp, headers);
         }
         let body = match upstream::read_bounded(resp).await {
             Ok(b) => b,
@@ -144,6 +149,9 @@ async fn forward(
         let outcome = providers::decode(provider, &neutral, &http);
         if fallback_step(provider, &mut neutral, &outcome, &shared.cache).is_some() {
             continue;
+        }
+        if let Ok(o) = &outcome {
+            shared.reasoning.remember(provider, &neutral, o);
         }
         let searching = !neutral.hosted.is_empty();
         let tool_type = crate::capability::wire_tool_type(provider, &encoded.request.body);

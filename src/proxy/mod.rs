@@ -1,13 +1,15 @@
 //! `tooltape proxy`: the project's conversion logic served as a gateway on loopback. A client's
 //! request (four inbound formats) becomes the neutral request, is encoded for the route's
 //! upstream (strict transform, sanitizers, hosted-search policy failing closed), sent, decoded as
-//! bytes arrive, and written back in the client's format, streamed incrementally.
+//! bytes arrive, and written back in the client's format, streamed incrementally; the reasoning
+//! state of an answer is kept for the round that sends its calls back.
 
 mod answer;
 mod config;
 mod forward;
 mod inbound;
 mod read;
+mod reasoning;
 mod relay;
 mod server;
 mod upstream;

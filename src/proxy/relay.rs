@@ -1,11 +1,15 @@
 //! Relaying a streamed upstream answer: upstream bytes go through the stream decoder one event
 //! at a time and each new delta is written in the client's format at once; a cut or an error
-//! ends in the client format's error event; strict-rewrite nulls are removed as they stream.
+//! ends in the client format's error event; strict-rewrite nulls are removed as they stream; a
+//! whole answer's reasoning state is kept for the next round.
 
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
 
+use std::sync::Arc;
+
 use super::answer::{Answer, Headers};
+use super::reasoning::Reasoning;
 use crate::model::{ChatRequest, Outcome, Provider, ProviderError};
 use crate::providers::StreamDecoder;
 use crate::respond::{Inbound, Meta, StreamWriter};
@@ -17,7 +21,7 @@ use crate::schema::NullFilter;
 pub(super) fn stream(
     inbound: Inbound,
     meta: Meta,
-    provider: Provider,
+    (provider, kept): (Provider, Arc<Reasoning>),
     neutral: ChatRequest,
     resp: reqwest::Response,
     mut headers: Headers,
@@ -83,7 +87,10 @@ pub(super) fn stream(
                     ),
                     ..ProviderError::default()
                 }),
-                None => writer.finish(&o),
+                None => {
+                    kept.remember(provider, &neutral, &o);
+                    writer.finish(&o)
+                }
             },
             Err(e) => writer.error(&ProviderError {
                 status: 502,

@@ -30,6 +30,7 @@ impl Proxy {
         let shared = Arc::new(Shared {
             client: crate::run::client(Duration::from_secs(config.upstream_timeout_secs)),
             cache: SupportCache::new(SupportCache::DEFAULT_TTL),
+            reasoning: Arc::default(),
             config,
         });
         let server =

@@ -9,7 +9,7 @@ use super::prepared::Violation;
 use super::util::{self, MAX_WALK_DEPTH, Ptr};
 
 /// String formats strict mode supports (no `uri`).
-const FORMATS: &[&str] = &[
+pub(super) const FORMATS: &[&str] = &[
     "date-time",
     "time",
     "date",

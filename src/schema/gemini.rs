@@ -2,10 +2,14 @@
 //! sanitizes for `parameters` without changing meaning, and checks a `parameters` value.
 //!
 //! Choice: `parameters` when the schema can be expressed in the subset after a
-//! meaning-preserving sanitize (works everywhere, including the Live API, which lacks
-//! `parametersJsonSchema`); otherwise the original schema as `parametersJsonSchema` with a
-//! note. Tools without parameters omit the field (`{type: object, properties: {}}` is
-//! rejected: "should be non-empty for OBJECT type").
+//! meaning-preserving sanitize that tells the model everything the original did (works
+//! everywhere, including the Live API, which lacks `parametersJsonSchema`); otherwise the
+//! original schema as `parametersJsonSchema` with a note: it keeps more (every keyword, open
+//! maps, `$defs`). A sanitize that would drop an annotation the model reads (`examples`,
+//! `deprecated`, …) counts as keeping less; a `format` written into the description does not.
+//! Tools without parameters omit the field. An object schema without properties, at any depth
+//! (`{type: object}`, `{type: object, properties: {}}`), is rejected by `parameters` ("should be
+//! non-empty for OBJECT type"), so such a tool goes as `parametersJsonSchema`.
 //!
 //! Sanitize: inline local refs (recursion cannot be inlined → JSON Schema), `anyOf`/type
 //! arrays with null → `nullable: true`, disjoint `oneOf` → `anyOf`, `const` → `enum`,
@@ -17,7 +21,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::prepared::{PreparedTool, Violation, passthrough};
+use super::prepared::{Loss, PreparedTool, Strict, Violation, passthrough};
 use super::util::{self, MAX_WALK_DEPTH, push, steps};
 use crate::model::Tool;
 
@@ -77,6 +81,14 @@ const DROP: &[&str] = &[
     "readOnly",
     "writeOnly",
 ];
+/// Of [`DROP`], the annotations whose loss is reported (the model would have read them).
+const LOSSY_DROP: &[&str] = &[
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+];
 const FORMATS: &[&str] = &["enum", "date-time"];
 /// Inlining `$ref`s may copy subtrees; beyond this many output nodes it is refused.
 const MAX_INLINED_NODES: usize = 100_000;
@@ -97,9 +109,9 @@ pub(super) fn prepare(tools: &[Tool]) -> (Vec<PreparedTool>, Vec<String>) {
                     ..passthrough(t, None)
                 };
             }
-            match sanitize(&t.parameters) {
+            match sanitize(&t.parameters).and_then(keeps_all) {
                 Ok(p) => PreparedTool {
-                    parameters: p,
+                    parameters: p.schema,
                     ..passthrough(t, None)
                 },
                 Err(reasons) => {
@@ -153,11 +165,35 @@ pub(super) fn is_no_arg(schema: &Value) -> bool {
         })
 }
 
-/// The `parameters` form of a JSON Schema, or why it cannot be expressed there.
-pub(super) fn sanitize(schema: &Value) -> Result<Value, Vec<Violation>> {
+/// A sanitized schema that tells the model everything the original did (losses written into
+/// the description only), or why `parametersJsonSchema` keeps more.
+pub(super) fn keeps_all(s: Strict) -> Result<Strict, Vec<Violation>> {
+    let dropped: Vec<Violation> = s
+        .lost
+        .iter()
+        .filter(|l| !l.described)
+        .map(|l| {
+            Violation::new(
+                &l.pointer,
+                "annotation-dropped",
+                format!("{} cannot be expressed in parameters", l.keyword),
+            )
+        })
+        .collect();
+    if dropped.is_empty() {
+        Ok(s)
+    } else {
+        Err(dropped)
+    }
+}
+
+/// The `parameters` form of a JSON Schema with what it drops, or why it cannot be expressed
+/// there.
+pub(super) fn sanitize(schema: &Value) -> Result<Strict, Vec<Violation>> {
     let mut s = Sanitizer {
         root: schema,
         blockers: Vec::new(),
+        lost: Vec::new(),
         omitted: 0,
         stack: Vec::new(),
         nodes: 0,
@@ -182,7 +218,10 @@ pub(super) fn sanitize(schema: &Value) -> Result<Value, Vec<Violation>> {
         blockers = check(&out);
     }
     if blockers.is_empty() {
-        Ok(out)
+        Ok(Strict {
+            schema: out,
+            lost: s.lost,
+        })
     } else {
         Err(blockers)
     }
@@ -191,6 +230,8 @@ pub(super) fn sanitize(schema: &Value) -> Result<Value, Vec<Violation>> {
 struct Sanitizer<'a> {
     root: &'a Value,
     blockers: Vec<Violation>,
+    /// Annotations dropped and formats moved into descriptions.
+    lost: Vec<Loss>,
     /// Reasons past [`MAX_REASONS`], counted, not listed.
     omitted: usize,
     /// `$ref`s being inlined on the current path (recursion detection). A ref already here can
@@ -305,12 +346,28 @@ impl<'a> Sanitizer<'a> {
                 "anyOf" | "oneOf" => self.union(k, x, obj, &mut out, &mut nullable, ptr, depth),
                 "enum" => self.enum_kw(x, &mut out, &mut nullable, ptr),
                 "const" => self.enum_kw(&json!([x]), &mut out, &mut nullable, ptr),
-                "format" => format_kw(x, &mut out),
+                "format" => {
+                    if format_kw(x, &mut out) {
+                        self.lost.push(Loss {
+                            pointer: ptr.to_string(),
+                            keyword: "format",
+                            described: true,
+                        });
+                    }
+                }
                 "additionalProperties" if x == &Value::Bool(false) => {}
                 k if KEEP.contains(&k) => {
                     out.insert(k.into(), x.clone());
                 }
-                k if DROP.contains(&k) => {}
+                k if DROP.contains(&k) => {
+                    if let Some(keyword) = LOSSY_DROP.iter().copied().find(|d| *d == k) {
+                        self.lost.push(Loss {
+                            pointer: ptr.to_string(),
+                            keyword,
+                            described: false,
+                        });
+                    }
+                }
                 k => {
                     self.block(
                         ptr,
@@ -409,10 +466,8 @@ impl<'a> Sanitizer<'a> {
             let s = self.node(p, &push(&base, k), depth + 1);
             m.insert(k.clone(), s);
         }
-        // Nested `{type: object, properties: {}}` is rejected as empty; `{type: object}` is fine.
-        if !m.is_empty() || ptr.is_empty() {
-            out.insert("properties".into(), Value::Object(m));
-        }
+        // Empty or not: `check` refuses an object without properties at any depth.
+        out.insert("properties".into(), Value::Object(m));
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -494,24 +549,27 @@ impl<'a> Sanitizer<'a> {
     }
 }
 
-/// Keeps `enum`/`date-time`; any other format goes into the description (`(format: uuid)`).
-fn format_kw(x: &Value, out: &mut Map<String, Value>) {
+/// Keeps `enum`/`date-time`; any other format goes into the description (`(format: uuid)`):
+/// true then.
+fn format_kw(x: &Value, out: &mut Map<String, Value>) -> bool {
     match x.as_str() {
         Some(f) if FORMATS.contains(&f) => {
             out.entry("format").or_insert_with(|| x.clone());
+            false
         }
         Some(f) => {
             out.insert(
                 "x-format-note".into(),
                 Value::String(format!("format: {f}")),
             );
+            true
         }
-        None => {}
+        None => false,
     }
 }
 
 /// Checks a `parameters` value as sent: only `Schema` fields, single string types, string
-/// enums, supported formats, non-empty object properties.
+/// enums, supported formats, and every object schema (at any depth) with properties.
 pub(super) fn check(schema: &Value) -> Vec<Violation> {
     let mut out = Vec::new();
     if schema
@@ -592,9 +650,9 @@ fn walk(v: &Value, ptr: &str, depth: usize, out: &mut Vec<Violation>) {
         for (k, p) in props {
             walk(p, &push(&base, k), depth + 1, out);
         }
-    } else if ptr.is_empty() && is_object {
+    } else if is_object {
         out.push(Violation::new(
-            "/properties",
+            &push(ptr, "properties"),
             "empty-properties",
             "should be non-empty for OBJECT type",
         ));

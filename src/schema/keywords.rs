@@ -23,8 +23,6 @@ pub(super) struct Keywords<'a> {
     pub definitions: Option<&'a Value>,
     /// The node describes objects ([`util::is_object_schema`]).
     pub object: bool,
-    /// `default: null` is present (the transform drops it).
-    pub default_null: bool,
     /// Some key is not one strict mode supports (see [`supported`]).
     pub unsupported: bool,
 }
@@ -47,10 +45,6 @@ impl<'a> Keywords<'a> {
                 "const" => &mut kw.const_,
                 "$defs" => &mut kw.defs,
                 "definitions" => &mut kw.definitions,
-                "default" => {
-                    kw.default_null = v.is_null();
-                    continue;
-                }
                 other => {
                     kw.unsupported |= !supported(other);
                     continue;
@@ -82,8 +76,14 @@ impl<'a> Keywords<'a> {
     }
 }
 
-/// Keywords OpenAI strict mode accepts on a schema node (Structured Outputs "Supported
-/// schemas"), plus annotations. Anything else is reported as `unsupported-keyword`.
+/// Keywords OpenAI strict mode accepts on a schema node: the Structured Outputs "Supported
+/// schemas" list (types, `properties`, `required`, `additionalProperties`, `items`, `anyOf`,
+/// `enum`, `const`, `$ref`/`$defs`/`definitions`; `pattern`, `format`; `multipleOf`, `maximum`,
+/// `exclusiveMaximum`, `minimum`, `exclusiveMinimum`; `minItems`, `maxItems`) plus `title` and
+/// `description`. Anything else is reported as `unsupported-keyword`: `default`, `examples`,
+/// `$schema` and the other annotations are not on the list (`default` is answered "'default' is
+/// not permitted" by Azure and by api.openai.com in 2024), so the transform drops them and
+/// reports the loss (see `local::drop_refused`).
 pub(super) fn supported(k: &str) -> bool {
     matches!(
         k,
@@ -107,15 +107,7 @@ pub(super) fn supported(k: &str) -> bool {
             | "exclusiveMinimum"
             | "minItems"
             | "maxItems"
-            | "$schema"
-            | "$id"
             | "title"
             | "description"
-            | "default"
-            | "examples"
-            | "$comment"
-            | "deprecated"
-            | "readOnly"
-            | "writeOnly"
     )
 }

@@ -1,17 +1,87 @@
 //! The OpenAI transform's rewrites of one node, before its rules are checked and its
-//! subschemas visited: `default: null`, disjoint `oneOf`, `allOf`, annotated `$ref`, the
-//! implied `type`, and closing objects with every property required.
+//! subschemas visited: refused annotations dropped (and reported), disjoint `oneOf`, `allOf`,
+//! annotated `$ref`, the implied `type`, and closing objects with every property required.
 
 use serde_json::{Map, Value, json};
 
 use super::keywords::Keywords;
-use super::util::{self, ANNOTATIONS};
+use super::prepared::Loss;
+use super::util::{self, ANNOTATIONS, Ptr};
+
+/// Annotations strict mode refuses: every one but `title` and `description` (the first two of
+/// [`ANNOTATIONS`]). Dropped, each reported as a [`Loss`]; they never change which instances a
+/// schema accepts (JSON Schema 2020-12: `format` is an annotation too).
+fn refused_annotations() -> &'static [&'static str] {
+    &ANNOTATIONS[2..]
+}
+/// Dropped without a loss: they name the dialect or the document, and tell the model nothing.
+const META: &[&str] = &["$schema", "$id"];
+
+/// Drops the annotations strict mode refuses from one node: [`refused_annotations`], a `format`
+/// outside `formats`, `$schema` and `$id`. A dropped `default` (not `null`) or `format` is
+/// written into the node's description (`(default: 5)`, `(format: uri)`) so the model is still
+/// told.
+pub(super) fn drop_refused(
+    obj: &mut Map<String, Value>,
+    formats: &[&str],
+    ptr: &Ptr<'_>,
+    lost: &mut Vec<Loss>,
+) {
+    let refused = |k: &str, v: &Value| {
+        refused_annotations().contains(&k)
+            || META.contains(&k)
+            || (k == "format" && v.as_str().is_some_and(|f| !formats.contains(&f)))
+    };
+    if !obj.iter().any(|(k, v)| refused(k, v)) {
+        return;
+    }
+    let mut told = Vec::new();
+    let old = std::mem::take(obj);
+    for (k, v) in old {
+        if !refused(&k, &v) {
+            obj.insert(k, v);
+            continue;
+        }
+        if META.contains(&k.as_str()) {
+            continue;
+        }
+        let keyword = refused_annotations()
+            .iter()
+            .copied()
+            .find(|a| *a == k)
+            .unwrap_or("format");
+        // `default: null` tells nothing a nullable type does not.
+        let described = matches!(keyword, "default" | "format") && !v.is_null();
+        if described {
+            let shown = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+            told.push(format!("{keyword}: {shown}"));
+        }
+        lost.push(Loss {
+            pointer: ptr.render(),
+            keyword,
+            described,
+        });
+    }
+    if !told.is_empty() {
+        let note = format!("({})", told.join("; "));
+        match obj.get_mut("description") {
+            Some(Value::String(d)) => {
+                d.push(' ');
+                d.push_str(&note);
+            }
+            Some(_) => {}
+            None => {
+                obj.insert("description".into(), Value::String(note));
+            }
+        }
+    }
+}
 
 /// What the rewrites read of a node, found in one pass over its keys (this runs on every node,
 /// and a node has few keys: cheaper than a hashed lookup per keyword).
 #[derive(Default)]
 struct Shape {
-    /// `default: null`, `oneOf`, `allOf` or `$ref` is present: the rare rewrites may apply.
+    /// `oneOf`, `allOf` or `$ref` is present: the rare rewrites may apply.
     rare: bool,
     ref_: bool,
     type_: bool,
@@ -36,7 +106,6 @@ impl Shape {
         let mut type_ = None;
         for (k, v) in obj {
             match k.as_str() {
-                "default" => s.rare |= v.is_null(),
                 "oneOf" | "allOf" => s.rare = true,
                 "$ref" => s.ref_ = true,
                 "type" => type_ = Some(v),
@@ -66,7 +135,6 @@ impl Shape {
 pub(super) fn untouched(kw: &Keywords<'_>, is_root: bool) -> bool {
     !is_root
         && !kw.unsupported
-        && !kw.default_null
         && kw.ref_.is_none()
         && kw.properties.is_none()
         && kw.additional.is_none()
@@ -112,12 +180,9 @@ pub(super) fn rewrite_local(obj: &mut Map<String, Value>, is_root: bool) -> Opti
     Some(listed)
 }
 
-/// `default: null` is dropped, a disjoint `oneOf` becomes `anyOf`, `allOf` is merged when that
-/// keeps the meaning, and a `$ref` with annotations is wrapped (not at the root).
+/// A disjoint `oneOf` becomes `anyOf`, `allOf` is merged when that keeps the meaning, and a
+/// `$ref` with annotations is wrapped (not at the root).
 fn rare_rewrites(obj: &mut Map<String, Value>, is_root: bool) {
-    if obj.get("default") == Some(&Value::Null) {
-        obj.shift_remove("default");
-    }
     if let Some(Value::Array(branches)) = obj.get("oneOf")
         && !obj.contains_key("anyOf")
         && util::one_of_is_disjoint(branches)

@@ -13,8 +13,11 @@
 //! * Anthropic strict is only attempted on `strict: true` tools or under `Require`; no
 //!   nullable rewrite there (optional properties are allowed and unions are budgeted).
 //! * Gemini has no strict flag: `parameters` when a meaning-preserving sanitize fits the
-//!   OpenAPI subset, else `parametersJsonSchema`; no-arg tools omit parameters
-//!   ([`PreparedTool::parameters`] is `Value::Null`).
+//!   OpenAPI subset and drops nothing the model reads, else `parametersJsonSchema`; no-arg
+//!   tools omit parameters ([`PreparedTool::parameters`] is `Value::Null`).
+//! * Annotations a dialect refuses (`default`, `examples`, a `format` outside its list…) are
+//!   dropped, never silently: every transform returns them as [`Loss`]es, the encoders note
+//!   them, `tooltape schema strict` prints them.
 //!
 //! Notes and errors show the root pointer as `(root)`.
 
@@ -40,7 +43,7 @@ pub(crate) use anthropic::{
 pub use openai::{Transformed, transform as openai_transform};
 pub(crate) use prepare::prepare_tools;
 pub use prepare::{check, openai_strict, strict_parameters};
-pub use prepared::Violation;
+pub use prepared::{Loss, Strict, Violation};
 pub(crate) use restore::restore_optional;
 #[cfg(test)]
 use restore::restore_optional_with;

@@ -12,23 +12,28 @@
 //! * `oneOf` becomes `anyOf` only when provably disjoint; `allOf` is merged when entries do
 //!   not conflict; otherwise they stay and are reported;
 //! * a root `$ref` is inlined once (the root must be an object), `$defs` kept;
-//! * `default: null` is removed (it contradicts non-null types); other defaults are kept;
+//! * annotations strict mode refuses (`default`, `examples`, `$comment`, `deprecated`,
+//!   `readOnly`, `writeOnly`, a `format` outside its list) are dropped and each reported as a
+//!   [`Loss`]; a dropped `default` or `format` is written into the description; `$schema` and
+//!   `$id` are dropped silently;
 //! * absent `additionalProperties` on an object that declares `properties` means "closed"
 //!   (the universal convention); an object with neither is an open map and is reported.
 
 use serde_json::{Map, Value, json};
 
-use super::check::node_rules;
+use super::check::{FORMATS, node_rules};
 use super::keywords::Keywords;
 use super::local;
-use super::prepared::Violation;
+use super::prepared::{Loss, Violation};
 use super::util::{self, ANNOTATIONS, MAX_WALK_DEPTH, Ptr};
 
-/// Result of the transform: the schema to send and what blocks sending it strict.
+/// Result of the transform: the schema to send, what blocks sending it strict, and what was
+/// dropped to get it (pointers into the neutral schema).
 #[derive(Clone, Debug)]
 pub struct Transformed {
     pub schema: Value,
     pub blockers: Vec<Violation>,
+    pub lost: Vec<Loss>,
 }
 
 /// Rewrites a neutral parameters schema for OpenAI strict mode.
@@ -43,6 +48,7 @@ pub fn transform(neutral: &Value) -> Transformed {
         return Transformed {
             schema: neutral.clone(),
             blockers,
+            lost: Vec::new(),
         };
     };
     // Only a root `$ref` needs a separate inlined copy to judge refs against; otherwise the
@@ -58,12 +64,18 @@ pub fn transform(neutral: &Value) -> Transformed {
         o.insert("type".into(), json!("object"));
         o.insert("properties".into(), json!({}));
     }
+    let mut lost = Vec::new();
     let mut t = Transform {
         root,
         blockers: &mut blockers,
+        lost: &mut lost,
     };
     t.node(&mut schema, &Ptr::Root, true, 0);
-    Transformed { schema, blockers }
+    Transformed {
+        schema,
+        blockers,
+        lost,
+    }
 }
 
 /// A root that is a `$ref` into `$defs` is replaced by its target (root keywords win; `$defs`
@@ -86,6 +98,7 @@ struct Transform<'a> {
     /// The neutral schema (root `$ref` inlined): refs and null acceptance are judged on it.
     root: &'a Value,
     blockers: &'a mut Vec<Violation>,
+    lost: &'a mut Vec<Loss>,
 }
 
 impl Transform<'_> {
@@ -107,6 +120,14 @@ impl Transform<'_> {
             return;
         };
         let mut kw = Keywords::scan(obj);
+        let refused_format = kw
+            .format
+            .and_then(Value::as_str)
+            .is_some_and(|f| !FORMATS.contains(&f));
+        if kw.unsupported || refused_format {
+            local::drop_refused(obj, FORMATS, ptr, self.lost);
+            kw = Keywords::scan(obj);
+        }
         let mut listed = None;
         if !local::untouched(&kw, is_root) {
             listed = local::rewrite_local(obj, is_root);

@@ -4,7 +4,9 @@
 use serde_json::Value;
 
 use super::check as rules;
-use super::prepared::{PreparedTool, Violation, fallback_note, passthrough, strict_error};
+use super::prepared::{
+    Loss, PreparedTool, Strict, Violation, fallback_note, passthrough, strict_error,
+};
 use super::{anthropic, gemini, openai};
 use crate::model::{EncodeError, Provider, StrictPolicy, Tool};
 
@@ -55,16 +57,20 @@ fn openai_attempts(provider: Provider, tool: &Tool, policy: StrictPolicy) -> boo
     }
 }
 
-/// The strict schema for OpenAI, or every reason it cannot be made (blockers found by the
-/// transform point into the neutral schema; limit violations into the strict one).
-pub fn openai_strict(neutral: &Value) -> Result<Value, Vec<Violation>> {
+/// The strict schema for OpenAI with what was dropped to get it, or every reason it cannot be
+/// made (blockers found by the transform point into the neutral schema; limit violations into
+/// the strict one).
+pub fn openai_strict(neutral: &Value) -> Result<Strict, Vec<Violation>> {
     let t = openai::transform(neutral);
     if !t.blockers.is_empty() {
         return Err(t.blockers);
     }
     let violations = rules::openai(&t.schema);
     if violations.is_empty() {
-        Ok(t.schema)
+        Ok(Strict {
+            schema: t.schema,
+            lost: t.lost,
+        })
     } else {
         Err(violations)
     }
@@ -93,17 +99,31 @@ fn prepare_openai(
         return Ok(passthrough(tool, not_strict));
     }
     match openai_strict(&tool.parameters) {
-        Ok(schema) => Ok(PreparedTool {
-            parameters: schema,
-            strict: Some(true),
-            ..passthrough(tool, None)
-        }),
+        Ok(strict) => {
+            if !strict.lost.is_empty() {
+                notes.push(loss_note(&tool.name, &strict.lost));
+            }
+            Ok(PreparedTool {
+                parameters: strict.schema,
+                strict: Some(true),
+                ..passthrough(tool, None)
+            })
+        }
         Err(reasons) if policy == StrictPolicy::Require => Err(strict_error(&tool.name, &reasons)),
         Err(reasons) => {
             notes.push(fallback_note(&tool.name, &reasons));
             Ok(passthrough(tool, Some(false)))
         }
     }
+}
+
+/// `tool NAME: sent strict after dropping: POINTER: KEYWORD dropped; …`.
+fn loss_note(tool: &str, lost: &[Loss]) -> String {
+    let what: Vec<String> = lost.iter().map(ToString::to_string).collect();
+    format!(
+        "tool {tool}: sent strict after dropping: {}",
+        what.join("; ")
+    )
 }
 
 /// A schema whose root is an object schema: a JSON object whose `type`, when present, is
@@ -116,18 +136,18 @@ fn is_object_root(schema: &Value) -> bool {
     })
 }
 
-/// What the encoder would send as `provider`'s parameters with strict required, or every
-/// reason it cannot: OpenAI's strict transform, Anthropic's strict subset, Gemini's
-/// `{"parameters": …}` or `{"parametersJsonSchema": …}` (`{}` for a tool without parameters,
-/// so the choice shows), the text protocol's schema as it is.
-pub fn strict_parameters(provider: Provider, schema: &Value) -> Result<Value, Vec<Violation>> {
+/// What the encoder would send as `provider`'s parameters with strict required, with what was
+/// dropped to get it, or every reason it cannot: OpenAI's strict transform, Anthropic's strict
+/// subset, Gemini's `{"parameters": …}` or `{"parametersJsonSchema": …}` (`{}` for a tool
+/// without parameters, so the choice shows), the text protocol's schema as it is.
+pub fn strict_parameters(provider: Provider, schema: &Value) -> Result<Strict, Vec<Violation>> {
     match provider {
         Provider::OpenaiChat | Provider::OpenaiResponses => openai_strict(schema),
         Provider::Anthropic => {
             let strict = anthropic::strictify(schema);
             let violations = anthropic::check(&strict);
             if violations.is_empty() {
-                Ok(strict)
+                Ok(Strict::whole(strict))
             } else {
                 Err(violations)
             }
@@ -137,14 +157,14 @@ pub fn strict_parameters(provider: Provider, schema: &Value) -> Result<Value, Ve
             "root-object",
             "function parameters must be an object schema (type \"object\")",
         )]),
-        Provider::Gemini => Ok(if gemini::is_no_arg(schema) {
-            serde_json::json!({})
-        } else {
-            match gemini::sanitize(schema) {
-                Ok(p) => serde_json::json!({ "parameters": p }),
-                Err(_) => serde_json::json!({ "parametersJsonSchema": schema }),
-            }
+        Provider::Gemini if gemini::is_no_arg(schema) => Ok(Strict::whole(serde_json::json!({}))),
+        Provider::Gemini => Ok(match gemini::sanitize(schema).and_then(gemini::keeps_all) {
+            Ok(p) => Strict {
+                schema: serde_json::json!({ "parameters": p.schema }),
+                lost: p.lost,
+            },
+            Err(_) => Strict::whole(serde_json::json!({ "parametersJsonSchema": schema })),
         }),
-        Provider::TextProtocol => Ok(schema.clone()),
+        Provider::TextProtocol => Ok(Strict::whole(schema.clone())),
     }
 }

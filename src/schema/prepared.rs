@@ -100,6 +100,52 @@ impl fmt::Display for Violation {
     }
 }
 
+/// Something a transform dropped to make a schema acceptable to a provider: an annotation the
+/// dialect refuses (`default`, `examples`, an unsupported `format`, …). What the schema accepts
+/// is kept; what the model is told may not be, so every loss is reported, never silent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loss {
+    /// JSON pointer into the schema as given (`""` is the root).
+    pub pointer: String,
+    /// The keyword dropped (`default`, `format`, …).
+    pub keyword: &'static str,
+    /// Its value was written into the node's `description` instead (`(default: 5)`).
+    pub described: bool,
+}
+
+impl fmt::Display for Loss {
+    /// `POINTER: KEYWORD dropped` and, when it was, `(moved into the description)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pointer = if self.pointer.is_empty() {
+            "(root)"
+        } else {
+            &self.pointer
+        };
+        write!(f, "{pointer}: {} dropped", self.keyword)?;
+        if self.described {
+            f.write_str(" (moved into the description)")?;
+        }
+        Ok(())
+    }
+}
+
+/// A schema a provider accepts with strict required, and what was lost to get it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Strict {
+    pub schema: Value,
+    pub lost: Vec<Loss>,
+}
+
+impl Strict {
+    /// A schema sent as it is (nothing lost).
+    pub(crate) fn whole(schema: Value) -> Strict {
+        Strict {
+            schema,
+            lost: Vec::new(),
+        }
+    }
+}
+
 pub(super) fn passthrough(tool: &Tool, strict: Option<bool>) -> PreparedTool {
     PreparedTool {
         name: tool.name.clone(),

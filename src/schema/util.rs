@@ -12,7 +12,8 @@ use crate::fnv::Fnv;
 /// far above every provider's own nesting limit).
 pub(super) const MAX_WALK_DEPTH: usize = 128;
 
-/// Annotation keywords: they never change which instances a schema accepts.
+/// Annotation keywords: they never change which instances a schema accepts. `title` and
+/// `description` come first: OpenAI strict mode accepts those two only (`local::drop_refused`).
 pub(super) const ANNOTATIONS: &[&str] = &[
     "title",
     "description",

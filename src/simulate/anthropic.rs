@@ -158,6 +158,10 @@ fn blocks(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
     if let Some(r) = &turn.wire.reasoning {
         out.push(json!({"type": "thinking", "thinking": r,
                         "signature": wire::id("Eq", ctx.seed, "thinking-signature", 0, 88)}));
+        if turn.wire.redacted {
+            out.push(json!({"type": "redacted_thinking",
+                            "data": wire::id("EmwK", ctx.seed, "redacted-thinking", 0, 120)}));
+        }
     }
     if let Some(refusal) = &turn.wire.refusal {
         out.push(json!({"type": "text", "text": refusal}));

@@ -132,6 +132,8 @@ pub(crate) struct Turn {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct WireShape {
     pub reasoning: Option<String>,
+    /// A `redacted_thinking` block follows the thinking block (Anthropic).
+    pub redacted: bool,
     pub stream_shape: Option<StreamShape>,
     /// The last call's arguments are cut halfway: the output-token limit was reached.
     pub cut_last_call: bool,
@@ -144,6 +146,7 @@ impl WireShape {
     fn of(scenario: &Scenario) -> WireShape {
         WireShape {
             reasoning: scenario.reasoning.clone(),
+            redacted: scenario.redacted_reasoning,
             stream_shape: scenario.stream_shape,
             cut_last_call: scenario.max_tokens_mid_call,
             refusal: scenario.refusal.clone(),

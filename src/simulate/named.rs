@@ -53,6 +53,14 @@ pub(crate) const NAMED: &[(&str, &str, Apply)] = &[
         },
     ),
     (
+        "redacted_reasoning",
+        "reasoning before the call, and an Anthropic `redacted_thinking` block after the signed thinking block (both to be sent back unchanged)",
+        |s, _| {
+            s.reasoning = Some("The user wants a tool result; I will call the tool.".into());
+            s.redacted_reasoning = true;
+        },
+    ),
+    (
         "max_tokens",
         "the output-token limit is reached halfway through the last call's arguments",
         |s, _| {

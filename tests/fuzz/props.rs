@@ -254,7 +254,9 @@ pub fn proxy_request(data: &[u8]) {
 /// The MCP answer reader: `data` as one `tools/list` result (what a server sends, untrusted),
 /// read as `tooltape mcp` reads each page, then every tool judged for every target, the report
 /// rendered in its four forms and the tools written as case files. No panic; a verdict per
-/// target for every tool kept; never more tools than the limit.
+/// target for every tool kept; never more tools than the limit; the OpenAI strict transform
+/// refuses with reasons or yields a schema its checker accepts, and Gemini's `parameters`, when
+/// chosen, passes the `parameters` checker.
 pub fn mcp_tools(data: &[u8]) {
     use tooltape::mcp::{self, Limits, Listing, Report, Target};
     let limits = Limits {
@@ -276,6 +278,9 @@ pub fn mcp_tools(data: &[u8]) {
     for t in &report.tools {
         assert_eq!(t.verdicts.len(), Target::ALL.len(), "{}", t.name);
     }
+    for listed in &listing.tools {
+        strict_holds(&listed.tool.parameters);
+    }
     let _ = (
         mcp::json(&report),
         mcp::terminal(&report),
@@ -283,4 +288,20 @@ pub fn mcp_tools(data: &[u8]) {
     );
     let _ = mcp::junit(&report, "2026-01-01T00:00:00");
     let _ = mcp::case_files(&listing);
+}
+
+/// The strict transform's contract on any schema: refused with reasons, or accepted by the
+/// checker; Gemini's `parameters` accepted by its checker.
+fn strict_holds(schema: &serde_json::Value) {
+    use tooltape::Provider;
+    use tooltape::schema::{check, strict_parameters};
+    match strict_parameters(Provider::OpenaiResponses, schema) {
+        Ok(s) => assert_eq!(check(Provider::OpenaiResponses, &s.schema), [], "{schema}"),
+        Err(reasons) => assert!(!reasons.is_empty(), "{schema}"),
+    }
+    if let Ok(s) = strict_parameters(Provider::Gemini, schema)
+        && let Some(p) = s.schema.get("parameters")
+    {
+        assert_eq!(check(Provider::Gemini, p), [], "{schema}");
+    }
 }

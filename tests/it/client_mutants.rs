@@ -14,13 +14,15 @@ use tooltape::{discover, runtime};
 use crate::scratch::{Scratch, bin, repo};
 
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
-/// no arguments, a follow-up round; plus one whose upstream answers 500.
-const CASES: [&str; 5] = [
+/// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
+/// answers 500.
+const CASES: [&str; 6] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
     "no_args",
     "tool_error",
+    "c19_reasoning_state_kept",
 ];
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the library must raise, not hand over a success"
 tools = ["get_weather"]
@@ -37,16 +39,20 @@ error = { status = 500, message = "upstream exploded" }
 /// What the faithful run tells about a trial.
 struct Facts {
     key: String,
+    case: String,
     api: String,
     choice: String,
     stream: bool,
     calls: usize,
+    /// Upstream made a call with no arguments (`{}`).
+    empty_call: bool,
 }
 
 fn facts(r: &TrialResult) -> Facts {
     let parts: Vec<&str> = r.key.split("::").collect();
     Facts {
         key: r.key.clone(),
+        case: parts[0].into(),
         api: parts[1].into(),
         choice: parts[2].into(),
         stream: parts[3] == "stream",
@@ -54,6 +60,11 @@ fn facts(r: &TrialResult) -> Facts {
             .downstream_outcome
             .as_ref()
             .map_or(0, |o| o.tool_calls.len()),
+        empty_call: r.downstream_outcome.as_ref().is_some_and(|o| {
+            o.tool_calls
+                .iter()
+                .any(|c| c.arguments.as_object().is_some_and(|a| a.is_empty()))
+        }),
     }
 }
 
@@ -65,6 +76,9 @@ fn name(m: Mutant) -> &'static str {
         Mutant::RequiredToAuto => "`required` sent as `auto`",
         Mutant::MergeParallel => "parallel calls merged into one",
         Mutant::LoseIds => "call ids lost",
+        Mutant::OmitStrict => "Responses tools sent without `strict` (non-strict caller)",
+        Mutant::EmptyFragments => "a no-argument call streamed as `\"\"`, accumulated as `{}`",
+        Mutant::DropReasoning => "reasoning state not kept for the next round",
     }
 }
 
@@ -80,6 +94,9 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::RequiredToAuto => "required sent as auto",
         Mutant::MergeParallel => "handed over as",
         Mutant::LoseIds => "without its id",
+        Mutant::OmitStrict => "sent to the Responses API without",
+        Mutant::EmptyFragments => "in the chunks are \"\" (not JSON)",
+        Mutant::DropReasoning => "reasoning not carried back",
     }
 }
 
@@ -95,6 +112,15 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::RequiredToAuto => t.choice == "required",
         Mutant::MergeParallel => t.calls > 1,
         Mutant::LoseIds => t.calls > 0 && ids,
+        // Every chosen case sends tools, none of them strict.
+        Mutant::OmitStrict => t.api == "openai-responses",
+        Mutant::EmptyFragments => t.stream && t.empty_call,
+        // A follow-up round after a reasoning answer; Gemini signs its calls in every answer.
+        Mutant::DropReasoning => {
+            t.calls > 0
+                && (t.case == "c19_reasoning_state_kept"
+                    || (t.case == "tool_error" && t.api == "gemini"))
+        }
     }
 }
 

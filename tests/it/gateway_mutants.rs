@@ -21,12 +21,13 @@ use crate::scratch::{Scratch, repo};
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 5] = [
+const CASES: [&str; 6] = [
     "weather",
     "parallel",
     "strict_invoice",
     "tool_error",
     "c04_parallel_shared_index",
+    "c19_reasoning_state_kept",
 ];
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the gateway must answer an error, not a 200"
 tools = ["get_weather"]
@@ -58,10 +59,12 @@ enum Mutant {
     UsageDropped,
     TerminalDropped,
     SharedIndexMerged,
+    ReasoningAltered,
+    KimiIds,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 15] = [
+    const ALL: [Mutant; 17] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -77,6 +80,8 @@ impl Mutant {
         Mutant::UsageDropped,
         Mutant::TerminalDropped,
         Mutant::SharedIndexMerged,
+        Mutant::ReasoningAltered,
+        Mutant::KimiIds,
     ];
 
     fn slug(self) -> String {
@@ -100,6 +105,10 @@ impl Mutant {
             Mutant::UsageDropped => "usage removed from the answer",
             Mutant::TerminalDropped => "stream's terminal event dropped",
             Mutant::SharedIndexMerged => "calls streamed at one index merged (ids dropped)",
+            Mutant::ReasoningAltered => {
+                "reasoning sent back altered (signature, encrypted content)"
+            }
+            Mutant::KimiIds => "call ids sent in Kimi's style (`functions.NAME:0`) to Anthropic",
         }
     }
 
@@ -121,6 +130,8 @@ impl Mutant {
             Mutant::UsageDropped => "usage not passed through",
             Mutant::TerminalDropped => "no terminal",
             Mutant::SharedIndexMerged => "of upstream's",
+            Mutant::ReasoningAltered => "reasoning not carried back",
+            Mutant::KimiIds => "is invalid for its API",
         }
     }
 
@@ -128,6 +139,7 @@ impl Mutant {
     fn should_fail(self, t: &Facts) -> bool {
         let not_gemini = t.route != "generate-content→gemini";
         let shared = t.case == "c04_parallel_shared_index";
+        let rounds = matches!(t.case.as_str(), "tool_error" | "c19_reasoning_state_kept");
         match self {
             Mutant::Faithful => false,
             Mutant::ToolsDroppedBuffered => !t.stream && t.choice != "none",
@@ -146,13 +158,20 @@ impl Mutant {
             }
             Mutant::ErrorAs200 => t.case == "server_error",
             // Follow-up rounds (`tool_error`); Gemini links results by name, not id.
-            Mutant::ResultUnlinked => t.case == "tool_error" && t.calls > 0 && not_gemini,
+            Mutant::ResultUnlinked => rounds && t.calls > 0 && not_gemini,
             // Every format carries the result's text, Gemini too (in `response`).
-            Mutant::ResultTextChanged => t.case == "tool_error" && t.calls > 0,
+            Mutant::ResultTextChanged => rounds && t.calls > 0,
             Mutant::UsageDropped => t.usage,
             // Gemini's stream has no terminal event: it just ends.
             Mutant::TerminalDropped => t.stream && not_gemini && t.case != "server_error",
             Mutant::SharedIndexMerged => t.stream && shared,
+            // The round after a reasoning answer (no reasoning on the Chat wire); Gemini signs
+            // its calls in every answer.
+            Mutant::ReasoningAltered => {
+                rounds && t.calls > 0 && (t.case == "c19_reasoning_state_kept" || !not_gemini)
+            }
+            // Only Anthropic restricts the characters of an id.
+            Mutant::KimiIds => rounds && t.calls > 0 && t.route == "messages→anthropic",
         }
     }
 }
@@ -264,6 +283,8 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
             }
         }
         Mutant::ResultTextChanged => tamper_results(o),
+        Mutant::ReasoningAltered => alter_reasoning(o),
+        Mutant::KimiIds => kimi_ids(o),
         Mutant::RequiredAsAuto => match fmt {
             Format::Chat | Format::Responses => {
                 if o.get("tool_choice") == Some(&json!("required")) {
@@ -339,15 +360,21 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
     }
 }
 
-/// Replaces the text of every tool result, in each format's place for it.
-fn tamper_results(o: &mut serde_json::Map<String, Value>) {
-    const TAMPERED: &str = "tampered by the gateway";
-    for m in o
-        .get_mut("messages")
+/// The elements of the array at `key` of `o` (none when absent).
+fn array_mut<'a>(
+    o: &'a mut serde_json::Map<String, Value>,
+    key: &str,
+) -> impl Iterator<Item = &'a mut Value> {
+    o.get_mut(key)
         .and_then(Value::as_array_mut)
         .into_iter()
         .flatten()
-    {
+}
+
+/// Replaces the text of every tool result, in each format's place for it.
+fn tamper_results(o: &mut serde_json::Map<String, Value>) {
+    const TAMPERED: &str = "tampered by the gateway";
+    for m in array_mut(o, "messages") {
         if m["role"] == "tool" {
             m["content"] = json!(TAMPERED);
         }
@@ -357,25 +384,60 @@ fn tamper_results(o: &mut serde_json::Map<String, Value>) {
             }
         }
     }
-    for i in o
-        .get_mut("input")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
+    for i in array_mut(o, "input") {
         if i["type"] == "function_call_output" {
             i["output"] = json!(TAMPERED);
         }
     }
-    for c in o
-        .get_mut("contents")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
+    for c in array_mut(o, "contents") {
         for p in c["parts"].as_array_mut().into_iter().flatten() {
             if let Some(r) = p.get_mut("functionResponse") {
                 r["response"] = json!({"result": TAMPERED});
+            }
+        }
+    }
+}
+
+/// Alters the reasoning state sent back, in each format's place for it: Anthropic thinking
+/// signatures and redacted data, Responses encrypted content, Gemini thought signatures.
+fn alter_reasoning(o: &mut serde_json::Map<String, Value>) {
+    fn alter(v: Option<&mut Value>) {
+        if let Some(v) = v
+            && let Some(s) = v.as_str()
+        {
+            *v = json!(format!("{s}altered"));
+        }
+    }
+    for m in array_mut(o, "messages") {
+        for c in m["content"].as_array_mut().into_iter().flatten() {
+            alter(c.get_mut("signature"));
+            alter(c.get_mut("data"));
+        }
+    }
+    for i in array_mut(o, "input") {
+        alter(i.get_mut("encrypted_content"));
+    }
+    for c in array_mut(o, "contents") {
+        for p in c["parts"].as_array_mut().into_iter().flatten() {
+            alter(p.get_mut("thoughtSignature"));
+        }
+    }
+}
+
+/// Anthropic call ids rewritten in Kimi's style, `functions.ID:0`: the same rewrite for a call
+/// and the result answering it, so they stay linked.
+fn kimi_ids(o: &mut serde_json::Map<String, Value>) {
+    let kimi = |v: &mut Value| {
+        if let Some(id) = v.as_str() {
+            *v = json!(format!("functions.{id}:0"));
+        }
+    };
+    for m in array_mut(o, "messages") {
+        for c in m["content"].as_array_mut().into_iter().flatten() {
+            match c["type"].as_str() {
+                Some("tool_use") => kimi(&mut c["id"]),
+                Some("tool_result") => kimi(&mut c["tool_use_id"]),
+                _ => {}
             }
         }
     }
@@ -946,7 +1008,8 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
          runner as `tooltape gateway --url` over the same-format routes (chat→openai-chat,\n\
          responses→openai-responses, messages→anthropic, generate-content→gemini) and the cases\n\
          `weather`, `parallel`, `strict_invoice`, `tool_error` (a follow-up round),\n\
-         `c04_parallel_shared_index` (Chat calls streamed at one index) and a 500 case,\n\
+         `c04_parallel_shared_index` (Chat calls streamed at one index),\n\
+         `c19_reasoning_state_kept` (reasoning carried back on a follow-up round) and a 500 case,\n\
          both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n",
     );

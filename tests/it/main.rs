@@ -32,6 +32,7 @@ mod gateway_mutants;
 mod hosted_search;
 mod import_vcr;
 mod mcp;
+mod mcp_corpus;
 mod proxy;
 mod proxy_hostile;
 mod real_traffic;

@@ -110,22 +110,28 @@ fn every_tool_of_server_everything_has_a_verdict_per_target() {
         assert_eq!(tool["verdicts"]["openai-chat"]["verdict"], "as-written");
         assert_eq!(tool["verdicts"]["text-protocol"]["verdict"], "as-written");
     }
-    // `format: uri` is outside OpenAI's strict subset; Gemini's `parameters` drops it.
+    // `format: uri` is outside OpenAI's strict subset and `default` is refused there: the strict
+    // transform drops both (into the description) and the verdict names them; Gemini's
+    // `parameters` moves the format into the description too.
     let gzip = tools
         .iter()
         .find(|t| t["name"] == "gzip-file-as-resource")
         .unwrap();
     let strict = &gzip["verdicts"]["openai-responses-strict"];
-    assert_eq!(strict["verdict"], "refused");
+    assert_eq!(strict["verdict"], "lossy", "{strict}");
+    let lost = strict["lost"].to_string();
     assert!(
-        strict["reason"].as_str().unwrap().contains("format 'uri'"),
+        lost.contains("format (dropped; first at /properties/data)") && lost.contains("default"),
         "{strict}"
     );
     assert_eq!(gzip["verdicts"]["gemini"]["verdict"], "lossy");
 
-    let required = mcp(&["--require", "openai-responses-strict", "--", "node", entry]);
+    // Anthropic's strict subset has no numeric bounds: `get-resource-links` is refused there.
+    let required = mcp(&["--require", "anthropic-strict", "--", "node", entry]);
     assert_eq!(required.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&required.stderr).contains("gzip-file-as-resource"));
+    assert!(String::from_utf8_lossy(&required.stderr).contains("get-resource-links"));
+    let required = mcp(&["--require", "openai-responses-strict", "--", "node", entry]);
+    assert_eq!(required.status.code(), Some(0));
 }
 
 #[test]

@@ -105,3 +105,62 @@ fn an_upstream_error_must_reach_the_caller() {
     };
     assert!(downstream(Provider::Anthropic, &raised, 500, None, None, None).is_empty());
 }
+
+fn no_arguments() -> Outcome {
+    Outcome {
+        tool_calls: vec![ToolCall {
+            id: "call_1".into(),
+            name: "now".into(),
+            arguments: json!({}),
+            thought_signature: None,
+        }],
+        finish: Finish::ToolCalls,
+        ..Default::default()
+    }
+}
+
+fn streamed(fragment: &str, accumulated: &str) -> DriverResult {
+    DriverResult {
+        chunks: Some(vec![chunk(vec![delta(
+            Some(0),
+            Some("call_1"),
+            Some("now"),
+            fragment,
+        )])]),
+        calls: vec![delta(None, Some("call_1"), Some("now"), accumulated)],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn empty_streamed_arguments_beside_an_accumulated_empty_object_are_breaking() {
+    let exp = no_arguments();
+    let found = downstream(
+        Provider::OpenaiChat,
+        &streamed("", "{}"),
+        200,
+        Some(&exp),
+        None,
+        None,
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].severity, Severity::Breaking);
+    assert!(
+        found[0]
+            .message
+            .contains("in the chunks are \"\" (not JSON)")
+    );
+    // Chunks that say `{}`, or a result that says `""` too (one reading throughout), are silent.
+    let same = |f: &str, a: &str| {
+        downstream(
+            Provider::OpenaiChat,
+            &streamed(f, a),
+            200,
+            Some(&exp),
+            None,
+            None,
+        )
+    };
+    assert!(same("{}", "{}").is_empty());
+    assert!(same("", "").is_empty());
+}

@@ -46,6 +46,10 @@ pub enum FindingKind {
     ClientFault,
     /// A follow-up round: nothing sent, or its answer.
     Round,
+    /// Reasoning state upstream answered with its calls, not carried back on the next round.
+    Reasoning,
+    /// A call or result id invalid in the API that carries it.
+    CallId,
 }
 
 impl FindingKind {
@@ -61,6 +65,8 @@ impl FindingKind {
             FindingKind::Stream => "stream",
             FindingKind::ClientFault => "client-fault",
             FindingKind::Round => "round",
+            FindingKind::Reasoning => "reasoning",
+            FindingKind::CallId => "call-id",
         }
     }
 }

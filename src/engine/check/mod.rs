@@ -2,18 +2,23 @@
 //! meaning), and what it answered the caller against what upstream answered. Each difference
 //! is one `Finding` with a severity. `finding` holds the finding types; `view` reads a request
 //! as the upstream checks compare it; `upstream`, `downstream` and `stream` are the checks of
-//! each end and of the streamed answer's events.
+//! each end and of the streamed answer's events; `reasoning` the reasoning state carried back
+//! across rounds; `ids` the call ids each end's API accepts.
 
 mod downstream;
 mod finding;
+mod ids;
+mod reasoning;
 mod stream;
 mod upstream;
 mod view;
 
 pub(crate) use downstream::{broken, downstream, invalid_request};
 pub(crate) use finding::{Finding, FindingKind, Side};
+pub(crate) use ids::upstream_ids;
+pub(crate) use reasoning::reasoning;
 pub(crate) use stream::stream;
-pub(crate) use upstream::{injected, results, upstream};
+pub(crate) use upstream::{injected, results, strict_omitted, upstream};
 pub(crate) use view::{RequestView, text_protocol_view};
 
 #[cfg(test)]

@@ -363,6 +363,34 @@ fn same_result_text(client: &str, sent: &str) -> bool {
     }
 }
 
+/// Responses tools sent without a `strict` key, for a caller who did not ask for strict: the
+/// Responses API then makes them strict (OpenAI's function-calling guide: functions are strict by
+/// default there, unlike Chat Completions), so optional fields become required and a schema
+/// outside the strict dialect changes meaning, which the caller never chose.
+pub(crate) fn strict_omitted(
+    asked_strict: bool,
+    sent: &RequestView,
+    target: Provider,
+) -> Vec<Finding> {
+    if asked_strict || target != Provider::OpenaiResponses {
+        return Vec::new();
+    }
+    sent.tools
+        .iter()
+        .filter(|t| t.strict.is_none())
+        .map(|t| {
+            finding(
+                Severity::Behaviour,
+                Side::Upstream,
+                format!(
+                    "{} sent to the Responses API without `strict` (the API makes it strict; the caller did not ask for strict)",
+                    t.name
+                ),
+            )
+        })
+        .collect()
+}
+
 fn target_supports_strict(p: Provider) -> bool {
     matches!(
         p,

@@ -83,10 +83,16 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
             &mut extras,
         )?;
     }
-    if let Some((tptr, tools)) = body.array_any(&["tools"])? {
-        for (i, t) in tools.iter().enumerate() {
-            tool(t, &push(&tptr, &i.to_string()), &mut out, &mut extras)?;
+    // `tools` is a list; one Tool object on its own is taken as a list of one, as the API does.
+    match body.get_any(&["tools"]) {
+        None => {}
+        Some((tptr, Value::Array(tools))) => {
+            for (i, t) in tools.iter().enumerate() {
+                tool(t, &push(&tptr, &i.to_string()), &mut out, &mut extras)?;
+            }
         }
+        Some((tptr, t @ Value::Object(_))) => tool(t, &tptr, &mut out, &mut extras)?,
+        Some((tptr, other)) => return Err(type_error(&tptr, "an array", other)),
     }
     if let Some((ptr, tc)) = body.get_any(&["toolConfig", "tool_config"]) {
         let mut f = Fields::of(tc, &ptr, "a tool configuration")?;

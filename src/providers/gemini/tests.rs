@@ -609,3 +609,22 @@ fn decode_request_reads_an_older_sdks_snake_case_request() {
     .unwrap_err();
     assert!(err.to_string().contains("unknown mode number 9"), "{err}");
 }
+
+#[test]
+fn decode_request_takes_tools_as_one_object_or_a_list() {
+    let tool = json!({"functionDeclarations": [{"name": "get_weather"}, {"name": "get_time"}]});
+    let contents = json!([{"role": "user", "parts": [{"text": "hi"}]}]);
+    let path = "/v1beta/models/m:generateContent";
+    let one = decode_request(&gemini_request(
+        path,
+        json!({"contents": contents, "tools": tool}),
+    ));
+    let list = decode_request(&gemini_request(
+        path,
+        json!({"contents": contents, "tools": [tool]}),
+    ));
+    assert_eq!(one.unwrap().request.tools, list.unwrap().request.tools);
+    let bad = json!({"contents": contents, "tools": "get_weather"});
+    let e = decode_request(&gemini_request(path, bad)).unwrap_err();
+    assert!(e.to_string().contains("/tools"), "{e}");
+}

@@ -358,11 +358,14 @@ fn call(c: &Value, ptr: &str, extras: &mut Vec<Extra>) -> Result<ToolCall, Decod
     })
 }
 
-/// A function tool; another tool type (`custom`, …) is kept as an extra.
+/// A function tool (`type` may be left out, as Mistral's SDK does); another tool type
+/// (`custom`, …) is kept as an extra.
 fn tool(t: &Value, ptr: &str, extras: &mut Vec<Extra>) -> Result<Option<Tool>, DecodeError> {
     let mut f = Fields::of(t, ptr, "a tool")?;
     match f.str("type")? {
         Some("function") => {}
+        // Mistral's own SDK sends function tools without `type`; its API takes them.
+        None if t.get("function").is_some() => {}
         None => return Err(field_error(&f.at("type"), "missing (`function`)")),
         Some(_) => {
             extras.push(Extra {

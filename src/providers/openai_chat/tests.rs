@@ -770,3 +770,14 @@ fn dialects_are_detected_and_their_fields_and_choices_read() {
         assert_eq!(Dialect::from_slug(d.slug()), Some(d));
     }
 }
+
+#[test]
+fn decode_request_takes_a_function_tool_without_type_as_mistrals_sdk_sends_it() {
+    let body = json!({"model": "m", "messages": [],
+        "tools": [{"function": {"name": "f", "parameters": {"type": "object"}}}]});
+    let d = decode_request(&chat_request(body)).unwrap();
+    assert_eq!(d.request.tools[0].name, "f");
+    let no_function = json!({"model": "m", "messages": [], "tools": [{"name": "f"}]});
+    let e = decode_request(&chat_request(no_function)).unwrap_err();
+    assert!(e.to_string().contains("/tools/0/type"), "{e}");
+}

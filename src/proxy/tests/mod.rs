@@ -1,10 +1,12 @@
 //! Unit tests of the proxy, by risk: the config and its errors (`config`), a request's reading
 //! and decoding up to the route, with every refusal in the client's envelope (`decode`), the
-//! relay of a streamed answer (`relay`), and buffered answers (`answer`).
+//! relay of a streamed answer (`relay`), buffered answers (`answer`), and the reasoning kept
+//! between rounds (`reasoning`).
 
 mod answer;
 mod config;
 mod decode;
+mod reasoning;
 mod relay;
 
 use std::path::Path;

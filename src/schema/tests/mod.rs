@@ -118,11 +118,12 @@ fn nested(levels: usize) -> Value {
     r#"{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null}}}"#,
     Expect::Sent(r#"{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}},"additionalProperties":false,"required":["a"]}"#)
 )]
-// OA-17: non-null defaults are kept: api.openai.com accepts them (openai-agents #4390: only
-// Azure rejects, and Azure is not a provider here); they tell the model the tool's default.
+// OA-17: `default` is not on strict mode's supported list ("'default' is not permitted": Azure,
+// and api.openai.com in 2024; issue 31): dropped, its value written into the description so the
+// model is still told, and reported as a loss (`lost_annotations_are_reported`).
 #[case::oa17(
     r#"{"type":"object","properties":{"limit":{"type":"integer","default":10}},"required":["limit"]}"#,
-    Expect::Sent(r#"{"type":"object","properties":{"limit":{"type":"integer","default":10}},"required":["limit"],"additionalProperties":false}"#)
+    Expect::Sent(r#"{"type":"object","properties":{"limit":{"type":"integer","description":"(default: 10)"}},"required":["limit"],"additionalProperties":false}"#)
 )]
 #[case::oa18(
     r#"{"type":"object","properties":{"pet":{"oneOf":[{"type":"object","properties":{"kind":{"const":"cat"}},"required":["kind"]},{"type":"object","properties":{"kind":{"const":"dog"}},"required":["kind"]}]}},"required":["pet"]}"#,
@@ -156,8 +157,9 @@ fn nested(levels: usize) -> Value {
     r#"{"type":"array","items":{"type":"integer"}}"#,
     Expect::Rule("root-object")
 )]
-// OA-26: no lossy mode: an unsupported format is reported, never moved into the description.
-#[case::oa26(&optional(r#"{"type":"string","format":"uri","description":"Link"}"#), Expect::Rule("unsupported-format"))]
+// OA-26: `format` is an annotation (JSON Schema 2020-12): one strict mode refuses is moved into
+// the description (what is accepted is unchanged) and reported as a loss.
+#[case::oa26(&optional(r#"{"type":"string","format":"uri","description":"Link"}"#), Expect::Sent(r#"{"type":"object","properties":{"p":{"type":["string","null"],"description":"Link (format: uri)"}},"additionalProperties":false,"required":["p"]}"#))]
 // OA-27: `pattern` is a supported keyword; we do not second-guess its regex dialect (the API
 // decides), so it is sent as is.
 #[case::oa27(
@@ -179,7 +181,7 @@ fn nested(levels: usize) -> Value {
     Expect::Rule("unsupported-keyword")
 )]
 fn openai_vectors(#[case] input: &str, #[case] expect: Expect) {
-    assert_expect(openai_strict(&parse(input)), &expect);
+    assert_expect(openai_strict(&parse(input)).map(|s| s.schema), &expect);
 }
 
 #[rstest]
@@ -296,11 +298,11 @@ fn anthropic_budgets(#[case] tools: Vec<Tool>, #[case] what: &str) {
 #[case::gm6(&optional(r#"{"enum":["text",1]}"#), Expect::Rule("enum-not-string"))]
 #[case::gm7(r##"{"type":"object","properties":{"locale":{"$ref":"#/$defs/Locale","description":"Locale for formatting"}},"required":["locale"],"$defs":{"Locale":{"type":"string","enum":["de","en"]}}}"##, Expect::Sent(r#"{"type":"object","properties":{"locale":{"type":"string","enum":["de","en"],"description":"Locale for formatting"}},"required":["locale"]}"#))]
 #[case::gm8(r##"{"type":"object","properties":{"node":{"$ref":"#/$defs/Node"}},"$defs":{"Node":{"type":"object","properties":{"child":{"$ref":"#/$defs/Node"}}}}}"##, Expect::Rule("recursive-ref"))]
+// GM-10: `parameters` answers "should be non-empty for OBJECT type" for an object without
+// properties at any depth (issue 31): such a tool goes as `parametersJsonSchema`.
 #[case::gm10(
     r#"{"type":"object","properties":{"options":{"type":"object"}},"required":["options"]}"#,
-    Expect::Sent(
-        r#"{"type":"object","properties":{"options":{"type":"object"}},"required":["options"]}"#
-    )
+    Expect::Rule("empty-properties")
 )]
 #[case::gm11(&optional(r#"{"type":"string","format":"uuid","description":"Id"}"#), Expect::Sent(r#"{"type":"object","properties":{"p":{"type":"string","description":"Id (format: uuid)"}}}"#))]
 // GM-12/GM-14/GM-15: dropping `exclusiveMinimum`, flattening `prefixItems` or dropping a map
@@ -315,7 +317,7 @@ fn anthropic_budgets(#[case] tools: Vec<Tool>, #[case] what: &str) {
 #[case::gm18(&optional(r#"{"type":"boolean","const":true}"#), Expect::Rule("enum-not-string"))]
 #[case::gm19(&optional(r#"{"anyOf":[{"type":"string"},{"type":"number"},{"type":"null"}]}"#), Expect::Sent(r#"{"type":"object","properties":{"p":{"anyOf":[{"type":"string"},{"type":"number"}],"nullable":true}}}"#))]
 fn gemini_vectors(#[case] input: &str, #[case] expect: Expect) {
-    assert_expect(gemini::sanitize(&parse(input)), &expect);
+    assert_expect(gemini::sanitize(&parse(input)).map(|s| s.schema), &expect);
 }
 
 fn tool(name: &str, parameters: Value, strict: Option<bool>) -> Tool {
@@ -338,11 +340,16 @@ fn incident() -> Tool {
 fn incident_tool_is_fixed_for_responses_with_stable_key_order() {
     let (prepared, notes) =
         prepare_tools(Provider::OpenaiResponses, &[incident()], StrictPolicy::Auto).unwrap();
-    assert!(notes.is_empty());
+    assert_eq!(
+        notes,
+        [
+            "tool webContentExtractor: sent strict after dropping: /properties/maxLength: default dropped (moved into the description)"
+        ]
+    );
     assert_eq!(prepared[0].strict, Some(true));
     assert_eq!(
         prepared[0].parameters.to_string(),
-        r#"{"type":"object","properties":{"url":{"type":"string"},"maxLength":{"type":["integer","null"],"default":5000}},"required":["url","maxLength"],"additionalProperties":false}"#
+        r#"{"type":"object","properties":{"url":{"type":"string"},"maxLength":{"type":["integer","null"],"description":"(default: 5000)"}},"required":["url","maxLength"],"additionalProperties":false}"#
     );
     // As the team sent it, the API rejects it: maxLength missing from `required`.
     let body = json!({"tools":[{"type":"function","name":"webContentExtractor","parameters":incident().parameters,"strict":true}]});
@@ -582,7 +589,7 @@ fn case_tool_files(#[case] text: &str, #[case] blocked_by: Option<&str>) {
     let got = openai_strict(&t.parameters);
     match blocked_by {
         None => {
-            let strict = got.expect("strictable");
+            let strict = got.expect("strictable").schema;
             assert!(check(Provider::OpenaiResponses, &strict).is_empty());
             assert!(
                 jsonschema::validator_for(&strict).is_ok(),
@@ -649,8 +656,8 @@ fn recursive_refs_answer_promptly(
         let schema = parse(schema);
         match provider {
             Provider::Anthropic => anthropic_strict(&schema),
-            Provider::Gemini => gemini::sanitize(&schema),
-            _ => openai_strict(&schema),
+            Provider::Gemini => gemini::sanitize(&schema).map(|s| s.schema),
+            _ => openai_strict(&schema).map(|s| s.schema),
         }
     });
     match (got, want) {
@@ -803,4 +810,62 @@ fn restore_optional_on_a_self_referencing_tool() {
     });
     assert_eq!(outcome.tool_calls[0].arguments, json!({}));
     assert_eq!(outcome.diagnostics.len(), 1);
+}
+
+/// Every annotation the strict transform drops comes back as a loss with its pointer into the
+/// schema as given; `$schema` goes without one (it tells the model nothing); the result passes
+/// the checker.
+#[test]
+fn lost_annotations_are_reported() {
+    let neutral = parse(
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"n":{"type":"integer","default":3,"examples":[1]},"u":{"type":"string","format":"uri","deprecated":true},"d":{"type":"string","format":"date"}},"required":["u"]}"#,
+    );
+    let strict = openai_strict(&neutral).expect("strictable");
+    let lost: Vec<String> = strict.lost.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        lost,
+        [
+            "/properties/n: default dropped (moved into the description)",
+            "/properties/n: examples dropped",
+            "/properties/u: format dropped (moved into the description)",
+            "/properties/u: deprecated dropped",
+        ]
+    );
+    assert_eq!(strict.schema.get("$schema"), None);
+    assert_eq!(
+        strict.schema["properties"]["n"]["description"],
+        "(default: 3)"
+    );
+    assert_eq!(strict.schema["properties"]["d"]["format"], "date");
+    assert!(check(Provider::OpenaiResponses, &strict.schema).is_empty());
+    // The checker refuses what the transform drops.
+    let rules: Vec<&str> = check(Provider::OpenaiResponses, &neutral)
+        .iter()
+        .map(|v| v.rule)
+        .collect();
+    assert!(rules.contains(&"unsupported-keyword"), "{rules:?}");
+    assert!(rules.contains(&"unsupported-format"), "{rules:?}");
+}
+
+/// A nested object without properties is refused by `parameters` at any depth, so the tool
+/// goes as `parametersJsonSchema`; a sanitize that would drop `examples` does too (it keeps
+/// more), while a format moved into the description stays in `parameters`.
+#[test]
+fn gemini_chooses_json_schema_for_empty_objects_and_dropped_annotations() {
+    let nested = parse(
+        r#"{"type":"object","properties":{"opts":{"type":"object","properties":{"inner":{"type":"object"}}}}}"#,
+    );
+    let examples =
+        parse(r#"{"type":"object","properties":{"q":{"type":"string","examples":["x"]}}}"#);
+    for schema in [&nested, &examples] {
+        let sent = strict_parameters(Provider::Gemini, schema).unwrap();
+        assert_eq!(sent.schema, json!({ "parametersJsonSchema": schema }));
+    }
+    let uri = parse(r#"{"type":"object","properties":{"u":{"type":"string","format":"uri"}}}"#);
+    let sent = strict_parameters(Provider::Gemini, &uri).unwrap();
+    assert_eq!(
+        sent.schema["parameters"]["properties"]["u"]["description"],
+        "format: uri"
+    );
+    assert_eq!(sent.lost.len(), 1);
 }

@@ -168,3 +168,16 @@ fn shared_index_streams_two_chat_calls_at_index_zero() {
     assert_eq!(ids.len(), 2, "{deltas:?}");
     assert_ne!(ids[0], ids[1]);
 }
+
+#[test]
+fn redacted_reasoning_answers_a_signed_thinking_block_then_a_redacted_one() {
+    for stream in [false, true] {
+        let resp = named(P::Anthropic, stream, "redacted_reasoning", false);
+        ok(&resp, "anthropic redacted_reasoning");
+        let body = String::from_utf8_lossy(&resp.body.bytes()).into_owned();
+        let (thinking, redacted) = (body.find("\"thinking\""), body.find("redacted_thinking"));
+        assert!(thinking.is_some() && redacted.is_some(), "{body}");
+        assert!(thinking < redacted, "{body}");
+        assert!(body.contains("\"data\""), "{body}");
+    }
+}

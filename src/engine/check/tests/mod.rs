@@ -6,6 +6,8 @@ use super::{Finding, FindingKind, Side};
 use crate::model::Severity;
 
 mod downstream;
+mod ids;
+mod reasoning;
 mod stream;
 mod upstream;
 mod view;

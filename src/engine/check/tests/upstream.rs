@@ -4,7 +4,9 @@
 use serde_json::{Value, json};
 
 use super::{one, silent};
-use crate::engine::check::{Finding, FindingKind, RequestView, Side, injected, results, upstream};
+use crate::engine::check::{
+    Finding, FindingKind, RequestView, Side, injected, results, strict_omitted, upstream,
+};
 use crate::model::{AllowedMode, Provider, Severity, Tool, ToolChoice};
 
 fn weather() -> Tool {
@@ -481,4 +483,26 @@ fn another_message_count_is_breaking() {
         Severity::Breaking,
         "2 messages sent, the text protocol sends 3",
     );
+}
+
+#[test]
+fn responses_tools_without_strict_for_a_non_strict_caller_are_found() {
+    let sent = with_tools(vec![weather()]);
+    request(
+        &strict_omitted(false, &sent, Provider::OpenaiResponses),
+        Severity::Behaviour,
+        "get_weather sent to the Responses API without `strict`",
+    );
+}
+
+#[test]
+fn strict_omitted_is_silent_on_an_explicit_switch_another_api_or_a_strict_caller() {
+    let explicit = with_tools(vec![Tool {
+        strict: Some(false),
+        ..weather()
+    }]);
+    silent(&strict_omitted(false, &explicit, Provider::OpenaiResponses));
+    let bare = with_tools(vec![weather()]);
+    silent(&strict_omitted(false, &bare, Provider::OpenaiChat));
+    silent(&strict_omitted(true, &bare, Provider::OpenaiResponses));
 }

@@ -1,0 +1,102 @@
+// tooltape driver for the official Anthropic TypeScript SDK (`@anthropic-ai/sdk` on npm):
+// Messages, buffered (`messages.create`) and streamed (`messages.stream()`, whose accumulated
+// final message is the result; its raw events are the chunks). Tools are the API's own JSON tool
+// objects, as the SDK's README shows. The package is imported from the install folder
+// ($TOOLTAPE_CLIENT_DIR); the protocol loop is clients/node/tooltape_driver.mjs.
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+import { argumentsObject as argsObject, serve, Unsupported } from "../node/tooltape_driver.mjs";
+
+const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
+const { default: Anthropic } = await import(pathToFileURL(req.resolve("@anthropic-ai/sdk")).href);
+
+
+function messagesOf(messages) {
+  const system = [];
+  const out = [];
+  for (const m of messages) {
+    if (m.role === "system") system.push(m.content ?? "");
+    else if (m.role === "assistant") {
+      const blocks = [];
+      if (m.content) blocks.push({ type: "text", text: m.content });
+      for (const c of m.tool_calls ?? []) blocks.push({ type: "tool_use", id: c.id, name: c.name, input: argsObject(c.arguments) });
+      out.push({ role: "assistant", content: blocks });
+    } else if (m.role === "tool") {
+      const block = { type: "tool_result", tool_use_id: m.call_id, content: m.content ?? "" };
+      if (m.is_error) block.is_error = true;
+      // Consecutive results are one user turn.
+      const last = out[out.length - 1];
+      if (last?.role === "user" && Array.isArray(last.content)) last.content.push(block);
+      else out.push({ role: "user", content: [block] });
+    } else out.push({ role: "user", content: m.content ?? "" });
+  }
+  return { system: system.join("\n\n"), messages: out };
+}
+
+function params(t, messages) {
+  const { system, messages: msgs } = messagesOf(messages);
+  const p = { model: t.model, messages: msgs, max_tokens: t.max_tokens ?? 1024 };
+  if (system) p.system = system;
+  if (t.tools.length)
+    p.tools = t.tools.map((x) => {
+      // The schema a caller of a pass-through SDK writes: strict's dialect when strict.
+      const tool = { name: x.name, input_schema: t.strict && x.strict_parameters != null ? x.strict_parameters : x.parameters };
+      if (x.description != null) tool.description = x.description;
+      if (t.strict) tool.strict = true;
+      return tool;
+    });
+  const c = t.tool_choice;
+  let choice = null;
+  if (c === "auto" || c === "none") choice = { type: c };
+  else if (c === "required") choice = { type: "any" };
+  else if (c && "name" in c) choice = { type: "tool", name: c.name };
+  else if (c) throw new Unsupported(["tool_choice allowed"]);
+  if (t.parallel_tool_calls === false) {
+    choice ??= { type: "auto" };
+    if (choice.type !== "none") choice.disable_parallel_tool_use = true;
+  }
+  if (choice) p.tool_choice = choice;
+  return p;
+}
+
+function resultOf(msg) {
+  const content = msg.content ?? [];
+  return {
+    calls: content.filter((b) => b.type === "tool_use").map((b) => ({ id: b.id, name: b.name, arguments: b.input })),
+    text: content.filter((b) => b.type === "text").map((b) => b.text).join("") || null,
+    finish: msg.stop_reason ?? null,
+    usage: msg.usage ? { input_tokens: msg.usage.input_tokens ?? null, output_tokens: msg.usage.output_tokens ?? null } : null,
+  };
+}
+
+function chunkOf(ev) {
+  if (ev.type === "content_block_start" && ev.content_block?.type === "tool_use") {
+    const head = { index: ev.index, id: ev.content_block.id, name: ev.content_block.name };
+    if (ev.content_block.input && Object.keys(ev.content_block.input).length) head.arguments = ev.content_block.input;
+    return { calls: [head] };
+  }
+  if (ev.type === "content_block_delta" && ev.delta?.type === "input_json_delta")
+    return { calls: [{ index: ev.index, arguments: ev.delta.partial_json }] };
+  if (ev.type === "content_block_delta" && ev.delta?.type === "text_delta") return { text: ev.delta.text };
+  if (ev.type === "message_delta" && ev.delta?.stop_reason) return { finish: ev.delta.stop_reason };
+  return null;
+}
+
+async function call(t, messages) {
+  if (t.api !== "anthropic") throw new Unsupported(["api " + t.api]);
+  // maxRetries 0: a 5xx or 429 case is judged on the first answer, not after the SDK's backoff.
+  const client = new Anthropic({ baseURL: t.base_url, apiKey: t.api_key, maxRetries: 0 });
+  const p = params(t, messages);
+  if (!t.stream) return resultOf(await client.messages.create(p));
+  const stream = client.messages.stream(p);
+  const chunks = [];
+  for await (const ev of stream) {
+    const doc = chunkOf(ev);
+    if (doc) chunks.push(doc);
+  }
+  return { ...resultOf(await stream.finalMessage()), chunks };
+}
+
+await serve(call);

@@ -1,0 +1,110 @@
+// tooltape driver for the official Google Gen AI JavaScript SDK (`@google/genai` on npm):
+// models.generateContent, buffered and streamed (generateContentStream; the SDK hands over whole
+// parts per chunk and no accumulated response, so the result is the chunks' calls, text, last
+// finish and usage gathered as a caller would). Tools are function declarations with
+// `parametersJsonSchema` (the JSON Schema as written); plain declarations are never called
+// automatically. The package is imported from the install folder ($TOOLTAPE_CLIENT_DIR); the
+// protocol loop is clients/node/tooltape_driver.mjs.
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+import { argumentsObject as argsObject, serve, Unsupported } from "../node/tooltape_driver.mjs";
+
+const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
+const { GoogleGenAI } = await import(pathToFileURL(req.resolve("@google/genai")).href);
+
+
+// A tool result as the function response: a JSON object as is, else under `result` (`error`).
+function responseObject(content, isError) {
+  if (isError) return { error: content };
+  try {
+    const v = JSON.parse(content);
+    if (v && typeof v === "object" && !Array.isArray(v)) return v;
+  } catch {
+    // not JSON: the text itself
+  }
+  return { result: content };
+}
+
+function contentsOf(messages) {
+  const system = [];
+  const out = [];
+  for (const m of messages) {
+    if (m.role === "system") system.push(m.content ?? "");
+    else if (m.role === "assistant") {
+      const parts = [];
+      if (m.content) parts.push({ text: m.content });
+      for (const c of m.tool_calls ?? []) parts.push({ functionCall: { name: c.name, args: argsObject(c.arguments) } });
+      out.push({ role: "model", parts });
+    } else if (m.role === "tool") {
+      const part = { functionResponse: { name: m.name, response: responseObject(m.content ?? "", m.is_error) } };
+      const last = out[out.length - 1];
+      if (last?.role === "user" && last.parts[0]?.functionResponse) last.parts.push(part);
+      else out.push({ role: "user", parts: [part] });
+    } else out.push({ role: "user", parts: [{ text: m.content ?? "" }] });
+  }
+  return { system: system.join("\n\n"), contents: out };
+}
+
+function configOf(t, system) {
+  const config = {};
+  if (system) config.systemInstruction = system;
+  if (t.tools.length) {
+    const functionDeclarations = t.tools.map((x) => {
+      const d = { name: x.name, parametersJsonSchema: x.parameters };
+      if (x.description != null) d.description = x.description;
+      return d;
+    });
+    config.tools = [{ functionDeclarations }];
+  }
+  const c = t.tool_choice;
+  let fc = null;
+  if (c === "auto") fc = { mode: "AUTO" };
+  else if (c === "none") fc = { mode: "NONE" };
+  else if (c === "required") fc = { mode: "ANY" };
+  else if (c && "name" in c) fc = { mode: "ANY", allowedFunctionNames: [c.name] };
+  // allowedFunctionNames only counts with ANY or VALIDATED (the API's documented rule).
+  else if (c) fc = { mode: c.mode === "required" ? "ANY" : "VALIDATED", allowedFunctionNames: [...c.allowed] };
+  if (fc) config.toolConfig = { functionCallingConfig: fc };
+  // The Gemini API has no parallel switch: `parallel_tool_calls` has nothing to become.
+  if (t.max_tokens != null) config.maxOutputTokens = t.max_tokens;
+  return config;
+}
+
+const partsOf = (r) => r.candidates?.[0]?.content?.parts ?? [];
+const callsOf = (parts) =>
+  parts.filter((p) => p.functionCall).map((p) => ({ id: p.functionCall.id ?? null, name: p.functionCall.name, arguments: p.functionCall.args ?? {} }));
+const textOf = (parts) => parts.filter((p) => p.text && !p.thought).map((p) => p.text).join("");
+const finishOf = (r) => r.candidates?.[0]?.finishReason ?? null;
+const usageOf = (r) =>
+  r.usageMetadata ? { input_tokens: r.usageMetadata.promptTokenCount ?? null, output_tokens: r.usageMetadata.candidatesTokenCount ?? null } : null;
+
+async function call(t, messages) {
+  if (t.api !== "gemini") throw new Unsupported(["api " + t.api]);
+  const { system, contents } = contentsOf(messages);
+  const ai = new GoogleGenAI({ apiKey: t.api_key, httpOptions: { baseUrl: t.base_url, apiVersion: "v1beta" } });
+  const p = { model: t.model, contents, config: configOf(t, system) };
+  if (!t.stream) {
+    const r = await ai.models.generateContent(p);
+    const parts = partsOf(r);
+    return { calls: callsOf(parts), text: textOf(parts) || null, finish: finishOf(r), usage: usageOf(r) };
+  }
+  const chunks = [];
+  const calls = [];
+  let text = "";
+  let finish = null;
+  let usage = null;
+  for await (const r of await ai.models.generateContentStream(p)) {
+    const parts = partsOf(r);
+    const doc = {};
+    if (textOf(parts)) text += doc.text = textOf(parts);
+    if (callsOf(parts).length) calls.push(...(doc.calls = callsOf(parts)));
+    if (finishOf(r)) finish = doc.finish = finishOf(r);
+    if (r.usageMetadata) usage = usageOf(r);
+    chunks.push(doc);
+  }
+  return { calls, text: text || null, finish, usage, chunks };
+}
+
+await serve(call);

@@ -1,0 +1,141 @@
+// tooltape driver for LangChain.js chat models (`@langchain/openai`, `@langchain/anthropic`,
+// `@langchain/google-genai` with `@langchain/core`): the same portable code for every provider,
+// as LangChain's docs show it: `model.bindTools(tools, { tool_choice })`, then `invoke` or
+// `stream` (the streamed AIMessageChunks summed with `concat`, as the docs sum them). Only the
+// model's construction is per provider. The route's `tools` option picks how tools are given:
+// `tool` (the default) `tool()` from @langchain/core/tools with the JSON Schema as its schema,
+// `dict` the OpenAI tool dict. `required` is LangChain's portable `"any"` (@langchain/core's
+// ToolChoice type); a trial field LangChain has no portable knob for (an allowed subset, and
+// parallel and strict where the provider's bindTools takes none) is not expressible. The packages
+// are required (CommonJS, one @langchain/core instance) from the install folder
+// ($TOOLTAPE_CLIENT_DIR); the protocol loop is clients/node/tooltape_driver.mjs.
+import { createRequire } from "node:module";
+import { join } from "node:path";
+
+import { argumentsObject as argsObject, serve, Unsupported } from "../node/tooltape_driver.mjs";
+
+const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
+const { ChatOpenAI } = req("@langchain/openai");
+const { ChatAnthropic } = req("@langchain/anthropic");
+const { ChatGoogleGenerativeAI } = req("@langchain/google-genai");
+const { AIMessage, HumanMessage, SystemMessage, ToolMessage } = req("@langchain/core/messages");
+const { tool } = req("@langchain/core/tools");
+
+const OPENAI = new Set(["openai-chat", "openai-responses"]);
+
+function modelOf(t) {
+  const common = { model: t.model, apiKey: t.api_key, maxRetries: 0 };
+  if (t.max_tokens != null) common.maxTokens = t.max_tokens;
+  switch (t.api) {
+    case "openai-chat":
+    case "openai-responses":
+      return new ChatOpenAI({ ...common, configuration: { baseURL: t.base_url + "/v1" }, useResponsesApi: t.api === "openai-responses" });
+    case "anthropic":
+      return new ChatAnthropic({ ...common, anthropicApiUrl: t.base_url });
+    case "gemini": {
+      const { maxTokens, ...rest } = common;
+      const o = { ...rest, baseUrl: t.base_url, apiVersion: "v1beta" };
+      if (maxTokens != null) o.maxOutputTokens = maxTokens;
+      return new ChatGoogleGenerativeAI(o);
+    }
+    default:
+      throw new Unsupported(["api " + t.api]);
+  }
+}
+
+function toolsOf(t) {
+  const form = t.options?.tools ?? "tool";
+  return t.tools.map((x) => {
+    if (form === "dict") {
+      const f = { name: x.name, parameters: x.parameters };
+      if (x.description != null) f.description = x.description;
+      return { type: "function", function: f };
+    }
+    // The tool is never run here: the caller runs tools (tooltape sends the results).
+    return tool(async () => "", { name: x.name, description: x.description ?? undefined, schema: x.parameters });
+  });
+}
+
+function bindOptions(t) {
+  const o = {};
+  const c = t.tool_choice;
+  if (c === "required") o.tool_choice = "any";
+  else if (typeof c === "string") o.tool_choice = c;
+  else if (c && "name" in c) o.tool_choice = c.name;
+  else if (c) throw new Unsupported(["tool_choice allowed"]);
+  // ChatOpenAI's bindTools takes these; the other providers' take neither.
+  if (t.parallel_tool_calls != null) {
+    if (!OPENAI.has(t.api)) throw new Unsupported(["parallel_tool_calls"]);
+    o.parallel_tool_calls = t.parallel_tool_calls;
+  }
+  if (t.strict) {
+    if (!OPENAI.has(t.api)) throw new Unsupported(["strict"]);
+    o.strict = true;
+  }
+  return o;
+}
+
+function messagesOf(messages) {
+  return messages.map((m) => {
+    if (m.role === "system") return new SystemMessage(m.content ?? "");
+    if (m.role === "assistant")
+      return new AIMessage({
+        content: m.content ?? "",
+        tool_calls: (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.name, args: argsObject(c.arguments), type: "tool_call" })),
+      });
+    if (m.role === "tool")
+      return new ToolMessage({ content: m.content ?? "", tool_call_id: m.call_id, name: m.name, status: m.is_error ? "error" : "success" });
+    return new HumanMessage(m.content ?? "");
+  });
+}
+
+function finishOf(meta) {
+  for (const k of ["finish_reason", "stop_reason", "finishReason", "status"]) if (meta?.[k] != null) return String(meta[k]);
+  return null;
+}
+
+function resultOf(msg) {
+  const u = msg.usage_metadata;
+  return {
+    calls: (msg.tool_calls ?? []).map((c) => ({ id: c.id ?? null, name: c.name, arguments: c.args })),
+    text: msg.text || null,
+    finish: finishOf(msg.response_metadata),
+    usage: u ? { input_tokens: u.input_tokens ?? null, output_tokens: u.output_tokens ?? null } : null,
+  };
+}
+
+function chunkOf(chunk) {
+  const doc = {};
+  if (chunk.text) doc.text = chunk.text;
+  const calls = (chunk.tool_call_chunks ?? []).map((c) => {
+    const call = {};
+    if (c.index != null) call.index = c.index;
+    if (c.id) call.id = c.id;
+    if (c.name) call.name = c.name;
+    if (c.args != null) call.arguments = c.args;
+    return call;
+  });
+  if (calls.length) doc.calls = calls;
+  const finish = finishOf(chunk.response_metadata);
+  if (finish) doc.finish = finish;
+  return Object.keys(doc).length ? doc : null;
+}
+
+async function call(t, messages) {
+  let model = modelOf(t);
+  if (t.tools.length) model = model.bindTools(toolsOf(t), bindOptions(t));
+  else if (t.tool_choice != null || t.parallel_tool_calls != null) bindOptions(t);
+  const input = messagesOf(messages);
+  if (!t.stream) return resultOf(await model.invoke(input));
+  const chunks = [];
+  let final = null;
+  for await (const chunk of await model.stream(input)) {
+    const doc = chunkOf(chunk);
+    if (doc) chunks.push(doc);
+    final = final === null ? chunk : final.concat(chunk);
+  }
+  if (final === null) throw new Error("the stream yielded no chunk");
+  return { ...resultOf(final), chunks };
+}
+
+await serve(call);

@@ -1,0 +1,152 @@
+// tooltape driver for the official OpenAI JavaScript SDK (`openai` on npm): Chat Completions and
+// Responses, buffered (`create`) and streamed (the SDK's `stream()` helpers, whose accumulated
+// final completion or response is the result; their raw chunks and events are the chunks). Tools
+// are the API's own JSON tool objects, as the SDK's README shows. The package is imported from
+// the install folder ($TOOLTAPE_CLIENT_DIR); the protocol loop is clients/node/tooltape_driver.mjs.
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+import { argumentsText as argsText, chatChunk, responsesEvent, serve, Unsupported } from "../node/tooltape_driver.mjs";
+
+const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
+const { default: OpenAI } = await import(pathToFileURL(req.resolve("openai")).href);
+
+// The schema a caller of a pass-through SDK writes: strict's dialect when strict.
+const schemaOf = (t, x) => (t.strict && x.strict_parameters != null ? x.strict_parameters : x.parameters);
+
+function chatMessages(messages) {
+  return messages.map((m) => {
+    if (m.role === "assistant") {
+      const msg = { role: "assistant", content: m.content ?? null };
+      if (m.tool_calls?.length)
+        msg.tool_calls = m.tool_calls.map((c) => ({
+          id: c.id,
+          type: "function",
+          function: { name: c.name, arguments: argsText(c.arguments) },
+        }));
+      return msg;
+    }
+    if (m.role === "tool") return { role: "tool", tool_call_id: m.call_id, content: m.content ?? "" };
+    return { role: m.role, content: m.content ?? "" };
+  });
+}
+
+function chatParams(t, messages) {
+  const p = { model: t.model, messages: chatMessages(messages) };
+  if (t.tools.length)
+    p.tools = t.tools.map((x) => {
+      const f = { name: x.name, parameters: schemaOf(t, x) };
+      if (x.description != null) f.description = x.description;
+      if (t.strict) f.strict = true;
+      return { type: "function", function: f };
+    });
+  const c = t.tool_choice;
+  if (typeof c === "string") p.tool_choice = c;
+  else if (c && "name" in c) p.tool_choice = { type: "function", function: { name: c.name } };
+  else if (c)
+    p.tool_choice = {
+      type: "allowed_tools",
+      allowed_tools: { mode: c.mode ?? "auto", tools: c.allowed.map((name) => ({ type: "function", function: { name } })) },
+    };
+  if (t.parallel_tool_calls != null) p.parallel_tool_calls = t.parallel_tool_calls;
+  if (t.max_tokens != null) p.max_tokens = t.max_tokens;
+  return p;
+}
+
+function chatResult(choice, usage) {
+  const m = choice?.message ?? {};
+  return {
+    calls: (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function?.name, arguments: c.function?.arguments })),
+    // A refusal is the model's text, in a field of its own.
+    text: m.content || m.refusal || null,
+    finish: choice?.finish_reason ?? null,
+    usage: usage ? { input_tokens: usage.prompt_tokens ?? null, output_tokens: usage.completion_tokens ?? null } : null,
+  };
+}
+
+async function chat(client, t, messages) {
+  const p = chatParams(t, messages);
+  if (!t.stream) {
+    const r = await client.chat.completions.create(p);
+    return chatResult(r.choices[0], r.usage);
+  }
+  const stream = client.chat.completions.stream({ ...p, stream_options: { include_usage: true } });
+  const chunks = [];
+  for await (const chunk of stream) {
+    const doc = chatChunk(chunk);
+    if (doc) chunks.push(doc);
+  }
+  const final = await stream.finalChatCompletion();
+  return { ...chatResult(final.choices[0], final.usage), chunks };
+}
+
+function responsesParams(t, messages) {
+  const input = [];
+  const instructions = [];
+  for (const m of messages) {
+    if (m.role === "system") instructions.push(m.content ?? "");
+    else if (m.role === "assistant") {
+      if (m.content) input.push({ role: "assistant", content: m.content });
+      for (const c of m.tool_calls ?? [])
+        input.push({ type: "function_call", call_id: c.id, name: c.name, arguments: argsText(c.arguments) });
+    } else if (m.role === "tool") input.push({ type: "function_call_output", call_id: m.call_id, output: m.content ?? "" });
+    else input.push({ role: "user", content: m.content ?? "" });
+  }
+  const p = { model: t.model, input };
+  if (instructions.length) p.instructions = instructions.join("\n\n");
+  if (t.tools.length)
+    p.tools = t.tools.map((x) => ({
+      type: "function",
+      name: x.name,
+      description: x.description ?? null,
+      parameters: schemaOf(t, x),
+      strict: Boolean(t.strict),
+    }));
+  const c = t.tool_choice;
+  if (typeof c === "string") p.tool_choice = c;
+  else if (c && "name" in c) p.tool_choice = { type: "function", name: c.name };
+  else if (c)
+    p.tool_choice = { type: "allowed_tools", mode: c.mode ?? "auto", tools: c.allowed.map((name) => ({ type: "function", name })) };
+  if (t.parallel_tool_calls != null) p.parallel_tool_calls = t.parallel_tool_calls;
+  if (t.max_tokens != null) p.max_output_tokens = t.max_tokens;
+  return p;
+}
+
+function responsesResult(r) {
+  const output = r.output ?? [];
+  const parts = output.filter((i) => i.type === "message").flatMap((i) => i.content ?? []);
+  const text = parts.filter((p) => p.type === "output_text").map((p) => p.text ?? "").join("");
+  const refusal = parts.filter((p) => p.type === "refusal").map((p) => p.refusal ?? "").join("");
+  let finish = r.status ?? null;
+  if (finish === "incomplete" && r.incomplete_details) finish = r.incomplete_details.reason;
+  return {
+    calls: output.filter((i) => i.type === "function_call").map((i) => ({ id: i.call_id, name: i.name, arguments: i.arguments })),
+    text: text || refusal || null,
+    finish,
+    usage: r.usage ? { input_tokens: r.usage.input_tokens ?? null, output_tokens: r.usage.output_tokens ?? null } : null,
+  };
+}
+
+async function responses(client, t, messages) {
+  const p = responsesParams(t, messages);
+  if (!t.stream) return responsesResult(await client.responses.create(p));
+  const stream = client.responses.stream(p);
+  const chunks = [];
+  const seen = new Set();
+  for await (const ev of stream) {
+    const doc = responsesEvent(ev, seen);
+    if (doc) chunks.push(doc);
+  }
+  return { ...responsesResult(await stream.finalResponse()), chunks };
+}
+
+async function call(t, messages) {
+  // maxRetries 0: a 5xx or 429 case is judged on the first answer, not after the SDK's backoff.
+  const client = new OpenAI({ baseURL: t.base_url + "/v1", apiKey: t.api_key, maxRetries: 0 });
+  if (t.api === "openai-chat") return chat(client, t, messages);
+  if (t.api === "openai-responses") return responses(client, t, messages);
+  throw new Unsupported(["api " + t.api]);
+}
+
+await serve(call);

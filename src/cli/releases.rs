@@ -1,0 +1,197 @@
+//! `--versions` and `--bisect` on `tooltape gateway NAME` and `tooltape client NAME`: the suite
+//! run on several releases of the profile's pinned package (each installed into its own cache
+//! folder) and printed as one table of root causes × releases, or the binary search over the
+//! releases the registry lists between two for the first where a cause appears or disappears.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use super::exit;
+use super::suite::{Format, SuiteArgs, trials};
+use tooltape::engine::{self, Install, Package, Presence, Run, RunOptions, System};
+use tooltape::runtime;
+
+/// What a kind of system gives the release commands: the system at a release, and the package
+/// its profile pins (for the registry's list of releases).
+pub(super) struct Releases<'a, S> {
+    pub at: &'a dyn Fn(&str) -> Result<Arc<S>, String>,
+    pub package: Result<Package, String>,
+}
+
+/// The package `install` pins at `version`, for `--bisect`'s list of releases.
+pub(super) fn package(version: Option<&str>, install: Option<&Install>) -> Result<Package, String> {
+    match (version, install) {
+        (Some(v), Some(i)) => engine::pinned_package(i, v),
+        _ => {
+            Err("the profile pins no version it installs: no registry to list releases from".into())
+        }
+    }
+}
+
+/// Runs `--versions` (and `--bisect`): 0 when every release ran, 2 when one could not be
+/// installed or run (the table is still printed) or the arguments do not read.
+pub(super) fn run<S: System>(
+    root: &Path,
+    a: &SuiteArgs,
+    options: &RunOptions,
+    releases: &Releases<'_, S>,
+) -> i32 {
+    let Some(versions) = a.versions.as_deref() else {
+        return exit::ERROR;
+    };
+    if let Some(cause) = &a.bisect {
+        return bisect(root, a, options, releases, cause, versions);
+    }
+    let list: Vec<String> = versions
+        .split(',')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+        .collect();
+    if list.is_empty() || versions.contains("..") {
+        eprintln!("--versions: name releases as A,B,C (A..B is for --bisect)");
+        return exit::ERROR;
+    }
+    let mut runs = Vec::new();
+    let mut kind_name = None;
+    for release in &list {
+        let ran = one(root, a, options, releases, release, None);
+        if let Ok((kind, name, _)) = &ran {
+            kind_name = Some((*kind, name.clone()));
+        }
+        runs.push((release.clone(), ran.map(|(_, _, run)| run)));
+    }
+    let Some((kind, name)) = kind_name else {
+        for (v, r) in &runs {
+            if let Err(e) = r {
+                eprintln!("{v}: {e}");
+            }
+        }
+        eprintln!("no release could be run");
+        return exit::ERROR;
+    };
+    let table = engine::release_table(kind, &name, &runs);
+    match a.format {
+        Format::Terminal => out!("{}", table.terminal()),
+        Format::Md => out!("{}", table.markdown()),
+        Format::Html => outln!("{}", table.html()),
+        Format::Json => outln!(
+            "{}",
+            serde_json::to_string_pretty(&table.json()).unwrap_or_default()
+        ),
+        Format::Junit => out!(
+            "{}",
+            table.junit(&tooltape::clock::utc_iso(SystemTime::now()))
+        ),
+    }
+    if runs.iter().any(|(_, r)| r.is_err()) {
+        exit::ERROR
+    } else {
+        exit::OK
+    }
+}
+
+/// One release's run: the system's kind and name, and its run; restricted to `only` trial keys
+/// when given.
+fn one<S: System>(
+    root: &Path,
+    a: &SuiteArgs,
+    options: &RunOptions,
+    releases: &Releases<'_, S>,
+    release: &str,
+    only: Option<&BTreeSet<String>>,
+) -> Result<(engine::SystemKind, String, Run), String> {
+    let system = (releases.at)(release)?;
+    let (mut trials, unloadable) = trials(root, &*system, a.filter.as_deref())
+        .ok_or_else(|| "no trial matches".to_string())?;
+    if unloadable > 0 {
+        return Err(format!("{unloadable} case file(s) could not be loaded"));
+    }
+    if let Some(keys) = only {
+        trials.retain(|t| keys.contains(&t.key()));
+    }
+    eprintln!("{} {release}: {} trials", system.name(), trials.len());
+    let note = |m: &str| eprintln!("{m}");
+    let run = runtime()
+        .block_on(engine::run(system.clone(), trials, options, &note))
+        .map_err(|e| e.message)?;
+    eprintln!(
+        "{} {release}: {}",
+        system.name(),
+        engine::summary(&run.results)
+    );
+    Ok((system.kind(), system.name().to_string(), run))
+}
+
+/// `--bisect CAUSE --versions A..B`.
+fn bisect<S: System>(
+    root: &Path,
+    a: &SuiteArgs,
+    options: &RunOptions,
+    releases: &Releases<'_, S>,
+    cause: &str,
+    versions: &str,
+) -> i32 {
+    let Some((from, to)) = versions.split_once("..") else {
+        eprintln!("--bisect: give --versions A..B (the first and last release to search)");
+        return exit::ERROR;
+    };
+    let listed = match &releases.package {
+        Ok(p) => engine::registry_releases(p),
+        Err(e) => Err(e.clone()),
+    };
+    let between = listed.and_then(|l| engine::between(&l, from.trim(), to.trim()));
+    let between = match between {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("--bisect: {e}");
+            return exit::ERROR;
+        }
+    };
+    eprintln!(
+        "--bisect {cause}: {} release(s) from {} to {}",
+        between.len(),
+        between.first().map_or("", String::as_str),
+        between.last().map_or("", String::as_str)
+    );
+    // The cause's trials, once a run has it: later releases run only those.
+    let mut keys: Option<BTreeSet<String>> = None;
+    let mut probe = |release: &str| -> Presence {
+        match one(root, a, options, releases, release, keys.as_ref()) {
+            Ok((_, _, run)) => {
+                if keys.is_none()
+                    && let Some(c) = run.causes.iter().find(|c| c.id == cause)
+                {
+                    keys = Some(c.trials.iter().cloned().collect());
+                }
+                let trials = keys
+                    .clone()
+                    .unwrap_or_else(|| run.results.iter().map(|r| r.key.clone()).collect());
+                engine::presence(&run, cause, &trials)
+            }
+            Err(e) => {
+                eprintln!("{release}: {e}");
+                Presence::NotApplicable
+            }
+        }
+    };
+    match engine::bisect(cause, &between, &mut probe) {
+        Ok(found) => {
+            if a.format == Format::Json {
+                outln!(
+                    "{}",
+                    serde_json::to_string_pretty(&found).unwrap_or_default()
+                );
+            } else {
+                out!("{}", found.terminal());
+            }
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!("--bisect: {e}");
+            exit::ERROR
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! The reasoning the proxy keeps: put back into the follow-up carrying the same calls to the
+//! same upstream, in that upstream's form, and nowhere else.
+
+use serde_json::json;
+
+use crate::model::{ChatRequest, Message, Outcome, Provider, ToolCall};
+use crate::proxy::reasoning::Reasoning;
+
+fn call(id: &str, signature: Option<&str>) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: "get_weather".into(),
+        arguments: json!({"city": "Bern"}),
+        thought_signature: signature.map(str::to_string),
+    }
+}
+
+fn follow_up(id: &str, opaque: Vec<serde_json::Value>) -> ChatRequest {
+    ChatRequest::new("m").with_messages([Message::Assistant {
+        text: None,
+        tool_calls: vec![call(id, None)],
+        opaque,
+    }])
+}
+
+fn assistant(req: &ChatRequest) -> (&[ToolCall], &[serde_json::Value]) {
+    match &req.messages[0] {
+        Message::Assistant {
+            tool_calls, opaque, ..
+        } => (tool_calls, opaque),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_reasoning_of_an_answer_goes_back_with_its_calls_to_the_same_upstream_only() {
+    let kept = Reasoning::default();
+    let thinking = json!({"type": "thinking", "thinking": "t", "signature": "EqQB"});
+    kept.remember(
+        Provider::Anthropic,
+        &ChatRequest::new("m"),
+        &Outcome {
+            tool_calls: vec![call("toolu_1", None)],
+            opaque: vec![thinking.clone()],
+            ..Outcome::default()
+        },
+    );
+    kept.remember(
+        Provider::Gemini,
+        &ChatRequest::new("m"),
+        &Outcome {
+            tool_calls: vec![call("g_1", Some("CiQB"))],
+            ..Outcome::default()
+        },
+    );
+    // A Chat client sent the calls back without reasoning (or with another format's items).
+    let foreign = json!({"type": "reasoning", "id": "rs_1"});
+    let mut req = follow_up("toolu_1", vec![foreign]);
+    kept.restore(Provider::Anthropic, &mut req);
+    assert_eq!(assistant(&req).1, [thinking]);
+    let mut gem = follow_up("g_1", vec![]);
+    kept.restore(Provider::Gemini, &mut gem);
+    assert_eq!(
+        assistant(&gem).0[0].thought_signature.as_deref(),
+        Some("CiQB")
+    );
+    // Another upstream, or other calls: nothing put back.
+    let mut other = follow_up("toolu_1", vec![]);
+    kept.restore(Provider::OpenaiResponses, &mut other);
+    assert!(assistant(&other).1.is_empty());
+    let mut unknown = follow_up("toolu_9", vec![]);
+    if let Message::Assistant { tool_calls, .. } = &mut unknown.messages[0] {
+        tool_calls[0].arguments = json!({"city": "Chur"});
+    }
+    kept.restore(Provider::Anthropic, &mut unknown);
+    assert!(assistant(&unknown).1.is_empty());
+    // The same call under another id (a Gemini client's ids are made anew): put back.
+    let mut renamed = follow_up("gemini-call-0-get_weather", vec![]);
+    kept.restore(Provider::Anthropic, &mut renamed);
+    assert_eq!(assistant(&renamed).1.len(), 1);
+}
+
+#[test]
+fn answers_without_calls_or_reasoning_are_not_kept() {
+    let kept = Reasoning::default();
+    kept.remember(
+        Provider::Anthropic,
+        &ChatRequest::new("m"),
+        &Outcome::default(),
+    );
+    kept.remember(
+        Provider::Anthropic,
+        &ChatRequest::new("m"),
+        &Outcome {
+            tool_calls: vec![call("toolu_1", None)],
+            ..Outcome::default()
+        },
+    );
+    let thinking = json!({"type": "thinking", "thinking": "t", "signature": "EqQB"});
+    let mut req = follow_up("toolu_1", vec![thinking.clone()]);
+    kept.restore(Provider::Anthropic, &mut req);
+    assert_eq!(assistant(&req).1, [thinking], "what the client sent stays");
+}
