@@ -1,7 +1,7 @@
 # tooltape — every entry point. CI runs `make ci` (= .ci/run). Adding a case never touches this file.
 GATEWAY ?= litellm
 CLIENT ?= tooltape
-.PHONY: wheel client gateway gateway-compare import-vcr test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png conformance drift fuzz
+.PHONY: wheel client gateway gateway-compare import-vcr test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png matrix-png conformance drift fuzz
 
 # Offline, no keys: replays every trial from its cassette and checks its snapshot.
 test:
@@ -55,6 +55,11 @@ report:
 # HTML matrix screenshotted in headless Chromium to docs/conformance.png (apt-get install -y chromium).
 report-png:
 	bash tests/render_report.sh
+
+# The whole field's page (tooltape matrix --html) screenshotted in headless Chromium to
+# docs/matrix.png: make matrix-png SYSTEMS=gateway:tooltape,client:tooltape (default: every profile).
+matrix-png:
+	SYSTEMS=$(SYSTEMS) FILTER=$(FILTER) bash tests/render_matrix.sh
 
 # What changed against DIR (offline), or against a fresh live recording (needs keys): make drift AGAINST=DIR
 drift:

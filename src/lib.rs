@@ -35,6 +35,7 @@ mod jsonseq;
 mod junit;
 mod located;
 mod loopback;
+pub mod matrix;
 pub mod mcp;
 pub mod model;
 mod pointer;

@@ -253,6 +253,28 @@ def chat_chunk(chunk):
     return doc or None
 
 
+def chat_gathered(chunks):
+    """The calls of streamed Chat protocol chunks as a caller gathers them where the library has
+    no accumulator: by index, a new id at an index starting a new call."""
+    calls = []
+    for ch in chunks:
+        for d in ch.get("calls", []):
+            i = d.get("index")
+            c = next((c for c in reversed(calls) if i is not None and c.get("index") == i), None)
+            if c is not None and d.get("id") and c.get("id") and d["id"] != c["id"]:
+                c = None
+            if c is None:
+                c = {"index": i, "arguments": ""}
+                calls.append(c)
+            for k in ("id", "name"):
+                if d.get(k):
+                    c[k] = d[k]
+            a = d.get("arguments")
+            if a is not None:
+                c["arguments"] += a if isinstance(a, str) else arguments_text(a)
+    return [{"id": c.get("id"), "name": c.get("name"), "arguments": c["arguments"]} for c in calls]
+
+
 def chat_usage(usage):
     if usage is None:
         return None

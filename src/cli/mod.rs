@@ -13,6 +13,7 @@ mod gateway;
 mod import_vcr;
 mod init;
 mod inject;
+mod matrix;
 mod mcp;
 mod parse;
 mod parse_request;
@@ -63,9 +64,9 @@ pub enum Command {
     /// Record cassettes from the live providers (keys from the environment) or the simulator.
     Record(RecordArgs),
     /// Scan cassettes for secrets (key-shaped strings, unredacted auth headers); exit 1 on a finding.
-    Scan(ScanArgs),
+    Scan(status::ScanArgs),
     /// One line per trial: ok, missing, stale (why), synthetic, imported; then orphaned files.
-    Status(StatusArgs),
+    Status(status::StatusArgs),
     /// Convert a vcrpy / pytest-recording YAML cassette into a redacted tooltape cassette.
     ImportVcr(ImportVcrArgs),
     /// Compare the committed cassettes with another folder or a fresh recording: what drifted.
@@ -90,6 +91,8 @@ pub enum Command {
     Gateway(gateway::GatewayArgs),
     /// Run the case suite through a client library (clients/NAME.toml) by its driver.
     Client(client::ClientArgs),
+    /// Run gateway and client suites into one document (`--shard K/N`, `merge`, `diff`).
+    Matrix(matrix::MatrixArgs),
     /// Run the reference gateway on loopback until interrupted: four inbound formats, each model
     /// alias routed to an upstream provider (see `gateways/tooltape.toml`).
     Proxy(proxy::ProxyArgs),
@@ -102,18 +105,6 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         port: u16,
     },
-}
-
-#[derive(Args, Debug)]
-pub struct ScanArgs {
-    /// A cassette file or folder (default: cassettes/ under --root).
-    pub path: Option<PathBuf>,
-}
-
-#[derive(Args, Debug)]
-pub struct StatusArgs {
-    /// Only trials whose name contains this.
-    pub filter: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -259,6 +250,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Report(a) => report::run(&root, &a),
         Command::Gateway(a) => gateway::run(&root, &a),
         Command::Client(a) => client::run(&root, &a),
+        Command::Matrix(a) => matrix::run(&root, &a),
         Command::Mcp(a) => mcp::run(&a, cli.corpus.cases.as_deref()),
         Command::Schema { action } => {
             let (provider, file, strict) = match &action {

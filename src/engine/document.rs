@@ -27,15 +27,25 @@ pub enum RunStatus {
 /// the system died mid-run (the trials after that broke: failed, not a broken run);
 /// `incomplete`: the suite did not fully run (unloadable case files).
 pub fn status(results: &[TrialResult], stale: usize, exited: bool, incomplete: bool) -> RunStatus {
+    status_of(
+        &results.iter().map(|r| &r.cell).collect::<Vec<_>>(),
+        stale,
+        exited,
+        incomplete,
+    )
+}
+
+/// [`status`] of cells (a document read back, a merge of shards).
+pub fn status_of(cells: &[&Cell], stale: usize, exited: bool, incomplete: bool) -> RunStatus {
     if exited {
         return RunStatus::Failed;
     }
-    let broken = results.iter().any(|r| matches!(r.cell, Cell::Broken(_)))
-        && (results.iter()).all(|r| matches!(r.cell, Cell::Broken(_) | Cell::NotApplicable(_)));
+    let broken = cells.iter().any(|c| matches!(c, Cell::Broken(_)))
+        && (cells.iter()).all(|c| matches!(c, Cell::Broken(_) | Cell::NotApplicable(_)));
     if broken {
         return RunStatus::Broken;
     }
-    let unexpected = results.iter().filter(|r| !r.cell.expected()).count() + stale;
+    let unexpected = cells.iter().filter(|c| !c.expected()).count() + stale;
     if unexpected > 0 || incomplete {
         RunStatus::Failed
     } else {

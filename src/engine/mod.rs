@@ -37,7 +37,7 @@ mod way;
 mod tests;
 
 pub use cause::{CauseKey, normalize};
-pub use document::{RunStatus, document, status};
+pub use document::{RunStatus, document, status, status_of};
 pub use judge::{CallerReply, CallerRequest};
 pub use known::{known_failure, stale_causes};
 pub use lifecycle::{Run, RunOptions, SetUpError, run, run_on};
@@ -49,7 +49,7 @@ pub use releases::{
     Bisection, Package, Presence, ReleaseTable, between, bisect, pinned_package, presence,
     registry_releases, release_table,
 };
-pub use render::{html, junit, markdown, summary, terminal};
+pub use render::{html, junit, markdown, summary, summary_of, terminal};
 pub use reproduce::{
     Reproducer, RootCause, causes, markdown as causes_markdown, report_bug,
     terminal as causes_terminal,

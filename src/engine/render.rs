@@ -7,11 +7,11 @@ use std::fmt::Write as _;
 use super::result::{Cell, TrialResult};
 use crate::junit::{JunitCase, JunitOutcome};
 
-/// Totals: (passed, failed, known, unsupported, not applicable).
-pub(super) fn totals(results: &[TrialResult]) -> (usize, usize, usize, usize, usize) {
+/// Totals of cells: (passed, failed, known, unsupported, not applicable).
+fn totals<'a>(cells: impl Iterator<Item = &'a Cell>) -> (usize, usize, usize, usize, usize) {
     let mut t = (0, 0, 0, 0, 0);
-    for r in results {
-        match r.cell {
+    for cell in cells {
+        match cell {
             Cell::Pass => t.0 += 1,
             Cell::Fail(_) | Cell::Broken(_) => t.1 += 1,
             Cell::Known(_) => t.2 += 1,
@@ -24,7 +24,12 @@ pub(super) fn totals(results: &[TrialResult]) -> (usize, usize, usize, usize, us
 
 /// `N passed, N failed` plus the other counts.
 pub fn summary(results: &[TrialResult]) -> String {
-    let (p, f, k, u, n) = totals(results);
+    summary_of(results.iter().map(|r| &r.cell))
+}
+
+/// [`summary`] of cells (a document read back, a merge of shards).
+pub fn summary_of<'a>(cells: impl Iterator<Item = &'a Cell>) -> String {
+    let (p, f, k, u, n) = totals(cells);
     format!("{p} passed, {f} failed ({k} known, {u} not supported by design, {n} not applicable)")
 }
 

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::cause::Ended;
@@ -13,7 +13,7 @@ use super::upstream::Exchange;
 use crate::model::Outcome;
 
 /// A matrix cell.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", content = "detail", rename_all = "kebab-case")]
 pub enum Cell {
     Pass,

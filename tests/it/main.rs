@@ -15,6 +15,7 @@ mod loopback_proxy;
 
 // Test modules, one area each.
 
+mod action;
 mod anywhere;
 mod architecture;
 mod case_format;
@@ -31,6 +32,7 @@ mod gateway_docs;
 mod gateway_mutants;
 mod hosted_search;
 mod import_vcr;
+mod matrix;
 mod mcp;
 mod mcp_corpus;
 mod proxy;

@@ -1,0 +1,154 @@
+"""tooltape driver for LlamaIndex's LLM classes (`llama-index-llms-openai`, `-anthropic`,
+`-google-genai`): OpenAI, OpenAIResponses, Anthropic and GoogleGenAI, each called through the
+portable `FunctionCallingLLM` API with the same code: `chat_with_tools` /
+`stream_chat_with_tools` (`allow_parallel_tool_calls`, `tool_required`), the calls read with
+`get_tool_calls_from_response`. Tools are `FunctionTool`s whose `fn_schema` is a pydantic model
+carrying the trial's JSON Schema; the history is `ChatMessage`s, assistant tool calls as
+`ToolCallBlock`s and results as `role="tool"` messages with `tool_call_id`, as LlamaIndex's
+FunctionAgent keeps them. Streamed, each chunk reports the text delta and the calls as the
+yielded response holds them so far (objects: each replaces the one before)."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import tooltape_driver as td  # noqa: E402
+from llama_index.core.base.llms.types import ChatMessage, TextBlock, ToolCallBlock  # noqa: E402
+from llama_index.core.tools import FunctionTool  # noqa: E402
+from pydantic import BaseModel, ConfigDict  # noqa: E402
+
+
+def llm_of(trial):
+    api, key, base, name = trial["api"], trial["api_key"], trial["base_url"], trial["model"]
+    limit = trial.get("max_tokens")
+    if api == "openai-chat":
+        from llama_index.llms.openai import OpenAI
+
+        return OpenAI(model=name, api_key=key, api_base=base + "/v1", max_retries=0, max_tokens=limit)
+    if api == "openai-responses":
+        from llama_index.llms.openai import OpenAIResponses
+
+        return OpenAIResponses(model=name, api_key=key, api_base=base + "/v1", max_retries=0, max_output_tokens=limit)
+    if api == "anthropic":
+        from llama_index.llms.anthropic import Anthropic
+
+        kw = {"max_tokens": limit} if limit is not None else {}
+        return Anthropic(model=name, api_key=key, base_url=base, max_retries=0, **kw)
+    if api == "gemini":
+        from google.genai import types
+        from llama_index.llms.google_genai import GoogleGenAI
+
+        # Without both limits GoogleGenAI's constructor fetches the model's metadata
+        # (models.get), which the simulator upstream does not serve: the model's own limits,
+        # as that call would answer them for gemini-2.5-flash.
+        return GoogleGenAI(
+            model=name,
+            api_key=key,
+            max_retries=0,
+            max_tokens=limit or 65536,
+            context_window=1048576,
+            http_options=types.HttpOptions(base_url=base),
+        )
+    raise td.Unsupported(["api " + api])
+
+
+def schema_model(schema):
+    """A pydantic model whose JSON Schema is `schema` (LlamaIndex takes a tool's schema as a model)."""
+
+    def replace(s):
+        s.clear()
+        s.update(schema)
+
+    return type("Arguments", (BaseModel,), {"model_config": ConfigDict(json_schema_extra=replace)})
+
+
+def never_called(**kwargs):
+    raise RuntimeError("tooltape runs no tool in the driver")
+
+
+def tools_of(trial):
+    return [
+        FunctionTool.from_defaults(
+            fn=never_called, name=t["name"], description=t.get("description") or "", fn_schema=schema_model(t["parameters"])
+        )
+        for t in trial["tools"]
+    ]
+
+
+def history_of(messages):
+    out = []
+    for m in messages:
+        role, content = m["role"], m.get("content") or ""
+        if role == "tool":
+            out.append(ChatMessage(role="tool", content=content, additional_kwargs={"tool_call_id": m.get("call_id")}))
+        elif role == "assistant":
+            blocks = [TextBlock(text=m["content"])] if m.get("content") else []
+            blocks += [
+                ToolCallBlock(tool_call_id=c.get("id"), tool_name=c.get("name"), tool_kwargs=td.arguments_object(c.get("arguments")))
+                for c in m.get("tool_calls") or []
+            ]
+            out.append(ChatMessage(role="assistant", blocks=blocks))
+        else:
+            out.append(ChatMessage(role=role, content=content))
+    return out
+
+
+def options_of(trial):
+    kw = {}
+    choice = trial.get("tool_choice")
+    if choice == "required":
+        kw["tool_required"] = True
+    elif choice not in (None, "auto"):
+        raise td.Unsupported(["tool_choice " + (choice if isinstance(choice, str) else "object")])
+    if trial.get("parallel_tool_calls") is not None:
+        kw["allow_parallel_tool_calls"] = trial["parallel_tool_calls"]
+    if trial.get("strict"):
+        raise td.Unsupported(["strict"])
+    return kw
+
+
+def calls_of(llm, r):
+    return [
+        {"id": s.tool_id, "name": s.tool_name, "arguments": s.tool_kwargs}
+        for s in llm.get_tool_calls_from_response(r, error_on_no_tool_call=False)
+    ]
+
+
+def usage_of(r):
+    u = td.get(r.raw, "usage") or td.get(r.raw, "usage_metadata")
+    if u is None:
+        return None
+    i = td.get(u, "prompt_tokens", td.get(u, "input_tokens", td.get(u, "prompt_token_count")))
+    o = td.get(u, "completion_tokens", td.get(u, "output_tokens", td.get(u, "candidates_token_count")))
+    return {"input_tokens": i, "output_tokens": o}
+
+
+def result_of(llm, r):
+    text = "".join(b.text for b in r.message.blocks if isinstance(b, TextBlock))
+    return {"calls": calls_of(llm, r), "text": text or None, "finish": None, "usage": usage_of(r)}
+
+
+def call(trial, messages):
+    llm = llm_of(trial)
+    kw = options_of(trial)
+    tools, history = tools_of(trial), history_of(messages)
+    if not trial["stream"]:
+        return result_of(llm, llm.chat_with_tools(tools, chat_history=history, **kw))
+    chunks, last = [], None
+    for r in llm.stream_chat_with_tools(tools, chat_history=history, **kw):
+        last = r
+        doc = {}
+        if r.delta:
+            doc["text"] = r.delta
+        calls = calls_of(llm, r)
+        if calls:
+            doc["calls"] = [dict(c, index=i) for i, c in enumerate(calls)]
+        if doc:
+            chunks.append(doc)
+    result = result_of(llm, last) if last is not None else {"calls": [], "text": None, "finish": None, "usage": None}
+    result["chunks"] = chunks
+    return result
+
+
+if __name__ == "__main__":
+    td.serve(call)

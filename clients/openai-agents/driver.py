@@ -1,0 +1,107 @@
+"""tooltape driver for the OpenAI Agents SDK's models (`openai-agents`): OpenAIChatCompletionsModel
+and OpenAIResponsesModel over one `AsyncOpenAI` client, called through the SDK's `Model`
+interface (`get_response`, `stream_response`: what `Runner` calls each turn; no agent loop, so
+tooltape sends the tool results). The same code for both models: input as the SDK's Responses
+input items, tools as `FunctionTool`s with a JSON Schema, tool_choice, the parallel switch and
+max_tokens as `ModelSettings`; the streamed result is the stream's `response.completed`
+response, as `Runner` builds its ModelResponse. Tracing is off (set_tracing_disabled)."""
+
+import asyncio
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import tooltape_driver as td  # noqa: E402
+from agents import (  # noqa: E402
+    FunctionTool,
+    ModelSettings,
+    OpenAIChatCompletionsModel,
+    OpenAIResponsesModel,
+    set_tracing_disabled,
+)
+from agents.exceptions import ModelBehaviorError  # noqa: E402
+from agents.models.interface import ModelTracing  # noqa: E402
+from openai import AsyncOpenAI  # noqa: E402
+
+set_tracing_disabled(True)
+
+
+def model_of(trial, client):
+    if trial["api"] == "openai-chat":
+        return OpenAIChatCompletionsModel(model=trial["model"], openai_client=client)
+    if trial["api"] == "openai-responses":
+        return OpenAIResponsesModel(model=trial["model"], openai_client=client)
+    raise td.Unsupported(["api " + trial["api"]])
+
+
+async def never_invoked(ctx, arguments):
+    raise RuntimeError("tooltape runs no tool in the driver")
+
+
+def tools_of(trial):
+    return [
+        FunctionTool(
+            name=t["name"],
+            # None when the tool has none, as `@function_tool` makes it for a function without a
+            # docstring.
+            description=t.get("description"),
+            params_json_schema=td.parameters(trial, t),
+            on_invoke_tool=never_invoked,
+            strict_json_schema=bool(trial.get("strict")),
+        )
+        for t in trial["tools"]
+    ]
+
+
+def settings_of(trial):
+    s = {}
+    choice = trial.get("tool_choice")
+    if isinstance(choice, dict) and "name" in choice:
+        s["tool_choice"] = choice["name"]
+    elif isinstance(choice, dict):
+        raise td.Unsupported(["tool_choice allowed"])
+    elif choice is not None:
+        s["tool_choice"] = choice
+    if trial.get("parallel_tool_calls") is not None:
+        s["parallel_tool_calls"] = trial["parallel_tool_calls"]
+    if trial.get("max_tokens") is not None:
+        s["max_tokens"] = trial["max_tokens"]
+    return ModelSettings(**s)
+
+
+async def call_async(trial, messages):
+    client = AsyncOpenAI(base_url=trial["base_url"] + "/v1", api_key=trial["api_key"], max_retries=0)
+    model = model_of(trial, client)
+    items, instructions = td.responses_input(messages)
+    args = (instructions, items, settings_of(trial), tools_of(trial), None, [], ModelTracing.DISABLED)
+    kw = dict(previous_response_id=None, conversation_id=None, prompt=None)
+    try:
+        if not trial["stream"]:
+            r = await model.get_response(*args, **kw)
+            # A ModelResponse has the output items and usage (no status: no finish to report).
+            result = td.responses_result({"output": r.output})
+            result["usage"] = {"input_tokens": r.usage.input_tokens, "output_tokens": r.usage.output_tokens}
+            return result
+        chunks, final = [], None
+        async for ev in model.stream_response(*args, **kw):
+            doc = td.responses_event(ev)
+            if doc:
+                chunks.append(doc)
+            if td.get(ev, "type") == "response.completed":
+                final = ev.response
+        if final is None:
+            # What Runner raises for a stream without `response.completed` (run_loop.py).
+            raise ModelBehaviorError("Model did not produce a final response!")
+        result = td.responses_result(final)
+        result["chunks"] = chunks
+        return result
+    finally:
+        await client.close()
+
+
+def call(trial, messages):
+    return asyncio.run(call_async(trial, messages))
+
+
+if __name__ == "__main__":
+    td.serve(call)
