@@ -20,11 +20,21 @@ use tooltape::runtime;
 pub struct ClientArgs {
     #[command(subcommand)]
     pub command: Option<ClientCommand>,
-    /// The profile: `clients/NAME.toml` (or a path to a `.toml` file).
-    #[arg(required = true)]
+    /// The profile: `clients/NAME.toml` under --root, else the built-in one of that name (or a
+    /// path to a `.toml` file).
+    #[arg(required_unless_present = "list")]
     pub name: Option<String>,
+    /// List the profiles a run can name (the project's and the built-in ones) with their versions.
+    #[arg(long, conflicts_with = "name")]
+    pub list: bool,
     #[command(flatten)]
     pub suite: SuiteArgs,
+    /// Test the library installed in DIR instead of installing the profile's pinned release: a
+    /// venv your checkout is installed into (`pip install -e .`; Python profiles run
+    /// `DIR/bin/python`), or a folder whose `node_modules` holds your build (Node.js profiles).
+    /// See docs/clients/README.md, "Your own library's checkout".
+    #[arg(long, value_name = "DIR")]
+    pub install_dir: Option<std::path::PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -44,6 +54,10 @@ pub enum ClientCommand {
 pub fn run(root: &Path, a: &ClientArgs) -> i32 {
     if let Some(ClientCommand::Drive { mutant }) = &a.command {
         return drive(mutant);
+    }
+    if a.list {
+        let version = |p: &tooltape::client::ClientProfile| p.version.clone();
+        return suite::list(root, "clients", tooltape::client::load_client, version);
     }
     let Some(name) = &a.name else {
         eprintln!("client: name a profile (clients/NAME.toml) or `drive`");
@@ -70,7 +84,11 @@ pub fn run(root: &Path, a: &ClientArgs) -> i32 {
         let options = a.suite.options(RunOptions::default());
         return releases::run(root, &a.suite, &options, &releases);
     }
-    let library = Arc::new(Library::new(profile, root));
+    let mut library = Library::new(profile, root);
+    if let Some(dir) = &a.install_dir {
+        library = library.with_installed(dir);
+    }
+    let library = Arc::new(library);
     let extras = Extras {
         document: &|l: &Library, ran: &Run| {
             tooltape::client::markdown(&l.profile, &ran.results, &ran.causes)

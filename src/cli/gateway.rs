@@ -25,9 +25,13 @@ use tooltape::runtime;
 pub struct GatewayArgs {
     #[command(subcommand)]
     pub command: Option<GatewayCommand>,
-    /// The profile: `gateways/NAME.toml` (or a path to a `.toml` file).
-    #[arg(required = true)]
+    /// The profile: `gateways/NAME.toml` under --root, else the built-in one of that name (or a
+    /// path to a `.toml` file).
+    #[arg(required_unless_present = "list")]
     pub name: Option<String>,
+    /// List the profiles a run can name (the project's and the built-in ones) with their versions.
+    #[arg(long, conflicts_with = "name")]
+    pub list: bool,
     #[command(flatten)]
     pub suite: SuiteArgs,
     /// A gateway that is already running: only the profile's routes and headers are used.
@@ -86,6 +90,10 @@ pub fn listen_addr(s: &str) -> Result<SocketAddr, String> {
 pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
     if let Some(GatewayCommand::Compare(c)) = &a.command {
         return compare(root, c);
+    }
+    if a.list {
+        let version = |p: &tooltape::gateway::Profile| p.version.clone();
+        return suite::list(root, "gateways", tooltape::gateway::load_profile, version);
     }
     let Some(name) = &a.name else {
         eprintln!("gateway: name a profile (gateways/NAME.toml) or `compare`");

@@ -9,6 +9,7 @@ use clap::{Args, Subcommand};
 
 use super::exit;
 use super::gateway::listen_addr;
+use tooltape::client::Language;
 use tooltape::gateway::{DEFAULT_UPSTREAM, base_urls};
 
 #[derive(Args, Debug)]
@@ -32,9 +33,14 @@ pub enum InitWhat {
         force: bool,
     },
     /// Write a commented client-library profile (driver, routes, known failures) to
-    /// clients/NAME.toml under --root (or to NAME when it ends in .toml).
+    /// clients/NAME.toml under --root (or to NAME when it ends in .toml); with --language, also
+    /// a driver skeleton beside it (clients/NAME/driver.py or driver.mjs) that uses tooltape's
+    /// driver helper.
     Client {
         name: String,
+        /// The driver's language: `python` or `node` (default: tooltape's reference driver).
+        #[arg(long, value_parser = ["python", "node"])]
+        language: Option<String>,
         /// Replace an existing file.
         #[arg(long)]
         force: bool,
@@ -76,18 +82,60 @@ fn write_new(path: &Path, text: &str, force: bool) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
+/// Writes a client profile at `path` and, for a `language`, its driver skeleton beside it
+/// (`clients/NAME/driver.py`), named in the profile under `{{root}}` when it is under `root`.
+fn client(
+    root: &Path,
+    path: &Path,
+    stem: &str,
+    profile: &str,
+    language: Option<Language>,
+    force: bool,
+) -> Result<(PathBuf, String), String> {
+    let Some(language) = language else {
+        let text = tooltape::client::skeleton(stem, profile, None);
+        return write_new(path, &text, force).map(|()| (path.to_path_buf(), profile.to_string()));
+    };
+    let (file, driver) = language.driver(stem);
+    let driver_path = path.with_extension("").join(file);
+    let named = match driver_path.strip_prefix(root) {
+        Ok(rel) => format!("{{{{root}}}}/{}", rel.display()),
+        Err(_) => std::path::absolute(&driver_path)
+            .map_err(|e| e.to_string())?
+            .display()
+            .to_string(),
+    };
+    let text = tooltape::client::skeleton(stem, profile, Some((language, &named)));
+    if !force && std::fs::symlink_metadata(&driver_path).is_ok() {
+        return Err(format!(
+            "{}: exists; not replaced (pass --force to overwrite it)",
+            driver_path.display()
+        ));
+    }
+    write_new(path, &text, force)?;
+    write_new(&driver_path, &driver, true)?;
+    eprintln!(
+        "wrote {}: your library's calls go there",
+        driver_path.display()
+    );
+    Ok((path.to_path_buf(), profile.to_string()))
+}
+
 /// Runs `tooltape init …`.
 pub fn run(root: &Path, a: &InitArgs) -> i32 {
     let (folder, name, force) = match &a.what {
         InitWhat::Gateway { name, force, .. } => ("gateways", name, *force),
-        InitWhat::Client { name, force } => ("clients", name, *force),
+        InitWhat::Client { name, force, .. } => ("clients", name, *force),
     };
     let written = place(root, folder, name).and_then(|(path, stem, profile)| {
         let text = match &a.what {
             InitWhat::Gateway {
                 upstream_listen, ..
             } => tooltape::gateway::skeleton(&stem, &profile, *upstream_listen),
-            InitWhat::Client { .. } => tooltape::client::skeleton(&stem, &profile),
+            InitWhat::Client { language, .. } => {
+                let language = language.as_deref().and_then(Language::named);
+                return client(root, &path, &stem, &profile, language, force);
+            }
         };
         write_new(&path, &text, force).map(|()| (path, profile))
     });

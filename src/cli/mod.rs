@@ -30,7 +30,6 @@ mod suite;
 mod text_protocol;
 
 use select::{provider_arg, text_command};
-
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -65,9 +64,9 @@ pub enum Command {
     /// Record cassettes from the live providers (keys from the environment) or the simulator.
     Record(RecordArgs),
     /// Scan cassettes for secrets (key-shaped strings, unredacted auth headers); exit 1 on a finding.
-    Scan(ScanArgs),
+    Scan(status::ScanArgs),
     /// One line per trial: ok, missing, stale (why), synthetic, imported; then orphaned files.
-    Status(StatusArgs),
+    Status(status::StatusArgs),
     /// Convert a vcrpy / pytest-recording YAML cassette into a redacted tooltape cassette.
     ImportVcr(ImportVcrArgs),
     /// Compare the committed cassettes with another folder or a fresh recording: what drifted.
@@ -106,18 +105,6 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         port: u16,
     },
-}
-
-#[derive(Args, Debug)]
-pub struct ScanArgs {
-    /// A cassette file or folder (default: cassettes/ under --root).
-    pub path: Option<PathBuf>,
-}
-
-#[derive(Args, Debug)]
-pub struct StatusArgs {
-    /// Only trials whose name contains this.
-    pub filter: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -2,8 +2,21 @@
 
 use super::cases::discover;
 use super::exit;
-use std::path::Path;
+use clap::Args;
+use std::path::{Path, PathBuf};
 use tooltape::{redact::Secrets, status::scan_path};
+
+#[derive(Args, Debug)]
+pub struct ScanArgs {
+    /// A cassette file or folder (default: cassettes/ under --root).
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct StatusArgs {
+    /// Only trials whose name contains this.
+    pub filter: Option<String>,
+}
 
 /// `tooltape status [FILTER]`: prints the report, broken files included; exit 1 when the suite
 /// has broken files (a case, a tool, the provider table, a cassette, an orphan), else 0.

@@ -1,6 +1,8 @@
 //! What `tooltape gateway NAME` and `tooltape client NAME` share, on the engine's one road: the
 //! arguments, the discovered trials, the run (`engine::run`), the five output formats with one
-//! JSON document, `--findings` and `--report-bug`, the Markdown document, and the exit status.
+//! JSON document, `--findings` and `--report-bug`, the Markdown document, and the exit status;
+//! and `--list`: every profile a run can name, the project's own (`gateways/`, `clients/` under
+//! --root) and the built-in ones, with its version and where it comes from.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,7 +12,9 @@ use clap::{Args, ValueEnum};
 
 use super::cases::discover;
 use super::exit;
-use tooltape::engine::{self, RoutedTrial, Run, RunOptions, RunStatus, System, TrialResult};
+use tooltape::engine::{
+    self, Loaded, RoutedTrial, Run, RunOptions, RunStatus, System, TrialResult, builtin_names,
+};
 use tooltape::{Case, runtime};
 
 /// How a run's results are printed.
@@ -279,4 +283,46 @@ fn print<S: System>(system: &S, ran: &Run, format: Format, extras: &Extras<'_, S
     } else {
         eprintln!("{}", engine::summary(results));
     }
+}
+
+/// Prints one line per profile of `folder`: name, version, source; 2 when one cannot be read.
+pub fn list<P, E: std::fmt::Display>(
+    root: &Path,
+    folder: &str,
+    load: impl Fn(&Path, &str) -> Result<Loaded<P>, E>,
+    version: impl Fn(&P) -> Option<String>,
+) -> i32 {
+    let mut names: std::collections::BTreeSet<String> = builtin_names(folder)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    if let Ok(rd) = std::fs::read_dir(root.join(folder)) {
+        for e in rd.filter_map(Result::ok) {
+            let file = e.file_name().to_string_lossy().into_owned();
+            if let Some(stem) = file.strip_suffix(".toml") {
+                names.insert(stem.to_string());
+            }
+        }
+    }
+    let mut broken = false;
+    for name in &names {
+        match load(root, name) {
+            Ok(p) => {
+                let from = match &p.shipped {
+                    Some(_) => "built in".to_string(),
+                    None if builtin_names(folder).contains(&name.as_str()) => {
+                        format!("{} (replaces the built-in one)", p.path.display())
+                    }
+                    None => p.path.display().to_string(),
+                };
+                let v = version(&p.profile).unwrap_or_else(|| "-".into());
+                outln!("{name:<20} {v:<12} {from}");
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                broken = true;
+            }
+        }
+    }
+    if broken { exit::ERROR } else { exit::OK }
 }

@@ -13,6 +13,7 @@ use super::profile::LoadedClient;
 use super::way::Driven;
 use crate::engine::{
     KnownEntry, Route, Started, System, SystemKind, TrialResult, Upstream, fill, install_pinned,
+    shipped_dir, write_shipped,
 };
 
 /// A library under test.
@@ -20,16 +21,45 @@ pub struct Library {
     pub profile: Arc<LoadedClient>,
     root: PathBuf,
     driver: Option<Spec>,
+    /// A development copy installed by the caller (`--install-dir`): `{{dir}}` names it, and
+    /// nothing is installed.
+    installed: Option<(PathBuf, String)>,
 }
 
 impl Library {
     /// The library of `profile`; `root` fills the driver command's `{{root}}` (where
-    /// `clients/NAME/` holds the driver).
+    /// `clients/NAME/` holds the driver), unless the profile is the built-in one: then its
+    /// written-out folder does.
     pub fn new(profile: LoadedClient, root: &Path) -> Library {
+        let root = profile
+            .shipped
+            .clone()
+            .unwrap_or_else(|| root.to_path_buf());
+        let root = root.as_path();
         Library {
             profile: Arc::new(profile),
             root: std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
             driver: None,
+            installed: None,
+        }
+    }
+
+    /// Run against the library installed in `dir` (a venv with a checkout `pip install`ed into
+    /// it, a folder whose `node_modules` holds a build) instead of the pinned release: `dir` fills
+    /// the driver command's `{{dir}}`, the profile's install is skipped, and the run's version
+    /// names the folder.
+    pub fn with_installed(mut self, dir: &Path) -> Library {
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let label = format!("installed in {}", dir.display());
+        self.installed = Some((dir, label));
+        self
+    }
+
+    /// `{{dir}}`: the caller's install, else the pinned release's folder in the cache.
+    fn install_dir(&self) -> PathBuf {
+        match &self.installed {
+            Some((dir, _)) => dir.clone(),
+            None => self.profile.install_dir(),
         }
     }
 
@@ -44,12 +74,14 @@ impl Library {
         let me = std::env::current_exe()
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_else(|_| "tooltape".into());
-        let dir = self.profile.install_dir().to_string_lossy().into_owned();
+        let dir = self.install_dir().to_string_lossy().into_owned();
         let root = self.root.to_string_lossy().into_owned();
+        let shipped = shipped_dir().to_string_lossy().into_owned();
         let values = [
             ("tooltape", me.as_str()),
             ("dir", dir.as_str()),
             ("root", root.as_str()),
+            ("shipped", shipped.as_str()),
         ];
         let driver = &self.profile.profile.driver;
         Spec {
@@ -79,7 +111,10 @@ impl System for Library {
     }
 
     fn version(&self) -> Option<&str> {
-        self.profile.profile.version.as_deref()
+        match &self.installed {
+            Some((_, label)) => Some(label),
+            None => self.profile.profile.version.as_deref(),
+        }
     }
 
     fn routes(&self) -> Vec<Route> {
@@ -99,6 +134,15 @@ impl System for Library {
     }
 
     fn install(&self) -> Result<Option<PathBuf>, String> {
+        if self.profile.source.contains("{{shipped}}") {
+            write_shipped()?;
+        }
+        if let Some((dir, _)) = &self.installed {
+            if !dir.is_dir() {
+                return Err(format!("--install-dir {}: no such folder", dir.display()));
+            }
+            return Ok(None);
+        }
         let install = self.profile.profile.install.as_ref();
         install_pinned(&self.profile.name, self.profile.install_dir(), install)
     }

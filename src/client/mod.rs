@@ -30,5 +30,5 @@ pub use protocol::{
 };
 pub use reference::{Mutant, drive};
 pub use render::markdown;
-pub use skeleton::skeleton;
+pub use skeleton::{Language, skeleton};
 pub use way::Driven;

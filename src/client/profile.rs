@@ -41,7 +41,9 @@ fn default_concurrency() -> usize {
 }
 
 /// Starting the driver: `{{dir}}` (the install folder), `{{root}}` (the project root, where
-/// `clients/NAME/` holds the driver) and `{{tooltape}}` (the running binary) are filled.
+/// `clients/NAME/` holds the driver; for a built-in profile, its written-out folder),
+/// `{{shipped}}` (the written-out built-in targets, whose `clients/python` and `clients/node`
+/// hold the driver helpers) and `{{tooltape}}` (the running binary) are filled.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DriverTable {
@@ -132,7 +134,7 @@ impl Loaded<ClientProfile> {
 
 /// Reads `clients/NAME.toml` (or any path ending in `.toml`).
 pub fn load_client(root: &Path, name: &str) -> Result<LoadedClient, Located> {
-    let (path, source, profile): (_, _, ClientProfile) =
+    let (path, source, profile, shipped): (_, _, ClientProfile, _) =
         read_profile(root, "clients", "client", name)?;
     if profile.routes.is_empty() {
         return Err(Located::at_start(
@@ -171,5 +173,6 @@ pub fn load_client(root: &Path, name: &str) -> Result<LoadedClient, Located> {
         path,
         source,
         profile,
+        shipped,
     })
 }

@@ -1,13 +1,172 @@
 //! `tooltape init client`: a commented client-library profile skeleton (driver, routes, known
-//! failures) for a team's own SDK or agent framework.
+//! failures) for a team's own SDK or agent framework, and with `--language`, a driver skeleton
+//! in Python or JavaScript that uses tooltape's driver helper (`tooltape_driver`).
+
+/// The language of a driver skeleton.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    Python,
+    Node,
+}
+
+impl Language {
+    /// `python` or `node`.
+    pub fn named(s: &str) -> Option<Language> {
+        match s {
+            "python" => Some(Language::Python),
+            "node" => Some(Language::Node),
+            _ => None,
+        }
+    }
+
+    /// The driver's file name (`driver.py`, `driver.mjs`) and its skeleton.
+    pub fn driver(self, name: &str) -> (&'static str, String) {
+        let (file, text) = match self {
+            Language::Python => ("driver.py", PYTHON_DRIVER),
+            Language::Node => ("driver.mjs", NODE_DRIVER),
+        };
+        (file, text.replace("@NAME@", name))
+    }
+
+    /// The profile's `[driver]` lines for a driver at `path` (as the command names it).
+    fn driver_table(self, path: &str) -> String {
+        match self {
+            Language::Python => format!(
+                "command = [\"python3\", \"{path}\"]\n# The driver helper `tooltape_driver` (the tooltape wheel installs it; this names the copy\n# tooltape writes out, for an interpreter without the wheel, such as your library's venv:\n# \"{{{{dir}}}}/venv/bin/python\" with an [install] above).\nenv = {{ PYTHONPATH = \"{{{{shipped}}}}/clients/python\" }}\n"
+            ),
+            Language::Node => format!(
+                "command = [\"node\", \"{path}\"]\n# The driver helper `tooltape-driver` (clients/node, npm-packable): the copy tooltape writes\n# out, unless your package depends on it. `{{{{dir}}}}` is where your library's node_modules are.\nenv = {{ TOOLTAPE_DRIVER_JS = \"{{{{shipped}}}}/clients/node/tooltape_driver.mjs\", TOOLTAPE_CLIENT_DIR = \"{{{{dir}}}}\" }}\n"
+            ),
+        }
+    }
+}
 
 /// The profile skeleton for library `name` (run as `tooltape client PROFILE`). It loads as it
-/// is: the driver is tooltape's reference driver until the team writes its own.
-pub fn skeleton(name: &str, profile: &str) -> String {
-    TEMPLATE
-        .replace("@NAME@", name)
-        .replace("@PROFILE@", profile)
+/// is: the driver is tooltape's reference driver until the team writes its own, or with
+/// `driver` (its language and the path the command names it by), the skeleton driver
+/// [`Language::driver`] writes.
+pub fn skeleton(name: &str, profile: &str, driver: Option<(Language, &str)>) -> String {
+    let mut text = TEMPLATE.to_string();
+    if let Some((language, path)) = driver {
+        let start = text.find(REFERENCE_DRIVER).expect("in the template");
+        let end = start + REFERENCE_DRIVER.len();
+        text.replace_range(start..end, &language.driver_table(path));
+    }
+    text.replace("@NAME@", name).replace("@PROFILE@", profile)
 }
+
+/// The template's `[driver]` command lines that a language's driver replaces.
+const REFERENCE_DRIVER: &str = "command = [\"{{tooltape}}\", \"client\", \"drive\"]\n# command = [\"{{dir}}/venv/bin/python\", \"{{root}}/clients/@NAME@/driver.py\"]\n";
+
+const PYTHON_DRIVER: &str = r#""""tooltape driver for @NAME@ (written by `tooltape init client --language python`).
+
+tooltape sends one trial per line on stdin; `td.serve(call)` runs the protocol and calls `call`
+for each round (docs/clients/README.md, "Write a driver in an afternoon"). Replace the body of
+`call` with your library's calls, made as its documentation shows its users, the same code for
+every provider it supports; return what the library handed back as the result document (the
+helpers `td.chat_message_result`, `td.responses_result` read OpenAI-shaped objects), or raise
+`td.Unsupported([...])` for trial fields your library has no way to express.
+
+Until then it calls the Chat Completions API over HTTP with the standard library, so the
+profile runs as written. `tooltape_driver` is tooltape's driver helper (the wheel installs it;
+the profile's PYTHONPATH names the copy tooltape writes out)."""
+
+import json
+import urllib.request
+
+import tooltape_driver as td
+
+
+def call(trial, messages):
+    if trial["api"] != "openai-chat":
+        raise td.Unsupported(["api"])
+    if trial["stream"]:
+        raise td.Unsupported(["stream"])
+    body = dict(model=trial["model"], messages=td.chat_messages(messages), **td.chat_kwargs(trial))
+    request = urllib.request.Request(
+        trial["base_url"] + "/v1/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"content-type": "application/json", "authorization": "Bearer " + trial["api_key"]},
+    )
+    with urllib.request.urlopen(request, timeout=60) as r:
+        doc = json.load(r)
+    choice = doc["choices"][0]
+    return td.chat_message_result(choice["message"], choice["finish_reason"], doc.get("usage"))
+
+
+if __name__ == "__main__":
+    td.serve(call)
+"#;
+
+const NODE_DRIVER: &str = r#"// tooltape driver for @NAME@ (written by `tooltape init client --language node`).
+//
+// tooltape sends one trial per line on stdin; `serve(call)` runs the protocol and calls `call` for
+// each round (docs/clients/README.md, "Write a driver in an afternoon"). Replace the body of
+// `call` with your library's calls, made as its documentation shows its users, the same code for
+// every provider it supports; return what the library handed back as the result document
+// ({calls, text, finish, usage, chunks}), or throw `new Unsupported([...])` for trial fields your
+// library has no way to express. Your library: import it from $TOOLTAPE_CLIENT_DIR's
+// node_modules (createRequire), as clients/vercel-ai/driver.mjs does.
+//
+// Until then it calls the Chat Completions API with fetch, so the profile runs as written.
+// `tooltape-driver` is tooltape's driver helper (clients/node, npm-packable); the profile's
+// TOOLTAPE_DRIVER_JS names the copy tooltape writes out.
+import { pathToFileURL } from "node:url";
+
+const helper = process.env.TOOLTAPE_DRIVER_JS;
+const { serve, Unsupported } = await import(helper ? pathToFileURL(helper).href : "tooltape-driver");
+
+async function call(trial, messages) {
+  if (trial.api !== "openai-chat") throw new Unsupported(["api"]);
+  if (trial.stream) throw new Unsupported(["stream"]);
+  const body = { model: trial.model, messages: chatMessages(messages) };
+  if (trial.tools.length) {
+    body.tools = trial.tools.map((t) => ({
+      type: "function",
+      function: { name: t.name, description: t.description ?? undefined, parameters: t.parameters },
+    }));
+  }
+  const choice = trial.tool_choice;
+  if (typeof choice === "string") body.tool_choice = choice;
+  else if (choice?.name) body.tool_choice = { type: "function", function: { name: choice.name } };
+  else if (choice != null) throw new Unsupported(["tool_choice"]);
+  if (trial.max_tokens != null) body.max_tokens = trial.max_tokens;
+  if (trial.parallel_tool_calls != null) body.parallel_tool_calls = trial.parallel_tool_calls;
+  const r = await fetch(`${trial.base_url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${trial.api_key}` },
+    body: JSON.stringify(body),
+  });
+  const doc = await r.json();
+  if (!r.ok) throw Object.assign(new Error(JSON.stringify(doc)), { statusCode: r.status });
+  const { message, finish_reason } = doc.choices[0];
+  return {
+    calls: (message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
+    text: message.content ?? null,
+    finish: finish_reason ?? null,
+    usage: doc.usage ? { input_tokens: doc.usage.prompt_tokens, output_tokens: doc.usage.completion_tokens } : null,
+  };
+}
+
+/** The protocol's messages as Chat messages. */
+function chatMessages(messages) {
+  return messages.map((m) => {
+    if (m.role === "tool") return { role: "tool", tool_call_id: m.call_id, content: m.content ?? "" };
+    if (m.role !== "assistant") return { role: m.role, content: m.content ?? "" };
+    const out = { role: "assistant", content: m.content ?? null };
+    if (m.tool_calls?.length) {
+      out.tool_calls = m.tool_calls.map((c) => ({
+        id: c.id,
+        type: "function",
+        function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) },
+      }));
+    }
+    return out;
+  });
+}
+
+await serve(call);
+"#;
 
 const TEMPLATE: &str = r#"# Client profile for `@NAME@`: how tooltape tests your client library (an SDK, an agent
 # framework) as a black box. tooltape is the provider behind it (a recording upstream that

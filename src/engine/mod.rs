@@ -7,7 +7,8 @@
 //! and buffered trials, and applies known failures (`known`) last; `cause` and `reproduce` group
 //! failures into root causes with reproducers; `system` is the one API from a profile to a run
 //! (install, start, sample `memory`, run, stop, clean up); `document` is the one output and exit
-//! rule; `render` and `snapshot` print results; `profile` holds what profiles share.
+//! rule; `render` and `snapshot` print results; `profile` holds what profiles share, `shipped`
+//! the built-in gateway and client profiles with their drivers.
 
 mod cause;
 mod check;
@@ -25,6 +26,7 @@ mod render;
 mod reproduce;
 mod result;
 mod run;
+mod shipped;
 mod snapshot;
 mod system;
 mod trial;
@@ -41,8 +43,7 @@ pub use known::{known_failure, stale_causes};
 pub use lifecycle::{Run, RunOptions, SetUpError, run, run_on};
 pub use memory::{PeakSampler, machine_note};
 pub use profile::{
-    Audit, Install, KnownEntry, Loaded, Pinned, at_release, fill, install_cache, install_into,
-    install_pinned,
+    Audit, Install, KnownEntry, Loaded, Pinned, at_release, fill, install_into, install_pinned,
 };
 pub use releases::{
     Bisection, Package, Presence, ReleaseTable, between, bisect, pinned_package, presence,
@@ -54,6 +55,9 @@ pub use reproduce::{
     terminal as causes_terminal,
 };
 pub use result::{Cell, RequestTiming, TrialResult};
+pub use shipped::{
+    SHIPPED, builtin, builtin_names, install_cache, shipped_dir, write_out as write_shipped,
+};
 pub use snapshot::{snapshot, snapshot_name};
 pub use system::{Process, Started, System};
 pub use trial::{Route, RoutedTrial, SystemKind, cases_of, trials};

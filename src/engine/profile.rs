@@ -9,16 +9,21 @@ use std::process::{Command, Stdio};
 
 use serde::Deserialize;
 
+use super::shipped;
 use crate::case::KnownFailure;
 use crate::located::Located;
 
-/// A loaded profile: its name (file stem), path and source for locations, and its content.
+/// A loaded profile: its name (file stem), path and source for locations, its content, and
+/// whether it is the built-in one.
 #[derive(Debug)]
 pub struct Loaded<P> {
     pub name: String,
     pub path: PathBuf,
     pub source: String,
     pub profile: P,
+    /// The written-out shipped targets (`engine::shipped`) when this is a built-in profile (no
+    /// project file of its name): the folder its `{{root}}` names.
+    pub shipped: Option<PathBuf>,
 }
 
 impl<P> Loaded<P> {
@@ -121,45 +126,42 @@ pub fn at_release(
     Ok(())
 }
 
-/// Where pinned installs of gateways and client libraries go, outside the repository:
-/// `$TOOLTAPE_GATEWAY_CACHE`, else `$XDG_CACHE_HOME/tooltape/gateways`, else `~/.cache/…`.
-pub fn install_cache() -> PathBuf {
-    std::env::var_os("TOOLTAPE_GATEWAY_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("XDG_CACHE_HOME").map(|c| PathBuf::from(c).join("tooltape/gateways"))
-        })
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/tooltape/gateways"))
-        })
-        .unwrap_or_else(|| std::env::temp_dir().join("tooltape-gateways"))
-}
-
-/// A profile file read as strict TOML: `FOLDER/NAME.toml` under `root` (or a path ending in
-/// `.toml`), its source (for locations) and the value, with `path:line:col` errors. `kind`
-/// names it in messages (`gateway`, `client`). Gateway and client profiles both read so.
+/// A profile file read as strict TOML: `FOLDER/NAME.toml` under `root`, else the built-in profile
+/// of that name (`engine::shipped`, written out into the cache), or a path ending in `.toml`;
+/// its source (for locations), the value, and the written-out folder when it is the built-in
+/// one; `path:line:col` errors. `kind` names it in messages (`gateway`, `client`). Gateway and
+/// client profiles both read so.
 pub(crate) fn read_profile<T: serde::de::DeserializeOwned>(
     root: &Path,
     folder: &str,
     kind: &str,
     name: &str,
-) -> Result<(PathBuf, String, T), Located> {
-    let path = if name.ends_with(".toml") {
+) -> Result<(PathBuf, String, T, Option<PathBuf>), Located> {
+    let mut path = if name.ends_with(".toml") {
         PathBuf::from(name)
     } else {
         root.join(folder).join(format!("{name}.toml"))
     };
+    let mut from = None;
+    if !name.ends_with(".toml") && !path.exists() && shipped::builtin(folder, name).is_some() {
+        let dir = shipped::write_out().map_err(|e| Located::at_start(&path, e))?;
+        path = dir.join(folder).join(format!("{name}.toml"));
+        from = Some(dir);
+    }
     let source = std::fs::read_to_string(&path).map_err(|e| {
         Located::at_start(
             &path,
-            format!("cannot read the {kind} profile: {e}; profiles live in {folder}/NAME.toml"),
+            format!(
+                "cannot read the {kind} profile: {e}; profiles live in {folder}/NAME.toml (built in: {})",
+                shipped::builtin_names(folder).join(", ")
+            ),
         )
     })?;
     let value: T = toml::from_str(&source).map_err(|e| {
         let offset = e.span().map_or(0, |s| s.start);
         Located::at_offset(&path, &source, offset, e.message().to_string())
     })?;
-    Ok((path, source, value))
+    Ok((path, source, value, from))
 }
 
 /// Fills `{{key}}` placeholders.

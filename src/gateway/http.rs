@@ -17,7 +17,7 @@ use super::profile::LoadedProfile;
 use crate::engine::{
     CallerRequest, Cell, Exchange, Finding, Kept, KnownEntry, PromptWatch, RequestTiming,
     RoundAnswer, Route, RoutedTrial, Started, System, SystemKind, TrialResult, Upstream, Way, fill,
-    install_pinned, judge,
+    install_pinned, judge, write_shipped,
 };
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, DecodeError, Outcome, Provider};
@@ -215,6 +215,9 @@ impl System for LoadedProfile {
     }
 
     fn install(&self) -> Result<Option<PathBuf>, String> {
+        if self.source.contains("{{shipped}}") {
+            write_shipped()?;
+        }
         let install = self.profile.install.as_ref();
         install_pinned(&self.name, self.install_dir(), install)
     }

@@ -48,6 +48,7 @@ pub async fn start(
         .parent()
         .and_then(|p| std::fs::canonicalize(p).ok())
         .map_or_else(|| ".".into(), |p| p.to_string_lossy().into_owned());
+    let shipped = crate::engine::shipped_dir().to_string_lossy().into_owned();
     let config = work.join(&start.config_name);
     let config_s = config.to_string_lossy().into_owned();
     // The running `tooltape` binary, for profiles that start tooltape itself (`tooltape proxy`).
@@ -63,6 +64,7 @@ pub async fn start(
         ("key", "sk-tooltape-upstream"),
         ("work", work_s.as_str()),
         ("gateways", gateways.as_str()),
+        ("shipped", shipped.as_str()),
     ];
     if let Some(t) = &start.config {
         if let Some(parent) = config.parent() {

@@ -49,7 +49,8 @@ fn default_concurrency() -> usize {
 pub struct Start {
     /// Program and arguments; `{{dir}}`, `{{port}}`, `{{config}}`, `{{upstream}}`, `{{work}}`
     /// (the run's scratch folder) are filled, `{{gateways}}` with the profiles' folder (launcher
-    /// scripts kept beside the profiles), and `{{tooltape}}` with the running `tooltape` binary.
+    /// scripts kept beside the profiles; for a built-in profile, its written-out folder),
+    /// `{{shipped}}` with the written-out built-in targets (`engine::shipped`), and `{{tooltape}}` with the running `tooltape` binary.
     pub command: Vec<String>,
     /// Config file written before start (`{{upstream}}`, `{{port}}`, `{{key}}` filled).
     #[serde(default)]
@@ -115,7 +116,8 @@ impl Loaded<Profile> {
 
 /// Reads `gateways/NAME.toml` (or any path ending in `.toml`).
 pub fn load_profile(root: &Path, name: &str) -> Result<LoadedProfile, Located> {
-    let (path, source, profile): (_, _, Profile) = read_profile(root, "gateways", "gateway", name)?;
+    let (path, source, profile, shipped): (_, _, Profile, _) =
+        read_profile(root, "gateways", "gateway", name)?;
     if profile.routes.is_empty() {
         return Err(Located::at_start(
             &path,
@@ -142,5 +144,6 @@ pub fn load_profile(root: &Path, name: &str) -> Result<LoadedProfile, Located> {
         path,
         source,
         profile,
+        shipped,
     })
 }

@@ -357,3 +357,202 @@ fn init_client_writes_a_profile_that_runs_with_junit() {
     );
     assert_eq!(classes.into_iter().collect::<Vec<_>>(), ["ours.weather"]);
 }
+
+/// `run`, which must exit 0 (else the panic shows its stderr).
+fn run_ok(dir: &Path, args: &[&str]) -> Output {
+    let o = run(dir, args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+    o
+}
+
+/// `tooltape client NAME` / `gateway NAME`'s profiles are built in: from a folder holding only
+/// the binary, `--list` names them with their versions, and the official OpenAI SDK's whole
+/// suite runs (installed into the cache as from the repository; warm there) and passes.
+#[test]
+fn the_built_in_client_profiles_run_from_an_empty_folder() {
+    let dir = bare_folder("anywhere-builtin");
+    let o = run_ok(&dir, &["client", "--list"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let openai = tooltape::engine::builtin("clients", "openai").unwrap();
+    let version = openai
+        .lines()
+        .find(|l| l.starts_with("version = "))
+        .unwrap();
+    let version = version.trim_start_matches("version = ").trim_matches('"');
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("openai ") && l.contains(version) && l.ends_with("built in")),
+        "{out}"
+    );
+    for name in tooltape::engine::builtin_names("clients") {
+        assert!(
+            out.lines().any(|l| l.starts_with(&format!("{name} "))),
+            "{name}: {out}"
+        );
+    }
+    let o = run_ok(&dir, &["gateway", "--list"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("litellm ") && l.contains("1.") && l.ends_with("built in")),
+        "{out}"
+    );
+
+    let o = run_ok(&dir, &["client", "openai", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["target"], "openai");
+    assert_eq!(doc["version"], version);
+    let trials = doc["trials"].as_array().unwrap();
+    assert!(trials.len() > 100, "{} trials", trials.len());
+    let entries: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !entries.iter().any(|e| e == "clients" || e == "gateways"),
+        "nothing written beside the binary: {entries:?}"
+    );
+}
+
+/// A project file of a built-in profile's name replaces it (`--list` says so, the run uses it),
+/// and a local profile reaches the built-in drivers through `{{shipped}}`.
+#[test]
+fn a_local_profile_replaces_the_built_in_one() {
+    let dir = bare_folder("anywhere-override");
+    let ours = tooltape::engine::builtin("clients", "openai")
+        .unwrap()
+        .replace("{{root}}/clients/openai/", "{{shipped}}/clients/openai/")
+        .replacen("description = \"", "description = \"ours: ", 1);
+    std::fs::create_dir_all(dir.join("clients")).unwrap();
+    std::fs::write(dir.join("clients/openai.toml"), &ours).unwrap();
+    let o = run(&dir, &["client", "--list"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("openai ") && l.ends_with("(replaces the built-in one)")),
+        "{out}"
+    );
+    let o = run_ok(
+        &dir,
+        &[
+            "client",
+            "openai",
+            "weather::openai-chat::",
+            "--format",
+            "json",
+        ],
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(doc["trials"].as_array().unwrap().len() >= 2);
+    let o = run(
+        &dir,
+        &[
+            "client",
+            "openai",
+            "weather::openai-chat::",
+            "--format",
+            "md",
+        ],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("ours: The official OpenAI"),
+        "the local profile ran: {out}"
+    );
+}
+
+/// A library team's own checkout (docs/clients/README.md, "Your own library's checkout"):
+/// `--install-dir DIR` runs the shipped profile's driver with the library installed in DIR (here
+/// a venv whose python records that it ran, then runs the cached SDK's), installs nothing, and
+/// the document's version names DIR.
+#[test]
+fn install_dir_runs_a_shipped_profile_against_a_development_copy() {
+    let dir = bare_folder("anywhere-dev-copy");
+    let dev = dir.join("dev-venv");
+    std::fs::create_dir_all(dev.join("bin")).unwrap();
+    let pinned = tooltape::engine::install_cache().join("client-openai-3.51.0/bin/python");
+    let marker = dir.join("dev-python-ran");
+    let wrapper = format!(
+        "#!/bin/sh\ntouch '{}'\nexec '{}' \"$@\"\n",
+        marker.display(),
+        pinned.display()
+    );
+    std::fs::write(dev.join("bin/python"), wrapper).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        dev.join("bin/python"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let args = [
+        "client",
+        "openai",
+        "weather::openai-chat::",
+        "--install-dir",
+        "dev-venv",
+        "--format",
+        "json",
+    ];
+    let o = run_ok(&dir, &args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(marker.is_file(), "the driver ran with DIR/bin/python");
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let version = doc["version"].as_str().unwrap();
+    assert!(
+        version.starts_with("installed in ") && version.ends_with("dev-venv"),
+        "{version}"
+    );
+    assert!(!err.contains("installed openai into"), "{err}");
+    let o = run(
+        &dir,
+        &[
+            "client",
+            "openai",
+            "weather::",
+            "--install-dir",
+            "no-such-dir",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no-such-dir"));
+}
+
+/// `init client --language python|node` writes a profile and a driver skeleton that uses
+/// tooltape's driver helper (`tooltape_driver`, `tooltape-driver`), and it runs as written from
+/// a folder holding only the binary: the Chat route passes, the others are not expressible.
+#[test]
+fn init_client_language_writes_a_driver_that_runs_with_the_helper() {
+    let dir = bare_folder("anywhere-init-driver");
+    for (language, file) in [("python", "driver.py"), ("node", "driver.mjs")] {
+        let name = format!("ours-{language}");
+        run_ok(&dir, &["init", "client", &name, "--language", language]);
+        let driver = std::fs::read_to_string(dir.join("clients").join(&name).join(file)).unwrap();
+        assert!(
+            driver.contains("import tooltape_driver") || driver.contains("tooltape-driver"),
+            "{driver}"
+        );
+        let o = run_ok(&dir, &["client", &name, "weather::", "--format", "json"]);
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let cells: Vec<&str> = doc["trials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["cell"]["status"].as_str().unwrap())
+            .collect();
+        let passed = cells.iter().filter(|c| **c == "pass").count();
+        assert!(passed >= 2, "{language}: {cells:?}");
+        assert!(
+            cells
+                .iter()
+                .all(|c| matches!(*c, "pass" | "not-applicable")),
+            "{language}: {cells:?}"
+        );
+        let o = run(&dir, &["init", "client", &name, "--language", language]);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "an existing profile is not replaced"
+        );
+    }
+}

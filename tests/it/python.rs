@@ -46,3 +46,116 @@ pub(crate) async fn run_json(
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
+
+/// maturin, as `make wheel` installs it (`TOOLTAPE_MATURIN` names another), when
+/// `TOOLTAPE_WHEEL_TEST=1` asks for the wheel test; else `None` (the caller skips, saying how).
+fn maturin() -> Option<std::path::PathBuf> {
+    if std::env::var_os("TOOLTAPE_WHEEL_TEST").is_none_or(|v| v != "1") {
+        eprintln!(
+            "skipped: the wheel test compiles tooltape once more (its own target folder, ~10 min the first time); set TOOLTAPE_WHEEL_TEST=1"
+        );
+        return None;
+    }
+    if let Some(m) = std::env::var_os("TOOLTAPE_MATURIN") {
+        return Some(m.into());
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cache")))?;
+    let m = cache.join("tooltape/maturin-1.16.0/bin/maturin");
+    if m.is_file() {
+        return Some(m);
+    }
+    eprintln!(
+        "skipped: no maturin at {}; `make wheel` installs it (or set TOOLTAPE_MATURIN)",
+        m.display()
+    );
+    None
+}
+
+/// The wheel as `make wheel` builds it (pyproject.toml; here the dev profile, in a target folder
+/// of its own beside the tests' so the binary they run is never rebuilt under them), installed
+/// into a fresh venv: `tooltape` is on its PATH and the driver helper imports as
+/// `tooltape_driver`. Opt-in (`TOOLTAPE_WHEEL_TEST=1`): it compiles every dependency the first
+/// time.
+#[test]
+fn the_wheel_installs_the_binary_and_the_driver_helper() {
+    let Some(maturin) = maturin() else {
+        return;
+    };
+    let scratch = crate::scratch::Scratch::new("wheel");
+    let bin = std::path::Path::new(crate::scratch::bin());
+    let target = bin
+        .parent()
+        .and_then(std::path::Path::parent)
+        .unwrap()
+        .join("wheel-test");
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+    let run = |cmd: &mut std::process::Command| {
+        let o = cmd.output().unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(o.status.success(), "{cmd:?}:\n{text}");
+        text
+    };
+    let built = run(std::process::Command::new(&maturin)
+        .args(["build", "--out"])
+        .arg(scratch.join("wheels"))
+        .arg("-m")
+        .arg(&manifest)
+        .env("CARGO_TARGET_DIR", target));
+    assert!(built.contains("Built wheel"), "{built}");
+    let wheel = std::fs::read_dir(scratch.join("wheels"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "whl"))
+        .unwrap();
+    let venv = scratch.join("venv");
+    run(std::process::Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv));
+    run(std::process::Command::new(venv.join("bin/pip"))
+        .args([
+            "install",
+            "--quiet",
+            "--no-index",
+            "--disable-pip-version-check",
+        ])
+        .arg(&wheel));
+    let version = run(std::process::Command::new(venv.join("bin/tooltape")).arg("--version"));
+    assert!(version.contains(env!("CARGO_PKG_VERSION")), "{version}");
+    let script = "import tooltape, tooltape_driver\nassert callable(tooltape_driver.serve) and tooltape_driver.Unsupported\nprint(tooltape_driver.__file__ == tooltape.driver_helper())";
+    let same = run(std::process::Command::new(venv.join("bin/python")).args(["-c", script]));
+    assert_eq!(same.trim(), "True");
+}
+
+/// The Node.js driver helper is an npm package of tooltape's version: `npm pack --dry-run`
+/// packs it with its one module (when npm is installed).
+#[test]
+fn the_node_helper_is_an_npm_package() {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/node");
+    let text = std::fs::read_to_string(folder.join("package.json")).unwrap();
+    let package: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(package["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(package["name"], "tooltape-driver");
+    let Ok(o) = std::process::Command::new("npm")
+        .args(["pack", "--dry-run", "--json"])
+        .current_dir(&folder)
+        .output()
+    else {
+        eprintln!("skipped: npm is not installed");
+        return;
+    };
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let packed: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let files: Vec<&str> = packed[0]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(files.contains(&"tooltape_driver.mjs"), "{files:?}");
+}
