@@ -192,11 +192,15 @@ pub(crate) fn entry(result: &ReplayedTrial) -> MatrixEntry {
 }
 
 /// Removes the fields that are noise by nature (ids, usage, signatures: the drift report's
-/// [`NOISE_KEYS`](crate::drift::shape::NOISE_KEYS)) before outcomes are compared.
+/// [`NOISE_KEYS`](crate::drift::shape::NOISE_KEYS), and a `redacted_thinking` block's opaque
+/// `data`, an encrypted blob like a signature) before outcomes are compared.
 pub(crate) fn strip_noise(v: &mut Value) {
     match v {
         Value::Object(map) => {
             map.retain(|k, _| !crate::drift::shape::NOISE_KEYS.contains(&k.as_str()));
+            if map.get("type").and_then(Value::as_str) == Some("redacted_thinking") {
+                map.remove("data");
+            }
             map.values_mut().for_each(strip_noise);
         }
         Value::Array(items) => items.iter_mut().for_each(strip_noise),

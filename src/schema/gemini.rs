@@ -570,6 +570,23 @@ fn format_kw(x: &Value, out: &mut Map<String, Value>) -> bool {
 
 /// Checks a `parameters` value as sent: only `Schema` fields, single string types, string
 /// enums, supported formats, and every object schema (at any depth) with properties.
+/// The proto3 JSON name of a proto field name: `min_length` → `minLength`.
+fn json_name(proto: &str) -> String {
+    let mut out = String::with_capacity(proto.len());
+    let mut upper = false;
+    for c in proto.chars() {
+        match c {
+            '_' => upper = true,
+            c if upper => {
+                out.extend(c.to_uppercase());
+                upper = false;
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 pub(super) fn check(schema: &Value) -> Vec<Violation> {
     let mut out = Vec::new();
     if schema
@@ -604,7 +621,9 @@ fn walk(v: &Value, ptr: &str, depth: usize, out: &mut Vec<Violation>) {
         return;
     };
     for k in obj.keys() {
-        if !FIELDS.contains(&k.as_str()) {
+        // The API reads JSON by the proto3 mapping, which takes a field's proto name
+        // (`property_ordering`) as well as its JSON name (`propertyOrdering`).
+        if !FIELDS.contains(&k.as_str()) && !FIELDS.contains(&json_name(k).as_str()) {
             out.push(Violation::new(
                 ptr,
                 "unknown-field",
