@@ -571,7 +571,7 @@ fn format_kw(x: &Value, out: &mut Map<String, Value>) -> bool {
 /// Checks a `parameters` value as sent: only `Schema` fields, single string types, string
 /// enums, supported formats, and every object schema (at any depth) with properties.
 /// The proto3 JSON name of a proto field name: `min_length` → `minLength`.
-fn json_name(proto: &str) -> String {
+pub(crate) fn json_name(proto: &str) -> String {
     let mut out = String::with_capacity(proto.len());
     let mut upper = false;
     for c in proto.chars() {

@@ -40,6 +40,7 @@ mod tests;
 pub(crate) use anthropic::{
     MAX_OPTIONAL_PARAMS, MAX_STRICT_TOOLS, MAX_UNION_PARAMS, budget as anthropic_budget,
 };
+pub(crate) use gemini::json_name as gemini_json_name;
 pub use openai::{Transformed, transform as openai_transform};
 pub(crate) use prepare::prepare_tools;
 pub use prepare::{check, openai_strict, strict_parameters};

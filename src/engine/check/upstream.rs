@@ -11,6 +11,19 @@ use super::view::RequestView;
 use crate::model::{Provider, Severity, ToolChoice};
 
 /// The keyword paths of a schema (object keys joined by `/`), for "keyword lost" messages.
+/// Key paths with every segment in its proto3 JSON spelling (`/min_items` → `/minItems`).
+fn json_names(paths: &BTreeSet<String>) -> BTreeSet<String> {
+    paths
+        .iter()
+        .map(|p| {
+            p.split('/')
+                .map(crate::schema::gemini_json_name)
+                .collect::<Vec<_>>()
+                .join("/")
+        })
+        .collect()
+}
+
 fn keys(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
     match v {
         Value::Object(o) => {
@@ -179,6 +192,11 @@ pub(crate) fn upstream(
                 keys(&o.parameters, "", &mut c);
                 // Only what even the target's sanitizer keeps counts as lost.
                 a = a.intersection(&c).cloned().collect();
+            }
+            if target == Provider::Gemini {
+                // Gemini reads a field by its proto name too (`min_items` is `minItems`).
+                a = json_names(&a);
+                b = json_names(&b);
             }
             let lost: Vec<&String> = a.difference(&b).take(3).collect();
             if lost.is_empty() {
