@@ -2,9 +2,25 @@
 //! characters, Responses `call_id` at most 64; Gemini and the text protocol take any. `invalid`
 //! says why an id is not valid in an API; `fit` rewrites one that is not, deterministically (the
 //! same id always becomes the same, distinct ids stay distinct), so a call and the result that
-//! answers it keep one id in the request the encoders write.
+//! answers it keep one id; `fit_request` does so for a whole conversation. The encoders send ids
+//! as given (a client sends back what it got); a gateway fits them to its upstream (`proxy`).
 
-use crate::model::Provider;
+use crate::model::{ChatRequest, Message, Provider};
+
+/// Every call id and result id of `req`'s conversation made valid for `api` by [`fit`].
+pub(crate) fn fit_request(api: Provider, req: &mut ChatRequest) {
+    for m in &mut req.messages {
+        match m {
+            Message::Assistant { tool_calls, .. } => {
+                for c in tool_calls {
+                    c.id = fit(api, &c.id);
+                }
+            }
+            Message::Tool { call_id, .. } => *call_id = fit(api, call_id),
+            _ => {}
+        }
+    }
+}
 
 /// Why `id` is not a valid call id in `api`, or `None`.
 pub(crate) fn invalid(api: Provider, id: &str) -> Option<&'static str> {

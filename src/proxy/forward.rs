@@ -122,6 +122,8 @@ async fn forward(
             crate::run::set_variant(&mut neutral, v);
         }
     }
+    // Ids the client got from another API (longer, other characters) made valid upstream.
+    crate::providers::call_ids::fit_request(provider, &mut neutral);
     // At most one retry: the `web_search` → `web_search_preview` fallback.
     for _attempt in 0..2 {
         let (encoded, headers) = match encode(provider, inbound, &neutral) {

@@ -197,10 +197,10 @@ impl Mutant {
             // Gemini's stream has no terminal event: it just ends.
             Mutant::TerminalDropped => t.stream && not_gemini && t.case != "server_error",
             Mutant::SharedIndexMerged => t.stream && shared,
-            // The round after a reasoning answer (no reasoning on the Chat wire); Gemini signs
-            // its calls in every answer.
+            // The round after a reasoning answer (no reasoning on the Chat wire); Gemini's
+            // signatures are judged on rounds that think.
             Mutant::ReasoningAltered => {
-                rounds && t.calls > 0 && (t.case == "c19_reasoning_state_kept" || !not_gemini)
+                rounds && t.calls > 0 && t.case == "c19_reasoning_state_kept"
             }
             // Only Anthropic restricts the characters of an id.
             Mutant::KimiIds => rounds && t.calls > 0 && t.route == "messages→anthropic",

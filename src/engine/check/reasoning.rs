@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::finding::{Finding, FindingKind, Side, clip};
+use super::finding::{Finding, FindingKind, Side};
 use crate::model::{ChatRequest, Message, Outcome, Severity, ToolCall};
 
 /// One piece of reasoning state as the target API takes it back: the fields the API checks
@@ -25,20 +25,20 @@ fn pieces(opaque: &[Value], calls: &[ToolCall]) -> Vec<Piece> {
         let (key, what) = match item.get("type").and_then(Value::as_str) {
             Some("thinking") => (
                 json!(["thinking", field("thinking"), field("signature")]),
-                format!("thinking block (signature {})", text(&field("signature"))),
+                "thinking block with its signature".to_string(),
             ),
             Some("redacted_thinking") => (
                 json!(["redacted_thinking", field("data")]),
-                format!("redacted_thinking block ({})", text(&field("data"))),
+                "redacted_thinking block".to_string(),
             ),
             Some("reasoning") => match item.get("encrypted_content") {
                 Some(e) if !e.is_null() => (
                     json!(["reasoning", e]),
-                    format!("reasoning item's encrypted_content ({})", text(e)),
+                    "reasoning item's encrypted_content".to_string(),
                 ),
                 _ => (
                     json!(["reasoning", field("id")]),
-                    format!("reasoning item {}", text(&field("id"))),
+                    "reasoning item".to_string(),
                 ),
             },
             _ => continue,
@@ -49,15 +49,11 @@ fn pieces(opaque: &[Value], calls: &[ToolCall]) -> Vec<Piece> {
         if let Some(sig) = &c.thought_signature {
             out.push(Piece {
                 key: json!(["thoughtSignature", c.name, sig]),
-                what: format!("thoughtSignature of the {} call ({})", c.name, clip(sig)),
+                what: format!("thoughtSignature of the {} call", c.name),
             });
         }
     }
     out
-}
-
-fn text(v: &Value) -> String {
-    clip(v.as_str().unwrap_or_default())
 }
 
 /// Upstream check of a follow-up round: each piece of reasoning state upstream `answered` with
@@ -67,7 +63,22 @@ pub(crate) fn reasoning(answered: &Outcome, sent: &ChatRequest) -> Vec<Finding> 
     if answered.tool_calls.is_empty() {
         return Vec::new();
     }
-    let expected = pieces(&answered.opaque, &answered.tool_calls);
+    // Gemini signs calls whether or not the request asked for thinking; the API needs them back
+    // (a 400 without) on requests that think (Gemini 3 always does; 2.5 when thinking is on).
+    // A round that asks for no thinking is judged on the other pieces only.
+    let signed: Vec<ToolCall>;
+    let calls = if sent.thinking.is_some() {
+        &answered.tool_calls
+    } else {
+        signed = (answered.tool_calls.iter())
+            .map(|c| ToolCall {
+                thought_signature: None,
+                ..c.clone()
+            })
+            .collect();
+        &signed
+    };
+    let expected = pieces(&answered.opaque, calls);
     let mut carried = Vec::new();
     for m in &sent.messages {
         if let Message::Assistant {

@@ -12,7 +12,6 @@ use serde_json::{Map, Value, json};
 use crate::http::HttpRequest;
 use crate::model::{AllowedMode, ChatRequest, HostedTool, Message, Tool, ToolCall, ToolChoice};
 use crate::model::{EncodeError, Encoded, Provider};
-use crate::providers::call_ids::fit;
 use crate::providers::tool_names::check_plain;
 use crate::providers::tool_results::run_at;
 use crate::schema::prepare_tools;
@@ -231,7 +230,7 @@ fn messages(req: &ChatRequest, notes: &mut Vec<String>) -> Vec<Value> {
                     blocks.push(json!({"type": "text", "text": t}));
                 }
                 for c in tool_calls {
-                    blocks.push(json!({"type": "tool_use", "id": fit(Provider::Anthropic, &c.id), "name": c.name, "input": c.arguments}));
+                    blocks.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}));
                 }
                 if blocks.is_empty() {
                     notes.push(format!("assistant message {i} has no content: not sent"));
@@ -245,7 +244,7 @@ fn messages(req: &ChatRequest, notes: &mut Vec<String>) -> Vec<Value> {
                 let mut blocks: Vec<Value> = results
                     .into_iter()
                     .map(|r| {
-                        let mut b = json!({"type": "tool_result", "tool_use_id": fit(Provider::Anthropic, r.call_id), "content": r.content});
+                        let mut b = json!({"type": "tool_result", "tool_use_id": r.call_id, "content": r.content});
                         if r.is_error {
                             b["is_error"] = json!(true);
                         }

@@ -17,7 +17,6 @@ use serde_json::{Map, Value, json};
 use crate::http::HttpRequest;
 use crate::model::{ChatRequest, Message, ToolChoice};
 use crate::model::{EncodeError, Encoded, Provider};
-use crate::providers::call_ids::fit;
 use crate::providers::tool_names::check_plain;
 use crate::schema;
 
@@ -172,7 +171,7 @@ fn messages(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                 a.insert("content".into(), text.as_ref().map_or(Value::Null, |t| json!(t)));
                 if !tool_calls.is_empty() {
                     let calls = tool_calls.iter().map(|c| {
-                        json!({"id": fit(Provider::OpenaiChat, &c.id), "type": "function",
+                        json!({"id": c.id, "type": "function",
                                "function": {"name": c.name, "arguments": arguments_string(&c.arguments)}})
                     });
                     a.insert("tool_calls".into(), Value::Array(calls.collect()));
@@ -192,7 +191,7 @@ fn messages(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                         "message {i}: tool result for `{call_id}` is an error; Chat has no error flag, content sent as is"
                     ));
                 }
-                json!({"role": "tool", "tool_call_id": fit(Provider::OpenaiChat, call_id), "content": content})
+                json!({"role": "tool", "tool_call_id": call_id, "content": content})
             }
         })
         .collect()

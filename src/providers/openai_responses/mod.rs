@@ -14,7 +14,6 @@ use super::openai_chat::{arguments_string, check_tool_choice};
 use crate::http::HttpRequest;
 use crate::model::{ChatRequest, HostedTool, Message, ToolChoice};
 use crate::model::{EncodeError, Encoded, Provider};
-use crate::providers::call_ids::fit;
 use crate::providers::tool_names::check_plain;
 use crate::schema;
 
@@ -160,7 +159,7 @@ fn input(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                 }
                 for c in tool_calls {
                     out.push(json!({
-                        "type": "function_call", "call_id": fit(Provider::OpenaiResponses, &c.id), "name": c.name,
+                        "type": "function_call", "call_id": c.id, "name": c.name,
                         "arguments": arguments_string(&c.arguments),
                     }));
                 }
@@ -178,7 +177,7 @@ fn input(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                     ));
                 }
                 out.push(
-                    json!({"type": "function_call_output", "call_id": fit(Provider::OpenaiResponses, call_id), "output": content}),
+                    json!({"type": "function_call_output", "call_id": call_id, "output": content}),
                 );
             }
         }

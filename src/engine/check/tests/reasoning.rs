@@ -95,7 +95,7 @@ fn a_dropped_or_altered_thinking_block_is_found() {
     let sent = follow_up(vec![], None);
     lost(
         &reasoning(&answered(vec![thinking("EqQBsig")], None), &sent),
-        "thinking block (signature EqQBsig)",
+        "thinking block with its signature",
     );
     let altered = follow_up(vec![thinking("EqQBother")], None);
     lost(
@@ -110,7 +110,7 @@ fn a_dropped_redacted_block_is_found_even_when_the_thinking_block_came_back() {
     let up = answered(vec![thinking("EqQBsig"), redacted], None);
     lost(
         &reasoning(&up, &follow_up(vec![thinking("EqQBsig")], None)),
-        "redacted_thinking block (EmwKAhgB)",
+        "redacted_thinking block",
     );
 }
 
@@ -120,14 +120,21 @@ fn a_reasoning_item_without_its_encrypted_content_is_found() {
     let bare = json!({"type": "reasoning", "id": "rs_1", "summary": []});
     lost(
         &reasoning(&answered(vec![rs], None), &follow_up(vec![bare], None)),
-        "encrypted_content (gAAAAB)",
+        "encrypted_content",
     );
 }
 
 #[test]
-fn a_call_without_its_thought_signature_is_found() {
+fn a_call_without_its_thought_signature_is_found_when_the_round_thinks() {
+    let mut sent = follow_up(vec![], None);
+    sent.thinking = Some(1024);
     lost(
-        &reasoning(&answered(vec![], Some("CiQB")), &follow_up(vec![], None)),
+        &reasoning(&answered(vec![], Some("CiQB")), &sent),
         "thoughtSignature of the get_weather call",
     );
+    // A round that asks for no thinking is not judged on signatures.
+    silent(&reasoning(
+        &answered(vec![], Some("CiQB")),
+        &follow_up(vec![], None),
+    ));
 }
