@@ -30,10 +30,15 @@ pub(crate) fn full(bytes: Vec<u8>) -> Body {
 }
 
 /// A body of whatever is sent on `rx`, until the sender is dropped. When the client goes away,
-/// hyper drops the body, the channel closes and the sender sees it.
+/// hyper drops the body, the channel closes and the sender sees it. What was sent while the
+/// body waited goes out as one frame (one write to the socket, as a proxy forwards what it
+/// read), its pieces in order: a streamed answer of eight events took eight writes a hop.
 pub(crate) fn channel(rx: mpsc::Receiver<Vec<u8>>) -> Body {
     let s = futures_util::stream::unfold(rx, |mut rx| async move {
-        let chunk = rx.recv().await?;
+        let mut chunk = rx.recv().await?;
+        while let Ok(more) = rx.try_recv() {
+            chunk.extend_from_slice(&more);
+        }
         Some((Ok::<_, io::Error>(Frame::data(Bytes::from(chunk))), rx))
     });
     BodyExt::boxed(StreamBody::new(s))
