@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::exit;
 use clap::Args;
-use tooltape::{Proxy, ProxyConfig, runtime};
+use tooltape::{Proxy, ProxyConfig};
 
 #[derive(Args, Debug)]
 pub struct ProxyArgs {
@@ -63,7 +63,20 @@ pub fn run(a: &ProxyArgs) -> i32 {
         .iter()
         .map(|r| format!("{} -> {} {}", r.model, r.provider, r.base_url))
         .collect();
-    runtime().block_on(async move {
+    // One thread, as nginx's one worker: a request's tasks (the client's connection, the
+    // upstream connection, a streamed answer's relay) hand work to each other without waking
+    // another thread, which cost ~0.1 ms a hop (docs/performance.md).
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("cannot start the runtime: {e}");
+            return exit::ERROR;
+        }
+    };
+    rt.block_on(async move {
         let listen = config.listen;
         match Proxy::start(config).await {
             Ok(proxy) => {

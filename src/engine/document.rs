@@ -54,14 +54,24 @@ pub fn status_of(cells: &[&Cell], stale: usize, exited: bool, incomplete: bool) 
 }
 
 /// The run as one JSON document: which system (`kind`, `target`, `version`), the summary line,
-/// the root causes with their reproducers, and every trial's record.
+/// the root causes with their reproducers, tooltape's own time per trial, and every trial's
+/// record.
 pub fn document<S: System>(system: &S, results: &[TrialResult], causes: &[RootCause]) -> Value {
     json!({
         "kind": system.kind(),
         "target": system.name(),
         "version": system.version(),
         "summary": summary(results),
+        "own_ms_per_trial": own_ms_per_trial(results),
         "causes": causes,
         "trials": results,
     })
+}
+
+/// tooltape's own time (encode, decode, checks; the system's time excluded) per trial, in
+/// milliseconds to the microsecond: the figure `docs/performance.md` holds below 1 ms.
+fn own_ms_per_trial(results: &[TrialResult]) -> f64 {
+    let total: std::time::Duration = results.iter().map(|r| r.own_time).sum();
+    let ms = total.as_secs_f64() * 1e3 / results.len().max(1) as f64;
+    (ms * 1e3).round() / 1e3
 }

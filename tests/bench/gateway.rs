@@ -64,7 +64,7 @@ pub fn section(root: &Path, report: &mut Report) {
         "own time per trial",
         own * 1e3,
         "ms",
-        Some(("< 5 ms", own < 0.005)),
+        Some(("< 1 ms", own < 0.001)),
     );
     report.figure(
         "wall time, all trials (concurrency 4)",

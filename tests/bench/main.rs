@@ -7,6 +7,7 @@
 
 mod client;
 mod gateway;
+mod hop;
 mod parse;
 mod proxy;
 mod record;
@@ -19,7 +20,7 @@ mod textcall;
 use report::Report;
 
 /// Section names, in run order, as `--only NAME` takes them.
-const SECTIONS: [&str; 13] = [
+const SECTIONS: [&str; 14] = [
     "replay",
     "openai-chat",
     "parse",
@@ -31,6 +32,7 @@ const SECTIONS: [&str; 13] = [
     "record",
     "proxy",
     "proxy-hostile",
+    "hop",
     "gateway",
     "client",
 ];
@@ -109,6 +111,7 @@ fn run_all(root: &std::path::Path, only: &[String]) -> Report {
             "record" => record::section(&mut r),
             "proxy" => proxy::section(&mut r),
             "proxy-hostile" => proxy::hostile_section(&mut r),
+            "hop" => hop::section(&mut r),
             "gateway" => gateway::section(root, &mut r),
             "client" => client::section(root, &mut r),
             _ => {}

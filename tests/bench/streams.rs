@@ -72,6 +72,58 @@ pub fn openai_chat(report: &mut Report) {
             s.finish().map(|o| o.tool_calls.len()).unwrap_or(0)
         },
     );
+    calls_scale(
+        report,
+        "openai-chat stream",
+        &|calls| openai_chat::synthetic_stream(calls, 17),
+        &|body| {
+            let mut s = openai_chat::Stream::new(&req);
+            let _ = s.push(body);
+            s.finish().map(|o| o.tool_calls.len()).unwrap_or(0)
+        },
+    );
+}
+
+/// Calls in the small and the large stream of [`calls_scale`].
+const SCALE: (usize, usize) = (500, 16_000);
+
+/// The time per byte of a stream of `SCALE.1` calls against one of `SCALE.0` (bodies from
+/// `make`, decoded whole by `decode`, which returns the calls it decoded): a decoder whose work
+/// per call grows with the calls before it (a search through them all, as 740759c brought back:
+/// 367 -> 135 MB/s on 8,000 calls) shows it here as a ratio above the target, whatever the
+/// machine's speed.
+fn calls_scale(
+    report: &mut Report,
+    label: &str,
+    make: &dyn Fn(usize) -> String,
+    decode: &dyn Fn(&[u8]) -> usize,
+) {
+    let (small, large) = (make(SCALE.0), make(SCALE.1));
+    let decoded = (decode(small.as_bytes()), decode(large.as_bytes()));
+    if decoded != SCALE {
+        report.note(&format!(
+            "{label}: decoded {decoded:?} calls, expected {SCALE:?}"
+        ));
+        report.missed += 1;
+        return;
+    }
+    let (t_small, t_large) = fastest_pair(
+        Duration::from_millis(1500),
+        || {
+            std::hint::black_box(decode(small.as_bytes()));
+        },
+        || {
+            std::hint::black_box(decode(large.as_bytes()));
+        },
+    );
+    let per_byte = |d: Duration, len: usize| d.as_secs_f64() / len as f64;
+    let ratio = per_byte(t_large, large.len()) / per_byte(t_small, small.len());
+    report.figure(
+        &format!("{label}, time per byte at {} calls / at {}", SCALE.1, SCALE.0),
+        ratio,
+        "x",
+        Some(("< 1.5", ratio < 1.5)),
+    );
 }
 
 /// Responses: 256 calls, arguments in 4-byte fragments.

@@ -1,6 +1,8 @@
 //! The Chat Completions stream decoder's state: calls assembled by `index` (or `id`), text,
 //! finish, usage, model, a mid-stream error; the chunk seeds (`chunk.rs`) write into it.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use super::decode::{error_from_value, parse_arguments, set_finish};
@@ -15,6 +17,11 @@ pub(super) struct State {
     /// The highest wire `index` among the calls: a delta with a higher one starts a new call
     /// without a search through them all (which made 8,000 calls cost 32M comparisons).
     max_index: Option<u64>,
+    /// The first call of each wire `index`, and of each id: a delta finds its call without a
+    /// search through them all (the id search at every new call had brought the 32M
+    /// comparisons back at 8,000 calls, 367 → 135 MB/s).
+    by_index: HashMap<u64, usize>,
+    by_id: HashMap<String, usize>,
     pub(super) text: String,
     pub(super) finish_reason: Option<String>,
     pub(super) usage: Option<Usage>,
@@ -57,6 +64,11 @@ impl State {
             && call.id.is_empty()
         {
             call.id = id.0.into_owned();
+            // The first call holding an id answers for it, as a search in call order would.
+            self.by_id
+                .entry(call.id.clone())
+                .and_modify(|k| *k = (*k).min(pos))
+                .or_insert(pos);
         }
         if let Some(f) = d.function {
             if let Some(n) = f.name.filter(|s| !s.0.is_empty())
@@ -79,10 +91,10 @@ impl State {
             Some(i) => match self.calls.get(self.last) {
                 Some(c) if c.index == Some(i) => Some(self.last),
                 _ if self.max_index.is_none_or(|m| i > m) => None,
-                _ => self.calls.iter().position(|c| c.index == Some(i)),
+                _ => self.by_index.get(&i).copied(),
             },
             None => match id {
-                Some(id) => self.calls.iter().position(|c| c.id == id),
+                Some(id) => self.by_id.get(id).copied(),
                 None => {
                     let named = d
                         .function
@@ -97,10 +109,11 @@ impl State {
         // call of that id: servers that stream parallel calls at one index tell them apart so.
         let found = found
             .filter(|&k| id.is_none_or(|id| self.calls[k].id.is_empty() || self.calls[k].id == id))
-            .or_else(|| id.and_then(|id| self.calls.iter().position(|c| c.id == id)));
+            .or_else(|| id.and_then(|id| self.by_id.get(id).copied()));
         found.unwrap_or_else(|| {
             if let Some(i) = d.index {
                 self.max_index = Some(self.max_index.map_or(i, |m| m.max(i)));
+                self.by_index.entry(i).or_insert(self.calls.len());
             }
             self.calls.push(PartialCall {
                 index: d.index,
