@@ -11,13 +11,23 @@ use super::view::RequestView;
 use crate::model::{Provider, Severity, ToolChoice};
 
 /// The keyword paths of a schema (object keys joined by `/`), for "keyword lost" messages.
-/// Key paths with every segment in its proto3 JSON spelling (`/min_items` → `/minItems`).
+/// Key paths with every keyword in its proto3 JSON spelling (`/min_items` → `/minItems`);
+/// property names (the segment after `properties`) stay as written.
 fn json_names(paths: &BTreeSet<String>) -> BTreeSet<String> {
     paths
         .iter()
         .map(|p| {
+            let mut prev = "";
             p.split('/')
-                .map(crate::schema::gemini_json_name)
+                .map(|seg| {
+                    let out = if prev == "properties" {
+                        seg.to_string()
+                    } else {
+                        crate::schema::gemini_json_name(seg)
+                    };
+                    prev = seg;
+                    out
+                })
                 .collect::<Vec<_>>()
                 .join("/")
         })
@@ -28,9 +38,13 @@ fn keys(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
     match v {
         Value::Object(o) => {
             for (k, x) in o {
-                // An empty object (`"properties": {}`, `"items": {}`) constrains nothing: leaving
-                // it out (as Gemini requires for a tool without parameters) loses no keyword.
-                if x.as_object().is_some_and(serde_json::Map::is_empty) {
+                // An empty object (`"properties": {}`, `"items": {}`), an empty array
+                // (`"required": []`) or a null (`"default": null`) constrains nothing: leaving it
+                // out (as Gemini requires for a tool without parameters) loses no keyword.
+                if x.as_object().is_some_and(serde_json::Map::is_empty)
+                    || x.as_array().is_some_and(Vec::is_empty)
+                    || x.is_null()
+                {
                     continue;
                 }
                 let p = format!("{prefix}/{k}");
