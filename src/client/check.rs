@@ -294,11 +294,7 @@ pub fn assemble(chunks: &[DriverChunk]) -> Vec<DriverCall> {
     for d in chunks.iter().flat_map(|c| &c.calls) {
         let id = d.id.as_deref().filter(|i| !i.is_empty());
         let at = match (id, d.index) {
-            // One id at two indexes is two calls (a library that names Gemini's calls by their
-            // tool): the id joins chunks only where the indexes agree or one is absent.
-            (Some(id), i) => calls.iter().position(|c| {
-                c.id.as_deref() == Some(id) && (i.is_none() || c.index.is_none() || c.index == i)
-            }),
+            (Some(id), _) => calls.iter().position(|c| c.id.as_deref() == Some(id)),
             (None, Some(i)) => calls.iter().rposition(|c| c.index == Some(i)),
             (None, None) => (!calls.is_empty() && d.name.is_none()).then(|| calls.len() - 1),
         };

@@ -131,7 +131,10 @@ fn start(dir: &Path, nginx: &Path) -> Result<Setup, String> {
     )
     .map_err(|e| e.to_string())?;
     children.push(spawn(
-        Command::new(bin).arg("proxy").arg("--config").arg(&proxy_conf),
+        Command::new(bin)
+            .arg("proxy")
+            .arg("--config")
+            .arg(&proxy_conf),
         "tooltape proxy",
     )?);
     Ok(Setup {
@@ -222,7 +225,9 @@ pub fn section(report: &mut Report) {
         "hop: latency one proxy adds, tooltape beside nginx ({ROUNDS} paired rounds, one request at a time)"
     ));
     let Some(nginx) = nginx() else {
-        report.note("nginx not found (Debian: apt-get install nginx-light); the hop target is not measured");
+        report.note(
+            "nginx not found (Debian: apt-get install nginx-light); the hop target is not measured",
+        );
         report.missed += 1;
         return;
     };
@@ -242,8 +247,18 @@ pub fn section(report: &mut Report) {
         let n99 = quantile(&mut added.nginx, 0.99);
         let t50 = quantile(&mut added.tooltape, 0.5);
         let t99 = quantile(&mut added.tooltape, 0.99);
-        report.figure(&format!("hop {mode}: nginx adds, p50 (ms)"), n50, "ms", None);
-        report.figure(&format!("hop {mode}: nginx adds, p99 (ms)"), n99, "ms", None);
+        report.figure(
+            &format!("hop {mode}: nginx adds, p50 (ms)"),
+            n50,
+            "ms",
+            None,
+        );
+        report.figure(
+            &format!("hop {mode}: nginx adds, p99 (ms)"),
+            n99,
+            "ms",
+            None,
+        );
         report.figure(
             &format!("hop {mode}: tooltape adds, p50 (ms)"),
             t50,
@@ -253,7 +268,12 @@ pub fn section(report: &mut Report) {
                 t50 <= n50 + WITHIN_MS,
             )),
         );
-        report.figure(&format!("hop {mode}: tooltape adds, p99 (ms)"), t99, "ms", None);
+        report.figure(
+            &format!("hop {mode}: tooltape adds, p99 (ms)"),
+            t99,
+            "ms",
+            None,
+        );
     }
 }
 

@@ -119,7 +119,10 @@ fn calls_scale(
     let per_byte = |d: Duration, len: usize| d.as_secs_f64() / len as f64;
     let ratio = per_byte(t_large, large.len()) / per_byte(t_small, small.len());
     report.figure(
-        &format!("{label}, time per byte at {} calls / at {}", SCALE.1, SCALE.0),
+        &format!(
+            "{label}, time per byte at {} calls / at {}",
+            SCALE.1, SCALE.0
+        ),
         ratio,
         "x",
         Some(("< 1.5", ratio < 1.5)),

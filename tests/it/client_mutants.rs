@@ -116,9 +116,7 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::OmitStrict => t.api == "openai-responses",
         Mutant::EmptyFragments => t.stream && t.empty_call,
         // A follow-up round after a reasoning answer (Gemini signatures: judged on rounds that think).
-        Mutant::DropReasoning => {
-            t.calls > 0 && t.case == "c19_reasoning_state_kept"
-        }
+        Mutant::DropReasoning => t.calls > 0 && t.case == "c19_reasoning_state_kept",
     }
 }
 

@@ -515,12 +515,11 @@ fn gemini_wire(#[case] parameters: Value, #[case] want: &str) {
 /// field exists, an unknown name all the same where it does not.
 #[test]
 fn gemini_wire_takes_proto_field_names() {
-    let body = |parameters: Value| {
-        json!({"tools":[{"functionDeclarations":[{"name":"f","parameters":parameters}]}]})
-    };
+    let body = |parameters: Value| json!({"tools":[{"functionDeclarations":[{"name":"f","parameters":parameters}]}]});
     let proto = json!({"type":"object","properties":{"a":{"type":"string","min_length":1}},"property_ordering":["a"]});
     assert_eq!(wire_rejection(Provider::Gemini, &body(proto)), None);
-    let unknown = json!({"type":"object","properties":{"a":{"type":"string"}},"additional_properties":false});
+    let unknown =
+        json!({"type":"object","properties":{"a":{"type":"string"}},"additional_properties":false});
     assert!(
         wire_rejection(Provider::Gemini, &body(unknown))
             .is_some_and(|m| m.contains("Unknown name \"additional_properties\"")),
