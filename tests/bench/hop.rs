@@ -13,8 +13,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use serde_json::json;
-use tooltape::{ChatRequest, Provider, Tool, ToolChoice, encode};
+use tooltape::{ChatRequest, Provider, encode};
 
 use crate::report::Report;
 
@@ -54,17 +53,7 @@ fn nginx() -> Option<PathBuf> {
 }
 
 fn request(stream: bool) -> ChatRequest {
-    ChatRequest::new("gpt-4o")
-        .with_user("What is the weather in Paris?")
-        .with_tool(Tool {
-            name: "get_weather".into(),
-            description: Some("Current weather for a city".into()),
-            parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-            strict: None,
-        })
-        .with_choice(ToolChoice::Required)
-        .with_stream(stream)
-        .with_max_tokens(256)
+    crate::proxy::weather_request("gpt-4o").with_stream(stream)
 }
 
 /// Waits until `url` answers (any status) or 20 s pass.

@@ -35,7 +35,8 @@ impl Drop for ProxyProcess {
     }
 }
 
-fn request(model: &str) -> ChatRequest {
+/// The weather request both proxy benches send (`hop` too): one tool, `required`, 256 tokens.
+pub(crate) fn weather_request(model: &str) -> ChatRequest {
     ChatRequest::new(model)
         .with_user("What is the weather in Paris?")
         .with_tool(Tool {
@@ -45,8 +46,12 @@ fn request(model: &str) -> ChatRequest {
             strict: None,
         })
         .with_choice(ToolChoice::Required)
-        .with_stream(true)
         .with_max_tokens(256)
+}
+
+fn request(model: &str) -> ChatRequest {
+    weather_request(model)
+        .with_stream(true)
         .with_strict(StrictPolicy::Auto)
 }
 
