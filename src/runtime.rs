@@ -1,5 +1,6 @@
-//! The one process-wide tokio runtime: the binary's commands, the replay harness and the test
-//! binaries block on it (each test thread calls `block_on`).
+//! The one process-wide tokio runtime: the binary's commands (but `tooltape proxy`, on one thread
+//! of its own), the replay harness and the test binaries block on it (each test thread calls
+//! `block_on`).
 
 use std::sync::OnceLock;
 
