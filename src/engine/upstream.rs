@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use crate::loopback::{self, Body, Options, Reply};
 use crate::scenario::Scenario;
-use crate::simulate::{SimBody, SimRequest, SimResponse};
+use crate::simulate::{SimBody, SimRequest, SimResponse, Store};
 
 /// One request the gateway sent upstream and the answer it got, as bytes on the wire.
 #[derive(Clone, Debug)]
@@ -129,8 +129,9 @@ impl Upstream {
     pub async fn start_on(addr: SocketAddr) -> io::Result<Upstream> {
         let claims = Arc::new(Mutex::new(Claims::default()));
         let shared = Arc::clone(&claims);
+        let kept = Arc::new(Store::default());
         let server = loopback::Server::start(addr, Options::default(), move |req| {
-            handle(req, Arc::clone(&shared))
+            handle(req, Arc::clone(&shared), Arc::clone(&kept))
         })
         .await?;
         Ok(Upstream { server, claims })
@@ -205,7 +206,7 @@ fn answer_extra(req: &SimRequest) -> Option<SimResponse> {
     }
 }
 
-fn simulate(req: &SimRequest, scenario: &Scenario) -> SimResponse {
+fn simulate(req: &SimRequest, scenario: &Scenario, kept: &Store) -> SimResponse {
     if let Some(r) = answer_extra(req) {
         return r;
     }
@@ -214,30 +215,36 @@ fn simulate(req: &SimRequest, scenario: &Scenario) -> SimResponse {
     {
         let mut moved = req.clone();
         moved.path = format!("/v1beta/models/{rest}");
-        return crate::simulate::answer(&moved, scenario);
+        return crate::simulate::answer_kept(&moved, scenario, Some(kept));
     }
-    crate::simulate::answer(req, scenario)
+    crate::simulate::answer_kept(req, scenario, Some(kept))
 }
 
-async fn handle(req: loopback::Request, claims: Arc<Mutex<Claims>>) -> Reply {
+async fn handle(req: loopback::Request, claims: Arc<Mutex<Claims>>, kept: Arc<Store>) -> Reply {
     // A body not read whole is answered as the simulator answers it; it carries no prompt, so
     // it stays unclaimed.
     let (sim, refused) = crate::simulate::sim_request(req);
     let received = Instant::now();
     let held = Arc::new(OnceLock::new());
     let parsed: Value = serde_json::from_slice(&sim.body).unwrap_or(Value::Null);
+    // A Responses request continuing a stored response carries its prompt in what is kept.
+    let earlier = crate::simulate::previous_id(&parsed).and_then(|id| kept.get(id));
     let scenario = {
         let claims = claims.lock().unwrap_or_else(PoisonError::into_inner);
         claims
             .open
             .iter()
-            .find(|s| carries(&parsed, &s.prompt))
+            .find(|s| {
+                carries(&parsed, &s.prompt)
+                    || earlier.as_ref().is_some_and(|e| e.iter().any(|v| carries(v, &s.prompt)))
+            })
             .map(|s| (s.prompt.clone(), s.scenario.clone()))
     };
     let resp = refused.unwrap_or_else(|| {
         simulate(
             &sim,
             scenario.as_ref().map_or(&Scenario::default(), |(_, s)| s),
+            &kept,
         )
     });
     let (chunks, streamed) = match &resp.body {

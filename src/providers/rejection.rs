@@ -188,8 +188,9 @@ fn chat_unlinked(body: &Value) -> Option<Rejection> {
 
 /// A `function_call_output` input item whose `call_id` no earlier `function_call` item has: the
 /// 400 Responses answers ("No tool call found for function call output with call_id …").
-/// With `previous_response_id` the calls live server-side, where the simulator keeps nothing,
-/// so such requests are not checked.
+/// With `previous_response_id` the calls live server-side: such a request is checked once its
+/// kept conversation stands before its input, without the id (the simulator's `store::whole`,
+/// the proxy's kept conversations); as sent, it is not checked.
 fn responses_unlinked(body: &Value) -> Option<Rejection> {
     if body
         .get("previous_response_id")

@@ -278,10 +278,10 @@ fn unknown_routes_are_404_in_the_family_s_shape() {
 fn the_scenario_header_is_read_and_an_invalid_one_named() {
     let b = body(P::Chat, &Opts::default());
     let req = request(P::Chat, &b, false).with_header(SCENARIO_HEADER, r#"{"prefer_text":true}"#);
-    let v = answer_request(&req).json();
+    let v = answer_request(&req, None).json();
     assert!(v["choices"][0]["message"]["tool_calls"].is_null());
     let bad = request(P::Chat, &b, false).with_header(SCENARIO_HEADER, r#"{"calls":"nope"}"#);
-    let resp = answer_request(&bad);
+    let resp = answer_request(&bad, None);
     assert_eq!(resp.status, 400);
     assert!(
         message(&resp).starts_with("invalid x-tooltape-scenario header"),
@@ -290,7 +290,7 @@ fn the_scenario_header_is_read_and_an_invalid_one_named() {
     );
     let unknown_field = request(P::Anthropic, &body(P::Anthropic, &Opts::default()), false)
         .with_header(SCENARIO_HEADER, r#"{"colour":"red"}"#);
-    let resp = answer_request(&unknown_field);
+    let resp = answer_request(&unknown_field, None);
     assert_eq!(
         (resp.status, resp.json()["type"].as_str()),
         (400, Some("error"))
