@@ -54,6 +54,10 @@ pub struct CaseFile {
     /// Tool results to send back after each round of calls (multi-turn).
     #[serde(default)]
     pub rounds: Vec<Round>,
+    /// How a client whose format is Responses continues each round; absent: it sends the whole
+    /// conversation again. Other formats always send the whole conversation.
+    #[serde(default)]
+    pub continue_with: Option<ContinueWith>,
     /// What the provider simulator does for this case's synthetic cassettes.
     #[serde(default)]
     pub simulate: Scenario,
@@ -63,6 +67,15 @@ pub struct CaseFile {
     /// Known provider non-conformance, per trial pattern, with a reason.
     #[serde(default)]
     pub known_failure: Vec<Spanned<KnownFailure>>,
+}
+
+/// How a Responses client continues a round.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ContinueWith {
+    /// Only the round's new items (its `function_call_output`s) and `previous_response_id`
+    /// naming the last answer: the earlier context lives server-side (class 22).
+    PreviousResponseId,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

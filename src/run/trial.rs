@@ -1,8 +1,8 @@
 //! One trial, exchange after exchange: the first request, then one follow-up per `[[rounds]]`
 //! entry while the model calls tools, with the hosted-search variant fallback.
 
-use crate::case::{ChoiceSpec, Round, Trial};
-use crate::model::{ChatRequest, EncodeError, Message, Outcome, ToolChoice};
+use crate::case::{ChoiceSpec, ContinueWith, Round, Trial};
+use crate::model::{ChatRequest, EncodeError, Message, Outcome, Provider, ToolChoice};
 use crate::providers;
 use crate::run::exchange::{ExchangeRun, TrialRun, exchange};
 use crate::run::hosted::{SupportCache, fallback_step, falls_back, set_variant};
@@ -41,14 +41,19 @@ pub async fn run_trial(
     }
     let rounds = &trial.case.file.rounds;
     let mut i = 0;
+    // The last answer's response id, when the trial continues rounds by it (class 22).
+    let mut continued_from: Option<String> = None;
     while i <= rounds.len() {
-        let encoded = match providers::encode(trial.provider, &req) {
+        let mut encoded = match providers::encode(trial.provider, &req) {
             Ok(e) => e,
             Err(e) => {
                 run.encode_error = Some(e);
                 break;
             }
         };
+        if let Some(id) = continued_from.as_deref().filter(|_| i > 0) {
+            providers::openai_responses::continue_from(&mut encoded.request.body, id);
+        }
         let sent = exchange(
             client,
             endpoint,
@@ -80,6 +85,9 @@ pub async fn run_trial(
             Ok(o) if o.error.is_none() => o.clone(),
             _ => Outcome::default(),
         };
+        if continues_by_id(trial.provider, trial.case.file.continue_with) {
+            continued_from = providers::openai_responses::response_id(&response.body);
+        }
         run.exchanges.push(ExchangeRun {
             neutral: req.clone(),
             encoded,
@@ -94,6 +102,12 @@ pub async fn run_trial(
         i += 1;
     }
     run
+}
+
+/// Whether a client of `format` continues rounds by `previous_response_id` in a case asking
+/// `continue_with`: Responses clients only.
+pub(crate) fn continues_by_id(format: Provider, continue_with: Option<ContinueWith>) -> bool {
+    format == Provider::OpenaiResponses && continue_with == Some(ContinueWith::PreviousResponseId)
 }
 
 /// The next exchange's request: the model's turn echoed back, then one result per call.
