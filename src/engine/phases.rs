@@ -133,7 +133,11 @@ async fn phases<W: Way>(
             watch: &watch,
         };
         let answered = judge::decoded(target, &asked.req, ex);
-        let first = (first, answered, continued_id(trial, &asked, &ends.downstream_body));
+        let first = (
+            first,
+            answered,
+            continued_id(trial, &asked, &ends.downstream_body),
+        );
         let (judged, timings) = rounds(way, worker, &round, first, clock).await;
         findings.extend(judged);
         ends.requests.extend(timings);

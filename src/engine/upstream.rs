@@ -236,7 +236,9 @@ async fn handle(req: loopback::Request, claims: Arc<Mutex<Claims>>, kept: Arc<St
             .iter()
             .find(|s| {
                 carries(&parsed, &s.prompt)
-                    || earlier.as_ref().is_some_and(|e| e.iter().any(|v| carries(v, &s.prompt)))
+                    || earlier
+                        .as_ref()
+                        .is_some_and(|e| e.iter().any(|v| carries(v, &s.prompt)))
             })
             .map(|s| (s.prompt.clone(), s.scenario.clone()))
     };

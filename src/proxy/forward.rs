@@ -9,6 +9,7 @@ use super::answer::{
     Answer, Headers, error, header_text, meta, refusal, telemetry_headers, upstream_error,
 };
 use super::config::{ProxyConfig, ProxyRoute};
+use super::conversations::{Continuation, Conversations, Keep};
 use super::read;
 use super::reasoning::Reasoning;
 use super::{inbound, relay, upstream};
@@ -25,6 +26,16 @@ pub(super) struct Shared {
     pub cache: SupportCache,
     /// The reasoning state of recent answers, put back into the rounds that follow them.
     pub reasoning: std::sync::Arc<Reasoning>,
+    /// The Responses conversations answered, continued by `previous_response_id`.
+    pub conversations: std::sync::Arc<Conversations>,
+}
+
+/// What the client's request asks besides the neutral request: a Chat client's usage chunk,
+/// a Responses client's conversation state.
+#[derive(Debug)]
+pub(super) struct Asked {
+    pub usage_chunk: bool,
+    pub continuation: Continuation,
 }
 
 /// Answers one request (never panics: every failure is an answer in the client's format).
@@ -36,15 +47,22 @@ pub(super) async fn answer(shared: &Shared, req: &Request) -> Answer {
             body: br#"{"status":"ok"}"#.to_vec(),
         };
     }
-    let (inbound, neutral, usage_chunk) = match decode(&shared.config, req) {
+    let (inbound, mut neutral, asked) = match decode(&shared.config, req) {
         Ok(decoded) => decoded,
         Err(answer) => return answer,
     };
+    // A Responses continuation: the kept conversation first, or the API's 400.
+    if let Err(rej) = shared
+        .conversations
+        .continued(&asked.continuation, &mut neutral)
+    {
+        return refusal(inbound, &rej);
+    }
     let (route, alias, neutral) = match route(shared, inbound, neutral) {
         Ok(routed) => routed,
         Err(answer) => return answer,
     };
-    forward(shared, route, inbound, &alias, neutral, usage_chunk).await
+    forward(shared, route, inbound, &alias, neutral, asked).await
 }
 
 /// Phase 1: the inbound format from the route table, then the body as the neutral request (and
@@ -53,7 +71,7 @@ pub(super) async fn answer(shared: &Shared, req: &Request) -> Answer {
 pub(super) fn decode(
     config: &ProxyConfig,
     req: &Request,
-) -> Result<(Inbound, ChatRequest, bool), Answer> {
+) -> Result<(Inbound, ChatRequest, Asked), Answer> {
     let (method, path) = (req.method.as_str(), req.path.as_str());
     let Some(inbound) = inbound::format_of(method, path, &req.query) else {
         let message = format!("no such endpoint: {path}");
@@ -78,11 +96,19 @@ pub(super) fn decode(
     let refused = inbound::rejection(inbound, &body);
     // Chat: usage comes in its own final chunk only when the client asks for it.
     let usage_chunk = body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+    let continuation = Continuation::of(inbound, &body);
     let neutral = inbound::decode(inbound, path, &req.query, body)
         .map_err(|field| fail(400, &format!("invalid request: {field}")))?;
     match refused {
         Some(rej) => Err(refusal(inbound, &rej)),
-        None => Ok((inbound, neutral, usage_chunk)),
+        None => Ok((
+            inbound,
+            neutral,
+            Asked {
+                usage_chunk,
+                continuation,
+            },
+        )),
     }
 }
 
@@ -112,9 +138,16 @@ async fn forward(
     inbound: Inbound,
     alias: &str,
     mut neutral: ChatRequest,
-    usage_chunk: bool,
+    asked: Asked,
 ) -> Answer {
     let provider = route.provider;
+    let meta = meta(inbound, alias);
+    let keep = Keep::of(
+        &shared.conversations,
+        &asked.continuation,
+        &meta.id,
+        &neutral,
+    );
     shared.reasoning.restore(provider, &mut neutral);
     if falls_back(provider, &neutral) {
         let now = shared.cache.now();
@@ -140,10 +173,10 @@ async fn forward(
         let status = resp.status().as_u16();
         if neutral.stream && resp.status().is_success() {
             let meta = Meta {
-                usage_chunk,
-                ..meta(inbound, alias)
+                usage_chunk: asked.usage_chunk,
+                ..meta
             };
-            let kept = std::sync::Arc::clone(&shared.reasoning);
+            let kept = (std::sync::Arc::clone(&shared.reasoning), keep);
             return relay::stream(inbound, meta, (provider, kept), neutral, resp, headers);
         }
         let body = match upstream::read_bounded(resp).await {
@@ -161,12 +194,15 @@ async fn forward(
         }
         if let Ok(o) = &outcome {
             shared.reasoning.remember(provider, &neutral, o);
+            if let Some(keep) = keep.filter(|_| status < 400) {
+                keep.answered(o);
+            }
         }
         let searching = !neutral.hosted.is_empty();
         let tool_type = crate::capability::wire_tool_type(provider, &encoded.request.body);
         return full_answer(
             inbound,
-            alias,
+            &meta,
             provider,
             outcome,
             headers,
@@ -211,7 +247,7 @@ fn encode(
 /// (`searching` carries the hosted tool type sent).
 pub(super) fn full_answer(
     inbound: Inbound,
-    alias: &str,
+    meta: &Meta,
     provider: Provider,
     outcome: Result<Outcome, DecodeError>,
     mut headers: Headers,
@@ -230,7 +266,7 @@ pub(super) fn full_answer(
     if let Some(tool_type) = searching {
         telemetry_headers(&mut headers, tool_type, &outcome);
     }
-    let b = respond::body(inbound, &outcome, &meta(inbound, alias));
+    let b = respond::body(inbound, &outcome, meta);
     headers.push(("content-type".into(), "application/json".into()));
     Answer::Full {
         status: 200,

@@ -36,9 +36,9 @@ pub(crate) use exchange::{SCENARIO_HEADER, SIMULATOR_HEADER};
 pub use faults::{Fault, FaultKind};
 pub use named::named_scenarios;
 
-pub(crate) use answer::answer_kept;
 #[cfg(test)]
 pub(crate) use answer::answer;
+pub(crate) use answer::answer_kept;
 #[cfg(test)]
 use answer::answer_request;
 /// Arguments the simulated model writes for a schema (also `tooltape mcp --cases`' calls).
@@ -49,5 +49,5 @@ pub(crate) use exchange::{SimBody, SimRequest, SimResponse};
 #[cfg(test)]
 use faults::When;
 pub use server::{SimConfig, Simulator};
-pub(crate) use store::{Store, previous_id};
 pub(crate) use server::{sim_reply, sim_request};
+pub(crate) use store::{Store, previous_id};

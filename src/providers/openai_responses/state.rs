@@ -20,7 +20,10 @@ pub fn response_id(body: &[u8]) -> Option<String> {
 
 /// Whether an input item is part of a model's turn (what a stored response already holds).
 fn answered(item: &Value) -> bool {
-    let kind = item.get("type").and_then(Value::as_str).unwrap_or("message");
+    let kind = item
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("message");
     match kind {
         "message" => item.get("role").and_then(Value::as_str) == Some("assistant"),
         "function_call_output" | "custom_tool_call_output" | "item_reference" => false,

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::support::{P, Opts, body, read, request};
+use super::support::{Opts, P, body, read, request};
 use crate::scenario::Scenario;
 use crate::simulate::{SimResponse, Store, answer_kept};
 
@@ -16,7 +16,11 @@ fn first(store_flag: Option<bool>) -> Value {
 }
 
 fn send(kept: &Store, b: &Value) -> SimResponse {
-    answer_kept(&request(P::Responses, b, false), &Scenario::default(), Some(kept))
+    answer_kept(
+        &request(P::Responses, b, false),
+        &Scenario::default(),
+        Some(kept),
+    )
 }
 
 /// The result of the first answer's call, sent with only `previous_response_id`.
@@ -39,7 +43,12 @@ fn a_stored_answer_is_continued_by_its_id() {
     let kept = Store::default();
     let one = send(&kept, &first(None)).json();
     let two = send(&kept, &continuation(&one, true));
-    assert_eq!(two.status, 200, "{}", String::from_utf8_lossy(&two.body.bytes()));
+    assert_eq!(
+        two.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&two.body.bytes())
+    );
     let got = read(P::Responses, false, &two);
     // The result answers the kept call: the model's next turn is its final text.
     assert!(got.calls.is_empty(), "{got:?}");
@@ -56,10 +65,17 @@ fn unknown_ids_and_unstored_answers_are_not_found() {
         (continuation(&send(&kept, &first(None)).json(), true), None),
     ] {
         let id = b["previous_response_id"].as_str().unwrap_or("").to_string();
-        let resp = answer_kept(&request(P::Responses, &b, false), &Scenario::default(), store);
+        let resp = answer_kept(
+            &request(P::Responses, &b, false),
+            &Scenario::default(),
+            store,
+        );
         assert_eq!(resp.status, 400);
         let err = &resp.json()["error"];
-        assert_eq!(err["message"], format!("Previous response with id '{id}' not found."));
+        assert_eq!(
+            err["message"],
+            format!("Previous response with id '{id}' not found.")
+        );
         assert_eq!(err["param"], "previous_response_id");
         assert_eq!(err["code"], "previous_response_not_found");
     }
@@ -70,7 +86,15 @@ fn a_result_without_its_call_or_an_id_is_refused() {
     let kept = Store::default();
     let one = send(&kept, &first(None)).json();
     let resp = send(&kept, &continuation(&one, false));
-    assert_eq!(resp.status, 400, "{}", String::from_utf8_lossy(&resp.body.bytes()));
-    let message = resp.json()["error"]["message"].as_str().unwrap_or("").to_string();
+    assert_eq!(
+        resp.status,
+        400,
+        "{}",
+        String::from_utf8_lossy(&resp.body.bytes())
+    );
+    let message = resp.json()["error"]["message"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
     assert!(message.starts_with("No tool call found"), "{message}");
 }
