@@ -393,7 +393,13 @@ pub(crate) fn round(
     answered: Option<&Outcome>,
 ) -> (Vec<Finding>, bool) {
     let round_invalid = client_fault(&asked.base, &request.body);
+    let continued = asked.inbound == Provider::OpenaiResponses
+        && request.body.get("previous_response_id").is_some();
     let Some(ex) = ex else {
+        // A continuation the gateway refuses itself with a clear 4xx is an answer (class 22).
+        if continued && matches!(got, Ok((r, _)) if (400..500).contains(&r.status)) {
+            return (Vec::new(), false);
+        }
         let findings = if round_invalid {
             round_answer(n, got, None)
         } else {
@@ -430,6 +436,17 @@ pub(crate) fn round(
             ..f
         })
         .collect();
+    if continued {
+        let decoded = sent_decoded.as_ref().map(|d| &d.request);
+        let meant = check::Continued::of(next);
+        let answer = (ex.status, ex.body());
+        let lost =
+            check::response_context(&meant, target, (&sent.body, decoded), (answer.0, &answer.1));
+        findings.extend(lost.into_iter().map(|f| Finding {
+            message: format!("round {}: {}", n + 1, f.message),
+            ..f
+        }));
+    }
     if let (Some(d), false) = (&sent_decoded, round_invalid) {
         let mut own = check::upstream_ids(&d.request, target, next, asked.inbound);
         if let Some(answered) = answered {

@@ -95,6 +95,10 @@ async fn phases<W: Way>(
         upstream,
         prompt: trial.prompt(),
         scenario: &trial.case.file.simulate,
+        results: (trial.case.file.continue_with.iter())
+            .flat_map(|_| &trial.case.file.rounds)
+            .flat_map(|r| r.results.iter().map(|x| x.content.clone()))
+            .collect(),
     };
     let sent = way.send(worker, &asked, &request, &watch).await;
     clock.waited(sent.waited);

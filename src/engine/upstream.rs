@@ -101,6 +101,8 @@ impl hyper::body::Body for Timed {
 
 struct Claim {
     prompt: String,
+    /// Texts that claim a request carrying no prompt when no other claim has them.
+    results: Vec<String>,
     scenario: Scenario,
     exchanges: Vec<Exchange>,
 }
@@ -144,10 +146,17 @@ impl Upstream {
 
     /// Claims requests carrying `prompt` for one trial, answered under `scenario`.
     pub fn open(&self, prompt: &str, scenario: &Scenario) {
+        self.open_with(prompt, scenario, &[]);
+    }
+
+    /// Like [`Upstream::open`]; a request carrying no claimed prompt but some of `results`
+    /// (and no other claim's) is this trial's too.
+    pub(crate) fn open_with(&self, prompt: &str, scenario: &Scenario, results: &[String]) {
         let mut claims = self.claims.lock().unwrap_or_else(PoisonError::into_inner);
         claims.open.retain(|s| s.prompt != prompt);
         claims.open.push(Claim {
             prompt: prompt.to_string(),
+            results: results.to_vec(),
             scenario: scenario.clone(),
             exchanges: Vec::new(),
         });
@@ -167,6 +176,30 @@ impl Upstream {
         let claims = self.claims.lock().unwrap_or_else(PoisonError::into_inner);
         claims.unclaimed.clone()
     }
+}
+
+/// The one claim whose tool results the request carries (none when several have them).
+fn by_results<'a>(open: &'a [Claim], parsed: &Value) -> Option<&'a Claim> {
+    let mut having = open
+        .iter()
+        .filter(|s| s.results.iter().any(|r| carries_result(parsed, r)));
+    let first = having.next()?;
+    having.next().is_none().then_some(first)
+}
+
+/// True when the body carries `result` as text, or as the JSON value it is (a Gemini
+/// `functionResponse.response`).
+fn carries_result(v: &Value, result: &str) -> bool {
+    fn holds(v: &Value, value: &Value) -> bool {
+        v == value
+            || match v {
+                Value::Array(a) => a.iter().any(|x| holds(x, value)),
+                Value::Object(o) => o.values().any(|x| holds(x, value)),
+                _ => false,
+            }
+    }
+    carries(v, result)
+        || serde_json::from_str::<Value>(result).is_ok_and(|r| r.is_object() && holds(v, &r))
 }
 
 /// True when some string in the JSON body contains `prompt`.
@@ -231,15 +264,14 @@ async fn handle(req: loopback::Request, claims: Arc<Mutex<Claims>>, kept: Arc<St
     let earlier = crate::simulate::previous_id(&parsed).and_then(|id| kept.get(id));
     let scenario = {
         let claims = claims.lock().unwrap_or_else(PoisonError::into_inner);
-        claims
-            .open
-            .iter()
-            .find(|s| {
-                carries(&parsed, &s.prompt)
-                    || earlier
-                        .as_ref()
-                        .is_some_and(|e| e.iter().any(|v| carries(v, &s.prompt)))
-            })
+        let by_prompt = claims.open.iter().find(|s| {
+            carries(&parsed, &s.prompt)
+                || earlier
+                    .as_ref()
+                    .is_some_and(|e| e.iter().any(|v| carries(v, &s.prompt)))
+        });
+        by_prompt
+            .or_else(|| by_results(&claims.open, &parsed))
             .map(|s| (s.prompt.clone(), s.scenario.clone()))
     };
     let resp = refused.unwrap_or_else(|| {

@@ -21,13 +21,14 @@ use crate::scratch::{Scratch, repo};
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 6] = [
+const CASES: [&str; 7] = [
     "weather",
     "parallel",
     "strict_invoice",
     "tool_error",
     "c04_parallel_shared_index",
     "c19_reasoning_state_kept",
+    "c22_previous_response_id",
 ];
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the gateway must answer an error, not a 200"
 tools = ["get_weather"]
@@ -84,10 +85,11 @@ enum Mutant {
     HostedDropped,
     NameTruncated,
     UsageOnFinishChunk,
+    ContextDropped,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 20] = [
+    const ALL: [Mutant; 21] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -108,6 +110,7 @@ impl Mutant {
         Mutant::HostedDropped,
         Mutant::NameTruncated,
         Mutant::UsageOnFinishChunk,
+        Mutant::ContextDropped,
     ];
 
     fn slug(self) -> String {
@@ -138,6 +141,9 @@ impl Mutant {
             Mutant::HostedDropped => "hosted web search dropped, the rest forwarded",
             Mutant::NameTruncated => "names over 64 characters cut to 64, never restored",
             Mutant::UsageOnFinishChunk => "Chat usage moved onto the finish chunk",
+            Mutant::ContextDropped => {
+                "previous_response_id dropped: only the new items forwarded, as to an upstream without server-side state"
+            }
         }
     }
 
@@ -164,6 +170,7 @@ impl Mutant {
             Mutant::HostedDropped => "hosted web search dropped",
             Mutant::NameTruncated => "not restored",
             Mutant::UsageOnFinishChunk => "usage on a chunk with choices",
+            Mutant::ContextDropped => "continued with previous_response_id",
         }
     }
 
@@ -171,7 +178,10 @@ impl Mutant {
     fn should_fail(self, t: &Facts) -> bool {
         let not_gemini = t.route != "generate-content→gemini";
         let shared = t.case == "c04_parallel_shared_index";
-        let rounds = matches!(t.case.as_str(), "tool_error" | "c19_reasoning_state_kept");
+        let rounds = matches!(
+            t.case.as_str(),
+            "tool_error" | "c19_reasoning_state_kept" | "c22_previous_response_id"
+        );
         match self {
             Mutant::Faithful => false,
             Mutant::ToolsDroppedBuffered => !t.stream && t.choice != "none",
@@ -190,7 +200,9 @@ impl Mutant {
             }
             Mutant::ErrorAs200 => t.case == "server_error",
             // Follow-up rounds (`tool_error`); Gemini links results by name, not id.
-            Mutant::ResultUnlinked => rounds && t.calls > 0 && not_gemini,
+            // A Responses round continued by id carries no call to link against: upstream
+            // answers its own 400 and the caller gets it.
+            Mutant::ResultUnlinked => rounds && t.calls > 0 && not_gemini && !continued_by_id(t),
             // Every format carries the result's text, Gemini too (in `response`).
             Mutant::ResultTextChanged => rounds && t.calls > 0,
             Mutant::UsageDropped => t.usage,
@@ -207,8 +219,16 @@ impl Mutant {
             Mutant::HostedDropped => t.case == HOSTED,
             Mutant::NameTruncated => t.case == LONG_NAME,
             Mutant::UsageOnFinishChunk => t.stream && t.usage && t.route == "chat→openai-chat",
+            // Only a Responses caller continues by id (the other formats send the whole
+            // conversation).
+            Mutant::ContextDropped => continued_by_id(t) && t.calls > 0,
         }
     }
+}
+
+/// A trial whose round the caller continues by `previous_response_id` (class 22).
+fn continued_by_id(t: &Facts) -> bool {
+    t.case == "c22_previous_response_id" && t.route == "responses→openai-responses"
 }
 
 /// What the faithful run tells about a trial.
@@ -318,6 +338,9 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
             }
         }
         Mutant::ResultTextChanged => tamper_results(o),
+        Mutant::ContextDropped => {
+            o.remove("previous_response_id");
+        }
         Mutant::ReasoningAltered => alter_reasoning(o),
         Mutant::KimiIds => kimi_ids(o),
         Mutant::HostedDropped => drop_hosted(o),

@@ -58,6 +58,9 @@ pub enum FindingKind {
     /// Chat's streamed usage framed otherwise than documented (its own final chunk with
     /// `choices: []`, only when asked).
     UsageFraming,
+    /// A round continued by `previous_response_id` reached upstream without its earlier context
+    /// (and without an id upstream knows).
+    ResponseContext,
 }
 
 impl FindingKind {
@@ -78,6 +81,7 @@ impl FindingKind {
             FindingKind::Unexpressible => "unexpressible-tool",
             FindingKind::ToolName => "tool-name",
             FindingKind::UsageFraming => "usage-framing",
+            FindingKind::ResponseContext => "response-context",
         }
     }
 }

@@ -4,8 +4,10 @@
 //! as the upstream checks compare it; `upstream`, `downstream` and `stream` are the checks of
 //! each end and of the streamed answer's events; `reasoning` the reasoning state carried back
 //! across rounds; `ids` the call ids each end's API accepts; `tools` those of tools a target
-//! may not express (hosted search, names over its limit).
+//! may not express (hosted search, names over its limit); `context` the earlier context of a
+//! round continued by `previous_response_id`.
 
+mod context;
 mod downstream;
 mod finding;
 mod ids;
@@ -15,6 +17,7 @@ mod tools;
 mod upstream;
 mod view;
 
+pub(crate) use context::{Continued, response_context};
 pub(crate) use downstream::{broken, downstream, invalid_request};
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub(crate) use ids::upstream_ids;
