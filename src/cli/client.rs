@@ -43,7 +43,8 @@ pub enum ClientCommand {
     /// protocol, docs/clients/README.md), with tooltape's own codecs as the library.
     Drive {
         /// A deliberate bug: faithful, drop-tools, never-yield, required-to-auto,
-        /// merge-parallel, lose-ids, omit-strict, empty-fragments, drop-reasoning.
+        /// merge-parallel, lose-ids, omit-strict, empty-fragments, drop-reasoning,
+        /// drop-response-id.
         #[arg(long, default_value = "faithful")]
         mutant: String,
     },

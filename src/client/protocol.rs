@@ -48,6 +48,13 @@ pub struct DriverTrial {
     /// answers `unsupported`: the shared loops do so unless the driver says it supports it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking: Option<u32>,
+    /// `"previous_response_id"` (Responses only): the library is to continue each round by the
+    /// last answer's response id, sending only the round's results and leaving the earlier
+    /// context to the server (class 22); absent: it sends the whole conversation. A driver whose
+    /// library cannot answers `unsupported` (the shared loops do so unless the driver says it
+    /// supports it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continue_with: Option<String>,
 }
 
 /// A conversation turn: `system`, `user`, `assistant` (with its calls) or `tool` (a result).
@@ -143,6 +150,10 @@ pub struct DriverResult {
     /// there was none or the library does not hand it over.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasoning: Vec<Value>,
+    /// The id of the answer (a Responses `resp_…`), when the library hands it over: the shared
+    /// loops keep it on the assistant turn, for a round continued by `previous_response_id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<String>,
 }
 
 /// What tooltape writes after a result: a round's tool results, or the end of the trial.
@@ -303,6 +314,7 @@ impl DriverTrial {
             strict,
             max_tokens: req.max_tokens,
             thinking: req.thinking,
+            continue_with: None,
         }
     }
 

@@ -34,10 +34,13 @@ pub enum Mutant {
     /// The reasoning state of an answer (thinking blocks, reasoning items, thought signatures)
     /// not kept in the conversation: the next round goes upstream without it.
     DropReasoning,
+    /// A round to be continued by `previous_response_id` sent with only its results and no
+    /// id: the upstream gets the results without the conversation they belong to.
+    DropResponseId,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 9] = [
+    pub const ALL: [(&'static str, Mutant); 10] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -47,6 +50,7 @@ impl Mutant {
         ("omit-strict", Mutant::OmitStrict),
         ("empty-fragments", Mutant::EmptyFragments),
         ("drop-reasoning", Mutant::DropReasoning),
+        ("drop-response-id", Mutant::DropResponseId),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -179,6 +183,7 @@ impl Mutant {
             }),
             chunks,
             unsupported: Vec::new(),
+            response_id: None,
             reasoning: if self == Mutant::DropReasoning {
                 Vec::new()
             } else {
@@ -188,12 +193,13 @@ impl Mutant {
     }
 }
 
-/// One call through tooltape's own codecs: what the caller gets, and the outcome decoded (empty
-/// when nothing was).
+/// One call through tooltape's own codecs: what the caller gets (with the answer's response id),
+/// and the outcome decoded (empty when nothing was). `previous`: the round is continued by this
+/// response id, with only its results (`continue_with`).
 async fn call(
     client: &reqwest::Client,
     mutant: Mutant,
-    trial: &DriverTrial,
+    (trial, previous): (&DriverTrial, Option<&str>),
     req: &ChatRequest,
 ) -> (DriverResult, Outcome) {
     let error = |kind: &str, message: String| {
@@ -218,6 +224,14 @@ async fn call(
     if mutant == Mutant::OmitStrict && api == Provider::OpenaiResponses {
         mutant.omit_strict(&mut encoded.request.body);
     }
+    if let Some(id) = previous {
+        crate::providers::openai_responses::continue_from(&mut encoded.request.body, id);
+        if mutant == Mutant::DropResponseId
+            && let Some(o) = encoded.request.body.as_object_mut()
+        {
+            o.remove("previous_response_id");
+        }
+    }
     let endpoint = Endpoint {
         base_url: trial.base_url.trim_end_matches('/').to_string(),
         key: Some(trial.api_key.clone()),
@@ -228,6 +242,9 @@ async fn call(
         Ok((_, Err(e))) => error("DecodeError", e.to_string()),
         Ok((response, Ok(o))) => {
             let mut r = mutant.result(&o, req.stream);
+            if api == Provider::OpenaiResponses {
+                r.response_id = crate::providers::openai_responses::response_id(&response.body);
+            }
             if r.error.is_none() && crate::engine::broken(&o).is_some() {
                 r.error = Some(DriverError {
                     kind: "StreamTruncated".into(),
@@ -277,8 +294,12 @@ pub async fn drive(
         let trial: DriverTrial = serde_json::from_str(&line)
             .map_err(|e| format!("protocol error: a trial line is not a trial: {e}"))?;
         let mut req = trial.request();
+        let by_id = trial.continue_with.as_deref() == Some("previous_response_id");
+        // The last answer's id, when the trial's rounds are continued by it.
+        let mut previous: Option<String> = None;
         loop {
-            let (r, outcome) = call(&client, mutant, &trial, &req).await;
+            let (r, outcome) = call(&client, mutant, (&trial, previous.as_deref()), &req).await;
+            previous = r.response_id.clone().filter(|_| by_id);
             let calls: Vec<_> = r
                 .calls
                 .iter()

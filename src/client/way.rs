@@ -101,13 +101,16 @@ impl Way for Driven {
             .route(&trial.route.name())
             .map(|r| r.options.clone())
             .unwrap_or_default();
-        let driver_trial = DriverTrial::of(
+        let mut driver_trial = DriverTrial::of(
             trial.name(crate::engine::SystemKind::Client, &self.profile.name),
             api,
             upstream.base_url(),
             options,
             &req,
         );
+        if crate::run::continues_by_id(api, trial.case.file.continue_with) {
+            driver_trial.continue_with = Some("previous_response_id".into());
+        }
         // The caller asks for strict tools or not (a library has no "strict where it keeps the
         // meaning" policy): the request a faithful library sends is encoded with that choice.
         req.strict = driver_trial.request().strict;

@@ -213,7 +213,10 @@ async fn rounds<W: Way>(
         }
         let ex = sent.seen.last();
         let request = (&next, &enc.request);
-        let (judged, go_on) = judge::round(n, r.asked, request, ex, got, answered.as_ref());
+        let continued =
+            crate::run::continues_by_id(r.asked.inbound, r.trial.case.file.continue_with);
+        let earlier = (answered.as_ref(), continued);
+        let (judged, go_on) = judge::round(n, r.asked, request, ex, got, earlier);
         findings.extend(judged);
         answered = ex.and_then(|ex| {
             let target = judge::target_of_path(&ex.request.path, r.asked.target);

@@ -200,9 +200,7 @@ impl Mutant {
             }
             Mutant::ErrorAs200 => t.case == "server_error",
             // Follow-up rounds (`tool_error`); Gemini links results by name, not id.
-            // A Responses round continued by id carries no call to link against: upstream
-            // answers its own 400 and the caller gets it.
-            Mutant::ResultUnlinked => rounds && t.calls > 0 && not_gemini && !continued_by_id(t),
+            Mutant::ResultUnlinked => rounds && t.calls > 0 && not_gemini,
             // Every format carries the result's text, Gemini too (in `response`).
             Mutant::ResultTextChanged => rounds && t.calls > 0,
             Mutant::UsageDropped => t.usage,

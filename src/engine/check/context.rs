@@ -106,6 +106,31 @@ pub(crate) fn response_context(
     )]
 }
 
+/// A request sent with a `previous_response_id` upstream knows, read as what upstream holds:
+/// the conversation `next` before the round's results, then what was sent.
+pub(crate) fn held_upstream(next: &ChatRequest, sent: &Value, decoded: &mut ChatRequest) {
+    if sent.get("previous_response_id").is_none_or(Value::is_null) {
+        return;
+    }
+    let results = next
+        .messages
+        .iter()
+        .rev()
+        .take_while(|m| matches!(m, Message::Tool { .. }))
+        .count();
+    let earlier = next.messages[..next.messages.len() - results]
+        .iter()
+        .filter(|m| !matches!(m, Message::System { .. }));
+    let at = decoded
+        .messages
+        .iter()
+        .take_while(|m| matches!(m, Message::System { .. }))
+        .count();
+    let own = decoded.messages.split_off(at);
+    decoded.messages.extend(earlier.cloned());
+    decoded.messages.extend(own);
+}
+
 /// True when some string in the JSON value contains `text`.
 fn carries(v: &Value, text: &str) -> bool {
     match v {

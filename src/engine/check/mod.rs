@@ -17,7 +17,7 @@ mod tools;
 mod upstream;
 mod view;
 
-pub(crate) use context::{Continued, response_context};
+pub(crate) use context::{Continued, held_upstream, response_context};
 pub(crate) use downstream::{broken, downstream, invalid_request};
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub(crate) use ids::upstream_ids;
