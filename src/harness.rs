@@ -341,7 +341,13 @@ fn new_items(trial: &Trial, prev: &run::ExchangeRun, cur: &run::ExchangeRun) -> 
             .unwrap_or_default()
     };
     // A round continued by `previous_response_id` sends only its new items.
-    if cur.encoded.request.body.get("previous_response_id").is_some() {
+    if cur
+        .encoded
+        .request
+        .body
+        .get("previous_response_id")
+        .is_some()
+    {
         return Value::Array(items(cur));
     }
     let (before, now) = (items(prev), items(cur));
