@@ -219,6 +219,17 @@ pub struct ChatRequest {
 }
 
 impl ChatRequest {
+    /// Puts `earlier` (a conversation this request continues) before the request's own
+    /// messages, after its system messages.
+    pub fn continue_after(&mut self, earlier: impl IntoIterator<Item = Message>) {
+        let at = (self.messages.iter())
+            .take_while(|m| matches!(m, Message::System { .. }))
+            .count();
+        let own = self.messages.split_off(at);
+        self.messages.extend(earlier);
+        self.messages.extend(own);
+    }
+
     /// A request with nothing set but the model and the stream flag: what a decoder fills in,
     /// or the context a response body is decoded in on its own.
     pub fn empty(model: impl Into<String>, stream: bool) -> ChatRequest {

@@ -203,7 +203,7 @@ fn carries_result(v: &Value, result: &str) -> bool {
 }
 
 /// True when some string in the JSON body contains `prompt`.
-fn carries(v: &Value, prompt: &str) -> bool {
+pub(crate) fn carries(v: &Value, prompt: &str) -> bool {
     match v {
         Value::String(s) => s.contains(prompt),
         Value::Array(a) => a.iter().any(|x| carries(x, prompt)),

@@ -67,22 +67,15 @@ impl Conversations {
             .param("previous_response_id")
             .code("previous_response_not_found"));
         };
-        let at = neutral
-            .messages
-            .iter()
-            .take_while(|m| matches!(m, Message::System { .. }))
-            .count();
-        let new = neutral.messages.split_off(at);
-        neutral.messages.extend(earlier);
-        for mut m in new {
-            // A result whose call is in the kept turn gets its name from it.
-            if let Message::Tool { call_id, name, .. } = &mut m
+        // A result whose call is in the kept turn gets its name from it.
+        for m in &mut neutral.messages {
+            if let Message::Tool { call_id, name, .. } = m
                 && name.is_empty()
             {
-                *name = call_name(&neutral.messages, call_id).unwrap_or_default();
+                *name = call_name(&earlier, call_id).unwrap_or_default();
             }
-            neutral.messages.push(m);
         }
+        neutral.continue_after(earlier);
         Ok(())
     }
 

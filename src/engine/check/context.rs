@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use super::finding::{Finding, FindingKind, Side, clip};
+use crate::engine::upstream::carries;
 use crate::model::{ChatRequest, Message, Provider, Severity};
 
 /// What the caller's continued round meant: its first user message and the calls its results
@@ -121,22 +122,5 @@ pub(crate) fn held_upstream(next: &ChatRequest, sent: &Value, decoded: &mut Chat
     let earlier = next.messages[..next.messages.len() - results]
         .iter()
         .filter(|m| !matches!(m, Message::System { .. }));
-    let at = decoded
-        .messages
-        .iter()
-        .take_while(|m| matches!(m, Message::System { .. }))
-        .count();
-    let own = decoded.messages.split_off(at);
-    decoded.messages.extend(earlier.cloned());
-    decoded.messages.extend(own);
-}
-
-/// True when some string in the JSON value contains `text`.
-fn carries(v: &Value, text: &str) -> bool {
-    match v {
-        Value::String(s) => s.contains(text),
-        Value::Array(a) => a.iter().any(|x| carries(x, text)),
-        Value::Object(o) => o.values().any(|x| carries(x, text)),
-        _ => false,
-    }
+    decoded.continue_after(earlier.cloned());
 }
