@@ -27,7 +27,9 @@ use serde_json::{Map, Value};
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, DecodeError, EncodeError, Encoded, Outcome, Provider};
 pub use decoded::{DecodedRequest, Extra, ExtraKind, sent_tools};
-pub(crate) use rejection::{Rejection, request_rejection, tool_rejection, unlinked_result};
+pub(crate) use rejection::{
+    Rejection, request_rejection, responses_no_call, tool_rejection, unlinked_result,
+};
 pub use route::{Framing, WireRoute, route};
 pub(crate) use tool_names::problem as tool_name_problem;
 pub(crate) use tool_rejection::wire_rejection;

@@ -205,17 +205,20 @@ fn responses_unlinked(body: &Value) -> Option<Rejection> {
         match item.get("type").and_then(Value::as_str) {
             Some("function_call") => calls.push(id),
             Some("function_call_output") if !calls.contains(&id) => {
-                return Some(
-                    Rejection::bad_request(format!(
-                        "No tool call found for function call output with call_id {id}."
-                    ))
-                    .param("input"),
-                );
+                return Some(responses_no_call(id));
             }
             _ => {}
         }
     }
     None
+}
+
+/// Responses' 400 for a `function_call_output` whose `call_id` no call of the conversation has.
+pub(crate) fn responses_no_call(id: &str) -> Rejection {
+    Rejection::bad_request(format!(
+        "No tool call found for function call output with call_id {id}."
+    ))
+    .param("input")
 }
 
 /// A `tool_result` block whose `tool_use_id` names no `tool_use` block of the previous

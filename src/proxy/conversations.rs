@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::Value;
 
 use crate::model::{ChatRequest, Message, Outcome};
-use crate::providers::Rejection;
+use crate::providers::{Rejection, responses_no_call};
 use crate::respond::Inbound;
 
 /// How many conversations the proxy keeps.
@@ -67,15 +67,20 @@ impl Conversations {
             .param("previous_response_id")
             .code("previous_response_not_found"));
         };
-        // A result whose call is in the kept turn gets its name from it.
+        // A result names its call by id, in the kept conversation (the Responses API's 400
+        // otherwise); it gets its name from it.
+        neutral.continue_after(earlier);
+        let whole = neutral.messages.clone();
         for m in &mut neutral.messages {
-            if let Message::Tool { call_id, name, .. } = m
-                && name.is_empty()
-            {
-                *name = call_name(&earlier, call_id).unwrap_or_default();
+            if let Message::Tool { call_id, name, .. } = m {
+                let Some(called) = call_name(&whole, call_id) else {
+                    return Err(responses_no_call(call_id));
+                };
+                if name.is_empty() {
+                    *name = called;
+                }
             }
         }
-        neutral.continue_after(earlier);
         Ok(())
     }
 

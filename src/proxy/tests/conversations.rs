@@ -93,6 +93,24 @@ fn unknown_and_unstored_ids_are_the_apis_400() {
 }
 
 #[test]
+fn a_result_for_no_kept_call_is_the_apis_400() {
+    let kept = Arc::new(Conversations::default());
+    let keep = Keep::of(&kept, &asked(None, true), "resp_tt3", &first_round());
+    keep.expect("kept").answered(&called());
+    let mut next = result_only();
+    if let Message::Tool { call_id, .. } = &mut next.messages[0] {
+        *call_id = "call_other".into();
+    }
+    let err = kept
+        .continued(&asked(Some("resp_tt3"), true), &mut next)
+        .expect_err("a result answering no call");
+    assert_eq!(
+        err.message,
+        "No tool call found for function call output with call_id call_other."
+    );
+}
+
+#[test]
 fn only_responses_requests_carry_conversation_state() {
     let body = json!({"previous_response_id": "resp_1", "store": false});
     assert_eq!(
