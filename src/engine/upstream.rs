@@ -1,6 +1,8 @@
 //! The gateway's upstream: the simulator's pure core served on `127.0.0.1`, at the real paths of
 //! the four APIs, recording exactly what the gateway sent and what it was answered. Requests are
-//! attributed to the trial whose prompt they carry (one trial per prompt in flight at a time).
+//! attributed to the trial whose prompt they carry (one trial per prompt in flight at a time);
+//! a Responses request continuing a stored response carries it in what is stored, and a request
+//! carrying no prompt at all, by the one trial whose tool results it carries (class 22).
 //! Each exchange also records how long the upstream held it (request received → answer written),
 //! the time the gateway's added latency is measured against.
 
