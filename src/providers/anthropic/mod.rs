@@ -4,6 +4,7 @@
 mod decode;
 mod request;
 mod stream;
+mod tool_changes;
 #[cfg(test)]
 mod tests;
 
