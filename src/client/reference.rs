@@ -34,10 +34,13 @@ pub enum Mutant {
     /// The reasoning state of an answer (thinking blocks, reasoning items, thought signatures)
     /// not kept in the conversation: the next round goes upstream without it.
     DropReasoning,
+    /// The tools of the first request sent again in every round: a change of the tools in
+    /// force between rounds is not followed.
+    StaleTools,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 9] = [
+    pub const ALL: [(&'static str, Mutant); 10] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -47,6 +50,7 @@ impl Mutant {
         ("omit-strict", Mutant::OmitStrict),
         ("empty-fragments", Mutant::EmptyFragments),
         ("drop-reasoning", Mutant::DropReasoning),
+        ("stale-tools", Mutant::StaleTools),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -297,8 +301,12 @@ pub async fn drive(
                 Next::Results {
                     results,
                     tool_choice,
+                    tools,
                 } => {
                     req.tool_choice = tool_choice.as_ref().and_then(super::protocol::choice_of);
+                    if let Some(tools) = tools.filter(|_| mutant != Mutant::StaleTools) {
+                        req.tools = tools.iter().map(|t| t.neutral()).collect();
+                    }
                     req.messages
                         .push(mutant.kept(&outcome, r.text.clone(), calls));
                     req.messages

@@ -15,15 +15,17 @@ use crate::scratch::{Scratch, bin, repo};
 
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
 /// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
-/// answers 500.
-const CASES: [&str; 6] = [
+/// answers 500; and a round that changes the tools in force.
+const CASES: [&str; 7] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
     "no_args",
     "tool_error",
     "c19_reasoning_state_kept",
+    TOOLS_CHANGE,
 ];
+const TOOLS_CHANGE: &str = "c26_tools_change_between_rounds";
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the library must raise, not hand over a success"
 tools = ["get_weather"]
 choices = ["auto"]
@@ -79,6 +81,7 @@ fn name(m: Mutant) -> &'static str {
         Mutant::OmitStrict => "Responses tools sent without `strict` (non-strict caller)",
         Mutant::EmptyFragments => "a no-argument call streamed as `\"\"`, accumulated as `{}`",
         Mutant::DropReasoning => "reasoning state not kept for the next round",
+        Mutant::StaleTools => "the first request's tools sent again in every round",
     }
 }
 
@@ -97,6 +100,7 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::OmitStrict => "sent to the Responses API without",
         Mutant::EmptyFragments => "in the chunks are \"\" (not JSON)",
         Mutant::DropReasoning => "reasoning not carried back",
+        Mutant::StaleTools => "the tools sent upstream are not the tools in force",
     }
 }
 
@@ -117,6 +121,7 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::EmptyFragments => t.stream && t.empty_call,
         // A follow-up round after a reasoning answer (Gemini signatures: judged on rounds that think).
         Mutant::DropReasoning => t.calls > 0 && t.case == "c19_reasoning_state_kept",
+        Mutant::StaleTools => t.calls > 0 && t.case == TOOLS_CHANGE,
     }
 }
 
