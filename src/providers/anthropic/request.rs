@@ -184,7 +184,7 @@ pub(super) fn client_tool(
         wire(extras, f.at("defer_loading"), Value::Bool(d));
     }
     f.keep(
-        &["cache_control", "input_examples"],
+        &["cache_control", "input_examples", "eager_input_streaming"],
         ExtraKind::NotCarried,
         extras,
     );

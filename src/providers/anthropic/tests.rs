@@ -740,3 +740,20 @@ fn under_max_tokens_only_a_last_tool_use_block_is_withdrawn() {
     assert_eq!((o.finish, o.truncated_call), (Finish::Length, None));
     assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
 }
+
+#[test]
+fn eager_input_streaming_is_kept_as_a_not_carried_extra_of_its_tool() {
+    // Fine-grained tool streaming: a per-tool switch the neutral tool has no place for.
+    let body = json!({"model": "m", "max_tokens": 10,
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"name": "make_file", "input_schema": {"type": "object"},
+                   "eager_input_streaming": true}]});
+    let d = decode_request(&HttpRequest::post(PATH, body)).unwrap();
+    assert_eq!(d.request.tools.len(), 1);
+    let kept: Vec<&str> = d
+        .extras_of(crate::providers::ExtraKind::NotCarried)
+        .map(|e| e.pointer.as_str())
+        .collect();
+    assert_eq!(kept, ["/tools/0/eager_input_streaming"]);
+    assert!(d.uncarried_tools().is_empty(), "not a tool the proxy refuses");
+}
