@@ -184,7 +184,11 @@ fn round_tools(
     let mut in_force: Vec<Tool> = tools.to_vec();
     for round in &mut file.rounds {
         let has = |set: &[Tool], n: &str| set.iter().any(|t| t.name == n);
-        if let Some(r) = round.results.iter().find(|r| !has(&in_force, r.tool.get_ref())) {
+        if let Some(r) = round
+            .results
+            .iter()
+            .find(|r| !has(&in_force, r.tool.get_ref()))
+        {
             let msg = format!(
                 "result for `{}`, which is not among the tools in force for the calls it answers",
                 r.tool.get_ref()
@@ -193,15 +197,24 @@ fn round_tools(
         }
         for r in &round.remove_tools {
             if !has(&in_force, r.get_ref()) {
-                let msg = format!("remove_tools names `{}`, which is not in force", r.get_ref());
+                let msg = format!(
+                    "remove_tools names `{}`, which is not in force",
+                    r.get_ref()
+                );
                 return Err(at(r, msg));
             }
         }
         let mut added = Vec::new();
         for a in &round.add_tools {
-            let removed = round.remove_tools.iter().any(|r| r.get_ref() == a.get_ref());
+            let removed = round
+                .remove_tools
+                .iter()
+                .any(|r| r.get_ref() == a.get_ref());
             if (has(&in_force, a.get_ref()) && !removed) || has(&added, a.get_ref()) {
-                let msg = format!("add_tools names `{}`, which is in force already", a.get_ref());
+                let msg = format!(
+                    "add_tools names `{}`, which is in force already",
+                    a.get_ref()
+                );
                 return Err(at(a, msg));
             }
             added.push(named_tool(a, find_tool, at, &mut hasher)?);

@@ -326,7 +326,11 @@ fn a_round_s_tool_changes_are_read_checked_and_applied() {
     assert_eq!(r.added.len(), 1);
     let mut tools = d.trials[0].case.tools.clone();
     r.apply_tools(&mut tools);
-    assert_eq!(tools.len(), 1, "a tool removed and added back is in force once");
+    assert_eq!(
+        tools.len(),
+        1,
+        "a tool removed and added back is in force once"
+    );
     // Removing a tool not in force, adding one in force, answering a removed tool's call.
     let gone = "[[rounds]]\nresults = [{ tool = \"get_weather\", content = \"x\" }]\nremove_tools = [\"get_weather\"]\n[[rounds]]\nresults = [{ tool = \"get_weather\", content = \"y\" }]\n";
     let msg = broken("gone", &format!("{GOOD}{gone}"));

@@ -437,7 +437,12 @@ fn freeze_tools(fmt: Format, o: &mut serde_json::Map<String, Value>) {
     let history = ["messages", "input", "contents"]
         .iter()
         .find_map(|k| o.get(*k))
-        .map(|h| h.as_array().and_then(|a| a.first()).unwrap_or(h).to_string())
+        .map(|h| {
+            h.as_array()
+                .and_then(|a| a.first())
+                .unwrap_or(h)
+                .to_string()
+        })
         .unwrap_or_default();
     let key = format!("{fmt:?} {history}");
     let mut seen = FIRST_TOOLS.lock().unwrap();

@@ -4,9 +4,9 @@
 mod decode;
 mod request;
 mod stream;
-mod tool_changes;
 #[cfg(test)]
 mod tests;
+mod tool_changes;
 
 use serde_json::{Map, Value, json};
 

@@ -755,5 +755,8 @@ fn eager_input_streaming_is_kept_as_a_not_carried_extra_of_its_tool() {
         .map(|e| e.pointer.as_str())
         .collect();
     assert_eq!(kept, ["/tools/0/eager_input_streaming"]);
-    assert!(d.uncarried_tools().is_empty(), "not a tool the proxy refuses");
+    assert!(
+        d.uncarried_tools().is_empty(),
+        "not a tool the proxy refuses"
+    );
 }

@@ -66,12 +66,7 @@ pub(super) fn fold(
 
 /// A change by `tool_reference`: an addition puts a deferred tool in force (one in force
 /// already stays); a removal takes one out of force. `false`: the name is no declared tool.
-fn reference(
-    tools: &mut Vec<Tool>,
-    deferred: &mut Vec<Tool>,
-    name: &str,
-    adds: bool,
-) -> bool {
+fn reference(tools: &mut Vec<Tool>, deferred: &mut Vec<Tool>, name: &str, adds: bool) -> bool {
     let in_force = tools.iter().position(|t| t.name == name);
     let held = deferred.iter().position(|t| t.name == name);
     match (adds, in_force, held) {

@@ -8,7 +8,7 @@ use crate::scenario::{Scenario, ScenarioCall};
 use crate::simulate::answer;
 use crate::simulate::tool_changes::{CHANGES_BETA, INLINE_BETA};
 
-fn changed(blocks: Value) -> Value {
+fn changed(blocks: &Value) -> Value {
     json!({"model": "claude-opus-4-8", "max_tokens": 100,
         "tools": [{"name": "get_weather", "input_schema": {"type": "object"}},
                   {"name": "get_time", "input_schema": {"type": "object"}, "defer_loading": true}],
@@ -30,7 +30,7 @@ fn calls_both() -> Scenario {
 
 #[test]
 fn the_model_calls_only_the_tools_in_force() {
-    let body = changed(json!([
+    let body = changed(&json!([
         {"type": "tool_removal", "tool": {"type": "tool_reference", "name": "get_weather"}},
         {"type": "tool_addition", "tool": {"type": "tool_reference", "name": "get_time"}}]));
     let req = request(P::Anthropic, &body, false).with_header("anthropic-beta", CHANGES_BETA);
@@ -38,36 +38,47 @@ fn the_model_calls_only_the_tools_in_force() {
     assert_eq!(resp.status, 200, "{:?}", resp.json());
     assert_eq!(read(P::Anthropic, false, &resp).names(), ["get_time"]);
     // Without the change the deferred tool is not in force.
-    let plain = changed(json!([{"type": "text", "text": "Go on."}]));
+    let plain = changed(&json!([{"type": "text", "text": "Go on."}]));
     let resp = answer(&request(P::Anthropic, &plain, false), &calls_both());
     assert_eq!(read(P::Anthropic, false, &resp).names(), ["get_weather"]);
 }
 
 #[test]
 fn an_inline_definition_is_a_tool_in_force_with_both_betas() {
-    let body = changed(json!([{"type": "tool_addition", "tool": {"type": "tool_definition",
-        "definition": {"name": "get_time", "input_schema": {"type": "object"}}}}]));
+    let body = changed(
+        &json!([{"type": "tool_addition", "tool": {"type": "tool_definition",
+        "definition": {"name": "get_time", "input_schema": {"type": "object"}}}}]),
+    );
     let both = format!("{CHANGES_BETA},{INLINE_BETA}");
     let req = request(P::Anthropic, &body, false).with_header("anthropic-beta", &both);
     let resp = answer(&req, &calls_both());
-    assert_eq!(read(P::Anthropic, false, &resp).names(), ["get_weather", "get_time"]);
+    assert_eq!(
+        read(P::Anthropic, false, &resp).names(),
+        ["get_weather", "get_time"]
+    );
     let req = request(P::Anthropic, &body, false).with_header("anthropic-beta", CHANGES_BETA);
     let resp = answer(&req, &calls_both());
     assert_eq!(resp.status, 400);
-    let msg = resp.json()["error"]["message"].as_str().unwrap_or_default().to_string();
+    let msg = resp.json()["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     assert!(msg.contains(INLINE_BETA), "{msg}");
 }
 
 #[test]
 fn a_tool_change_without_its_beta_header_is_refused() {
-    let body = changed(json!([
+    let body = changed(&json!([
         {"type": "tool_addition", "tool": {"type": "tool_reference", "name": "get_time"}}]));
     let resp = answer(&request(P::Anthropic, &body, false), &calls_both());
     assert_eq!(resp.status, 400);
     assert_eq!(resp.json()["error"]["type"], "invalid_request_error");
-    let msg = resp.json()["error"]["message"].as_str().unwrap_or_default().to_string();
+    let msg = resp.json()["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     assert!(msg.contains(CHANGES_BETA), "{msg}");
-    let unknown = changed(json!([
+    let unknown = changed(&json!([
         {"type": "tool_addition", "tool": {"type": "tool_reference", "name": "nope"}}]));
     let req = request(P::Anthropic, &unknown, false).with_header("anthropic-beta", CHANGES_BETA);
     assert_eq!(answer(&req, &calls_both()).status, 400);
