@@ -18,6 +18,7 @@
 
 use serde_json::Value;
 
+use super::tool_changes::{client_tool, fold};
 use crate::http::HttpRequest;
 use crate::model::{DecodeError, Grounding, HostedTool, Message, Tool, ToolCall, ToolChoice};
 use crate::pointer::push;
@@ -97,7 +98,7 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
         Some(tools) => tools_of(tools, &mut out, &mut extras, &mut deferred)?,
         None => Vec::new(),
     };
-    super::tool_changes::fold(&mut out.tools, &mut extras, deferred)?;
+    fold(&mut out.tools, &mut extras, deferred)?;
     if let Some(tc) = body.get("tool_choice") {
         let mut f = Fields::of(tc, "/tool_choice", "a tool choice")?;
         let ty = f.req_str("type", "a tool choice has a type")?;
@@ -164,38 +165,6 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
         request: out,
         extras,
     })
-}
-
-/// A client tool (`type` absent or `custom`), its other fields read from `f`; `true` beside it
-/// when it is declared with `defer_loading` (not in force until a `tool_addition` names it).
-pub(super) fn client_tool(
-    mut f: Fields<'_>,
-    extras: &mut Vec<Extra>,
-) -> Result<(Tool, bool), DecodeError> {
-    let name = f.req_str("name", "a tool has a name")?;
-    let description = f.str("description")?.map(str::to_string);
-    let parameters = f.schema(
-        "input_schema",
-        Some("a client tool declares its input_schema"),
-    )?;
-    let strict = f.strict(extras)?;
-    let deferred = f.bool("defer_loading")?;
-    if let Some(d) = deferred {
-        wire(extras, f.at("defer_loading"), Value::Bool(d));
-    }
-    f.keep(
-        &["cache_control", "input_examples", "eager_input_streaming"],
-        ExtraKind::NotCarried,
-        extras,
-    );
-    f.finish(extras);
-    let tool = Tool {
-        name: name.to_string(),
-        description,
-        parameters,
-        strict,
-    };
-    Ok((tool, deferred == Some(true)))
 }
 
 /// The `tools` array: client tools into `out.tools` (those with `defer_loading` into

@@ -9,14 +9,14 @@
 //! reference to no declared tool, a definition of a server tool) stays a not-carried extra, so
 //! `DecodedRequest::uncarried_tools` names it and `tooltape proxy` refuses it: a removed tool is
 //! never silently kept and an added one never silently dropped. A deferred tool no change adds
-//! is not in force (its `defer_loading` is a wire extra).
+//! is not in force (its `defer_loading` is a wire extra). Also the reading of one client tool,
+//! shared by the `tools` array and inline definitions.
 
 use serde_json::Value;
 
-use super::request::client_tool;
 use crate::model::{DecodeError, Tool};
 use crate::pointer::push;
-use crate::providers::decoded::{Extra, ExtraKind, Fields};
+use crate::providers::decoded::{Extra, ExtraKind, Fields, wire};
 
 /// Folds the tool changes among `extras` (not-carried blocks of `system` messages, in body
 /// order) into `tools`; each folded change becomes a wire extra.
@@ -82,4 +82,36 @@ fn reference(tools: &mut Vec<Tool>, deferred: &mut Vec<Tool>, name: &str, adds: 
         }
         (_, None, None) => false,
     }
+}
+
+/// A client tool (`type` absent or `custom`), its other fields read from `f`; `true` beside it
+/// when it is declared with `defer_loading` (not in force until a `tool_addition` names it).
+pub(super) fn client_tool(
+    mut f: Fields<'_>,
+    extras: &mut Vec<Extra>,
+) -> Result<(Tool, bool), DecodeError> {
+    let name = f.req_str("name", "a tool has a name")?;
+    let description = f.str("description")?.map(str::to_string);
+    let parameters = f.schema(
+        "input_schema",
+        Some("a client tool declares its input_schema"),
+    )?;
+    let strict = f.strict(extras)?;
+    let deferred = f.bool("defer_loading")?;
+    if let Some(d) = deferred {
+        wire(extras, f.at("defer_loading"), Value::Bool(d));
+    }
+    f.keep(
+        &["cache_control", "input_examples", "eager_input_streaming"],
+        ExtraKind::NotCarried,
+        extras,
+    );
+    f.finish(extras);
+    let tool = Tool {
+        name: name.to_string(),
+        description,
+        parameters,
+        strict,
+    };
+    Ok((tool, deferred == Some(true)))
 }
