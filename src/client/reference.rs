@@ -34,13 +34,15 @@ pub enum Mutant {
     /// The reasoning state of an answer (thinking blocks, reasoning items, thought signatures)
     /// not kept in the conversation: the next round goes upstream without it.
     DropReasoning,
+    /// Every tool result of a round sent back under the first call's id.
+    ResultsOneId,
     /// The tools of the first request sent again in every round: a change of the tools in
     /// force between rounds is not followed.
     StaleTools,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 10] = [
+    pub const ALL: [(&'static str, Mutant); 11] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -50,6 +52,7 @@ impl Mutant {
         ("omit-strict", Mutant::OmitStrict),
         ("empty-fragments", Mutant::EmptyFragments),
         ("drop-reasoning", Mutant::DropReasoning),
+        ("results-one-id", Mutant::ResultsOneId),
         ("stale-tools", Mutant::StaleTools),
     ];
 
@@ -106,6 +109,22 @@ impl Mutant {
             text,
             tool_calls: calls,
             opaque: o.opaque.clone(),
+        }
+    }
+
+    /// The round's results as the library links them to their calls.
+    fn link(self, results: &mut [Message]) {
+        if self != Mutant::ResultsOneId {
+            return;
+        }
+        let first = results.iter().find_map(|m| match m {
+            Message::Tool { call_id, .. } => Some(call_id.clone()),
+            _ => None,
+        });
+        for m in results {
+            if let (Message::Tool { call_id, .. }, Some(f)) = (m, &first) {
+                call_id.clone_from(f);
+            }
         }
     }
 
@@ -309,8 +328,10 @@ pub async fn drive(
                     }
                     req.messages
                         .push(mutant.kept(&outcome, r.text.clone(), calls));
-                    req.messages
-                        .extend(results.iter().map(DriverMessage::neutral));
+                    let mut sent: Vec<Message> =
+                        results.iter().map(DriverMessage::neutral).collect();
+                    mutant.link(&mut sent);
+                    req.messages.extend(sent);
                 }
             }
         }

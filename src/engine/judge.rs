@@ -214,6 +214,7 @@ fn upstream_of(
             client_req,
             asked.inbound,
         ));
+        findings.extend(check::linked(client_req, &d.request));
     }
     findings.extend(routed_elsewhere(asked.target, target));
     findings.extend(refused(asked, ex, target, &sent.body));
@@ -327,6 +328,9 @@ pub(crate) fn downstream(
             &sent.request.tools,
             o,
         ));
+    }
+    if let Ok(o) = outcome {
+        findings.extend(check::downstream_ids(asked.inbound, o, expected.as_ref()));
     }
     if asked.req.stream && response.is_success() && ex.status < 400 {
         let shape = events::shape(asked.inbound, &response.body);
@@ -453,6 +457,7 @@ pub(crate) fn round(
     }
     if let (Some(d), false) = (&sent_decoded, round_invalid) {
         let mut own = check::upstream_ids(&d.request, target, next, asked.inbound);
+        own.extend(check::linked(next, &d.request));
         if let Some(answered) = answered {
             own.extend(check::reasoning(answered, &d.request));
         }

@@ -167,12 +167,14 @@ async fn forward(
             headers: Default::default(),
             body,
         };
-        let outcome = providers::decode(provider, &neutral, &http);
+        let mut outcome = providers::decode(provider, &neutral, &http);
         if fallback_step(provider, &mut neutral, &outcome, &shared.cache).is_some() {
             continue;
         }
-        if let Ok(o) = &outcome {
+        if let Ok(o) = &mut outcome {
             shared.reasoning.remember(provider, &neutral, o);
+            // Ids valid in the client's API and distinct, whatever upstream answered.
+            crate::providers::call_ids::fit_answer(super::inbound::provider(inbound), o);
         }
         let searching = !neutral.hosted.is_empty();
         let tool_type = crate::capability::wire_tool_type(provider, &encoded.request.body);

@@ -9,7 +9,7 @@ use super::exchange::Ctx;
 use super::exchange::SimResponse;
 use super::openai_chat::content_text;
 use super::wire;
-use crate::model::ToolChoice;
+use crate::model::{Provider, ToolChoice};
 use crate::scenario::{StreamFault, StreamShape};
 
 fn field_required(path: &str) -> Rejection {
@@ -203,16 +203,17 @@ fn blocks(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
         out.push(json!({"type": "text", "text": turn.text()}));
     }
     let last = turn.calls.len().saturating_sub(1);
+    let ids = super::decide::call_ids(Provider::Anthropic, &turn.calls, |i| {
+        Some(wire::id("toolu_", ctx.seed, "toolu", i, 24))
+    });
     for (i, c) in turn.calls.iter().enumerate() {
         let input = if turn.wire.cut_last_call && i == last {
             json!({})
         } else {
             c.arguments.clone()
         };
-        out.push(
-            json!({"type": "tool_use", "id": wire::id("toolu_", ctx.seed, "toolu", i, 24),
-                        "name": c.name, "input": input}),
-        );
+        out.push(json!({"type": "tool_use", "id": ids[i],
+                        "name": c.name, "input": input}));
     }
     out
 }

@@ -109,6 +109,10 @@ fn answer_api(
     if let Some(rej) = tool_rejection(provider, &body) {
         return Err(rej);
     }
+    // A call or result id the API rejects (class 20): its own 400.
+    if let Some(rej) = crate::providers::call_ids::rejection(provider, &body) {
+        return Err(rej);
+    }
     if let Some(message) = missing_reasoning(&provider, &body, scenario) {
         return Err(Rejection::bad_request(message));
     }

@@ -16,13 +16,14 @@ use crate::scratch::{Scratch, bin, repo};
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
 /// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
 /// answers 500; and a round that changes the tools in force.
-const CASES: [&str; 7] = [
+const CASES: [&str; 8] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
     "no_args",
     "tool_error",
     "c19_reasoning_state_kept",
+    "c20_gemini_calls_without_ids",
     TOOLS_CHANGE,
 ];
 const TOOLS_CHANGE: &str = "c26_tools_change_between_rounds";
@@ -81,6 +82,7 @@ fn name(m: Mutant) -> &'static str {
         Mutant::OmitStrict => "Responses tools sent without `strict` (non-strict caller)",
         Mutant::EmptyFragments => "a no-argument call streamed as `\"\"`, accumulated as `{}`",
         Mutant::DropReasoning => "reasoning state not kept for the next round",
+        Mutant::ResultsOneId => "every result sent under the first call's id",
         Mutant::StaleTools => "the first request's tools sent again in every round",
     }
 }
@@ -100,6 +102,7 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::OmitStrict => "sent to the Responses API without",
         Mutant::EmptyFragments => "in the chunks are \"\" (not JSON)",
         Mutant::DropReasoning => "reasoning not carried back",
+        Mutant::ResultsOneId => "is linked to the call",
         Mutant::StaleTools => "the tools sent upstream are not the tools in force",
     }
 }
@@ -121,6 +124,8 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::EmptyFragments => t.stream && t.empty_call,
         // A follow-up round after a reasoning answer (Gemini signatures: judged on rounds that think).
         Mutant::DropReasoning => t.calls > 0 && t.case == "c19_reasoning_state_kept",
+        // A round answering two calls; Gemini links results by order and name, not id.
+        Mutant::ResultsOneId => t.calls > 1 && t.case == "c20_gemini_calls_without_ids" && ids,
         Mutant::StaleTools => t.calls > 0 && t.case == TOOLS_CHANGE,
     }
 }

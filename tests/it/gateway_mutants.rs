@@ -84,6 +84,7 @@ enum Mutant {
     SharedIndexMerged,
     ReasoningAltered,
     KimiIds,
+    GeminiSameId,
     HostedDropped,
     NameTruncated,
     UsageOnFinishChunk,
@@ -91,7 +92,7 @@ enum Mutant {
 }
 
 impl Mutant {
-    const ALL: [Mutant; 21] = [
+    const ALL: [Mutant; 22] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -109,6 +110,7 @@ impl Mutant {
         Mutant::SharedIndexMerged,
         Mutant::ReasoningAltered,
         Mutant::KimiIds,
+        Mutant::GeminiSameId,
         Mutant::HostedDropped,
         Mutant::NameTruncated,
         Mutant::UsageOnFinishChunk,
@@ -140,6 +142,7 @@ impl Mutant {
                 "reasoning sent back altered (signature, encrypted content)"
             }
             Mutant::KimiIds => "call ids sent in Kimi's style (`functions.NAME:0`) to Anthropic",
+            Mutant::GeminiSameId => "Gemini's calls without ids all given one made id",
             Mutant::HostedDropped => "hosted web search dropped, the rest forwarded",
             Mutant::NameTruncated => "names over 64 characters cut to 64, never restored",
             Mutant::UsageOnFinishChunk => "Chat usage moved onto the finish chunk",
@@ -167,6 +170,7 @@ impl Mutant {
             Mutant::SharedIndexMerged => "of upstream's",
             Mutant::ReasoningAltered => "reasoning not carried back",
             Mutant::KimiIds => "is invalid for its API",
+            Mutant::GeminiSameId => "repeated in one answer",
             Mutant::HostedDropped => "hosted web search dropped",
             Mutant::NameTruncated => "not restored",
             Mutant::UsageOnFinishChunk => "usage on a chunk with choices",
@@ -214,6 +218,8 @@ impl Mutant {
             }
             // Only Anthropic restricts the characters of an id.
             Mutant::KimiIds => rounds && t.calls > 0 && t.route == "messages→anthropic",
+            // One id for two calls is a repeat; one call keeps a valid, distinct id.
+            Mutant::GeminiSameId => t.calls > 1 && !not_gemini,
             Mutant::HostedDropped => t.case == HOSTED,
             Mutant::NameTruncated => t.case == LONG_NAME,
             Mutant::UsageOnFinishChunk => t.stream && t.usage && t.route == "chat→openai-chat",
@@ -568,6 +574,18 @@ fn kimi_ids(o: &mut serde_json::Map<String, Value>) {
                 Some("tool_use") => kimi(&mut c["id"]),
                 Some("tool_result") => kimi(&mut c["tool_use_id"]),
                 _ => {}
+            }
+        }
+    }
+}
+
+/// Every `functionCall` of a Gemini answer given the id `call_0`, as a gateway that makes one
+/// id for Gemini's id-less calls does.
+fn same_gemini_id(v: &mut Value) {
+    for c in v["candidates"].as_array_mut().into_iter().flatten() {
+        for p in c["content"]["parts"].as_array_mut().into_iter().flatten() {
+            if let Some(f) = p.get_mut("functionCall").and_then(Value::as_object_mut) {
+                f.insert("id".into(), json!("call_0"));
             }
         }
     }
@@ -1022,6 +1040,18 @@ fn mutate_response(
             };
             drop_usage(&mut v);
             (status, v.to_string().into_bytes())
+        }
+        Mutant::GeminiSameId if fmt == Format::Gemini && !stream => {
+            let Ok(mut v) = serde_json::from_slice::<Value>(&body) else {
+                return (status, body);
+            };
+            same_gemini_id(&mut v);
+            (status, v.to_string().into_bytes())
+        }
+        Mutant::GeminiSameId if fmt == Format::Gemini => {
+            let mut e = parse_events(&body);
+            e.events.iter_mut().for_each(|(_, v)| same_gemini_id(v));
+            (status, write_events(&e))
         }
         Mutant::StreamCallsSwallowed
         | Mutant::ParallelMerged

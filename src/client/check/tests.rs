@@ -32,6 +32,19 @@ fn assemble_tells_calls_at_one_index_apart_by_id() {
     assert_eq!(calls[1].id.as_deref(), Some("b"));
 }
 
+#[test]
+fn assemble_tells_calls_sharing_one_id_apart_by_index() {
+    let chunks = vec![
+        chunk(vec![delta(Some(0), Some("call_0"), Some("w"), "{\"c\":1}")]),
+        chunk(vec![delta(Some(1), Some("call_0"), Some("w"), "")]),
+        chunk(vec![delta(Some(1), None, None, "{\"c\":2}")]),
+    ];
+    let calls = assemble(&chunks);
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0].parsed_arguments(), Ok(json!({"c": 1})));
+    assert_eq!(calls[1].parsed_arguments(), Ok(json!({"c": 2})));
+}
+
 fn expected() -> Outcome {
     Outcome {
         tool_calls: vec![ToolCall {

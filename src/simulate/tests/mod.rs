@@ -109,6 +109,7 @@ fn forced_calls_exactly_that_tool_even_when_the_scenario_pins_others() {
             name: "get_weather".into(),
             arguments: Default::default(),
             raw_arguments: None,
+            id: None,
         }],
         ..Scenario::default()
     };
@@ -149,6 +150,7 @@ fn two_calls() -> Scenario {
             .cloned()
             .unwrap_or_default(),
         raw_arguments: None,
+        id: None,
     };
     Scenario {
         calls: vec![
@@ -158,6 +160,7 @@ fn two_calls() -> Scenario {
                 name: "not_offered".into(),
                 arguments: Default::default(),
                 raw_arguments: None,
+                id: None,
             },
         ],
         text: Some("Let me check both.".into()),

@@ -21,6 +21,7 @@ fn calls_both() -> Scenario {
         name: name.into(),
         arguments: Default::default(),
         raw_arguments: None,
+        id: None,
     };
     Scenario {
         calls: vec![call("get_weather"), call("get_time")],
