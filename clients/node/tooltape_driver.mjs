@@ -83,6 +83,8 @@ export async function serve(call, { supports = [] } = {}) {
         if (Array.isArray(doc.results)) {
           // The follow-up's tool_choice (absent: leave it out).
           trial = { ...trial, tool_choice: doc.tool_choice ?? null };
+          // The round changes the tools in force (class 26).
+          if (Array.isArray(doc.tools)) trial.tools = doc.tools;
           const turn = { role: "assistant", content: result?.text ?? null, tool_calls: result?.calls ?? [] };
           // The reasoning state the library handed over, for the next round.
           if (result?.reasoning?.length) turn.reasoning = result.reasoning;

@@ -155,6 +155,10 @@ pub enum Next {
         results: Vec<DriverMessage>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tool_choice: Option<Value>,
+        /// The tools in force from this round on, when the round changes them (class 26);
+        /// absent: the tools stay as they were.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tools: Option<Vec<DriverTool>>,
     },
     Done {
         done: bool,
@@ -258,6 +262,42 @@ pub(crate) fn choice_of(v: &Value) -> Option<ToolChoice> {
     }
 }
 
+/// `req`'s tools in the protocol's spelling, for a library speaking `api`.
+pub(crate) fn driver_tools(api: Provider, req: &ChatRequest) -> Vec<DriverTool> {
+    let strict_dialect = req.asks_strict()
+        && matches!(
+            api,
+            Provider::OpenaiChat | Provider::OpenaiResponses | Provider::Anthropic
+        );
+    req.tools
+        .iter()
+        .map(|t| DriverTool {
+            name: t.name.clone(),
+            description: t.description.clone(),
+            parameters: t.parameters.clone(),
+            strict_parameters: strict_dialect
+                .then(|| {
+                    crate::schema::strict_parameters(api, &t.parameters)
+                        .ok()
+                        .map(|s| s.schema)
+                })
+                .flatten(),
+        })
+        .collect()
+}
+
+impl DriverTool {
+    /// The neutral tool (a faithful library sends it as the caller wrote it).
+    pub fn neutral(&self) -> crate::model::Tool {
+        crate::model::Tool {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            parameters: self.parameters.clone(),
+            strict: None,
+        }
+    }
+}
+
 impl DriverTrial {
     /// The trial for a neutral request.
     pub fn of(
@@ -268,11 +308,6 @@ impl DriverTrial {
         req: &ChatRequest,
     ) -> DriverTrial {
         let strict = req.asks_strict();
-        let strict_dialect = strict
-            && matches!(
-                api,
-                Provider::OpenaiChat | Provider::OpenaiResponses | Provider::Anthropic
-            );
         DriverTrial {
             name,
             api: api.slug().to_string(),
@@ -282,22 +317,7 @@ impl DriverTrial {
             options,
             stream: req.stream,
             messages: req.messages.iter().map(DriverMessage::of).collect(),
-            tools: req
-                .tools
-                .iter()
-                .map(|t| DriverTool {
-                    name: t.name.clone(),
-                    description: t.description.clone(),
-                    parameters: t.parameters.clone(),
-                    strict_parameters: strict_dialect
-                        .then(|| {
-                            crate::schema::strict_parameters(api, &t.parameters)
-                                .ok()
-                                .map(|s| s.schema)
-                        })
-                        .flatten(),
-                })
-                .collect(),
+            tools: driver_tools(api, req),
             tool_choice: req.tool_choice.as_ref().map(choice_value),
             parallel_tool_calls: req.parallel_tool_calls,
             strict,
@@ -310,16 +330,7 @@ impl DriverTrial {
     pub fn request(&self) -> ChatRequest {
         let mut req = ChatRequest::empty(self.model.clone(), self.stream);
         req.messages = self.messages.iter().map(DriverMessage::neutral).collect();
-        req.tools = self
-            .tools
-            .iter()
-            .map(|t| crate::model::Tool {
-                name: t.name.clone(),
-                description: t.description.clone(),
-                parameters: t.parameters.clone(),
-                strict: None,
-            })
-            .collect();
+        req.tools = self.tools.iter().map(DriverTool::neutral).collect();
         req.tool_choice = self.tool_choice.as_ref().and_then(choice_of);
         req.parallel_tool_calls = self.parallel_tool_calls;
         req.max_tokens = self.max_tokens;

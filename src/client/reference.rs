@@ -36,10 +36,13 @@ pub enum Mutant {
     DropReasoning,
     /// Every tool result of a round sent back under the first call's id.
     ResultsOneId,
+    /// The tools of the first request sent again in every round: a change of the tools in
+    /// force between rounds is not followed.
+    StaleTools,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 10] = [
+    pub const ALL: [(&'static str, Mutant); 11] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -50,6 +53,7 @@ impl Mutant {
         ("empty-fragments", Mutant::EmptyFragments),
         ("drop-reasoning", Mutant::DropReasoning),
         ("results-one-id", Mutant::ResultsOneId),
+        ("stale-tools", Mutant::StaleTools),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -316,8 +320,12 @@ pub async fn drive(
                 Next::Results {
                     results,
                     tool_choice,
+                    tools,
                 } => {
                     req.tool_choice = tool_choice.as_ref().and_then(super::protocol::choice_of);
+                    if let Some(tools) = tools.filter(|_| mutant != Mutant::StaleTools) {
+                        req.tools = tools.iter().map(|t| t.neutral()).collect();
+                    }
                     req.messages
                         .push(mutant.kept(&outcome, r.text.clone(), calls));
                     let mut sent: Vec<Message> =

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::check;
 use super::driver::{Driver, Spec};
 use super::profile::LoadedClient;
-use super::protocol::{DriverMessage, DriverResult, DriverTrial, Next, choice_value};
+use super::protocol::{DriverMessage, DriverResult, DriverTrial, Next, choice_value, driver_tools};
 use crate::engine::{
     CallerReply, CallerRequest, Cell, Exchange, Finding, FindingKind, Kept, PromptWatch,
     RoundAnswer, RoutedTrial, Side, Upstream, Way, broken, judge,
@@ -218,7 +218,7 @@ impl Way for Driven {
     async fn round(
         &self,
         worker: &mut DriverWorker,
-        _: &CallerRequest,
+        asked: &CallerRequest,
         _: &DriverTrial,
         prev: &ChatRequest,
         next: &ChatRequest,
@@ -232,6 +232,7 @@ impl Way for Driven {
         let step = Next::Results {
             results,
             tool_choice: next.tool_choice.as_ref().map(choice_value),
+            tools: (next.tools != prev.tools).then(|| driver_tools(asked.inbound, next)),
         };
         let sent = watched(watch, worker.step(&step)).await;
         let got: CallerReply = sent.answer.as_ref().map_err(Clone::clone).map(|g| {

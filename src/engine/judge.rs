@@ -434,6 +434,27 @@ pub(crate) fn round(
             ..f
         })
         .collect();
+    if !round_invalid
+        && asked
+            .base
+            .case
+            .file
+            .rounds
+            .iter()
+            .any(|r| r.changes_tools())
+    {
+        let sent_tools: Option<Vec<String>> = if target == Provider::TextProtocol {
+            Some(check::text_protocol_tools(&sent.body))
+        } else {
+            (sent_decoded.as_ref())
+                .map(|d| d.request.tools.iter().map(|t| t.name.clone()).collect())
+        };
+        let in_force: Vec<&str> = next.tools.iter().map(|t| t.name.as_str()).collect();
+        if let Some(sent_tools) = sent_tools {
+            let sent_tools: Vec<&str> = sent_tools.iter().map(String::as_str).collect();
+            findings.extend(check::tool_set(n, &in_force, &sent_tools));
+        }
+    }
     if let (Some(d), false) = (&sent_decoded, round_invalid) {
         let mut own = check::upstream_ids(&d.request, target, next, asked.inbound);
         own.extend(check::linked(next, &d.request));

@@ -15,8 +15,8 @@ use crate::scratch::{Scratch, bin, repo};
 
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
 /// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
-/// answers 500.
-const CASES: [&str; 7] = [
+/// answers 500; and a round that changes the tools in force.
+const CASES: [&str; 8] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
@@ -24,7 +24,9 @@ const CASES: [&str; 7] = [
     "tool_error",
     "c19_reasoning_state_kept",
     "c20_gemini_calls_without_ids",
+    TOOLS_CHANGE,
 ];
+const TOOLS_CHANGE: &str = "c26_tools_change_between_rounds";
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the library must raise, not hand over a success"
 tools = ["get_weather"]
 choices = ["auto"]
@@ -81,6 +83,7 @@ fn name(m: Mutant) -> &'static str {
         Mutant::EmptyFragments => "a no-argument call streamed as `\"\"`, accumulated as `{}`",
         Mutant::DropReasoning => "reasoning state not kept for the next round",
         Mutant::ResultsOneId => "every result sent under the first call's id",
+        Mutant::StaleTools => "the first request's tools sent again in every round",
     }
 }
 
@@ -100,6 +103,7 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::EmptyFragments => "in the chunks are \"\" (not JSON)",
         Mutant::DropReasoning => "reasoning not carried back",
         Mutant::ResultsOneId => "is linked to the call",
+        Mutant::StaleTools => "the tools sent upstream are not the tools in force",
     }
 }
 
@@ -122,6 +126,7 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::DropReasoning => t.calls > 0 && t.case == "c19_reasoning_state_kept",
         // A round answering two calls; Gemini links results by order and name, not id.
         Mutant::ResultsOneId => t.calls > 1 && t.case == "c20_gemini_calls_without_ids" && ids,
+        Mutant::StaleTools => t.calls > 0 && t.case == TOOLS_CHANGE,
     }
 }
 

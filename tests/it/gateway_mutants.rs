@@ -21,14 +21,17 @@ use crate::scratch::{Scratch, repo};
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 6] = [
+const CASES: [&str; 7] = [
     "weather",
     "parallel",
     "strict_invoice",
     "tool_error",
     "c04_parallel_shared_index",
     "c19_reasoning_state_kept",
+    TOOLS_CHANGE,
 ];
+/// Class 26: the second request changes the tools in force.
+const TOOLS_CHANGE: &str = "c26_tools_change_between_rounds";
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the gateway must answer an error, not a 200"
 tools = ["get_weather"]
 providers = ["openai-chat", "openai-responses", "anthropic", "gemini"]
@@ -85,10 +88,11 @@ enum Mutant {
     HostedDropped,
     NameTruncated,
     UsageOnFinishChunk,
+    ToolsFrozen,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 21] = [
+    const ALL: [Mutant; 22] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -110,6 +114,7 @@ impl Mutant {
         Mutant::HostedDropped,
         Mutant::NameTruncated,
         Mutant::UsageOnFinishChunk,
+        Mutant::ToolsFrozen,
     ];
 
     fn slug(self) -> String {
@@ -141,6 +146,7 @@ impl Mutant {
             Mutant::HostedDropped => "hosted web search dropped, the rest forwarded",
             Mutant::NameTruncated => "names over 64 characters cut to 64, never restored",
             Mutant::UsageOnFinishChunk => "Chat usage moved onto the finish chunk",
+            Mutant::ToolsFrozen => "the first request's tools sent in every round",
         }
     }
 
@@ -168,6 +174,7 @@ impl Mutant {
             Mutant::HostedDropped => "hosted web search dropped",
             Mutant::NameTruncated => "not restored",
             Mutant::UsageOnFinishChunk => "usage on a chunk with choices",
+            Mutant::ToolsFrozen => "the tools sent upstream are not the tools in force",
         }
     }
 
@@ -175,7 +182,10 @@ impl Mutant {
     fn should_fail(self, t: &Facts) -> bool {
         let not_gemini = t.route != "generate-content→gemini";
         let shared = t.case == "c04_parallel_shared_index";
-        let rounds = matches!(t.case.as_str(), "tool_error" | "c19_reasoning_state_kept");
+        let rounds = matches!(
+            t.case.as_str(),
+            "tool_error" | "c19_reasoning_state_kept" | TOOLS_CHANGE
+        );
         match self {
             Mutant::Faithful => false,
             Mutant::ToolsDroppedBuffered => !t.stream && t.choice != "none",
@@ -213,6 +223,7 @@ impl Mutant {
             Mutant::HostedDropped => t.case == HOSTED,
             Mutant::NameTruncated => t.case == LONG_NAME,
             Mutant::UsageOnFinishChunk => t.stream && t.usage && t.route == "chat→openai-chat",
+            Mutant::ToolsFrozen => t.case == TOOLS_CHANGE && t.calls > 0,
         }
     }
 }
@@ -328,6 +339,7 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
         Mutant::KimiIds => kimi_ids(o),
         Mutant::HostedDropped => drop_hosted(o),
         Mutant::NameTruncated => truncate_names(o),
+        Mutant::ToolsFrozen => freeze_tools(fmt, o),
         Mutant::RequiredAsAuto => match fmt {
             Format::Chat | Format::Responses => {
                 if o.get("tool_choice") == Some(&json!("required")) {
@@ -420,6 +432,37 @@ fn drop_hosted(o: &mut serde_json::Map<String, Value>) {
 }
 
 /// Cuts every Gemini function name (declared, allowed, called) over 64 characters to its first 64.
+/// The tools of each conversation's first request, by format and first message.
+static FIRST_TOOLS: std::sync::Mutex<Vec<(String, Option<Value>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Sends every request of a conversation with the tools its first request had (a gateway that
+/// caches the tools per conversation). A conversation is told by its format and first message;
+/// every trial of a case starts with the same tools.
+fn freeze_tools(fmt: Format, o: &mut serde_json::Map<String, Value>) {
+    let history = ["messages", "input", "contents"]
+        .iter()
+        .find_map(|k| o.get(*k))
+        .map(|h| {
+            h.as_array()
+                .and_then(|a| a.first())
+                .unwrap_or(h)
+                .to_string()
+        })
+        .unwrap_or_default();
+    let key = format!("{fmt:?} {history}");
+    let mut seen = FIRST_TOOLS.lock().unwrap();
+    match seen.iter().find(|(k, _)| *k == key) {
+        Some((_, Some(tools))) => {
+            o.insert("tools".into(), tools.clone());
+        }
+        Some((_, None)) => {
+            o.remove("tools");
+        }
+        None => seen.push((key, o.get("tools").cloned())),
+    }
+}
+
 fn truncate_names(o: &mut serde_json::Map<String, Value>) {
     fn cut(v: &mut Value) {
         if let Some(short) = v
@@ -1161,6 +1204,7 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
          `c19_reasoning_state_kept` (reasoning carried back on a follow-up round),\n\
          `c23_hosted_search_beside_function` (on the routes with hosted search) and\n\
          `c24_mcp_name_over_64` (on Gemini's, whose 128-character limit carries it),\n\
+         `c26_tools_change_between_rounds` (the tools change on the second request),\n\
          both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n",
     );

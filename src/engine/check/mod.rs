@@ -4,7 +4,7 @@
 //! as the upstream checks compare it; `upstream`, `downstream` and `stream` are the checks of
 //! each end and of the streamed answer's events; `reasoning` the reasoning state carried back
 //! across rounds; `ids` the call ids each end's API accepts; `tools` those of tools a target
-//! may not express (hosted search, names over its limit).
+//! may not express (hosted search, names over its limit); `toolset` the tools in force each round.
 
 mod downstream;
 mod finding;
@@ -12,6 +12,7 @@ mod ids;
 mod reasoning;
 mod stream;
 mod tools;
+mod toolset;
 mod upstream;
 mod view;
 
@@ -21,6 +22,7 @@ pub(crate) use ids::{downstream_ids, linked, upstream_ids};
 pub(crate) use reasoning::reasoning;
 pub(crate) use stream::{stream, usage_framing};
 pub(crate) use tools::{hosted_kept, names_restored, names_within_limits};
+pub(crate) use toolset::{text_protocol_tools, tool_set};
 pub(crate) use upstream::{injected, results, strict_omitted, upstream};
 pub(crate) use view::{RequestView, text_protocol_view};
 

@@ -10,6 +10,7 @@ mod ids;
 mod reasoning;
 mod stream;
 mod tools;
+mod toolset;
 mod upstream;
 mod view;
 
