@@ -11,6 +11,8 @@ use super::protocol::{
 use crate::model::{ChatRequest, Message, Outcome, Provider, ToolCall, ToolChoice};
 use crate::run::Endpoint;
 
+mod mutants;
+
 /// A deliberate bug in the reference driver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mutant {
@@ -34,10 +36,22 @@ pub enum Mutant {
     /// The reasoning state of an answer (thinking blocks, reasoning items, thought signatures)
     /// not kept in the conversation: the next round goes upstream without it.
     DropReasoning,
+    /// Call ids sent to Anthropic in Kimi K2's style (`functions.NAME:IDX`), which Anthropic's
+    /// `^[a-zA-Z0-9_-]+$` rejects (BerriAI/litellm#34523: such ids reach an Anthropic request
+    /// unless rewritten).
+    KimiIds,
+    /// Tool names over 64 characters cut to their first 64 (OpenAI's limit) whatever the target,
+    /// and calls handed over under the cut name, never restored (Trae-AI/TRAE#2194: MCP tool
+    /// names truncated, the model calls a tool the client cannot find).
+    TruncateNames,
+    /// Chat streams: usage read from the chunk carrying the finish only, so usage sent in its own
+    /// final chunk (`choices: []`, as `stream_options.include_usage` frames it) is lost
+    /// (AstrBotDevs/AstrBot#8306: the usage chunk skipped for its empty choices).
+    UsageOnFinish,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 9] = [
+    pub const ALL: [(&'static str, Mutant); 12] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -47,6 +61,9 @@ impl Mutant {
         ("omit-strict", Mutant::OmitStrict),
         ("empty-fragments", Mutant::EmptyFragments),
         ("drop-reasoning", Mutant::DropReasoning),
+        ("kimi-ids", Mutant::KimiIds),
+        ("truncate-names", Mutant::TruncateNames),
+        ("usage-on-finish", Mutant::UsageOnFinish),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -67,6 +84,7 @@ impl Mutant {
             Mutant::RequiredToAuto if req.tool_choice == Some(ToolChoice::Required) => {
                 req.tool_choice = Some(ToolChoice::Auto);
             }
+            Mutant::TruncateNames => mutants::truncate_names(&mut req),
             _ => {}
         }
         req
@@ -218,6 +236,9 @@ async fn call(
     if mutant == Mutant::OmitStrict && api == Provider::OpenaiResponses {
         mutant.omit_strict(&mut encoded.request.body);
     }
+    if mutant == Mutant::KimiIds && api == Provider::Anthropic {
+        mutants::kimi_ids(&mut encoded.request.body);
+    }
     let endpoint = Endpoint {
         base_url: trial.base_url.trim_end_matches('/').to_string(),
         key: Some(trial.api_key.clone()),
@@ -228,6 +249,13 @@ async fn call(
         Ok((_, Err(e))) => error("DecodeError", e.to_string()),
         Ok((response, Ok(o))) => {
             let mut r = mutant.result(&o, req.stream);
+            if mutant == Mutant::UsageOnFinish
+                && req.stream
+                && matches!(api, Provider::OpenaiChat | Provider::TextProtocol)
+                && !mutants::usage_on_finish(&response.body)
+            {
+                r.usage = None;
+            }
             if r.error.is_none() && crate::engine::broken(&o).is_some() {
                 r.error = Some(DriverError {
                     kind: "StreamTruncated".into(),

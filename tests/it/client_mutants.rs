@@ -36,6 +36,18 @@ content = "Client mutant check: is it raining in Oslo?"
 error = { status = 500, message = "upstream exploded" }
 "#;
 
+/// The cases with a follow-up round (ids sent back upstream).
+const FOLLOW_UP: [&str; 2] = ["tool_error", "c19_reasoning_state_kept"];
+
+/// A name over 64 characters (class 24), run where it is expressible (Gemini's 128) and forced,
+/// so that the model calls it; copied with `providers` and `choices` narrowed.
+const LONG_NAME: &str = "c24_mcp_name_over_64";
+const NARROWED: [(&str, &str, &str); 1] = [(
+    LONG_NAME,
+    r#"["gemini"]"#,
+    r#"["forced-mcp__github_enterprise_server__list_repository_pull_request_review_comments_by_author"]"#,
+)];
+
 /// What the faithful run tells about a trial.
 struct Facts {
     key: String,
@@ -79,6 +91,9 @@ fn name(m: Mutant) -> &'static str {
         Mutant::OmitStrict => "Responses tools sent without `strict` (non-strict caller)",
         Mutant::EmptyFragments => "a no-argument call streamed as `\"\"`, accumulated as `{}`",
         Mutant::DropReasoning => "reasoning state not kept for the next round",
+        Mutant::KimiIds => "call ids sent in Kimi's style (`functions.NAME:IDX`) to Anthropic",
+        Mutant::TruncateNames => "names over 64 characters cut to 64, never restored",
+        Mutant::UsageOnFinish => "Chat usage read from the finish chunk only",
     }
 }
 
@@ -97,6 +112,9 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::OmitStrict => "sent to the Responses API without",
         Mutant::EmptyFragments => "in the chunks are \"\" (not JSON)",
         Mutant::DropReasoning => "reasoning not carried back",
+        Mutant::KimiIds => "is invalid for its API",
+        Mutant::TruncateNames => "not restored",
+        Mutant::UsageOnFinish => "usage sent in its own final chunk",
     }
 }
 
@@ -117,6 +135,13 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::EmptyFragments => t.stream && t.empty_call,
         // A follow-up round after a reasoning answer (Gemini signatures: judged on rounds that think).
         Mutant::DropReasoning => t.calls > 0 && t.case == "c19_reasoning_state_kept",
+        // Ids are sent back on a follow-up round; only Anthropic's pattern rejects Kimi's.
+        Mutant::KimiIds => {
+            t.api == "anthropic" && t.calls > 0 && FOLLOW_UP.contains(&t.case.as_str())
+        }
+        Mutant::TruncateNames => t.case == LONG_NAME,
+        // Chat streams with usage asked (the text protocol asks none): usage in its own chunk.
+        Mutant::UsageOnFinish => t.stream && t.api == "openai-chat" && t.case != "server_error",
     }
 }
 
@@ -124,6 +149,20 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
 fn project() -> Scratch {
     let root = Scratch::with_cases("client-mutants", &CASES);
     std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
+    for (case, providers, choices) in NARROWED {
+        let text = std::fs::read_to_string(repo().join(format!("cases/{case}.toml"))).unwrap();
+        // Its expectations name the other providers too: the copy keeps the request only.
+        let request = text.split("\n[[expect]]").next().unwrap();
+        let (first, rest) = request.split_once('\n').unwrap();
+        let narrowed = format!("{first}\nproviders = {providers}\n{rest}");
+        let line = narrowed
+            .lines()
+            .find(|l| l.starts_with("choices = "))
+            .unwrap()
+            .to_string();
+        let narrowed = narrowed.replace(&line, &format!("choices = {choices}"));
+        std::fs::write(root.join(format!("cases/{case}.toml")), narrowed).unwrap();
+    }
     root
 }
 
@@ -181,7 +220,7 @@ fn the_reference_driver_passes_and_each_mutant_fails_exactly_its_trials() {
          codecs as the library, `src/client/reference.rs`) with one bug client libraries have\n\
          shipped, run by the same runner as `tooltape client` over the routes of\n\
          `clients/tooltape.toml` (openai-chat, openai-responses, anthropic, gemini, text-protocol)\n\
-         and the cases `{}` and a 500 case, both modes.\n\
+         and the cases `{}`, a 500 case and `{LONG_NAME}` (on Gemini's route, forced), both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n\
          {total} trials per driver.\n\n\
          | mutant | trials failed | finding expected | first finding |\n| --- | --- | --- | --- |\n",
