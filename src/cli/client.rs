@@ -43,7 +43,8 @@ pub enum ClientCommand {
     /// protocol, docs/clients/README.md), with tooltape's own codecs as the library.
     Drive {
         /// A deliberate bug: faithful, drop-tools, never-yield, required-to-auto,
-        /// merge-parallel, lose-ids, omit-strict, empty-fragments, drop-reasoning.
+        /// merge-parallel, lose-ids, omit-strict, empty-fragments, drop-reasoning, kimi-ids,
+        /// truncate-names, usage-on-finish.
         #[arg(long, default_value = "faithful")]
         mutant: String,
     },
@@ -55,6 +56,11 @@ pub fn run(root: &Path, a: &ClientArgs) -> i32 {
     if let Some(ClientCommand::Drive { mutant }) = &a.command {
         return drive(mutant);
     }
+    super::signals::stopping_on_signals(|| run_suite(root, a))
+}
+
+/// `tooltape client NAME` (or `--list`).
+fn run_suite(root: &Path, a: &ClientArgs) -> i32 {
     if a.list {
         let version = |p: &tooltape::client::ClientProfile| p.version.clone();
         return suite::list(root, "clients", tooltape::client::load_client, version);
