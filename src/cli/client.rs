@@ -32,8 +32,9 @@ pub struct ClientArgs {
     /// Test the library installed in DIR instead of installing the profile's pinned release: a
     /// venv your checkout is installed into (`pip install -e .`; Python profiles run
     /// `DIR/bin/python`), or a folder whose `node_modules` holds your build (Node.js profiles).
-    /// See docs/clients/README.md, "Your own library's checkout".
-    #[arg(long, value_name = "DIR")]
+    /// See docs/clients/README.md, "Your own library's checkout". Not with `--versions`, which
+    /// installs each release itself.
+    #[arg(long, value_name = "DIR", conflicts_with = "versions")]
     pub install_dir: Option<std::path::PathBuf>,
 }
 
