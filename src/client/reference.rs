@@ -9,7 +9,7 @@ use super::protocol::{
     DriverCall, DriverChunk, DriverError, DriverMessage, DriverResult, DriverTrial, Next,
 };
 use crate::model::{ChatRequest, Message, Outcome, Provider, ToolCall, ToolChoice};
-use crate::run::Endpoint;
+use crate::run::{Endpoint, SupportCache, fallback_step};
 
 mod mutants;
 
@@ -44,6 +44,10 @@ pub enum Mutant {
     /// and calls handed over under the cut name, never restored (Trae-AI/TRAE#2194: MCP tool
     /// names truncated, the model calls a tool the client cannot find).
     TruncateNames,
+    /// A hosted web search the caller offered left out of the request, the rest sent
+    /// (ahmadrosid/nakama#825: hosted `web_search` dropped on Gemini whenever local tools shared
+    /// the turn, the model answering as though it had searched).
+    DropHosted,
     /// Chat streams: usage read from the chunk carrying the finish only, so usage sent in its own
     /// final chunk (`choices: []`, as `stream_options.include_usage` frames it) is lost
     /// (AstrBotDevs/AstrBot#8306: the usage chunk skipped for its empty choices).
@@ -51,7 +55,7 @@ pub enum Mutant {
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 12] = [
+    pub const ALL: [(&'static str, Mutant); 13] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -63,6 +67,7 @@ impl Mutant {
         ("drop-reasoning", Mutant::DropReasoning),
         ("kimi-ids", Mutant::KimiIds),
         ("truncate-names", Mutant::TruncateNames),
+        ("drop-hosted", Mutant::DropHosted),
         ("usage-on-finish", Mutant::UsageOnFinish),
     ];
 
@@ -85,6 +90,7 @@ impl Mutant {
                 req.tool_choice = Some(ToolChoice::Auto);
             }
             Mutant::TruncateNames => mutants::truncate_names(&mut req),
+            Mutant::DropHosted => req.hosted.clear(),
             _ => {}
         }
         req
@@ -213,6 +219,7 @@ async fn call(
     mutant: Mutant,
     trial: &DriverTrial,
     req: &ChatRequest,
+    cache: &SupportCache,
 ) -> (DriverResult, Outcome) {
     let error = |kind: &str, message: String| {
         let r = DriverResult {
@@ -228,23 +235,32 @@ async fn call(
     let Some(api) = Provider::from_slug(&trial.api) else {
         return error("UnknownApi", format!("unknown api `{}`", trial.api));
     };
-    let sent = mutant.request(req.clone());
-    let mut encoded = match crate::providers::encode(api, &sent) {
-        Ok(e) => e,
-        Err(e) => return error("EncodeError", e.to_string()),
-    };
-    if mutant == Mutant::OmitStrict && api == Provider::OpenaiResponses {
-        mutant.omit_strict(&mut encoded.request.body);
-    }
-    if mutant == Mutant::KimiIds && api == Provider::Anthropic {
-        mutants::kimi_ids(&mut encoded.request.body);
-    }
     let endpoint = Endpoint {
         base_url: trial.base_url.trim_end_matches('/').to_string(),
         key: Some(trial.api_key.clone()),
         extra_headers: Vec::new(),
     };
-    match crate::run::send(client, &endpoint, api, &sent, &encoded.request).await {
+    let mut sent = mutant.request(req.clone());
+    let answer = loop {
+        let mut encoded = match crate::providers::encode(api, &sent) {
+            Ok(e) => e,
+            Err(e) => return error("EncodeError", e.to_string()),
+        };
+        if mutant == Mutant::OmitStrict && api == Provider::OpenaiResponses {
+            mutant.omit_strict(&mut encoded.request.body);
+        }
+        if mutant == Mutant::KimiIds && api == Provider::Anthropic {
+            mutants::kimi_ids(&mut encoded.request.body);
+        }
+        let answer = crate::run::send(client, &endpoint, api, &sent, &encoded.request).await;
+        // tooltape's own hosted-search variant fallback (`web_search` answered unsupported:
+        // `web_search_preview`), as its direct runs and `tooltape proxy` do.
+        match answer {
+            Ok((_, outcome)) if fallback_step(api, &mut sent, &outcome, cache).is_some() => {}
+            answer => break answer,
+        }
+    };
+    match answer {
         Err(e) => error("ConnectionError", e),
         Ok((_, Err(e))) => error("DecodeError", e.to_string()),
         Ok((response, Ok(o))) => {
@@ -300,13 +316,14 @@ pub async fn drive(
     mut output: impl AsyncWrite + Unpin,
 ) -> Result<(), String> {
     let client = crate::run::client(std::time::Duration::from_secs(60));
+    let cache = SupportCache::new(SupportCache::DEFAULT_TTL);
     let mut lines = BufReader::new(input).lines();
     while let Some(line) = next_line(&mut lines).await? {
         let trial: DriverTrial = serde_json::from_str(&line)
             .map_err(|e| format!("protocol error: a trial line is not a trial: {e}"))?;
         let mut req = trial.request();
         loop {
-            let (r, outcome) = call(&client, mutant, &trial, &req).await;
+            let (r, outcome) = call(&client, mutant, &trial, &req, &cache).await;
             let calls: Vec<_> = r
                 .calls
                 .iter()

@@ -92,11 +92,6 @@ impl Way for Driven {
     ) -> Result<(CallerRequest, DriverTrial), Cell> {
         let api = trial.route.upstream;
         let (base, mut req) = trial.first_request(api);
-        if !req.hosted.is_empty() {
-            return Err(Cell::NotApplicable(
-                "hosted tools are not part of the driver protocol".into(),
-            ));
-        }
         let options = (self.profile)
             .route(&trial.route.name())
             .map(|r| r.options.clone())

@@ -39,14 +39,26 @@ error = { status = 500, message = "upstream exploded" }
 /// The cases with a follow-up round (ids sent back upstream).
 const FOLLOW_UP: [&str; 2] = ["tool_error", "c19_reasoning_state_kept"];
 
-/// A name over 64 characters (class 24), run where it is expressible (Gemini's 128) and forced,
-/// so that the model calls it; copied with `providers` and `choices` narrowed.
+/// Corpus cases run on the routes that express them only, copied with `providers` (and
+/// `choices` where given) narrowed: hosted search beside a function (class 23) where a target
+/// has hosted search; a name over 64 characters (class 24) where it is expressible (Gemini's
+/// 128), forced, so that the model calls it.
+const HOSTED: &str = "c23_hosted_search_beside_function";
 const LONG_NAME: &str = "c24_mcp_name_over_64";
-const NARROWED: [(&str, &str, &str); 1] = [(
-    LONG_NAME,
-    r#"["gemini"]"#,
-    r#"["forced-mcp__github_enterprise_server__list_repository_pull_request_review_comments_by_author"]"#,
-)];
+const NARROWED: [(&str, &str, Option<&str>); 2] = [
+    (
+        HOSTED,
+        r#"["openai-responses", "anthropic", "gemini"]"#,
+        None,
+    ),
+    (
+        LONG_NAME,
+        r#"["gemini"]"#,
+        Some(
+            r#"["forced-mcp__github_enterprise_server__list_repository_pull_request_review_comments_by_author"]"#,
+        ),
+    ),
+];
 
 /// What the faithful run tells about a trial.
 struct Facts {
@@ -93,6 +105,7 @@ fn name(m: Mutant) -> &'static str {
         Mutant::DropReasoning => "reasoning state not kept for the next round",
         Mutant::KimiIds => "call ids sent in Kimi's style (`functions.NAME:IDX`) to Anthropic",
         Mutant::TruncateNames => "names over 64 characters cut to 64, never restored",
+        Mutant::DropHosted => "hosted web search dropped, the rest sent",
         Mutant::UsageOnFinish => "Chat usage read from the finish chunk only",
     }
 }
@@ -114,6 +127,7 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::DropReasoning => "reasoning not carried back",
         Mutant::KimiIds => "is invalid for its API",
         Mutant::TruncateNames => "not restored",
+        Mutant::DropHosted => "hosted web search dropped",
         Mutant::UsageOnFinish => "usage sent in its own final chunk",
     }
 }
@@ -140,6 +154,7 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
             t.api == "anthropic" && t.calls > 0 && FOLLOW_UP.contains(&t.case.as_str())
         }
         Mutant::TruncateNames => t.case == LONG_NAME,
+        Mutant::DropHosted => t.case == HOSTED,
         // Chat streams with usage asked (the text protocol asks none): usage in its own chunk.
         Mutant::UsageOnFinish => t.stream && t.api == "openai-chat" && t.case != "server_error",
     }
@@ -154,13 +169,15 @@ fn project() -> Scratch {
         // Its expectations name the other providers too: the copy keeps the request only.
         let request = text.split("\n[[expect]]").next().unwrap();
         let (first, rest) = request.split_once('\n').unwrap();
-        let narrowed = format!("{first}\nproviders = {providers}\n{rest}");
-        let line = narrowed
-            .lines()
-            .find(|l| l.starts_with("choices = "))
-            .unwrap()
-            .to_string();
-        let narrowed = narrowed.replace(&line, &format!("choices = {choices}"));
+        let mut narrowed = format!("{first}\nproviders = {providers}\n{rest}");
+        if let Some(choices) = choices {
+            let line = narrowed
+                .lines()
+                .find(|l| l.starts_with("choices = "))
+                .unwrap()
+                .to_string();
+            narrowed = narrowed.replace(&line, &format!("choices = {choices}"));
+        }
         std::fs::write(root.join(format!("cases/{case}.toml")), narrowed).unwrap();
     }
     root
@@ -220,7 +237,8 @@ fn the_reference_driver_passes_and_each_mutant_fails_exactly_its_trials() {
          codecs as the library, `src/client/reference.rs`) with one bug client libraries have\n\
          shipped, run by the same runner as `tooltape client` over the routes of\n\
          `clients/tooltape.toml` (openai-chat, openai-responses, anthropic, gemini, text-protocol)\n\
-         and the cases `{}`, a 500 case and `{LONG_NAME}` (on Gemini's route, forced), both modes.\n\
+         and the cases `{}`, a 500 case, `{HOSTED}` (on the routes with hosted search) and\n\
+         `{LONG_NAME}` (on Gemini's route, forced), both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n\
          {total} trials per driver.\n\n\
          | mutant | trials failed | finding expected | first finding |\n| --- | --- | --- | --- |\n",
