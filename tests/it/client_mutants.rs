@@ -11,7 +11,7 @@ use tooltape::client::{Mutant, Spec};
 use tooltape::engine::{Cell, TrialResult};
 use tooltape::{discover, runtime};
 
-use crate::scratch::{Scratch, bin, repo};
+use crate::scratch::{HOSTED, LONG_NAME, Scratch, bin, repo};
 
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
 /// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
@@ -38,27 +38,6 @@ error = { status = 500, message = "upstream exploded" }
 
 /// The cases with a follow-up round (ids sent back upstream).
 const FOLLOW_UP: [&str; 2] = ["tool_error", "c19_reasoning_state_kept"];
-
-/// Corpus cases run on the routes that express them only, copied with `providers` (and
-/// `choices` where given) narrowed: hosted search beside a function (class 23) where a target
-/// has hosted search; a name over 64 characters (class 24) where it is expressible (Gemini's
-/// 128), forced, so that the model calls it.
-const HOSTED: &str = "c23_hosted_search_beside_function";
-const LONG_NAME: &str = "c24_mcp_name_over_64";
-const NARROWED: [(&str, &str, Option<&str>); 2] = [
-    (
-        HOSTED,
-        r#"["openai-responses", "anthropic", "gemini"]"#,
-        None,
-    ),
-    (
-        LONG_NAME,
-        r#"["gemini"]"#,
-        Some(
-            r#"["forced-mcp__github_enterprise_server__list_repository_pull_request_review_comments_by_author"]"#,
-        ),
-    ),
-];
 
 /// What the faithful run tells about a trial.
 struct Facts {
@@ -164,22 +143,7 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
 fn project() -> Scratch {
     let root = Scratch::with_cases("client-mutants", &CASES);
     std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
-    for (case, providers, choices) in NARROWED {
-        let text = std::fs::read_to_string(repo().join(format!("cases/{case}.toml"))).unwrap();
-        // Its expectations name the other providers too: the copy keeps the request only.
-        let request = text.split("\n[[expect]]").next().unwrap();
-        let (first, rest) = request.split_once('\n').unwrap();
-        let mut narrowed = format!("{first}\nproviders = {providers}\n{rest}");
-        if let Some(choices) = choices {
-            let line = narrowed
-                .lines()
-                .find(|l| l.starts_with("choices = "))
-                .unwrap()
-                .to_string();
-            narrowed = narrowed.replace(&line, &format!("choices = {choices}"));
-        }
-        std::fs::write(root.join(format!("cases/{case}.toml")), narrowed).unwrap();
-    }
+    root.with_narrowed();
     root
 }
 
