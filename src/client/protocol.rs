@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::{
-    AllowedMode, ChatRequest, Finish, Message, Outcome, Provider, StrictPolicy, ToolCall,
-    ToolChoice, Usage,
+    AllowedMode, ChatRequest, Finish, HostedTool, Message, Outcome, Provider, StrictPolicy,
+    ToolCall, ToolChoice, Usage,
 };
 
 /// What tooltape writes first: one trial, as the library's caller would ask it.
@@ -48,6 +48,12 @@ pub struct DriverTrial {
     /// answers `unsupported`: the shared loops do so unless the driver says it supports it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking: Option<u32>,
+    /// Hosted (server-side) tools the caller offers beside its functions, in tooltape's neutral
+    /// form (`{"type": "web_search", "grounding": "auto"}`); absent: none. The library must send
+    /// each in the API's own shape or refuse (a driver whose library cannot answers
+    /// `unsupported`: the shared loops do so unless the driver says it supports it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosted: Vec<HostedTool>,
 }
 
 /// A conversation turn: `system`, `user`, `assistant` (with its calls) or `tool` (a result).
@@ -323,6 +329,7 @@ impl DriverTrial {
             strict,
             max_tokens: req.max_tokens,
             thinking: req.thinking,
+            hosted: req.hosted.clone(),
         }
     }
 
@@ -335,6 +342,7 @@ impl DriverTrial {
         req.parallel_tool_calls = self.parallel_tool_calls;
         req.max_tokens = self.max_tokens;
         req.thinking = self.thinking;
+        req.hosted.clone_from(&self.hosted);
         req.strict = if self.strict {
             StrictPolicy::Require
         } else {

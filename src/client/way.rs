@@ -92,11 +92,6 @@ impl Way for Driven {
     ) -> Result<(CallerRequest, DriverTrial), Cell> {
         let api = trial.route.upstream;
         let (base, mut req) = trial.first_request(api);
-        if !req.hosted.is_empty() {
-            return Err(Cell::NotApplicable(
-                "hosted tools are not part of the driver protocol".into(),
-            ));
-        }
         let options = (self.profile)
             .route(&trial.route.name())
             .map(|r| r.options.clone())
@@ -196,14 +191,25 @@ impl Way for Driven {
             judge::decoded(target, &neutral, ex)
         };
         let cut = expected.as_ref().and_then(broken);
-        check::downstream(
+        let mut findings = check::downstream(
             asked.inbound,
             got,
             ex.status,
             expected.as_ref(),
             raw.as_ref(),
             cut,
-        )
+        );
+        if ex.status >= 400 || cut.is_some() || got.error.is_some() {
+            return findings;
+        }
+        if ex.streamed && matches!(target, Provider::OpenaiChat | Provider::TextProtocol) {
+            let body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
+            let asked_usage =
+                body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+            findings.extend(check::usage_framed(asked_usage, &ex.body(), got));
+        }
+        findings.extend(judge::names_restored(asked, ex, target, &got.outcome()));
+        findings
     }
 
     fn continues(

@@ -319,15 +319,8 @@ pub(crate) fn downstream(
         ex.status,
         expected.as_ref(),
     );
-    if let (Ok(o), Ok(sent)) = (
-        outcome,
-        crate::providers::decode_request(target, &sent_request(ex)),
-    ) {
-        findings.extend(check::names_restored(
-            &asked.req.tools,
-            &sent.request.tools,
-            o,
-        ));
+    if let Ok(o) = outcome {
+        findings.extend(names_restored(asked, ex, target, o));
     }
     if let Ok(o) = outcome {
         findings.extend(check::downstream_ids(asked.inbound, o, expected.as_ref()));
@@ -345,6 +338,19 @@ pub(crate) fn downstream(
         }
     }
     findings
+}
+
+/// Downstream: every call the client got names the client's tool, not the name the request
+/// `ex` carried to `target` in its place (a name shortened upstream must be restored).
+pub(crate) fn names_restored(
+    asked: &CallerRequest,
+    ex: &Exchange,
+    target: Provider,
+    got: &Outcome,
+) -> Vec<Finding> {
+    crate::providers::decode_request(target, &sent_request(ex))
+        .map(|sent| check::names_restored(&asked.req.tools, &sent.request.tools, got))
+        .unwrap_or_default()
 }
 
 /// What upstream answered, decoded. The client reads its answer as `inbound` (its decoder

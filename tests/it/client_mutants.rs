@@ -11,7 +11,7 @@ use tooltape::client::{Mutant, Spec};
 use tooltape::engine::{Cell, TrialResult};
 use tooltape::{discover, runtime};
 
-use crate::scratch::{Scratch, bin, repo};
+use crate::scratch::{HOSTED, LONG_NAME, Scratch, bin, repo};
 
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
 /// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
@@ -38,6 +38,14 @@ content = "Client mutant check: is it raining in Oslo?"
 [simulate]
 error = { status = 500, message = "upstream exploded" }
 "#;
+
+/// The cases with a follow-up round (ids sent back upstream).
+const FOLLOW_UP: [&str; 4] = [
+    "tool_error",
+    "c19_reasoning_state_kept",
+    "c20_gemini_calls_without_ids",
+    TOOLS_CHANGE,
+];
 
 /// What the faithful run tells about a trial.
 struct Facts {
@@ -84,6 +92,10 @@ fn name(m: Mutant) -> &'static str {
         Mutant::DropReasoning => "reasoning state not kept for the next round",
         Mutant::ResultsOneId => "every result sent under the first call's id",
         Mutant::StaleTools => "the first request's tools sent again in every round",
+        Mutant::KimiIds => "call ids sent in Kimi's style (`functions.NAME:IDX`) to Anthropic",
+        Mutant::TruncateNames => "names over 64 characters cut to 64, never restored",
+        Mutant::DropHosted => "hosted web search dropped, the rest sent",
+        Mutant::UsageOnFinish => "Chat usage read from the finish chunk only",
     }
 }
 
@@ -104,6 +116,10 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::DropReasoning => "reasoning not carried back",
         Mutant::ResultsOneId => "is linked to the call",
         Mutant::StaleTools => "the tools sent upstream are not the tools in force",
+        Mutant::KimiIds => "is invalid for its API",
+        Mutant::TruncateNames => "not restored",
+        Mutant::DropHosted => "hosted web search dropped",
+        Mutant::UsageOnFinish => "usage sent in its own final chunk",
     }
 }
 
@@ -127,6 +143,14 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         // A round answering two calls; Gemini links results by order and name, not id.
         Mutant::ResultsOneId => t.calls > 1 && t.case == "c20_gemini_calls_without_ids" && ids,
         Mutant::StaleTools => t.calls > 0 && t.case == TOOLS_CHANGE,
+        // Ids are sent back on a follow-up round; only Anthropic's pattern rejects Kimi's.
+        Mutant::KimiIds => {
+            t.api == "anthropic" && t.calls > 0 && FOLLOW_UP.contains(&t.case.as_str())
+        }
+        Mutant::TruncateNames => t.case == LONG_NAME,
+        Mutant::DropHosted => t.case == HOSTED,
+        // Chat streams with usage asked (the text protocol asks none): usage in its own chunk.
+        Mutant::UsageOnFinish => t.stream && t.api == "openai-chat" && t.case != "server_error",
     }
 }
 
@@ -134,6 +158,7 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
 fn project() -> Scratch {
     let root = Scratch::with_cases("client-mutants", &CASES);
     std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
+    root.with_narrowed();
     root
 }
 
@@ -191,7 +216,8 @@ fn the_reference_driver_passes_and_each_mutant_fails_exactly_its_trials() {
          codecs as the library, `src/client/reference.rs`) with one bug client libraries have\n\
          shipped, run by the same runner as `tooltape client` over the routes of\n\
          `clients/tooltape.toml` (openai-chat, openai-responses, anthropic, gemini, text-protocol)\n\
-         and the cases `{}` and a 500 case, both modes.\n\
+         and the cases `{}`, a 500 case, `{HOSTED}` (on the routes with hosted search) and\n\
+         `{LONG_NAME}` (on Gemini's route, forced), both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n\
          {total} trials per driver.\n\n\
          | mutant | trials failed | finding expected | first finding |\n| --- | --- | --- | --- |\n",

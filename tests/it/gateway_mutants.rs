@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use tooltape::{Case, discover, runtime};
 
 use crate::loopback_proxy::{ProxyBody, path_and_query, read, respond, send, serve};
-use crate::scratch::{Scratch, repo};
+use crate::scratch::{HOSTED, LONG_NAME, Scratch, repo};
 
 /// The same-format routes: the proxy forwards each request to the same API it came in on.
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
@@ -44,26 +44,6 @@ content = "Mutant check: is it raining in Oslo?"
 [simulate]
 error = { status = 500, message = "upstream exploded" }
 "#;
-
-/// Corpus cases run on the routes that express them only (a copy with `providers` narrowed,
-/// and `choices` where given): hosted search beside a function (class 23) and an MCP name over
-/// 64 characters (class 24, Gemini's 128 carries it), forced, so that the model calls it.
-const HOSTED: &str = "c23_hosted_search_beside_function";
-const LONG_NAME: &str = "c24_mcp_name_over_64";
-const NARROWED: [(&str, &str, Option<&str>); 2] = [
-    (
-        HOSTED,
-        r#"["openai-responses", "anthropic", "gemini"]"#,
-        None,
-    ),
-    (
-        LONG_NAME,
-        r#"["gemini"]"#,
-        Some(
-            r#"["forced-mcp__github_enterprise_server__list_repository_pull_request_review_comments_by_author"]"#,
-        ),
-    ),
-];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mutant {
@@ -1132,21 +1112,7 @@ async fn serve_mutant(m: Mutant, upstream: String) -> SocketAddr {
 fn project() -> Scratch {
     let root = Scratch::with_cases("mutants", &CASES);
     std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
-    for (case, providers, choices) in NARROWED {
-        let text = std::fs::read_to_string(repo().join(format!("cases/{case}.toml"))).unwrap();
-        // Its expectations name the other providers too: the copy keeps the request only.
-        let request = text.split("\n[[expect]]").next().unwrap();
-        let (first, rest) = request.split_once('\n').unwrap();
-        let mut narrowed = format!("{first}\nproviders = {providers}\n{rest}");
-        if let Some(choices) = choices {
-            let line = narrowed
-                .lines()
-                .find(|l| l.starts_with("choices = "))
-                .unwrap();
-            narrowed = narrowed.replace(line, &format!("choices = {choices}"));
-        }
-        std::fs::write(root.join(format!("cases/{case}.toml")), narrowed).unwrap();
-    }
+    root.with_narrowed();
     std::fs::write(root.join("mutant.toml"), PROFILE).unwrap();
     root
 }
