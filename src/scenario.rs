@@ -95,6 +95,11 @@ pub struct ScenarioCall {
     /// string (OpenAI), an absent `input` / `args` (Anthropic, Gemini); `"{}"` an empty object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_arguments: Option<String>,
+    /// The id the model answers this call with, in an API that takes it (Chat `id`, Responses
+    /// `call_id`, Anthropic `tool_use.id`, Gemini `functionCall.id`); elsewhere the API's own.
+    /// Two calls may share one (class 20).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
 }
 
 /// Stream delivery shapes gateways and SDKs have mishandled.

@@ -3,8 +3,14 @@
 // parts per chunk and no accumulated response, so the result is the chunks' calls, text, last
 // finish and usage gathered as a caller would). Tools are function declarations with
 // `parametersJsonSchema` (the JSON Schema as written); plain declarations are never called
-// automatically. The package is imported from the install folder ($TOOLTAPE_CLIENT_DIR); the
-// protocol loop is clients/node/tooltape_driver.mjs.
+// automatically. Across rounds the driver keeps the `contents` array a caller keeps: the trial's
+// conversation as the caller wrote it, then the model's turn as the SDK handed it over
+// (`response.candidates[0].content`, its parts with their `thoughtSignature`s, pushed as is, as the
+// SDK's docs on function calling and thought signatures tell a caller to), then a user turn of
+// function response parts. Streamed, each chunk's `candidates[0].content` is pushed in order, as
+// the SDK's own chat session records a streamed answer (`Chat.sendMessageStream`). Thinking is
+// `thinkingConfig.thinkingBudget`. The package is imported from the install folder
+// ($TOOLTAPE_CLIENT_DIR); the protocol loop is clients/node/tooltape_driver.mjs.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -47,6 +53,33 @@ function contentsOf(messages) {
   return { system: system.join("\n\n"), contents: out };
 }
 
+// The caller's turn after the model's calls: one user turn of function response parts.
+const resultsContent = (messages) => ({
+  role: "user",
+  parts: messages
+    .filter((m) => m.role === "tool")
+    .map((m) => ({ functionResponse: { name: m.name, response: responseObject(m.content ?? "", m.is_error) } })),
+});
+
+// The contents a caller keeps for one trial. A round whose `messages` extend the last round's (the
+// same trial, its assistant turn and tool results appended) is a follow-up; anything else starts a
+// new conversation.
+const kept = { name: null, seen: [], system: "", contents: [] };
+
+function conversation(t, messages) {
+  const n = kept.seen.length;
+  if (t.name === kept.name && messages.length > n && JSON.stringify(messages.slice(0, n)) === JSON.stringify(kept.seen)) {
+    // The loop's neutral copy of the model's turn is skipped: the model's own turn is in
+    // `contents` already. Then the tool results.
+    kept.contents.push(resultsContent(messages.slice(n)));
+  } else {
+    const { system, contents } = contentsOf(messages);
+    Object.assign(kept, { name: t.name, system, contents });
+  }
+  kept.seen = [...messages];
+  return kept;
+}
+
 function configOf(t, system) {
   const config = {};
   if (system) config.systemInstruction = system;
@@ -69,6 +102,7 @@ function configOf(t, system) {
   if (fc) config.toolConfig = { functionCallingConfig: fc };
   // The Gemini API has no parallel switch: `parallel_tool_calls` has nothing to become.
   if (t.max_tokens != null) config.maxOutputTokens = t.max_tokens;
+  if (t.thinking != null) config.thinkingConfig = { thinkingBudget: t.thinking };
   return config;
 }
 
@@ -82,11 +116,12 @@ const usageOf = (r) =>
 
 async function call(t, messages) {
   if (t.api !== "gemini") throw new Unsupported(["api " + t.api]);
-  const { system, contents } = contentsOf(messages);
+  const { system, contents } = conversation(t, messages);
   const ai = new GoogleGenAI({ apiKey: t.api_key, httpOptions: { baseUrl: t.base_url, apiVersion: "v1beta" } });
   const p = { model: t.model, contents, config: configOf(t, system) };
   if (!t.stream) {
     const r = await ai.models.generateContent(p);
+    if (r.candidates?.[0]?.content) contents.push(r.candidates[0].content);
     const parts = partsOf(r);
     return { calls: callsOf(parts), text: textOf(parts) || null, finish: finishOf(r), usage: usageOf(r) };
   }
@@ -95,7 +130,9 @@ async function call(t, messages) {
   let text = "";
   let finish = null;
   let usage = null;
+  const answer = [];
   for await (const r of await ai.models.generateContentStream(p)) {
+    if (r.candidates?.[0]?.content) answer.push(r.candidates[0].content);
     const parts = partsOf(r);
     const doc = {};
     if (textOf(parts)) text += doc.text = textOf(parts);
@@ -104,7 +141,8 @@ async function call(t, messages) {
     if (r.usageMetadata) usage = usageOf(r);
     chunks.push(doc);
   }
+  contents.push(...answer);
   return { calls, text: text || null, finish, usage, chunks };
 }
 
-await serve(call);
+await serve(call, { supports: ["thinking"] });

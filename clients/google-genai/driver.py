@@ -1,7 +1,14 @@
 """tooltape driver for the official `google-genai` Python SDK: generate_content, buffered and
 streamed (generate_content_stream; the SDK hands over whole parts per chunk, so the result is the
 chunks' calls gathered as a caller would). Automatic function calling is off: the caller runs
-the tools."""
+the tools.
+
+Across rounds the driver keeps the `contents` list a caller keeps: the trial's conversation as the
+caller wrote it, then the model's turn as the SDK handed it over (`response.candidates[0].content`,
+its parts with their `thought_signature`s, appended as is, as the SDK's docs on function calling
+and thought signatures tell a caller to), then a user turn of function response parts. Streamed,
+each chunk's `candidates[0].content` is appended in order, as the SDK's own chat session records a
+streamed answer (`Chat.send_message_stream`). Thinking is `thinking_config.thinking_budget`."""
 
 import json
 import os
@@ -55,6 +62,44 @@ def contents_of(messages):
     return ("\n\n".join(system) or None), out
 
 
+def results_content(messages):
+    """The caller's turn after the model's calls: one user turn of function response parts."""
+    parts = [
+        types.Part(
+            function_response=types.FunctionResponse(
+                name=m.get("name"), response=response_object(m.get("content") or "", m.get("is_error"))
+            )
+        )
+        for m in messages
+        if m["role"] == "tool"
+    ]
+    return types.Content(role="user", parts=parts)
+
+
+class Conversation:
+    """The contents a caller keeps for one trial. A round whose `messages` extend the last round's
+    (the same trial, its assistant turn and tool results appended) is a follow-up; anything else
+    starts a new conversation."""
+
+    name = None
+    seen = []
+    system = None
+    contents = []
+
+    @classmethod
+    def for_round(cls, trial, messages):
+        n = len(cls.seen)
+        if trial["name"] == cls.name and len(messages) > n and messages[:n] == cls.seen:
+            # The loop's neutral copy of the model's turn is skipped: the model's own turn is in
+            # `contents` already. Then the tool results.
+            cls.contents.append(results_content(messages[n:]))
+        else:
+            cls.name = trial["name"]
+            cls.system, cls.contents = contents_of(messages)
+        cls.seen = list(messages)
+        return cls.system, cls.contents
+
+
 def config_of(trial, system):
     kw = {"automatic_function_calling": types.AutomaticFunctionCallingConfig(disable=True)}
     if system:
@@ -89,6 +134,8 @@ def config_of(trial, system):
     # The Gemini API has no parallel switch: `parallel_tool_calls` has nothing to become.
     if trial.get("max_tokens") is not None:
         kw["max_output_tokens"] = trial["max_tokens"]
+    if trial.get("thinking") is not None:
+        kw["thinking_config"] = types.ThinkingConfig(thinking_budget=trial["thinking"])
     return types.GenerateContentConfig(**kw)
 
 
@@ -127,7 +174,7 @@ def usage_of(response):
 def call(trial, messages):
     if trial["api"] != "gemini":
         raise td.Unsupported(["api " + trial["api"]])
-    system, contents = contents_of(messages)
+    system, contents = Conversation.for_round(trial, messages)
     config = config_of(trial, system)
     client = genai.Client(
         api_key=trial["api_key"],
@@ -135,10 +182,15 @@ def call(trial, messages):
     )
     if not trial["stream"]:
         r = client.models.generate_content(model=trial["model"], contents=contents, config=config)
+        if r.candidates and r.candidates[0].content:
+            contents.append(r.candidates[0].content)
         parts = parts_of(r)
         return {"calls": calls_of(parts), "text": text_of(parts) or None, "finish": finish_of(r), "usage": usage_of(r)}
     chunks, calls, text, finish, usage = [], [], "", None, None
+    answer = []
     for r in client.models.generate_content_stream(model=trial["model"], contents=contents, config=config):
+        if r.candidates and r.candidates[0].content:
+            answer.append(r.candidates[0].content)
         parts = parts_of(r)
         doc = {}
         if text_of(parts):
@@ -152,8 +204,9 @@ def call(trial, messages):
         if r.usage_metadata is not None:
             usage = usage_of(r)
         chunks.append(doc)
+    contents.extend(answer)
     return {"calls": calls, "text": text or None, "finish": finish, "usage": usage, "chunks": chunks}
 
 
 if __name__ == "__main__":
-    td.serve(call)
+    td.serve(call, supports=["thinking"])

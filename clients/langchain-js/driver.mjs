@@ -6,9 +6,17 @@
 // `tool` (the default) `tool()` from @langchain/core/tools with the JSON Schema as its schema,
 // `dict` the OpenAI tool dict. `required` is LangChain's portable `"any"` (@langchain/core's
 // ToolChoice type); a trial field LangChain has no portable knob for (an allowed subset, and
-// parallel and strict where the provider's bindTools takes none) is not expressible. The packages
-// are required (CommonJS, one @langchain/core instance) from the install folder
-// ($TOOLTAPE_CLIENT_DIR); the protocol loop is clients/node/tooltape_driver.mjs.
+// parallel and strict where the provider's bindTools takes none) is not expressible. Across rounds
+// the driver keeps the message list a caller keeps, as LangChain's tool-calling docs show: the
+// trial's conversation as the caller wrote it, then the AIMessage `invoke` returned (streamed: the
+// chunks summed with `concat`) appended as is, then a ToolMessage per result; the integration
+// sends the model's turn back from that message (its thinking blocks, reasoning items, Gemini
+// thought signatures). Thinking has no portable knob in LangChain: each chat model class documents
+// its own, and the driver uses it where one takes a token budget (ChatAnthropic's `thinking`,
+// ChatGoogleGenerativeAI's `thinkingConfig`); ChatOpenAI's `reasoning` takes an effort, not a
+// budget, so thinking is not expressible on the OpenAI routes. The packages are required
+// (CommonJS, one @langchain/core instance) from the install folder ($TOOLTAPE_CLIENT_DIR); the
+// protocol loop is clients/node/tooltape_driver.mjs.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 
@@ -29,13 +37,18 @@ function modelOf(t) {
   switch (t.api) {
     case "openai-chat":
     case "openai-responses":
+      if (t.thinking != null) throw new Unsupported(["thinking"]);
       return new ChatOpenAI({ ...common, configuration: { baseURL: t.base_url + "/v1" }, useResponsesApi: t.api === "openai-responses" });
-    case "anthropic":
-      return new ChatAnthropic({ ...common, anthropicApiUrl: t.base_url });
+    case "anthropic": {
+      const o = { ...common, anthropicApiUrl: t.base_url };
+      if (t.thinking != null) o.thinking = { type: "enabled", budget_tokens: t.thinking };
+      return new ChatAnthropic(o);
+    }
     case "gemini": {
       const { maxTokens, ...rest } = common;
       const o = { ...rest, baseUrl: t.base_url, apiVersion: "v1beta" };
       if (maxTokens != null) o.maxOutputTokens = maxTokens;
+      if (t.thinking != null) o.thinkingConfig = { thinkingBudget: t.thinking };
       return new ChatGoogleGenerativeAI(o);
     }
     default:
@@ -83,10 +96,28 @@ function messagesOf(messages) {
         content: m.content ?? "",
         tool_calls: (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.name, args: argsObject(c.arguments), type: "tool_call" })),
       });
-    if (m.role === "tool")
-      return new ToolMessage({ content: m.content ?? "", tool_call_id: m.call_id, name: m.name, status: m.is_error ? "error" : "success" });
+    if (m.role === "tool") return toolMessage(m);
     return new HumanMessage(m.content ?? "");
   });
+}
+
+const toolMessage = (m) =>
+  new ToolMessage({ content: m.content ?? "", tool_call_id: m.call_id, name: m.name, status: m.is_error ? "error" : "success" });
+
+// The messages a caller keeps for one trial. A round whose `messages` extend the last round's (the
+// same trial, its assistant turn and tool results appended) is a follow-up; anything else starts a
+// new conversation.
+const kept = { name: null, seen: [], input: [] };
+
+function conversation(t, messages) {
+  const n = kept.seen.length;
+  if (t.name === kept.name && messages.length > n && JSON.stringify(messages.slice(0, n)) === JSON.stringify(kept.seen)) {
+    // The loop's neutral copy of the model's turn is skipped: the AIMessage itself is in `input`
+    // already. Then the tool results.
+    kept.input.push(...messages.slice(n).filter((m) => m.role === "tool").map(toolMessage));
+  } else Object.assign(kept, { name: t.name, input: messagesOf(messages) });
+  kept.seen = [...messages];
+  return kept.input;
 }
 
 function finishOf(meta) {
@@ -125,8 +156,12 @@ async function call(t, messages) {
   let model = modelOf(t);
   if (t.tools.length) model = model.bindTools(toolsOf(t), bindOptions(t));
   else if (t.tool_choice != null || t.parallel_tool_calls != null) bindOptions(t);
-  const input = messagesOf(messages);
-  if (!t.stream) return resultOf(await model.invoke(input));
+  const input = conversation(t, messages);
+  if (!t.stream) {
+    const msg = await model.invoke(input);
+    input.push(msg);
+    return resultOf(msg);
+  }
   const chunks = [];
   let final = null;
   for await (const chunk of await model.stream(input)) {
@@ -135,7 +170,8 @@ async function call(t, messages) {
     final = final === null ? chunk : final.concat(chunk);
   }
   if (final === null) throw new Error("the stream yielded no chunk");
+  input.push(final);
   return { ...resultOf(final), chunks };
 }
 
-await serve(call);
+await serve(call, { supports: ["thinking"] });

@@ -113,6 +113,33 @@ impl<'de> Deserialize<'de> for Role {
 #[serde(deny_unknown_fields)]
 pub struct Round {
     pub results: Vec<RoundResult>,
+    /// Tools put in force from this round's request on (each `cases/tools/<name>.json`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub add_tools: Vec<Spanned<String>>,
+    /// Tools taken out of force from this round's request on (named among those in force).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remove_tools: Vec<Spanned<String>>,
+    /// The definitions of `add_tools`, read when the case is loaded.
+    #[serde(skip)]
+    pub added: Vec<Tool>,
+}
+
+impl Round {
+    /// Whether this round changes the tools in force.
+    pub fn changes_tools(&self) -> bool {
+        !self.add_tools.is_empty() || !self.remove_tools.is_empty()
+    }
+
+    /// The tools in force once this round's changes apply to `tools`: the removed ones taken
+    /// out, the added ones appended in the order written (an added tool already in force is
+    /// replaced by its definition).
+    pub fn apply_tools(&self, tools: &mut Vec<Tool>) {
+        tools.retain(|t| {
+            !self.remove_tools.iter().any(|r| r.get_ref() == &t.name)
+                && !self.added.iter().any(|a| a.name == t.name)
+        });
+        tools.extend(self.added.iter().cloned());
+    }
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -105,6 +105,37 @@ pub(crate) fn downstream(
     out
 }
 
+/// Chat streams whose request (the library's own) asked `stream_options.include_usage`: usage
+/// upstream sent in its own final chunk (`choices: []`, the documented framing) reached the
+/// caller. A library that reads usage off the finish chunk only, or skips chunks without
+/// choices, loses it (class 25, the client's side of the framing).
+pub(crate) fn usage_framed(
+    asked_usage: bool,
+    upstream_stream: &[u8],
+    got: &DriverResult,
+) -> Option<Finding> {
+    let handed = got
+        .usage
+        .as_ref()
+        .is_some_and(|u| u.output_tokens.is_some());
+    if !asked_usage || handed || got.error.is_some() {
+        return None;
+    }
+    let own_chunk = String::from_utf8_lossy(upstream_stream)
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .any(|c| c["choices"].as_array().is_some_and(Vec::is_empty) && c["usage"].is_object());
+    own_chunk.then(|| {
+        Finding::new(
+            FindingKind::UsageFraming,
+            Severity::Behaviour,
+            Side::Downstream,
+            "usage sent in its own final chunk (choices: []) not handed to the caller",
+        )
+    })
+}
+
 /// The calls handed over (`what`: "" for the accumulated result, "in the chunks " for the
 /// streamed ones) are upstream's: names in order, arguments that parse as the same JSON, ids.
 /// Upstream's calls as a library hands them over on an output-token limit: the call the limit
@@ -194,10 +225,15 @@ fn calls(
                 Severity::Breaking,
                 format!("call {} handed over {what}without its id {}", e.name, e.id),
             )),
-            Some(id) if !ids.insert(id) => out.push(finding(
-                Severity::Breaking,
-                format!("call id {id} repeated {what}"),
-            )),
+            // Calls upstream answered under one id (class 20) handed over as they came.
+            Some(id)
+                if !ids.insert(id) && exp.tool_calls.iter().filter(|c| c.id == id).count() < 2 =>
+            {
+                out.push(finding(
+                    Severity::Breaking,
+                    format!("call id {id} repeated {what}"),
+                ));
+            }
             Some(id) if id != e.id => out.push(finding(
                 Severity::Behaviour,
                 format!("call id {} handed over {what}as {id}", e.id),
@@ -287,14 +323,18 @@ fn empty_fragments(
 }
 
 /// The calls of a chunk sequence, accumulated as a caller would: a fragment joins the call of
-/// its id, else of its index, else the last call; a new id or index starts a call. String
+/// its id (at its index, when both have one), else of its index, else the last call; a new id
+/// or index starts a call. String
 /// arguments are concatenated, an object replaces what came before.
 pub fn assemble(chunks: &[DriverChunk]) -> Vec<DriverCall> {
     let mut calls: Vec<DriverCall> = Vec::new();
     for d in chunks.iter().flat_map(|c| &c.calls) {
         let id = d.id.as_deref().filter(|i| !i.is_empty());
         let at = match (id, d.index) {
-            (Some(id), _) => calls.iter().position(|c| c.id.as_deref() == Some(id)),
+            // Calls sharing one id (class 20) are told apart by their index.
+            (Some(id), i) => calls.iter().position(|c| {
+                c.id.as_deref() == Some(id) && (i.is_none() || c.index.is_none() || c.index == i)
+            }),
             (None, Some(i)) => calls.iter().rposition(|c| c.index == Some(i)),
             (None, None) => (!calls.is_empty() && d.name.is_none()).then(|| calls.len() - 1),
         };

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::{
-    AllowedMode, ChatRequest, Finish, Message, Outcome, Provider, StrictPolicy, ToolCall,
-    ToolChoice, Usage,
+    AllowedMode, ChatRequest, Finish, HostedTool, Message, Outcome, Provider, StrictPolicy,
+    ToolCall, ToolChoice, Usage,
 };
 
 /// What tooltape writes first: one trial, as the library's caller would ask it.
@@ -48,6 +48,12 @@ pub struct DriverTrial {
     /// answers `unsupported`: the shared loops do so unless the driver says it supports it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking: Option<u32>,
+    /// Hosted (server-side) tools the caller offers beside its functions, in tooltape's neutral
+    /// form (`{"type": "web_search", "grounding": "auto"}`); absent: none. The library must send
+    /// each in the API's own shape or refuse (a driver whose library cannot answers
+    /// `unsupported`: the shared loops do so unless the driver says it supports it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosted: Vec<HostedTool>,
     /// `"previous_response_id"` (Responses only): the library is to continue each round by the
     /// last answer's response id, sending only the round's results and leaving the earlier
     /// context to the server (class 22); absent: it sends the whole conversation. A driver whose
@@ -166,6 +172,10 @@ pub enum Next {
         results: Vec<DriverMessage>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tool_choice: Option<Value>,
+        /// The tools in force from this round on, when the round changes them (class 26);
+        /// absent: the tools stay as they were.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tools: Option<Vec<DriverTool>>,
     },
     Done {
         done: bool,
@@ -269,6 +279,42 @@ pub(crate) fn choice_of(v: &Value) -> Option<ToolChoice> {
     }
 }
 
+/// `req`'s tools in the protocol's spelling, for a library speaking `api`.
+pub(crate) fn driver_tools(api: Provider, req: &ChatRequest) -> Vec<DriverTool> {
+    let strict_dialect = req.asks_strict()
+        && matches!(
+            api,
+            Provider::OpenaiChat | Provider::OpenaiResponses | Provider::Anthropic
+        );
+    req.tools
+        .iter()
+        .map(|t| DriverTool {
+            name: t.name.clone(),
+            description: t.description.clone(),
+            parameters: t.parameters.clone(),
+            strict_parameters: strict_dialect
+                .then(|| {
+                    crate::schema::strict_parameters(api, &t.parameters)
+                        .ok()
+                        .map(|s| s.schema)
+                })
+                .flatten(),
+        })
+        .collect()
+}
+
+impl DriverTool {
+    /// The neutral tool (a faithful library sends it as the caller wrote it).
+    pub fn neutral(&self) -> crate::model::Tool {
+        crate::model::Tool {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            parameters: self.parameters.clone(),
+            strict: None,
+        }
+    }
+}
+
 impl DriverTrial {
     /// The trial for a neutral request.
     pub fn of(
@@ -279,11 +325,6 @@ impl DriverTrial {
         req: &ChatRequest,
     ) -> DriverTrial {
         let strict = req.asks_strict();
-        let strict_dialect = strict
-            && matches!(
-                api,
-                Provider::OpenaiChat | Provider::OpenaiResponses | Provider::Anthropic
-            );
         DriverTrial {
             name,
             api: api.slug().to_string(),
@@ -293,27 +334,13 @@ impl DriverTrial {
             options,
             stream: req.stream,
             messages: req.messages.iter().map(DriverMessage::of).collect(),
-            tools: req
-                .tools
-                .iter()
-                .map(|t| DriverTool {
-                    name: t.name.clone(),
-                    description: t.description.clone(),
-                    parameters: t.parameters.clone(),
-                    strict_parameters: strict_dialect
-                        .then(|| {
-                            crate::schema::strict_parameters(api, &t.parameters)
-                                .ok()
-                                .map(|s| s.schema)
-                        })
-                        .flatten(),
-                })
-                .collect(),
+            tools: driver_tools(api, req),
             tool_choice: req.tool_choice.as_ref().map(choice_value),
             parallel_tool_calls: req.parallel_tool_calls,
             strict,
             max_tokens: req.max_tokens,
             thinking: req.thinking,
+            hosted: req.hosted.clone(),
             continue_with: None,
         }
     }
@@ -322,20 +349,12 @@ impl DriverTrial {
     pub fn request(&self) -> ChatRequest {
         let mut req = ChatRequest::empty(self.model.clone(), self.stream);
         req.messages = self.messages.iter().map(DriverMessage::neutral).collect();
-        req.tools = self
-            .tools
-            .iter()
-            .map(|t| crate::model::Tool {
-                name: t.name.clone(),
-                description: t.description.clone(),
-                parameters: t.parameters.clone(),
-                strict: None,
-            })
-            .collect();
+        req.tools = self.tools.iter().map(DriverTool::neutral).collect();
         req.tool_choice = self.tool_choice.as_ref().and_then(choice_of);
         req.parallel_tool_calls = self.parallel_tool_calls;
         req.max_tokens = self.max_tokens;
         req.thinking = self.thinking;
+        req.hosted.clone_from(&self.hosted);
         req.strict = if self.strict {
             StrictPolicy::Require
         } else {

@@ -9,7 +9,9 @@ use super::protocol::{
     DriverCall, DriverChunk, DriverError, DriverMessage, DriverResult, DriverTrial, Next,
 };
 use crate::model::{ChatRequest, Message, Outcome, Provider, ToolCall, ToolChoice};
-use crate::run::Endpoint;
+use crate::run::{Endpoint, SupportCache, fallback_step};
+
+mod mutants;
 
 /// A deliberate bug in the reference driver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,13 +36,34 @@ pub enum Mutant {
     /// The reasoning state of an answer (thinking blocks, reasoning items, thought signatures)
     /// not kept in the conversation: the next round goes upstream without it.
     DropReasoning,
+    /// Every tool result of a round sent back under the first call's id.
+    ResultsOneId,
+    /// The tools of the first request sent again in every round: a change of the tools in
+    /// force between rounds is not followed.
+    StaleTools,
+    /// Call ids sent to Anthropic in Kimi K2's style (`functions.NAME:IDX`), which Anthropic's
+    /// `^[a-zA-Z0-9_-]+$` rejects (BerriAI/litellm#34523: such ids reach an Anthropic request
+    /// unless rewritten).
+    KimiIds,
+    /// Tool names over 64 characters cut to their first 64 (OpenAI's limit) whatever the target,
+    /// and calls handed over under the cut name, never restored (Trae-AI/TRAE#2194: MCP tool
+    /// names truncated, the model calls a tool the client cannot find).
+    TruncateNames,
+    /// A hosted web search the caller offered left out of the request, the rest sent
+    /// (ahmadrosid/nakama#825: hosted `web_search` dropped on Gemini whenever local tools shared
+    /// the turn, the model answering as though it had searched).
+    DropHosted,
+    /// Chat streams: usage read from the chunk carrying the finish only, so usage sent in its own
+    /// final chunk (`choices: []`, as `stream_options.include_usage` frames it) is lost
+    /// (AstrBotDevs/AstrBot#8306: the usage chunk skipped for its empty choices).
+    UsageOnFinish,
     /// A round to be continued by `previous_response_id` sent with only its results and no
     /// id: the upstream gets the results without the conversation they belong to.
     DropResponseId,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 10] = [
+    pub const ALL: [(&'static str, Mutant); 16] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -50,6 +73,12 @@ impl Mutant {
         ("omit-strict", Mutant::OmitStrict),
         ("empty-fragments", Mutant::EmptyFragments),
         ("drop-reasoning", Mutant::DropReasoning),
+        ("results-one-id", Mutant::ResultsOneId),
+        ("stale-tools", Mutant::StaleTools),
+        ("kimi-ids", Mutant::KimiIds),
+        ("truncate-names", Mutant::TruncateNames),
+        ("drop-hosted", Mutant::DropHosted),
+        ("usage-on-finish", Mutant::UsageOnFinish),
         ("drop-response-id", Mutant::DropResponseId),
     ];
 
@@ -71,6 +100,8 @@ impl Mutant {
             Mutant::RequiredToAuto if req.tool_choice == Some(ToolChoice::Required) => {
                 req.tool_choice = Some(ToolChoice::Auto);
             }
+            Mutant::TruncateNames => mutants::truncate_names(&mut req),
+            Mutant::DropHosted => req.hosted.clear(),
             _ => {}
         }
         req
@@ -106,6 +137,22 @@ impl Mutant {
             text,
             tool_calls: calls,
             opaque: o.opaque.clone(),
+        }
+    }
+
+    /// The round's results as the library links them to their calls.
+    fn link(self, results: &mut [Message]) {
+        if self != Mutant::ResultsOneId {
+            return;
+        }
+        let first = results.iter().find_map(|m| match m {
+            Message::Tool { call_id, .. } => Some(call_id.clone()),
+            _ => None,
+        });
+        for m in results {
+            if let (Message::Tool { call_id, .. }, Some(f)) = (m, &first) {
+                call_id.clone_from(f);
+            }
         }
     }
 
@@ -201,6 +248,7 @@ async fn call(
     mutant: Mutant,
     (trial, previous): (&DriverTrial, Option<&str>),
     req: &ChatRequest,
+    cache: &SupportCache,
 ) -> (DriverResult, Outcome) {
     let error = |kind: &str, message: String| {
         let r = DriverResult {
@@ -216,32 +264,51 @@ async fn call(
     let Some(api) = Provider::from_slug(&trial.api) else {
         return error("UnknownApi", format!("unknown api `{}`", trial.api));
     };
-    let sent = mutant.request(req.clone());
-    let mut encoded = match crate::providers::encode(api, &sent) {
-        Ok(e) => e,
-        Err(e) => return error("EncodeError", e.to_string()),
-    };
-    if mutant == Mutant::OmitStrict && api == Provider::OpenaiResponses {
-        mutant.omit_strict(&mut encoded.request.body);
-    }
-    if let Some(id) = previous {
-        crate::providers::openai_responses::continue_from(&mut encoded.request.body, id);
-        if mutant == Mutant::DropResponseId
-            && let Some(o) = encoded.request.body.as_object_mut()
-        {
-            o.remove("previous_response_id");
-        }
-    }
     let endpoint = Endpoint {
         base_url: trial.base_url.trim_end_matches('/').to_string(),
         key: Some(trial.api_key.clone()),
         extra_headers: Vec::new(),
     };
-    match crate::run::send(client, &endpoint, api, &sent, &encoded.request).await {
+    let mut sent = mutant.request(req.clone());
+    let answer = loop {
+        let mut encoded = match crate::providers::encode(api, &sent) {
+            Ok(e) => e,
+            Err(e) => return error("EncodeError", e.to_string()),
+        };
+        if mutant == Mutant::OmitStrict && api == Provider::OpenaiResponses {
+            mutant.omit_strict(&mut encoded.request.body);
+        }
+        if mutant == Mutant::KimiIds && api == Provider::Anthropic {
+            mutants::kimi_ids(&mut encoded.request.body);
+        }
+        if let Some(id) = previous {
+            crate::providers::openai_responses::continue_from(&mut encoded.request.body, id);
+            if mutant == Mutant::DropResponseId
+                && let Some(o) = encoded.request.body.as_object_mut()
+            {
+                o.remove("previous_response_id");
+            }
+        }
+        let answer = crate::run::send(client, &endpoint, api, &sent, &encoded.request).await;
+        // tooltape's own hosted-search variant fallback (`web_search` answered unsupported:
+        // `web_search_preview`), as its direct runs and `tooltape proxy` do.
+        match answer {
+            Ok((_, outcome)) if fallback_step(api, &mut sent, &outcome, cache).is_some() => {}
+            answer => break answer,
+        }
+    };
+    match answer {
         Err(e) => error("ConnectionError", e),
         Ok((_, Err(e))) => error("DecodeError", e.to_string()),
         Ok((response, Ok(o))) => {
             let mut r = mutant.result(&o, req.stream);
+            if mutant == Mutant::UsageOnFinish
+                && req.stream
+                && matches!(api, Provider::OpenaiChat | Provider::TextProtocol)
+                && !mutants::usage_on_finish(&response.body)
+            {
+                r.usage = None;
+            }
             if api == Provider::OpenaiResponses {
                 r.response_id = crate::providers::openai_responses::response_id(&response.body);
             }
@@ -289,6 +356,7 @@ pub async fn drive(
     mut output: impl AsyncWrite + Unpin,
 ) -> Result<(), String> {
     let client = crate::run::client(std::time::Duration::from_secs(60));
+    let cache = SupportCache::new(SupportCache::DEFAULT_TTL);
     let mut lines = BufReader::new(input).lines();
     while let Some(line) = next_line(&mut lines).await? {
         let trial: DriverTrial = serde_json::from_str(&line)
@@ -298,7 +366,8 @@ pub async fn drive(
         // The last answer's id, when the trial's rounds are continued by it.
         let mut previous: Option<String> = None;
         loop {
-            let (r, outcome) = call(&client, mutant, (&trial, previous.as_deref()), &req).await;
+            let turn = (&trial, previous.as_deref());
+            let (r, outcome) = call(&client, mutant, turn, &req, &cache).await;
             previous = r.response_id.clone().filter(|_| by_id);
             let calls: Vec<_> = r
                 .calls
@@ -318,12 +387,18 @@ pub async fn drive(
                 Next::Results {
                     results,
                     tool_choice,
+                    tools,
                 } => {
                     req.tool_choice = tool_choice.as_ref().and_then(super::protocol::choice_of);
+                    if let Some(tools) = tools.filter(|_| mutant != Mutant::StaleTools) {
+                        req.tools = tools.iter().map(|t| t.neutral()).collect();
+                    }
                     req.messages
                         .push(mutant.kept(&outcome, r.text.clone(), calls));
-                    req.messages
-                        .extend(results.iter().map(DriverMessage::neutral));
+                    let mut sent: Vec<Message> =
+                        results.iter().map(DriverMessage::neutral).collect();
+                    mutant.link(&mut sent);
+                    req.messages.extend(sent);
                 }
             }
         }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::check;
 use super::driver::{Driver, Spec};
 use super::profile::LoadedClient;
-use super::protocol::{DriverMessage, DriverResult, DriverTrial, Next, choice_value};
+use super::protocol::{DriverMessage, DriverResult, DriverTrial, Next, choice_value, driver_tools};
 use crate::engine::{
     CallerReply, CallerRequest, Cell, Exchange, Finding, FindingKind, Kept, PromptWatch,
     RoundAnswer, RoutedTrial, Side, Upstream, Way, broken, judge,
@@ -92,11 +92,6 @@ impl Way for Driven {
     ) -> Result<(CallerRequest, DriverTrial), Cell> {
         let api = trial.route.upstream;
         let (base, mut req) = trial.first_request(api);
-        if !req.hosted.is_empty() {
-            return Err(Cell::NotApplicable(
-                "hosted tools are not part of the driver protocol".into(),
-            ));
-        }
         let options = (self.profile)
             .route(&trial.route.name())
             .map(|r| r.options.clone())
@@ -199,14 +194,25 @@ impl Way for Driven {
             judge::decoded(target, &neutral, ex)
         };
         let cut = expected.as_ref().and_then(broken);
-        check::downstream(
+        let mut findings = check::downstream(
             asked.inbound,
             got,
             ex.status,
             expected.as_ref(),
             raw.as_ref(),
             cut,
-        )
+        );
+        if ex.status >= 400 || cut.is_some() || got.error.is_some() {
+            return findings;
+        }
+        if ex.streamed && matches!(target, Provider::OpenaiChat | Provider::TextProtocol) {
+            let body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
+            let asked_usage =
+                body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+            findings.extend(check::usage_framed(asked_usage, &ex.body(), got));
+        }
+        findings.extend(judge::names_restored(asked, ex, target, &got.outcome()));
+        findings
     }
 
     fn continues(
@@ -221,7 +227,7 @@ impl Way for Driven {
     async fn round(
         &self,
         worker: &mut DriverWorker,
-        _: &CallerRequest,
+        asked: &CallerRequest,
         _: &DriverTrial,
         prev: &ChatRequest,
         next: &ChatRequest,
@@ -235,6 +241,7 @@ impl Way for Driven {
         let step = Next::Results {
             results,
             tool_choice: next.tool_choice.as_ref().map(choice_value),
+            tools: (next.tools != prev.tools).then(|| driver_tools(asked.inbound, next)),
         };
         let sent = watched(watch, worker.step(&step)).await;
         let got: CallerReply = sent.answer.as_ref().map_err(Clone::clone).map(|g| {

@@ -214,6 +214,7 @@ fn upstream_of(
             client_req,
             asked.inbound,
         ));
+        findings.extend(check::linked(client_req, &d.request));
     }
     findings.extend(routed_elsewhere(asked.target, target));
     findings.extend(refused(asked, ex, target, &sent.body));
@@ -318,15 +319,11 @@ pub(crate) fn downstream(
         ex.status,
         expected.as_ref(),
     );
-    if let (Ok(o), Ok(sent)) = (
-        outcome,
-        crate::providers::decode_request(target, &sent_request(ex)),
-    ) {
-        findings.extend(check::names_restored(
-            &asked.req.tools,
-            &sent.request.tools,
-            o,
-        ));
+    if let Ok(o) = outcome {
+        findings.extend(names_restored(asked, ex, target, o));
+    }
+    if let Ok(o) = outcome {
+        findings.extend(check::downstream_ids(asked.inbound, o, expected.as_ref()));
     }
     if asked.req.stream && response.is_success() && ex.status < 400 {
         let shape = events::shape(asked.inbound, &response.body);
@@ -341,6 +338,19 @@ pub(crate) fn downstream(
         }
     }
     findings
+}
+
+/// Downstream: every call the client got names the client's tool, not the name the request
+/// `ex` carried to `target` in its place (a name shortened upstream must be restored).
+pub(crate) fn names_restored(
+    asked: &CallerRequest,
+    ex: &Exchange,
+    target: Provider,
+    got: &Outcome,
+) -> Vec<Finding> {
+    crate::providers::decode_request(target, &sent_request(ex))
+        .map(|sent| check::names_restored(&asked.req.tools, &sent.request.tools, got))
+        .unwrap_or_default()
 }
 
 /// What upstream answered, decoded. The client reads its answer as `inbound` (its decoder
@@ -452,12 +462,34 @@ pub(crate) fn round(
             ..f
         })
         .collect();
+    if !round_invalid
+        && asked
+            .base
+            .case
+            .file
+            .rounds
+            .iter()
+            .any(|r| r.changes_tools())
+    {
+        let sent_tools: Option<Vec<String>> = if target == Provider::TextProtocol {
+            Some(check::text_protocol_tools(&sent.body))
+        } else {
+            (sent_decoded.as_ref())
+                .map(|d| d.request.tools.iter().map(|t| t.name.clone()).collect())
+        };
+        let in_force: Vec<&str> = next.tools.iter().map(|t| t.name.as_str()).collect();
+        if let Some(sent_tools) = sent_tools {
+            let sent_tools: Vec<&str> = sent_tools.iter().map(String::as_str).collect();
+            findings.extend(check::tool_set(n, &in_force, &sent_tools));
+        }
+    }
     findings.extend(lost.into_iter().map(|f| Finding {
         message: format!("round {}: {}", n + 1, f.message),
         ..f
     }));
     if let (Some(d), false) = (&sent_decoded, round_invalid) {
         let mut own = check::upstream_ids(&d.request, target, next, asked.inbound);
+        own.extend(check::linked(next, &d.request));
         if let Some(answered) = answered {
             own.extend(check::reasoning(answered, &d.request));
         }

@@ -30,14 +30,6 @@ pub(super) struct Shared {
     pub conversations: std::sync::Arc<Conversations>,
 }
 
-/// What the client's request asks besides the neutral request: a Chat client's usage chunk,
-/// a Responses client's conversation state.
-#[derive(Debug)]
-pub(super) struct Asked {
-    pub usage_chunk: bool,
-    pub continuation: Continuation,
-}
-
 /// Answers one request (never panics: every failure is an answer in the client's format).
 pub(super) async fn answer(shared: &Shared, req: &Request) -> Answer {
     if req.method == "GET" && req.path == "/health" {
@@ -62,11 +54,22 @@ pub(super) async fn answer(shared: &Shared, req: &Request) -> Answer {
         Ok(routed) => routed,
         Err(answer) => return answer,
     };
-    forward(shared, route, inbound, &alias, neutral, asked).await
+    forward(shared, route, inbound, &alias, neutral, &asked).await
+}
+
+/// What a client asked that the neutral request does not carry.
+#[derive(Debug)]
+pub(super) struct Asked {
+    /// A Chat client asked for its usage chunk (`stream_options.include_usage`).
+    pub usage_chunk: bool,
+    /// The tools a Messages client asked to stream eagerly (`eager_input_streaming`).
+    pub eager: Vec<String>,
+    /// A Responses client's conversation state (`previous_response_id`, `store`).
+    pub continuation: Continuation,
 }
 
 /// Phase 1: the inbound format from the route table, then the body as the neutral request (and
-/// whether a Chat client asked for its usage chunk); a request the client's own API would reject
+/// what it asked that the neutral request does not carry); a request the client's own API would reject
 /// gets that API's 400 and nothing goes upstream.
 pub(super) fn decode(
     config: &ProxyConfig,
@@ -95,20 +98,16 @@ pub(super) fn decode(
         .map_err(|e| fail(400, &format!("the request body is not valid JSON: {e}")))?;
     let refused = inbound::rejection(inbound, &body);
     // Chat: usage comes in its own final chunk only when the client asks for it.
-    let usage_chunk = body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
-    let continuation = Continuation::of(inbound, &body);
+    let asked = Asked {
+        usage_chunk: body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true)),
+        eager: super::eager::eager_tools(inbound, &body),
+        continuation: Continuation::of(inbound, &body),
+    };
     let neutral = inbound::decode(inbound, path, &req.query, body)
         .map_err(|field| fail(400, &format!("invalid request: {field}")))?;
     match refused {
         Some(rej) => Err(refusal(inbound, &rej)),
-        None => Ok((
-            inbound,
-            neutral,
-            Asked {
-                usage_chunk,
-                continuation,
-            },
-        )),
+        None => Ok((inbound, neutral, asked)),
     }
 }
 
@@ -138,7 +137,7 @@ async fn forward(
     inbound: Inbound,
     alias: &str,
     mut neutral: ChatRequest,
-    asked: Asked,
+    asked: &Asked,
 ) -> Answer {
     let provider = route.provider;
     let meta = meta(inbound, alias);
@@ -159,7 +158,7 @@ async fn forward(
     crate::providers::call_ids::fit_request(provider, &mut neutral);
     // At most one retry: the `web_search` → `web_search_preview` fallback.
     for _attempt in 0..2 {
-        let (encoded, headers) = match encode(provider, inbound, &neutral) {
+        let (encoded, headers) = match encode(provider, inbound, &neutral, &asked.eager) {
             Ok(encoded) => encoded,
             Err(answer) => return answer,
         };
@@ -188,12 +187,14 @@ async fn forward(
             headers: Default::default(),
             body,
         };
-        let outcome = providers::decode(provider, &neutral, &http);
+        let mut outcome = providers::decode(provider, &neutral, &http);
         if fallback_step(provider, &mut neutral, &outcome, &shared.cache).is_some() {
             continue;
         }
-        if let Ok(o) = &outcome {
+        if let Ok(o) = &mut outcome {
             shared.reasoning.remember(provider, &neutral, o);
+            // Ids valid in the client's API and distinct, whatever upstream answered.
+            crate::providers::call_ids::fit_answer(super::inbound::provider(inbound), o);
             if let Some(keep) = keep.filter(|_| status < 400) {
                 keep.answered(o);
             }
@@ -223,15 +224,19 @@ fn encode(
     provider: Provider,
     inbound: Inbound,
     neutral: &ChatRequest,
+    eager: &[String],
 ) -> Result<(Encoded, Headers), Answer> {
     let mut headers: Headers = vec![("x-tooltape-upstream".into(), provider.slug().into())];
-    let encoded = match providers::encode(provider, neutral) {
+    let mut encoded = match providers::encode(provider, neutral) {
         Ok(e) => e,
         Err(e) => {
             headers.push(("x-tooltape-refused".into(), e.code.clone()));
             return Err(error(inbound, 400, &e.to_string(), headers));
         }
     };
+    if let Some(note) = super::eager::apply(provider, &mut encoded.request.body, eager) {
+        encoded.notes.push(note);
+    }
     if !encoded.notes.is_empty() {
         let notes = header_text(&encoded.notes.join("; "));
         headers.push(("x-tooltape-notes".into(), notes));

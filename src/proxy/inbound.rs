@@ -34,7 +34,7 @@ pub(crate) fn format_of(
 }
 
 /// The provider whose request decoder reads `inbound`'s bodies.
-fn provider(inbound: Inbound) -> Provider {
+pub(super) fn provider(inbound: Inbound) -> Provider {
     match inbound {
         Inbound::Chat => Provider::OpenaiChat,
         Inbound::Responses => Provider::OpenaiResponses,

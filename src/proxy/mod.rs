@@ -8,6 +8,7 @@
 mod answer;
 mod config;
 mod conversations;
+mod eager;
 mod forward;
 mod inbound;
 mod read;

@@ -35,6 +35,7 @@ pub(super) fn stream(
         let mut writer = StreamWriter::new(inbound, meta);
         let mut decoder = StreamDecoder::new(provider, &neutral);
         let mut tracker = Tracker::new(provider, &neutral);
+        tracker.client = super::inbound::provider(inbound);
         let first = writer.start();
         if !first.is_empty() && tx.send(first).await.is_err() {
             return;
@@ -138,6 +139,9 @@ fn event_pieces(chunk: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// rewrite changed go through the incremental restore (the buffered path restores on decode).
 struct Tracker<'s> {
     provider: Provider,
+    /// The client's API: the ids of the calls it gets are valid there and distinct.
+    client: Provider,
+    ids: Vec<String>,
     req: &'s ChatRequest,
     text_sent: Vec<usize>,
     args_sent: Vec<String>,
@@ -150,6 +154,8 @@ impl<'s> Tracker<'s> {
     fn new(provider: Provider, req: &'s ChatRequest) -> Tracker<'s> {
         Tracker {
             provider,
+            client: provider,
+            ids: Vec::new(),
             req,
             text_sent: Vec::new(),
             args_sent: Vec::new(),
@@ -182,7 +188,9 @@ impl<'s> Tracker<'s> {
                 } else {
                     c.id.to_string()
                 };
+                let id = crate::providers::call_ids::answer_id(self.client, &id, k, &self.ids);
                 out.extend(w.call_start(&id, c.name));
+                self.ids.push(id);
                 self.args_sent.push(String::new());
                 self.filters.push(crate::schema::stream_filter(
                     self.provider,

@@ -160,5 +160,6 @@ pub(crate) fn follow_up(
     if matches!(choice, ChoiceSpec::Choice(_)) {
         req.tool_choice = Some(ToolChoice::Auto);
     }
+    round.apply_tools(&mut req.tools);
     req
 }

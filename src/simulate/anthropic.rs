@@ -9,14 +9,15 @@ use super::exchange::Ctx;
 use super::exchange::SimResponse;
 use super::openai_chat::content_text;
 use super::wire;
-use crate::model::ToolChoice;
+use crate::model::{Provider, ToolChoice};
 use crate::scenario::{StreamFault, StreamShape};
 
 fn field_required(path: &str) -> Rejection {
     Rejection::bad_request(format!("{path}: Field required"))
 }
 
-pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
+/// Reads a Messages request; `betas` is its `anthropic-beta` header.
+pub(crate) fn parse(body: &Value, betas: Option<&str>) -> Result<Ask, Rejection> {
     let model = match body.get("model").and_then(Value::as_str) {
         Some(m) if !m.is_empty() => m,
         _ => return Err(field_required("model")),
@@ -38,6 +39,7 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
             ));
         }
     };
+    let mut deferred = Vec::new();
     for (i, t) in tools.iter().enumerate() {
         match t.get("type").and_then(Value::as_str) {
             None | Some("custom") => {
@@ -51,11 +53,16 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
                     };
                     return Err(field_required(&format!("tools.{i}.custom.{missing}")));
                 };
-                ask.tools.push(FnTool {
+                let tool = FnTool {
                     name: name.to_string(),
                     schema: schema.clone(),
                     strict: t.get("strict") == Some(&Value::Bool(true)),
-                });
+                };
+                if t.get("defer_loading") == Some(&Value::Bool(true)) {
+                    deferred.push(tool);
+                } else {
+                    ask.tools.push(tool);
+                }
             }
             Some(server) => {
                 if server.starts_with("web_search_") && ask.search.is_none() {
@@ -65,6 +72,7 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
             }
         }
     }
+    super::tool_changes::apply(messages, &mut ask.tools, deferred, betas)?;
     read_choice(body, &mut ask)?;
     read_messages(messages, &mut ask);
     Ok(ask)
@@ -195,16 +203,17 @@ fn blocks(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
         out.push(json!({"type": "text", "text": turn.text()}));
     }
     let last = turn.calls.len().saturating_sub(1);
+    let ids = super::decide::call_ids(Provider::Anthropic, &turn.calls, |i| {
+        Some(wire::id("toolu_", ctx.seed, "toolu", i, 24))
+    });
     for (i, c) in turn.calls.iter().enumerate() {
         let input = if turn.wire.cut_last_call && i == last {
             json!({})
         } else {
             c.arguments.clone()
         };
-        out.push(
-            json!({"type": "tool_use", "id": wire::id("toolu_", ctx.seed, "toolu", i, 24),
-                        "name": c.name, "input": input}),
-        );
+        out.push(json!({"type": "tool_use", "id": ids[i],
+                        "name": c.name, "input": input}));
     }
     out
 }

@@ -76,6 +76,8 @@ pub(crate) struct Call {
     pub arguments: Value,
     /// The arguments exactly as written on the wire (`""`, `"{}"`), when the scenario pins them.
     pub raw: Option<String>,
+    /// The id the scenario pins for the call (`ScenarioCall::id`).
+    pub id: Option<String>,
 }
 
 impl Call {
@@ -94,6 +96,26 @@ impl Call {
             _ => Some(&self.arguments),
         }
     }
+}
+
+/// The ids of `calls` in `api`: each scenario-pinned id `api` takes, else `made(i)` (the API's
+/// own; `None` for Gemini, whose calls carry no id). Only Chat-compatible servers answer two
+/// calls sharing one id: elsewhere a pinned id repeated is replaced too.
+pub(super) fn call_ids(
+    api: crate::model::Provider,
+    calls: &[Call],
+    made: impl Fn(usize) -> Option<String>,
+) -> Vec<Option<String>> {
+    let mut out: Vec<Option<String>> = Vec::with_capacity(calls.len());
+    for (i, c) in calls.iter().enumerate() {
+        let pinned = c.id.as_ref().filter(|id| {
+            crate::providers::call_ids::invalid(api, id).is_none()
+                && (api == crate::model::Provider::OpenaiChat
+                    || !out.iter().any(|o| o.as_ref() == Some(*id)))
+        });
+        out.push(pinned.cloned().or_else(|| made(i)));
+    }
+    out
 }
 
 /// A hosted web search the model ran.
@@ -262,6 +284,7 @@ fn pinned(tools: &[&FnTool], wanted: &[ScenarioCall]) -> Vec<Call> {
                 name: c.name.clone(),
                 arguments: Value::Object(arguments),
                 raw: c.raw_arguments.clone(),
+                id: c.id.clone(),
             })
         })
         .collect()
@@ -418,5 +441,6 @@ fn generated(tool: &FnTool) -> Call {
             Value::Object(Map::new())
         },
         raw: None,
+        id: None,
     }
 }

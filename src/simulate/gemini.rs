@@ -9,7 +9,7 @@ use super::errors::Rejection;
 use super::exchange::Ctx;
 use super::exchange::SimResponse;
 use super::wire;
-use crate::model::{AllowedMode, ToolChoice, empty_parameters};
+use crate::model::{AllowedMode, Provider, ToolChoice, empty_parameters};
 use crate::scenario::{StreamFault, StreamShape};
 
 const JSON_TYPE: &str = "application/json; charset=UTF-8";
@@ -211,8 +211,13 @@ fn parts(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
     }
     // A call cut by the token limit is never emitted: Gemini sends calls whole.
     let emitted = turn.calls.len() - usize::from(turn.wire.cut_last_call);
+    let ids = super::decide::call_ids(Provider::Gemini, &turn.calls, |_| None);
     for (i, c) in turn.calls.iter().take(emitted).enumerate() {
         let mut call = json!({"name": c.name});
+        // Gemini's calls carry no id unless the scenario pins one (`functionCall.id`).
+        if let Some(id) = &ids[i] {
+            call["id"] = json!(id);
+        }
         if let Some(args) = c.arguments_object() {
             call["args"] = args.clone();
         }

@@ -27,6 +27,7 @@ mod route;
 mod server;
 mod store;
 mod text_protocol;
+mod tool_changes;
 mod wire;
 
 #[cfg(test)]

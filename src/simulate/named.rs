@@ -160,6 +160,7 @@ fn first_call(ask: &Ask, raw: Option<&str>) -> Vec<ScenarioCall> {
             name: t.name.clone(),
             arguments: Map::new(),
             raw_arguments: raw.map(str::to_string),
+            id: None,
         })
         .collect()
 }
@@ -176,6 +177,7 @@ fn parallel(s: &mut Scenario, ask: &Ask) {
             name: t.name.clone(),
             arguments: generated(&t.schema),
             raw_arguments: None,
+            id: None,
         })
         .collect();
 }

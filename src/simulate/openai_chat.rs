@@ -8,7 +8,7 @@ use super::errors::Rejection;
 use super::exchange::Ctx;
 use super::exchange::SimResponse;
 use super::wire;
-use crate::model::{AllowedMode, ToolChoice, empty_parameters};
+use crate::model::{AllowedMode, Provider, ToolChoice, empty_parameters};
 use crate::scenario::{StreamFault, StreamShape};
 
 /// `model` as OpenAI requires it.
@@ -249,6 +249,9 @@ pub(crate) struct ChatOut {
 
 pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
     let last = turn.calls.len().saturating_sub(1);
+    let ids = super::decide::call_ids(Provider::OpenaiChat, &turn.calls, |i| {
+        Some(wire::id("call_", ctx.seed, "call", i, 24))
+    });
     let calls: Vec<(String, String, String)> = turn
         .calls
         .iter()
@@ -260,11 +263,7 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
             } else {
                 args
             };
-            (
-                wire::id("call_", ctx.seed, "call", i, 24),
-                c.name.clone(),
-                args,
-            )
+            (ids[i].clone().unwrap_or_default(), c.name.clone(), args)
         })
         .collect();
     let finish = if turn.wire.refusal.is_some() {

@@ -12,7 +12,7 @@ use super::openai_chat::{
     trailing_results,
 };
 use super::wire;
-use crate::model::empty_parameters;
+use crate::model::{Provider, empty_parameters};
 use crate::respond::ResponsesEvents as Events;
 use crate::scenario::{StreamFault, StreamShape};
 
@@ -144,6 +144,9 @@ fn items(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
         );
     }
     let last = turn.calls.len().saturating_sub(1);
+    let ids = super::decide::call_ids(Provider::OpenaiResponses, &turn.calls, |i| {
+        Some(wire::id("call_", ctx.seed, "call", i, 24))
+    });
     for (i, c) in turn.calls.iter().enumerate() {
         if let Some(r) = &turn.wire.reasoning {
             // A reasoning item before each call: reasoning interleaved between function calls.
@@ -162,7 +165,8 @@ fn items(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
         out.push(
             json!({"id": wire::id("fc_", ctx.seed, "fc", i, 48), "type": "function_call",
             "status": status, "arguments": args,
-            "call_id": wire::id("call_", ctx.seed, "call", i, 24), "name": c.name}),
+            "call_id": ids[i], 
+            "name": c.name}),
         );
     }
     out

@@ -94,7 +94,10 @@ fn answer_api(
             (Provider::OpenaiChat, openai_chat::parse(&body)?)
         }
         Provider::OpenaiResponses => (Provider::OpenaiResponses, openai_responses::parse(&body)?),
-        Provider::Anthropic => (Provider::Anthropic, anthropic::parse(&body)?),
+        Provider::Anthropic => (
+            Provider::Anthropic,
+            anthropic::parse(&body, header(req, "anthropic-beta"))?,
+        ),
         Provider::Gemini => {
             let model = api.model.as_deref().unwrap_or_default();
             (
@@ -109,6 +112,10 @@ fn answer_api(
     let scenario = named.as_ref().unwrap_or(scenario);
     check_hosted(api, &ask, scenario)?;
     if let Some(rej) = tool_rejection(provider, &body) {
+        return Err(rej);
+    }
+    // A call or result id the API rejects (class 20): its own 400.
+    if let Some(rej) = crate::providers::call_ids::rejection(provider, &body) {
         return Err(rej);
     }
     if let Some(message) = missing_reasoning(&provider, &body, scenario) {

@@ -15,21 +15,24 @@ use serde_json::{Value, json};
 use tooltape::{Case, discover, runtime};
 
 use crate::loopback_proxy::{ProxyBody, path_and_query, read, respond, send, serve};
-use crate::scratch::{Scratch, repo};
+use crate::scratch::{HOSTED, LONG_NAME, Scratch, repo};
 
 /// The same-format routes: the proxy forwards each request to the same API it came in on.
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 7] = [
+const CASES: [&str; 8] = [
     "weather",
     "parallel",
     "strict_invoice",
     "tool_error",
     "c04_parallel_shared_index",
     "c19_reasoning_state_kept",
+    TOOLS_CHANGE,
     "c22_previous_response_id",
 ];
+/// Class 26: the second request changes the tools in force.
+const TOOLS_CHANGE: &str = "c26_tools_change_between_rounds";
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the gateway must answer an error, not a 200"
 tools = ["get_weather"]
 providers = ["openai-chat", "openai-responses", "anthropic", "gemini"]
@@ -42,26 +45,6 @@ content = "Mutant check: is it raining in Oslo?"
 [simulate]
 error = { status = 500, message = "upstream exploded" }
 "#;
-
-/// Corpus cases run on the routes that express them only (a copy with `providers` narrowed,
-/// and `choices` where given): hosted search beside a function (class 23) and an MCP name over
-/// 64 characters (class 24, Gemini's 128 carries it), forced, so that the model calls it.
-const HOSTED: &str = "c23_hosted_search_beside_function";
-const LONG_NAME: &str = "c24_mcp_name_over_64";
-const NARROWED: [(&str, &str, Option<&str>); 2] = [
-    (
-        HOSTED,
-        r#"["openai-responses", "anthropic", "gemini"]"#,
-        None,
-    ),
-    (
-        LONG_NAME,
-        r#"["gemini"]"#,
-        Some(
-            r#"["forced-mcp__github_enterprise_server__list_repository_pull_request_review_comments_by_author"]"#,
-        ),
-    ),
-];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mutant {
@@ -82,14 +65,16 @@ enum Mutant {
     SharedIndexMerged,
     ReasoningAltered,
     KimiIds,
+    GeminiSameId,
     HostedDropped,
     NameTruncated,
     UsageOnFinishChunk,
+    ToolsFrozen,
     ContextDropped,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 21] = [
+    const ALL: [Mutant; 23] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -107,9 +92,11 @@ impl Mutant {
         Mutant::SharedIndexMerged,
         Mutant::ReasoningAltered,
         Mutant::KimiIds,
+        Mutant::GeminiSameId,
         Mutant::HostedDropped,
         Mutant::NameTruncated,
         Mutant::UsageOnFinishChunk,
+        Mutant::ToolsFrozen,
         Mutant::ContextDropped,
     ];
 
@@ -138,9 +125,11 @@ impl Mutant {
                 "reasoning sent back altered (signature, encrypted content)"
             }
             Mutant::KimiIds => "call ids sent in Kimi's style (`functions.NAME:0`) to Anthropic",
+            Mutant::GeminiSameId => "Gemini's calls without ids all given one made id",
             Mutant::HostedDropped => "hosted web search dropped, the rest forwarded",
             Mutant::NameTruncated => "names over 64 characters cut to 64, never restored",
             Mutant::UsageOnFinishChunk => "Chat usage moved onto the finish chunk",
+            Mutant::ToolsFrozen => "the first request's tools sent in every round",
             Mutant::ContextDropped => {
                 "previous_response_id dropped: only the new items forwarded, as to an upstream without server-side state"
             }
@@ -167,9 +156,11 @@ impl Mutant {
             Mutant::SharedIndexMerged => "of upstream's",
             Mutant::ReasoningAltered => "reasoning not carried back",
             Mutant::KimiIds => "is invalid for its API",
+            Mutant::GeminiSameId => "repeated in one answer",
             Mutant::HostedDropped => "hosted web search dropped",
             Mutant::NameTruncated => "not restored",
             Mutant::UsageOnFinishChunk => "usage on a chunk with choices",
+            Mutant::ToolsFrozen => "the tools sent upstream are not the tools in force",
             Mutant::ContextDropped => "continued with previous_response_id",
         }
     }
@@ -180,7 +171,7 @@ impl Mutant {
         let shared = t.case == "c04_parallel_shared_index";
         let rounds = matches!(
             t.case.as_str(),
-            "tool_error" | "c19_reasoning_state_kept" | "c22_previous_response_id"
+            "tool_error" | "c19_reasoning_state_kept" | TOOLS_CHANGE | "c22_previous_response_id"
         );
         match self {
             Mutant::Faithful => false,
@@ -214,9 +205,12 @@ impl Mutant {
             }
             // Only Anthropic restricts the characters of an id.
             Mutant::KimiIds => rounds && t.calls > 0 && t.route == "messages→anthropic",
+            // One id for two calls is a repeat; one call keeps a valid, distinct id.
+            Mutant::GeminiSameId => t.calls > 1 && !not_gemini,
             Mutant::HostedDropped => t.case == HOSTED,
             Mutant::NameTruncated => t.case == LONG_NAME,
             Mutant::UsageOnFinishChunk => t.stream && t.usage && t.route == "chat→openai-chat",
+            Mutant::ToolsFrozen => t.case == TOOLS_CHANGE && t.calls > 0,
             // Only a Responses caller continues by id (the other formats send the whole
             // conversation).
             Mutant::ContextDropped => continued_by_id(t) && t.calls > 0,
@@ -343,6 +337,7 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
         Mutant::KimiIds => kimi_ids(o),
         Mutant::HostedDropped => drop_hosted(o),
         Mutant::NameTruncated => truncate_names(o),
+        Mutant::ToolsFrozen => freeze_tools(fmt, o),
         Mutant::RequiredAsAuto => match fmt {
             Format::Chat | Format::Responses => {
                 if o.get("tool_choice") == Some(&json!("required")) {
@@ -435,6 +430,37 @@ fn drop_hosted(o: &mut serde_json::Map<String, Value>) {
 }
 
 /// Cuts every Gemini function name (declared, allowed, called) over 64 characters to its first 64.
+/// The tools of each conversation's first request, by format and first message.
+static FIRST_TOOLS: std::sync::Mutex<Vec<(String, Option<Value>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Sends every request of a conversation with the tools its first request had (a gateway that
+/// caches the tools per conversation). A conversation is told by its format and first message;
+/// every trial of a case starts with the same tools.
+fn freeze_tools(fmt: Format, o: &mut serde_json::Map<String, Value>) {
+    let history = ["messages", "input", "contents"]
+        .iter()
+        .find_map(|k| o.get(*k))
+        .map(|h| {
+            h.as_array()
+                .and_then(|a| a.first())
+                .unwrap_or(h)
+                .to_string()
+        })
+        .unwrap_or_default();
+    let key = format!("{fmt:?} {history}");
+    let mut seen = FIRST_TOOLS.lock().unwrap();
+    match seen.iter().find(|(k, _)| *k == key) {
+        Some((_, Some(tools))) => {
+            o.insert("tools".into(), tools.clone());
+        }
+        Some((_, None)) => {
+            o.remove("tools");
+        }
+        None => seen.push((key, o.get("tools").cloned())),
+    }
+}
+
 fn truncate_names(o: &mut serde_json::Map<String, Value>) {
     fn cut(v: &mut Value) {
         if let Some(short) = v
@@ -546,6 +572,18 @@ fn kimi_ids(o: &mut serde_json::Map<String, Value>) {
                 Some("tool_use") => kimi(&mut c["id"]),
                 Some("tool_result") => kimi(&mut c["tool_use_id"]),
                 _ => {}
+            }
+        }
+    }
+}
+
+/// Every `functionCall` of a Gemini answer given the id `call_0`, as a gateway that makes one
+/// id for Gemini's id-less calls does.
+fn same_gemini_id(v: &mut Value) {
+    for c in v["candidates"].as_array_mut().into_iter().flatten() {
+        for p in c["content"]["parts"].as_array_mut().into_iter().flatten() {
+            if let Some(f) = p.get_mut("functionCall").and_then(Value::as_object_mut) {
+                f.insert("id".into(), json!("call_0"));
             }
         }
     }
@@ -1001,6 +1039,18 @@ fn mutate_response(
             drop_usage(&mut v);
             (status, v.to_string().into_bytes())
         }
+        Mutant::GeminiSameId if fmt == Format::Gemini && !stream => {
+            let Ok(mut v) = serde_json::from_slice::<Value>(&body) else {
+                return (status, body);
+            };
+            same_gemini_id(&mut v);
+            (status, v.to_string().into_bytes())
+        }
+        Mutant::GeminiSameId if fmt == Format::Gemini => {
+            let mut e = parse_events(&body);
+            e.events.iter_mut().for_each(|(_, v)| same_gemini_id(v));
+            (status, write_events(&e))
+        }
         Mutant::StreamCallsSwallowed
         | Mutant::ParallelMerged
         | Mutant::ArgumentsHeldBack
@@ -1080,21 +1130,7 @@ async fn serve_mutant(m: Mutant, upstream: String) -> SocketAddr {
 fn project() -> Scratch {
     let root = Scratch::with_cases("mutants", &CASES);
     std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
-    for (case, providers, choices) in NARROWED {
-        let text = std::fs::read_to_string(repo().join(format!("cases/{case}.toml"))).unwrap();
-        // Its expectations name the other providers too: the copy keeps the request only.
-        let request = text.split("\n[[expect]]").next().unwrap();
-        let (first, rest) = request.split_once('\n').unwrap();
-        let mut narrowed = format!("{first}\nproviders = {providers}\n{rest}");
-        if let Some(choices) = choices {
-            let line = narrowed
-                .lines()
-                .find(|l| l.starts_with("choices = "))
-                .unwrap();
-            narrowed = narrowed.replace(line, &format!("choices = {choices}"));
-        }
-        std::fs::write(root.join(format!("cases/{case}.toml")), narrowed).unwrap();
-    }
+    root.with_narrowed();
     std::fs::write(root.join("mutant.toml"), PROFILE).unwrap();
     root
 }
@@ -1152,6 +1188,7 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
          `c19_reasoning_state_kept` (reasoning carried back on a follow-up round),\n\
          `c23_hosted_search_beside_function` (on the routes with hosted search) and\n\
          `c24_mcp_name_over_64` (on Gemini's, whose 128-character limit carries it),\n\
+         `c26_tools_change_between_rounds` (the tools change on the second request),\n\
          both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n",
     );

@@ -58,6 +58,9 @@ pub enum FindingKind {
     /// Chat's streamed usage framed otherwise than documented (its own final chunk with
     /// `choices: []`, only when asked).
     UsageFraming,
+    /// A round's tools sent upstream are not the tools in force for it (a tool put in force
+    /// missing, or one taken out of force still sent).
+    ToolSet,
     /// A round continued by `previous_response_id` reached upstream without its earlier context
     /// (and without an id upstream knows).
     ResponseContext,
@@ -81,6 +84,7 @@ impl FindingKind {
             FindingKind::Unexpressible => "unexpressible-tool",
             FindingKind::ToolName => "tool-name",
             FindingKind::UsageFraming => "usage-framing",
+            FindingKind::ToolSet => "tool-set",
             FindingKind::ResponseContext => "response-context",
         }
     }

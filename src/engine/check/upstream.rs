@@ -1,10 +1,11 @@
 //! The upstream checks: what the gateway sent the provider against what the client sent, by
-//! meaning (tools, schemas, tool_choice, strict, the parallel switch, hosted search), the tool
-//! results of the conversation, and the text protocol's injected instructions.
+//! meaning (tools, schemas, tool_choice, strict, the parallel switch, hosted search; a type list
+//! and its `anyOf` spelling are one schema), the tool results of the conversation, and the text
+//! protocol's injected instructions.
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::finding::{Finding, FindingKind, Side, clip, finding, of_kind};
 use super::view::RequestView;
@@ -59,6 +60,65 @@ fn keys(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
         }
         _ => {}
     }
+}
+
+/// `v` with each union of types spelled as `anyOf` written as the type list it means: an `anyOf`
+/// (`any_of` in Gemini's proto spelling) of two or more branches that are each one `type` and the
+/// same other keywords, in a schema with no `type` of its own, is `type: [A, B, …]` with those
+/// keywords once beside the schema's own (a keyword on both sides must agree). `{type: [A, B],
+/// K}`, `{anyOf: [{type: A}, {type: B}], K}` and `{anyOf: [{type: A, K}, {type: B, K}]}` validate
+/// the same instances, so the three give the same keyword paths.
+fn type_unions_folded(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => {
+            let out: Map<String, Value> = (o.iter())
+                .map(|(k, x)| (k.clone(), type_unions_folded(x)))
+                .collect();
+            Value::Object(folded_union(&out).unwrap_or(out))
+        }
+        Value::Array(a) => Value::Array(a.iter().map(type_unions_folded).collect()),
+        x => x.clone(),
+    }
+}
+
+/// The schema object `o` as a type list, when it is a union of types spelled as `anyOf`.
+fn folded_union(o: &Map<String, Value>) -> Option<Map<String, Value>> {
+    if o.contains_key("type") {
+        return None;
+    }
+    let (key, branches) = ["anyOf", "any_of"]
+        .into_iter()
+        .find_map(|k| Some((k, o.get(k)?.as_array()?)))?;
+    if branches.len() < 2 {
+        return None;
+    }
+    let mut types = Vec::new();
+    let mut shared: Option<Map<String, Value>> = None;
+    for b in branches {
+        let b = b.as_object()?;
+        types.push(b.get("type").filter(|t| t.is_string())?.clone());
+        let rest: Map<String, Value> = (b.iter())
+            .filter(|(k, _)| *k != "type")
+            .map(|(k, x)| (k.clone(), x.clone()))
+            .collect();
+        match &shared {
+            Some(s) if *s != rest => return None,
+            Some(_) => {}
+            None => shared = Some(rest),
+        }
+    }
+    let mut out = o.clone();
+    out.remove(key);
+    for (k, x) in shared? {
+        match out.get(&k) {
+            Some(y) if *y != x => return None,
+            _ => {
+                out.insert(k, x);
+            }
+        }
+    }
+    out.insert("type".into(), Value::Array(types));
+    Some(out)
 }
 
 /// Whether `sent` keeps the meaning of `asked` (omitted = auto where the target's default is auto).
@@ -198,12 +258,14 @@ pub(crate) fn upstream(
             ));
         }
         if s.parameters != t.parameters && ours_t.is_none_or(|o| o.parameters != s.parameters) {
+            // A union of types is compared by meaning: a type list and its `anyOf` spelling
+            // have the same keywords.
             let (mut a, mut b) = (BTreeSet::new(), BTreeSet::new());
-            keys(&t.parameters, "", &mut a);
-            keys(&s.parameters, "", &mut b);
+            keys(&type_unions_folded(&t.parameters), "", &mut a);
+            keys(&type_unions_folded(&s.parameters), "", &mut b);
             if let Some(o) = ours_t {
                 let mut c = BTreeSet::new();
-                keys(&o.parameters, "", &mut c);
+                keys(&type_unions_folded(&o.parameters), "", &mut c);
                 // Only what even the target's sanitizer keeps counts as lost.
                 a = a.intersection(&c).cloned().collect();
             }

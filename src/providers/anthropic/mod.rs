@@ -6,6 +6,7 @@ mod request;
 mod stream;
 #[cfg(test)]
 mod tests;
+mod tool_changes;
 
 use serde_json::{Map, Value, json};
 

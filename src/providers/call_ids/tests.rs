@@ -32,3 +32,61 @@ fn an_id_the_api_rejects_is_rewritten_the_same_way_every_time_and_kept_distinct(
         assert!(invalid(api, &f).is_none(), "{api:?}: {f}");
     }
 }
+
+#[test]
+fn an_answers_ids_are_made_valid_for_the_client_and_distinct() {
+    use crate::model::{Outcome, ToolCall};
+    let call = |id: &str| ToolCall {
+        id: id.into(),
+        name: "get_weather".into(),
+        arguments: serde_json::json!({}),
+        thought_signature: None,
+    };
+    let mut o = Outcome {
+        tool_calls: vec![
+            call("call_0"),
+            call("call_0"),
+            call("functions.get_weather:2"),
+        ],
+        ..Outcome::default()
+    };
+    super::fit_answer(Provider::Anthropic, &mut o);
+    let ids: Vec<&str> = o.tool_calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids[..2], ["call_0", "call_0-1"]);
+    assert!(invalid(Provider::Anthropic, ids[2]).is_none(), "{ids:?}");
+    // Valid and distinct: unchanged.
+    let before = o.clone();
+    super::fit_answer(Provider::Anthropic, &mut o);
+    assert_eq!(o, before);
+}
+
+#[test]
+fn each_api_answers_its_own_400_for_an_id_it_rejects() {
+    use serde_json::json;
+    let long = "c".repeat(41);
+    let chat = json!({"messages": [
+        {"role": "assistant", "tool_calls": [{"id": long, "type": "function"}]},
+        {"role": "tool", "tool_call_id": long, "content": "{}"}]});
+    let rej = super::rejection(Provider::OpenaiChat, &chat).expect("Chat refuses");
+    assert_eq!(rej.status, 400);
+    assert!(
+        rej.message.contains("messages[0].tool_calls[0].id"),
+        "{}",
+        rej.message
+    );
+    assert!(
+        rej.message
+            .contains("maximum length 40, but got a string with length 41")
+    );
+    let anthropic = json!({"messages": [{"role": "assistant", "content": [
+        {"type": "tool_use", "id": "functions.get_weather:0", "name": "get_weather", "input": {}}]}]});
+    let rej = super::rejection(Provider::Anthropic, &anthropic).expect("Anthropic refuses");
+    assert!(
+        rej.message
+            .starts_with("messages.0.content.0.tool_use.id: String should match pattern")
+    );
+    let responses = json!({"input": [{"type": "function_call_output", "call_id": "c".repeat(65)}]});
+    assert!(super::rejection(Provider::OpenaiResponses, &responses).is_some());
+    assert!(super::rejection(Provider::Gemini, &anthropic).is_none());
+    assert!(super::rejection(Provider::Anthropic, &json!({"messages": []})).is_none());
+}

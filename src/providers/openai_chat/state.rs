@@ -107,9 +107,15 @@ impl State {
         };
         // A delta naming another id than the call found at its index starts (or resumes) the
         // call of that id: servers that stream parallel calls at one index tell them apart so.
+        // A new index is a new call even when it repeats an earlier call's id (two calls
+        // sharing one id, as some servers answer: class 20).
+        let new_index = d.index.is_some() && found.is_none();
         let found = found
             .filter(|&k| id.is_none_or(|id| self.calls[k].id.is_empty() || self.calls[k].id == id))
-            .or_else(|| id.and_then(|id| self.by_id.get(id).copied()));
+            .or_else(|| {
+                id.filter(|_| !new_index)
+                    .and_then(|id| self.by_id.get(id).copied())
+            });
         found.unwrap_or_else(|| {
             if let Some(i) = d.index {
                 self.max_index = Some(self.max_index.map_or(i, |m| m.max(i)));

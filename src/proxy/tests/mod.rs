@@ -7,6 +7,7 @@ mod answer;
 mod config;
 mod conversations;
 mod decode;
+mod eager;
 mod reasoning;
 mod relay;
 

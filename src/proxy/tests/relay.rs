@@ -1,7 +1,8 @@
 //! Relaying a streamed answer from a real upstream connection (a loopback server writing the
 //! upstream's chunks): one client event per upstream delta even when several arrive in one read,
 //! and an upstream stream that is cut, or ends before its terminal event, ends in the client
-//! format's error event, never a clean finish.
+//! format's error event, never a clean finish; calls reach the client with ids valid in its API
+//! and distinct.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -160,5 +161,35 @@ async fn an_upstream_stream_cut_or_unfinished_ends_in_the_client_format_s_error_
             assert!(error.contains(want), "{inbound:?}: {error}");
             assert!(!finished, "{inbound:?}, cut {cut}: {got:?}");
         }
+    }
+}
+
+#[tokio::test]
+async fn streamed_calls_reach_the_client_with_ids_valid_in_its_api_and_distinct() {
+    let head = |i: usize, id: &str| {
+        chat_event(
+            &format!(
+                r#"{{"tool_calls":[{{"index":{i},"id":"{id}","type":"function","function":{{"name":"get_weather","arguments":"{{}}"}}}}]}}"#
+            ),
+            "null",
+        )
+    };
+    let chunks = vec![
+        head(0, "functions.get_weather:0"),
+        head(1, "functions.get_weather:0"),
+        format!("{}data: [DONE]\n\n", chat_event("{}", "\"tool_calls\"")),
+    ];
+    let (_, writes) = relayed(Inbound::Messages, chunks, false).await;
+    let ids: Vec<String> = events(&writes.concat())
+        .iter()
+        .filter_map(|(_, v)| v.pointer("/content_block/id")?.as_str().map(str::to_string))
+        .collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    assert_ne!(ids[0], ids[1]);
+    for id in &ids {
+        assert!(
+            crate::providers::call_ids::invalid(Provider::Anthropic, id).is_none(),
+            "{id}"
+        );
     }
 }

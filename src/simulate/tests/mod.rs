@@ -2,7 +2,7 @@
 //! tool results, parallel switch, scenarios, determinism and stream shapes.
 //! Children: `errors` (validation envelopes), `search` (hosted web search), `server`
 //! (loopback server and faults), `store` (Responses conversations), `text` (text protocol),
-//! `support` (request builders, readers).
+//! `tool_changes` (Anthropic's mid-conversation tool changes), `support` (request builders, readers).
 
 mod errors;
 mod named;
@@ -11,6 +11,7 @@ mod server;
 mod store;
 mod support;
 mod text;
+mod tool_changes;
 
 use serde_json::{Value, json};
 
@@ -110,6 +111,7 @@ fn forced_calls_exactly_that_tool_even_when_the_scenario_pins_others() {
             name: "get_weather".into(),
             arguments: Default::default(),
             raw_arguments: None,
+            id: None,
         }],
         ..Scenario::default()
     };
@@ -150,6 +152,7 @@ fn two_calls() -> Scenario {
             .cloned()
             .unwrap_or_default(),
         raw_arguments: None,
+        id: None,
     };
     Scenario {
         calls: vec![
@@ -159,6 +162,7 @@ fn two_calls() -> Scenario {
                 name: "not_offered".into(),
                 arguments: Default::default(),
                 raw_arguments: None,
+                id: None,
             },
         ],
         text: Some("Let me check both.".into()),

@@ -180,6 +180,7 @@ fn two() -> Scenario {
         name: name.into(),
         arguments: args.as_object().cloned().unwrap_or_default(),
         raw_arguments: None,
+        id: None,
     };
     Scenario {
         calls: vec![
@@ -336,6 +337,7 @@ fn tools_on_the_strict_line_get_every_required_key_as_constrained_decoding_would
             name: "get_weather".into(),
             arguments: json!({"city": "Oslo"}).as_object().cloned().unwrap(),
             raw_arguments: None,
+            id: None,
         }],
         ..Scenario::default()
     };

@@ -4,8 +4,8 @@
 use serde_json::json;
 
 use super::{one, silent};
-use crate::engine::check::{FindingKind, Side, upstream_ids};
-use crate::model::{ChatRequest, Message, Provider, Severity, ToolCall};
+use crate::engine::check::{FindingKind, Side, downstream_ids, linked, upstream_ids};
+use crate::model::{ChatRequest, Message, Outcome, Provider, Severity, ToolCall};
 
 fn conversation(id: &str) -> ChatRequest {
     ChatRequest::new("m").with_user("weather?").with_messages([
@@ -68,4 +68,105 @@ fn an_id_invalid_in_the_clients_own_api_is_the_clients_fault() {
         &kimi,
         Provider::Anthropic,
     ));
+}
+
+fn call(id: &str, city: &str) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: "get_weather".into(),
+        arguments: json!({ "city": city }),
+        thought_signature: None,
+    }
+}
+
+fn answer(calls: Vec<ToolCall>) -> Outcome {
+    Outcome {
+        tool_calls: calls,
+        ..Outcome::default()
+    }
+}
+
+/// Two calls and their results, each result under the id given (`None`: its call's).
+fn two_rounds(ids: [&str; 2], results: [&str; 2]) -> ChatRequest {
+    let result = |id: &str, city: &str| Message::Tool {
+        call_id: id.into(),
+        name: "get_weather".into(),
+        content: format!(r#"{{"city": "{city}"}}"#),
+        is_error: false,
+    };
+    ChatRequest::new("m")
+        .with_user("Oslo or Tromso?")
+        .with_messages([
+            Message::Assistant {
+                text: None,
+                tool_calls: vec![call(ids[0], "Oslo"), call(ids[1], "Tromso")],
+                opaque: Vec::new(),
+            },
+            result(results[0], "Oslo"),
+            result(results[1], "Tromso"),
+        ])
+}
+
+#[test]
+fn ids_the_client_gets_are_valid_in_its_api_and_distinct() {
+    let fine = answer(vec![call("call_1", "Oslo"), call("call_2", "Tromso")]);
+    silent(&downstream_ids(Provider::Anthropic, &fine, Some(&fine)));
+    let kimi = answer(vec![call("functions.get_weather:0", "Oslo")]);
+    one(
+        &downstream_ids(Provider::Anthropic, &kimi, Some(&kimi)),
+        FindingKind::CallId,
+        Side::Downstream,
+        Severity::Breaking,
+        "^[a-zA-Z0-9_-]+$",
+    );
+    silent(&downstream_ids(Provider::OpenaiChat, &kimi, Some(&kimi)));
+    let same = answer(vec![call("call_0", "Oslo"), call("call_0", "Tromso")]);
+    let made = answer(vec![call("", "Oslo"), call("", "Tromso")]);
+    one(
+        &downstream_ids(Provider::OpenaiChat, &same, Some(&made)),
+        FindingKind::CallId,
+        Side::Downstream,
+        Severity::Breaking,
+        "repeated in one answer",
+    );
+}
+
+#[test]
+fn calls_sharing_one_id_upstream_merged_for_the_client_are_a_finding() {
+    let shared = answer(vec![call("call_0", "Bergen"), call("call_0", "Galway")]);
+    let merged = answer(vec![call("call_0", "Bergen")]);
+    one(
+        &downstream_ids(Provider::OpenaiChat, &merged, Some(&shared)),
+        FindingKind::CallId,
+        Side::Downstream,
+        Severity::Breaking,
+        "merged",
+    );
+    let kept = answer(vec![call("call_0", "Bergen"), call("call_0-1", "Galway")]);
+    silent(&downstream_ids(Provider::OpenaiChat, &kept, Some(&shared)));
+}
+
+#[test]
+fn each_result_must_reach_upstream_linked_to_its_own_call() {
+    let client = two_rounds(["a", "b"], ["a", "b"]);
+    // Other ids upstream, linked the same way: silent.
+    silent(&linked(
+        &client,
+        &two_rounds(["x_1", "x_2"], ["x_1", "x_2"]),
+    ));
+    // Calls sharing one id answered in order: silent.
+    silent(&linked(&client, &two_rounds(["c", "c"], ["c", "c"])));
+    // Both results under the first call's id.
+    one(
+        &linked(&client, &two_rounds(["a", "b"], ["a", "a"])),
+        FindingKind::CallId,
+        Side::Upstream,
+        Severity::Breaking,
+        "is linked to the call get_weather",
+    );
+    // Results swapped onto each other's calls: both wrong.
+    assert_eq!(
+        linked(&client, &two_rounds(["a", "b"], ["b", "a"])).len(),
+        2
+    );
 }

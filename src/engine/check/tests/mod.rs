@@ -11,6 +11,7 @@ mod ids;
 mod reasoning;
 mod stream;
 mod tools;
+mod toolset;
 mod upstream;
 mod view;
 

@@ -189,6 +189,93 @@ fn a_schema_reshaped_with_the_same_keywords_is_cosmetic() {
     );
 }
 
+/// A tool whose `city` property is `city`: the rest of the weather schema as written.
+fn with_city(city: Value) -> RequestView {
+    let mut t = weather();
+    t.parameters["properties"]["city"] = city;
+    with_tools(vec![t])
+}
+
+#[test]
+fn a_type_list_spelled_as_any_of_is_the_same_schema() {
+    let client =
+        with_city(json!({"type": ["string", "null"], "description": "City", "minLength": 1}));
+    let same = [
+        // The other keywords copied into every branch (LiteLLM's rewrite for Gemini).
+        json!({"anyOf": [{"type": "string", "description": "City", "minLength": 1},
+                         {"type": "null", "description": "City", "minLength": 1}]}),
+        // The other keywords beside the anyOf.
+        json!({"anyOf": [{"type": "string"}, {"type": "null"}], "description": "City", "minLength": 1}),
+        // Both, agreeing.
+        json!({"anyOf": [{"type": "string", "minLength": 1}, {"type": "null", "minLength": 1}],
+               "description": "City", "minLength": 1}),
+    ];
+    for sent in same {
+        let sent = with_city(sent);
+        request(
+            &check(&client, &sent),
+            Severity::Cosmetic,
+            "schema of get_weather reshaped (same keywords)",
+        );
+        // And the other way round: a caller's anyOf sent as a type list.
+        request(
+            &check(&sent, &client),
+            Severity::Cosmetic,
+            "schema of get_weather reshaped (same keywords)",
+        );
+    }
+    // Gemini's proto spelling of the keyword.
+    let sent = with_city(json!({"any_of": [{"type": "STRING"}, {"type": "NULL"}],
+                                "description": "City", "min_length": 1}));
+    request(
+        &upstream(&client, &sent, None, Provider::Gemini, None, false),
+        Severity::Cosmetic,
+        "schema of get_weather reshaped (same keywords)",
+    );
+}
+
+#[test]
+fn an_any_of_that_is_not_the_type_list_still_loses_keywords() {
+    let client =
+        with_city(json!({"type": ["string", "null"], "description": "City", "minLength": 1}));
+    // A keyword left out of the rewrite is lost.
+    request(
+        &check(
+            &client,
+            &with_city(
+                json!({"anyOf": [{"type": "string"}, {"type": "null"}], "description": "City"}),
+            ),
+        ),
+        Severity::Behaviour,
+        "schema of get_weather lost /properties/city/minLength",
+    );
+    // Branches that differ in their other keywords are not one type list: the property's own
+    // keywords are gone.
+    request(
+        &check(
+            &client,
+            &with_city(
+                json!({"anyOf": [{"type": "string", "description": "City", "minLength": 1},
+                                        {"type": "null", "minLength": 1}]}),
+            ),
+        ),
+        Severity::Behaviour,
+        "schema of get_weather lost /properties/city/description, /properties/city/minLength, /properties/city/type",
+    );
+    // A keyword beside the anyOf that disagrees with the branches' is not folded either.
+    request(
+        &check(
+            &client,
+            &with_city(
+                json!({"anyOf": [{"type": "string", "minLength": 1}, {"type": "null", "minLength": 1}],
+                              "description": "City", "minLength": 2}),
+            ),
+        ),
+        Severity::Behaviour,
+        "schema of get_weather lost /properties/city/type",
+    );
+}
+
 #[test]
 fn strict_dropped_is_behaviour_where_the_target_takes_it() {
     let client = with_tools(vec![Tool {
