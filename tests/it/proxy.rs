@@ -744,6 +744,7 @@ fn follow_up(model: &str, result_id: &str) -> ChatRequest {
         name: "get_weather".into(),
         content: "{\"temp_c\": 18}".into(),
         is_error: false,
+        parts: Vec::new(),
     });
     req
 }
