@@ -43,7 +43,7 @@ pub enum ClientCommand {
     /// protocol, docs/clients/README.md), with tooltape's own codecs as the library.
     Drive {
         /// A deliberate bug: faithful, drop-tools, never-yield, required-to-auto,
-        /// merge-parallel, lose-ids, omit-strict, empty-fragments, drop-reasoning.
+        /// merge-parallel, lose-ids, omit-strict, empty-fragments, drop-reasoning, quote-parts.
         #[arg(long, default_value = "faithful")]
         mutant: String,
     },

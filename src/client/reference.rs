@@ -34,10 +34,12 @@ pub enum Mutant {
     /// The reasoning state of an answer (thinking blocks, reasoning items, thought signatures)
     /// not kept in the conversation: the next round goes upstream without it.
     DropReasoning,
+    /// A tool result given as parts sent as one JSON string of its parts.
+    QuoteParts,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 9] = [
+    pub const ALL: [(&'static str, Mutant); 10] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -47,6 +49,7 @@ impl Mutant {
         ("omit-strict", Mutant::OmitStrict),
         ("empty-fragments", Mutant::EmptyFragments),
         ("drop-reasoning", Mutant::DropReasoning),
+        ("quote-parts", Mutant::QuoteParts),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -102,6 +105,27 @@ impl Mutant {
             text,
             tool_calls: calls,
             opaque: o.opaque.clone(),
+        }
+    }
+
+    /// A tool result as the library sends it: its parts as they are (the mutant: one JSON
+    /// string of them).
+    fn sent_result(self, m: Message) -> Message {
+        match m {
+            Message::Tool {
+                call_id,
+                name,
+                parts,
+                is_error,
+                ..
+            } if self == Mutant::QuoteParts && !parts.is_empty() => Message::Tool {
+                call_id,
+                name,
+                content: serde_json::to_string(&parts).unwrap_or_default(),
+                parts: Vec::new(),
+                is_error,
+            },
+            other => other,
         }
     }
 
@@ -301,8 +325,11 @@ pub async fn drive(
                     req.tool_choice = tool_choice.as_ref().and_then(super::protocol::choice_of);
                     req.messages
                         .push(mutant.kept(&outcome, r.text.clone(), calls));
-                    req.messages
-                        .extend(results.iter().map(DriverMessage::neutral));
+                    req.messages.extend(
+                        results
+                            .iter()
+                            .map(|r| mutant.sent_result(DriverMessage::neutral(r))),
+                    );
                 }
             }
         }

@@ -32,6 +32,7 @@ pub(crate) use rejection::{
     Rejection, request_rejection, result_part_rejection, tool_rejection, unlinked_result,
 };
 pub use result_parts::joined_text;
+pub(crate) use result_parts::result_part_kind;
 pub use route::{Framing, WireRoute, route};
 pub(crate) use tool_names::problem as tool_name_problem;
 pub(crate) use tool_rejection::wire_rejection;

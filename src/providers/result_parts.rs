@@ -48,7 +48,7 @@ pub(crate) fn check(provider: Provider, req: &ChatRequest) -> Result<(), EncodeE
                     "RESULT_PART_NOT_SUPPORTED",
                     format!(
                         "the tool result for `{call_id}` carries {}: {why}",
-                        kind_name(part)
+                        result_part_kind(part)
                     ),
                 ));
             }
@@ -58,7 +58,7 @@ pub(crate) fn check(provider: Provider, req: &ChatRequest) -> Result<(), EncodeE
 }
 
 /// How a part is named in errors and findings.
-pub(crate) fn kind_name(part: &ResultPart) -> &'static str {
+pub(crate) fn result_part_kind(part: &ResultPart) -> &'static str {
     match part {
         ResultPart::Text { .. } => "a text part",
         ResultPart::Image { .. } => "an image (base64)",

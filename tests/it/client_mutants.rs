@@ -16,13 +16,15 @@ use crate::scratch::{Scratch, bin, repo};
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
 /// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
 /// answers 500.
-const CASES: [&str; 6] = [
+const CASES: [&str; 8] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
     "no_args",
     "tool_error",
     "c19_reasoning_state_kept",
+    "c21_result_text_parts",
+    "c21_result_image",
 ];
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the library must raise, not hand over a success"
 tools = ["get_weather"]
@@ -79,6 +81,7 @@ fn name(m: Mutant) -> &'static str {
         Mutant::OmitStrict => "Responses tools sent without `strict` (non-strict caller)",
         Mutant::EmptyFragments => "a no-argument call streamed as `\"\"`, accumulated as `{}`",
         Mutant::DropReasoning => "reasoning state not kept for the next round",
+        Mutant::QuoteParts => "a tool result's parts sent as one JSON string",
     }
 }
 
@@ -97,6 +100,8 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::OmitStrict => "sent to the Responses API without",
         Mutant::EmptyFragments => "in the chunks are \"\" (not JSON)",
         Mutant::DropReasoning => "reasoning not carried back",
+        Mutant::QuoteParts if text => "not in the text protocol's <tool_result>",
+        Mutant::QuoteParts => "JSON-quoted into one string",
     }
 }
 
@@ -117,6 +122,7 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::EmptyFragments => t.stream && t.empty_call,
         // A follow-up round after a reasoning answer (Gemini signatures: judged on rounds that think).
         Mutant::DropReasoning => t.calls > 0 && t.case == "c19_reasoning_state_kept",
+        Mutant::QuoteParts => t.calls > 0 && t.case.starts_with("c21_"),
     }
 }
 

@@ -58,6 +58,9 @@ pub enum FindingKind {
     /// Chat's streamed usage framed otherwise than documented (its own final chunk with
     /// `choices: []`, only when asked).
     UsageFraming,
+    /// A tool result given as parts (text, images) JSON-quoted into a string, flattened to its
+    /// text where the target carries parts, or a part dropped.
+    NonTextResult,
 }
 
 impl FindingKind {
@@ -73,6 +76,7 @@ impl FindingKind {
             FindingKind::Stream => "stream",
             FindingKind::ClientFault => "client-fault",
             FindingKind::Round => "round",
+            FindingKind::NonTextResult => "non-text-result",
             FindingKind::Reasoning => "reasoning",
             FindingKind::CallId => "call-id",
             FindingKind::Unexpressible => "unexpressible-tool",
