@@ -266,3 +266,6 @@ pub(crate) fn read_gemini(
     }
     Ok(parts)
 }
+
+#[cfg(test)]
+mod tests;
