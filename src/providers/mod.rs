@@ -36,6 +36,7 @@ pub(crate) use result_parts::result_part_kind;
 pub use route::{Framing, WireRoute, route};
 pub(crate) use tool_names::problem as tool_name_problem;
 pub(crate) use tool_rejection::wire_rejection;
+pub(crate) use tool_results::in_call_order;
 
 /// Builds the provider request for one exchange.
 pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeError> {

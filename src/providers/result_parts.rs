@@ -66,59 +66,52 @@ pub(crate) fn result_part_kind(part: &ResultPart) -> &'static str {
     }
 }
 
-/// Anthropic `tool_result.content`: the string, or `text` / `image` blocks.
-pub(crate) fn anthropic(content: &str, parts: &[ResultPart]) -> Value {
+/// A result's content in an API's form: the string `content` when the result is plain, else
+/// the array of `parts` each written by `write` (`None`: a part [`check`] refused first).
+fn content_value(
+    content: &str,
+    parts: &[ResultPart],
+    write: impl Fn(&ResultPart) -> Option<Value>,
+) -> Value {
     if parts.is_empty() {
         return json!(content);
     }
-    Value::Array(
-        parts
-            .iter()
-            .map(|p| match p {
-                ResultPart::Text { text } => json!({"type": "text", "text": text}),
-                ResultPart::Image { media_type, data } => json!({"type": "image", "source": {
-                    "type": "base64", "media_type": media_type, "data": data}}),
-                ResultPart::ImageUrl { url } => {
-                    json!({"type": "image", "source": {"type": "url", "url": url}})
-                }
-            })
-            .collect(),
-    )
+    Value::Array(parts.iter().filter_map(write).collect())
+}
+
+/// Anthropic `tool_result.content`: the string, or `text` / `image` blocks.
+pub(crate) fn anthropic(content: &str, parts: &[ResultPart]) -> Value {
+    content_value(content, parts, |p| {
+        Some(match p {
+            ResultPart::Text { text } => json!({"type": "text", "text": text}),
+            ResultPart::Image { media_type, data } => json!({"type": "image", "source": {
+                "type": "base64", "media_type": media_type, "data": data}}),
+            ResultPart::ImageUrl { url } => {
+                json!({"type": "image", "source": {"type": "url", "url": url}})
+            }
+        })
+    })
 }
 
 /// Responses `function_call_output.output`: the string, or `input_text` / `input_image` parts
 /// (base64 as a `data:` URL).
 pub(crate) fn responses(content: &str, parts: &[ResultPart]) -> Value {
-    if parts.is_empty() {
-        return json!(content);
-    }
-    Value::Array(
-        parts
-            .iter()
-            .map(|p| match p {
-                ResultPart::Text { text } => json!({"type": "input_text", "text": text}),
-                ResultPart::Image { media_type, data } => json!({"type": "input_image",
-                    "image_url": format!("data:{media_type};base64,{data}")}),
-                ResultPart::ImageUrl { url } => json!({"type": "input_image", "image_url": url}),
-            })
-            .collect(),
-    )
+    content_value(content, parts, |p| {
+        Some(match p {
+            ResultPart::Text { text } => json!({"type": "input_text", "text": text}),
+            ResultPart::Image { media_type, data } => json!({"type": "input_image",
+                "image_url": format!("data:{media_type};base64,{data}")}),
+            ResultPart::ImageUrl { url } => json!({"type": "input_image", "image_url": url}),
+        })
+    })
 }
 
 /// Chat `role: tool` content: the string, or `text` parts ([`check`] refused any image first).
 pub(crate) fn chat(content: &str, parts: &[ResultPart]) -> Value {
-    if parts.is_empty() {
-        return json!(content);
-    }
-    Value::Array(
-        parts
-            .iter()
-            .filter_map(|p| match p {
-                ResultPart::Text { text } => Some(json!({"type": "text", "text": text})),
-                _ => None,
-            })
-            .collect(),
-    )
+    content_value(content, parts, |p| match p {
+        ResultPart::Text { text } => Some(json!({"type": "text", "text": text})),
+        _ => None,
+    })
 }
 
 /// Gemini `functionResponse.parts`: the images as `inlineData` (the text goes in `response`).

@@ -6,27 +6,13 @@
 use serde_json::Value;
 
 use super::finding::{Finding, FindingKind, Side, clip};
-use crate::model::{ChatRequest, Message, Provider, ResultPart, Severity};
+use crate::model::{ChatRequest, Provider, ResultPart, Severity};
 
 /// The tool results of a request, in order: `(call_id, name, content, parts)`.
 fn results(req: &ChatRequest) -> Vec<(&str, &str, &str, &[ResultPart])> {
-    req.messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::Tool {
-                call_id,
-                name,
-                content,
-                parts,
-                ..
-            } => Some((
-                call_id.as_str(),
-                name.as_str(),
-                content.as_str(),
-                parts.as_slice(),
-            )),
-            _ => None,
-        })
+    crate::providers::in_call_order(&req.messages, &[])
+        .into_iter()
+        .map(|r| (r.call_id, r.name, r.content, r.parts))
         .collect()
 }
 
