@@ -96,13 +96,17 @@ impl Way for Driven {
             .route(&trial.route.name())
             .map(|r| r.options.clone())
             .unwrap_or_default();
-        let driver_trial = DriverTrial::of(
+        let mut driver_trial = DriverTrial::of(
             trial.name(crate::engine::SystemKind::Client, &self.profile.name),
             api,
             upstream.base_url(),
             options,
             &req,
         );
+        // The caller hands back tool results as parts (the library must send them as such).
+        driver_trial.result_parts = (trial.case.file.rounds.iter())
+            .flat_map(|r| &r.results)
+            .any(|r| matches!(r.content, crate::case::ResultContent::Parts(_)));
         // The caller asks for strict tools or not (a library has no "strict where it keeps the
         // meaning" policy): the request a faithful library sends is encoded with that choice.
         req.strict = driver_trial.request().strict;

@@ -24,6 +24,7 @@ fn conversation(id: &str) -> ChatRequest {
             name: "get_weather".into(),
             content: "{}".into(),
             is_error: false,
+            parts: Vec::new(),
         },
     ])
 }

@@ -7,6 +7,7 @@ use crate::model::Severity;
 
 mod downstream;
 mod ids;
+mod nontext;
 mod reasoning;
 mod stream;
 mod tools;
