@@ -146,7 +146,7 @@ impl Round {
 #[serde(deny_unknown_fields)]
 pub struct RoundResult {
     pub tool: Spanned<String>,
-    pub content: String,
+    pub content: ResultContent,
     #[serde(default)]
     pub is_error: bool,
     /// Send this result under this id instead of the id of the call it answers: an id no call
@@ -154,6 +154,25 @@ pub struct RoundResult {
     /// 1 to 64 letters, digits, `_` and `-` (every provider's id alphabet).
     #[serde(default)]
     pub unknown_call_id: Option<Spanned<String>>,
+}
+
+/// A round result's content: a string, or parts (`{ type = "text", text }`, `{ type = "image",
+/// media_type, data }` with base64 data, `{ type = "image_url", url }`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum ResultContent {
+    Text(String),
+    Parts(Vec<crate::model::ResultPart>),
+}
+
+impl ResultContent {
+    /// The neutral `(content, parts)` of a tool message.
+    pub fn neutral(&self) -> (String, Vec<crate::model::ResultPart>) {
+        match self {
+            ResultContent::Text(t) => (t.clone(), Vec::new()),
+            ResultContent::Parts(p) => (crate::providers::joined_text(p), p.clone()),
+        }
+    }
 }
 
 /// What a trial must show instead of (or besides) the plain contract.

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::{
-    AllowedMode, ChatRequest, Finish, HostedTool, Message, Outcome, Provider, StrictPolicy,
-    ToolCall, ToolChoice, Usage,
+    AllowedMode, ChatRequest, Finish, HostedTool, Message, Outcome, Provider, ResultPart,
+    StrictPolicy, ToolCall, ToolChoice, Usage,
 };
 
 /// What tooltape writes first: one trial, as the library's caller would ask it.
@@ -54,6 +54,10 @@ pub struct DriverTrial {
     /// `unsupported`: the shared loops do so unless the driver says it supports it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosted: Vec<HostedTool>,
+    /// `true`: a round's tool results are given as parts, which the library must send in the
+    /// API's own form (the shared loops answer `unsupported` unless the driver says it does).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub result_parts: bool,
     /// `"previous_response_id"` (Responses only): the library is to continue each round by the
     /// last answer's response id, sending only the round's results and leaving the earlier
     /// context to the server (class 22); absent: it sends the whole conversation. A driver whose
@@ -77,6 +81,10 @@ pub struct DriverMessage {
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
+    /// A `tool` result given as parts (`{type: "text", text}`, `{type: "image", media_type,
+    /// data}`, `{type: "image_url", url}`); `content` is then their text joined.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<ResultPart>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -198,6 +206,7 @@ impl DriverMessage {
             call_id: None,
             name: None,
             is_error: false,
+            parts: Vec::new(),
         };
         match m {
             Message::System { content } | Message::Developer { content } => {
@@ -215,11 +224,13 @@ impl DriverMessage {
                 call_id,
                 name,
                 content,
+                parts,
                 is_error,
             } => DriverMessage {
                 call_id: Some(call_id.clone()),
                 name: Some(name.clone()),
                 is_error: *is_error,
+                parts: parts.clone(),
                 ..plain("tool", content)
             },
         }
@@ -341,6 +352,7 @@ impl DriverTrial {
             max_tokens: req.max_tokens,
             thinking: req.thinking,
             hosted: req.hosted.clone(),
+            result_parts: false,
             continue_with: None,
         }
     }
@@ -384,6 +396,7 @@ impl DriverMessage {
                 call_id: self.call_id.clone().unwrap_or_default(),
                 name: self.name.clone().unwrap_or_default(),
                 content,
+                parts: self.parts.clone(),
                 is_error: self.is_error,
             },
             _ => Message::User { content },

@@ -57,13 +57,15 @@ pub enum Mutant {
     /// final chunk (`choices: []`, as `stream_options.include_usage` frames it) is lost
     /// (AstrBotDevs/AstrBot#8306: the usage chunk skipped for its empty choices).
     UsageOnFinish,
+    /// A tool result given as parts sent as one JSON string of its parts.
+    QuoteParts,
     /// A round to be continued by `previous_response_id` sent with only its results and no
     /// id: the upstream gets the results without the conversation they belong to.
     DropResponseId,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 16] = [
+    pub const ALL: [(&'static str, Mutant); 17] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -79,6 +81,7 @@ impl Mutant {
         ("truncate-names", Mutant::TruncateNames),
         ("drop-hosted", Mutant::DropHosted),
         ("usage-on-finish", Mutant::UsageOnFinish),
+        ("quote-parts", Mutant::QuoteParts),
         ("drop-response-id", Mutant::DropResponseId),
     ];
 
@@ -153,6 +156,27 @@ impl Mutant {
             if let (Message::Tool { call_id, .. }, Some(f)) = (m, &first) {
                 call_id.clone_from(f);
             }
+        }
+    }
+
+    /// A tool result as the library sends it: its parts as they are (the mutant: one JSON
+    /// string of them).
+    fn sent_result(self, m: Message) -> Message {
+        match m {
+            Message::Tool {
+                call_id,
+                name,
+                parts,
+                is_error,
+                ..
+            } if self == Mutant::QuoteParts && !parts.is_empty() => Message::Tool {
+                call_id,
+                name,
+                content: serde_json::to_string(&parts).unwrap_or_default(),
+                parts: Vec::new(),
+                is_error,
+            },
+            other => other,
         }
     }
 
@@ -395,8 +419,10 @@ pub async fn drive(
                     }
                     req.messages
                         .push(mutant.kept(&outcome, r.text.clone(), calls));
-                    let mut sent: Vec<Message> =
-                        results.iter().map(DriverMessage::neutral).collect();
+                    let mut sent: Vec<Message> = results
+                        .iter()
+                        .map(|r| mutant.sent_result(DriverMessage::neutral(r)))
+                        .collect();
                     mutant.link(&mut sent);
                     req.messages.extend(sent);
                 }

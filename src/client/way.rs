@@ -103,6 +103,10 @@ impl Way for Driven {
             options,
             &req,
         );
+        // The caller hands back tool results as parts (the library must send them as such).
+        driver_trial.result_parts = (trial.case.file.rounds.iter())
+            .flat_map(|r| &r.results)
+            .any(|r| matches!(r.content, crate::case::ResultContent::Parts(_)));
         if crate::run::continues_by_id(api, trial.case.file.continue_with) {
             driver_trial.continue_with = Some("previous_response_id".into());
         }

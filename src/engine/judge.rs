@@ -423,11 +423,13 @@ pub(crate) fn round(
     };
     let sent = sent_request(ex);
     let target = target_of_path(&ex.request.path, asked.target);
-    // A continued round means the whole conversation (its earlier part is the server's).
-    let client_view = match crate::providers::decode_request(asked.inbound, request) {
-        Ok(d) if !continued => RequestView::of(&d.request),
-        _ => RequestView::of(next),
+    // The round as the client's own format carries it (Gemini joins text parts, for one); a
+    // continued round means the whole conversation (its earlier part is the server's).
+    let client_req = match crate::providers::decode_request(asked.inbound, request) {
+        Ok(d) if !continued => d.request,
+        _ => next.clone(),
     };
+    let client_view = RequestView::of(&client_req);
     // The text protocol carries calls and results as prose in a Chat Completions body.
     let mut sent_decoded = (target != Provider::TextProtocol)
         .then(|| crate::providers::decode_request(target, &sent).ok())
@@ -490,6 +492,12 @@ pub(crate) fn round(
     if let (Some(d), false) = (&sent_decoded, round_invalid) {
         let mut own = check::upstream_ids(&d.request, target, next, asked.inbound);
         own.extend(check::linked(next, &d.request));
+        own.extend(check::non_text_results(
+            next,
+            &client_req,
+            &d.request,
+            target,
+        ));
         if let Some(answered) = answered {
             own.extend(check::reasoning(answered, &d.request));
         }
@@ -497,6 +505,16 @@ pub(crate) fn round(
             message: format!("round {}: {}", n + 1, f.message),
             ..f
         }));
+    }
+    if target == Provider::TextProtocol && !round_invalid {
+        findings.extend(
+            check::non_text_results_as_text(next, &sent.body)
+                .into_iter()
+                .map(|f| Finding {
+                    message: format!("round {}: {}", n + 1, f.message),
+                    ..f
+                }),
+        );
     }
     if round_invalid {
         if ex.status >= 400 && crate::providers::request_rejection(target, &sent.body).is_none() {

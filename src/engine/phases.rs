@@ -97,7 +97,7 @@ async fn phases<W: Way>(
         scenario: &trial.case.file.simulate,
         results: (trial.case.file.continue_with.iter())
             .flat_map(|_| &trial.case.file.rounds)
-            .flat_map(|r| r.results.iter().map(|x| x.content.clone()))
+            .flat_map(|r| r.results.iter().map(|x| x.content.neutral().0))
             .collect(),
     };
     let sent = way.send(worker, &asked, &request, &watch).await;

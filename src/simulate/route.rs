@@ -124,6 +124,9 @@ fn answer_api(
     if let Some(rej) = unlinked_result(provider, &store::whole(&body)) {
         return Err(rej);
     }
+    if let Some(rej) = providers::result_part_rejection(provider, &body) {
+        return Err(rej);
+    }
     if let Some(err) = &scenario.error {
         return Err(scenario_error(
             family(api.provider),

@@ -48,6 +48,7 @@ fn result_only() -> ChatRequest {
         name: String::new(),
         content: "rain".into(),
         is_error: false,
+        parts: Vec::new(),
     }];
     req
 }

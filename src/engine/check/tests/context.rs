@@ -32,6 +32,7 @@ fn meant() -> ChatRequest {
             name: "get_weather".into(),
             content: "rain".into(),
             is_error: false,
+            parts: Vec::new(),
         },
     ];
     req

@@ -8,6 +8,7 @@ use crate::model::Severity;
 mod context;
 mod downstream;
 mod ids;
+mod nontext;
 mod reasoning;
 mod stream;
 mod tools;
