@@ -100,6 +100,11 @@ impl<'de> Deserialize<'de> for Role {
 #[serde(deny_unknown_fields)]
 pub struct Round {
     pub results: Vec<RoundResult>,
+    /// This round goes to another upstream provider (a conversation continued there, as agent
+    /// frameworks do on fallback): in gateway mode on the route of the same inbound format to
+    /// it. Direct trials run it on their own provider.
+    #[serde(default)]
+    pub provider: Option<Spanned<Provider>>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

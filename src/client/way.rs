@@ -97,6 +97,11 @@ impl Way for Driven {
                 "hosted tools are not part of the driver protocol".into(),
             ));
         }
+        if (trial.case.file.rounds.iter()).any(|r| r.provider.is_some()) {
+            return Err(Cell::NotApplicable(
+                "a round on another provider is not part of the driver protocol".into(),
+            ));
+        }
         let options = (self.profile)
             .route(&trial.route.name())
             .map(|r| r.options.clone())

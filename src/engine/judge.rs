@@ -362,6 +362,28 @@ pub(crate) fn upstream_outcome(
 }
 
 /// What upstream answered, decoded in the context of `req` (its stream flag the exchange's).
+/// Round `n` went to another provider than `from`, which answered the round before with
+/// `answered`: none of that reasoning state in the request as the new target's own.
+pub(crate) fn foreign_reasoning(
+    n: usize,
+    from: Provider,
+    answered: &Outcome,
+    asked: &CallerRequest,
+    ex: &Exchange,
+) -> Vec<Finding> {
+    let target = target_of_path(&ex.request.path, asked.target);
+    let Ok(d) = crate::providers::decode_request(target, &sent_request(ex)) else {
+        return Vec::new();
+    };
+    check::foreign_reasoning(from, target, answered, &d.request)
+        .into_iter()
+        .map(|f| Finding {
+            message: format!("round {}: {}", n + 1, f.message),
+            ..f
+        })
+        .collect()
+}
+
 pub(crate) fn decoded(target: Provider, req: &ChatRequest, ex: &Exchange) -> Option<Outcome> {
     let mut neutral = req.clone();
     neutral.stream = ex.streamed;
@@ -461,6 +483,20 @@ pub(crate) fn round(
         }
         findings.extend(round_answer(n, got, None));
         return (findings, false);
+    }
+    if ex.status >= 400 {
+        // A valid round upstream refused: what the gateway sent it is at fault.
+        findings.push(Finding::new(
+            FindingKind::Refused,
+            Severity::Breaking,
+            Side::Upstream,
+            format!(
+                "round {}: upstream refused the gateway's request with {}: {}",
+                n + 1,
+                ex.status,
+                clip(&error_message(&ex.body()))
+            ),
+        ));
     }
     findings.extend(round_answer(n, got, Some(ex.status)));
     (findings, true)

@@ -130,6 +130,7 @@ async fn phases<W: Way>(
             request: &request,
             trial,
             watch: &watch,
+            target,
         };
         let answered = judge::decoded(target, &asked.req, ex);
         let (judged, timings) = rounds(way, worker, &round, (first, answered), clock).await;
@@ -146,6 +147,8 @@ struct RoundContext<'a, R> {
     request: &'a R,
     trial: &'a RoutedTrial,
     watch: &'a PromptWatch<'a>,
+    /// The provider the first exchange went to.
+    target: crate::model::Provider,
 }
 
 /// Phase 5: each round's tool results sent back through the system (answering the calls as it
@@ -163,11 +166,16 @@ async fn rounds<W: Way>(
     let mut last = first;
     // What upstream answered the exchange before: its reasoning state must come back.
     let mut answered = answered;
+    let mut answered_by = r.target;
     for (n, round) in r.trial.case.file.rounds.iter().enumerate() {
         if last.tool_calls.is_empty() {
             break;
         }
-        let next = crate::run::follow_up(prev.clone(), &last, round, &r.trial.choice);
+        let mut next = crate::run::follow_up(prev.clone(), &last, round, &r.trial.choice);
+        if let Some(p) = &round.provider {
+            // The conversation goes on on another provider: its route's model (fallback).
+            next.model = r.trial.model_for(*p.get_ref());
+        }
         let Ok(enc) = crate::providers::encode(r.asked.inbound, &next) else {
             break;
         };
@@ -187,12 +195,20 @@ async fn rounds<W: Way>(
         let got = &sent.answer.got;
         let ex = sent.seen.last();
         let request = (&next, &enc.request);
-        let (judged, go_on) = judge::round(n, r.asked, request, ex, got, answered.as_ref());
+        // What the provider before answered is carried back only to that provider; another is
+        // judged by its own rules (its reasoning never sent to it as its own).
+        let target = ex.map(|ex| judge::target_of_path(&ex.request.path, r.asked.target));
+        let (own, foreign) = match target {
+            Some(t) if t != answered_by => (None, Some((answered_by, answered.as_ref()))),
+            _ => (answered.as_ref(), None),
+        };
+        let (judged, go_on) = judge::round(n, r.asked, request, ex, got, own);
         findings.extend(judged);
-        answered = ex.and_then(|ex| {
-            let target = judge::target_of_path(&ex.request.path, r.asked.target);
-            judge::decoded(target, &next, ex)
-        });
+        if let (Some((from, Some(a))), Some(ex)) = (foreign, ex) {
+            findings.extend(judge::foreign_reasoning(n, from, a, r.asked, ex));
+        }
+        answered_by = target.unwrap_or(answered_by);
+        answered = ex.and_then(|ex| judge::decoded(answered_by, &next, ex));
         last = match sent.answer.next {
             Some(o) if go_on => o,
             _ => break,

@@ -157,3 +157,24 @@ impl Reasoning {
         }
     }
 }
+
+/// The value Gemini documents for a `thoughtSignature` it did not make (history from another
+/// model): it skips the signature check (ai.google.dev/gemini-api/docs/thought-signatures, FAQ).
+pub(super) const SKIP_SIGNATURE: &str = "skip_thought_signature_validator";
+
+/// To Gemini: the first call of each model turn that carries no thought signature (a turn
+/// another provider answered, whose reasoning Gemini cannot verify) gets the documented skip
+/// value, without which Gemini 3 answers 400 (it thinks whether or not the request asks).
+pub(super) fn sign_foreign(provider: Provider, req: &mut ChatRequest) {
+    if provider != Provider::Gemini {
+        return;
+    }
+    for m in &mut req.messages {
+        if let Message::Assistant { tool_calls, .. } = m
+            && let Some(first) = tool_calls.first_mut()
+            && first.thought_signature.is_none()
+        {
+            first.thought_signature = Some(SKIP_SIGNATURE.to_string());
+        }
+    }
+}

@@ -101,3 +101,28 @@ fn answers_without_calls_or_reasoning_are_not_kept() {
     kept.restore(Provider::Anthropic, &mut req);
     assert_eq!(assistant(&req).1, [thinking], "what the client sent stays");
 }
+
+#[test]
+fn calls_from_another_provider_go_to_a_thinking_gemini_with_the_documented_skip_value() {
+    use crate::proxy::reasoning::{SKIP_SIGNATURE, sign_foreign};
+    let thinking = json!({"type": "thinking", "thinking": "t", "signature": "EqQB"});
+    let mut req = follow_up("toolu_1", vec![thinking]);
+    sign_foreign(Provider::Anthropic, &mut req);
+    assert_eq!(assistant(&req).0[0].thought_signature, None);
+    sign_foreign(Provider::Gemini, &mut req);
+    assert_eq!(
+        assistant(&req).0[0].thought_signature.as_deref(),
+        Some(SKIP_SIGNATURE)
+    );
+    // A call Gemini signed keeps its own signature.
+    let mut own = ChatRequest::new("m").with_messages([Message::Assistant {
+        text: None,
+        tool_calls: vec![call("c1", Some("CiQB"))],
+        opaque: vec![],
+    }]);
+    sign_foreign(Provider::Gemini, &mut own);
+    assert_eq!(
+        assistant(&own).0[0].thought_signature.as_deref(),
+        Some("CiQB")
+    );
+}
