@@ -467,25 +467,11 @@ pub(crate) fn round(
             ..f
         }));
     }
-    if round_invalid {
-        if ex.status >= 400 && crate::providers::request_rejection(target, &sent.body).is_none() {
-            findings.push(Finding::new(
-                FindingKind::Refused,
-                Severity::Breaking,
-                Side::Upstream,
-                format!(
-                    "round {}: upstream refused the gateway's request with {}: {}",
-                    n + 1,
-                    ex.status,
-                    clip(&error_message(&ex.body()))
-                ),
-            ));
-        }
-        findings.extend(round_answer(n, got, None));
-        return (findings, false);
-    }
-    if ex.status >= 400 {
-        // A valid round upstream refused: what the gateway sent it is at fault.
+    // Upstream refused the round: the gateway's fault for a valid round (what it sent), and for
+    // an invalid one unless the library knows the API refuses that request itself.
+    let refused = ex.status >= 400
+        && (!round_invalid || crate::providers::request_rejection(target, &sent.body).is_none());
+    if refused {
         findings.push(Finding::new(
             FindingKind::Refused,
             Severity::Breaking,
@@ -497,6 +483,10 @@ pub(crate) fn round(
                 clip(&error_message(&ex.body()))
             ),
         ));
+    }
+    if round_invalid {
+        findings.extend(round_answer(n, got, None));
+        return (findings, false);
     }
     findings.extend(round_answer(n, got, Some(ex.status)));
     (findings, true)
