@@ -198,14 +198,12 @@ async fn rounds<W: Way>(
         // What the provider before answered is carried back only to that provider; another is
         // judged by its own rules (its reasoning never sent to it as its own).
         let target = ex.map(|ex| judge::target_of_path(&ex.request.path, r.asked.target));
-        let (own, foreign) = match target {
-            Some(t) if t != answered_by => (None, Some((answered_by, answered.as_ref()))),
-            _ => (answered.as_ref(), None),
-        };
+        let changed = target.is_some_and(|t| t != answered_by);
+        let own = answered.as_ref().filter(|_| !changed);
         let (judged, go_on) = judge::round(n, r.asked, request, ex, got, own);
         findings.extend(judged);
-        if let (Some((from, Some(a))), Some(ex)) = (foreign, ex) {
-            findings.extend(judge::foreign_reasoning(n, from, a, r.asked, ex));
+        if let (true, Some(a), Some(ex)) = (changed, &answered, ex) {
+            findings.extend(judge::foreign_reasoning(n, answered_by, a, r.asked, ex));
         }
         answered_by = target.unwrap_or(answered_by);
         answered = ex.and_then(|ex| judge::decoded(answered_by, &next, ex));
