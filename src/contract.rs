@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::case::{ChoiceSpec, Trial};
-use crate::model::{AllowedMode, DiagnosticKind, Outcome, ToolChoice};
+use crate::model::{AllowedMode, DiagnosticKind, Outcome, Tool, ToolChoice};
 use crate::run::TrialRun;
 
 /// The result of checking one trial.
@@ -146,7 +146,7 @@ pub(crate) fn problems(
         if i == 0 {
             check_choice(trial, outcome, &mut p);
         }
-        check_calls(trial, i, outcome, &mut p);
+        check_calls(&ex.neutral.tools, i, outcome, &mut p);
         check_diagnostics(i, outcome, &expectations, &mut p);
     }
     check_expectations(trial, run, &expectations, &mut p);
@@ -362,12 +362,13 @@ fn check_choice(trial: &Trial, o: &Outcome, p: &mut Vec<String>) {
     }
 }
 
-/// Every call names a declared tool and its arguments validate against that tool's schema.
-fn check_calls(trial: &Trial, exchange: usize, o: &Outcome, p: &mut Vec<String>) {
+/// Every call names a tool in force for its exchange (the tools its request carried: a round
+/// may change them) and its arguments validate against that tool's schema.
+fn check_calls(tools: &[Tool], exchange: usize, o: &Outcome, p: &mut Vec<String>) {
     for (k, call) in o.tool_calls.iter().enumerate() {
-        let Some(tool) = trial.case.tools.iter().find(|t| t.name == call.name) else {
+        let Some(tool) = tools.iter().find(|t| t.name == call.name) else {
             p.push(format!(
-                "exchange {}: call {k} names `{}`, which is not a declared tool",
+                "exchange {}: call {k} names `{}`, which is not a declared tool in force",
                 exchange + 1,
                 call.name
             ));

@@ -194,9 +194,32 @@ pub enum Message {
     Tool {
         call_id: String,
         name: String,
+        /// The result's text; for a parts result, its text parts joined by `\n`.
         content: String,
+        /// Empty: the result is the string `content`. Otherwise the result as parts, kept in
+        /// each API's array form (and failing closed where a part cannot be expressed).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        parts: Vec<ResultPart>,
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
+    },
+}
+
+/// One part of a tool result given as parts (case files write them the same way).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ResultPart {
+    Text {
+        text: String,
+    },
+    /// An image as base64 `data` with its `media_type` (`image/png`).
+    Image {
+        media_type: String,
+        data: String,
+    },
+    /// An image by URL, where the API takes one.
+    ImageUrl {
+        url: String,
     },
 }
 

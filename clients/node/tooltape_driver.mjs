@@ -47,7 +47,7 @@ function object(line, what) {
 /** Serves trials from stdin until end of input; a protocol error ends the process (status 2). */
 // Trial fields a driver must say it handles (`serve(call, { supports: [...] })`): a trial that sets
 // one the driver does not handle is answered `unsupported` without calling the library.
-export const OPTIONAL_FEATURES = ["thinking"];
+export const OPTIONAL_FEATURES = ["thinking", "hosted", "result_parts"];
 
 export async function serve(call, { supports = [] } = {}) {
   // The protocol owns stdout: the library's own logging goes to stderr.
@@ -83,6 +83,8 @@ export async function serve(call, { supports = [] } = {}) {
         if (Array.isArray(doc.results)) {
           // The follow-up's tool_choice (absent: leave it out).
           trial = { ...trial, tool_choice: doc.tool_choice ?? null };
+          // The round changes the tools in force (class 26).
+          if (Array.isArray(doc.tools)) trial.tools = doc.tools;
           const turn = { role: "assistant", content: result?.text ?? null, tool_calls: result?.calls ?? [] };
           // The reasoning state the library handed over, for the next round.
           if (result?.reasoning?.length) turn.reasoning = result.reasoning;

@@ -68,7 +68,7 @@ def _next_line():
 # Trial fields a driver must say it handles (`serve(call, supports=[...])`): a trial that sets one
 # the driver does not handle is answered `unsupported` without calling the library, so drivers
 # written before the field existed stay correct.
-OPTIONAL_FEATURES = ("thinking",)
+OPTIONAL_FEATURES = ("thinking", "hosted", "result_parts")
 
 
 def _unhandled(trial, supports):
@@ -101,6 +101,9 @@ def _serve(call, out, supports=()):
             if isinstance(nxt.get("results"), list):
                 # The follow-up's tool_choice (absent: leave it out).
                 trial = dict(trial, tool_choice=nxt.get("tool_choice"))
+                if isinstance(nxt.get("tools"), list):
+                    # The round changes the tools in force (class 26).
+                    trial["tools"] = nxt["tools"]
                 turn = {"role": "assistant", "content": result.get("text"), "tool_calls": result.get("calls") or []}
                 if result.get("reasoning"):
                     # The reasoning state the library handed over, for the next round.

@@ -105,13 +105,40 @@ pub struct Round {
     /// it. Direct trials run it on their own provider.
     #[serde(default)]
     pub provider: Option<Spanned<Provider>>,
+    /// Tools put in force from this round's request on (each `cases/tools/<name>.json`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub add_tools: Vec<Spanned<String>>,
+    /// Tools taken out of force from this round's request on (named among those in force).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remove_tools: Vec<Spanned<String>>,
+    /// The definitions of `add_tools`, read when the case is loaded.
+    #[serde(skip)]
+    pub added: Vec<Tool>,
+}
+
+impl Round {
+    /// Whether this round changes the tools in force.
+    pub fn changes_tools(&self) -> bool {
+        !self.add_tools.is_empty() || !self.remove_tools.is_empty()
+    }
+
+    /// The tools in force once this round's changes apply to `tools`: the removed ones taken
+    /// out, the added ones appended in the order written (an added tool already in force is
+    /// replaced by its definition).
+    pub fn apply_tools(&self, tools: &mut Vec<Tool>) {
+        tools.retain(|t| {
+            !self.remove_tools.iter().any(|r| r.get_ref() == &t.name)
+                && !self.added.iter().any(|a| a.name == t.name)
+        });
+        tools.extend(self.added.iter().cloned());
+    }
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RoundResult {
     pub tool: Spanned<String>,
-    pub content: String,
+    pub content: ResultContent,
     #[serde(default)]
     pub is_error: bool,
     /// Send this result under this id instead of the id of the call it answers: an id no call
@@ -119,6 +146,25 @@ pub struct RoundResult {
     /// 1 to 64 letters, digits, `_` and `-` (every provider's id alphabet).
     #[serde(default)]
     pub unknown_call_id: Option<Spanned<String>>,
+}
+
+/// A round result's content: a string, or parts (`{ type = "text", text }`, `{ type = "image",
+/// media_type, data }` with base64 data, `{ type = "image_url", url }`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum ResultContent {
+    Text(String),
+    Parts(Vec<crate::model::ResultPart>),
+}
+
+impl ResultContent {
+    /// The neutral `(content, parts)` of a tool message.
+    pub fn neutral(&self) -> (String, Vec<crate::model::ResultPart>) {
+        match self {
+            ResultContent::Text(t) => (t.clone(), Vec::new()),
+            ResultContent::Parts(p) => (crate::providers::joined_text(p), p.clone()),
+        }
+    }
 }
 
 /// What a trial must show instead of (or besides) the plain contract.

@@ -116,23 +116,6 @@ fn load_tools(
     let mut seen: Vec<&str> = Vec::new();
     for t in &file.tools {
         let name = t.get_ref();
-        // The name becomes a path under cases/tools/: nothing that could leave the folder or
-        // hide in it (no separator, no leading dot, no `..`). Each provider's encoder refuses
-        // a name its API does not accept (dots are Gemini's; 128 characters its limit).
-        let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
-        if name.is_empty()
-            || name.len() > 128
-            || !name.chars().all(ok)
-            || name.starts_with('.')
-            || name.contains("..")
-        {
-            return Err(at(
-                t,
-                format!(
-                    "tool name `{name}`: tool names use 1 to 128 letters, digits, `_`, `-` and `.`, never a leading dot or `..` (they name cases/tools/NAME.json)"
-                ),
-            ));
-        }
         if seen.contains(&name.as_str()) {
             return Err(at(
                 t,
@@ -140,19 +123,107 @@ fn load_tools(
             ));
         }
         seen.push(name);
-        let entry = find_tool(name).map_err(|msg| at(t, msg))?;
-        let (tool, text) = load_tool(&entry)?;
-        if &tool.name != name {
-            let msg = format!(
-                "the tool's name is `{}` but its file is named for `{name}`",
-                tool.name
-            );
-            return Err(Located::at_start(entry.shown, msg));
-        }
-        hasher.update(canonical(&serde_json::from_str(&text).unwrap_or_default()).as_bytes());
-        tools.push(tool);
+        tools.push(named_tool(t, find_tool, at, &mut hasher)?);
     }
     Ok((tools, format!("sha256:{:x}", hasher.finalize())))
+}
+
+/// Reads the tool file `t` names, its text added to the case's hash.
+fn named_tool(
+    t: &Spanned<String>,
+    find_tool: &dyn Fn(&str) -> Result<Entry, String>,
+    at: &impl Fn(&Spanned<String>, String) -> CaseError,
+    hasher: &mut Sha256,
+) -> Result<Tool, CaseError> {
+    let name = t.get_ref();
+    // The name becomes a path under cases/tools/: nothing that could leave the folder or
+    // hide in it (no separator, no leading dot, no `..`). Each provider's encoder refuses
+    // a name its API does not accept (dots are Gemini's; 128 characters its limit).
+    let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    if name.is_empty()
+        || name.len() > 128
+        || !name.chars().all(ok)
+        || name.starts_with('.')
+        || name.contains("..")
+    {
+        return Err(at(
+            t,
+            format!(
+                "tool name `{name}`: tool names use 1 to 128 letters, digits, `_`, `-` and `.`, never a leading dot or `..` (they name cases/tools/NAME.json)"
+            ),
+        ));
+    }
+    let entry = find_tool(name).map_err(|msg| at(t, msg))?;
+    let (tool, text) = load_tool(&entry)?;
+    if &tool.name != name {
+        let msg = format!(
+            "the tool's name is `{}` but its file is named for `{name}`",
+            tool.name
+        );
+        return Err(Located::at_start(entry.shown, msg));
+    }
+    hasher.update(canonical(&serde_json::from_str(&text).unwrap_or_default()).as_bytes());
+    Ok(tool)
+}
+
+/// Each round's tool changes: an added tool is read from its file (its text hashed) and must
+/// not be in force already; a removed one must be in force; a result answers a call made with
+/// the tools in force before its round's change.
+fn round_tools(
+    file: &mut CaseFile,
+    tools: &[Tool],
+    find_tool: &dyn Fn(&str) -> Result<Entry, String>,
+    at: &impl Fn(&Spanned<String>, String) -> CaseError,
+    hash: &mut String,
+) -> Result<(), CaseError> {
+    if !file.rounds.iter().any(super::file::Round::changes_tools) {
+        return Ok(());
+    }
+    let mut hasher = Sha256::new();
+    hasher.update(hash.as_bytes());
+    let mut in_force: Vec<Tool> = tools.to_vec();
+    for round in &mut file.rounds {
+        let has = |set: &[Tool], n: &str| set.iter().any(|t| t.name == n);
+        if let Some(r) = round
+            .results
+            .iter()
+            .find(|r| !has(&in_force, r.tool.get_ref()))
+        {
+            let msg = format!(
+                "result for `{}`, which is not among the tools in force for the calls it answers",
+                r.tool.get_ref()
+            );
+            return Err(at(&r.tool, msg));
+        }
+        for r in &round.remove_tools {
+            if !has(&in_force, r.get_ref()) {
+                let msg = format!(
+                    "remove_tools names `{}`, which is not in force",
+                    r.get_ref()
+                );
+                return Err(at(r, msg));
+            }
+        }
+        let mut added = Vec::new();
+        for a in &round.add_tools {
+            let removed = round
+                .remove_tools
+                .iter()
+                .any(|r| r.get_ref() == a.get_ref());
+            if (has(&in_force, a.get_ref()) && !removed) || has(&added, a.get_ref()) {
+                let msg = format!(
+                    "add_tools names `{}`, which is in force already",
+                    a.get_ref()
+                );
+                return Err(at(a, msg));
+            }
+            added.push(named_tool(a, find_tool, at, &mut hasher)?);
+        }
+        round.added = added;
+        round.apply_tools(&mut in_force);
+    }
+    *hash = format!("sha256:{:x}", hasher.finalize());
+    Ok(())
 }
 
 /// Loads and validates one case file, its tools from `tools_dir`.
@@ -183,9 +254,14 @@ pub(crate) fn load_case_from(
     let path = entry.shown.as_path();
     let name = case_name(path)?;
     let source = entry.read("cannot read case file")?;
-    let file: CaseFile = toml::from_str(&source).map_err(|e| toml_error(path, &source, &e))?;
+    let mut file: CaseFile = toml::from_str(&source).map_err(|e| toml_error(path, &source, &e))?;
     let err = |start: usize, msg: String| Located::at_offset(path, &source, start, msg);
-    let (tools, hash) = load_tools(&file, &source, find_tool, &|t, m| err(t.span().start, m))?;
+    let at = |t: &Spanned<String>, m| err(t.span().start, m);
+    let (tools, mut hash) = load_tools(&file, &source, find_tool, &at)?;
+    round_tools(&mut file, &tools, find_tool, &at, &mut hash)?;
+    let added: Vec<&str> = (file.rounds.iter().flat_map(|r| &r.added))
+        .map(|t| t.name.as_str())
+        .collect();
 
     let tool_names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     for (i, c) in file.choices.iter().enumerate() {
@@ -215,7 +291,8 @@ pub(crate) fn load_case_from(
         ));
     }
     for r in file.rounds.iter().flat_map(|round| &round.results) {
-        if !tool_names.contains(&r.tool.get_ref().as_str()) {
+        let name = r.tool.get_ref().as_str();
+        if !tool_names.contains(&name) && !added.contains(&name) {
             let msg = format!(
                 "result for `{}`, which is not among the case's tools",
                 r.tool.get_ref()

@@ -315,3 +315,30 @@ fn tool_names_allow_dots_but_nothing_that_leaves_or_hides_in_the_folder() {
         "{msg}"
     );
 }
+
+#[test]
+fn a_round_s_tool_changes_are_read_checked_and_applied() {
+    let round = "[[rounds]]\nresults = [{ tool = \"get_weather\", content = \"x\" }]\nremove_tools = [\"get_weather\"]\nadd_tools = [\"get_weather\"]\n";
+    let root = project_with("changes", &format!("{GOOD}{round}"));
+    let d = discover(root.path());
+    assert!(d.broken.is_empty(), "{:?}", d.broken);
+    let r = &d.trials[0].case.file.rounds[0];
+    assert_eq!(r.added.len(), 1);
+    let mut tools = d.trials[0].case.tools.clone();
+    r.apply_tools(&mut tools);
+    assert_eq!(
+        tools.len(),
+        1,
+        "a tool removed and added back is in force once"
+    );
+    // Removing a tool not in force, adding one in force, answering a removed tool's call.
+    let gone = "[[rounds]]\nresults = [{ tool = \"get_weather\", content = \"x\" }]\nremove_tools = [\"get_weather\"]\n[[rounds]]\nresults = [{ tool = \"get_weather\", content = \"y\" }]\n";
+    let msg = broken("gone", &format!("{GOOD}{gone}"));
+    assert!(msg.contains("not among the tools in force"), "{msg}");
+    let twice = "[[rounds]]\nresults = []\nadd_tools = [\"get_weather\"]\n";
+    let msg = broken("twice", &format!("{GOOD}{twice}"));
+    assert!(msg.contains("in force already"), "{msg}");
+    let absent = "[[rounds]]\nresults = []\nremove_tools = [\"nope\"]\n";
+    let msg = broken("absent", &format!("{GOOD}{absent}"));
+    assert!(msg.contains("`nope`, which is not in force"), "{msg}");
+}

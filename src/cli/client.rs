@@ -32,8 +32,9 @@ pub struct ClientArgs {
     /// Test the library installed in DIR instead of installing the profile's pinned release: a
     /// venv your checkout is installed into (`pip install -e .`; Python profiles run
     /// `DIR/bin/python`), or a folder whose `node_modules` holds your build (Node.js profiles).
-    /// See docs/clients/README.md, "Your own library's checkout".
-    #[arg(long, value_name = "DIR")]
+    /// See docs/clients/README.md, "Your own library's checkout". Not with `--versions`, which
+    /// installs each release itself.
+    #[arg(long, value_name = "DIR", conflicts_with = "versions")]
     pub install_dir: Option<std::path::PathBuf>,
 }
 
@@ -43,7 +44,8 @@ pub enum ClientCommand {
     /// protocol, docs/clients/README.md), with tooltape's own codecs as the library.
     Drive {
         /// A deliberate bug: faithful, drop-tools, never-yield, required-to-auto,
-        /// merge-parallel, lose-ids, omit-strict, empty-fragments, drop-reasoning.
+        /// merge-parallel, lose-ids, omit-strict, empty-fragments, drop-reasoning, kimi-ids,
+        /// truncate-names, usage-on-finish, quote-parts.
         #[arg(long, default_value = "faithful")]
         mutant: String,
     },
@@ -55,6 +57,11 @@ pub fn run(root: &Path, a: &ClientArgs) -> i32 {
     if let Some(ClientCommand::Drive { mutant }) = &a.command {
         return drive(mutant);
     }
+    super::signals::stopping_on_signals(|| run_suite(root, a))
+}
+
+/// `tooltape client NAME` (or `--list`).
+fn run_suite(root: &Path, a: &ClientArgs) -> i32 {
     if a.list {
         let version = |p: &tooltape::client::ClientProfile| p.version.clone();
         return suite::list(root, "clients", tooltape::client::load_client, version);

@@ -9,13 +9,20 @@ pub const FAILED: i32 = 1;
 /// and column), a gateway or file that could not be used.
 pub const ERROR: i32 = 2;
 
+/// `gateway`, `client` or `matrix` ended by SIGINT (128 + 2) or SIGTERM (128 + 15), after
+/// stopping the gateway or drivers it started.
+pub const INTERRUPTED: i32 = 130;
+pub const TERMINATED: i32 = 143;
+
 /// The exit codes as `--help` shows them.
 pub const HELP: &str = "Exit codes:
   0  everything ran; every result is as expected (passes, known failures, not applicable)
   1  everything ran; something failed (a trial, a finding beyond the known failures, a secret,
      breaking drift, a known failure that now passes, no trial matching the filter)
   2  the command could not run in full (bad arguments or input, a gateway or file that could
-     not be used); the message says what to do";
+     not be used); the message says what to do
+  130, 143  gateway, client or matrix ended by SIGINT or SIGTERM; the gateway or drivers it
+     started were stopped first";
 
 /// [`FAILED`] when something failed, else [`OK`].
 pub fn failed_if(failed: bool) -> i32 {

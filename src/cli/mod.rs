@@ -24,6 +24,7 @@ mod replay;
 mod report;
 mod schema;
 mod select;
+mod signals;
 mod simulate;
 mod status;
 mod suite;
@@ -248,9 +249,9 @@ pub fn run(cli: Cli) -> i32 {
         Command::ImportVcr(a) => import_vcr::run(&a.file, &a.provider, &a.out, a.force),
         Command::Drift(a) => drift::run(&root, &a),
         Command::Report(a) => report::run(&root, &a),
-        Command::Gateway(a) => gateway::run(&root, &a),
+        Command::Gateway(a) => signals::stopping_on_signals(|| gateway::run(&root, &a)),
         Command::Client(a) => client::run(&root, &a),
-        Command::Matrix(a) => matrix::run(&root, &a),
+        Command::Matrix(a) => signals::stopping_on_signals(|| matrix::run(&root, &a)),
         Command::Mcp(a) => mcp::run(&a, cli.corpus.cases.as_deref()),
         Command::Schema { action } => {
             let (provider, file, strict) = match &action {

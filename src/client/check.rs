@@ -105,6 +105,37 @@ pub(crate) fn downstream(
     out
 }
 
+/// Chat streams whose request (the library's own) asked `stream_options.include_usage`: usage
+/// upstream sent in its own final chunk (`choices: []`, the documented framing) reached the
+/// caller. A library that reads usage off the finish chunk only, or skips chunks without
+/// choices, loses it (class 25, the client's side of the framing).
+pub(crate) fn usage_framed(
+    asked_usage: bool,
+    upstream_stream: &[u8],
+    got: &DriverResult,
+) -> Option<Finding> {
+    let handed = got
+        .usage
+        .as_ref()
+        .is_some_and(|u| u.output_tokens.is_some());
+    if !asked_usage || handed || got.error.is_some() {
+        return None;
+    }
+    let own_chunk = String::from_utf8_lossy(upstream_stream)
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .any(|c| c["choices"].as_array().is_some_and(Vec::is_empty) && c["usage"].is_object());
+    own_chunk.then(|| {
+        Finding::new(
+            FindingKind::UsageFraming,
+            Severity::Behaviour,
+            Side::Downstream,
+            "usage sent in its own final chunk (choices: []) not handed to the caller",
+        )
+    })
+}
+
 /// The calls handed over (`what`: "" for the accumulated result, "in the chunks " for the
 /// streamed ones) are upstream's: names in order, arguments that parse as the same JSON, ids.
 /// Upstream's calls as a library hands them over on an output-token limit: the call the limit

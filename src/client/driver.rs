@@ -29,6 +29,8 @@ pub struct Spec {
 
 pub(crate) struct Driver {
     child: Child,
+    /// Its process group (the leader's pid at spawn).
+    pgid: Option<u32>,
     stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
     log: PathBuf,
@@ -56,9 +58,9 @@ impl Driver {
         for (k, v) in &spec.env {
             cmd.env(k, v);
         }
-        let mut child = cmd
-            .spawn()
+        let mut child = crate::engine::groups::spawn(|| cmd.spawn(), Child::id)
             .map_err(|e| format!("cannot start the driver `{program}`: {e}"))?;
+        let pgid = child.id();
         let stdin = child.stdin.take();
         let stdout = child
             .stdout
@@ -66,6 +68,7 @@ impl Driver {
             .ok_or("the driver's stdout is not piped")?;
         Ok(Driver {
             child,
+            pgid,
             stdin,
             stdout: BufReader::new(stdout),
             log: spec.log.clone(),
@@ -159,5 +162,18 @@ impl Driver {
                 .status();
         }
         let _ = self.child.start_kill();
+    }
+}
+
+impl Drop for Driver {
+    /// A driver dropped while it runs (a run cut short) has its group stopped; then the group
+    /// is no longer this process's to signal.
+    fn drop(&mut self) {
+        if self.child.id().is_some() {
+            self.kill();
+        }
+        if let Some(pgid) = self.pgid {
+            crate::engine::groups::stopped(pgid);
+        }
     }
 }

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::{
-    AllowedMode, ChatRequest, Finish, Message, Outcome, Provider, StrictPolicy, ToolCall,
-    ToolChoice, Usage,
+    AllowedMode, ChatRequest, Finish, HostedTool, Message, Outcome, Provider, ResultPart,
+    StrictPolicy, ToolCall, ToolChoice, Usage,
 };
 
 /// What tooltape writes first: one trial, as the library's caller would ask it.
@@ -48,6 +48,16 @@ pub struct DriverTrial {
     /// answers `unsupported`: the shared loops do so unless the driver says it supports it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking: Option<u32>,
+    /// Hosted (server-side) tools the caller offers beside its functions, in tooltape's neutral
+    /// form (`{"type": "web_search", "grounding": "auto"}`); absent: none. The library must send
+    /// each in the API's own shape or refuse (a driver whose library cannot answers
+    /// `unsupported`: the shared loops do so unless the driver says it supports it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosted: Vec<HostedTool>,
+    /// `true`: a round's tool results are given as parts, which the library must send in the
+    /// API's own form (the shared loops answer `unsupported` unless the driver says it does).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub result_parts: bool,
 }
 
 /// A conversation turn: `system`, `user`, `assistant` (with its calls) or `tool` (a result).
@@ -64,6 +74,10 @@ pub struct DriverMessage {
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
+    /// A `tool` result given as parts (`{type: "text", text}`, `{type: "image", media_type,
+    /// data}`, `{type: "image_url", url}`); `content` is then their text joined.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<ResultPart>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -155,6 +169,10 @@ pub enum Next {
         results: Vec<DriverMessage>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tool_choice: Option<Value>,
+        /// The tools in force from this round on, when the round changes them (class 26);
+        /// absent: the tools stay as they were.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tools: Option<Vec<DriverTool>>,
     },
     Done {
         done: bool,
@@ -177,6 +195,7 @@ impl DriverMessage {
             call_id: None,
             name: None,
             is_error: false,
+            parts: Vec::new(),
         };
         match m {
             Message::System { content } | Message::Developer { content } => {
@@ -194,11 +213,13 @@ impl DriverMessage {
                 call_id,
                 name,
                 content,
+                parts,
                 is_error,
             } => DriverMessage {
                 call_id: Some(call_id.clone()),
                 name: Some(name.clone()),
                 is_error: *is_error,
+                parts: parts.clone(),
                 ..plain("tool", content)
             },
         }
@@ -258,6 +279,42 @@ pub(crate) fn choice_of(v: &Value) -> Option<ToolChoice> {
     }
 }
 
+/// `req`'s tools in the protocol's spelling, for a library speaking `api`.
+pub(crate) fn driver_tools(api: Provider, req: &ChatRequest) -> Vec<DriverTool> {
+    let strict_dialect = req.asks_strict()
+        && matches!(
+            api,
+            Provider::OpenaiChat | Provider::OpenaiResponses | Provider::Anthropic
+        );
+    req.tools
+        .iter()
+        .map(|t| DriverTool {
+            name: t.name.clone(),
+            description: t.description.clone(),
+            parameters: t.parameters.clone(),
+            strict_parameters: strict_dialect
+                .then(|| {
+                    crate::schema::strict_parameters(api, &t.parameters)
+                        .ok()
+                        .map(|s| s.schema)
+                })
+                .flatten(),
+        })
+        .collect()
+}
+
+impl DriverTool {
+    /// The neutral tool (a faithful library sends it as the caller wrote it).
+    pub fn neutral(&self) -> crate::model::Tool {
+        crate::model::Tool {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            parameters: self.parameters.clone(),
+            strict: None,
+        }
+    }
+}
+
 impl DriverTrial {
     /// The trial for a neutral request.
     pub fn of(
@@ -268,11 +325,6 @@ impl DriverTrial {
         req: &ChatRequest,
     ) -> DriverTrial {
         let strict = req.asks_strict();
-        let strict_dialect = strict
-            && matches!(
-                api,
-                Provider::OpenaiChat | Provider::OpenaiResponses | Provider::Anthropic
-            );
         DriverTrial {
             name,
             api: api.slug().to_string(),
@@ -282,27 +334,14 @@ impl DriverTrial {
             options,
             stream: req.stream,
             messages: req.messages.iter().map(DriverMessage::of).collect(),
-            tools: req
-                .tools
-                .iter()
-                .map(|t| DriverTool {
-                    name: t.name.clone(),
-                    description: t.description.clone(),
-                    parameters: t.parameters.clone(),
-                    strict_parameters: strict_dialect
-                        .then(|| {
-                            crate::schema::strict_parameters(api, &t.parameters)
-                                .ok()
-                                .map(|s| s.schema)
-                        })
-                        .flatten(),
-                })
-                .collect(),
+            tools: driver_tools(api, req),
             tool_choice: req.tool_choice.as_ref().map(choice_value),
             parallel_tool_calls: req.parallel_tool_calls,
             strict,
             max_tokens: req.max_tokens,
             thinking: req.thinking,
+            hosted: req.hosted.clone(),
+            result_parts: false,
         }
     }
 
@@ -310,20 +349,12 @@ impl DriverTrial {
     pub fn request(&self) -> ChatRequest {
         let mut req = ChatRequest::empty(self.model.clone(), self.stream);
         req.messages = self.messages.iter().map(DriverMessage::neutral).collect();
-        req.tools = self
-            .tools
-            .iter()
-            .map(|t| crate::model::Tool {
-                name: t.name.clone(),
-                description: t.description.clone(),
-                parameters: t.parameters.clone(),
-                strict: None,
-            })
-            .collect();
+        req.tools = self.tools.iter().map(DriverTool::neutral).collect();
         req.tool_choice = self.tool_choice.as_ref().and_then(choice_of);
         req.parallel_tool_calls = self.parallel_tool_calls;
         req.max_tokens = self.max_tokens;
         req.thinking = self.thinking;
+        req.hosted.clone_from(&self.hosted);
         req.strict = if self.strict {
             StrictPolicy::Require
         } else {
@@ -353,6 +384,7 @@ impl DriverMessage {
                 call_id: self.call_id.clone().unwrap_or_default(),
                 name: self.name.clone().unwrap_or_default(),
                 content,
+                parts: self.parts.clone(),
                 is_error: self.is_error,
             },
             _ => Message::User { content },

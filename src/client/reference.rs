@@ -9,7 +9,9 @@ use super::protocol::{
     DriverCall, DriverChunk, DriverError, DriverMessage, DriverResult, DriverTrial, Next,
 };
 use crate::model::{ChatRequest, Message, Outcome, Provider, ToolCall, ToolChoice};
-use crate::run::Endpoint;
+use crate::run::{Endpoint, SupportCache, fallback_step};
+
+mod mutants;
 
 /// A deliberate bug in the reference driver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,10 +38,31 @@ pub enum Mutant {
     DropReasoning,
     /// Every tool result of a round sent back under the first call's id.
     ResultsOneId,
+    /// The tools of the first request sent again in every round: a change of the tools in
+    /// force between rounds is not followed.
+    StaleTools,
+    /// Call ids sent to Anthropic in Kimi K2's style (`functions.NAME:IDX`), which Anthropic's
+    /// `^[a-zA-Z0-9_-]+$` rejects (BerriAI/litellm#34523: such ids reach an Anthropic request
+    /// unless rewritten).
+    KimiIds,
+    /// Tool names over 64 characters cut to their first 64 (OpenAI's limit) whatever the target,
+    /// and calls handed over under the cut name, never restored (Trae-AI/TRAE#2194: MCP tool
+    /// names truncated, the model calls a tool the client cannot find).
+    TruncateNames,
+    /// A hosted web search the caller offered left out of the request, the rest sent
+    /// (ahmadrosid/nakama#825: hosted `web_search` dropped on Gemini whenever local tools shared
+    /// the turn, the model answering as though it had searched).
+    DropHosted,
+    /// Chat streams: usage read from the chunk carrying the finish only, so usage sent in its own
+    /// final chunk (`choices: []`, as `stream_options.include_usage` frames it) is lost
+    /// (AstrBotDevs/AstrBot#8306: the usage chunk skipped for its empty choices).
+    UsageOnFinish,
+    /// A tool result given as parts sent as one JSON string of its parts.
+    QuoteParts,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 10] = [
+    pub const ALL: [(&'static str, Mutant); 16] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -50,6 +73,12 @@ impl Mutant {
         ("empty-fragments", Mutant::EmptyFragments),
         ("drop-reasoning", Mutant::DropReasoning),
         ("results-one-id", Mutant::ResultsOneId),
+        ("stale-tools", Mutant::StaleTools),
+        ("kimi-ids", Mutant::KimiIds),
+        ("truncate-names", Mutant::TruncateNames),
+        ("drop-hosted", Mutant::DropHosted),
+        ("usage-on-finish", Mutant::UsageOnFinish),
+        ("quote-parts", Mutant::QuoteParts),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -70,6 +99,8 @@ impl Mutant {
             Mutant::RequiredToAuto if req.tool_choice == Some(ToolChoice::Required) => {
                 req.tool_choice = Some(ToolChoice::Auto);
             }
+            Mutant::TruncateNames => mutants::truncate_names(&mut req),
+            Mutant::DropHosted => req.hosted.clear(),
             _ => {}
         }
         req
@@ -121,6 +152,27 @@ impl Mutant {
             if let (Message::Tool { call_id, .. }, Some(f)) = (m, &first) {
                 call_id.clone_from(f);
             }
+        }
+    }
+
+    /// A tool result as the library sends it: its parts as they are (the mutant: one JSON
+    /// string of them).
+    fn sent_result(self, m: Message) -> Message {
+        match m {
+            Message::Tool {
+                call_id,
+                name,
+                parts,
+                is_error,
+                ..
+            } if self == Mutant::QuoteParts && !parts.is_empty() => Message::Tool {
+                call_id,
+                name,
+                content: serde_json::to_string(&parts).unwrap_or_default(),
+                parts: Vec::new(),
+                is_error,
+            },
+            other => other,
         }
     }
 
@@ -214,6 +266,7 @@ async fn call(
     mutant: Mutant,
     trial: &DriverTrial,
     req: &ChatRequest,
+    cache: &SupportCache,
 ) -> (DriverResult, Outcome) {
     let error = |kind: &str, message: String| {
         let r = DriverResult {
@@ -229,24 +282,43 @@ async fn call(
     let Some(api) = Provider::from_slug(&trial.api) else {
         return error("UnknownApi", format!("unknown api `{}`", trial.api));
     };
-    let sent = mutant.request(req.clone());
-    let mut encoded = match crate::providers::encode(api, &sent) {
-        Ok(e) => e,
-        Err(e) => return error("EncodeError", e.to_string()),
-    };
-    if mutant == Mutant::OmitStrict && api == Provider::OpenaiResponses {
-        mutant.omit_strict(&mut encoded.request.body);
-    }
     let endpoint = Endpoint {
         base_url: trial.base_url.trim_end_matches('/').to_string(),
         key: Some(trial.api_key.clone()),
         extra_headers: Vec::new(),
     };
-    match crate::run::send(client, &endpoint, api, &sent, &encoded.request).await {
+    let mut sent = mutant.request(req.clone());
+    let answer = loop {
+        let mut encoded = match crate::providers::encode(api, &sent) {
+            Ok(e) => e,
+            Err(e) => return error("EncodeError", e.to_string()),
+        };
+        if mutant == Mutant::OmitStrict && api == Provider::OpenaiResponses {
+            mutant.omit_strict(&mut encoded.request.body);
+        }
+        if mutant == Mutant::KimiIds && api == Provider::Anthropic {
+            mutants::kimi_ids(&mut encoded.request.body);
+        }
+        let answer = crate::run::send(client, &endpoint, api, &sent, &encoded.request).await;
+        // tooltape's own hosted-search variant fallback (`web_search` answered unsupported:
+        // `web_search_preview`), as its direct runs and `tooltape proxy` do.
+        match answer {
+            Ok((_, outcome)) if fallback_step(api, &mut sent, &outcome, cache).is_some() => {}
+            answer => break answer,
+        }
+    };
+    match answer {
         Err(e) => error("ConnectionError", e),
         Ok((_, Err(e))) => error("DecodeError", e.to_string()),
         Ok((response, Ok(o))) => {
             let mut r = mutant.result(&o, req.stream);
+            if mutant == Mutant::UsageOnFinish
+                && req.stream
+                && matches!(api, Provider::OpenaiChat | Provider::TextProtocol)
+                && !mutants::usage_on_finish(&response.body)
+            {
+                r.usage = None;
+            }
             if r.error.is_none() && crate::engine::broken(&o).is_some() {
                 r.error = Some(DriverError {
                     kind: "StreamTruncated".into(),
@@ -291,13 +363,14 @@ pub async fn drive(
     mut output: impl AsyncWrite + Unpin,
 ) -> Result<(), String> {
     let client = crate::run::client(std::time::Duration::from_secs(60));
+    let cache = SupportCache::new(SupportCache::DEFAULT_TTL);
     let mut lines = BufReader::new(input).lines();
     while let Some(line) = next_line(&mut lines).await? {
         let trial: DriverTrial = serde_json::from_str(&line)
             .map_err(|e| format!("protocol error: a trial line is not a trial: {e}"))?;
         let mut req = trial.request();
         loop {
-            let (r, outcome) = call(&client, mutant, &trial, &req).await;
+            let (r, outcome) = call(&client, mutant, &trial, &req, &cache).await;
             let calls: Vec<_> = r
                 .calls
                 .iter()
@@ -316,12 +389,18 @@ pub async fn drive(
                 Next::Results {
                     results,
                     tool_choice,
+                    tools,
                 } => {
                     req.tool_choice = tool_choice.as_ref().and_then(super::protocol::choice_of);
+                    if let Some(tools) = tools.filter(|_| mutant != Mutant::StaleTools) {
+                        req.tools = tools.iter().map(|t| t.neutral()).collect();
+                    }
                     req.messages
                         .push(mutant.kept(&outcome, r.text.clone(), calls));
-                    let mut sent: Vec<Message> =
-                        results.iter().map(DriverMessage::neutral).collect();
+                    let mut sent: Vec<Message> = results
+                        .iter()
+                        .map(|r| mutant.sent_result(DriverMessage::neutral(r)))
+                        .collect();
                     mutant.link(&mut sent);
                     req.messages.extend(sent);
                 }

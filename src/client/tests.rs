@@ -34,6 +34,7 @@ fn request() -> ChatRequest {
             name: "get_weather".into(),
             content: "12C".into(),
             is_error: false,
+            parts: Vec::new(),
         },
     ];
     req.tools = vec![Tool {
@@ -126,9 +127,22 @@ fn the_next_documents_are_told_apart() {
         results,
         Next::Results {
             tool_choice: Some(_),
+            tools: None,
             ..
         }
     ));
+    // A round that changes the tools in force carries them.
+    let changed: Next = serde_json::from_str(
+        r#"{"results": [], "tools": [{"name": "get_time", "parameters": {"type": "object"}}]}"#,
+    )
+    .unwrap();
+    let Next::Results {
+        tools: Some(tools), ..
+    } = changed
+    else {
+        panic!("{changed:?}");
+    };
+    assert_eq!(tools[0].neutral().name, "get_time");
     // A result with only an error reads; unknown fields a driver adds are ignored.
     let r: DriverResult =
         serde_json::from_str(r#"{"error": {"type": "X", "message": "m"}, "extra": 1}"#).unwrap();

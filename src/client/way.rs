@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::check;
 use super::driver::{Driver, Spec};
 use super::profile::LoadedClient;
-use super::protocol::{DriverMessage, DriverResult, DriverTrial, Next, choice_value};
+use super::protocol::{DriverMessage, DriverResult, DriverTrial, Next, choice_value, driver_tools};
 use crate::engine::{
     CallerReply, CallerRequest, Cell, Exchange, Finding, FindingKind, Kept, PromptWatch,
     RoundAnswer, RoutedTrial, Side, Upstream, Way, broken, judge,
@@ -92,11 +92,6 @@ impl Way for Driven {
     ) -> Result<(CallerRequest, DriverTrial), Cell> {
         let api = trial.route.upstream;
         let (base, mut req) = trial.first_request(api);
-        if !req.hosted.is_empty() {
-            return Err(Cell::NotApplicable(
-                "hosted tools are not part of the driver protocol".into(),
-            ));
-        }
         if (trial.case.file.rounds.iter()).any(|r| r.provider.is_some()) {
             return Err(Cell::NotApplicable(
                 "a round on another provider is not part of the driver protocol".into(),
@@ -106,13 +101,17 @@ impl Way for Driven {
             .route(&trial.route.name())
             .map(|r| r.options.clone())
             .unwrap_or_default();
-        let driver_trial = DriverTrial::of(
+        let mut driver_trial = DriverTrial::of(
             trial.name(crate::engine::SystemKind::Client, &self.profile.name),
             api,
             upstream.base_url(),
             options,
             &req,
         );
+        // The caller hands back tool results as parts (the library must send them as such).
+        driver_trial.result_parts = (trial.case.file.rounds.iter())
+            .flat_map(|r| &r.results)
+            .any(|r| matches!(r.content, crate::case::ResultContent::Parts(_)));
         // The caller asks for strict tools or not (a library has no "strict where it keeps the
         // meaning" policy): the request a faithful library sends is encoded with that choice.
         req.strict = driver_trial.request().strict;
@@ -201,14 +200,25 @@ impl Way for Driven {
             judge::decoded(target, &neutral, ex)
         };
         let cut = expected.as_ref().and_then(broken);
-        check::downstream(
+        let mut findings = check::downstream(
             asked.inbound,
             got,
             ex.status,
             expected.as_ref(),
             raw.as_ref(),
             cut,
-        )
+        );
+        if ex.status >= 400 || cut.is_some() || got.error.is_some() {
+            return findings;
+        }
+        if ex.streamed && matches!(target, Provider::OpenaiChat | Provider::TextProtocol) {
+            let body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
+            let asked_usage =
+                body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+            findings.extend(check::usage_framed(asked_usage, &ex.body(), got));
+        }
+        findings.extend(judge::names_restored(asked, ex, target, &got.outcome()));
+        findings
     }
 
     fn continues(
@@ -223,7 +233,7 @@ impl Way for Driven {
     async fn round(
         &self,
         worker: &mut DriverWorker,
-        _: &CallerRequest,
+        asked: &CallerRequest,
         _: &DriverTrial,
         prev: &ChatRequest,
         next: &ChatRequest,
@@ -237,6 +247,7 @@ impl Way for Driven {
         let step = Next::Results {
             results,
             tool_choice: next.tool_choice.as_ref().map(choice_value),
+            tools: (next.tools != prev.tools).then(|| driver_tools(asked.inbound, next)),
         };
         let sent = watched(watch, worker.step(&step)).await;
         let got: CallerReply = sent.answer.as_ref().map_err(Clone::clone).map(|g| {

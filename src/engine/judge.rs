@@ -319,15 +319,8 @@ pub(crate) fn downstream(
         ex.status,
         expected.as_ref(),
     );
-    if let (Ok(o), Ok(sent)) = (
-        outcome,
-        crate::providers::decode_request(target, &sent_request(ex)),
-    ) {
-        findings.extend(check::names_restored(
-            &asked.req.tools,
-            &sent.request.tools,
-            o,
-        ));
+    if let Ok(o) = outcome {
+        findings.extend(names_restored(asked, ex, target, o));
     }
     if let Ok(o) = outcome {
         findings.extend(check::downstream_ids(asked.inbound, o, expected.as_ref()));
@@ -345,6 +338,19 @@ pub(crate) fn downstream(
         }
     }
     findings
+}
+
+/// Downstream: every call the client got names the client's tool, not the name the request
+/// `ex` carried to `target` in its place (a name shortened upstream must be restored).
+pub(crate) fn names_restored(
+    asked: &CallerRequest,
+    ex: &Exchange,
+    target: Provider,
+    got: &Outcome,
+) -> Vec<Finding> {
+    crate::providers::decode_request(target, &sent_request(ex))
+        .map(|sent| check::names_restored(&asked.req.tools, &sent.request.tools, got))
+        .unwrap_or_default()
 }
 
 /// What upstream answered, decoded. The client reads its answer as `inbound` (its decoder
@@ -434,8 +440,10 @@ pub(crate) fn round(
     };
     let sent = sent_request(ex);
     let target = target_of_path(&ex.request.path, asked.target);
-    let client_view = crate::providers::decode_request(asked.inbound, request)
-        .map_or_else(|_| RequestView::of(next), |d| RequestView::of(&d.request));
+    // The round as the client's own format carries it (Gemini joins text parts, for one).
+    let client_req = crate::providers::decode_request(asked.inbound, request)
+        .map_or_else(|_| next.clone(), |d| d.request);
+    let client_view = RequestView::of(&client_req);
     // The text protocol carries calls and results as prose in a Chat Completions body.
     let sent_decoded = (target != Provider::TextProtocol)
         .then(|| crate::providers::decode_request(target, &sent).ok())
@@ -456,9 +464,36 @@ pub(crate) fn round(
             ..f
         })
         .collect();
+    if !round_invalid
+        && asked
+            .base
+            .case
+            .file
+            .rounds
+            .iter()
+            .any(|r| r.changes_tools())
+    {
+        let sent_tools: Option<Vec<String>> = if target == Provider::TextProtocol {
+            Some(check::text_protocol_tools(&sent.body))
+        } else {
+            (sent_decoded.as_ref())
+                .map(|d| d.request.tools.iter().map(|t| t.name.clone()).collect())
+        };
+        let in_force: Vec<&str> = next.tools.iter().map(|t| t.name.as_str()).collect();
+        if let Some(sent_tools) = sent_tools {
+            let sent_tools: Vec<&str> = sent_tools.iter().map(String::as_str).collect();
+            findings.extend(check::tool_set(n, &in_force, &sent_tools));
+        }
+    }
     if let (Some(d), false) = (&sent_decoded, round_invalid) {
         let mut own = check::upstream_ids(&d.request, target, next, asked.inbound);
         own.extend(check::linked(next, &d.request));
+        own.extend(check::non_text_results(
+            next,
+            &client_req,
+            &d.request,
+            target,
+        ));
         if let Some(answered) = answered {
             own.extend(check::reasoning(answered, &d.request));
         }
@@ -466,6 +501,16 @@ pub(crate) fn round(
             message: format!("round {}: {}", n + 1, f.message),
             ..f
         }));
+    }
+    if target == Provider::TextProtocol && !round_invalid {
+        findings.extend(
+            check::non_text_results_as_text(next, &sent.body)
+                .into_iter()
+                .map(|f| Finding {
+                    message: format!("round {}: {}", n + 1, f.message),
+                    ..f
+                }),
+        );
     }
     // Upstream refused the round: the gateway's fault for a valid round (what it sent), and for
     // an invalid one unless the library knows the API refuses that request itself.

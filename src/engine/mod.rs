@@ -6,7 +6,8 @@
 //! `run` runs every trial (workers, prompt groups, panics as broken trials), compares stream
 //! and buffered trials, and applies known failures (`known`) last; `cause` and `reproduce` group
 //! failures into root causes with reproducers; `system` is the one API from a profile to a run
-//! (install, start, sample `memory`, run, stop, clean up); `document` is the one output and exit
+//! (install, start, sample `memory`, run, stop, clean up), `groups` the process groups it
+//! started (stopped together when a signal ends tooltape); `document` is the one output and exit
 //! rule; `render` and `snapshot` print results; `profile` holds what profiles share, `shipped`
 //! the built-in gateway and client profiles with their drivers.
 
@@ -15,6 +16,7 @@ mod check;
 mod document;
 mod events;
 mod finding;
+pub(crate) mod groups;
 pub(crate) mod judge;
 mod known;
 mod lifecycle;
@@ -38,6 +40,7 @@ mod tests;
 
 pub use cause::{CauseKey, normalize};
 pub use document::{RunStatus, document, status, status_of};
+pub use groups::stop_started;
 pub use judge::{CallerReply, CallerRequest};
 pub use known::{known_failure, stale_causes};
 pub use lifecycle::{Run, RunOptions, SetUpError, run, run_on};

@@ -95,7 +95,7 @@ pub async fn start(
         cmd.env(k, fill(v, &values));
     }
     let t0 = Instant::now();
-    let child = cmd.spawn().map_err(|e| {
+    let child = crate::engine::groups::spawn(|| cmd.spawn(), |c| Some(c.id())).map_err(|e| {
         format!(
             "cannot start `{program}`: {e} (is {} installed?)",
             profile.name
@@ -205,6 +205,14 @@ impl Process for Running {
 
     /// Stops the process group this process started: TERM, then KILL after 5 s.
     fn stop(&mut self) {
+        self.stop_group();
+        crate::engine::groups::stopped(self.child.id());
+    }
+}
+
+impl Running {
+    /// TERM to the group, KILL once the leader is gone or after 5 s.
+    fn stop_group(&mut self) {
         if matches!(self.child.try_wait(), Ok(Some(_))) {
             return;
         }

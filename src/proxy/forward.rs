@@ -36,7 +36,7 @@ pub(super) async fn answer(shared: &Shared, req: &Request) -> Answer {
             body: br#"{"status":"ok"}"#.to_vec(),
         };
     }
-    let (inbound, neutral, usage_chunk) = match decode(&shared.config, req) {
+    let (inbound, neutral, asked) = match decode(&shared.config, req) {
         Ok(decoded) => decoded,
         Err(answer) => return answer,
     };
@@ -44,16 +44,25 @@ pub(super) async fn answer(shared: &Shared, req: &Request) -> Answer {
         Ok(routed) => routed,
         Err(answer) => return answer,
     };
-    forward(shared, route, inbound, &alias, neutral, usage_chunk).await
+    forward(shared, route, inbound, &alias, neutral, &asked).await
+}
+
+/// What a client asked that the neutral request does not carry.
+#[derive(Debug)]
+pub(super) struct Asked {
+    /// A Chat client asked for its usage chunk (`stream_options.include_usage`).
+    pub usage_chunk: bool,
+    /// The tools a Messages client asked to stream eagerly (`eager_input_streaming`).
+    pub eager: Vec<String>,
 }
 
 /// Phase 1: the inbound format from the route table, then the body as the neutral request (and
-/// whether a Chat client asked for its usage chunk); a request the client's own API would reject
+/// what it asked that the neutral request does not carry); a request the client's own API would reject
 /// gets that API's 400 and nothing goes upstream.
 pub(super) fn decode(
     config: &ProxyConfig,
     req: &Request,
-) -> Result<(Inbound, ChatRequest, bool), Answer> {
+) -> Result<(Inbound, ChatRequest, Asked), Answer> {
     let (method, path) = (req.method.as_str(), req.path.as_str());
     let Some(inbound) = inbound::format_of(method, path, &req.query) else {
         let message = format!("no such endpoint: {path}");
@@ -77,12 +86,15 @@ pub(super) fn decode(
         .map_err(|e| fail(400, &format!("the request body is not valid JSON: {e}")))?;
     let refused = inbound::rejection(inbound, &body);
     // Chat: usage comes in its own final chunk only when the client asks for it.
-    let usage_chunk = body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+    let asked = Asked {
+        usage_chunk: body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true)),
+        eager: super::eager::eager_tools(inbound, &body),
+    };
     let neutral = inbound::decode(inbound, path, &req.query, body)
         .map_err(|field| fail(400, &format!("invalid request: {field}")))?;
     match refused {
         Some(rej) => Err(refusal(inbound, &rej)),
-        None => Ok((inbound, neutral, usage_chunk)),
+        None => Ok((inbound, neutral, asked)),
     }
 }
 
@@ -112,7 +124,7 @@ async fn forward(
     inbound: Inbound,
     alias: &str,
     mut neutral: ChatRequest,
-    usage_chunk: bool,
+    asked: &Asked,
 ) -> Answer {
     let provider = route.provider;
     shared.reasoning.restore(provider, &mut neutral);
@@ -128,7 +140,7 @@ async fn forward(
     crate::providers::call_ids::fit_request(provider, &mut neutral);
     // At most one retry: the `web_search` → `web_search_preview` fallback.
     for _attempt in 0..2 {
-        let (encoded, headers) = match encode(provider, inbound, &neutral) {
+        let (encoded, headers) = match encode(provider, inbound, &neutral, &asked.eager) {
             Ok(encoded) => encoded,
             Err(answer) => return answer,
         };
@@ -142,7 +154,7 @@ async fn forward(
         let status = resp.status().as_u16();
         if neutral.stream && resp.status().is_success() {
             let meta = Meta {
-                usage_chunk,
+                usage_chunk: asked.usage_chunk,
                 ..meta(inbound, alias)
             };
             let kept = std::sync::Arc::clone(&shared.reasoning);
@@ -191,15 +203,19 @@ fn encode(
     provider: Provider,
     inbound: Inbound,
     neutral: &ChatRequest,
+    eager: &[String],
 ) -> Result<(Encoded, Headers), Answer> {
     let mut headers: Headers = vec![("x-tooltape-upstream".into(), provider.slug().into())];
-    let encoded = match providers::encode(provider, neutral) {
+    let mut encoded = match providers::encode(provider, neutral) {
         Ok(e) => e,
         Err(e) => {
             headers.push(("x-tooltape-refused".into(), e.code.clone()));
             return Err(error(inbound, 400, &e.to_string(), headers));
         }
     };
+    if let Some(note) = super::eager::apply(provider, &mut encoded.request.body, eager) {
+        encoded.notes.push(note);
+    }
     if !encoded.notes.is_empty() {
         let notes = header_text(&encoded.notes.join("; "));
         headers.push(("x-tooltape-notes".into(), notes));

@@ -6,6 +6,7 @@
 
 mod answer;
 mod config;
+mod eager;
 mod forward;
 mod inbound;
 mod read;

@@ -122,15 +122,18 @@ pub(crate) fn follow_up(
                     .iter()
                     .rposition(|r| r.tool.get_ref() == &call.name)
             });
-        let (content, is_error, id) = match idx {
+        let ((content, parts), is_error, id) = match idx {
             Some(k) => {
                 used[k] = true;
                 let r = &round.results[k];
                 let id = r.unknown_call_id.as_ref().map(|i| i.get_ref().clone());
-                (r.content.clone(), r.is_error, id)
+                (r.content.neutral(), r.is_error, id)
             }
             None => (
-                format!("no result configured for tool `{}`", call.name),
+                (
+                    format!("no result configured for tool `{}`", call.name),
+                    Vec::new(),
+                ),
                 true,
                 None,
             ),
@@ -140,11 +143,13 @@ pub(crate) fn follow_up(
             call_id: id.unwrap_or_else(|| call.id.clone()),
             name: call.name.clone(),
             content,
+            parts,
             is_error,
         });
     }
     if matches!(choice, ChoiceSpec::Choice(_)) {
         req.tool_choice = Some(ToolChoice::Auto);
     }
+    round.apply_tools(&mut req.tools);
     req
 }

@@ -16,7 +16,8 @@ fn field_required(path: &str) -> Rejection {
     Rejection::bad_request(format!("{path}: Field required"))
 }
 
-pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
+/// Reads a Messages request; `betas` is its `anthropic-beta` header.
+pub(crate) fn parse(body: &Value, betas: Option<&str>) -> Result<Ask, Rejection> {
     let model = match body.get("model").and_then(Value::as_str) {
         Some(m) if !m.is_empty() => m,
         _ => return Err(field_required("model")),
@@ -38,6 +39,7 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
             ));
         }
     };
+    let mut deferred = Vec::new();
     for (i, t) in tools.iter().enumerate() {
         match t.get("type").and_then(Value::as_str) {
             None | Some("custom") => {
@@ -51,11 +53,16 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
                     };
                     return Err(field_required(&format!("tools.{i}.custom.{missing}")));
                 };
-                ask.tools.push(FnTool {
+                let tool = FnTool {
                     name: name.to_string(),
                     schema: schema.clone(),
                     strict: t.get("strict") == Some(&Value::Bool(true)),
-                });
+                };
+                if t.get("defer_loading") == Some(&Value::Bool(true)) {
+                    deferred.push(tool);
+                } else {
+                    ask.tools.push(tool);
+                }
             }
             Some(server) => {
                 if server.starts_with("web_search_") && ask.search.is_none() {
@@ -65,6 +72,7 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
             }
         }
     }
+    super::tool_changes::apply(messages, &mut ask.tools, deferred, betas)?;
     read_choice(body, &mut ask)?;
     read_messages(messages, &mut ask);
     Ok(ask)

@@ -27,6 +27,7 @@ mod openai_responses;
 mod route;
 mod server;
 mod text_protocol;
+mod tool_changes;
 mod wire;
 
 #[cfg(test)]

@@ -89,7 +89,10 @@ fn answer_api(
             (Provider::OpenaiChat, openai_chat::parse(&body)?)
         }
         Provider::OpenaiResponses => (Provider::OpenaiResponses, openai_responses::parse(&body)?),
-        Provider::Anthropic => (Provider::Anthropic, anthropic::parse(&body)?),
+        Provider::Anthropic => (
+            Provider::Anthropic,
+            anthropic::parse(&body, header(req, "anthropic-beta"))?,
+        ),
         Provider::Gemini => {
             let model = api.model.as_deref().unwrap_or_default();
             (
@@ -114,6 +117,9 @@ fn answer_api(
         return Err(Rejection::bad_request(message));
     }
     if let Some(rej) = unlinked_result(provider, &body) {
+        return Err(rej);
+    }
+    if let Some(rej) = providers::result_part_rejection(provider, &body) {
         return Err(rej);
     }
     if let Some(err) = &scenario.error {

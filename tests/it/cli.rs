@@ -580,3 +580,32 @@ fn machine_formats_print_one_json_document_on_stdout() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("10 passed, 0 failed"), "{stderr}");
 }
+
+/// `--install-dir` tests one installed library; `--versions` installs each release itself: the
+/// two together are refused before anything is installed or run.
+#[test]
+fn client_install_dir_with_versions_is_refused() {
+    let dir = Scratch::new("install-dir-versions");
+    let o = tooltape_in(
+        Some(&dir),
+        &[
+            "client",
+            "tooltape",
+            "--install-dir",
+            dir.to_str().unwrap(),
+            "--versions",
+            "1.0.0,1.1.0",
+        ],
+        "",
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--install-dir") && stderr.contains("--versions"),
+        "{stderr}"
+    );
+    assert!(
+        std::fs::read_dir(&dir).unwrap().next().is_none(),
+        "nothing ran"
+    );
+}

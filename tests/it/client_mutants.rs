@@ -11,12 +11,12 @@ use tooltape::client::{Mutant, Spec};
 use tooltape::engine::{Cell, TrialResult};
 use tooltape::{discover, runtime};
 
-use crate::scratch::{Scratch, bin, repo};
+use crate::scratch::{HOSTED, LONG_NAME, Scratch, bin, repo};
 
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
 /// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
-/// answers 500.
-const CASES: [&str; 7] = [
+/// answers 500; a round that changes the tools in force; and results given as parts.
+const CASES: [&str; 10] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
@@ -24,7 +24,11 @@ const CASES: [&str; 7] = [
     "tool_error",
     "c19_reasoning_state_kept",
     "c20_gemini_calls_without_ids",
+    TOOLS_CHANGE,
+    "c21_result_text_parts",
+    "c21_result_image",
 ];
+const TOOLS_CHANGE: &str = "c26_tools_change_between_rounds";
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the library must raise, not hand over a success"
 tools = ["get_weather"]
 choices = ["auto"]
@@ -36,6 +40,16 @@ content = "Client mutant check: is it raining in Oslo?"
 [simulate]
 error = { status = 500, message = "upstream exploded" }
 "#;
+
+/// The cases with a follow-up round (ids sent back upstream).
+const FOLLOW_UP: [&str; 6] = [
+    "tool_error",
+    "c19_reasoning_state_kept",
+    "c20_gemini_calls_without_ids",
+    TOOLS_CHANGE,
+    "c21_result_text_parts",
+    "c21_result_image",
+];
 
 /// What the faithful run tells about a trial.
 struct Facts {
@@ -81,6 +95,12 @@ fn name(m: Mutant) -> &'static str {
         Mutant::EmptyFragments => "a no-argument call streamed as `\"\"`, accumulated as `{}`",
         Mutant::DropReasoning => "reasoning state not kept for the next round",
         Mutant::ResultsOneId => "every result sent under the first call's id",
+        Mutant::StaleTools => "the first request's tools sent again in every round",
+        Mutant::KimiIds => "call ids sent in Kimi's style (`functions.NAME:IDX`) to Anthropic",
+        Mutant::TruncateNames => "names over 64 characters cut to 64, never restored",
+        Mutant::DropHosted => "hosted web search dropped, the rest sent",
+        Mutant::UsageOnFinish => "Chat usage read from the finish chunk only",
+        Mutant::QuoteParts => "a tool result's parts sent as one JSON string",
     }
 }
 
@@ -100,6 +120,13 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::EmptyFragments => "in the chunks are \"\" (not JSON)",
         Mutant::DropReasoning => "reasoning not carried back",
         Mutant::ResultsOneId => "is linked to the call",
+        Mutant::StaleTools => "the tools sent upstream are not the tools in force",
+        Mutant::KimiIds => "is invalid for its API",
+        Mutant::TruncateNames => "not restored",
+        Mutant::DropHosted => "hosted web search dropped",
+        Mutant::UsageOnFinish => "usage sent in its own final chunk",
+        Mutant::QuoteParts if text => "not in the text protocol's <tool_result>",
+        Mutant::QuoteParts => "JSON-quoted into one string",
     }
 }
 
@@ -122,6 +149,16 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::DropReasoning => t.calls > 0 && t.case == "c19_reasoning_state_kept",
         // A round answering two calls; Gemini links results by order and name, not id.
         Mutant::ResultsOneId => t.calls > 1 && t.case == "c20_gemini_calls_without_ids" && ids,
+        Mutant::StaleTools => t.calls > 0 && t.case == TOOLS_CHANGE,
+        // Ids are sent back on a follow-up round; only Anthropic's pattern rejects Kimi's.
+        Mutant::KimiIds => {
+            t.api == "anthropic" && t.calls > 0 && FOLLOW_UP.contains(&t.case.as_str())
+        }
+        Mutant::TruncateNames => t.case == LONG_NAME,
+        Mutant::DropHosted => t.case == HOSTED,
+        // Chat streams with usage asked (the text protocol asks none): usage in its own chunk.
+        Mutant::UsageOnFinish => t.stream && t.api == "openai-chat" && t.case != "server_error",
+        Mutant::QuoteParts => t.calls > 0 && t.case.starts_with("c21_"),
     }
 }
 
@@ -129,6 +166,7 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
 fn project() -> Scratch {
     let root = Scratch::with_cases("client-mutants", &CASES);
     std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
+    root.with_narrowed();
     root
 }
 
@@ -186,7 +224,8 @@ fn the_reference_driver_passes_and_each_mutant_fails_exactly_its_trials() {
          codecs as the library, `src/client/reference.rs`) with one bug client libraries have\n\
          shipped, run by the same runner as `tooltape client` over the routes of\n\
          `clients/tooltape.toml` (openai-chat, openai-responses, anthropic, gemini, text-protocol)\n\
-         and the cases `{}` and a 500 case, both modes.\n\
+         and the cases `{}`, a 500 case, `{HOSTED}` (on the routes with hosted search) and\n\
+         `{LONG_NAME}` (on Gemini's route, forced), both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n\
          {total} trials per driver.\n\n\
          | mutant | trials failed | finding expected | first finding |\n| --- | --- | --- | --- |\n",

@@ -15,20 +15,25 @@ use serde_json::{Value, json};
 use tooltape::{Case, discover, runtime};
 
 use crate::loopback_proxy::{ProxyBody, path_and_query, read, respond, send, serve};
-use crate::scratch::{Scratch, repo};
+use crate::scratch::{HOSTED, LONG_NAME, Scratch, repo};
 
 /// The same-format routes: the proxy forwards each request to the same API it came in on.
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 6] = [
+const CASES: [&str; 9] = [
     "weather",
     "parallel",
     "strict_invoice",
     "tool_error",
     "c04_parallel_shared_index",
     "c19_reasoning_state_kept",
+    TOOLS_CHANGE,
+    "c21_result_text_parts",
+    "c21_result_image",
 ];
+/// Class 26: the second request changes the tools in force.
+const TOOLS_CHANGE: &str = "c26_tools_change_between_rounds";
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the gateway must answer an error, not a 200"
 tools = ["get_weather"]
 providers = ["openai-chat", "openai-responses", "anthropic", "gemini"]
@@ -41,26 +46,6 @@ content = "Mutant check: is it raining in Oslo?"
 [simulate]
 error = { status = 500, message = "upstream exploded" }
 "#;
-
-/// Corpus cases run on the routes that express them only (a copy with `providers` narrowed,
-/// and `choices` where given): hosted search beside a function (class 23) and an MCP name over
-/// 64 characters (class 24, Gemini's 128 carries it), forced, so that the model calls it.
-const HOSTED: &str = "c23_hosted_search_beside_function";
-const LONG_NAME: &str = "c24_mcp_name_over_64";
-const NARROWED: [(&str, &str, Option<&str>); 2] = [
-    (
-        HOSTED,
-        r#"["openai-responses", "anthropic", "gemini"]"#,
-        None,
-    ),
-    (
-        LONG_NAME,
-        r#"["gemini"]"#,
-        Some(
-            r#"["forced-mcp__github_enterprise_server__list_repository_pull_request_review_comments_by_author"]"#,
-        ),
-    ),
-];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mutant {
@@ -85,10 +70,12 @@ enum Mutant {
     HostedDropped,
     NameTruncated,
     UsageOnFinishChunk,
+    ToolsFrozen,
+    ResultPartsQuoted,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 21] = [
+    const ALL: [Mutant; 23] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -110,6 +97,8 @@ impl Mutant {
         Mutant::HostedDropped,
         Mutant::NameTruncated,
         Mutant::UsageOnFinishChunk,
+        Mutant::ToolsFrozen,
+        Mutant::ResultPartsQuoted,
     ];
 
     fn slug(self) -> String {
@@ -141,6 +130,10 @@ impl Mutant {
             Mutant::HostedDropped => "hosted web search dropped, the rest forwarded",
             Mutant::NameTruncated => "names over 64 characters cut to 64, never restored",
             Mutant::UsageOnFinishChunk => "Chat usage moved onto the finish chunk",
+            Mutant::ToolsFrozen => "the first request's tools sent in every round",
+            Mutant::ResultPartsQuoted => {
+                "a tool result's parts array JSON-stringified into one string"
+            }
         }
     }
 
@@ -168,6 +161,8 @@ impl Mutant {
             Mutant::HostedDropped => "hosted web search dropped",
             Mutant::NameTruncated => "not restored",
             Mutant::UsageOnFinishChunk => "usage on a chunk with choices",
+            Mutant::ToolsFrozen => "the tools sent upstream are not the tools in force",
+            Mutant::ResultPartsQuoted => "JSON-quoted into one string",
         }
     }
 
@@ -175,7 +170,12 @@ impl Mutant {
     fn should_fail(self, t: &Facts) -> bool {
         let not_gemini = t.route != "generate-content→gemini";
         let shared = t.case == "c04_parallel_shared_index";
-        let rounds = matches!(t.case.as_str(), "tool_error" | "c19_reasoning_state_kept");
+        let parts = t.case.starts_with("c21_");
+        let rounds = parts
+            || matches!(
+                t.case.as_str(),
+                "tool_error" | "c19_reasoning_state_kept" | TOOLS_CHANGE
+            );
         match self {
             Mutant::Faithful => false,
             Mutant::ToolsDroppedBuffered => !t.stream && t.choice != "none",
@@ -213,6 +213,11 @@ impl Mutant {
             Mutant::HostedDropped => t.case == HOSTED,
             Mutant::NameTruncated => t.case == LONG_NAME,
             Mutant::UsageOnFinishChunk => t.stream && t.usage && t.route == "chat→openai-chat",
+            Mutant::ToolsFrozen => t.case == TOOLS_CHANGE && t.calls > 0,
+            // Gemini sends text parts joined in `response`: only its images are an array.
+            Mutant::ResultPartsQuoted => {
+                parts && t.calls > 0 && (not_gemini || t.case == "c21_result_image")
+            }
         }
     }
 }
@@ -324,10 +329,12 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
             }
         }
         Mutant::ResultTextChanged => tamper_results(o),
+        Mutant::ResultPartsQuoted => quote_result_parts(o),
         Mutant::ReasoningAltered => alter_reasoning(o),
         Mutant::KimiIds => kimi_ids(o),
         Mutant::HostedDropped => drop_hosted(o),
         Mutant::NameTruncated => truncate_names(o),
+        Mutant::ToolsFrozen => freeze_tools(fmt, o),
         Mutant::RequiredAsAuto => match fmt {
             Format::Chat | Format::Responses => {
                 if o.get("tool_choice") == Some(&json!("required")) {
@@ -420,6 +427,37 @@ fn drop_hosted(o: &mut serde_json::Map<String, Value>) {
 }
 
 /// Cuts every Gemini function name (declared, allowed, called) over 64 characters to its first 64.
+/// The tools of each conversation's first request, by format and first message.
+static FIRST_TOOLS: std::sync::Mutex<Vec<(String, Option<Value>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Sends every request of a conversation with the tools its first request had (a gateway that
+/// caches the tools per conversation). A conversation is told by its format and first message;
+/// every trial of a case starts with the same tools.
+fn freeze_tools(fmt: Format, o: &mut serde_json::Map<String, Value>) {
+    let history = ["messages", "input", "contents"]
+        .iter()
+        .find_map(|k| o.get(*k))
+        .map(|h| {
+            h.as_array()
+                .and_then(|a| a.first())
+                .unwrap_or(h)
+                .to_string()
+        })
+        .unwrap_or_default();
+    let key = format!("{fmt:?} {history}");
+    let mut seen = FIRST_TOOLS.lock().unwrap();
+    match seen.iter().find(|(k, _)| *k == key) {
+        Some((_, Some(tools))) => {
+            o.insert("tools".into(), tools.clone());
+        }
+        Some((_, None)) => {
+            o.remove("tools");
+        }
+        None => seen.push((key, o.get("tools").cloned())),
+    }
+}
+
 fn truncate_names(o: &mut serde_json::Map<String, Value>) {
     fn cut(v: &mut Value) {
         if let Some(short) = v
@@ -462,6 +500,39 @@ fn array_mut<'a>(
         .and_then(Value::as_array_mut)
         .into_iter()
         .flatten()
+}
+
+/// JSON-stringifies every tool result's parts array into one string, in each format's place.
+fn quote_result_parts(o: &mut serde_json::Map<String, Value>) {
+    fn quote(v: &mut Value) {
+        if v.is_array() {
+            *v = json!(v.to_string());
+        }
+    }
+    for m in array_mut(o, "messages") {
+        if m["role"] == "tool" {
+            quote(&mut m["content"]);
+        }
+        for c in m["content"].as_array_mut().into_iter().flatten() {
+            if c["type"] == "tool_result" {
+                quote(&mut c["content"]);
+            }
+        }
+    }
+    for i in array_mut(o, "input") {
+        if i["type"] == "function_call_output" {
+            quote(&mut i["output"]);
+        }
+    }
+    for c in array_mut(o, "contents") {
+        for p in c["parts"].as_array_mut().into_iter().flatten() {
+            if let Some(r) = p.get_mut("functionResponse")
+                && let Some(parts) = r.as_object_mut().and_then(|r| r.remove("parts"))
+            {
+                r["response"] = json!({"result": parts.to_string()});
+            }
+        }
+    }
 }
 
 /// Replaces the text of every tool result, in each format's place for it.
@@ -1089,21 +1160,7 @@ async fn serve_mutant(m: Mutant, upstream: String) -> SocketAddr {
 fn project() -> Scratch {
     let root = Scratch::with_cases("mutants", &CASES);
     std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
-    for (case, providers, choices) in NARROWED {
-        let text = std::fs::read_to_string(repo().join(format!("cases/{case}.toml"))).unwrap();
-        // Its expectations name the other providers too: the copy keeps the request only.
-        let request = text.split("\n[[expect]]").next().unwrap();
-        let (first, rest) = request.split_once('\n').unwrap();
-        let mut narrowed = format!("{first}\nproviders = {providers}\n{rest}");
-        if let Some(choices) = choices {
-            let line = narrowed
-                .lines()
-                .find(|l| l.starts_with("choices = "))
-                .unwrap();
-            narrowed = narrowed.replace(line, &format!("choices = {choices}"));
-        }
-        std::fs::write(root.join(format!("cases/{case}.toml")), narrowed).unwrap();
-    }
+    root.with_narrowed();
     std::fs::write(root.join("mutant.toml"), PROFILE).unwrap();
     root
 }
@@ -1161,6 +1218,7 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
          `c19_reasoning_state_kept` (reasoning carried back on a follow-up round),\n\
          `c23_hosted_search_beside_function` (on the routes with hosted search) and\n\
          `c24_mcp_name_over_64` (on Gemini's, whose 128-character limit carries it),\n\
+         `c26_tools_change_between_rounds` (the tools change on the second request),\n\
          both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n",
     );

@@ -43,4 +43,5 @@ mod recording_e2e;
 mod reports;
 mod request_decoders;
 mod sdk_simulate;
+mod signals;
 mod size_limits;

@@ -16,6 +16,7 @@ use std::path::Path;
 
 use crate::scratch::{bin, repo};
 use serde_json::Value;
+use tooltape::model::ResultPart;
 use tooltape::{
     ChatRequest, HostedTool, HttpRequest, Message, Provider, StrictPolicy, ToolChoice, Trial,
     model::AllowedMode, model::Grounding, providers::DecodedRequest,
@@ -47,11 +48,18 @@ fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
         }
         if let Message::Tool {
             content,
+            parts,
             is_error,
             call_id,
             name,
         } = m
         {
+            // Gemini carries a result's text in `response` (text parts joined), only its
+            // images as `functionResponse.parts`.
+            let text_only = parts.iter().all(|p| matches!(p, ResultPart::Text { .. }));
+            if provider == Provider::Gemini && text_only {
+                parts.clear();
+            }
             if nameless_results && !call_ids.contains(call_id) {
                 name.clear();
             }

@@ -1,6 +1,7 @@
 //! Paths the tests share: the repository, the built binary, and scratch folders that remove
 //! themselves — empty, or a project root holding `cases/providers.toml`, every tool and the
-//! chosen cases copied from the repository.
+//! chosen cases copied from the repository (the mutant suites' cases narrowed to the routes
+//! that express them).
 
 use std::ffi::OsStr;
 use std::ops::Deref;
@@ -51,6 +52,48 @@ impl Scratch {
             std::fs::copy(src.join(&f), root.join("cases").join(&f)).unwrap();
         }
         root
+    }
+}
+
+/// Corpus cases the mutant suites run on the routes that express them only: hosted search beside
+/// a function (class 23) where a target has hosted search; a name over 64 characters (class 24)
+/// where it is expressible (Gemini's 128), forced, so that the model calls it.
+pub const HOSTED: &str = "c23_hosted_search_beside_function";
+pub const LONG_NAME: &str = "c24_mcp_name_over_64";
+/// (case, its `providers`, its `choices` where narrowed).
+pub const NARROWED: [(&str, &str, Option<&str>); 2] = [
+    (
+        HOSTED,
+        r#"["openai-responses", "anthropic", "gemini"]"#,
+        None,
+    ),
+    (
+        LONG_NAME,
+        r#"["gemini"]"#,
+        Some(
+            r#"["forced-mcp__github_enterprise_server__list_repository_pull_request_review_comments_by_author"]"#,
+        ),
+    ),
+];
+
+impl Scratch {
+    /// Copies each [`NARROWED`] case into this root's `cases/`, with `providers` (and `choices`)
+    /// narrowed. Its expectations name the other providers too: the copy keeps the request only.
+    pub fn with_narrowed(&self) {
+        for (case, providers, choices) in NARROWED {
+            let text = std::fs::read_to_string(repo().join(format!("cases/{case}.toml"))).unwrap();
+            let request = text.split("\n[[expect]]").next().unwrap();
+            let (first, rest) = request.split_once('\n').unwrap();
+            let mut narrowed = format!("{first}\nproviders = {providers}\n{rest}");
+            if let Some(choices) = choices {
+                let line = narrowed
+                    .lines()
+                    .find(|l| l.starts_with("choices = "))
+                    .unwrap();
+                narrowed = narrowed.replace(line, &format!("choices = {choices}"));
+            }
+            std::fs::write(self.join(format!("cases/{case}.toml")), narrowed).unwrap();
+        }
     }
 }
 

@@ -177,3 +177,46 @@ fn empty_streamed_arguments_beside_an_accumulated_empty_object_are_breaking() {
     assert!(same("{}", "{}").is_empty());
     assert!(same("", "").is_empty());
 }
+
+/// A Chat stream: a finish chunk, then usage in a chunk of its own when `own_chunk`, else on
+/// the finish chunk.
+fn chat_stream(own_chunk: bool) -> Vec<u8> {
+    let usage = json!({"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12});
+    let mut finish = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]});
+    let mut lines = Vec::new();
+    if own_chunk {
+        lines.push(finish);
+        lines.push(json!({"choices": [], "usage": usage}));
+    } else {
+        finish["usage"] = usage;
+        lines.push(finish);
+    }
+    let mut body: String = lines.iter().map(|c| format!("data: {c}\n\n")).collect();
+    body.push_str("data: [DONE]\n\n");
+    body.into_bytes()
+}
+
+#[test]
+fn usage_in_its_own_chunk_must_reach_the_caller_when_asked() {
+    let lost = DriverResult::default();
+    let handed = DriverResult {
+        usage: Some(crate::model::Usage {
+            input_tokens: Some(5),
+            output_tokens: Some(7),
+        }),
+        ..Default::default()
+    };
+    let f = usage_framed(true, &chat_stream(true), &lost).expect("a finding");
+    assert_eq!(f.kind, FindingKind::UsageFraming);
+    assert_eq!(f.severity, Severity::Behaviour);
+    assert!(usage_framed(true, &chat_stream(true), &handed).is_none());
+    // Not asked (the library's choice), or not framed in its own chunk: nothing to judge.
+    assert!(usage_framed(false, &chat_stream(true), &lost).is_none());
+    assert!(usage_framed(true, &chat_stream(false), &lost).is_none());
+    // An error handed over is judged elsewhere.
+    let raised = DriverResult {
+        error: Some(crate::client::DriverError::default()),
+        ..Default::default()
+    };
+    assert!(usage_framed(true, &chat_stream(true), &raised).is_none());
+}

@@ -58,6 +58,12 @@ pub enum FindingKind {
     /// Chat's streamed usage framed otherwise than documented (its own final chunk with
     /// `choices: []`, only when asked).
     UsageFraming,
+    /// A round's tools sent upstream are not the tools in force for it (a tool put in force
+    /// missing, or one taken out of force still sent).
+    ToolSet,
+    /// A tool result given as parts (text, images) JSON-quoted into a string, flattened to its
+    /// text where the target carries parts, or a part dropped.
+    NonTextResult,
 }
 
 impl FindingKind {
@@ -73,11 +79,13 @@ impl FindingKind {
             FindingKind::Stream => "stream",
             FindingKind::ClientFault => "client-fault",
             FindingKind::Round => "round",
+            FindingKind::NonTextResult => "non-text-result",
             FindingKind::Reasoning => "reasoning",
             FindingKind::CallId => "call-id",
             FindingKind::Unexpressible => "unexpressible-tool",
             FindingKind::ToolName => "tool-name",
             FindingKind::UsageFraming => "usage-framing",
+            FindingKind::ToolSet => "tool-set",
         }
     }
 }

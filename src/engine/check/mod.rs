@@ -4,23 +4,28 @@
 //! as the upstream checks compare it; `upstream`, `downstream` and `stream` are the checks of
 //! each end and of the streamed answer's events; `reasoning` the reasoning state carried back
 //! across rounds; `ids` the call ids each end's API accepts; `tools` those of tools a target
-//! may not express (hosted search, names over its limit).
+//! may not express (hosted search, names over its limit); `toolset` the tools in force each round;
+//! `nontext` tool results given as parts.
 
 mod downstream;
 mod finding;
 mod ids;
+mod nontext;
 mod reasoning;
 mod stream;
 mod tools;
+mod toolset;
 mod upstream;
 mod view;
 
 pub(crate) use downstream::{broken, downstream, invalid_request};
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub(crate) use ids::{downstream_ids, linked, upstream_ids};
+pub(crate) use nontext::{non_text_results, non_text_results_as_text};
 pub(crate) use reasoning::{foreign_reasoning, reasoning};
 pub(crate) use stream::{stream, usage_framing};
 pub(crate) use tools::{hosted_kept, names_restored, names_within_limits};
+pub(crate) use toolset::{text_protocol_tools, tool_set};
 pub(crate) use upstream::{injected, results, strict_omitted, upstream};
 pub(crate) use view::{RequestView, text_protocol_view};
 

@@ -3,7 +3,8 @@
 //!
 //! Read: `model`, `max_tokens`, `system` (a string: one system message; text blocks: one each),
 //! `messages` (a `system` message mid-conversation as a system message at its place, with a
-//! wire extra at its role, its `tool_addition` / `tool_removal` blocks as not-carried extras; user text; `tool_result` blocks as tool messages linked by `tool_use_id`, with
+//! wire extra at its role, its `tool_addition` / `tool_removal` blocks folded into the tools in
+//! force by `tool_changes`, the ones it cannot carry kept as not-carried extras; user text; `tool_result` blocks as tool messages linked by `tool_use_id`, with
 //! `is_error` and the name of the call they answer, then the user's text blocks after them;
 //! assistant `text`, `tool_use` calls, and thinking or server-tool blocks as opaque items,
 //! verbatim), `tools` (client tools with `input_schema` and `strict`; `web_search_*` server
@@ -17,13 +18,15 @@
 
 use serde_json::Value;
 
+use super::tool_changes::{client_tool, fold};
 use crate::http::HttpRequest;
 use crate::model::{DecodeError, Grounding, HostedTool, Message, Tool, ToolCall, ToolChoice};
 use crate::pointer::push;
 use crate::providers::decoded::{
-    DecodedRequest, Extra, ExtraKind, Fields, call_name, check_path, content_text, empty_request,
-    field_error, query_extras, type_error, wire,
+    DecodedRequest, Extra, ExtraKind, Fields, call_name, check_path, empty_request, field_error,
+    query_extras, type_error, wire,
 };
+use crate::providers::result_parts::{Api, read as read_parts};
 
 const NOT_CARRIED: &[&str] = &[
     "temperature",
@@ -91,10 +94,12 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
         )?;
     }
 
+    let mut deferred = Vec::new();
     let hosted_names = match body.array("tools")? {
-        Some(tools) => tools_of(tools, &mut out, &mut extras)?,
+        Some(tools) => tools_of(tools, &mut out, &mut extras, &mut deferred)?,
         None => Vec::new(),
     };
+    fold(&mut out.tools, &mut extras, deferred)?;
     if let Some(tc) = body.get("tool_choice") {
         let mut f = Fields::of(tc, "/tool_choice", "a tool choice")?;
         let ty = f.req_str("type", "a tool choice has a type")?;
@@ -163,39 +168,24 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
     })
 }
 
-/// The `tools` array: client tools into `out.tools`, server search tools into `out.hosted`
-/// (their names returned, for a `tool` choice that forces one), anything else kept as an extra.
+/// The `tools` array: client tools into `out.tools` (those with `defer_loading` into
+/// `deferred`), server search tools into `out.hosted` (their names
+/// returned, for a `tool` choice that forces one), anything else kept as an extra.
 fn tools_of(
     tools: &[Value],
     out: &mut crate::model::ChatRequest,
     extras: &mut Vec<Extra>,
+    deferred: &mut Vec<Tool>,
 ) -> Result<Vec<String>, DecodeError> {
     let mut hosted_names = Vec::new();
     for (i, t) in tools.iter().enumerate() {
         let ptr = push("/tools", &i.to_string());
         let mut f = Fields::of(t, &ptr, "a tool")?;
         match f.str("type")? {
-            None | Some("custom") => {
-                let name = f.req_str("name", "a tool has a name")?;
-                let description = f.str("description")?.map(str::to_string);
-                let parameters = f.schema(
-                    "input_schema",
-                    Some("a client tool declares its input_schema"),
-                )?;
-                let strict = f.strict(extras)?;
-                f.keep(
-                    &["cache_control", "input_examples"],
-                    ExtraKind::NotCarried,
-                    extras,
-                );
-                f.finish(extras);
-                out.tools.push(Tool {
-                    name: name.to_string(),
-                    description,
-                    parameters,
-                    strict,
-                });
-            }
+            None | Some("custom") => match client_tool(f, extras)? {
+                (tool, true) => deferred.push(tool),
+                (tool, false) => out.tools.push(tool),
+            },
             Some(ty) if ty.starts_with("web_search_") => {
                 let name = f.str("name")?.unwrap_or("web_search");
                 hosted_names.push(name.to_string());
@@ -286,8 +276,8 @@ fn message(
                     "tool_result" => {
                         let id = f.req_str("tool_use_id", "a tool result names its tool_use_id")?;
                         let cp = f.at("content");
-                        let content = content_text(f.get("content"), &cp, &["text"], extras)?
-                            .unwrap_or_default();
+                        let (content, parts) =
+                            read_parts(Api::Anthropic, f.get("content"), &cp, extras)?;
                         let is_error = f.bool("is_error")?.unwrap_or(false);
                         f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
                         f.finish(extras);
@@ -295,6 +285,7 @@ fn message(
                             call_id: id.to_string(),
                             name: call_name(out, id),
                             content,
+                            parts,
                             is_error,
                         });
                     }

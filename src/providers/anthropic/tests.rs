@@ -200,12 +200,14 @@ fn multi_turn_groups_results_in_call_order() {
             name: "b".into(),
             content: "boom".into(),
             is_error: true,
+            parts: Vec::new(),
         },
         Message::Tool {
             call_id: "t1".into(),
             name: "a".into(),
             content: "ok".into(),
             is_error: false,
+            parts: Vec::new(),
         },
         Message::User {
             content: "and now?".into(),
@@ -499,7 +501,11 @@ fn decode_request_splits_results_from_trailing_text_and_reads_the_parallel_switc
                 call_id: "t1".into(),
                 name: "get_weather".into(),
                 content: "boom".into(),
-                is_error: true
+                is_error: true,
+                // The array form is kept: it goes on as text blocks.
+                parts: vec![crate::model::ResultPart::Text {
+                    text: "boom".into()
+                }],
             },
             Message::User {
                 content: "And tomorrow?".into()
@@ -571,13 +577,15 @@ fn decode_request_errors_name_the_field() {
 }
 
 #[test]
-fn a_system_message_s_tool_changes_are_decoded_as_extras_a_proxy_refuses() {
+fn a_system_message_s_tool_changes_fold_into_the_tools_in_force() {
     // platform.claude.com, "Mid-conversation system messages and tool changes": additions by
-    // reference (beta mid-conversation-tool-changes-2026-07-01) or by value (inline-tools-2026-09-15).
+    // reference to a deferred tool (beta mid-conversation-tool-changes-2026-07-01) or by value
+    // (inline-tools-2026-09-15); removals by reference.
     let weather = json!({"name": "get_weather", "input_schema": {"type": "object"}});
     let body = json!({"model": "claude-opus-4-8", "max_tokens": 10,
     "tools": [{"name": "get_time", "input_schema": {"type": "object"}},
-              {"name": "lookup", "input_schema": {"type": "object"}, "defer_loading": true}],
+              {"name": "lookup", "input_schema": {"type": "object"}, "defer_loading": true},
+              {"name": "never", "input_schema": {"type": "object"}, "defer_loading": true}],
     "messages": [
         {"role": "user", "content": "What time is it, and the weather in Split?"},
         {"role": "system", "content": [
@@ -593,6 +601,31 @@ fn a_system_message_s_tool_changes_are_decoded_as_extras_a_proxy_refuses() {
         .filter(|m| matches!(m, Message::System { .. }))
         .collect();
     assert_eq!(system.len(), 1, "{:?}", d.request.messages);
+    let names: Vec<&str> = d.request.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["lookup", "get_weather"]);
+    assert!(d.uncarried_tools().is_empty(), "{:?}", d.extras);
+    let wire: Vec<&str> = d
+        .extras_of(crate::providers::ExtraKind::Wire)
+        .map(|e| e.pointer.as_str())
+        .collect();
+    assert!(wire.contains(&"/messages/1/content/1"), "{wire:?}");
+    assert!(wire.contains(&"/tools/2/defer_loading"), "{wire:?}");
+}
+
+#[test]
+fn a_tool_change_the_neutral_request_cannot_carry_stays_an_extra_a_proxy_refuses() {
+    let body = json!({"model": "claude-opus-4-8", "max_tokens": 10,
+    "tools": [{"name": "get_time", "input_schema": {"type": "object"}}],
+    "messages": [
+        {"role": "user", "content": "Hi"},
+        {"role": "system", "content": [
+            {"type": "tool_addition", "tool": {"type": "tool_reference", "name": "undeclared"}},
+            {"type": "tool_removal", "tool": {"type": "mcp_toolset_reference", "server_name": "git"}},
+            {"type": "tool_addition", "tool": {"type": "tool_definition",
+                "definition": {"type": "web_search_20250305", "name": "web_search"}}}]}]});
+    let d = decode_request(&HttpRequest::post(PATH, body)).unwrap();
+    let names: Vec<&str> = d.request.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["get_time"]);
     let changes = d.uncarried_tools();
     let at: Vec<(&str, &str)> = changes
         .iter()
@@ -601,9 +634,9 @@ fn a_system_message_s_tool_changes_are_decoded_as_extras_a_proxy_refuses() {
     assert_eq!(
         at,
         [
+            ("/messages/1/content/0", "tool_addition"),
             ("/messages/1/content/1", "tool_removal"),
             ("/messages/1/content/2", "tool_addition"),
-            ("/messages/1/content/3", "tool_addition"),
         ]
     );
 }
@@ -712,4 +745,24 @@ fn under_max_tokens_only_a_last_tool_use_block_is_withdrawn() {
     assert_eq!(o.tool_calls.len(), 1);
     assert_eq!((o.finish, o.truncated_call), (Finish::Length, None));
     assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
+}
+
+#[test]
+fn eager_input_streaming_is_kept_as_a_not_carried_extra_of_its_tool() {
+    // Fine-grained tool streaming: a per-tool switch the neutral tool has no place for.
+    let body = json!({"model": "m", "max_tokens": 10,
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"name": "make_file", "input_schema": {"type": "object"},
+                   "eager_input_streaming": true}]});
+    let d = decode_request(&HttpRequest::post(PATH, body)).unwrap();
+    assert_eq!(d.request.tools.len(), 1);
+    let kept: Vec<&str> = d
+        .extras_of(crate::providers::ExtraKind::NotCarried)
+        .map(|e| e.pointer.as_str())
+        .collect();
+    assert_eq!(kept, ["/tools/0/eager_input_streaming"]);
+    assert!(
+        d.uncarried_tools().is_empty(),
+        "not a tool the proxy refuses"
+    );
 }

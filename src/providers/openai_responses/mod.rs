@@ -170,6 +170,7 @@ fn input(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
             Message::Tool {
                 call_id,
                 content,
+                parts,
                 is_error,
                 ..
             } => {
@@ -179,8 +180,9 @@ fn input(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                         "message {i}: tool result for `{call_id}` is an error; Responses has no error flag, output sent as is"
                     ));
                 }
+                let output = crate::providers::result_parts::responses(content, parts);
                 out.push(
-                    json!({"type": "function_call_output", "call_id": call_id, "output": content}),
+                    json!({"type": "function_call_output", "call_id": call_id, "output": output}),
                 );
             }
         }

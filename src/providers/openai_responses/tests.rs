@@ -57,6 +57,7 @@ fn encode_keys_instructions_input_and_tools() {
             name: "get_weather".into(),
             content: "18C".into(),
             is_error: true,
+            parts: Vec::new(),
         },
     ];
     req.tool_choice = Some(ToolChoice::Required);

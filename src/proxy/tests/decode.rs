@@ -174,6 +174,39 @@ fn a_tool_the_neutral_request_cannot_carry_is_refused_naming_it_never_dropped() 
 }
 
 #[test]
+fn an_anthropic_tool_change_becomes_the_tools_in_force_or_is_refused_naming_it() {
+    // Class 26: a system message's tool_removal/tool_addition (by reference to a deferred tool,
+    // by inline definition) are the tools the target's request lists; a change the neutral
+    // request cannot carry (an MCP toolset) is refused, never dropped.
+    let tool = |name: &str| json!({"name": name, "input_schema": {"type": "object"}});
+    let mut deferred = tool("get_time");
+    deferred["defer_loading"] = json!(true);
+    let change = |blocks: Value| {
+        json!({"model": "to-chat", "max_tokens": 10,
+            "tools": [tool("get_weather"), deferred.clone()],
+            "messages": [{"role": "user", "content": "hi"}, {"role": "system", "content": blocks}]})
+    };
+    let folded = change(json!([
+        {"type": "tool_removal", "tool": {"type": "tool_reference", "name": "get_weather"}},
+        {"type": "tool_addition", "tool": {"type": "tool_reference", "name": "get_time"}},
+        {"type": "tool_addition", "tool": {"type": "tool_definition", "definition": tool("lookup")}}]));
+    let Ok((_, req, _)) = forward::decode(&config(), &post("/v1/messages", &folded)) else {
+        panic!("refused");
+    };
+    let names: Vec<&str> = req.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["get_time", "lookup"]);
+    let mcp = change(json!([{"type": "tool_addition",
+        "tool": {"type": "mcp_toolset_reference", "server_name": "git"}}]));
+    let (status, _, v) = refused(&post("/v1/messages", &mcp));
+    assert_eq!(status, 400, "{v}");
+    let message = v.pointer("/error/message").and_then(Value::as_str);
+    assert!(
+        message.is_some_and(|m| m.contains("/messages/1/content/0: a `tool_addition` tool")),
+        "{v}"
+    );
+}
+
+#[test]
 fn what_the_client_s_own_api_rejects_is_refused_in_its_envelope() {
     // A tool result answering no call, where the format links results by id.
     let chat = json!({"model": "to-chat", "messages": [

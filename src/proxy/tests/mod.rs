@@ -6,6 +6,7 @@
 mod answer;
 mod config;
 mod decode;
+mod eager;
 mod reasoning;
 mod relay;
 

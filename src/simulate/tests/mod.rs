@@ -1,7 +1,9 @@
 //! Unit tests of the simulator's pure core: every API × {buffered, stream} × tool choice,
 //! tool results, parallel switch, scenarios, determinism and stream shapes.
-//! Children: `errors` (validation envelopes), `foreign` (reasoning another API made), `search` (hosted web search), `server`
-//! (loopback server and faults), `text` (text protocol), `support` (request builders, readers).
+//! Children: `errors` (validation envelopes), `foreign` (reasoning another API made), `search`
+//! (hosted web search), `server` (loopback server and faults), `text` (text protocol),
+//! `tool_changes` (Anthropic's mid-conversation tool changes), `support` (request builders,
+//! readers).
 
 mod errors;
 mod foreign;
@@ -10,6 +12,7 @@ mod search;
 mod server;
 mod support;
 mod text;
+mod tool_changes;
 
 use serde_json::{Value, json};
 

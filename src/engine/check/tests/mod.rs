@@ -7,9 +7,11 @@ use crate::model::Severity;
 
 mod downstream;
 mod ids;
+mod nontext;
 mod reasoning;
 mod stream;
 mod tools;
+mod toolset;
 mod upstream;
 mod view;
 

@@ -1,0 +1,90 @@
+//! The wire-level bugs of the reference driver's mutants that need more than a line: ids
+//! rewritten in an encoded body, names cut in the neutral request, usage read from one chunk.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use crate::model::{ChatRequest, Message, ToolChoice};
+
+/// The length OpenAI and Anthropic allow a tool name, which a library may cut every name to.
+const CUT: usize = 64;
+
+/// Every `tool_use` id of an Anthropic body, and the `tool_result`s answering it, rewritten in
+/// Kimi K2's style: `functions.NAME:IDX`, IDX counting the conversation's calls.
+pub(super) fn kimi_ids(body: &mut Value) {
+    let mut kimi: BTreeMap<String, String> = BTreeMap::new();
+    for_blocks(body, |b| {
+        if b["type"] == "tool_use"
+            && let (Some(id), Some(name)) = (b["id"].as_str(), b["name"].as_str())
+        {
+            let n = kimi.len();
+            let new = format!("functions.{name}:{n}");
+            kimi.entry(id.to_string()).or_insert(new);
+        }
+    });
+    for_blocks(body, |b| {
+        let key = match b["type"].as_str() {
+            Some("tool_use") => "id",
+            Some("tool_result") => "tool_use_id",
+            _ => return,
+        };
+        if let Some(new) = b[key].as_str().and_then(|id| kimi.get(id)) {
+            b[key] = json!(new);
+        }
+    });
+}
+
+/// Calls `f` on every content block of every message of an Anthropic body.
+fn for_blocks(body: &mut Value, mut f: impl FnMut(&mut Value)) {
+    let messages = body.get_mut("messages").and_then(Value::as_array_mut);
+    for m in messages.into_iter().flatten() {
+        for b in m
+            .get_mut("content")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            f(b);
+        }
+    }
+}
+
+/// Every name over 64 characters cut to its first 64: declared, forced, allowed, and in the
+/// calls of the conversation so far.
+pub(super) fn truncate_names(req: &mut ChatRequest) {
+    let cut = |n: &mut String| {
+        if let Some((at, _)) = n.char_indices().nth(CUT) {
+            n.truncate(at);
+        }
+    };
+    req.tools.iter_mut().for_each(|t| cut(&mut t.name));
+    match &mut req.tool_choice {
+        Some(ToolChoice::Forced(n)) => cut(n),
+        Some(ToolChoice::Allowed { tools, .. }) => tools.iter_mut().for_each(cut),
+        _ => {}
+    }
+    for m in &mut req.messages {
+        match m {
+            Message::Assistant { tool_calls, .. } => {
+                tool_calls.iter_mut().for_each(|c| cut(&mut c.name));
+            }
+            Message::Tool { name, .. } => cut(name),
+            _ => {}
+        }
+    }
+}
+
+/// Whether a Chat stream's chunk carrying the finish also carries the usage: the only usage a
+/// library reading the finish chunk alone hands over.
+pub(super) fn usage_on_finish(body: &[u8]) -> bool {
+    String::from_utf8_lossy(body)
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .find(|c| {
+            c.pointer("/choices/0/finish_reason")
+                .is_some_and(Value::is_string)
+        })
+        .is_some_and(|c| c["usage"].is_object())
+}
