@@ -113,6 +113,11 @@ impl<'de> Deserialize<'de> for Role {
 #[serde(deny_unknown_fields)]
 pub struct Round {
     pub results: Vec<RoundResult>,
+    /// This round goes to another upstream provider (a conversation continued there, as agent
+    /// frameworks do on fallback): in gateway mode on the route of the same inbound format to
+    /// it. Direct trials run it on their own provider.
+    #[serde(default)]
+    pub provider: Option<Spanned<Provider>>,
     /// Tools put in force from this round's request on (each `cases/tools/<name>.json`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub add_tools: Vec<Spanned<String>>,

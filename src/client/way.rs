@@ -92,6 +92,11 @@ impl Way for Driven {
     ) -> Result<(CallerRequest, DriverTrial), Cell> {
         let api = trial.route.upstream;
         let (base, mut req) = trial.first_request(api);
+        if (trial.case.file.rounds.iter()).any(|r| r.provider.is_some()) {
+            return Err(Cell::NotApplicable(
+                "a round on another provider is not part of the driver protocol".into(),
+            ));
+        }
         let options = (self.profile)
             .route(&trial.route.name())
             .map(|r| r.options.clone())

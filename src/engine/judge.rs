@@ -368,6 +368,28 @@ pub(crate) fn upstream_outcome(
 }
 
 /// What upstream answered, decoded in the context of `req` (its stream flag the exchange's).
+/// Round `n` went to another provider than `from`, which answered the round before with
+/// `answered`: none of that reasoning state in the request as the new target's own.
+pub(crate) fn foreign_reasoning(
+    n: usize,
+    from: Provider,
+    answered: &Outcome,
+    asked: &CallerRequest,
+    ex: &Exchange,
+) -> Vec<Finding> {
+    let target = target_of_path(&ex.request.path, asked.target);
+    let Ok(d) = crate::providers::decode_request(target, &sent_request(ex)) else {
+        return Vec::new();
+    };
+    check::foreign_reasoning(from, target, answered, &d.request)
+        .into_iter()
+        .map(|f| Finding {
+            message: format!("round {}: {}", n + 1, f.message),
+            ..f
+        })
+        .collect()
+}
+
 pub(crate) fn decoded(target: Provider, req: &ChatRequest, ex: &Exchange) -> Option<Outcome> {
     let mut neutral = req.clone();
     neutral.stream = ex.streamed;
@@ -516,20 +538,24 @@ pub(crate) fn round(
                 }),
         );
     }
+    // Upstream refused the round: the gateway's fault for a valid round (what it sent), and for
+    // an invalid one unless the library knows the API refuses that request itself.
+    let refused = ex.status >= 400
+        && (!round_invalid || crate::providers::request_rejection(target, &sent.body).is_none());
+    if refused {
+        findings.push(Finding::new(
+            FindingKind::Refused,
+            Severity::Breaking,
+            Side::Upstream,
+            format!(
+                "round {}: upstream refused the gateway's request with {}: {}",
+                n + 1,
+                ex.status,
+                clip(&error_message(&ex.body()))
+            ),
+        ));
+    }
     if round_invalid {
-        if ex.status >= 400 && crate::providers::request_rejection(target, &sent.body).is_none() {
-            findings.push(Finding::new(
-                FindingKind::Refused,
-                Severity::Breaking,
-                Side::Upstream,
-                format!(
-                    "round {}: upstream refused the gateway's request with {}: {}",
-                    n + 1,
-                    ex.status,
-                    clip(&error_message(&ex.body()))
-                ),
-            ));
-        }
         findings.extend(round_answer(n, got, None));
         return (findings, false);
     }

@@ -135,6 +135,7 @@ async fn phases<W: Way>(
             request: &request,
             trial,
             watch: &watch,
+            target,
         };
         let answered = judge::decoded(target, &asked.req, ex);
         let first = (
@@ -165,6 +166,8 @@ struct RoundContext<'a, R> {
     request: &'a R,
     trial: &'a RoutedTrial,
     watch: &'a PromptWatch<'a>,
+    /// The provider the first exchange went to.
+    target: crate::model::Provider,
 }
 
 /// Phase 5: each round's tool results sent back through the system (answering the calls as it
@@ -182,11 +185,16 @@ async fn rounds<W: Way>(
     let mut last = first;
     // What upstream answered the exchange before: its reasoning state must come back.
     let mut answered = answered;
+    let mut answered_by = r.target;
     for (n, round) in r.trial.case.file.rounds.iter().enumerate() {
         if last.tool_calls.is_empty() {
             break;
         }
-        let next = crate::run::follow_up(prev.clone(), &last, round, &r.trial.choice);
+        let mut next = crate::run::follow_up(prev.clone(), &last, round, &r.trial.choice);
+        if let Some(p) = &round.provider {
+            // The conversation goes on on another provider: its route's model (fallback).
+            next.model = r.trial.model_for(*p.get_ref());
+        }
         let Ok(mut enc) = crate::providers::encode(r.asked.inbound, &next) else {
             break;
         };
@@ -215,13 +223,18 @@ async fn rounds<W: Way>(
         let request = (&next, &enc.request);
         let continued =
             crate::run::continues_by_id(r.asked.inbound, r.trial.case.file.continue_with);
-        let earlier = (answered.as_ref(), continued);
-        let (judged, go_on) = judge::round(n, r.asked, request, ex, got, earlier);
+        // What the provider before answered is carried back only to that provider; another is
+        // judged by its own rules (its reasoning never sent to it as its own).
+        let target = ex.map(|ex| judge::target_of_path(&ex.request.path, r.asked.target));
+        let changed = target.is_some_and(|t| t != answered_by);
+        let own = answered.as_ref().filter(|_| !changed);
+        let (judged, go_on) = judge::round(n, r.asked, request, ex, got, (own, continued));
         findings.extend(judged);
-        answered = ex.and_then(|ex| {
-            let target = judge::target_of_path(&ex.request.path, r.asked.target);
-            judge::decoded(target, &next, ex)
-        });
+        if let (true, Some(a), Some(ex)) = (changed, &answered, ex) {
+            findings.extend(judge::foreign_reasoning(n, answered_by, a, r.asked, ex));
+        }
+        answered_by = target.unwrap_or(answered_by);
+        answered = ex.and_then(|ex| judge::decoded(answered_by, &next, ex));
         last = match sent.answer.next {
             Some(o) if go_on => o,
             _ => break,

@@ -806,3 +806,34 @@ fn a_panicking_trial_is_a_broken_trial_and_the_others_still_run() {
         }
     }
 }
+
+#[test]
+fn a_case_continued_on_another_provider_runs_from_the_other_routes_with_the_rounds_route_model() {
+    let discovery = crate::case::discover(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
+    let cases: Vec<_> = super::cases_of(&discovery)
+        .into_iter()
+        .filter(|c| c.name == "c20_continue_on_other_provider")
+        .collect();
+    let route = |inbound: &str, upstream: &str, model: &str| -> super::Route {
+        toml::from_str(&format!(
+            "inbound = \"{inbound}\"\nupstream = \"{upstream}\"\nmodel = \"{model}\"\n"
+        ))
+        .unwrap()
+    };
+    let routes = [
+        route("messages", "anthropic", "tt-anthropic"),
+        route("messages", "gemini", "tt-gemini"),
+        route("generate-content", "anthropic", "tt-anthropic"),
+    ];
+    let trials = super::trials(&cases, &routes, Some("::buffered"));
+    // From messages→anthropic only: messages→gemini starts where round 2 goes, and
+    // generate-content has no route to gemini.
+    assert_eq!(trials.len(), 1, "{trials:?}");
+    let t = &trials[0];
+    assert_eq!(t.route.name(), "messages→anthropic");
+    assert_eq!(t.model_for(crate::model::Provider::Gemini), "tt-gemini");
+    assert_eq!(
+        t.model_for(crate::model::Provider::Anthropic),
+        "tt-anthropic"
+    );
+}

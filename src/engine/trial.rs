@@ -36,6 +36,9 @@ pub struct RoutedTrial {
     pub route: Route,
     pub choice: ChoiceSpec,
     pub mode: Mode,
+    /// For a case whose rounds change provider: the model of the route from the same inbound
+    /// format to each provider a round goes to.
+    pub round_models: Vec<(Provider, String)>,
 }
 
 impl RoutedTrial {
@@ -82,6 +85,13 @@ impl RoutedTrial {
         (base, req)
     }
 
+    /// The model a round going to `provider` is sent with (the route's model when it has none).
+    pub(crate) fn model_for(&self, provider: Provider) -> String {
+        (self.round_models.iter())
+            .find(|(p, _)| *p == provider)
+            .map_or_else(|| self.route.model.clone(), |(_, m)| m.clone())
+    }
+
     pub(crate) fn prompt(&self) -> String {
         self.case
             .file
@@ -105,6 +115,27 @@ pub fn cases_of(discovery: &crate::case::Discovery) -> Vec<Arc<Case>> {
     cases
 }
 
+/// The models of the routes a case's rounds change provider to, from `route`'s inbound format;
+/// `None` when the case cannot run on `route` (its first round already on the provider the
+/// rounds go to, or no route there).
+fn round_models(case: &Case, route: &Route, routes: &[Route]) -> Option<Vec<(Provider, String)>> {
+    let moves = case.file.rounds.iter().filter_map(|r| r.provider.as_ref());
+    let mut out: Vec<(Provider, String)> = Vec::new();
+    for (i, p) in moves.map(|p| *p.get_ref()).enumerate() {
+        if i == 0 && p == route.upstream {
+            return None;
+        }
+        if p == route.upstream || out.iter().any(|(q, _)| *q == p) {
+            continue;
+        }
+        let to = routes
+            .iter()
+            .find(|r| r.inbound == route.inbound && r.upstream == p)?;
+        out.push((p, to.model.clone()));
+    }
+    Some(out)
+}
+
 /// Every applicable trial: cases that list both the route's inbound and upstream providers.
 pub fn trials(cases: &[Arc<Case>], routes: &[Route], filter: Option<&str>) -> Vec<RoutedTrial> {
     let mut out = Vec::new();
@@ -114,6 +145,9 @@ pub fn trials(cases: &[Arc<Case>], routes: &[Route], filter: Option<&str>) -> Ve
             {
                 continue;
             }
+            let Some(round_models) = round_models(case, route, routes) else {
+                continue;
+            };
             for choice in &case.choices {
                 for mode in &case.modes {
                     let t = RoutedTrial {
@@ -121,6 +155,7 @@ pub fn trials(cases: &[Arc<Case>], routes: &[Route], filter: Option<&str>) -> Ve
                         route: route.clone(),
                         choice: choice.clone(),
                         mode: *mode,
+                        round_models: round_models.clone(),
                     };
                     if filter.is_none_or(|f| t.key().contains(f)) {
                         out.push(t);

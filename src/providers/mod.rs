@@ -10,6 +10,7 @@ pub mod anthropic;
 pub(crate) mod call_ids;
 mod decoded;
 pub mod gemini;
+pub(crate) mod opaque;
 pub mod openai_chat;
 pub mod openai_responses;
 mod rejection;

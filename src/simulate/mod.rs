@@ -19,6 +19,7 @@ mod decide;
 mod errors;
 mod exchange;
 mod faults;
+mod foreign;
 mod gemini;
 mod named;
 mod openai_chat;

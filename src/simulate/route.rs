@@ -164,6 +164,15 @@ fn answer_api(
 /// when thinking is on; Responses reasoning items and Gemini thought signatures when the
 /// scenario's model reasons): the provider's own 400.
 fn missing_reasoning(provider: &Provider, body: &Value, scenario: &Scenario) -> Option<String> {
+    // Reasoning state the API did not make (class 20: a conversation from another provider).
+    let foreign = match provider {
+        Provider::Anthropic => super::foreign::anthropic_signature(body),
+        Provider::Gemini => super::foreign::gemini_signature(body),
+        _ => None,
+    };
+    if foreign.is_some() {
+        return foreign;
+    }
     match provider {
         Provider::Anthropic => anthropic::missing_thinking(body),
         Provider::OpenaiResponses if scenario.reasoning.is_some() => {

@@ -1,12 +1,13 @@
 //! The reasoning check: the reasoning state upstream answered with its calls (Anthropic
 //! `thinking` blocks with their `signature` and `redacted_thinking` blocks, Responses `reasoning`
 //! items with their `encrypted_content`, Gemini `thoughtSignature`s on `functionCall` parts)
-//! reaches upstream again, unmodified, with the next round's tool results.
+//! reaches upstream again, unmodified, with the next round's tool results; after a round that
+//! changed provider, none of the earlier provider's reasoning sent to the new one as its own.
 
 use serde_json::{Value, json};
 
 use super::finding::{Finding, FindingKind, Side};
-use crate::model::{ChatRequest, Message, Outcome, Severity, ToolCall};
+use crate::model::{ChatRequest, Message, Outcome, Provider, Severity, ToolCall};
 
 /// One piece of reasoning state as the target API takes it back: the fields the API checks
 /// (the key compared) and what to call it in a finding.
@@ -99,6 +100,63 @@ pub(crate) fn reasoning(answered: &Outcome, sent: &ChatRequest) -> Vec<Finding> 
                 format!(
                     "reasoning not carried back: the {} upstream answered with its calls is not in the follow-up, unchanged",
                     p.what
+                ),
+            )
+        })
+        .collect()
+}
+
+/// The signed or encrypted values of a turn's reasoning state, whatever API's form holds them:
+/// thinking signatures, redacted_thinking data, reasoning items' encrypted_content, thought
+/// signatures (of calls and of Gemini parts).
+fn sealed(opaque: &[Value], calls: &[ToolCall]) -> Vec<String> {
+    let fields = ["signature", "data", "encrypted_content", "thoughtSignature"];
+    let mut out: Vec<String> = (opaque.iter())
+        .flat_map(|item| fields.iter().filter_map(|k| item.get(*k)?.as_str()))
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+        .collect();
+    out.extend(calls.iter().filter_map(|c| c.thought_signature.clone()));
+    out
+}
+
+/// Upstream check of a round that went to another provider than the one that `answered` the
+/// round before (`from`): none of that answer's reasoning state is in `sent` (the round's
+/// request, decoded by the new target's decoder) as the target's own reasoning (an Anthropic
+/// signature put into a Gemini thoughtSignature, a Responses item sent to Anthropic): each API
+/// verifies only what it made, and answers 400 otherwise.
+pub(crate) fn foreign_reasoning(
+    from: Provider,
+    target: Provider,
+    answered: &Outcome,
+    sent: &ChatRequest,
+) -> Vec<Finding> {
+    let theirs = sealed(&answered.opaque, &answered.tool_calls);
+    let mut found: Vec<String> = Vec::new();
+    for m in &sent.messages {
+        if let Message::Assistant {
+            tool_calls, opaque, ..
+        } = m
+        {
+            for v in sealed(opaque, tool_calls) {
+                if theirs.contains(&v) && !found.contains(&v) {
+                    found.push(v);
+                }
+            }
+        }
+    }
+    found
+        .iter()
+        .map(|v| {
+            let short: String = v.chars().take(16).collect();
+            Finding::new(
+                FindingKind::Reasoning,
+                Severity::Breaking,
+                Side::Upstream,
+                format!(
+                    "{}'s reasoning state (`{short}…`) sent to {} as its own: an API verifies only the reasoning it made; another provider's is dropped (or, to Gemini, calls carry its documented skip value)",
+                    from.slug(),
+                    target.slug()
                 ),
             )
         })

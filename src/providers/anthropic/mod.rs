@@ -226,7 +226,8 @@ fn messages(req: &ChatRequest, notes: &mut Vec<String>) -> Vec<Value> {
                 opaque,
             } => {
                 last_calls = tool_calls;
-                let mut blocks: Vec<Value> = opaque.clone();
+                let (mut blocks, dropped) = super::opaque::own(Provider::Anthropic, i, opaque);
+                notes.extend(dropped);
                 if let Some(t) = text.as_deref().filter(|t| !t.is_empty()) {
                     blocks.push(json!({"type": "text", "text": t}));
                 }

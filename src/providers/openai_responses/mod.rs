@@ -153,8 +153,11 @@ fn input(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                 tool_calls,
                 opaque,
             } => {
-                // Reasoning items go back verbatim, before the text and calls they preceded.
-                out.extend(opaque.iter().cloned());
+                // Reasoning items go back verbatim, before the text and calls they preceded
+                // (another API's are dropped: Responses takes back only its own).
+                let (own, dropped) = super::opaque::own(Provider::OpenaiResponses, i, opaque);
+                out.extend(own);
+                notes.extend(dropped);
                 if let Some(t) = text.as_deref().filter(|t| !t.is_empty()) {
                     out.push(json!({
                         "role": "assistant", "content": [{"type": "output_text", "text": t}]

@@ -101,3 +101,44 @@ fn answers_without_calls_or_reasoning_are_not_kept() {
     kept.restore(Provider::Anthropic, &mut req);
     assert_eq!(assistant(&req).1, [thinking], "what the client sent stays");
 }
+
+#[test]
+fn calls_from_another_provider_go_to_a_thinking_gemini_with_the_documented_skip_value() {
+    use crate::proxy::reasoning::{SKIP_SIGNATURE, sign_foreign};
+    let thinking = json!({"type": "thinking", "thinking": "t", "signature": "EqQB"});
+    let mut req = follow_up("toolu_1", vec![thinking]);
+    sign_foreign(Provider::Anthropic, &mut req);
+    assert_eq!(assistant(&req).0[0].thought_signature, None);
+    sign_foreign(Provider::Gemini, &mut req);
+    assert_eq!(
+        assistant(&req).0[0].thought_signature.as_deref(),
+        Some(SKIP_SIGNATURE)
+    );
+    // A call Gemini signed keeps its own signature.
+    let mut own = ChatRequest::new("m").with_messages([Message::Assistant {
+        text: None,
+        tool_calls: vec![call("c1", Some("CiQB"))],
+        opaque: vec![],
+    }]);
+    sign_foreign(Provider::Gemini, &mut own);
+    assert_eq!(
+        assistant(&own).0[0].thought_signature.as_deref(),
+        Some("CiQB")
+    );
+}
+
+#[test]
+fn a_tool_turn_another_provider_answered_goes_to_anthropic_without_thinking() {
+    use crate::proxy::reasoning::think_only_on_own;
+    let signed = json!({"type": "thinking", "thinking": "t", "signature": "EqQB"});
+    let mut own = follow_up("toolu_1", vec![signed]);
+    own.thinking = Some(1024);
+    think_only_on_own(Provider::Anthropic, &mut own);
+    assert_eq!(own.thinking, Some(1024));
+    let mut foreign = follow_up("call_1", vec![json!({"type": "reasoning", "id": "rs_1"})]);
+    foreign.thinking = Some(1024);
+    think_only_on_own(Provider::Gemini, &mut foreign);
+    assert_eq!(foreign.thinking, Some(1024));
+    think_only_on_own(Provider::Anthropic, &mut foreign);
+    assert_eq!(foreign.thinking, None);
+}

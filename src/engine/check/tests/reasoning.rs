@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use super::{one, silent};
-use crate::engine::check::{FindingKind, Side, reasoning};
-use crate::model::{ChatRequest, Message, Outcome, Severity, ToolCall};
+use crate::engine::check::{FindingKind, Side, foreign_reasoning, reasoning};
+use crate::model::{ChatRequest, Message, Outcome, Provider, Severity, ToolCall};
 
 fn call(signature: Option<&str>) -> ToolCall {
     ToolCall {
@@ -138,4 +138,32 @@ fn a_call_without_its_thought_signature_is_found_when_the_round_thinks() {
         &answered(vec![], Some("CiQB")),
         &follow_up(vec![], None),
     ));
+}
+
+#[test]
+fn another_providers_reasoning_sent_as_the_targets_own_is_found() {
+    use Provider::{Anthropic, Gemini, OpenaiResponses};
+    let up = answered(vec![thinking("EqQBsig")], None);
+    // Dropped, or the documented skip value in its place: silent.
+    silent(&foreign_reasoning(
+        Anthropic,
+        Gemini,
+        &up,
+        &follow_up(vec![], None),
+    ));
+    let skip = follow_up(vec![], Some("skip_thought_signature_validator"));
+    silent(&foreign_reasoning(Anthropic, Gemini, &up, &skip));
+    // The Anthropic signature put into the Gemini call's thoughtSignature.
+    let copied = follow_up(vec![], Some("EqQBsig"));
+    lost(
+        &foreign_reasoning(Anthropic, Gemini, &up, &copied),
+        "anthropic's reasoning state (`EqQBsig…`) sent to gemini as its own",
+    );
+    // A Responses reasoning item sent on to Anthropic as it was.
+    let rs = json!({"type": "reasoning", "id": "rs_1", "encrypted_content": "gAAAAB"});
+    let up = answered(vec![rs.clone()], None);
+    lost(
+        &foreign_reasoning(OpenaiResponses, Anthropic, &up, &follow_up(vec![rs], None)),
+        "openai-responses's reasoning state (`gAAAAB…`) sent to anthropic",
+    );
 }

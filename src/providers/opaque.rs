@@ -1,0 +1,38 @@
+//! Whose API an assistant turn's opaque item belongs to: each API takes back only the reasoning
+//! and replay items it made (Anthropic `thinking`/`redacted_thinking` blocks, Responses
+//! `reasoning` items, Gemini parts) and rejects the others', so an encoder sends its own and
+//! drops (with a note) those of another API, as after a conversation changed provider.
+
+use serde_json::Value;
+
+use crate::model::Provider;
+
+/// The API an opaque item is of, when its shape says so: Gemini parts have no `type`; a
+/// `reasoning` item is Responses'; `thinking` and `redacted_thinking` blocks are Anthropic's.
+/// Other items (hosted-tool blocks and the like) are nobody's in particular: `None`.
+pub(crate) fn owner(item: &Value) -> Option<Provider> {
+    match item.get("type").and_then(Value::as_str) {
+        None if item.is_object() => Some(Provider::Gemini),
+        Some("reasoning") => Some(Provider::OpenaiResponses),
+        Some("thinking" | "redacted_thinking") => Some(Provider::Anthropic),
+        _ => None,
+    }
+}
+
+/// The items `api` takes back (its own and nobody's in particular), and a note for message `i`
+/// when others are dropped.
+pub(crate) fn own(api: Provider, i: usize, opaque: &[Value]) -> (Vec<Value>, Option<String>) {
+    let (kept, dropped): (Vec<&Value>, Vec<&Value>) =
+        (opaque.iter()).partition(|v| owner(v).is_none_or(|p| p == api));
+    let note = (!dropped.is_empty()).then(|| {
+        format!(
+            "message {i}: {} reasoning item(s) of another API dropped: {} verifies only its own",
+            dropped.len(),
+            api.slug()
+        )
+    });
+    (kept.into_iter().cloned().collect(), note)
+}
+
+#[cfg(test)]
+mod tests;
