@@ -247,6 +247,11 @@ fn upstream_of(
             asked.inbound,
         ));
         findings.extend(check::linked(client_req, &d.request));
+        // The client's custom tools, which only its own wire carries.
+        let custom = crate::providers::decode_request(asked.inbound, &asked.encoded.request)
+            .map(|c| check::custom_tools(&c))
+            .unwrap_or_default();
+        findings.extend(check::custom_kept(&custom, &d));
     }
     findings.extend(routed_elsewhere(asked.target, target));
     findings.extend(refused(asked, ex, target, &sent.body));

@@ -6,6 +6,7 @@
 //! across rounds; `ids` the call ids each end's API accepts; `tools` those of tools a target
 //! may not express (hosted search, names over its limit); `toolset` the tools in force each round.
 
+mod custom;
 mod downstream;
 mod finding;
 mod ids;
@@ -16,6 +17,7 @@ mod toolset;
 mod upstream;
 mod view;
 
+pub(crate) use custom::{custom_kept, custom_tools};
 pub(crate) use downstream::{broken, downstream, invalid_request};
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub(crate) use ids::{downstream_ids, linked, upstream_ids};

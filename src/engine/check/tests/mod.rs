@@ -5,6 +5,7 @@
 use super::{Finding, FindingKind, Side};
 use crate::model::Severity;
 
+mod custom;
 mod downstream;
 mod ids;
 mod reasoning;
