@@ -21,7 +21,7 @@ use crate::scratch::{HOSTED, LONG_NAME, Scratch, repo};
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 7] = [
+const CASES: [&str; 8] = [
     "weather",
     "parallel",
     "strict_invoice",
@@ -29,7 +29,10 @@ const CASES: [&str; 7] = [
     "c04_parallel_shared_index",
     "c19_reasoning_state_kept",
     TOOLS_CHANGE,
+    CUSTOM,
 ];
+/// Class 23: an OpenAI custom tool in the caller's request (Chat and Responses routes only).
+const CUSTOM: &str = "c23_custom_tool_beside_function";
 /// Class 26: the second request changes the tools in force.
 const TOOLS_CHANGE: &str = "c26_tools_change_between_rounds";
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the gateway must answer an error, not a 200"
@@ -69,10 +72,11 @@ enum Mutant {
     NameTruncated,
     UsageOnFinishChunk,
     ToolsFrozen,
+    CustomAsFunction,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 22] = [
+    const ALL: [Mutant; 23] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -95,6 +99,7 @@ impl Mutant {
         Mutant::NameTruncated,
         Mutant::UsageOnFinishChunk,
         Mutant::ToolsFrozen,
+        Mutant::CustomAsFunction,
     ];
 
     fn slug(self) -> String {
@@ -127,6 +132,9 @@ impl Mutant {
             Mutant::NameTruncated => "names over 64 characters cut to 64, never restored",
             Mutant::UsageOnFinishChunk => "Chat usage moved onto the finish chunk",
             Mutant::ToolsFrozen => "the first request's tools sent in every round",
+            Mutant::CustomAsFunction => {
+                "custom tool sent as a function with one `input` string parameter"
+            }
         }
     }
 
@@ -155,6 +163,7 @@ impl Mutant {
             Mutant::NameTruncated => "not restored",
             Mutant::UsageOnFinishChunk => "usage on a chunk with choices",
             Mutant::ToolsFrozen => "the tools sent upstream are not the tools in force",
+            Mutant::CustomAsFunction => "custom tool `run_sql` sent as an ordinary function",
         }
     }
 
@@ -204,6 +213,7 @@ impl Mutant {
             Mutant::NameTruncated => t.case == LONG_NAME,
             Mutant::UsageOnFinishChunk => t.stream && t.usage && t.route == "chat→openai-chat",
             Mutant::ToolsFrozen => t.case == TOOLS_CHANGE && t.calls > 0,
+            Mutant::CustomAsFunction => t.case == CUSTOM,
         }
     }
 }
@@ -318,6 +328,7 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
         Mutant::ReasoningAltered => alter_reasoning(o),
         Mutant::KimiIds => kimi_ids(o),
         Mutant::HostedDropped => drop_hosted(o),
+        Mutant::CustomAsFunction => custom_as_function(fmt, o),
         Mutant::NameTruncated => truncate_names(o),
         Mutant::ToolsFrozen => freeze_tools(fmt, o),
         Mutant::RequiredAsAuto => match fmt {
@@ -408,6 +419,36 @@ fn drop_hosted(o: &mut serde_json::Map<String, Value>) {
             t.remove("googleSearch");
         }
         tools.retain(|t| t.as_object().is_none_or(|t| !t.is_empty()));
+    }
+}
+
+/// Declares each OpenAI custom tool as a function of its name taking one `input` string (as
+/// some gateways do): the model then answers JSON arguments the client's freeform tool cannot take.
+fn custom_as_function(fmt: Format, o: &mut serde_json::Map<String, Value>) {
+    let parameters = json!({"type": "object", "properties": {"input": {"type": "string"}},
+        "required": ["input"]});
+    for t in o
+        .get_mut("tools")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if t["type"] != "custom" {
+            continue;
+        }
+        let def = if fmt == Format::Chat {
+            t["custom"].clone()
+        } else {
+            t.clone()
+        };
+        let (name, description) = (def["name"].clone(), def["description"].clone());
+        *t = if fmt == Format::Chat {
+            json!({"type": "function", "function": {"name": name, "description": description,
+                "parameters": parameters}})
+        } else {
+            json!({"type": "function", "name": name, "description": description,
+                "parameters": parameters})
+        };
     }
 }
 
@@ -1113,6 +1154,11 @@ fn project() -> Scratch {
     let root = Scratch::with_cases("mutants", &CASES);
     std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
     root.with_narrowed();
+    // Only Chat and Responses callers declare custom tools: the case on those routes only.
+    let custom = root.join(format!("cases/{CUSTOM}.toml"));
+    let text = std::fs::read_to_string(&custom).unwrap();
+    let narrowed = format!("providers = [\"openai-chat\", \"openai-responses\"]\n{text}");
+    std::fs::write(&custom, narrowed).unwrap();
     std::fs::write(root.join("mutant.toml"), PROFILE).unwrap();
     root
 }
