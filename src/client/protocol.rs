@@ -54,6 +54,12 @@ pub struct DriverTrial {
     /// `unsupported`: the shared loops do so unless the driver says it supports it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosted: Vec<HostedTool>,
+    /// Tools the caller declares that tooltape's neutral form cannot carry (OpenAI `custom`
+    /// freeform or grammar tools), in the API's own wire form, to send beside `tools`; absent:
+    /// none (a driver whose library cannot answers `unsupported`: the shared loops do so unless
+    /// the driver says it supports it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caller_tools: Vec<Value>,
 }
 
 /// A conversation turn: `system`, `user`, `assistant` (with its calls) or `tool` (a result).
@@ -330,6 +336,7 @@ impl DriverTrial {
             max_tokens: req.max_tokens,
             thinking: req.thinking,
             hosted: req.hosted.clone(),
+            caller_tools: Vec::new(),
         }
     }
 

@@ -96,13 +96,15 @@ impl Way for Driven {
             .route(&trial.route.name())
             .map(|r| r.options.clone())
             .unwrap_or_default();
-        let driver_trial = DriverTrial::of(
+        let mut driver_trial = DriverTrial::of(
             trial.name(crate::engine::SystemKind::Client, &self.profile.name),
             api,
             upstream.base_url(),
             options,
             &req,
         );
+        (driver_trial.caller_tools)
+            .clone_from(base.case.file.caller_tools.get(&api).unwrap_or(&Vec::new()));
         // The caller asks for strict tools or not (a library has no "strict where it keeps the
         // meaning" policy): the request a faithful library sends is encoded with that choice.
         req.strict = driver_trial.request().strict;

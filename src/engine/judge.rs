@@ -47,7 +47,7 @@ impl CallerRequest {
         let mut encoded = crate::providers::encode(inbound, &req).map_err(|e| {
             Cell::NotApplicable(format!("the {} encoder refuses: {e}", inbound.slug()))
         })?;
-        add_caller_tools(&base, inbound, neutral, &mut encoded.request.body)?;
+        add_caller_tools(&base, inbound, &mut encoded.request.body)?;
         let invalid = client_fault(&base, &encoded.request.body);
         Ok(CallerRequest {
             base,
@@ -61,28 +61,19 @@ impl CallerRequest {
     }
 }
 
-/// The case's caller tools for `inbound`, appended to the request's `tools` (gateway mode). A
-/// case with caller tools is not applicable where the caller cannot send them: an inbound format
-/// without an entry, or client mode (the driver protocol carries neutral requests only).
-fn add_caller_tools(
-    base: &Trial,
-    inbound: Provider,
-    neutral: bool,
-    body: &mut Value,
-) -> Result<(), Cell> {
+/// The case's caller tools for `inbound`, appended to the request's `tools` (what the caller
+/// sends: a gateway's client, or a library handed them as the driver trial's `caller_tools`).
+/// A case with caller tools is not applicable on an inbound format without an entry.
+fn add_caller_tools(base: &Trial, inbound: Provider, body: &mut Value) -> Result<(), Cell> {
     let declared = &base.case.file.caller_tools;
     if declared.is_empty() {
         return Ok(());
     }
-    let tools = match declared.get(&inbound) {
-        Some(t) if !neutral => t,
-        _ => {
-            return Err(Cell::NotApplicable(if neutral {
-                "the driver protocol carries no caller tools (`caller_tools`)".to_string()
-            } else {
-                format!("the case's caller tools have no {} form", inbound.slug())
-            }));
-        }
+    let Some(tools) = declared.get(&inbound) else {
+        return Err(Cell::NotApplicable(format!(
+            "the case's caller tools have no {} form",
+            inbound.slug()
+        )));
     };
     if let Some(list) = body.get_mut("tools").and_then(Value::as_array_mut) {
         list.extend(tools.iter().cloned());

@@ -16,7 +16,7 @@ fn weather() -> Value {
         "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}})
 }
 
-fn chat(tools: Vec<Value>) -> DecodedRequest {
+fn chat(tools: &[Value]) -> DecodedRequest {
     let body =
         json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": tools});
     decode_request(
@@ -34,10 +34,10 @@ fn custom_chat() -> Value {
 #[test]
 fn names_the_custom_tools_of_chat_and_responses() {
     assert_eq!(
-        custom_tools(&chat(vec![weather(), custom_chat()])),
+        custom_tools(&chat(&[weather(), custom_chat()])),
         ["run_sql"]
     );
-    assert!(custom_tools(&chat(vec![weather()])).is_empty());
+    assert!(custom_tools(&chat(&[weather()])).is_empty());
     let body = json!({"model": "m", "input": "hi", "tools": [{"type": "custom", "name": "run_sql",
         "format": {"type": "grammar", "syntax": "lark", "definition": GRAMMAR}}]});
     let d = decode_request(
@@ -50,9 +50,9 @@ fn names_the_custom_tools_of_chat_and_responses() {
 
 #[test]
 fn custom_tool_kept_is_silent() {
-    let client = custom_tools(&chat(vec![weather(), custom_chat()]));
-    silent(&custom_kept(&client, &chat(vec![weather(), custom_chat()])));
-    silent(&custom_kept(&[], &chat(vec![weather()])));
+    let client = custom_tools(&chat(&[weather(), custom_chat()]));
+    silent(&custom_kept(&client, &chat(&[weather(), custom_chat()])));
+    silent(&custom_kept(&[], &chat(&[weather()])));
 }
 
 #[test]
@@ -60,7 +60,7 @@ fn custom_tool_sent_as_a_function_is_found() {
     let as_function = json!({"type": "function", "function": {"name": "run_sql",
         "parameters": {"type": "object", "properties": {"input": {"type": "string"}}}}});
     one(
-        &custom_kept(&["run_sql".into()], &chat(vec![weather(), as_function])),
+        &custom_kept(&["run_sql".into()], &chat(&[weather(), as_function])),
         FindingKind::Unexpressible,
         Side::Upstream,
         Severity::Breaking,
@@ -71,7 +71,7 @@ fn custom_tool_sent_as_a_function_is_found() {
 #[test]
 fn custom_tool_dropped_is_found() {
     one(
-        &custom_kept(&["run_sql".into()], &chat(vec![weather()])),
+        &custom_kept(&["run_sql".into()], &chat(&[weather()])),
         FindingKind::Unexpressible,
         Side::Upstream,
         Severity::Breaking,
