@@ -340,6 +340,16 @@ fn new_items(trial: &Trial, prev: &run::ExchangeRun, cur: &run::ExchangeRun) -> 
             .cloned()
             .unwrap_or_default()
     };
+    // A round continued by `previous_response_id` sends only its new items.
+    if cur
+        .encoded
+        .request
+        .body
+        .get("previous_response_id")
+        .is_some()
+    {
+        return Value::Array(items(cur));
+    }
     let (before, now) = (items(prev), items(cur));
     Value::Array(now.into_iter().skip(before.len()).collect())
 }

@@ -194,9 +194,32 @@ pub enum Message {
     Tool {
         call_id: String,
         name: String,
+        /// The result's text; for a parts result, its text parts joined by `\n`.
         content: String,
+        /// Empty: the result is the string `content`. Otherwise the result as parts, kept in
+        /// each API's array form (and failing closed where a part cannot be expressed).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        parts: Vec<ResultPart>,
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
+    },
+}
+
+/// One part of a tool result given as parts (case files write them the same way).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ResultPart {
+    Text {
+        text: String,
+    },
+    /// An image as base64 `data` with its `media_type` (`image/png`).
+    Image {
+        media_type: String,
+        data: String,
+    },
+    /// An image by URL, where the API takes one.
+    ImageUrl {
+        url: String,
     },
 }
 
@@ -219,6 +242,17 @@ pub struct ChatRequest {
 }
 
 impl ChatRequest {
+    /// Puts `earlier` (a conversation this request continues) before the request's own
+    /// messages, after its system messages.
+    pub fn continue_after(&mut self, earlier: impl IntoIterator<Item = Message>) {
+        let at = (self.messages.iter())
+            .take_while(|m| matches!(m, Message::System { .. }))
+            .count();
+        let own = self.messages.split_off(at);
+        self.messages.extend(earlier);
+        self.messages.extend(own);
+    }
+
     /// A request with nothing set but the model and the stream flag: what a decoder fills in,
     /// or the context a response body is decoded in on its own.
     pub fn empty(model: impl Into<String>, stream: bool) -> ChatRequest {

@@ -47,7 +47,7 @@ function object(line, what) {
 /** Serves trials from stdin until end of input; a protocol error ends the process (status 2). */
 // Trial fields a driver must say it handles (`serve(call, { supports: [...] })`): a trial that sets
 // one the driver does not handle is answered `unsupported` without calling the library.
-export const OPTIONAL_FEATURES = ["thinking", "hosted", "caller_tools"];
+export const OPTIONAL_FEATURES = ["thinking", "hosted", "result_parts", "continue_with", "caller_tools"];
 
 export async function serve(call, { supports = [] } = {}) {
   // The protocol owns stdout: the library's own logging goes to stderr.
@@ -88,6 +88,8 @@ export async function serve(call, { supports = [] } = {}) {
           const turn = { role: "assistant", content: result?.text ?? null, tool_calls: result?.calls ?? [] };
           // The reasoning state the library handed over, for the next round.
           if (result?.reasoning?.length) turn.reasoning = result.reasoning;
+          // The answer's id, for a round continued by previous_response_id.
+          if (result?.response_id) turn.response_id = result.response_id;
           messages.push(turn);
           messages.push(...doc.results);
         } else if ("done" in doc) {

@@ -68,7 +68,7 @@ def _next_line():
 # Trial fields a driver must say it handles (`serve(call, supports=[...])`): a trial that sets one
 # the driver does not handle is answered `unsupported` without calling the library, so drivers
 # written before the field existed stay correct.
-OPTIONAL_FEATURES = ("thinking", "hosted", "caller_tools")
+OPTIONAL_FEATURES = ("thinking", "hosted", "result_parts", "continue_with", "caller_tools")
 
 
 def _unhandled(trial, supports):
@@ -108,6 +108,9 @@ def _serve(call, out, supports=()):
                 if result.get("reasoning"):
                     # The reasoning state the library handed over, for the next round.
                     turn["reasoning"] = result["reasoning"]
+                if result.get("response_id"):
+                    # The answer's id, for a round continued by previous_response_id.
+                    turn["response_id"] = result["response_id"]
                 messages.append(turn)
                 messages.extend(nxt["results"])
             elif "done" in nxt:

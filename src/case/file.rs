@@ -60,6 +60,10 @@ pub struct CaseFile {
     /// Tool results to send back after each round of calls (multi-turn).
     #[serde(default)]
     pub rounds: Vec<Round>,
+    /// How a client whose format is Responses continues each round; absent: it sends the whole
+    /// conversation again. Other formats always send the whole conversation.
+    #[serde(default)]
+    pub continue_with: Option<ContinueWith>,
     /// What the provider simulator does for this case's synthetic cassettes.
     #[serde(default)]
     pub simulate: Scenario,
@@ -69,6 +73,15 @@ pub struct CaseFile {
     /// Known provider non-conformance, per trial pattern, with a reason.
     #[serde(default)]
     pub known_failure: Vec<Spanned<KnownFailure>>,
+}
+
+/// How a Responses client continues a round.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ContinueWith {
+    /// Only the round's new items (its `function_call_output`s) and `previous_response_id`
+    /// naming the last answer: the earlier context lives server-side (class 22).
+    PreviousResponseId,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -139,7 +152,7 @@ impl Round {
 #[serde(deny_unknown_fields)]
 pub struct RoundResult {
     pub tool: Spanned<String>,
-    pub content: String,
+    pub content: ResultContent,
     #[serde(default)]
     pub is_error: bool,
     /// Send this result under this id instead of the id of the call it answers: an id no call
@@ -147,6 +160,25 @@ pub struct RoundResult {
     /// 1 to 64 letters, digits, `_` and `-` (every provider's id alphabet).
     #[serde(default)]
     pub unknown_call_id: Option<Spanned<String>>,
+}
+
+/// A round result's content: a string, or parts (`{ type = "text", text }`, `{ type = "image",
+/// media_type, data }` with base64 data, `{ type = "image_url", url }`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum ResultContent {
+    Text(String),
+    Parts(Vec<crate::model::ResultPart>),
+}
+
+impl ResultContent {
+    /// The neutral `(content, parts)` of a tool message.
+    pub fn neutral(&self) -> (String, Vec<crate::model::ResultPart>) {
+        match self {
+            ResultContent::Text(t) => (t.clone(), Vec::new()),
+            ResultContent::Parts(p) => (crate::providers::joined_text(p), p.clone()),
+        }
+    }
 }
 
 /// What a trial must show instead of (or besides) the plain contract.

@@ -16,8 +16,8 @@ mod tests;
 
 pub use corpus::{BUILT_IN, EMBEDDED, Exported, PROVIDERS_FILE, export};
 pub use discover::{Discovery, discover, discover_with};
-pub use file::{Case, ChoiceSpec, KnownFailure, Mode};
-pub(crate) use file::{Expectation, Round};
+pub use file::{Case, ChoiceSpec, KnownFailure, Mode, ResultContent};
+pub(crate) use file::{ContinueWith, Expectation, Round};
 pub use load::{load_case, load_providers, providers_of};
 pub use trial::{Trial, TrialId, pattern_matches};
 

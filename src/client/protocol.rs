@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::{
-    AllowedMode, ChatRequest, Finish, HostedTool, Message, Outcome, Provider, StrictPolicy,
-    ToolCall, ToolChoice, Usage,
+    AllowedMode, ChatRequest, Finish, HostedTool, Message, Outcome, Provider, ResultPart,
+    StrictPolicy, ToolCall, ToolChoice, Usage,
 };
 
 /// What tooltape writes first: one trial, as the library's caller would ask it.
@@ -54,6 +54,17 @@ pub struct DriverTrial {
     /// `unsupported`: the shared loops do so unless the driver says it supports it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosted: Vec<HostedTool>,
+    /// `true`: a round's tool results are given as parts, which the library must send in the
+    /// API's own form (the shared loops answer `unsupported` unless the driver says it does).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub result_parts: bool,
+    /// `"previous_response_id"` (Responses only): the library is to continue each round by the
+    /// last answer's response id, sending only the round's results and leaving the earlier
+    /// context to the server (class 22); absent: it sends the whole conversation. A driver whose
+    /// library cannot answers `unsupported` (the shared loops do so unless the driver says it
+    /// supports it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continue_with: Option<String>,
     /// Tools the caller declares that tooltape's neutral form cannot carry (OpenAI `custom`
     /// freeform or grammar tools), in the API's own wire form, to send beside `tools`; absent:
     /// none (a driver whose library cannot answers `unsupported`: the shared loops do so unless
@@ -76,6 +87,10 @@ pub struct DriverMessage {
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
+    /// A `tool` result given as parts (`{type: "text", text}`, `{type: "image", media_type,
+    /// data}`, `{type: "image_url", url}`); `content` is then their text joined.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<ResultPart>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -155,6 +170,10 @@ pub struct DriverResult {
     /// there was none or the library does not hand it over.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasoning: Vec<Value>,
+    /// The id of the answer (a Responses `resp_…`), when the library hands it over: the shared
+    /// loops keep it on the assistant turn, for a round continued by `previous_response_id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<String>,
 }
 
 /// What tooltape writes after a result: a round's tool results, or the end of the trial.
@@ -193,6 +212,7 @@ impl DriverMessage {
             call_id: None,
             name: None,
             is_error: false,
+            parts: Vec::new(),
         };
         match m {
             Message::System { content } | Message::Developer { content } => {
@@ -210,11 +230,13 @@ impl DriverMessage {
                 call_id,
                 name,
                 content,
+                parts,
                 is_error,
             } => DriverMessage {
                 call_id: Some(call_id.clone()),
                 name: Some(name.clone()),
                 is_error: *is_error,
+                parts: parts.clone(),
                 ..plain("tool", content)
             },
         }
@@ -336,6 +358,8 @@ impl DriverTrial {
             max_tokens: req.max_tokens,
             thinking: req.thinking,
             hosted: req.hosted.clone(),
+            result_parts: false,
+            continue_with: None,
             caller_tools: Vec::new(),
         }
     }
@@ -379,6 +403,7 @@ impl DriverMessage {
                 call_id: self.call_id.clone().unwrap_or_default(),
                 name: self.name.clone().unwrap_or_default(),
                 content,
+                parts: self.parts.clone(),
                 is_error: self.is_error,
             },
             _ => Message::User { content },

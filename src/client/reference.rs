@@ -57,10 +57,15 @@ pub enum Mutant {
     /// final chunk (`choices: []`, as `stream_options.include_usage` frames it) is lost
     /// (AstrBotDevs/AstrBot#8306: the usage chunk skipped for its empty choices).
     UsageOnFinish,
+    /// A tool result given as parts sent as one JSON string of its parts.
+    QuoteParts,
+    /// A round to be continued by `previous_response_id` sent with only its results and no
+    /// id: the upstream gets the results without the conversation they belong to.
+    DropResponseId,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 15] = [
+    pub const ALL: [(&'static str, Mutant); 17] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -76,6 +81,8 @@ impl Mutant {
         ("truncate-names", Mutant::TruncateNames),
         ("drop-hosted", Mutant::DropHosted),
         ("usage-on-finish", Mutant::UsageOnFinish),
+        ("quote-parts", Mutant::QuoteParts),
+        ("drop-response-id", Mutant::DropResponseId),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -149,6 +156,27 @@ impl Mutant {
             if let (Message::Tool { call_id, .. }, Some(f)) = (m, &first) {
                 call_id.clone_from(f);
             }
+        }
+    }
+
+    /// A tool result as the library sends it: its parts as they are (the mutant: one JSON
+    /// string of them).
+    fn sent_result(self, m: Message) -> Message {
+        match m {
+            Message::Tool {
+                call_id,
+                name,
+                parts,
+                is_error,
+                ..
+            } if self == Mutant::QuoteParts && !parts.is_empty() => Message::Tool {
+                call_id,
+                name,
+                content: serde_json::to_string(&parts).unwrap_or_default(),
+                parts: Vec::new(),
+                is_error,
+            },
+            other => other,
         }
     }
 
@@ -226,6 +254,7 @@ impl Mutant {
             }),
             chunks,
             unsupported: Vec::new(),
+            response_id: None,
             reasoning: if self == Mutant::DropReasoning {
                 Vec::new()
             } else {
@@ -235,12 +264,13 @@ impl Mutant {
     }
 }
 
-/// One call through tooltape's own codecs: what the caller gets, and the outcome decoded (empty
-/// when nothing was).
+/// One call through tooltape's own codecs: what the caller gets (with the answer's response id),
+/// and the outcome decoded (empty when nothing was). `previous`: the round is continued by this
+/// response id, with only its results (`continue_with`).
 async fn call(
     client: &reqwest::Client,
     mutant: Mutant,
-    trial: &DriverTrial,
+    (trial, previous): (&DriverTrial, Option<&str>),
     req: &ChatRequest,
     cache: &SupportCache,
 ) -> (DriverResult, Outcome) {
@@ -283,6 +313,14 @@ async fn call(
         if mutant == Mutant::KimiIds && api == Provider::Anthropic {
             mutants::kimi_ids(&mut encoded.request.body);
         }
+        if let Some(id) = previous {
+            crate::providers::openai_responses::continue_from(&mut encoded.request.body, id);
+            if mutant == Mutant::DropResponseId
+                && let Some(o) = encoded.request.body.as_object_mut()
+            {
+                o.remove("previous_response_id");
+            }
+        }
         let answer = crate::run::send(client, &endpoint, api, &sent, &encoded.request).await;
         // tooltape's own hosted-search variant fallback (`web_search` answered unsupported:
         // `web_search_preview`), as its direct runs and `tooltape proxy` do.
@@ -302,6 +340,9 @@ async fn call(
                 && !mutants::usage_on_finish(&response.body)
             {
                 r.usage = None;
+            }
+            if api == Provider::OpenaiResponses {
+                r.response_id = crate::providers::openai_responses::response_id(&response.body);
             }
             if r.error.is_none() && crate::engine::broken(&o).is_some() {
                 r.error = Some(DriverError {
@@ -353,8 +394,13 @@ pub async fn drive(
         let trial: DriverTrial = serde_json::from_str(&line)
             .map_err(|e| format!("protocol error: a trial line is not a trial: {e}"))?;
         let mut req = trial.request();
+        let by_id = trial.continue_with.as_deref() == Some("previous_response_id");
+        // The last answer's id, when the trial's rounds are continued by it.
+        let mut previous: Option<String> = None;
         loop {
-            let (r, outcome) = call(&client, mutant, &trial, &req, &cache).await;
+            let turn = (&trial, previous.as_deref());
+            let (r, outcome) = call(&client, mutant, turn, &req, &cache).await;
+            previous = r.response_id.clone().filter(|_| by_id);
             let calls: Vec<_> = r
                 .calls
                 .iter()
@@ -381,8 +427,10 @@ pub async fn drive(
                     }
                     req.messages
                         .push(mutant.kept(&outcome, r.text.clone(), calls));
-                    let mut sent: Vec<Message> =
-                        results.iter().map(DriverMessage::neutral).collect();
+                    let mut sent: Vec<Message> = results
+                        .iter()
+                        .map(|r| mutant.sent_result(DriverMessage::neutral(r)))
+                        .collect();
                     mutant.link(&mut sent);
                     req.messages.extend(sent);
                 }

@@ -34,6 +34,7 @@ fn request() -> ChatRequest {
             name: "get_weather".into(),
             content: "12C".into(),
             is_error: false,
+            parts: Vec::new(),
         },
     ];
     req.tools = vec![Tool {

@@ -103,6 +103,13 @@ impl Way for Driven {
             options,
             &req,
         );
+        // The caller hands back tool results as parts (the library must send them as such).
+        driver_trial.result_parts = (trial.case.file.rounds.iter())
+            .flat_map(|r| &r.results)
+            .any(|r| matches!(r.content, crate::case::ResultContent::Parts(_)));
+        if crate::run::continues_by_id(api, trial.case.file.continue_with) {
+            driver_trial.continue_with = Some("previous_response_id".into());
+        }
         (driver_trial.caller_tools)
             .clone_from(base.case.file.caller_tools.get(&api).unwrap_or(&Vec::new()));
         // The caller asks for strict tools or not (a library has no "strict where it keeps the

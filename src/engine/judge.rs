@@ -421,17 +421,22 @@ pub(crate) fn continues<'a>(
 
 /// Round `n`'s judgement, and whether the rounds go on. `request` is the round's request as the
 /// client encoded it, `ex` the last exchange it caused upstream, `got` what the client got,
-/// `answered` what upstream answered the exchange before (its reasoning state must come back).
+/// `answered` what upstream answered the exchange before (its reasoning state must come back),
+/// `continued`: the caller continues the round by `previous_response_id` (class 22).
 pub(crate) fn round(
     n: usize,
     asked: &CallerRequest,
     (next, request): (&ChatRequest, &HttpRequest),
     ex: Option<&Exchange>,
     got: &CallerReply,
-    answered: Option<&Outcome>,
+    (answered, continued): (Option<&Outcome>, bool),
 ) -> (Vec<Finding>, bool) {
     let round_invalid = client_fault(&asked.base, &request.body);
     let Some(ex) = ex else {
+        // A continuation the gateway refuses itself with a clear 4xx is an answer (class 22).
+        if continued && matches!(got, Ok((r, _)) if (400..500).contains(&r.status)) {
+            return (Vec::new(), false);
+        }
         let findings = if round_invalid {
             round_answer(n, got, None)
         } else {
@@ -446,19 +451,38 @@ pub(crate) fn round(
     };
     let sent = sent_request(ex);
     let target = target_of_path(&ex.request.path, asked.target);
-    let client_view = crate::providers::decode_request(asked.inbound, request)
-        .map_or_else(|_| RequestView::of(next), |d| RequestView::of(&d.request));
+    // The round as the client's own format carries it (Gemini joins text parts, for one); a
+    // continued round means the whole conversation (its earlier part is the server's).
+    let client_req = match crate::providers::decode_request(asked.inbound, request) {
+        Ok(d) if !continued => d.request,
+        _ => next.clone(),
+    };
+    let client_view = RequestView::of(&client_req);
     // The text protocol carries calls and results as prose in a Chat Completions body.
-    let sent_decoded = (target != Provider::TextProtocol)
+    let mut sent_decoded = (target != Provider::TextProtocol)
         .then(|| crate::providers::decode_request(target, &sent).ok())
         .flatten();
+    let mut lost = Vec::new();
+    if continued {
+        let decoded = sent_decoded.as_ref().map(|d| &d.request);
+        let meant = check::Continued::of(next);
+        let answer = (ex.status, ex.body());
+        lost =
+            check::response_context(&meant, target, (&sent.body, decoded), (answer.0, &answer.1));
+        // Continued by an id upstream knows: upstream holds the earlier conversation.
+        if let (Some(d), true) = (sent_decoded.as_mut(), lost.is_empty()) {
+            check::held_upstream(next, &sent.body, &mut d.request);
+        }
+    }
     let sent_view = if target == Provider::TextProtocol {
         Some(check::text_protocol_view(&sent.body))
     } else {
         sent_decoded.as_ref().map(|d| RequestView::of(&d.request))
     };
-    // A round is about its tool results: only those findings are the round's.
+    // A round is about its tool results: only those findings are the round's (results sent
+    // without their conversation answer no call: that is the lost context, one finding).
     let mut findings: Vec<Finding> = sent_view
+        .filter(|_| lost.is_empty())
         .map(|view| check::upstream(&client_view, &view, None, target, None, false))
         .unwrap_or_default()
         .into_iter()
@@ -489,9 +513,19 @@ pub(crate) fn round(
             findings.extend(check::tool_set(n, &in_force, &sent_tools));
         }
     }
+    findings.extend(lost.into_iter().map(|f| Finding {
+        message: format!("round {}: {}", n + 1, f.message),
+        ..f
+    }));
     if let (Some(d), false) = (&sent_decoded, round_invalid) {
         let mut own = check::upstream_ids(&d.request, target, next, asked.inbound);
         own.extend(check::linked(next, &d.request));
+        own.extend(check::non_text_results(
+            next,
+            &client_req,
+            &d.request,
+            target,
+        ));
         if let Some(answered) = answered {
             own.extend(check::reasoning(answered, &d.request));
         }
@@ -499,6 +533,16 @@ pub(crate) fn round(
             message: format!("round {}: {}", n + 1, f.message),
             ..f
         }));
+    }
+    if target == Provider::TextProtocol && !round_invalid {
+        findings.extend(
+            check::non_text_results_as_text(next, &sent.body)
+                .into_iter()
+                .map(|f| Finding {
+                    message: format!("round {}: {}", n + 1, f.message),
+                    ..f
+                }),
+        );
     }
     if round_invalid {
         if ex.status >= 400 && crate::providers::request_rejection(target, &sent.body).is_none() {

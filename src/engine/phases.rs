@@ -14,6 +14,7 @@ use super::trial::{RoutedTrial, SystemKind};
 use super::upstream::Upstream;
 use super::way::{PromptWatch, Way};
 use crate::model::Outcome;
+use crate::providers::openai_responses::response_id;
 use crate::run::OwnTime;
 
 /// What a trial ended with, before it is named and timed.
@@ -94,6 +95,10 @@ async fn phases<W: Way>(
         upstream,
         prompt: trial.prompt(),
         scenario: &trial.case.file.simulate,
+        results: (trial.case.file.continue_with.iter())
+            .flat_map(|_| &trial.case.file.rounds)
+            .flat_map(|r| r.results.iter().map(|x| x.content.neutral().0))
+            .collect(),
     };
     let sent = way.send(worker, &asked, &request, &watch).await;
     clock.waited(sent.waited);
@@ -132,12 +137,26 @@ async fn phases<W: Way>(
             watch: &watch,
         };
         let answered = judge::decoded(target, &asked.req, ex);
-        let (judged, timings) = rounds(way, worker, &round, (first, answered), clock).await;
+        let first = (
+            first,
+            answered,
+            continued_id(trial, &asked, &ends.downstream_body),
+        );
+        let (judged, timings) = rounds(way, worker, &round, first, clock).await;
         findings.extend(judged);
         ends.requests.extend(timings);
     }
     ends.findings = findings;
     ends
+}
+
+/// The id of the caller's first answer, when its rounds continue by `previous_response_id`
+/// (a Responses caller in a case asking `continue_with`).
+fn continued_id(trial: &RoutedTrial, asked: &CallerRequest, body: &[u8]) -> Option<String> {
+    let continue_with = trial.case.file.continue_with;
+    crate::run::continues_by_id(asked.inbound, continue_with)
+        .then(|| response_id(body))
+        .flatten()
 }
 
 /// What every round of a trial shares.
@@ -155,7 +174,7 @@ async fn rounds<W: Way>(
     way: &W,
     worker: &mut W::Worker,
     r: &RoundContext<'_, W::Request>,
-    (first, answered): (Outcome, Option<Outcome>),
+    (first, answered, mut last_id): (Outcome, Option<Outcome>, Option<String>),
     clock: &mut OwnTime,
 ) -> (Vec<Finding>, Vec<RequestTiming>) {
     let (mut findings, mut timings) = (Vec::new(), Vec::new());
@@ -168,9 +187,13 @@ async fn rounds<W: Way>(
             break;
         }
         let next = crate::run::follow_up(prev.clone(), &last, round, &r.trial.choice);
-        let Ok(enc) = crate::providers::encode(r.asked.inbound, &next) else {
+        let Ok(mut enc) = crate::providers::encode(r.asked.inbound, &next) else {
             break;
         };
+        // A Responses caller continuing by the last answer's id sends only the results.
+        if let Some(id) = &last_id {
+            crate::providers::openai_responses::continue_from(&mut enc.request.body, id);
+        }
         let sent = way
             .round(
                 worker,
@@ -185,9 +208,15 @@ async fn rounds<W: Way>(
         clock.waited(sent.waited);
         timings.extend(sent.answer.timing);
         let got = &sent.answer.got;
+        if last_id.is_some() {
+            last_id = got.as_ref().ok().and_then(|(r, _)| response_id(&r.body));
+        }
         let ex = sent.seen.last();
         let request = (&next, &enc.request);
-        let (judged, go_on) = judge::round(n, r.asked, request, ex, got, answered.as_ref());
+        let continued =
+            crate::run::continues_by_id(r.asked.inbound, r.trial.case.file.continue_with);
+        let earlier = (answered.as_ref(), continued);
+        let (judged, go_on) = judge::round(n, r.asked, request, ex, got, earlier);
         findings.extend(judged);
         answered = ex.and_then(|ex| {
             let target = judge::target_of_path(&ex.request.path, r.asked.target);

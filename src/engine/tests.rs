@@ -33,6 +33,7 @@ fn a_result_that_answers_no_call_is_breaking() {
         name: "get_weather".into(),
         content: "sunny".into(),
         is_error: false,
+        parts: Vec::new(),
     };
     let request = |id: &str| {
         with_messages(vec![
@@ -74,6 +75,7 @@ fn text_protocol_calls_and_results_are_read_from_the_prose() {
         name: name.into(),
         content: "<b>sunny</b>".into(),
         is_error: true,
+        parts: Vec::new(),
     };
     let request = with_messages(vec![
         Message::User {

@@ -1,6 +1,8 @@
 //! The gateway's upstream: the simulator's pure core served on `127.0.0.1`, at the real paths of
 //! the four APIs, recording exactly what the gateway sent and what it was answered. Requests are
-//! attributed to the trial whose prompt they carry (one trial per prompt in flight at a time).
+//! attributed to the trial whose prompt they carry (one trial per prompt in flight at a time);
+//! a Responses request continuing a stored response carries it in what is stored, and a request
+//! carrying no prompt at all, by the one trial whose tool results it carries (class 22).
 //! Each exchange also records how long the upstream held it (request received → answer written),
 //! the time the gateway's added latency is measured against.
 
@@ -18,7 +20,7 @@ use serde_json::{Value, json};
 
 use crate::loopback::{self, Body, Options, Reply};
 use crate::scenario::Scenario;
-use crate::simulate::{SimBody, SimRequest, SimResponse};
+use crate::simulate::{SimBody, SimRequest, SimResponse, Store};
 
 /// One request the gateway sent upstream and the answer it got, as bytes on the wire.
 #[derive(Clone, Debug)]
@@ -101,6 +103,8 @@ impl hyper::body::Body for Timed {
 
 struct Claim {
     prompt: String,
+    /// Texts that claim a request carrying no prompt when no other claim has them.
+    results: Vec<String>,
     scenario: Scenario,
     exchanges: Vec<Exchange>,
 }
@@ -129,8 +133,9 @@ impl Upstream {
     pub async fn start_on(addr: SocketAddr) -> io::Result<Upstream> {
         let claims = Arc::new(Mutex::new(Claims::default()));
         let shared = Arc::clone(&claims);
+        let kept = Arc::new(Store::default());
         let server = loopback::Server::start(addr, Options::default(), move |req| {
-            handle(req, Arc::clone(&shared))
+            handle(req, Arc::clone(&shared), Arc::clone(&kept))
         })
         .await?;
         Ok(Upstream { server, claims })
@@ -143,10 +148,17 @@ impl Upstream {
 
     /// Claims requests carrying `prompt` for one trial, answered under `scenario`.
     pub fn open(&self, prompt: &str, scenario: &Scenario) {
+        self.open_with(prompt, scenario, &[]);
+    }
+
+    /// Like [`Upstream::open`]; a request carrying no claimed prompt but some of `results`
+    /// (and no other claim's) is this trial's too.
+    pub(crate) fn open_with(&self, prompt: &str, scenario: &Scenario, results: &[String]) {
         let mut claims = self.claims.lock().unwrap_or_else(PoisonError::into_inner);
         claims.open.retain(|s| s.prompt != prompt);
         claims.open.push(Claim {
             prompt: prompt.to_string(),
+            results: results.to_vec(),
             scenario: scenario.clone(),
             exchanges: Vec::new(),
         });
@@ -168,8 +180,32 @@ impl Upstream {
     }
 }
 
+/// The one claim whose tool results the request carries (none when several have them).
+fn by_results<'a>(open: &'a [Claim], parsed: &Value) -> Option<&'a Claim> {
+    let mut having = open
+        .iter()
+        .filter(|s| s.results.iter().any(|r| carries_result(parsed, r)));
+    let first = having.next()?;
+    having.next().is_none().then_some(first)
+}
+
+/// True when the body carries `result` as text, or as the JSON value it is (a Gemini
+/// `functionResponse.response`).
+fn carries_result(v: &Value, result: &str) -> bool {
+    fn holds(v: &Value, value: &Value) -> bool {
+        v == value
+            || match v {
+                Value::Array(a) => a.iter().any(|x| holds(x, value)),
+                Value::Object(o) => o.values().any(|x| holds(x, value)),
+                _ => false,
+            }
+    }
+    carries(v, result)
+        || serde_json::from_str::<Value>(result).is_ok_and(|r| r.is_object() && holds(v, &r))
+}
+
 /// True when some string in the JSON body contains `prompt`.
-fn carries(v: &Value, prompt: &str) -> bool {
+pub(crate) fn carries(v: &Value, prompt: &str) -> bool {
     match v {
         Value::String(s) => s.contains(prompt),
         Value::Array(a) => a.iter().any(|x| carries(x, prompt)),
@@ -205,7 +241,7 @@ fn answer_extra(req: &SimRequest) -> Option<SimResponse> {
     }
 }
 
-fn simulate(req: &SimRequest, scenario: &Scenario) -> SimResponse {
+fn simulate(req: &SimRequest, scenario: &Scenario, kept: &Store) -> SimResponse {
     if let Some(r) = answer_extra(req) {
         return r;
     }
@@ -214,30 +250,37 @@ fn simulate(req: &SimRequest, scenario: &Scenario) -> SimResponse {
     {
         let mut moved = req.clone();
         moved.path = format!("/v1beta/models/{rest}");
-        return crate::simulate::answer(&moved, scenario);
+        return crate::simulate::answer_kept(&moved, scenario, Some(kept));
     }
-    crate::simulate::answer(req, scenario)
+    crate::simulate::answer_kept(req, scenario, Some(kept))
 }
 
-async fn handle(req: loopback::Request, claims: Arc<Mutex<Claims>>) -> Reply {
+async fn handle(req: loopback::Request, claims: Arc<Mutex<Claims>>, kept: Arc<Store>) -> Reply {
     // A body not read whole is answered as the simulator answers it; it carries no prompt, so
     // it stays unclaimed.
     let (sim, refused) = crate::simulate::sim_request(req);
     let received = Instant::now();
     let held = Arc::new(OnceLock::new());
     let parsed: Value = serde_json::from_slice(&sim.body).unwrap_or(Value::Null);
+    // A Responses request continuing a stored response carries its prompt in what is kept.
+    let earlier = crate::simulate::previous_id(&parsed).and_then(|id| kept.get(id));
     let scenario = {
         let claims = claims.lock().unwrap_or_else(PoisonError::into_inner);
-        claims
-            .open
-            .iter()
-            .find(|s| carries(&parsed, &s.prompt))
+        let by_prompt = claims.open.iter().find(|s| {
+            carries(&parsed, &s.prompt)
+                || earlier
+                    .as_ref()
+                    .is_some_and(|e| e.iter().any(|v| carries(v, &s.prompt)))
+        });
+        by_prompt
+            .or_else(|| by_results(&claims.open, &parsed))
             .map(|s| (s.prompt.clone(), s.scenario.clone()))
     };
     let resp = refused.unwrap_or_else(|| {
         simulate(
             &sim,
             scenario.as_ref().map_or(&Scenario::default(), |(_, s)| s),
+            &kept,
         )
     });
     let (chunks, streamed) = match &resp.body {

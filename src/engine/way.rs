@@ -22,12 +22,16 @@ pub struct PromptWatch<'a> {
     pub upstream: &'a Upstream,
     pub prompt: String,
     pub scenario: &'a Scenario,
+    /// The trial's tool results: they claim a request that carries no prompt (a Responses
+    /// round continued by `previous_response_id` and sent on without its context).
+    pub results: Vec<String>,
 }
 
 impl Watch for PromptWatch<'_> {
     type Seen = Vec<Exchange>;
     fn open(&self) {
-        self.upstream.open(&self.prompt, self.scenario);
+        self.upstream
+            .open_with(&self.prompt, self.scenario, &self.results);
     }
     fn close(&self) -> Vec<Exchange> {
         self.upstream.close(&self.prompt)

@@ -13,6 +13,7 @@ pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
 mod rejection;
+mod result_parts;
 mod route;
 pub mod text_protocol;
 mod tool_names;
@@ -27,15 +28,23 @@ use serde_json::{Map, Value};
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, DecodeError, EncodeError, Encoded, Outcome, Provider};
 pub use decoded::{DecodedRequest, Extra, ExtraKind, sent_tools};
-pub(crate) use rejection::{Rejection, request_rejection, tool_rejection, unlinked_result};
+pub(crate) use rejection::{
+    Rejection, request_rejection, responses_no_call, result_part_rejection, tool_rejection,
+    unlinked_result,
+};
+pub use result_parts::joined_text;
+pub(crate) use result_parts::result_part_kind;
 pub use route::{Framing, WireRoute, route};
 pub(crate) use tool_names::problem as tool_name_problem;
 pub(crate) use tool_rejection::wire_rejection;
+pub(crate) use tool_results::in_call_order;
 
 /// Builds the provider request for one exchange.
 pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeError> {
     // Hosted-tool policy first: a REQUIRED search the provider cannot guarantee is never sent.
     crate::capability::check(provider, req)?;
+    // A tool result part the target cannot express is never dropped nor turned into text.
+    result_parts::check(provider, req)?;
     match provider {
         Provider::OpenaiChat => openai_chat::encode(req),
         Provider::OpenaiResponses => openai_responses::encode(req),

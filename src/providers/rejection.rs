@@ -1,6 +1,7 @@
 //! What each API rejects in a request's own content, whatever its model would do, with the
 //! API's own wording: an invalid tool definition (`tool_rejection`, from the schema rules) and a
-//! tool result that answers no call (`unlinked_result`). The simulator answers these 400s, the
+//! tool result that answers no call (`unlinked_result`), a Chat tool message with an image
+//! (`result_part_rejection`). The simulator answers these 400s, the
 //! proxy refuses such a client request the same way, and gateway checks read them as the
 //! client's own fault; it lives beside the codecs because it is a fact about the wire formats.
 
@@ -64,6 +65,7 @@ impl Rejection {
 pub(crate) fn request_rejection(provider: Provider, body: &Value) -> Option<Rejection> {
     tool_rejection(provider, body)
         .or_else(|| unlinked_result(provider, body))
+        .or_else(|| result_part_rejection(provider, body))
         .or_else(|| misplaced_system(provider, body).map(Rejection::bad_request))
 }
 
@@ -188,8 +190,9 @@ fn chat_unlinked(body: &Value) -> Option<Rejection> {
 
 /// A `function_call_output` input item whose `call_id` no earlier `function_call` item has: the
 /// 400 Responses answers ("No tool call found for function call output with call_id …").
-/// With `previous_response_id` the calls live server-side, where the simulator keeps nothing,
-/// so such requests are not checked.
+/// With `previous_response_id` the calls live server-side: such a request is checked once its
+/// kept conversation stands before its input, without the id (the simulator's `store::whole`,
+/// the proxy's kept conversations); as sent, it is not checked.
 fn responses_unlinked(body: &Value) -> Option<Rejection> {
     if body
         .get("previous_response_id")
@@ -204,17 +207,20 @@ fn responses_unlinked(body: &Value) -> Option<Rejection> {
         match item.get("type").and_then(Value::as_str) {
             Some("function_call") => calls.push(id),
             Some("function_call_output") if !calls.contains(&id) => {
-                return Some(
-                    Rejection::bad_request(format!(
-                        "No tool call found for function call output with call_id {id}."
-                    ))
-                    .param("input"),
-                );
+                return Some(responses_no_call(id));
             }
             _ => {}
         }
     }
     None
+}
+
+/// Responses' 400 for a `function_call_output` whose `call_id` no call of the conversation has.
+pub(crate) fn responses_no_call(id: &str) -> Rejection {
+    Rejection::bad_request(format!(
+        "No tool call found for function call output with call_id {id}."
+    ))
+    .param("input")
 }
 
 /// A `tool_result` block whose `tool_use_id` names no `tool_use` block of the previous
@@ -250,4 +256,26 @@ fn anthropic_unlinked(body: &Value) -> Option<String> {
         }
     }
     None
+}
+
+/// A Chat `role: tool` message carrying a part other than text: the API's 400 (its tool message
+/// content is a string or text parts only; OpenAI's wording, recorded in OpenHands#7700).
+pub(crate) fn result_part_rejection(provider: Provider, body: &Value) -> Option<Rejection> {
+    if !matches!(provider, Provider::OpenaiChat | Provider::TextProtocol) {
+        return None;
+    }
+    let messages = body.get("messages")?.as_array()?;
+    messages.iter().enumerate().find_map(|(i, m)| {
+        let parts = m.get("content")?.as_array()?;
+        let is_tool = m.get("role").and_then(Value::as_str) == Some("tool");
+        let k = parts
+            .iter()
+            .position(|p| p.get("type").and_then(Value::as_str).unwrap_or("text") != "text")?;
+        is_tool.then(|| {
+            Rejection::bad_request(format!(
+                "Invalid 'messages[{i}]'. Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an image URL."
+            ))
+            .param(&format!("messages[{i}].content[{k}]"))
+        })
+    })
 }

@@ -57,6 +57,7 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
             name,
             content,
             is_error,
+            ..
         } = m
         {
             let error = if *is_error { " error=\"true\"" } else { "" };

@@ -1,13 +1,14 @@
 //! Tool results as the Anthropic and Gemini encoders send them: one run of consecutive tool
 //! messages, in the order of the calls they answer.
 
-use crate::model::{Message, ToolCall};
+use crate::model::{Message, ResultPart, ToolCall};
 
 /// One tool result of a run of consecutive tool messages.
 pub(crate) struct ToolResult<'a> {
     pub call_id: &'a str,
     pub name: &'a str,
     pub content: &'a str,
+    pub parts: &'a [ResultPart],
     pub is_error: bool,
 }
 
@@ -35,11 +36,13 @@ pub(crate) fn in_call_order<'a>(run: &'a [Message], calls: &[ToolCall]) -> Vec<T
                 call_id,
                 name,
                 content,
+                parts,
                 is_error,
             } => Some(ToolResult {
                 call_id,
                 name,
                 content,
+                parts,
                 is_error: *is_error,
             }),
             _ => None,

@@ -9,6 +9,7 @@ use super::answer::{
     Answer, Headers, error, header_text, meta, refusal, telemetry_headers, upstream_error,
 };
 use super::config::{ProxyConfig, ProxyRoute};
+use super::conversations::{Continuation, Conversations, Keep};
 use super::read;
 use super::reasoning::Reasoning;
 use super::{inbound, relay, upstream};
@@ -25,6 +26,8 @@ pub(super) struct Shared {
     pub cache: SupportCache,
     /// The reasoning state of recent answers, put back into the rounds that follow them.
     pub reasoning: std::sync::Arc<Reasoning>,
+    /// The Responses conversations answered, continued by `previous_response_id`.
+    pub conversations: std::sync::Arc<Conversations>,
 }
 
 /// Answers one request (never panics: every failure is an answer in the client's format).
@@ -36,10 +39,17 @@ pub(super) async fn answer(shared: &Shared, req: &Request) -> Answer {
             body: br#"{"status":"ok"}"#.to_vec(),
         };
     }
-    let (inbound, neutral, asked) = match decode(&shared.config, req) {
+    let (inbound, mut neutral, asked) = match decode(&shared.config, req) {
         Ok(decoded) => decoded,
         Err(answer) => return answer,
     };
+    // A Responses continuation: the kept conversation first, or the API's 400.
+    if let Err(rej) = shared
+        .conversations
+        .continued(&asked.continuation, &mut neutral)
+    {
+        return refusal(inbound, &rej);
+    }
     let (route, alias, neutral) = match route(shared, inbound, neutral) {
         Ok(routed) => routed,
         Err(answer) => return answer,
@@ -54,6 +64,8 @@ pub(super) struct Asked {
     pub usage_chunk: bool,
     /// The tools a Messages client asked to stream eagerly (`eager_input_streaming`).
     pub eager: Vec<String>,
+    /// A Responses client's conversation state (`previous_response_id`, `store`).
+    pub continuation: Continuation,
 }
 
 /// Phase 1: the inbound format from the route table, then the body as the neutral request (and
@@ -89,6 +101,7 @@ pub(super) fn decode(
     let asked = Asked {
         usage_chunk: body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true)),
         eager: super::eager::eager_tools(inbound, &body),
+        continuation: Continuation::of(inbound, &body),
     };
     let neutral = inbound::decode(inbound, path, &req.query, body)
         .map_err(|field| fail(400, &format!("invalid request: {field}")))?;
@@ -127,6 +140,13 @@ async fn forward(
     asked: &Asked,
 ) -> Answer {
     let provider = route.provider;
+    let meta = meta(inbound, alias);
+    let keep = Keep::of(
+        &shared.conversations,
+        &asked.continuation,
+        &meta.id,
+        &neutral,
+    );
     shared.reasoning.restore(provider, &mut neutral);
     if falls_back(provider, &neutral) {
         let now = shared.cache.now();
@@ -153,9 +173,9 @@ async fn forward(
         if neutral.stream && resp.status().is_success() {
             let meta = Meta {
                 usage_chunk: asked.usage_chunk,
-                ..meta(inbound, alias)
+                ..meta
             };
-            let kept = std::sync::Arc::clone(&shared.reasoning);
+            let kept = (std::sync::Arc::clone(&shared.reasoning), keep);
             return relay::stream(inbound, meta, (provider, kept), neutral, resp, headers);
         }
         let body = match upstream::read_bounded(resp).await {
@@ -175,12 +195,15 @@ async fn forward(
             shared.reasoning.remember(provider, &neutral, o);
             // Ids valid in the client's API and distinct, whatever upstream answered.
             crate::providers::call_ids::fit_answer(super::inbound::provider(inbound), o);
+            if let Some(keep) = keep.filter(|_| status < 400) {
+                keep.answered(o);
+            }
         }
         let searching = !neutral.hosted.is_empty();
         let tool_type = crate::capability::wire_tool_type(provider, &encoded.request.body);
         return full_answer(
             inbound,
-            alias,
+            &meta,
             provider,
             outcome,
             headers,
@@ -229,7 +252,7 @@ fn encode(
 /// (`searching` carries the hosted tool type sent).
 pub(super) fn full_answer(
     inbound: Inbound,
-    alias: &str,
+    meta: &Meta,
     provider: Provider,
     outcome: Result<Outcome, DecodeError>,
     mut headers: Headers,
@@ -248,7 +271,7 @@ pub(super) fn full_answer(
     if let Some(tool_type) = searching {
         telemetry_headers(&mut headers, tool_type, &outcome);
     }
-    let b = respond::body(inbound, &outcome, &meta(inbound, alias));
+    let b = respond::body(inbound, &outcome, meta);
     headers.push(("content-type".into(), "application/json".into()));
     Answer::Full {
         status: 200,

@@ -2,10 +2,12 @@
 //! request (four inbound formats) becomes the neutral request, is encoded for the route's
 //! upstream (strict transform, sanitizers, hosted-search policy failing closed), sent, decoded as
 //! bytes arrive, and written back in the client's format, streamed incrementally; the reasoning
-//! state of an answer is kept for the round that sends its calls back.
+//! state of an answer is kept for the round that sends its calls back, and a Responses client's
+//! conversation for the round that continues it by `previous_response_id`.
 
 mod answer;
 mod config;
+mod conversations;
 mod eager;
 mod forward;
 mod inbound;

@@ -1,7 +1,8 @@
 //! Relaying a streamed upstream answer: upstream bytes go through the stream decoder one event
 //! at a time and each new delta is written in the client's format at once; a cut or an error
 //! ends in the client format's error event; strict-rewrite nulls are removed as they stream; a
-//! whole answer's reasoning state is kept for the next round.
+//! whole answer's reasoning state (and a Responses client's conversation) is kept for the next
+//! round.
 
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
@@ -9,6 +10,7 @@ use tokio::sync::mpsc;
 use std::sync::Arc;
 
 use super::answer::{Answer, Headers};
+use super::conversations::Keep;
 use super::reasoning::Reasoning;
 use crate::model::{ChatRequest, Outcome, Provider, ProviderError};
 use crate::providers::StreamDecoder;
@@ -21,7 +23,7 @@ use crate::schema::NullFilter;
 pub(super) fn stream(
     inbound: Inbound,
     meta: Meta,
-    (provider, kept): (Provider, Arc<Reasoning>),
+    (provider, (kept, keep)): (Provider, (Arc<Reasoning>, Option<Keep>)),
     neutral: ChatRequest,
     resp: reqwest::Response,
     mut headers: Headers,
@@ -90,6 +92,9 @@ pub(super) fn stream(
                 }),
                 None => {
                     kept.remember(provider, &neutral, &o);
+                    if let Some(keep) = keep {
+                        keep.answered(&o);
+                    }
                     writer.finish(&o)
                 }
             },

@@ -31,6 +31,7 @@ impl Proxy {
             client: crate::run::client(Duration::from_secs(config.upstream_timeout_secs)),
             cache: SupportCache::new(SupportCache::DEFAULT_TTL),
             reasoning: Arc::default(),
+            conversations: Arc::default(),
             config,
         });
         let server =

@@ -15,5 +15,5 @@ pub(crate) use hosted::{fallback_step, falls_back, set_variant, telemetry, trial
 pub use transport::Timing;
 pub(crate) use transport::client_per_request;
 pub use transport::{Endpoint, client, send};
-pub(crate) use trial::follow_up;
 pub use trial::run_trial;
+pub(crate) use trial::{continues_by_id, follow_up};

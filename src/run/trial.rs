@@ -1,8 +1,8 @@
 //! One trial, exchange after exchange: the first request, then one follow-up per `[[rounds]]`
 //! entry while the model calls tools, with the hosted-search variant fallback.
 
-use crate::case::{ChoiceSpec, Round, Trial};
-use crate::model::{ChatRequest, EncodeError, Message, Outcome, ToolChoice};
+use crate::case::{ChoiceSpec, ContinueWith, Round, Trial};
+use crate::model::{ChatRequest, EncodeError, Message, Outcome, Provider, ToolChoice};
 use crate::providers;
 use crate::run::exchange::{ExchangeRun, TrialRun, exchange};
 use crate::run::hosted::{SupportCache, fallback_step, falls_back, set_variant};
@@ -49,14 +49,19 @@ pub async fn run_trial(
     }
     let rounds = &trial.case.file.rounds;
     let mut i = 0;
+    // The last answer's response id, when the trial continues rounds by it (class 22).
+    let mut continued_from: Option<String> = None;
     while i <= rounds.len() {
-        let encoded = match providers::encode(trial.provider, &req) {
+        let mut encoded = match providers::encode(trial.provider, &req) {
             Ok(e) => e,
             Err(e) => {
                 run.encode_error = Some(e);
                 break;
             }
         };
+        if let Some(id) = continued_from.as_deref().filter(|_| i > 0) {
+            providers::openai_responses::continue_from(&mut encoded.request.body, id);
+        }
         let sent = exchange(
             client,
             endpoint,
@@ -88,6 +93,9 @@ pub async fn run_trial(
             Ok(o) if o.error.is_none() => o.clone(),
             _ => Outcome::default(),
         };
+        if continues_by_id(trial.provider, trial.case.file.continue_with) {
+            continued_from = providers::openai_responses::response_id(&response.body);
+        }
         run.exchanges.push(ExchangeRun {
             neutral: req.clone(),
             encoded,
@@ -102,6 +110,12 @@ pub async fn run_trial(
         i += 1;
     }
     run
+}
+
+/// Whether a client of `format` continues rounds by `previous_response_id` in a case asking
+/// `continue_with`: Responses clients only.
+pub(crate) fn continues_by_id(format: Provider, continue_with: Option<ContinueWith>) -> bool {
+    format == Provider::OpenaiResponses && continue_with == Some(ContinueWith::PreviousResponseId)
 }
 
 /// The next exchange's request: the model's turn echoed back, then one result per call.
@@ -130,15 +144,18 @@ pub(crate) fn follow_up(
                     .iter()
                     .rposition(|r| r.tool.get_ref() == &call.name)
             });
-        let (content, is_error, id) = match idx {
+        let ((content, parts), is_error, id) = match idx {
             Some(k) => {
                 used[k] = true;
                 let r = &round.results[k];
                 let id = r.unknown_call_id.as_ref().map(|i| i.get_ref().clone());
-                (r.content.clone(), r.is_error, id)
+                (r.content.neutral(), r.is_error, id)
             }
             None => (
-                format!("no result configured for tool `{}`", call.name),
+                (
+                    format!("no result configured for tool `{}`", call.name),
+                    Vec::new(),
+                ),
                 true,
                 None,
             ),
@@ -148,6 +165,7 @@ pub(crate) fn follow_up(
             call_id: id.unwrap_or_else(|| call.id.clone()),
             name: call.name.clone(),
             content,
+            parts,
             is_error,
         });
     }

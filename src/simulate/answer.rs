@@ -6,12 +6,25 @@ use std::collections::BTreeMap;
 use super::errors;
 use super::exchange::{SCENARIO_HEADER, SIMULATOR_HEADER, SimRequest, SimResponse, VERSION};
 use super::route;
+use super::store::Store;
 use crate::scenario::Scenario;
 
 /// Answers one request under `scenario`: validation errors, the scenario's error, or the
-/// simulated model's completion in the API's wire format. Pure and deterministic.
+/// simulated model's completion in the API's wire format. Pure and deterministic: no Responses
+/// conversation is kept, so every `previous_response_id` is unknown (see [`answer_kept`]).
+#[cfg(test)]
 pub(crate) fn answer(req: &SimRequest, scenario: &Scenario) -> SimResponse {
-    let mut resp = route::answer(req, scenario);
+    answer_kept(req, scenario, None)
+}
+
+/// Like [`answer`], continuing and keeping Responses conversations in `kept` (`store.rs`), the
+/// core's one state.
+pub(crate) fn answer_kept(
+    req: &SimRequest,
+    scenario: &Scenario,
+    kept: Option<&Store>,
+) -> SimResponse {
+    let mut resp = route::answer(req, scenario, kept);
     resp.headers
         .insert(SIMULATOR_HEADER.to_string(), VERSION.to_string());
     resp
@@ -19,9 +32,9 @@ pub(crate) fn answer(req: &SimRequest, scenario: &Scenario) -> SimResponse {
 
 /// Like [`answer`], with the scenario read from the request's [`SCENARIO_HEADER`] (absent →
 /// default; invalid → 400 in the API's error envelope naming the problem).
-pub(crate) fn answer_request(req: &SimRequest) -> SimResponse {
+pub(crate) fn answer_request(req: &SimRequest, kept: Option<&Store>) -> SimResponse {
     match scenario_from_headers(&req.headers) {
-        Ok(scenario) => answer(req, &scenario),
+        Ok(scenario) => answer_kept(req, &scenario, kept),
         Err(message) => {
             let mut resp = route::reject(req, &errors::Rejection::bad_request(message));
             resp.headers

@@ -4,7 +4,7 @@
 //! Layout: `exchange` (the request and answer values, the simulator's headers), `answer` (the
 //! pure core's entry points), `route` (paths → API), `decide` (the deterministic model), `named`
 //! (scenarios a request picks by name), `args` (arguments from a schema), one module per wire
-//! format, `errors` (error envelopes; the 400 wording for invalid tools is `providers`'),
+//! format, `store` (the Responses conversations `previous_response_id` continues), `errors` (error envelopes; the 400 wording for invalid tools is `providers`'),
 //! `faults` (injected faults), `wire` (ids, fragments, framing), `server` (the only module doing
 //! IO: the simulator on a `loopback::Server`).
 //!
@@ -25,6 +25,7 @@ mod openai_chat;
 mod openai_responses;
 mod route;
 mod server;
+mod store;
 mod text_protocol;
 mod tool_changes;
 mod wire;
@@ -36,7 +37,9 @@ pub(crate) use exchange::{SCENARIO_HEADER, SIMULATOR_HEADER};
 pub use faults::{Fault, FaultKind};
 pub use named::named_scenarios;
 
+#[cfg(test)]
 pub(crate) use answer::answer;
+pub(crate) use answer::answer_kept;
 #[cfg(test)]
 use answer::answer_request;
 /// Arguments the simulated model writes for a schema (also `tooltape mcp --cases`' calls).
@@ -48,3 +51,4 @@ pub(crate) use exchange::{SimBody, SimRequest, SimResponse};
 use faults::When;
 pub use server::{SimConfig, Simulator};
 pub(crate) use server::{sim_reply, sim_request};
+pub(crate) use store::{Store, previous_id};

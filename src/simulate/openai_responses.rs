@@ -172,6 +172,15 @@ fn items(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
     out
 }
 
+/// The response's id and its output items: what a stored response keeps.
+pub(crate) fn answered(ctx: &Ctx<'_>, turn: &Turn) -> (String, Vec<Value>) {
+    (response_id(ctx), items(ctx, turn))
+}
+
+fn response_id(ctx: &Ctx<'_>) -> String {
+    wire::id("resp_", ctx.seed, "resp", 0, 48)
+}
+
 /// `completed`, or `incomplete` with its reason (output-token limit, content filter).
 fn final_status(turn: &Turn) -> (&'static str, Value) {
     if turn.wire.cut_last_call {
@@ -198,7 +207,7 @@ fn snapshot(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn, output: &[Value], completed: 
         ("in_progress", Value::Null)
     };
     json!({
-        "id": wire::id("resp_", ctx.seed, "resp", 0, 48), "object": "response",
+        "id": response_id(ctx), "object": "response",
         "created_at": wire::CREATED, "status": status,
         "completed_at": (status == "completed").then_some(wire::CREATED + 1),
         "background": false, "error": null, "incomplete_details": incomplete,

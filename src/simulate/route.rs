@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use super::decide::{self, Ask};
 use super::errors::{self, Family, Rejection};
 use super::exchange::{Ctx, SCENARIO_HEADER, SimRequest, SimResponse};
+use super::store::{self, Store};
 use super::{anthropic, gemini, named, openai_chat, openai_responses};
 use super::{text_protocol, wire};
 use crate::fnv::fnv1a;
@@ -61,13 +62,14 @@ fn not_found(req: &SimRequest) -> Rejection {
     Rejection::new(404, message)
 }
 
-/// The pipeline; see the module doc.
-pub(crate) fn answer(req: &SimRequest, scenario: &Scenario) -> SimResponse {
+/// The pipeline; see the module doc. `kept`: the Responses conversations `previous_response_id`
+/// continues, and where this answer is kept (none: every such id is unknown).
+pub(crate) fn answer(req: &SimRequest, scenario: &Scenario, kept: Option<&Store>) -> SimResponse {
     let seed = fnv1a(&req.body);
     let Some(api) = api_of(req) else {
         return reject(req, &not_found(req));
     };
-    match answer_api(&api, req, scenario, seed) {
+    match answer_api(&api, req, scenario, (seed, kept)) {
         Ok(resp) => resp,
         Err(rej) => errors::response(family(api.provider), &rej, seed),
     }
@@ -77,10 +79,13 @@ fn answer_api(
     api: &WireRoute,
     req: &SimRequest,
     scenario: &Scenario,
-    seed: u64,
+    (seed, kept): (u64, Option<&Store>),
 ) -> Result<SimResponse, Rejection> {
     check_key(api, req)?;
-    let body = parse_body(api, &req.body)?;
+    let mut body = parse_body(api, &req.body)?;
+    if api.provider == Provider::OpenaiResponses {
+        store::continued(&mut body, kept)?;
+    }
     let (provider, ask) = match api.provider {
         Provider::OpenaiChat if text_protocol::is_text_protocol(&body) => {
             (Provider::TextProtocol, text_protocol::parse(&body)?)
@@ -116,7 +121,10 @@ fn answer_api(
     if let Some(message) = missing_reasoning(&provider, &body, scenario) {
         return Err(Rejection::bad_request(message));
     }
-    if let Some(rej) = unlinked_result(provider, &body) {
+    if let Some(rej) = unlinked_result(provider, &store::whole(&body)) {
+        return Err(rej);
+    }
+    if let Some(rej) = providers::result_part_rejection(provider, &body) {
         return Err(rej);
     }
     if let Some(err) = &scenario.error {
@@ -138,7 +146,15 @@ fn answer_api(
             text_protocol::render(&ctx, &ask, &turn, scenario.malformed)
         }
         Provider::OpenaiChat | Provider::TextProtocol => openai_chat::render(&ctx, &ask, &turn),
-        Provider::OpenaiResponses => openai_responses::render(&ctx, &ask, &turn),
+        Provider::OpenaiResponses => {
+            if let Some(kept) = kept.filter(|_| store::stores(&body)) {
+                let (id, output) = openai_responses::answered(&ctx, &turn);
+                let mut items = store::input_items(&body);
+                items.extend(output);
+                kept.keep(&id, items);
+            }
+            openai_responses::render(&ctx, &ask, &turn)
+        }
         Provider::Anthropic => anthropic::render(&ctx, &ask, &turn),
         Provider::Gemini => gemini::render(&ctx, &ask, &turn, api.framing == Framing::Sse),
     })

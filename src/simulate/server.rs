@@ -14,6 +14,7 @@ use super::errors::Rejection;
 use super::exchange::{SIMULATOR_HEADER, SimBody, SimRequest, SimResponse, VERSION};
 use super::faults::{self, Fault, FaultKind};
 use super::route;
+use super::store::Store;
 use crate::loopback::{self, Options, Reply};
 
 /// How the server behaves beyond the pure answers.
@@ -31,6 +32,8 @@ struct State {
     config: SimConfig,
     received: AtomicUsize,
     served: Arc<AtomicUsize>,
+    /// The Responses conversations this simulator answered.
+    kept: Store,
 }
 
 /// A running simulator on `127.0.0.1`; it stops (listener and open connections) when dropped.
@@ -52,6 +55,7 @@ impl Simulator {
             config,
             received: AtomicUsize::new(0),
             served: Arc::clone(&served),
+            kept: Store::default(),
         });
         let options = Options {
             loopback_only: true,
@@ -90,7 +94,7 @@ async fn handle(req: loopback::Request, state: Arc<State>) -> Reply {
         Some(r) => r,
         None => match fault.as_ref().and_then(|k| faults::error_response(k, &sim)) {
             Some(r) => r,
-            None => answer_request(&sim),
+            None => answer_request(&sim, Some(&state.kept)),
         },
     };
     if fault == Some(FaultKind::MalformedJson) {

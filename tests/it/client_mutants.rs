@@ -15,8 +15,9 @@ use crate::scratch::{HOSTED, LONG_NAME, Scratch, bin, repo};
 
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
 /// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
-/// answers 500; and a round that changes the tools in force.
-const CASES: [&str; 8] = [
+/// answers 500; a round that changes the tools in force; results given as parts; and a round
+/// continued by `previous_response_id`.
+const CASES: [&str; 11] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
@@ -25,6 +26,9 @@ const CASES: [&str; 8] = [
     "c19_reasoning_state_kept",
     "c20_gemini_calls_without_ids",
     TOOLS_CHANGE,
+    "c21_result_text_parts",
+    "c21_result_image",
+    "c22_previous_response_id",
 ];
 const TOOLS_CHANGE: &str = "c26_tools_change_between_rounds";
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the library must raise, not hand over a success"
@@ -40,11 +44,14 @@ error = { status = 500, message = "upstream exploded" }
 "#;
 
 /// The cases with a follow-up round (ids sent back upstream).
-const FOLLOW_UP: [&str; 4] = [
+const FOLLOW_UP: [&str; 7] = [
     "tool_error",
     "c19_reasoning_state_kept",
     "c20_gemini_calls_without_ids",
     TOOLS_CHANGE,
+    "c21_result_text_parts",
+    "c21_result_image",
+    "c22_previous_response_id",
 ];
 
 /// What the faithful run tells about a trial.
@@ -96,6 +103,8 @@ fn name(m: Mutant) -> &'static str {
         Mutant::TruncateNames => "names over 64 characters cut to 64, never restored",
         Mutant::DropHosted => "hosted web search dropped, the rest sent",
         Mutant::UsageOnFinish => "Chat usage read from the finish chunk only",
+        Mutant::QuoteParts => "a tool result's parts sent as one JSON string",
+        Mutant::DropResponseId => "a round to continue by `previous_response_id` sent without it",
     }
 }
 
@@ -120,6 +129,9 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::TruncateNames => "not restored",
         Mutant::DropHosted => "hosted web search dropped",
         Mutant::UsageOnFinish => "usage sent in its own final chunk",
+        Mutant::QuoteParts if text => "not in the text protocol's <tool_result>",
+        Mutant::QuoteParts => "JSON-quoted into one string",
+        Mutant::DropResponseId => "continued with previous_response_id",
     }
 }
 
@@ -151,6 +163,11 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::DropHosted => t.case == HOSTED,
         // Chat streams with usage asked (the text protocol asks none): usage in its own chunk.
         Mutant::UsageOnFinish => t.stream && t.api == "openai-chat" && t.case != "server_error",
+        Mutant::QuoteParts => t.calls > 0 && t.case.starts_with("c21_"),
+        // Only a Responses caller continues by id.
+        Mutant::DropResponseId => {
+            t.calls > 0 && t.case == "c22_previous_response_id" && t.api == "openai-responses"
+        }
     }
 }
 

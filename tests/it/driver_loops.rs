@@ -306,3 +306,46 @@ fn a_follow_up_round_hands_over_the_assistant_turn_the_results_and_the_new_choic
         assert_eq!(a.status, Some(0), "{}", l.name);
     }
 }
+
+#[test]
+fn a_trial_with_results_as_parts_is_unsupported_unless_the_driver_handles_them() {
+    let dir = Scratch::new("driver-loops-parts");
+    let mut t = trial("http://127.0.0.1:1");
+    t["result_parts"] = json!(true);
+    let lines = [t.to_string(), r#"{"done": true}"#.to_string()];
+    // The stand-ins say nothing of parts: the shared loops answer for them, calling nothing.
+    let stand_ins: Vec<Loop> = loops(&dir).into_iter().skip(1).collect();
+    for l in &stand_ins {
+        let a = answer(l, &lines);
+        assert_eq!(a.results.len(), 1, "{}", l.name);
+        assert_eq!(
+            a.results[0]["unsupported"],
+            json!(["result_parts"]),
+            "{}",
+            l.name
+        );
+        assert_eq!(a.status, Some(0), "{}", l.name);
+    }
+}
+
+#[test]
+fn a_round_continued_by_response_id_is_unsupported_unless_the_driver_says_so() {
+    let dir = Scratch::new("driver-loops-continue");
+    let mut t = trial("http://127.0.0.1:1");
+    t["api"] = json!("openai-responses");
+    t["continue_with"] = json!("previous_response_id");
+    let lines = [t.to_string(), r#"{"done": true}"#.to_string()];
+    // The stand-in libraries say nothing of continue_with: the shared loops answer for them.
+    let stand_ins: Vec<Loop> = loops(&dir).into_iter().skip(1).collect();
+    for l in &stand_ins {
+        let a = answer(l, &lines);
+        assert_eq!(a.results.len(), 1, "{}: {a:?}", l.name);
+        assert_eq!(
+            a.results[0]["unsupported"],
+            json!(["continue_with"]),
+            "{}",
+            l.name
+        );
+        assert_eq!(a.status, Some(0), "{}", l.name);
+    }
+}

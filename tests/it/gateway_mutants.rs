@@ -21,7 +21,7 @@ use crate::scratch::{HOSTED, LONG_NAME, Scratch, repo};
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 8] = [
+const CASES: [&str; 11] = [
     "weather",
     "parallel",
     "strict_invoice",
@@ -29,6 +29,9 @@ const CASES: [&str; 8] = [
     "c04_parallel_shared_index",
     "c19_reasoning_state_kept",
     TOOLS_CHANGE,
+    "c21_result_text_parts",
+    "c21_result_image",
+    "c22_previous_response_id",
     CUSTOM,
 ];
 /// Class 23: an OpenAI custom tool in the caller's request (Chat and Responses routes only).
@@ -72,11 +75,13 @@ enum Mutant {
     NameTruncated,
     UsageOnFinishChunk,
     ToolsFrozen,
+    ResultPartsQuoted,
+    ContextDropped,
     CustomAsFunction,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 23] = [
+    const ALL: [Mutant; 25] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -99,6 +104,8 @@ impl Mutant {
         Mutant::NameTruncated,
         Mutant::UsageOnFinishChunk,
         Mutant::ToolsFrozen,
+        Mutant::ResultPartsQuoted,
+        Mutant::ContextDropped,
         Mutant::CustomAsFunction,
     ];
 
@@ -132,6 +139,12 @@ impl Mutant {
             Mutant::NameTruncated => "names over 64 characters cut to 64, never restored",
             Mutant::UsageOnFinishChunk => "Chat usage moved onto the finish chunk",
             Mutant::ToolsFrozen => "the first request's tools sent in every round",
+            Mutant::ResultPartsQuoted => {
+                "a tool result's parts array JSON-stringified into one string"
+            }
+            Mutant::ContextDropped => {
+                "previous_response_id dropped: only the new items forwarded, as to an upstream without server-side state"
+            }
             Mutant::CustomAsFunction => {
                 "custom tool sent as a function with one `input` string parameter"
             }
@@ -163,6 +176,8 @@ impl Mutant {
             Mutant::NameTruncated => "not restored",
             Mutant::UsageOnFinishChunk => "usage on a chunk with choices",
             Mutant::ToolsFrozen => "the tools sent upstream are not the tools in force",
+            Mutant::ResultPartsQuoted => "JSON-quoted into one string",
+            Mutant::ContextDropped => "continued with previous_response_id",
             Mutant::CustomAsFunction => "custom tool `run_sql` sent as an ordinary function",
         }
     }
@@ -171,10 +186,15 @@ impl Mutant {
     fn should_fail(self, t: &Facts) -> bool {
         let not_gemini = t.route != "generate-content→gemini";
         let shared = t.case == "c04_parallel_shared_index";
-        let rounds = matches!(
-            t.case.as_str(),
-            "tool_error" | "c19_reasoning_state_kept" | TOOLS_CHANGE
-        );
+        let parts = t.case.starts_with("c21_");
+        let rounds = parts
+            || matches!(
+                t.case.as_str(),
+                "tool_error"
+                    | "c19_reasoning_state_kept"
+                    | TOOLS_CHANGE
+                    | "c22_previous_response_id"
+            );
         match self {
             Mutant::Faithful => false,
             Mutant::ToolsDroppedBuffered => !t.stream && t.choice != "none",
@@ -213,9 +233,21 @@ impl Mutant {
             Mutant::NameTruncated => t.case == LONG_NAME,
             Mutant::UsageOnFinishChunk => t.stream && t.usage && t.route == "chat→openai-chat",
             Mutant::ToolsFrozen => t.case == TOOLS_CHANGE && t.calls > 0,
+            // Gemini sends text parts joined in `response`: only its images are an array.
+            Mutant::ResultPartsQuoted => {
+                parts && t.calls > 0 && (not_gemini || t.case == "c21_result_image")
+            }
+            // Only a Responses caller continues by id (the other formats send the whole
+            // conversation).
+            Mutant::ContextDropped => continued_by_id(t) && t.calls > 0,
             Mutant::CustomAsFunction => t.case == CUSTOM,
         }
     }
+}
+
+/// A trial whose round the caller continues by `previous_response_id` (class 22).
+fn continued_by_id(t: &Facts) -> bool {
+    t.case == "c22_previous_response_id" && t.route == "responses→openai-responses"
 }
 
 /// What the faithful run tells about a trial.
@@ -325,6 +357,10 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
             }
         }
         Mutant::ResultTextChanged => tamper_results(o),
+        Mutant::ResultPartsQuoted => quote_result_parts(o),
+        Mutant::ContextDropped => {
+            o.remove("previous_response_id");
+        }
         Mutant::ReasoningAltered => alter_reasoning(o),
         Mutant::KimiIds => kimi_ids(o),
         Mutant::HostedDropped => drop_hosted(o),
@@ -526,6 +562,39 @@ fn array_mut<'a>(
         .and_then(Value::as_array_mut)
         .into_iter()
         .flatten()
+}
+
+/// JSON-stringifies every tool result's parts array into one string, in each format's place.
+fn quote_result_parts(o: &mut serde_json::Map<String, Value>) {
+    fn quote(v: &mut Value) {
+        if v.is_array() {
+            *v = json!(v.to_string());
+        }
+    }
+    for m in array_mut(o, "messages") {
+        if m["role"] == "tool" {
+            quote(&mut m["content"]);
+        }
+        for c in m["content"].as_array_mut().into_iter().flatten() {
+            if c["type"] == "tool_result" {
+                quote(&mut c["content"]);
+            }
+        }
+    }
+    for i in array_mut(o, "input") {
+        if i["type"] == "function_call_output" {
+            quote(&mut i["output"]);
+        }
+    }
+    for c in array_mut(o, "contents") {
+        for p in c["parts"].as_array_mut().into_iter().flatten() {
+            if let Some(r) = p.get_mut("functionResponse")
+                && let Some(parts) = r.as_object_mut().and_then(|r| r.remove("parts"))
+            {
+                r["response"] = json!({"result": parts.to_string()});
+            }
+        }
+    }
 }
 
 /// Replaces the text of every tool result, in each format's place for it.

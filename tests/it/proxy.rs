@@ -744,6 +744,7 @@ fn follow_up(model: &str, result_id: &str) -> ChatRequest {
         name: "get_weather".into(),
         content: "{\"temp_c\": 18}".into(),
         is_error: false,
+        parts: Vec::new(),
     });
     req
 }
@@ -925,4 +926,70 @@ async fn dialects_and_wider_request_shapes_are_proxied() {
             .contains("messages.0: a system message cannot be the first"),
         "{v}"
     );
+}
+
+/// A tool result with an image, from a Messages client, to a target whose tool messages take
+/// text only (Chat, the text protocol): a 400 in the client's envelope naming the part, nothing
+/// sent; to a target that takes images (Responses, Gemini), the image goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_part_the_target_cannot_express_is_refused_in_the_client_s_format() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    let round = |model: &str| {
+        weather_request(model, false)
+            .with_choice(ToolChoice::Auto)
+            .with_messages([
+                Message::Assistant {
+                    text: None,
+                    tool_calls: vec![ToolCall {
+                        id: "toolu_1".into(),
+                        name: "get_weather".into(),
+                        arguments: json!({"city": "Oslo"}),
+                        thought_signature: None,
+                    }],
+                    opaque: Vec::new(),
+                },
+                Message::Tool {
+                    call_id: "toolu_1".into(),
+                    name: "get_weather".into(),
+                    content: "Oslo radar".into(),
+                    parts: vec![
+                        tooltape::model::ResultPart::Text {
+                            text: "Oslo radar".into(),
+                        },
+                        tooltape::model::ResultPart::Image {
+                            media_type: "image/png".into(),
+                            data: "iVBORw0KGgo=".into(),
+                        },
+                    ],
+                    is_error: false,
+                },
+            ])
+    };
+    for target in [Provider::OpenaiChat, Provider::TextProtocol] {
+        let before = sim.requests_served();
+        let r = post(
+            &proxy.base_url(),
+            Provider::Anthropic,
+            &round(&format!("to-{target}")),
+        )
+        .await;
+        assert_eq!(r.status().as_u16(), 400, "{target}");
+        let refused = r.headers().get("x-tooltape-refused").cloned();
+        assert_eq!(refused.unwrap(), "RESULT_PART_NOT_SUPPORTED");
+        let v: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+        assert_eq!(v["type"], "error", "the Messages envelope: {v}");
+        let msg = v["error"]["message"].as_str().unwrap();
+        assert!(msg.contains("an image (base64)"), "{v}");
+        assert_eq!(sim.requests_served(), before, "nothing may reach upstream");
+    }
+    for target in [Provider::OpenaiResponses, Provider::Gemini] {
+        let r = post(
+            &proxy.base_url(),
+            Provider::Anthropic,
+            &round(&format!("to-{target}")),
+        )
+        .await;
+        assert_eq!(r.status().as_u16(), 200, "{target}");
+    }
 }

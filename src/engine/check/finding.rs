@@ -61,6 +61,12 @@ pub enum FindingKind {
     /// A round's tools sent upstream are not the tools in force for it (a tool put in force
     /// missing, or one taken out of force still sent).
     ToolSet,
+    /// A tool result given as parts (text, images) JSON-quoted into a string, flattened to its
+    /// text where the target carries parts, or a part dropped.
+    NonTextResult,
+    /// A round continued by `previous_response_id` reached upstream without its earlier context
+    /// (and without an id upstream knows).
+    ResponseContext,
 }
 
 impl FindingKind {
@@ -76,12 +82,14 @@ impl FindingKind {
             FindingKind::Stream => "stream",
             FindingKind::ClientFault => "client-fault",
             FindingKind::Round => "round",
+            FindingKind::NonTextResult => "non-text-result",
             FindingKind::Reasoning => "reasoning",
             FindingKind::CallId => "call-id",
             FindingKind::Unexpressible => "unexpressible-tool",
             FindingKind::ToolName => "tool-name",
             FindingKind::UsageFraming => "usage-framing",
             FindingKind::ToolSet => "tool-set",
+            FindingKind::ResponseContext => "response-context",
         }
     }
 }

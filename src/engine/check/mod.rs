@@ -4,12 +4,15 @@
 //! as the upstream checks compare it; `upstream`, `downstream` and `stream` are the checks of
 //! each end and of the streamed answer's events; `reasoning` the reasoning state carried back
 //! across rounds; `ids` the call ids each end's API accepts; `tools` those of tools a target
-//! may not express (hosted search, names over its limit); `toolset` the tools in force each round.
+//! may not express (hosted search, names over its limit); `toolset` the tools in force each round;
+//! `custom` OpenAI custom tools kept or refused; `nontext` tool results given as parts; `context` the earlier context of a round continued by `previous_response_id`.
 
+mod context;
 mod custom;
 mod downstream;
 mod finding;
 mod ids;
+mod nontext;
 mod reasoning;
 mod stream;
 mod tools;
@@ -17,10 +20,12 @@ mod toolset;
 mod upstream;
 mod view;
 
+pub(crate) use context::{Continued, held_upstream, response_context};
 pub(crate) use custom::{custom_kept, custom_tools};
 pub(crate) use downstream::{broken, downstream, invalid_request};
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub(crate) use ids::{downstream_ids, linked, upstream_ids};
+pub(crate) use nontext::{non_text_results, non_text_results_as_text};
 pub(crate) use reasoning::reasoning;
 pub(crate) use stream::{stream, usage_framing};
 pub(crate) use tools::{hosted_kept, names_restored, names_within_limits};

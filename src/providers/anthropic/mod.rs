@@ -245,7 +245,8 @@ fn messages(req: &ChatRequest, notes: &mut Vec<String>) -> Vec<Value> {
                 let mut blocks: Vec<Value> = results
                     .into_iter()
                     .map(|r| {
-                        let mut b = json!({"type": "tool_result", "tool_use_id": r.call_id, "content": r.content});
+                        let mut b = json!({"type": "tool_result", "tool_use_id": r.call_id,
+                            "content": crate::providers::result_parts::anthropic(r.content, r.parts)});
                         if r.is_error {
                             b["is_error"] = json!(true);
                         }

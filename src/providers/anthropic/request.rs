@@ -23,9 +23,10 @@ use crate::http::HttpRequest;
 use crate::model::{DecodeError, Grounding, HostedTool, Message, Tool, ToolCall, ToolChoice};
 use crate::pointer::push;
 use crate::providers::decoded::{
-    DecodedRequest, Extra, ExtraKind, Fields, call_name, check_path, content_text, empty_request,
-    field_error, query_extras, type_error, wire,
+    DecodedRequest, Extra, ExtraKind, Fields, call_name, check_path, empty_request, field_error,
+    query_extras, type_error, wire,
 };
+use crate::providers::result_parts::{Api, read as read_parts};
 
 const NOT_CARRIED: &[&str] = &[
     "temperature",
@@ -275,8 +276,8 @@ fn message(
                     "tool_result" => {
                         let id = f.req_str("tool_use_id", "a tool result names its tool_use_id")?;
                         let cp = f.at("content");
-                        let content = content_text(f.get("content"), &cp, &["text"], extras)?
-                            .unwrap_or_default();
+                        let (content, parts) =
+                            read_parts(Api::Anthropic, f.get("content"), &cp, extras)?;
                         let is_error = f.bool("is_error")?.unwrap_or(false);
                         f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
                         f.finish(extras);
@@ -284,6 +285,7 @@ fn message(
                             call_id: id.to_string(),
                             name: call_name(out, id),
                             content,
+                            parts,
                             is_error,
                         });
                     }

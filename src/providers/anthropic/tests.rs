@@ -200,12 +200,14 @@ fn multi_turn_groups_results_in_call_order() {
             name: "b".into(),
             content: "boom".into(),
             is_error: true,
+            parts: Vec::new(),
         },
         Message::Tool {
             call_id: "t1".into(),
             name: "a".into(),
             content: "ok".into(),
             is_error: false,
+            parts: Vec::new(),
         },
         Message::User {
             content: "and now?".into(),
@@ -499,7 +501,11 @@ fn decode_request_splits_results_from_trailing_text_and_reads_the_parallel_switc
                 call_id: "t1".into(),
                 name: "get_weather".into(),
                 content: "boom".into(),
-                is_error: true
+                is_error: true,
+                // The array form is kept: it goes on as text blocks.
+                parts: vec![crate::model::ResultPart::Text {
+                    text: "boom".into()
+                }],
             },
             Message::User {
                 content: "And tomorrow?".into()

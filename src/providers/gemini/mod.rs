@@ -194,6 +194,10 @@ fn contents(req: &ChatRequest) -> Vec<Value> {
                             fr.insert("id".into(), json!(r.call_id));
                         }
                         fr.insert("response".into(), response_object(r.content, r.is_error));
+                        let media = crate::providers::result_parts::gemini(r.parts);
+                        if !media.is_empty() {
+                            fr.insert("parts".into(), Value::Array(media));
+                        }
                         json!({"functionResponse": fr})
                     })
                     .collect();

@@ -24,14 +24,15 @@ use serde_json::{Map, Value};
 use super::decode::SYNTHETIC_ID_PREFIX;
 use crate::http::HttpRequest;
 use crate::model::{
-    AllowedMode, DecodeError, Grounding, HostedTool, Message, Tool, ToolCall, ToolChoice,
-    empty_parameters,
+    AllowedMode, DecodeError, Grounding, HostedTool, Message, ResultPart, Tool, ToolCall,
+    ToolChoice, empty_parameters,
 };
 use crate::pointer::push;
 use crate::providers::decoded::{
     DecodedRequest, Extra, ExtraKind, Fields, empty_request, field_error, query_extras, type_error,
     wire,
 };
+use crate::providers::result_parts::read_gemini;
 use crate::providers::route::gemini_method;
 
 /// Decodes a Gemini `generateContent` / `streamGenerateContent` request.
@@ -300,8 +301,22 @@ fn function_response(
         Some(Value::Object(o)) => response_content(o),
         Some(other) => return Err(type_error(&f.at("response"), "an object", other)),
     };
+    // Multimodal parts (Gemini 3): the result becomes its text, then its images.
+    let parts = match f.array("parts")? {
+        Some(items) => {
+            let media = read_gemini(items, &f.at("parts"), extras)?;
+            let text = (!content.is_empty()).then(|| ResultPart::Text {
+                text: content.clone(),
+            });
+            match media.is_empty() {
+                true => Vec::new(),
+                false => text.into_iter().chain(media).collect(),
+            }
+        }
+        None => Vec::new(),
+    };
     f.keep(
-        &["parts", "willContinue", "scheduling"],
+        &["willContinue", "scheduling"],
         ExtraKind::NotCarried,
         extras,
     );
@@ -310,6 +325,7 @@ fn function_response(
         call_id,
         name: name.to_string(),
         content,
+        parts,
         is_error,
     })
 }

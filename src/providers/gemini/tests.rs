@@ -163,18 +163,21 @@ fn multi_turn_carries_signatures_and_groups_results() {
             name: "b".into(),
             content: "plain text".into(),
             is_error: false,
+            parts: Vec::new(),
         },
         Message::Tool {
             call_id: "gemini-call-0-a".into(),
             name: "a".into(),
             content: r#"{"temp_c": 18}"#.into(),
             is_error: false,
+            parts: Vec::new(),
         },
         Message::Tool {
             call_id: "zzz".into(),
             name: "a".into(),
             content: "failed".into(),
             is_error: true,
+            parts: Vec::new(),
         },
     ]);
     let b = body(&r);
@@ -468,13 +471,15 @@ fn decode_request_reads_the_path_ids_signatures_and_calling_modes() {
                 call_id: "gemini-call-0-get_weather".into(),
                 name: "get_weather".into(),
                 content: "18C".into(),
-                is_error: false
+                is_error: false,
+                parts: Vec::new(),
             },
             Message::Tool {
                 call_id: "gemini-call-1-get_weather".into(),
                 name: "get_weather".into(),
                 content: "no data".into(),
-                is_error: true
+                is_error: true,
+                parts: Vec::new(),
             }
         ]
     );

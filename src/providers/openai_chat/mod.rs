@@ -181,6 +181,7 @@ fn messages(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
             Message::Tool {
                 call_id,
                 content,
+                parts,
                 is_error,
                 ..
             } => {
@@ -191,7 +192,8 @@ fn messages(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                         "message {i}: tool result for `{call_id}` is an error; Chat has no error flag, content sent as is"
                     ));
                 }
-                json!({"role": "tool", "tool_call_id": call_id, "content": content})
+                json!({"role": "tool", "tool_call_id": call_id,
+                    "content": crate::providers::result_parts::chat(content, parts)})
             }
         })
         .collect()

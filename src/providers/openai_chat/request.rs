@@ -27,6 +27,7 @@ use crate::providers::decoded::{
     DecodedRequest, Extra, ExtraKind, Fields, arguments, call_name, check_path, content_text,
     empty_request, field_error, query_extras, type_error, wire,
 };
+use crate::providers::result_parts::{Api, read as read_parts};
 
 use super::dialect::Dialect;
 
@@ -193,12 +194,12 @@ fn message(
         }
         "tool" => {
             let call_id = f.req_str("tool_call_id", "a tool result names the call it answers")?;
-            let content =
-                content_text(f.get("content"), &content_ptr, TEXT, extras)?.unwrap_or_default();
+            let (content, parts) = read_parts(Api::Chat, f.get("content"), &content_ptr, extras)?;
             Message::Tool {
                 call_id: call_id.to_string(),
                 name: call_name(earlier, call_id),
                 content,
+                parts,
                 is_error: false,
             }
         }
@@ -213,6 +214,7 @@ fn message(
                     .unwrap_or_else(|| format!("function_call-{name}")),
                 name: name.to_string(),
                 content,
+                parts: Vec::new(),
                 is_error: false,
             }
         }

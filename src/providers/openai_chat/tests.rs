@@ -156,12 +156,14 @@ fn encode_parallel_switch_and_multi_turn() {
             name: "get_weather".into(),
             content: "18C".into(),
             is_error: false,
+            parts: Vec::new(),
         },
         Message::Tool {
             call_id: "call_2".into(),
             name: "get_weather".into(),
             content: "boom".into(),
             is_error: true,
+            parts: Vec::new(),
         },
     ];
     let enc = encode(&req).unwrap();
@@ -527,7 +529,8 @@ fn decode_request_reads_tools_choice_calls_and_linked_results() {
             call_id: "call_1".into(),
             name: "get_weather".into(),
             content: "18C".into(),
-            is_error: false
+            is_error: false,
+            parts: Vec::new(),
         }
     );
     let kinds: Vec<(&str, crate::providers::decoded::ExtraKind)> = d
@@ -668,7 +671,8 @@ fn decode_request_reads_the_legacy_function_calling_fields() {
             call_id: "function_call-1".into(),
             name: "get_weather".into(),
             content: "18C".into(),
-            is_error: false
+            is_error: false,
+            parts: Vec::new(),
         }
     );
     assert_eq!(

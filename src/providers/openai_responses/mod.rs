@@ -1,8 +1,10 @@
 //! Provider `openai-responses` (`POST /v1/responses`): request encoding, buffered decoding of
-//! `output[]` items (calls, text, reasoning, hosted web search), and status → finish mapping.
+//! `output[]` items (calls, text, reasoning, hosted web search), and status → finish mapping;
+//! `state`: a round continued by `previous_response_id`.
 
 mod decode;
 mod request;
+mod state;
 mod stream;
 
 #[cfg(test)]
@@ -19,6 +21,7 @@ use crate::schema;
 
 pub use decode::decode;
 pub use request::decode_request;
+pub use state::{continue_from, response_id};
 pub use stream::{Stream, synthetic_stream};
 
 pub const PATH: &str = "/v1/responses";
@@ -167,6 +170,7 @@ fn input(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
             Message::Tool {
                 call_id,
                 content,
+                parts,
                 is_error,
                 ..
             } => {
@@ -176,8 +180,9 @@ fn input(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                         "message {i}: tool result for `{call_id}` is an error; Responses has no error flag, output sent as is"
                     ));
                 }
+                let output = crate::providers::result_parts::responses(content, parts);
                 out.push(
-                    json!({"type": "function_call_output", "call_id": call_id, "output": content}),
+                    json!({"type": "function_call_output", "call_id": call_id, "output": output}),
                 );
             }
         }

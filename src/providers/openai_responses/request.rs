@@ -22,6 +22,7 @@ use crate::providers::decoded::{
     empty_request, field_error, query_extras, type_error, wire,
 };
 use crate::providers::openai_chat::{allowed, string_choice};
+use crate::providers::result_parts::{Api, read as read_parts};
 
 const NOT_CARRIED: &[&str] = &[
     "stream_options",
@@ -257,14 +258,15 @@ fn input(
             (Some("function_call_output"), _) => {
                 turn.flush(out);
                 let call_id = f.req_str("call_id", "a call output names its call_id")?;
-                let content = content_text(f.get("output"), &f.at("output"), TEXT, extras)?
-                    .unwrap_or_default();
+                let (content, parts) =
+                    read_parts(Api::Responses, f.get("output"), &f.at("output"), extras)?;
                 f.keep(&["id", "status"], ExtraKind::NotCarried, extras);
                 f.finish(extras);
                 out.push(Message::Tool {
                     call_id: call_id.to_string(),
                     name: call_name(out, call_id),
                     content,
+                    parts,
                     is_error: false,
                 });
             }

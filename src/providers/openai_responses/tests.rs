@@ -57,6 +57,7 @@ fn encode_keys_instructions_input_and_tools() {
             name: "get_weather".into(),
             content: "18C".into(),
             is_error: true,
+            parts: Vec::new(),
         },
     ];
     req.tool_choice = Some(ToolChoice::Required);
@@ -483,4 +484,31 @@ fn under_max_output_tokens_an_unfinished_or_incomplete_last_call_is_withdrawn() 
             assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
         }
     }
+}
+
+#[test]
+fn a_round_continued_by_id_keeps_only_what_follows_the_models_turn() {
+    let mut body = serde_json::json!({"model": "m", "input": [
+        {"role": "user", "content": "Umbrella?"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "call_1", "output": "rain"},
+    ]});
+    super::continue_from(&mut body, "resp_1");
+    assert_eq!(body["previous_response_id"], "resp_1");
+    assert_eq!(
+        body["input"],
+        serde_json::json!([{"type": "function_call_output", "call_id": "call_1", "output": "rain"}])
+    );
+}
+
+#[test]
+fn the_response_id_is_read_from_a_body_or_a_stream() {
+    assert_eq!(
+        super::response_id(br#"{"id": "resp_a", "object": "response"}"#).as_deref(),
+        Some("resp_a")
+    );
+    let stream = b"event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_b\"}}\n\n";
+    assert_eq!(super::response_id(stream).as_deref(), Some("resp_b"));
+    assert_eq!(super::response_id(b"data: [DONE]\n\n"), None);
 }

@@ -30,12 +30,14 @@ fn request() -> ChatRequest {
                 name: "get_weather".into(),
                 content: "{\"temp\":3}".into(),
                 is_error: false,
+                parts: Vec::new(),
             },
             Message::Tool {
                 call_id: "call_\"1".into(),
                 name: "get_weather".into(),
                 content: "timeout".into(),
                 is_error: true,
+                parts: Vec::new(),
             },
         ])
         .with_user("Thanks")

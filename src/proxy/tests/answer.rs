@@ -34,7 +34,12 @@ fn answered(
 ) -> (u16, Headers, Value) {
     let searching = searching.map(|t| Some(t.to_string()));
     whole(full_answer(
-        inbound, "alias", provider, outcome, so_far, searching,
+        inbound,
+        &meta(inbound, "alias"),
+        provider,
+        outcome,
+        so_far,
+        searching,
     ))
 }
 

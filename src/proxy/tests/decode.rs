@@ -243,6 +243,7 @@ async fn an_unrouted_model_is_404_in_the_client_envelope_and_health_is_answered(
         client: crate::run::client(Duration::from_secs(5)),
         cache: SupportCache::new(SupportCache::DEFAULT_TTL),
         reasoning: Default::default(),
+        conversations: Default::default(),
     };
     let body = json!({"model": "nobody", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]});
     let (status, _, v) = whole(forward::answer(&shared, &post("/v1/messages", &body)).await);

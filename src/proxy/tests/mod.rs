@@ -1,10 +1,11 @@
 //! Unit tests of the proxy, by risk: the config and its errors (`config`), a request's reading
 //! and decoding up to the route, with every refusal in the client's envelope (`decode`), the
-//! relay of a streamed answer (`relay`), buffered answers (`answer`), and the reasoning kept
-//! between rounds (`reasoning`).
+//! relay of a streamed answer (`relay`), buffered answers (`answer`), the reasoning kept
+//! between rounds (`reasoning`) and the Responses conversations kept (`conversations`).
 
 mod answer;
 mod config;
+mod conversations;
 mod decode;
 mod eager;
 mod reasoning;

@@ -47,7 +47,7 @@ async fn relayed(inbound: Inbound, chunks: Vec<String>, cut: bool) -> (Headers, 
     let answer = relay::stream(
         inbound,
         meta(inbound, "alias"),
-        (Provider::OpenaiChat, Default::default()),
+        (Provider::OpenaiChat, (Default::default(), None)),
         neutral,
         resp,
         Vec::new(),

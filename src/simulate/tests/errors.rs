@@ -278,10 +278,10 @@ fn unknown_routes_are_404_in_the_family_s_shape() {
 fn the_scenario_header_is_read_and_an_invalid_one_named() {
     let b = body(P::Chat, &Opts::default());
     let req = request(P::Chat, &b, false).with_header(SCENARIO_HEADER, r#"{"prefer_text":true}"#);
-    let v = answer_request(&req).json();
+    let v = answer_request(&req, None).json();
     assert!(v["choices"][0]["message"]["tool_calls"].is_null());
     let bad = request(P::Chat, &b, false).with_header(SCENARIO_HEADER, r#"{"calls":"nope"}"#);
-    let resp = answer_request(&bad);
+    let resp = answer_request(&bad, None);
     assert_eq!(resp.status, 400);
     assert!(
         message(&resp).starts_with("invalid x-tooltape-scenario header"),
@@ -290,7 +290,7 @@ fn the_scenario_header_is_read_and_an_invalid_one_named() {
     );
     let unknown_field = request(P::Anthropic, &body(P::Anthropic, &Opts::default()), false)
         .with_header(SCENARIO_HEADER, r#"{"colour":"red"}"#);
-    let resp = answer_request(&unknown_field);
+    let resp = answer_request(&unknown_field, None);
     assert_eq!(
         (resp.status, resp.json()["type"].as_str()),
         (400, Some("error"))
@@ -432,6 +432,67 @@ fn function_parameters_that_are_not_an_object_are_refused_strict_or_not() {
     let resp = refused(P::Gemini, &b);
     assert!(
         message(&resp).contains("parameters_json_schema"),
+        "{}",
+        message(&resp)
+    );
+}
+
+/// A tool result as parts: each API's documented array form is accepted and the model reads its
+/// text; an image in a Chat tool message is OpenAI's 400.
+#[test]
+fn results_as_parts_are_read_and_an_image_in_a_chat_tool_message_refused() {
+    let png = "iVBORw0KGgo=";
+    for p in ALL {
+        let mut b = body(
+            p,
+            &Opts {
+                tool_result: true,
+                ..Opts::default()
+            },
+        );
+        let (at, parts) = match p {
+            P::Chat => (
+                "/messages/2/content",
+                json!([{"type": "text", "text": "light snow"}]),
+            ),
+            P::Responses => (
+                "/input/2/output",
+                json!([{"type": "input_text", "text": "light snow"},
+                {"type": "input_image", "image_url": format!("data:image/png;base64,{png}")}]),
+            ),
+            P::Anthropic => (
+                "/messages/2/content/0/content",
+                json!([{"type": "text", "text": "light snow"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}]),
+            ),
+            P::Gemini => (
+                "/contents/2/parts/0/functionResponse/response",
+                json!({"result": "light snow"}),
+            ),
+        };
+        *b.pointer_mut(at).unwrap() = parts;
+        if p == P::Gemini {
+            b["contents"][2]["parts"][0]["functionResponse"]["parts"] =
+                json!([{"inlineData": {"mimeType": "image/png", "data": png}}]);
+        }
+        let resp = send(&request(p, &b, false));
+        assert_eq!(resp.status, 200, "{p:?}: {}", message(&resp));
+        assert!(resp.json().to_string().contains("light snow"), "{p:?}");
+    }
+    let mut b = body(
+        P::Chat,
+        &Opts {
+            tool_result: true,
+            ..Opts::default()
+        },
+    );
+    b["messages"][2]["content"] = json!([{"type": "text", "text": "radar"},
+        {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{png}")}}]);
+    let resp = refused(P::Chat, &b);
+    assert!(
+        message(&resp).starts_with(
+            "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user'"
+        ),
         "{}",
         message(&resp)
     );

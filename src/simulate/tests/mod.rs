@@ -1,12 +1,14 @@
 //! Unit tests of the simulator's pure core: every API × {buffered, stream} × tool choice,
 //! tool results, parallel switch, scenarios, determinism and stream shapes.
 //! Children: `errors` (validation envelopes), `search` (hosted web search), `server`
-//! (loopback server and faults), `text` (text protocol), `tool_changes` (Anthropic's mid-conversation tool changes), `support` (request builders, readers).
+//! (loopback server and faults), `store` (Responses conversations), `text` (text protocol),
+//! `tool_changes` (Anthropic's mid-conversation tool changes), `support` (request builders, readers).
 
 mod errors;
 mod named;
 mod search;
 mod server;
+mod store;
 mod support;
 mod text;
 mod tool_changes;

@@ -130,12 +130,12 @@ fn an_unknown_name_is_a_400_naming_the_known_ones() {
     }
     // A JSON header is still a whole scenario, and a model without the separator picks nothing.
     let req = picked(P::Chat, false, r#"{"prefer_text":true}"#, false);
-    let got = read(P::Chat, false, &answer_request(&req));
+    let got = read(P::Chat, false, &answer_request(&req, None));
     assert!(got.calls.is_empty());
     let got = read(
         P::Chat,
         false,
-        &answer_request(&picked(P::Chat, false, "parallel", false)),
+        &answer_request(&picked(P::Chat, false, "parallel", false), None),
     );
     assert_eq!(
         got.calls.len(),

@@ -24,6 +24,7 @@ fn conversation(id: &str) -> ChatRequest {
             name: "get_weather".into(),
             content: "{}".into(),
             is_error: false,
+            parts: Vec::new(),
         },
     ])
 }
@@ -92,6 +93,7 @@ fn two_rounds(ids: [&str; 2], results: [&str; 2]) -> ChatRequest {
         call_id: id.into(),
         name: "get_weather".into(),
         content: format!(r#"{{"city": "{city}"}}"#),
+        parts: Vec::new(),
         is_error: false,
     };
     ChatRequest::new("m")

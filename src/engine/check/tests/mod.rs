@@ -5,9 +5,11 @@
 use super::{Finding, FindingKind, Side};
 use crate::model::Severity;
 
+mod context;
 mod custom;
 mod downstream;
 mod ids;
+mod nontext;
 mod reasoning;
 mod stream;
 mod tools;

@@ -40,6 +40,7 @@ fn follow_up(opaque: Vec<Value>, signature: Option<&str>) -> ChatRequest {
             name: "get_weather".into(),
             content: "{}".into(),
             is_error: false,
+            parts: Vec::new(),
         },
     ])
 }

@@ -45,6 +45,7 @@ fn a_view_reads_tools_choice_switches_calls_and_results() {
             name: (*name).into(),
             content: format!("{name} done"),
             is_error: false,
+            parts: Vec::new(),
         }));
     request.hosted = vec![HostedTool::WebSearch {
         grounding: Grounding::Auto,

@@ -1,0 +1,114 @@
+//! The non-text result check: a result given as parts must reach upstream in the target's
+//! form; a part quoted into a string, flattened to text or dropped is one finding; silence on
+//! the faithful forms (Gemini's joined text included) and on plain results.
+
+use serde_json::json;
+
+use super::{one, silent};
+use crate::engine::check::{FindingKind, Side, non_text_results, non_text_results_as_text};
+use crate::model::{ChatRequest, Message, Provider, ResultPart, Severity};
+
+fn text(t: &str) -> ResultPart {
+    ResultPart::Text { text: t.into() }
+}
+
+fn image() -> ResultPart {
+    ResultPart::Image {
+        media_type: "image/png".into(),
+        data: "iVBORw0KGgo=".into(),
+    }
+}
+
+/// A round whose one result is `content` with `parts`.
+fn round(content: &str, parts: Vec<ResultPart>) -> ChatRequest {
+    ChatRequest::new("m")
+        .with_user("radar?")
+        .with_messages([Message::Tool {
+            call_id: "call_1".into(),
+            name: "get_weather".into(),
+            content: content.into(),
+            parts,
+            is_error: false,
+        }])
+}
+
+fn asked() -> ChatRequest {
+    round("Oslo: snow", vec![text("Oslo: snow"), image()])
+}
+
+fn judged(sent: &ChatRequest, target: Provider) -> Vec<crate::engine::check::Finding> {
+    non_text_results(&asked(), &asked(), sent, target)
+}
+
+#[test]
+fn parts_kept_in_the_targets_form_are_silent() {
+    silent(&judged(&asked(), Provider::Anthropic));
+    silent(&judged(&asked(), Provider::OpenaiResponses));
+    // Gemini: the text in `response`, the image in `parts` (decoded with the text first).
+    silent(&judged(&asked(), Provider::Gemini));
+    // A plain result is not this check's.
+    let plain = round("Oslo: snow", Vec::new());
+    silent(&non_text_results(
+        &plain,
+        &plain,
+        &plain,
+        Provider::Anthropic,
+    ));
+}
+
+#[test]
+fn parts_quoted_into_one_string_are_a_finding() {
+    let quoted = json!([{"type": "text", "text": "Oslo: snow"}, {"type": "image"}]).to_string();
+    one(
+        &judged(&round(&quoted, Vec::new()), Provider::Anthropic),
+        FindingKind::NonTextResult,
+        Side::Upstream,
+        Severity::Breaking,
+        "JSON-quoted into one string",
+    );
+}
+
+#[test]
+fn parts_flattened_or_dropped_are_a_finding() {
+    one(
+        &judged(&round("Oslo: snow", Vec::new()), Provider::OpenaiResponses),
+        FindingKind::NonTextResult,
+        Side::Upstream,
+        Severity::Breaking,
+        "flattened to its text, though openai-responses carries them",
+    );
+    one(
+        &judged(
+            &round("Oslo: snow", vec![text("Oslo: snow")]),
+            Provider::Anthropic,
+        ),
+        FindingKind::NonTextResult,
+        Side::Upstream,
+        Severity::Breaking,
+        "an image (base64) was dropped",
+    );
+    one(
+        &judged(&round("", Vec::new()), Provider::Gemini),
+        FindingKind::NonTextResult,
+        Side::Upstream,
+        Severity::Breaking,
+        "were dropped",
+    );
+}
+
+#[test]
+fn gemini_and_the_text_protocol_take_text_parts_joined() {
+    let parts = round("a\nb", vec![text("a"), text("b")]);
+    let joined = round("a\nb", Vec::new());
+    silent(&non_text_results(&parts, &parts, &joined, Provider::Gemini));
+    let body = |t: &str| json!({"messages": [{"role": "user", "content": t}]});
+    let sent = body("<tool_result name=\"get_weather\" call_id=\"call_1\">a\nb</tool_result>");
+    silent(&non_text_results_as_text(&parts, &sent));
+    one(
+        &non_text_results_as_text(&parts, &body("[{\"type\":\"text\",\"text\":\"a\"}]")),
+        FindingKind::NonTextResult,
+        Side::Upstream,
+        Severity::Breaking,
+        "not in the text protocol's <tool_result>",
+    );
+}

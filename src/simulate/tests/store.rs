@@ -1,0 +1,100 @@
+//! The Responses conversation store: `previous_response_id` continues what was answered and
+//! stored; an unknown id and a `store: false` answer are OpenAI's 400 `previous_response_not_found`.
+
+use serde_json::{Value, json};
+
+use super::support::{Opts, P, body, read, request};
+use crate::scenario::Scenario;
+use crate::simulate::{SimResponse, Store, answer_kept};
+
+fn first(store_flag: Option<bool>) -> Value {
+    let mut b = body(P::Responses, &Opts::default());
+    if let Some(s) = store_flag {
+        b["store"] = json!(s);
+    }
+    b
+}
+
+fn send(kept: &Store, b: &Value) -> SimResponse {
+    answer_kept(
+        &request(P::Responses, b, false),
+        &Scenario::default(),
+        Some(kept),
+    )
+}
+
+/// The result of the first answer's call, sent with only `previous_response_id`.
+fn continuation(answer: &Value, with_previous: bool) -> Value {
+    let call = answer["output"]
+        .as_array()
+        .and_then(|o| o.iter().find(|i| i["type"] == "function_call"))
+        .expect("a call")
+        .clone();
+    let mut b = json!({"model": "gpt-4.1", "tools": first(None)["tools"].clone(), "input": [
+        {"type": "function_call_output", "call_id": call["call_id"], "output": "{\"temp_c\": 3}"}]});
+    if with_previous {
+        b["previous_response_id"] = answer["id"].clone();
+    }
+    b
+}
+
+#[test]
+fn a_stored_answer_is_continued_by_its_id() {
+    let kept = Store::default();
+    let one = send(&kept, &first(None)).json();
+    let two = send(&kept, &continuation(&one, true));
+    assert_eq!(
+        two.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&two.body.bytes())
+    );
+    let got = read(P::Responses, false, &two);
+    // The result answers the kept call: the model's next turn is its final text.
+    assert!(got.calls.is_empty(), "{got:?}");
+    assert!(!got.text.is_empty());
+    assert_eq!(two.json()["previous_response_id"], one["id"]);
+}
+
+#[test]
+fn unknown_ids_and_unstored_answers_are_not_found() {
+    let kept = Store::default();
+    let unstored = send(&kept, &first(Some(false))).json();
+    for (b, store) in [
+        (continuation(&unstored, true), Some(&kept)),
+        (continuation(&send(&kept, &first(None)).json(), true), None),
+    ] {
+        let id = b["previous_response_id"].as_str().unwrap_or("").to_string();
+        let resp = answer_kept(
+            &request(P::Responses, &b, false),
+            &Scenario::default(),
+            store,
+        );
+        assert_eq!(resp.status, 400);
+        let err = &resp.json()["error"];
+        assert_eq!(
+            err["message"],
+            format!("Previous response with id '{id}' not found.")
+        );
+        assert_eq!(err["param"], "previous_response_id");
+        assert_eq!(err["code"], "previous_response_not_found");
+    }
+}
+
+#[test]
+fn a_result_without_its_call_or_an_id_is_refused() {
+    let kept = Store::default();
+    let one = send(&kept, &first(None)).json();
+    let resp = send(&kept, &continuation(&one, false));
+    assert_eq!(
+        resp.status,
+        400,
+        "{}",
+        String::from_utf8_lossy(&resp.body.bytes())
+    );
+    let message = resp.json()["error"]["message"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(message.starts_with("No tool call found"), "{message}");
+}
