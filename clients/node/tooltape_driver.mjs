@@ -47,7 +47,7 @@ function object(line, what) {
 /** Serves trials from stdin until end of input; a protocol error ends the process (status 2). */
 // Trial fields a driver must say it handles (`serve(call, { supports: [...] })`): a trial that sets
 // one the driver does not handle is answered `unsupported` without calling the library.
-export const OPTIONAL_FEATURES = ["thinking", "hosted", "result_parts", "continue_with"];
+export const OPTIONAL_FEATURES = ["thinking", "hosted", "result_parts", "continue_with", "caller_tools"];
 
 export async function serve(call, { supports = [] } = {}) {
   // The protocol owns stdout: the library's own logging goes to stderr.

@@ -68,7 +68,7 @@ def _next_line():
 # Trial fields a driver must say it handles (`serve(call, supports=[...])`): a trial that sets one
 # the driver does not handle is answered `unsupported` without calling the library, so drivers
 # written before the field existed stay correct.
-OPTIONAL_FEATURES = ("thinking", "hosted", "result_parts", "continue_with")
+OPTIONAL_FEATURES = ("thinking", "hosted", "result_parts", "continue_with", "caller_tools")
 
 
 def _unhandled(trial, supports):

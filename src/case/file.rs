@@ -28,6 +28,12 @@ pub struct CaseFile {
     /// Hosted (server-side) tools, e.g. `{ type = "web_search", grounding = "required" }`.
     #[serde(default)]
     pub hosted: Vec<HostedTool>,
+    /// Tools the caller declares that the neutral request cannot carry (OpenAI `custom`
+    /// tools), per inbound format, written in that format's wire form (`[caller_tools]
+    /// openai-chat = [{ type = "custom", custom = { … } }]`). Only a gateway's caller sends
+    /// them (added to its request's `tools`); direct trials cannot (`CALLER_TOOLS_NOT_CARRIED`).
+    #[serde(default)]
+    pub caller_tools: BTreeMap<Provider, Vec<serde_json::Value>>,
     /// Providers; default: every provider.
     #[serde(default)]
     pub providers: Option<Vec<Spanned<Provider>>>,

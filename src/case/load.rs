@@ -290,6 +290,12 @@ pub(crate) fn load_case_from(
             "`choices` is empty: a case needs at least one tool choice",
         ));
     }
+    if !file.caller_tools.is_empty() && !file.rounds.is_empty() {
+        return Err(Located::at_start(
+            path,
+            "`caller_tools` with `[[rounds]]`: only the first request carries the caller's tools",
+        ));
+    }
     for r in file.rounds.iter().flat_map(|round| &round.results) {
         let name = r.tool.get_ref().as_str();
         if !tool_names.contains(&name) && !added.contains(&name) {

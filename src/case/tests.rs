@@ -342,3 +342,19 @@ fn a_round_s_tool_changes_are_read_checked_and_applied() {
     let msg = broken("absent", &format!("{GOOD}{absent}"));
     assert!(msg.contains("`nope`, which is not in force"), "{msg}");
 }
+
+#[test]
+fn caller_tools_are_read_per_format_and_refused_beside_rounds() {
+    let tools = "[caller_tools]\nopenai-responses = [{ type = \"custom\", name = \"run_sql\" }]\n";
+    let root = project_with("caller", &format!("{GOOD}{tools}"));
+    let d = discover(root.path());
+    assert!(d.broken.is_empty(), "{:?}", d.broken);
+    let declared = &d.trials[0].case.file.caller_tools;
+    assert_eq!(
+        declared[&crate::model::Provider::OpenaiResponses][0]["name"],
+        "run_sql"
+    );
+    let round = "[[rounds]]\nresults = [{ tool = \"get_weather\", content = \"x\" }]\n";
+    let msg = broken("callerrounds", &format!("{GOOD}{tools}{round}"));
+    assert!(msg.contains("`caller_tools` with `[[rounds]]`"), "{msg}");
+}

@@ -65,6 +65,12 @@ pub struct DriverTrial {
     /// supports it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub continue_with: Option<String>,
+    /// Tools the caller declares that tooltape's neutral form cannot carry (OpenAI `custom`
+    /// freeform or grammar tools), in the API's own wire form, to send beside `tools`; absent:
+    /// none (a driver whose library cannot answers `unsupported`: the shared loops do so unless
+    /// the driver says it supports it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caller_tools: Vec<Value>,
 }
 
 /// A conversation turn: `system`, `user`, `assistant` (with its calls) or `tool` (a result).
@@ -354,6 +360,7 @@ impl DriverTrial {
             hosted: req.hosted.clone(),
             result_parts: false,
             continue_with: None,
+            caller_tools: Vec::new(),
         }
     }
 

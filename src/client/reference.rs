@@ -288,6 +288,14 @@ async fn call(
     let Some(api) = Provider::from_slug(&trial.api) else {
         return error("UnknownApi", format!("unknown api `{}`", trial.api));
     };
+    if !trial.caller_tools.is_empty() {
+        // tooltape's codecs work from the neutral request, which has no place for them.
+        let r = DriverResult {
+            unsupported: vec!["caller_tools".into()],
+            ..Default::default()
+        };
+        return (r, Outcome::default());
+    }
     let endpoint = Endpoint {
         base_url: trial.base_url.trim_end_matches('/').to_string(),
         key: Some(trial.api_key.clone()),

@@ -115,6 +115,8 @@ impl Way for Driven {
         if crate::run::continues_by_id(api, trial.case.file.continue_with) {
             driver_trial.continue_with = Some("previous_response_id".into());
         }
+        (driver_trial.caller_tools)
+            .clone_from(base.case.file.caller_tools.get(&api).unwrap_or(&Vec::new()));
         // The caller asks for strict tools or not (a library has no "strict where it keeps the
         // meaning" policy): the request a faithful library sends is encoded with that choice.
         req.strict = driver_trial.request().strict;

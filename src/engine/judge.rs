@@ -44,9 +44,10 @@ impl CallerRequest {
         req: ChatRequest,
         neutral: bool,
     ) -> Result<CallerRequest, Cell> {
-        let encoded = crate::providers::encode(inbound, &req).map_err(|e| {
+        let mut encoded = crate::providers::encode(inbound, &req).map_err(|e| {
             Cell::NotApplicable(format!("the {} encoder refuses: {e}", inbound.slug()))
         })?;
+        add_caller_tools(&base, inbound, &mut encoded.request.body)?;
         let invalid = client_fault(&base, &encoded.request.body);
         Ok(CallerRequest {
             base,
@@ -58,6 +59,28 @@ impl CallerRequest {
             neutral,
         })
     }
+}
+
+/// The case's caller tools for `inbound`, appended to the request's `tools` (what the caller
+/// sends: a gateway's client, or a library handed them as the driver trial's `caller_tools`).
+/// A case with caller tools is not applicable on an inbound format without an entry.
+fn add_caller_tools(base: &Trial, inbound: Provider, body: &mut Value) -> Result<(), Cell> {
+    let declared = &base.case.file.caller_tools;
+    if declared.is_empty() {
+        return Ok(());
+    }
+    let Some(tools) = declared.get(&inbound) else {
+        return Err(Cell::NotApplicable(format!(
+            "the case's caller tools have no {} form",
+            inbound.slug()
+        )));
+    };
+    if let Some(list) = body.get_mut("tools").and_then(Value::as_array_mut) {
+        list.extend(tools.iter().cloned());
+    } else if let Some(o) = body.as_object_mut() {
+        o.insert("tools".into(), Value::Array(tools.clone()));
+    }
+    Ok(())
 }
 
 /// A request and its decoded answer, as the client got them.
@@ -215,6 +238,11 @@ fn upstream_of(
             asked.inbound,
         ));
         findings.extend(check::linked(client_req, &d.request));
+        // The client's custom tools, which only its own wire carries.
+        let custom = crate::providers::decode_request(asked.inbound, &asked.encoded.request)
+            .map(|c| check::custom_tools(&c))
+            .unwrap_or_default();
+        findings.extend(check::custom_kept(&custom, &d));
     }
     findings.extend(routed_elsewhere(asked.target, target));
     findings.extend(refused(asked, ex, target, &sent.body));

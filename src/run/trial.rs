@@ -23,6 +23,14 @@ pub async fn run_trial(
 ) -> TrialRun {
     let mut run = TrialRun::default();
     let mut req = trial.first_request();
+    if !trial.case.file.caller_tools.is_empty() {
+        // The neutral request the project's encoders work from cannot carry them.
+        run.encode_error = Some(EncodeError::new(
+            "CALLER_TOOLS_NOT_CARRIED",
+            "the case's caller tools (`caller_tools`) are not in the neutral request; only a gateway's caller sends them",
+        ));
+        return run;
+    }
     let fallback = falls_back(trial.provider, &req);
     if fallback {
         match cache.first_variant(trial.provider, &req.model, cache.now()) {

@@ -21,7 +21,7 @@ use crate::scratch::{HOSTED, LONG_NAME, Scratch, repo};
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 10] = [
+const CASES: [&str; 11] = [
     "weather",
     "parallel",
     "strict_invoice",
@@ -32,7 +32,10 @@ const CASES: [&str; 10] = [
     "c21_result_text_parts",
     "c21_result_image",
     "c22_previous_response_id",
+    CUSTOM,
 ];
+/// Class 23: an OpenAI custom tool in the caller's request (Chat and Responses routes only).
+const CUSTOM: &str = "c23_custom_tool_beside_function";
 /// Class 26: the second request changes the tools in force.
 const TOOLS_CHANGE: &str = "c26_tools_change_between_rounds";
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the gateway must answer an error, not a 200"
@@ -74,10 +77,11 @@ enum Mutant {
     ToolsFrozen,
     ResultPartsQuoted,
     ContextDropped,
+    CustomAsFunction,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 24] = [
+    const ALL: [Mutant; 25] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -102,6 +106,7 @@ impl Mutant {
         Mutant::ToolsFrozen,
         Mutant::ResultPartsQuoted,
         Mutant::ContextDropped,
+        Mutant::CustomAsFunction,
     ];
 
     fn slug(self) -> String {
@@ -140,6 +145,9 @@ impl Mutant {
             Mutant::ContextDropped => {
                 "previous_response_id dropped: only the new items forwarded, as to an upstream without server-side state"
             }
+            Mutant::CustomAsFunction => {
+                "custom tool sent as a function with one `input` string parameter"
+            }
         }
     }
 
@@ -170,6 +178,7 @@ impl Mutant {
             Mutant::ToolsFrozen => "the tools sent upstream are not the tools in force",
             Mutant::ResultPartsQuoted => "JSON-quoted into one string",
             Mutant::ContextDropped => "continued with previous_response_id",
+            Mutant::CustomAsFunction => "custom tool `run_sql` sent as an ordinary function",
         }
     }
 
@@ -231,6 +240,7 @@ impl Mutant {
             // Only a Responses caller continues by id (the other formats send the whole
             // conversation).
             Mutant::ContextDropped => continued_by_id(t) && t.calls > 0,
+            Mutant::CustomAsFunction => t.case == CUSTOM,
         }
     }
 }
@@ -354,6 +364,7 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
         Mutant::ReasoningAltered => alter_reasoning(o),
         Mutant::KimiIds => kimi_ids(o),
         Mutant::HostedDropped => drop_hosted(o),
+        Mutant::CustomAsFunction => custom_as_function(fmt, o),
         Mutant::NameTruncated => truncate_names(o),
         Mutant::ToolsFrozen => freeze_tools(fmt, o),
         Mutant::RequiredAsAuto => match fmt {
@@ -444,6 +455,36 @@ fn drop_hosted(o: &mut serde_json::Map<String, Value>) {
             t.remove("googleSearch");
         }
         tools.retain(|t| t.as_object().is_none_or(|t| !t.is_empty()));
+    }
+}
+
+/// Declares each OpenAI custom tool as a function of its name taking one `input` string (as
+/// some gateways do): the model then answers JSON arguments the client's freeform tool cannot take.
+fn custom_as_function(fmt: Format, o: &mut serde_json::Map<String, Value>) {
+    let parameters = json!({"type": "object", "properties": {"input": {"type": "string"}},
+        "required": ["input"]});
+    for t in o
+        .get_mut("tools")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if t["type"] != "custom" {
+            continue;
+        }
+        let def = if fmt == Format::Chat {
+            t["custom"].clone()
+        } else {
+            t.clone()
+        };
+        let (name, description) = (def["name"].clone(), def["description"].clone());
+        *t = if fmt == Format::Chat {
+            json!({"type": "function", "function": {"name": name, "description": description,
+                "parameters": parameters}})
+        } else {
+            json!({"type": "function", "name": name, "description": description,
+                "parameters": parameters})
+        };
     }
 }
 
@@ -1182,6 +1223,11 @@ fn project() -> Scratch {
     let root = Scratch::with_cases("mutants", &CASES);
     std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
     root.with_narrowed();
+    // Only Chat and Responses callers declare custom tools: the case on those routes only.
+    let custom = root.join(format!("cases/{CUSTOM}.toml"));
+    let text = std::fs::read_to_string(&custom).unwrap();
+    let narrowed = format!("providers = [\"openai-chat\", \"openai-responses\"]\n{text}");
+    std::fs::write(&custom, narrowed).unwrap();
     std::fs::write(root.join("mutant.toml"), PROFILE).unwrap();
     root
 }

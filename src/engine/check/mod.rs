@@ -5,9 +5,10 @@
 //! each end and of the streamed answer's events; `reasoning` the reasoning state carried back
 //! across rounds; `ids` the call ids each end's API accepts; `tools` those of tools a target
 //! may not express (hosted search, names over its limit); `toolset` the tools in force each round;
-//! `nontext` tool results given as parts; `context` the earlier context of a round continued by `previous_response_id`.
+//! `custom` OpenAI custom tools kept or refused; `nontext` tool results given as parts; `context` the earlier context of a round continued by `previous_response_id`.
 
 mod context;
+mod custom;
 mod downstream;
 mod finding;
 mod ids;
@@ -20,6 +21,7 @@ mod upstream;
 mod view;
 
 pub(crate) use context::{Continued, held_upstream, response_context};
+pub(crate) use custom::{custom_kept, custom_tools};
 pub(crate) use downstream::{broken, downstream, invalid_request};
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub(crate) use ids::{downstream_ids, linked, upstream_ids};

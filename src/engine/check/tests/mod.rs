@@ -6,6 +6,7 @@ use super::{Finding, FindingKind, Side};
 use crate::model::Severity;
 
 mod context;
+mod custom;
 mod downstream;
 mod ids;
 mod nontext;
