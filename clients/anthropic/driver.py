@@ -1,6 +1,7 @@
 """tooltape driver for the official `anthropic` Python SDK: Messages, buffered (`create`) and
 streamed (`messages.stream()`, whose accumulated final message is the result; its raw events
-are the chunks)."""
+are the chunks). Tool results given as parts (`result_parts`) go as `tool_result` content
+blocks (`text`, `image` with a base64 or url source), as the Messages API documents."""
 
 import os
 import sys
@@ -8,6 +9,25 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import tooltape_driver as td  # noqa: E402
 from anthropic import Anthropic  # noqa: E402
+
+
+def result_content(m):
+    """A tool result's content: its parts as content blocks when given as parts, else its text."""
+    if not m.get("parts"):
+        return m.get("content") or ""
+    blocks = []
+    for p in m["parts"]:
+        kind = p.get("type")
+        if kind == "text":
+            blocks.append({"type": "text", "text": p.get("text") or ""})
+        elif kind == "image":
+            source = {"type": "base64", "media_type": p.get("media_type"), "data": p.get("data")}
+            blocks.append({"type": "image", "source": source})
+        elif kind == "image_url":
+            blocks.append({"type": "image", "source": {"type": "url", "url": p.get("url")}})
+        else:
+            raise td.Unsupported(["result_parts " + str(kind)])
+    return blocks
 
 
 def messages_of(messages):
@@ -26,7 +46,7 @@ def messages_of(messages):
                 )
             out.append({"role": "assistant", "content": blocks})
         elif role == "tool":
-            block = {"type": "tool_result", "tool_use_id": m.get("call_id"), "content": m.get("content") or ""}
+            block = {"type": "tool_result", "tool_use_id": m.get("call_id"), "content": result_content(m)}
             if m.get("is_error"):
                 block["is_error"] = True
             # Consecutive results are one user turn.
@@ -114,4 +134,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call)
+    td.serve(call, supports=["result_parts"])

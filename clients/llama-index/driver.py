@@ -128,6 +128,21 @@ def result_of(llm, r):
     return {"calls": calls_of(llm, r), "text": text or None, "finish": None, "usage": usage_of(r)}
 
 
+def indexed(calls):
+    """Each streamed response holds the calls so far, whole, and LlamaIndex gives them no index:
+    a call is told apart by its id and, among calls listed under one id, by its rank there (a
+    call without an id by its position)."""
+    seen, out = {}, []
+    for i, c in enumerate(calls):
+        key = c.get("id")
+        if key:
+            out.append(dict(c, index=seen.get(key, 0)))
+            seen[key] = seen.get(key, 0) + 1
+        else:
+            out.append(dict(c, index=i))
+    return out
+
+
 def call(trial, messages):
     llm = llm_of(trial)
     kw = options_of(trial)
@@ -142,7 +157,7 @@ def call(trial, messages):
             doc["text"] = r.delta
         calls = calls_of(llm, r)
         if calls:
-            doc["calls"] = [dict(c, index=i) for i, c in enumerate(calls)]
+            doc["calls"] = indexed(calls)
         if doc:
             chunks.append(doc)
     result = result_of(llm, last) if last is not None else {"calls": [], "text": None, "finish": None, "usage": None}

@@ -1,6 +1,13 @@
 """tooltape driver for the official `openai` Python SDK: Chat Completions and Responses, buffered
 (`create`) and streamed (the SDK's `stream()` helpers, whose accumulated final completion or
-response is the result; their raw chunks and events are the chunks)."""
+response is the result; their raw chunks and events are the chunks).
+
+Optional protocol features, the same code for both routes: tool results given as parts
+(`result_parts`) go as the API's content parts (Chat: a tool message's `content` as text parts,
+the only parts a `role: tool` message takes; Responses: `function_call_output.output` as
+`input_text`/`input_image` items); on the Responses route a trial continued by
+`previous_response_id` (`continue_with`) sends only the round's results with
+`responses.create(previous_response_id=…)`, the answer's `id` handed back as `response_id`."""
 
 import os
 import sys
@@ -14,8 +21,71 @@ def client(trial):
     return OpenAI(base_url=trial["base_url"] + "/v1", api_key=trial["api_key"], max_retries=0)
 
 
+def chat_parts(parts):
+    """A tool result's parts as Chat content parts: text only (Chat's tool message takes no image)."""
+    out = []
+    for p in parts:
+        if p.get("type") != "text":
+            raise td.Unsupported(["result_parts " + str(p.get("type"))])
+        out.append({"type": "text", "text": p.get("text") or ""})
+    return out
+
+
+def responses_parts(parts):
+    """A tool result's parts as a Responses `function_call_output.output` list."""
+    out = []
+    for p in parts:
+        kind = p.get("type")
+        if kind == "text":
+            out.append({"type": "input_text", "text": p.get("text") or ""})
+        elif kind == "image":
+            out.append({"type": "input_image", "image_url": f"data:{p.get('media_type')};base64,{p.get('data')}"})
+        elif kind == "image_url":
+            out.append({"type": "input_image", "image_url": p.get("url")})
+        else:
+            raise td.Unsupported(["result_parts " + str(kind)])
+    return out
+
+
+def chat_messages(messages):
+    """The Chat messages (one per protocol message), tool results given as parts sent as parts."""
+    out = td.chat_messages(messages)
+    for m, msg in zip(messages, out):
+        if m["role"] == "tool" and m.get("parts"):
+            msg["content"] = chat_parts(m["parts"])
+    return out
+
+
+def continued(trial, messages):
+    """The last answer's id when the trial continues by `previous_response_id`, and the messages
+    after that answer (the round's results): the earlier context is the server's."""
+    if trial.get("continue_with") != "previous_response_id":
+        return None, messages
+    for i in range(len(messages) - 1, -1, -1):
+        m = messages[i]
+        if m["role"] == "assistant":
+            if m.get("response_id"):
+                return m["response_id"], messages[i + 1 :]
+            break
+    return None, messages
+
+
+def responses_kwargs(trial, messages):
+    previous, sent = continued(trial, messages)
+    kw = td.responses_kwargs(trial, sent)
+    outputs = (i for i in kw["input"] if i.get("type") == "function_call_output")
+    for m in sent:
+        if m["role"] == "tool":
+            item = next(outputs)
+            if m.get("parts"):
+                item["output"] = responses_parts(m["parts"])
+    if previous:
+        kw["previous_response_id"] = previous
+    return kw
+
+
 def chat(trial, messages):
-    kw = dict(model=trial["model"], messages=td.chat_messages(messages), **td.chat_kwargs(trial))
+    kw = dict(model=trial["model"], messages=chat_messages(messages), **td.chat_kwargs(trial))
     c = client(trial)
     if not trial["stream"]:
         r = c.chat.completions.create(**kw)
@@ -34,10 +104,13 @@ def chat(trial, messages):
 
 
 def responses(trial, messages):
-    kw = td.responses_kwargs(trial, messages)
+    kw = responses_kwargs(trial, messages)
     c = client(trial)
     if not trial["stream"]:
-        return td.responses_result(c.responses.create(**kw))
+        r = c.responses.create(**kw)
+        result = td.responses_result(r)
+        result["response_id"] = r.id
+        return result
     chunks = []
     with c.responses.stream(**kw) as stream:
         for ev in stream:
@@ -46,6 +119,7 @@ def responses(trial, messages):
                 chunks.append(doc)
         final = stream.get_final_response()
     result = td.responses_result(final)
+    result["response_id"] = final.id
     result["chunks"] = chunks
     return result
 
@@ -59,4 +133,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call)
+    td.serve(call, supports=["result_parts", "continue_with"])
