@@ -67,6 +67,6 @@ pub use trial::{Route, RoutedTrial, SystemKind, cases_of, trials};
 pub use upstream::{Exchange, Upstream};
 pub use way::{Kept, PromptWatch, RoundAnswer, Way};
 
-pub(crate) use check::broken;
+pub(crate) use check::{broken, same_json};
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub(crate) use profile::{read_profile, tail};

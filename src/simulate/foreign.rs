@@ -9,6 +9,9 @@ use serde_json::Value;
 /// The value Gemini documents for a thought signature it did not make (history from another
 /// model): the signature check is skipped.
 pub(crate) const GEMINI_SKIP: &str = "skip_thought_signature_validator";
+/// The skip value as an SDK whose `thought_signature` is bytes writes it: base64 of its text
+/// (`thoughtSignature` is a `bytes` field, base64 in the API's JSON).
+const GEMINI_SKIP_BASE64: &str = "c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I=";
 
 /// An assistant `thinking` block whose signature Anthropic did not make: its 400.
 pub(crate) fn anthropic_signature(body: &Value) -> Option<String> {
@@ -43,6 +46,7 @@ pub(crate) fn gemini_signature(body: &Value) -> Option<String> {
             if let Some(sig) = sig
                 && !sig.starts_with("CiQB")
                 && sig != GEMINI_SKIP
+                && sig != GEMINI_SKIP_BASE64
             {
                 return Some(
                     "Unable to submit request because Thought signature is not valid.".into(),

@@ -220,3 +220,52 @@ fn usage_in_its_own_chunk_must_reach_the_caller_when_asked() {
     };
     assert!(usage_framed(true, &chat_stream(true), &raised).is_none());
 }
+
+#[test]
+fn a_call_under_a_shared_upstream_id_may_get_an_id_of_its_own() {
+    let call = |city: &str| ToolCall {
+        id: "call_0".into(),
+        name: "w".into(),
+        arguments: json!({ "c": city }),
+        thought_signature: None,
+    };
+    let exp = Outcome {
+        tool_calls: vec![call("a"), call("b")],
+        finish: Finish::ToolCalls,
+        ..Default::default()
+    };
+    let got = |second: &str| DriverResult {
+        calls: vec![
+            delta(None, Some("call_0"), Some("w"), r#"{"c":"a"}"#),
+            delta(None, Some(second), Some("w"), r#"{"c":"b"}"#),
+        ],
+        ..Default::default()
+    };
+    let judged = |second| {
+        downstream(
+            Provider::OpenaiChat,
+            &got(second),
+            200,
+            Some(&exp),
+            None,
+            None,
+        )
+    };
+    assert!(judged("x7Fq2").is_empty(), "{:?}", judged("x7Fq2"));
+    assert!(judged("call_0").is_empty(), "{:?}", judged("call_0"));
+    // A call whose id upstream gave it alone keeps it.
+    let one = Outcome {
+        tool_calls: vec![call("a")],
+        finish: Finish::ToolCalls,
+        ..Default::default()
+    };
+    let renamed = DriverResult {
+        calls: vec![delta(None, Some("x7Fq2"), Some("w"), r#"{"c":"a"}"#)],
+        ..Default::default()
+    };
+    let findings = downstream(Provider::OpenaiChat, &renamed, 200, Some(&one), None, None);
+    assert!(
+        findings[0].message.contains("handed over as x7Fq2"),
+        "{findings:?}"
+    );
+}

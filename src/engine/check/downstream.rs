@@ -4,6 +4,7 @@
 
 use super::finding::{Finding, FindingKind, Side, clip, finding, of_kind};
 use crate::model::{Finish, Outcome, Provider, Severity};
+use serde_json::Value;
 
 /// Downstream check of the answer to a request the client's own API rejects (the case expects
 /// its error for the inbound format): an error in the client's format with a 4xx status, whether
@@ -191,7 +192,7 @@ fn calls_kept(exp: &Outcome, got: &Outcome, out: &mut Vec<Finding>) {
         ));
     } else {
         for (e, g) in exp.tool_calls.iter().zip(&got.tool_calls) {
-            if e.arguments != g.arguments {
+            if !same_json(&e.arguments, &g.arguments) {
                 out.push(finding(
                     Severity::Breaking,
                     side,
@@ -267,4 +268,29 @@ fn truncated(o: &Outcome) -> bool {
     o.diagnostics
         .iter()
         .any(|d| d.kind == crate::model::DiagnosticKind::StreamTruncated)
+}
+
+/// The same JSON by meaning: numbers by value (`30.0` is `30`, as JavaScript writes it back),
+/// integers exactly (a large one that lost precision is not the same).
+pub(crate) fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i128(), y.as_i128()) {
+            (Some(i), Some(j)) => i == j,
+            // An integer and a float: the same only when the integer survives as a float.
+            (Some(i), None) | (None, Some(i)) => {
+                let f = i as f64;
+                f as i128 == i && x.as_f64() == y.as_f64()
+            }
+            (None, None) => x.as_f64() == y.as_f64(),
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_json(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+        }
+        _ => a == b,
+    }
 }

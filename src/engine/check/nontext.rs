@@ -1,6 +1,6 @@
 //! The non-text result check: every part of a round's tool result given as parts (text, images)
-//! reaches upstream in the target's own form. A part JSON-quoted into a string, flattened to
-//! its text where the target carries parts, or dropped is a finding. The forms are in
+//! reaches upstream in the target's own form (text parts may be joined into its text). A part
+//! JSON-quoted into a string, an image flattened to text, or a part dropped is a finding. The forms are in
 //! docs/wire-formats.md ("Tool results that are not plain text").
 
 use serde_json::Value;
@@ -83,8 +83,14 @@ pub(crate) fn non_text_results(
             )));
             continue;
         }
-        let expected = carried_parts(target, parts);
         let got = carried_parts(target, sent_parts);
+        // Text parts joined into the result's text lose nothing the model reads: only a part
+        // the sent text does not hold (an image, a text missing) must come as a part.
+        let joined = |p: &ResultPart| matches!(p, ResultPart::Text { text } if sent_content.contains(text.as_str()));
+        let expected: Vec<&ResultPart> = carried_parts(target, parts)
+            .into_iter()
+            .filter(|p| got.contains(p) || !joined(p))
+            .collect();
         if !expected.is_empty() && got.is_empty() {
             let why = if sent_content.trim().is_empty() {
                 "dropped"

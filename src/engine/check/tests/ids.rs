@@ -131,6 +131,16 @@ fn ids_the_client_gets_are_valid_in_its_api_and_distinct() {
         Severity::Breaking,
         "repeated in one answer",
     );
+    // Upstream's own shared id passed on to a Chat client (Chat documents no uniqueness); an
+    // Anthropic client must get distinct `tool_use` ids.
+    silent(&downstream_ids(Provider::OpenaiChat, &same, Some(&same)));
+    one(
+        &downstream_ids(Provider::Anthropic, &same, Some(&same)),
+        FindingKind::CallId,
+        Side::Downstream,
+        Severity::Breaking,
+        "repeated in one answer",
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The non-text result check: a result given as parts must reach upstream in the target's
-//! form; a part quoted into a string, flattened to text or dropped is one finding; silence on
-//! the faithful forms (Gemini's joined text included) and on plain results.
+//! form; a part quoted into a string, an image flattened to text or dropped is one finding; silence on
+//! the faithful forms (text parts joined into the text included) and on plain results.
 
 use serde_json::json;
 
@@ -110,5 +110,38 @@ fn gemini_and_the_text_protocol_take_text_parts_joined() {
         Side::Upstream,
         Severity::Breaking,
         "not in the text protocol's <tool_result>",
+    );
+}
+
+#[test]
+fn text_parts_joined_into_the_results_text_lose_nothing() {
+    let two = |content: &str, parts| round(content, parts);
+    let asked = two("Oslo: snow\n-4 C", vec![text("Oslo: snow"), text("-4 C")]);
+    // Joined with a newline into Chat's string: every text is there.
+    let joined = two("Oslo: snow\n-4 C", Vec::new());
+    silent(&non_text_results(
+        &asked,
+        &asked,
+        &joined,
+        Provider::OpenaiChat,
+    ));
+    silent(&non_text_results(
+        &asked,
+        &asked,
+        &joined,
+        Provider::Anthropic,
+    ));
+    // A text missing from the joined string is a finding.
+    one(
+        &non_text_results(
+            &asked,
+            &asked,
+            &two("Oslo: snow", Vec::new()),
+            Provider::OpenaiChat,
+        ),
+        FindingKind::NonTextResult,
+        Side::Upstream,
+        Severity::Breaking,
+        "flattened to its text",
     );
 }
