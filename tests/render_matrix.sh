@@ -17,8 +17,8 @@ mkdir -p "$(dirname "$json")" "$(dirname "$png")"
 cargo run --quiet -- matrix ${SYSTEMS:+--systems "$SYSTEMS"} ${FILTER:+--filter "$FILTER"} --out "$json" --html "$html" || [ $? -eq 1 ]
 rows=$(grep -o 'data-case="\|data-class="' "$html" | wc -l)
 routes=$(grep -o '<th class="route">' "$html" | wc -l)
-height=$((420 + rows * 22))
-width=${WIDTH:-$((400 + routes * 44))}
+height=$((600 + rows * 30))
+width=${WIDTH:-$((400 + routes * 64))}
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
