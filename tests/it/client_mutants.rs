@@ -43,16 +43,8 @@ content = "Client mutant check: is it raining in Oslo?"
 error = { status = 500, message = "upstream exploded" }
 "#;
 
-/// The cases with a follow-up round (ids sent back upstream).
-const FOLLOW_UP: [&str; 7] = [
-    "tool_error",
-    "c19_reasoning_state_kept",
-    "c20_gemini_calls_without_ids",
-    TOOLS_CHANGE,
-    "c21_result_text_parts",
-    "c21_result_image",
-    "c22_previous_response_id",
-];
+/// The cases with a follow-up round (ids sent back upstream): `CASES` from `tool_error` on.
+const FOLLOW_UP: &[&str] = CASES.split_at(4).1;
 
 /// What the faithful run tells about a trial.
 struct Facts {
