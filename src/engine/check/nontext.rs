@@ -1,7 +1,7 @@
 //! The non-text result check: every part of a round's tool result given as parts (text, images)
 //! reaches upstream in the target's own form (text parts may be joined into its text). A part
-//! JSON-quoted into a string, an image flattened to text, or a part dropped is a finding. The forms are in
-//! docs/wire-formats.md ("Tool results that are not plain text").
+//! JSON-quoted into a string, an image flattened to text, or a part dropped is a finding. The
+//! forms are in docs/wire-formats.md ("Tool results that are not plain text").
 
 use serde_json::Value;
 

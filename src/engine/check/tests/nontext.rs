@@ -1,6 +1,6 @@
 //! The non-text result check: a result given as parts must reach upstream in the target's
-//! form; a part quoted into a string, an image flattened to text or dropped is one finding; silence on
-//! the faithful forms (text parts joined into the text included) and on plain results.
+//! form; a part quoted into a string, an image flattened to text or dropped is one finding;
+//! silence on the faithful forms (text parts joined into the text included) and on plain results.
 
 use serde_json::json;
 
