@@ -1,8 +1,12 @@
 // tooltape driver for the official Anthropic TypeScript SDK (`@anthropic-ai/sdk` on npm):
 // Messages, buffered (`messages.create`) and streamed (`messages.stream()`, whose accumulated
 // final message is the result; its raw events are the chunks). Tools are the API's own JSON tool
-// objects, as the SDK's README shows. The package is imported from the install folder
-// ($TOOLTAPE_CLIENT_DIR); the protocol loop is clients/node/tooltape_driver.mjs.
+// objects, as the SDK's README shows. Tool results given as parts (`result_parts`) go as
+// `tool_result` content blocks (`text`, `image` with a base64 or url source); hosted web search
+// (`hosted`) as the SDK's `web_search_20250305` server tool, REQUIRED grounding as
+// `tool_choice: {type: "tool", name: "web_search"}` (the Messages API's way to force a tool). The
+// package is imported from the install folder ($TOOLTAPE_CLIENT_DIR); the protocol loop is
+// clients/node/tooltape_driver.mjs.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -12,6 +16,17 @@ import { argumentsObject as argsObject, serve, Unsupported } from "../node/toolt
 const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
 const { default: Anthropic } = await import(pathToFileURL(req.resolve("@anthropic-ai/sdk")).href);
 
+
+/** A tool result's content: its parts as content blocks when given as parts, else its text. */
+function resultContent(m) {
+  if (!m.parts?.length) return m.content ?? "";
+  return m.parts.map((p) => {
+    if (p.type === "text") return { type: "text", text: p.text ?? "" };
+    if (p.type === "image") return { type: "image", source: { type: "base64", media_type: p.media_type, data: p.data } };
+    if (p.type === "image_url") return { type: "image", source: { type: "url", url: p.url } };
+    throw new Unsupported(["result_parts " + p.type]);
+  });
+}
 
 function messagesOf(messages) {
   const system = [];
@@ -24,7 +39,7 @@ function messagesOf(messages) {
       for (const c of m.tool_calls ?? []) blocks.push({ type: "tool_use", id: c.id, name: c.name, input: argsObject(c.arguments) });
       out.push({ role: "assistant", content: blocks });
     } else if (m.role === "tool") {
-      const block = { type: "tool_result", tool_use_id: m.call_id, content: m.content ?? "" };
+      const block = { type: "tool_result", tool_use_id: m.call_id, content: resultContent(m) };
       if (m.is_error) block.is_error = true;
       // Consecutive results are one user turn.
       const last = out[out.length - 1];
@@ -47,9 +62,18 @@ function params(t, messages) {
       if (t.strict) tool.strict = true;
       return tool;
     });
+  // Hosted web search: the SDK's server tool beside the functions.
+  const hosted = t.hosted ?? [];
+  for (const h of hosted) {
+    if (h.type !== "web_search") throw new Unsupported(["hosted " + h.type]);
+    (p.tools ??= []).push({ type: "web_search_20250305", name: "web_search" });
+  }
+  const required = hosted.some((h) => h.grounding === "required");
   const c = t.tool_choice;
   let choice = null;
-  if (c === "auto" || c === "none") choice = { type: c };
+  if (required && c != null && c !== "auto") throw new Unsupported(["hosted grounding required with tool_choice"]);
+  if (required) choice = { type: "tool", name: "web_search" };
+  else if (c === "auto" || c === "none") choice = { type: c };
   else if (c === "required") choice = { type: "any" };
   else if (c && "name" in c) choice = { type: "tool", name: c.name };
   else if (c) throw new Unsupported(["tool_choice allowed"]);
@@ -71,13 +95,17 @@ function resultOf(msg) {
   };
 }
 
-function chunkOf(ev) {
+/** One stream event as a protocol chunk; `calls` (a Set, one per stream) holds the indices of
+ * client `tool_use` blocks, whose `input_json_delta`s are call arguments (a server tool's, the
+ * hosted search's query, are not). */
+function chunkOf(ev, calls) {
   if (ev.type === "content_block_start" && ev.content_block?.type === "tool_use") {
+    calls.add(ev.index);
     const head = { index: ev.index, id: ev.content_block.id, name: ev.content_block.name };
     if (ev.content_block.input && Object.keys(ev.content_block.input).length) head.arguments = ev.content_block.input;
     return { calls: [head] };
   }
-  if (ev.type === "content_block_delta" && ev.delta?.type === "input_json_delta")
+  if (ev.type === "content_block_delta" && ev.delta?.type === "input_json_delta" && calls.has(ev.index))
     return { calls: [{ index: ev.index, arguments: ev.delta.partial_json }] };
   if (ev.type === "content_block_delta" && ev.delta?.type === "text_delta") return { text: ev.delta.text };
   if (ev.type === "message_delta" && ev.delta?.stop_reason) return { finish: ev.delta.stop_reason };
@@ -92,11 +120,12 @@ async function call(t, messages) {
   if (!t.stream) return resultOf(await client.messages.create(p));
   const stream = client.messages.stream(p);
   const chunks = [];
+  const calls = new Set();
   for await (const ev of stream) {
-    const doc = chunkOf(ev);
+    const doc = chunkOf(ev, calls);
     if (doc) chunks.push(doc);
   }
   return { ...resultOf(await stream.finalMessage()), chunks };
 }
 
-await serve(call);
+await serve(call, { supports: ["result_parts", "hosted"] });
