@@ -1,7 +1,9 @@
 """tooltape driver for the official `anthropic` Python SDK: Messages, buffered (`create`) and
 streamed (`messages.stream()`, whose accumulated final message is the result; its raw events
 are the chunks). Tool results given as parts (`result_parts`) go as `tool_result` content
-blocks (`text`, `image` with a base64 or url source), as the Messages API documents."""
+blocks (`text`, `image` with a base64 or url source), as the Messages API documents; hosted web
+search (`hosted`) as the SDK's `web_search_20250305` server tool, REQUIRED grounding as
+`tool_choice={"type": "tool", "name": "web_search"}` (the Messages API's way to force a tool)."""
 
 import os
 import sys
@@ -74,9 +76,18 @@ def kwargs(trial, messages):
                 tool["strict"] = True
             tools.append(tool)
         kw["tools"] = tools
+    for h in trial.get("hosted") or []:
+        if h.get("type") != "web_search":
+            raise td.Unsupported(["hosted " + str(h.get("type"))])
+        kw.setdefault("tools", []).append({"type": "web_search_20250305", "name": "web_search"})
+    required = any(h.get("grounding") == "required" for h in trial.get("hosted") or [])
     choice = trial.get("tool_choice")
+    if required and choice not in (None, "auto"):
+        raise td.Unsupported(["hosted grounding required with tool_choice"])
     tc = None
-    if choice == "auto":
+    if required:
+        tc = {"type": "tool", "name": "web_search"}
+    elif choice == "auto":
         tc = {"type": "auto"}
     elif choice == "none":
         tc = {"type": "none"}
@@ -114,14 +125,18 @@ def call(trial, messages):
     if not trial["stream"]:
         return result_of(c.messages.create(**kw))
     chunks = []
+    # The indices of client tool_use blocks: their input deltas are call arguments (a server
+    # tool's, the hosted search's query, are not).
+    tool_blocks = set()
     with c.messages.stream(**kw) as stream:
         for ev in stream:
             if ev.type == "content_block_start" and ev.content_block.type == "tool_use":
+                tool_blocks.add(ev.index)
                 head = {"index": ev.index, "id": ev.content_block.id, "name": ev.content_block.name}
                 if ev.content_block.input:
                     head["arguments"] = ev.content_block.input
                 chunks.append({"calls": [head]})
-            elif ev.type == "content_block_delta" and ev.delta.type == "input_json_delta":
+            elif ev.type == "content_block_delta" and ev.delta.type == "input_json_delta" and ev.index in tool_blocks:
                 chunks.append({"calls": [{"index": ev.index, "arguments": ev.delta.partial_json}]})
             elif ev.type == "content_block_delta" and ev.delta.type == "text_delta":
                 chunks.append({"text": ev.delta.text})
@@ -134,4 +149,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["result_parts"])
+    td.serve(call, supports=["result_parts", "hosted"])
