@@ -3,6 +3,16 @@
 // final completion or response is the result; their raw chunks and events are the chunks). Tools
 // are the API's own JSON tool objects, as the SDK's README shows. The package is imported from
 // the install folder ($TOOLTAPE_CLIENT_DIR); the protocol loop is clients/node/tooltape_driver.mjs.
+//
+// Optional protocol features, as the Python SDK's driver: tool results given as parts
+// (`result_parts`) go as the API's content parts (Chat: a tool message's text parts, the only
+// parts a `role: tool` message takes; Responses: `function_call_output.output` as
+// `input_text`/`input_image`); on the Responses route a trial continued by `previous_response_id`
+// (`continue_with`) sends only the round's results with `previous_response_id`; hosted web search
+// (`hosted`, Responses only: Chat has no hosted tool in `tools`) as `{type: "web_search"}`,
+// REQUIRED grounding as the one hosted `tool_choice` the SDK types offer for search,
+// `{type: "web_search_preview"}` with that tool; the caller's own wire tools (`caller_tools`,
+// OpenAI `custom` tools) beside the functions as they are.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -14,6 +24,36 @@ const { default: OpenAI } = await import(pathToFileURL(req.resolve("openai")).hr
 
 // The schema a caller of a pass-through SDK writes: strict's dialect when strict.
 const schemaOf = (t, x) => (t.strict && x.strict_parameters != null ? x.strict_parameters : x.parameters);
+
+/** A tool result's parts as Chat content parts: text only (Chat's tool message takes no image). */
+function chatParts(parts) {
+  return parts.map((p) => {
+    if (p.type !== "text") throw new Unsupported(["result_parts " + p.type]);
+    return { type: "text", text: p.text ?? "" };
+  });
+}
+
+/** A tool result's parts as a Responses `function_call_output.output` list. */
+function responsesParts(parts) {
+  return parts.map((p) => {
+    if (p.type === "text") return { type: "input_text", text: p.text ?? "" };
+    if (p.type === "image") return { type: "input_image", image_url: `data:${p.media_type};base64,${p.data}` };
+    if (p.type === "image_url") return { type: "input_image", image_url: p.url };
+    throw new Unsupported(["result_parts " + p.type]);
+  });
+}
+
+/** The last answer's id when the trial continues by `previous_response_id`, and the messages
+ * after that answer (the round's results): the earlier context is the server's. */
+function continued(t, messages) {
+  if (t.continue_with !== "previous_response_id") return { previous: null, sent: messages };
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i].role !== "assistant") continue;
+    if (messages[i].response_id) return { previous: messages[i].response_id, sent: messages.slice(i + 1) };
+    break;
+  }
+  return { previous: null, sent: messages };
+}
 
 function chatMessages(messages) {
   return messages.map((m) => {
@@ -27,7 +67,8 @@ function chatMessages(messages) {
         }));
       return msg;
     }
-    if (m.role === "tool") return { role: "tool", tool_call_id: m.call_id, content: m.content ?? "" };
+    if (m.role === "tool")
+      return { role: "tool", tool_call_id: m.call_id, content: m.parts?.length ? chatParts(m.parts) : m.content ?? "" };
     return { role: m.role, content: m.content ?? "" };
   });
 }
@@ -41,6 +82,8 @@ function chatParams(t, messages) {
       if (t.strict) f.strict = true;
       return { type: "function", function: f };
     });
+  if (t.hosted?.length) throw new Unsupported(["hosted"]);
+  if (t.caller_tools?.length) (p.tools ??= []).push(...t.caller_tools);
   const c = t.tool_choice;
   if (typeof c === "string") p.tool_choice = c;
   else if (c && "name" in c) p.tool_choice = { type: "function", function: { name: c.name } };
@@ -81,7 +124,8 @@ async function chat(client, t, messages) {
   return { ...chatResult(final.choices[0], final.usage), chunks };
 }
 
-function responsesParams(t, messages) {
+function responsesParams(t, all) {
+  const { previous, sent: messages } = continued(t, all);
   const input = [];
   const instructions = [];
   for (const m of messages) {
@@ -90,7 +134,10 @@ function responsesParams(t, messages) {
       if (m.content) input.push({ role: "assistant", content: m.content });
       for (const c of m.tool_calls ?? [])
         input.push({ type: "function_call", call_id: c.id, name: c.name, arguments: argsText(c.arguments) });
-    } else if (m.role === "tool") input.push({ type: "function_call_output", call_id: m.call_id, output: m.content ?? "" });
+    } else if (m.role === "tool") {
+      const output = m.parts?.length ? responsesParts(m.parts) : m.content ?? "";
+      input.push({ type: "function_call_output", call_id: m.call_id, output });
+    }
     else input.push({ role: "user", content: m.content ?? "" });
   }
   const p = { model: t.model, input };
@@ -103,8 +150,18 @@ function responsesParams(t, messages) {
       parameters: schemaOf(t, x),
       strict: Boolean(t.strict),
     }));
+  if (previous) p.previous_response_id = previous;
+  // Hosted web search beside the functions; REQUIRED forces it with the hosted tool_choice.
+  const required = (t.hosted ?? []).some((h) => h.grounding === "required");
+  for (const h of t.hosted ?? []) {
+    if (h.type !== "web_search") throw new Unsupported(["hosted " + h.type]);
+    (p.tools ??= []).push({ type: required ? "web_search_preview" : "web_search" });
+  }
+  if (t.caller_tools?.length) (p.tools ??= []).push(...t.caller_tools);
   const c = t.tool_choice;
-  if (typeof c === "string") p.tool_choice = c;
+  if (required && c != null && c !== "auto") throw new Unsupported(["hosted grounding required with tool_choice"]);
+  if (required) p.tool_choice = { type: "web_search_preview" };
+  else if (typeof c === "string") p.tool_choice = c;
   else if (c && "name" in c) p.tool_choice = { type: "function", name: c.name };
   else if (c)
     p.tool_choice = { type: "allowed_tools", mode: c.mode ?? "auto", tools: c.allowed.map((name) => ({ type: "function", name })) };
@@ -130,7 +187,10 @@ function responsesResult(r) {
 
 async function responses(client, t, messages) {
   const p = responsesParams(t, messages);
-  if (!t.stream) return responsesResult(await client.responses.create(p));
+  if (!t.stream) {
+    const r = await client.responses.create(p);
+    return { ...responsesResult(r), response_id: r.id };
+  }
   const stream = client.responses.stream(p);
   const chunks = [];
   const seen = new Set();
@@ -138,7 +198,8 @@ async function responses(client, t, messages) {
     const doc = responsesEvent(ev, seen);
     if (doc) chunks.push(doc);
   }
-  return { ...responsesResult(await stream.finalResponse()), chunks };
+  const final = await stream.finalResponse();
+  return { ...responsesResult(final), response_id: final.id, chunks };
 }
 
 async function call(t, messages) {
@@ -149,4 +210,4 @@ async function call(t, messages) {
   throw new Unsupported(["api " + t.api]);
 }
 
-await serve(call);
+await serve(call, { supports: ["result_parts", "continue_with", "hosted", "caller_tools"] });
