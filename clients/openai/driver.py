@@ -7,7 +7,11 @@ Optional protocol features, the same code for both routes: tool results given as
 the only parts a `role: tool` message takes; Responses: `function_call_output.output` as
 `input_text`/`input_image` items); on the Responses route a trial continued by
 `previous_response_id` (`continue_with`) sends only the round's results with
-`responses.create(previous_response_id=…)`, the answer's `id` handed back as `response_id`."""
+`responses.create(previous_response_id=…)`, the answer's `id` handed back as `response_id`;
+hosted web search (`hosted`, Responses only: Chat has no hosted tool in `tools`) as
+`{"type": "web_search"}`, REQUIRED grounding as the one hosted `tool_choice` the SDK's types offer
+for search, `{"type": "web_search_preview"}` with that tool; the caller's own wire tools
+(`caller_tools`, OpenAI `custom` tools) beside the functions as they are."""
 
 import os
 import sys
@@ -81,11 +85,28 @@ def responses_kwargs(trial, messages):
                 item["output"] = responses_parts(m["parts"])
     if previous:
         kw["previous_response_id"] = previous
+    # Hosted web search beside the functions; REQUIRED forces it with the hosted tool_choice.
+    hosted = trial.get("hosted") or []
+    required = any(h.get("grounding") == "required" for h in hosted)
+    for h in hosted:
+        if h.get("type") != "web_search":
+            raise td.Unsupported(["hosted " + str(h.get("type"))])
+        kw.setdefault("tools", []).append({"type": "web_search_preview" if required else "web_search"})
+    if required:
+        if trial.get("tool_choice") not in (None, "auto"):
+            raise td.Unsupported(["hosted grounding required with tool_choice"])
+        kw["tool_choice"] = {"type": "web_search_preview"}
+    if trial.get("caller_tools"):
+        kw.setdefault("tools", []).extend(trial["caller_tools"])
     return kw
 
 
 def chat(trial, messages):
+    if trial.get("hosted"):
+        raise td.Unsupported(["hosted"])
     kw = dict(model=trial["model"], messages=chat_messages(messages), **td.chat_kwargs(trial))
+    if trial.get("caller_tools"):
+        kw.setdefault("tools", []).extend(trial["caller_tools"])
     c = client(trial)
     if not trial["stream"]:
         r = c.chat.completions.create(**kw)
@@ -133,4 +154,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["result_parts", "continue_with"])
+    td.serve(call, supports=["result_parts", "continue_with", "hosted", "caller_tools"])
