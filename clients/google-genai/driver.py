@@ -8,8 +8,15 @@ caller wrote it, then the model's turn as the SDK handed it over (`response.cand
 its parts with their `thought_signature`s, appended as is, as the SDK's docs on function calling
 and thought signatures tell a caller to), then a user turn of function response parts. Streamed,
 each chunk's `candidates[0].content` is appended in order, as the SDK's own chat session records a
-streamed answer (`Chat.send_message_stream`). Thinking is `thinking_config.thinking_budget`."""
+streamed answer (`Chat.send_message_stream`). Thinking is `thinking_config.thinking_budget`.
 
+Tool results given as parts (`result_parts`): the text in `response`, each image a
+`FunctionResponsePart` (`inline_data` bytes, a URL as `file_data`), as the SDK's docs on
+multimodal function responses show. Hosted web search (`hosted`) is a `Tool(google_search=…)`
+beside the function declarations; REQUIRED grounding is not expressible (the Gemini API has no
+way to force the search)."""
+
+import base64
 import json
 import os
 import sys
@@ -32,6 +39,24 @@ def response_object(content, is_error):
     return {"result": content}
 
 
+def function_response(m):
+    """A tool result as a function response part: its text in `response`, its images (given as
+    parts) as the response's own parts."""
+    media = []
+    for p in m.get("parts") or []:
+        kind = p.get("type")
+        if kind == "image":
+            media.append(types.FunctionResponsePart.from_bytes(data=base64.b64decode(p.get("data") or ""), mime_type=p.get("media_type")))
+        elif kind == "image_url":
+            media.append(types.FunctionResponsePart(file_data=types.FunctionResponseFileData(file_uri=p.get("url"))))
+        elif kind != "text":
+            raise td.Unsupported(["result_parts " + str(kind)])
+    fr = types.FunctionResponse(name=m.get("name"), response=response_object(m.get("content") or "", m.get("is_error")))
+    if media:
+        fr.parts = media
+    return types.Part(function_response=fr)
+
+
 def contents_of(messages):
     system, out = [], []
     for m in messages:
@@ -48,11 +73,7 @@ def contents_of(messages):
                 )
             out.append(types.Content(role="model", parts=parts))
         elif role == "tool":
-            part = types.Part(
-                function_response=types.FunctionResponse(
-                    name=m.get("name"), response=response_object(m.get("content") or "", m.get("is_error"))
-                )
-            )
+            part = function_response(m)
             if out and out[-1].role == "user" and out[-1].parts and out[-1].parts[0].function_response:
                 out[-1].parts.append(part)
             else:
@@ -64,15 +85,7 @@ def contents_of(messages):
 
 def results_content(messages):
     """The caller's turn after the model's calls: one user turn of function response parts."""
-    parts = [
-        types.Part(
-            function_response=types.FunctionResponse(
-                name=m.get("name"), response=response_object(m.get("content") or "", m.get("is_error"))
-            )
-        )
-        for m in messages
-        if m["role"] == "tool"
-    ]
+    parts = [function_response(m) for m in messages if m["role"] == "tool"]
     return types.Content(role="user", parts=parts)
 
 
@@ -115,6 +128,11 @@ def config_of(trial, system):
                 d["parameters_json_schema"] = t["parameters"]
             decls.append(types.FunctionDeclaration(**d))
         kw["tools"] = [types.Tool(function_declarations=decls)]
+    for h in trial.get("hosted") or []:
+        if h.get("type") != "web_search" or h.get("grounding") == "required":
+            # The Gemini API cannot force the search (no tool_choice names a hosted tool).
+            raise td.Unsupported(["hosted " + str(h.get("type")) + " " + str(h.get("grounding"))])
+        kw.setdefault("tools", []).append(types.Tool(google_search=types.GoogleSearch()))
     choice = trial.get("tool_choice")
     fc = None
     if choice == "auto":
@@ -209,4 +227,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["thinking"])
+    td.serve(call, supports=["thinking", "result_parts", "hosted"])
