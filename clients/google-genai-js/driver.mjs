@@ -9,7 +9,11 @@
 // SDK's docs on function calling and thought signatures tell a caller to), then a user turn of
 // function response parts. Streamed, each chunk's `candidates[0].content` is pushed in order, as
 // the SDK's own chat session records a streamed answer (`Chat.sendMessageStream`). Thinking is
-// `thinkingConfig.thinkingBudget`. The package is imported from the install folder
+// `thinkingConfig.thinkingBudget`. Tool results given as parts (`result_parts`): the text in
+// `response`, each image a function response part (`inlineData`, a URL as `fileData`), as the SDK's
+// docs on multimodal function responses show. Hosted web search (`hosted`) is a `{googleSearch: {}}`
+// tool beside the function declarations; REQUIRED grounding is not expressible (the Gemini API has
+// no way to force the search). The package is imported from the install folder
 // ($TOOLTAPE_CLIENT_DIR); the protocol loop is clients/node/tooltape_driver.mjs.
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -33,6 +37,20 @@ function responseObject(content, isError) {
   return { result: content };
 }
 
+/** A tool result as a function response part: its text in `response`, its images (given as
+ * parts) as the response's own parts. */
+function functionResponse(m) {
+  const media = (m.parts ?? []).flatMap((p) => {
+    if (p.type === "image") return [{ inlineData: { mimeType: p.media_type, data: p.data } }];
+    if (p.type === "image_url") return [{ fileData: { fileUri: p.url } }];
+    if (p.type !== "text") throw new Unsupported(["result_parts " + p.type]);
+    return [];
+  });
+  const fr = { name: m.name, response: responseObject(m.content ?? "", m.is_error) };
+  if (media.length) fr.parts = media;
+  return { functionResponse: fr };
+}
+
 function contentsOf(messages) {
   const system = [];
   const out = [];
@@ -44,7 +62,7 @@ function contentsOf(messages) {
       for (const c of m.tool_calls ?? []) parts.push({ functionCall: { name: c.name, args: argsObject(c.arguments) } });
       out.push({ role: "model", parts });
     } else if (m.role === "tool") {
-      const part = { functionResponse: { name: m.name, response: responseObject(m.content ?? "", m.is_error) } };
+      const part = functionResponse(m);
       const last = out[out.length - 1];
       if (last?.role === "user" && last.parts[0]?.functionResponse) last.parts.push(part);
       else out.push({ role: "user", parts: [part] });
@@ -56,9 +74,7 @@ function contentsOf(messages) {
 // The caller's turn after the model's calls: one user turn of function response parts.
 const resultsContent = (messages) => ({
   role: "user",
-  parts: messages
-    .filter((m) => m.role === "tool")
-    .map((m) => ({ functionResponse: { name: m.name, response: responseObject(m.content ?? "", m.is_error) } })),
+  parts: messages.filter((m) => m.role === "tool").map(functionResponse),
 });
 
 // The contents a caller keeps for one trial. A round whose `messages` extend the last round's (the
@@ -90,6 +106,11 @@ function configOf(t, system) {
       return d;
     });
     config.tools = [{ functionDeclarations }];
+  }
+  for (const h of t.hosted ?? []) {
+    // The Gemini API cannot force the search (no tool_choice names a hosted tool).
+    if (h.type !== "web_search" || h.grounding === "required") throw new Unsupported([`hosted ${h.type} ${h.grounding}`]);
+    (config.tools ??= []).push({ googleSearch: {} });
   }
   const c = t.tool_choice;
   let fc = null;
@@ -145,4 +166,4 @@ async function call(t, messages) {
   return { calls, text: text || null, finish, usage, chunks };
 }
 
-await serve(call, { supports: ["thinking"] });
+await serve(call, { supports: ["thinking", "result_parts", "hosted"] });
