@@ -4,6 +4,17 @@
 // result is what the finished stream resolves (`toolCalls`, `text`, `finishReason`, `usage`).
 // The packages are imported from the install folder ($TOOLTAPE_CLIENT_DIR); the protocol loop is
 // clients/node/tooltape_driver.mjs.
+//
+// Optional protocol features: tool results given as parts (`result_parts`) are the SDK's portable
+// `content` tool output (`text` and `file` parts, an image's bytes as `{type: "data"}` or its URL
+// as `{type: "url"}`); hosted web search (`hosted`) is each provider's provider-defined tool, the
+// SDK's documented way to use a provider's server tools (`openai.tools.webSearch()` on the
+// Responses model, `anthropic.tools.webSearch_20250305()`, `google.tools.googleSearch()`; the
+// Chat model documents none), REQUIRED grounding `toolChoice: {type: "tool", toolName}` on it
+// (Gemini cannot force a search: not expressible); on the Responses route a trial continued by
+// `previous_response_id` (`continue_with`) sends only the round's results with
+// `providerOptions.openai.previousResponseId`, the answer's `providerMetadata.openai.responseId`
+// handed back as `response_id`.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -18,20 +29,57 @@ const { createOpenAI } = await load("@ai-sdk/openai");
 const { createAnthropic } = await load("@ai-sdk/anthropic");
 const { createGoogleGenerativeAI } = await load("@ai-sdk/google");
 
-function modelOf(t) {
+/** The provider instance of the trial's route. */
+function providerOf(t) {
   const key = t.api_key;
   switch (t.api) {
     case "openai-chat":
-      return createOpenAI({ baseURL: t.base_url + "/v1", apiKey: key }).chat(t.model);
     case "openai-responses":
-      return createOpenAI({ baseURL: t.base_url + "/v1", apiKey: key }).responses(t.model);
+      return createOpenAI({ baseURL: t.base_url + "/v1", apiKey: key });
     case "anthropic":
-      return createAnthropic({ baseURL: t.base_url + "/v1", apiKey: key })(t.model);
+      return createAnthropic({ baseURL: t.base_url + "/v1", apiKey: key });
     case "gemini":
-      return createGoogleGenerativeAI({ baseURL: t.base_url + "/v1beta", apiKey: key })(t.model);
+      return createGoogleGenerativeAI({ baseURL: t.base_url + "/v1beta", apiKey: key });
     default:
       throw new Unsupported(["api " + t.api]);
   }
+}
+
+function modelOf(t, provider) {
+  if (t.api === "openai-chat") return provider.chat(t.model);
+  if (t.api === "openai-responses") return provider.responses(t.model);
+  return provider(t.model);
+}
+
+/** The provider-defined web search tool, by the name the provider's docs give it. */
+function searchTool(t, provider) {
+  if (t.api === "openai-responses") return ["web_search", provider.tools.webSearch({})];
+  if (t.api === "anthropic") return ["web_search", provider.tools.webSearch_20250305({})];
+  if (t.api === "gemini") return ["google_search", provider.tools.googleSearch({})];
+  throw new Unsupported(["hosted"]);
+}
+
+/** A tool result's parts as the SDK's `content` tool output. */
+const contentOutput = (parts) => ({
+  type: "content",
+  value: parts.map((p) => {
+    if (p.type === "text") return { type: "text", text: p.text ?? "" };
+    if (p.type === "image") return { type: "file", mediaType: p.media_type, data: { type: "data", data: p.data } };
+    if (p.type === "image_url") return { type: "file", mediaType: "image", data: { type: "url", url: new URL(p.url) } };
+    throw new Unsupported(["result_parts " + p.type]);
+  }),
+});
+
+/** The last answer's id when the trial continues by `previous_response_id`, and the messages
+ * after that answer (the round's results): the earlier context is the server's. */
+function continued(t, messages) {
+  if (t.continue_with !== "previous_response_id") return { previous: null, sent: messages };
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i].role !== "assistant") continue;
+    if (messages[i].response_id) return { previous: messages[i].response_id, sent: messages.slice(i + 1) };
+    break;
+  }
+  return { previous: null, sent: messages };
 }
 
 const args = (a) => (a === undefined || a === null || a === "" ? {} : typeof a === "string" ? JSON.parse(a) : a);
@@ -50,7 +98,11 @@ function messagesOf(messages) {
       return { role: "assistant", content };
     }
     if (m.role === "tool") {
-      const output = m.is_error ? { type: "error-text", value: m.content ?? "" } : { type: "text", value: m.content ?? "" };
+      const output = m.is_error
+        ? { type: "error-text", value: m.content ?? "" }
+        : m.parts?.length
+          ? contentOutput(m.parts)
+          : { type: "text", value: m.content ?? "" };
       return {
         role: "tool",
         content: [{ type: "tool-result", toolCallId: m.call_id, toolName: m.name ?? names[m.call_id], output }],
@@ -61,7 +113,8 @@ function messagesOf(messages) {
 }
 
 function optionsOf(t) {
-  const o = { model: modelOf(t), maxRetries: 0 };
+  const provider = providerOf(t);
+  const o = { model: modelOf(t, provider), maxRetries: 0 };
   if (t.tools.length) {
     o.tools = {};
     for (const x of t.tools) {
@@ -72,8 +125,18 @@ function optionsOf(t) {
     }
   }
   const c = t.tool_choice;
+  let search = null;
+  for (const h of t.hosted ?? []) {
+    if (h.type !== "web_search") throw new Unsupported(["hosted " + h.type]);
+    const [name, def] = searchTool(t, provider);
+    (o.tools ??= {})[name] = def;
+    if (h.grounding === "required") search = name;
+  }
+  if (search && t.api === "gemini") throw new Unsupported(["hosted grounding required"]);
+  if (search && c != null && c !== "auto") throw new Unsupported(["hosted grounding required with tool_choice"]);
   if (c && typeof c === "object" && "allowed" in c) throw new Unsupported(["tool_choice allowed"]);
-  if (c && typeof c === "object") o.toolChoice = { type: "tool", toolName: c.name };
+  if (search) o.toolChoice = { type: "tool", toolName: search };
+  else if (c && typeof c === "object") o.toolChoice = { type: "tool", toolName: c.name };
   else if (c != null) o.toolChoice = c;
   // The AI SDK has no portable parallel switch; its docs give each provider's `providerOptions`
   // as the way to say it (the driver rule's one exception, docs/clients/README.md).
@@ -86,22 +149,43 @@ function optionsOf(t) {
   return o;
 }
 
-const callsOf = (calls) => (calls ?? []).map((c) => ({ id: c.toolCallId, name: c.toolName, arguments: c.input }));
+/** The caller's `previousResponseId`, beside the route's other OpenAI provider options. */
+function continueFrom(o, previous) {
+  if (!previous) return;
+  o.providerOptions = { ...o.providerOptions, openai: { ...o.providerOptions?.openai, previousResponseId: previous } };
+}
+
+// The caller's calls: a provider-executed one (the hosted search the provider ran, flagged
+// `providerExecuted` as the SDK documents) is not the caller's to run.
+const callsOf = (calls) =>
+  (calls ?? []).filter((c) => !c.providerExecuted).map((c) => ({ id: c.toolCallId, name: c.toolName, arguments: c.input }));
 const usageOf = (u) => (u ? { input_tokens: u.inputTokens ?? null, output_tokens: u.outputTokens ?? null } : null);
 
 async function call(t, messages) {
   // System text goes in `system` (the SDK refuses system messages in `messages`).
-  const system = messages.filter((m) => m.role === "system").map((m) => m.content ?? "");
-  const o = { ...optionsOf(t), messages: messagesOf(messages.filter((m) => m.role !== "system")) };
+  const { previous, sent } = continued(t, messages);
+  const system = sent.filter((m) => m.role === "system").map((m) => m.content ?? "");
+  const o = { ...optionsOf(t), messages: messagesOf(sent.filter((m) => m.role !== "system")) };
   if (system.length) o.system = system.join("\n\n");
+  continueFrom(o, previous);
   if (!t.stream) {
     const r = await ai.generateText(o);
-    return { calls: callsOf(r.toolCalls), text: r.text || null, finish: r.finishReason ?? null, usage: usageOf(r.usage) };
+    return {
+      calls: callsOf(r.toolCalls),
+      text: r.text || null,
+      finish: r.finishReason ?? null,
+      usage: usageOf(r.usage),
+      response_id: r.providerMetadata?.openai?.responseId ?? undefined,
+    };
   }
   let failure = null;
   const r = ai.streamText({ ...o, onError: ({ error }) => (failure = error) });
   const chunks = [];
+  // The ids of provider-executed tool inputs: their deltas carry only the id.
+  const hosted = new Set();
   for await (const p of r.fullStream) {
+    if (p.providerExecuted) hosted.add(p.id ?? p.toolCallId);
+    if (p.providerExecuted || hosted.has(p.id)) continue;
     if (p.type === "tool-input-start") chunks.push({ calls: [{ id: p.id, name: p.toolName }] });
     else if (p.type === "tool-input-delta") chunks.push({ calls: [{ id: p.id, arguments: p.delta }] });
     // The whole call, once its input is complete: a caller reading fullStream gets it here.
@@ -116,8 +200,9 @@ async function call(t, messages) {
     text: (await r.text) || null,
     finish: (await r.finishReason) ?? null,
     usage: usageOf(await r.usage),
+    response_id: (await r.providerMetadata)?.openai?.responseId ?? undefined,
     chunks,
   };
 }
 
-await serve(call);
+await serve(call, { supports: ["result_parts", "hosted", "continue_with"] });
