@@ -1,7 +1,15 @@
 """tooltape driver for pydantic-ai's direct model requests (`pydantic_ai.direct.model_request_sync`
 and `model_request_stream_sync`, no agent loop): OpenAIChatModel, OpenAIResponsesModel,
 AnthropicModel and GoogleModel, tools as `ToolDefinition`s, tool_choice and the parallel switch
-as `ModelSettings`; the streamed result is the stream's final `ModelResponse`."""
+as `ModelSettings`; the streamed result is the stream's final `ModelResponse`.
+
+Tool results given as parts (`result_parts`) are a `ToolReturnPart` whose `content` is the list of
+the parts (text as `str`, an image as `BinaryContent`, a URL as `ImageUrl`), the multimodal tool
+return content pydantic-ai documents; hosted web search (`hosted`) is the portable native
+`WebSearchTool` in `ModelRequestParameters.native_tools`. REQUIRED grounding is not expressible:
+`tool_choice` names function and output tools only."""
+
+import base64
 
 import os
 import sys
@@ -10,6 +18,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import tooltape_driver as td  # noqa: E402
 from pydantic_ai import direct  # noqa: E402
 from pydantic_ai.messages import (  # noqa: E402
+    BinaryContent,
+    ImageUrl,
     ModelRequest,
     ModelResponse,
     PartDeltaEvent,
@@ -23,6 +33,7 @@ from pydantic_ai.messages import (  # noqa: E402
     UserPromptPart,
 )
 from pydantic_ai.models import ModelRequestParameters  # noqa: E402
+from pydantic_ai.native_tools import WebSearchTool  # noqa: E402
 from pydantic_ai.tools import ToolDefinition  # noqa: E402
 
 
@@ -48,6 +59,24 @@ def model_of(trial):
     raise td.Unsupported(["api " + api])
 
 
+def return_content(m):
+    """A tool result's content: its parts as multimodal tool return content when given as parts."""
+    if not m.get("parts"):
+        return m.get("content") or ""
+    out = []
+    for p in m["parts"]:
+        kind = p.get("type")
+        if kind == "text":
+            out.append(p.get("text") or "")
+        elif kind == "image":
+            out.append(BinaryContent(data=base64.b64decode(p.get("data") or ""), media_type=p.get("media_type")))
+        elif kind == "image_url":
+            out.append(ImageUrl(url=p.get("url")))
+        else:
+            raise td.Unsupported(["result_parts " + str(kind)])
+    return out
+
+
 def history_of(messages):
     out, pending = [], []
 
@@ -63,7 +92,7 @@ def history_of(messages):
         elif role == "user":
             pending.append(UserPromptPart(content=content))
         elif role == "tool":
-            pending.append(ToolReturnPart(tool_name=m.get("name") or "", content=content, tool_call_id=m.get("call_id")))
+            pending.append(ToolReturnPart(tool_name=m.get("name") or "", content=return_content(m), tool_call_id=m.get("call_id")))
         else:
             flush()
             parts = [TextPart(content=m["content"])] if m.get("content") else []
@@ -104,7 +133,13 @@ def parameters_of(trial):
         )
         for t in trial["tools"]
     ]
-    return ModelRequestParameters(function_tools=tools, allow_text_output=True)
+    native = []
+    for h in trial.get("hosted") or []:
+        if h.get("type") != "web_search" or h.get("grounding") == "required":
+            # tool_choice names function and output tools only: a native tool cannot be forced.
+            raise td.Unsupported(["hosted " + str(h.get("type")) + " " + str(h.get("grounding"))])
+        native.append(WebSearchTool())
+    return ModelRequestParameters(function_tools=tools, native_tools=native, allow_text_output=True)
 
 
 def result_of(r):
@@ -122,16 +157,20 @@ def call(trial, messages):
     if not trial["stream"]:
         return result_of(direct.model_request_sync(model, history, **kw))
     chunks = []
+    # The indices of function tool call parts: a delta at another index belongs to a native
+    # tool's call (the hosted search the provider runs), not the caller's.
+    function_parts = set()
     with direct.model_request_stream_sync(model, history, **kw) as stream:
         for ev in stream:
             if isinstance(ev, PartStartEvent) and isinstance(ev.part, ToolCallPart):
+                function_parts.add(ev.index)
                 head = {"index": ev.index, "id": ev.part.tool_call_id, "name": ev.part.tool_name}
                 if ev.part.args:
                     head["arguments"] = ev.part.args
                 chunks.append({"calls": [head]})
             elif isinstance(ev, PartStartEvent) and isinstance(ev.part, TextPart) and ev.part.content:
                 chunks.append({"text": ev.part.content})
-            elif isinstance(ev, PartDeltaEvent) and isinstance(ev.delta, ToolCallPartDelta):
+            elif isinstance(ev, PartDeltaEvent) and isinstance(ev.delta, ToolCallPartDelta) and ev.index in function_parts:
                 d = {"index": ev.index}
                 if ev.delta.tool_name_delta:
                     d["name"] = ev.delta.tool_name_delta
@@ -147,4 +186,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call)
+    td.serve(call, supports=["result_parts", "hosted"])
