@@ -5,7 +5,16 @@ OpenAI function dict, an OpenAI tool dict, a JSON Schema dict, a StructuredTool:
 `options.tools`; a pydantic class or a Python function cannot be built from an arbitrary JSON
 Schema), `tool_choice` in LangChain's one spelling for every provider, called with `invoke` or
 `stream`; streamed chunks are summed (`chunk + chunk`,
-LangChain's documented accumulation) into the result."""
+LangChain's documented accumulation) into the result.
+
+Tool results given as parts (`result_parts`) are a `ToolMessage` whose content is LangChain's
+standard content blocks (`{"type": "text"}`, `{"type": "image", "base64", "mime_type"}` or
+`{"type": "image", "url"}`), the same for every provider. A trial continued by
+`previous_response_id` (`continue_with`, the Responses route) runs
+`ChatOpenAI(use_previous_response_id=True)`: the caller passes the whole conversation, its
+`AIMessage`s carrying `response_metadata["id"]` as LangChain handed them over, and LangChain sends
+only what follows the last answer. Hosted web search has no portable spelling in LangChain (each
+integration documents its own server-tool dict for `bind_tools`): not wired."""
 
 import inspect
 import os
@@ -27,6 +36,7 @@ def model_of(trial):
             api_key=key,
             max_retries=0,
             use_responses_api=api == "openai-responses",
+            use_previous_response_id=trial.get("continue_with") == "previous_response_id",
             max_tokens=trial.get("max_tokens"),
             stream_usage=True,
         )
@@ -46,6 +56,24 @@ def model_of(trial):
     raise td.Unsupported(["api " + api])
 
 
+def tool_content(m):
+    """A tool result's content: its parts as standard content blocks when given as parts."""
+    if not m.get("parts"):
+        return m.get("content") or ""
+    blocks = []
+    for p in m["parts"]:
+        kind = p.get("type")
+        if kind == "text":
+            blocks.append({"type": "text", "text": p.get("text") or ""})
+        elif kind == "image":
+            blocks.append({"type": "image", "base64": p.get("data"), "mime_type": p.get("media_type")})
+        elif kind == "image_url":
+            blocks.append({"type": "image", "url": p.get("url")})
+        else:
+            raise td.Unsupported(["result_parts " + str(kind)])
+    return blocks
+
+
 def messages_of(messages):
     out = []
     for m in messages:
@@ -57,10 +85,12 @@ def messages_of(messages):
                 {"name": c.get("name"), "args": td.arguments_object(c.get("arguments")), "id": c.get("id"), "type": "tool_call"}
                 for c in m.get("tool_calls") or []
             ]
-            out.append(AIMessage(content=content, tool_calls=calls))
+            # The answer's id as LangChain handed it over (`response_metadata["id"]`).
+            meta = {"id": m["response_id"]} if m.get("response_id") else {}
+            out.append(AIMessage(content=content, tool_calls=calls, response_metadata=meta))
         elif role == "tool":
             status = "error" if m.get("is_error") else "success"
-            out.append(ToolMessage(content, tool_call_id=m.get("call_id"), name=m.get("name"), status=status))
+            out.append(ToolMessage(tool_content(m), tool_call_id=m.get("call_id"), name=m.get("name"), status=status))
         else:
             out.append(HumanMessage(content))
     return out
@@ -143,7 +173,10 @@ def result_of(msg):
     if msg.usage_metadata:
         usage = {"input_tokens": msg.usage_metadata.get("input_tokens"), "output_tokens": msg.usage_metadata.get("output_tokens")}
     text = text_of(msg.content) or (msg.additional_kwargs or {}).get("refusal")
-    return {"calls": calls, "text": text, "finish": None if finish is None else str(finish), "usage": usage}
+    result = {"calls": calls, "text": text, "finish": None if finish is None else str(finish), "usage": usage}
+    if str(meta.get("id") or "").startswith("resp_"):
+        result["response_id"] = meta["id"]
+    return result
 
 
 def call(trial, messages):
@@ -173,4 +206,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call)
+    td.serve(call, supports=["result_parts", "continue_with"])
