@@ -14,7 +14,13 @@
 // thought signatures). Thinking has no portable knob in LangChain: each chat model class documents
 // its own, and the driver uses it where one takes a token budget (ChatAnthropic's `thinking`,
 // ChatGoogleGenerativeAI's `thinkingConfig`); ChatOpenAI's `reasoning` takes an effort, not a
-// budget, so thinking is not expressible on the OpenAI routes. The packages are required
+// budget, so thinking is not expressible on the OpenAI routes. Tool results given as parts
+// (`result_parts`) are a ToolMessage whose content is LangChain's standard content blocks
+// (`{type: "text"}`, `{type: "image", data, mimeType}` or `{type: "image", url}`), the same for
+// every provider. A trial continued by `previous_response_id` (`continue_with`, the Responses route)
+// sends only the messages after the last AIMessage with ChatOpenAI's `previous_response_id` call
+// option, the AIMessage's `response_metadata.id`. Hosted web search has no portable spelling in
+// LangChain (each integration documents its own server-tool dict): not wired. The packages are required
 // (CommonJS, one @langchain/core instance) from the install folder ($TOOLTAPE_CLIENT_DIR); the
 // protocol loop is clients/node/tooltape_driver.mjs.
 import { createRequire } from "node:module";
@@ -101,8 +107,19 @@ function messagesOf(messages) {
   });
 }
 
+/** A tool result's content: its parts as standard content blocks when given as parts. */
+function toolContent(m) {
+  if (!m.parts?.length) return m.content ?? "";
+  return m.parts.map((p) => {
+    if (p.type === "text") return { type: "text", text: p.text ?? "" };
+    if (p.type === "image") return { type: "image", data: p.data, mimeType: p.media_type };
+    if (p.type === "image_url") return { type: "image", url: p.url };
+    throw new Unsupported(["result_parts " + p.type]);
+  });
+}
+
 const toolMessage = (m) =>
-  new ToolMessage({ content: m.content ?? "", tool_call_id: m.call_id, name: m.name, status: m.is_error ? "error" : "success" });
+  new ToolMessage({ content: toolContent(m), tool_call_id: m.call_id, name: m.name, status: m.is_error ? "error" : "success" });
 
 // The messages a caller keeps for one trial. A round whose `messages` extend the last round's (the
 // same trial, its assistant turn and tool results appended) is a follow-up; anything else starts a
@@ -127,7 +144,9 @@ function finishOf(meta) {
 
 function resultOf(msg) {
   const u = msg.usage_metadata;
+  const id = msg.response_metadata?.id;
   return {
+    response_id: typeof id === "string" && id.startsWith("resp_") ? id : undefined,
     calls: (msg.tool_calls ?? []).map((c) => ({ id: c.id ?? null, name: c.name, arguments: c.args })),
     text: msg.text || null,
     finish: finishOf(msg.response_metadata),
@@ -157,14 +176,26 @@ async function call(t, messages) {
   if (t.tools.length) model = model.bindTools(toolsOf(t), bindOptions(t));
   else if (t.tool_choice != null || t.parallel_tool_calls != null) bindOptions(t);
   const input = conversation(t, messages);
+  // Continued by previous_response_id: only what follows the last answer, whose id goes as the
+  // call option; the earlier context is the server's.
+  let sent = input;
+  const options = {};
+  if (t.continue_with === "previous_response_id") {
+    const last = input.findLastIndex((m) => m._getType() === "ai");
+    const id = last >= 0 ? input[last].response_metadata?.id : null;
+    if (id) {
+      sent = input.slice(last + 1);
+      options.previous_response_id = id;
+    }
+  }
   if (!t.stream) {
-    const msg = await model.invoke(input);
+    const msg = await model.invoke(sent, options);
     input.push(msg);
     return resultOf(msg);
   }
   const chunks = [];
   let final = null;
-  for await (const chunk of await model.stream(input)) {
+  for await (const chunk of await model.stream(sent, options)) {
     const doc = chunkOf(chunk);
     if (doc) chunks.push(doc);
     final = final === null ? chunk : final.concat(chunk);
@@ -174,4 +205,4 @@ async function call(t, messages) {
   return { ...resultOf(final), chunks };
 }
 
-await serve(call, { supports: ["thinking"] });
+await serve(call, { supports: ["thinking", "result_parts", "continue_with"] });
