@@ -1,6 +1,10 @@
 """tooltape driver for the LiteLLM Python SDK: `litellm.completion` (the OpenAI Chat shape in and
 out) to each provider by the model prefix of the route's options; streamed results are the
-chunks LiteLLM yields, accumulated by `litellm.stream_chunk_builder` (its documented helper)."""
+chunks LiteLLM yields, accumulated by `litellm.stream_chunk_builder` (its documented helper).
+
+Tool results given as parts (`result_parts`) are the tool message's content as OpenAI Chat
+content parts (`text`, an image as `image_url` with a data URL or its URL), LiteLLM's one input
+shape for every provider."""
 
 import os
 import sys
@@ -11,13 +15,34 @@ import tooltape_driver as td  # noqa: E402
 import litellm  # noqa: E402
 
 
+def part_of(p):
+    """One result part as an OpenAI Chat content part."""
+    kind = p.get("type")
+    if kind == "text":
+        return {"type": "text", "text": p.get("text") or ""}
+    if kind == "image":
+        return {"type": "image_url", "image_url": {"url": f"data:{p.get('media_type')};base64,{p.get('data')}"}}
+    if kind == "image_url":
+        return {"type": "image_url", "image_url": {"url": p.get("url")}}
+    raise td.Unsupported(["result_parts " + str(kind)])
+
+
+def chat_messages(messages):
+    """The Chat messages, tool results given as parts sent as content parts."""
+    out = td.chat_messages(messages)
+    for m, msg in zip(messages, out):
+        if m["role"] == "tool" and m.get("parts"):
+            msg["content"] = [part_of(p) for p in m["parts"]]
+    return out
+
+
 def call(trial, messages):
     opts = trial.get("options") or {}
     kw = dict(
         model=opts.get("prefix", "openai/") + trial["model"],
         api_base=trial["base_url"] + opts.get("base_suffix", ""),
         api_key=trial["api_key"],
-        messages=td.chat_messages(messages),
+        messages=chat_messages(messages),
         num_retries=0,
         **td.chat_kwargs(trial),
     )
@@ -44,4 +69,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call)
+    td.serve(call, supports=["result_parts"])
