@@ -6,14 +6,19 @@ portable `FunctionCallingLLM` API with the same code: `chat_with_tools` /
 carrying the trial's JSON Schema; the history is `ChatMessage`s, assistant tool calls as
 `ToolCallBlock`s and results as `role="tool"` messages with `tool_call_id`, as LlamaIndex's
 FunctionAgent keeps them. Streamed, each chunk reports the text delta and the calls as the
-yielded response holds them so far (objects: each replaces the one before)."""
+yielded response holds them so far (objects: each replaces the one before).
 
+Tool results given as parts (`result_parts`) are the tool message's content blocks (`TextBlock`,
+`ImageBlock` with the image's bytes and MIME type or its URL), LlamaIndex's one multimodal message
+shape for every LLM class."""
+
+import base64
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import tooltape_driver as td  # noqa: E402
-from llama_index.core.base.llms.types import ChatMessage, TextBlock, ToolCallBlock  # noqa: E402
+from llama_index.core.base.llms.types import ChatMessage, ImageBlock, TextBlock, ToolCallBlock  # noqa: E402
 from llama_index.core.tools import FunctionTool  # noqa: E402
 from pydantic import BaseModel, ConfigDict  # noqa: E402
 
@@ -75,12 +80,32 @@ def tools_of(trial):
     ]
 
 
+def result_blocks(m):
+    """A tool result's parts as content blocks."""
+    blocks = []
+    for p in m["parts"]:
+        kind = p.get("type")
+        if kind == "text":
+            blocks.append(TextBlock(text=p.get("text") or ""))
+        elif kind == "image":
+            blocks.append(ImageBlock(image=base64.b64decode(p.get("data") or ""), image_mimetype=p.get("media_type")))
+        elif kind == "image_url":
+            blocks.append(ImageBlock(url=p.get("url")))
+        else:
+            raise td.Unsupported(["result_parts " + str(kind)])
+    return blocks
+
+
 def history_of(messages):
     out = []
     for m in messages:
         role, content = m["role"], m.get("content") or ""
         if role == "tool":
-            out.append(ChatMessage(role="tool", content=content, additional_kwargs={"tool_call_id": m.get("call_id")}))
+            extra = {"tool_call_id": m.get("call_id")}
+            if m.get("parts"):
+                out.append(ChatMessage(role="tool", blocks=result_blocks(m), additional_kwargs=extra))
+            else:
+                out.append(ChatMessage(role="tool", content=content, additional_kwargs=extra))
         elif role == "assistant":
             blocks = [TextBlock(text=m["content"])] if m.get("content") else []
             blocks += [
@@ -166,4 +191,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call)
+    td.serve(call, supports=["result_parts"])
