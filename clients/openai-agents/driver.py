@@ -4,7 +4,16 @@ interface (`get_response`, `stream_response`: what `Runner` calls each turn; no 
 tooltape sends the tool results). The same code for both models: input as the SDK's Responses
 input items, tools as `FunctionTool`s with a JSON Schema, tool_choice, the parallel switch and
 max_tokens as `ModelSettings`; the streamed result is the stream's `response.completed`
-response, as `Runner` builds its ModelResponse. Tracing is off (set_tracing_disabled)."""
+response, as `Runner` builds its ModelResponse. Tracing is off (set_tracing_disabled).
+
+Tool results given as parts (`result_parts`) are `function_call_output` items whose `output` is
+a list of `input_text` / `input_image` items (the SDK's input is Responses items for both
+models). A trial continued by `previous_response_id` (`continue_with`, the Responses model) sends
+only the round's results with `previous_response_id` (the Model interface's own argument, which
+`Runner.run(previous_response_id=…)` hands it), the last answer's `response_id`. Hosted web
+search (`hosted`) is the SDK's `WebSearchTool` (documented for the Responses model only: not
+expressible on the Chat model), REQUIRED grounding `tool_choice="web_search"`, a choice the SDK
+documents for its hosted tool."""
 
 import asyncio
 import os
@@ -14,6 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import tooltape_driver as td  # noqa: E402
 from agents import (  # noqa: E402
     FunctionTool,
+    WebSearchTool,
     ModelSettings,
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
@@ -39,7 +49,13 @@ async def never_invoked(ctx, arguments):
 
 
 def tools_of(trial):
-    return [
+    hosted = []
+    for h in trial.get("hosted") or []:
+        if h.get("type") != "web_search" or trial["api"] != "openai-responses":
+            # WebSearchTool is documented for the Responses model only.
+            raise td.Unsupported(["hosted " + str(h.get("type"))])
+        hosted.append(WebSearchTool())
+    return hosted + [
         FunctionTool(
             name=t["name"],
             # None when the tool has none, as `@function_tool` makes it for a function without a
@@ -56,6 +72,10 @@ def tools_of(trial):
 def settings_of(trial):
     s = {}
     choice = trial.get("tool_choice")
+    if any(h.get("grounding") == "required" for h in trial.get("hosted") or []):
+        if choice not in (None, "auto"):
+            raise td.Unsupported(["hosted grounding required with tool_choice"])
+        choice = "web_search"
     if isinstance(choice, dict) and "name" in choice:
         s["tool_choice"] = choice["name"]
     elif isinstance(choice, dict):
@@ -69,18 +89,61 @@ def settings_of(trial):
     return ModelSettings(**s)
 
 
+def output_parts(parts):
+    """A tool result's parts as a `function_call_output.output` list."""
+    out = []
+    for p in parts:
+        kind = p.get("type")
+        if kind == "text":
+            out.append({"type": "input_text", "text": p.get("text") or ""})
+        elif kind == "image":
+            out.append({"type": "input_image", "image_url": f"data:{p.get('media_type')};base64,{p.get('data')}"})
+        elif kind == "image_url":
+            out.append({"type": "input_image", "image_url": p.get("url")})
+        else:
+            raise td.Unsupported(["result_parts " + str(kind)])
+    return out
+
+
+def continued(trial, messages):
+    """The last answer's id when the trial continues by `previous_response_id`, and the messages
+    after that answer (the round's results): the earlier context is the server's."""
+    if trial.get("continue_with") != "previous_response_id":
+        return None, messages
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i]["role"] == "assistant":
+            if messages[i].get("response_id"):
+                return messages[i]["response_id"], messages[i + 1 :]
+            break
+    return None, messages
+
+
+def input_of(messages):
+    items, instructions = td.responses_input(messages)
+    outputs = (i for i in items if i.get("type") == "function_call_output")
+    for m in messages:
+        if m["role"] == "tool":
+            item = next(outputs)
+            if m.get("parts"):
+                item["output"] = output_parts(m["parts"])
+    return items, instructions
+
+
 async def call_async(trial, messages):
     client = AsyncOpenAI(base_url=trial["base_url"] + "/v1", api_key=trial["api_key"], max_retries=0)
     model = model_of(trial, client)
-    items, instructions = td.responses_input(messages)
+    previous, sent = continued(trial, messages)
+    items, instructions = input_of(sent)
     args = (instructions, items, settings_of(trial), tools_of(trial), None, [], ModelTracing.DISABLED)
-    kw = dict(previous_response_id=None, conversation_id=None, prompt=None)
+    kw = dict(previous_response_id=previous, conversation_id=None, prompt=None)
     try:
         if not trial["stream"]:
             r = await model.get_response(*args, **kw)
             # A ModelResponse has the output items and usage (no status: no finish to report).
             result = td.responses_result({"output": r.output})
             result["usage"] = {"input_tokens": r.usage.input_tokens, "output_tokens": r.usage.output_tokens}
+            if r.response_id:
+                result["response_id"] = r.response_id
             return result
         chunks, final = [], None
         async for ev in model.stream_response(*args, **kw):
@@ -93,6 +156,8 @@ async def call_async(trial, messages):
             # What Runner raises for a stream without `response.completed` (run_loop.py).
             raise ModelBehaviorError("Model did not produce a final response!")
         result = td.responses_result(final)
+        if td.get(final, "id"):
+            result["response_id"] = final.id
         result["chunks"] = chunks
         return result
     finally:
@@ -104,4 +169,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call)
+    td.serve(call, supports=["result_parts", "continue_with", "hosted"])
