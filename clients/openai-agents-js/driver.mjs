@@ -6,7 +6,14 @@
 // dialect when strict, as the SDK requires of a strict JSON-Schema tool), tool_choice, the
 // parallel switch and maxTokens as ModelSettings. Streamed: the raw model events are the chunks;
 // the result is the `response_done` event's output, as the Runner builds its ModelResponse.
-// Tracing is off (setTracingDisabled); each call runs inside `withTrace`, as the Runner's turns do. The packages are imported from the install folder
+// Tracing is off (setTracingDisabled); each call runs inside `withTrace`, as the Runner's turns do.
+// Tool results given as parts (`result_parts`) are `function_call_result` items whose `output` is a
+// list of `input_text` / `input_image` items (the protocol's structured tool output, the same for
+// both models). A trial continued by `previous_response_id` (`continue_with`, the Responses model)
+// sends only the round's results with the request's `previousResponseId` (what the Runner hands the
+// model), the last answer's `responseId`. Hosted web search (`hosted`) is `webSearchTool()`
+// (documented for the Responses model only: not expressible on the Chat model), REQUIRED grounding
+// `toolChoice: "web_search"`. The packages are imported from the install folder
 // ($TOOLTAPE_CLIENT_DIR); the protocol loop is clients/node/tooltape_driver.mjs.
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -15,7 +22,7 @@ import { argumentsText as argsText, chatChunk, responsesEvent, serve, Unsupporte
 
 const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
 const { default: OpenAI } = req("openai");
-const { OpenAIChatCompletionsModel, OpenAIResponsesModel, setTracingDisabled, withTrace } = req("@openai/agents");
+const { OpenAIChatCompletionsModel, OpenAIResponsesModel, setTracingDisabled, webSearchTool, withTrace } = req("@openai/agents");
 
 setTracingDisabled(true);
 
@@ -24,6 +31,28 @@ function modelOf(t, client) {
   if (t.api === "openai-chat") return new OpenAIChatCompletionsModel(client, t.model);
   if (t.api === "openai-responses") return new OpenAIResponsesModel(client, t.model);
   throw new Unsupported(["api " + t.api]);
+}
+
+/** A tool result's parts as a structured tool output list. */
+function outputParts(parts) {
+  return parts.map((p) => {
+    if (p.type === "text") return { type: "input_text", text: p.text ?? "" };
+    if (p.type === "image") return { type: "input_image", image: `data:${p.media_type};base64,${p.data}` };
+    if (p.type === "image_url") return { type: "input_image", image: p.url };
+    throw new Unsupported(["result_parts " + p.type]);
+  });
+}
+
+/** The last answer's id when the trial continues by `previous_response_id`, and the messages
+ * after that answer (the round's results): the earlier context is the server's. */
+function continued(t, messages) {
+  if (t.continue_with !== "previous_response_id") return { previous: null, sent: messages };
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i].role !== "assistant") continue;
+    if (messages[i].response_id) return { previous: messages[i].response_id, sent: messages.slice(i + 1) };
+    break;
+  }
+  return { previous: null, sent: messages };
 }
 
 function inputOf(messages) {
@@ -35,8 +64,10 @@ function inputOf(messages) {
       if (m.content) items.push({ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: m.content }] });
       for (const c of m.tool_calls ?? [])
         items.push({ type: "function_call", callId: c.id, name: c.name, arguments: argsText(c.arguments), status: "completed" });
-    } else if (m.role === "tool")
-      items.push({ type: "function_call_result", callId: m.call_id, name: m.name, status: "completed", output: { type: "text", text: m.content ?? "" } });
+    } else if (m.role === "tool") {
+      const output = m.parts?.length ? outputParts(m.parts) : { type: "text", text: m.content ?? "" };
+      items.push({ type: "function_call_result", callId: m.call_id, name: m.name, status: "completed", output });
+    }
     else items.push({ type: "message", role: "user", content: m.content ?? "" });
   }
   return { items, system: system.join("\n\n") };
@@ -44,7 +75,11 @@ function inputOf(messages) {
 
 function settingsOf(t) {
   const s = {};
-  const c = t.tool_choice;
+  let c = t.tool_choice;
+  if ((t.hosted ?? []).some((h) => h.grounding === "required")) {
+    if (c != null && c !== "auto") throw new Unsupported(["hosted grounding required with tool_choice"]);
+    c = "web_search";
+  }
   if (c && typeof c === "object" && "name" in c) s.toolChoice = c.name;
   else if (c && typeof c === "object") throw new Unsupported(["tool_choice allowed"]);
   else if (c != null) s.toolChoice = c;
@@ -52,6 +87,13 @@ function settingsOf(t) {
   if (t.max_tokens != null) s.maxTokens = t.max_tokens;
   return s;
 }
+
+const hostedOf = (t) =>
+  (t.hosted ?? []).map((h) => {
+    // webSearchTool is documented for the Responses model only.
+    if (h.type !== "web_search" || t.api !== "openai-responses") throw new Unsupported(["hosted " + h.type]);
+    return webSearchTool();
+  });
 
 const toolsOf = (t) =>
   t.tools.map((x) => ({
@@ -69,6 +111,7 @@ function resultOf(response) {
   const refusal = parts.filter((p) => p.type === "refusal").map((p) => p.refusal ?? "").join("");
   const u = response.usage;
   return {
+    response_id: response.responseId ?? undefined,
     calls: output.filter((i) => i.type === "function_call").map((i) => ({ id: i.callId, name: i.name, arguments: i.arguments })),
     text: text || refusal || null,
     // A ModelResponse has the output items and usage (no status: no finish to report).
@@ -83,16 +126,18 @@ const chunkOf = (ev, seen) => (Array.isArray(ev.choices) ? chatChunk(ev) : respo
 async function turn(t, messages) {
   const client = new OpenAI({ baseURL: t.base_url + "/v1", apiKey: t.api_key, maxRetries: 0 });
   const model = modelOf(t, client);
-  const { items, system } = inputOf(messages);
+  const { previous, sent } = continued(t, messages);
+  const { items, system } = inputOf(sent);
   const request = {
     input: items,
     modelSettings: settingsOf(t),
-    tools: toolsOf(t),
+    tools: [...hostedOf(t), ...toolsOf(t)],
     outputType: "text",
     handoffs: [],
     tracing: false,
   };
   if (system) request.systemInstructions = system;
+  if (previous) request.previousResponseId = previous;
   if (!t.stream) return resultOf(await model.getResponse(request));
   const chunks = [];
   const seen = new Set();
@@ -111,4 +156,4 @@ async function turn(t, messages) {
 // Inside a trace, as the Runner calls a model (the model's spans need one; tracing is off).
 const call = (t, messages) => withTrace("tooltape", () => turn(t, messages));
 
-await serve(call);
+await serve(call, { supports: ["result_parts", "continue_with", "hosted"] });
