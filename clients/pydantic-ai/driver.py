@@ -7,7 +7,11 @@ Tool results given as parts (`result_parts`) are a `ToolReturnPart` whose `conte
 the parts (text as `str`, an image as `BinaryContent`, a URL as `ImageUrl`), the multimodal tool
 return content pydantic-ai documents; hosted web search (`hosted`) is the portable native
 `WebSearchTool` in `ModelRequestParameters.native_tools`. REQUIRED grounding is not expressible:
-`tool_choice` names function and output tools only."""
+`tool_choice` names function and output tools only. A trial continued by `previous_response_id`
+(`continue_with`, the Responses model) sets the Responses model's documented
+`openai_previous_response_id='auto'`; across rounds the driver keeps the history a caller keeps
+(the requests as built, the `ModelResponse`s as returned), so pydantic-ai chains to the last
+answer's `provider_response_id` and leaves the messages before it out."""
 
 import base64
 
@@ -105,8 +109,32 @@ def history_of(messages):
     return out
 
 
+class Conversation:
+    """The message history a caller keeps for one trial: the requests as built, the
+    ModelResponses as pydantic-ai returned them. A round whose `messages` extend the last round's
+    (its assistant turn and the tool results appended) is a follow-up; anything else starts anew."""
+
+    name = None
+    seen = []
+    history = []
+
+    @classmethod
+    def for_round(cls, trial, messages):
+        n = len(cls.seen)
+        if trial["name"] == cls.name and len(messages) > n and messages[:n] == cls.seen:
+            # The protocol's neutral copy of the answer is skipped: the ModelResponse itself is
+            # in the history already. Then the tool results.
+            cls.history.extend(history_of([m for m in messages[n:] if m["role"] != "assistant"]))
+        else:
+            cls.name, cls.history = trial["name"], history_of(messages)
+        cls.seen = list(messages)
+        return cls.history
+
+
 def settings_of(trial):
     s = {}
+    if trial.get("continue_with") == "previous_response_id":
+        s["openai_previous_response_id"] = "auto"
     choice = trial.get("tool_choice")
     if isinstance(choice, dict) and "name" in choice:
         s["tool_choice"] = [choice["name"]]
@@ -153,9 +181,15 @@ def result_of(r):
 def call(trial, messages):
     model = model_of(trial)
     kw = dict(model_settings=settings_of(trial), model_request_parameters=parameters_of(trial))
-    history = history_of(messages)
+    # Continued by previous_response_id, the history is the one a caller keeps (pydantic-ai chains
+    # only to a ModelResponse it returned, with the requests it was created from); otherwise it is
+    # rebuilt from the protocol's messages, as before.
+    continues = trial.get("continue_with") == "previous_response_id"
+    history = Conversation.for_round(trial, messages) if continues else history_of(messages)
     if not trial["stream"]:
-        return result_of(direct.model_request_sync(model, history, **kw))
+        r = direct.model_request_sync(model, history, **kw)
+        history.append(r)
+        return result_of(r)
     chunks = []
     # The indices of function tool call parts: a delta at another index belongs to a native
     # tool's call (the hosted search the provider runs), not the caller's.
@@ -180,10 +214,11 @@ def call(trial, messages):
             elif isinstance(ev, PartDeltaEvent) and isinstance(ev.delta, TextPartDelta):
                 chunks.append({"text": ev.delta.content_delta})
         final = stream.response
+    history.append(final)
     result = result_of(final)
     result["chunks"] = chunks
     return result
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["result_parts", "hosted"])
+    td.serve(call, supports=["result_parts", "hosted", "continue_with"])
