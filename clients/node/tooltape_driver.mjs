@@ -151,3 +151,18 @@ export function responsesEvent(ev, seen) {
   if (ev?.type === "response.output_text.delta") return { text: ev.delta };
   return null;
 }
+
+/**
+ * For a trial continued by `previous_response_id` (`continue_with`): the last answer's id (the
+ * assistant turn's `response_id`) and the messages after that answer (the round's results), the
+ * earlier context being the server's; otherwise `{previous: null, sent: messages}`.
+ */
+export function continued(t, messages) {
+  if (t.continue_with !== "previous_response_id") return { previous: null, sent: messages };
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i].role !== "assistant") continue;
+    if (messages[i].response_id) return { previous: messages[i].response_id, sent: messages.slice(i + 1) };
+    break;
+  }
+  return { previous: null, sent: messages };
+}

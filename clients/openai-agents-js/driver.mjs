@@ -18,7 +18,7 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
 
-import { argumentsText as argsText, chatChunk, responsesEvent, serve, Unsupported } from "../node/tooltape_driver.mjs";
+import { argumentsText as argsText, chatChunk, continued, responsesEvent, serve, Unsupported } from "../node/tooltape_driver.mjs";
 
 const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
 const { default: OpenAI } = req("openai");
@@ -41,18 +41,6 @@ function outputParts(parts) {
     if (p.type === "image_url") return { type: "input_image", image: p.url };
     throw new Unsupported(["result_parts " + p.type]);
   });
-}
-
-/** The last answer's id when the trial continues by `previous_response_id`, and the messages
- * after that answer (the round's results): the earlier context is the server's. */
-function continued(t, messages) {
-  if (t.continue_with !== "previous_response_id") return { previous: null, sent: messages };
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i].role !== "assistant") continue;
-    if (messages[i].response_id) return { previous: messages[i].response_id, sent: messages.slice(i + 1) };
-    break;
-  }
-  return { previous: null, sent: messages };
 }
 
 function inputOf(messages) {

@@ -89,35 +89,6 @@ def settings_of(trial):
     return ModelSettings(**s)
 
 
-def output_parts(parts):
-    """A tool result's parts as a `function_call_output.output` list."""
-    out = []
-    for p in parts:
-        kind = p.get("type")
-        if kind == "text":
-            out.append({"type": "input_text", "text": p.get("text") or ""})
-        elif kind == "image":
-            out.append({"type": "input_image", "image_url": f"data:{p.get('media_type')};base64,{p.get('data')}"})
-        elif kind == "image_url":
-            out.append({"type": "input_image", "image_url": p.get("url")})
-        else:
-            raise td.Unsupported(["result_parts " + str(kind)])
-    return out
-
-
-def continued(trial, messages):
-    """The last answer's id when the trial continues by `previous_response_id`, and the messages
-    after that answer (the round's results): the earlier context is the server's."""
-    if trial.get("continue_with") != "previous_response_id":
-        return None, messages
-    for i in range(len(messages) - 1, -1, -1):
-        if messages[i]["role"] == "assistant":
-            if messages[i].get("response_id"):
-                return messages[i]["response_id"], messages[i + 1 :]
-            break
-    return None, messages
-
-
 def input_of(messages):
     items, instructions = td.responses_input(messages)
     outputs = (i for i in items if i.get("type") == "function_call_output")
@@ -125,14 +96,14 @@ def input_of(messages):
         if m["role"] == "tool":
             item = next(outputs)
             if m.get("parts"):
-                item["output"] = output_parts(m["parts"])
+                item["output"] = td.responses_output(m["parts"])
     return items, instructions
 
 
 async def call_async(trial, messages):
     client = AsyncOpenAI(base_url=trial["base_url"] + "/v1", api_key=trial["api_key"], max_retries=0)
     model = model_of(trial, client)
-    previous, sent = continued(trial, messages)
+    previous, sent = td.continued(trial, messages)
     items, instructions = input_of(sent)
     args = (instructions, items, settings_of(trial), tools_of(trial), None, [], ModelTracing.DISABLED)
     kw = dict(previous_response_id=previous, conversation_id=None, prompt=None)

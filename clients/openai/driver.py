@@ -35,22 +35,6 @@ def chat_parts(parts):
     return out
 
 
-def responses_parts(parts):
-    """A tool result's parts as a Responses `function_call_output.output` list."""
-    out = []
-    for p in parts:
-        kind = p.get("type")
-        if kind == "text":
-            out.append({"type": "input_text", "text": p.get("text") or ""})
-        elif kind == "image":
-            out.append({"type": "input_image", "image_url": f"data:{p.get('media_type')};base64,{p.get('data')}"})
-        elif kind == "image_url":
-            out.append({"type": "input_image", "image_url": p.get("url")})
-        else:
-            raise td.Unsupported(["result_parts " + str(kind)])
-    return out
-
-
 def chat_messages(messages):
     """The Chat messages (one per protocol message), tool results given as parts sent as parts."""
     out = td.chat_messages(messages)
@@ -60,29 +44,15 @@ def chat_messages(messages):
     return out
 
 
-def continued(trial, messages):
-    """The last answer's id when the trial continues by `previous_response_id`, and the messages
-    after that answer (the round's results): the earlier context is the server's."""
-    if trial.get("continue_with") != "previous_response_id":
-        return None, messages
-    for i in range(len(messages) - 1, -1, -1):
-        m = messages[i]
-        if m["role"] == "assistant":
-            if m.get("response_id"):
-                return m["response_id"], messages[i + 1 :]
-            break
-    return None, messages
-
-
 def responses_kwargs(trial, messages):
-    previous, sent = continued(trial, messages)
+    previous, sent = td.continued(trial, messages)
     kw = td.responses_kwargs(trial, sent)
     outputs = (i for i in kw["input"] if i.get("type") == "function_call_output")
     for m in sent:
         if m["role"] == "tool":
             item = next(outputs)
             if m.get("parts"):
-                item["output"] = responses_parts(m["parts"])
+                item["output"] = td.responses_output(m["parts"])
     if previous:
         kw["previous_response_id"] = previous
     # Hosted web search beside the functions; REQUIRED forces it with the hosted tool_choice.

@@ -397,3 +397,34 @@ def responses_event(ev):
     if kind == "response.output_text.delta":
         return {"text": get(ev, "delta")}
     return None
+
+
+def responses_output(parts):
+    """A tool result's parts (`result_parts`) as a Responses `function_call_output.output` list:
+    `input_text` and `input_image` (a data URL, or the image's URL) items."""
+    out = []
+    for p in parts:
+        kind = p.get("type")
+        if kind == "text":
+            out.append({"type": "input_text", "text": p.get("text") or ""})
+        elif kind == "image":
+            out.append({"type": "input_image", "image_url": f"data:{p.get('media_type')};base64,{p.get('data')}"})
+        elif kind == "image_url":
+            out.append({"type": "input_image", "image_url": p.get("url")})
+        else:
+            raise Unsupported(["result_parts " + str(kind)])
+    return out
+
+
+def continued(trial, messages):
+    """For a trial continued by `previous_response_id` (`continue_with`): the last answer's id (the
+    assistant turn's `response_id`) and the messages after that answer (the round's results), the
+    earlier context being the server's; otherwise `(None, messages)`."""
+    if trial.get("continue_with") != "previous_response_id":
+        return None, messages
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i]["role"] == "assistant":
+            if messages[i].get("response_id"):
+                return messages[i]["response_id"], messages[i + 1 :]
+            break
+    return None, messages

@@ -19,7 +19,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-import { serve, Unsupported } from "../node/tooltape_driver.mjs";
+import { continued, serve, Unsupported } from "../node/tooltape_driver.mjs";
 
 const dir = process.env.TOOLTAPE_CLIENT_DIR;
 const req = createRequire(join(dir, "package.json"));
@@ -69,18 +69,6 @@ const contentOutput = (parts) => ({
     throw new Unsupported(["result_parts " + p.type]);
   }),
 });
-
-/** The last answer's id when the trial continues by `previous_response_id`, and the messages
- * after that answer (the round's results): the earlier context is the server's. */
-function continued(t, messages) {
-  if (t.continue_with !== "previous_response_id") return { previous: null, sent: messages };
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i].role !== "assistant") continue;
-    if (messages[i].response_id) return { previous: messages[i].response_id, sent: messages.slice(i + 1) };
-    break;
-  }
-  return { previous: null, sent: messages };
-}
 
 const args = (a) => (a === undefined || a === null || a === "" ? {} : typeof a === "string" ? JSON.parse(a) : a);
 
