@@ -1,7 +1,11 @@
 """tooltape driver for any-llm: `any_llm.completion` (the OpenAI Chat shape in and out, to the
 provider the route's options name) and `any_llm.responses` (the Responses route). any-llm yields
 OpenAI-shaped chunks and has no accumulation helper: a streamed Chat result's calls are the chunks
-gathered by index as its users do; a streamed Responses result is its terminal event's response."""
+gathered by index as its users do; a streamed Responses result is its terminal event's response.
+
+Tool results given as parts (`result_parts`) go as OpenAI Chat content parts (`text`, `image_url`)
+on the Chat shape any-llm translates for every provider, and as `function_call_output` items
+(`input_text`, `input_image`) through `responses()`."""
 
 import os
 import sys
@@ -34,6 +38,12 @@ def gathered(chunks):
 def call_responses(trial, messages):
     opts = trial.get("options") or {}
     kw = td.responses_kwargs(trial, messages)
+    outputs = (i for i in kw["input"] if i.get("type") == "function_call_output")
+    for m in messages:
+        if m["role"] == "tool":
+            item = next(outputs)
+            if m.get("parts"):
+                item["output"] = td.responses_output(m["parts"])
     kw["input_data"] = kw.pop("input")
     kw.update(provider=opts.get("provider", "openai"), api_base=trial["base_url"] + opts.get("base_suffix", ""), api_key=trial["api_key"])
     if not trial["stream"]:
@@ -62,7 +72,7 @@ def call(trial, messages):
         provider=opts.get("provider", "openai"),
         api_base=trial["base_url"] + opts.get("base_suffix", ""),
         api_key=trial["api_key"],
-        messages=td.chat_messages(messages),
+        messages=td.chat_messages(messages, parts=True),
         **td.chat_kwargs(trial),
     )
     try:
@@ -89,4 +99,4 @@ def complete(trial, kw):
 
 
 if __name__ == "__main__":
-    td.serve(call)
+    td.serve(call, supports=["result_parts"])

@@ -15,34 +15,13 @@ import tooltape_driver as td  # noqa: E402
 import litellm  # noqa: E402
 
 
-def part_of(p):
-    """One result part as an OpenAI Chat content part."""
-    kind = p.get("type")
-    if kind == "text":
-        return {"type": "text", "text": p.get("text") or ""}
-    if kind == "image":
-        return {"type": "image_url", "image_url": {"url": f"data:{p.get('media_type')};base64,{p.get('data')}"}}
-    if kind == "image_url":
-        return {"type": "image_url", "image_url": {"url": p.get("url")}}
-    raise td.Unsupported(["result_parts " + str(kind)])
-
-
-def chat_messages(messages):
-    """The Chat messages, tool results given as parts sent as content parts."""
-    out = td.chat_messages(messages)
-    for m, msg in zip(messages, out):
-        if m["role"] == "tool" and m.get("parts"):
-            msg["content"] = [part_of(p) for p in m["parts"]]
-    return out
-
-
 def call(trial, messages):
     opts = trial.get("options") or {}
     kw = dict(
         model=opts.get("prefix", "openai/") + trial["model"],
         api_base=trial["base_url"] + opts.get("base_suffix", ""),
         api_key=trial["api_key"],
-        messages=chat_messages(messages),
+        messages=td.chat_messages(messages, parts=True),
         num_retries=0,
         **td.chat_kwargs(trial),
     )

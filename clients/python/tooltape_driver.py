@@ -150,7 +150,27 @@ def arguments_object(a):
 # ---- OpenAI Chat Completions shapes (the official SDK, LiteLLM and any-llm take them) ----
 
 
-def chat_messages(messages):
+def chat_content_parts(parts):
+    """A tool result's parts (`result_parts`) as OpenAI Chat content parts: `text`, an image as
+    `image_url` (a data URL, or the image's URL), the shape libraries that take OpenAI's messages
+    translate for every provider."""
+    out = []
+    for p in parts:
+        kind = p.get("type")
+        if kind == "text":
+            out.append({"type": "text", "text": p.get("text") or ""})
+        elif kind == "image":
+            out.append({"type": "image_url", "image_url": {"url": f"data:{p.get('media_type')};base64,{p.get('data')}"}})
+        elif kind == "image_url":
+            out.append({"type": "image_url", "image_url": {"url": p.get("url")}})
+        else:
+            raise Unsupported(["result_parts " + str(kind)])
+    return out
+
+
+def chat_messages(messages, parts=False):
+    """The protocol's messages as OpenAI Chat messages; with `parts`, a tool result given as parts
+    goes as content parts (`chat_content_parts`), else as its text."""
     out = []
     for m in messages:
         role = m["role"]
@@ -167,7 +187,8 @@ def chat_messages(messages):
                 ]
             out.append(msg)
         elif role == "tool":
-            out.append({"role": "tool", "tool_call_id": m.get("call_id"), "content": m.get("content") or ""})
+            content = chat_content_parts(m["parts"]) if parts and m.get("parts") else m.get("content") or ""
+            out.append({"role": "tool", "tool_call_id": m.get("call_id"), "content": content})
         else:
             out.append({"role": role, "content": m.get("content") or ""})
     return out
