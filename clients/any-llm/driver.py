@@ -37,13 +37,7 @@ def gathered(chunks):
 
 def call_responses(trial, messages):
     opts = trial.get("options") or {}
-    kw = td.responses_kwargs(trial, messages)
-    outputs = (i for i in kw["input"] if i.get("type") == "function_call_output")
-    for m in messages:
-        if m["role"] == "tool":
-            item = next(outputs)
-            if m.get("parts"):
-                item["output"] = td.responses_output(m["parts"])
+    kw = td.responses_kwargs(trial, messages, parts=True)
     kw["input_data"] = kw.pop("input")
     kw.update(provider=opts.get("provider", "openai"), api_base=trial["base_url"] + opts.get("base_suffix", ""), api_key=trial["api_key"])
     if not trial["stream"]:

@@ -89,22 +89,11 @@ def settings_of(trial):
     return ModelSettings(**s)
 
 
-def input_of(messages):
-    items, instructions = td.responses_input(messages)
-    outputs = (i for i in items if i.get("type") == "function_call_output")
-    for m in messages:
-        if m["role"] == "tool":
-            item = next(outputs)
-            if m.get("parts"):
-                item["output"] = td.responses_output(m["parts"])
-    return items, instructions
-
-
 async def call_async(trial, messages):
     client = AsyncOpenAI(base_url=trial["base_url"] + "/v1", api_key=trial["api_key"], max_retries=0)
     model = model_of(trial, client)
     previous, sent = td.continued(trial, messages)
-    items, instructions = input_of(sent)
+    items, instructions = td.responses_input(sent, parts=True)
     args = (instructions, items, settings_of(trial), tools_of(trial), None, [], ModelTracing.DISABLED)
     kw = dict(previous_response_id=previous, conversation_id=None, prompt=None)
     try:

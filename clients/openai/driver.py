@@ -46,13 +46,7 @@ def chat_messages(messages):
 
 def responses_kwargs(trial, messages):
     previous, sent = td.continued(trial, messages)
-    kw = td.responses_kwargs(trial, sent)
-    outputs = (i for i in kw["input"] if i.get("type") == "function_call_output")
-    for m in sent:
-        if m["role"] == "tool":
-            item = next(outputs)
-            if m.get("parts"):
-                item["output"] = td.responses_output(m["parts"])
+    kw = td.responses_kwargs(trial, sent, parts=True)
     if previous:
         kw["previous_response_id"] = previous
     # Hosted web search beside the functions; REQUIRED forces it with the hosted tool_choice.

@@ -326,7 +326,9 @@ def chat_message_result(message, finish, usage):
 # ---- OpenAI Responses shapes (the official SDK and any-llm's responses()) ----
 
 
-def responses_input(messages):
+def responses_input(messages, parts=False):
+    """The protocol's messages as Responses input items and instructions; with `parts`, a tool
+    result given as parts goes as `function_call_output` items (`responses_output`)."""
     items, instructions = [], []
     for m in messages:
         role = m["role"]
@@ -345,14 +347,15 @@ def responses_input(messages):
                     }
                 )
         elif role == "tool":
-            items.append({"type": "function_call_output", "call_id": m.get("call_id"), "output": m.get("content") or ""})
+            output = responses_output(m["parts"]) if parts and m.get("parts") else m.get("content") or ""
+            items.append({"type": "function_call_output", "call_id": m.get("call_id"), "output": output})
         else:
             items.append({"role": "user", "content": m.get("content") or ""})
     return items, ("\n\n".join(instructions) or None)
 
 
-def responses_kwargs(trial, messages):
-    items, instructions = responses_input(messages)
+def responses_kwargs(trial, messages, parts=False):
+    items, instructions = responses_input(messages, parts)
     kw = {"model": trial["model"], "input": items}
     if instructions:
         kw["instructions"] = instructions
