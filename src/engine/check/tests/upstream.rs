@@ -277,6 +277,84 @@ fn an_any_of_that_is_not_the_type_list_still_loses_keywords() {
 }
 
 #[test]
+fn a_null_beside_one_schema_is_one_meaning_whatever_its_spelling() {
+    let client =
+        with_city(json!({"type": ["string", "null"], "description": "City", "minLength": 1}));
+    let same = [
+        // A one-branch anyOf and `nullable` beside it.
+        json!({"anyOf": [{"type": "string", "description": "City", "minLength": 1}], "nullable": true}),
+        // The branch and a `null` branch.
+        json!({"anyOf": [{"type": "string", "description": "City", "minLength": 1}, {"type": "null"}]}),
+        // The same, the other keywords beside the anyOf.
+        json!({"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}], "description": "City"}),
+        // The schema itself with `nullable` (OpenAPI's and Gemini's spelling).
+        json!({"type": "string", "nullable": true, "description": "City", "minLength": 1}),
+        // A one-branch anyOf whose branch is nullable (LiteLLM's rewrite for Gemini).
+        json!({"anyOf": [{"type": "string", "nullable": true, "description": "City", "minLength": 1}]}),
+    ];
+    for sent in same {
+        let sent = with_city(sent);
+        request(
+            &check(&client, &sent),
+            Severity::Cosmetic,
+            "schema of get_weather reshaped (same keywords)",
+        );
+        request(
+            &check(&sent, &client),
+            Severity::Cosmetic,
+            "schema of get_weather reshaped (same keywords)",
+        );
+    }
+    // Gemini's proto spelling, upper-case types.
+    let sent = with_city(json!({"any_of": [{"type": "STRING", "nullable": true,
+                                            "description": "City", "min_length": 1}]}));
+    request(
+        &upstream(&client, &sent, None, Provider::Gemini, None, false),
+        Severity::Cosmetic,
+        "schema of get_weather reshaped (same keywords)",
+    );
+}
+
+#[test]
+fn a_one_branch_any_of_that_is_not_the_schema_still_loses_keywords() {
+    let client =
+        with_city(json!({"type": ["string", "null"], "description": "City", "minLength": 1}));
+    // A keyword beside the anyOf that disagrees with its branch's is not merged.
+    request(
+        &check(
+            &client,
+            &with_city(json!({"anyOf": [{"type": "string", "description": "Town"}],
+                              "description": "City", "minLength": 1})),
+        ),
+        Severity::Behaviour,
+        "schema of get_weather lost /properties/city/type",
+    );
+    // Two branches besides the null one are not one schema.
+    request(
+        &check(
+            &client,
+            &with_city(
+                json!({"anyOf": [{"type": "string", "description": "City", "minLength": 1},
+                                        {"type": "integer"}, {"type": "null"}]}),
+            ),
+        ),
+        Severity::Behaviour,
+        "schema of get_weather lost /properties/city/description, /properties/city/minLength, /properties/city/type",
+    );
+    // A keyword left out of the merged branch is lost.
+    request(
+        &check(
+            &client,
+            &with_city(
+                json!({"anyOf": [{"type": "string", "nullable": true, "description": "City"}]}),
+            ),
+        ),
+        Severity::Behaviour,
+        "schema of get_weather lost /properties/city/minLength",
+    );
+}
+
+#[test]
 fn strict_dropped_is_behaviour_where_the_target_takes_it() {
     let client = with_tools(vec![Tool {
         strict: Some(true),
