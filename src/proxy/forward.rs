@@ -149,7 +149,7 @@ async fn forward(
     );
     shared.reasoning.restore(provider, &mut neutral);
     super::reasoning::sign_foreign(provider, &mut neutral);
-    super::reasoning::think_only_on_own(provider, &mut neutral);
+    crate::providers::opaque::think_only_on_own(provider, &mut neutral);
     if falls_back(provider, &neutral) {
         let now = shared.cache.now();
         if let Some(v) = shared.cache.first_variant(provider, &neutral.model, now) {
