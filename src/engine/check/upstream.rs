@@ -86,14 +86,20 @@ fn type_unions_folded(v: &Value) -> Value {
     }
 }
 
-/// The schema object `o` as a type list, when it is a union of types spelled as `anyOf`.
-fn folded_union(o: &Map<String, Value>) -> Option<Map<String, Value>> {
+/// The `anyOf` of a schema object with no `type` of its own (its key, `any_of` in Gemini's proto
+/// spelling, and its branches).
+fn untyped_any_of(o: &Map<String, Value>) -> Option<(&'static str, &Vec<Value>)> {
     if o.contains_key("type") {
         return None;
     }
-    let (key, branches) = ["anyOf", "any_of"]
+    ["anyOf", "any_of"]
         .into_iter()
-        .find_map(|k| Some((k, o.get(k)?.as_array()?)))?;
+        .find_map(|k| Some((k, o.get(k)?.as_array()?)))
+}
+
+/// The schema object `o` as a type list, when it is a union of types spelled as `anyOf`.
+fn folded_union(o: &Map<String, Value>) -> Option<Map<String, Value>> {
+    let (key, branches) = untyped_any_of(o)?;
     if branches.len() < 2 {
         return None;
     }
@@ -131,12 +137,7 @@ fn folded_union(o: &Map<String, Value>) -> Option<Map<String, Value>> {
 /// `nullable: true` when a `null` branch was dropped. `{anyOf: [X], K}` validates what `{X, K}`
 /// validates. `None` when `o` has a `type` of its own or no such `anyOf`.
 fn one_branch_merged(o: &Map<String, Value>) -> Option<Map<String, Value>> {
-    if o.contains_key("type") {
-        return None;
-    }
-    let (key, branches) = ["anyOf", "any_of"]
-        .into_iter()
-        .find_map(|k| Some((k, o.get(k)?.as_array()?)))?;
+    let (key, branches) = untyped_any_of(o)?;
     let is_null = |b: &&Value| {
         b.as_object().is_some_and(|b| {
             b.len() == 1
