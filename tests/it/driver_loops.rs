@@ -349,3 +349,24 @@ fn a_round_continued_by_response_id_is_unsupported_unless_the_driver_says_so() {
         assert_eq!(a.status, Some(0), "{}", l.name);
     }
 }
+
+#[test]
+fn a_trial_continued_on_another_provider_is_unsupported_unless_the_driver_says_so() {
+    let dir = Scratch::new("driver-loops-round-routes");
+    let mut t = trial("http://127.0.0.1:1");
+    t["round_routes"] = json!([{"api": "gemini", "model": "gemini-2.5-flash", "options": {}}]);
+    let lines = [t.to_string(), r#"{"done": true}"#.to_string()];
+    // The stand-in libraries say nothing of round_routes: the shared loops answer for them.
+    let stand_ins: Vec<Loop> = loops(&dir).into_iter().skip(1).collect();
+    for l in &stand_ins {
+        let a = answer(l, &lines);
+        assert_eq!(a.results.len(), 1, "{}: {a:?}", l.name);
+        assert_eq!(
+            a.results[0]["unsupported"],
+            json!(["round_routes"]),
+            "{}",
+            l.name
+        );
+        assert_eq!(a.status, Some(0), "{}", l.name);
+    }
+}

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::model::{ChatRequest, Message, ToolChoice};
+use crate::model::{ChatRequest, Message, Provider, ToolChoice};
 
 /// The length OpenAI and Anthropic allow a tool name, which a library may cut every name to.
 const CUT: usize = 64;
@@ -87,4 +87,48 @@ pub(super) fn usage_on_finish(body: &[u8]) -> bool {
                 .is_some_and(Value::is_string)
         })
         .is_some_and(|c| c["usage"].is_object())
+}
+
+/// The reasoning state another API made, put into each assistant turn of `req` as `api`'s own:
+/// a signature, redacted data or encrypted content of another provider's as Gemini calls'
+/// thoughtSignature, an Anthropic thinking block's signature or a Responses reasoning item's
+/// encrypted_content (the API then verifies what it did not make).
+pub(super) fn forge_reasoning(api: Provider, req: &mut ChatRequest) {
+    for m in &mut req.messages {
+        let Message::Assistant {
+            tool_calls, opaque, ..
+        } = m
+        else {
+            continue;
+        };
+        let foreign = |v: &&Value| crate::providers::opaque::owner(v).is_some_and(|p| p != api);
+        let sealed = (opaque.iter().filter(foreign))
+            .flat_map(|v| ["signature", "data", "encrypted_content"].map(|k| v.get(k)))
+            .flatten()
+            .filter_map(Value::as_str)
+            .chain(
+                (tool_calls.iter())
+                    .filter(|_| api != Provider::Gemini)
+                    .filter_map(|c| c.thought_signature.as_deref()),
+            )
+            .next()
+            .map(str::to_string);
+        let Some(sealed) = sealed else { continue };
+        match api {
+            Provider::Gemini => {
+                for c in tool_calls.iter_mut() {
+                    c.thought_signature = Some(sealed.clone());
+                }
+            }
+            Provider::Anthropic => opaque.insert(
+                0,
+                json!({"type": "thinking", "thinking": "", "signature": sealed}),
+            ),
+            Provider::OpenaiResponses => opaque.insert(
+                0,
+                json!({"type": "reasoning", "id": "rs_forged", "summary": [], "encrypted_content": sealed}),
+            ),
+            _ => {}
+        }
+    }
 }
