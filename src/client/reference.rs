@@ -66,10 +66,13 @@ pub enum Mutant {
     /// state as the new provider's own (an Anthropic signature as a Gemini thoughtSignature, a
     /// Gemini signature as an Anthropic thinking block's; BerriAI/litellm#15601).
     ForeignReasoning,
+    /// An OpenAI custom (freeform) tool the caller declared sent as an ordinary function of its
+    /// name, whose JSON arguments the caller's freeform tool cannot take.
+    CustomAsFunction,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 18] = [
+    pub const ALL: [(&'static str, Mutant); 19] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -88,6 +91,7 @@ impl Mutant {
         ("quote-parts", Mutant::QuoteParts),
         ("drop-response-id", Mutant::DropResponseId),
         ("foreign-reasoning", Mutant::ForeignReasoning),
+        ("custom-as-function", Mutant::CustomAsFunction),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -293,14 +297,6 @@ async fn call(
     let Some(api) = Provider::from_slug(&trial.api) else {
         return error("UnknownApi", format!("unknown api `{}`", trial.api));
     };
-    if !trial.caller_tools.is_empty() {
-        // tooltape's codecs work from the neutral request, which has no place for them.
-        let r = DriverResult {
-            unsupported: vec!["caller_tools".into()],
-            ..Default::default()
-        };
-        return (r, Outcome::default());
-    }
     let endpoint = Endpoint {
         base_url: trial.base_url.trim_end_matches('/').to_string(),
         key: Some(trial.api_key.clone()),
@@ -328,6 +324,9 @@ async fn call(
         if mutant == Mutant::KimiIds && api == Provider::Anthropic {
             mutants::kimi_ids(&mut encoded.request.body);
         }
+        // The caller's tools the neutral request cannot carry, sent beside the others as given.
+        let as_function = mutant == Mutant::CustomAsFunction;
+        mutants::add_caller_tools(&trial.caller_tools, as_function, &mut encoded.request.body);
         if let Some(id) = previous {
             crate::providers::openai_responses::continue_from(&mut encoded.request.body, id);
             if mutant == Mutant::DropResponseId

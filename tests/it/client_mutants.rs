@@ -16,8 +16,9 @@ use crate::scratch::{HOSTED, LONG_NAME, Scratch, bin, repo};
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
 /// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
 /// answers 500; a round that changes the tools in force; results given as parts; and a round
-/// continued by `previous_response_id`; conversations continued on another provider.
-const CASES: [&str; 13] = [
+/// continued by `previous_response_id`; conversations continued on another provider; a custom
+/// tool beside a function.
+const CASES: [&str; 14] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
@@ -31,7 +32,10 @@ const CASES: [&str; 13] = [
     "c22_previous_response_id",
     CONTINUE_ON_GEMINI,
     CONTINUE_ON_ANTHROPIC,
+    CUSTOM,
 ];
+/// An OpenAI custom tool the caller declares beside its function (class 23).
+const CUSTOM: &str = "c23_custom_tool_beside_function";
 /// Conversations continued on another provider: round 2 on Gemini, on Anthropic.
 const CONTINUE_ON_GEMINI: &str = "c20_continue_on_other_provider";
 const CONTINUE_ON_ANTHROPIC: &str = "c20_continue_on_anthropic";
@@ -105,6 +109,7 @@ fn name(m: Mutant) -> &'static str {
         Mutant::ForeignReasoning => {
             "a conversation continued on another provider with the first's reasoning as its own"
         }
+        Mutant::CustomAsFunction => "a custom tool sent as an ordinary function",
     }
 }
 
@@ -135,6 +140,7 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::QuoteParts => "JSON-quoted into one string",
         Mutant::DropResponseId => "continued with previous_response_id",
         Mutant::ForeignReasoning => "as its own",
+        Mutant::CustomAsFunction => "sent as an ordinary function",
     }
 }
 
@@ -174,6 +180,8 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         // Every first provider of these cases answers with reasoning state (a signed thinking
         // block, an encrypted reasoning item, a signed call).
         Mutant::ForeignReasoning => round_api(t) != t.api && t.calls > 0,
+        // The case runs on the Chat and Responses routes only (its tool's wire forms).
+        Mutant::CustomAsFunction => t.case == CUSTOM,
     }
 }
 
@@ -191,6 +199,11 @@ fn project() -> Scratch {
     let root = Scratch::with_cases("client-mutants", &CASES);
     std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
     root.with_narrowed();
+    // Only Chat and Responses callers declare custom tools: the case on those routes only.
+    let custom = root.join(format!("cases/{CUSTOM}.toml"));
+    let text = std::fs::read_to_string(&custom).unwrap();
+    let narrowed = format!("providers = [\"openai-chat\", \"openai-responses\"]\n{text}");
+    std::fs::write(&custom, narrowed).unwrap();
     root
 }
 

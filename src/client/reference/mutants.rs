@@ -132,3 +132,36 @@ pub(super) fn forge_reasoning(api: Provider, req: &mut ChatRequest) {
         }
     }
 }
+
+/// The caller's `tools` (in the API's wire form) appended to an encoded body's tools; with
+/// `as_function`, each custom tool as a function of its name taking one string (the mutant).
+pub(super) fn add_caller_tools(tools: &[Value], as_function: bool, body: &mut Value) {
+    if tools.is_empty() {
+        return;
+    }
+    let sent = tools.iter().map(|t| match (as_function, t.get("custom")) {
+        (false, _) => t.clone(),
+        // Chat: `{type: custom, custom: {name, description, format}}`.
+        (true, Some(c)) => json!({"type": "function", "function": function_of(c)}),
+        // Responses: `{type: custom, name, description, format}`.
+        (true, None) => {
+            let mut f = function_of(t);
+            f["type"] = json!("function");
+            f
+        }
+    });
+    let sent: Vec<Value> = sent.collect();
+    match body.get_mut("tools").and_then(Value::as_array_mut) {
+        Some(list) => list.extend(sent),
+        None => body["tools"] = Value::Array(sent),
+    }
+}
+
+/// A custom tool's name and description as a function's, with one string argument.
+fn function_of(custom: &Value) -> Value {
+    json!({
+        "name": custom["name"],
+        "description": custom.get("description").cloned().unwrap_or(Value::Null),
+        "parameters": {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]},
+    })
+}
