@@ -807,13 +807,18 @@ fn a_panicking_trial_is_a_broken_trial_and_the_others_still_run() {
     }
 }
 
-#[test]
-fn a_case_continued_on_another_provider_runs_from_the_other_routes_with_the_rounds_route_model() {
+/// The corpus's case continued on another provider (round 2 on Gemini).
+fn continued_case() -> Vec<std::sync::Arc<crate::case::Case>> {
     let discovery = crate::case::discover(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
-    let cases: Vec<_> = super::cases_of(&discovery)
+    super::cases_of(&discovery)
         .into_iter()
         .filter(|c| c.name == "c20_continue_on_other_provider")
-        .collect();
+        .collect()
+}
+
+#[test]
+fn a_case_continued_on_another_provider_runs_from_the_other_routes_with_the_rounds_route_model() {
+    let cases = continued_case();
     let route = |inbound: &str, upstream: &str, model: &str| -> super::Route {
         toml::from_str(&format!(
             "inbound = \"{inbound}\"\nupstream = \"{upstream}\"\nmodel = \"{model}\"\n"
@@ -840,11 +845,7 @@ fn a_case_continued_on_another_provider_runs_from_the_other_routes_with_the_roun
 
 #[test]
 fn a_library_continues_on_another_provider_through_its_route_to_that_provider() {
-    let discovery = crate::case::discover(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
-    let cases: Vec<_> = super::cases_of(&discovery)
-        .into_iter()
-        .filter(|c| c.name == "c20_continue_on_other_provider")
-        .collect();
+    let cases = continued_case();
     // A library's routes speak their upstream's own API (client mode labels them).
     let route = |api: &str, model: &str| -> super::Route {
         let mut r: super::Route = toml::from_str(&format!(
