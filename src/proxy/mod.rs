@@ -22,3 +22,6 @@ mod tests;
 
 pub use config::{ProxyConfig, ProxyRoute};
 pub use server::Proxy;
+// What a library must do too when a conversation goes on on another provider (the reference
+// driver's rounds).
+pub(crate) use reasoning::sign_foreign;

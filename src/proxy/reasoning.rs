@@ -165,7 +165,7 @@ pub(super) const SKIP_SIGNATURE: &str = "skip_thought_signature_validator";
 /// To Gemini: the first call of each model turn that carries no thought signature (a turn
 /// another provider answered, whose reasoning Gemini cannot verify) gets the documented skip
 /// value, without which Gemini 3 answers 400 (it thinks whether or not the request asks).
-pub(super) fn sign_foreign(provider: Provider, req: &mut ChatRequest) {
+pub(crate) fn sign_foreign(provider: Provider, req: &mut ChatRequest) {
     if provider != Provider::Gemini {
         return;
     }
