@@ -16,8 +16,8 @@ use crate::scratch::{HOSTED, LONG_NAME, Scratch, bin, repo};
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
 /// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
 /// answers 500; a round that changes the tools in force; results given as parts; and a round
-/// continued by `previous_response_id`.
-const CASES: [&str; 11] = [
+/// continued by `previous_response_id`; an eager call cut by `max_tokens`.
+const CASES: [&str; 12] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
@@ -29,7 +29,10 @@ const CASES: [&str; 11] = [
     "c21_result_text_parts",
     "c21_result_image",
     "c22_previous_response_id",
+    CUT,
 ];
+/// Class 25: an eager tool's arguments cut by `max_tokens` midway through a parameter.
+const CUT: &str = "c25_eager_cut_mid_parameter";
 const TOOLS_CHANGE: &str = "c26_tools_change_between_rounds";
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the library must raise, not hand over a success"
 tools = ["get_weather"]
@@ -97,6 +100,9 @@ fn name(m: Mutant) -> &'static str {
         Mutant::UsageOnFinish => "Chat usage read from the finish chunk only",
         Mutant::QuoteParts => "a tool result's parts sent as one JSON string",
         Mutant::DropResponseId => "a round to continue by `previous_response_id` sent without it",
+        Mutant::CutCallFinished => {
+            "a call cut by max_tokens handed over as finished (`tool_calls`)"
+        }
     }
 }
 
@@ -124,6 +130,7 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::QuoteParts if text => "not in the text protocol's <tool_result>",
         Mutant::QuoteParts => "JSON-quoted into one string",
         Mutant::DropResponseId => "continued with previous_response_id",
+        Mutant::CutCallFinished => "for upstream's output-token limit",
     }
 }
 
@@ -160,6 +167,7 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::DropResponseId => {
             t.calls > 0 && t.case == "c22_previous_response_id" && t.api == "openai-responses"
         }
+        Mutant::CutCallFinished => t.case == CUT,
     }
 }
 
