@@ -82,10 +82,11 @@ enum Mutant {
     ContextDropped,
     CustomAsFunction,
     CutCallFinished,
+    EagerDropped,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 26] = [
+    const ALL: [Mutant; 27] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -112,6 +113,7 @@ impl Mutant {
         Mutant::ContextDropped,
         Mutant::CustomAsFunction,
         Mutant::CutCallFinished,
+        Mutant::EagerDropped,
     ];
 
     fn slug(self) -> String {
@@ -156,6 +158,7 @@ impl Mutant {
             Mutant::CutCallFinished => {
                 "a call cut by max_tokens handed as finished (the tool-call finish, Responses `completed`)"
             }
+            Mutant::EagerDropped => "a tool's `eager_input_streaming` removed",
         }
     }
 
@@ -188,6 +191,7 @@ impl Mutant {
             Mutant::ContextDropped => "continued with previous_response_id",
             Mutant::CustomAsFunction => "custom tool `run_sql` sent as an ordinary function",
             Mutant::CutCallFinished => "for upstream's output-token limit",
+            Mutant::EagerDropped => "eager_input_streaming dropped for write_note",
         }
     }
 
@@ -263,6 +267,8 @@ impl Mutant {
             Mutant::ContextDropped => continued_by_id(t) && t.calls > 0,
             Mutant::CustomAsFunction => t.case == CUSTOM,
             Mutant::CutCallFinished => t.case == CUT,
+            // Only a Messages caller can ask for it.
+            Mutant::EagerDropped => t.case == CUT && t.route == "messages→anthropic",
         }
     }
 }
@@ -387,6 +393,18 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
         Mutant::KimiIds => kimi_ids(o),
         Mutant::HostedDropped => drop_hosted(o),
         Mutant::CustomAsFunction => custom_as_function(fmt, o),
+        Mutant::EagerDropped => {
+            for t in o
+                .get_mut("tools")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(t) = t.as_object_mut() {
+                    t.remove("eager_input_streaming");
+                }
+            }
+        }
         Mutant::NameTruncated => truncate_names(o),
         Mutant::ToolsFrozen => freeze_tools(fmt, o),
         Mutant::RequiredAsAuto => match fmt {
