@@ -393,18 +393,7 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
         Mutant::KimiIds => kimi_ids(o),
         Mutant::HostedDropped => drop_hosted(o),
         Mutant::CustomAsFunction => custom_as_function(fmt, o),
-        Mutant::EagerDropped => {
-            for t in o
-                .get_mut("tools")
-                .and_then(Value::as_array_mut)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(t) = t.as_object_mut() {
-                    t.remove("eager_input_streaming");
-                }
-            }
-        }
+        Mutant::EagerDropped => remove_tool_key(fmt, o, "eager_input_streaming"),
         Mutant::NameTruncated => truncate_names(o),
         Mutant::ToolsFrozen => freeze_tools(fmt, o),
         Mutant::RequiredAsAuto => match fmt {
@@ -431,22 +420,7 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
                 }
             }
         },
-        Mutant::StrictRemoved => {
-            for t in o
-                .get_mut("tools")
-                .and_then(Value::as_array_mut)
-                .into_iter()
-                .flatten()
-            {
-                let target = match fmt {
-                    Format::Chat => t.get_mut("function"),
-                    _ => Some(t),
-                };
-                if let Some(x) = target.and_then(Value::as_object_mut) {
-                    x.remove("strict");
-                }
-            }
-        }
+        Mutant::StrictRemoved => remove_tool_key(fmt, o, "strict"),
         Mutant::ForcedAsRequired => match fmt {
             Format::Chat | Format::Responses => {
                 if o.get("tool_choice")
@@ -1080,6 +1054,24 @@ fn finish_stop(fmt: Format, v: &mut Value) {
             }
         }
         Format::Responses | Format::Gemini => {}
+    }
+}
+
+/// `key` removed from every tool of a request body (from a Chat tool's `function`).
+fn remove_tool_key(fmt: Format, o: &mut serde_json::Map<String, Value>, key: &str) {
+    for t in o
+        .get_mut("tools")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        let target = match fmt {
+            Format::Chat => t.get_mut("function"),
+            _ => Some(t),
+        };
+        if let Some(x) = target.and_then(Value::as_object_mut) {
+            x.remove(key);
+        }
     }
 }
 
