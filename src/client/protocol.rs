@@ -345,6 +345,7 @@ impl DriverTool {
             description: self.description.clone(),
             parameters: self.parameters.clone(),
             strict: None,
+            eager_input_streaming: false,
         }
     }
 }

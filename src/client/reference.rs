@@ -69,10 +69,14 @@ pub enum Mutant {
     /// An OpenAI custom (freeform) tool the caller declared sent as an ordinary function of its
     /// name, whose JSON arguments the caller's freeform tool cannot take.
     CustomAsFunction,
+    /// A call `max_tokens` cut inside its arguments (Anthropic's fine-grained tool streaming
+    /// ends midway through a parameter) handed to the caller as a finished call: its arguments
+    /// the invalid JSON text received, the finish `tool_calls` instead of the length finish.
+    CutCallFinished,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 19] = [
+    pub const ALL: [(&'static str, Mutant); 20] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -92,6 +96,7 @@ impl Mutant {
         ("drop-response-id", Mutant::DropResponseId),
         ("foreign-reasoning", Mutant::ForeignReasoning),
         ("custom-as-function", Mutant::CustomAsFunction),
+        ("cut-call-finished", Mutant::CutCallFinished),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -201,6 +206,18 @@ impl Mutant {
                 arguments: Some(Value::String(c.arguments.to_string())),
             })
             .collect();
+        let mut finish = o.raw_finish.clone();
+        if let Some(cut) = o.truncated_call.as_ref()
+            && self == Mutant::CutCallFinished
+        {
+            calls.push(DriverCall {
+                index: None,
+                id: Some(cut.id.clone()),
+                name: Some(cut.name.clone()),
+                arguments: Some(Value::String(cut.arguments.clone())),
+            });
+            finish = Some("tool_calls".into());
+        }
         if self == Mutant::MergeParallel && calls.len() > 1 {
             let mut merged = Map::new();
             for c in &o.tool_calls {
@@ -243,7 +260,7 @@ impl Mutant {
                 }
             }
             chunks.push(DriverChunk {
-                finish: o.raw_finish.clone(),
+                finish: finish.clone(),
                 ..Default::default()
             });
             chunks
@@ -254,7 +271,7 @@ impl Mutant {
         DriverResult {
             calls,
             text: o.text.clone(),
-            finish: o.raw_finish.clone(),
+            finish,
             usage: o.usage.clone(),
             error: o.error.as_ref().map(|e| DriverError {
                 kind: e.kind.clone().unwrap_or_else(|| "ProviderError".into()),

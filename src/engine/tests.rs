@@ -127,6 +127,7 @@ fn strict_is_wanted_where_the_projects_encoder_sends_it() {
         description: None,
         parameters: json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}}),
         strict,
+        eager_input_streaming: false,
     };
     let view = |strict: Option<bool>| RequestView {
         tools: vec![tool(strict)],
@@ -156,6 +157,7 @@ fn what_the_projects_encoder_cannot_send_is_not_dropped() {
         description: None,
         parameters: json!({"type": "object"}),
         strict: None,
+        eager_input_streaming: false,
     };
     let view = |names: &[&str], parallel: Option<bool>| RequestView {
         tools: names.iter().map(|n| tool(n)).collect(),
@@ -191,6 +193,7 @@ fn an_allowed_list_is_kept_by_sending_only_its_tools() {
         description: None,
         parameters: json!({"type": "object"}),
         strict: None,
+        eager_input_streaming: false,
     };
     let view = |names: &[&str], choice: ToolChoice| RequestView {
         tools: names.iter().map(|n| tool(n)).collect(),

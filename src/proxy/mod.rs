@@ -8,7 +8,6 @@
 mod answer;
 mod config;
 mod conversations;
-mod eager;
 mod forward;
 mod inbound;
 mod read;

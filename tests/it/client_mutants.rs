@@ -17,8 +17,8 @@ use crate::scratch::{HOSTED, LONG_NAME, Scratch, bin, repo};
 /// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
 /// answers 500; a round that changes the tools in force; results given as parts; and a round
 /// continued by `previous_response_id`; conversations continued on another provider; a custom
-/// tool beside a function.
-const CASES: [&str; 14] = [
+/// tool beside a function; an eager call cut by `max_tokens`.
+const CASES: [&str; 15] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
@@ -33,12 +33,15 @@ const CASES: [&str; 14] = [
     CONTINUE_ON_GEMINI,
     CONTINUE_ON_ANTHROPIC,
     CUSTOM,
+    CUT,
 ];
 /// An OpenAI custom tool the caller declares beside its function (class 23).
 const CUSTOM: &str = "c23_custom_tool_beside_function";
 /// Conversations continued on another provider: round 2 on Gemini, on Anthropic.
 const CONTINUE_ON_GEMINI: &str = "c20_continue_on_other_provider";
 const CONTINUE_ON_ANTHROPIC: &str = "c20_continue_on_anthropic";
+/// Class 25: an eager tool's arguments cut by `max_tokens` midway through a parameter.
+const CUT: &str = "c25_eager_cut_mid_parameter";
 const TOOLS_CHANGE: &str = "c26_tools_change_between_rounds";
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the library must raise, not hand over a success"
 tools = ["get_weather"]
@@ -110,6 +113,9 @@ fn name(m: Mutant) -> &'static str {
             "a conversation continued on another provider with the first's reasoning as its own"
         }
         Mutant::CustomAsFunction => "a custom tool sent as an ordinary function",
+        Mutant::CutCallFinished => {
+            "a call cut by max_tokens handed over as finished (`tool_calls`)"
+        }
     }
 }
 
@@ -141,6 +147,7 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::DropResponseId => "continued with previous_response_id",
         Mutant::ForeignReasoning => "as its own",
         Mutant::CustomAsFunction => "sent as an ordinary function",
+        Mutant::CutCallFinished => "for upstream's output-token limit",
     }
 }
 
@@ -182,6 +189,7 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::ForeignReasoning => round_api(t) != t.api && t.calls > 0,
         // The case runs on the Chat and Responses routes only (its tool's wire forms).
         Mutant::CustomAsFunction => t.case == CUSTOM,
+        Mutant::CutCallFinished => t.case == CUT,
     }
 }
 

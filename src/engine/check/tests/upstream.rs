@@ -16,6 +16,7 @@ fn weather() -> Tool {
         parameters: json!({"type": "object", "properties": {"city": {"type": "string",
             "minLength": 1}}, "required": ["city"]}),
         strict: None,
+        eager_input_streaming: false,
     }
 }
 
