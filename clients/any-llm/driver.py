@@ -93,4 +93,4 @@ def complete(trial, kw):
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["result_parts"])
+    td.serve(call, supports=["result_parts", "round_routes"])

@@ -205,4 +205,4 @@ async function call(t, messages) {
   return { ...resultOf(final), chunks };
 }
 
-await serve(call, { supports: ["thinking", "result_parts", "continue_with"] });
+await serve(call, { supports: ["thinking", "result_parts", "continue_with", "round_routes"] });

@@ -206,4 +206,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["result_parts", "continue_with"])
+    td.serve(call, supports=["result_parts", "continue_with", "round_routes"])

@@ -48,4 +48,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["result_parts"])
+    td.serve(call, supports=["result_parts", "round_routes"])

@@ -221,4 +221,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["result_parts", "hosted", "continue_with"])
+    td.serve(call, supports=["result_parts", "hosted", "continue_with", "round_routes"])

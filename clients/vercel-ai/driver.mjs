@@ -193,4 +193,4 @@ async function call(t, messages) {
   };
 }
 
-await serve(call, { supports: ["result_parts", "hosted", "continue_with"] });
+await serve(call, { supports: ["result_parts", "hosted", "continue_with", "round_routes"] });
