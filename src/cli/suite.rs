@@ -110,6 +110,16 @@ pub(super) fn trials<S: System>(
     Some((trials, unloadable))
 }
 
+/// The keys of the suite's trials a filtered run leaves out.
+fn left_out<S: System>(root: &Path, system: &S, ran: &[RoutedTrial]) -> Vec<String> {
+    let cases = engine::cases_of(&discover(root));
+    let ran: std::collections::HashSet<String> = ran.iter().map(RoutedTrial::key).collect();
+    (engine::trials(&cases, &system.routes(), None).iter())
+        .map(RoutedTrial::key)
+        .filter(|k| !ran.contains(k))
+        .collect()
+}
+
 /// What a kind of system adds to the shared run: its Markdown document, and what to do with
 /// the results before the exit status (gateway snapshots).
 pub(super) struct Extras<'a, S> {
@@ -131,7 +141,10 @@ pub(super) fn run<S: System>(
         return exit::FAILED;
     };
     let t0 = Instant::now();
-    let options = a.options(options);
+    let mut options = a.options(options);
+    if a.filter.is_some() {
+        options.left_out = left_out(root, &**system, &trials);
+    }
     let note = |m: &str| eprintln!("{m}");
     let ran = runtime().block_on(engine::run(system.clone(), trials, &options, &note));
     let ran = match ran {

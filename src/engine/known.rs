@@ -51,9 +51,14 @@ fn apply_entry(k: &KnownEntry, at: &str, r: &mut TrialResult) {
 }
 
 /// The system's known failures that name a root cause no trial of theirs failed with, among
-/// entries whose pattern matches a trial of this run (a filtered run judges only its own):
+/// entries whose pattern matches a trial of this run and none of the trials it left out
+/// (`left_out`, a filtered run's: it judges only the entries wholly inside it):
 /// `path:line:col: what is wrong` for each, with what to do.
-pub fn stale_causes<S: System>(system: &S, results: &[TrialResult]) -> Vec<String> {
+pub fn stale_causes<S: System>(
+    system: &S,
+    results: &[TrialResult],
+    left_out: &[String],
+) -> Vec<String> {
     let mut out = Vec::new();
     for k in system.known() {
         let entry = k.get_ref();
@@ -61,7 +66,8 @@ pub fn stale_causes<S: System>(system: &S, results: &[TrialResult]) -> Vec<Strin
             continue;
         };
         let covers = |r: &&TrialResult| crate::case::pattern_matches(&entry.failure.trials, &r.key);
-        if !results.iter().any(|r| covers(&r)) {
+        let outside = |key: &String| crate::case::pattern_matches(&entry.failure.trials, key);
+        if !results.iter().any(|r| covers(&r)) || left_out.iter().any(outside) {
             continue;
         }
         let seen = results

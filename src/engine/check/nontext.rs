@@ -25,6 +25,32 @@ fn carried_parts(target: Provider, parts: &[ResultPart]) -> Vec<&ResultPart> {
         .collect()
 }
 
+/// The image's bytes from its base64 text in either alphabet (standard or URL-safe, padded or
+/// not: pydantic, under Google's SDK, writes URL-safe, and Gemini takes both).
+fn image_bytes(data: &str) -> Option<Vec<u8>> {
+    use base64::Engine;
+    use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+    let data = data.trim_end_matches('=');
+    (STANDARD_NO_PAD.decode(data).ok()).or_else(|| URL_SAFE_NO_PAD.decode(data).ok())
+}
+
+/// The same part: equal, or the same image bytes whatever base64 alphabet carries them.
+fn same_part(a: &ResultPart, b: &ResultPart) -> bool {
+    match (a, b) {
+        (
+            ResultPart::Image {
+                media_type: ma,
+                data: da,
+            },
+            ResultPart::Image {
+                media_type: mb,
+                data: db,
+            },
+        ) => ma == mb && (da == db || image_bytes(da).is_some_and(|x| image_bytes(db) == Some(x))),
+        _ => a == b,
+    }
+}
+
 /// A string holding JSON parts: an array of part objects (any API's spelling) quoted into the
 /// text, or a part object.
 fn quoted(content: &str) -> bool {
@@ -89,7 +115,7 @@ pub(crate) fn non_text_results(
         let joined = |p: &ResultPart| matches!(p, ResultPart::Text { text } if sent_content.contains(text.as_str()));
         let expected: Vec<&ResultPart> = carried_parts(target, parts)
             .into_iter()
-            .filter(|p| got.contains(p) || !joined(p))
+            .filter(|p| got.iter().any(|g| same_part(g, p)) || !joined(p))
             .collect();
         if !expected.is_empty() && got.is_empty() {
             let why = if sent_content.trim().is_empty() {
@@ -104,7 +130,7 @@ pub(crate) fn non_text_results(
             )));
             continue;
         }
-        for part in expected.iter().filter(|p| !got.contains(p)) {
+        for part in (expected.iter()).filter(|p| !got.iter().any(|g| same_part(g, p))) {
             findings.push(problem(format!(
                 "{} was dropped or altered",
                 crate::providers::result_part_kind(part)

@@ -145,3 +145,28 @@ fn text_parts_joined_into_the_results_text_lose_nothing() {
         "flattened to its text",
     );
 }
+
+#[test]
+fn an_image_in_the_url_safe_alphabet_is_the_same_image() {
+    let image = |data: &str| ResultPart::Image {
+        media_type: "image/png".into(),
+        data: data.into(),
+    };
+    // The bytes fb ff bf: `+/+/` in the standard alphabet, `-_-_` in the URL-safe one.
+    let asked = round("Oslo: snow", vec![text("Oslo: snow"), image("+/+/")]);
+    let url_safe = round("Oslo: snow", vec![text("Oslo: snow"), image("-_-_")]);
+    silent(&non_text_results(
+        &asked,
+        &asked,
+        &url_safe,
+        Provider::Gemini,
+    ));
+    let other = round("Oslo: snow", vec![text("Oslo: snow"), image("AAAA")]);
+    one(
+        &non_text_results(&asked, &asked, &other, Provider::Gemini),
+        FindingKind::NonTextResult,
+        Side::Upstream,
+        Severity::Breaking,
+        "dropped or altered",
+    );
+}
