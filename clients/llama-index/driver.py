@@ -40,7 +40,7 @@ def llm_of(trial):
 
         # Without both limits GoogleGenAI's constructor fetches the model's metadata
         # (models.get), which the simulator upstream does not serve: the model's own limits,
-        # as that call would answer them for gemini-2.5-flash.
+        # as that call would answer them for gemini-3.8-flash.
         return GoogleGenAI(
             model=name,
             api_key=key,
