@@ -241,23 +241,11 @@ fn finish_reason(turn: &Turn) -> &'static str {
     }
 }
 
-/// Whether the API validates thought signatures on `model` (a path's model, maybe with a
-/// `~scenario` suffix): Gemini 3 and later do ("When using Gemini 3 models, you must pass back
-/// thought signatures during function calling, otherwise you will get a validation error",
-/// ai.google.dev/gemini-api/docs/thought-signatures), Gemini 3 Pro Image aside ("doesn't enforce
-/// this validation", cloud.google.com vertex-ai thought-signatures); Gemini 2.5 returns them with
-/// thinking on but does not validate them.
+/// Whether the API validates thought signatures on `model`, a path's model with maybe a
+/// `~scenario` suffix (the rule: [`crate::providers::gemini::validates_signatures`]).
 pub(crate) fn validates_signatures(model: &str) -> bool {
-    let model = model
-        .split(super::named::MODEL_SEPARATOR)
-        .next()
-        .unwrap_or_default();
-    let name = model.rsplit('/').next().unwrap_or_default();
-    let Some(version) = name.strip_prefix("gemini-") else {
-        return false;
-    };
-    let major: String = version.chars().take_while(char::is_ascii_digit).collect();
-    major.parse::<u32>().is_ok_and(|m| m >= 3) && !name.contains("-image")
+    let model = model.split(super::named::MODEL_SEPARATOR).next();
+    crate::providers::gemini::validates_signatures(model.unwrap_or_default())
 }
 
 /// Where the current turn starts: after the last user content with a part that is not a
