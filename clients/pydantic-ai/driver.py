@@ -1,7 +1,11 @@
 """tooltape driver for pydantic-ai's direct model requests (`pydantic_ai.direct.model_request_sync`
 and `model_request_stream_sync`, no agent loop): OpenAIChatModel, OpenAIResponsesModel,
 AnthropicModel and GoogleModel, tools as `ToolDefinition`s, tool_choice and the parallel switch
-as `ModelSettings`; the streamed result is the stream's final `ModelResponse`."""
+as `ModelSettings`; the streamed result is the stream's final `ModelResponse`. On the Gemini route
+the `ModelResponse` itself (where GoogleModel keeps Gemini's thought signatures, in its parts'
+`provider_details`) is handed over as the result's `reasoning`, in the JSON form
+`ModelMessagesTypeAdapter` stores message history in, and goes back as is in the next round's
+history, as an agent's message history keeps it."""
 
 import os
 import sys
@@ -10,6 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import tooltape_driver as td  # noqa: E402
 from pydantic_ai import direct  # noqa: E402
 from pydantic_ai.messages import (  # noqa: E402
+    ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
     PartDeltaEvent,
@@ -64,6 +69,10 @@ def history_of(messages):
             pending.append(UserPromptPart(content=content))
         elif role == "tool":
             pending.append(ToolReturnPart(tool_name=m.get("name") or "", content=content, tool_call_id=m.get("call_id")))
+        elif (m.get("reasoning") or {}).get("pydantic_ai"):
+            # The library's own response, as the caller's message history keeps it.
+            flush()
+            out += ModelMessagesTypeAdapter.validate_python(m["reasoning"]["pydantic_ai"])
         else:
             flush()
             parts = [TextPart(content=m["content"])] if m.get("content") else []
@@ -107,6 +116,13 @@ def parameters_of(trial):
     return ModelRequestParameters(function_tools=tools, allow_text_output=True)
 
 
+def kept(trial, result, r):
+    """The result, with the response itself for the next round on the Gemini route."""
+    if trial["api"] == "gemini" and result["calls"]:
+        result["reasoning"] = {"pydantic_ai": ModelMessagesTypeAdapter.dump_python([r], mode="json")}
+    return result
+
+
 def result_of(r):
     calls = [{"id": p.tool_call_id, "name": p.tool_name, "arguments": p.args} for p in r.parts if isinstance(p, ToolCallPart)]
     text = "".join(p.content for p in r.parts if isinstance(p, TextPart))
@@ -120,7 +136,8 @@ def call(trial, messages):
     kw = dict(model_settings=settings_of(trial), model_request_parameters=parameters_of(trial))
     history = history_of(messages)
     if not trial["stream"]:
-        return result_of(direct.model_request_sync(model, history, **kw))
+        r = direct.model_request_sync(model, history, **kw)
+        return kept(trial, result_of(r), r)
     chunks = []
     with direct.model_request_stream_sync(model, history, **kw) as stream:
         for ev in stream:
@@ -143,7 +160,7 @@ def call(trial, messages):
         final = stream.response
     result = result_of(final)
     result["chunks"] = chunks
-    return result
+    return kept(trial, result, final)
 
 
 if __name__ == "__main__":
