@@ -54,16 +54,17 @@ def call_responses(trial, messages):
 
 
 def extras(calls):
-    """The calls' `extra_content`, in order, or None when none carries one."""
+    """The calls' `extra_content`, in order (the protocol's `reasoning`: a list of one item), or
+    None when none carries one."""
     out = [td.get(c, "extra_content") for c in calls or []]
-    return {"extra_content": out} if any(out) else None
+    return [{"extra_content": out}] if any(out) else None
 
 
 def history(messages):
     """The Chat history, each assistant call with the `extra_content` the library gave it."""
     out = td.chat_messages(messages)
     for m, msg in zip(messages, out):
-        kept = (m.get("reasoning") or {}).get("extra_content") or []
+        kept = (m.get("reasoning") or [{}])[0].get("extra_content") or []
         for tc, extra in zip(msg.get("tool_calls") or [], kept):
             if extra:
                 tc["extra_content"] = extra

@@ -56,9 +56,9 @@ def messages_of(messages):
         role, content = m["role"], m.get("content") or ""
         if role == "system":
             out.append(SystemMessage(content))
-        elif role == "assistant" and (m.get("reasoning") or {}).get("langchain"):
+        elif role == "assistant" and (m.get("reasoning") or [{}])[0].get("langchain"):
             # The library's own message, as the caller's message list keeps it.
-            out += messages_from_dict([m["reasoning"]["langchain"]])
+            out += messages_from_dict([m["reasoning"][0]["langchain"]])
         elif role == "assistant":
             calls = [
                 {"name": c.get("name"), "args": td.arguments_object(c.get("arguments")), "id": c.get("id"), "type": "tool_call"}
@@ -156,7 +156,7 @@ def result_of(msg):
 def kept(trial, result, msg):
     """The result, with the message itself for the next round on the Gemini route."""
     if trial["api"] == "gemini" and result["calls"]:
-        result["reasoning"] = {"langchain": message_to_dict(msg)}
+        result["reasoning"] = [{"langchain": message_to_dict(msg)}]
     return result
 
 

@@ -69,10 +69,10 @@ def history_of(messages):
             pending.append(UserPromptPart(content=content))
         elif role == "tool":
             pending.append(ToolReturnPart(tool_name=m.get("name") or "", content=content, tool_call_id=m.get("call_id")))
-        elif (m.get("reasoning") or {}).get("pydantic_ai"):
+        elif (m.get("reasoning") or [{}])[0].get("pydantic_ai"):
             # The library's own response, as the caller's message history keeps it.
             flush()
-            out += ModelMessagesTypeAdapter.validate_python(m["reasoning"]["pydantic_ai"])
+            out += ModelMessagesTypeAdapter.validate_python(m["reasoning"][0]["pydantic_ai"])
         else:
             flush()
             parts = [TextPart(content=m["content"])] if m.get("content") else []
@@ -119,7 +119,7 @@ def parameters_of(trial):
 def kept(trial, result, r):
     """The result, with the response itself for the next round on the Gemini route."""
     if trial["api"] == "gemini" and result["calls"]:
-        result["reasoning"] = {"pydantic_ai": ModelMessagesTypeAdapter.dump_python([r], mode="json")}
+        result["reasoning"] = [{"pydantic_ai": ModelMessagesTypeAdapter.dump_python([r], mode="json")}]
     return result
 
 
