@@ -24,6 +24,12 @@ pub struct Tool {
     /// The tool asks for strict argument validation (provider-side constrained decoding).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strict: Option<bool>,
+    /// The tool's arguments stream eagerly: Anthropic's fine-grained tool streaming, whose
+    /// `input_json_delta` fragments come unbuffered and unvalidated, so the arguments may not be
+    /// valid JSON before the block ends (or ever, when `max_tokens` cuts it). Only Anthropic's
+    /// API has the switch; the other encoders drop it with a note.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub eager_input_streaming: bool,
 }
 
 /// `{"type":"object","properties":{}}`: the schema of a tool without parameters.

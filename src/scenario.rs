@@ -47,7 +47,8 @@ pub struct Scenario {
     /// How a stream delivers text and arguments (default: small fragments, one call after another).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_shape: Option<StreamShape>,
-    /// The output-token limit is reached halfway through the last call's arguments.
+    /// The output-token limit is reached halfway through the last call's arguments (an eager
+    /// Anthropic tool's: midway through its last string value).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub max_tokens_mid_call: bool,
     /// The model refuses (content filter / refusal) with this text instead of answering.

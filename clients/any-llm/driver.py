@@ -122,4 +122,4 @@ def complete(trial, kw):
 
 
 if __name__ == "__main__":
-    td.serve(call)
+    td.serve(call, supports=["round_routes"])

@@ -174,4 +174,4 @@ async function call(t, messages) {
   return { ...resultOf(final), chunks };
 }
 
-await serve(call, { supports: ["thinking"] });
+await serve(call, { supports: ["thinking", "round_routes"] });

@@ -188,4 +188,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call)
+    td.serve(call, supports=["round_routes"])

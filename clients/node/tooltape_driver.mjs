@@ -47,7 +47,7 @@ function object(line, what) {
 /** Serves trials from stdin until end of input; a protocol error ends the process (status 2). */
 // Trial fields a driver must say it handles (`serve(call, { supports: [...] })`): a trial that sets
 // one the driver does not handle is answered `unsupported` without calling the library.
-export const OPTIONAL_FEATURES = ["thinking", "hosted", "result_parts", "continue_with", "caller_tools"];
+export const OPTIONAL_FEATURES = ["thinking", "hosted", "result_parts", "continue_with", "caller_tools", "round_routes"];
 
 export async function serve(call, { supports = [] } = {}) {
   // The protocol owns stdout: the library's own logging goes to stderr.
@@ -67,6 +67,7 @@ export async function serve(call, { supports = [] } = {}) {
       const missing = REQUIRED.filter((k) => !(k in trial));
       if (missing.length) throw new ProtocolError(`a trial line lacks ${missing.join(", ")}`);
       const messages = [...trial.messages];
+      let rounds = 0;
       for (;;) {
         let result;
         try {
@@ -85,6 +86,9 @@ export async function serve(call, { supports = [] } = {}) {
           trial = { ...trial, tool_choice: doc.tool_choice ?? null };
           // The round changes the tools in force (class 26).
           if (Array.isArray(doc.tools)) trial.tools = doc.tools;
+          // The round goes on another provider (class 20): its route's api, model and options.
+          const route = trial.round_routes?.[rounds++];
+          if (route && typeof route === "object") trial = { ...trial, api: route.api, model: route.model, options: route.options ?? {} };
           const turn = { role: "assistant", content: result?.text ?? null, tool_calls: result?.calls ?? [] };
           // The reasoning state the library handed over, for the next round.
           if (result?.reasoning?.length) turn.reasoning = result.reasoning;

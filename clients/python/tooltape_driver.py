@@ -68,7 +68,7 @@ def _next_line():
 # Trial fields a driver must say it handles (`serve(call, supports=[...])`): a trial that sets one
 # the driver does not handle is answered `unsupported` without calling the library, so drivers
 # written before the field existed stay correct.
-OPTIONAL_FEATURES = ("thinking", "hosted", "result_parts", "continue_with", "caller_tools")
+OPTIONAL_FEATURES = ("thinking", "hosted", "result_parts", "continue_with", "caller_tools", "round_routes")
 
 
 def _unhandled(trial, supports):
@@ -82,6 +82,7 @@ def _serve(call, out, supports=()):
         if missing:
             raise ProtocolError("a trial line lacks " + ", ".join(missing))
         messages = list(trial["messages"])
+        rounds = 0
         while True:
             try:
                 unhandled = _unhandled(trial, supports)
@@ -104,6 +105,11 @@ def _serve(call, out, supports=()):
                 if isinstance(nxt.get("tools"), list):
                     # The round changes the tools in force (class 26).
                     trial["tools"] = nxt["tools"]
+                route = (trial.get("round_routes") or [])[rounds:rounds + 1]
+                rounds += 1
+                if route and isinstance(route[0], dict):
+                    # The round goes on another provider (class 20): its route's api, model, options.
+                    trial.update(api=route[0]["api"], model=route[0]["model"], options=route[0].get("options") or {})
                 turn = {"role": "assistant", "content": result.get("text"), "tool_calls": result.get("calls") or []}
                 if result.get("reasoning"):
                     # The reasoning state the library handed over, for the next round.

@@ -120,4 +120,4 @@ async function call(t, messages) {
   };
 }
 
-await serve(call);
+await serve(call, { supports: ["round_routes"] });

@@ -45,7 +45,8 @@ pub enum ClientCommand {
     Drive {
         /// A deliberate bug: faithful, drop-tools, never-yield, required-to-auto,
         /// merge-parallel, lose-ids, omit-strict, empty-fragments, drop-reasoning, kimi-ids,
-        /// truncate-names, usage-on-finish, quote-parts, drop-response-id.
+        /// truncate-names, usage-on-finish, quote-parts, drop-response-id, foreign-reasoning,
+        /// custom-as-function, cut-call-finished.
         #[arg(long, default_value = "faithful")]
         mutant: String,
     },

@@ -77,6 +77,7 @@ fn chat_request(request: &Value, stream: bool) -> ChatRequest {
                 .cloned()
                 .unwrap_or_else(tooltape::model::empty_parameters),
             strict: t.strict.then_some(true),
+            eager_input_streaming: false,
         })
         .collect();
     let tool_choice = request

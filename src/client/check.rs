@@ -260,7 +260,12 @@ fn yielded(
     if exp.tool_calls.is_empty() {
         return;
     }
-    if chunks.iter().all(|c| c.calls.is_empty()) {
+    // On an output-token limit the cut call may be left out, as in the accumulated result
+    // (`calls`): when it was upstream's only call, no chunk need carry a call.
+    let only_cut = exp.finish == Finish::Length
+        && exp.tool_calls.len() == 1
+        && exp.tool_calls[0].arguments.is_string();
+    if chunks.iter().all(|c| c.calls.is_empty()) && !only_cut {
         out.push(finding(
             Severity::Breaking,
             format!(

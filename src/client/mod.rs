@@ -25,8 +25,8 @@ pub use driver::Spec;
 pub use library::Library;
 pub use profile::{ClientProfile, ClientRoute, DriverTable, LoadedClient, load_client};
 pub use protocol::{
-    DriverCall, DriverChunk, DriverError, DriverMessage, DriverResult, DriverTool, DriverTrial,
-    Next, finish_of,
+    DriverCall, DriverChunk, DriverError, DriverMessage, DriverResult, DriverRoute, DriverTool,
+    DriverTrial, Next, finish_of,
 };
 pub use reference::{Mutant, drive};
 pub use render::markdown;

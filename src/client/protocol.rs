@@ -71,6 +71,23 @@ pub struct DriverTrial {
     /// the driver says it supports it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub caller_tools: Vec<Value>,
+    /// Where each follow-up round goes when the conversation changes provider (class 20, as an
+    /// agent framework's fallback does): entry `i` for the `i`-th round of results, the library's
+    /// route to the provider it goes to, `None` where it stays where the round before went;
+    /// absent: every round stays on the trial's route (a driver whose library cannot answers
+    /// `unsupported`: the shared loops do so unless the driver says it supports it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_routes: Vec<Option<DriverRoute>>,
+}
+
+/// A route of the library a round goes to: the wire format to the provider, the model and the
+/// profile route's `options`, as the trial's own `api`, `model` and `options`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DriverRoute {
+    pub api: String,
+    pub model: String,
+    #[serde(default)]
+    pub options: BTreeMap<String, Value>,
 }
 
 /// A conversation turn: `system`, `user`, `assistant` (with its calls) or `tool` (a result).
@@ -328,6 +345,7 @@ impl DriverTool {
             description: self.description.clone(),
             parameters: self.parameters.clone(),
             strict: None,
+            eager_input_streaming: false,
         }
     }
 }
@@ -361,6 +379,7 @@ impl DriverTrial {
             result_parts: false,
             continue_with: None,
             caller_tools: Vec::new(),
+            round_routes: Vec::new(),
         }
     }
 

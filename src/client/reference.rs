@@ -62,10 +62,21 @@ pub enum Mutant {
     /// A round to be continued by `previous_response_id` sent with only its results and no
     /// id: the upstream gets the results without the conversation they belong to.
     DropResponseId,
+    /// A conversation continued on another provider sent with the first provider's reasoning
+    /// state as the new provider's own (an Anthropic signature as a Gemini thoughtSignature, a
+    /// Gemini signature as an Anthropic thinking block's; BerriAI/litellm#15601).
+    ForeignReasoning,
+    /// An OpenAI custom (freeform) tool the caller declared sent as an ordinary function of its
+    /// name, whose JSON arguments the caller's freeform tool cannot take.
+    CustomAsFunction,
+    /// A call `max_tokens` cut inside its arguments (Anthropic's fine-grained tool streaming
+    /// ends midway through a parameter) handed to the caller as a finished call: its arguments
+    /// the invalid JSON text received, the finish `tool_calls` instead of the length finish.
+    CutCallFinished,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 17] = [
+    pub const ALL: [(&'static str, Mutant); 20] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -83,6 +94,9 @@ impl Mutant {
         ("usage-on-finish", Mutant::UsageOnFinish),
         ("quote-parts", Mutant::QuoteParts),
         ("drop-response-id", Mutant::DropResponseId),
+        ("foreign-reasoning", Mutant::ForeignReasoning),
+        ("custom-as-function", Mutant::CustomAsFunction),
+        ("cut-call-finished", Mutant::CutCallFinished),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -192,6 +206,18 @@ impl Mutant {
                 arguments: Some(Value::String(c.arguments.to_string())),
             })
             .collect();
+        let mut finish = o.raw_finish.clone();
+        if let Some(cut) = o.truncated_call.as_ref()
+            && self == Mutant::CutCallFinished
+        {
+            calls.push(DriverCall {
+                index: None,
+                id: Some(cut.id.clone()),
+                name: Some(cut.name.clone()),
+                arguments: Some(Value::String(cut.arguments.clone())),
+            });
+            finish = Some("tool_calls".into());
+        }
         if self == Mutant::MergeParallel && calls.len() > 1 {
             let mut merged = Map::new();
             for c in &o.tool_calls {
@@ -234,7 +260,7 @@ impl Mutant {
                 }
             }
             chunks.push(DriverChunk {
-                finish: o.raw_finish.clone(),
+                finish: finish.clone(),
                 ..Default::default()
             });
             chunks
@@ -245,7 +271,7 @@ impl Mutant {
         DriverResult {
             calls,
             text: o.text.clone(),
-            finish: o.raw_finish.clone(),
+            finish,
             usage: o.usage.clone(),
             error: o.error.as_ref().map(|e| DriverError {
                 kind: e.kind.clone().unwrap_or_else(|| "ProviderError".into()),
@@ -288,20 +314,22 @@ async fn call(
     let Some(api) = Provider::from_slug(&trial.api) else {
         return error("UnknownApi", format!("unknown api `{}`", trial.api));
     };
-    if !trial.caller_tools.is_empty() {
-        // tooltape's codecs work from the neutral request, which has no place for them.
-        let r = DriverResult {
-            unsupported: vec!["caller_tools".into()],
-            ..Default::default()
-        };
-        return (r, Outcome::default());
-    }
     let endpoint = Endpoint {
         base_url: trial.base_url.trim_end_matches('/').to_string(),
         key: Some(trial.api_key.clone()),
         extra_headers: Vec::new(),
     };
     let mut sent = mutant.request(req.clone());
+    if !trial.round_routes.is_empty() {
+        // A conversation that changes provider: each API gets only its own reasoning (the
+        // encoders drop the others'), Gemini takes calls it did not sign with its skip value,
+        // Anthropic a tool turn it did not answer without thinking (as `tooltape proxy` does).
+        if mutant == Mutant::ForeignReasoning {
+            mutants::forge_reasoning(api, &mut sent);
+        }
+        crate::proxy::sign_foreign(api, &mut sent);
+        crate::providers::opaque::think_only_on_own(api, &mut sent);
+    }
     let answer = loop {
         let mut encoded = match crate::providers::encode(api, &sent) {
             Ok(e) => e,
@@ -313,6 +341,9 @@ async fn call(
         if mutant == Mutant::KimiIds && api == Provider::Anthropic {
             mutants::kimi_ids(&mut encoded.request.body);
         }
+        // The caller's tools the neutral request cannot carry, sent beside the others as given.
+        let as_function = mutant == Mutant::CustomAsFunction;
+        mutants::add_caller_tools(&trial.caller_tools, as_function, &mut encoded.request.body);
         if let Some(id) = previous {
             crate::providers::openai_responses::continue_from(&mut encoded.request.body, id);
             if mutant == Mutant::DropResponseId
@@ -391,13 +422,13 @@ pub async fn drive(
     let cache = SupportCache::new(SupportCache::DEFAULT_TTL);
     let mut lines = BufReader::new(input).lines();
     while let Some(line) = next_line(&mut lines).await? {
-        let trial: DriverTrial = serde_json::from_str(&line)
+        let mut trial: DriverTrial = serde_json::from_str(&line)
             .map_err(|e| format!("protocol error: a trial line is not a trial: {e}"))?;
         let mut req = trial.request();
         let by_id = trial.continue_with.as_deref() == Some("previous_response_id");
         // The last answer's id, when the trial's rounds are continued by it.
         let mut previous: Option<String> = None;
-        loop {
+        for round in 0.. {
             let turn = (&trial, previous.as_deref());
             let (r, outcome) = call(&client, mutant, turn, &req, &cache).await;
             previous = r.response_id.clone().filter(|_| by_id);
@@ -433,6 +464,11 @@ pub async fn drive(
                         .collect();
                     mutant.link(&mut sent);
                     req.messages.extend(sent);
+                    // The round goes on on another provider: its route's API and model.
+                    if let Some(Some(to)) = trial.round_routes.get(round).cloned() {
+                        trial.api = to.api;
+                        req.model = to.model;
+                    }
                 }
             }
         }

@@ -42,6 +42,7 @@ fn request() -> ChatRequest {
         description: Some("Weather".into()),
         parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}}),
         strict: None,
+        eager_input_streaming: false,
     }];
     req.tool_choice = Some(ToolChoice::Required);
     req.parallel_tool_calls = Some(false);

@@ -9,7 +9,9 @@ use serde_json::Value;
 use super::check;
 use super::driver::{Driver, Spec};
 use super::profile::LoadedClient;
-use super::protocol::{DriverMessage, DriverResult, DriverTrial, Next, choice_value, driver_tools};
+use super::protocol::{
+    DriverMessage, DriverResult, DriverRoute, DriverTrial, Next, choice_value, driver_tools,
+};
 use crate::engine::{
     CallerReply, CallerRequest, Cell, Exchange, Finding, FindingKind, Kept, PromptWatch,
     RoundAnswer, RoutedTrial, Side, Upstream, Way, broken, judge,
@@ -32,6 +34,36 @@ impl Driven {
             profile,
             spec,
         }
+    }
+}
+
+impl Driven {
+    /// Where each round of a trial continued on another provider goes: the library's route to
+    /// that provider (the trial's own when it comes back), with the model the engine gave it.
+    fn round_routes(&self, trial: &RoutedTrial) -> Vec<Option<DriverRoute>> {
+        let rounds = &trial.case.file.rounds;
+        if rounds.iter().all(|r| r.provider.is_none()) {
+            return Vec::new();
+        }
+        let own = self.profile.route(&trial.route.name());
+        (rounds.iter())
+            .map(|r| {
+                let p = *r.provider.as_ref()?.get_ref();
+                let route = (own.filter(|o| o.api == p)).or_else(|| {
+                    self.profile
+                        .profile
+                        .routes
+                        .iter()
+                        .map(|r| r.get_ref())
+                        .find(|r| r.api == p)
+                })?;
+                Some(DriverRoute {
+                    api: p.slug().to_string(),
+                    model: trial.model_for(p),
+                    options: route.options.clone(),
+                })
+            })
+            .collect()
     }
 }
 
@@ -92,11 +124,6 @@ impl Way for Driven {
     ) -> Result<(CallerRequest, DriverTrial), Cell> {
         let api = trial.route.upstream;
         let (base, mut req) = trial.first_request(api);
-        if (trial.case.file.rounds.iter()).any(|r| r.provider.is_some()) {
-            return Err(Cell::NotApplicable(
-                "a round on another provider is not part of the driver protocol".into(),
-            ));
-        }
         let options = (self.profile)
             .route(&trial.route.name())
             .map(|r| r.options.clone())
@@ -117,6 +144,7 @@ impl Way for Driven {
         }
         (driver_trial.caller_tools)
             .clone_from(base.case.file.caller_tools.get(&api).unwrap_or(&Vec::new()));
+        driver_trial.round_routes = self.round_routes(trial);
         // The caller asks for strict tools or not (a library has no "strict where it keeps the
         // meaning" policy): the request a faithful library sends is encoded with that choice.
         req.strict = driver_trial.request().strict;

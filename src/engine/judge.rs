@@ -221,6 +221,10 @@ fn upstream_of(
             asked.base.requires_grounding(),
         ));
         findings.extend(check::names_within_limits(&sent_view, target));
+        if !asked.neutral {
+            // A library may choose eager streaming itself; a gateway keeps its client's switch.
+            findings.extend(check::eager_kept(&client_view, &sent_view, target));
+        }
         findings.extend(check::upstream(
             &by_meaning(client_view),
             &by_meaning(sent_view),

@@ -194,6 +194,11 @@ async fn rounds<W: Way>(
         if let Some(p) = &round.provider {
             // The conversation goes on on another provider: its route's model (fallback).
             next.model = r.trial.model_for(*p.get_ref());
+            // A caller in Anthropic's format continues on Anthropic as its rules say: a tool-use
+            // turn without Anthropic's own thinking block goes on without thinking.
+            if r.asked.inbound == crate::model::Provider::Anthropic {
+                crate::providers::opaque::think_only_on_own(*p.get_ref(), &mut next);
+            }
         }
         let Ok(mut enc) = crate::providers::encode(r.asked.inbound, &next) else {
             break;

@@ -127,6 +127,7 @@ fn strict_is_wanted_where_the_projects_encoder_sends_it() {
         description: None,
         parameters: json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}}),
         strict,
+        eager_input_streaming: false,
     };
     let view = |strict: Option<bool>| RequestView {
         tools: vec![tool(strict)],
@@ -156,6 +157,7 @@ fn what_the_projects_encoder_cannot_send_is_not_dropped() {
         description: None,
         parameters: json!({"type": "object"}),
         strict: None,
+        eager_input_streaming: false,
     };
     let view = |names: &[&str], parallel: Option<bool>| RequestView {
         tools: names.iter().map(|n| tool(n)).collect(),
@@ -191,6 +193,7 @@ fn an_allowed_list_is_kept_by_sending_only_its_tools() {
         description: None,
         parameters: json!({"type": "object"}),
         strict: None,
+        eager_input_streaming: false,
     };
     let view = |names: &[&str], choice: ToolChoice| RequestView {
         tools: names.iter().map(|n| tool(n)).collect(),
@@ -807,13 +810,18 @@ fn a_panicking_trial_is_a_broken_trial_and_the_others_still_run() {
     }
 }
 
-#[test]
-fn a_case_continued_on_another_provider_runs_from_the_other_routes_with_the_rounds_route_model() {
+/// The corpus's case continued on another provider (round 2 on Gemini).
+fn continued_case() -> Vec<std::sync::Arc<crate::case::Case>> {
     let discovery = crate::case::discover(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
-    let cases: Vec<_> = super::cases_of(&discovery)
+    super::cases_of(&discovery)
         .into_iter()
         .filter(|c| c.name == "c20_continue_on_other_provider")
-        .collect();
+        .collect()
+}
+
+#[test]
+fn a_case_continued_on_another_provider_runs_from_the_other_routes_with_the_rounds_route_model() {
+    let cases = continued_case();
     let route = |inbound: &str, upstream: &str, model: &str| -> super::Route {
         toml::from_str(&format!(
             "inbound = \"{inbound}\"\nupstream = \"{upstream}\"\nmodel = \"{model}\"\n"
@@ -836,4 +844,42 @@ fn a_case_continued_on_another_provider_runs_from_the_other_routes_with_the_roun
         t.model_for(crate::model::Provider::Anthropic),
         "tt-anthropic"
     );
+}
+
+#[test]
+fn a_library_continues_on_another_provider_through_its_route_to_that_provider() {
+    let cases = continued_case();
+    // A library's routes speak their upstream's own API (client mode labels them).
+    let route = |api: &str, model: &str| -> super::Route {
+        let mut r: super::Route = toml::from_str(&format!(
+            "inbound = \"{api}\"\nupstream = \"{}\"\nmodel = \"{model}\"\n",
+            match api {
+                "messages" => "anthropic",
+                _ => "gemini",
+            }
+        ))
+        .unwrap();
+        r.label = Some(r.upstream.slug().into());
+        r
+    };
+    let routes = [
+        route("messages", "tt-anthropic"),
+        route("generate-content", "tt-gemini"),
+    ];
+    let trials = super::trials(&cases, &routes, Some("::buffered"));
+    // From the library's Anthropic route, round 2 through its Gemini route; not from Gemini.
+    assert_eq!(trials.len(), 1, "{trials:?}");
+    assert_eq!(trials[0].route.name(), "anthropic");
+    assert_eq!(
+        trials[0].model_for(crate::model::Provider::Gemini),
+        "tt-gemini"
+    );
+    // The same routes unlabelled are a gateway's: no route from messages to Gemini.
+    let gateway: Vec<_> = (routes.iter().cloned())
+        .map(|mut r| {
+            r.label = None;
+            r
+        })
+        .collect();
+    assert!(super::trials(&cases, &gateway, Some("::buffered")).is_empty());
 }

@@ -115,9 +115,10 @@ pub fn cases_of(discovery: &crate::case::Discovery) -> Vec<Arc<Case>> {
     cases
 }
 
-/// The models of the routes a case's rounds change provider to, from `route`'s inbound format;
-/// `None` when the case cannot run on `route` (its first round already on the provider the
-/// rounds go to, or no route there).
+/// The models of the routes a case's rounds change provider to, from `route`'s inbound format
+/// (a library's route speaks its upstream's own API: from it, the library's route to that
+/// provider); `None` when the case cannot run on `route` (its first round already on the
+/// provider the rounds go to, or no route there).
 fn round_models(case: &Case, route: &Route, routes: &[Route]) -> Option<Vec<(Provider, String)>> {
     let moves = case.file.rounds.iter().filter_map(|r| r.provider.as_ref());
     let mut out: Vec<(Provider, String)> = Vec::new();
@@ -128,9 +129,8 @@ fn round_models(case: &Case, route: &Route, routes: &[Route]) -> Option<Vec<(Pro
         if p == route.upstream || out.iter().any(|(q, _)| *q == p) {
             continue;
         }
-        let to = routes
-            .iter()
-            .find(|r| r.inbound == route.inbound && r.upstream == p)?;
+        let inbound = if route.is_library() { p } else { route.inbound };
+        let to = (routes.iter()).find(|r| r.inbound == inbound && r.upstream == p)?;
         out.push((p, to.model.clone()));
     }
     Some(out)
@@ -182,7 +182,7 @@ pub struct Route {
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
     /// A name of its own (client mode's routes are named by the wire format the library speaks,
-    /// or by the profile); not written in gateway profiles.
+    /// or by the profile); not written in gateway profiles: set exactly on a library's routes.
     #[serde(skip)]
     pub label: Option<String>,
 }
@@ -194,6 +194,12 @@ impl Route {
             Some(l) => l.clone(),
             None => format!("{}→{}", inbound_slug(self.inbound), self.upstream.slug()),
         }
+    }
+
+    /// A library's route (client mode): it speaks its upstream's own API, so a conversation
+    /// continued on another provider goes on through the library's route to that provider.
+    pub(crate) fn is_library(&self) -> bool {
+        self.label.is_some()
     }
 }
 

@@ -247,6 +247,7 @@ fn listed(t: &rmcp::model::Tool, max_schema_bytes: usize) -> ListedTool {
                 schema
             },
             strict: None,
+            eager_input_streaming: false,
         },
         oversized_schema: oversized,
     }

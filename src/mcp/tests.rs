@@ -14,6 +14,7 @@ fn tool(parameters: Value) -> Tool {
         description: Some("A tool.".into()),
         parameters,
         strict: None,
+        eager_input_streaming: false,
     }
 }
 

@@ -1,16 +1,20 @@
-//! Call ids each API accepts: Anthropic `^[a-zA-Z0-9_-]+$`, Chat Completions at most 40
-//! characters, Responses `call_id` at most 64; Gemini and the text protocol take any. `invalid`
-//! says why an id is not valid in an API; `fit` rewrites one that is not, deterministically (the
-//! same id always becomes the same, distinct ids stay distinct), so a call and the result that
-//! answers it keep one id; `fit_request` does so for a whole conversation. The encoders send ids
-//! as given (a client sends back what it got); a gateway fits them to its upstream (`proxy`)
-//! and fits the ids of an answer to its client (`fit_answer`: valid there and distinct, two calls
-//! upstream gave one id included). `rejection` is each API's 400 for an id it rejects.
+//! Call ids each API accepts: Anthropic `^[a-zA-Z0-9_-]+$`, Chat Completions ids and Responses
+//! `call_id` at most 64 characters; Gemini and the text protocol take any. `invalid` says why an
+//! id is not valid in an API; `fit` rewrites one that is not, deterministically (the same id
+//! always becomes the same, distinct ids stay distinct), so a call and the result that answers it
+//! keep one id; `fit_request` does so for a whole conversation. The encoders send ids as given (a
+//! client sends back what it got); a gateway fits them to its upstream (`proxy`) and fits the ids
+//! of an answer to its client (`fit_answer`: valid there and distinct, two calls upstream gave one
+//! id included). `rejection` is each API's 400 for an id it rejects.
 
 use serde_json::Value;
 
 use super::rejection::Rejection;
 use crate::model::{ChatRequest, Message, Outcome, Provider};
+
+/// The most characters OpenAI takes in a Chat Completions `tool_calls[].id`/`tool_call_id` and a
+/// Responses `call_id`: 64 in both since 2026 (Chat answered 40 before; docs/wire-formats.md).
+const OPENAI_ID_MAX: usize = 64;
 
 /// The calls of an answer given ids valid in `api` and distinct from each other: an id `api`
 /// rejects is fitted; a call repeating an earlier call's id gets `{id}-{k}` (its position),
@@ -54,7 +58,7 @@ pub(crate) fn rejection(api: Provider, body: &Value) -> Option<Rejection> {
                 ids.extend(
                     at(m, "tool_call_id").map(|id| (format!("messages[{i}].tool_call_id"), id)),
                 );
-                if let Some(rej) = too_long(api, 40, ids) {
+                if let Some(rej) = too_long(api, OPENAI_ID_MAX, ids) {
                     return Some(rej);
                 }
             }
@@ -66,7 +70,7 @@ pub(crate) fn rejection(api: Provider, body: &Value) -> Option<Rejection> {
                 .enumerate()
                 .filter_map(|(i, item)| Some((format!("input[{i}].call_id"), at(item, "call_id")?)))
                 .collect();
-            too_long(api, 64, ids)
+            too_long(api, OPENAI_ID_MAX, ids)
         }
         Provider::Anthropic => {
             for (i, m) in list("messages")?.iter().enumerate() {
@@ -132,8 +136,10 @@ pub(crate) fn invalid(api: Provider, id: &str) -> Option<&'static str> {
         {
             Some("Anthropic ids match ^[a-zA-Z0-9_-]+$")
         }
-        Provider::OpenaiChat if len > 40 => Some("Chat Completions ids are at most 40 characters"),
-        Provider::OpenaiResponses if len > 64 => {
+        Provider::OpenaiChat if len > OPENAI_ID_MAX => {
+            Some("Chat Completions ids are at most 64 characters")
+        }
+        Provider::OpenaiResponses if len > OPENAI_ID_MAX => {
             Some("a Responses call_id is at most 64 characters")
         }
         _ => None,

@@ -152,7 +152,7 @@ fn choice_json(choice: &ToolChoice) -> Value {
 /// request's tools equal when the project's encoder built it. Each schema is the one the schema
 /// layer prepares under the request's strict policy (OpenAI strict transform, Anthropic strict
 /// subset, Gemini sanitizer; a tool without parameters has the empty object schema), `strict` is
-/// the flag as sent, and Anthropic keeps only an allowed subset's tools (it has no allowed list).
+/// the flag as sent, `eager_input_streaming` only on Anthropic, and Anthropic keeps only an allowed subset's tools (it has no allowed list).
 /// The text protocol sends no tools on the wire: its list is empty.
 pub fn sent_tools(provider: Provider, req: &ChatRequest) -> Result<Vec<Tool>, EncodeError> {
     if provider == Provider::TextProtocol {
@@ -171,6 +171,9 @@ pub fn sent_tools(provider: Provider, req: &ChatRequest) -> Result<Vec<Tool>, En
     Ok(prepared
         .into_iter()
         .map(|p| Tool {
+            // Only Anthropic's wire has the switch.
+            eager_input_streaming: provider == Provider::Anthropic
+                && req.tool(&p.name).is_some_and(|t| t.eager_input_streaming),
             name: p.name,
             description: p.description,
             parameters: if p.parameters.is_null() {

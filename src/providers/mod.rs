@@ -46,13 +46,31 @@ pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeEr
     crate::capability::check(provider, req)?;
     // A tool result part the target cannot express is never dropped nor turned into text.
     result_parts::check(provider, req)?;
-    match provider {
+    let mut encoded = match provider {
         Provider::OpenaiChat => openai_chat::encode(req),
         Provider::OpenaiResponses => openai_responses::encode(req),
         Provider::Anthropic => anthropic::encode(req),
         Provider::Gemini => gemini::encode(req),
         Provider::TextProtocol => text_protocol::encode(req),
-    }
+    }?;
+    encoded.notes.extend(eager_dropped(provider, req));
+    Ok(encoded)
+}
+
+/// Only Anthropic's API can stream a tool's arguments eagerly (`eager_input_streaming`): for
+/// another provider the switch is dropped, with a note naming the tools.
+fn eager_dropped(provider: Provider, req: &ChatRequest) -> Option<String> {
+    let eager: Vec<&str> = (req.tools.iter())
+        .filter(|t| t.eager_input_streaming)
+        .map(|t| t.name.as_str())
+        .collect();
+    (provider != Provider::Anthropic && !eager.is_empty()).then(|| {
+        format!(
+            "eager_input_streaming dropped for {}: its stream has no such switch ({})",
+            provider.slug(),
+            eager.join(", ")
+        )
+    })
 }
 
 /// Decodes a request of `provider`'s wire format (method, path with query, JSON body) back to

@@ -1,11 +1,12 @@
 //! Whose API an assistant turn's opaque item belongs to: each API takes back only the reasoning
 //! and replay items it made (Anthropic `thinking`/`redacted_thinking` blocks, Responses
 //! `reasoning` items, Gemini parts) and rejects the others', so an encoder sends its own and
-//! drops (with a note) those of another API, as after a conversation changed provider.
+//! drops (with a note) those of another API, as after a conversation changed provider; and a
+//! tool-use turn without Anthropic's own thinking continues on Anthropic without thinking.
 
 use serde_json::Value;
 
-use crate::model::Provider;
+use crate::model::{ChatRequest, Message, Provider};
 
 /// The API an opaque item is of, when its shape says so: Gemini parts have no `type`; a
 /// `reasoning` item is Responses'; `thinking` and `redacted_thinking` blocks are Anthropic's.
@@ -32,6 +33,28 @@ pub(crate) fn own(api: Provider, i: usize, opaque: &[Value]) -> (Vec<Value>, Opt
         )
     });
     (kept.into_iter().cloned().collect(), note)
+}
+
+/// To Anthropic with thinking on: when the last assistant turn with calls carries no thinking
+/// block of Anthropic's own (another provider answered it, and its reasoning cannot be verified
+/// there), the request goes without thinking, the one configuration that turn can continue in
+/// (with thinking on, Anthropic answers 400 for a tool-use turn that does not start with one; one
+/// thinking configuration per tool-use loop). `tooltape proxy` applies it to what it sends
+/// upstream, the engine's caller to a round it continues on Anthropic.
+pub(crate) fn think_only_on_own(provider: Provider, req: &mut ChatRequest) {
+    if provider != Provider::Anthropic || req.thinking.is_none() {
+        return;
+    }
+    let last = req.messages.iter().rev().find_map(|m| match m {
+        Message::Assistant {
+            tool_calls, opaque, ..
+        } if !tool_calls.is_empty() => Some(opaque),
+        _ => None,
+    });
+    let own = |v: &Value| owner(v) == Some(Provider::Anthropic);
+    if last.is_some_and(|opaque| !opaque.iter().any(own)) {
+        req.thinking = None;
+    }
 }
 
 #[cfg(test)]

@@ -204,6 +204,7 @@ pub(crate) fn q_tool(name: &str) -> Tool {
         description: Some(format!("{name} tool")),
         parameters: serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}}),
         strict: None,
+        eager_input_streaming: false,
     }
 }
 
@@ -235,6 +236,7 @@ pub(crate) fn tool(name: &str) -> Tool {
         description: Some(format!("The {name} tool.")),
         parameters: serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
         strict: None,
+        eager_input_streaming: false,
     }
 }
 

@@ -62,8 +62,6 @@ pub(super) async fn answer(shared: &Shared, req: &Request) -> Answer {
 pub(super) struct Asked {
     /// A Chat client asked for its usage chunk (`stream_options.include_usage`).
     pub usage_chunk: bool,
-    /// The tools a Messages client asked to stream eagerly (`eager_input_streaming`).
-    pub eager: Vec<String>,
     /// A Responses client's conversation state (`previous_response_id`, `store`).
     pub continuation: Continuation,
 }
@@ -100,7 +98,6 @@ pub(super) fn decode(
     // Chat: usage comes in its own final chunk only when the client asks for it.
     let asked = Asked {
         usage_chunk: body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true)),
-        eager: super::eager::eager_tools(inbound, &body),
         continuation: Continuation::of(inbound, &body),
     };
     let neutral = inbound::decode(inbound, path, &req.query, body)
@@ -149,7 +146,7 @@ async fn forward(
     );
     shared.reasoning.restore(provider, &mut neutral);
     super::reasoning::sign_foreign(provider, &mut neutral);
-    super::reasoning::think_only_on_own(provider, &mut neutral);
+    crate::providers::opaque::think_only_on_own(provider, &mut neutral);
     if falls_back(provider, &neutral) {
         let now = shared.cache.now();
         if let Some(v) = shared.cache.first_variant(provider, &neutral.model, now) {
@@ -160,7 +157,7 @@ async fn forward(
     crate::providers::call_ids::fit_request(provider, &mut neutral);
     // At most one retry: the `web_search` → `web_search_preview` fallback.
     for _attempt in 0..2 {
-        let (encoded, headers) = match encode(provider, inbound, &neutral, &asked.eager) {
+        let (encoded, headers) = match encode(provider, inbound, &neutral) {
             Ok(encoded) => encoded,
             Err(answer) => return answer,
         };
@@ -226,19 +223,15 @@ fn encode(
     provider: Provider,
     inbound: Inbound,
     neutral: &ChatRequest,
-    eager: &[String],
 ) -> Result<(Encoded, Headers), Answer> {
     let mut headers: Headers = vec![("x-tooltape-upstream".into(), provider.slug().into())];
-    let mut encoded = match providers::encode(provider, neutral) {
+    let encoded = match providers::encode(provider, neutral) {
         Ok(e) => e,
         Err(e) => {
             headers.push(("x-tooltape-refused".into(), e.code.clone()));
             return Err(error(inbound, 400, &e.to_string(), headers));
         }
     };
-    if let Some(note) = super::eager::apply(provider, &mut encoded.request.body, eager) {
-        encoded.notes.push(note);
-    }
     if !encoded.notes.is_empty() {
         let notes = header_text(&encoded.notes.join("; "));
         headers.push(("x-tooltape-notes".into(), notes));

@@ -70,7 +70,8 @@ pub(crate) fn decode(
         Ok(decoded) => match decoded.uncarried_tools().first() {
             // Re-encoded, the tool would be lost: refused, never dropped or sent as a function.
             Some((at, ty)) => Err(format!(
-                "{at}: a `{ty}` tool cannot be translated (this proxy carries function tools and hosted web search only)"
+                "{at}: a `{ty}` tool{} cannot be translated (this proxy carries function tools and hosted web search only)",
+                tool_name(&req.body, at).map_or_else(String::new, |n| format!(" `{n}`"))
             )),
             None => Ok(decoded.request),
         },
@@ -80,4 +81,11 @@ pub(crate) fn decode(
             _ => e.message,
         }),
     }
+}
+
+/// The name of the tool at `at` in `body`, when it has one (Chat's `custom.name`, the others'
+/// `name`; Gemini's tool kinds have none): a refusal names the tool the caller knows it by.
+fn tool_name<'a>(body: &'a Value, at: &str) -> Option<&'a str> {
+    let tool = body.pointer(at)?;
+    (tool.pointer("/custom/name").or_else(|| tool.get("name")))?.as_str()
 }

@@ -8,7 +8,6 @@
 mod answer;
 mod config;
 mod conversations;
-mod eager;
 mod forward;
 mod inbound;
 mod read;
@@ -22,3 +21,6 @@ mod tests;
 
 pub use config::{ProxyConfig, ProxyRoute};
 pub use server::Proxy;
+// What a library must do too when a conversation goes on on another provider (the reference
+// driver's rounds).
+pub(crate) use reasoning::sign_foreign;

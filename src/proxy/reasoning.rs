@@ -165,7 +165,7 @@ pub(super) const SKIP_SIGNATURE: &str = "skip_thought_signature_validator";
 /// To Gemini: the first call of each model turn that carries no thought signature (a turn
 /// another provider answered, whose reasoning Gemini cannot verify) gets the documented skip
 /// value, without which Gemini 3 answers 400 (it thinks whether or not the request asks).
-pub(super) fn sign_foreign(provider: Provider, req: &mut ChatRequest) {
+pub(crate) fn sign_foreign(provider: Provider, req: &mut ChatRequest) {
     if provider != Provider::Gemini {
         return;
     }
@@ -176,25 +176,5 @@ pub(super) fn sign_foreign(provider: Provider, req: &mut ChatRequest) {
         {
             first.thought_signature = Some(SKIP_SIGNATURE.to_string());
         }
-    }
-}
-
-/// To Anthropic with thinking on: when the last assistant turn with calls carries no thinking
-/// block of Anthropic's own (another provider answered it, and its reasoning cannot be verified
-/// here), the request goes without thinking, the one configuration that turn can continue in
-/// (with thinking on, Anthropic answers 400 for a tool-use turn that does not start with one).
-pub(super) fn think_only_on_own(provider: Provider, req: &mut ChatRequest) {
-    if provider != Provider::Anthropic || req.thinking.is_none() {
-        return;
-    }
-    let last = req.messages.iter().rev().find_map(|m| match m {
-        Message::Assistant {
-            tool_calls, opaque, ..
-        } if !tool_calls.is_empty() => Some(opaque),
-        _ => None,
-    });
-    let own = |v: &Value| crate::providers::opaque::owner(v) == Some(Provider::Anthropic);
-    if last.is_some_and(|opaque| !opaque.iter().any(own)) {
-        req.thinking = None;
     }
 }

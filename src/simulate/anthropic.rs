@@ -58,6 +58,9 @@ pub(crate) fn parse(body: &Value, betas: Option<&str>) -> Result<Ask, Rejection>
                     schema: schema.clone(),
                     strict: t.get("strict") == Some(&Value::Bool(true)),
                 };
+                if t.get("eager_input_streaming") == Some(&Value::Bool(true)) {
+                    ask.eager.push(name.to_string());
+                }
                 if t.get("defer_loading") == Some(&Value::Bool(true)) {
                     deferred.push(tool);
                 } else {
@@ -240,16 +243,39 @@ fn stop_reason(turn: &Turn) -> &'static str {
     }
 }
 
-/// The arguments JSON text a streamed `tool_use` block sends (half of it when cut).
-fn streamed_arguments(turn: &Turn, call: usize) -> String {
+/// The arguments JSON text a streamed `tool_use` block sends (half of it when cut; an eager
+/// tool's cut midway through a parameter's value).
+fn streamed_arguments(ask: &Ask, turn: &Turn, call: usize) -> String {
     let Some(c) = turn.calls.get(call) else {
         return String::new();
     };
     let json = c.arguments_json();
-    if turn.wire.cut_last_call && call + 1 == turn.calls.len() {
-        wire::half(&json).to_string()
-    } else {
+    if !(turn.wire.cut_last_call && call + 1 == turn.calls.len()) {
         json
+    } else if ask.eager.contains(&c.name) {
+        super::eager::cut(&json).to_string()
+    } else {
+        wire::half(&json).to_string()
+    }
+}
+
+/// The `input_json_delta` fragments of a streamed block's arguments: one delta
+/// (`StreamShape::OneDelta`), an eager tool's fragments, or the default small ones.
+fn argument_pieces<'a>(
+    ask: &Ask,
+    turn: &Turn,
+    block: &Value,
+    args: &'a str,
+    seed: u64,
+) -> Vec<&'a str> {
+    let eager = block["type"] == "tool_use"
+        && (block["name"].as_str()).is_some_and(|n| ask.eager.iter().any(|e| e == n));
+    if turn.wire.is(StreamShape::OneDelta) {
+        vec![args]
+    } else if eager {
+        super::eager::fragments(args, seed)
+    } else {
+        wire::fragments(args, seed)
     }
 }
 
@@ -334,15 +360,11 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
                 );
                 let args = if kind == "tool_use" {
                     call += 1;
-                    streamed_arguments(turn, call - 1)
+                    streamed_arguments(ask, turn, call - 1)
                 } else {
                     wire::compact(&block["input"])
                 };
-                let pieces = if turn.wire.is(StreamShape::OneDelta) {
-                    vec![args.as_str()]
-                } else {
-                    wire::fragments(&args, seed)
-                };
+                let pieces = argument_pieces(ask, turn, block, &args, seed);
                 for f in pieces.into_iter().filter(|f| !f.is_empty()) {
                     push(
                         "content_block_delta",

@@ -37,6 +37,8 @@ pub(crate) struct Ask {
     pub stream: bool,
     /// How many rounds of tool results the conversation holds (0 on the first exchange).
     pub rounds_done: usize,
+    /// The tools whose arguments stream eagerly (Anthropic `eager_input_streaming: true`).
+    pub eager: Vec<String>,
 }
 
 impl Ask {
@@ -61,6 +63,7 @@ impl Ask {
             user_text: String::new(),
             stream: false,
             rounds_done: 0,
+            eager: Vec::new(),
         }
     }
 

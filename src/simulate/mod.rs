@@ -16,6 +16,7 @@ mod answer;
 mod anthropic;
 mod args;
 mod decide;
+mod eager;
 mod errors;
 mod exchange;
 mod faults;

@@ -44,6 +44,7 @@ pub(crate) fn weather_request(model: &str) -> ChatRequest {
             description: Some("Current weather for a city".into()),
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
             strict: None,
+            eager_input_streaming: false,
         })
         .with_choice(ToolChoice::Required)
         .with_max_tokens(256)

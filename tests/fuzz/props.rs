@@ -28,12 +28,14 @@ pub fn request(stream: bool) -> ChatRequest {
                 parameters: json!({"type": "object", "properties": {
                 "city": {"type": "string"}, "unit": {"type": "string"}}, "required": ["city"]}),
                 strict: None,
+                eager_input_streaming: false,
             },
             Tool {
                 name: "search".into(),
                 description: None,
                 parameters: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
                 strict: None,
+                eager_input_streaming: false,
             },
         ])
         .with_choice(ToolChoice::Auto)

@@ -16,8 +16,9 @@ use crate::scratch::{HOSTED, LONG_NAME, Scratch, bin, repo};
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
 /// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
 /// answers 500; a round that changes the tools in force; results given as parts; and a round
-/// continued by `previous_response_id`.
-const CASES: [&str; 11] = [
+/// continued by `previous_response_id`; conversations continued on another provider; a custom
+/// tool beside a function; an eager call cut by `max_tokens`.
+const CASES: [&str; 15] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
@@ -29,7 +30,18 @@ const CASES: [&str; 11] = [
     "c21_result_text_parts",
     "c21_result_image",
     "c22_previous_response_id",
+    CONTINUE_ON_GEMINI,
+    CONTINUE_ON_ANTHROPIC,
+    CUSTOM,
+    CUT,
 ];
+/// An OpenAI custom tool the caller declares beside its function (class 23).
+const CUSTOM: &str = "c23_custom_tool_beside_function";
+/// Conversations continued on another provider: round 2 on Gemini, on Anthropic.
+const CONTINUE_ON_GEMINI: &str = "c20_continue_on_other_provider";
+const CONTINUE_ON_ANTHROPIC: &str = "c20_continue_on_anthropic";
+/// Class 25: an eager tool's arguments cut by `max_tokens` midway through a parameter.
+const CUT: &str = "c25_eager_cut_mid_parameter";
 const TOOLS_CHANGE: &str = "c26_tools_change_between_rounds";
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the library must raise, not hand over a success"
 tools = ["get_weather"]
@@ -97,6 +109,13 @@ fn name(m: Mutant) -> &'static str {
         Mutant::UsageOnFinish => "Chat usage read from the finish chunk only",
         Mutant::QuoteParts => "a tool result's parts sent as one JSON string",
         Mutant::DropResponseId => "a round to continue by `previous_response_id` sent without it",
+        Mutant::ForeignReasoning => {
+            "a conversation continued on another provider with the first's reasoning as its own"
+        }
+        Mutant::CustomAsFunction => "a custom tool sent as an ordinary function",
+        Mutant::CutCallFinished => {
+            "a call cut by max_tokens handed over as finished (`tool_calls`)"
+        }
     }
 }
 
@@ -111,6 +130,8 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::NeverYield => "streamed calls never yielded",
         Mutant::RequiredToAuto => "required sent as auto",
         Mutant::MergeParallel => "handed over as",
+        // A Gemini route's calls carry no ids; continued on Anthropic, the results answer none.
+        Mutant::LoseIds if api == "gemini" => "answers no call",
         Mutant::LoseIds => "without its id",
         Mutant::OmitStrict => "sent to the Responses API without",
         Mutant::EmptyFragments => "in the chunks are \"\" (not JSON)",
@@ -124,6 +145,9 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::QuoteParts if text => "not in the text protocol's <tool_result>",
         Mutant::QuoteParts => "JSON-quoted into one string",
         Mutant::DropResponseId => "continued with previous_response_id",
+        Mutant::ForeignReasoning => "as its own",
+        Mutant::CustomAsFunction => "sent as an ordinary function",
+        Mutant::CutCallFinished => "for upstream's output-token limit",
     }
 }
 
@@ -138,14 +162,15 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::NeverYield => t.stream && t.calls > 0,
         Mutant::RequiredToAuto => t.choice == "required",
         Mutant::MergeParallel => t.calls > 1,
-        Mutant::LoseIds => t.calls > 0 && ids,
+        Mutant::LoseIds => t.calls > 0 && (ids || round_api(t) == "anthropic"),
         // Every chosen case sends tools, none of them strict.
         Mutant::OmitStrict => t.api == "openai-responses",
         Mutant::EmptyFragments => t.stream && t.empty_call,
         // A follow-up round after a reasoning answer; on Gemini (a Gemini 3 model, clients/
         // tooltape.toml) every follow-up round: Gemini 3 signs its calls and validates them back.
+        // (A round continued on Anthropic takes none of Gemini's reasoning back.)
         Mutant::DropReasoning => {
-            let follow_up = FOLLOW_UP.contains(&t.case.as_str());
+            let follow_up = FOLLOW_UP.contains(&t.case.as_str()) && t.case != CONTINUE_ON_ANTHROPIC;
             t.calls > 0 && (t.case == "c19_reasoning_state_kept" || t.api == "gemini" && follow_up)
         }
         // A round answering two calls; Gemini links results by order and name, not id.
@@ -153,7 +178,7 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::StaleTools => t.calls > 0 && t.case == TOOLS_CHANGE,
         // Ids are sent back on a follow-up round; only Anthropic's pattern rejects Kimi's.
         Mutant::KimiIds => {
-            t.api == "anthropic" && t.calls > 0 && FOLLOW_UP.contains(&t.case.as_str())
+            round_api(t) == "anthropic" && t.calls > 0 && FOLLOW_UP.contains(&t.case.as_str())
         }
         Mutant::TruncateNames => t.case == LONG_NAME,
         Mutant::DropHosted => t.case == HOSTED,
@@ -164,6 +189,21 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::DropResponseId => {
             t.calls > 0 && t.case == "c22_previous_response_id" && t.api == "openai-responses"
         }
+        // Every first provider of these cases answers with reasoning state (a signed thinking
+        // block, an encrypted reasoning item, a signed call).
+        Mutant::ForeignReasoning => round_api(t) != t.api && t.calls > 0,
+        // The case runs on the Chat and Responses routes only (its tool's wire forms).
+        Mutant::CustomAsFunction => t.case == CUSTOM,
+        Mutant::CutCallFinished => t.case == CUT,
+    }
+}
+
+/// The API the trial's follow-up round goes to (another provider's, in a continued case).
+fn round_api(t: &Facts) -> &str {
+    match t.case.as_str() {
+        CONTINUE_ON_GEMINI => "gemini",
+        CONTINUE_ON_ANTHROPIC => "anthropic",
+        _ => &t.api,
     }
 }
 
@@ -172,6 +212,11 @@ fn project() -> Scratch {
     let root = Scratch::with_cases("client-mutants", &CASES);
     std::fs::write(root.join("cases/server_error.toml"), SERVER_ERROR).unwrap();
     root.with_narrowed();
+    // Only Chat and Responses callers declare custom tools: the case on those routes only.
+    let custom = root.join(format!("cases/{CUSTOM}.toml"));
+    let text = std::fs::read_to_string(&custom).unwrap();
+    let narrowed = format!("providers = [\"openai-chat\", \"openai-responses\"]\n{text}");
+    std::fs::write(&custom, narrowed).unwrap();
     root
 }
 

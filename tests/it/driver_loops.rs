@@ -307,45 +307,38 @@ fn a_follow_up_round_hands_over_the_assistant_turn_the_results_and_the_new_choic
     }
 }
 
-#[test]
-fn a_trial_with_results_as_parts_is_unsupported_unless_the_driver_handles_them() {
-    let dir = Scratch::new("driver-loops-parts");
-    let mut t = trial("http://127.0.0.1:1");
-    t["result_parts"] = json!(true);
+/// A trial setting the optional field `field` (`t`) is answered `unsupported: [field]` by the
+/// shared loops for stand-in libraries that say nothing of it, calling nothing.
+fn unsupported_unless_declared(scratch: &str, t: &Value, field: &str) {
+    let dir = Scratch::new(scratch);
     let lines = [t.to_string(), r#"{"done": true}"#.to_string()];
-    // The stand-ins say nothing of parts: the shared loops answer for them, calling nothing.
     let stand_ins: Vec<Loop> = loops(&dir).into_iter().skip(1).collect();
     for l in &stand_ins {
         let a = answer(l, &lines);
-        assert_eq!(a.results.len(), 1, "{}", l.name);
-        assert_eq!(
-            a.results[0]["unsupported"],
-            json!(["result_parts"]),
-            "{}",
-            l.name
-        );
+        assert_eq!(a.results.len(), 1, "{}: {a:?}", l.name);
+        assert_eq!(a.results[0]["unsupported"], json!([field]), "{}", l.name);
         assert_eq!(a.status, Some(0), "{}", l.name);
     }
 }
 
 #[test]
+fn a_trial_with_results_as_parts_is_unsupported_unless_the_driver_handles_them() {
+    let mut t = trial("http://127.0.0.1:1");
+    t["result_parts"] = json!(true);
+    unsupported_unless_declared("driver-loops-parts", &t, "result_parts");
+}
+
+#[test]
 fn a_round_continued_by_response_id_is_unsupported_unless_the_driver_says_so() {
-    let dir = Scratch::new("driver-loops-continue");
     let mut t = trial("http://127.0.0.1:1");
     t["api"] = json!("openai-responses");
     t["continue_with"] = json!("previous_response_id");
-    let lines = [t.to_string(), r#"{"done": true}"#.to_string()];
-    // The stand-in libraries say nothing of continue_with: the shared loops answer for them.
-    let stand_ins: Vec<Loop> = loops(&dir).into_iter().skip(1).collect();
-    for l in &stand_ins {
-        let a = answer(l, &lines);
-        assert_eq!(a.results.len(), 1, "{}: {a:?}", l.name);
-        assert_eq!(
-            a.results[0]["unsupported"],
-            json!(["continue_with"]),
-            "{}",
-            l.name
-        );
-        assert_eq!(a.status, Some(0), "{}", l.name);
-    }
+    unsupported_unless_declared("driver-loops-continue", &t, "continue_with");
+}
+
+#[test]
+fn a_trial_continued_on_another_provider_is_unsupported_unless_the_driver_says_so() {
+    let mut t = trial("http://127.0.0.1:1");
+    t["round_routes"] = json!([{"api": "gemini", "model": "gemini-2.5-flash", "options": {}}]);
+    unsupported_unless_declared("driver-loops-round-routes", &t, "round_routes");
 }

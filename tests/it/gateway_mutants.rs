@@ -21,7 +21,7 @@ use crate::scratch::{HOSTED, LONG_NAME, Scratch, repo};
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 11] = [
+const CASES: [&str; 12] = [
     "weather",
     "parallel",
     "strict_invoice",
@@ -33,9 +33,12 @@ const CASES: [&str; 11] = [
     "c21_result_image",
     "c22_previous_response_id",
     CUSTOM,
+    CUT,
 ];
 /// Class 23: an OpenAI custom tool in the caller's request (Chat and Responses routes only).
 const CUSTOM: &str = "c23_custom_tool_beside_function";
+/// Class 25: an eager tool's arguments cut by `max_tokens` midway through a parameter.
+const CUT: &str = "c25_eager_cut_mid_parameter";
 /// Class 26: the second request changes the tools in force.
 const TOOLS_CHANGE: &str = "c26_tools_change_between_rounds";
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the gateway must answer an error, not a 200"
@@ -78,10 +81,12 @@ enum Mutant {
     ResultPartsQuoted,
     ContextDropped,
     CustomAsFunction,
+    CutCallFinished,
+    EagerDropped,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 25] = [
+    const ALL: [Mutant; 27] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -107,6 +112,8 @@ impl Mutant {
         Mutant::ResultPartsQuoted,
         Mutant::ContextDropped,
         Mutant::CustomAsFunction,
+        Mutant::CutCallFinished,
+        Mutant::EagerDropped,
     ];
 
     fn slug(self) -> String {
@@ -148,6 +155,10 @@ impl Mutant {
             Mutant::CustomAsFunction => {
                 "custom tool sent as a function with one `input` string parameter"
             }
+            Mutant::CutCallFinished => {
+                "a call cut by max_tokens handed as finished (the tool-call finish, Responses `completed`)"
+            }
+            Mutant::EagerDropped => "a tool's `eager_input_streaming` removed",
         }
     }
 
@@ -179,6 +190,18 @@ impl Mutant {
             Mutant::ResultPartsQuoted => "JSON-quoted into one string",
             Mutant::ContextDropped => "continued with previous_response_id",
             Mutant::CustomAsFunction => "custom tool `run_sql` sent as an ordinary function",
+            Mutant::CutCallFinished => "for upstream's output-token limit",
+            Mutant::EagerDropped => "eager_input_streaming dropped for write_note",
+        }
+    }
+
+    /// What trial `t`'s findings must contain: the cut call of `CUT` was only ever streamed
+    /// (the client gets no call either way), so swallowing it is the stream check's finding.
+    fn finding_in(self, t: &Facts) -> &'static str {
+        if self == Mutant::StreamCallsSwallowed && t.case == CUT {
+            "stream carries 0 of upstream's"
+        } else {
+            self.finding()
         }
     }
 
@@ -186,6 +209,8 @@ impl Mutant {
     fn should_fail(self, t: &Facts) -> bool {
         let not_gemini = t.route != "generate-content→gemini";
         let shared = t.case == "c04_parallel_shared_index";
+        // The cut call is streamed, though the client must not get it as a call.
+        let streamed_calls = t.calls > 0 || t.case == CUT;
         let parts = t.case.starts_with("c21_");
         let rounds = parts
             || matches!(
@@ -198,7 +223,7 @@ impl Mutant {
         match self {
             Mutant::Faithful => false,
             Mutant::ToolsDroppedBuffered => !t.stream && t.choice != "none",
-            Mutant::StreamCallsSwallowed => t.stream && t.calls > 0,
+            Mutant::StreamCallsSwallowed => t.stream && streamed_calls,
             Mutant::RequiredAsAuto => t.choice == "required",
             Mutant::StrictRemoved => t.strict,
             Mutant::ForcedAsRequired => t.choice.starts_with("forced-"),
@@ -206,7 +231,7 @@ impl Mutant {
             // no argument fragments to hold back.
             // Calls upstream already streams at one index have nothing left to merge.
             Mutant::ParallelMerged => t.stream && t.calls > 1 && not_gemini && !shared,
-            Mutant::ArgumentsHeldBack => t.stream && t.calls > 0 && not_gemini,
+            Mutant::ArgumentsHeldBack => t.stream && streamed_calls && not_gemini,
             // Responses and Gemini have no distinct tool-call finish value to replace.
             Mutant::FinishStop => {
                 t.calls > 0 && matches!(t.route.as_str(), "chat→openai-chat" | "messages→anthropic")
@@ -241,6 +266,9 @@ impl Mutant {
             // conversation).
             Mutant::ContextDropped => continued_by_id(t) && t.calls > 0,
             Mutant::CustomAsFunction => t.case == CUSTOM,
+            Mutant::CutCallFinished => t.case == CUT,
+            // Only a Messages caller can ask for it.
+            Mutant::EagerDropped => t.case == CUT && t.route == "messages→anthropic",
         }
     }
 }
@@ -365,6 +393,7 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
         Mutant::KimiIds => kimi_ids(o),
         Mutant::HostedDropped => drop_hosted(o),
         Mutant::CustomAsFunction => custom_as_function(fmt, o),
+        Mutant::EagerDropped => remove_tool_key(fmt, o, "eager_input_streaming"),
         Mutant::NameTruncated => truncate_names(o),
         Mutant::ToolsFrozen => freeze_tools(fmt, o),
         Mutant::RequiredAsAuto => match fmt {
@@ -391,22 +420,7 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
                 }
             }
         },
-        Mutant::StrictRemoved => {
-            for t in o
-                .get_mut("tools")
-                .and_then(Value::as_array_mut)
-                .into_iter()
-                .flatten()
-            {
-                let target = match fmt {
-                    Format::Chat => t.get_mut("function"),
-                    _ => Some(t),
-                };
-                if let Some(x) = target.and_then(Value::as_object_mut) {
-                    x.remove("strict");
-                }
-            }
-        }
+        Mutant::StrictRemoved => remove_tool_key(fmt, o, "strict"),
         Mutant::ForcedAsRequired => match fmt {
             Format::Chat | Format::Responses => {
                 if o.get("tool_choice")
@@ -1010,8 +1024,12 @@ fn mutate_stream(m: Mutant, fmt: Format, e: &mut Events) {
         }
         (Mutant::TerminalDropped, _) => {
             e.done = false;
-            e.events
-                .retain(|(_, v)| !matches!(ty(v), "message_stop" | "response.completed"));
+            e.events.retain(|(_, v)| {
+                !matches!(
+                    ty(v),
+                    "message_stop" | "response.completed" | "response.incomplete"
+                )
+            });
         }
         _ => {}
     }
@@ -1036,6 +1054,56 @@ fn finish_stop(fmt: Format, v: &mut Value) {
             }
         }
         Format::Responses | Format::Gemini => {}
+    }
+}
+
+/// `key` removed from every tool of a request body (from a Chat tool's `function`).
+fn remove_tool_key(fmt: Format, o: &mut serde_json::Map<String, Value>, key: &str) {
+    for t in o
+        .get_mut("tools")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        let target = match fmt {
+            Format::Chat => t.get_mut("function"),
+            _ => Some(t),
+        };
+        if let Some(x) = target.and_then(Value::as_object_mut) {
+            x.remove(key);
+        }
+    }
+}
+
+/// An answer `max_tokens` cut inside a call, handed as a finished one: Chat `length` as
+/// `tool_calls`, Anthropic `max_tokens` as `tool_use`, Responses `incomplete` as `completed`
+/// (`name`: the stream event's name, renamed with its type).
+fn cut_call_finished(name: &mut Option<String>, v: &mut Value) {
+    for c in v["choices"].as_array_mut().into_iter().flatten() {
+        if c["finish_reason"] == "length" {
+            c["finish_reason"] = json!("tool_calls");
+        }
+    }
+    for p in ["/stop_reason", "/delta/stop_reason"] {
+        if let Some(r) = v.pointer_mut(p)
+            && r == "max_tokens"
+        {
+            *r = json!("tool_use");
+        }
+    }
+    let complete = |r: &mut Value| {
+        if r["status"] == "incomplete" && r.get("output").is_some() {
+            r["status"] = json!("completed");
+            r["incomplete_details"] = Value::Null;
+        }
+    };
+    complete(v);
+    if let Some(r) = v.get_mut("response") {
+        complete(r);
+    }
+    if v["type"] == "response.incomplete" {
+        v["type"] = json!("response.completed");
+        *name = name.as_ref().map(|_| "response.completed".to_string());
     }
 }
 
@@ -1117,6 +1185,20 @@ fn mutate_response(
         return (status, body);
     }
     match m {
+        Mutant::CutCallFinished if !stream => {
+            let Ok(mut v) = serde_json::from_slice::<Value>(&body) else {
+                return (status, body);
+            };
+            cut_call_finished(&mut None, &mut v);
+            (status, v.to_string().into_bytes())
+        }
+        Mutant::CutCallFinished => {
+            let mut e = parse_events(&body);
+            for (name, v) in &mut e.events {
+                cut_call_finished(name, v);
+            }
+            (status, write_events(&e))
+        }
         Mutant::FinishStop if !stream => {
             let Ok(mut v) = serde_json::from_slice::<Value>(&body) else {
                 return (status, body);
@@ -1286,6 +1368,7 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
          `c23_hosted_search_beside_function` (on the routes with hosted search) and\n\
          `c24_mcp_name_over_64` (on Gemini's, whose 128-character limit carries it),\n\
          `c26_tools_change_between_rounds` (the tools change on the second request),\n\
+         `c25_eager_cut_mid_parameter` (an eager tool's arguments cut by max_tokens),\n\
          both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n",
     );
@@ -1331,12 +1414,17 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
                     if should { "fail" } else { "pass" },
                     first_finding(r)
                 ));
-            } else if fails && !r.findings.iter().any(|x| x.message.contains(m.finding())) {
+            } else if fails
+                && !r
+                    .findings
+                    .iter()
+                    .any(|x| x.message.contains(m.finding_in(f)))
+            {
                 problems.push(format!(
                     "{}: {} fails without the finding `{}`: {:?}",
                     m.name(),
                     r.key,
-                    m.finding(),
+                    m.finding_in(f),
                     r.findings
                 ));
             }

@@ -17,6 +17,7 @@ fn required_request(model: &str, choice: Option<ToolChoice>, with_function: bool
             description: None,
             parameters: serde_json::json!({"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}),
             strict: None,
+            eager_input_streaming: false,
         }]
     } else {
         Vec::new()

@@ -39,6 +39,7 @@ pub(super) fn weather_request(model: &str, stream: bool) -> ChatRequest {
             description: Some("Current weather for a city".into()),
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
             strict: None,
+            eager_input_streaming: false,
         })
         .with_choice(ToolChoice::Required)
         .with_stream(stream)

@@ -38,6 +38,7 @@ pub fn request_for(record: &Value) -> ChatRequest {
             description: None,
             parameters: tooltape::model::empty_parameters(),
             strict: None,
+            eager_input_streaming: false,
         });
     ChatRequest::new(meta["model"].as_str().unwrap_or("unknown"))
         .with_tools(tools)

@@ -269,3 +269,50 @@ fn a_call_under_a_shared_upstream_id_may_get_an_id_of_its_own() {
         "{findings:?}"
     );
 }
+
+/// Upstream's only call cut by the output-token limit (Anthropic's eager streaming cut midway
+/// through a parameter): no complete call, the cut one kept aside.
+fn cut_only() -> Outcome {
+    Outcome {
+        finish: Finish::Length,
+        raw_finish: Some("max_tokens".into()),
+        truncated_call: Some(crate::model::TruncatedCall {
+            id: "toolu_1".into(),
+            name: "write_note".into(),
+            arguments: "{\"title\":\"Quay ro".into(),
+        }),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_cut_only_call_left_out_of_the_stream_is_faithful_and_handed_as_finished_is_breaking() {
+    let left_out = DriverResult {
+        chunks: Some(vec![DriverChunk {
+            finish: Some("max_tokens".into()),
+            ..Default::default()
+        }]),
+        finish: Some("max_tokens".into()),
+        ..Default::default()
+    };
+    let exp = cut_only();
+    let silent = downstream(Provider::Anthropic, &left_out, 200, Some(&exp), None, None);
+    assert!(silent.is_empty(), "{silent:?}");
+    let finished = DriverResult {
+        calls: vec![delta(
+            None,
+            Some("toolu_1"),
+            Some("write_note"),
+            "{\"title\":\"Quay ro",
+        )],
+        finish: Some("tool_calls".into()),
+        ..Default::default()
+    };
+    let findings = downstream(Provider::Anthropic, &finished, 200, Some(&exp), None, None);
+    let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        ["finish tool_calls for upstream's output-token limit"],
+        "{findings:?}"
+    );
+}

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::model::{ChatRequest, Message, ToolChoice};
+use crate::model::{ChatRequest, Message, Provider, ToolChoice};
 
 /// The length OpenAI and Anthropic allow a tool name, which a library may cut every name to.
 const CUT: usize = 64;
@@ -87,4 +87,81 @@ pub(super) fn usage_on_finish(body: &[u8]) -> bool {
                 .is_some_and(Value::is_string)
         })
         .is_some_and(|c| c["usage"].is_object())
+}
+
+/// The reasoning state another API made, put into each assistant turn of `req` as `api`'s own:
+/// a signature, redacted data or encrypted content of another provider's as Gemini calls'
+/// thoughtSignature, an Anthropic thinking block's signature or a Responses reasoning item's
+/// encrypted_content (the API then verifies what it did not make).
+pub(super) fn forge_reasoning(api: Provider, req: &mut ChatRequest) {
+    for m in &mut req.messages {
+        let Message::Assistant {
+            tool_calls, opaque, ..
+        } = m
+        else {
+            continue;
+        };
+        let foreign = |v: &&Value| crate::providers::opaque::owner(v).is_some_and(|p| p != api);
+        let sealed = (opaque.iter().filter(foreign))
+            .flat_map(|v| ["signature", "data", "encrypted_content"].map(|k| v.get(k)))
+            .flatten()
+            .filter_map(Value::as_str)
+            .chain(
+                (tool_calls.iter())
+                    .filter(|_| api != Provider::Gemini)
+                    .filter_map(|c| c.thought_signature.as_deref()),
+            )
+            .next()
+            .map(str::to_string);
+        let Some(sealed) = sealed else { continue };
+        match api {
+            Provider::Gemini => {
+                for c in tool_calls.iter_mut() {
+                    c.thought_signature = Some(sealed.clone());
+                }
+            }
+            Provider::Anthropic => opaque.insert(
+                0,
+                json!({"type": "thinking", "thinking": "", "signature": sealed}),
+            ),
+            Provider::OpenaiResponses => opaque.insert(
+                0,
+                json!({"type": "reasoning", "id": "rs_forged", "summary": [], "encrypted_content": sealed}),
+            ),
+            _ => {}
+        }
+    }
+}
+
+/// The caller's `tools` (in the API's wire form) appended to an encoded body's tools; with
+/// `as_function`, each custom tool as a function of its name taking one string (the mutant).
+pub(super) fn add_caller_tools(tools: &[Value], as_function: bool, body: &mut Value) {
+    if tools.is_empty() {
+        return;
+    }
+    let sent = tools.iter().map(|t| match (as_function, t.get("custom")) {
+        (false, _) => t.clone(),
+        // Chat: `{type: custom, custom: {name, description, format}}`.
+        (true, Some(c)) => json!({"type": "function", "function": function_of(c)}),
+        // Responses: `{type: custom, name, description, format}`.
+        (true, None) => {
+            let mut f = function_of(t);
+            f["type"] = json!("function");
+            f
+        }
+    });
+    let sent: Vec<Value> = sent.collect();
+    match body.get_mut("tools").and_then(Value::as_array_mut) {
+        Some(list) => list.extend(sent),
+        None => body["tools"] = Value::Array(sent),
+    }
+}
+
+/// A custom tool's name and description as a function's, with one string argument.
+fn function_of(custom: &Value) -> Value {
+    json!({
+        "name": custom["name"],
+        "description": custom.get("description").cloned().unwrap_or(Value::Null),
+        "parameters": {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]},
+    })
 }

@@ -1,6 +1,6 @@
 //! The call-id check: every call id and result id the system sends upstream is valid in the
-//! target's API (`providers::call_ids`: Anthropic `^[a-zA-Z0-9_-]+$`, Chat at most 40
-//! characters, Responses `call_id` at most 64), whatever API the client's ids came from; the
+//! target's API (`providers::call_ids`: Anthropic `^[a-zA-Z0-9_-]+$`, Chat ids and Responses
+//! `call_id` at most 64 characters), whatever API the client's ids came from; the
 //! ids the client gets are valid in its API and distinct, calls sharing an id upstream never
 //! merged (`downstream_ids`); each result reaches upstream linked to its own call (`linked`).
 

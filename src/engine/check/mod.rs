@@ -5,11 +5,13 @@
 //! each end and of the streamed answer's events; `reasoning` the reasoning state carried back
 //! across rounds; `ids` the call ids each end's API accepts; `tools` those of tools a target
 //! may not express (hosted search, names over its limit); `toolset` the tools in force each round;
-//! `custom` OpenAI custom tools kept or refused; `nontext` tool results given as parts; `context` the earlier context of a round continued by `previous_response_id`.
+//! `custom` OpenAI custom tools kept or refused; `nontext` tool results given as parts; `context` the earlier context of a round continued by `previous_response_id`; `eager` Anthropic's
+//! fine-grained tool streaming switch kept upstream.
 
 mod context;
 mod custom;
 mod downstream;
+mod eager;
 mod finding;
 mod ids;
 mod nontext;
@@ -23,6 +25,7 @@ mod view;
 pub(crate) use context::{Continued, held_upstream, response_context};
 pub(crate) use custom::{custom_kept, custom_tools};
 pub(crate) use downstream::{broken, downstream, invalid_request, same_json};
+pub(crate) use eager::eager_kept;
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub(crate) use ids::{downstream_ids, linked, upstream_ids};
 pub(crate) use nontext::{non_text_results, non_text_results_as_text};

@@ -67,28 +67,39 @@ fn keys(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
 /// same other keywords, in a schema with no `type` of its own, is `type: [A, B, …]` with those
 /// keywords once beside the schema's own (a keyword on both sides must agree). `{type: [A, B],
 /// K}`, `{anyOf: [{type: A}, {type: B}], K}` and `{anyOf: [{type: A, K}, {type: B, K}]}` validate
-/// the same instances, so the three give the same keyword paths.
+/// the same instances, so the three give the same keyword paths. A `null` allowed beside one
+/// schema X is folded the same way whatever its spelling (`null_folded`): `{anyOf: [X], nullable:
+/// true}`, `{anyOf: [X, {type: null}]}`, X with `nullable: true` and X with `null` in its type
+/// list are all X's keywords with `type: [A, null]`.
 fn type_unions_folded(v: &Value) -> Value {
     match v {
         Value::Object(o) => {
             let out: Map<String, Value> = (o.iter())
                 .map(|(k, x)| (k.clone(), type_unions_folded(x)))
                 .collect();
-            Value::Object(folded_union(&out).unwrap_or(out))
+            let out = folded_union(&out).unwrap_or(out);
+            let out = one_branch_merged(&out).unwrap_or(out);
+            Value::Object(null_folded(out))
         }
         Value::Array(a) => Value::Array(a.iter().map(type_unions_folded).collect()),
         x => x.clone(),
     }
 }
 
-/// The schema object `o` as a type list, when it is a union of types spelled as `anyOf`.
-fn folded_union(o: &Map<String, Value>) -> Option<Map<String, Value>> {
+/// The `anyOf` of a schema object with no `type` of its own (its key, `any_of` in Gemini's proto
+/// spelling, and its branches).
+fn untyped_any_of(o: &Map<String, Value>) -> Option<(&'static str, &Vec<Value>)> {
     if o.contains_key("type") {
         return None;
     }
-    let (key, branches) = ["anyOf", "any_of"]
+    ["anyOf", "any_of"]
         .into_iter()
-        .find_map(|k| Some((k, o.get(k)?.as_array()?)))?;
+        .find_map(|k| Some((k, o.get(k)?.as_array()?)))
+}
+
+/// The schema object `o` as a type list, when it is a union of types spelled as `anyOf`.
+fn folded_union(o: &Map<String, Value>) -> Option<Map<String, Value>> {
+    let (key, branches) = untyped_any_of(o)?;
     if branches.len() < 2 {
         return None;
     }
@@ -119,6 +130,62 @@ fn folded_union(o: &Map<String, Value>) -> Option<Map<String, Value>> {
     }
     out.insert("type".into(), Value::Array(types));
     Some(out)
+}
+
+/// The schema object `o` with an `anyOf` that has one branch besides `{type: null}` branches
+/// merged into it: the branch's keywords beside `o`'s own (a keyword on both must agree), and
+/// `nullable: true` when a `null` branch was dropped. `{anyOf: [X], K}` validates what `{X, K}`
+/// validates. `None` when `o` has a `type` of its own or no such `anyOf`.
+fn one_branch_merged(o: &Map<String, Value>) -> Option<Map<String, Value>> {
+    let (key, branches) = untyped_any_of(o)?;
+    let is_null = |b: &&Value| {
+        b.as_object().is_some_and(|b| {
+            b.len() == 1
+                && (b.get("type").and_then(Value::as_str))
+                    .is_some_and(|t| t.eq_ignore_ascii_case("null"))
+        })
+    };
+    let rest: Vec<&Value> = branches.iter().filter(|b| !is_null(b)).collect();
+    let [branch] = rest.as_slice() else {
+        return None;
+    };
+    let mut merged = o.clone();
+    merged.remove(key);
+    if rest.len() < branches.len() {
+        merged.insert("nullable".into(), Value::Bool(true));
+    }
+    for (k, x) in branch.as_object()? {
+        match merged.get(k) {
+            Some(y) if y != x => return None,
+            _ => {
+                merged.insert(k.clone(), x.clone());
+            }
+        }
+    }
+    Some(merged)
+}
+
+/// `o` with `nullable: true` (OpenAPI's and Gemini's spelling) written as `null` in its type
+/// list: `{type: A, nullable: true}` is `{type: [A, null]}`. `nullable: false` says nothing and
+/// goes; a `nullable` beside no `type` stays.
+fn null_folded(mut o: Map<String, Value>) -> Map<String, Value> {
+    let types = match (o.get("nullable"), o.get("type")) {
+        (Some(Value::Bool(false)), _) => {
+            o.remove("nullable");
+            return o;
+        }
+        (Some(Value::Bool(true)), Some(Value::String(t))) => vec![Value::String(t.clone())],
+        (Some(Value::Bool(true)), Some(Value::Array(ts))) => ts.clone(),
+        _ => return o,
+    };
+    let mut types = types;
+    let has_null = |t: &Value| t.as_str().is_some_and(|t| t.eq_ignore_ascii_case("null"));
+    if !types.iter().any(has_null) {
+        types.push(Value::String("null".into()));
+    }
+    o.remove("nullable");
+    o.insert("type".into(), Value::Array(types));
+    o
 }
 
 /// Whether `sent` keeps the meaning of `asked` (omitted = auto where the target's default is auto).

@@ -77,6 +77,9 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
             if let Some(s) = t.strict {
                 o.insert("strict".into(), json!(s));
             }
+            if req.tool(&t.name).is_some_and(|t| t.eager_input_streaming) {
+                o.insert("eager_input_streaming".into(), json!(true));
+            }
             Value::Object(o)
         })
         .collect();

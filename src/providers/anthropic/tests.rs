@@ -748,21 +748,43 @@ fn under_max_tokens_only_a_last_tool_use_block_is_withdrawn() {
 }
 
 #[test]
-fn eager_input_streaming_is_kept_as_a_not_carried_extra_of_its_tool() {
-    // Fine-grained tool streaming: a per-tool switch the neutral tool has no place for.
+fn eager_input_streaming_is_read_into_its_tool_and_written_back() {
+    // Fine-grained tool streaming: a per-tool switch, carried by the neutral tool.
     let body = json!({"model": "m", "max_tokens": 10,
         "messages": [{"role": "user", "content": "hi"}],
         "tools": [{"name": "make_file", "input_schema": {"type": "object"},
-                   "eager_input_streaming": true}]});
+                   "eager_input_streaming": true},
+                  {"name": "get_time", "input_schema": {"type": "object"},
+                   "eager_input_streaming": false}]});
     let d = decode_request(&HttpRequest::post(PATH, body)).unwrap();
-    assert_eq!(d.request.tools.len(), 1);
-    let kept: Vec<&str> = d
-        .extras_of(crate::providers::ExtraKind::NotCarried)
-        .map(|e| e.pointer.as_str())
+    let eager: Vec<bool> = d
+        .request
+        .tools
+        .iter()
+        .map(|t| t.eager_input_streaming)
         .collect();
-    assert_eq!(kept, ["/tools/0/eager_input_streaming"]);
+    assert_eq!(eager, [true, false]);
+    assert_eq!(
+        d.extras_of(crate::providers::ExtraKind::NotCarried).count(),
+        0
+    );
+    let sent = crate::providers::encode(Provider::Anthropic, &d.request).unwrap();
+    assert_eq!(sent.request.body["tools"][0]["eager_input_streaming"], true);
     assert!(
-        d.uncarried_tools().is_empty(),
-        "not a tool the proxy refuses"
+        sent.request.body["tools"][1]
+            .get("eager_input_streaming")
+            .is_none()
+    );
+    assert!(sent.notes.is_empty(), "{:?}", sent.notes);
+    let chat = crate::providers::encode(Provider::OpenaiChat, &d.request).unwrap();
+    assert!(
+        chat.request.body["tools"][0]
+            .get("eager_input_streaming")
+            .is_none()
+    );
+    let note = chat.notes.join("; ");
+    assert!(
+        note.contains("eager_input_streaming dropped for openai-chat: its stream has no such switch (make_file)"),
+        "{note}"
     );
 }

@@ -101,8 +101,9 @@ pub(super) fn client_tool(
     if let Some(d) = deferred {
         wire(extras, f.at("defer_loading"), Value::Bool(d));
     }
+    let eager_input_streaming = f.bool("eager_input_streaming")?.unwrap_or(false);
     f.keep(
-        &["cache_control", "input_examples", "eager_input_streaming"],
+        &["cache_control", "input_examples"],
         ExtraKind::NotCarried,
         extras,
     );
@@ -112,6 +113,7 @@ pub(super) fn client_tool(
         description,
         parameters,
         strict,
+        eager_input_streaming,
     };
     Ok((tool, deferred == Some(true)))
 }

@@ -9,7 +9,9 @@ fn each_api_says_which_ids_it_takes() {
     assert!(invalid(Provider::Anthropic, kimi).is_some());
     assert!(invalid(Provider::Anthropic, "toolu_01A-b").is_none());
     assert!(invalid(Provider::OpenaiChat, kimi).is_none());
-    assert!(invalid(Provider::OpenaiChat, &"c".repeat(41)).is_some());
+    // 64 since 2026 (Chat answered 40 before): jin-bo/agentao#321, decolua/9router#3167.
+    assert!(invalid(Provider::OpenaiChat, &"c".repeat(64)).is_none());
+    assert!(invalid(Provider::OpenaiChat, &"c".repeat(65)).is_some());
     assert!(invalid(Provider::OpenaiResponses, &"c".repeat(64)).is_none());
     assert!(invalid(Provider::OpenaiResponses, &"c".repeat(65)).is_some());
     assert!(invalid(Provider::Gemini, kimi).is_none());
@@ -63,7 +65,7 @@ fn an_answers_ids_are_made_valid_for_the_client_and_distinct() {
 #[test]
 fn each_api_answers_its_own_400_for_an_id_it_rejects() {
     use serde_json::json;
-    let long = "c".repeat(41);
+    let long = "c".repeat(65);
     let chat = json!({"messages": [
         {"role": "assistant", "tool_calls": [{"id": long, "type": "function"}]},
         {"role": "tool", "tool_call_id": long, "content": "{}"}]});
@@ -76,7 +78,7 @@ fn each_api_answers_its_own_400_for_an_id_it_rejects() {
     );
     assert!(
         rej.message
-            .contains("maximum length 40, but got a string with length 41")
+            .contains("maximum length 64, but got a string with length 65")
     );
     let anthropic = json!({"messages": [{"role": "assistant", "content": [
         {"type": "tool_use", "id": "functions.get_weather:0", "name": "get_weather", "input": {}}]}]});

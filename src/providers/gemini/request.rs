@@ -418,6 +418,7 @@ fn tool(
                 description,
                 parameters,
                 strict: None,
+                eager_input_streaming: false,
             });
         }
     }

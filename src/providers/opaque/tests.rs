@@ -45,3 +45,35 @@ fn keeps_its_own_and_nobodys_drops_others_with_a_note() {
     assert_eq!(kept, vec![items[0].clone()]);
     assert_eq!(note, None);
 }
+
+#[test]
+fn a_tool_turn_another_provider_answered_goes_to_anthropic_without_thinking() {
+    let follow_up = |id: &str, opaque: Vec<Value>| {
+        let call = crate::model::ToolCall {
+            id: id.into(),
+            name: "get_weather".into(),
+            arguments: json!({}),
+            thought_signature: None,
+        };
+        let mut req = ChatRequest::new("m").with_messages([Message::Assistant {
+            text: None,
+            tool_calls: vec![call],
+            opaque,
+        }]);
+        req.thinking = Some(1024);
+        req
+    };
+    let signed = json!({"type": "thinking", "thinking": "t", "signature": "EqQB"});
+    let mut own = follow_up("toolu_1", vec![signed]);
+    think_only_on_own(Provider::Anthropic, &mut own);
+    assert_eq!(own.thinking, Some(1024));
+    let mut foreign = follow_up("call_1", vec![json!({"type": "reasoning", "id": "rs_1"})]);
+    think_only_on_own(Provider::Gemini, &mut foreign);
+    assert_eq!(foreign.thinking, Some(1024));
+    think_only_on_own(Provider::Anthropic, &mut foreign);
+    assert_eq!(foreign.thinking, None);
+    // No opaque item at all (a Chat upstream, or a gateway that gave none): the same.
+    let mut bare = follow_up("call_1", vec![]);
+    think_only_on_own(Provider::Anthropic, &mut bare);
+    assert_eq!(bare.thinking, None);
+}

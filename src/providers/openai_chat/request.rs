@@ -293,6 +293,7 @@ fn legacy_functions(
                 description,
                 parameters,
                 strict: None,
+                eager_input_streaming: false,
             });
         }
     }
@@ -397,6 +398,7 @@ fn tool(t: &Value, ptr: &str, extras: &mut Vec<Extra>) -> Result<Option<Tool>, D
         description,
         parameters,
         strict,
+        eager_input_streaming: false,
     }))
 }
 

@@ -90,6 +90,7 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
                         description,
                         parameters,
                         strict,
+                        eager_input_streaming: false,
                     });
                 }
                 ty if ty.starts_with("web_search") => {

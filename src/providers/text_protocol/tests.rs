@@ -46,6 +46,7 @@ fn request() -> ChatRequest {
             description: Some("Weather for a city.".into()),
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
             strict: Some(true),
+            eager_input_streaming: false,
         })
         .with_choice(ToolChoice::Required)
         .with_max_tokens(256)

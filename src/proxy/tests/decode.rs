@@ -150,12 +150,20 @@ fn a_tool_the_neutral_request_cannot_carry_is_refused_naming_it_never_dropped() 
     let gemini = json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
         "tools": [{"codeExecution": {}}]});
     for (target, body, says) in [
-        ("/v1/chat/completions", chat, "/tools/1: a `custom` tool"),
-        ("/v1/responses", responses, "/tools/0: a `custom` tool"),
+        (
+            "/v1/chat/completions",
+            chat,
+            "/tools/1: a `custom` tool `calc`",
+        ),
+        (
+            "/v1/responses",
+            responses,
+            "/tools/0: a `custom` tool `calc`",
+        ),
         (
             "/v1/messages",
             messages,
-            "/tools/0: a `code_execution_20250825` tool",
+            "/tools/0: a `code_execution_20250825` tool `code_execution`",
         ),
         (
             "/v1beta/models/to-gemini:generateContent",

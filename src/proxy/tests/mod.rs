@@ -7,7 +7,6 @@ mod answer;
 mod config;
 mod conversations;
 mod decode;
-mod eager;
 mod reasoning;
 mod relay;
 

@@ -126,19 +126,3 @@ fn calls_from_another_provider_go_to_a_thinking_gemini_with_the_documented_skip_
         Some("CiQB")
     );
 }
-
-#[test]
-fn a_tool_turn_another_provider_answered_goes_to_anthropic_without_thinking() {
-    use crate::proxy::reasoning::think_only_on_own;
-    let signed = json!({"type": "thinking", "thinking": "t", "signature": "EqQB"});
-    let mut own = follow_up("toolu_1", vec![signed]);
-    own.thinking = Some(1024);
-    think_only_on_own(Provider::Anthropic, &mut own);
-    assert_eq!(own.thinking, Some(1024));
-    let mut foreign = follow_up("call_1", vec![json!({"type": "reasoning", "id": "rs_1"})]);
-    foreign.thinking = Some(1024);
-    think_only_on_own(Provider::Gemini, &mut foreign);
-    assert_eq!(foreign.thinking, Some(1024));
-    think_only_on_own(Provider::Anthropic, &mut foreign);
-    assert_eq!(foreign.thinking, None);
-}

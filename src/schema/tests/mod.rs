@@ -258,6 +258,7 @@ fn strict_tool(name: &str, optional_params: usize) -> Tool {
         description: None,
         parameters: json!({"type": "object", "properties": props}),
         strict: Some(true),
+        eager_input_streaming: false,
     }
 }
 
@@ -326,6 +327,7 @@ fn tool(name: &str, parameters: Value, strict: Option<bool>) -> Tool {
         description: None,
         parameters,
         strict,
+        eager_input_streaming: false,
     }
 }
 

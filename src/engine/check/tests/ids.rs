@@ -50,13 +50,13 @@ fn an_id_the_target_rejects_is_one_finding_for_the_call_and_its_result() {
         Severity::Breaking,
         "^[a-zA-Z0-9_-]+$",
     );
-    let long = conversation(&"c".repeat(41));
+    let long = conversation(&"c".repeat(65));
     one(
         &upstream_ids(&long, Provider::OpenaiChat, &long, Provider::Anthropic),
         FindingKind::CallId,
         Side::Upstream,
         Severity::Breaking,
-        "at most 40",
+        "at most 64",
     );
 }
 

@@ -8,6 +8,7 @@ use crate::model::Severity;
 mod context;
 mod custom;
 mod downstream;
+mod eager;
 mod ids;
 mod nontext;
 mod reasoning;

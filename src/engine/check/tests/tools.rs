@@ -18,6 +18,7 @@ fn tool(name: &str) -> Tool {
         description: None,
         parameters: json!({"type": "object"}),
         strict: None,
+        eager_input_streaming: false,
     }
 }
 

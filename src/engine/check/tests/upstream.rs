@@ -16,6 +16,7 @@ fn weather() -> Tool {
         parameters: json!({"type": "object", "properties": {"city": {"type": "string",
             "minLength": 1}}, "required": ["city"]}),
         strict: None,
+        eager_input_streaming: false,
     }
 }
 
@@ -196,10 +197,41 @@ fn with_city(city: Value) -> RequestView {
     with_tools(vec![t])
 }
 
+/// The caller's `city`: a string or null, with two more keywords.
+fn nullable_city() -> RequestView {
+    with_city(json!({"type": ["string", "null"], "description": "City", "minLength": 1}))
+}
+
+/// `client` and `sent` are the same schema, read either way round; `gemini` in Gemini's proto
+/// spelling too.
+fn same_schema(client: &RequestView, sent: &[Value], gemini: Value) {
+    for sent in sent {
+        let sent = with_city(sent.clone());
+        for (a, b) in [(client, &sent), (&sent, client)] {
+            request(
+                &check(a, b),
+                Severity::Cosmetic,
+                "schema of get_weather reshaped (same keywords)",
+            );
+        }
+    }
+    request(
+        &upstream(
+            client,
+            &with_city(gemini),
+            None,
+            Provider::Gemini,
+            None,
+            false,
+        ),
+        Severity::Cosmetic,
+        "schema of get_weather reshaped (same keywords)",
+    );
+}
+
 #[test]
 fn a_type_list_spelled_as_any_of_is_the_same_schema() {
-    let client =
-        with_city(json!({"type": ["string", "null"], "description": "City", "minLength": 1}));
+    let client = nullable_city();
     let same = [
         // The other keywords copied into every branch (LiteLLM's rewrite for Gemini).
         json!({"anyOf": [{"type": "string", "description": "City", "minLength": 1},
@@ -210,69 +242,81 @@ fn a_type_list_spelled_as_any_of_is_the_same_schema() {
         json!({"anyOf": [{"type": "string", "minLength": 1}, {"type": "null", "minLength": 1}],
                "description": "City", "minLength": 1}),
     ];
-    for sent in same {
-        let sent = with_city(sent);
-        request(
-            &check(&client, &sent),
-            Severity::Cosmetic,
-            "schema of get_weather reshaped (same keywords)",
-        );
-        // And the other way round: a caller's anyOf sent as a type list.
-        request(
-            &check(&sent, &client),
-            Severity::Cosmetic,
-            "schema of get_weather reshaped (same keywords)",
-        );
-    }
     // Gemini's proto spelling of the keyword.
-    let sent = with_city(json!({"any_of": [{"type": "STRING"}, {"type": "NULL"}],
-                                "description": "City", "min_length": 1}));
+    let gemini = json!({"any_of": [{"type": "STRING"}, {"type": "NULL"}],
+                        "description": "City", "min_length": 1});
+    same_schema(&client, &same, gemini);
+}
+
+/// `sent` for the caller's nullable `city` loses keywords, as `gist` says.
+fn loses(sent: Value, gist: &str) {
     request(
-        &upstream(&client, &sent, None, Provider::Gemini, None, false),
-        Severity::Cosmetic,
-        "schema of get_weather reshaped (same keywords)",
+        &check(&nullable_city(), &with_city(sent)),
+        Severity::Behaviour,
+        gist,
     );
 }
 
 #[test]
 fn an_any_of_that_is_not_the_type_list_still_loses_keywords() {
-    let client =
-        with_city(json!({"type": ["string", "null"], "description": "City", "minLength": 1}));
     // A keyword left out of the rewrite is lost.
-    request(
-        &check(
-            &client,
-            &with_city(
-                json!({"anyOf": [{"type": "string"}, {"type": "null"}], "description": "City"}),
-            ),
-        ),
-        Severity::Behaviour,
+    loses(
+        json!({"anyOf": [{"type": "string"}, {"type": "null"}], "description": "City"}),
         "schema of get_weather lost /properties/city/minLength",
     );
     // Branches that differ in their other keywords are not one type list: the property's own
     // keywords are gone.
-    request(
-        &check(
-            &client,
-            &with_city(
-                json!({"anyOf": [{"type": "string", "description": "City", "minLength": 1},
-                                        {"type": "null", "minLength": 1}]}),
-            ),
-        ),
-        Severity::Behaviour,
+    loses(
+        json!({"anyOf": [{"type": "string", "description": "City", "minLength": 1},
+                         {"type": "null", "minLength": 1}]}),
         "schema of get_weather lost /properties/city/description, /properties/city/minLength, /properties/city/type",
     );
     // A keyword beside the anyOf that disagrees with the branches' is not folded either.
-    request(
-        &check(
-            &client,
-            &with_city(
-                json!({"anyOf": [{"type": "string", "minLength": 1}, {"type": "null", "minLength": 1}],
-                              "description": "City", "minLength": 2}),
-            ),
-        ),
-        Severity::Behaviour,
+    loses(
+        json!({"anyOf": [{"type": "string", "minLength": 1}, {"type": "null", "minLength": 1}],
+               "description": "City", "minLength": 2}),
         "schema of get_weather lost /properties/city/type",
+    );
+}
+
+#[test]
+fn a_null_beside_one_schema_is_one_meaning_whatever_its_spelling() {
+    let same = [
+        // A one-branch anyOf and `nullable` beside it.
+        json!({"anyOf": [{"type": "string", "description": "City", "minLength": 1}], "nullable": true}),
+        // The branch and a `null` branch.
+        json!({"anyOf": [{"type": "string", "description": "City", "minLength": 1}, {"type": "null"}]}),
+        // The same, the other keywords beside the anyOf.
+        json!({"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}], "description": "City"}),
+        // The schema itself with `nullable` (OpenAPI's and Gemini's spelling).
+        json!({"type": "string", "nullable": true, "description": "City", "minLength": 1}),
+        // A one-branch anyOf whose branch is nullable (LiteLLM's rewrite for Gemini).
+        json!({"anyOf": [{"type": "string", "nullable": true, "description": "City", "minLength": 1}]}),
+    ];
+    // Gemini's proto spelling, upper-case types.
+    let gemini = json!({"any_of": [{"type": "STRING", "nullable": true,
+                                   "description": "City", "min_length": 1}]});
+    same_schema(&nullable_city(), &same, gemini);
+}
+
+#[test]
+fn a_one_branch_any_of_that_is_not_the_schema_still_loses_keywords() {
+    // A keyword beside the anyOf that disagrees with its branch's is not merged.
+    loses(
+        json!({"anyOf": [{"type": "string", "description": "Town"}],
+               "description": "City", "minLength": 1}),
+        "schema of get_weather lost /properties/city/type",
+    );
+    // Two branches besides the null one are not one schema.
+    loses(
+        json!({"anyOf": [{"type": "string", "description": "City", "minLength": 1},
+                         {"type": "integer"}, {"type": "null"}]}),
+        "schema of get_weather lost /properties/city/description, /properties/city/minLength, /properties/city/type",
+    );
+    // A keyword left out of the merged branch is lost.
+    loses(
+        json!({"anyOf": [{"type": "string", "nullable": true, "description": "City"}]}),
+        "schema of get_weather lost /properties/city/minLength",
     );
 }
 

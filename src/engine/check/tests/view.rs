@@ -11,6 +11,7 @@ fn tool(parameters: serde_json::Value) -> Tool {
         description: None,
         parameters,
         strict: None,
+        eager_input_streaming: false,
     }
 }
 
