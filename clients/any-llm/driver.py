@@ -5,7 +5,11 @@ gathered by index as its users do; a streamed Responses result is its terminal e
 
 Tool results given as parts (`result_parts`) go as OpenAI Chat content parts (`text`, `image_url`)
 on the Chat shape any-llm translates for every provider, and as `function_call_output` items
-(`input_text`, `input_image`) through `responses()`."""
+(`input_text`, `input_image`) through `responses()`.
+
+Each call's `extra_content` (where any-llm keeps Gemini's `thought_signature`, to be sent back with
+the call) is handed over as the result's `reasoning` and put back on the call in the next round's
+history, as a caller that appends the returned message keeps it."""
 
 import os
 import sys
@@ -54,6 +58,24 @@ def call_responses(trial, messages):
     return result
 
 
+def extras(calls):
+    """The calls' `extra_content`, in order (the protocol's `reasoning`: a list of one item), or
+    None when none carries one."""
+    out = [td.get(c, "extra_content") for c in calls or []]
+    return [{"extra_content": out}] if any(out) else None
+
+
+def history(messages):
+    """The Chat history, each assistant call with the `extra_content` the library gave it."""
+    out = td.chat_messages(messages, parts=True)
+    for m, msg in zip(messages, out):
+        kept = (m.get("reasoning") or [{}])[0].get("extra_content") or []
+        for tc, extra in zip(msg.get("tool_calls") or [], kept):
+            if extra:
+                tc["extra_content"] = extra
+    return out
+
+
 def call(trial, messages):
     if trial["api"] == "openai-responses":
         try:
@@ -66,7 +88,7 @@ def call(trial, messages):
         provider=opts.get("provider", "openai"),
         api_base=trial["base_url"] + opts.get("base_suffix", ""),
         api_key=trial["api_key"],
-        messages=td.chat_messages(messages, parts=True),
+        messages=history(messages),
         **td.chat_kwargs(trial),
     )
     try:
@@ -79,9 +101,15 @@ def call(trial, messages):
 def complete(trial, kw):
     if not trial["stream"]:
         r = completion(**kw)
-        return td.chat_message_result(r.choices[0].message, r.choices[0].finish_reason, r.usage)
-    chunks, text, finish, usage = [], "", None, None
+        result = td.chat_message_result(r.choices[0].message, r.choices[0].finish_reason, r.usage)
+        kept = extras(r.choices[0].message.tool_calls)
+        return dict(result, reasoning=kept) if kept else result
+    chunks, text, finish, usage, extra = [], "", None, None, {}
     for chunk in completion(stream=True, **kw):
+        choice = (td.get(chunk, "choices") or [None])[0]
+        for d in td.get(td.get(choice, "delta"), "tool_calls") or []:
+            if td.get(d, "extra_content"):
+                extra[td.get(d, "index")] = td.get(d, "extra_content")
         doc = td.chat_chunk(chunk)
         if doc:
             chunks.append(doc)
@@ -89,7 +117,13 @@ def complete(trial, kw):
             finish = doc.get("finish", finish)
         if getattr(chunk, "usage", None):
             usage = td.chat_usage(chunk.usage)
-    return {"calls": gathered(chunks), "text": text or None, "finish": finish, "usage": usage, "chunks": chunks}
+    order = []
+    for c in (c for ch in chunks for c in ch.get("calls", [])):
+        if c.get("index") not in order:
+            order.append(c.get("index"))
+    result = {"calls": gathered(chunks), "text": text or None, "finish": finish, "usage": usage, "chunks": chunks}
+    kept = extras([{"extra_content": extra.get(i)} for i in order])
+    return dict(result, reasoning=kept) if kept else result
 
 
 if __name__ == "__main__":

@@ -5,7 +5,10 @@ OpenAI function dict, an OpenAI tool dict, a JSON Schema dict, a StructuredTool:
 `options.tools`; a pydantic class or a Python function cannot be built from an arbitrary JSON
 Schema), `tool_choice` in LangChain's one spelling for every provider, called with `invoke` or
 `stream`; streamed chunks are summed (`chunk + chunk`,
-LangChain's documented accumulation) into the result.
+LangChain's documented accumulation) into the result. On the Gemini route the AIMessage itself
+(where ChatGoogleGenerativeAI keeps Gemini's thought signatures, in `additional_kwargs`) is handed
+over as the result's `reasoning` (`message_to_dict`) and goes back as is in the next round's
+messages, as LangChain's tool-calling docs append the returned message.
 
 Tool results given as parts (`result_parts`) are a `ToolMessage` whose content is LangChain's
 standard content blocks (`{"type": "text"}`, `{"type": "image", "base64", "mime_type"}` or
@@ -23,6 +26,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import tooltape_driver as td  # noqa: E402
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage  # noqa: E402
+from langchain_core.messages import message_to_dict, messages_from_dict  # noqa: E402
 
 
 def model_of(trial):
@@ -80,6 +84,9 @@ def messages_of(messages):
         role, content = m["role"], m.get("content") or ""
         if role == "system":
             out.append(SystemMessage(content))
+        elif role == "assistant" and (m.get("reasoning") or [{}])[0].get("langchain"):
+            # The library's own message, as the caller's message list keeps it.
+            out += messages_from_dict([m["reasoning"][0]["langchain"]])
         elif role == "assistant":
             calls = [
                 {"name": c.get("name"), "args": td.arguments_object(c.get("arguments")), "id": c.get("id"), "type": "tool_call"}
@@ -179,11 +186,19 @@ def result_of(msg):
     return result
 
 
+def kept(trial, result, msg):
+    """The result, with the message itself for the next round on the Gemini route."""
+    if trial["api"] == "gemini" and result["calls"]:
+        result["reasoning"] = [{"langchain": message_to_dict(msg)}]
+    return result
+
+
 def call(trial, messages):
     runnable = bound(model_of(trial), trial)
     msgs = messages_of(messages)
     if not trial["stream"]:
-        return result_of(runnable.invoke(msgs))
+        msg = runnable.invoke(msgs)
+        return kept(trial, result_of(msg), msg)
     full, chunks = None, []
     for chunk in runnable.stream(msgs):
         full = chunk if full is None else full + chunk
@@ -202,7 +217,7 @@ def call(trial, messages):
             chunks.append(doc)
     result = result_of(full) if full is not None else {"calls": [], "text": None}
     result["chunks"] = chunks
-    return result
+    return kept(trial, result, full) if full is not None else result
 
 
 if __name__ == "__main__":

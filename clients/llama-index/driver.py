@@ -5,8 +5,11 @@ portable `FunctionCallingLLM` API with the same code: `chat_with_tools` /
 `get_tool_calls_from_response`. Tools are `FunctionTool`s whose `fn_schema` is a pydantic model
 carrying the trial's JSON Schema; the history is `ChatMessage`s, assistant tool calls as
 `ToolCallBlock`s and results as `role="tool"` messages with `tool_call_id`, as LlamaIndex's
-FunctionAgent keeps them. Streamed, each chunk reports the text delta and the calls as the
-yielded response holds them so far (objects: each replaces the one before).
+FunctionAgent keeps them. On the Gemini route the driver keeps, across rounds, the history a
+caller keeps, as FunctionAgent's memory does: the `ChatMessage` the library answered (its blocks
+and `additional_kwargs`, where GoogleGenAI keeps Gemini's thought signatures) appended as is, then
+the tool results. Streamed, each chunk reports the text delta and the calls as the yielded
+response holds them so far (objects: each replaces the one before).
 
 Tool results given as parts (`result_parts`) are the tool message's content blocks (`TextBlock`,
 `ImageBlock` with the image's bytes and MIME type or its URL), LlamaIndex's one multimodal message
@@ -45,7 +48,7 @@ def llm_of(trial):
 
         # Without both limits GoogleGenAI's constructor fetches the model's metadata
         # (models.get), which the simulator upstream does not serve: the model's own limits,
-        # as that call would answer them for gemini-2.5-flash.
+        # as that call would answer them for gemini-3.8-flash.
         return GoogleGenAI(
             model=name,
             api_key=key,
@@ -101,11 +104,7 @@ def history_of(messages):
     for m in messages:
         role, content = m["role"], m.get("content") or ""
         if role == "tool":
-            extra = {"tool_call_id": m.get("call_id")}
-            if m.get("parts"):
-                out.append(ChatMessage(role="tool", blocks=result_blocks(m), additional_kwargs=extra))
-            else:
-                out.append(ChatMessage(role="tool", content=content, additional_kwargs=extra))
+            out.append(tool_message(m))
         elif role == "assistant":
             blocks = [TextBlock(text=m["content"])] if m.get("content") else []
             blocks += [
@@ -116,6 +115,39 @@ def history_of(messages):
         else:
             out.append(ChatMessage(role=role, content=content))
     return out
+
+
+def tool_message(m):
+    extra = {"tool_call_id": m.get("call_id")}
+    if m.get("parts"):
+        return ChatMessage(role="tool", blocks=result_blocks(m), additional_kwargs=extra)
+    return ChatMessage(role="tool", content=m.get("content") or "", additional_kwargs=extra)
+
+
+class Conversation:
+    """The history a caller keeps for one trial. A round whose `messages` extend the last round's
+    (the same trial, its assistant turn and tool results appended) is a follow-up; anything else
+    starts a new conversation. `answered`: the library's `ChatMessage` of the last call. Gemini
+    only for now: the other routes rebuild the assistant turn from the loop's neutral copy."""
+
+    name = None
+    seen = []
+    history = []
+    answered = None
+
+    @classmethod
+    def for_round(cls, trial, messages):
+        n = len(cls.seen)
+        follow_up = trial["name"] == cls.name and len(messages) > n and messages[:n] == cls.seen
+        if trial["api"] == "gemini" and follow_up and cls.answered is not None:
+            # The loop's neutral copy of the model's turn is replaced by the library's own message.
+            cls.history.append(cls.answered)
+            cls.history += [tool_message(m) for m in messages[n:] if m["role"] == "tool"]
+        else:
+            cls.name = trial["name"]
+            cls.history = history_of(messages)
+        cls.seen, cls.answered = list(messages), None
+        return list(cls.history)
 
 
 def options_of(trial):
@@ -171,9 +203,11 @@ def indexed(calls):
 def call(trial, messages):
     llm = llm_of(trial)
     kw = options_of(trial)
-    tools, history = tools_of(trial), history_of(messages)
+    tools, history = tools_of(trial), Conversation.for_round(trial, messages)
     if not trial["stream"]:
-        return result_of(llm, llm.chat_with_tools(tools, chat_history=history, **kw))
+        r = llm.chat_with_tools(tools, chat_history=history, **kw)
+        Conversation.answered = r.message
+        return result_of(llm, r)
     chunks, last = [], None
     for r in llm.stream_chat_with_tools(tools, chat_history=history, **kw):
         last = r
@@ -185,6 +219,7 @@ def call(trial, messages):
             doc["calls"] = indexed(calls)
         if doc:
             chunks.append(doc)
+    Conversation.answered = last.message if last is not None else None
     result = result_of(llm, last) if last is not None else {"calls": [], "text": None, "finish": None, "usage": None}
     result["chunks"] = chunks
     return result

@@ -1,7 +1,11 @@
 """tooltape driver for pydantic-ai's direct model requests (`pydantic_ai.direct.model_request_sync`
 and `model_request_stream_sync`, no agent loop): OpenAIChatModel, OpenAIResponsesModel,
 AnthropicModel and GoogleModel, tools as `ToolDefinition`s, tool_choice and the parallel switch
-as `ModelSettings`; the streamed result is the stream's final `ModelResponse`.
+as `ModelSettings`; the streamed result is the stream's final `ModelResponse`. On the Gemini route
+the `ModelResponse` itself (where GoogleModel keeps Gemini's thought signatures, in its parts'
+`provider_details`) is handed over as the result's `reasoning`, in the JSON form
+`ModelMessagesTypeAdapter` stores message history in, and goes back as is in the next round's
+history, as an agent's message history keeps it.
 
 Tool results given as parts (`result_parts`) are a `ToolReturnPart` whose `content` is the list of
 the parts (text as `str`, an image as `BinaryContent`, a URL as `ImageUrl`), the multimodal tool
@@ -24,6 +28,7 @@ from pydantic_ai import direct  # noqa: E402
 from pydantic_ai.messages import (  # noqa: E402
     BinaryContent,
     ImageUrl,
+    ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
     PartDeltaEvent,
@@ -97,6 +102,10 @@ def history_of(messages):
             pending.append(UserPromptPart(content=content))
         elif role == "tool":
             pending.append(ToolReturnPart(tool_name=m.get("name") or "", content=return_content(m), tool_call_id=m.get("call_id")))
+        elif (m.get("reasoning") or [{}])[0].get("pydantic_ai"):
+            # The library's own response, as the caller's message history keeps it.
+            flush()
+            out += ModelMessagesTypeAdapter.validate_python(m["reasoning"][0]["pydantic_ai"])
         else:
             flush()
             parts = [TextPart(content=m["content"])] if m.get("content") else []
@@ -170,6 +179,13 @@ def parameters_of(trial):
     return ModelRequestParameters(function_tools=tools, native_tools=native, allow_text_output=True)
 
 
+def kept(trial, result, r):
+    """The result, with the response itself for the next round on the Gemini route."""
+    if trial["api"] == "gemini" and result["calls"]:
+        result["reasoning"] = [{"pydantic_ai": ModelMessagesTypeAdapter.dump_python([r], mode="json")}]
+    return result
+
+
 def result_of(r):
     calls = [{"id": p.tool_call_id, "name": p.tool_name, "arguments": p.args} for p in r.parts if isinstance(p, ToolCallPart)]
     text = "".join(p.content for p in r.parts if isinstance(p, TextPart))
@@ -189,7 +205,7 @@ def call(trial, messages):
     if not trial["stream"]:
         r = direct.model_request_sync(model, history, **kw)
         history.append(r)
-        return result_of(r)
+        return kept(trial, result_of(r), r)
     chunks = []
     # The indices of function tool call parts: a delta at another index belongs to a native
     # tool's call (the hosted search the provider runs), not the caller's.
@@ -217,7 +233,7 @@ def call(trial, messages):
     history.append(final)
     result = result_of(final)
     result["chunks"] = chunks
-    return result
+    return kept(trial, result, final)
 
 
 if __name__ == "__main__":

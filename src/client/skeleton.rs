@@ -216,7 +216,7 @@ model = "claude-haiku-4-5"
 
 [[routes]]
 api = "gemini"
-model = "gemini-2.5-flash"
+model = "gemini-3.8-flash"
 
 # Known failures: what the library gets wrong for now. `trials` is a pattern over
 # `case::route::choice::mode` (`*` matches any part); one that starts passing fails until its

@@ -105,7 +105,7 @@ model = "claude-haiku-4-5"
 [[routes]]
 inbound = "generate-content"
 upstream = "gemini"
-model = "gemini-2.5-flash"
+model = "gemini-3.8-flash"
 
 # Known failures: what your gateway gets wrong on purpose or for now. `trials` is a pattern over
 # `case::route::choice::mode` (`*` matches any part); the trial then counts as known, not as a

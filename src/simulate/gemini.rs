@@ -241,10 +241,37 @@ fn finish_reason(turn: &Turn) -> &'static str {
     }
 }
 
-/// A model turn whose first `functionCall` part lost its `thoughtSignature`: Gemini's 400.
+/// Whether the API validates thought signatures on `model`, a path's model with maybe a
+/// `~scenario` suffix (the rule: [`crate::providers::gemini::validates_signatures`]).
+pub(crate) fn validates_signatures(model: &str) -> bool {
+    let model = model.split(super::named::MODEL_SEPARATOR).next();
+    crate::providers::gemini::validates_signatures(model.unwrap_or_default())
+}
+
+/// Where the current turn starts: after the last user content with a part that is not a
+/// `functionResponse` (Google validates only the current turn's steps, "we don't validate
+/// previous turns").
+fn current_turn(contents: &[Value]) -> usize {
+    contents
+        .iter()
+        .rposition(|c| {
+            c.get("role").and_then(Value::as_str) == Some("user")
+                && c.get("parts")
+                    .and_then(Value::as_array)
+                    .is_some_and(|parts| {
+                        parts
+                            .iter()
+                            .any(|p| field(p, "functionResponse", "function_response").is_none())
+                    })
+        })
+        .map_or(0, |i| i + 1)
+}
+
+/// A model content of the current turn whose first `functionCall` part lost its
+/// `thoughtSignature`: Gemini 3's 400 (see [`validates_signatures`] for the models).
 pub(crate) fn missing_signature(body: &Value) -> Option<String> {
     let contents = body.get("contents")?.as_array()?;
-    for c in contents {
+    for c in &contents[current_turn(contents)..] {
         if c.get("role").and_then(Value::as_str) != Some("model") {
             continue;
         }

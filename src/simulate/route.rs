@@ -118,7 +118,7 @@ fn answer_api(
     if let Some(rej) = crate::providers::call_ids::rejection(provider, &body) {
         return Err(rej);
     }
-    if let Some(message) = missing_reasoning(&provider, &body, scenario) {
+    if let Some(message) = missing_reasoning(&provider, &body, scenario, &ask.model) {
         return Err(Rejection::bad_request(message));
     }
     if let Some(rej) = unlinked_result(provider, &store::whole(&body)) {
@@ -161,9 +161,15 @@ fn answer_api(
 }
 
 /// A follow-up that does not carry the model's reasoning back (Anthropic thinking blocks always
-/// when thinking is on; Responses reasoning items and Gemini thought signatures when the
-/// scenario's model reasons): the provider's own 400.
-fn missing_reasoning(provider: &Provider, body: &Value, scenario: &Scenario) -> Option<String> {
+/// when thinking is on; Responses reasoning items when the scenario's model reasons; Gemini
+/// thought signatures on the models that validate them, Gemini 3 and later, whether or not the
+/// scenario reasons: they sign every call): the provider's own 400.
+fn missing_reasoning(
+    provider: &Provider,
+    body: &Value,
+    scenario: &Scenario,
+    model: &str,
+) -> Option<String> {
     // Reasoning state the API did not make (class 20: a conversation from another provider).
     let foreign = match provider {
         Provider::Anthropic => super::foreign::anthropic_signature(body),
@@ -178,7 +184,7 @@ fn missing_reasoning(provider: &Provider, body: &Value, scenario: &Scenario) -> 
         Provider::OpenaiResponses if scenario.reasoning.is_some() => {
             openai_responses::missing_reasoning(body)
         }
-        Provider::Gemini if scenario.reasoning.is_some() => gemini::missing_signature(body),
+        Provider::Gemini if gemini::validates_signatures(model) => gemini::missing_signature(body),
         _ => None,
     }
 }

@@ -166,8 +166,13 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         // Every chosen case sends tools, none of them strict.
         Mutant::OmitStrict => t.api == "openai-responses",
         Mutant::EmptyFragments => t.stream && t.empty_call,
-        // A follow-up round after a reasoning answer (Gemini signatures: judged on rounds that think).
-        Mutant::DropReasoning => t.calls > 0 && t.case == "c19_reasoning_state_kept",
+        // A follow-up round after a reasoning answer; on Gemini (a Gemini 3 model, clients/
+        // tooltape.toml) every follow-up round: Gemini 3 signs its calls and validates them back.
+        // (A round continued on Anthropic takes none of Gemini's reasoning back.)
+        Mutant::DropReasoning => {
+            let follow_up = FOLLOW_UP.contains(&t.case.as_str()) && t.case != CONTINUE_ON_ANTHROPIC;
+            t.calls > 0 && (t.case == "c19_reasoning_state_kept" || t.api == "gemini" && follow_up)
+        }
         // A round answering two calls; Gemini links results by order and name, not id.
         Mutant::ResultsOneId => t.calls > 1 && t.case == "c20_gemini_calls_without_ids" && ids,
         Mutant::StaleTools => t.calls > 0 && t.case == TOOLS_CHANGE,

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::finding::{Finding, FindingKind, Side};
 use crate::model::{ChatRequest, Message, Outcome, Provider, Severity, ToolCall};
+use crate::providers::gemini::validates_signatures;
 
 /// One piece of reasoning state as the target API takes it back: the fields the API checks
 /// (the key compared) and what to call it in a finding.
@@ -65,10 +66,11 @@ pub(crate) fn reasoning(answered: &Outcome, sent: &ChatRequest) -> Vec<Finding> 
         return Vec::new();
     }
     // Gemini signs calls whether or not the request asked for thinking; the API needs them back
-    // (a 400 without) on requests that think (Gemini 3 always does; 2.5 when thinking is on).
-    // A round that asks for no thinking is judged on the other pieces only.
+    // on the models that validate them (Gemini 3 and later, thinking whatever the request says)
+    // and degrades without them on requests that think (2.5 with a thinking budget). Any other
+    // round is judged on the other pieces only.
     let signed: Vec<ToolCall>;
-    let calls = if sent.thinking.is_some() {
+    let calls = if sent.thinking.is_some() || validates_signatures(&sent.model) {
         &answered.tool_calls
     } else {
         signed = (answered.tool_calls.iter())

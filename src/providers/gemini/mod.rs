@@ -1,6 +1,6 @@
 //! Provider `gemini` (AI Studio `generateContent` / `streamGenerateContent`, v1beta): the encoder
-//! lives here; response chunks and buffered decoding in `decode`, the stream decoder (SSE or
-//! streamed JSON array, sniffed) in `stream`.
+//! lives here, and which models validate thought signatures; response chunks and buffered
+//! decoding in `decode`, the stream decoder (SSE or streamed JSON array, sniffed) in `stream`.
 
 mod decode;
 mod request;
@@ -20,6 +20,21 @@ use crate::schema::prepare_tools;
 pub use decode::{SYNTHETIC_ID_PREFIX, decode};
 pub use request::decode_request;
 pub use stream::{Stream, synthetic_array, synthetic_stream};
+
+/// Whether the API validates thought signatures on `model` (a path's model, `models/` prefix or
+/// not): Gemini 3 and later do, thinking whether or not the request asks ("When using Gemini 3
+/// models, you must pass back thought signatures during function calling, otherwise you will get
+/// a validation error", ai.google.dev/gemini-api/docs/thought-signatures), Gemini 3 Pro Image
+/// aside ("doesn't enforce this validation", cloud.google.com vertex-ai thought-signatures);
+/// Gemini 2.5 returns them with thinking on but does not validate them.
+pub(crate) fn validates_signatures(model: &str) -> bool {
+    let name = model.rsplit('/').next().unwrap_or_default();
+    let Some(version) = name.strip_prefix("gemini-") else {
+        return false;
+    };
+    let major: String = version.chars().take_while(char::is_ascii_digit).collect();
+    major.parse::<u32>().is_ok_and(|m| m >= 3) && !name.contains("-image")
+}
 
 /// Builds the `generateContent` request (`streamGenerateContent?alt=sse` when streaming).
 pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {

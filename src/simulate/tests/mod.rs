@@ -1,9 +1,10 @@
 //! Unit tests of the simulator's pure core: every API × {buffered, stream} × tool choice,
 //! tool results, parallel switch, scenarios, determinism and stream shapes.
-//! Children: `eager` (Anthropic's fine-grained tool streaming), `errors` (validation envelopes), `foreign` (reasoning another API made), `search`
-//! (hosted web search), `server` (loopback server and faults), `store` (Responses conversations),
-//! `text` (text protocol), `tool_changes` (Anthropic's mid-conversation tool changes), `support`
-//! (request builders, readers).
+//! Children: `eager` (Anthropic's fine-grained tool streaming), `errors` (validation envelopes),
+//! `foreign` (reasoning another API made), `search` (hosted web search), `server` (loopback server
+//! and faults), `signatures` (Gemini thought signatures per model), `store` (Responses
+//! conversations), `text` (text protocol), `tool_changes` (Anthropic's mid-conversation tool
+//! changes), `support` (request builders, readers).
 
 mod eager;
 mod errors;
@@ -11,6 +12,7 @@ mod foreign;
 mod named;
 mod search;
 mod server;
+mod signatures;
 mod store;
 mod support;
 mod text;

@@ -141,6 +141,20 @@ fn a_call_without_its_thought_signature_is_found_when_the_round_thinks() {
 }
 
 #[test]
+fn on_gemini_3_a_call_without_its_thought_signature_is_found_whatever_the_thinking_asked() {
+    // Gemini 3 thinks and validates signatures whether or not the request asks (a thinkingLevel
+    // is no budget); Gemini 2.5 without a thinking budget does not need them back.
+    let mut sent = follow_up(vec![], None);
+    sent.model = "gemini-3.8-flash".into();
+    lost(
+        &reasoning(&answered(vec![], Some("CiQB")), &sent),
+        "thoughtSignature of the get_weather call",
+    );
+    sent.model = "gemini-2.5-flash".into();
+    silent(&reasoning(&answered(vec![], Some("CiQB")), &sent));
+}
+
+#[test]
 fn another_providers_reasoning_sent_as_the_targets_own_is_found() {
     use Provider::{Anthropic, Gemini, OpenaiResponses};
     let up = answered(vec![thinking("EqQBsig")], None);
