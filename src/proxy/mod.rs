@@ -10,6 +10,7 @@ mod config;
 mod conversations;
 mod eager;
 mod forward;
+mod h1;
 mod inbound;
 mod read;
 mod reasoning;
