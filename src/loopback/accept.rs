@@ -1,8 +1,11 @@
 //! The one accept loop of the loopback servers: each connection served by the handler until the
 //! shutdown signal, which also ends the connections still open. With [`ConnLimits`] (the proxy's)
 //! a connection is guarded against hostile clients: a cap on open connections (one over it is
-//! answered 503 and closed at once), hyper's header read timeout, and an idle timeout closing a
-//! connection that stays silent with no request in flight.
+//! answered 503 and closed at once), a header timeout closing a connection that has waited that
+//! long for a request's head, and an idle timeout closing a connection that stays silent with no
+//! request in flight. Both timeouts are kept by one watchdog per connection, not by a timer armed
+//! per request (hyper's header read timeout arms one per request, and each costs the runtime a
+//! wake-up: docs/performance.md).
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -18,7 +21,7 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
@@ -30,7 +33,8 @@ use super::reply::Body;
 pub(crate) struct ConnLimits {
     /// Open connections at most; one more is answered 503 and closed.
     pub max_connections: usize,
-    /// Time a connection has to send a request's whole head (hyper's header read timeout).
+    /// Time a connection has to send a request's whole head, from when it waits for one (it
+    /// opened, or its last answer ended); checked within a quarter of it.
     pub header_timeout: Duration,
     /// Time a connection may stay silent with no request in flight; then it is closed.
     pub idle_timeout: Duration,
@@ -109,18 +113,32 @@ where
     }
 }
 
-/// When a connection last read or wrote a byte, and how many of its requests are in flight (a
-/// request is in flight from its headers until its response body is dropped).
+/// When a connection last read or wrote a byte, how many of its requests are in flight (a
+/// request is in flight from its headers until its response body is dropped), and since when it
+/// has waited for a request's head (`NO_HEAD` while a request is in flight).
 struct Activity {
     start: Instant,
     last_ms: AtomicU64,
     in_flight: AtomicUsize,
+    head_since_ms: AtomicU64,
 }
 
+/// `Activity::head_since_ms` while the connection is not waiting for a head.
+const NO_HEAD: u64 = u64::MAX;
+
 impl Activity {
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_millis()).unwrap_or(NO_HEAD - 1)
+    }
+
     fn touch(&self) {
-        let ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.last_ms.store(ms, Ordering::Relaxed);
+        self.last_ms.store(self.now_ms(), Ordering::Relaxed);
+    }
+
+    /// How long the connection has waited for a request's head, if it is waiting for one.
+    fn waiting_for_head(&self) -> Option<Duration> {
+        let since = self.head_since_ms.load(Ordering::Relaxed);
+        (since != NO_HEAD).then(|| Duration::from_millis(self.now_ms().saturating_sub(since)))
     }
 
     fn silent_for(&self) -> Duration {
@@ -135,19 +153,24 @@ struct InFlight(Arc<Activity>);
 impl InFlight {
     fn new(a: &Arc<Activity>) -> InFlight {
         a.in_flight.fetch_add(1, Ordering::Relaxed);
+        a.head_since_ms.store(NO_HEAD, Ordering::Relaxed);
         InFlight(Arc::clone(a))
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
+        if self.0.in_flight.fetch_sub(1, Ordering::Relaxed) == 1 {
+            self.0
+                .head_since_ms
+                .store(self.0.now_ms(), Ordering::Relaxed);
+        }
         self.0.touch();
     }
 }
 
-/// One connection under `limits`: the header timeout, and closed once silent for the idle
-/// timeout with no request in flight.
+/// One connection under `limits`: closed once it has waited the header timeout for a request's
+/// head, or been silent for the idle timeout with no request in flight.
 async fn serve_guarded<H, Fut>(
     stream: TcpStream,
     handle: H,
@@ -161,6 +184,7 @@ async fn serve_guarded<H, Fut>(
         start: Instant::now(),
         last_ms: AtomicU64::new(0),
         in_flight: AtomicUsize::new(0),
+        head_since_ms: AtomicU64::new(0),
     });
     let watched = Arc::clone(&activity);
     let service = service_fn(move |req| {
@@ -183,16 +207,28 @@ async fn serve_guarded<H, Fut>(
         activity: Arc::clone(&activity),
     });
     let conn = http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout)
+        .header_read_timeout(None)
         .serve_connection(io, service);
     tokio::pin!(conn);
+    // A head may start being waited for while the watchdog sleeps: it looks at least this often.
+    let tick = (limits.header_timeout / 4).max(Duration::from_millis(1));
     loop {
-        let wait = limits.idle_timeout.saturating_sub(activity.silent_for());
+        let idle_left = limits.idle_timeout.saturating_sub(activity.silent_for());
+        let head_left = match activity.waiting_for_head() {
+            Some(waited) => limits.header_timeout.saturating_sub(waited),
+            None => tick,
+        };
+        let wait = idle_left.min(head_left).min(tick);
         tokio::select! {
             _ = &mut conn => return,
             _ = shutdown.changed() => return,
             () = tokio::time::sleep(wait) => {
+                if activity
+                    .waiting_for_head()
+                    .is_some_and(|waited| waited >= limits.header_timeout)
+                {
+                    return; // no head in time: dropping the connection closes it
+                }
                 let idle = activity.in_flight.load(Ordering::Relaxed) == 0;
                 if idle && activity.silent_for() >= limits.idle_timeout {
                     return; // dropping the connection closes it

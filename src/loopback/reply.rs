@@ -41,10 +41,10 @@ pub(crate) fn channel(rx: mpsc::Receiver<Vec<u8>>) -> Body {
         // sender with nothing more costs one turn, not a wait.
         // A piece takes the sender a few turns (the upstream connection's task decodes the next
         // HTTP chunk, then the sender's turn): stop after `TURNS` turns without one.
-        const TURNS: usize = 4;
+        const TURNS: usize = 16;
         let mut quiet = 0;
         while quiet < TURNS {
-            tokio::task::yield_now().await;
+            turn().await;
             quiet += 1;
             while let Ok(more) = rx.try_recv() {
                 chunk.extend_from_slice(&more);
@@ -54,6 +54,23 @@ pub(crate) fn channel(rx: mpsc::Receiver<Vec<u8>>) -> Body {
         Some((Ok::<_, io::Error>(Frame::data(Bytes::from(chunk))), rx))
     });
     BodyExt::boxed(StreamBody::new(s))
+}
+
+/// One turn of the runtime for the tasks already ready (on a one-thread runtime: the upstream
+/// connection's task decoding its next HTTP chunk, the relay writing it), and no more: the task
+/// wakes itself, so it runs again after them. `tokio::task::yield_now` would also poll the I/O
+/// driver first (an `epoll_wait` per turn, four at the end of every streamed answer).
+async fn turn() {
+    let mut turned = false;
+    std::future::poll_fn(|cx| {
+        if turned {
+            return std::task::Poll::Ready(());
+        }
+        turned = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    })
+    .await;
 }
 
 /// `chunks` sent one by one, `pace` between them; `cut` ends the body with an error (after one

@@ -22,7 +22,7 @@ use crate::run::{SupportCache, fallback_step, falls_back};
 /// What every request of a running proxy shares.
 pub(super) struct Shared {
     pub config: ProxyConfig,
-    pub client: reqwest::Client,
+    pub upstream: upstream::Upstream,
     pub cache: SupportCache,
     /// The reasoning state of recent answers, put back into the rounds that follow them.
     pub reasoning: std::sync::Arc<Reasoning>,
@@ -161,15 +161,15 @@ async fn forward(
             Ok(encoded) => encoded,
             Err(answer) => return answer,
         };
-        let resp = match upstream::send(&shared.client, route, &encoded.request).await {
+        let resp = match shared.upstream.send(route, &encoded.request).await {
             Ok(r) => r,
             Err(e) => {
                 let message = format!("upstream {provider} unreachable: {e}");
                 return error(inbound, 502, &message, headers);
             }
         };
-        let status = resp.status().as_u16();
-        if neutral.stream && resp.status().is_success() {
+        let status = resp.status;
+        if neutral.stream && resp.is_success() {
             let meta = Meta {
                 usage_chunk: asked.usage_chunk,
                 ..meta
@@ -177,7 +177,7 @@ async fn forward(
             let kept = (std::sync::Arc::clone(&shared.reasoning), keep);
             return relay::stream(inbound, meta, (provider, kept), neutral, resp, headers);
         }
-        let body = match upstream::read_bounded(resp).await {
+        let body = match resp.read_bounded().await {
             Ok(b) => b,
             Err(e) => return error(inbound, 502, &e, headers),
         };
@@ -271,6 +271,7 @@ pub(super) fn full_answer(
     Answer::Full {
         status: 200,
         headers,
-        body: b.to_string().into_bytes(),
+        // Straight into bytes: `to_string` goes through `fmt` and copies.
+        body: serde_json::to_vec(&b).unwrap_or_default(),
     }
 }

@@ -9,6 +9,7 @@ mod answer;
 mod config;
 mod conversations;
 mod forward;
+mod h1;
 mod inbound;
 mod read;
 mod reasoning;

@@ -25,7 +25,7 @@ pub(super) fn stream(
     meta: Meta,
     (provider, (kept, keep)): (Provider, (Arc<Reasoning>, Option<Keep>)),
     neutral: ChatRequest,
-    resp: reqwest::Response,
+    resp: super::upstream::Response,
     mut headers: Headers,
 ) -> Answer {
     let (tx, rx) = mpsc::channel::<Vec<u8>>(64);
@@ -40,7 +40,7 @@ pub(super) fn stream(
         if !first.is_empty() && tx.send(first).await.is_err() {
             return;
         }
-        let mut chunks = resp.bytes_stream();
+        let mut chunks = resp;
         loop {
             // A client that goes away closes the channel: stop at once, even while upstream is
             // quiet (keep-alives, a slow model), so dropping the response cancels upstream.

@@ -11,6 +11,7 @@ use bytes::Bytes;
 use super::answer::Answer;
 use super::config::ProxyConfig;
 use super::forward::{self, Shared};
+use super::upstream::Upstream;
 use crate::loopback::{self, BodyLimits, ConnLimits, Options, Reply, Request};
 use crate::run::SupportCache;
 
@@ -28,7 +29,7 @@ impl Proxy {
         let options = options(&config);
         let listen = config.listen;
         let shared = Arc::new(Shared {
-            client: crate::run::client(Duration::from_secs(config.upstream_timeout_secs)),
+            upstream: Upstream::new(Duration::from_secs(config.upstream_timeout_secs)),
             cache: SupportCache::new(SupportCache::DEFAULT_TTL),
             reasoning: Arc::default(),
             conversations: Arc::default(),

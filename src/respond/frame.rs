@@ -4,17 +4,18 @@
 use serde_json::{Value, json};
 
 /// One SSE event: optional `event:` line, one `data:` line, blank line (LF framing).
-pub(crate) fn sse(event: Option<&str>, data: &Value) -> Vec<u8> {
-    let mut out = String::new();
+pub(crate) fn sse(event: Option<&str>, data: &impl serde::Serialize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
     if let Some(e) = event {
-        out.push_str("event: ");
-        out.push_str(e);
-        out.push('\n');
+        out.extend_from_slice(b"event: ");
+        out.extend_from_slice(e.as_bytes());
+        out.push(b'\n');
     }
-    out.push_str("data: ");
-    out.push_str(&data.to_string());
-    out.push_str("\n\n");
-    out.into_bytes()
+    out.extend_from_slice(b"data: ");
+    // Written in place: a `Value` (or a borrowed struct) cannot fail to serialize.
+    let _ = serde_json::to_writer(&mut out, data);
+    out.extend_from_slice(b"\n\n");
+    out
 }
 
 /// Typed Responses events with `event:` lines and increasing `sequence_number`s.

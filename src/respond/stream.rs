@@ -13,6 +13,24 @@ use super::format::{Inbound, Meta, finish_value};
 use super::frame::{ResponsesEvents, sse};
 use crate::model::{Outcome, ProviderError, ToolCall};
 
+/// One Chat stream chunk, as its keys go on the wire.
+#[derive(serde::Serialize)]
+struct ChatChunk<'a> {
+    id: &'a str,
+    object: &'static str,
+    created: u64,
+    model: &'a str,
+    choices: [ChunkChoice<'a>; 1],
+}
+
+#[derive(serde::Serialize)]
+struct ChunkChoice<'a> {
+    index: u32,
+    delta: &'a Value,
+    logprobs: (),
+    finish_reason: &'a Value,
+}
+
 enum Item {
     Text(String),
     Call {
@@ -62,11 +80,20 @@ impl StreamWriter {
     }
 
     fn chat_chunk(&self, delta: Value, finish: Value) -> Vec<u8> {
-        let mut c = json!({"id": self.meta.id, "object": "chat.completion.chunk", "created": self.meta.created,
-            "model": self.meta.model,
-            "choices": [{"index": 0, "delta": null, "logprobs": null, "finish_reason": null}]});
-        c["choices"][0]["delta"] = delta;
-        c["choices"][0]["finish_reason"] = finish;
+        // Serialized from borrowed fields (the hot path of a relayed Chat stream): the same
+        // bytes as the `json!` object, in the same key order, without building it.
+        let c = ChatChunk {
+            id: &self.meta.id,
+            object: "chat.completion.chunk",
+            created: self.meta.created,
+            model: &self.meta.model,
+            choices: [ChunkChoice {
+                index: 0,
+                delta: &delta,
+                logprobs: (),
+                finish_reason: &finish,
+            }],
+        };
         sse(None, &c)
     }
 
