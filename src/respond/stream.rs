@@ -79,7 +79,7 @@ impl StreamWriter {
         }
     }
 
-    fn chat_chunk(&self, delta: Value, finish: Value) -> Vec<u8> {
+    fn chat_chunk(&self, delta: &Value, finish: &Value) -> Vec<u8> {
         // Serialized from borrowed fields (the hot path of a relayed Chat stream): the same
         // bytes as the `json!` object, in the same key order, without building it.
         let c = ChatChunk {
@@ -89,9 +89,9 @@ impl StreamWriter {
             model: &self.meta.model,
             choices: [ChunkChoice {
                 index: 0,
-                delta: &delta,
+                delta,
                 logprobs: (),
-                finish_reason: &finish,
+                finish_reason: finish,
             }],
         };
         sse(None, &c)
@@ -127,8 +127,8 @@ impl StreamWriter {
         self.started = true;
         match self.inbound {
             Inbound::Chat => self.chat_chunk(
-                json!({"role": "assistant", "content": "", "refusal": null}),
-                Value::Null,
+                &json!({"role": "assistant", "content": "", "refusal": null}),
+                &Value::Null,
             ),
             Inbound::Responses => {
                 let snap = response_object(&Outcome::default(), &self.meta, Vec::new(), false);
@@ -166,7 +166,7 @@ impl StreamWriter {
         let mut out = self.start();
         self.text_len += s.len();
         match self.inbound {
-            Inbound::Chat => out.extend(self.chat_chunk(json!({"content": s}), Value::Null)),
+            Inbound::Chat => out.extend(self.chat_chunk(&json!({"content": s}), &Value::Null)),
             Inbound::Responses => {
                 let index = match self.text_item {
                     Some(i) => i,
@@ -240,9 +240,9 @@ impl StreamWriter {
         self.calls.push(index);
         match self.inbound {
             Inbound::Chat => out.extend(self.chat_chunk(
-                json!({"tool_calls": [{"index": k, "id": id, "type": "function",
+                &json!({"tool_calls": [{"index": k, "id": id, "type": "function",
                                        "function": {"name": name, "arguments": ""}}]}),
-                Value::Null,
+                &Value::Null,
             )),
             Inbound::Responses => {
                 let item = call_item(&item_id, id, name, "", "in_progress");
@@ -298,8 +298,8 @@ impl StreamWriter {
         };
         match self.inbound {
             Inbound::Chat => self.chat_chunk(
-                json!({"tool_calls": [{"index": k, "function": {"arguments": fragment}}]}),
-                Value::Null,
+                &json!({"tool_calls": [{"index": k, "function": {"arguments": fragment}}]}),
+                &Value::Null,
             ),
             Inbound::Responses => {
                 self.events.push(
@@ -362,7 +362,7 @@ impl StreamWriter {
         match self.inbound {
             Inbound::Chat => {
                 out.extend(
-                    self.chat_chunk(json!({}), json!(finish_value(Inbound::Chat, o.finish))),
+                    self.chat_chunk(&json!({}), &json!(finish_value(Inbound::Chat, o.finish))),
                 );
                 if self.meta.usage_chunk {
                     let usage = json!({"id": self.meta.id, "object": "chat.completion.chunk", "created": self.meta.created,

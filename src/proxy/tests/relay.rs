@@ -12,8 +12,10 @@ use serde_json::Value;
 use super::header;
 use crate::loopback::{self, Options, Reply, Server};
 use crate::model::{ChatRequest, Provider};
+use crate::proxy::ProxyRoute;
 use crate::proxy::answer::{Answer, Headers, meta};
 use crate::proxy::relay;
+use crate::proxy::upstream::Upstream;
 use crate::respond::Inbound;
 
 fn chat_event(delta: &str, finish: &str) -> String {
@@ -38,9 +40,15 @@ async fn relayed(inbound: Inbound, chunks: Vec<String>, cut: bool) -> (Headers, 
     })
     .await
     .unwrap();
-    let resp = crate::run::client(Duration::from_secs(10))
-        .post(upstream.base_url())
-        .send()
+    // Through the proxy's own upstream client (a plain-HTTP upstream: `proxy/h1.rs`).
+    let route: ProxyRoute = toml::from_str(&format!(
+        "model = \"m\"\nprovider = \"openai-chat\"\nbase_url = \"{}\"\n",
+        upstream.base_url()
+    ))
+    .unwrap();
+    let request = crate::http::HttpRequest::post("/", serde_json::json!({}));
+    let resp = Upstream::new(Duration::from_secs(10))
+        .send(&route, &request)
         .await
         .unwrap();
     let neutral = ChatRequest::empty("m", true);
