@@ -15,7 +15,14 @@ return content pydantic-ai documents; hosted web search (`hosted`) is the portab
 (`continue_with`, the Responses model) sets the Responses model's documented
 `openai_previous_response_id='auto'`; across rounds the driver keeps the history a caller keeps
 (the requests as built, the `ModelResponse`s as returned), so pydantic-ai chains to the last
-answer's `provider_response_id` and leaves the messages before it out."""
+answer's `provider_response_id` and leaves the messages before it out.
+
+Thinking (`thinking`) is the unified `ModelSettings` field `thinking=True` (pydantic_ai/settings.py:
+"Enable thinking with the provider's default effort level", the one spelling for every model
+class); it takes no token budget (levels or `True` only), so the trial's budget is not carried.
+With thinking on, the `ModelResponse` (its `ThinkingPart`s with their signatures) is kept on every
+route as on the Gemini route. A model whose pydantic-ai profile has no thinking (`supports_thinking`,
+e.g. `gpt-4.1-mini`, for which pydantic-ai leaves the setting out of the request) cannot express it."""
 
 import base64
 
@@ -142,6 +149,8 @@ class Conversation:
 
 def settings_of(trial):
     s = {}
+    if trial.get("thinking") is not None:
+        s["thinking"] = True
     if trial.get("continue_with") == "previous_response_id":
         s["openai_previous_response_id"] = "auto"
     choice = trial.get("tool_choice")
@@ -180,8 +189,9 @@ def parameters_of(trial):
 
 
 def kept(trial, result, r):
-    """The result, with the response itself for the next round on the Gemini route."""
-    if trial["api"] == "gemini" and result["calls"]:
+    """The result, with the response itself for the next round on the Gemini route and with
+    thinking on."""
+    if (trial["api"] == "gemini" or trial.get("thinking") is not None) and result["calls"]:
         result["reasoning"] = [{"pydantic_ai": ModelMessagesTypeAdapter.dump_python([r], mode="json")}]
     return result
 
@@ -196,6 +206,10 @@ def result_of(r):
 
 def call(trial, messages):
     model = model_of(trial)
+    if trial.get("thinking") is not None and not (
+        model.profile.get("supports_thinking") or model.profile.get("thinking_always_enabled")
+    ):
+        raise td.Unsupported([f"thinking (pydantic-ai's profile of {trial['model']} has no thinking)"])
     kw = dict(model_settings=settings_of(trial), model_request_parameters=parameters_of(trial))
     # Continued by previous_response_id, the history is the one a caller keeps (pydantic-ai chains
     # only to a ModelResponse it returned, with the requests it was created from); otherwise it is
@@ -237,4 +251,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["result_parts", "hosted", "continue_with", "round_routes"])
+    td.serve(call, supports=["thinking", "result_parts", "hosted", "continue_with", "round_routes"])
