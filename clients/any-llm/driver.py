@@ -9,7 +9,18 @@ on the Chat shape any-llm translates for every provider, and as `function_call_o
 
 Each call's `extra_content` (where any-llm keeps Gemini's `thought_signature`, to be sent back with
 the call) is handed over as the result's `reasoning` and put back on the call in the next round's
-history, as a caller that appends the returned message keeps it."""
+history, as a caller that appends the returned message keeps it.
+
+Thinking (`thinking`) on the Chat shape is `completion`'s portable `reasoning_effort` (api.py: one
+parameter for every provider, each mapping it to its own API; levels, not a token budget, so the
+driver asks `"low"` and the trial's budget is not carried; its default `"auto"` leaves each
+provider's default, which for Anthropic is no thinking). With thinking on, the assistant message
+any-llm returned (its `reasoning`, its `extra_content` where the Anthropic thinking signature is
+kept, its calls' `extra_content`) is handed over as the result's `reasoning` (`[{"any_llm":
+message}]`) and appended as it is in the next round; streamed, it is the message gathered from the
+deltas as a caller gathers it (any-llm has no accumulator): text, `reasoning`, `extra_content`, the
+calls. Not wired on the Responses route (`responses()` takes OpenAI's own `reasoning` object there,
+and the driver rebuilds its input items from the protocol's messages)."""
 
 import os
 import sys
@@ -66,8 +77,13 @@ def extras(calls):
 
 
 def history(messages):
-    """The Chat history, each assistant call with the `extra_content` the library gave it."""
+    """The Chat history, each assistant call with the `extra_content` the library gave it, and
+    with thinking on, each assistant message as the library returned it."""
     out = td.chat_messages(messages, parts=True)
+    for i, m in enumerate(messages):
+        kept = (m.get("reasoning") or [{}])[0].get("any_llm") if m["role"] == "assistant" else None
+        if kept:
+            out[i] = kept
     for m, msg in zip(messages, out):
         kept = (m.get("reasoning") or [{}])[0].get("extra_content") or []
         for tc, extra in zip(msg.get("tool_calls") or [], kept):
@@ -77,6 +93,8 @@ def history(messages):
 
 
 def call(trial, messages):
+    if trial["api"] == "openai-responses" and trial.get("thinking") is not None:
+        raise td.Unsupported(["thinking (not wired on responses())"])
     if trial["api"] == "openai-responses":
         try:
             return call_responses(trial, messages)
@@ -91,6 +109,8 @@ def call(trial, messages):
         messages=history(messages),
         **td.chat_kwargs(trial),
     )
+    if trial.get("thinking") is not None:
+        kw["reasoning_effort"] = "low"
     try:
         return complete(trial, kw)
     except UnsupportedParameterError as e:
@@ -102,12 +122,20 @@ def complete(trial, kw):
     if not trial["stream"]:
         r = completion(**kw)
         result = td.chat_message_result(r.choices[0].message, r.choices[0].finish_reason, r.usage)
+        if trial.get("thinking") is not None:
+            return dict(result, reasoning=[{"any_llm": r.choices[0].message.model_dump(mode="json", exclude_none=True)}])
         kept = extras(r.choices[0].message.tool_calls)
         return dict(result, reasoning=kept) if kept else result
     chunks, text, finish, usage, extra = [], "", None, None, {}
+    thought, message_extra = "", {}
     for chunk in completion(stream=True, **kw):
         choice = (td.get(chunk, "choices") or [None])[0]
-        for d in td.get(td.get(choice, "delta"), "tool_calls") or []:
+        delta = td.get(choice, "delta")
+        r = td.get(delta, "reasoning")
+        thought += (r if isinstance(r, str) else td.get(r, "content") or "") if r else ""
+        for provider, fields in (td.get(delta, "extra_content") or {}).items():
+            message_extra.setdefault(provider, {}).update(fields)
+        for d in td.get(delta, "tool_calls") or []:
             if td.get(d, "extra_content"):
                 extra[td.get(d, "index")] = td.get(d, "extra_content")
         doc = td.chat_chunk(chunk)
@@ -122,9 +150,28 @@ def complete(trial, kw):
         if c.get("index") not in order:
             order.append(c.get("index"))
     result = {"calls": gathered(chunks), "text": text or None, "finish": finish, "usage": usage, "chunks": chunks}
+    if trial.get("thinking") is not None:
+        return dict(result, reasoning=[{"any_llm": gathered_message(result, thought, message_extra, [extra.get(i) for i in order])}])
     kept = extras([{"extra_content": extra.get(i)} for i in order])
     return dict(result, reasoning=kept) if kept else result
 
 
+def gathered_message(result, thought, message_extra, call_extras):
+    """The assistant message a caller gathers from the stream's deltas, to append to its history."""
+    msg = {"role": "assistant", "content": result["text"]}
+    if thought:
+        msg["reasoning"] = thought
+    if message_extra:
+        msg["extra_content"] = message_extra
+    if result["calls"]:
+        msg["tool_calls"] = []
+        for c, x in zip(result["calls"], call_extras):
+            tc = {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+            if x:
+                tc["extra_content"] = x
+            msg["tool_calls"].append(tc)
+    return msg
+
+
 if __name__ == "__main__":
-    td.serve(call, supports=["result_parts", "round_routes"])
+    td.serve(call, supports=["thinking", "result_parts", "round_routes"])
