@@ -17,7 +17,13 @@ standard content blocks (`{"type": "text"}`, `{"type": "image", "base64", "mime_
 `ChatOpenAI(use_previous_response_id=True)`: the caller passes the whole conversation, its
 `AIMessage`s carrying `response_metadata["id"]` as LangChain handed them over, and LangChain sends
 only what follows the last answer. Hosted web search has no portable spelling in LangChain (each
-integration documents its own server-tool dict for `bind_tools`): not wired."""
+integration documents its own server-tool dict for `bind_tools`): not wired.
+
+Thinking (`thinking`) is `reasoning_effort`, the field ChatOpenAI, ChatAnthropic and
+ChatGoogleGenerativeAI each take under that name (langchain-core's model profiles list each
+model's `reasoning_effort_levels`); it takes a level, not a token budget, so the driver asks `"low"`
+and the trial's budget is not carried. With thinking on, the returned AIMessage is kept on every
+route as on the Gemini route."""
 
 import inspect
 import os
@@ -31,6 +37,7 @@ from langchain_core.messages import message_to_dict, messages_from_dict  # noqa:
 
 def model_of(trial):
     api, key, base = trial["api"], trial["api_key"], trial["base_url"]
+    effort = {} if trial.get("thinking") is None else {"reasoning_effort": "low"}
     if api in ("openai-chat", "openai-responses"):
         from langchain_openai import ChatOpenAI
 
@@ -43,12 +50,18 @@ def model_of(trial):
             use_previous_response_id=trial.get("continue_with") == "previous_response_id",
             max_tokens=trial.get("max_tokens"),
             stream_usage=True,
+            **effort,
         )
     if api == "anthropic":
         from langchain_anthropic import ChatAnthropic
 
         return ChatAnthropic(
-            model=trial["model"], base_url=base, api_key=key, max_retries=0, max_tokens=trial.get("max_tokens") or 1024
+            model=trial["model"],
+            base_url=base,
+            api_key=key,
+            max_retries=0,
+            max_tokens=trial.get("max_tokens") or 1024,
+            **effort,
         )
     if api == "gemini":
         from langchain_google_genai import ChatGoogleGenerativeAI
@@ -56,7 +69,7 @@ def model_of(trial):
         kw = {}
         if trial.get("max_tokens") is not None:
             kw["max_output_tokens"] = trial["max_tokens"]
-        return ChatGoogleGenerativeAI(model=trial["model"], google_api_key=key, base_url=base, max_retries=0, **kw)
+        return ChatGoogleGenerativeAI(model=trial["model"], google_api_key=key, base_url=base, max_retries=0, **kw, **effort)
     raise td.Unsupported(["api " + api])
 
 
@@ -187,8 +200,9 @@ def result_of(msg):
 
 
 def kept(trial, result, msg):
-    """The result, with the message itself for the next round on the Gemini route."""
-    if trial["api"] == "gemini" and result["calls"]:
+    """The result, with the message itself for the next round on the Gemini route and with
+    thinking on."""
+    if (trial["api"] == "gemini" or trial.get("thinking") is not None) and result["calls"]:
         result["reasoning"] = [{"langchain": message_to_dict(msg)}]
     return result
 
@@ -221,4 +235,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["result_parts", "continue_with", "round_routes"])
+    td.serve(call, supports=["thinking", "result_parts", "continue_with", "round_routes"])
