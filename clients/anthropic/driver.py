@@ -17,19 +17,12 @@ def result_content(m):
     """A tool result's content: its parts as content blocks when given as parts, else its text."""
     if not m.get("parts"):
         return m.get("content") or ""
-    blocks = []
-    for p in m["parts"]:
-        kind = p.get("type")
-        if kind == "text":
-            blocks.append({"type": "text", "text": p.get("text") or ""})
-        elif kind == "image":
-            source = {"type": "base64", "media_type": p.get("media_type"), "data": p.get("data")}
-            blocks.append({"type": "image", "source": source})
-        elif kind == "image_url":
-            blocks.append({"type": "image", "source": {"type": "url", "url": p.get("url")}})
-        else:
-            raise td.Unsupported(["result_parts " + str(kind)])
-    return blocks
+    return td.convert_parts(
+        m["parts"],
+        text=lambda t: {"type": "text", "text": t},
+        image=lambda mime, data: {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}},
+        image_url=lambda url: {"type": "image", "source": {"type": "url", "url": url}},
+    )
 
 
 def messages_of(messages):

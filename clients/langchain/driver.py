@@ -77,18 +77,12 @@ def tool_content(m):
     """A tool result's content: its parts as standard content blocks when given as parts."""
     if not m.get("parts"):
         return m.get("content") or ""
-    blocks = []
-    for p in m["parts"]:
-        kind = p.get("type")
-        if kind == "text":
-            blocks.append({"type": "text", "text": p.get("text") or ""})
-        elif kind == "image":
-            blocks.append({"type": "image", "base64": p.get("data"), "mime_type": p.get("media_type")})
-        elif kind == "image_url":
-            blocks.append({"type": "image", "url": p.get("url")})
-        else:
-            raise td.Unsupported(["result_parts " + str(kind)])
-    return blocks
+    return td.convert_parts(
+        m["parts"],
+        text=lambda t: {"type": "text", "text": t},
+        image=lambda mime, data: {"type": "image", "base64": data, "mime_type": mime},
+        image_url=lambda url: {"type": "image", "url": url},
+    )
 
 
 def messages_of(messages):

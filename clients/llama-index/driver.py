@@ -85,18 +85,12 @@ def tools_of(trial):
 
 def result_blocks(m):
     """A tool result's parts as content blocks."""
-    blocks = []
-    for p in m["parts"]:
-        kind = p.get("type")
-        if kind == "text":
-            blocks.append(TextBlock(text=p.get("text") or ""))
-        elif kind == "image":
-            blocks.append(ImageBlock(image=base64.b64decode(p.get("data") or ""), image_mimetype=p.get("media_type")))
-        elif kind == "image_url":
-            blocks.append(ImageBlock(url=p.get("url")))
-        else:
-            raise td.Unsupported(["result_parts " + str(kind)])
-    return blocks
+    return td.convert_parts(
+        m["parts"],
+        text=lambda t: TextBlock(text=t),
+        image=lambda mime, data: ImageBlock(image=base64.b64decode(data or ""), image_mimetype=mime),
+        image_url=lambda url: ImageBlock(url=url),
+    )
 
 
 def history_of(messages):

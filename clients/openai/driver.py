@@ -27,12 +27,7 @@ def client(trial):
 
 def chat_parts(parts):
     """A tool result's parts as Chat content parts: text only (Chat's tool message takes no image)."""
-    out = []
-    for p in parts:
-        if p.get("type") != "text":
-            raise td.Unsupported(["result_parts " + str(p.get("type"))])
-        out.append({"type": "text", "text": p.get("text") or ""})
-    return out
+    return td.convert_parts(parts, text=lambda t: {"type": "text", "text": t})
 
 
 def chat_messages(messages):

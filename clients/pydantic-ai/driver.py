@@ -79,18 +79,12 @@ def return_content(m):
     """A tool result's content: its parts as multimodal tool return content when given as parts."""
     if not m.get("parts"):
         return m.get("content") or ""
-    out = []
-    for p in m["parts"]:
-        kind = p.get("type")
-        if kind == "text":
-            out.append(p.get("text") or "")
-        elif kind == "image":
-            out.append(BinaryContent(data=base64.b64decode(p.get("data") or ""), media_type=p.get("media_type")))
-        elif kind == "image_url":
-            out.append(ImageUrl(url=p.get("url")))
-        else:
-            raise td.Unsupported(["result_parts " + str(kind)])
-    return out
+    return td.convert_parts(
+        m["parts"],
+        text=lambda t: t,
+        image=lambda mime, data: BinaryContent(data=base64.b64decode(data or ""), media_type=mime),
+        image_url=lambda url: ImageUrl(url=url),
+    )
 
 
 def history_of(messages):

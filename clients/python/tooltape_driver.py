@@ -156,22 +156,34 @@ def arguments_object(a):
 # ---- OpenAI Chat Completions shapes (the official SDK, LiteLLM and any-llm take them) ----
 
 
+def convert_parts(parts, text, image=None, image_url=None):
+    """A tool result's parts (`result_parts`) in a library's own form, each through its kind's
+    converter: `text(str)`, `image(media_type, base64_data)`, `image_url(url)`. A kind the library
+    has no converter for (None) is `unsupported`."""
+    out = []
+    for p in parts:
+        kind = p.get("type")
+        if kind == "text" and text:
+            out.append(text(p.get("text") or ""))
+        elif kind == "image" and image:
+            out.append(image(p.get("media_type"), p.get("data")))
+        elif kind == "image_url" and image_url:
+            out.append(image_url(p.get("url")))
+        else:
+            raise Unsupported(["result_parts " + str(kind)])
+    return out
+
+
 def chat_content_parts(parts):
     """A tool result's parts (`result_parts`) as OpenAI Chat content parts: `text`, an image as
     `image_url` (a data URL, or the image's URL), the shape libraries that take OpenAI's messages
     translate for every provider."""
-    out = []
-    for p in parts:
-        kind = p.get("type")
-        if kind == "text":
-            out.append({"type": "text", "text": p.get("text") or ""})
-        elif kind == "image":
-            out.append({"type": "image_url", "image_url": {"url": f"data:{p.get('media_type')};base64,{p.get('data')}"}})
-        elif kind == "image_url":
-            out.append({"type": "image_url", "image_url": {"url": p.get("url")}})
-        else:
-            raise Unsupported(["result_parts " + str(kind)])
-    return out
+    return convert_parts(
+        parts,
+        text=lambda t: {"type": "text", "text": t},
+        image=lambda mime, data: {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}},
+        image_url=lambda url: {"type": "image_url", "image_url": {"url": url}},
+    )
 
 
 def chat_messages(messages, parts=False):
@@ -432,18 +444,12 @@ def responses_event(ev):
 def responses_output(parts):
     """A tool result's parts (`result_parts`) as a Responses `function_call_output.output` list:
     `input_text` and `input_image` (a data URL, or the image's URL) items."""
-    out = []
-    for p in parts:
-        kind = p.get("type")
-        if kind == "text":
-            out.append({"type": "input_text", "text": p.get("text") or ""})
-        elif kind == "image":
-            out.append({"type": "input_image", "image_url": f"data:{p.get('media_type')};base64,{p.get('data')}"})
-        elif kind == "image_url":
-            out.append({"type": "input_image", "image_url": p.get("url")})
-        else:
-            raise Unsupported(["result_parts " + str(kind)])
-    return out
+    return convert_parts(
+        parts,
+        text=lambda t: {"type": "input_text", "text": t},
+        image=lambda mime, data: {"type": "input_image", "image_url": f"data:{mime};base64,{data}"},
+        image_url=lambda url: {"type": "input_image", "image_url": url},
+    )
 
 
 def continued(trial, messages):
