@@ -9,12 +9,13 @@ use serde_json::Value;
 use crate::model::{ChatRequest, Message, Provider};
 
 /// The API an opaque item is of, when its shape says so: Gemini parts have no `type`; a
-/// `reasoning` item is Responses'; `thinking` and `redacted_thinking` blocks are Anthropic's.
+/// `reasoning` item and an `item_reference` (to an item only the Responses server that stored it
+/// can resolve) are Responses'; `thinking` and `redacted_thinking` blocks are Anthropic's.
 /// Other items (hosted-tool blocks and the like) are nobody's in particular: `None`.
 pub(crate) fn owner(item: &Value) -> Option<Provider> {
     match item.get("type").and_then(Value::as_str) {
         None if item.is_object() => Some(Provider::Gemini),
-        Some("reasoning") => Some(Provider::OpenaiResponses),
+        Some("reasoning" | "item_reference") => Some(Provider::OpenaiResponses),
         Some("thinking" | "redacted_thinking") => Some(Provider::Anthropic),
         _ => None,
     }

@@ -3,6 +3,8 @@
 //! items with their `encrypted_content`, Gemini `thoughtSignature`s on `functionCall` parts)
 //! reaches upstream again, unmodified, with the next round's tool results; after a round that
 //! changed provider, none of the earlier provider's reasoning sent to the new one as its own.
+//! A Responses `item_reference` to the id of the reasoning item upstream answered is that item
+//! kept (the server stored it: `store: true`); a reference to another id carries nothing.
 
 use serde_json::{Value, json};
 
@@ -15,6 +17,8 @@ use crate::providers::gemini::validates_signatures;
 struct Piece {
     key: Value,
     what: String,
+    /// The item's id, by which an `item_reference` names it (Responses reasoning items).
+    id: Option<Value>,
 }
 
 /// The reasoning state of one assistant turn: its opaque items of the reasoning kinds and the
@@ -24,6 +28,10 @@ fn pieces(opaque: &[Value], calls: &[ToolCall]) -> Vec<Piece> {
     let mut out = Vec::new();
     for item in opaque {
         let field = |k: &str| item.get(k).cloned().unwrap_or(Value::Null);
+        let id = item
+            .get("id")
+            .filter(|_| item["type"] == "reasoning")
+            .cloned();
         let (key, what) = match item.get("type").and_then(Value::as_str) {
             Some("thinking") => (
                 json!(["thinking", field("thinking"), field("signature")]),
@@ -45,13 +53,14 @@ fn pieces(opaque: &[Value], calls: &[ToolCall]) -> Vec<Piece> {
             },
             _ => continue,
         };
-        out.push(Piece { key, what });
+        out.push(Piece { key, what, id });
     }
     for c in calls {
         if let Some(sig) = &c.thought_signature {
             out.push(Piece {
                 key: json!(["thoughtSignature", c.name, sig]),
                 what: format!("thoughtSignature of the {} call", c.name),
+                id: None,
             });
         }
     }
@@ -83,29 +92,55 @@ pub(crate) fn reasoning(answered: &Outcome, sent: &ChatRequest) -> Vec<Finding> 
     };
     let expected = pieces(&answered.opaque, calls);
     let mut carried = Vec::new();
+    let mut referred = Vec::new();
     for m in &sent.messages {
         if let Message::Assistant {
             tool_calls, opaque, ..
         } = m
         {
             carried.extend(pieces(opaque, tool_calls).into_iter().map(|p| p.key));
+            referred.extend(references(opaque));
         }
     }
+    let kept = |p: &Piece| {
+        carried.contains(&p.key) || p.id.as_ref().is_some_and(|id| referred.contains(id))
+    };
+    // References to none of the items upstream answered: named where the reasoning is missing.
+    let ids: Vec<&Value> = answered.opaque.iter().filter_map(|i| i.get("id")).collect();
+    let unknown: Vec<String> = (referred.iter())
+        .filter(|r| !ids.contains(r))
+        .map(|r| format!("`{}`", r.as_str().unwrap_or_default()))
+        .collect();
+    let instead = if unknown.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (an item_reference names {}, an id upstream did not answer)",
+            unknown.join(", ")
+        )
+    };
     expected
         .into_iter()
-        .filter(|p| !carried.contains(&p.key))
+        .filter(|p| !kept(p))
         .map(|p| {
             Finding::new(
                 FindingKind::Reasoning,
                 Severity::Breaking,
                 Side::Upstream,
                 format!(
-                    "reasoning not carried back: the {} upstream answered with its calls is not in the follow-up, unchanged",
+                    "reasoning not carried back: the {} upstream answered with its calls is not in the follow-up, unchanged{instead}",
                     p.what
                 ),
             )
         })
         .collect()
+}
+
+/// The ids a turn's Responses `item_reference` items name.
+fn references(opaque: &[Value]) -> impl Iterator<Item = Value> + '_ {
+    (opaque.iter())
+        .filter(|i| i.get("type").and_then(Value::as_str) == Some("item_reference"))
+        .filter_map(|i| i.get("id").cloned())
 }
 
 /// The signed or encrypted values of a turn's reasoning state, whatever API's form holds them:

@@ -17,6 +17,10 @@ fn owners_by_shape() {
         Some(Provider::OpenaiResponses)
     );
     assert_eq!(
+        owner(&json!({"type": "item_reference", "id": "rs_1"})),
+        Some(Provider::OpenaiResponses)
+    );
+    assert_eq!(
         owner(&json!({"text": "t", "thought": true})),
         Some(Provider::Gemini)
     );

@@ -4,7 +4,8 @@
 //! Read: `model`, `instructions` (one system message, first), `input` (a string, or items:
 //! messages by role, `function_call` items grouped with the assistant text and reasoning items
 //! around them into one assistant turn, `function_call_output` linked by `call_id`; reasoning and
-//! other output items go back as the turn's opaque items, verbatim), function `tools` (`strict`
+//! other output items, and `item_reference`s to stored items, go back as the turn's opaque
+//! items, verbatim), function `tools` (`strict`
 //! kept as `Tool::strict`), hosted `web_search*` tools (variant: the wire type, `None` for the
 //! default `web_search`), `tool_choice` (a hosted-tool choice such as
 //! `{"type":"web_search_preview"}` means REQUIRED grounding), `parallel_tool_calls`,
@@ -271,16 +272,10 @@ fn input(
                     is_error: false,
                 });
             }
-            (Some("item_reference"), _) => {
-                turn.flush(out);
-                extras.push(Extra {
-                    pointer: ptr,
-                    kind: ExtraKind::NotCarried,
-                    value: item.clone(),
-                });
-            }
             (Some(_), _) => {
-                // Reasoning items and other output items are sent back verbatim.
+                // An `item_reference` names an item the server stored (the SDKs refer so to the
+                // model's own items with `store: true`): kept verbatim in the turn it stands in.
+                // Reasoning items and other output items are sent back verbatim too.
                 turn.open = true;
                 turn.opaque.push(item.clone());
             }

@@ -18,7 +18,8 @@ pub fn response_id(body: &[u8]) -> Option<String> {
         .find_map(|e| e.pointer("/response/id")?.as_str().map(str::to_string))
 }
 
-/// Whether an input item is part of a model's turn (what a stored response already holds).
+/// Whether an input item is part of a model's turn (what a stored response already holds; an
+/// `item_reference` names such an item).
 fn answered(item: &Value) -> bool {
     let kind = item
         .get("type")
@@ -26,7 +27,7 @@ fn answered(item: &Value) -> bool {
         .unwrap_or("message");
     match kind {
         "message" => item.get("role").and_then(Value::as_str) == Some("assistant"),
-        "function_call_output" | "custom_tool_call_output" | "item_reference" => false,
+        "function_call_output" | "custom_tool_call_output" => false,
         "input_text" | "input_image" | "input_file" => false,
         _ => true,
     }

@@ -422,6 +422,31 @@ fn decode_request_groups_an_assistant_turn_and_links_outputs() {
 }
 
 #[test]
+fn decode_request_keeps_an_item_reference_in_the_turn_it_stands_in() {
+    // What the AI SDK sends with `store: true`: the reasoning item by reference, the call whole.
+    let sent = json!({"model": "gpt-5", "store": true, "input": [
+        {"role": "user", "content": "Weather?"},
+        {"type": "item_reference", "id": "rs_1"},
+        {"type": "function_call", "call_id": "c1", "name": "get_weather", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "18C"}
+    ]});
+    let d = decode_request(&HttpRequest::post(PATH, sent)).unwrap();
+    let crate::model::Message::Assistant {
+        tool_calls, opaque, ..
+    } = &d.request.messages[1]
+    else {
+        panic!("{:?}", d.request.messages)
+    };
+    assert_eq!(opaque, &[json!({"type": "item_reference", "id": "rs_1"})]);
+    assert_eq!(tool_calls[0].id, "c1");
+    assert!(d.extras.iter().all(|e| !e.pointer.starts_with("/input")));
+    // Encoded again to Responses, the reference goes back as it came, before the call.
+    let input = body(&d.request)["input"].clone();
+    assert_eq!(input[1], json!({"type": "item_reference", "id": "rs_1"}));
+    assert_eq!(input[2]["type"], "function_call");
+}
+
+#[test]
 fn decode_request_reads_a_hosted_tool_choice_as_required_grounding() {
     let body = json!({"model": "gpt-4.1", "input": "Search it.",
         "tools": [{"type": "web_search_preview"}], "tool_choice": {"type": "web_search_preview"}});
@@ -494,8 +519,13 @@ fn a_round_continued_by_id_keeps_only_what_follows_the_models_turn() {
         {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{}"},
         {"type": "function_call_output", "call_id": "call_1", "output": "rain"},
     ]});
+    let mut referred = body.clone();
     super::continue_from(&mut body, "resp_1");
     assert_eq!(body["previous_response_id"], "resp_1");
+    // A reference to a stored item is of the model's turn too: cut with it.
+    referred["input"][1] = serde_json::json!({"type": "item_reference", "id": "rs_1"});
+    super::continue_from(&mut referred, "resp_1");
+    assert_eq!(referred["input"], body["input"]);
     assert_eq!(
         body["input"],
         serde_json::json!([{"type": "function_call_output", "call_id": "call_1", "output": "rain"}])

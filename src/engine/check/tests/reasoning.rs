@@ -181,3 +181,26 @@ fn another_providers_reasoning_sent_as_the_targets_own_is_found() {
         "openai-responses's reasoning state (`gAAAAB…`) sent to anthropic",
     );
 }
+
+#[test]
+fn an_item_reference_to_the_answered_reasoning_item_is_the_reasoning_kept() {
+    let rs =
+        json!({"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAAAB"});
+    let by_reference = json!({"type": "item_reference", "id": "rs_1"});
+    silent(&reasoning(
+        &answered(vec![rs], None),
+        &follow_up(vec![by_reference], None),
+    ));
+}
+
+#[test]
+fn an_item_reference_to_an_id_never_answered_is_found() {
+    let rs =
+        json!({"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAAAB"});
+    let stale = json!({"type": "item_reference", "id": "rs_other"});
+    let found = reasoning(&answered(vec![rs], None), &follow_up(vec![stale], None));
+    lost(
+        &found,
+        "an item_reference names `rs_other`, an id upstream did not answer",
+    );
+}
