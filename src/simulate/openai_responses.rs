@@ -91,7 +91,9 @@ fn read_items(items: &[Value], ask: &mut Ask) {
 }
 
 /// A `function_call` input item with no `reasoning` item before it in its run of output items:
-/// the 400 OpenAI answers for a reasoning model's calls sent back without their reasoning.
+/// the 400 OpenAI answers for a reasoning model's calls sent back without their reasoning. An
+/// `item_reference` is read as the stored item it names (`store::resolved`, before this rule):
+/// a reasoning item referred to is the reasoning sent back.
 pub(crate) fn missing_reasoning(body: &Value) -> Option<String> {
     let items = body.get("input")?.as_array()?;
     let mut reasoned = false;

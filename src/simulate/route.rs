@@ -85,6 +85,7 @@ fn answer_api(
     let mut body = parse_body(api, &req.body)?;
     if api.provider == Provider::OpenaiResponses {
         store::continued(&mut body, kept)?;
+        store::resolved(&mut body, kept)?;
     }
     let (provider, ask) = match api.provider {
         Provider::OpenaiChat if text_protocol::is_text_protocol(&body) => {

@@ -1,8 +1,9 @@
 //! The simulated Responses API's conversation state: what it answered (the input items and the
 //! output items of each response it stored) by response id, so a request naming
 //! `previous_response_id` continues that conversation as OpenAI's does. One store per simulator
-//! (and per recording upstream); bounded, oldest forgotten first. The only state of the
-//! simulator's core: without a store every `previous_response_id` is unknown.
+//! (and per recording upstream); bounded, oldest forgotten first; and an `item_reference` in the
+//! input resolved to the stored item it names. The only state of the simulator's core: without
+//! a store every `previous_response_id` and every referenced item is unknown.
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -30,6 +31,15 @@ impl Store {
             kept.pop_front();
         }
         kept.push_back((id.to_string(), items));
+    }
+
+    /// The item with `id` of any kept conversation (the newest), when kept.
+    pub(crate) fn item(&self, id: &str) -> Option<Value> {
+        let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        (kept.iter().rev())
+            .flat_map(|(_, items)| items.iter())
+            .find(|i| i.get("id").and_then(Value::as_str) == Some(id))
+            .cloned()
     }
 
     /// The conversation up to and with response `id`, when kept.
@@ -70,6 +80,33 @@ pub(crate) fn continued(body: &mut Value, store: Option<&Store>) -> Result<(), R
     };
     items.extend(input_items(body));
     body["input"] = Value::Array(items);
+    Ok(())
+}
+
+/// Each `item_reference` of the request's input replaced by the stored item it names, as
+/// OpenAI's server reads it: a reference is the item (a reasoning item so referred to is the
+/// reasoning sent back). An id the store does not have (never answered, answered with
+/// `store: false`, forgotten, or no store at all) is OpenAI's 400 naming the item, `param:
+/// "input"` (docs/wire-formats.md, "Item references").
+pub(crate) fn resolved(body: &mut Value, store: Option<&Store>) -> Result<(), Rejection> {
+    let Some(items) = body.get_mut("input").and_then(Value::as_array_mut) else {
+        return Ok(());
+    };
+    for item in items.iter_mut() {
+        if item.get("type").and_then(Value::as_str) != Some("item_reference") {
+            continue;
+        }
+        let id = item.get("id").and_then(Value::as_str).unwrap_or_default();
+        match store.and_then(|s| s.item(id)) {
+            Some(found) => *item = found,
+            None => {
+                return Err(Rejection::bad_request(format!(
+                    "Item with id '{id}' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input."
+                ))
+                .param("input"));
+            }
+        }
+    }
     Ok(())
 }
 

@@ -98,3 +98,59 @@ fn a_result_without_its_call_or_an_id_is_refused() {
         .to_string();
     assert!(message.starts_with("No tool call found"), "{message}");
 }
+
+/// The whole conversation again after a reasoning answer, its reasoning item sent as `item`.
+fn by_reference(answer: &Value, item: impl Fn(&Value) -> Value) -> Value {
+    let mut input = vec![json!({"role": "user", "content": "Weather in Bern?"})];
+    for out in answer["output"].as_array().into_iter().flatten() {
+        input.push(if out["type"] == "reasoning" {
+            item(out)
+        } else {
+            out.clone()
+        });
+    }
+    let call = input.last().cloned().unwrap_or_default();
+    input.push(json!({"type": "function_call_output", "call_id": call["call_id"], "output": "3C"}));
+    json!({"model": "gpt-4.1", "tools": first(None)["tools"].clone(), "input": input})
+}
+
+#[test]
+fn an_item_reference_is_the_stored_item_and_an_unknown_one_is_refused() {
+    let kept = Store::default();
+    let scenario = Scenario {
+        reasoning: Some("I need the weather first.".into()),
+        ..Scenario::default()
+    };
+    let send = |b: &Value| answer_kept(&request(P::Responses, b, false), &scenario, Some(&kept));
+    let one = send(&first(None)).json();
+    assert!(one["output"][0]["type"] == "reasoning", "{one}");
+    // The reasoning item by reference: the reasoning sent back.
+    let referred = by_reference(&one, |r| json!({"type": "item_reference", "id": r["id"]}));
+    let two = send(&referred);
+    assert_eq!(
+        two.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&two.body.bytes())
+    );
+    // Dropped: the reasoning model's 400; referred to by an unknown id: the item is not found.
+    let dropped = send(&by_reference(
+        &one,
+        |_| json!({"type": "message", "role": "user", "content": "?"}),
+    ));
+    assert_eq!(dropped.status, 400);
+    let unknown = send(&by_reference(
+        &one,
+        |_| json!({"type": "item_reference", "id": "rs_gone"}),
+    ));
+    assert_eq!(unknown.status, 400);
+    let err = &unknown.json()["error"];
+    assert!(
+        (err["message"].as_str().unwrap_or("")).starts_with("Item with id 'rs_gone' not found."),
+        "{err}"
+    );
+    assert_eq!(
+        (&err["param"], &err["type"]),
+        (&json!("input"), &json!("invalid_request_error"))
+    );
+}
