@@ -145,6 +145,9 @@ async fn forward(
         &neutral,
     );
     shared.reasoning.restore(provider, &mut neutral);
+    if let Err(message) = shared.reasoning.resolve(provider, &mut neutral) {
+        return error(inbound, 400, &message, Vec::new());
+    }
     super::reasoning::sign_foreign(provider, &mut neutral);
     crate::providers::opaque::think_only_on_own(provider, &mut neutral);
     if falls_back(provider, &neutral) {

@@ -3,6 +3,12 @@
 //! signatures) must go back to the same upstream with the results, unmodified, and a client in
 //! another format cannot carry it. The proxy remembers it by the calls it answered with and puts
 //! it back into the follow-up that carries those calls; bounded, oldest forgotten first.
+//!
+//! A Responses client's `item_reference` (what SDKs send with `store: true`) names an item the
+//! upstream stored: to a Responses upstream it goes as it came (the reference to the kept
+//! reasoning is that reasoning carried); to another API the proxy resolves it from the items it
+//! kept (then the encoder keeps or drops the item as that API takes it), and refuses a
+//! reference it cannot resolve with a clear 400 rather than drop an item it cannot see.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -146,7 +152,10 @@ impl Reasoning {
                 continue;
             };
             let kinds: Vec<&str> = e.opaque.iter().filter_map(kind).collect();
-            if !opaque.iter().filter_map(kind).any(|k| kinds.contains(&k)) {
+            let referred = references(opaque);
+            let by_reference =
+                (e.opaque.iter()).any(|i| i.get("id").is_some_and(|id| referred.contains(&id)));
+            if !by_reference && !opaque.iter().filter_map(kind).any(|k| kinds.contains(&k)) {
                 opaque.clone_from(&e.opaque);
             }
             for (c, sig) in tool_calls.iter_mut().zip(&e.signatures) {
@@ -156,6 +165,49 @@ impl Reasoning {
             }
         }
     }
+
+    /// To an upstream other than Responses: each `item_reference` left in an assistant turn of
+    /// `req` replaced by the kept item of that id; `Err` with the message of the 400 the proxy
+    /// answers when one names no item it kept (only the server that stored it can resolve it).
+    pub(super) fn resolve(&self, provider: Provider, req: &mut ChatRequest) -> Result<(), String> {
+        if provider == Provider::OpenaiResponses {
+            return Ok(());
+        }
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        for m in &mut req.messages {
+            let Message::Assistant { opaque, .. } = m else {
+                continue;
+            };
+            for item in opaque.iter_mut().filter(|i| kind(i) == Some(REFERENCE)) {
+                let id = item.get("id").cloned().unwrap_or_default();
+                let kept = (entries.iter().rev())
+                    .flat_map(|e| &e.opaque)
+                    .find(|i| i.get("id") == Some(&id));
+                match kept {
+                    Some(found) => item.clone_from(found),
+                    None => {
+                        return Err(format!(
+                            "input item_reference `{}` cannot be sent to {}: only the Responses server that stored the item can resolve it, and this proxy kept no item with that id; send the item itself",
+                            id.as_str().unwrap_or_default(),
+                            provider.slug()
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The input item naming a stored item by id (Responses).
+const REFERENCE: &str = "item_reference";
+
+/// The ids a turn's `item_reference` items name.
+fn references(opaque: &[Value]) -> Vec<&Value> {
+    (opaque.iter())
+        .filter(|i| kind(i) == Some(REFERENCE))
+        .filter_map(|i| i.get("id"))
+        .collect()
 }
 
 /// The value Gemini documents for a `thoughtSignature` it did not make (history from another

@@ -126,3 +126,37 @@ fn calls_from_another_provider_go_to_a_thinking_gemini_with_the_documented_skip_
         Some("CiQB")
     );
 }
+
+#[test]
+fn an_item_reference_goes_to_responses_as_it_came_and_elsewhere_resolved_or_refused() {
+    let kept = Reasoning::default();
+    let rs =
+        json!({"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAAAB"});
+    kept.remember(
+        Provider::OpenaiResponses,
+        &ChatRequest::new("m"),
+        &Outcome {
+            tool_calls: vec![call("call_1", None)],
+            opaque: vec![rs.clone()],
+            ..Outcome::default()
+        },
+    );
+    let reference = json!({"type": "item_reference", "id": "rs_1"});
+    // To the Responses upstream that stored it: the reference is the reasoning carried.
+    let mut same = follow_up("call_1", vec![reference.clone()]);
+    kept.restore(Provider::OpenaiResponses, &mut same);
+    assert_eq!(kept.resolve(Provider::OpenaiResponses, &mut same), Ok(()));
+    assert_eq!(assistant(&same).1, [reference.clone()]);
+    // To another API: resolved from the item the proxy kept (its encoder then drops it).
+    let mut other = follow_up("call_9", vec![reference]);
+    kept.restore(Provider::Anthropic, &mut other);
+    assert_eq!(kept.resolve(Provider::Anthropic, &mut other), Ok(()));
+    assert_eq!(assistant(&other).1, [rs]);
+    // A reference the proxy cannot resolve: refused, naming it.
+    let mut unknown = follow_up(
+        "call_9",
+        vec![json!({"type": "item_reference", "id": "msg_7"})],
+    );
+    let refused = kept.resolve(Provider::Gemini, &mut unknown).unwrap_err();
+    assert!(refused.contains("`msg_7`"), "{refused}");
+}
