@@ -82,6 +82,9 @@ pub enum ContinueWith {
     /// Only the round's new items (its `function_call_output`s) and `previous_response_id`
     /// naming the last answer: the earlier context lives server-side (class 22).
     PreviousResponseId,
+    /// The whole conversation with `store: true`, each reasoning item the model answered sent
+    /// back as an `item_reference` to its id, which the server resolves (class 19).
+    ItemReference,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -207,6 +207,10 @@ async fn rounds<W: Way>(
         if let Some(id) = &last_id {
             crate::providers::openai_responses::continue_from(&mut enc.request.body, id);
         }
+        let continue_with = r.trial.case.file.continue_with;
+        if crate::run::refers_to_reasoning(r.asked.inbound, continue_with) {
+            crate::providers::openai_responses::refer_to_reasoning(&mut enc.request.body);
+        }
         let sent = way
             .round(
                 worker,

@@ -16,4 +16,4 @@ pub use transport::Timing;
 pub(crate) use transport::client_per_request;
 pub use transport::{Endpoint, client, send};
 pub use trial::run_trial;
-pub(crate) use trial::{continues_by_id, follow_up};
+pub(crate) use trial::{continues_by_id, follow_up, refers_to_reasoning};

@@ -62,6 +62,9 @@ pub async fn run_trial(
         if let Some(id) = continued_from.as_deref().filter(|_| i > 0) {
             providers::openai_responses::continue_from(&mut encoded.request.body, id);
         }
+        if refers_to_reasoning(trial.provider, trial.case.file.continue_with) {
+            providers::openai_responses::refer_to_reasoning(&mut encoded.request.body);
+        }
         let sent = exchange(
             client,
             endpoint,
@@ -116,6 +119,12 @@ pub async fn run_trial(
 /// `continue_with`: Responses clients only.
 pub(crate) fn continues_by_id(format: Provider, continue_with: Option<ContinueWith>) -> bool {
     format == Provider::OpenaiResponses && continue_with == Some(ContinueWith::PreviousResponseId)
+}
+
+/// Whether a client of `format` sends reasoning items back as `item_reference`s, in a case
+/// asking `continue_with = "item_reference"`: Responses clients only.
+pub(crate) fn refers_to_reasoning(format: Provider, continue_with: Option<ContinueWith>) -> bool {
+    format == Provider::OpenaiResponses && continue_with == Some(ContinueWith::ItemReference)
 }
 
 /// The next exchange's request: the model's turn echoed back, then one result per call.

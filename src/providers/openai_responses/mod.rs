@@ -21,7 +21,7 @@ use crate::schema;
 
 pub use decode::decode;
 pub use request::decode_request;
-pub use state::{continue_from, response_id};
+pub use state::{continue_from, refer_to_reasoning, response_id};
 pub use stream::{Stream, synthetic_stream};
 
 pub const PATH: &str = "/v1/responses";

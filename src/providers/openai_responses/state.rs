@@ -33,6 +33,22 @@ fn answered(item: &Value) -> bool {
     }
 }
 
+/// `body` (a whole-conversation Responses request) stored (`store: true`) with each reasoning
+/// item of its input sent as an `item_reference` to its id: what an SDK sends for items the
+/// server stored (the Vercel AI SDK with OpenAI's default `store: true`).
+pub fn refer_to_reasoning(body: &mut Value) {
+    if let Some(items) = body.get_mut("input").and_then(Value::as_array_mut) {
+        for item in items.iter_mut() {
+            if item.get("type").and_then(Value::as_str) == Some("reasoning")
+                && let Some(id) = item.get("id").cloned()
+            {
+                *item = json!({"type": "item_reference", "id": id});
+            }
+        }
+    }
+    body["store"] = json!(true);
+}
+
 /// `body` (a whole-conversation Responses request) continued from response `id`: its input cut
 /// to the items after the model's last turn, `previous_response_id` set.
 pub fn continue_from(body: &mut Value, id: &str) {
