@@ -21,13 +21,14 @@ use crate::scratch::{HOSTED, LONG_NAME, Scratch, repo};
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 12] = [
+const CASES: [&str; 13] = [
     "weather",
     "parallel",
     "strict_invoice",
     "tool_error",
     "c04_parallel_shared_index",
     "c19_reasoning_state_kept",
+    BY_REFERENCE,
     TOOLS_CHANGE,
     "c21_result_text_parts",
     "c21_result_image",
@@ -35,6 +36,8 @@ const CASES: [&str; 12] = [
     CUSTOM,
     CUT,
 ];
+/// Class 19 by reference: the Responses reasoning item sent back as an `item_reference`.
+const BY_REFERENCE: &str = "c19_reasoning_by_reference";
 /// Class 23: an OpenAI custom tool in the caller's request (Chat and Responses routes only).
 const CUSTOM: &str = "c23_custom_tool_beside_function";
 /// Class 25: an eager tool's arguments cut by `max_tokens` midway through a parameter.
@@ -217,6 +220,7 @@ impl Mutant {
                 t.case.as_str(),
                 "tool_error"
                     | "c19_reasoning_state_kept"
+                    | BY_REFERENCE
                     | TOOLS_CHANGE
                     | "c22_previous_response_id"
             );
@@ -247,9 +251,7 @@ impl Mutant {
             Mutant::SharedIndexMerged => t.stream && shared,
             // The round after a reasoning answer (no reasoning on the Chat wire); Gemini's
             // signatures are judged on rounds that think.
-            Mutant::ReasoningAltered => {
-                rounds && t.calls > 0 && t.case == "c19_reasoning_state_kept"
-            }
+            Mutant::ReasoningAltered => rounds && t.calls > 0 && t.case.starts_with("c19_"),
             // Only Anthropic restricts the characters of an id.
             Mutant::KimiIds => rounds && t.calls > 0 && t.route == "messages→anthropic",
             // One id for two calls is a repeat; one call keeps a valid, distinct id.
@@ -639,7 +641,8 @@ fn tamper_results(o: &mut serde_json::Map<String, Value>) {
 }
 
 /// Alters the reasoning state sent back, in each format's place for it: Anthropic thinking
-/// signatures and redacted data, Responses encrypted content, Gemini thought signatures.
+/// signatures and redacted data, Responses encrypted content and the id an `item_reference`
+/// names, Gemini thought signatures.
 fn alter_reasoning(o: &mut serde_json::Map<String, Value>) {
     fn alter(v: Option<&mut Value>) {
         if let Some(v) = v
@@ -656,6 +659,9 @@ fn alter_reasoning(o: &mut serde_json::Map<String, Value>) {
     }
     for i in array_mut(o, "input") {
         alter(i.get_mut("encrypted_content"));
+        if i["type"] == "item_reference" {
+            alter(i.get_mut("id"));
+        }
     }
     for c in array_mut(o, "contents") {
         for p in c["parts"].as_array_mut().into_iter().flatten() {
@@ -1365,6 +1371,7 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
          `weather`, `parallel`, `strict_invoice`, `tool_error` (a follow-up round),\n\
          `c04_parallel_shared_index` (Chat calls streamed at one index), a 500 case,\n\
          `c19_reasoning_state_kept` (reasoning carried back on a follow-up round),\n\
+         `c19_reasoning_by_reference` (the Responses reasoning item sent back by `item_reference`),\n\
          `c23_hosted_search_beside_function` (on the routes with hosted search) and\n\
          `c24_mcp_name_over_64` (on Gemini's, whose 128-character limit carries it),\n\
          `c26_tools_change_between_rounds` (the tools change on the second request),\n\
