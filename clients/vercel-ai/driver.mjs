@@ -14,7 +14,14 @@
 // (Gemini cannot force a search: not expressible); on the Responses route a trial continued by
 // `previous_response_id` (`continue_with`) sends only the round's results with
 // `providerOptions.openai.previousResponseId`, the answer's `providerMetadata.openai.responseId`
-// handed back as `response_id`.
+// handed back as `response_id`. Thinking (`thinking`) is the SDK's portable top-level `reasoning`
+// setting (docs 03-ai-sdk-core/26-reasoning: one value for every provider, each provider mapping it
+// to its own API); it takes an effort level, not a token budget (the docs send exact budgets to
+// `providerOptions`, which is per provider), so the driver asks `reasoning: "low"` and the trial's
+// budget is not carried. With thinking on, the answer's `response.messages` (the assistant message
+// with its reasoning parts and their provider metadata: signatures, encrypted content, thought
+// signatures), which the SDK's docs have callers append to their history, are handed over as the
+// result's `reasoning` (`[{vercel_ai: messages}]`) and go back as they are in the next round.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -74,8 +81,14 @@ const args = (a) => (a === undefined || a === null || a === "" ? {} : typeof a =
 
 function messagesOf(messages) {
   const names = {};
-  return messages.map((m) => {
+  return messages.flatMap((m) => {
     if (m.role === "system") return { role: "system", content: m.content ?? "" };
+    const kept = m.role === "assistant" ? m.reasoning?.[0]?.vercel_ai : null;
+    if (kept) {
+      // The response messages the SDK returned, as its caller appends them.
+      for (const c of m.tool_calls ?? []) names[c.id] = c.name;
+      return kept;
+    }
     if (m.role === "assistant") {
       const content = [];
       if (m.content) content.push({ type: "text", text: m.content });
@@ -134,6 +147,7 @@ function optionsOf(t) {
     // Gemini has no parallel switch: nothing to send.
   }
   if (t.max_tokens != null) o.maxOutputTokens = t.max_tokens;
+  if (t.thinking != null) o.reasoning = "low";
   return o;
 }
 
@@ -148,6 +162,9 @@ function continueFrom(o, previous) {
 const callsOf = (calls) =>
   (calls ?? []).filter((c) => !c.providerExecuted).map((c) => ({ id: c.toolCallId, name: c.toolName, arguments: c.input }));
 const usageOf = (u) => (u ? { input_tokens: u.inputTokens ?? null, output_tokens: u.outputTokens ?? null } : null);
+
+/** With thinking on, the answer's response messages, kept for the next round. */
+const kept = (t, response) => (t.thinking != null ? [{ vercel_ai: response.messages }] : undefined);
 
 async function call(t, messages) {
   // System text goes in `system` (the SDK refuses system messages in `messages`).
@@ -164,6 +181,7 @@ async function call(t, messages) {
       finish: r.finishReason ?? null,
       usage: usageOf(r.usage),
       response_id: r.providerMetadata?.openai?.responseId ?? undefined,
+      reasoning: kept(t, r.response),
     };
   }
   let failure = null;
@@ -189,8 +207,9 @@ async function call(t, messages) {
     finish: (await r.finishReason) ?? null,
     usage: usageOf(await r.usage),
     response_id: (await r.providerMetadata)?.openai?.responseId ?? undefined,
+    reasoning: kept(t, await r.response),
     chunks,
   };
 }
 
-await serve(call, { supports: ["result_parts", "hosted", "continue_with", "round_routes"] });
+await serve(call, { supports: ["thinking", "result_parts", "hosted", "continue_with", "round_routes"] });
