@@ -542,3 +542,20 @@ fn the_response_id_is_read_from_a_body_or_a_stream() {
     assert_eq!(super::response_id(stream).as_deref(), Some("resp_b"));
     assert_eq!(super::response_id(b"data: [DONE]\n\n"), None);
 }
+
+#[test]
+fn reasoning_referred_to_by_id_is_sent_as_an_item_reference_with_store() {
+    let mut body = serde_json::json!({"model": "m", "input": [
+        {"role": "user", "content": "Umbrella?"},
+        {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAAAB"},
+        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather", "arguments": "{}"},
+    ]});
+    super::refer_to_reasoning(&mut body);
+    assert_eq!(body["store"], true);
+    assert_eq!(
+        body["input"][1],
+        json!({"type": "item_reference", "id": "rs_1"})
+    );
+    // Other items go whole, as the Vercel AI SDK sends client-executed calls.
+    assert_eq!(body["input"][2]["type"], "function_call");
+}

@@ -146,7 +146,7 @@ fn an_item_reference_goes_to_responses_as_it_came_and_elsewhere_resolved_or_refu
     let mut same = follow_up("call_1", vec![reference.clone()]);
     kept.restore(Provider::OpenaiResponses, &mut same);
     assert_eq!(kept.resolve(Provider::OpenaiResponses, &mut same), Ok(()));
-    assert_eq!(assistant(&same).1, [reference.clone()]);
+    assert_eq!(assistant(&same).1, std::slice::from_ref(&reference));
     // To another API: resolved from the item the proxy kept (its encoder then drops it).
     let mut other = follow_up("call_9", vec![reference]);
     kept.restore(Provider::Anthropic, &mut other);
