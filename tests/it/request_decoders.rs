@@ -421,7 +421,7 @@ fn cassette_round_trips(root: &Path, trial: &Trial) -> (usize, Vec<String>) {
         match round_trip(
             trial.provider,
             &it.request,
-            &as_continued(&it.request, &ex.neutral),
+            &as_referred(&it.request, as_continued(&it.request, &ex.neutral)),
         ) {
             Ok(()) => ok += 1,
             Err(e) => failures.push(format!(
@@ -452,6 +452,25 @@ fn as_continued(wire: &HttpRequest, n: &ChatRequest) -> ChatRequest {
     kept.extend(c.messages.drain(cut..));
     c.messages = kept;
     c
+}
+
+/// A round sending reasoning items back by `item_reference` (class 19, `continue_with =
+/// "item_reference"`): each reasoning item the request refers to stands as its reference.
+fn as_referred(wire: &HttpRequest, mut n: ChatRequest) -> ChatRequest {
+    let referred: Vec<&Value> = (wire.body["input"].as_array().into_iter().flatten())
+        .filter(|i| i["type"] == "item_reference")
+        .map(|i| &i["id"])
+        .collect();
+    for m in &mut n.messages {
+        if let Message::Assistant { opaque, .. } = m {
+            for item in opaque.iter_mut() {
+                if item["type"] == "reasoning" && referred.contains(&&item["id"]) {
+                    *item = serde_json::json!({"type": "item_reference", "id": item["id"]});
+                }
+            }
+        }
+    }
+    n
 }
 
 // ---- Real traffic ----
