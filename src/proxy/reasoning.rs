@@ -156,7 +156,12 @@ impl Reasoning {
             let by_reference =
                 (e.opaque.iter()).any(|i| i.get("id").is_some_and(|id| referred.contains(&id)));
             if !by_reference && !opaque.iter().filter_map(kind).any(|k| kinds.contains(&k)) {
+                // References to other items (the turn's text, say) stay, for `resolve`.
+                let others: Vec<Value> = (opaque.drain(..))
+                    .filter(|i| kind(i) == Some(REFERENCE))
+                    .collect();
                 opaque.clone_from(&e.opaque);
+                opaque.extend(others);
             }
             for (c, sig) in tool_calls.iter_mut().zip(&e.signatures) {
                 if c.thought_signature.is_none() {

@@ -152,6 +152,12 @@ fn an_item_reference_goes_to_responses_as_it_came_and_elsewhere_resolved_or_refu
     kept.restore(Provider::Anthropic, &mut other);
     assert_eq!(kept.resolve(Provider::Anthropic, &mut other), Ok(()));
     assert_eq!(assistant(&other).1, [rs]);
+    // The kept reasoning put back over a turn leaves its reference to another item, refused.
+    let text = json!({"type": "item_reference", "id": "msg_2"});
+    let mut beside = follow_up("call_1", vec![text.clone()]);
+    kept.restore(Provider::OpenaiResponses, &mut beside);
+    assert_eq!(assistant(&beside).1.len(), 2);
+    assert_eq!(assistant(&beside).1[1], text);
     // A reference the proxy cannot resolve: refused, naming it.
     let mut unknown = follow_up(
         "call_9",
