@@ -17,6 +17,10 @@ use tooltape::{Case, discover, runtime};
 use crate::loopback_proxy::{ProxyBody, path_and_query, read, respond, send, serve};
 use crate::scratch::{HOSTED, LONG_NAME, Scratch, repo};
 
+// The mutant that translates (a conversation continued on another provider), through
+// tooltape's own proxy library: its section of the table.
+mod translating;
+
 /// The same-format routes: the proxy forwards each request to the same API it came in on.
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
@@ -1447,6 +1451,10 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
             )),
         ));
     }
+    let translated = translating::run();
+    table.push_str(&translated.table);
+    snaps.extend(translated.snaps);
+    problems.extend(translated.problems);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(repo().join("tests/snapshots/gateway/mutant"));
