@@ -3,6 +3,8 @@
 //! forwards same-format traffic unchanged and must pass every trial; each mutant breaks one thing
 //! and must fail exactly the trials it should, with the expected finding. The table of what each
 //! mutant fails is `docs/gateways/mutants.md` (rewrite it with `TOOLTAPE_WRITE_DOCS=1`).
+//! A bug only translation can commit (reasoning carried to another provider) has its mutant in
+//! `gateway_mutants/translating.rs`, over tooltape's own proxy library: the table's last section.
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
