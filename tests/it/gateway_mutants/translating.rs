@@ -338,7 +338,8 @@ fn judge(layer: Layer, results: &[TrialResult], facts: &[Facts], s: &mut Section
         if fails != should {
             let want = if should { "fail" } else { "pass" };
             let got = first_finding(r);
-            (s.problems).push(format!("{}: {} should {want}: {got}", layer.name(), r.key));
+            s.problems
+                .push(format!("{}: {} should {want}: {got}", layer.name(), r.key));
         } else if fails
             && let Some(other) = r.findings.iter().find(|x| !layer.allows(x.kind.slug()))
         {
@@ -375,7 +376,7 @@ fn judge(layer: Layer, results: &[TrialResult], facts: &[Facts], s: &mut Section
         format!("`{}`", s.replace('|', "\\|"))
     });
     let name = layer.name();
-    (s.table).push_str(&format!(
+    s.table.push_str(&format!(
         "| {name} | {failed} of {total} | {finding} | {first} |\n"
     ));
 }
