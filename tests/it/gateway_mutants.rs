@@ -251,10 +251,10 @@ impl Mutant {
             // Gemini's stream has no terminal event: it just ends.
             Mutant::TerminalDropped => t.stream && not_gemini && t.case != "server_error",
             Mutant::SharedIndexMerged => t.stream && shared,
-            // The round after a reasoning answer (no reasoning on the Chat wire); Gemini's
-            // signatures are judged on rounds that think.
+            // The round after a reasoning answer (no reasoning on the Chat wire); Gemini 3 signs
+            // every call and validates its signature thinking or not, so every Gemini follow-up.
             Mutant::ReasoningAltered => {
-                rounds && t.calls > 0 && t.case == "c19_reasoning_state_kept"
+                rounds && t.calls > 0 && (t.case == "c19_reasoning_state_kept" || !not_gemini)
             }
             // Only Anthropic restricts the characters of an id.
             Mutant::KimiIds => rounds && t.calls > 0 && t.route == "messages→anthropic",
