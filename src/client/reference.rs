@@ -73,10 +73,14 @@ pub enum Mutant {
     /// ends midway through a parameter) handed to the caller as a finished call: its arguments
     /// the invalid JSON text received, the finish `tool_calls` instead of the length finish.
     CutCallFinished,
+    /// A hosted tool the model answers "not supported" (400) swallowed: no retry with another
+    /// variant and no error, the caller gets an empty answer as though the model had nothing
+    /// to say.
+    SwallowUnsupported,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 20] = [
+    pub const ALL: [(&'static str, Mutant); 21] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -97,6 +101,7 @@ impl Mutant {
         ("foreign-reasoning", Mutant::ForeignReasoning),
         ("custom-as-function", Mutant::CustomAsFunction),
         ("cut-call-finished", Mutant::CutCallFinished),
+        ("swallow-unsupported", Mutant::SwallowUnsupported),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -355,8 +360,10 @@ async fn call(
         let answer = crate::run::send(client, &endpoint, api, &sent, &encoded.request).await;
         // tooltape's own hosted-search variant fallback (`web_search` answered unsupported:
         // `web_search_preview`), as its direct runs and `tooltape proxy` do.
+        let falls_back = mutant != Mutant::SwallowUnsupported;
         match answer {
-            Ok((_, outcome)) if fallback_step(api, &mut sent, &outcome, cache).is_some() => {}
+            Ok((_, outcome))
+                if falls_back && fallback_step(api, &mut sent, &outcome, cache).is_some() => {}
             answer => break answer,
         }
     };
@@ -388,6 +395,9 @@ async fn call(
                     message: String::from_utf8_lossy(&response.body).into_owned(),
                     status: Some(response.status),
                 });
+            }
+            if mutant == Mutant::SwallowUnsupported {
+                mutants::swallow_unsupported(&mut r, req.stream);
             }
             (r, o)
         }

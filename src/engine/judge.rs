@@ -301,7 +301,9 @@ fn routed_elsewhere(route: Provider, sent_to: Provider) -> Option<Finding> {
 /// An upstream error the case did not provoke: upstream refused what the gateway sent (its
 /// key, its request), so nothing the trial is about was exercised. For a client request invalid
 /// in its own API, only upstream's refusal of that same content is provoked: a refusal of
-/// anything else (a field the gateway left out) is the gateway's.
+/// anything else (a field the gateway left out) is the gateway's. In client mode, the case's
+/// model refusing a hosted tool the library sent as its caller wrote it is provoked too (the
+/// library must hand the 400 over, judged downstream; a gateway retries with another variant).
 fn refused(
     asked: &CallerRequest,
     ex: &Exchange,
@@ -309,7 +311,15 @@ fn refused(
     sent_body: &Value,
 ) -> Option<Finding> {
     let file = &asked.base.case.file;
+    let unsupported = &file.simulate.unsupported_tool_types;
     let provoked = file.simulate.error.is_some()
+        || asked.neutral
+            && check::caller_tool_unsupported(
+                unsupported,
+                sent_body,
+                ex.status,
+                &error_message(&ex.body()),
+            )
         || if asked.invalid {
             crate::providers::request_rejection(target, sent_body).is_some()
         } else {

@@ -31,7 +31,7 @@ pub(crate) use ids::{downstream_ids, linked, upstream_ids};
 pub(crate) use nontext::{non_text_results, non_text_results_as_text};
 pub(crate) use reasoning::{foreign_reasoning, reasoning};
 pub(crate) use stream::{stream, usage_framing};
-pub(crate) use tools::{hosted_kept, names_restored, names_within_limits};
+pub(crate) use tools::{caller_tool_unsupported, hosted_kept, names_restored, names_within_limits};
 pub(crate) use toolset::{text_protocol_tools, tool_set};
 pub(crate) use upstream::{injected, results, strict_omitted, upstream};
 pub(crate) use view::{RequestView, text_protocol_view};
