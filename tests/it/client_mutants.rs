@@ -116,6 +116,11 @@ fn name(m: Mutant) -> &'static str {
         Mutant::CutCallFinished => {
             "a call cut by max_tokens handed over as finished (`tool_calls`)"
         }
+        Mutant::DropEager => "a tool's `eager_input_streaming` switch left out",
+        Mutant::WholeConversation => {
+            "continued with the whole conversation instead of previous_response_id"
+        }
+        Mutant::ResendWithId => "previous_response_id plus the earlier items again",
     }
 }
 
@@ -148,6 +153,9 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::ForeignReasoning => "as its own",
         Mutant::CustomAsFunction => "sent as an ordinary function",
         Mutant::CutCallFinished => "for upstream's output-token limit",
+        Mutant::DropEager => "eager_input_streaming dropped",
+        Mutant::WholeConversation => "the whole conversation sent again",
+        Mutant::ResendWithId => "the earlier items again",
     }
 }
 
@@ -195,6 +203,12 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         // The case runs on the Chat and Responses routes only (its tool's wire forms).
         Mutant::CustomAsFunction => t.case == CUSTOM,
         Mutant::CutCallFinished => t.case == CUT,
+        // Only Anthropic's API has the switch (the case's tool is eager).
+        Mutant::DropEager => t.case == CUT && t.api == "anthropic",
+        // As `DropResponseId`: only a Responses caller continues by id.
+        Mutant::WholeConversation | Mutant::ResendWithId => {
+            t.calls > 0 && t.case == "c22_previous_response_id" && t.api == "openai-responses"
+        }
     }
 }
 
