@@ -451,15 +451,15 @@ pub(crate) fn continues<'a>(
 /// Round `n`'s judgement, and whether the rounds go on. `request` is the round's request as the
 /// client encoded it, `ex` the last exchange it caused upstream, `got` what the client got,
 /// `answered` what upstream answered the exchange before (its reasoning state must come back),
-/// `continued`: the caller continues the round by `previous_response_id` (class 22), `last_id`
-/// the id of upstream's answer the round before (a Responses one).
+/// `continued`: the caller continues the round by `previous_response_id` (class 22),
+/// `upstream_id` the id of upstream's answer the round before (a Responses one).
 pub(crate) fn round(
     n: usize,
     asked: &CallerRequest,
     (next, request): (&ChatRequest, &HttpRequest),
     ex: Option<&Exchange>,
     got: &CallerReply,
-    (answered, continued, last_id): (Option<&Outcome>, bool, Option<&str>),
+    (answered, continued, upstream_id): (Option<&Outcome>, bool, Option<&str>),
 ) -> (Vec<Finding>, bool) {
     let round_invalid = client_fault(&asked.base, &request.body);
     let Some(ex) = ex else {
@@ -499,7 +499,7 @@ pub(crate) fn round(
             next,
             (target, ex, &sent.body),
             decoded,
-            last_id,
+            upstream_id,
         )
     } else {
         Default::default()
@@ -601,14 +601,15 @@ pub(crate) fn round(
 
 /// A round continued by `previous_response_id` (class 22), sent as `sent` to `target` in `ex`
 /// (`decoded`: read back): the context lost upstream, and the other findings on the state (items
-/// upstream holds sent again; `neutral`, client mode: the id of `last_id`'s answer named). When
-/// the id carried the earlier conversation, `decoded` is completed with what upstream holds.
+/// upstream holds sent again; `neutral`, client mode: `upstream_id`, the id of upstream's last
+/// answer, named). When the id carried the earlier conversation, `decoded` is completed with
+/// what upstream holds.
 fn continued_round(
     neutral: bool,
     next: &ChatRequest,
     (target, ex, sent): (Provider, &Exchange, &Value),
     decoded: Option<&mut ChatRequest>,
-    last_id: Option<&str>,
+    upstream_id: Option<&str>,
 ) -> (Vec<Finding>, Vec<Finding>) {
     let meant = check::Continued::of(next);
     let body = ex.body();
@@ -621,7 +622,7 @@ fn continued_round(
         state.extend(check::continued_by_id(
             sent,
             target,
-            last_id,
+            upstream_id,
             !lost.is_empty(),
         ));
     }
