@@ -14,7 +14,11 @@
 // (Gemini cannot force a search: not expressible); on the Responses route a trial continued by
 // `previous_response_id` (`continue_with`) sends only the round's results with
 // `providerOptions.openai.previousResponseId`, the answer's `providerMetadata.openai.responseId`
-// handed back as `response_id`.
+// handed back as `response_id`. A tool the caller asks to stream eagerly on the Anthropic route
+// (`eager_input_streaming`) carries the tool's `providerOptions.anthropic.eagerInputStreaming`
+// (@ai-sdk/anthropic's `AnthropicToolOptions`, CHANGELOG 3.0.58 "support eagerInputStreaming
+// option for fine-grained tool streaming"); streamed, the SDK makes every tool eager of its own
+// accord (its `toolStreaming` option, default true).
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -109,6 +113,7 @@ function optionsOf(t) {
       const def = { inputSchema: ai.jsonSchema(x.parameters) };
       if (x.description != null) def.description = x.description;
       if (t.strict) def.strict = true;
+      if (x.eager_input_streaming) def.providerOptions = { anthropic: { eagerInputStreaming: true } };
       o.tools[x.name] = ai.tool(def);
     }
   }
@@ -193,4 +198,4 @@ async function call(t, messages) {
   };
 }
 
-await serve(call, { supports: ["result_parts", "hosted", "continue_with", "round_routes"] });
+await serve(call, { supports: ["result_parts", "hosted", "continue_with", "round_routes", "eager_input_streaming"] });

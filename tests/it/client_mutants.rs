@@ -120,6 +120,11 @@ fn name(m: Mutant) -> &'static str {
             "a call cut by max_tokens handed over as finished (`tool_calls`)"
         }
         Mutant::SwallowUnsupported => "a hosted tool's \"not supported\" 400 swallowed",
+        Mutant::DropEager => "a tool's `eager_input_streaming` switch left out",
+        Mutant::WholeConversation => {
+            "continued with the whole conversation instead of previous_response_id"
+        }
+        Mutant::ResendWithId => "previous_response_id plus the earlier items again",
     }
 }
 
@@ -153,6 +158,9 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::CustomAsFunction => "sent as an ordinary function",
         Mutant::CutCallFinished => "for upstream's output-token limit",
         Mutant::SwallowUnsupported => "handed to the caller as a success, with no error",
+        Mutant::DropEager => "eager_input_streaming dropped",
+        Mutant::WholeConversation => "the whole conversation sent again",
+        Mutant::ResendWithId => "the earlier items again",
     }
 }
 
@@ -204,6 +212,12 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::CustomAsFunction => t.case == CUSTOM,
         Mutant::CutCallFinished => t.case == CUT,
         Mutant::SwallowUnsupported => t.case == FALLBACK,
+        // Only Anthropic's API has the switch (the case's tool is eager).
+        Mutant::DropEager => t.case == CUT && t.api == "anthropic",
+        // As `DropResponseId`: only a Responses caller continues by id.
+        Mutant::WholeConversation | Mutant::ResendWithId => {
+            t.calls > 0 && t.case == "c22_previous_response_id" && t.api == "openai-responses"
+        }
     }
 }
 

@@ -342,3 +342,11 @@ fn a_trial_continued_on_another_provider_is_unsupported_unless_the_driver_says_s
     t["round_routes"] = json!([{"api": "gemini", "model": "gemini-3.8-flash", "options": {}}]);
     unsupported_unless_declared("driver-loops-round-routes", &t, "round_routes");
 }
+
+#[test]
+fn a_tool_asked_to_stream_eagerly_is_unsupported_unless_the_driver_says_so() {
+    let mut t = trial("http://127.0.0.1:1");
+    t["api"] = json!("anthropic");
+    t["tools"][0]["eager_input_streaming"] = json!(true);
+    unsupported_unless_declared("driver-loops-eager", &t, "eager_input_streaming");
+}

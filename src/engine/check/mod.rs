@@ -22,10 +22,12 @@ mod toolset;
 mod upstream;
 mod view;
 
-pub(crate) use context::{Continued, held_upstream, response_context};
+pub(crate) use context::{
+    Continued, continued_by_id, held_upstream, repeated_upstream, response_context,
+};
 pub(crate) use custom::{custom_kept, custom_tools};
 pub(crate) use downstream::{broken, downstream, invalid_request, same_json};
-pub(crate) use eager::eager_kept;
+pub(crate) use eager::{eager_asked_kept, eager_kept};
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub(crate) use ids::{downstream_ids, linked, upstream_ids};
 pub(crate) use nontext::{non_text_results, non_text_results_as_text};
