@@ -4,7 +4,9 @@
 // objects, as the SDK's README shows. Tool results given as parts (`result_parts`) go as
 // `tool_result` content blocks (`text`, `image` with a base64 or url source); hosted web search
 // (`hosted`) as the SDK's `web_search_20250305` server tool, REQUIRED grounding as
-// `tool_choice: {type: "tool", name: "web_search"}` (the Messages API's way to force a tool). The
+// `tool_choice: {type: "tool", name: "web_search"}` (the Messages API's way to force a tool); a
+// tool the caller asks to stream eagerly carries `eager_input_streaming: true` (a field of the
+// SDK's `Tool` type: Anthropic's fine-grained tool streaming). The
 // package is imported from the install folder ($TOOLTAPE_CLIENT_DIR); the protocol loop is
 // clients/node/tooltape_driver.mjs.
 import { createRequire } from "node:module";
@@ -60,6 +62,7 @@ function params(t, messages) {
       const tool = { name: x.name, input_schema: t.strict && x.strict_parameters != null ? x.strict_parameters : x.parameters };
       if (x.description != null) tool.description = x.description;
       if (t.strict) tool.strict = true;
+      if (x.eager_input_streaming) tool.eager_input_streaming = true;
       return tool;
     });
   // Hosted web search: the SDK's server tool beside the functions.
@@ -128,4 +131,4 @@ async function call(t, messages) {
   return { ...resultOf(await stream.finalMessage()), chunks };
 }
 
-await serve(call, { supports: ["result_parts", "hosted"] });
+await serve(call, { supports: ["result_parts", "hosted", "eager_input_streaming"] });

@@ -3,7 +3,9 @@ streamed (`messages.stream()`, whose accumulated final message is the result; it
 are the chunks). Tool results given as parts (`result_parts`) go as `tool_result` content
 blocks (`text`, `image` with a base64 or url source), as the Messages API documents; hosted web
 search (`hosted`) as the SDK's `web_search_20250305` server tool, REQUIRED grounding as
-`tool_choice={"type": "tool", "name": "web_search"}` (the Messages API's way to force a tool)."""
+`tool_choice={"type": "tool", "name": "web_search"}` (the Messages API's way to force a tool).
+A tool the caller asks to stream eagerly carries `eager_input_streaming: True` (a field of the
+SDK's `ToolParam`: Anthropic's fine-grained tool streaming)."""
 
 import os
 import sys
@@ -67,6 +69,8 @@ def kwargs(trial, messages):
                 tool["description"] = t["description"]
             if trial.get("strict"):
                 tool["strict"] = True
+            if t.get("eager_input_streaming"):
+                tool["eager_input_streaming"] = True
             tools.append(tool)
         kw["tools"] = tools
     for h in trial.get("hosted") or []:
@@ -142,4 +146,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["result_parts", "hosted"])
+    td.serve(call, supports=["result_parts", "hosted", "eager_input_streaming"])

@@ -5,10 +5,11 @@ OpenAI function dict, an OpenAI tool dict, a JSON Schema dict, a StructuredTool:
 `options.tools`; a pydantic class or a Python function cannot be built from an arbitrary JSON
 Schema), `tool_choice` in LangChain's one spelling for every provider, called with `invoke` or
 `stream`; streamed chunks are summed (`chunk + chunk`,
-LangChain's documented accumulation) into the result. On the Gemini route the AIMessage itself
-(where ChatGoogleGenerativeAI keeps Gemini's thought signatures, in `additional_kwargs`) is handed
-over as the result's `reasoning` (`message_to_dict`) and goes back as is in the next round's
-messages, as LangChain's tool-calling docs append the returned message.
+LangChain's documented accumulation) into the result. On every route the AIMessage itself (where
+each integration keeps its provider's state: thinking blocks with their signatures, Responses
+reasoning items, Gemini's thought signatures in `additional_kwargs`, the call ids) is handed over
+as the result's `reasoning` (`message_to_dict`) and goes back as is in the next round's messages,
+as LangChain's tool-calling docs append the returned message; the results are `ToolMessage`s.
 
 Tool results given as parts (`result_parts`) are a `ToolMessage` whose content is LangChain's
 standard content blocks (`{"type": "text"}`, `{"type": "image", "base64", "mime_type"}` or
@@ -22,8 +23,7 @@ integration documents its own server-tool dict for `bind_tools`): not wired.
 Thinking (`thinking`) is `reasoning_effort`, the field ChatOpenAI, ChatAnthropic and
 ChatGoogleGenerativeAI each take under that name (langchain-core's model profiles list each
 model's `reasoning_effort_levels`); it takes a level, not a token budget, so the driver asks `"low"`
-and the trial's budget is not carried. With thinking on, the returned AIMessage is kept on every
-route as on the Gemini route."""
+and the trial's budget is not carried."""
 
 import inspect
 import os
@@ -193,11 +193,9 @@ def result_of(msg):
     return result
 
 
-def kept(trial, result, msg):
-    """The result, with the message itself for the next round on the Gemini route and with
-    thinking on."""
-    if (trial["api"] == "gemini" or trial.get("thinking") is not None) and result["calls"]:
-        result["reasoning"] = [{"langchain": message_to_dict(msg)}]
+def kept(result, msg):
+    """The result, with the message itself for the next round (every route alike)."""
+    result["reasoning"] = [{"langchain": message_to_dict(msg)}]
     return result
 
 
@@ -206,7 +204,7 @@ def call(trial, messages):
     msgs = messages_of(messages)
     if not trial["stream"]:
         msg = runnable.invoke(msgs)
-        return kept(trial, result_of(msg), msg)
+        return kept(result_of(msg), msg)
     full, chunks = None, []
     for chunk in runnable.stream(msgs):
         full = chunk if full is None else full + chunk
@@ -225,7 +223,7 @@ def call(trial, messages):
             chunks.append(doc)
     result = result_of(full) if full is not None else {"calls": [], "text": None}
     result["chunks"] = chunks
-    return kept(trial, result, full) if full is not None else result
+    return kept(result, full) if full is not None else result
 
 
 if __name__ == "__main__":

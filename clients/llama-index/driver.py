@@ -3,17 +3,27 @@
 portable `FunctionCallingLLM` API with the same code: `chat_with_tools` /
 `stream_chat_with_tools` (`allow_parallel_tool_calls`, `tool_required`), the calls read with
 `get_tool_calls_from_response`. Tools are `FunctionTool`s whose `fn_schema` is a pydantic model
-carrying the trial's JSON Schema; the history is `ChatMessage`s, assistant tool calls as
-`ToolCallBlock`s and results as `role="tool"` messages with `tool_call_id`, as LlamaIndex's
-FunctionAgent keeps them. On the Gemini route the driver keeps, across rounds, the history a
-caller keeps, as FunctionAgent's memory does: the `ChatMessage` the library answered (its blocks
-and `additional_kwargs`, where GoogleGenAI keeps Gemini's thought signatures) appended as is, then
-the tool results. Streamed, each chunk reports the text delta and the calls as the yielded
-response holds them so far (objects: each replaces the one before).
+carrying the trial's JSON Schema; the history is `ChatMessage`s, results as `role="tool"`
+messages with `tool_call_id`, as LlamaIndex's FunctionAgent and its tool-calling examples keep
+them. Across rounds the driver keeps, on every route, the history a caller keeps: the
+`ChatMessage` the library answered appended as is (`chat_history.append(resp.message)`, its
+blocks and `additional_kwargs`, where each class keeps its provider's state: thinking blocks with
+their signatures, Gemini's thought signatures), then the tool results. Streamed, each chunk
+reports the text delta and the calls as the yielded response holds them so far (objects: each
+replaces the one before); the last response's message is the one kept.
 
 Tool results given as parts (`result_parts`) are the tool message's content blocks (`TextBlock`,
 `ImageBlock` with the image's bytes and MIME type or its URL), LlamaIndex's one multimodal message
-shape for every LLM class."""
+shape for every LLM class.
+
+Thinking (`thinking`) is each class's documented switch, with the trial's budget: Anthropic's
+`thinking_dict={"type": "enabled", "budget_tokens": N}` (the integration's docs, "Thinking") and
+GoogleGenAI's `generation_config`, google-genai's `GenerateContentConfig` with
+`thinking_config=ThinkingConfig(thinking_budget=N)` (the config then carries the output limit
+too, which the constructor's `max_tokens` no longer sets). LlamaIndex has no portable spelling.
+OpenAI's `reasoning_effort` and OpenAIResponses' `reasoning_options` are sent only for the
+models in the integration's reasoning-model table (`O1_MODELS`; `gpt-4.1-mini` is not one, and
+the setting would be left out silently): not expressible there."""
 
 import base64
 import os
@@ -28,7 +38,11 @@ from pydantic import BaseModel, ConfigDict  # noqa: E402
 
 def llm_of(trial):
     api, key, base, name = trial["api"], trial["api_key"], trial["base_url"], trial["model"]
-    limit = trial.get("max_tokens")
+    limit, budget = trial.get("max_tokens"), trial.get("thinking")
+    if budget is not None and api in ("openai-chat", "openai-responses"):
+        # reasoning_effort / reasoning_options reach the API only for the integration's
+        # reasoning models (O1_MODELS), as a level: no budget, and not for this route's model.
+        raise td.Unsupported([f"thinking (llama-index-llms-openai sends reasoning only for its O1_MODELS, not {name})"])
     if api == "openai-chat":
         from llama_index.llms.openai import OpenAI
 
@@ -41,11 +55,18 @@ def llm_of(trial):
         from llama_index.llms.anthropic import Anthropic
 
         kw = {"max_tokens": limit} if limit is not None else {}
+        if budget is not None:
+            kw["thinking_dict"] = {"type": "enabled", "budget_tokens": budget}
         return Anthropic(model=name, api_key=key, base_url=base, max_retries=0, **kw)
     if api == "gemini":
         from google.genai import types
         from llama_index.llms.google_genai import GoogleGenAI
 
+        kw = {}
+        if budget is not None:
+            # A generation_config replaces the one the constructor builds: the limit goes in it.
+            thinking = types.ThinkingConfig(thinking_budget=budget)
+            kw["generation_config"] = types.GenerateContentConfig(max_output_tokens=limit, thinking_config=thinking)
         # Without both limits GoogleGenAI's constructor fetches the model's metadata
         # (models.get), which the simulator upstream does not serve: the model's own limits,
         # as that call would answer them for gemini-3.8-flash.
@@ -56,6 +77,7 @@ def llm_of(trial):
             max_tokens=limit or 65536,
             context_window=1048576,
             http_options=types.HttpOptions(base_url=base),
+            **kw,
         )
     raise td.Unsupported(["api " + api])
 
@@ -120,9 +142,9 @@ def tool_message(m):
 
 class Conversation:
     """The history a caller keeps for one trial. A round whose `messages` extend the last round's
-    (the same trial, its assistant turn and tool results appended) is a follow-up; anything else
-    starts a new conversation. `answered`: the library's `ChatMessage` of the last call. Gemini
-    only for now: the other routes rebuild the assistant turn from the loop's neutral copy."""
+    (the same trial, its assistant turn and tool results appended) is a follow-up: the library's
+    `ChatMessage` of the last call (`answered`) is appended in place of the loop's neutral copy of
+    the assistant turn, then the round's tool results. Anything else starts a new conversation."""
 
     name = None
     seen = []
@@ -133,8 +155,7 @@ class Conversation:
     def for_round(cls, trial, messages):
         n = len(cls.seen)
         follow_up = trial["name"] == cls.name and len(messages) > n and messages[:n] == cls.seen
-        if trial["api"] == "gemini" and follow_up and cls.answered is not None:
-            # The loop's neutral copy of the model's turn is replaced by the library's own message.
+        if follow_up and cls.answered is not None:
             cls.history.append(cls.answered)
             cls.history += [tool_message(m) for m in messages[n:] if m["role"] == "tool"]
         else:
@@ -220,4 +241,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["result_parts"])
+    td.serve(call, supports=["thinking", "result_parts"])

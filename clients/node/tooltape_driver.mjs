@@ -48,6 +48,17 @@ function object(line, what) {
 // Trial fields a driver must say it handles (`serve(call, { supports: [...] })`): a trial that sets
 // one the driver does not handle is answered `unsupported` without calling the library.
 export const OPTIONAL_FEATURES = ["thinking", "hosted", "result_parts", "continue_with", "caller_tools", "round_routes"];
+// A tool field a driver must say it handles the same way: a trial with a tool that sets it (true)
+// is answered `unsupported`. `eager_input_streaming` (Anthropic's fine-grained tool streaming,
+// class 25) is set on the `anthropic` api only.
+export const OPTIONAL_TOOL_FEATURES = ["eager_input_streaming"];
+
+/** The optional fields `trial` sets that the driver does not say it handles. */
+function unhandled(trial, supports) {
+  const fields = OPTIONAL_FEATURES.filter((k) => trial[k] != null && !supports.includes(k));
+  const tools = trial.tools ?? [];
+  return fields.concat(OPTIONAL_TOOL_FEATURES.filter((k) => !supports.includes(k) && tools.some((t) => t[k])));
+}
 
 export async function serve(call, { supports = [] } = {}) {
   // The protocol owns stdout: the library's own logging goes to stderr.
@@ -71,8 +82,8 @@ export async function serve(call, { supports = [] } = {}) {
       for (;;) {
         let result;
         try {
-          const unhandled = OPTIONAL_FEATURES.filter((k) => trial[k] != null && !supports.includes(k));
-          if (unhandled.length) throw new Unsupported(unhandled);
+          const fields = unhandled(trial, supports);
+          if (fields.length) throw new Unsupported(fields);
           result = await call(trial, messages);
         } catch (e) {
           result = e instanceof Unsupported ? { unsupported: e.fields } : { error: errorOf(e) };

@@ -1,11 +1,12 @@
 """tooltape driver for pydantic-ai's direct model requests (`pydantic_ai.direct.model_request_sync`
 and `model_request_stream_sync`, no agent loop): OpenAIChatModel, OpenAIResponsesModel,
 AnthropicModel and GoogleModel, tools as `ToolDefinition`s, tool_choice and the parallel switch
-as `ModelSettings`; the streamed result is the stream's final `ModelResponse`. On the Gemini route
-the `ModelResponse` itself (where GoogleModel keeps Gemini's thought signatures, in its parts'
-`provider_details`) is handed over as the result's `reasoning`, in the JSON form
+as `ModelSettings`; the streamed result is the stream's final `ModelResponse`. On every route the
+`ModelResponse` itself (where each model class keeps its provider's state: `ThinkingPart`s with
+their signatures, Responses reasoning items, Gemini's thought signatures in its parts'
+`provider_details`, the call ids) is handed over as the result's `reasoning`, in the JSON form
 `ModelMessagesTypeAdapter` stores message history in, and goes back as is in the next round's
-history, as an agent's message history keeps it.
+history, as an agent's message history keeps it; the results are `ToolReturnPart`s.
 
 Tool results given as parts (`result_parts`) are a `ToolReturnPart` whose `content` is the list of
 the parts (text as `str`, an image as `BinaryContent`, a URL as `ImageUrl`), the multimodal tool
@@ -20,8 +21,7 @@ answer's `provider_response_id` and leaves the messages before it out.
 Thinking (`thinking`) is the unified `ModelSettings` field `thinking=True` (pydantic_ai/settings.py:
 "Enable thinking with the provider's default effort level", the one spelling for every model
 class); it takes no token budget (levels or `True` only), so the trial's budget is not carried.
-With thinking on, the `ModelResponse` (its `ThinkingPart`s with their signatures) is kept on every
-route as on the Gemini route. A model whose pydantic-ai profile has no thinking (`supports_thinking`,
+A model whose pydantic-ai profile has no thinking (`supports_thinking`,
 e.g. `gpt-4.1-mini`, for which pydantic-ai leaves the setting out of the request) cannot express it."""
 
 import base64
@@ -182,11 +182,9 @@ def parameters_of(trial):
     return ModelRequestParameters(function_tools=tools, native_tools=native, allow_text_output=True)
 
 
-def kept(trial, result, r):
-    """The result, with the response itself for the next round on the Gemini route and with
-    thinking on."""
-    if (trial["api"] == "gemini" or trial.get("thinking") is not None) and result["calls"]:
-        result["reasoning"] = [{"pydantic_ai": ModelMessagesTypeAdapter.dump_python([r], mode="json")}]
+def kept(result, r):
+    """The result, with the response itself for the next round (every route alike)."""
+    result["reasoning"] = [{"pydantic_ai": ModelMessagesTypeAdapter.dump_python([r], mode="json")}]
     return result
 
 
@@ -207,13 +205,13 @@ def call(trial, messages):
     kw = dict(model_settings=settings_of(trial), model_request_parameters=parameters_of(trial))
     # Continued by previous_response_id, the history is the one a caller keeps (pydantic-ai chains
     # only to a ModelResponse it returned, with the requests it was created from); otherwise it is
-    # rebuilt from the protocol's messages, as before.
+    # built from the protocol's messages, each answer the ModelResponse as returned (`reasoning`).
     continues = trial.get("continue_with") == "previous_response_id"
     history = Conversation.for_round(trial, messages) if continues else history_of(messages)
     if not trial["stream"]:
         r = direct.model_request_sync(model, history, **kw)
         history.append(r)
-        return kept(trial, result_of(r), r)
+        return kept(result_of(r), r)
     chunks = []
     # The indices of function tool call parts: a delta at another index belongs to a native
     # tool's call (the hosted search the provider runs), not the caller's.
@@ -241,7 +239,7 @@ def call(trial, messages):
     history.append(final)
     result = result_of(final)
     result["chunks"] = chunks
-    return kept(trial, result, final)
+    return kept(result, final)
 
 
 if __name__ == "__main__":

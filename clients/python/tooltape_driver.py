@@ -71,8 +71,17 @@ def _next_line():
 OPTIONAL_FEATURES = ("thinking", "hosted", "result_parts", "continue_with", "caller_tools", "round_routes")
 
 
+# A tool field a driver must say it handles the same way: a trial with a tool that sets it (true)
+# is answered `unsupported`. `eager_input_streaming` (Anthropic's fine-grained tool streaming,
+# class 25) is set on the `anthropic` api only.
+OPTIONAL_TOOL_FEATURES = ("eager_input_streaming",)
+
+
 def _unhandled(trial, supports):
-    return [k for k in OPTIONAL_FEATURES if trial.get(k) is not None and k not in supports]
+    fields = [k for k in OPTIONAL_FEATURES if trial.get(k) is not None and k not in supports]
+    tools = trial.get("tools") or []
+    fields += [k for k in OPTIONAL_TOOL_FEATURES if k not in supports and any(t.get(k) for t in tools)]
+    return fields
 
 
 def _serve(call, out, supports=()):
@@ -127,7 +136,8 @@ def _serve(call, out, supports=()):
 
 def serve(call, supports=()):
     """Serves trials from stdin until end of input; a protocol error ends the process (status 2).
-    `supports`: the optional trial fields (OPTIONAL_FEATURES) the driver handles."""
+    `supports`: the optional trial and tool fields (OPTIONAL_FEATURES, OPTIONAL_TOOL_FEATURES) the
+    driver handles."""
     # The protocol owns stdout: anything the library prints goes to stderr (the driver log).
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)

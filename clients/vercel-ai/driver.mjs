@@ -22,6 +22,11 @@
 // with its reasoning parts and their provider metadata: signatures, encrypted content, thought
 // signatures), which the SDK's docs have callers append to their history, are handed over as the
 // result's `reasoning` (`[{vercel_ai: messages}]`) and go back as they are in the next round.
+// A tool the caller asks to stream eagerly on the Anthropic route
+// (`eager_input_streaming`) carries the tool's `providerOptions.anthropic.eagerInputStreaming`
+// (@ai-sdk/anthropic's `AnthropicToolOptions`, CHANGELOG 3.0.58 "support eagerInputStreaming
+// option for fine-grained tool streaming"); streamed, the SDK makes every tool eager of its own
+// accord (its `toolStreaming` option, default true).
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -122,6 +127,7 @@ function optionsOf(t) {
       const def = { inputSchema: ai.jsonSchema(x.parameters) };
       if (x.description != null) def.description = x.description;
       if (t.strict) def.strict = true;
+      if (x.eager_input_streaming) def.providerOptions = { anthropic: { eagerInputStreaming: true } };
       o.tools[x.name] = ai.tool(def);
     }
   }
@@ -212,4 +218,4 @@ async function call(t, messages) {
   };
 }
 
-await serve(call, { supports: ["thinking", "result_parts", "hosted", "continue_with", "round_routes"] });
+await serve(call, { supports: ["thinking", "result_parts", "hosted", "continue_with", "round_routes", "eager_input_streaming"] });

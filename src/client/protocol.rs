@@ -122,6 +122,12 @@ pub struct DriverTool {
     /// drivers of libraries that pass schemas through unchanged (their callers write it so).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strict_parameters: Option<Value>,
+    /// `true` (on the `anthropic` api only, where the tool carries the switch): the caller asks
+    /// Anthropic's fine-grained tool streaming for this tool, `eager_input_streaming: true` on
+    /// its definition (class 25). A driver whose library cannot send it answers `unsupported`
+    /// (the shared loops do so unless the driver says it supports it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub eager_input_streaming: bool,
 }
 
 /// A call as the library handed it over. In a chunk every field may be a fragment or absent.
@@ -333,6 +339,8 @@ pub(crate) fn driver_tools(api: Provider, req: &ChatRequest) -> Vec<DriverTool> 
                         .map(|s| s.schema)
                 })
                 .flatten(),
+            // Only Anthropic's API has the switch; the other encoders drop it with a note.
+            eager_input_streaming: api == Provider::Anthropic && t.eager_input_streaming,
         })
         .collect()
 }
@@ -345,7 +353,7 @@ impl DriverTool {
             description: self.description.clone(),
             parameters: self.parameters.clone(),
             strict: None,
-            eager_input_streaming: false,
+            eager_input_streaming: self.eager_input_streaming,
         }
     }
 }

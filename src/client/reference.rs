@@ -73,10 +73,24 @@ pub enum Mutant {
     /// ends midway through a parameter) handed to the caller as a finished call: its arguments
     /// the invalid JSON text received, the finish `tool_calls` instead of the length finish.
     CutCallFinished,
+    /// A hosted tool the model answers "not supported" (400) swallowed: no retry with another
+    /// variant and no error, the caller gets an empty answer as though the model had nothing
+    /// to say.
+    SwallowUnsupported,
+    /// Anthropic's fine-grained tool streaming switch (`eager_input_streaming: true`) the caller
+    /// set on a tool left out of the request: the tool's arguments stream buffered, not as asked.
+    DropEager,
+    /// A round to be continued by `previous_response_id` sent as the whole conversation, without
+    /// the id: the caller's request to continue on the server's state ignored (a library that
+    /// only ever replays history).
+    WholeConversation,
+    /// A round continued by `previous_response_id` sent with the id and the earlier items again:
+    /// upstream holds them already and reads them twice.
+    ResendWithId,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 20] = [
+    pub const ALL: [(&'static str, Mutant); 24] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -97,6 +111,10 @@ impl Mutant {
         ("foreign-reasoning", Mutant::ForeignReasoning),
         ("custom-as-function", Mutant::CustomAsFunction),
         ("cut-call-finished", Mutant::CutCallFinished),
+        ("swallow-unsupported", Mutant::SwallowUnsupported),
+        ("drop-eager", Mutant::DropEager),
+        ("whole-conversation", Mutant::WholeConversation),
+        ("resend-with-id", Mutant::ResendWithId),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -119,9 +137,30 @@ impl Mutant {
             }
             Mutant::TruncateNames => mutants::truncate_names(&mut req),
             Mutant::DropHosted => req.hosted.clear(),
+            Mutant::DropEager => {
+                for t in &mut req.tools {
+                    t.eager_input_streaming = false;
+                }
+            }
             _ => {}
         }
         req
+    }
+
+    /// The Responses body of a round continued by the response `id`: only the round's new items
+    /// and the id (the mutants: no id, the whole conversation without it, or the id with the
+    /// whole conversation again).
+    fn continue_from(self, body: &mut Value, id: &str) {
+        match self {
+            Mutant::WholeConversation => {}
+            Mutant::ResendWithId => body["previous_response_id"] = Value::String(id.into()),
+            _ => crate::providers::openai_responses::continue_from(body, id),
+        }
+        if self == Mutant::DropResponseId
+            && let Some(o) = body.as_object_mut()
+        {
+            o.remove("previous_response_id");
+        }
     }
 
     /// The Responses body with each tool's `strict: false` left out (the key written only when
@@ -345,18 +384,15 @@ async fn call(
         let as_function = mutant == Mutant::CustomAsFunction;
         mutants::add_caller_tools(&trial.caller_tools, as_function, &mut encoded.request.body);
         if let Some(id) = previous {
-            crate::providers::openai_responses::continue_from(&mut encoded.request.body, id);
-            if mutant == Mutant::DropResponseId
-                && let Some(o) = encoded.request.body.as_object_mut()
-            {
-                o.remove("previous_response_id");
-            }
+            mutant.continue_from(&mut encoded.request.body, id);
         }
         let answer = crate::run::send(client, &endpoint, api, &sent, &encoded.request).await;
         // tooltape's own hosted-search variant fallback (`web_search` answered unsupported:
         // `web_search_preview`), as its direct runs and `tooltape proxy` do.
+        let falls_back = mutant != Mutant::SwallowUnsupported;
         match answer {
-            Ok((_, outcome)) if fallback_step(api, &mut sent, &outcome, cache).is_some() => {}
+            Ok((_, outcome))
+                if falls_back && fallback_step(api, &mut sent, &outcome, cache).is_some() => {}
             answer => break answer,
         }
     };
@@ -388,6 +424,9 @@ async fn call(
                     message: String::from_utf8_lossy(&response.body).into_owned(),
                     status: Some(response.status),
                 });
+            }
+            if mutant == Mutant::SwallowUnsupported {
+                mutants::swallow_unsupported(&mut r, req.stream);
             }
             (r, o)
         }

@@ -77,6 +77,21 @@ fn a_trial_reads_back_as_its_request() {
 }
 
 #[test]
+fn the_eager_switch_is_asked_on_anthropic_only() {
+    let mut req = request();
+    req.tools[0].eager_input_streaming = true;
+    let of = |api| DriverTrial::of("t".into(), api, "http://x".into(), BTreeMap::new(), &req);
+    let anthropic = of(Provider::Anthropic);
+    assert!(anthropic.tools[0].eager_input_streaming);
+    assert!(anthropic.request().tools[0].eager_input_streaming);
+    let line = serde_json::to_value(&anthropic).unwrap();
+    assert_eq!(line["tools"][0]["eager_input_streaming"], json!(true));
+    // The other APIs have no such switch: the field is left out, as for a tool not eager.
+    let chat = serde_json::to_value(of(Provider::OpenaiChat)).unwrap();
+    assert!(chat["tools"][0].get("eager_input_streaming").is_none());
+}
+
+#[test]
 fn every_choice_survives_its_spelling() {
     for c in [
         ToolChoice::Auto,

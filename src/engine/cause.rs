@@ -1,6 +1,7 @@
 //! A failing trial's root cause: the finding that fails it (its side, kind and detail with tool
-//! and case names, ids, numbers and quoted text abstracted), with a stable id, so that one bug
-//! met on many routes, choices and modes is one cause (`reproduce` groups a run's trials by it).
+//! and case names, ids (made-up ones too: UUIDs), numbers and quoted text abstracted), with a
+//! stable id, so that one bug met on many routes, choices and modes is one cause (`reproduce`
+//! groups a run's trials by it).
 
 use super::finding::Finding;
 use super::trial::SystemKind;
@@ -183,8 +184,53 @@ fn unquote(s: &str) -> String {
     out
 }
 
-/// Call and item ids (`call_…`, `toolu_…`, `fc_…`) become `ID`; digit runs `N`, except HTTP
-/// statuses (three digits from 100 to 599), which tell causes apart.
+/// The prefixes of the ids APIs, libraries and gateways make up for calls, items and responses
+/// (OpenAI's `call_`, `fc_`, `rs_`, `resp_`, `ws_`, `ctc_`, `msg_`; Anthropic's `toolu_`,
+/// `srvtoolu_`; pydantic-ai's `pyd_ai_`).
+const ID_PREFIXES: [&str; 12] = [
+    "call_",
+    "toolu_",
+    "srvtoolu_",
+    "fc_",
+    "call-",
+    "item_",
+    "msg_",
+    "rs_",
+    "resp_",
+    "ws_",
+    "ctc_",
+    "pyd_ai_",
+];
+
+/// The length of a UUID (`8-4-4-4-12` hex digits) starting at `chars[i]` and ending at a word's
+/// end, as libraries make up for calls without ids (LangChain's for Gemini's calls); or of 32 hex
+/// digits with a letter among them, a UUID written without its dashes.
+fn uuid_at(chars: &[char], i: usize) -> Option<usize> {
+    let hex = |j: usize| chars.get(j).is_some_and(char::is_ascii_hexdigit);
+    let ends = |j: usize| chars.get(j).is_none_or(|&c| !word(c) && c != '-');
+    let mut j = i;
+    for (n, group) in [8, 4, 4, 4, 12].into_iter().enumerate() {
+        if n > 0 {
+            if chars.get(j) != Some(&'-') {
+                break;
+            }
+            j += 1;
+        }
+        if !(j..j + group).all(hex) {
+            break;
+        }
+        j += group;
+        if n == 4 && ends(j) {
+            return Some(j - i);
+        }
+    }
+    let plain = (i..i + 32).all(hex) && chars[i..i + 32].iter().any(char::is_ascii_alphabetic);
+    (plain && ends(i + 32)).then_some(32)
+}
+
+/// Made-up ids (a UUID, or a word with an id prefix, its dashed tail included: `call_<uuid>`)
+/// become `ID`; digit runs `N`, except HTTP statuses (three digits from 100 to 599), which tell
+/// causes apart.
 fn abstract_tokens(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let chars: Vec<char> = s.chars().collect();
@@ -192,14 +238,23 @@ fn abstract_tokens(s: &str) -> String {
     while i < chars.len() {
         let c = chars[i];
         if word(c) && (i == 0 || !word(chars[i - 1])) {
-            let end = (i..chars.len())
+            if let Some(n) = uuid_at(&chars, i) {
+                out.push_str("ID");
+                i += n;
+                continue;
+            }
+            let mut end = (i..chars.len())
                 .find(|&j| !word(chars[j]))
                 .unwrap_or(chars.len());
             let token: String = chars[i..end].iter().collect();
-            let id = ["call_", "toolu_", "fc_", "call-", "item_", "msg_"]
-                .iter()
-                .any(|p| token.starts_with(p) && token.len() > p.len());
+            let id = (ID_PREFIXES.iter()).any(|p| token.starts_with(p) && token.len() > p.len());
             if id {
+                // An id made of a prefix and a UUID goes on past the UUID's dashes.
+                while chars.get(end) == Some(&'-') && chars.get(end + 1).is_some_and(|&c| word(c)) {
+                    end = (end + 1..chars.len())
+                        .find(|&j| !word(chars[j]))
+                        .unwrap_or(chars.len());
+                }
                 out.push_str("ID");
             } else if token.chars().all(|c| c.is_ascii_digit()) {
                 // A status follows the words that introduce one ("with 400", "answered 500",

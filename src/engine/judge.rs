@@ -221,8 +221,11 @@ fn upstream_of(
             asked.base.requires_grounding(),
         ));
         findings.extend(check::names_within_limits(&sent_view, target));
-        if !asked.neutral {
-            // A library may choose eager streaming itself; a gateway keeps its client's switch.
+        if asked.neutral {
+            // A library may choose eager streaming itself, but sends the switch its caller asked.
+            findings.extend(check::eager_asked_kept(&client_view, &sent_view, target));
+        } else {
+            // A gateway keeps its client's switch, both ways.
             findings.extend(check::eager_kept(&client_view, &sent_view, target));
         }
         findings.extend(check::upstream(
@@ -301,7 +304,9 @@ fn routed_elsewhere(route: Provider, sent_to: Provider) -> Option<Finding> {
 /// An upstream error the case did not provoke: upstream refused what the gateway sent (its
 /// key, its request), so nothing the trial is about was exercised. For a client request invalid
 /// in its own API, only upstream's refusal of that same content is provoked: a refusal of
-/// anything else (a field the gateway left out) is the gateway's.
+/// anything else (a field the gateway left out) is the gateway's. In client mode, the case's
+/// model refusing a hosted tool the library sent as its caller wrote it is provoked too (the
+/// library must hand the 400 over, judged downstream; a gateway retries with another variant).
 fn refused(
     asked: &CallerRequest,
     ex: &Exchange,
@@ -309,7 +314,15 @@ fn refused(
     sent_body: &Value,
 ) -> Option<Finding> {
     let file = &asked.base.case.file;
+    let unsupported = &file.simulate.unsupported_tool_types;
     let provoked = file.simulate.error.is_some()
+        || asked.neutral
+            && check::caller_tool_unsupported(
+                unsupported,
+                sent_body,
+                ex.status,
+                &error_message(&ex.body()),
+            )
         || if asked.invalid {
             crate::providers::request_rejection(target, sent_body).is_some()
         } else {
@@ -448,14 +461,15 @@ pub(crate) fn continues<'a>(
 /// Round `n`'s judgement, and whether the rounds go on. `request` is the round's request as the
 /// client encoded it, `ex` the last exchange it caused upstream, `got` what the client got,
 /// `answered` what upstream answered the exchange before (its reasoning state must come back),
-/// `continued`: the caller continues the round by `previous_response_id` (class 22).
+/// `continued`: the caller continues the round by `previous_response_id` (class 22),
+/// `upstream_id` the id of upstream's answer the round before (a Responses one).
 pub(crate) fn round(
     n: usize,
     asked: &CallerRequest,
     (next, request): (&ChatRequest, &HttpRequest),
     ex: Option<&Exchange>,
     got: &CallerReply,
-    (answered, continued): (Option<&Outcome>, bool),
+    (answered, continued, upstream_id): (Option<&Outcome>, bool, Option<&str>),
 ) -> (Vec<Finding>, bool) {
     let round_invalid = client_fault(&asked.base, &request.body);
     let Some(ex) = ex else {
@@ -488,18 +502,18 @@ pub(crate) fn round(
     let mut sent_decoded = (target != Provider::TextProtocol)
         .then(|| crate::providers::decode_request(target, &sent).ok())
         .flatten();
-    let mut lost = Vec::new();
-    if continued {
-        let decoded = sent_decoded.as_ref().map(|d| &d.request);
-        let meant = check::Continued::of(next);
-        let answer = (ex.status, ex.body());
-        lost =
-            check::response_context(&meant, target, (&sent.body, decoded), (answer.0, &answer.1));
-        // Continued by an id upstream knows: upstream holds the earlier conversation.
-        if let (Some(d), true) = (sent_decoded.as_mut(), lost.is_empty()) {
-            check::held_upstream(next, &sent.body, &mut d.request);
-        }
-    }
+    let (lost, state) = if continued {
+        let decoded = sent_decoded.as_mut().map(|d| &mut d.request);
+        continued_round(
+            asked.neutral,
+            next,
+            (target, ex, &sent.body),
+            decoded,
+            upstream_id,
+        )
+    } else {
+        Default::default()
+    };
     let sent_view = if target == Provider::TextProtocol {
         Some(check::text_protocol_view(&sent.body))
     } else {
@@ -539,7 +553,7 @@ pub(crate) fn round(
             findings.extend(check::tool_set(n, &in_force, &sent_tools));
         }
     }
-    findings.extend(lost.into_iter().map(|f| Finding {
+    findings.extend(lost.into_iter().chain(state).map(|f| Finding {
         message: format!("round {}: {}", n + 1, f.message),
         ..f
     }));
@@ -593,6 +607,41 @@ pub(crate) fn round(
     }
     findings.extend(round_answer(n, got, Some(ex.status)));
     (findings, true)
+}
+
+/// A round continued by `previous_response_id` (class 22), sent as `sent` to `target` in `ex`
+/// (`decoded`: read back): the context lost upstream, and the other findings on the state (items
+/// upstream holds sent again; `neutral`, client mode: `upstream_id`, the id of upstream's last
+/// answer, named). When the id carried the earlier conversation, `decoded` is completed with
+/// what upstream holds.
+fn continued_round(
+    neutral: bool,
+    next: &ChatRequest,
+    (target, ex, sent): (Provider, &Exchange, &Value),
+    decoded: Option<&mut ChatRequest>,
+    upstream_id: Option<&str>,
+) -> (Vec<Finding>, Vec<Finding>) {
+    let meant = check::Continued::of(next);
+    let body = ex.body();
+    let answer = (ex.status, body.as_slice());
+    let read = decoded.as_deref();
+    let lost = check::response_context(&meant, target, (sent, read), answer);
+    let mut state = check::repeated_upstream(next, target, (sent, read), answer);
+    if neutral {
+        // A library asked to continue by id proves it did (a gateway may send it all).
+        state.extend(check::continued_by_id(
+            sent,
+            target,
+            upstream_id,
+            !lost.is_empty(),
+        ));
+    }
+    // Continued by an id upstream knows, with only the new items: upstream holds the earlier
+    // conversation.
+    if let (Some(d), true) = (decoded, lost.is_empty() && state.is_empty()) {
+        check::held_upstream(next, sent, d);
+    }
+    (lost, state)
 }
 
 /// Downstream check of a follow-up round's answer. `upstream`: `None` when the client's request

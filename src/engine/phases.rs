@@ -142,6 +142,7 @@ async fn phases<W: Way>(
             first,
             answered,
             continued_id(trial, &asked, &ends.downstream_body),
+            answer_id(target, ex),
         );
         let (judged, timings) = rounds(way, worker, &round, first, clock).await;
         findings.extend(judged);
@@ -157,6 +158,13 @@ fn continued_id(trial: &RoutedTrial, asked: &CallerRequest, body: &[u8]) -> Opti
     let continue_with = trial.case.file.continue_with;
     crate::run::continues_by_id(asked.inbound, continue_with)
         .then(|| response_id(body))
+        .flatten()
+}
+
+/// The id of a Responses upstream's answer in `ex` (what a round continued by id must name).
+fn answer_id(target: crate::model::Provider, ex: &super::upstream::Exchange) -> Option<String> {
+    (target == crate::model::Provider::OpenaiResponses)
+        .then(|| response_id(&ex.body()))
         .flatten()
 }
 
@@ -177,7 +185,12 @@ async fn rounds<W: Way>(
     way: &W,
     worker: &mut W::Worker,
     r: &RoundContext<'_, W::Request>,
-    (first, answered, mut last_id): (Outcome, Option<Outcome>, Option<String>),
+    (first, answered, mut last_id, mut upstream_id): (
+        Outcome,
+        Option<Outcome>,
+        Option<String>,
+        Option<String>,
+    ),
     clock: &mut OwnTime,
 ) -> (Vec<Finding>, Vec<RequestTiming>) {
     let (mut findings, mut timings) = (Vec::new(), Vec::new());
@@ -237,12 +250,14 @@ async fn rounds<W: Way>(
         let target = ex.map(|ex| judge::target_of_path(&ex.request.path, r.asked.target));
         let changed = target.is_some_and(|t| t != answered_by);
         let own = answered.as_ref().filter(|_| !changed);
-        let (judged, go_on) = judge::round(n, r.asked, request, ex, got, (own, continued));
+        let judged_with = (own, continued, upstream_id.as_deref());
+        let (judged, go_on) = judge::round(n, r.asked, request, ex, got, judged_with);
         findings.extend(judged);
         if let (true, Some(a), Some(ex)) = (changed, &answered, ex) {
             findings.extend(judge::foreign_reasoning(n, answered_by, a, r.asked, ex));
         }
         answered_by = target.unwrap_or(answered_by);
+        upstream_id = ex.and_then(|ex| answer_id(answered_by, ex));
         answered = ex.and_then(|ex| judge::decoded(answered_by, &next, ex));
         last = match sent.answer.next {
             Some(o) if go_on => o,

@@ -229,7 +229,7 @@ fn answer_extra(req: &SimRequest) -> Option<SimResponse> {
             "data": [{"id": "gpt-4.1-mini", "object": "model", "created": 0, "owned_by": "tooltape"}]
         }))),
         "/v1beta/models" if get => Some(json_resp(
-            json!({"models": [{"name": "models/gemini-2.5-flash"}]}),
+            json!({"models": [{"name": "models/gemini-3.8-flash"}]}),
         )),
         p if get && (p.starts_with("/v1/models/") || p.starts_with("/models/")) => {
             let id = p.rsplit('/').next().unwrap_or("");

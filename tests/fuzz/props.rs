@@ -103,7 +103,7 @@ const PATHS: [(Provider, &str, &str); 6] = [
     (Provider::Anthropic, "/v1/messages", ""),
     (
         Provider::Gemini,
-        "/v1beta/models/gemini-2.5-flash:generateContent",
+        "/v1beta/models/gemini-3.8-flash:generateContent",
         "",
     ),
     (

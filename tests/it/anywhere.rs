@@ -91,7 +91,7 @@ fn proxy_config(listen: u16, upstream: u16) -> String {
         ("gpt-4.1-mini", "openai-chat"),
         ("gpt-5-mini", "openai-responses"),
         ("claude-haiku-4-5", "anthropic"),
-        ("gemini-2.5-flash", "gemini"),
+        ("gemini-3.8-flash", "gemini"),
         ("tt-text", "text-protocol"),
     ] {
         s.push_str(&format!(
@@ -250,7 +250,7 @@ fn a_gateway_configured_from_a_file_is_tested_from_an_empty_folder() {
     // One deliberately wrong route: Anthropic's model name sent to the Gemini route.
     let wrong = profile.replace(
         "model = \"claude-haiku-4-5\"",
-        "model = \"gemini-2.5-flash\"",
+        "model = \"gemini-3.8-flash\"",
     );
     assert_ne!(wrong, profile);
     std::fs::write(dir.join("mine.toml"), wrong).unwrap();

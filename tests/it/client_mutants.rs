@@ -17,8 +17,8 @@ use crate::scratch::{HOSTED, LONG_NAME, Scratch, bin, repo};
 /// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
 /// answers 500; a round that changes the tools in force; results given as parts; and a round
 /// continued by `previous_response_id`; conversations continued on another provider; a custom
-/// tool beside a function; an eager call cut by `max_tokens`.
-const CASES: [&str; 15] = [
+/// tool beside a function; an eager call cut by `max_tokens`; a hosted search the model refuses.
+const CASES: [&str; 16] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
@@ -34,6 +34,7 @@ const CASES: [&str; 15] = [
     CONTINUE_ON_ANTHROPIC,
     CUSTOM,
     CUT,
+    FALLBACK,
 ];
 /// An OpenAI custom tool the caller declares beside its function (class 23).
 const CUSTOM: &str = "c23_custom_tool_beside_function";
@@ -42,6 +43,8 @@ const CONTINUE_ON_GEMINI: &str = "c20_continue_on_other_provider";
 const CONTINUE_ON_ANTHROPIC: &str = "c20_continue_on_anthropic";
 /// Class 25: an eager tool's arguments cut by `max_tokens` midway through a parameter.
 const CUT: &str = "c25_eager_cut_mid_parameter";
+/// A hosted `web_search` the model answers "not supported" (a library hands the 400 over).
+const FALLBACK: &str = "web_search_fallback";
 const TOOLS_CHANGE: &str = "c26_tools_change_between_rounds";
 const SERVER_ERROR: &str = r#"description = "Upstream answers 500: the library must raise, not hand over a success"
 tools = ["get_weather"]
@@ -116,6 +119,12 @@ fn name(m: Mutant) -> &'static str {
         Mutant::CutCallFinished => {
             "a call cut by max_tokens handed over as finished (`tool_calls`)"
         }
+        Mutant::SwallowUnsupported => "a hosted tool's \"not supported\" 400 swallowed",
+        Mutant::DropEager => "a tool's `eager_input_streaming` switch left out",
+        Mutant::WholeConversation => {
+            "continued with the whole conversation instead of previous_response_id"
+        }
+        Mutant::ResendWithId => "previous_response_id plus the earlier items again",
     }
 }
 
@@ -148,6 +157,10 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::ForeignReasoning => "as its own",
         Mutant::CustomAsFunction => "sent as an ordinary function",
         Mutant::CutCallFinished => "for upstream's output-token limit",
+        Mutant::SwallowUnsupported => "handed to the caller as a success, with no error",
+        Mutant::DropEager => "eager_input_streaming dropped",
+        Mutant::WholeConversation => "the whole conversation sent again",
+        Mutant::ResendWithId => "the earlier items again",
     }
 }
 
@@ -158,13 +171,16 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
     match m {
         Mutant::Faithful => false,
         // Without tools `none` means the same, except in the text protocol's instructions.
-        Mutant::DropTools => !t.stream && (t.choice != "none" || t.api == "text-protocol"),
+        // The hosted search the model refuses comes without tools.
+        Mutant::DropTools => {
+            !t.stream && (t.choice != "none" || t.api == "text-protocol") && t.case != FALLBACK
+        }
         Mutant::NeverYield => t.stream && t.calls > 0,
         Mutant::RequiredToAuto => t.choice == "required",
         Mutant::MergeParallel => t.calls > 1,
         Mutant::LoseIds => t.calls > 0 && (ids || round_api(t) == "anthropic"),
-        // Every chosen case sends tools, none of them strict.
-        Mutant::OmitStrict => t.api == "openai-responses",
+        // Every chosen case but the hosted search's sends tools, none of them strict.
+        Mutant::OmitStrict => t.api == "openai-responses" && t.case != FALLBACK,
         Mutant::EmptyFragments => t.stream && t.empty_call,
         // A follow-up round after a reasoning answer; on Gemini (a Gemini 3 model, clients/
         // tooltape.toml) every follow-up round: Gemini 3 signs its calls and validates them back.
@@ -181,7 +197,7 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
             round_api(t) == "anthropic" && t.calls > 0 && FOLLOW_UP.contains(&t.case.as_str())
         }
         Mutant::TruncateNames => t.case == LONG_NAME,
-        Mutant::DropHosted => t.case == HOSTED,
+        Mutant::DropHosted => t.case == HOSTED || t.case == FALLBACK,
         // Chat streams with usage asked (the text protocol asks none): usage in its own chunk.
         Mutant::UsageOnFinish => t.stream && t.api == "openai-chat" && t.case != "server_error",
         Mutant::QuoteParts => t.calls > 0 && t.case.starts_with("c21_"),
@@ -195,6 +211,13 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         // The case runs on the Chat and Responses routes only (its tool's wire forms).
         Mutant::CustomAsFunction => t.case == CUSTOM,
         Mutant::CutCallFinished => t.case == CUT,
+        Mutant::SwallowUnsupported => t.case == FALLBACK,
+        // Only Anthropic's API has the switch (the case's tool is eager).
+        Mutant::DropEager => t.case == CUT && t.api == "anthropic",
+        // As `DropResponseId`: only a Responses caller continues by id.
+        Mutant::WholeConversation | Mutant::ResendWithId => {
+            t.calls > 0 && t.case == "c22_previous_response_id" && t.api == "openai-responses"
+        }
     }
 }
 

@@ -339,6 +339,14 @@ fn a_round_continued_by_response_id_is_unsupported_unless_the_driver_says_so() {
 #[test]
 fn a_trial_continued_on_another_provider_is_unsupported_unless_the_driver_says_so() {
     let mut t = trial("http://127.0.0.1:1");
-    t["round_routes"] = json!([{"api": "gemini", "model": "gemini-2.5-flash", "options": {}}]);
+    t["round_routes"] = json!([{"api": "gemini", "model": "gemini-3.8-flash", "options": {}}]);
     unsupported_unless_declared("driver-loops-round-routes", &t, "round_routes");
+}
+
+#[test]
+fn a_tool_asked_to_stream_eagerly_is_unsupported_unless_the_driver_says_so() {
+    let mut t = trial("http://127.0.0.1:1");
+    t["api"] = json!("anthropic");
+    t["tools"][0]["eager_input_streaming"] = json!(true);
+    unsupported_unless_declared("driver-loops-eager", &t, "eager_input_streaming");
 }

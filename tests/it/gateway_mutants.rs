@@ -3,6 +3,8 @@
 //! forwards same-format traffic unchanged and must pass every trial; each mutant breaks one thing
 //! and must fail exactly the trials it should, with the expected finding. The table of what each
 //! mutant fails is `docs/gateways/mutants.md` (rewrite it with `TOOLTAPE_WRITE_DOCS=1`).
+//! A bug only translation can commit (reasoning carried to another provider) has its mutant in
+//! `gateway_mutants/translating.rs`, over tooltape's own proxy library: the table's last section.
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -16,6 +18,10 @@ use tooltape::{Case, discover, runtime};
 
 use crate::loopback_proxy::{ProxyBody, path_and_query, read, respond, send, serve};
 use crate::scratch::{HOSTED, LONG_NAME, Scratch, repo};
+
+// The mutant that translates (a conversation continued on another provider), through
+// tooltape's own proxy library: its section of the table.
+mod translating;
 
 /// The same-format routes: the proxy forwards each request to the same API it came in on.
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
@@ -249,9 +255,11 @@ impl Mutant {
             // Gemini's stream has no terminal event: it just ends.
             Mutant::TerminalDropped => t.stream && not_gemini && t.case != "server_error",
             Mutant::SharedIndexMerged => t.stream && shared,
-            // The round after a reasoning answer (no reasoning on the Chat wire); Gemini's
-            // signatures are judged on rounds that think.
-            Mutant::ReasoningAltered => rounds && t.calls > 0 && t.case.starts_with("c19_"),
+            // The round after a reasoning answer (no reasoning on the Chat wire); Gemini 3 signs
+            // every call and validates its signature thinking or not, so every Gemini follow-up.
+            Mutant::ReasoningAltered => {
+                rounds && t.calls > 0 && (t.case.starts_with("c19_") || !not_gemini)
+            }
             // Only Anthropic restricts the characters of an id.
             Mutant::KimiIds => rounds && t.calls > 0 && t.route == "messages→anthropic",
             // One id for two calls is a repeat; one call keeps a valid, distinct id.
@@ -1454,6 +1462,10 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
             )),
         ));
     }
+    let translated = translating::run();
+    table.push_str(&translated.table);
+    snaps.extend(translated.snaps);
+    problems.extend(translated.problems);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(repo().join("tests/snapshots/gateway/mutant"));

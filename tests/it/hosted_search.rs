@@ -74,7 +74,7 @@ fn required_never_silently_becomes_auto() {
             "o3",
             "gpt-4.1",
             "claude-haiku-4-5",
-            "gemini-2.5-flash",
+            "gemini-3.8-flash",
         ] {
             for choice in &choices {
                 for with_function in [false, true] {

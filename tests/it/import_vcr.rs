@@ -51,9 +51,9 @@ fn gzip_b64(text: &str) -> String {
 #[test]
 fn binary_gzip_bodies_are_decoded_and_secrets_never_written() {
     let dir = recording_support::project("import-synthetic");
-    let body = r#"{"candidates":[{"content":{"parts":[{"text":"your key AIzaFAKEfake0123456789abcdefghijklmnop"}]}}],"modelVersion":"gemini-2.5-flash"}"#;
+    let body = r#"{"candidates":[{"content":{"parts":[{"text":"your key AIzaFAKEfake0123456789abcdefghijklmnop"}]}}],"modelVersion":"gemini-3.8-flash"}"#;
     let yaml = format!(
-        "interactions:\n- request:\n    body: '{{\"contents\":[]}}'\n    headers:\n      x-goog-api-key:\n      - AIzaFAKEfake0123456789abcdefghijklmnop\n      content-type:\n      - application/json\n    method: POST\n    uri: https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent?key=AIzaFAKEfake0123456789abcdefghijklmnop\n  response:\n    body:\n      string: !!binary |\n{}    headers:\n      Content-Encoding:\n      - gzip\n      Set-Cookie:\n      - NID=secretcookie\n      Content-Type:\n      - application/json\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
+        "interactions:\n- request:\n    body: '{{\"contents\":[]}}'\n    headers:\n      x-goog-api-key:\n      - AIzaFAKEfake0123456789abcdefghijklmnop\n      content-type:\n      - application/json\n    method: POST\n    uri: https://generativelanguage.googleapis.com/v1beta/models/gemini-3.8-flash:generateContent?key=AIzaFAKEfake0123456789abcdefghijklmnop\n  response:\n    body:\n      string: !!binary |\n{}    headers:\n      Content-Encoding:\n      - gzip\n      Set-Cookie:\n      - NID=secretcookie\n      Content-Type:\n      - application/json\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
         gzip_b64(body)
     );
     let src = dir.join("gem.yaml");
@@ -87,12 +87,12 @@ fn binary_gzip_bodies_are_decoded_and_secrets_never_written() {
         c.provenance.source.as_deref(),
         Some("vcrpy cassette gem.yaml")
     );
-    assert_eq!(c.provenance.model, "gemini-2.5-flash");
+    assert_eq!(c.provenance.model, "gemini-3.8-flash");
     assert_eq!(c.interactions[0].request.query["key"], "<REDACTED>");
     let resp = &c.interactions[0].response;
     assert_eq!(
         resp.body.as_ref().unwrap()["modelVersion"],
-        "gemini-2.5-flash",
+        "gemini-3.8-flash",
         "gzip decoded to JSON"
     );
     assert!(

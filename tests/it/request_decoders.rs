@@ -651,7 +651,7 @@ fn parse_request(args: &[&str], stdin: &str) -> std::process::Output {
 
 #[test]
 fn parse_request_prints_the_neutral_request_in_a_fixed_key_order() {
-    let whole = r#"{"method":"POST","path":"/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+    let whole = r#"{"method":"POST","path":"/v1beta/models/gemini-3.8-flash:streamGenerateContent",
         "query":{"alt":"sse","key":"SECRET"},
         "body":{"contents":[{"role":"user","parts":[{"text":"hi"}]}],
                 "tools":[{"functionDeclarations":[{"name":"ping"}]}],
@@ -686,7 +686,7 @@ fn parse_request_prints_the_neutral_request_in_a_fixed_key_order() {
             "extras"
         ]
     );
-    assert_eq!(v["model"], "gemini-2.5-flash");
+    assert_eq!(v["model"], "gemini-3.8-flash");
     assert_eq!(v["stream"], true);
     assert_eq!(v["tool_choice"], "required");
     assert_eq!(

@@ -23,15 +23,15 @@ for version in ["default", "v1beta"]:
     for mode in ["AUTO", "ANY", "NONE"]:
         cfg = types.GenerateContentConfig(tools=[tool], tool_config=types.ToolConfig(
             function_calling_config=types.FunctionCallingConfig(mode=mode)))
-        r = client.models.generate_content(model="gemini-2.5-flash", contents="What is the weather in Paris?", config=cfg)
+        r = client.models.generate_content(model="gemini-3.8-flash", contents="What is the weather in Paris?", config=cfg)
         buffered = [{"name": c.name, "args": c.args} for c in (r.function_calls or [])]
         streamed = []
-        for chunk in client.models.generate_content_stream(model="gemini-2.5-flash", contents="What is the weather in Paris?", config=cfg):
+        for chunk in client.models.generate_content_stream(model="gemini-3.8-flash", contents="What is the weather in Paris?", config=cfg):
             streamed += [{"name": c.name, "args": c.args} for c in (chunk.function_calls or [])]
         out[f"{version}/{mode}"] = {"buffered": buffered, "stream": streamed}
 client = genai.Client(api_key="test-key", http_options=types.HttpOptions(base_url=base))
 cfg = types.GenerateContentConfig(tools=[tool])
-r = client.models.generate_content(model="gemini-2.5-flash~parallel", contents="What is the weather in Paris?", config=cfg)
+r = client.models.generate_content(model="gemini-3.8-flash~parallel", contents="What is the weather in Paris?", config=cfg)
 out["parallel"] = [{"name": c.name, "args": c.args} for c in (r.function_calls or [])]
 print(json.dumps(out))
 "#;

@@ -1,10 +1,12 @@
 //! The wire-level bugs of the reference driver's mutants that need more than a line: ids
-//! rewritten in an encoded body, names cut in the neutral request, usage read from one chunk.
+//! rewritten in an encoded body, names cut in the neutral request, usage read from one chunk,
+//! a hosted tool's refusal swallowed.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use crate::client::protocol::{DriverChunk, DriverResult};
 use crate::model::{ChatRequest, Message, Provider, ToolChoice};
 
 /// The length OpenAI and Anthropic allow a tool name, which a library may cut every name to.
@@ -164,4 +166,26 @@ fn function_of(custom: &Value) -> Value {
         "description": custom.get("description").cloned().unwrap_or(Value::Null),
         "parameters": {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]},
     })
+}
+
+/// A 400 saying a tool is not supported, handed to the caller as an empty answer that finished
+/// normally (streamed: one chunk with the finish), with no error.
+pub(super) fn swallow_unsupported(r: &mut DriverResult, stream: bool) {
+    let refused = r.error.as_ref().is_some_and(|e| {
+        e.status == Some(400) && e.message.to_ascii_lowercase().contains("not supported")
+    });
+    if !refused {
+        return;
+    }
+    let finish = Some("stop".to_string());
+    *r = DriverResult {
+        chunks: stream.then(|| {
+            vec![DriverChunk {
+                finish: finish.clone(),
+                ..Default::default()
+            }]
+        }),
+        finish,
+        ..Default::default()
+    };
 }

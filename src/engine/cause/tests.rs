@@ -116,3 +116,66 @@ fn ids_are_stable_and_tell_side_kind_and_detail_apart() {
     assert_ne!(a.id(), key("upstream", "request", &a.detail).id());
     assert_ne!(a.id(), key("upstream", "refused", "max_tokens: other").id());
 }
+
+#[test]
+fn made_up_ids_are_abstracted_and_what_they_sit_in_stays() {
+    let t = tools();
+    let flattened = |id: &str| {
+        normalize(
+            &format!(
+                "round 1: tool result for `get_weather` ({id}): its 1 parts were flattened to its text, though gemini carries them"
+            ),
+            &t,
+            "c21_result_image",
+        )
+    };
+    let want = "round N: tool result for `TOOL` (ID): its N parts were flattened to its text, though gemini carries them";
+    // LangChain's UUIDs for Gemini's id-less calls, made anew on every run; a UUID's hex
+    // written without dashes; Anthropic's, OpenAI's and pydantic-ai's ids, one with a UUID.
+    for id in [
+        "45920e99-1ce1-48bb-9edf-614ef82d8408",
+        "4112D49B-9552-4113-B8B2-C8411F1B8E38",
+        "c9c99a13eae74935a074a98cfad1b2c3",
+        "toolu_RfbKNcR5rPGzyYIaFZIFRVwc",
+        "srvtoolu_01WYG3ziw53XMcoyKL4XcZmE",
+        "call_45920e99-1ce1-48bb-9edf-614ef82d8408",
+        "fc_68af1c2d3e4f",
+        "rs_68af1c2d3e4f",
+        "pyd_ai_c9c99a13eae74935a074a98cfad1b2c3",
+    ] {
+        assert_eq!(flattened(id), want, "{id}");
+    }
+    // Ids in the text around them: the words before and after stay.
+    assert_eq!(
+        normalize(
+            "call 0fc5ca04-1aad-4c9d-a301-bab7056cd225, answered by call_ab12-cd34: none",
+            &t,
+            "x"
+        ),
+        "call ID, answered by ID: none"
+    );
+    // Not ids: a hex-looking number (a float's digits), a short hex run, a group that is not
+    // a UUID's, a prefix alone, a word after a dash.
+    assert_eq!(
+        normalize(
+            "1.7976931348623157e+308 and deadbeef and 45920e99-1ce1-48bb and call_ and a-zA-Z0-9_",
+            &t,
+            "x"
+        ),
+        "N.Ne+N and deadbeef and NeN-NceN-Nbb and call_ and a-zA-ZN-N_"
+    );
+    // A UUID followed by more of the word is not one.
+    assert_ne!(
+        normalize("id 45920e99-1ce1-48bb-9edf-614ef82d8408-x", &t, "x"),
+        "id ID"
+    );
+    // Different messages around the same kind of id stay different causes.
+    assert_ne!(
+        flattened("45920e99-1ce1-48bb-9edf-614ef82d8408"),
+        normalize(
+            "round 1: tool result for `get_weather` (45920e99-1ce1-48bb-9edf-614ef82d8408): an image (base64) was dropped or altered",
+            &t,
+            "x"
+        )
+    );
+}

@@ -17,6 +17,27 @@ pub(crate) fn eager_kept(
     sent: &RequestView,
     target: Provider,
 ) -> Vec<Finding> {
+    eager_judged(client, sent, target, true)
+}
+
+/// Upstream, client mode: every tool the caller asked to stream eagerly reaches `target` so
+/// marked. A library may make other tools eager of its own accord (a choice of its own, which
+/// its caller's stream handling must then take), so only the switch dropped is judged.
+pub(crate) fn eager_asked_kept(
+    client: &RequestView,
+    sent: &RequestView,
+    target: Provider,
+) -> Vec<Finding> {
+    eager_judged(client, sent, target, false)
+}
+
+/// The switches judged; `added`: a tool made eager that the caller did not mark is a finding.
+fn eager_judged(
+    client: &RequestView,
+    sent: &RequestView,
+    target: Provider,
+    added: bool,
+) -> Vec<Finding> {
     if target != Provider::Anthropic {
         return Vec::new();
     }
@@ -30,7 +51,7 @@ pub(crate) fn eager_kept(
                 "eager_input_streaming dropped for {}: its arguments stream buffered, not as the client asked",
                 s.name
             ),
-            (false, true) => format!(
+            (false, true) if added => format!(
                 "eager_input_streaming added to {}, which the client did not ask to stream eagerly (its arguments may end as invalid JSON)",
                 s.name
             ),

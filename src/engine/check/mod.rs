@@ -22,16 +22,18 @@ mod toolset;
 mod upstream;
 mod view;
 
-pub(crate) use context::{Continued, held_upstream, response_context};
+pub(crate) use context::{
+    Continued, continued_by_id, held_upstream, repeated_upstream, response_context,
+};
 pub(crate) use custom::{custom_kept, custom_tools};
 pub(crate) use downstream::{broken, downstream, invalid_request, same_json};
-pub(crate) use eager::eager_kept;
+pub(crate) use eager::{eager_asked_kept, eager_kept};
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub(crate) use ids::{downstream_ids, linked, upstream_ids};
 pub(crate) use nontext::{non_text_results, non_text_results_as_text};
 pub(crate) use reasoning::{foreign_reasoning, reasoning};
 pub(crate) use stream::{stream, usage_framing};
-pub(crate) use tools::{hosted_kept, names_restored, names_within_limits};
+pub(crate) use tools::{caller_tool_unsupported, hosted_kept, names_restored, names_within_limits};
 pub(crate) use toolset::{text_protocol_tools, tool_set};
 pub(crate) use upstream::{injected, results, strict_omitted, upstream};
 pub(crate) use view::{RequestView, text_protocol_view};

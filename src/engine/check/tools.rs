@@ -1,7 +1,8 @@
 //! The checks of tools a target may not express: a hosted tool sent to a target without it must
 //! be refused, never dropped or sent as a function the client cannot run (class 23); a name over
 //! the target's limit must be refused, or shortened upstream and restored in every call the
-//! client gets (class 24).
+//! client gets (class 24). A hosted tool the case's model refuses is the caller's refusal in
+//! client mode.
 
 use super::finding::{Finding, FindingKind, Side};
 use super::view::RequestView;
@@ -37,6 +38,29 @@ pub(crate) fn hosted_kept(
         ));
     }
     out
+}
+
+/// Client mode: upstream answered 400 that a hosted tool type the library sent (in the sent
+/// body's `tools`, by `type` or as a Gemini tool's key) is not supported with the model, and the
+/// case's model refuses that type (`[simulate] unsupported_tool_types`). The refusal is the
+/// case's, not the library's: a pass-through library sends the hosted tool its caller wrote and
+/// hands the 400 to its caller as an error (judged downstream); it need not retry with another
+/// variant (`web_search_preview`), which is tooltape's own fallback.
+pub(crate) fn caller_tool_unsupported(
+    unsupported: &[String],
+    sent_body: &serde_json::Value,
+    status: u16,
+    message: &str,
+) -> bool {
+    let tools = sent_body.get("tools").and_then(serde_json::Value::as_array);
+    let sent = |t: &str| {
+        tools.into_iter().flatten().any(|tool| {
+            tool.get("type").and_then(serde_json::Value::as_str) == Some(t) || tool.get(t).is_some()
+        })
+    };
+    unsupported
+        .iter()
+        .any(|t| sent(t) && crate::capability::is_variant_rejection(status, message, t))
 }
 
 fn unexpressible(message: impl Into<String>) -> Finding {

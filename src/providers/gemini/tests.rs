@@ -11,7 +11,7 @@ use crate::providers::testkit::{
 };
 
 fn req(choice: Option<ToolChoice>) -> ChatRequest {
-    q_request("gemini-2.5-flash", &["a", "b"], choice)
+    q_request("gemini-3.8-flash", &["a", "b"], choice)
 }
 
 fn body(r: &ChatRequest) -> Value {
@@ -30,7 +30,7 @@ fn request_shape_path_and_key_order() {
     let enc = encode(&r).unwrap();
     assert_eq!(
         enc.request.path_and_query(),
-        "/v1beta/models/gemini-2.5-flash:generateContent"
+        "/v1beta/models/gemini-3.8-flash:generateContent"
     );
     let b = &enc.request.body;
     let keys: Vec<&str> = b.as_object().unwrap().keys().map(String::as_str).collect();
@@ -219,7 +219,7 @@ fn buffered_calls_text_thoughts_grounding_and_ids() {
       "finishReason":"STOP","index":0,
       "groundingMetadata":{"webSearchQueries":["q1"],"groundingChunks":[{"web":{"uri":"https://g.example","title":"G"}}]}}],
       "usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":4,"thoughtsTokenCount":5},
-      "modelVersion":"gemini-2.5-flash"}"#;
+      "modelVersion":"gemini-3.8-flash"}"#;
     let o = decode(&req(None), &resp(200, body)).unwrap();
     assert_eq!(o.text.as_deref(), Some("Sure. "));
     let ids: Vec<&str> = o.tool_calls.iter().map(|c| c.id.as_str()).collect();
@@ -237,7 +237,7 @@ fn buffered_calls_text_thoughts_grounding_and_ids() {
     );
     let u = o.usage.unwrap();
     assert_eq!((u.input_tokens, u.output_tokens), (Some(3), Some(9)));
-    assert_eq!(o.model.as_deref(), Some("gemini-2.5-flash"));
+    assert_eq!(o.model.as_deref(), Some("gemini-3.8-flash"));
 }
 
 #[test]
@@ -301,7 +301,7 @@ fn errors_invalid_key_and_retry_info() {
 
 /// Three chunks: text (with multi-byte chars), two parallel calls, then the final STOP chunk.
 const CHUNKS: [&str; 3] = [
-    r#"{"candidates": [{"content": {"parts": [{"text": "thought","thought": true},{"text": "Voilà 🌍 "}],"role": "model"},"index": 0}],"modelVersion": "gemini-2.5-flash"}"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": "thought","thought": true},{"text": "Voilà 🌍 "}],"role": "model"},"index": 0}],"modelVersion": "gemini-3.8-flash"}"#,
     r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "a","args": {"q": "ü]}\""}},"thoughtSignature": "SIG"},{"functionCall": {"name": "b","args": {}}}],"role": "model"},"index": 0}]}"#,
     r#"{"candidates": [{"content": {"parts": [{"text": ""}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 70,"candidatesTokenCount": 40}}"#,
 ];
@@ -440,10 +440,10 @@ fn decode_request_reads_the_path_ids_signatures_and_calling_modes() {
         "tool_config": {"function_calling_config": {"mode": "ANY", "allowed_function_names": ["get_weather", "ping"]}},
         "generationConfig": {"maxOutputTokens": 100, "temperature": 0, "thinkingConfig": {"thinkingBudget": 512}}
     });
-    let path = "/v1beta/models/gemini-2.5-flash:streamGenerateContent";
+    let path = "/v1beta/models/gemini-3.8-flash:streamGenerateContent";
     let d = decode_request(&gemini_request(path, body)).unwrap();
     let r = &d.request;
-    assert_eq!((r.model.as_str(), r.stream), ("gemini-2.5-flash", true));
+    assert_eq!((r.model.as_str(), r.stream), ("gemini-3.8-flash", true));
     assert_eq!((r.max_tokens, r.thinking), (Some(100), Some(512)));
     assert_eq!(r.tools[1].parameters, crate::model::empty_parameters());
     assert_eq!(

@@ -41,7 +41,7 @@ fn openai_paths_with_and_without_the_v1_prefix() {
 #[test]
 fn gemini_under_every_api_version_and_framing() {
     for version in ["v1beta", "v1", "v1alpha"] {
-        let base = format!("/{version}/models/gemini-2.5-flash");
+        let base = format!("/{version}/models/gemini-3.8-flash");
         for (method, framing) in [
             (":generateContent", Framing::Buffered),
             (":streamGenerateContent", Framing::JsonArray),
@@ -50,7 +50,7 @@ fn gemini_under_every_api_version_and_framing() {
             (":generateContent?alt=sse&key=k", Framing::Buffered),
         ] {
             let path = format!("{base}{method}");
-            assert_eq!(post(&path), gemini("gemini-2.5-flash", framing), "{path}");
+            assert_eq!(post(&path), gemini("gemini-3.8-flash", framing), "{path}");
         }
     }
     assert!(Framing::Sse.streams() && Framing::JsonArray.streams());

@@ -64,7 +64,7 @@ fn a_missing_key_is_refused_the_api_s_way() {
         }
     }
     let b = body(P::Gemini, &Opts::default());
-    let keyed_by_query = SimRequest::post("/v1beta/models/gemini-2.5-flash:generateContent", &b)
+    let keyed_by_query = SimRequest::post("/v1beta/models/gemini-3.8-flash:generateContent", &b)
         .with_query("key", "AIza-q");
     assert_eq!(send(&keyed_by_query).status, 200);
     let bearer = SimRequest::post("/v1/messages", &body(P::Anthropic, &Opts::default()))
@@ -264,7 +264,7 @@ fn unknown_routes_are_404_in_the_family_s_shape() {
         (404, Some("not_found_error"))
     );
     let gemini = send(&SimRequest::post(
-        "/v1beta/models/gemini-2.5-flash:embedContent",
+        "/v1beta/models/gemini-3.8-flash:embedContent",
         &b,
     ));
     assert_eq!(

@@ -23,7 +23,7 @@ fn picked(p: P, stream: bool, names: &str, by_model: bool) -> SimRequest {
             let mut r = request(p, &b, stream);
             r.path = r
                 .path
-                .replace("gemini-2.5-flash", &format!("gemini-2.5-flash{suffix}"));
+                .replace("gemini-3.8-flash", &format!("gemini-3.8-flash{suffix}"));
             return r;
         }
         b["model"] = json!(format!("{}{suffix}", b["model"].as_str().unwrap()));

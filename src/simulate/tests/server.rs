@@ -144,7 +144,7 @@ async fn gemini_rate_limits_carry_retry_info_in_the_body() {
     let limited = rate_limited(1);
     let sim = with_faults(vec![Fault::always(limited)]).await;
     let b = body(P::Gemini, &Opts::default()).to_string();
-    let resp = post(&sim, "/v1beta/models/gemini-2.5-flash:generateContent", b).await;
+    let resp = post(&sim, "/v1beta/models/gemini-3.8-flash:generateContent", b).await;
     assert_eq!(resp.status(), 429);
     let v = json(resp).await;
     assert_eq!(v["error"]["status"], "RESOURCE_EXHAUSTED");

@@ -160,7 +160,8 @@ fn conversation(p: P, tool_result: bool) -> (&'static str, Value) {
         (P::Gemini, true) => (
             "contents",
             json!([{"role": "user", "parts": [{"text": q}]},
-            {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {}}}]},
+            // Signed as the model answered it: Gemini 3 refuses a call that lost its signature.
+            {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {}}, "thoughtSignature": "CiQBsig"}]},
             {"role": "user", "parts": [{"functionResponse": {"name": "get_weather", "response": {"temp_c": 18}}}]}]),
         ),
     }
@@ -206,7 +207,7 @@ pub(crate) fn model(p: P) -> &'static str {
     match p {
         P::Chat | P::Responses => "gpt-4.1",
         P::Anthropic => "claude-sonnet-4-5",
-        P::Gemini => "gemini-2.5-flash",
+        P::Gemini => "gemini-3.8-flash",
     }
 }
 
@@ -222,12 +223,12 @@ pub(crate) fn request(p: P, body: &Value, stream: bool) -> SimRequest {
             SimRequest::post("/v1/messages", body).with_header("x-api-key", "sk-ant-test")
         }
         P::Gemini if stream => SimRequest::post(
-            "/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+            "/v1beta/models/gemini-3.8-flash:streamGenerateContent",
             body,
         )
         .with_header("x-goog-api-key", "AIza-test")
         .with_query("alt", "sse"),
-        P::Gemini => SimRequest::post("/v1beta/models/gemini-2.5-flash:generateContent", body)
+        P::Gemini => SimRequest::post("/v1beta/models/gemini-3.8-flash:generateContent", body)
             .with_header("x-goog-api-key", "AIza-test"),
     }
 }

@@ -5,7 +5,9 @@
 use serde_json::json;
 
 use super::{one, silent};
-use crate::engine::check::{FindingKind, RequestView, Side, downstream, eager_kept};
+use crate::engine::check::{
+    FindingKind, RequestView, Side, downstream, eager_asked_kept, eager_kept,
+};
 use crate::model::{
     Diagnostic, DiagnosticKind, Finish, Outcome, Provider, Severity, Tool, ToolCall,
 };
@@ -44,6 +46,26 @@ fn the_eager_switch_reaches_an_anthropic_upstream_as_the_client_set_it() {
     );
     // Another upstream has no switch: the encoder drops it with a note.
     silent(&eager_kept(&view(true), &view(false), Provider::OpenaiChat));
+}
+
+#[test]
+fn a_library_sends_the_eager_switch_its_caller_asked_and_may_add_its_own() {
+    let anthropic = Provider::Anthropic;
+    silent(&eager_asked_kept(&view(true), &view(true), anthropic));
+    one(
+        &eager_asked_kept(&view(true), &view(false), anthropic),
+        FindingKind::Request,
+        Side::Upstream,
+        Severity::Behaviour,
+        "eager_input_streaming dropped for write_note",
+    );
+    // A library's own choice to stream eagerly is not the caller's to judge.
+    silent(&eager_asked_kept(&view(false), &view(true), anthropic));
+    silent(&eager_asked_kept(
+        &view(true),
+        &view(false),
+        Provider::OpenaiResponses,
+    ));
 }
 
 /// Upstream's answer: `max_tokens` reached inside the only call's arguments.

@@ -1,11 +1,13 @@
 //! The checks of tools a target may not express (`hosted_kept`, `names_within_limits`,
-//! `names_restored`): each finding, and silence on the faithful request and answer.
+//! `names_restored`): each finding, and silence on the faithful request and answer; the hosted
+//! tool the case's model refuses, read as the caller's refusal (`caller_tool_unsupported`).
 
 use serde_json::json;
 
 use super::{one, silent};
 use crate::engine::check::{
-    FindingKind, RequestView, Side, hosted_kept, names_restored, names_within_limits,
+    FindingKind, RequestView, Side, caller_tool_unsupported, hosted_kept, names_restored,
+    names_within_limits,
 };
 use crate::model::{Outcome, Provider, Severity, Tool, ToolCall};
 
@@ -119,4 +121,36 @@ fn a_call_under_the_gateway_s_shortened_name_is_found_restored_it_is_silent() {
     // A call to a tool neither side declared is the model's, not the gateway's.
     silent(&names_restored(&declared, &sent, &calling(&["other"])));
     silent(&names_restored(&declared, &declared, &calling(&[LONG])));
+}
+
+#[test]
+fn the_case_s_refusal_of_the_hosted_tool_sent_is_the_caller_s_and_no_other_error_is() {
+    let unsupported = ["web_search".to_string()];
+    let message = "Hosted tool 'web_search' is not supported with model 'gpt-4.1-mini'.";
+    let sent = json!({"tools": [{"type": "web_search"}]});
+    assert!(caller_tool_unsupported(&unsupported, &sent, 400, message));
+    // Gemini's tools carry the type as their key.
+    let gemini = ["googleSearch".to_string()];
+    let google = json!({"tools": [{"googleSearch": {}}]});
+    let said = "Tool 'googleSearch' is not supported with this model.";
+    assert!(caller_tool_unsupported(&gemini, &google, 400, said));
+    // The case's model refuses no hosted tool: any 400 is the library's.
+    assert!(!caller_tool_unsupported(&[], &sent, 400, message));
+    // Another variant sent (the retry), another error, another status: not the case's refusal.
+    let preview = json!({"tools": [{"type": "web_search_preview"}]});
+    assert!(!caller_tool_unsupported(
+        &unsupported,
+        &preview,
+        400,
+        message
+    ));
+    assert!(!caller_tool_unsupported(
+        &unsupported,
+        &json!({}),
+        400,
+        message
+    ));
+    let other = "Missing required parameter: 'input'.";
+    assert!(!caller_tool_unsupported(&unsupported, &sent, 400, other));
+    assert!(!caller_tool_unsupported(&unsupported, &sent, 500, message));
 }
