@@ -48,6 +48,8 @@ function inputOf(messages) {
   const system = [];
   for (const m of messages) {
     if (m.role === "system") system.push(m.content ?? "");
+    // An assistant turn the SDK answered (thinking on): its ModelResponse's output items, as they came.
+    else if (m.role === "assistant" && m.reasoning?.[0]?.openai_agents) items.push(...m.reasoning[0].openai_agents);
     else if (m.role === "assistant") {
       if (m.content) items.push({ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: m.content }] });
       for (const c of m.tool_calls ?? [])
@@ -73,6 +75,7 @@ function settingsOf(t) {
   else if (c != null) s.toolChoice = c;
   if (t.parallel_tool_calls != null) s.parallelToolCalls = t.parallel_tool_calls;
   if (t.max_tokens != null) s.maxTokens = t.max_tokens;
+  if (t.thinking != null) s.reasoning = { effort: "low" };
   return s;
 }
 
@@ -92,13 +95,16 @@ const toolsOf = (t) =>
     strict: Boolean(t.strict),
   }));
 
-function resultOf(response) {
+function resultOf(response, thinking) {
   const output = response.output ?? [];
+  // With thinking on, the output items as the Runner's history keeps them.
+  const kept = thinking ? { reasoning: [{ openai_agents: JSON.parse(JSON.stringify(output)) }] } : {};
   const parts = output.filter((i) => i.type === "message").flatMap((i) => i.content ?? []);
   const text = parts.filter((p) => p.type === "output_text").map((p) => p.text ?? "").join("");
   const refusal = parts.filter((p) => p.type === "refusal").map((p) => p.refusal ?? "").join("");
   const u = response.usage;
   return {
+    ...kept,
     response_id: response.responseId ?? undefined,
     calls: output.filter((i) => i.type === "function_call").map((i) => ({ id: i.callId, name: i.name, arguments: i.arguments })),
     text: text || refusal || null,
@@ -126,7 +132,8 @@ async function turn(t, messages) {
   };
   if (system) request.systemInstructions = system;
   if (previous) request.previousResponseId = previous;
-  if (!t.stream) return resultOf(await model.getResponse(request));
+  const thinking = t.thinking != null;
+  if (!t.stream) return resultOf(await model.getResponse(request), thinking);
   const chunks = [];
   const seen = new Set();
   let final = null;
@@ -138,10 +145,10 @@ async function turn(t, messages) {
   }
   // What the Runner raises for a stream without a final response.
   if (final === null) throw new Error("Model did not produce a final response!");
-  return { ...resultOf(final), chunks };
+  return { ...resultOf(final, thinking), chunks };
 }
 
 // Inside a trace, as the Runner calls a model (the model's spans need one; tracing is off).
 const call = (t, messages) => withTrace("tooltape", () => turn(t, messages));
 
-await serve(call, { supports: ["result_parts", "continue_with", "hosted"] });
+await serve(call, { supports: ["thinking", "result_parts", "continue_with", "hosted"] });
