@@ -19,8 +19,13 @@ any-llm returned (its `reasoning`, its `extra_content` where the Anthropic think
 kept, its calls' `extra_content`) is handed over as the result's `reasoning` (`[{"any_llm":
 message}]`) and appended as it is in the next round; streamed, it is the message gathered from the
 deltas as a caller gathers it (any-llm has no accumulator): text, `reasoning`, `extra_content`, the
-calls. Not wired on the Responses route (`responses()` takes OpenAI's own `reasoning` object there,
-and the driver rebuilds its input items from the protocol's messages)."""
+calls. On the Responses route thinking is `responses(reasoning={"effort": "low"}, store=False,
+include=["reasoning.encrypted_content"])` (api.py documents `reasoning`, `store`, and `include` with
+that value, and input items "passed through unchanged so prior response output and reasoning items
+can be replayed in a stateless conversation"): the response's `output` items are handed over as
+the result's `reasoning` (`[{"any_llm_responses": items}]`) and replayed as they came as the next
+round's input, in place of the protocol's neutral copy of that turn (a round that goes on through
+`completion()` on another provider gets the neutral copy: Responses reasoning is not its own)."""
 
 import os
 import sys
@@ -50,13 +55,41 @@ def gathered(chunks):
     return [{"id": c.get("id"), "name": c.get("name"), "arguments": c["arguments"]} for c in calls]
 
 
+def replayed(m):
+    """The output items `responses()` returned for this assistant turn (thinking on), or None."""
+    return (m.get("reasoning") or [{}])[0].get("any_llm_responses") if m["role"] == "assistant" else None
+
+
+def responses_input(messages):
+    """The input items: a turn `responses()` answered replayed as its output items, as they came."""
+    items = []
+    for m in messages:
+        if replayed(m):
+            items.extend(replayed(m))
+        elif m["role"] != "system":
+            items.extend(td.responses_input([m], parts=True)[0])
+    return items
+
+
+def with_output(trial, result, response):
+    """With thinking on, the response's output items kept for the next round."""
+    if trial.get("thinking") is None or response is None:
+        return result
+    items = [i.model_dump(mode="json", exclude_none=True) if hasattr(i, "model_dump") else i for i in td.get(response, "output") or []]
+    return dict(result, reasoning=[{"any_llm_responses": items}])
+
+
 def call_responses(trial, messages):
     opts = trial.get("options") or {}
     kw = td.responses_kwargs(trial, messages, parts=True)
-    kw["input_data"] = kw.pop("input")
+    kw.pop("input")
+    kw["input_data"] = responses_input(messages)
     kw.update(provider=opts.get("provider", "openai"), api_base=trial["base_url"] + opts.get("base_suffix", ""), api_key=trial["api_key"])
+    if trial.get("thinking") is not None:
+        kw.update(reasoning={"effort": "low"}, store=False, include=["reasoning.encrypted_content"])
     if not trial["stream"]:
-        return td.responses_result(responses(**kw))
+        r = responses(**kw)
+        return with_output(trial, td.responses_result(r), r)
     chunks, final = [], None
     for ev in responses(stream=True, **kw):
         doc = td.responses_event(ev)
@@ -66,7 +99,7 @@ def call_responses(trial, messages):
             final = td.get(ev, "response")
     result = td.responses_result(final) if final is not None else {"calls": [], "text": None}
     result["chunks"] = chunks
-    return result
+    return with_output(trial, result, final)
 
 
 def extras(calls):
@@ -93,8 +126,6 @@ def history(messages):
 
 
 def call(trial, messages):
-    if trial["api"] == "openai-responses" and trial.get("thinking") is not None:
-        raise td.Unsupported(["thinking (not wired on responses())"])
     if trial["api"] == "openai-responses":
         try:
             return call_responses(trial, messages)
