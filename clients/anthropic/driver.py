@@ -42,9 +42,9 @@ def messages_of(messages):
         role = m["role"]
         if role == "system":
             system.append(m.get("content") or "")
-        elif role == "assistant" and (m.get("reasoning") or [{}])[0].get("anthropic"):
+        elif td.kept_turn(m, "anthropic"):
             # The content the SDK returned for this turn (thinking on), as it came.
-            out.append({"role": "assistant", "content": m["reasoning"][0]["anthropic"]})
+            out.append({"role": "assistant", "content": td.kept_turn(m, "anthropic")})
         elif role == "assistant":
             blocks = []
             if m.get("content"):

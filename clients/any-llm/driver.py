@@ -55,22 +55,6 @@ def gathered(chunks):
     return [{"id": c.get("id"), "name": c.get("name"), "arguments": c["arguments"]} for c in calls]
 
 
-def replayed(m):
-    """The output items `responses()` returned for this assistant turn (thinking on), or None."""
-    return (m.get("reasoning") or [{}])[0].get("any_llm_responses") if m["role"] == "assistant" else None
-
-
-def responses_input(messages):
-    """The input items: a turn `responses()` answered replayed as its output items, as they came."""
-    items = []
-    for m in messages:
-        if replayed(m):
-            items.extend(replayed(m))
-        elif m["role"] != "system":
-            items.extend(td.responses_input([m], parts=True)[0])
-    return items
-
-
 def with_output(trial, result, response):
     """With thinking on, the response's output items kept for the next round."""
     if trial.get("thinking") is None or response is None:
@@ -81,9 +65,9 @@ def with_output(trial, result, response):
 
 def call_responses(trial, messages):
     opts = trial.get("options") or {}
-    kw = td.responses_kwargs(trial, messages, parts=True)
-    kw.pop("input")
-    kw["input_data"] = responses_input(messages)
+    # A turn `responses()` answered (thinking on) is replayed as its output items, as they came.
+    kw = td.responses_kwargs(trial, messages, parts=True, kept="any_llm_responses")
+    kw["input_data"] = kw.pop("input")
     kw.update(provider=opts.get("provider", "openai"), api_base=trial["base_url"] + opts.get("base_suffix", ""), api_key=trial["api_key"])
     if trial.get("thinking") is not None:
         kw.update(reasoning={"effort": "low"}, store=False, include=["reasoning.encrypted_content"])

@@ -105,22 +105,6 @@ def settings_of(trial):
     return ModelSettings(**s)
 
 
-def input_of(messages):
-    """The input items and instructions: an assistant turn the SDK answered (thinking on) as the
-    input items its ModelResponse gave (`to_input_items()`), the rest the protocol's messages."""
-    items, instructions = [], []
-    for m in messages:
-        kept = (m.get("reasoning") or [{}])[0].get("openai_agents") if m["role"] == "assistant" else None
-        if kept:
-            items.extend(kept)
-            continue
-        its, ins = td.responses_input([m], parts=True)
-        items.extend(its)
-        if ins:
-            instructions.append(ins)
-    return items, ("\n\n".join(instructions) or None)
-
-
 def kept(trial, response):
     """With thinking on, the ModelResponse's input items (as the Runner's history keeps them)."""
     if trial.get("thinking") is None:
@@ -132,7 +116,8 @@ async def call_async(trial, messages):
     client = AsyncOpenAI(base_url=trial["base_url"] + "/v1", api_key=trial["api_key"], max_retries=0)
     model = model_of(trial, client)
     previous, sent = td.continued(trial, messages)
-    items, instructions = input_of(sent)
+    # An assistant turn the SDK answered (thinking on) is the input items its ModelResponse gave.
+    items, instructions = td.responses_input(sent, parts=True, kept="openai_agents")
     args = (instructions, items, settings_of(trial), tools_of(trial), None, [], ModelTracing.DISABLED)
     kw = dict(previous_response_id=previous, conversation_id=None, prompt=None)
     try:

@@ -49,16 +49,9 @@ def chat_messages(messages):
     for i, (m, msg) in enumerate(zip(messages, out)):
         if m["role"] == "tool" and m.get("parts"):
             msg["content"] = chat_parts(m["parts"])
-        if kept(m):
-            out[i] = kept(m)[0]
+        if td.kept_turn(m, "openai"):
+            out[i] = td.kept_turn(m, "openai")[0]
     return out
-
-
-def kept(m):
-    """The items the SDK returned for this assistant turn (thinking on), or None."""
-    if m["role"] != "assistant":
-        return None
-    return (m.get("reasoning") or [{}])[0].get("openai")
 
 
 def returned(items):
@@ -68,16 +61,8 @@ def returned(items):
 
 def responses_kwargs(trial, messages):
     previous, sent = td.continued(trial, messages)
-    kw = td.responses_kwargs(trial, sent, parts=True)
-    if any(kept(m) for m in sent):
-        # Each assistant turn the SDK answered goes back as its output items, as they came.
-        items = []
-        for m in sent:
-            if kept(m):
-                items.extend(kept(m))
-            elif m["role"] != "system":
-                items.extend(td.responses_input([m], parts=True)[0])
-        kw["input"] = items
+    # Each assistant turn the SDK answered (thinking on) goes back as its output items, as they came.
+    kw = td.responses_kwargs(trial, sent, parts=True, kept="openai")
     if previous:
         kw["previous_response_id"] = previous
     if trial.get("thinking") is not None:
