@@ -21,10 +21,11 @@
 // the response's `output` items being the next round's input as they are (`input.push(...
 // response.output)`), each reasoning item going back before its call with its `encrypted_content`.
 // Chat `reasoning_effort: "low"`, the returned message appended as it is; Chat returns no opaque
-// reasoning state, so nothing beyond the message is carried back. The same code for both routes:
-// the SDK's returned items (the response's output, the completion's message) are the result's
-// `reasoning` (`[{openai: [...]}]`) and take the place of the protocol's neutral copy of that
-// assistant turn in the next round.
+// reasoning state, so nothing beyond the message is carried back.
+//
+// On every route, thinking on or off, the next round's history is what the SDK returned: the
+// returned items (the response's output, the completion's message) are the result's `reasoning`
+// (`[{openai: [...]}]`) and take the place of the protocol's neutral copy of that assistant turn.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -55,7 +56,7 @@ function responsesParts(parts) {
   });
 }
 
-/** The items the SDK returned for this assistant turn (thinking on), or undefined. */
+/** The items the SDK returned for this assistant turn, or undefined. */
 const kept = (m) => (m.role === "assistant" ? m.reasoning?.[0]?.openai : undefined);
 
 /** The SDK's returned objects as the result's `reasoning`, for the next round. */
@@ -121,7 +122,7 @@ async function chat(client, t, messages) {
   if (!t.stream) {
     const r = await client.chat.completions.create(p);
     const result = chatResult(r.choices[0], r.usage);
-    return t.thinking != null ? { ...result, reasoning: returned([r.choices[0].message]) } : result;
+    return { ...result, reasoning: returned([r.choices[0].message]) };
   }
   const stream = client.chat.completions.stream({ ...p, stream_options: { include_usage: true } });
   const chunks = [];
@@ -131,7 +132,7 @@ async function chat(client, t, messages) {
   }
   const final = await stream.finalChatCompletion();
   const result = { ...chatResult(final.choices[0], final.usage), chunks };
-  return t.thinking != null ? { ...result, reasoning: returned([final.choices[0].message]) } : result;
+  return { ...result, reasoning: returned([final.choices[0].message]) };
 }
 
 function responsesParams(t, all) {
@@ -209,7 +210,7 @@ async function responses(client, t, messages) {
   if (!t.stream) {
     const r = await client.responses.create(p);
     const result = { ...responsesResult(r), response_id: r.id };
-    return t.thinking != null ? { ...result, reasoning: returned(r.output) } : result;
+    return { ...result, reasoning: returned(r.output) };
   }
   const stream = client.responses.stream(p);
   const chunks = [];
@@ -220,7 +221,7 @@ async function responses(client, t, messages) {
   }
   const final = await stream.finalResponse();
   const result = { ...responsesResult(final), response_id: final.id, chunks };
-  return t.thinking != null ? { ...result, reasoning: returned(final.output) } : result;
+  return { ...result, reasoning: returned(final.output) };
 }
 
 async function call(t, messages) {

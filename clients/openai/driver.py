@@ -20,10 +20,12 @@ not carried); unless the trial continues by `previous_response_id`, `store=False
 the response's `output` items are the next round's input as they are (`input += response.output`),
 so each reasoning item goes back before its call with its `encrypted_content`. Chat
 `reasoning_effort="low"`, the returned message appended as it is (`messages.append(message)`);
-Chat returns no opaque reasoning state, so nothing beyond the message is carried back. The same
-code for both routes: the library's returned items (the response's output, the completion's
-message, as dicts) are the result's `reasoning` (`[{"openai": [...]}]`) and take the place of the
-protocol's neutral copy of that assistant turn in the next round."""
+Chat returns no opaque reasoning state, so nothing beyond the message is carried back.
+
+On every route, thinking on or off, the next round's history is what the SDK returned, as OpenAI's
+function-calling guide appends it: the library's returned items (the response's output, the
+completion's message, as dicts) are the result's `reasoning` (`[{"openai": [...]}]`) and take the
+place of the protocol's neutral copy of that assistant turn."""
 
 import os
 import sys
@@ -44,7 +46,7 @@ def chat_parts(parts):
 
 def chat_messages(messages):
     """The Chat messages (one per protocol message), tool results given as parts sent as parts,
-    an assistant turn the SDK returned (thinking on) as that message."""
+    an assistant turn the SDK returned as that message."""
     out = td.chat_messages(messages)
     for i, (m, msg) in enumerate(zip(messages, out)):
         if m["role"] == "tool" and m.get("parts"):
@@ -61,7 +63,7 @@ def returned(items):
 
 def responses_kwargs(trial, messages):
     previous, sent = td.continued(trial, messages)
-    # Each assistant turn the SDK answered (thinking on) goes back as its output items, as they came.
+    # Each assistant turn the SDK answered goes back as its output items, as they came.
     kw = td.responses_kwargs(trial, sent, parts=True, kept="openai")
     if previous:
         kw["previous_response_id"] = previous
@@ -92,14 +94,13 @@ def chat(trial, messages):
     kw = dict(model=trial["model"], messages=chat_messages(messages), **td.chat_kwargs(trial))
     if trial.get("caller_tools"):
         kw.setdefault("tools", []).extend(trial["caller_tools"])
-    thinking = trial.get("thinking") is not None
-    if thinking:
+    if trial.get("thinking") is not None:
         kw["reasoning_effort"] = "low"
     c = client(trial)
     if not trial["stream"]:
         r = c.chat.completions.create(**kw)
         result = td.chat_message_result(r.choices[0].message, r.choices[0].finish_reason, r.usage)
-        return dict(result, reasoning=returned([r.choices[0].message])) if thinking else result
+        return dict(result, reasoning=returned([r.choices[0].message]))
     chunks = []
     with c.chat.completions.stream(stream_options={"include_usage": True}, **kw) as stream:
         for event in stream:
@@ -110,8 +111,7 @@ def chat(trial, messages):
         final = stream.get_final_completion()
     result = td.chat_message_result(final.choices[0].message, final.choices[0].finish_reason, final.usage)
     result["chunks"] = chunks
-    if thinking:
-        result["reasoning"] = returned([final.choices[0].message])
+    result["reasoning"] = returned([final.choices[0].message])
     return result
 
 
@@ -122,8 +122,7 @@ def responses(trial, messages):
         r = c.responses.create(**kw)
         result = td.responses_result(r)
         result["response_id"] = r.id
-        if trial.get("thinking") is not None:
-            result["reasoning"] = returned(r.output)
+        result["reasoning"] = returned(r.output)
         return result
     chunks = []
     with c.responses.stream(**kw) as stream:
@@ -135,8 +134,7 @@ def responses(trial, messages):
     result = td.responses_result(final)
     result["response_id"] = final.id
     result["chunks"] = chunks
-    if trial.get("thinking") is not None:
-        result["reasoning"] = returned(final.output)
+    result["reasoning"] = returned(final.output)
     return result
 
 
