@@ -10,10 +10,10 @@
 // package is imported from the install folder ($TOOLTAPE_CLIENT_DIR); the protocol loop is
 // clients/node/tooltape_driver.mjs.
 //
-// Thinking (`thinking`) is `thinking: {type: "enabled", budget_tokens: N}` with the trial's budget,
-// and across rounds the driver keeps what Anthropic's extended-thinking docs tell a caller to keep
-// (docs.anthropic.com/en/docs/build-with-claude/extended-thinking, "Preserving thinking blocks"):
-// the response's `content` as it came (thinking blocks with their signatures, redacted_thinking
+// Thinking (`thinking`) is `thinking: {type: "enabled", budget_tokens: N}` with the trial's budget.
+// Across rounds, thinking on or off, the driver keeps what Anthropic's tool-use and
+// extended-thinking docs tell a caller to keep (docs.anthropic.com/en/docs/build-with-claude/
+// extended-thinking, "Preserving thinking blocks"): the response's `content` as it came (thinking blocks with their signatures, redacted_thinking
 // blocks, text, tool_use), appended as the assistant turn (`{role: "assistant", content:
 // response.content}`), buffered or streamed (the stream's accumulated final message). The blocks
 // are the result's `reasoning` (`[{anthropic: [...]}]`) and take the place of the protocol's
@@ -44,7 +44,7 @@ function messagesOf(messages) {
   const out = [];
   for (const m of messages) {
     if (m.role === "system") system.push(m.content ?? "");
-    // The content the SDK returned for this turn (thinking on), as it came.
+    // The content the SDK returned for this turn, as it came.
     else if (m.role === "assistant" && m.reasoning?.[0]?.anthropic) out.push({ role: "assistant", content: m.reasoning[0].anthropic });
     else if (m.role === "assistant") {
       const blocks = [];
@@ -100,12 +100,11 @@ function params(t, messages) {
   return p;
 }
 
-/** The result document; with thinking on, the returned content kept for the next round. */
-function resultOf(msg, thinking) {
+/** The result document, with the returned content kept for the next round. */
+function resultOf(msg) {
   const content = msg.content ?? [];
-  const kept = thinking ? { reasoning: [{ anthropic: JSON.parse(JSON.stringify(content)) }] } : {};
   return {
-    ...kept,
+    reasoning: [{ anthropic: JSON.parse(JSON.stringify(content)) }],
     calls: content.filter((b) => b.type === "tool_use").map((b) => ({ id: b.id, name: b.name, arguments: b.input })),
     text: content.filter((b) => b.type === "text").map((b) => b.text).join("") || null,
     finish: msg.stop_reason ?? null,
@@ -135,8 +134,7 @@ async function call(t, messages) {
   // maxRetries 0: a 5xx or 429 case is judged on the first answer, not after the SDK's backoff.
   const client = new Anthropic({ baseURL: t.base_url, apiKey: t.api_key, maxRetries: 0 });
   const p = params(t, messages);
-  const thinking = t.thinking != null;
-  if (!t.stream) return resultOf(await client.messages.create(p), thinking);
+  if (!t.stream) return resultOf(await client.messages.create(p));
   const stream = client.messages.stream(p);
   const chunks = [];
   const calls = new Set();
@@ -144,7 +142,7 @@ async function call(t, messages) {
     const doc = chunkOf(ev, calls);
     if (doc) chunks.push(doc);
   }
-  return { ...resultOf(await stream.finalMessage(), thinking), chunks };
+  return { ...resultOf(await stream.finalMessage()), chunks };
 }
 
 await serve(call, { supports: ["thinking", "result_parts", "hosted", "eager_input_streaming"] });

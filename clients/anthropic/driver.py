@@ -8,9 +8,9 @@ A tool the caller asks to stream eagerly carries `eager_input_streaming: True` (
 SDK's `ToolParam`: Anthropic's fine-grained tool streaming).
 
 Thinking (`thinking`) is `thinking={"type": "enabled", "budget_tokens": N}` with the trial's
-budget, and across rounds the driver keeps what Anthropic's extended-thinking docs tell a caller
-to keep (docs.anthropic.com/en/docs/build-with-claude/extended-thinking, "Preserving thinking
-blocks"): the response's `content` as it came (thinking blocks with their signatures,
+budget. Across rounds, thinking on or off, the driver keeps what Anthropic's tool-use and
+extended-thinking docs tell a caller to keep (docs.anthropic.com/en/docs/build-with-claude/
+extended-thinking, "Preserving thinking blocks"): the response's `content` as it came (thinking blocks with their signatures,
 redacted_thinking blocks, text, tool_use), appended as the assistant turn
 (`{"role": "assistant", "content": response.content}`), buffered or streamed (the stream's
 accumulated final message). The blocks (as dicts) are the result's `reasoning`
@@ -43,7 +43,7 @@ def messages_of(messages):
         if role == "system":
             system.append(m.get("content") or "")
         elif td.kept_turn(m, "anthropic"):
-            # The content the SDK returned for this turn (thinking on), as it came.
+            # The content the SDK returned for this turn, as it came.
             out.append({"role": "assistant", "content": td.kept_turn(m, "anthropic")})
         elif role == "assistant":
             blocks = []
@@ -119,16 +119,15 @@ def kwargs(trial, messages):
     return kw
 
 
-def result_of(msg, thinking=False):
-    """The result document; with thinking on, the returned content kept for the next round."""
+def result_of(msg):
+    """The result document, with the returned content kept for the next round."""
     calls = [{"id": b.id, "name": b.name, "arguments": b.input} for b in msg.content if b.type == "tool_use"]
     text = "".join(b.text for b in msg.content if b.type == "text")
     usage = None
     if msg.usage is not None:
         usage = {"input_tokens": msg.usage.input_tokens, "output_tokens": msg.usage.output_tokens}
     result = {"calls": calls, "text": text or None, "finish": msg.stop_reason, "usage": usage}
-    if thinking:
-        result["reasoning"] = [{"anthropic": [b.model_dump(mode="json", exclude_none=True) for b in msg.content]}]
+    result["reasoning"] = [{"anthropic": [b.model_dump(mode="json", exclude_none=True) for b in msg.content]}]
     return result
 
 
@@ -137,9 +136,8 @@ def call(trial, messages):
         raise td.Unsupported(["api " + trial["api"]])
     c = Anthropic(base_url=trial["base_url"], api_key=trial["api_key"], max_retries=0)
     kw = kwargs(trial, messages)
-    thinking = trial.get("thinking") is not None
     if not trial["stream"]:
-        return result_of(c.messages.create(**kw), thinking)
+        return result_of(c.messages.create(**kw))
     chunks = []
     # The indices of client tool_use blocks: their input deltas are call arguments (a server
     # tool's, the hosted search's query, are not).
@@ -159,7 +157,7 @@ def call(trial, messages):
             elif ev.type == "message_delta" and ev.delta.stop_reason:
                 chunks.append({"finish": ev.delta.stop_reason})
         final = stream.get_final_message()
-    result = result_of(final, thinking)
+    result = result_of(final)
     result["chunks"] = chunks
     return result
 
