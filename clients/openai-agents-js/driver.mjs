@@ -15,6 +15,14 @@
 // (documented for the Responses model only: not expressible on the Chat model), REQUIRED grounding
 // `toolChoice: "web_search"`. The packages are imported from the install folder
 // ($TOOLTAPE_CLIENT_DIR); the protocol loop is clients/node/tooltape_driver.mjs.
+//
+// Thinking (`thinking`) is `modelSettings.reasoning: {effort: "low"}` (the SDK's setting for
+// reasoning models, the same for both models: the Chat model sends it as `reasoning_effort`; an
+// effort, not a token budget, so the budget is not carried). Across rounds, thinking on or off, the
+// driver keeps the history a Runner keeps (`result.history`: the input, then each model response's
+// output items as they came): the ModelResponse's `output` (reasoning items with their
+// `encrypted_content` in `providerData`), handed over as the result's `reasoning`
+// (`[{openai_agents: items}]`) and taking the place of the protocol's neutral copy of that turn.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 
@@ -48,7 +56,7 @@ function inputOf(messages) {
   const system = [];
   for (const m of messages) {
     if (m.role === "system") system.push(m.content ?? "");
-    // An assistant turn the SDK answered (thinking on): its ModelResponse's output items, as they came.
+    // An assistant turn the SDK answered: its ModelResponse's output items, as they came.
     else if (m.role === "assistant" && m.reasoning?.[0]?.openai_agents) items.push(...m.reasoning[0].openai_agents);
     else if (m.role === "assistant") {
       if (m.content) items.push({ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: m.content }] });
@@ -95,10 +103,10 @@ const toolsOf = (t) =>
     strict: Boolean(t.strict),
   }));
 
-function resultOf(response, thinking) {
+function resultOf(response) {
   const output = response.output ?? [];
-  // With thinking on, the output items as the Runner's history keeps them.
-  const kept = thinking ? { reasoning: [{ openai_agents: JSON.parse(JSON.stringify(output)) }] } : {};
+  // The output items as the Runner's history keeps them, for the next round.
+  const kept = { reasoning: [{ openai_agents: JSON.parse(JSON.stringify(output)) }] };
   const parts = output.filter((i) => i.type === "message").flatMap((i) => i.content ?? []);
   const text = parts.filter((p) => p.type === "output_text").map((p) => p.text ?? "").join("");
   const refusal = parts.filter((p) => p.type === "refusal").map((p) => p.refusal ?? "").join("");
@@ -132,8 +140,7 @@ async function turn(t, messages) {
   };
   if (system) request.systemInstructions = system;
   if (previous) request.previousResponseId = previous;
-  const thinking = t.thinking != null;
-  if (!t.stream) return resultOf(await model.getResponse(request), thinking);
+  if (!t.stream) return resultOf(await model.getResponse(request));
   const chunks = [];
   const seen = new Set();
   let final = null;
@@ -145,7 +152,7 @@ async function turn(t, messages) {
   }
   // What the Runner raises for a stream without a final response.
   if (final === null) throw new Error("Model did not produce a final response!");
-  return { ...resultOf(final, thinking), chunks };
+  return { ...resultOf(final), chunks };
 }
 
 // Inside a trace, as the Runner calls a model (the model's spans need one; tracing is off).

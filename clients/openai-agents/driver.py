@@ -17,8 +17,8 @@ documents for its hosted tool.
 
 Thinking (`thinking`) is `ModelSettings(reasoning=Reasoning(effort="low"))` (the SDK's setting for
 reasoning models, the same for both models: the Chat model sends it as `reasoning_effort`; an
-effort, not a token budget, so the budget is not carried). Across rounds the driver keeps the
-history a `Runner` keeps (`RunResult.to_input_list()`: the input, then each model response's
+effort, not a token budget, so the budget is not carried). Across rounds, thinking on or off, the
+driver keeps the history a `Runner` keeps (`RunResult.to_input_list()`: the input, then each model response's
 `to_input_items()`): the answer's ModelResponse turned into input items by the SDK's own
 `to_input_items()` (for a stream, the ModelResponse of its `response.completed` response, as
 `Runner` builds it), reasoning items with their `encrypted_content` included, handed over as the
@@ -105,10 +105,8 @@ def settings_of(trial):
     return ModelSettings(**s)
 
 
-def kept(trial, response):
-    """With thinking on, the ModelResponse's input items (as the Runner's history keeps them)."""
-    if trial.get("thinking") is None:
-        return {}
+def kept(response):
+    """The ModelResponse's input items (as the Runner's history keeps them), for the next round."""
     return {"reasoning": [{"openai_agents": json.loads(json.dumps(response.to_input_items(), default=str))}]}
 
 
@@ -116,7 +114,7 @@ async def call_async(trial, messages):
     client = AsyncOpenAI(base_url=trial["base_url"] + "/v1", api_key=trial["api_key"], max_retries=0)
     model = model_of(trial, client)
     previous, sent = td.continued(trial, messages)
-    # An assistant turn the SDK answered (thinking on) is the input items its ModelResponse gave.
+    # An assistant turn the SDK answered is the input items its ModelResponse gave.
     items, instructions = td.responses_input(sent, parts=True, kept="openai_agents")
     args = (instructions, items, settings_of(trial), tools_of(trial), None, [], ModelTracing.DISABLED)
     kw = dict(previous_response_id=previous, conversation_id=None, prompt=None)
@@ -128,7 +126,7 @@ async def call_async(trial, messages):
             result["usage"] = {"input_tokens": r.usage.input_tokens, "output_tokens": r.usage.output_tokens}
             if r.response_id:
                 result["response_id"] = r.response_id
-            return dict(result, **kept(trial, r))
+            return dict(result, **kept(r))
         chunks, final = [], None
         async for ev in model.stream_response(*args, **kw):
             doc = td.responses_event(ev)
@@ -143,7 +141,7 @@ async def call_async(trial, messages):
         if td.get(final, "id"):
             result["response_id"] = final.id
         result["chunks"] = chunks
-        return dict(result, **kept(trial, ModelResponse(output=final.output, usage=Usage(), response_id=final.id)))
+        return dict(result, **kept(ModelResponse(output=final.output, usage=Usage(), response_id=final.id)))
     finally:
         await client.close()
 
