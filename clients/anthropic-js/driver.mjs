@@ -10,14 +10,14 @@
 // package is imported from the install folder ($TOOLTAPE_CLIENT_DIR); the protocol loop is
 // clients/node/tooltape_driver.mjs.
 //
-// Thinking (`thinking`) is `thinking: {type: "enabled", budget_tokens: N}` with the trial's budget.
-// Across rounds, thinking on or off, the driver keeps what Anthropic's tool-use and
+// Thinking (`thinking`) is `thinking: {type: "enabled", budget_tokens: N}` with the trial's
+// budget. Across rounds, thinking on or off, the driver keeps what Anthropic's tool-use and
 // extended-thinking docs tell a caller to keep (docs.anthropic.com/en/docs/build-with-claude/
-// extended-thinking, "Preserving thinking blocks"): the response's `content` as it came (thinking blocks with their signatures, redacted_thinking
-// blocks, text, tool_use), appended as the assistant turn (`{role: "assistant", content:
-// response.content}`), buffered or streamed (the stream's accumulated final message). The blocks
-// are the result's `reasoning` (`[{anthropic: [...]}]`) and take the place of the protocol's
-// neutral copy of that turn.
+// extended-thinking, "Preserving thinking blocks"): the response's `content` as it came (thinking
+// blocks with their signatures, redacted_thinking blocks, text, tool_use), appended as the
+// assistant turn (`{role: "assistant", content: response.content}`), buffered or streamed (the
+// stream's accumulated final message). The blocks are the result's `reasoning` (`[{anthropic:
+// [...]}]`) and take the place of the protocol's neutral copy of that turn.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";

@@ -10,11 +10,11 @@ SDK's `ToolParam`: Anthropic's fine-grained tool streaming).
 Thinking (`thinking`) is `thinking={"type": "enabled", "budget_tokens": N}` with the trial's
 budget. Across rounds, thinking on or off, the driver keeps what Anthropic's tool-use and
 extended-thinking docs tell a caller to keep (docs.anthropic.com/en/docs/build-with-claude/
-extended-thinking, "Preserving thinking blocks"): the response's `content` as it came (thinking blocks with their signatures,
-redacted_thinking blocks, text, tool_use), appended as the assistant turn
-(`{"role": "assistant", "content": response.content}`), buffered or streamed (the stream's
-accumulated final message). The blocks (as dicts) are the result's `reasoning`
-(`[{"anthropic": [...]}]`) and take the place of the protocol's neutral copy of that turn."""
+extended-thinking, "Preserving thinking blocks"): the response's `content` as it came (thinking
+blocks with their signatures, redacted_thinking blocks, text, tool_use), appended as the assistant
+turn (`{"role": "assistant", "content": response.content}`), buffered or streamed (the stream's
+accumulated final message). The blocks (as dicts) are the result's `reasoning` (`[{"anthropic":
+[...]}]`) and take the place of the protocol's neutral copy of that turn."""
 
 import os
 import sys
