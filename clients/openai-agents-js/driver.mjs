@@ -113,7 +113,9 @@ function resultOf(response) {
   const u = response.usage;
   return {
     ...kept,
-    response_id: response.responseId ?? undefined,
+    // A ModelResponse's `responseId`; a stream's `response_done` response has `id` (what the
+    // Runner reads as the streamed answer's id, runner/streamReconciliation.js).
+    response_id: response.responseId ?? response.id ?? undefined,
     calls: output.filter((i) => i.type === "function_call").map((i) => ({ id: i.callId, name: i.name, arguments: i.arguments })),
     text: text || refusal || null,
     // A ModelResponse has the output items and usage (no status: no finish to report).
