@@ -9,6 +9,15 @@
 // SDK's `Tool` type: Anthropic's fine-grained tool streaming). The
 // package is imported from the install folder ($TOOLTAPE_CLIENT_DIR); the protocol loop is
 // clients/node/tooltape_driver.mjs.
+//
+// Thinking (`thinking`) is `thinking: {type: "enabled", budget_tokens: N}` with the trial's
+// budget. Across rounds, thinking on or off, the driver keeps what Anthropic's tool-use and
+// extended-thinking docs tell a caller to keep (docs.anthropic.com/en/docs/build-with-claude/
+// extended-thinking, "Preserving thinking blocks"): the response's `content` as it came (thinking
+// blocks with their signatures, redacted_thinking blocks, text, tool_use), appended as the
+// assistant turn (`{role: "assistant", content: response.content}`), buffered or streamed (the
+// stream's accumulated final message). The blocks are the result's `reasoning` (`[{anthropic:
+// [...]}]`) and take the place of the protocol's neutral copy of that turn.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -35,6 +44,8 @@ function messagesOf(messages) {
   const out = [];
   for (const m of messages) {
     if (m.role === "system") system.push(m.content ?? "");
+    // The content the SDK returned for this turn, as it came.
+    else if (m.role === "assistant" && m.reasoning?.[0]?.anthropic) out.push({ role: "assistant", content: m.reasoning[0].anthropic });
     else if (m.role === "assistant") {
       const blocks = [];
       if (m.content) blocks.push({ type: "text", text: m.content });
@@ -85,12 +96,15 @@ function params(t, messages) {
     if (choice.type !== "none") choice.disable_parallel_tool_use = true;
   }
   if (choice) p.tool_choice = choice;
+  if (t.thinking != null) p.thinking = { type: "enabled", budget_tokens: t.thinking };
   return p;
 }
 
+/** The result document, with the returned content kept for the next round. */
 function resultOf(msg) {
   const content = msg.content ?? [];
   return {
+    reasoning: [{ anthropic: JSON.parse(JSON.stringify(content)) }],
     calls: content.filter((b) => b.type === "tool_use").map((b) => ({ id: b.id, name: b.name, arguments: b.input })),
     text: content.filter((b) => b.type === "text").map((b) => b.text).join("") || null,
     finish: msg.stop_reason ?? null,
@@ -131,4 +145,4 @@ async function call(t, messages) {
   return { ...resultOf(await stream.finalMessage()), chunks };
 }
 
-await serve(call, { supports: ["result_parts", "hosted", "eager_input_streaming"] });
+await serve(call, { supports: ["thinking", "result_parts", "hosted", "eager_input_streaming"] });

@@ -5,7 +5,16 @@ blocks (`text`, `image` with a base64 or url source), as the Messages API docume
 search (`hosted`) as the SDK's `web_search_20250305` server tool, REQUIRED grounding as
 `tool_choice={"type": "tool", "name": "web_search"}` (the Messages API's way to force a tool).
 A tool the caller asks to stream eagerly carries `eager_input_streaming: True` (a field of the
-SDK's `ToolParam`: Anthropic's fine-grained tool streaming)."""
+SDK's `ToolParam`: Anthropic's fine-grained tool streaming).
+
+Thinking (`thinking`) is `thinking={"type": "enabled", "budget_tokens": N}` with the trial's
+budget. Across rounds, thinking on or off, the driver keeps what Anthropic's tool-use and
+extended-thinking docs tell a caller to keep (docs.anthropic.com/en/docs/build-with-claude/
+extended-thinking, "Preserving thinking blocks"): the response's `content` as it came (thinking
+blocks with their signatures, redacted_thinking blocks, text, tool_use), appended as the assistant
+turn (`{"role": "assistant", "content": response.content}`), buffered or streamed (the stream's
+accumulated final message). The blocks (as dicts) are the result's `reasoning` (`[{"anthropic":
+[...]}]`) and take the place of the protocol's neutral copy of that turn."""
 
 import os
 import sys
@@ -33,6 +42,9 @@ def messages_of(messages):
         role = m["role"]
         if role == "system":
             system.append(m.get("content") or "")
+        elif td.kept_turn(m, "anthropic"):
+            # The content the SDK returned for this turn, as it came.
+            out.append({"role": "assistant", "content": td.kept_turn(m, "anthropic")})
         elif role == "assistant":
             blocks = []
             if m.get("content"):
@@ -102,16 +114,21 @@ def kwargs(trial, messages):
             tc["disable_parallel_tool_use"] = True
     if tc is not None:
         kw["tool_choice"] = tc
+    if trial.get("thinking") is not None:
+        kw["thinking"] = {"type": "enabled", "budget_tokens": trial["thinking"]}
     return kw
 
 
 def result_of(msg):
+    """The result document, with the returned content kept for the next round."""
     calls = [{"id": b.id, "name": b.name, "arguments": b.input} for b in msg.content if b.type == "tool_use"]
     text = "".join(b.text for b in msg.content if b.type == "text")
     usage = None
     if msg.usage is not None:
         usage = {"input_tokens": msg.usage.input_tokens, "output_tokens": msg.usage.output_tokens}
-    return {"calls": calls, "text": text or None, "finish": msg.stop_reason, "usage": usage}
+    result = {"calls": calls, "text": text or None, "finish": msg.stop_reason, "usage": usage}
+    result["reasoning"] = [{"anthropic": [b.model_dump(mode="json", exclude_none=True) for b in msg.content]}]
+    return result
 
 
 def call(trial, messages):
@@ -146,4 +163,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["result_parts", "hosted", "eager_input_streaming"])
+    td.serve(call, supports=["thinking", "result_parts", "hosted", "eager_input_streaming"])

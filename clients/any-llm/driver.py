@@ -7,20 +7,24 @@ Tool results given as parts (`result_parts`) go as OpenAI Chat content parts (`t
 on the Chat shape any-llm translates for every provider, and as `function_call_output` items
 (`input_text`, `input_image`) through `responses()`.
 
-Each call's `extra_content` (where any-llm keeps Gemini's `thought_signature`, to be sent back with
-the call) is handed over as the result's `reasoning` and put back on the call in the next round's
-history, as a caller that appends the returned message keeps it.
-
 Thinking (`thinking`) on the Chat shape is `completion`'s portable `reasoning_effort` (api.py: one
 parameter for every provider, each mapping it to its own API; levels, not a token budget, so the
 driver asks `"low"` and the trial's budget is not carried; its default `"auto"` leaves each
-provider's default, which for Anthropic is no thinking). With thinking on, the assistant message
-any-llm returned (its `reasoning`, its `extra_content` where the Anthropic thinking signature is
-kept, its calls' `extra_content`) is handed over as the result's `reasoning` (`[{"any_llm":
-message}]`) and appended as it is in the next round; streamed, it is the message gathered from the
-deltas as a caller gathers it (any-llm has no accumulator): text, `reasoning`, `extra_content`, the
-calls. Not wired on the Responses route (`responses()` takes OpenAI's own `reasoning` object there,
-and the driver rebuilds its input items from the protocol's messages)."""
+provider's default, which for Anthropic is no thinking). Across rounds, thinking on or off, the
+assistant message any-llm returned (its `reasoning`, its `extra_content` where the Anthropic
+thinking signature is kept, its calls' `extra_content` where Gemini's `thought_signature` is) is
+handed over as the result's `reasoning` (`[{"any_llm": message}]`) and appended as it is in the
+next round; streamed, it is the message gathered from the deltas as a caller gathers it (any-llm
+has no accumulator): text, `reasoning`, `extra_content`, the calls.
+
+On the Responses route thinking is `responses(reasoning={"effort": "low"}, store=False,
+include=["reasoning.encrypted_content"])` (api.py documents `reasoning`, `store`, and `include` with
+that value, and input items "passed through unchanged so prior response output and reasoning items
+can be replayed in a stateless conversation"); thinking on or off, the response's `output` items
+are handed over as the result's `reasoning` (`[{"any_llm_responses": items}]`) and replayed as they
+came as the next round's input, in place of the protocol's neutral copy of that turn (a round that
+goes on through `completion()` on another provider gets the neutral copy: Responses reasoning is
+not its own)."""
 
 import os
 import sys
@@ -50,13 +54,25 @@ def gathered(chunks):
     return [{"id": c.get("id"), "name": c.get("name"), "arguments": c["arguments"]} for c in calls]
 
 
+def with_output(result, response):
+    """The result, with the response's output items kept for the next round."""
+    if response is None:
+        return result
+    items = [i.model_dump(mode="json", exclude_none=True) if hasattr(i, "model_dump") else i for i in td.get(response, "output") or []]
+    return dict(result, reasoning=[{"any_llm_responses": items}])
+
+
 def call_responses(trial, messages):
     opts = trial.get("options") or {}
-    kw = td.responses_kwargs(trial, messages, parts=True)
+    # A turn `responses()` answered is replayed as its output items, as they came.
+    kw = td.responses_kwargs(trial, messages, parts=True, kept="any_llm_responses")
     kw["input_data"] = kw.pop("input")
     kw.update(provider=opts.get("provider", "openai"), api_base=trial["base_url"] + opts.get("base_suffix", ""), api_key=trial["api_key"])
+    if trial.get("thinking") is not None:
+        kw.update(reasoning={"effort": "low"}, store=False, include=["reasoning.encrypted_content"])
     if not trial["stream"]:
-        return td.responses_result(responses(**kw))
+        r = responses(**kw)
+        return with_output(td.responses_result(r), r)
     chunks, final = [], None
     for ev in responses(stream=True, **kw):
         doc = td.responses_event(ev)
@@ -66,35 +82,19 @@ def call_responses(trial, messages):
             final = td.get(ev, "response")
     result = td.responses_result(final) if final is not None else {"calls": [], "text": None}
     result["chunks"] = chunks
-    return result
-
-
-def extras(calls):
-    """The calls' `extra_content`, in order (the protocol's `reasoning`: a list of one item), or
-    None when none carries one."""
-    out = [td.get(c, "extra_content") for c in calls or []]
-    return [{"extra_content": out}] if any(out) else None
+    return with_output(result, final)
 
 
 def history(messages):
-    """The Chat history, each assistant call with the `extra_content` the library gave it, and
-    with thinking on, each assistant message as the library returned it."""
+    """The Chat history, each assistant message as the library returned it."""
     out = td.chat_messages(messages, parts=True)
     for i, m in enumerate(messages):
-        kept = (m.get("reasoning") or [{}])[0].get("any_llm") if m["role"] == "assistant" else None
-        if kept:
-            out[i] = kept
-    for m, msg in zip(messages, out):
-        kept = (m.get("reasoning") or [{}])[0].get("extra_content") or []
-        for tc, extra in zip(msg.get("tool_calls") or [], kept):
-            if extra:
-                tc["extra_content"] = extra
+        if td.kept_turn(m, "any_llm"):
+            out[i] = td.kept_turn(m, "any_llm")
     return out
 
 
 def call(trial, messages):
-    if trial["api"] == "openai-responses" and trial.get("thinking") is not None:
-        raise td.Unsupported(["thinking (not wired on responses())"])
     if trial["api"] == "openai-responses":
         try:
             return call_responses(trial, messages)
@@ -122,10 +122,7 @@ def complete(trial, kw):
     if not trial["stream"]:
         r = completion(**kw)
         result = td.chat_message_result(r.choices[0].message, r.choices[0].finish_reason, r.usage)
-        if trial.get("thinking") is not None:
-            return dict(result, reasoning=[{"any_llm": r.choices[0].message.model_dump(mode="json", exclude_none=True)}])
-        kept = extras(r.choices[0].message.tool_calls)
-        return dict(result, reasoning=kept) if kept else result
+        return dict(result, reasoning=[{"any_llm": r.choices[0].message.model_dump(mode="json", exclude_none=True)}])
     chunks, text, finish, usage, extra = [], "", None, None, {}
     thought, message_extra = "", {}
     for chunk in completion(stream=True, **kw):
@@ -150,10 +147,7 @@ def complete(trial, kw):
         if c.get("index") not in order:
             order.append(c.get("index"))
     result = {"calls": gathered(chunks), "text": text or None, "finish": finish, "usage": usage, "chunks": chunks}
-    if trial.get("thinking") is not None:
-        return dict(result, reasoning=[{"any_llm": gathered_message(result, thought, message_extra, [extra.get(i) for i in order])}])
-    kept = extras([{"extra_content": extra.get(i)} for i in order])
-    return dict(result, reasoning=kept) if kept else result
+    return dict(result, reasoning=[{"any_llm": gathered_message(result, thought, message_extra, [extra.get(i) for i in order])}])
 
 
 def gathered_message(result, thought, message_extra, call_extras):

@@ -15,6 +15,14 @@
 // (documented for the Responses model only: not expressible on the Chat model), REQUIRED grounding
 // `toolChoice: "web_search"`. The packages are imported from the install folder
 // ($TOOLTAPE_CLIENT_DIR); the protocol loop is clients/node/tooltape_driver.mjs.
+//
+// Thinking (`thinking`) is `modelSettings.reasoning: {effort: "low"}` (the SDK's setting for
+// reasoning models, the same for both models: the Chat model sends it as `reasoning_effort`; an
+// effort, not a token budget, so the budget is not carried). Across rounds, thinking on or off, the
+// driver keeps the history a Runner keeps (`result.history`: the input, then each model response's
+// output items as they came): the ModelResponse's `output` (reasoning items with their
+// `encrypted_content` in `providerData`), handed over as the result's `reasoning`
+// (`[{openai_agents: items}]`) and taking the place of the protocol's neutral copy of that turn.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 
@@ -48,6 +56,8 @@ function inputOf(messages) {
   const system = [];
   for (const m of messages) {
     if (m.role === "system") system.push(m.content ?? "");
+    // An assistant turn the SDK answered: its ModelResponse's output items, as they came.
+    else if (m.role === "assistant" && m.reasoning?.[0]?.openai_agents) items.push(...m.reasoning[0].openai_agents);
     else if (m.role === "assistant") {
       if (m.content) items.push({ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: m.content }] });
       for (const c of m.tool_calls ?? [])
@@ -73,6 +83,7 @@ function settingsOf(t) {
   else if (c != null) s.toolChoice = c;
   if (t.parallel_tool_calls != null) s.parallelToolCalls = t.parallel_tool_calls;
   if (t.max_tokens != null) s.maxTokens = t.max_tokens;
+  if (t.thinking != null) s.reasoning = { effort: "low" };
   return s;
 }
 
@@ -94,12 +105,17 @@ const toolsOf = (t) =>
 
 function resultOf(response) {
   const output = response.output ?? [];
+  // The output items as the Runner's history keeps them, for the next round.
+  const kept = { reasoning: [{ openai_agents: JSON.parse(JSON.stringify(output)) }] };
   const parts = output.filter((i) => i.type === "message").flatMap((i) => i.content ?? []);
   const text = parts.filter((p) => p.type === "output_text").map((p) => p.text ?? "").join("");
   const refusal = parts.filter((p) => p.type === "refusal").map((p) => p.refusal ?? "").join("");
   const u = response.usage;
   return {
-    response_id: response.responseId ?? undefined,
+    ...kept,
+    // A ModelResponse's `responseId`; a stream's `response_done` response has `id` (what the
+    // Runner reads as the streamed answer's id, runner/streamReconciliation.js).
+    response_id: response.responseId ?? response.id ?? undefined,
     calls: output.filter((i) => i.type === "function_call").map((i) => ({ id: i.callId, name: i.name, arguments: i.arguments })),
     text: text || refusal || null,
     // A ModelResponse has the output items and usage (no status: no finish to report).
@@ -144,4 +160,4 @@ async function turn(t, messages) {
 // Inside a trace, as the Runner calls a model (the model's spans need one; tracing is off).
 const call = (t, messages) => withTrace("tooltape", () => turn(t, messages));
 
-await serve(call, { supports: ["result_parts", "continue_with", "hosted"] });
+await serve(call, { supports: ["thinking", "result_parts", "continue_with", "hosted"] });

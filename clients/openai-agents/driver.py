@@ -13,9 +13,20 @@ only the round's results with `previous_response_id` (the Model interface's own 
 `Runner.run(previous_response_id=…)` hands it), the last answer's `response_id`. Hosted web
 search (`hosted`) is the SDK's `WebSearchTool` (documented for the Responses model only: not
 expressible on the Chat model), REQUIRED grounding `tool_choice="web_search"`, a choice the SDK
-documents for its hosted tool."""
+documents for its hosted tool.
+
+Thinking (`thinking`) is `ModelSettings(reasoning=Reasoning(effort="low"))` (the SDK's setting for
+reasoning models, the same for both models: the Chat model sends it as `reasoning_effort`; an
+effort, not a token budget, so the budget is not carried). Across rounds, thinking on or off, the
+driver keeps the history a `Runner` keeps (`RunResult.to_input_list()`: the input, then each model response's
+`to_input_items()`): the answer's ModelResponse turned into input items by the SDK's own
+`to_input_items()` (for a stream, the ModelResponse of its `response.completed` response, as
+`Runner` builds it), reasoning items with their `encrypted_content` included, handed over as the
+result's `reasoning` (`[{"openai_agents": items}]`) and taking the place of the protocol's neutral
+copy of that assistant turn."""
 
 import asyncio
+import json
 import os
 import sys
 
@@ -30,8 +41,11 @@ from agents import (  # noqa: E402
     set_tracing_disabled,
 )
 from agents.exceptions import ModelBehaviorError  # noqa: E402
+from agents.items import ModelResponse  # noqa: E402
+from agents.usage import Usage  # noqa: E402
 from agents.models.interface import ModelTracing  # noqa: E402
 from openai import AsyncOpenAI  # noqa: E402
+from openai.types.shared import Reasoning  # noqa: E402
 
 set_tracing_disabled(True)
 
@@ -86,14 +100,22 @@ def settings_of(trial):
         s["parallel_tool_calls"] = trial["parallel_tool_calls"]
     if trial.get("max_tokens") is not None:
         s["max_tokens"] = trial["max_tokens"]
+    if trial.get("thinking") is not None:
+        s["reasoning"] = Reasoning(effort="low")
     return ModelSettings(**s)
+
+
+def kept(response):
+    """The ModelResponse's input items (as the Runner's history keeps them), for the next round."""
+    return {"reasoning": [{"openai_agents": json.loads(json.dumps(response.to_input_items(), default=str))}]}
 
 
 async def call_async(trial, messages):
     client = AsyncOpenAI(base_url=trial["base_url"] + "/v1", api_key=trial["api_key"], max_retries=0)
     model = model_of(trial, client)
     previous, sent = td.continued(trial, messages)
-    items, instructions = td.responses_input(sent, parts=True)
+    # An assistant turn the SDK answered is the input items its ModelResponse gave.
+    items, instructions = td.responses_input(sent, parts=True, kept="openai_agents")
     args = (instructions, items, settings_of(trial), tools_of(trial), None, [], ModelTracing.DISABLED)
     kw = dict(previous_response_id=previous, conversation_id=None, prompt=None)
     try:
@@ -104,7 +126,7 @@ async def call_async(trial, messages):
             result["usage"] = {"input_tokens": r.usage.input_tokens, "output_tokens": r.usage.output_tokens}
             if r.response_id:
                 result["response_id"] = r.response_id
-            return result
+            return dict(result, **kept(r))
         chunks, final = [], None
         async for ev in model.stream_response(*args, **kw):
             doc = td.responses_event(ev)
@@ -119,7 +141,7 @@ async def call_async(trial, messages):
         if td.get(final, "id"):
             result["response_id"] = final.id
         result["chunks"] = chunks
-        return result
+        return dict(result, **kept(ModelResponse(output=final.output, usage=Usage(), response_id=final.id)))
     finally:
         await client.close()
 
@@ -129,4 +151,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["result_parts", "continue_with", "hosted"])
+    td.serve(call, supports=["thinking", "result_parts", "continue_with", "hosted"])

@@ -13,6 +13,19 @@
 // REQUIRED grounding as the one hosted `tool_choice` the SDK types offer for search,
 // `{type: "web_search_preview"}` with that tool; the caller's own wire tools (`caller_tools`,
 // OpenAI `custom` tools) beside the functions as they are.
+//
+// Thinking (`thinking`), as OpenAI's reasoning guide documents it (platform.openai.com/docs/guides/
+// reasoning): Responses `reasoning: {effort: "low"}` (an effort, not a token budget: the budget is
+// not carried); unless the trial continues by `previous_response_id`, `store: false` with
+// `include: ["reasoning.encrypted_content"]`, the guide's stateless way to keep reasoning items,
+// the response's `output` items being the next round's input as they are (`input.push(...
+// response.output)`), each reasoning item going back before its call with its `encrypted_content`.
+// Chat `reasoning_effort: "low"`, the returned message appended as it is; Chat returns no opaque
+// reasoning state, so nothing beyond the message is carried back.
+//
+// On every route, thinking on or off, the next round's history is what the SDK returned: the
+// returned items (the response's output, the completion's message) are the result's `reasoning`
+// (`[{openai: [...]}]`) and take the place of the protocol's neutral copy of that assistant turn.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -43,8 +56,15 @@ function responsesParts(parts) {
   });
 }
 
+/** The items the SDK returned for this assistant turn, or undefined. */
+const kept = (m) => (m.role === "assistant" ? m.reasoning?.[0]?.openai : undefined);
+
+/** The SDK's returned objects as the result's `reasoning`, for the next round. */
+const returned = (items) => [{ openai: JSON.parse(JSON.stringify(items)) }];
+
 function chatMessages(messages) {
   return messages.map((m) => {
+    if (kept(m)) return kept(m)[0];
     if (m.role === "assistant") {
       const msg = { role: "assistant", content: m.content ?? null };
       if (m.tool_calls?.length)
@@ -82,6 +102,7 @@ function chatParams(t, messages) {
     };
   if (t.parallel_tool_calls != null) p.parallel_tool_calls = t.parallel_tool_calls;
   if (t.max_tokens != null) p.max_tokens = t.max_tokens;
+  if (t.thinking != null) p.reasoning_effort = "low";
   return p;
 }
 
@@ -100,7 +121,8 @@ async function chat(client, t, messages) {
   const p = chatParams(t, messages);
   if (!t.stream) {
     const r = await client.chat.completions.create(p);
-    return chatResult(r.choices[0], r.usage);
+    const result = chatResult(r.choices[0], r.usage);
+    return { ...result, reasoning: returned([r.choices[0].message]) };
   }
   const stream = client.chat.completions.stream({ ...p, stream_options: { include_usage: true } });
   const chunks = [];
@@ -109,7 +131,8 @@ async function chat(client, t, messages) {
     if (doc) chunks.push(doc);
   }
   const final = await stream.finalChatCompletion();
-  return { ...chatResult(final.choices[0], final.usage), chunks };
+  const result = { ...chatResult(final.choices[0], final.usage), chunks };
+  return { ...result, reasoning: returned([final.choices[0].message]) };
 }
 
 function responsesParams(t, all) {
@@ -118,6 +141,8 @@ function responsesParams(t, all) {
   const instructions = [];
   for (const m of messages) {
     if (m.role === "system") instructions.push(m.content ?? "");
+    // An assistant turn the SDK answered goes back as its output items, as they came.
+    else if (kept(m)) input.push(...kept(m));
     else if (m.role === "assistant") {
       if (m.content) input.push({ role: "assistant", content: m.content });
       for (const c of m.tool_calls ?? [])
@@ -155,6 +180,13 @@ function responsesParams(t, all) {
     p.tool_choice = { type: "allowed_tools", mode: c.mode ?? "auto", tools: c.allowed.map((name) => ({ type: "function", name })) };
   if (t.parallel_tool_calls != null) p.parallel_tool_calls = t.parallel_tool_calls;
   if (t.max_tokens != null) p.max_output_tokens = t.max_tokens;
+  if (t.thinking != null) {
+    p.reasoning = { effort: "low" };
+    if (t.continue_with == null) {
+      p.store = false;
+      p.include = ["reasoning.encrypted_content"];
+    }
+  }
   return p;
 }
 
@@ -177,7 +209,8 @@ async function responses(client, t, messages) {
   const p = responsesParams(t, messages);
   if (!t.stream) {
     const r = await client.responses.create(p);
-    return { ...responsesResult(r), response_id: r.id };
+    const result = { ...responsesResult(r), response_id: r.id };
+    return { ...result, reasoning: returned(r.output) };
   }
   const stream = client.responses.stream(p);
   const chunks = [];
@@ -187,7 +220,8 @@ async function responses(client, t, messages) {
     if (doc) chunks.push(doc);
   }
   const final = await stream.finalResponse();
-  return { ...responsesResult(final), response_id: final.id, chunks };
+  const result = { ...responsesResult(final), response_id: final.id, chunks };
+  return { ...result, reasoning: returned(final.output) };
 }
 
 async function call(t, messages) {
@@ -198,4 +232,4 @@ async function call(t, messages) {
   throw new Unsupported(["api " + t.api]);
 }
 
-await serve(call, { supports: ["result_parts", "continue_with", "hosted", "caller_tools"] });
+await serve(call, { supports: ["thinking", "result_parts", "continue_with", "hosted", "caller_tools"] });

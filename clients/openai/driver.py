@@ -11,7 +11,21 @@ the only parts a `role: tool` message takes; Responses: `function_call_output.ou
 hosted web search (`hosted`, Responses only: Chat has no hosted tool in `tools`) as
 `{"type": "web_search"}`, REQUIRED grounding as the one hosted `tool_choice` the SDK's types offer
 for search, `{"type": "web_search_preview"}` with that tool; the caller's own wire tools
-(`caller_tools`, OpenAI `custom` tools) beside the functions as they are."""
+(`caller_tools`, OpenAI `custom` tools) beside the functions as they are.
+
+Thinking (`thinking`), as OpenAI's reasoning guide documents it (platform.openai.com/docs/guides/
+reasoning): Responses `reasoning={"effort": "low"}` (an effort, not a token budget: the budget is
+not carried); unless the trial continues by `previous_response_id`, `store=False` with
+`include=["reasoning.encrypted_content"]`, the guide's stateless way to keep reasoning items, and
+the response's `output` items are the next round's input as they are (`input += response.output`),
+so each reasoning item goes back before its call with its `encrypted_content`. Chat
+`reasoning_effort="low"`, the returned message appended as it is (`messages.append(message)`);
+Chat returns no opaque reasoning state, so nothing beyond the message is carried back.
+
+On every route, thinking on or off, the next round's history is what the SDK returned, as OpenAI's
+function-calling guide appends it: the library's returned items (the response's output, the
+completion's message, as dicts) are the result's `reasoning` (`[{"openai": [...]}]`) and take the
+place of the protocol's neutral copy of that assistant turn."""
 
 import os
 import sys
@@ -31,19 +45,33 @@ def chat_parts(parts):
 
 
 def chat_messages(messages):
-    """The Chat messages (one per protocol message), tool results given as parts sent as parts."""
+    """The Chat messages (one per protocol message), tool results given as parts sent as parts,
+    an assistant turn the SDK returned as that message."""
     out = td.chat_messages(messages)
-    for m, msg in zip(messages, out):
+    for i, (m, msg) in enumerate(zip(messages, out)):
         if m["role"] == "tool" and m.get("parts"):
             msg["content"] = chat_parts(m["parts"])
+        if td.kept_turn(m, "openai"):
+            out[i] = td.kept_turn(m, "openai")[0]
     return out
+
+
+def returned(items):
+    """The library's returned objects as the result's `reasoning`, for the next round."""
+    return [{"openai": [i.model_dump(mode="json", exclude_none=True) for i in items]}]
 
 
 def responses_kwargs(trial, messages):
     previous, sent = td.continued(trial, messages)
-    kw = td.responses_kwargs(trial, sent, parts=True)
+    # Each assistant turn the SDK answered goes back as its output items, as they came.
+    kw = td.responses_kwargs(trial, sent, parts=True, kept="openai")
     if previous:
         kw["previous_response_id"] = previous
+    if trial.get("thinking") is not None:
+        kw["reasoning"] = {"effort": "low"}
+        if trial.get("continue_with") is None:
+            kw["store"] = False
+            kw["include"] = ["reasoning.encrypted_content"]
     # Hosted web search beside the functions; REQUIRED forces it with the hosted tool_choice.
     hosted = trial.get("hosted") or []
     required = any(h.get("grounding") == "required" for h in hosted)
@@ -66,10 +94,13 @@ def chat(trial, messages):
     kw = dict(model=trial["model"], messages=chat_messages(messages), **td.chat_kwargs(trial))
     if trial.get("caller_tools"):
         kw.setdefault("tools", []).extend(trial["caller_tools"])
+    if trial.get("thinking") is not None:
+        kw["reasoning_effort"] = "low"
     c = client(trial)
     if not trial["stream"]:
         r = c.chat.completions.create(**kw)
-        return td.chat_message_result(r.choices[0].message, r.choices[0].finish_reason, r.usage)
+        result = td.chat_message_result(r.choices[0].message, r.choices[0].finish_reason, r.usage)
+        return dict(result, reasoning=returned([r.choices[0].message]))
     chunks = []
     with c.chat.completions.stream(stream_options={"include_usage": True}, **kw) as stream:
         for event in stream:
@@ -80,6 +111,7 @@ def chat(trial, messages):
         final = stream.get_final_completion()
     result = td.chat_message_result(final.choices[0].message, final.choices[0].finish_reason, final.usage)
     result["chunks"] = chunks
+    result["reasoning"] = returned([final.choices[0].message])
     return result
 
 
@@ -90,6 +122,7 @@ def responses(trial, messages):
         r = c.responses.create(**kw)
         result = td.responses_result(r)
         result["response_id"] = r.id
+        result["reasoning"] = returned(r.output)
         return result
     chunks = []
     with c.responses.stream(**kw) as stream:
@@ -101,6 +134,7 @@ def responses(trial, messages):
     result = td.responses_result(final)
     result["response_id"] = final.id
     result["chunks"] = chunks
+    result["reasoning"] = returned(final.output)
     return result
 
 
@@ -113,4 +147,4 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["result_parts", "continue_with", "hosted", "caller_tools"])
+    td.serve(call, supports=["thinking", "result_parts", "continue_with", "hosted", "caller_tools"])

@@ -354,14 +354,26 @@ def chat_message_result(message, finish, usage):
 # ---- OpenAI Responses shapes (the official SDK and any-llm's responses()) ----
 
 
-def responses_input(messages, parts=False):
+def kept_turn(m, key):
+    """What the library returned for this assistant turn, kept by the driver under `key` in the
+    result's `reasoning` (its own objects, the next round's history), or None."""
+    if m["role"] != "assistant":
+        return None
+    return (m.get("reasoning") or [{}])[0].get(key)
+
+
+def responses_input(messages, parts=False, kept=None):
     """The protocol's messages as Responses input items and instructions; with `parts`, a tool
-    result given as parts goes as `function_call_output` items (`responses_output`)."""
+    result given as parts goes as `function_call_output` items (`responses_output`); with `kept`,
+    an assistant turn whose `reasoning` holds the library's output items under that key
+    (`kept_turn`) is those items, as they came."""
     items, instructions = [], []
     for m in messages:
         role = m["role"]
         if role == "system":
             instructions.append(m.get("content") or "")
+        elif kept and kept_turn(m, kept):
+            items.extend(kept_turn(m, kept))
         elif role == "assistant":
             if m.get("content"):
                 items.append({"role": "assistant", "content": m["content"]})
@@ -382,8 +394,8 @@ def responses_input(messages, parts=False):
     return items, ("\n\n".join(instructions) or None)
 
 
-def responses_kwargs(trial, messages, parts=False):
-    items, instructions = responses_input(messages, parts)
+def responses_kwargs(trial, messages, parts=False, kept=None):
+    items, instructions = responses_input(messages, parts, kept)
     kw = {"model": trial["model"], "input": items}
     if instructions:
         kw["instructions"] = instructions
