@@ -18,10 +18,11 @@
 // setting (docs 03-ai-sdk-core/26-reasoning: one value for every provider, each provider mapping it
 // to its own API); it takes an effort level, not a token budget (the docs send exact budgets to
 // `providerOptions`, which is per provider), so the driver asks `reasoning: "low"` and the trial's
-// budget is not carried. With thinking on, the answer's `response.messages` (the assistant message
-// with its reasoning parts and their provider metadata: signatures, encrypted content, thought
-// signatures), which the SDK's docs have callers append to their history, are handed over as the
-// result's `reasoning` (`[{vercel_ai: messages}]`) and go back as they are in the next round.
+// budget is not carried. On every route, thinking on or off, the answer's `response.messages`
+// (the assistant message with its reasoning parts and their provider metadata: signatures,
+// encrypted content, thought signatures), which the SDK's docs have callers append to their
+// history, are handed over as the result's `reasoning` (`[{vercel_ai: messages}]`) and go back as
+// they are in the next round: the same code for every provider.
 // A tool the caller asks to stream eagerly on the Anthropic route
 // (`eager_input_streaming`) carries the tool's `providerOptions.anthropic.eagerInputStreaming`
 // (@ai-sdk/anthropic's `AnthropicToolOptions`, CHANGELOG 3.0.58 "support eagerInputStreaming
@@ -169,8 +170,8 @@ const callsOf = (calls) =>
   (calls ?? []).filter((c) => !c.providerExecuted).map((c) => ({ id: c.toolCallId, name: c.toolName, arguments: c.input }));
 const usageOf = (u) => (u ? { input_tokens: u.inputTokens ?? null, output_tokens: u.outputTokens ?? null } : null);
 
-/** With thinking on, the answer's response messages, kept for the next round. */
-const kept = (t, response) => (t.thinking != null ? [{ vercel_ai: response.messages }] : undefined);
+/** The answer's response messages, kept for the next round as the SDK's callers append them. */
+const kept = (response) => [{ vercel_ai: response.messages }];
 
 async function call(t, messages) {
   // System text goes in `system` (the SDK refuses system messages in `messages`).
@@ -187,7 +188,7 @@ async function call(t, messages) {
       finish: r.finishReason ?? null,
       usage: usageOf(r.usage),
       response_id: r.providerMetadata?.openai?.responseId ?? undefined,
-      reasoning: kept(t, r.response),
+      reasoning: kept(r.response),
     };
   }
   let failure = null;
@@ -213,7 +214,7 @@ async function call(t, messages) {
     finish: (await r.finishReason) ?? null,
     usage: usageOf(await r.usage),
     response_id: (await r.providerMetadata)?.openai?.responseId ?? undefined,
-    reasoning: kept(t, await r.response),
+    reasoning: kept(await r.response),
     chunks,
   };
 }
