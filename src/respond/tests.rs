@@ -320,7 +320,7 @@ fn a_chat_stream_has_its_usage_chunk_only_when_the_client_asked() {
 }
 
 /// One Chat chunk as the `json!` object the typed chunks replaced wrote it.
-fn chat_chunk_as_value(delta: serde_json::Value, finish: serde_json::Value) -> Vec<u8> {
+fn chat_chunk_as_value(delta: &serde_json::Value, finish: &serde_json::Value) -> Vec<u8> {
     let chunk = json!({"id": "id1", "object": "chat.completion.chunk", "created": 1, "model": "m",
         "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]});
     super::sse(None, &chunk)
@@ -330,24 +330,24 @@ fn chat_chunk_as_value(delta: serde_json::Value, finish: serde_json::Value) -> V
 fn chat_chunks_are_byte_for_byte_the_value_objects_they_replaced() {
     let mut w = StreamWriter::new(Inbound::Chat, meta());
     let want_start = chat_chunk_as_value(
-        json!({"role": "assistant", "content": "", "refusal": null}),
-        json!(null),
+        &json!({"role": "assistant", "content": "", "refusal": null}),
+        &json!(null),
     );
     assert_eq!(w.start(), want_start);
     // Text that must be escaped, a call's start, fragments with quotes and non-ASCII.
     let text = "Say \"hi\"\n\u{e9}\u{1}";
-    let want = chat_chunk_as_value(json!({"content": text}), json!(null));
+    let want = chat_chunk_as_value(&json!({"content": text}), &json!(null));
     assert_eq!(w.text(text), want);
     let want = chat_chunk_as_value(
-        json!({"tool_calls": [{"index": 0, "id": "call_\"a", "type": "function",
+        &json!({"tool_calls": [{"index": 0, "id": "call_\"a", "type": "function",
             "function": {"name": "get_weather", "arguments": ""}}]}),
-        json!(null),
+        &json!(null),
     );
     assert_eq!(w.call_start("call_\"a", "get_weather"), want);
     for fragment in ["{\"city\":", " \"Zürich\\n\"}"] {
         let want = chat_chunk_as_value(
-            json!({"tool_calls": [{"index": 0, "function": {"arguments": fragment}}]}),
-            json!(null),
+            &json!({"tool_calls": [{"index": 0, "function": {"arguments": fragment}}]}),
+            &json!(null),
         );
         assert_eq!(w.call_args(0, fragment), want);
     }
@@ -355,7 +355,7 @@ fn chat_chunks_are_byte_for_byte_the_value_objects_they_replaced() {
     o.text = Some(text.into());
     o.tool_calls.truncate(1);
     o.tool_calls[0].arguments = json!({"city": "Zürich\n"});
-    let mut want = chat_chunk_as_value(json!({}), json!("tool_calls"));
+    let mut want = chat_chunk_as_value(&json!({}), &json!("tool_calls"));
     let usage = json!({"id": "id1", "object": "chat.completion.chunk", "created": 1, "model": "m",
         "choices": [], "usage": super::body::chat_usage(o.usage.as_ref())});
     want.extend(super::sse(None, &usage));
