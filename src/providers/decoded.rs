@@ -7,8 +7,6 @@
 //! strict transform or sanitizer, which cannot be undone without the original); only what is
 //! reversible is undone (a Gemini tool without parameters gets the empty object schema back).
 
-use std::collections::HashSet;
-
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -227,7 +225,9 @@ pub(crate) fn field_error(ptr: &str, what: impl std::fmt::Display) -> DecodeErro
 pub(crate) struct Fields<'a> {
     map: &'a Map<String, Value>,
     ptr: String,
-    used: HashSet<&'a str>,
+    /// The keys read, in the order read: objects have a few keys, so a list beats a hashed set
+    /// (the proxy decodes every request through here).
+    used: Vec<&'a str>,
 }
 
 impl<'a> Fields<'a> {
@@ -237,7 +237,7 @@ impl<'a> Fields<'a> {
             Value::Object(map) => Ok(Fields {
                 map,
                 ptr: ptr.to_string(),
-                used: HashSet::new(),
+                used: Vec::new(),
             }),
             other => Err(type_error(ptr, &format!("an object ({what})"), other)),
         }
@@ -248,22 +248,36 @@ impl<'a> Fields<'a> {
         push(&self.ptr, key)
     }
 
-    /// The first of `keys` present (aliases: Gemini's camelCase and snake_case), marked read.
-    pub(crate) fn get_any(&mut self, keys: &[&str]) -> Option<(String, &'a Value)> {
+    /// Marks `k` read; false when it already was.
+    fn mark(&mut self, k: &'a str) -> bool {
+        let new = !self.used.contains(&k);
+        if new {
+            self.used.push(k);
+        }
+        new
+    }
+
+    /// The first of `keys` present and not null, with its key; every one present marked read.
+    fn find(&mut self, keys: &[&str]) -> Option<(&'a str, &'a Value)> {
         let mut found = None;
         for key in keys {
             if let Some((k, v)) = self.map.get_key_value(*key) {
-                self.used.insert(k.as_str());
+                self.mark(k.as_str());
                 if found.is_none() && !v.is_null() {
-                    found = Some((self.at(k), v));
+                    found = Some((k.as_str(), v));
                 }
             }
         }
         found
     }
 
+    /// The first of `keys` present (aliases: Gemini's camelCase and snake_case), marked read.
+    pub(crate) fn get_any(&mut self, keys: &[&str]) -> Option<(String, &'a Value)> {
+        self.find(keys).map(|(k, v)| (self.at(k), v))
+    }
+
     pub(crate) fn get(&mut self, key: &str) -> Option<&'a Value> {
-        self.get_any(&[key]).map(|(_, v)| v)
+        self.find(&[key]).map(|(_, v)| v)
     }
 
     pub(crate) fn str(&mut self, key: &str) -> Result<Option<&'a str>, DecodeError> {
@@ -344,7 +358,7 @@ impl<'a> Fields<'a> {
     pub(crate) fn keep(&mut self, keys: &[&str], kind: ExtraKind, extras: &mut Vec<Extra>) {
         for key in keys {
             if let Some((k, v)) = self.map.get_key_value(*key)
-                && self.used.insert(k.as_str())
+                && self.mark(k.as_str())
             {
                 extras.push(Extra {
                     pointer: self.at(k),
@@ -358,7 +372,7 @@ impl<'a> Fields<'a> {
     /// Every key not read becomes an [`ExtraKind::Unknown`] extra, in body order.
     pub(crate) fn finish(self, extras: &mut Vec<Extra>) {
         for (k, v) in self.map {
-            if !self.used.contains(k.as_str()) {
+            if !self.used.contains(&k.as_str()) {
                 extras.push(Extra {
                     pointer: push(&self.ptr, k),
                     kind: ExtraKind::Unknown,

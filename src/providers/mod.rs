@@ -174,7 +174,10 @@ impl StreamDecoder {
     /// `StreamTruncated` diagnostic (recorders treat that as a failed recording).
     pub fn finish(self) -> Result<Outcome, DecodeError> {
         let (provider, req, outcome) = match self {
-            StreamDecoder::OpenaiChat(s) => (Provider::OpenaiChat, s.request(), s.finish()),
+            StreamDecoder::OpenaiChat(s) => {
+                let (req, outcome) = s.finish_with_request();
+                (Provider::OpenaiChat, req, outcome)
+            }
             StreamDecoder::OpenaiResponses(s) => {
                 (Provider::OpenaiResponses, s.request(), s.finish())
             }

@@ -97,7 +97,10 @@ pub(super) fn decode(
     let refused = inbound::rejection(inbound, &body);
     // Chat: usage comes in its own final chunk only when the client asks for it.
     let asked = Asked {
-        usage_chunk: body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true)),
+        usage_chunk: body
+            .get("stream_options")
+            .and_then(|o| o.get("include_usage"))
+            == Some(&Value::Bool(true)),
         continuation: Continuation::of(inbound, &body),
     };
     let neutral = inbound::decode(inbound, path, &req.query, body)

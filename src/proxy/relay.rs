@@ -55,7 +55,7 @@ pub(super) fn stream(
             let failed = match chunk {
                 Ok(c) => event_pieces(&c).find_map(|piece| match decoder.push(piece) {
                     Ok(()) => {
-                        out.extend(tracker.forward(&decoder, &mut writer));
+                        tracker.forward(&decoder, &mut writer, &mut out);
                         None
                     }
                     Err(e) => Some(format!("upstream {provider} stream undecodable: {e}")),
@@ -116,19 +116,27 @@ fn truncated(o: &Outcome) -> bool {
 }
 
 /// `chunk` cut after each blank line (the end of a Server-Sent Event, LF or CRLF); the rest last.
-fn event_pieces(chunk: &[u8]) -> impl Iterator<Item = &[u8]> {
+pub(super) fn event_pieces(chunk: &[u8]) -> impl Iterator<Item = &[u8]> {
     let mut rest = chunk;
     std::iter::from_fn(move || {
         if rest.is_empty() {
             return None;
         }
-        let end = (0..rest.len())
-            .find_map(|i| match &rest[i..] {
-                [b'\n', b'\n', ..] => Some(i + 2),
-                [b'\n', b'\r', b'\n', ..] => Some(i + 3),
-                _ => None,
-            })
-            .unwrap_or(rest.len());
+        // Both ends begin with a line feed: only those positions are looked at.
+        let mut end = rest.len();
+        let mut from = 0;
+        while let Some(at) = rest[from..].iter().position(|&b| b == b'\n') {
+            let i = from + at;
+            match &rest[i..] {
+                [b'\n', b'\n', ..] => end = i + 2,
+                [b'\n', b'\r', b'\n', ..] => end = i + 3,
+                _ => {
+                    from = i + 1;
+                    continue;
+                }
+            }
+            break;
+        }
         let (piece, tail) = rest.split_at(end);
         rest = tail;
         Some(piece)
@@ -164,9 +172,9 @@ impl<'s> Tracker<'s> {
         }
     }
 
-    fn forward(&mut self, d: &StreamDecoder, w: &mut StreamWriter) -> Vec<u8> {
+    /// Appends to `out` what the decoder has that was not forwarded yet.
+    fn forward(&mut self, d: &StreamDecoder, w: &mut StreamWriter, out: &mut Vec<u8>) {
         let p = d.progress();
-        let mut out = Vec::new();
         for (i, piece) in p.text.iter().enumerate() {
             if self.text_sent.len() <= i {
                 self.text_sent.push(0);
@@ -203,14 +211,17 @@ impl<'s> Tracker<'s> {
             if c.arguments.len() > sent.len() && c.arguments.starts_with(sent.as_str()) {
                 let rest = &c.arguments[sent.len()..];
                 sent.push_str(rest);
-                let bytes = match &mut self.filters[k] {
-                    Some(f) => f.push(rest.as_bytes()),
-                    None => rest.as_bytes().to_vec(),
-                };
-                out.extend(self.send_args(k, bytes, w));
+                match &mut self.filters[k] {
+                    Some(f) => {
+                        let bytes = f.push(rest.as_bytes());
+                        out.extend(self.send_args(k, bytes, w));
+                    }
+                    // Unfiltered text after nothing pending is whole characters: sent as it is.
+                    None if self.pending[k].is_empty() => out.extend(w.call_args(k, rest)),
+                    None => out.extend(self.send_args(k, rest.as_bytes().to_vec(), w)),
+                }
             }
         }
-        out
     }
 
     /// Releases what the filters still hold (arguments that ended early).

@@ -3,6 +3,7 @@
 //! envelopes. Used by the proxy (answering clients) and the simulator (its envelopes and framing).
 
 mod body;
+mod chat_chunk;
 mod errors;
 mod format;
 mod frame;

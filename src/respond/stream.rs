@@ -8,28 +8,14 @@ use super::body::{
     args_text, call_item, chat_usage, finished_calls_marker, gemini_call_part, gemini_usage,
     message_item, response_object,
 };
+use super::chat_chunk::{
+    Arguments, CallArguments, CallStart, CallsDelta, ChatChunk, ChunkChoice, EmptyDelta,
+    NameAndArguments, RoleDelta, TextDelta,
+};
 use super::errors::{Envelope, envelope};
 use super::format::{Inbound, Meta, finish_value};
 use super::frame::{ResponsesEvents, sse};
 use crate::model::{Outcome, ProviderError, ToolCall};
-
-/// One Chat stream chunk, as its keys go on the wire.
-#[derive(serde::Serialize)]
-struct ChatChunk<'a> {
-    id: &'a str,
-    object: &'static str,
-    created: u64,
-    model: &'a str,
-    choices: [ChunkChoice<'a>; 1],
-}
-
-#[derive(serde::Serialize)]
-struct ChunkChoice<'a> {
-    index: u32,
-    delta: &'a Value,
-    logprobs: (),
-    finish_reason: &'a Value,
-}
 
 enum Item {
     Text(String),
@@ -79,9 +65,9 @@ impl StreamWriter {
         }
     }
 
-    fn chat_chunk(&self, delta: &Value, finish: &Value) -> Vec<u8> {
+    fn chat_chunk(&self, delta: &impl serde::Serialize, finish: Option<&str>) -> Vec<u8> {
         // Serialized from borrowed fields (the hot path of a relayed Chat stream): the same
-        // bytes as the `json!` object, in the same key order, without building it.
+        // bytes as the `json!` objects, in the same key order, without building them.
         let c = ChatChunk {
             id: &self.meta.id,
             object: "chat.completion.chunk",
@@ -127,8 +113,12 @@ impl StreamWriter {
         self.started = true;
         match self.inbound {
             Inbound::Chat => self.chat_chunk(
-                &json!({"role": "assistant", "content": "", "refusal": null}),
-                &Value::Null,
+                &RoleDelta {
+                    role: "assistant",
+                    content: "",
+                    refusal: (),
+                },
+                None,
             ),
             Inbound::Responses => {
                 let snap = response_object(&Outcome::default(), &self.meta, Vec::new(), false);
@@ -166,7 +156,7 @@ impl StreamWriter {
         let mut out = self.start();
         self.text_len += s.len();
         match self.inbound {
-            Inbound::Chat => out.extend(self.chat_chunk(&json!({"content": s}), &Value::Null)),
+            Inbound::Chat => out.extend(self.chat_chunk(&TextDelta { content: s }, None)),
             Inbound::Responses => {
                 let index = match self.text_item {
                     Some(i) => i,
@@ -240,9 +230,18 @@ impl StreamWriter {
         self.calls.push(index);
         match self.inbound {
             Inbound::Chat => out.extend(self.chat_chunk(
-                &json!({"tool_calls": [{"index": k, "id": id, "type": "function",
-                                       "function": {"name": name, "arguments": ""}}]}),
-                &Value::Null,
+                &CallsDelta {
+                    tool_calls: [CallStart {
+                        index: k,
+                        id,
+                        kind: "function",
+                        function: NameAndArguments {
+                            name,
+                            arguments: "",
+                        },
+                    }],
+                },
+                None,
             )),
             Inbound::Responses => {
                 let item = call_item(&item_id, id, name, "", "in_progress");
@@ -289,17 +288,25 @@ impl StreamWriter {
         if fragment.is_empty() {
             return Vec::new();
         }
+        // Borrowed, not cloned: only the Responses event names the item.
         let item_id = match &mut self.items[index] {
             Item::Call { args, item_id, .. } => {
                 args.push_str(fragment);
-                item_id.clone()
+                &*item_id
             }
             Item::Text(_) => return Vec::new(),
         };
         match self.inbound {
             Inbound::Chat => self.chat_chunk(
-                &json!({"tool_calls": [{"index": k, "function": {"arguments": fragment}}]}),
-                &Value::Null,
+                &CallsDelta {
+                    tool_calls: [CallArguments {
+                        index: k,
+                        function: Arguments {
+                            arguments: fragment,
+                        },
+                    }],
+                },
+                None,
             ),
             Inbound::Responses => {
                 self.events.push(
@@ -361,9 +368,8 @@ impl StreamWriter {
         let cut_item = cut_call.and_then(|k| self.calls.get(k).copied());
         match self.inbound {
             Inbound::Chat => {
-                out.extend(
-                    self.chat_chunk(&json!({}), &json!(finish_value(Inbound::Chat, o.finish))),
-                );
+                let finish = finish_value(Inbound::Chat, o.finish);
+                out.extend(self.chat_chunk(&EmptyDelta {}, Some(finish)));
                 if self.meta.usage_chunk {
                     let usage = json!({"id": self.meta.id, "object": "chat.completion.chunk", "created": self.meta.created,
                         "model": self.meta.model, "choices": [], "usage": chat_usage(o.usage.as_ref())});

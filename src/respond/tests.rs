@@ -318,3 +318,47 @@ fn a_chat_stream_has_its_usage_chunk_only_when_the_client_asked() {
         assert!(text.ends_with("data: [DONE]\n\n"), "{text}");
     }
 }
+
+/// One Chat chunk as the `json!` object the typed chunks replaced wrote it.
+fn chat_chunk_as_value(delta: &serde_json::Value, finish: &serde_json::Value) -> Vec<u8> {
+    let chunk = json!({"id": "id1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+        "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]});
+    super::sse(None, &chunk)
+}
+
+#[test]
+fn chat_chunks_are_byte_for_byte_the_value_objects_they_replaced() {
+    let mut w = StreamWriter::new(Inbound::Chat, meta());
+    let want_start = chat_chunk_as_value(
+        &json!({"role": "assistant", "content": "", "refusal": null}),
+        &json!(null),
+    );
+    assert_eq!(w.start(), want_start);
+    // Text that must be escaped, a call's start, fragments with quotes and non-ASCII.
+    let text = "Say \"hi\"\n\u{e9}\u{1}";
+    let want = chat_chunk_as_value(&json!({"content": text}), &json!(null));
+    assert_eq!(w.text(text), want);
+    let want = chat_chunk_as_value(
+        &json!({"tool_calls": [{"index": 0, "id": "call_\"a", "type": "function",
+            "function": {"name": "get_weather", "arguments": ""}}]}),
+        &json!(null),
+    );
+    assert_eq!(w.call_start("call_\"a", "get_weather"), want);
+    for fragment in ["{\"city\":", " \"Zürich\\n\"}"] {
+        let want = chat_chunk_as_value(
+            &json!({"tool_calls": [{"index": 0, "function": {"arguments": fragment}}]}),
+            &json!(null),
+        );
+        assert_eq!(w.call_args(0, fragment), want);
+    }
+    let mut o = outcome();
+    o.text = Some(text.into());
+    o.tool_calls.truncate(1);
+    o.tool_calls[0].arguments = json!({"city": "Zürich\n"});
+    let mut want = chat_chunk_as_value(&json!({}), &json!("tool_calls"));
+    let usage = json!({"id": "id1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+        "choices": [], "usage": super::body::chat_usage(o.usage.as_ref())});
+    want.extend(super::sse(None, &usage));
+    want.extend_from_slice(b"data: [DONE]\n\n");
+    assert_eq!(String::from_utf8(w.finish(&o)), String::from_utf8(want));
+}

@@ -104,26 +104,29 @@ impl Dialect {
     /// `safety_model`, `context_length_exceeded_behavior`, `echo`; the router's
     /// `org/model:provider` model spelling. OpenAI when none of these is present.
     pub fn detect(body: &Value) -> Dialect {
-        let has = |keys: &[&str]| keys.iter().any(|k| body.get(k).is_some());
-        if has(&["safe_prompt", "random_seed", "prompt_mode"])
-            || body.get("tool_choice").and_then(Value::as_str) == Some("any")
-        {
-            return Dialect::Mistral;
+        // One pass over the body's few keys (every proxied Chat request is detected) rather
+        // than a hashed lookup per documented field; the first dialect in this order wins.
+        const ORDER: [Dialect; 4] = [
+            Dialect::Mistral,
+            Dialect::OpenRouter,
+            Dialect::Groq,
+            Dialect::Together,
+        ];
+        let mut shown = [false; 4];
+        for key in body.as_object().into_iter().flat_map(|o| o.keys()) {
+            let at = match key.as_str() {
+                "safe_prompt" | "random_seed" | "prompt_mode" => 0,
+                "models" | "provider" | "route" | "transforms" | "plugins" => 1,
+                "reasoning_format" | "search_settings" | "compound_custom" | "documents"
+                | "citation_options" => 2,
+                "safety_model" | "context_length_exceeded_behavior" | "echo" => 3,
+                _ => continue,
+            };
+            shown[at] = true;
         }
-        if has(&["models", "provider", "route", "transforms", "plugins"]) {
-            return Dialect::OpenRouter;
-        }
-        if has(&[
-            "reasoning_format",
-            "search_settings",
-            "compound_custom",
-            "documents",
-            "citation_options",
-        ]) {
-            return Dialect::Groq;
-        }
-        if has(&["safety_model", "context_length_exceeded_behavior", "echo"]) {
-            return Dialect::Together;
+        shown[0] |= body.get("tool_choice").and_then(Value::as_str) == Some("any");
+        if let Some(at) = shown.iter().position(|&s| s) {
+            return ORDER[at];
         }
         let model = body.get("model").and_then(Value::as_str).unwrap_or("");
         if model

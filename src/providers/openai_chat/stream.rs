@@ -44,16 +44,26 @@ impl Stream {
     }
 
     pub fn finish(self) -> Result<Outcome, DecodeError> {
+        self.finish_with_request().1
+    }
+
+    /// The request it decodes for (moved out, not cloned) and the outcome.
+    pub(crate) fn finish_with_request(self) -> (ChatRequest, Result<Outcome, DecodeError>) {
         let Stream {
-            mut sse, mut st, ..
+            req,
+            mut sse,
+            mut st,
         } = self;
-        sse.finish(&mut |ev| on_event(&mut st, ev))?;
-        if st.chunks == 0 && !st.done {
-            return Err(DecodeError::new(
-                "not a Chat Completions stream: no `data:` chunk and no `data: [DONE]`",
-            ));
-        }
-        Ok(st.into_outcome())
+        let outcome = (|| {
+            sse.finish(&mut |ev| on_event(&mut st, ev))?;
+            if st.chunks == 0 && !st.done {
+                return Err(DecodeError::new(
+                    "not a Chat Completions stream: no `data:` chunk and no `data: [DONE]`",
+                ));
+            }
+            Ok(st.into_outcome())
+        })();
+        (req, outcome)
     }
 }
 

@@ -785,3 +785,37 @@ fn decode_request_takes_a_function_tool_without_type_as_mistrals_sdk_sends_it() 
     let e = decode_request(&chat_request(no_function)).unwrap_err();
     assert!(e.to_string().contains("/tools/0/type"), "{e}");
 }
+
+#[test]
+fn a_body_with_several_dialects_marks_is_read_as_the_first_in_order() {
+    // Mistral, then OpenRouter, Groq, Together, whatever the body's key order; a key sent as
+    // null marks its dialect as a present key does; a body that is no object is OpenAI's.
+    let cases = [
+        (
+            json!({"echo": true, "documents": [], "plugins": [], "prompt_mode": null}),
+            Dialect::Mistral,
+        ),
+        (
+            json!({"echo": true, "tool_choice": "any", "route": "fallback"}),
+            Dialect::Mistral,
+        ),
+        (
+            json!({"citation_options": {}, "route": null, "echo": 1}),
+            Dialect::OpenRouter,
+        ),
+        (json!({"echo": 1, "compound_custom": {}}), Dialect::Groq),
+        (
+            json!({"model": "org/m:provider", "context_length_exceeded_behavior": "error"}),
+            Dialect::Together,
+        ),
+        (
+            json!({"model": "org/m:provider", "top_k": 1}),
+            Dialect::HfRouter,
+        ),
+        (json!({"tool_choice": {"type": "any"}}), Dialect::OpenAi),
+        (json!(["safe_prompt"]), Dialect::OpenAi),
+    ];
+    for (body, dialect) in cases {
+        assert_eq!(Dialect::detect(&body), dialect, "{body}");
+    }
+}

@@ -201,3 +201,29 @@ async fn streamed_calls_reach_the_client_with_ids_valid_in_its_api_and_distinct(
         );
     }
 }
+
+#[test]
+fn a_read_is_cut_after_each_blank_line_lf_or_crlf_and_the_rest_comes_last() {
+    let cut = |bytes: &str| -> Vec<String> {
+        relay::event_pieces(bytes.as_bytes())
+            .map(|p| String::from_utf8(p.to_vec()).unwrap())
+            .collect()
+    };
+    let whole = "data: {\"a\":1}\n\ndata: b\r\n\r\nevent: x\ndata: c\n\ndata: par";
+    assert_eq!(
+        cut(whole),
+        [
+            "data: {\"a\":1}\n\n",
+            "data: b\r\n\r\n",
+            "event: x\ndata: c\n\n",
+            "data: par"
+        ]
+    );
+    // Lone line feeds, a CR without its LF, a blank line at the very start or end.
+    assert_eq!(cut("a\nb\nc"), ["a\nb\nc"]);
+    assert_eq!(cut("a\r\nb\r"), ["a\r\nb\r"]);
+    assert_eq!(cut("\n\nx\n"), ["\n\n", "x\n"]);
+    assert_eq!(cut("x\n\r\n"), ["x\n\r\n"]);
+    assert_eq!(cut("x\n\n\n\n"), ["x\n\n", "\n\n"]);
+    assert!(cut("").is_empty());
+}
