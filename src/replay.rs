@@ -205,7 +205,10 @@ pub(crate) fn verify(cassette: &Cassette, received: &[Received]) -> Vec<Mismatch
 pub(crate) fn json_diff(recorded: &Value, produced: &Value) -> String {
     let a = serde_json::to_string_pretty(recorded).unwrap_or_default();
     let b = serde_json::to_string_pretty(produced).unwrap_or_default();
-    similar::TextDiff::from_lines(&a, &b)
+    // Bounded: two very different bodies get a coarser diff, never minutes of search.
+    similar::TextDiff::configure()
+        .timeout(std::time::Duration::from_secs(1))
+        .diff_lines(&a, &b)
         .unified_diff()
         .context_radius(3)
         .header("recorded", "produced")

@@ -430,7 +430,9 @@ fn conformance_md_is_up_to_date() {
     let path = repo().join("CONFORMANCE.md");
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     if have != want {
-        let diff = similar::TextDiff::from_lines(&have, &want);
+        let diff = similar::TextDiff::configure()
+            .timeout(std::time::Duration::from_secs(1))
+            .diff_lines(&have, &want);
         let line = diff
             .ops()
             .iter()
