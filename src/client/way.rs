@@ -20,6 +20,25 @@ use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, Outcome, Provider, Severity, StrictPolicy};
 use crate::run::{WatchedStep, watched};
 
+/// A thinking trial a route's OpenAI model cannot run: the model does not reason, so OpenAI
+/// answers 400 to the reasoning parameter a library sends for thinking (and answers no reasoning
+/// state to carry), and the trial would prove nothing about thinking. Not applicable, naming the
+/// route's model (the rule: [`crate::providers::openai_reasons`]); a profile that wants the
+/// trial names a reasoning model for the route.
+fn thinking_without_reasoning(trial: &RoutedTrial, req: &ChatRequest) -> Option<Cell> {
+    req.thinking?;
+    let first = (trial.route.upstream, &trial.route.model);
+    let rounds = trial.round_models.iter().map(|(p, m)| (*p, m));
+    let (api, model) = std::iter::once(first).chain(rounds).find(|(p, m)| {
+        matches!(p, Provider::OpenaiChat | Provider::OpenaiResponses)
+            && !crate::providers::openai_reasons(m)
+    })?;
+    Some(Cell::NotApplicable(format!(
+        "thinking on, and the {} route's model `{model}` does not reason (OpenAI answers 400 to reasoning parameters on it)",
+        api.slug()
+    )))
+}
+
 /// Trials through a library's driver.
 pub struct Driven {
     profile: std::sync::Arc<LoadedClient>,
@@ -124,6 +143,9 @@ impl Way for Driven {
     ) -> Result<(CallerRequest, DriverTrial), Cell> {
         let api = trial.route.upstream;
         let (base, mut req) = trial.first_request(api);
+        if let Some(cell) = thinking_without_reasoning(trial, &req) {
+            return Err(cell);
+        }
         let options = (self.profile)
             .route(&trial.route.name())
             .map(|r| r.options.clone())
