@@ -24,12 +24,14 @@ use crate::run::{WatchedStep, watched};
 /// answers 400 to the reasoning parameter a library sends for thinking (and answers no reasoning
 /// state to carry), and the trial would prove nothing about thinking. Not applicable, naming the
 /// route's model (the rule: [`crate::providers::openai_reasons`]); a profile that wants the
-/// trial names a reasoning model for the route.
-fn thinking_without_reasoning(trial: &RoutedTrial, req: &ChatRequest) -> Option<Cell> {
-    req.thinking?;
-    let first = (trial.route.upstream, &trial.route.model);
-    let rounds = trial.round_models.iter().map(|(p, m)| (*p, m));
-    let (api, model) = std::iter::once(first).chain(rounds).find(|(p, m)| {
+/// trial names a reasoning model for the route. `models`: the first round's API and model, then
+/// each provider the rounds move to with its route's model.
+pub(super) fn thinking_without_reasoning(
+    thinking: Option<u32>,
+    models: &[(Provider, &str)],
+) -> Option<Cell> {
+    thinking?;
+    let (api, model) = models.iter().find(|(p, m)| {
         matches!(p, Provider::OpenaiChat | Provider::OpenaiResponses)
             && !crate::providers::openai_reasons(m)
     })?;
@@ -143,7 +145,10 @@ impl Way for Driven {
     ) -> Result<(CallerRequest, DriverTrial), Cell> {
         let api = trial.route.upstream;
         let (base, mut req) = trial.first_request(api);
-        if let Some(cell) = thinking_without_reasoning(trial, &req) {
+        let first = (api, trial.route.model.as_str());
+        let rounds = trial.round_models.iter().map(|(p, m)| (*p, m.as_str()));
+        let models: Vec<_> = std::iter::once(first).chain(rounds).collect();
+        if let Some(cell) = thinking_without_reasoning(req.thinking, &models) {
             return Err(cell);
         }
         let options = (self.profile)
