@@ -1,5 +1,6 @@
 //! The driver protocol's documents: a trial reads back as the request it was made of; every
-//! tool choice survives its protocol spelling; libraries' finish spellings read as one.
+//! tool choice survives its protocol spelling; libraries' finish spellings read as one. And
+//! which thinking trials a route's OpenAI model cannot run.
 
 use std::collections::BTreeMap;
 
@@ -163,4 +164,32 @@ fn the_next_documents_are_told_apart() {
     let r: DriverResult =
         serde_json::from_str(r#"{"error": {"type": "X", "message": "m"}, "extra": 1}"#).unwrap();
     assert_eq!(r.error.unwrap().kind, "X");
+}
+
+#[test]
+fn a_thinking_trial_on_an_openai_model_that_does_not_reason_is_not_applicable() {
+    use super::way::thinking_without_reasoning as check;
+    use crate::engine::Cell;
+    let chat = [(Provider::OpenaiChat, "gpt-4.1-mini")];
+    let Some(Cell::NotApplicable(why)) = check(Some(1024), &chat) else {
+        panic!("gpt-4.1-mini does not reason");
+    };
+    assert!(
+        why.contains("openai-chat route's model `gpt-4.1-mini`"),
+        "{why}"
+    );
+    assert!(check(None, &chat).is_none(), "thinking off: any model");
+    // Reasoning models, other APIs (whatever their model's name) and a round moved to a route
+    // whose model does not reason.
+    let reasoning = [
+        (Provider::OpenaiResponses, "gpt-5-mini"),
+        (Provider::OpenaiChat, "o4-mini"),
+    ];
+    assert!(check(Some(1024), &reasoning).is_none());
+    assert!(check(Some(1024), &[(Provider::Anthropic, "gpt-4.1-mini")]).is_none());
+    let moved = [
+        (Provider::Anthropic, "claude-haiku-4-5"),
+        (Provider::OpenaiResponses, "gpt-4o"),
+    ];
+    assert!(check(Some(1024), &moved).is_some());
 }

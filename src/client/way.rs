@@ -20,6 +20,27 @@ use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, Outcome, Provider, Severity, StrictPolicy};
 use crate::run::{WatchedStep, watched};
 
+/// A thinking trial a route's OpenAI model cannot run: the model does not reason, so OpenAI
+/// answers 400 to the reasoning parameter a library sends for thinking (and answers no reasoning
+/// state to carry), and the trial would prove nothing about thinking. Not applicable, naming the
+/// route's model (the rule: [`crate::providers::openai_reasons`]); a profile that wants the
+/// trial names a reasoning model for the route. `models`: the first round's API and model, then
+/// each provider the rounds move to with its route's model.
+pub(super) fn thinking_without_reasoning(
+    thinking: Option<u32>,
+    models: &[(Provider, &str)],
+) -> Option<Cell> {
+    thinking?;
+    let (api, model) = models.iter().find(|(p, m)| {
+        matches!(p, Provider::OpenaiChat | Provider::OpenaiResponses)
+            && !crate::providers::openai_reasons(m)
+    })?;
+    Some(Cell::NotApplicable(format!(
+        "thinking on, and the {} route's model `{model}` does not reason (OpenAI answers 400 to reasoning parameters on it)",
+        api.slug()
+    )))
+}
+
 /// Trials through a library's driver.
 pub struct Driven {
     profile: std::sync::Arc<LoadedClient>,
@@ -124,6 +145,12 @@ impl Way for Driven {
     ) -> Result<(CallerRequest, DriverTrial), Cell> {
         let api = trial.route.upstream;
         let (base, mut req) = trial.first_request(api);
+        let first = (api, trial.route.model.as_str());
+        let rounds = trial.round_models.iter().map(|(p, m)| (*p, m.as_str()));
+        let models: Vec<_> = std::iter::once(first).chain(rounds).collect();
+        if let Some(cell) = thinking_without_reasoning(req.thinking, &models) {
+            return Err(cell);
+        }
         let options = (self.profile)
             .route(&trial.route.name())
             .map(|r| r.options.clone())

@@ -30,8 +30,8 @@ use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, DecodeError, EncodeError, Encoded, Outcome, Provider};
 pub use decoded::{DecodedRequest, Extra, ExtraKind, sent_tools};
 pub(crate) use rejection::{
-    Rejection, request_rejection, responses_no_call, result_part_rejection, tool_rejection,
-    unlinked_result,
+    Rejection, openai_reasons, reasoning_rejection, request_rejection, responses_no_call,
+    result_part_rejection, tool_rejection, unlinked_result,
 };
 pub use result_parts::joined_text;
 pub(crate) use result_parts::result_part_kind;

@@ -4,6 +4,8 @@
 //! (`result_part_rejection`). The simulator answers these 400s, the
 //! proxy refuses such a client request the same way, and gateway checks read them as the
 //! client's own fault; it lives beside the codecs because it is a fact about the wire formats.
+//! One rule depends on the model: an OpenAI reasoning parameter sent to a model that does not
+//! reason (`openai_reasons`, `reasoning_rejection`), which only the simulator answers.
 
 use serde_json::Value;
 
@@ -278,4 +280,55 @@ pub(crate) fn result_part_rejection(provider: Provider, body: &Value) -> Option<
             .param(&format!("messages[{i}].content[{k}]"))
         })
     })
+}
+
+/// Whether an OpenAI model reasons (takes reasoning parameters, answers reasoning items): the
+/// o-series and GPT-5 do; GPT-3.5, GPT-4, GPT-4o, GPT-4.1 and the GPT-5 chat models (ChatGPT's
+/// non-reasoning snapshots, `gpt-5-chat-latest`) do not (platform.openai.com/docs/guides/reasoning
+/// names "reasoning models like GPT-5 and o-series"; the GPT-4.1 and GPT-4o model pages list no
+/// reasoning). A name outside those families (an OpenAI-compatible server's, a gateway's alias)
+/// is taken to reason: the rule refuses only what OpenAI documents refusing.
+pub(crate) fn openai_reasons(model: &str) -> bool {
+    let name = model.rsplit('/').next().unwrap_or_default();
+    !["gpt-3.5", "gpt-4", "chatgpt-", "gpt-5-chat"]
+        .iter()
+        .any(|p| name.starts_with(p))
+}
+
+/// OpenAI's 400 for a reasoning parameter sent to a model that does not reason
+/// ([`openai_reasons`]): Responses `reasoning` (its `effort`, else its `summary`) answers
+/// `Unsupported parameter: 'reasoning.effort' is not supported with this model.`
+/// (`unsupported_parameter`, BoundaryML/baml#2708 on gpt-4.1, Laisky/one-api#120 on
+/// gpt-5-chat); Chat `reasoning_effort` answers `Unrecognized request argument supplied:
+/// reasoning_effort` (no param, no code; davidmigloz/langchain_dart#712 on gpt-4o-mini,
+/// AAswordman/Operit#1048 on gpt-4o). A null value is no parameter. `model`: the request's.
+pub(crate) fn reasoning_rejection(
+    provider: Provider,
+    model: &str,
+    body: &Value,
+) -> Option<Rejection> {
+    if openai_reasons(model) {
+        return None;
+    }
+    let set = |v: Option<&Value>| v.is_some_and(|v| !v.is_null());
+    match provider {
+        Provider::OpenaiResponses => {
+            let reasoning = body.get("reasoning").filter(|v| !v.is_null())?;
+            let field = ["effort", "summary", "generate_summary"]
+                .into_iter()
+                .find(|f| set(reasoning.get(*f)))?;
+            let param = format!("reasoning.{field}");
+            let message =
+                format!("Unsupported parameter: '{param}' is not supported with this model.");
+            Some(
+                Rejection::bad_request(message)
+                    .param(&param)
+                    .code("unsupported_parameter"),
+            )
+        }
+        Provider::OpenaiChat | Provider::TextProtocol if set(body.get("reasoning_effort")) => Some(
+            Rejection::bad_request("Unrecognized request argument supplied: reasoning_effort"),
+        ),
+        _ => None,
+    }
 }

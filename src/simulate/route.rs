@@ -119,6 +119,15 @@ fn answer_api(
     if let Some(rej) = crate::providers::call_ids::rejection(provider, &body) {
         return Err(rej);
     }
+    // A reasoning parameter to an OpenAI model that does not reason: OpenAI's 400.
+    let model = ask
+        .model
+        .split(named::MODEL_SEPARATOR)
+        .next()
+        .unwrap_or_default();
+    if let Some(rej) = providers::reasoning_rejection(provider, model, &body) {
+        return Err(rej);
+    }
     if let Some(message) = missing_reasoning(&provider, &body, scenario, &ask.model) {
         return Err(Rejection::bad_request(message));
     }
@@ -136,7 +145,11 @@ fn answer_api(
             &ask,
         ));
     }
-    let turn = decide::decide(&ask, scenario);
+    let mut turn = decide::decide(&ask, scenario);
+    // Only a reasoning model answers reasoning items.
+    if provider == Provider::OpenaiResponses && !reasons(&ask.model) {
+        turn.wire.reasoning = None;
+    }
     let ctx = Ctx {
         seed,
         body: &body,
@@ -161,8 +174,16 @@ fn answer_api(
     })
 }
 
+/// Whether the OpenAI model of a request (maybe with a `~scenario` suffix) reasons (the rule:
+/// [`crate::providers::openai_reasons`]).
+fn reasons(model: &str) -> bool {
+    let model = model.split(named::MODEL_SEPARATOR).next();
+    providers::openai_reasons(model.unwrap_or_default())
+}
+
 /// A follow-up that does not carry the model's reasoning back (Anthropic thinking blocks always
-/// when thinking is on; Responses reasoning items when the scenario's model reasons; Gemini
+/// when thinking is on; Responses reasoning items when the scenario's model reasons and the
+/// request's model is a reasoning one; Gemini
 /// thought signatures on the models that validate them, Gemini 3 and later, whether or not the
 /// scenario reasons: they sign every call): the provider's own 400.
 fn missing_reasoning(
@@ -182,7 +203,7 @@ fn missing_reasoning(
     }
     match provider {
         Provider::Anthropic => anthropic::missing_thinking(body),
-        Provider::OpenaiResponses if scenario.reasoning.is_some() => {
+        Provider::OpenaiResponses if scenario.reasoning.is_some() && reasons(model) => {
             openai_responses::missing_reasoning(body)
         }
         Provider::Gemini if gemini::validates_signatures(model) => gemini::missing_signature(body),

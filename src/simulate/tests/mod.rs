@@ -10,6 +10,7 @@ mod eager;
 mod errors;
 mod foreign;
 mod named;
+mod reasoning_models;
 mod search;
 mod server;
 mod signatures;

@@ -99,7 +99,8 @@ fn a_result_without_its_call_or_an_id_is_refused() {
     assert!(message.starts_with("No tool call found"), "{message}");
 }
 
-/// The whole conversation again after a reasoning answer, its reasoning item sent as `item`.
+/// The whole conversation again after a reasoning answer (of `gpt-5-mini`, a reasoning model),
+/// its reasoning item sent as `item`.
 fn by_reference(answer: &Value, item: impl Fn(&Value) -> Value) -> Value {
     let mut input = vec![json!({"role": "user", "content": "Weather in Bern?"})];
     for out in answer["output"].as_array().into_iter().flatten() {
@@ -111,7 +112,7 @@ fn by_reference(answer: &Value, item: impl Fn(&Value) -> Value) -> Value {
     }
     let call = input.last().cloned().unwrap_or_default();
     input.push(json!({"type": "function_call_output", "call_id": call["call_id"], "output": "3C"}));
-    json!({"model": "gpt-4.1", "tools": first(None)["tools"].clone(), "input": input})
+    json!({"model": "gpt-5-mini", "tools": first(None)["tools"].clone(), "input": input})
 }
 
 #[test]
@@ -122,7 +123,10 @@ fn an_item_reference_is_the_stored_item_and_an_unknown_one_is_refused() {
         ..Scenario::default()
     };
     let send = |b: &Value| answer_kept(&request(P::Responses, b, false), &scenario, Some(&kept));
-    let one = send(&first(None)).json();
+    // A reasoning model: only one answers reasoning items.
+    let mut asked = first(None);
+    asked["model"] = json!("gpt-5-mini");
+    let one = send(&asked).json();
     assert!(one["output"][0]["type"] == "reasoning", "{one}");
     // The reasoning item by reference: the reasoning sent back.
     let referred = by_reference(&one, |r| json!({"type": "item_reference", "id": r["id"]}));
