@@ -6,10 +6,10 @@
 //! A bug only translation can commit (reasoning carried to another provider) has its mutant in
 //! `gateway_mutants/translating.rs`, over tooltape's own proxy library: the table's last section.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use hyper::body::Incoming;
 use hyper::{Request, Response};
@@ -92,10 +92,11 @@ enum Mutant {
     CustomAsFunction,
     CutCallFinished,
     EagerDropped,
+    ContextRepeated,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 27] = [
+    const ALL: [Mutant; 28] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -123,6 +124,7 @@ impl Mutant {
         Mutant::CustomAsFunction,
         Mutant::CutCallFinished,
         Mutant::EagerDropped,
+        Mutant::ContextRepeated,
     ];
 
     fn slug(self) -> String {
@@ -168,6 +170,9 @@ impl Mutant {
                 "a call cut by max_tokens handed as finished (the tool-call finish, Responses `completed`)"
             }
             Mutant::EagerDropped => "a tool's `eager_input_streaming` removed",
+            Mutant::ContextRepeated => {
+                "previous_response_id forwarded with the earlier items again (upstream holds them)"
+            }
         }
     }
 
@@ -201,6 +206,7 @@ impl Mutant {
             Mutant::CustomAsFunction => "custom tool `run_sql` sent as an ordinary function",
             Mutant::CutCallFinished => "for upstream's output-token limit",
             Mutant::EagerDropped => "eager_input_streaming dropped for write_note",
+            Mutant::ContextRepeated => "the earlier items again",
         }
     }
 
@@ -274,7 +280,7 @@ impl Mutant {
             }
             // Only a Responses caller continues by id (the other formats send the whole
             // conversation).
-            Mutant::ContextDropped => continued_by_id(t) && t.calls > 0,
+            Mutant::ContextDropped | Mutant::ContextRepeated => continued_by_id(t) && t.calls > 0,
             Mutant::CustomAsFunction => t.case == CUSTOM,
             Mutant::CutCallFinished => t.case == CUT,
             // Only a Messages caller can ask for it.
@@ -720,6 +726,52 @@ fn drop_usage(v: &mut Value) {
         Value::Array(a) => a.iter_mut().for_each(drop_usage),
         _ => {}
     }
+}
+
+// ---------------------------------------------------------------- Responses state
+
+/// What upstream holds under each response id it answered (the conversation's items up to and
+/// including that answer's output), kept by `ContextRepeated` to send them again.
+static HELD: LazyLock<Mutex<HashMap<String, Vec<Value>>>> = LazyLock::new(Default::default);
+
+/// `ContextRepeated`: a request continued by `previous_response_id` gets the items upstream
+/// already holds under that id put before its own. Returns what upstream holds once it has read
+/// this request (before its answer): the earlier items and this request's own.
+fn repeat_context(v: &mut Value) -> Vec<Value> {
+    let own: Vec<Value> = match &v["input"] {
+        Value::Array(items) => items.clone(),
+        Value::String(text) => vec![json!({"role": "user", "content": text})],
+        _ => Vec::new(),
+    };
+    let earlier = (v["previous_response_id"].as_str())
+        .and_then(|id| {
+            HELD.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(id)
+                .cloned()
+        })
+        .unwrap_or_default();
+    if !earlier.is_empty() {
+        v["input"] = Value::Array(earlier.iter().chain(&own).cloned().collect());
+    }
+    earlier.into_iter().chain(own).collect()
+}
+
+/// Keeps `held` and the answer's output under the answer's response id (buffered or streamed).
+fn remember_context(mut held: Vec<Value>, body: &[u8]) {
+    let answer = match serde_json::from_slice::<Value>(body) {
+        Ok(v) => v,
+        Err(_) => (parse_events(body).events.into_iter())
+            .map(|(_, e)| e)
+            .find(|e| e["type"] == "response.completed")
+            .map(|e| e["response"].clone())
+            .unwrap_or_default(),
+    };
+    let Some(id) = answer["id"].as_str() else {
+        return;
+    };
+    held.extend(answer["output"].as_array().into_iter().flatten().cloned());
+    (HELD.lock().unwrap_or_else(PoisonError::into_inner)).insert(id.to_string(), held);
 }
 
 // ---------------------------------------------------------------- stream framing
@@ -1271,8 +1323,12 @@ async fn forward(
     let fmt = format_of(&path);
     let mut body_out = bytes.clone();
     let mut stream = false;
+    let mut held = None;
     if let (Some(fmt), Ok(mut v)) = (fmt, serde_json::from_slice::<Value>(&bytes)) {
         stream = v["stream"] == true || path.contains(":streamGenerateContent");
+        if m == Mutant::ContextRepeated && fmt == Format::Responses {
+            held = Some(repeat_context(&mut v));
+        }
         if m != Mutant::Faithful {
             mutate_request(m, fmt, stream, &mut v);
             body_out = serde_json::to_vec(&v).unwrap_or_default();
@@ -1282,6 +1338,9 @@ async fn forward(
         Ok(a) => a,
         Err(refused) => return refused,
     };
+    if let Some(held) = held.filter(|_| answer.status == 200) {
+        remember_context(held, &answer.body);
+    }
     let (status, out) = match fmt {
         Some(fmt) if m != Mutant::Faithful => {
             mutate_response(m, fmt, stream, answer.status, answer.body)
