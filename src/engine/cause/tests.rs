@@ -123,13 +123,13 @@ fn made_up_ids_are_abstracted_and_what_they_sit_in_stays() {
     let flattened = |id: &str| {
         normalize(
             &format!(
-                "round 1: tool result for `get_weather` ({id}): its 1 parts were flattened to its text, though gemini carries them"
+                "round 1: tool result for `get_weather` ({id}): its 1 parts were not sent in the result (its text was), though gemini carries them"
             ),
             &t,
             "c21_result_image",
         )
     };
-    let want = "round N: tool result for `TOOL` (ID): its N parts were flattened to its text, though gemini carries them";
+    let want = "round N: tool result for `TOOL` (ID): its N parts were not sent in the result (its text was), though gemini carries them";
     // LangChain's UUIDs for Gemini's id-less calls, made anew on every run; a UUID's hex
     // written without dashes; Anthropic's, OpenAI's and pydantic-ai's ids, one with a UUID.
     for id in [

@@ -1,6 +1,6 @@
 //! The non-text result check: every part of a round's tool result given as parts (text, images)
 //! reaches upstream in the target's own form (text parts may be joined into its text). A part
-//! JSON-quoted into a string, an image flattened to text, or a part dropped is a finding. The
+//! JSON-quoted into a string, an image left out of the result, or a part dropped is a finding. The
 //! forms are in docs/wire-formats.md ("Tool results that are not plain text").
 
 use serde_json::Value;
@@ -121,7 +121,7 @@ pub(crate) fn non_text_results(
             let why = if sent_content.trim().is_empty() {
                 "dropped"
             } else {
-                "flattened to its text"
+                "not sent in the result (its text was)"
             };
             findings.push(problem(format!(
                 "its {} parts were {why}, though {} carries them",

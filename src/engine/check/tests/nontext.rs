@@ -75,7 +75,7 @@ fn parts_flattened_or_dropped_are_a_finding() {
         FindingKind::NonTextResult,
         Side::Upstream,
         Severity::Breaking,
-        "flattened to its text, though openai-responses carries them",
+        "not sent in the result (its text was), though openai-responses carries them",
     );
     one(
         &judged(
@@ -142,7 +142,7 @@ fn text_parts_joined_into_the_results_text_lose_nothing() {
         FindingKind::NonTextResult,
         Side::Upstream,
         Severity::Breaking,
-        "flattened to its text",
+        "not sent in the result (its text was)",
     );
 }
 
