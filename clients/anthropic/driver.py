@@ -42,9 +42,9 @@ def messages_of(messages):
         role = m["role"]
         if role == "system":
             system.append(m.get("content") or "")
-        elif td.kept_turn(m, "anthropic"):
+        elif kept := td.kept_turn(m, "anthropic"):
             # The content the SDK returned for this turn, as it came.
-            out.append({"role": "assistant", "content": td.kept_turn(m, "anthropic")})
+            out.append({"role": "assistant", "content": kept})
         elif role == "assistant":
             blocks = []
             if m.get("content"):

@@ -89,8 +89,8 @@ def history(messages):
     """The Chat history, each assistant message as the library returned it."""
     out = td.chat_messages(messages, parts=True)
     for i, m in enumerate(messages):
-        if td.kept_turn(m, "any_llm"):
-            out[i] = td.kept_turn(m, "any_llm")
+        if kept := td.kept_turn(m, "any_llm"):
+            out[i] = kept
     return out
 
 

@@ -51,8 +51,8 @@ def chat_messages(messages):
     for i, (m, msg) in enumerate(zip(messages, out)):
         if m["role"] == "tool" and m.get("parts"):
             msg["content"] = chat_parts(m["parts"])
-        if td.kept_turn(m, "openai"):
-            out[i] = td.kept_turn(m, "openai")[0]
+        if kept := td.kept_turn(m, "openai"):
+            out[i] = kept[0]
     return out
 
 

@@ -372,8 +372,8 @@ def responses_input(messages, parts=False, kept=None):
         role = m["role"]
         if role == "system":
             instructions.append(m.get("content") or "")
-        elif kept and kept_turn(m, kept):
-            items.extend(kept_turn(m, kept))
+        elif kept and (turn := kept_turn(m, kept)):
+            items.extend(turn)
         elif role == "assistant":
             if m.get("content"):
                 items.append({"role": "assistant", "content": m["content"]})
