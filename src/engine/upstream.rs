@@ -316,6 +316,6 @@ async fn handle(req: loopback::Request, claims: Arc<Mutex<Claims>>, kept: Arc<St
         received,
         held,
     }
-    .boxed();
+    .boxed_unsync();
     reply
 }

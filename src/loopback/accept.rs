@@ -198,7 +198,7 @@ async fn serve_guarded<H, Fut>(
                     inner,
                     _guard: guard,
                 }
-                .boxed()
+                .boxed_unsync()
             }))
         }
     });

@@ -17,6 +17,6 @@ mod server;
 mod tests;
 
 pub(crate) use accept::ConnLimits;
-pub(crate) use reply::{Body, Reply, channel, chunked, full};
+pub(crate) use reply::{Body, Reply, Sink, chunked, full, pulled};
 pub(crate) use request::{BodyError, BodyLimits, Request, parse_query};
 pub(crate) use server::{Options, Server};

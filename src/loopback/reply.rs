@@ -1,19 +1,22 @@
-//! What a loopback server's handler answers: a status, headers and a body (whole, from a
-//! channel, or chunks paced and optionally cut), and its hyper response, a bare 500 when a header
+//! What a loopback server's handler answers: a status, headers and a body (whole, pulled from
+//! a writer, or chunks paced and optionally cut), and its hyper response, a bare 500 when a header
 //! cannot be written.
 
+use std::future::Future;
 use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
+use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::Response;
 use hyper::body::Frame;
-use tokio::sync::mpsc;
 
 /// A response body: whole or streamed.
-pub(crate) type Body = BoxBody<Bytes, io::Error>;
+pub(crate) type Body = UnsyncBoxBody<Bytes, io::Error>;
 
 /// One answer of a handler.
 pub(crate) struct Reply {
@@ -26,51 +29,83 @@ pub(crate) struct Reply {
 pub(crate) fn full(bytes: Vec<u8>) -> Body {
     Full::new(Bytes::from(bytes))
         .map_err(|never| match never {})
-        .boxed()
+        .boxed_unsync()
 }
 
-/// A body of whatever is sent on `rx`, until the sender is dropped. When the client goes away,
-/// hyper drops the body, the channel closes and the sender sees it. What the sender has ready
-/// goes out as one frame (one write to the socket, as a proxy forwards what it read), its pieces
-/// in order: a streamed answer of eight events, read at once, took eight writes a hop.
-pub(crate) fn channel(rx: mpsc::Receiver<Vec<u8>>) -> Body {
-    let s = futures_util::stream::unfold(rx, |mut rx| async move {
-        let mut chunk = rx.recv().await?;
-        // Upstream bytes already read are decoded one HTTP chunk per turn of the runtime: let
-        // the sender run until it has nothing ready, then write what it sent as one frame. A
-        // sender with nothing more costs one turn, not a wait.
-        // A piece takes the sender a few turns (the upstream connection's task decodes the next
-        // HTTP chunk, then the sender's turn): stop after `TURNS` turns without one.
-        const TURNS: usize = 16;
-        let mut quiet = 0;
-        while quiet < TURNS {
-            turn().await;
-            quiet += 1;
-            while let Ok(more) = rx.try_recv() {
-                chunk.extend_from_slice(&more);
-                quiet = 0;
-            }
+/// Where a pulled body's writer puts its bytes (shared with the body, which takes them).
+#[derive(Clone, Default)]
+pub(crate) struct Sink(Arc<Mutex<Vec<u8>>>);
+
+impl Sink {
+    /// Appends `bytes` to what goes out next.
+    pub(crate) fn write(&self, bytes: &[u8]) {
+        if let Ok(mut out) = self.0.lock() {
+            out.extend_from_slice(bytes);
         }
-        Some((Ok::<_, io::Error>(Frame::data(Bytes::from(chunk))), rx))
-    });
-    BodyExt::boxed(StreamBody::new(s))
+    }
+
+    fn take(&self) -> Vec<u8> {
+        self.0
+            .lock()
+            .map(|mut o| std::mem::take(&mut *o))
+            .unwrap_or_default()
+    }
 }
 
-/// One turn of the runtime for the tasks already ready (on a one-thread runtime: the upstream
-/// connection's task decoding its next HTTP chunk, the relay writing it), and no more: the task
-/// wakes itself, so it runs again after them. `tokio::task::yield_now` would also poll the I/O
-/// driver first (an `epoll_wait` per turn, four at the end of every streamed answer).
-async fn turn() {
-    let mut turned = false;
-    std::future::poll_fn(|cx| {
-        if turned {
-            return std::task::Poll::Ready(());
-        }
-        turned = true;
-        cx.waker().wake_by_ref();
-        std::task::Poll::Pending
+/// A body written by `writer` into `sink` as it runs, driven by the body itself: each time the
+/// client's connection asks for more, the writer runs until it waits (on upstream), and what it
+/// wrote goes out as one frame (one write to the socket, as a proxy forwards what it read: a
+/// streamed answer of eight events read at once is one write, not eight). The head goes out
+/// first, on its own, before the writer runs (as nginx sends upstream's head on): the client
+/// reads it while the body is made. Run in the client connection's task, it needs no hand-over
+/// between tasks; when the client goes away, hyper drops the body and with it the writer (and
+/// whatever it holds upstream).
+pub(crate) fn pulled<F>(sink: Sink, writer: F) -> Body
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    BodyExt::boxed_unsync(Pulled {
+        head_sent: false,
+        writer: Some(Box::pin(writer)),
+        sink,
     })
-    .await;
+}
+
+struct Pulled {
+    /// The first poll has returned (hyper writes the head when the body has nothing yet).
+    head_sent: bool,
+    writer: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
+    sink: Sink,
+}
+
+impl hyper::body::Body for Pulled {
+    type Data = Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
+        if !self.head_sent {
+            // Nothing yet, and polled again at once: hyper flushes the head in between.
+            self.head_sent = true;
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        if let Some(w) = &mut self.writer
+            && w.as_mut().poll(cx).is_ready()
+        {
+            self.writer = None;
+        }
+        let out = self.sink.take();
+        if !out.is_empty() {
+            Poll::Ready(Some(Ok(Frame::data(Bytes::from(out)))))
+        } else if self.writer.is_none() {
+            Poll::Ready(None)
+        } else {
+            Poll::Pending
+        }
+    }
 }
 
 /// `chunks` sent one by one, `pace` between them; `cut` ends the body with an error (after one
@@ -95,7 +130,7 @@ pub(crate) fn chunked(chunks: Vec<Vec<u8>>, pace: Duration, cut: bool) -> Body {
             None => None,
         }
     });
-    BodyExt::boxed(StreamBody::new(s))
+    BodyExt::boxed_unsync(StreamBody::new(s))
 }
 
 /// The hyper response of `reply`; only an invalid status or header makes it a bare 500.

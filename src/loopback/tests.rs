@@ -1,6 +1,7 @@
 //! The loopback server over real sockets: the query percent-decoded, the body limits and their
 //! statuses (413 declared or sent, 408, with the connection closed after), the 500 for a reply
-//! hyper cannot write, connection limits, and shutdown on drop (listener and open connections).
+//! hyper cannot write, connection limits, shutdown on drop (listener and open connections), and
+//! a pulled body's frames.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -246,4 +247,37 @@ async fn a_connection_over_the_cap_is_answered_503() {
         .find_map(|l| l.strip_prefix("content-length: "))
         .and_then(|n| n.parse::<usize>().ok());
     assert_eq!(declared, Some(body.len()), "{answer}");
+}
+
+#[test]
+fn a_pulled_body_sends_the_head_first_then_one_frame_per_wait_of_its_writer() {
+    use hyper::body::Body as _;
+    use std::pin::Pin;
+    use std::task::{Context, Poll, Waker};
+
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let sink = super::Sink::default();
+    let out = sink.clone();
+    let mut body = super::pulled(sink, async move {
+        out.write(b"a");
+        out.write(b"b");
+        let _ = rx.await;
+        out.write(b"c");
+    });
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut poll = || match Pin::new(&mut body).poll_frame(&mut cx) {
+        Poll::Pending => "pending".to_string(),
+        Poll::Ready(None) => "end".to_string(),
+        Poll::Ready(Some(f)) => {
+            String::from_utf8(f.unwrap().into_data().unwrap().to_vec()).unwrap()
+        }
+    };
+    // Nothing on the first poll (hyper writes the head then); what the writer has ready before
+    // it waits goes out together; nothing while it waits; the rest, then the end.
+    assert_eq!(poll(), "pending");
+    assert_eq!(poll(), "ab");
+    assert_eq!(poll(), "pending");
+    tx.send(()).unwrap();
+    assert_eq!(poll(), "c");
+    assert_eq!(poll(), "end");
 }

@@ -4,8 +4,6 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tokio::sync::mpsc;
-
 use crate::model::{Outcome, ProviderError};
 use crate::respond::{self, Envelope, Inbound, Meta};
 
@@ -17,9 +15,10 @@ pub(super) enum Answer {
         headers: Headers,
         body: Vec<u8>,
     },
+    /// A streamed success: the body writes the client's events as it is read.
     Stream {
         headers: Headers,
-        rx: mpsc::Receiver<Vec<u8>>,
+        body: crate::loopback::Body,
     },
 }
 

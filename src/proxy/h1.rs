@@ -3,8 +3,12 @@
 //! API, without reqwest's layers (redirect policy, proxy lookup, URL parsing, the legacy pool's
 //! bookkeeping), which cost more than the whole rest of a loopback hop (docs/performance.md).
 //! HTTPS upstreams keep reqwest: TLS, the platform's roots and the `HTTPS_PROXY` variables.
+//! A connection is driven by the task that uses it (hyper's `Connection` polled beside the
+//! request and its answer, never a task of its own): an answer's chunks already read are decoded
+//! as the relay asks for them, with no hand-over between tasks.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
@@ -23,10 +27,39 @@ const MAX_IDLE: usize = 32;
 
 type Sender = SendRequest<Full<Bytes>>;
 
+/// hyper's side of one connection: it writes requests and reads answers when polled.
+type Driver = Pin<Box<http1::Connection<TokioIo<tokio::net::TcpStream>, Full<Bytes>>>>;
+
+/// One keep-alive connection: its request handle and its driver, which is polled only while a
+/// request is on it (an idle one is checked before it is used again).
+struct Conn {
+    sender: Sender,
+    driver: Option<Driver>,
+}
+
+impl Conn {
+    /// Lets hyper do what it can on the connection (write the request, read and decode the
+    /// answer); the driver is gone once the connection has ended.
+    fn drive(&mut self, cx: &mut Context<'_>) {
+        if let Some(d) = &mut self.driver
+            && d.as_mut().poll(cx).is_ready()
+        {
+            self.driver = None;
+        }
+    }
+
+    /// Still open: the driver has not ended (an idle connection the upstream closed ends as
+    /// soon as it is polled, reading the end of the stream).
+    fn open(&mut self) -> bool {
+        self.drive(&mut Context::from_waker(std::task::Waker::noop()));
+        self.driver.is_some() && !self.sender.is_closed()
+    }
+}
+
 /// Keep-alive connections to plain-HTTP upstreams, by `host:port`.
 #[derive(Default)]
 pub(super) struct Pool {
-    idle: Mutex<HashMap<String, Vec<Sender>>>,
+    idle: Mutex<HashMap<String, Vec<Conn>>>,
 }
 
 /// An upstream answer: its status and its body, read within the request's deadline; the
@@ -35,7 +68,10 @@ pub(super) struct Answered {
     pub status: u16,
     body: Incoming,
     deadline: Pin<Box<Sleep>>,
-    back: Option<(Arc<Pool>, String, Sender)>,
+    /// The connection, driven while the body is read.
+    conn: Option<Conn>,
+    /// Where the connection goes back when the body has been read to its end.
+    back: Option<(Arc<Pool>, String)>,
 }
 
 impl Pool {
@@ -64,63 +100,75 @@ impl Pool {
             .map_err(|e| format!("cannot build the upstream request: {e}"))?;
         let deadline = Box::pin(tokio::time::sleep(timeout));
         let exchange = async {
-            let mut sender = match self.take(&authority) {
-                Some(s) => s,
+            let mut conn = match self.take(&authority) {
+                Some(c) => c,
                 None => connect(&authority).await?,
             };
-            let resp = sender.send_request(req).await.map_err(|e| e.to_string())?;
-            Ok::<_, String>((sender, resp))
+            std::future::poll_fn(|cx| {
+                conn.drive(cx);
+                conn.sender.poll_ready(cx)
+            })
+            .await
+            .map_err(|e| e.to_string())?;
+            let mut sent = std::pin::pin!(conn.sender.send_request(req));
+            let resp = std::future::poll_fn(|cx| {
+                conn.drive(cx);
+                sent.as_mut().poll(cx)
+            })
+            .await
+            .map_err(|e| e.to_string())?;
+            Ok::<_, String>((conn, resp))
         };
-        let (sender, resp) = tokio::time::timeout_at(deadline.deadline(), exchange)
+        let (conn, resp) = tokio::time::timeout_at(deadline.deadline(), exchange)
             .await
             .map_err(|_| "operation timed out".to_string())??;
         Ok(Answered {
             status: resp.status().as_u16(),
             body: resp.into_body(),
             deadline,
-            back: Some((Arc::clone(self), authority, sender)),
+            conn: Some(conn),
+            back: Some((Arc::clone(self), authority)),
         })
     }
 
-    /// An idle connection to `authority` that can take a request now.
-    fn take(&self, authority: &str) -> Option<Sender> {
+    /// An idle connection to `authority` that is still open.
+    fn take(&self, authority: &str) -> Option<Conn> {
         let mut idle = self.idle.lock().ok()?;
         let list = idle.get_mut(authority)?;
-        while let Some(s) = list.pop() {
-            if s.is_ready() {
-                return Some(s);
+        while let Some(mut c) = list.pop() {
+            if c.open() {
+                return Some(c);
             }
         }
         None
     }
 
-    fn put(&self, authority: String, sender: Sender) {
-        if sender.is_closed() {
+    fn put(&self, authority: String, mut conn: Conn) {
+        if !conn.open() {
             return;
         }
         if let Ok(mut idle) = self.idle.lock() {
             let list = idle.entry(authority).or_default();
             if list.len() < MAX_IDLE {
-                list.push(sender);
+                list.push(conn);
             }
         }
     }
 }
 
-/// A new connection to `authority`, its driver spawned on the runtime.
-async fn connect(authority: &str) -> Result<Sender, String> {
+/// A new connection to `authority`, driven by whoever sends on it.
+async fn connect(authority: &str) -> Result<Conn, String> {
     let tcp = tokio::net::TcpStream::connect(authority)
         .await
         .map_err(|e| format!("cannot connect to {authority}: {e}"))?;
     let _ = tcp.set_nodelay(true);
-    let (sender, conn) = http1::handshake(TokioIo::new(tcp))
+    let (sender, driver) = http1::handshake(TokioIo::new(tcp))
         .await
         .map_err(|e| e.to_string())?;
-    tokio::spawn(async move {
-        // Ends when the connection closes or the pool drops its sender.
-        let _ = conn.await;
-    });
-    Ok(sender)
+    Ok(Conn {
+        sender,
+        driver: Some(Box::pin(driver)),
+    })
 }
 
 impl Answered {
@@ -135,14 +183,26 @@ impl Answered {
                 self.back = None;
                 return Poll::Ready(Some(Err("operation timed out".into())));
             }
+            // The body asks for its next chunk first (hyper's connection decodes one only when
+            // asked), then the connection reads and decodes it.
             let frame = match Pin::new(&mut self.body).poll_frame(cx) {
-                Poll::Pending => return Poll::Pending,
                 Poll::Ready(f) => f,
+                Poll::Pending => {
+                    if let Some(c) = &mut self.conn {
+                        c.drive(cx);
+                    }
+                    match Pin::new(&mut self.body).poll_frame(cx) {
+                        Poll::Pending => return Poll::Pending,
+                        Poll::Ready(f) => f,
+                    }
+                }
             };
             match frame {
                 None => {
-                    if let Some((pool, authority, sender)) = self.back.take() {
-                        pool.put(authority, sender);
+                    if let (Some((pool, authority)), Some(conn)) =
+                        (self.back.take(), self.conn.take())
+                    {
+                        pool.put(authority, conn);
                     }
                     return Poll::Ready(None);
                 }

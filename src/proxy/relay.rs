@@ -1,25 +1,25 @@
 //! Relaying a streamed upstream answer: upstream bytes go through the stream decoder one event
-//! at a time and each new delta is written in the client's format at once; a cut or an error
-//! ends in the client format's error event; strict-rewrite nulls are removed as they stream; a
-//! whole answer's reasoning state (and a Responses client's conversation) is kept for the next
-//! round.
+//! at a time and each new delta is written in the client's format; a cut or an error ends in the
+//! client format's error event; strict-rewrite nulls are removed as they stream; a whole answer's
+//! reasoning state (and a Responses client's conversation) is kept for the next round.
 
 use futures_util::StreamExt;
-use tokio::sync::mpsc;
 
 use std::sync::Arc;
 
 use super::answer::{Answer, Headers};
 use super::conversations::Keep;
 use super::reasoning::Reasoning;
+use crate::loopback::Sink;
 use crate::model::{ChatRequest, Outcome, Provider, ProviderError};
 use crate::providers::StreamDecoder;
 use crate::respond::{Inbound, Meta, StreamWriter};
 use crate::schema::NullFilter;
 
-/// A streamed answer: a task pushes upstream bytes into the decoder and forwards each new delta
-/// in the client's format at once. When the client goes away the channel closes, the task ends
-/// and dropping the upstream response cancels the upstream request.
+/// A streamed answer: a writer that pushes upstream bytes into the decoder and writes each new
+/// delta in the client's format, run by the client's body as the client reads (what it wrote
+/// while upstream had more ready goes out together). When the client goes away, the body and
+/// the writer are dropped, and dropping the upstream response cancels the upstream request.
 pub(super) fn stream(
     inbound: Inbound,
     meta: Meta,
@@ -28,34 +28,25 @@ pub(super) fn stream(
     resp: super::upstream::Response,
     mut headers: Headers,
 ) -> Answer {
-    let (tx, rx) = mpsc::channel::<Vec<u8>>(64);
     headers.push(("content-type".into(), inbound.stream_content_type().into()));
     headers.push(("cache-control".into(), "no-cache".into()));
-    tokio::spawn(async move {
+    let sink = Sink::default();
+    let out = sink.clone();
+    let writer = async move {
         let mut writer = StreamWriter::new(inbound, meta);
         let mut decoder = StreamDecoder::new(provider, &neutral);
         let mut tracker = Tracker::new(provider, &neutral);
         tracker.client = super::inbound::provider(inbound);
-        let first = writer.start();
-        if !first.is_empty() && tx.send(first).await.is_err() {
-            return;
-        }
+        out.write(&writer.start());
         let mut chunks = resp;
-        loop {
-            // A client that goes away closes the channel: stop at once, even while upstream is
-            // quiet (keep-alives, a slow model), so dropping the response cancels upstream.
-            let chunk = tokio::select! {
-                c = chunks.next() => c,
-                () = tx.closed() => return,
-            };
-            let Some(chunk) = chunk else { break };
+        let mut bytes = Vec::new();
+        while let Some(chunk) = chunks.next().await {
             // One event at a time: fragments upstream sent as separate events stay separate
             // downstream even when they arrive in one read.
-            let mut out = Vec::new();
             let failed = match chunk {
                 Ok(c) => event_pieces(&c).find_map(|piece| match decoder.push(piece) {
                     Ok(()) => {
-                        tracker.forward(&decoder, &mut writer, &mut out);
+                        tracker.forward(&decoder, &mut writer, &mut bytes);
                         None
                     }
                     Err(e) => Some(format!("upstream {provider} stream undecodable: {e}")),
@@ -68,13 +59,12 @@ pub(super) fn stream(
                     message,
                     ..ProviderError::default()
                 };
-                out.extend(writer.error(&err));
-                let _ = tx.send(out).await;
+                bytes.extend(writer.error(&err));
+                out.write(&bytes);
                 return;
             }
-            if !out.is_empty() && tx.send(out).await.is_err() {
-                return; // the client went away
-            }
+            out.write(&bytes);
+            bytes.clear();
         }
         let mut last = tracker.finish(&mut writer);
         last.extend(match decoder.finish() {
@@ -104,9 +94,12 @@ pub(super) fn stream(
                 ..ProviderError::default()
             }),
         });
-        let _ = tx.send(last).await;
-    });
-    Answer::Stream { headers, rx }
+        out.write(&last);
+    };
+    Answer::Stream {
+        headers,
+        body: crate::loopback::pulled(sink, writer),
+    }
 }
 
 fn truncated(o: &Outcome) -> bool {

@@ -1,6 +1,6 @@
 //! The proxy as a loopback server (`loopback::Server`, loopback only, with the proxy's limits on
 //! connections and bodies): each request read there, answered by `forward`, the answer written
-//! back whole or streamed through a channel, so that a client going away cancels upstream.
+//! back whole or streamed as the client reads, so that a client going away cancels upstream.
 
 use std::io;
 use std::sync::Arc;
@@ -102,12 +102,11 @@ async fn handle(req: Request, shared: Arc<Shared>) -> Reply {
             headers,
             body: loopback::full(body),
         },
-        // When the client goes away, hyper drops the body, the channel closes and the
-        // forwarding task stops upstream.
-        Answer::Stream { headers, rx } => Reply {
+        // When the client goes away, hyper drops the body, and with it the upstream answer.
+        Answer::Stream { headers, body } => Reply {
             status: 200,
             headers,
-            body: loopback::channel(rx),
+            body,
         },
     }
 }

@@ -1,12 +1,14 @@
 //! Unit tests of the proxy, by risk: the config and its errors (`config`), a request's reading
 //! and decoding up to the route, with every refusal in the client's envelope (`decode`), the
 //! relay of a streamed answer (`relay`), buffered answers (`answer`), the reasoning kept
-//! between rounds (`reasoning`) and the Responses conversations kept (`conversations`).
+//! between rounds (`reasoning`), the Responses conversations kept (`conversations`) and the
+//! plain-HTTP upstream pool (`h1`).
 
 mod answer;
 mod config;
 mod conversations;
 mod decode;
+mod h1;
 mod reasoning;
 mod relay;
 

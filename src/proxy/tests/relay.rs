@@ -7,6 +7,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use http_body_util::BodyExt;
 use serde_json::Value;
 
 use super::header;
@@ -60,12 +61,12 @@ async fn relayed(inbound: Inbound, chunks: Vec<String>, cut: bool) -> (Headers, 
         resp,
         Vec::new(),
     );
-    let Answer::Stream { headers, mut rx } = answer else {
+    let Answer::Stream { headers, mut body } = answer else {
         panic!("a streamed success is relayed as a stream");
     };
     let mut writes = Vec::new();
-    while let Some(w) = rx.recv().await {
-        writes.push(w);
+    while let Some(frame) = body.frame().await {
+        writes.push(frame.unwrap().into_data().unwrap().to_vec());
     }
     (headers, writes)
 }
