@@ -2,9 +2,9 @@
 //! print) on a 22 MB Chat Completions stream of 8,000 tool calls, against >= 300 MB/s.
 //!
 //! The process is the release binary built beside this bench (`target/release/tooltape`; cargo
-//! builds a package's binaries before its benches), run with glibc's default allocator settings
-//! whatever `make bench` sets for its own process. Its output goes to /dev/null; one run's output
-//! is read first to check that every call was decoded.
+//! builds a package's binaries before its benches), with its own allocator (mimalloc), without
+//! the glibc settings `make bench` sets for its own process. Its output goes to /dev/null; one
+//! run's output is read first to check that every call was decoded.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -55,7 +55,7 @@ pub fn section(report: &mut Report) {
             .arg(&file)
             .stdin(Stdio::null())
             .stderr(Stdio::inherit())
-            // As a user runs it: glibc's own thresholds, not the bench's (see allocator_note).
+            // As a user runs it: without the bench's glibc settings (see allocator_note).
             .env_remove("GLIBC_TUNABLES");
         c
     };

@@ -93,9 +93,12 @@ pub fn mb_per_s(bytes: usize, d: Duration) -> f64 {
 /// figures are the code's own; `make bench BENCH_MALLOC=default` shows the other case.
 pub fn allocator_note(tunables: Option<&str>) -> String {
     match tunables {
-        Some(t) if !t.is_empty() => format!("allocator: glibc with GLIBC_TUNABLES={t}"),
-        _ => "allocator: glibc defaults (freed memory may return to the kernel between runs; \
-              `make bench` keeps it)"
+        Some(t) if !t.is_empty() => format!(
+            "allocator: glibc with GLIBC_TUNABLES={t} in the bench process; the tooltape \
+             binary it starts (proxy, parse) has its own, mimalloc"
+        ),
+        _ => "allocator: glibc defaults in the bench process (freed memory may return to the \
+              kernel between runs; `make bench` keeps it); the tooltape binary has mimalloc"
             .into(),
     }
 }
