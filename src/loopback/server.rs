@@ -25,6 +25,9 @@ pub(crate) struct Options {
     pub body: BodyLimits,
     /// Guard each connection (the proxy's limits); `None`: no cap, no timeouts.
     pub connections: Option<ConnLimits>,
+    /// Bind with `SO_REUSEPORT`: other servers of this process (the proxy's workers) listen on
+    /// the same port and the kernel spreads new connections over them.
+    pub reuse_port: bool,
 }
 
 /// A running server; it stops (listener and open connections) when dropped.
@@ -53,7 +56,11 @@ impl Server {
                 format!("{addr} is not a loopback address: this server only listens on loopback"),
             ));
         }
-        let listener = TcpListener::bind(addr).await?;
+        let listener = if options.reuse_port {
+            bind_shared(addr)?
+        } else {
+            TcpListener::bind(addr).await?
+        };
         let addr = listener.local_addr()?;
         let handle = Arc::new(handle);
         let limits = options.body;
@@ -78,10 +85,37 @@ impl Server {
         })
     }
 
+    /// The address it listens on (the port it got when asked for port `0`).
+    pub(crate) fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
     /// `http://ADDR:PORT`, without a trailing slash.
     pub(crate) fn base_url(&self) -> String {
         format!("http://{}", self.addr)
     }
+}
+
+/// A listener on `addr` that other sockets with `SO_REUSEPORT` may share.
+#[cfg(unix)]
+fn bind_shared(addr: SocketAddr) -> io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.set_reuseport(true)?;
+    socket.bind(addr)?;
+    socket.listen(1024)
+}
+
+#[cfg(not(unix))]
+fn bind_shared(_addr: SocketAddr) -> io::Result<TcpListener> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "one port shared by several workers needs SO_REUSEPORT (Unix)",
+    ))
 }
 
 impl Drop for Server {

@@ -21,9 +21,9 @@ use crate::run::{SupportCache, fallback_step, falls_back};
 
 /// What every request of a running proxy shares.
 pub(super) struct Shared {
-    pub config: ProxyConfig,
+    pub config: std::sync::Arc<ProxyConfig>,
     pub upstream: upstream::Upstream,
-    pub cache: SupportCache,
+    pub cache: std::sync::Arc<SupportCache>,
     /// The reasoning state of recent answers, put back into the rounds that follow them.
     pub reasoning: std::sync::Arc<Reasoning>,
     /// The Responses conversations answered, continued by `previous_response_id`.

@@ -994,3 +994,76 @@ async fn a_result_part_the_target_cannot_express_is_refused_in_the_client_s_form
         assert_eq!(r.status().as_u16(), 200, "{target}");
     }
 }
+
+/// A fresh connection (a new client) each time: the kernel picks the worker that accepts it.
+async fn post_fresh(base: &str, path: &str, body: &Value) -> (u16, Value) {
+    let resp = reqwest::Client::new()
+        .post(format!("{base}{path}"))
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_share_one_port_and_the_kept_conversations_and_stop_when_dropped() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let proxy = Proxy::start_workers(config(&sim.base_url(), ""), 3)
+        .await
+        .unwrap();
+    let base = proxy.base_url();
+    // Streams on 60 connections, spread by the kernel over the three workers.
+    let tasks: Vec<_> = (0..60)
+        .map(|i| {
+            let base = base.clone();
+            let inbound = INBOUND[i % 4];
+            let upstream = Provider::ALL[i % 5];
+            tokio::spawn(async move {
+                let req = weather_request(&format!("to-{upstream}"), true);
+                let resp = whole(post(&base, inbound, &req).await).await;
+                let o = decode(inbound, &req, &resp).map_err(|e| e.to_string())?;
+                match (resp.status, o.tool_calls.len()) {
+                    (200, 1) => Ok(()),
+                    (s, n) => Err(format!("{inbound}->{upstream}: {s}, {n} calls")),
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap().unwrap();
+    }
+    // A Responses conversation kept by the worker that answered it is continued on twelve
+    // other connections, whichever worker takes each.
+    let tool = json!({"type": "function", "name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}});
+    let first = json!({"model": "to-anthropic", "input": "What is the weather in Paris?",
+        "tools": [tool], "tool_choice": "required"});
+    let (status, answer) = post_fresh(&base, "/v1/responses", &first).await;
+    assert_eq!(status, 200, "{answer}");
+    let id = answer["id"].as_str().unwrap().to_string();
+    let call = answer["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "function_call")
+        .unwrap_or_else(|| panic!("a call: {answer}"));
+    let next = json!({"model": "to-anthropic", "previous_response_id": id, "tools": [tool],
+        "input": [{"type": "function_call_output", "call_id": call["call_id"], "output": "sunny"}]});
+    for round in 0..12 {
+        let (status, answer) = post_fresh(&base, "/v1/responses", &next).await;
+        assert_eq!(status, 200, "continuation {round}: {answer}");
+    }
+    // Dropped: every worker stops listening.
+    let addr = base.trim_start_matches("http://").to_string();
+    drop(proxy);
+    let t0 = Instant::now();
+    while tokio::net::TcpStream::connect(&addr).await.is_ok() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "a worker still listens on {addr} after the proxy was dropped"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
