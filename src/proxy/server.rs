@@ -1,6 +1,7 @@
 //! The proxy as a loopback server (`loopback::Server`, loopback only, with the proxy's limits on
 //! connections and bodies): each request read there, answered by `forward`, the answer written
-//! back whole or streamed as the client reads, so that a client going away cancels upstream.
+//! back whole or streamed as the client reads, so that a client going away cancels upstream;
+//! its workers, each a thread on the one port, sharing what the proxy keeps between rounds.
 
 use std::io;
 use std::sync::Arc;

@@ -290,15 +290,12 @@ async fn upstream_errors_keep_their_status_in_the_client_format() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_hundred_concurrent_streams_all_succeed() {
-    let sim = Simulator::start(SimConfig::default()).await.unwrap();
-    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
-    let base = proxy.base_url();
-    let t0 = Instant::now();
-    let tasks: Vec<_> = (0..200)
+/// `n` streamed weather requests at once, through the inbound formats and upstreams in turn, each
+/// on its own connection; what failed.
+async fn concurrent_streams(base: &str, n: usize) -> Vec<String> {
+    let tasks: Vec<_> = (0..n)
         .map(|i| {
-            let base = base.clone();
+            let base = base.to_string();
             let inbound = INBOUND[i % 4];
             let upstream = Provider::ALL[i % 5];
             tokio::spawn(async move {
@@ -322,6 +319,16 @@ async fn two_hundred_concurrent_streams_all_succeed() {
             errors.push(e);
         }
     }
+    errors
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_concurrent_streams_all_succeed() {
+    let sim = Simulator::start(SimConfig::default()).await.unwrap();
+    let proxy = Proxy::start(config(&sim.base_url(), "")).await.unwrap();
+    let base = proxy.base_url();
+    let t0 = Instant::now();
+    let errors = concurrent_streams(&base, 200).await;
     assert!(
         errors.is_empty(),
         "{} of 200 failed: {:?}",
@@ -1015,25 +1022,12 @@ async fn workers_share_one_port_and_the_kept_conversations_and_stop_when_dropped
         .unwrap();
     let base = proxy.base_url();
     // Streams on 60 connections, spread by the kernel over the three workers.
-    let tasks: Vec<_> = (0..60)
-        .map(|i| {
-            let base = base.clone();
-            let inbound = INBOUND[i % 4];
-            let upstream = Provider::ALL[i % 5];
-            tokio::spawn(async move {
-                let req = weather_request(&format!("to-{upstream}"), true);
-                let resp = whole(post(&base, inbound, &req).await).await;
-                let o = decode(inbound, &req, &resp).map_err(|e| e.to_string())?;
-                match (resp.status, o.tool_calls.len()) {
-                    (200, 1) => Ok(()),
-                    (s, n) => Err(format!("{inbound}->{upstream}: {s}, {n} calls")),
-                }
-            })
-        })
-        .collect();
-    for t in tasks {
-        t.await.unwrap().unwrap();
-    }
+    let errors = concurrent_streams(&base, 60).await;
+    assert!(
+        errors.is_empty(),
+        "{} of 60 failed: {errors:?}",
+        errors.len()
+    );
     // A Responses conversation kept by the worker that answered it is continued on twelve
     // other connections, whichever worker takes each.
     let tool = json!({"type": "function", "name": "get_weather",
