@@ -1,7 +1,7 @@
 # tooltape — every entry point. CI runs `make ci` (= .ci/run). Adding a case never touches this file.
 GATEWAY ?= litellm
 CLIENT ?= tooltape
-.PHONY: wheel client gateway gateway-compare import-vcr test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png matrix-png conformance drift fuzz
+.PHONY: publish-check wheel client gateway gateway-compare import-vcr test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png matrix-png conformance drift fuzz
 
 # Offline, no keys: replays every trial from its cassette and checks its snapshot.
 test:
@@ -107,6 +107,13 @@ gateway-compare:
 # docs/clients/NAME.md.
 client:
 	cargo run --quiet -- client $(CLIENT) $(FILTER) $(if $(DOCS),--md-out docs/clients/$(CLIENT).md)
+
+# `cargo publish --dry-run` in a target folder of its own: cargo gives the unpacked package's
+# build script the same output folder as this checkout's, and the package has no gateways/ or
+# clients/, so in the shared folder it left the dev build's built-in profiles empty until
+# build.rs ran again (docs/ci.md).
+publish-check:
+	cargo publish --dry-run --target-dir target/publish-check
 
 # The binary as a Python wheel (maturin, pinned, installed into a venv in the cache outside the
 # repository): target/wheels/tooltape-VERSION-py3-none-PLATFORM.whl; `pip install` it and
