@@ -49,7 +49,13 @@ impl Proxy {
             conversations: Arc::default(),
             config: Arc::new(config),
         };
-        let server = serve(state.config.listen, options, state.worker()).await?;
+        let listen = state.config.listen;
+        if workers > 1 && listen.port() != 0 {
+            // A port another socket holds is refused, as one worker's plain bind would be
+            // (a shared listener of another process there would silently split the connections).
+            drop(std::net::TcpListener::bind(listen)?);
+        }
+        let server = serve(listen, options, state.worker()).await?;
         // The others bind the port the first one got (the config may say port 0).
         let addr = server.addr();
         let mut stops = Vec::new();

@@ -1061,3 +1061,19 @@ async fn workers_share_one_port_and_the_kept_conversations_and_stop_when_dropped
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+#[cfg(unix)]
+#[tokio::test]
+async fn workers_on_a_port_another_listener_shares_are_refused() {
+    // Another process's listener that allows sharing the port (SO_REUSEPORT): a plain bind is
+    // refused there, and so are the workers, instead of splitting its connections.
+    let other = tokio::net::TcpSocket::new_v4().unwrap();
+    other.set_reuseport(true).unwrap();
+    other.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let port = other.local_addr().unwrap().port();
+    let _held = other.listen(16).unwrap();
+    let mut cfg = config("http://127.0.0.1:9", "");
+    cfg.listen = format!("127.0.0.1:{port}").parse().unwrap();
+    let e = Proxy::start_workers(cfg, 2).await.err().expect("refused");
+    assert_eq!(e.kind(), std::io::ErrorKind::AddrInUse, "{e}");
+}
