@@ -32,8 +32,7 @@ pub(crate) fn downstream(
     api: Provider,
     got: &DriverResult,
     up_status: u16,
-    expected: Option<&Outcome>,
-    raw: Option<&Outcome>,
+    (expected, raw): (Option<&Outcome>, Option<&Outcome>),
     broken: Option<&str>,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -70,7 +69,7 @@ pub(crate) fn downstream(
     };
     let exp = &with_truncated(exp);
     let raw = raw.map(with_truncated);
-    calls(api, "", &got.calls, exp, raw.as_ref(), &mut out);
+    calls(api, "", &got.calls, (exp, raw.as_ref()), &mut out);
     if let Some(chunks) = &got.chunks {
         yielded(api, chunks, exp, raw.as_ref(), &mut out);
         empty_fragments(chunks, &got.calls, exp, &mut out);
@@ -157,8 +156,7 @@ fn calls(
     api: Provider,
     what: &str,
     got: &[DriverCall],
-    exp: &Outcome,
-    raw: Option<&Outcome>,
+    (exp, raw): (&Outcome, Option<&Outcome>),
     out: &mut Vec<Finding>,
 ) {
     let en: Vec<&str> = exp.tool_calls.iter().map(|c| c.name.as_str()).collect();
@@ -277,7 +275,7 @@ fn yielded(
         return;
     }
     let assembled = assemble(chunks);
-    calls(api, "in the chunks ", &assembled, exp, raw, out);
+    calls(api, "in the chunks ", &assembled, (exp, raw), out);
 }
 
 /// A call without arguments whose streamed fragments join to `""` while the accumulated

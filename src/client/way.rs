@@ -13,11 +13,11 @@ use super::protocol::{
     DriverMessage, DriverResult, DriverRoute, DriverTrial, Next, choice_value, driver_tools,
 };
 use crate::engine::{
-    CallerReply, CallerRequest, Cell, Exchange, Finding, FindingKind, Kept, PromptWatch,
-    RoundAnswer, RoutedTrial, Side, Upstream, Way, broken, judge,
+    CallerReply, CallerRequest, Cell, Exchange, Finding, FindingKind, Kept, ReadExchange, Reading,
+    RoundAnswer, RoundStep, RoutedTrial, Side, TrialCtx, Upstream, Way, broken, judge,
 };
-use crate::http::{HttpRequest, HttpResponse};
-use crate::model::{ChatRequest, Outcome, Provider, Severity, StrictPolicy};
+use crate::http::HttpResponse;
+use crate::model::{Outcome, Provider, Severity, StrictPolicy};
 use crate::run::{WatchedStep, watched};
 
 /// A thinking trial a route's OpenAI model cannot run: the model does not reason, so OpenAI
@@ -175,22 +175,20 @@ impl Way for Driven {
         // The caller asks for strict tools or not (a library has no "strict where it keeps the
         // meaning" policy): the request a faithful library sends is encoded with that choice.
         req.strict = driver_trial.request().strict;
-        let asked = CallerRequest::new(base, api, api, req, true)?;
+        let asked = CallerRequest::new(base, (api, api), req, Reading::ByMeaning)?;
         Ok((asked, driver_trial))
     }
 
-    fn shown(&self, _: &CallerRequest, request: &DriverTrial) -> Value {
-        serde_json::to_value(request).unwrap_or(Value::Null)
+    fn shown(&self, ctx: &TrialCtx<'_, DriverTrial>) -> Value {
+        serde_json::to_value(ctx.request).unwrap_or(Value::Null)
     }
 
     async fn send(
         &self,
         worker: &mut DriverWorker,
-        _: &CallerRequest,
-        request: &DriverTrial,
-        watch: &PromptWatch<'_>,
+        ctx: &TrialCtx<'_, DriverTrial>,
     ) -> WatchedStep<Vec<Exchange>, Result<DriverResult, String>> {
-        watched(watch, worker.step(request)).await
+        watched(ctx.watch, worker.step(ctx.request)).await
     }
 
     fn not_expressible(&self, got: &DriverResult) -> Option<Cell> {
@@ -203,7 +201,7 @@ impl Way for Driven {
         })
     }
 
-    fn keep(&self, _: &CallerRequest, got: &DriverResult, _: &[Exchange]) -> Kept {
+    fn keep(&self, _: &TrialCtx<'_, DriverTrial>, got: &DriverResult, _: &[Exchange]) -> Kept {
         Kept {
             status: None,
             outcome: Some(got.outcome()),
@@ -215,8 +213,12 @@ impl Way for Driven {
     /// Nothing went upstream: a library that refuses with a client error before sending
     /// anything refused cleanly (not supported, as a gateway's 4xx); otherwise right only when
     /// the caller's request is invalid in its own API and the library said so.
-    fn unsent(&self, asked: &CallerRequest, got: &DriverResult) -> Result<Vec<Finding>, Cell> {
-        let message = match (&got.error, asked.invalid) {
+    fn unsent(
+        &self,
+        ctx: &TrialCtx<'_, DriverTrial>,
+        got: &DriverResult,
+    ) -> Result<Vec<Finding>, Cell> {
+        let message = match (&got.error, ctx.asked.invalid) {
             (Some(e), false) if e.status.is_some_and(|s| (400..500).contains(&s)) => {
                 let message: String = e.message.chars().take(160).collect();
                 return Err(Cell::Unsupported(format!("{}: {message}", e.kind)));
@@ -243,12 +245,12 @@ impl Way for Driven {
 
     fn downstream(
         &self,
-        asked: &CallerRequest,
-        ex: &Exchange,
-        target: Provider,
+        ctx: &TrialCtx<'_, DriverTrial>,
+        read: &ReadExchange<'_>,
         got: &DriverResult,
     ) -> Vec<Finding> {
-        let expected = judge::upstream_outcome(target, asked.inbound, &asked.req, ex);
+        let (asked, ex, target) = (ctx.asked, read.ex, read.target);
+        let expected = read.expected(asked.inbound, &asked.req);
         // The same answer with no strict rewrite undone: the nulls a strict schema made the
         // model write, as a library that passes them through hands them over.
         let raw = {
@@ -257,15 +259,14 @@ impl Way for Driven {
             for t in &mut neutral.tools {
                 t.strict = None;
             }
-            judge::decoded(target, &neutral, ex)
+            read.answer_for(&neutral)
         };
         let cut = expected.as_ref().and_then(broken);
         let mut findings = check::downstream(
             asked.inbound,
             got,
             ex.status,
-            expected.as_ref(),
-            raw.as_ref(),
+            (expected.as_ref(), raw.as_ref()),
             cut,
         );
         if ex.status >= 400 || cut.is_some() || got.error.is_some() {
@@ -277,29 +278,27 @@ impl Way for Driven {
                 body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
             findings.extend(check::usage_framed(asked_usage, &ex.body(), got));
         }
-        findings.extend(judge::names_restored(asked, ex, target, &got.outcome()));
+        findings.extend(judge::names_restored(asked, read, &got.outcome()));
         findings
     }
 
     fn continues(
         &self,
-        asked: &CallerRequest,
-        ex: &Exchange,
+        ctx: &TrialCtx<'_, DriverTrial>,
+        read: &ReadExchange<'_>,
         got: &DriverResult,
     ) -> Option<Outcome> {
-        (got.error.is_none() && ex.status < 400 && !asked.invalid).then(|| got.outcome())
+        let valid = !ctx.asked.invalid;
+        (got.error.is_none() && read.ex.status < 400 && valid).then(|| got.outcome())
     }
 
     async fn round(
         &self,
         worker: &mut DriverWorker,
-        asked: &CallerRequest,
-        _: &DriverTrial,
-        prev: &ChatRequest,
-        next: &ChatRequest,
-        _: &HttpRequest,
-        watch: &PromptWatch<'_>,
+        ctx: &TrialCtx<'_, DriverTrial>,
+        step: RoundStep<'_>,
     ) -> WatchedStep<Vec<Exchange>, RoundAnswer> {
+        let (prev, next) = (step.prev, step.next);
         let results = next.messages[prev.messages.len() + 1..]
             .iter()
             .map(DriverMessage::of)
@@ -307,9 +306,9 @@ impl Way for Driven {
         let step = Next::Results {
             results,
             tool_choice: next.tool_choice.as_ref().map(choice_value),
-            tools: (next.tools != prev.tools).then(|| driver_tools(asked.inbound, next)),
+            tools: (next.tools != prev.tools).then(|| driver_tools(ctx.asked.inbound, next)),
         };
-        let sent = watched(watch, worker.step(&step)).await;
+        let sent = watched(ctx.watch, worker.step(&step)).await;
         let got: CallerReply = sent.answer.as_ref().map_err(Clone::clone).map(|g| {
             // An error without an HTTP status was raised by the library itself: a refusal
             // before sending when nothing went upstream, else a failure of its own.
@@ -340,7 +339,7 @@ impl Way for Driven {
         }
     }
 
-    /// TrialEnd a trial: the driver reads its next trial.
+    /// Ends a trial: the driver reads its next trial.
     async fn end_trial(&self, worker: &mut DriverWorker) {
         if !std::mem::take(&mut worker.open) {
             return;

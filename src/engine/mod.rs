@@ -41,7 +41,7 @@ mod tests;
 pub use cause::{CauseKey, normalize};
 pub use document::{RunStatus, document, status, status_of};
 pub use groups::stop_started;
-pub use judge::{CallerReply, CallerRequest};
+pub use judge::{CallerReply, CallerRequest, ReadExchange, Reading};
 pub use known::{known_failure, stale_causes};
 pub use lifecycle::{Run, RunOptions, SetUpError, run, run_on};
 pub use memory::{PeakSampler, machine_note};
@@ -65,7 +65,7 @@ pub use snapshot::{snapshot, snapshot_name};
 pub use system::{Process, Started, System};
 pub use trial::{Route, RoutedTrial, SystemKind, cases_of, trials};
 pub use upstream::{Exchange, Upstream};
-pub use way::{Kept, PromptWatch, RoundAnswer, Way};
+pub use way::{Kept, PromptWatch, RoundAnswer, RoundStep, TrialCtx, Way};
 
 pub(crate) use check::{broken, same_json};
 pub(crate) use finding::{Finding, FindingKind, Side};

@@ -8,12 +8,12 @@ use serde_json::Value;
 
 use super::cause;
 use super::finding::Finding;
-use super::judge::{self, CallerRequest};
+use super::judge::{self, CallerRequest, ReadExchange, Round};
 use super::result::{Cell, RequestTiming, TrialResult};
 use super::trial::{RoutedTrial, SystemKind};
 use super::upstream::Upstream;
-use super::way::{PromptWatch, Way};
-use crate::model::Outcome;
+use super::way::{PromptWatch, RoundStep, TrialCtx, Way};
+use crate::model::{Outcome, Provider};
 use crate::providers::openai_responses::response_id;
 use crate::run::OwnTime;
 
@@ -51,7 +51,7 @@ pub(crate) async fn run_one<W: Way>(
     let ends = phases(way, worker, upstream, trial, &mut clock).await;
     way.end_trial(worker).await;
     let mut findings = ends.findings;
-    let cell = ends.cell.unwrap_or_else(|| judge::cell_of(&mut findings));
+    let cell = ends.cell.unwrap_or_else(|| Cell::of(&mut findings));
     let tools: Vec<String> = trial.case.tools.iter().map(|t| t.name.clone()).collect();
     let cause_key = cause::key_of(cell.ended(kind), &findings, &tools, &trial.case.name);
     TrialResult {
@@ -89,8 +89,6 @@ async fn phases<W: Way>(
         Ok(asked) => asked,
         Err(cell) => return ends.ended(cell),
     };
-    ends.client_request = way.shown(&asked, &request);
-    // 2: the exchange, watched upstream.
     let watch = PromptWatch {
         upstream,
         prompt: trial.prompt(),
@@ -100,7 +98,15 @@ async fn phases<W: Way>(
             .flat_map(|r| r.results.iter().map(|x| x.content.neutral().0))
             .collect(),
     };
-    let sent = way.send(worker, &asked, &request, &watch).await;
+    let ctx = TrialCtx {
+        trial,
+        asked: &asked,
+        request: &request,
+        watch: &watch,
+    };
+    ends.client_request = way.shown(&ctx);
+    // 2: the exchange, watched upstream.
+    let sent = way.send(worker, &ctx).await;
     clock.waited(sent.waited);
     let answer = match sent.answer {
         Ok(answer) => answer,
@@ -109,13 +115,13 @@ async fn phases<W: Way>(
     if let Some(cell) = way.not_expressible(&answer) {
         return ends.ended(cell);
     }
-    let kept = way.keep(&asked, &answer, &sent.seen);
+    let kept = way.keep(&ctx, &answer, &sent.seen);
     ends.downstream_status = kept.status;
     ends.downstream_outcome = kept.outcome;
     ends.downstream_body = kept.body;
     ends.requests.extend(kept.timing);
     let Some(ex) = sent.seen.last() else {
-        match way.unsent(&asked, &answer) {
+        match way.unsent(&ctx, &answer) {
             Ok(findings) => ends.findings = findings,
             Err(cell) => ends.cell = Some(cell),
         }
@@ -124,27 +130,20 @@ async fn phases<W: Way>(
     let (sent_request, upstream_answer) = ex.record();
     ends.upstream_request = Some(sent_request);
     ends.upstream_answer = Some(upstream_answer);
-    // 3 and 4: upstream, then downstream.
-    let target = judge::target_of_path(&ex.request.path, asked.target);
-    let mut findings = judge::upstream(&asked, ex, target);
-    findings.extend(way.downstream(&asked, ex, target, &answer));
+    // 3 and 4: upstream, then downstream, on the exchange read once.
+    let read = ReadExchange::read(ex, asked.target, &asked.req);
+    let mut findings = judge::upstream(&asked, &read);
+    findings.extend(way.downstream(&ctx, &read, &answer));
     // 5: the rounds.
-    if let Some(first) = way.continues(&asked, ex, &answer) {
-        let round = RoundContext {
-            asked: &asked,
-            request: &request,
-            trial,
-            watch: &watch,
-            target,
+    if let Some(first) = way.continues(&ctx, &read, &answer) {
+        let from = From {
+            last: first,
+            last_id: continued_id(trial, &asked, &ends.downstream_body),
+            upstream_id: answer_id(&read),
+            answered_by: read.target,
+            answered: read.answer,
         };
-        let answered = judge::decoded(target, &asked.req, ex);
-        let first = (
-            first,
-            answered,
-            continued_id(trial, &asked, &ends.downstream_body),
-            answer_id(target, ex),
-        );
-        let (judged, timings) = rounds(way, worker, &round, first, clock).await;
+        let (judged, timings) = rounds(way, worker, &ctx, from, clock).await;
         findings.extend(judged);
         ends.requests.extend(timings);
     }
@@ -161,21 +160,25 @@ fn continued_id(trial: &RoutedTrial, asked: &CallerRequest, body: &[u8]) -> Opti
         .flatten()
 }
 
-/// The id of a Responses upstream's answer in `ex` (what a round continued by id must name).
-fn answer_id(target: crate::model::Provider, ex: &super::upstream::Exchange) -> Option<String> {
-    (target == crate::model::Provider::OpenaiResponses)
-        .then(|| response_id(&ex.body()))
+/// The id of a Responses upstream's answer in `read` (what a round continued by id must name).
+fn answer_id(read: &ReadExchange<'_>) -> Option<String> {
+    (read.target == Provider::OpenaiResponses)
+        .then(|| response_id(&read.ex.body()))
         .flatten()
 }
 
-/// What every round of a trial shares.
-struct RoundContext<'a, R> {
-    asked: &'a CallerRequest,
-    request: &'a R,
-    trial: &'a RoutedTrial,
-    watch: &'a PromptWatch<'a>,
-    /// The provider the first exchange went to.
-    target: crate::model::Provider,
+/// Where the next round goes on from.
+struct From {
+    /// What the caller got last: the calls the round's results answer.
+    last: Outcome,
+    /// The id of the caller's last answer, when the rounds continue by it.
+    last_id: Option<String>,
+    /// The id of upstream's last answer (a Responses one).
+    upstream_id: Option<String>,
+    /// The provider that answered the exchange before, and what it answered: its reasoning
+    /// state must come back to it.
+    answered_by: Provider,
+    answered: Option<Outcome>,
 }
 
 /// Phase 5: each round's tool results sent back through the system (answering the calls as it
@@ -184,82 +187,72 @@ struct RoundContext<'a, R> {
 async fn rounds<W: Way>(
     way: &W,
     worker: &mut W::Worker,
-    r: &RoundContext<'_, W::Request>,
-    (first, answered, mut last_id, mut upstream_id): (
-        Outcome,
-        Option<Outcome>,
-        Option<String>,
-        Option<String>,
-    ),
+    ctx: &TrialCtx<'_, W::Request>,
+    mut from: From,
     clock: &mut OwnTime,
 ) -> (Vec<Finding>, Vec<RequestTiming>) {
+    let (trial, asked) = (ctx.trial, ctx.asked);
     let (mut findings, mut timings) = (Vec::new(), Vec::new());
-    let mut prev = r.asked.req.clone();
-    let mut last = first;
-    // What upstream answered the exchange before: its reasoning state must come back.
-    let mut answered = answered;
-    let mut answered_by = r.target;
-    for (n, round) in r.trial.case.file.rounds.iter().enumerate() {
-        if last.tool_calls.is_empty() {
+    let continue_with = trial.case.file.continue_with;
+    let continued = crate::run::continues_by_id(asked.inbound, continue_with);
+    let mut prev = asked.req.clone();
+    for (n, round) in trial.case.file.rounds.iter().enumerate() {
+        if from.last.tool_calls.is_empty() {
             break;
         }
-        let mut next = crate::run::follow_up(prev.clone(), &last, round, &r.trial.choice);
+        let mut next = crate::run::follow_up(prev.clone(), &from.last, round, &trial.choice);
         if let Some(p) = &round.provider {
             // The conversation goes on on another provider: its route's model (fallback).
-            next.model = r.trial.model_for(*p.get_ref());
+            next.model = trial.model_for(*p.get_ref());
             // A caller in Anthropic's format continues on Anthropic as its rules say: a tool-use
             // turn without Anthropic's own thinking block goes on without thinking.
-            if r.asked.inbound == crate::model::Provider::Anthropic {
+            if asked.inbound == Provider::Anthropic {
                 crate::providers::opaque::think_only_on_own(*p.get_ref(), &mut next);
             }
         }
-        let Ok(mut enc) = crate::providers::encode(r.asked.inbound, &next) else {
+        let Ok(mut enc) = crate::providers::encode(asked.inbound, &next) else {
             break;
         };
         // A Responses caller continuing by the last answer's id sends only the results.
-        if let Some(id) = &last_id {
+        if let Some(id) = &from.last_id {
             crate::providers::openai_responses::continue_from(&mut enc.request.body, id);
         }
-        let continue_with = r.trial.case.file.continue_with;
-        if crate::run::refers_to_reasoning(r.asked.inbound, continue_with) {
+        if crate::run::refers_to_reasoning(asked.inbound, continue_with) {
             crate::providers::openai_responses::refer_to_reasoning(&mut enc.request.body);
         }
-        let sent = way
-            .round(
-                worker,
-                r.asked,
-                r.request,
-                &prev,
-                &next,
-                &enc.request,
-                r.watch,
-            )
-            .await;
+        let step = RoundStep {
+            prev: &prev,
+            next: &next,
+            encoded: &enc.request,
+        };
+        let sent = way.round(worker, ctx, step).await;
         clock.waited(sent.waited);
         timings.extend(sent.answer.timing);
         let got = &sent.answer.got;
-        if last_id.is_some() {
-            last_id = got.as_ref().ok().and_then(|(r, _)| response_id(&r.body));
+        if from.last_id.is_some() {
+            from.last_id = got.as_ref().ok().and_then(|(r, _)| response_id(&r.body));
         }
-        let ex = sent.seen.last();
-        let request = (&next, &enc.request);
-        let continued =
-            crate::run::continues_by_id(r.asked.inbound, r.trial.case.file.continue_with);
+        let read = (sent.seen.last()).map(|ex| ReadExchange::read(ex, asked.target, &next));
         // What the provider before answered is carried back only to that provider; another is
         // judged by its own rules (its reasoning never sent to it as its own).
-        let target = ex.map(|ex| judge::target_of_path(&ex.request.path, r.asked.target));
-        let changed = target.is_some_and(|t| t != answered_by);
-        let own = answered.as_ref().filter(|_| !changed);
-        let judged_with = (own, continued, upstream_id.as_deref());
-        let (judged, go_on) = judge::round(n, r.asked, request, ex, got, judged_with);
+        let changed = read.as_ref().is_some_and(|r| r.target != from.answered_by);
+        let judged_round = Round {
+            n,
+            next: &next,
+            request: &enc.request,
+            answered: from.answered.as_ref().filter(|_| !changed),
+            continued,
+            upstream_id: from.upstream_id.as_deref(),
+        };
+        let (judged, go_on) = judge::round(asked, &judged_round, read.as_ref(), got);
         findings.extend(judged);
-        if let (true, Some(a), Some(ex)) = (changed, &answered, ex) {
-            findings.extend(judge::foreign_reasoning(n, answered_by, a, r.asked, ex));
+        if let (true, Some(a), Some(r)) = (changed, &from.answered, &read) {
+            findings.extend(judge::foreign_reasoning(n, from.answered_by, a, r));
         }
-        answered_by = target.unwrap_or(answered_by);
-        upstream_id = ex.and_then(|ex| answer_id(answered_by, ex));
-        answered = ex.and_then(|ex| judge::decoded(answered_by, &next, ex));
-        last = match sent.answer.next {
+        from.answered_by = read.as_ref().map_or(from.answered_by, |r| r.target);
+        from.upstream_id = read.as_ref().and_then(answer_id);
+        from.answered = read.and_then(|r| r.answer);
+        from.last = match sent.answer.next {
             Some(o) if go_on => o,
             _ => break,
         };

@@ -10,7 +10,7 @@ use super::cause::Ended;
 use super::finding::Finding;
 use super::trial::SystemKind;
 use super::upstream::Exchange;
-use crate::model::Outcome;
+use crate::model::{Outcome, Severity};
 
 /// A matrix cell.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,6 +28,16 @@ pub enum Cell {
 }
 
 impl Cell {
+    /// The cell of a trial's findings, sorted here most severe first: the first non-cosmetic
+    /// one fails.
+    pub(crate) fn of(findings: &mut [Finding]) -> Cell {
+        findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+        match findings.iter().find(|f| f.severity != Severity::Cosmetic) {
+            Some(first) => Cell::Fail(format!("{}: {}", first.side, first.message)),
+            None => Cell::Pass,
+        }
+    }
+
     /// How a trial of a system of `kind` with this cell ended, as far as its cause goes.
     pub(crate) fn ended(&self, kind: SystemKind) -> Ended<'_> {
         match self {

@@ -50,10 +50,10 @@ fn a_result_that_answers_no_call_is_breaking() {
         client.results,
         vec![("call_1".into(), "get_weather".into())]
     );
-    let kept = check::upstream(&client, &client, None, Provider::OpenaiChat, None, false);
+    let kept = check::upstream(&client, &client, None, (Provider::OpenaiChat, None), false);
     assert!(kept.is_empty(), "{kept:?}");
     let moved = RequestView::of(&request("call_2"));
-    let found = check::upstream(&client, &moved, None, Provider::OpenaiChat, None, false);
+    let found = check::upstream(&client, &moved, None, (Provider::OpenaiChat, None), false);
     assert!(
         found
             .iter()
@@ -135,7 +135,7 @@ fn strict_is_wanted_where_the_projects_encoder_sends_it() {
     };
     let (client, sent) = (view(Some(true)), view(None));
     let found = |ours: Option<&RequestView>| {
-        check::upstream(&client, &sent, ours, Provider::Anthropic, None, false)
+        check::upstream(&client, &sent, ours, (Provider::Anthropic, None), false)
             .into_iter()
             .map(|f| f.message)
             .collect::<Vec<_>>()
@@ -167,7 +167,7 @@ fn what_the_projects_encoder_cannot_send_is_not_dropped() {
     let client = view(&["a", "b"], Some(false));
     let sent = view(&["a"], None);
     let found = |ours: Option<&RequestView>, target| {
-        check::upstream(&client, &sent, ours, target, None, false)
+        check::upstream(&client, &sent, ours, (target, None), false)
             .into_iter()
             .map(|f| f.message)
             .collect::<Vec<_>>()
@@ -207,10 +207,16 @@ fn an_allowed_list_is_kept_by_sending_only_its_tools() {
     let found = |asked: ToolChoice, sent: &RequestView| {
         let client = view(&["a", "b"], asked);
         let ours = view(&["a"], ToolChoice::Auto);
-        check::upstream(&client, sent, Some(&ours), Provider::Anthropic, None, false)
-            .into_iter()
-            .map(|f| f.message)
-            .collect::<Vec<_>>()
+        check::upstream(
+            &client,
+            sent,
+            Some(&ours),
+            (Provider::Anthropic, None),
+            false,
+        )
+        .into_iter()
+        .map(|f| f.message)
+        .collect::<Vec<_>>()
     };
     assert!(found(allowed(AllowedMode::Auto), &view(&["a"], ToolChoice::Auto)).is_empty());
     assert!(
@@ -719,40 +725,34 @@ impl super::Way for Panicky {
         }
         Err(Cell::NotApplicable("nothing to send".into()))
     }
-    fn shown(&self, _: &super::CallerRequest, _: &()) -> serde_json::Value {
+    fn shown(&self, _: &super::TrialCtx<'_, ()>) -> serde_json::Value {
         serde_json::Value::Null
     }
     async fn send(
         &self,
         _: &mut usize,
-        _: &super::CallerRequest,
-        _: &(),
-        _: &super::PromptWatch<'_>,
+        _: &super::TrialCtx<'_, ()>,
     ) -> crate::run::WatchedStep<Vec<super::Exchange>, Result<(), String>> {
         unreachable!()
     }
-    fn not_expressible(&self, _: &()) -> Option<Cell> {
-        None
-    }
-    fn keep(&self, _: &super::CallerRequest, _: &(), _: &[super::Exchange]) -> super::Kept {
+    fn keep(&self, _: &super::TrialCtx<'_, ()>, _: &(), _: &[super::Exchange]) -> super::Kept {
         super::Kept::default()
     }
-    fn unsent(&self, _: &super::CallerRequest, _: &()) -> Result<Vec<Finding>, Cell> {
+    fn unsent(&self, _: &super::TrialCtx<'_, ()>, _: &()) -> Result<Vec<Finding>, Cell> {
         Ok(Vec::new())
     }
     fn downstream(
         &self,
-        _: &super::CallerRequest,
-        _: &super::Exchange,
-        _: Provider,
+        _: &super::TrialCtx<'_, ()>,
+        _: &super::ReadExchange<'_>,
         _: &(),
     ) -> Vec<Finding> {
         Vec::new()
     }
     fn continues(
         &self,
-        _: &super::CallerRequest,
-        _: &super::Exchange,
+        _: &super::TrialCtx<'_, ()>,
+        _: &super::ReadExchange<'_>,
         _: &(),
     ) -> Option<crate::model::Outcome> {
         None
@@ -760,17 +760,11 @@ impl super::Way for Panicky {
     async fn round(
         &self,
         _: &mut usize,
-        _: &super::CallerRequest,
-        _: &(),
-        _: &ChatRequest,
-        _: &ChatRequest,
-        _: &crate::http::HttpRequest,
-        _: &super::PromptWatch<'_>,
+        _: &super::TrialCtx<'_, ()>,
+        _: super::RoundStep<'_>,
     ) -> crate::run::WatchedStep<Vec<super::Exchange>, super::RoundAnswer> {
         unreachable!()
     }
-    async fn end_trial(&self, _: &mut usize) {}
-    async fn end_worker(&self, _: usize) {}
 }
 
 #[test]

@@ -37,6 +37,19 @@ pub struct Exchange {
 }
 
 impl Exchange {
+    /// A POST of `body` to `path` answered `status` with `answer` in one chunk (unit tests).
+    #[cfg(test)]
+    pub(crate) fn answered(path: &str, body: &Value, status: u16, answer: &Value) -> Exchange {
+        Exchange {
+            request: SimRequest::post(path, body),
+            status,
+            headers: Default::default(),
+            chunks: vec![answer.to_string().into_bytes()],
+            streamed: false,
+            held: Arc::default(),
+        }
+    }
+
     pub(crate) fn body(&self) -> Vec<u8> {
         self.chunks.concat()
     }

@@ -7,7 +7,7 @@ use std::future::Future;
 use serde_json::Value;
 
 use super::finding::Finding;
-use super::judge::{CallerReply, CallerRequest};
+use super::judge::{CallerReply, CallerRequest, ReadExchange};
 use super::result::{Cell, RequestTiming};
 use super::trial::RoutedTrial;
 use super::upstream::{Exchange, Upstream};
@@ -55,7 +55,26 @@ pub struct RoundAnswer {
     pub timing: Option<RequestTiming>,
 }
 
-/// How trials reach a system under test, in the order the phases call it.
+/// What every hook of one trial shares, built once by the phases after the caller's request
+/// (pingora's per-request context): the trial, the caller's request in the engine's form and in
+/// the way's own, and the recording upstream's watch on the trial's prompt.
+pub struct TrialCtx<'a, R> {
+    pub trial: &'a RoutedTrial,
+    pub asked: &'a CallerRequest,
+    pub request: &'a R,
+    pub watch: &'a PromptWatch<'a>,
+}
+
+/// A follow-up round as the phases built it: `next` (encoded as `encoded` in the caller's
+/// format) sent after `prev`.
+pub struct RoundStep<'a> {
+    pub prev: &'a ChatRequest,
+    pub next: &'a ChatRequest,
+    pub encoded: &'a HttpRequest,
+}
+
+/// How trials reach a system under test, in the order the phases call it. Hooks a way does not
+/// need have default bodies.
 pub trait Way: Send + Sync + 'static {
     /// A worker's own state (a driver process; nothing for HTTP). Workers run in parallel, each
     /// its trials one after another.
@@ -75,61 +94,67 @@ pub trait Way: Send + Sync + 'static {
     ) -> Result<(CallerRequest, Self::Request), Cell>;
 
     /// The caller's request as the trial's record shows it.
-    fn shown(&self, asked: &CallerRequest, request: &Self::Request) -> Value;
+    fn shown(&self, ctx: &TrialCtx<'_, Self::Request>) -> Value;
 
-    /// Phase 2: the first request, sent while `watch` records what went upstream.
+    /// Phase 2: the first request, sent while the context's watch records what went upstream.
     fn send(
         &self,
         worker: &mut Self::Worker,
-        asked: &CallerRequest,
-        request: &Self::Request,
-        watch: &PromptWatch<'_>,
+        ctx: &TrialCtx<'_, Self::Request>,
     ) -> impl Future<Output = WatchedStep<Vec<Exchange>, Result<Self::Delivered, String>>> + Send;
 
     /// The answer says the caller's side cannot express the trial (nothing was sent).
-    fn not_expressible(&self, answer: &Self::Delivered) -> Option<Cell>;
+    fn not_expressible(&self, _answer: &Self::Delivered) -> Option<Cell> {
+        None
+    }
 
     /// What the record keeps of the answer.
-    fn keep(&self, asked: &CallerRequest, answer: &Self::Delivered, seen: &[Exchange]) -> Kept;
+    fn keep(
+        &self,
+        ctx: &TrialCtx<'_, Self::Request>,
+        answer: &Self::Delivered,
+        seen: &[Exchange],
+    ) -> Kept;
 
     /// Nothing went upstream: the findings, or the cell the trial ends with.
-    fn unsent(&self, asked: &CallerRequest, answer: &Self::Delivered)
-    -> Result<Vec<Finding>, Cell>;
+    fn unsent(
+        &self,
+        ctx: &TrialCtx<'_, Self::Request>,
+        answer: &Self::Delivered,
+    ) -> Result<Vec<Finding>, Cell>;
 
-    /// Phase 4: what the caller got, against what upstream answered in `ex`.
+    /// Phase 4: what the caller got, against what upstream answered in `read`.
     fn downstream(
         &self,
-        asked: &CallerRequest,
-        ex: &Exchange,
-        target: crate::model::Provider,
+        ctx: &TrialCtx<'_, Self::Request>,
+        read: &ReadExchange<'_>,
         answer: &Self::Delivered,
     ) -> Vec<Finding>;
 
     /// The outcome the rounds go on from, when the first answer lets them.
     fn continues(
         &self,
-        asked: &CallerRequest,
-        ex: &Exchange,
+        ctx: &TrialCtx<'_, Self::Request>,
+        read: &ReadExchange<'_>,
         answer: &Self::Delivered,
     ) -> Option<Outcome>;
 
-    /// Phase 5: one follow-up round: `next` (encoded as `encoded` in the caller's format) sent
-    /// after `prev`, while `watch` records what went upstream.
-    #[allow(clippy::too_many_arguments)]
+    /// Phase 5: one follow-up round, sent while the context's watch records what went upstream.
     fn round(
         &self,
         worker: &mut Self::Worker,
-        asked: &CallerRequest,
-        request: &Self::Request,
-        prev: &ChatRequest,
-        next: &ChatRequest,
-        encoded: &HttpRequest,
-        watch: &PromptWatch<'_>,
+        ctx: &TrialCtx<'_, Self::Request>,
+        step: RoundStep<'_>,
     ) -> impl Future<Output = WatchedStep<Vec<Exchange>, RoundAnswer>> + Send;
 
     /// The trial is over (a driver reads its next trial).
-    fn end_trial(&self, worker: &mut Self::Worker) -> impl Future<Output = ()> + Send;
+    fn end_trial(&self, _worker: &mut Self::Worker) -> impl Future<Output = ()> + Send {
+        async {}
+    }
 
     /// The worker is done, or a trial on it panicked: release what it holds.
-    fn end_worker(&self, worker: Self::Worker) -> impl Future<Output = ()> + Send;
+    fn end_worker(&self, worker: Self::Worker) -> impl Future<Output = ()> + Send {
+        drop(worker);
+        async {}
+    }
 }

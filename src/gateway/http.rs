@@ -15,12 +15,12 @@ use toml::Spanned;
 use super::process;
 use super::profile::LoadedProfile;
 use crate::engine::{
-    CallerRequest, Cell, Exchange, Finding, Kept, KnownEntry, PromptWatch, RequestTiming,
-    RoundAnswer, Route, RoutedTrial, Started, System, SystemKind, TrialResult, Upstream, Way, fill,
-    install_pinned, judge, write_shipped,
+    CallerRequest, Cell, Exchange, Finding, Kept, KnownEntry, ReadExchange, Reading, RequestTiming,
+    RoundAnswer, RoundStep, Route, RoutedTrial, Started, System, SystemKind, TrialCtx, TrialResult,
+    Upstream, Way, fill, install_pinned, judge, write_shipped,
 };
-use crate::http::{HttpRequest, HttpResponse};
-use crate::model::{ChatRequest, DecodeError, Outcome, Provider};
+use crate::http::HttpResponse;
+use crate::model::{DecodeError, Outcome};
 use crate::run::{Endpoint, Timing, WatchedStep, exchange};
 
 /// Trials through a gateway at `url` (its base path included).
@@ -61,7 +61,8 @@ impl Way for Http {
     ) -> Result<(CallerRequest, Endpoint), Cell> {
         let inbound = trial.route.inbound;
         let (base, req) = trial.first_request(inbound);
-        let asked = CallerRequest::new(base, inbound, trial.route.upstream, req, false)?;
+        let route = (inbound, trial.route.upstream);
+        let asked = CallerRequest::new(base, route, req, Reading::AsSent)?;
         let mut headers: Vec<(String, String)> =
             self.profile.profile.headers.clone().into_iter().collect();
         headers.extend(trial.route.headers.iter().map(|(k, v)| {
@@ -78,37 +79,25 @@ impl Way for Http {
         Ok((asked, endpoint))
     }
 
-    fn shown(&self, asked: &CallerRequest, _: &Endpoint) -> Value {
-        let request = &asked.encoded.request;
+    fn shown(&self, ctx: &TrialCtx<'_, Endpoint>) -> Value {
+        let request = &ctx.asked.encoded.request;
         json!({"path": request.path_and_query(), "body": request.body})
     }
 
     async fn send(
         &self,
         _: &mut (),
-        asked: &CallerRequest,
-        endpoint: &Endpoint,
-        watch: &PromptWatch<'_>,
+        ctx: &TrialCtx<'_, Endpoint>,
     ) -> WatchedStep<Vec<Exchange>, Result<Answered, String>> {
+        let asked = ctx.asked;
         let request = &asked.encoded.request;
-        exchange(
-            &self.client,
-            endpoint,
-            asked.inbound,
-            &asked.req,
-            request,
-            watch,
-        )
-        .await
-    }
-
-    fn not_expressible(&self, _: &Answered) -> Option<Cell> {
-        None
+        let on = (&self.client, ctx.request);
+        exchange(on, asked.inbound, &asked.req, request, ctx.watch).await
     }
 
     fn keep(
         &self,
-        asked: &CallerRequest,
+        ctx: &TrialCtx<'_, Endpoint>,
         (response, outcome, timing): &Answered,
         seen: &[Exchange],
     ) -> Kept {
@@ -116,48 +105,45 @@ impl Way for Http {
             status: Some(response.status),
             outcome: outcome.as_ref().ok().cloned(),
             body: response.body.clone(),
-            timing: Some(RequestTiming::of(*timing, asked.req.stream, seen)),
+            timing: Some(RequestTiming::of(*timing, ctx.asked.req.stream, seen)),
         }
     }
 
     fn unsent(
         &self,
-        asked: &CallerRequest,
+        ctx: &TrialCtx<'_, Endpoint>,
         (response, outcome, _): &Answered,
     ) -> Result<Vec<Finding>, Cell> {
-        judge::unsent(asked, response, outcome)
+        judge::unsent(ctx.asked, response, outcome)
     }
 
     fn downstream(
         &self,
-        asked: &CallerRequest,
-        ex: &Exchange,
-        target: Provider,
+        ctx: &TrialCtx<'_, Endpoint>,
+        read: &ReadExchange<'_>,
         (response, outcome, _): &Answered,
     ) -> Vec<Finding> {
-        judge::downstream(asked, ex, target, response, outcome)
+        judge::answered(ctx.asked, read, response, outcome)
     }
 
     fn continues(
         &self,
-        asked: &CallerRequest,
-        _: &Exchange,
+        ctx: &TrialCtx<'_, Endpoint>,
+        _: &ReadExchange<'_>,
         (response, outcome, _): &Answered,
     ) -> Option<Outcome> {
-        judge::continues(asked, response, outcome).cloned()
+        judge::continues(ctx.asked, response, outcome).cloned()
     }
 
     async fn round(
         &self,
         _: &mut (),
-        asked: &CallerRequest,
-        endpoint: &Endpoint,
-        _: &ChatRequest,
-        next: &ChatRequest,
-        encoded: &HttpRequest,
-        watch: &PromptWatch<'_>,
+        ctx: &TrialCtx<'_, Endpoint>,
+        step: RoundStep<'_>,
     ) -> WatchedStep<Vec<Exchange>, RoundAnswer> {
-        let sent = exchange(&self.client, endpoint, asked.inbound, next, encoded, watch).await;
+        let (next, encoded) = (step.next, step.encoded);
+        let on = (&self.client, ctx.request);
+        let sent = exchange(on, ctx.asked.inbound, next, encoded, ctx.watch).await;
         let timing = (sent.answer.as_ref().ok())
             .map(|(_, _, t)| RequestTiming::of(*t, next.stream, &sent.seen));
         let got = sent
@@ -173,10 +159,6 @@ impl Way for Http {
             waited: sent.waited,
         }
     }
-
-    async fn end_trial(&self, _: &mut ()) {}
-
-    async fn end_worker(&self, _: ()) {}
 }
 
 impl System for LoadedProfile {

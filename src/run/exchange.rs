@@ -68,8 +68,7 @@ pub struct WatchedStep<S, A = DecodedResponse> {
 /// through a gateway, or made by a client library) opens its watch, is sent and timed, and
 /// closes the watch.
 pub(crate) async fn exchange<W: Watch>(
-    client: &reqwest::Client,
-    endpoint: &Endpoint,
+    (client, endpoint): (&reqwest::Client, &Endpoint),
     provider: Provider,
     neutral: &ChatRequest,
     request: &HttpRequest,

@@ -66,8 +66,7 @@ pub async fn run_trial(
             providers::openai_responses::refer_to_reasoning(&mut encoded.request.body);
         }
         let sent = exchange(
-            client,
-            endpoint,
+            (client, endpoint),
             trial.provider,
             &req,
             &encoded.request,

@@ -1,6 +1,7 @@
 //! Tool parameter schemas per provider: the OpenAI strict transform, the checker with its
 //! limits, the Anthropic strict subset and budgets, the Gemini sanitizer, the reverse mapping
-//! of the nullable rewrite on decoded calls.
+//! of the nullable rewrite on decoded calls, and a schema read by meaning (`meaning`) for
+//! comparing two by what they accept.
 //!
 //! Policy (per tool, [`prepare_tools`]):
 //! * OpenAI Responses attempts strict for every tool unless the policy is `Off` or the tool
@@ -27,6 +28,7 @@ mod gemini;
 mod keywords;
 mod limits;
 mod local;
+mod meaning;
 mod openai;
 mod prepare;
 mod prepared;
@@ -40,7 +42,7 @@ mod tests;
 pub(crate) use anthropic::{
     MAX_OPTIONAL_PARAMS, MAX_STRICT_TOOLS, MAX_UNION_PARAMS, budget as anthropic_budget,
 };
-pub(crate) use gemini::json_name as gemini_json_name;
+pub(crate) use meaning::{by_meaning, keyword_paths, proto_names};
 pub use openai::{Transformed, transform as openai_transform};
 pub(crate) use prepare::prepare_tools;
 pub use prepare::{check, openai_strict, strict_parameters};

@@ -69,8 +69,7 @@ fn swallowed_stream_calls_are_breaking() {
         Provider::OpenaiChat,
         &got,
         200,
-        Some(&expected()),
-        None,
+        (Some(&expected()), None),
         None,
     );
     assert_eq!(findings.len(), 1, "{findings:?}");
@@ -91,22 +90,21 @@ fn lost_ids_and_unparsable_arguments_are_breaking() {
         Provider::OpenaiChat,
         &got,
         200,
-        Some(&expected()),
-        None,
+        (Some(&expected()), None),
         None,
     );
     let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
     assert!(messages[0].contains("do not parse"), "{messages:?}");
     assert!(messages[1].contains("without its id"), "{messages:?}");
     // Gemini has no wire ids: only the arguments are wrong.
-    let findings = downstream(Provider::Gemini, &got, 200, Some(&expected()), None, None);
+    let findings = downstream(Provider::Gemini, &got, 200, (Some(&expected()), None), None);
     assert_eq!(findings.len(), 1);
 }
 
 #[test]
 fn an_upstream_error_must_reach_the_caller() {
     let got = DriverResult::default();
-    let findings = downstream(Provider::Anthropic, &got, 500, None, None, None);
+    let findings = downstream(Provider::Anthropic, &got, 500, (None, None), None);
     assert!(findings[0].message.contains("as a success"));
     let raised = DriverResult {
         error: Some(super::super::protocol::DriverError {
@@ -116,7 +114,7 @@ fn an_upstream_error_must_reach_the_caller() {
         }),
         ..Default::default()
     };
-    assert!(downstream(Provider::Anthropic, &raised, 500, None, None, None).is_empty());
+    assert!(downstream(Provider::Anthropic, &raised, 500, (None, None), None).is_empty());
 }
 
 fn no_arguments() -> Outcome {
@@ -152,8 +150,7 @@ fn empty_streamed_arguments_beside_an_accumulated_empty_object_are_breaking() {
         Provider::OpenaiChat,
         &streamed("", "{}"),
         200,
-        Some(&exp),
-        None,
+        (Some(&exp), None),
         None,
     );
     assert_eq!(found.len(), 1, "{found:?}");
@@ -169,8 +166,7 @@ fn empty_streamed_arguments_beside_an_accumulated_empty_object_are_breaking() {
             Provider::OpenaiChat,
             &streamed(f, a),
             200,
-            Some(&exp),
-            None,
+            (Some(&exp), None),
             None,
         )
     };
@@ -246,8 +242,7 @@ fn a_call_under_a_shared_upstream_id_may_get_an_id_of_its_own() {
             Provider::OpenaiChat,
             &got(second),
             200,
-            Some(&exp),
-            None,
+            (Some(&exp), None),
             None,
         )
     };
@@ -263,7 +258,13 @@ fn a_call_under_a_shared_upstream_id_may_get_an_id_of_its_own() {
         calls: vec![delta(None, Some("x7Fq2"), Some("w"), r#"{"c":"a"}"#)],
         ..Default::default()
     };
-    let findings = downstream(Provider::OpenaiChat, &renamed, 200, Some(&one), None, None);
+    let findings = downstream(
+        Provider::OpenaiChat,
+        &renamed,
+        200,
+        (Some(&one), None),
+        None,
+    );
     assert!(
         findings[0].message.contains("handed over as x7Fq2"),
         "{findings:?}"
@@ -296,7 +297,13 @@ fn a_cut_only_call_left_out_of_the_stream_is_faithful_and_handed_as_finished_is_
         ..Default::default()
     };
     let exp = cut_only();
-    let silent = downstream(Provider::Anthropic, &left_out, 200, Some(&exp), None, None);
+    let silent = downstream(
+        Provider::Anthropic,
+        &left_out,
+        200,
+        (Some(&exp), None),
+        None,
+    );
     assert!(silent.is_empty(), "{silent:?}");
     let finished = DriverResult {
         calls: vec![delta(
@@ -308,7 +315,13 @@ fn a_cut_only_call_left_out_of_the_stream_is_faithful_and_handed_as_finished_is_
         finish: Some("tool_calls".into()),
         ..Default::default()
     };
-    let findings = downstream(Provider::Anthropic, &finished, 200, Some(&exp), None, None);
+    let findings = downstream(
+        Provider::Anthropic,
+        &finished,
+        200,
+        (Some(&exp), None),
+        None,
+    );
     let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
     assert_eq!(
         messages,

@@ -5,188 +5,12 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::finding::{Finding, FindingKind, Side, clip, finding, of_kind};
 use super::view::RequestView;
 use crate::model::{Provider, Severity, ToolChoice};
-
-/// The keyword paths of a schema (object keys joined by `/`), for "keyword lost" messages.
-/// Key paths with every keyword in its proto3 JSON spelling (`/min_items` → `/minItems`);
-/// property names (the segment after `properties`) stay as written.
-fn json_names(paths: &BTreeSet<String>) -> BTreeSet<String> {
-    paths
-        .iter()
-        .map(|p| {
-            let mut prev = "";
-            p.split('/')
-                .map(|seg| {
-                    let out = if prev == "properties" {
-                        seg.to_string()
-                    } else {
-                        crate::schema::gemini_json_name(seg)
-                    };
-                    prev = seg;
-                    out
-                })
-                .collect::<Vec<_>>()
-                .join("/")
-        })
-        .collect()
-}
-
-fn keys(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
-    match v {
-        Value::Object(o) => {
-            for (k, x) in o {
-                // An empty object (`"properties": {}`, `"items": {}`), an empty array
-                // (`"required": []`) or a null (`"default": null`) constrains nothing: leaving it
-                // out (as Gemini requires for a tool without parameters) loses no keyword.
-                if x.as_object().is_some_and(serde_json::Map::is_empty)
-                    || x.as_array().is_some_and(Vec::is_empty)
-                    || x.is_null()
-                {
-                    continue;
-                }
-                let p = format!("{prefix}/{k}");
-                out.insert(p.clone());
-                keys(x, &p, out);
-            }
-        }
-        Value::Array(a) => {
-            for (i, x) in a.iter().enumerate() {
-                keys(x, &format!("{prefix}/{i}"), out);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// `v` with each union of types spelled as `anyOf` written as the type list it means: an `anyOf`
-/// (`any_of` in Gemini's proto spelling) of two or more branches that are each one `type` and the
-/// same other keywords, in a schema with no `type` of its own, is `type: [A, B, …]` with those
-/// keywords once beside the schema's own (a keyword on both sides must agree). `{type: [A, B],
-/// K}`, `{anyOf: [{type: A}, {type: B}], K}` and `{anyOf: [{type: A, K}, {type: B, K}]}` validate
-/// the same instances, so the three give the same keyword paths. A `null` allowed beside one
-/// schema X is folded the same way whatever its spelling (`null_folded`): `{anyOf: [X], nullable:
-/// true}`, `{anyOf: [X, {type: null}]}`, X with `nullable: true` and X with `null` in its type
-/// list are all X's keywords with `type: [A, null]`.
-fn type_unions_folded(v: &Value) -> Value {
-    match v {
-        Value::Object(o) => {
-            let out: Map<String, Value> = (o.iter())
-                .map(|(k, x)| (k.clone(), type_unions_folded(x)))
-                .collect();
-            let out = folded_union(&out).unwrap_or(out);
-            let out = one_branch_merged(&out).unwrap_or(out);
-            Value::Object(null_folded(out))
-        }
-        Value::Array(a) => Value::Array(a.iter().map(type_unions_folded).collect()),
-        x => x.clone(),
-    }
-}
-
-/// The `anyOf` of a schema object with no `type` of its own (its key, `any_of` in Gemini's proto
-/// spelling, and its branches).
-fn untyped_any_of(o: &Map<String, Value>) -> Option<(&'static str, &Vec<Value>)> {
-    if o.contains_key("type") {
-        return None;
-    }
-    ["anyOf", "any_of"]
-        .into_iter()
-        .find_map(|k| Some((k, o.get(k)?.as_array()?)))
-}
-
-/// The schema object `o` as a type list, when it is a union of types spelled as `anyOf`.
-fn folded_union(o: &Map<String, Value>) -> Option<Map<String, Value>> {
-    let (key, branches) = untyped_any_of(o)?;
-    if branches.len() < 2 {
-        return None;
-    }
-    let mut types = Vec::new();
-    let mut shared: Option<Map<String, Value>> = None;
-    for b in branches {
-        let b = b.as_object()?;
-        types.push(b.get("type").filter(|t| t.is_string())?.clone());
-        let rest: Map<String, Value> = (b.iter())
-            .filter(|(k, _)| *k != "type")
-            .map(|(k, x)| (k.clone(), x.clone()))
-            .collect();
-        match &shared {
-            Some(s) if *s != rest => return None,
-            Some(_) => {}
-            None => shared = Some(rest),
-        }
-    }
-    let mut out = o.clone();
-    out.remove(key);
-    for (k, x) in shared? {
-        match out.get(&k) {
-            Some(y) if *y != x => return None,
-            _ => {
-                out.insert(k, x);
-            }
-        }
-    }
-    out.insert("type".into(), Value::Array(types));
-    Some(out)
-}
-
-/// The schema object `o` with an `anyOf` that has one branch besides `{type: null}` branches
-/// merged into it: the branch's keywords beside `o`'s own (a keyword on both must agree), and
-/// `nullable: true` when a `null` branch was dropped. `{anyOf: [X], K}` validates what `{X, K}`
-/// validates. `None` when `o` has a `type` of its own or no such `anyOf`.
-fn one_branch_merged(o: &Map<String, Value>) -> Option<Map<String, Value>> {
-    let (key, branches) = untyped_any_of(o)?;
-    let is_null = |b: &&Value| {
-        b.as_object().is_some_and(|b| {
-            b.len() == 1
-                && (b.get("type").and_then(Value::as_str))
-                    .is_some_and(|t| t.eq_ignore_ascii_case("null"))
-        })
-    };
-    let rest: Vec<&Value> = branches.iter().filter(|b| !is_null(b)).collect();
-    let [branch] = rest.as_slice() else {
-        return None;
-    };
-    let mut merged = o.clone();
-    merged.remove(key);
-    if rest.len() < branches.len() {
-        merged.insert("nullable".into(), Value::Bool(true));
-    }
-    for (k, x) in branch.as_object()? {
-        match merged.get(k) {
-            Some(y) if y != x => return None,
-            _ => {
-                merged.insert(k.clone(), x.clone());
-            }
-        }
-    }
-    Some(merged)
-}
-
-/// `o` with `nullable: true` (OpenAPI's and Gemini's spelling) written as `null` in its type
-/// list: `{type: A, nullable: true}` is `{type: [A, null]}`. `nullable: false` says nothing and
-/// goes; a `nullable` beside no `type` stays.
-fn null_folded(mut o: Map<String, Value>) -> Map<String, Value> {
-    let types = match (o.get("nullable"), o.get("type")) {
-        (Some(Value::Bool(false)), _) => {
-            o.remove("nullable");
-            return o;
-        }
-        (Some(Value::Bool(true)), Some(Value::String(t))) => vec![Value::String(t.clone())],
-        (Some(Value::Bool(true)), Some(Value::Array(ts))) => ts.clone(),
-        _ => return o,
-    };
-    let mut types = types;
-    let has_null = |t: &Value| t.as_str().is_some_and(|t| t.eq_ignore_ascii_case("null"));
-    if !types.iter().any(has_null) {
-        types.push(Value::String("null".into()));
-    }
-    o.remove("nullable");
-    o.insert("type".into(), Value::Array(types));
-    o
-}
+use crate::schema::{keyword_paths, proto_names};
 
 /// Whether `sent` keeps the meaning of `asked` (omitted = auto where the target's default is auto).
 /// An allowed list naming exactly the tools sent means what plain `auto` or `required` means over
@@ -286,8 +110,7 @@ pub(crate) fn upstream(
     client: &RequestView,
     sent: &RequestView,
     ours: Option<&RequestView>,
-    target: Provider,
-    wire_rejection: Option<String>,
+    (target, wire_rejection): (Provider, Option<String>),
     requires_grounding: bool,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -327,19 +150,19 @@ pub(crate) fn upstream(
         if s.parameters != t.parameters && ours_t.is_none_or(|o| o.parameters != s.parameters) {
             // A union of types is compared by meaning: a type list and its `anyOf` spelling
             // have the same keywords.
-            let (mut a, mut b) = (BTreeSet::new(), BTreeSet::new());
-            keys(&type_unions_folded(&t.parameters), "", &mut a);
-            keys(&type_unions_folded(&s.parameters), "", &mut b);
+            let mut a = keyword_paths(&t.parameters);
+            let mut b = keyword_paths(&s.parameters);
             if let Some(o) = ours_t {
-                let mut c = BTreeSet::new();
-                keys(&type_unions_folded(&o.parameters), "", &mut c);
                 // Only what even the target's sanitizer keeps counts as lost.
-                a = a.intersection(&c).cloned().collect();
+                a = a
+                    .intersection(&keyword_paths(&o.parameters))
+                    .cloned()
+                    .collect();
             }
             if target == Provider::Gemini {
                 // Gemini reads a field by its proto name too (`min_items` is `minItems`).
-                a = json_names(&a);
-                b = json_names(&b);
+                a = proto_names(&a);
+                b = proto_names(&b);
             }
             let lost: Vec<&String> = a.difference(&b).take(3).collect();
             if lost.is_empty() {

@@ -61,88 +61,13 @@ impl RequestView {
 }
 
 impl RequestView {
-    /// The view with each tool's schema in one spelling of its meaning (see [`by_meaning`]).
+    /// The view with each tool's schema in one spelling of its meaning (`schema::by_meaning`).
     pub(crate) fn by_meaning(mut self) -> RequestView {
         for t in &mut self.tools {
-            let defs = t
-                .parameters
-                .get("$defs")
-                .or_else(|| t.parameters.get("definitions"))
-                .cloned()
-                .unwrap_or(Value::Null);
-            t.parameters = by_meaning(&t.parameters, &defs, 0);
+            t.parameters = crate::schema::by_meaning(&t.parameters);
         }
         self
     }
-}
-
-/// A schema with the spellings that change no constraint made one: local `$ref`s inlined (and
-/// `$defs` dropped), a one-element `anyOf`/`oneOf` merged into its parent, a nullable type
-/// (`["T", "null"]`, OpenAPI's `nullable`) read as `T`, and the annotations `$schema`, `$id`,
-/// `$comment` dropped. Recursion stops at depth 32 (a self-referencing `$ref`).
-fn by_meaning(v: &Value, defs: &Value, depth: usize) -> Value {
-    let Value::Object(o) = v else {
-        return match v {
-            Value::Array(a) => Value::Array(a.iter().map(|x| by_meaning(x, defs, depth)).collect()),
-            other => other.clone(),
-        };
-    };
-    if depth > 32 {
-        return v.clone();
-    }
-    if let Some(target) = o
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(|r| {
-            r.strip_prefix("#/$defs/")
-                .or_else(|| r.strip_prefix("#/definitions/"))
-        })
-        .and_then(|name| defs.get(name))
-    {
-        let mut merged = target.as_object().cloned().unwrap_or_default();
-        merged.extend(
-            o.iter()
-                .filter(|(k, _)| *k != "$ref")
-                .map(|(k, x)| (k.clone(), x.clone())),
-        );
-        return by_meaning(&Value::Object(merged), defs, depth + 1);
-    }
-    let mut out = serde_json::Map::new();
-    let mut merged_one = false;
-    for (k, x) in o {
-        match k.as_str() {
-            "$defs" | "definitions" | "$schema" | "$id" | "$comment" | "nullable" => {}
-            "anyOf" | "oneOf" if x.as_array().is_some_and(|a| a.len() == 1) => {
-                if let Some(Value::Object(only)) = x.as_array().and_then(|a| a.first()) {
-                    merged_one = true;
-                    for (k2, x2) in only {
-                        out.entry(k2.clone()).or_insert_with(|| x2.clone());
-                    }
-                }
-            }
-            "type" => {
-                let types: Vec<&Value> = x
-                    .as_array()
-                    .map(|a| a.iter().filter(|t| t.as_str() != Some("null")).collect())
-                    .unwrap_or_else(|| vec![x]);
-                out.insert(
-                    k.clone(),
-                    match types.as_slice() {
-                        [one] => (*one).clone(),
-                        many => Value::Array(many.iter().map(|t| (*t).clone()).collect()),
-                    },
-                );
-            }
-            _ => {
-                out.insert(k.clone(), by_meaning(x, defs, depth + 1));
-            }
-        }
-    }
-    // What a merged one-element anyOf brought in is read by meaning too.
-    if merged_one {
-        return by_meaning(&Value::Object(out), defs, depth + 1);
-    }
-    Value::Object(out)
 }
 
 /// The calls and results of a text-protocol request body (a Chat Completions body without

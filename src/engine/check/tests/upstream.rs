@@ -36,7 +36,7 @@ fn with_tools(tools: Vec<Tool>) -> RequestView {
 
 /// `upstream` to Chat Completions, without the encoder's reference, a rejection or grounding.
 fn check(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
-    upstream(client, sent, None, Provider::OpenaiChat, None, false)
+    upstream(client, sent, None, (Provider::OpenaiChat, None), false)
 }
 
 #[track_caller]
@@ -81,8 +81,7 @@ fn a_faithful_request_is_silent() {
         &client,
         &client.clone(),
         Some(&client),
-        Provider::OpenaiChat,
-        None,
+        (Provider::OpenaiChat, None),
         true,
     ));
     silent(&check(&client, &client));
@@ -130,7 +129,7 @@ fn a_changed_description_is_behaviour_unless_the_encoder_changes_it_too() {
         "description of get_weather changed",
     );
     let to =
-        |ours: &RequestView| upstream(&client, &sent, Some(ours), Provider::Gemini, None, false);
+        |ours: &RequestView| upstream(&client, &sent, Some(ours), (Provider::Gemini, None), false);
     silent(&to(&sent));
 }
 
@@ -153,8 +152,7 @@ fn a_schema_that_lost_a_keyword_is_behaviour_unless_the_encoder_drops_it_too() {
         &client,
         &sent,
         Some(&sanitized),
-        Provider::Gemini,
-        None,
+        (Provider::Gemini, None),
         false,
     );
     request(
@@ -166,8 +164,7 @@ fn a_schema_that_lost_a_keyword_is_behaviour_unless_the_encoder_drops_it_too() {
         &client,
         &sent,
         Some(&sent),
-        Provider::Gemini,
-        None,
+        (Provider::Gemini, None),
         false,
     ));
 }
@@ -220,8 +217,7 @@ fn same_schema(client: &RequestView, sent: &[Value], gemini: Value) {
             client,
             &with_city(gemini),
             None,
-            Provider::Gemini,
-            None,
+            (Provider::Gemini, None),
             false,
         ),
         Severity::Cosmetic,
@@ -336,8 +332,7 @@ fn strict_dropped_is_behaviour_where_the_target_takes_it() {
         &client,
         &sent,
         None,
-        Provider::Gemini,
-        None,
+        (Provider::Gemini, None),
         false,
     ));
 }
@@ -452,8 +447,7 @@ fn required_grounding_forwarded_without_search_is_breaking() {
         &client,
         &RequestView::default(),
         None,
-        Provider::OpenaiChat,
-        None,
+        (Provider::OpenaiChat, None),
         true,
     );
     request(
@@ -465,8 +459,7 @@ fn required_grounding_forwarded_without_search_is_breaking() {
         &client,
         &client,
         None,
-        Provider::OpenaiChat,
-        None,
+        (Provider::OpenaiChat, None),
         true,
     ));
 }
@@ -478,8 +471,7 @@ fn a_request_the_target_would_reject_is_breaking() {
         &view,
         &view,
         None,
-        Provider::Anthropic,
-        Some("tools.0: bad schema".into()),
+        (Provider::Anthropic, Some("tools.0: bad schema".into())),
         false,
     );
     request(

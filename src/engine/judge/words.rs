@@ -1,0 +1,24 @@
+//! How the judge words its findings: messages clipped, a round's findings numbered.
+
+use super::super::finding::Finding;
+
+/// `s` cut to its first 160 characters, marked with `…` where cut.
+pub(super) fn clip(s: &str) -> String {
+    let c: String = s.chars().take(160).collect();
+    if c.len() < s.len() {
+        format!("{c}…")
+    } else {
+        c
+    }
+}
+
+/// `findings` as round `n`'s (their messages prefixed `round N: `).
+pub(super) fn numbered(n: usize, findings: Vec<Finding>) -> Vec<Finding> {
+    findings
+        .into_iter()
+        .map(|f| Finding {
+            message: format!("round {}: {}", n + 1, f.message),
+            ..f
+        })
+        .collect()
+}
