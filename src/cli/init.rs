@@ -86,8 +86,7 @@ fn write_new(path: &Path, text: &str, force: bool) -> Result<(), String> {
 /// (`clients/NAME/driver.py`), named in the profile under `{{root}}` when it is under `root`.
 fn client(
     root: &Path,
-    path: &Path,
-    stem: &str,
+    (path, stem): (&Path, &str),
     profile: &str,
     language: Option<Language>,
     force: bool,
@@ -134,7 +133,7 @@ pub fn run(root: &Path, a: &InitArgs) -> i32 {
             } => tooltape::gateway::skeleton(&stem, &profile, *upstream_listen),
             InitWhat::Client { language, .. } => {
                 let language = language.as_deref().and_then(Language::named);
-                return client(root, &path, &stem, &profile, language, force);
+                return client(root, (&path, &stem), &profile, language, force);
             }
         };
         write_new(&path, &text, force).map(|()| (path, profile))

@@ -148,7 +148,7 @@ async fn record_with_bars(
             }
         }
     };
-    let summary = record_all_with(root, chosen, endpoints, concurrency, opts, &progress).await;
+    let summary = record_all_with(root, chosen, (endpoints, concurrency), opts, &progress).await;
     for b in bars.values() {
         b.finish();
     }

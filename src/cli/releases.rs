@@ -42,7 +42,7 @@ pub(super) fn run<S: System>(
         return exit::ERROR;
     };
     if let Some(cause) = &a.bisect {
-        return bisect(root, a, options, releases, cause, versions);
+        return bisect(root, a, options, releases, (cause, versions));
     }
     let list: Vec<String> = versions
         .split(',')
@@ -57,7 +57,7 @@ pub(super) fn run<S: System>(
     let mut runs = Vec::new();
     let mut kind_name = None;
     for release in &list {
-        let ran = one(root, a, options, releases, release, None);
+        let ran = one(root, a, options, releases, (release, None));
         if let Ok((kind, name, _)) = &ran {
             kind_name = Some((*kind, name.clone()));
         }
@@ -100,8 +100,7 @@ fn one<S: System>(
     a: &SuiteArgs,
     options: &RunOptions,
     releases: &Releases<'_, S>,
-    release: &str,
-    only: Option<&BTreeSet<String>>,
+    (release, only): (&str, Option<&BTreeSet<String>>),
 ) -> Result<(engine::SystemKind, String, Run), String> {
     let system = (releases.at)(release)?;
     let (mut trials, unloadable) = trials(root, &*system, a.filter.as_deref())
@@ -131,8 +130,7 @@ fn bisect<S: System>(
     a: &SuiteArgs,
     options: &RunOptions,
     releases: &Releases<'_, S>,
-    cause: &str,
-    versions: &str,
+    (cause, versions): (&str, &str),
 ) -> i32 {
     let Some((from, to)) = versions.split_once("..") else {
         eprintln!("--bisect: give --versions A..B (the first and last release to search)");
@@ -159,7 +157,7 @@ fn bisect<S: System>(
     // The cause's trials, once a run has it: later releases run only those.
     let mut keys: Option<BTreeSet<String>> = None;
     let mut probe = |release: &str| -> Presence {
-        match one(root, a, options, releases, release, keys.as_ref()) {
+        match one(root, a, options, releases, (release, keys.as_ref())) {
             Ok((_, _, run)) => {
                 if keys.is_none()
                     && let Some(c) = run.causes.iter().find(|c| c.id == cause)

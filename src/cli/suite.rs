@@ -174,18 +174,16 @@ pub(super) fn run<S: System>(
         ran.exited.is_some(),
         unloadable > 0,
     );
-    finish(&**system, &ran, a, status, extras, unloadable, t0)
+    finish((&**system, &ran), a, (status, unloadable), extras, t0)
 }
 
 /// After the output: the document and extras (unless the run broke), what went wrong, the
 /// totals line, the exit code.
 fn finish<S: System>(
-    system: &S,
-    ran: &Run,
+    (system, ran): (&S, &Run),
     a: &SuiteArgs,
-    status: RunStatus,
+    (status, unloadable): (RunStatus, usize),
     extras: &Extras<'_, S>,
-    unloadable: usize,
     t0: Instant,
 ) -> i32 {
     if let (Some(exited), Some(t)) = (&ran.exited, &ran.tail) {

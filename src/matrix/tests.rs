@@ -8,9 +8,7 @@ use crate::engine::Cell;
 
 fn trial(
     system: &str,
-    case: &str,
-    route: &str,
-    mode: &str,
+    (case, route, mode): (&str, &str, &str),
     cell: Cell,
     cause: Option<&str>,
 ) -> TrialCell {
@@ -61,33 +59,25 @@ fn whole() -> Document {
         vec![
             trial(
                 "gateway:a",
-                "c05_x",
-                "chat→anthropic",
-                "buffered",
+                ("c05_x", "chat→anthropic", "buffered"),
                 Cell::Pass,
                 None,
             ),
             trial(
                 "gateway:a",
-                "c05_x",
-                "chat→gemini",
-                "buffered",
+                ("c05_x", "chat→gemini", "buffered"),
                 Cell::Fail("f".into()),
                 Some("k-1"),
             ),
             trial(
                 "gateway:a",
-                "c06_y",
-                "chat→anthropic",
-                "buffered",
+                ("c06_y", "chat→anthropic", "buffered"),
                 Cell::NotApplicable("n".into()),
                 None,
             ),
             trial(
                 "gateway:a",
-                "c06_y",
-                "chat→gemini",
-                "buffered",
+                ("c06_y", "chat→gemini", "buffered"),
                 Cell::Fail("f".into()),
                 Some("k-1"),
             ),
@@ -107,17 +97,13 @@ fn whole() -> Document {
         vec![
             trial(
                 "client:b",
-                "c05_x",
-                "chat→anthropic",
-                "buffered",
+                ("c05_x", "chat→anthropic", "buffered"),
                 Cell::Known("r".into()),
                 Some("k-2"),
             ),
             trial(
                 "client:b",
-                "c05_x",
-                "chat→anthropic",
-                "stream",
+                ("c05_x", "chat→anthropic", "stream"),
                 Cell::Pass,
                 None,
             ),

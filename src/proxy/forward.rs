@@ -54,7 +54,7 @@ pub(super) async fn answer(shared: &Shared, req: &Request) -> Answer {
         Ok(routed) => routed,
         Err(answer) => return answer,
     };
-    forward(shared, route, inbound, &alias, neutral, &asked).await
+    forward(shared, route, (inbound, &alias), neutral, &asked).await
 }
 
 /// What a client asked that the neutral request does not carry.
@@ -134,8 +134,7 @@ fn route(
 async fn forward(
     shared: &Shared,
     route: &ProxyRoute,
-    inbound: Inbound,
-    alias: &str,
+    (inbound, alias): (Inbound, &str),
     mut neutral: ChatRequest,
     asked: &Asked,
 ) -> Answer {
@@ -181,7 +180,7 @@ async fn forward(
                 ..meta
             };
             let kept = (std::sync::Arc::clone(&shared.reasoning), keep);
-            return relay::stream(inbound, meta, (provider, kept), neutral, resp, headers);
+            return relay::stream((inbound, meta), (provider, kept), neutral, resp, headers);
         }
         let body = match resp.read_bounded().await {
             Ok(b) => b,
@@ -207,8 +206,7 @@ async fn forward(
         let searching = !neutral.hosted.is_empty();
         let tool_type = crate::capability::wire_tool_type(provider, &encoded.request.body);
         return full_answer(
-            inbound,
-            &meta,
+            (inbound, &meta),
             provider,
             outcome,
             headers,
@@ -252,8 +250,7 @@ fn encode(
 /// upstream error in the client's envelope); grounding telemetry when searching
 /// (`searching` carries the hosted tool type sent).
 pub(super) fn full_answer(
-    inbound: Inbound,
-    meta: &Meta,
+    (inbound, meta): (Inbound, &Meta),
     provider: Provider,
     outcome: Result<Outcome, DecodeError>,
     mut headers: Headers,

@@ -21,8 +21,7 @@ use crate::schema::NullFilter;
 /// while upstream had more ready goes out together). When the client goes away, the body and
 /// the writer are dropped, and dropping the upstream response cancels the upstream request.
 pub(super) fn stream(
-    inbound: Inbound,
-    meta: Meta,
+    (inbound, meta): (Inbound, Meta),
     (provider, (kept, keep)): (Provider, (Arc<Reasoning>, Option<Keep>)),
     neutral: ChatRequest,
     resp: super::upstream::Response,

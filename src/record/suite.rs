@@ -177,8 +177,7 @@ impl Summary {
 pub async fn record_all_with(
     root: &Path,
     chosen: Vec<(Trial, String)>,
-    endpoints: &Endpoints,
-    concurrency: usize,
+    (endpoints, concurrency): (&Endpoints, usize),
     opts: &RecordOptions,
     progress: &(dyn Fn(Provider, Option<bool>) + Sync),
 ) -> Summary {
@@ -199,7 +198,7 @@ pub async fn record_all_with(
                 let (client, sem) = (client.clone(), Arc::clone(&sem));
                 futs.push(async move {
                     let _permit = sem.acquire().await;
-                    let r = record_trial(&client, root, &t, endpoint, source, opts).await;
+                    let r = record_trial((&client, endpoint), root, &t, source, opts).await;
                     progress(t.provider, Some(r.is_ok()));
                     (t.name(), r)
                 });

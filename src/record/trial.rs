@@ -264,10 +264,9 @@ pub fn write_cassette(
 /// Records one trial (retrying 429/5xx per the policy) and writes its cassette under `root`.
 /// Returns the path written and how many attempts it took.
 pub async fn record_trial(
-    client: &reqwest::Client,
+    (client, endpoint): (&reqwest::Client, &Endpoint),
     root: &Path,
     trial: &Trial,
-    endpoint: &Endpoint,
     source: &str,
     opts: &RecordOptions,
 ) -> Result<(PathBuf, u32), String> {

@@ -31,8 +31,7 @@ pub(super) fn node_rules(
     root: &Value,
     obj: &Map<String, Value>,
     kw: &Keywords<'_>,
-    ptr: &Ptr<'_>,
-    is_root: bool,
+    (ptr, is_root): (&Ptr<'_>, bool),
     out: &mut Vec<Violation>,
 ) {
     if is_root {
@@ -302,7 +301,7 @@ impl Walker<'_> {
         } else {
             parent_level + usize::from(kw.object)
         };
-        node_rules(self.root, obj, &kw, ptr, depth == 0, self.out);
+        node_rules(self.root, obj, &kw, (ptr, depth == 0), self.out);
         self.counter.node(&kw, ptr, level, self.out);
         if let Some(props) = kw.properties.and_then(Value::as_object) {
             let base = Ptr::Key(ptr, "properties");

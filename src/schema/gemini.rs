@@ -343,7 +343,9 @@ impl<'a> Sanitizer<'a> {
                     let items = self.node(x, &push(ptr, "items"), depth + 1);
                     out.insert("items".into(), items);
                 }
-                "anyOf" | "oneOf" => self.union(k, x, obj, &mut out, &mut nullable, ptr, depth),
+                "anyOf" | "oneOf" => {
+                    self.union((k, x), obj, (&mut out, &mut nullable), (ptr, depth));
+                }
                 "enum" => self.enum_kw(x, &mut out, &mut nullable, ptr),
                 "const" => self.enum_kw(&json!([x]), &mut out, &mut nullable, ptr),
                 "format" => {
@@ -470,16 +472,14 @@ impl<'a> Sanitizer<'a> {
         out.insert("properties".into(), Value::Object(m));
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// The union `key` (`anyOf`, `oneOf`) of `obj`, its branches `x`, written into `out` (a
+    /// `null` branch makes the node `nullable`) for the node at `ptr`, `depth` deep.
     fn union(
         &mut self,
-        key: &str,
-        x: &'a Value,
+        (key, x): (&str, &'a Value),
         obj: &Keys<'a>,
-        out: &mut Map<String, Value>,
-        nullable: &mut bool,
-        ptr: &str,
-        depth: usize,
+        (out, nullable): (&mut Map<String, Value>, &mut bool),
+        (ptr, depth): (&str, usize),
     ) {
         let Some(branches) = x.as_array() else { return };
         if key == "oneOf" && !util::one_of_is_disjoint(branches) {

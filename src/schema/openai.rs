@@ -133,7 +133,7 @@ impl Transform<'_> {
             listed = local::rewrite_local(obj, is_root);
             kw = Keywords::scan(obj);
         }
-        node_rules(self.root, obj, &kw, ptr, is_root, self.blockers);
+        node_rules(self.root, obj, &kw, (ptr, is_root), self.blockers);
         if kw.has_subschemas() {
             self.children(obj, listed.as_deref(), ptr, depth);
         }

@@ -109,7 +109,7 @@ impl<'a> Restore<'a> {
         ptr: &str,
         depth: usize,
     ) {
-        self.object_parts(schema, map, ptr, depth, &mut HashSet::new());
+        self.object_parts(schema, map, (ptr, depth), &mut HashSet::new());
     }
 
     /// One part of an object's schema (the schema itself or an `allOf` entry) applied to the
@@ -120,8 +120,7 @@ impl<'a> Restore<'a> {
         &mut self,
         schema: &'a Map<String, Value>,
         map: &mut Map<String, Value>,
-        ptr: &str,
-        depth: usize,
+        (ptr, depth): (&str, usize),
         entered: &mut HashSet<*const Map<String, Value>>,
     ) {
         steps::tick();
@@ -136,7 +135,7 @@ impl<'a> Restore<'a> {
                 if let Some(e) = util::deref(self.root, e).and_then(Value::as_object)
                     && entered.insert(std::ptr::from_ref(e))
                 {
-                    self.object_parts(e, map, ptr, depth + 1, entered);
+                    self.object_parts(e, map, (ptr, depth + 1), entered);
                 }
             }
         }

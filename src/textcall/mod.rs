@@ -137,8 +137,7 @@ impl Parser {
                 out.diag(
                     K::ParsingDisabled,
                     "tool_choice is none: <tool_call> kept as text".into(),
-                    at,
-                    None,
+                    (at, None),
                     false,
                 );
             }
@@ -195,15 +194,14 @@ impl Collector {
     /// Something dropped right after the last block, recovered, about that block.
     fn dropped_after_block(&mut self, kind: K, message: &'static str, offset: usize) {
         let index = self.last_block;
-        self.diag(kind, message.into(), offset, index, true);
+        self.diag(kind, message.into(), (offset, index), true);
     }
 
     fn diag(
         &mut self,
         kind: K,
         message: Cow<'static, str>,
-        offset: usize,
-        call_index: Option<usize>,
+        (offset, call_index): (usize, Option<usize>),
         recovered: bool,
     ) {
         if self.diagnostics.len() >= crate::model::MAX_DIAGNOSTICS {
@@ -254,9 +252,9 @@ impl Sink for Collector {
             Err((kind, message)) => {
                 self.attempts += 1;
                 for (k, m) in parsed.notes {
-                    self.diag(k, m, offset, Some(first), false);
+                    self.diag(k, m, (offset, Some(first)), false);
                 }
-                self.diag(kind, message, offset, Some(first), false);
+                self.diag(kind, message, (offset, Some(first)), false);
                 if !closed {
                     // Not a call after all (prose, or cut off): the model's text, as written.
                     self.text.push_str("<tool_call>");
@@ -281,8 +279,7 @@ impl Sink for Collector {
         self.diag(
             K::ExtraOpenTag,
             "dropped a repeated <tool_call>".into(),
-            offset,
-            Some(index),
+            (offset, Some(index)),
             true,
         );
     }
@@ -330,14 +327,13 @@ impl Collector {
         };
         let any_ok = one.iter().chain(&many).any(|(_, r)| r.is_ok());
         for (k, m) in block_notes {
-            self.diag(k, m, offset, Some(first), any_ok);
+            self.diag(k, m, (offset, Some(first)), any_ok);
         }
         if !closed {
             self.diag(
                 K::MissingCloseTag,
                 "no </tool_call> after the call".into(),
-                offset,
-                Some(first),
+                (offset, Some(first)),
                 any_ok,
             );
         }
@@ -359,7 +355,7 @@ impl Collector {
         self.attempts += 1;
         let ok = result.is_ok();
         for (k, m) in notes {
-            self.diag(k, m, offset, Some(index), ok);
+            self.diag(k, m, (offset, Some(index)), ok);
         }
         match result {
             Ok(c) => self.calls.push(ToolCall {
@@ -368,7 +364,7 @@ impl Collector {
                 arguments: c.arguments,
                 thought_signature: None,
             }),
-            Err((k, m)) => self.diag(k, m, offset, Some(index), false),
+            Err((k, m)) => self.diag(k, m, (offset, Some(index)), false),
         }
     }
 }

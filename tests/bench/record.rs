@@ -89,7 +89,7 @@ async fn record_all(
         let (client, sem, opts, endpoint, source) = (&client, &sem, &opts, &endpoint, &source);
         async move {
             let _permit = sem.acquire().await;
-            let r = tooltape::record::record_trial(client, root, t, endpoint, source, opts).await;
+            let r = tooltape::record::record_trial((client, endpoint), root, t, source, opts).await;
             (t.name(), r)
         }
     });

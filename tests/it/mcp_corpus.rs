@@ -63,8 +63,7 @@ fn unwrap_nullable(v: &Value) -> &Value {
 /// Checks one object node of the strict schema against the same node of the original, then the
 /// nested object properties that have the same shape in both.
 fn keeps_required(
-    tool: &str,
-    at: &str,
+    (tool, at): (&str, &str),
     original: &Map<String, Value>,
     strict: &Map<String, Value>,
     roots: (&Value, &Value),
@@ -100,7 +99,7 @@ fn keeps_required(
         if depth < 8
             && let (Some(po), Some(so)) = (p.as_object(), unwrap_nullable(sp).as_object())
         {
-            keeps_required(tool, &format!("{at}/{k}"), po, so, roots, depth + 1);
+            keeps_required((tool, &format!("{at}/{k}")), po, so, roots, depth + 1);
         }
     }
 }
@@ -127,7 +126,7 @@ fn every_corpus_tool_is_refused_with_a_reason_or_strict_valid_for_openai_and_cle
                 let (Some(o), Some(s)) = (params.as_object(), strict.schema.as_object()) else {
                     panic!("{tool}: not an object schema");
                 };
-                keeps_required(&tool, "", o, s, (params, &strict.schema), 0);
+                keeps_required((&tool, ""), o, s, (params, &strict.schema), 0);
             }
         }
         let gemini = strict_parameters(Provider::Gemini, params).expect("an object root");

@@ -57,7 +57,7 @@ async fn record(
     opts: &RecordOptions,
 ) -> Summary {
     let chosen = record_cli::select(root, trials(root, filter), refresh).await;
-    record_cli::record_all_with(root, chosen, endpoints, 4, opts, &|_, _| {}).await
+    record_cli::record_all_with(root, chosen, (endpoints, 4), opts, &|_, _| {}).await
 }
 
 /// A fake live OpenAI Chat endpoint: answers with volatile and secret headers and echoes the

@@ -34,8 +34,7 @@ fn answered(
 ) -> (u16, Headers, Value) {
     let searching = searching.map(|t| Some(t.to_string()));
     whole(full_answer(
-        inbound,
-        &meta(inbound, "alias"),
+        (inbound, &meta(inbound, "alias")),
         provider,
         outcome,
         so_far,

@@ -54,8 +54,7 @@ async fn relayed(inbound: Inbound, chunks: Vec<String>, cut: bool) -> (Headers, 
         .unwrap();
     let neutral = ChatRequest::empty("m", true);
     let answer = relay::stream(
-        inbound,
-        meta(inbound, "alias"),
+        (inbound, meta(inbound, "alias")),
         (Provider::OpenaiChat, (Default::default(), None)),
         neutral,
         resp,
