@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use clap::{Args, Subcommand};
 
-use super::exit;
+use super::exit::CommandResult;
 use tooltape::case::{Discovery, discover_with};
 
 /// The global corpus argument (flattened into `Cli`).
@@ -52,22 +52,17 @@ pub fn discover(root: &Path) -> Discovery {
 }
 
 /// Runs `tooltape cases …`.
-pub fn run(a: &CasesArgs) -> i32 {
+pub fn run(a: &CasesArgs) -> CommandResult {
     match &a.action {
-        CasesAction::Export { dir, force } => match tooltape::case::export(dir, *force) {
-            Ok(done) => {
-                eprintln!(
-                    "{}: {} file(s) written, {} already up to date",
-                    dir.display(),
-                    done.written.len(),
-                    done.unchanged.len()
-                );
-                exit::OK
-            }
-            Err(e) => {
-                eprintln!("{e}");
-                exit::ERROR
-            }
-        },
+        CasesAction::Export { dir, force } => {
+            let done = tooltape::case::export(dir, *force)?;
+            eprintln!(
+                "{}: {} file(s) written, {} already up to date",
+                dir.display(),
+                done.written.len(),
+                done.unchanged.len()
+            );
+            Ok(())
+        }
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 
-use super::exit;
+use super::exit::{CliError, CommandResult};
 use super::releases::{self, Releases};
 use super::suite::{self, Extras, SuiteArgs};
 use tooltape::client::{Library, Mutant};
@@ -54,7 +54,7 @@ pub enum ClientCommand {
 
 /// Runs `tooltape client`: 0 when every result is expected, 1 otherwise, 2 when the library
 /// could not be installed, the profile read, or not one trial got an answer.
-pub fn run(root: &Path, a: &ClientArgs) -> i32 {
+pub fn run(root: &Path, a: &ClientArgs) -> CommandResult {
     if let Some(ClientCommand::Drive { mutant }) = &a.command {
         return drive(mutant);
     }
@@ -62,22 +62,17 @@ pub fn run(root: &Path, a: &ClientArgs) -> i32 {
 }
 
 /// `tooltape client NAME` (or `--list`).
-fn run_suite(root: &Path, a: &ClientArgs) -> i32 {
+fn run_suite(root: &Path, a: &ClientArgs) -> CommandResult {
     if a.list {
         let version = |p: &tooltape::client::ClientProfile| p.version.clone();
         return suite::list(root, "clients", tooltape::client::load_client, version);
     }
     let Some(name) = &a.name else {
-        eprintln!("client: name a profile (clients/NAME.toml) or `drive`");
-        return exit::ERROR;
+        return Err(CliError::Error(
+            "client: name a profile (clients/NAME.toml) or `drive`".into(),
+        ));
     };
-    let profile = match tooltape::client::load_client(root, name) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::ERROR;
-        }
-    };
+    let profile = tooltape::client::load_client(root, name).map_err(|e| e.to_string())?;
     if a.suite.versions.is_some() {
         let at = |release: &str| -> Result<Arc<Library>, String> {
             let mut p = tooltape::client::load_client(root, name).map_err(|e| e.to_string())?;
@@ -107,24 +102,17 @@ fn run_suite(root: &Path, a: &ClientArgs) -> i32 {
 }
 
 /// `tooltape client drive`: serves the protocol until end of input.
-fn drive(mutant: &str) -> i32 {
-    let Some(m) = Mutant::named(mutant) else {
-        eprintln!(
+fn drive(mutant: &str) -> CommandResult {
+    let m = Mutant::named(mutant).ok_or_else(|| {
+        format!(
             "unknown mutant `{mutant}`; expected one of {}",
             Mutant::ALL.map(|(n, _)| n).join(", ")
-        );
-        return exit::ERROR;
-    };
+        )
+    })?;
     let served = runtime().block_on(tooltape::client::drive(
         m,
         tokio::io::stdin(),
         tokio::io::stdout(),
     ));
-    match served {
-        Ok(()) => exit::OK,
-        Err(e) => {
-            eprintln!("drive: {e}");
-            exit::ERROR
-        }
-    }
+    served.map_err(|e| format!("drive: {e}").into())
 }

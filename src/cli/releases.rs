@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use super::exit;
+use super::exit::{CliError, CommandResult};
 use super::suite::{Format, SuiteArgs, trials};
 use tooltape::engine::{self, Install, Package, Presence, Run, RunOptions, System};
 use tooltape::runtime;
@@ -37,9 +37,9 @@ pub(super) fn run<S: System>(
     a: &SuiteArgs,
     options: &RunOptions,
     releases: &Releases<'_, S>,
-) -> i32 {
+) -> CommandResult {
     let Some(versions) = a.versions.as_deref() else {
-        return exit::ERROR;
+        return Err(CliError::Reported);
     };
     if let Some(cause) = &a.bisect {
         return bisect(root, a, options, releases, cause, versions);
@@ -51,8 +51,9 @@ pub(super) fn run<S: System>(
         .map(str::to_string)
         .collect();
     if list.is_empty() || versions.contains("..") {
-        eprintln!("--versions: name releases as A,B,C (A..B is for --bisect)");
-        return exit::ERROR;
+        return Err("--versions: name releases as A,B,C (A..B is for --bisect)"
+            .to_string()
+            .into());
     }
     let mut runs = Vec::new();
     let mut kind_name = None;
@@ -69,8 +70,7 @@ pub(super) fn run<S: System>(
                 eprintln!("{v}: {e}");
             }
         }
-        eprintln!("no release could be run");
-        return exit::ERROR;
+        return Err("no release could be run".to_string().into());
     };
     let table = engine::release_table(kind, &name, &runs);
     match a.format {
@@ -87,9 +87,9 @@ pub(super) fn run<S: System>(
         ),
     }
     if runs.iter().any(|(_, r)| r.is_err()) {
-        exit::ERROR
+        Err(CliError::Reported)
     } else {
-        exit::OK
+        Ok(())
     }
 }
 
@@ -133,23 +133,20 @@ fn bisect<S: System>(
     releases: &Releases<'_, S>,
     cause: &str,
     versions: &str,
-) -> i32 {
+) -> CommandResult {
     let Some((from, to)) = versions.split_once("..") else {
-        eprintln!("--bisect: give --versions A..B (the first and last release to search)");
-        return exit::ERROR;
+        return Err(
+            "--bisect: give --versions A..B (the first and last release to search)"
+                .to_string()
+                .into(),
+        );
     };
     let listed = match &releases.package {
         Ok(p) => engine::registry_releases(p),
         Err(e) => Err(e.clone()),
     };
     let between = listed.and_then(|l| engine::between(&l, from.trim(), to.trim()));
-    let between = match between {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("--bisect: {e}");
-            return exit::ERROR;
-        }
-    };
+    let between = between.map_err(|e| format!("--bisect: {e}"))?;
     eprintln!(
         "--bisect {cause}: {} release(s) from {} to {}",
         between.len(),
@@ -177,21 +174,15 @@ fn bisect<S: System>(
             }
         }
     };
-    match engine::bisect(cause, &between, &mut probe) {
-        Ok(found) => {
-            if a.format == Format::Json {
-                outln!(
-                    "{}",
-                    serde_json::to_string_pretty(&found).unwrap_or_default()
-                );
-            } else {
-                out!("{}", found.terminal());
-            }
-            exit::OK
-        }
-        Err(e) => {
-            eprintln!("--bisect: {e}");
-            exit::ERROR
-        }
+    let found =
+        engine::bisect(cause, &between, &mut probe).map_err(|e| format!("--bisect: {e}"))?;
+    if a.format == Format::Json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&found).unwrap_or_default()
+        );
+    } else {
+        out!("{}", found.terminal());
     }
+    Ok(())
 }

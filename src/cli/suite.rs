@@ -11,7 +11,7 @@ use std::time::{Instant, SystemTime};
 use clap::{Args, ValueEnum};
 
 use super::cases::discover;
-use super::exit;
+use super::exit::{CliError, CommandResult};
 use tooltape::engine::{
     self, Loaded, RoutedTrial, Run, RunOptions, RunStatus, System, TrialResult, builtin_names,
 };
@@ -136,9 +136,9 @@ pub(super) fn run<S: System>(
     a: &SuiteArgs,
     options: RunOptions,
     extras: &Extras<'_, S>,
-) -> i32 {
+) -> CommandResult {
     let Some((trials, unloadable)) = trials(root, &**system, a.filter.as_deref()) else {
-        return exit::FAILED;
+        return Err(CliError::Failed);
     };
     let t0 = Instant::now();
     let mut options = a.options(options);
@@ -147,16 +147,13 @@ pub(super) fn run<S: System>(
     }
     let note = |m: &str| eprintln!("{m}");
     let ran = runtime().block_on(engine::run(system.clone(), trials, &options, &note));
-    let ran = match ran {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("{} {}: {}", system.kind().slug(), system.name(), e.message);
-            if let Some(w) = e.work {
-                eprintln!("its logs are in {}", w.display());
-            }
-            return exit::ERROR;
+    let ran = ran.map_err(|e| {
+        let mut m = format!("{} {}: {}", system.kind().slug(), system.name(), e.message);
+        if let Some(w) = e.work {
+            m.push_str(&format!("\nits logs are in {}", w.display()));
         }
-    };
+        CliError::Error(m)
+    })?;
     if let Some(id) = &a.report_bug {
         return report_bug(&**system, &ran, id);
     }
@@ -187,7 +184,7 @@ fn finish<S: System>(
     extras: &Extras<'_, S>,
     unloadable: usize,
     t0: Instant,
-) -> i32 {
+) -> CommandResult {
     if let (Some(exited), Some(t)) = (&ran.exited, &ran.tail) {
         eprintln!(
             "{} exited during the run ({exited}): the trials after that could not run. Last lines of its log:\n{t}",
@@ -197,10 +194,8 @@ fn finish<S: System>(
     let whole = status != RunStatus::Broken && ran.exited.is_none();
     if let Some(path) = &a.md_out {
         if whole {
-            if let Err(e) = std::fs::write(path, (extras.document)(system, ran)) {
-                eprintln!("cannot write {}: {e}", path.display());
-                return exit::ERROR;
-            }
+            std::fs::write(path, (extras.document)(system, ran))
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         } else {
             eprintln!(
                 "{} not rewritten: the run did not go through",
@@ -208,9 +203,8 @@ fn finish<S: System>(
             );
         }
     }
-    if whole && let Err(e) = (extras.after)(ran) {
-        eprintln!("{e}");
-        return exit::ERROR;
+    if whole {
+        (extras.after)(ran)?;
     }
     for m in &ran.stale {
         eprintln!("{m}");
@@ -240,33 +234,31 @@ fn finish<S: System>(
         );
     }
     match status {
-        RunStatus::Passed => exit::OK,
-        RunStatus::Failed => exit::FAILED,
+        RunStatus::Passed => Ok(()),
+        RunStatus::Failed => Err(CliError::Failed),
         RunStatus::Broken => {
             if let Some(t) = &ran.tail {
                 eprintln!("every trial broke; last lines of its log:\n{t}");
             }
-            eprintln!(
+            Err(CliError::Error(format!(
                 "every trial broke: the {} could not be used (is it running, at the URL, with the profile's headers? can its driver start?)",
                 system.kind().slug()
-            );
-            exit::ERROR
+            )))
         }
     }
 }
 
 /// `--report-bug ID`: the cause as a ready-to-file issue.
-fn report_bug<S: System>(system: &S, ran: &Run, id: &str) -> i32 {
+fn report_bug<S: System>(system: &S, ran: &Run, id: &str) -> CommandResult {
     let Some(c) = ran.causes.iter().find(|c| c.id == id) else {
-        eprintln!(
+        return Err(CliError::Error(format!(
             "{kind} {name}: no root cause `{id}` in this run; `tooltape {kind} {name} --findings` lists them",
             kind = system.kind().slug(),
             name = system.name()
-        );
-        return exit::ERROR;
+        )));
     };
     out!("{}", engine::report_bug(system, c));
-    exit::OK
+    Ok(())
 }
 
 /// The results in `format` on stdout; the summary line on stdout (terminal) or stderr.
@@ -304,7 +296,7 @@ pub fn list<P, E: std::fmt::Display>(
     folder: &str,
     load: impl Fn(&Path, &str) -> Result<Loaded<P>, E>,
     version: impl Fn(&P) -> Option<String>,
-) -> i32 {
+) -> CommandResult {
     let mut names: std::collections::BTreeSet<String> = builtin_names(folder)
         .into_iter()
         .map(str::to_string)
@@ -337,5 +329,9 @@ pub fn list<P, E: std::fmt::Display>(
             }
         }
     }
-    if broken { exit::ERROR } else { exit::OK }
+    if broken {
+        Err(CliError::Reported)
+    } else {
+        Ok(())
+    }
 }
