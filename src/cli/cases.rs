@@ -1,8 +1,8 @@
 //! The case corpus on the command line: the global `--cases DIR` (a team's own cases laid over
-//! the corpus) that every command's discovery goes through, and `tooltape cases export DIR`.
+//! the corpus), passed down as a [`Corpus`] to every command that discovers cases, and
+//! `tooltape cases export DIR`.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use clap::{Args, Subcommand};
 
@@ -38,17 +38,19 @@ pub enum CasesAction {
     },
 }
 
-/// The `--cases` folder of this run, set once before dispatch.
-static CASES_FOLDER: OnceLock<Option<PathBuf>> = OnceLock::new();
-
-/// Records the run's `--cases` folder for [`discover`].
-pub fn set_cases_folder(args: &CorpusArgs) {
-    let _ = CASES_FOLDER.set(args.cases.clone());
+/// Where a command's cases come from: the corpus of `--root` (its `cases/`, else the built-in
+/// one) with the `--cases` folder laid over it. Passed down to every command that discovers.
+#[derive(Clone, Copy, Debug)]
+pub struct Corpus<'a> {
+    pub root: &'a Path,
+    pub cases: Option<&'a Path>,
 }
 
-/// The cases of this run: the corpus of `root` with the `--cases` folder laid over it.
-pub fn discover(root: &Path) -> Discovery {
-    discover_with(root, CASES_FOLDER.get().and_then(Option::as_deref))
+impl Corpus<'_> {
+    /// The cases of this run.
+    pub fn discover(&self) -> Discovery {
+        discover_with(self.root, self.cases)
+    }
 }
 
 /// Runs `tooltape cases …`.

@@ -3,11 +3,11 @@
 //! matrix and the closing totals; and `tooltape client drive`, the reference driver (tooltape's
 //! own codecs as the library, or one of its mutants) on stdin and stdout.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 
+use super::cases::Corpus;
 use super::exit::{CliError, CommandResult};
 use super::releases::{self, Releases};
 use super::suite::{self, Extras, SuiteArgs};
@@ -54,15 +54,16 @@ pub enum ClientCommand {
 
 /// Runs `tooltape client`: 0 when every result is expected, 1 otherwise, 2 when the library
 /// could not be installed, the profile read, or not one trial got an answer.
-pub fn run(root: &Path, a: &ClientArgs) -> CommandResult {
+pub fn run(corpus: Corpus<'_>, a: &ClientArgs) -> CommandResult {
     if let Some(ClientCommand::Drive { mutant }) = &a.command {
         return drive(mutant);
     }
-    super::signals::stopping_on_signals(|| run_suite(root, a))
+    super::signals::stopping_on_signals(|| run_suite(corpus, a))
 }
 
 /// `tooltape client NAME` (or `--list`).
-fn run_suite(root: &Path, a: &ClientArgs) -> CommandResult {
+fn run_suite(corpus: Corpus<'_>, a: &ClientArgs) -> CommandResult {
+    let root = corpus.root;
     if a.list {
         let version = |p: &tooltape::client::ClientProfile| p.version.clone();
         return suite::list(root, "clients", tooltape::client::load_client, version);
@@ -85,7 +86,7 @@ fn run_suite(root: &Path, a: &ClientArgs) -> CommandResult {
             package: releases::package(q.version.as_deref(), q.install.as_ref()),
         };
         let options = a.suite.options(RunOptions::default());
-        return releases::run(root, &a.suite, &options, &releases);
+        return releases::run(corpus, &a.suite, &options, &releases);
     }
     let mut library = Library::new(profile, root);
     if let Some(dir) = &a.install_dir {
@@ -98,7 +99,7 @@ fn run_suite(root: &Path, a: &ClientArgs) -> CommandResult {
         },
         after: &|_: &Run| Ok(()),
     };
-    suite::run(root, &library, &a.suite, RunOptions::default(), &extras)
+    suite::run(corpus, &library, &a.suite, RunOptions::default(), &extras)
 }
 
 /// `tooltape client drive`: serves the protocol until end of input.

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use super::cases::discover;
+use super::cases::Corpus;
 use super::exit::{self, CliError, CommandResult};
 use super::record;
 use tooltape::{Provider, Trial, record::endpoints};
@@ -36,8 +36,9 @@ pub struct DriftArgs {
 }
 
 /// Runs `tooltape drift`. Exit 1 on breaking drift or a broken suite, 0 otherwise, 2 on usage errors.
-pub fn run(root: &Path, a: &DriftArgs) -> CommandResult {
-    let discovery = discover(root);
+pub fn run(corpus: Corpus<'_>, a: &DriftArgs) -> CommandResult {
+    let root = corpus.root;
+    let discovery = corpus.discover();
     let problems = tooltape::harness::suite_problems(root, &discovery);
     let broken = tooltape::harness::broken_file_count(&discovery, &problems);
     let committed = root.join("cassettes");

@@ -10,6 +10,7 @@ use std::time::SystemTime;
 
 use clap::{Args, Subcommand};
 
+use super::cases::Corpus;
 use super::exit::{CliError, CommandResult};
 use super::releases::{self, Releases};
 use super::suite::{self, Extras, SuiteArgs};
@@ -87,9 +88,10 @@ pub fn listen_addr(s: &str) -> Result<SocketAddr, String> {
 
 /// Runs `tooltape gateway`: 0 when every result is expected, 1 otherwise, 2 when the gateway
 /// could not be set up or used (the reason and its log tail are printed).
-pub fn run(root: &Path, a: &GatewayArgs) -> CommandResult {
+pub fn run(corpus: Corpus<'_>, a: &GatewayArgs) -> CommandResult {
+    let root = corpus.root;
     if let Some(GatewayCommand::Compare(c)) = &a.command {
-        return compare(root, c);
+        return compare(corpus, c);
     }
     if a.list {
         let version = |p: &tooltape::gateway::Profile| p.version.clone();
@@ -122,7 +124,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> CommandResult {
             at: &at,
             package: releases::package(q.version.as_deref(), q.install.as_ref()),
         };
-        return releases::run(root, &a.suite, &a.suite.options(options), &releases);
+        return releases::run(corpus, &a.suite, &a.suite.options(options), &releases);
     }
     let snapshots = |ran: &Run| {
         if !a.snapshots {
@@ -138,16 +140,17 @@ pub fn run(root: &Path, a: &GatewayArgs) -> CommandResult {
         document: &|p: &LoadedProfile, ran: &Run| document(p, &ran.results, &ran.causes),
         after: &snapshots,
     };
-    suite::run(root, &profile, &a.suite, options, &extras)
+    suite::run(corpus, &profile, &a.suite, options, &extras)
 }
 
 /// Runs `tooltape gateway compare`: every gateway in turn over its whole suite (the common
 /// trials are part of it), then the table; 0 when it was made, 2 on a usage or set-up error.
-fn compare(root: &Path, a: &CompareArgs) -> CommandResult {
+fn compare(corpus: Corpus<'_>, a: &CompareArgs) -> CommandResult {
     let mut profiles = Vec::new();
     for name in &a.names {
-        let profile =
-            Arc::new(tooltape::gateway::load_profile(root, name).map_err(|e| e.to_string())?);
+        let profile = Arc::new(
+            tooltape::gateway::load_profile(corpus.root, name).map_err(|e| e.to_string())?,
+        );
         if profiles
             .iter()
             .any(|p: &Arc<tooltape::gateway::LoadedProfile>| p.name == profile.name)
@@ -188,7 +191,7 @@ fn compare(root: &Path, a: &CompareArgs) -> CommandResult {
             "gateway compare: the gateways have no route in common".into(),
         ));
     }
-    let (cases, unloadable) = suite::cases(root);
+    let (cases, unloadable) = suite::cases(corpus);
     if unloadable > 0 {
         return Err(format!(
             "gateway compare: {unloadable} case file(s) could not be loaded; fix them first (a table needs the whole suite)"

@@ -7,6 +7,7 @@ use std::time::{Instant, SystemTime};
 
 use clap::{Args, Subcommand, ValueEnum};
 
+use super::cases::Corpus;
 use super::exit::{self, CliError, CommandResult};
 use super::suite;
 use tooltape::engine::RunOptions;
@@ -78,7 +79,8 @@ pub enum DiffFormat {
 }
 
 /// Runs `tooltape matrix`: the worst of the systems' statuses (0, 1, 2); 2 on a usage error.
-pub fn run(root: &Path, a: &MatrixArgs) -> CommandResult {
+pub fn run(corpus: Corpus<'_>, a: &MatrixArgs) -> CommandResult {
+    let root = corpus.root;
     match &a.command {
         Some(MatrixCommand::Merge { files, outputs }) => return merge(files, outputs),
         Some(MatrixCommand::Diff { old, new, format }) => return diff(old, new, *format),
@@ -112,7 +114,7 @@ pub fn run(root: &Path, a: &MatrixArgs) -> CommandResult {
         let suite = Suite::load(root, &n).map_err(usage)?;
         suites.push((n, suite));
     }
-    let (cases, unloadable) = suite::cases(root);
+    let (cases, unloadable) = suite::cases(corpus);
     if unloadable > 0 {
         return Err(usage(format!(
             "{unloadable} case file(s) could not be loaded; fix them first (a matrix needs the whole suite)"

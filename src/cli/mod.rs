@@ -235,26 +235,29 @@ pub fn run(cli: &Cli) -> i32 {
 
 fn dispatch(cli: &Cli) -> exit::CommandResult {
     let root = cli.root.as_path();
-    cases::set_cases_folder(&cli.corpus);
+    let corpus = cases::Corpus {
+        root,
+        cases: cli.corpus.cases.as_deref(),
+    };
     match &cli.command {
-        Command::Replay(a) => replay::run(root, a),
+        Command::Replay(a) => replay::run(corpus, a),
         Command::Parse(a) => parse::parse(a),
         Command::ParseRequest(a) => parse_request::run(a),
         Command::Convert(a) => convert::run(a),
-        Command::Record(a) => record::run(root, a),
+        Command::Record(a) => record::run(corpus, a),
         Command::Simulate { port } => simulate::run(*port),
         Command::Cases(a) => cases::run(a),
         Command::Init(a) => init::run(root, a),
         Command::Proxy(a) => proxy::run(a),
         Command::Scan(a) => status::run_scan(root, a.path.as_deref()),
-        Command::Status(a) => status::run(root, a.filter.as_deref()),
+        Command::Status(a) => status::run(corpus, a.filter.as_deref()),
         Command::ImportVcr(a) => import_vcr::run(a),
-        Command::Drift(a) => drift::run(root, a),
-        Command::Report(a) => report::run(root, a),
-        Command::Gateway(a) => signals::stopping_on_signals(|| gateway::run(root, a)),
-        Command::Client(a) => client::run(root, a),
-        Command::Matrix(a) => signals::stopping_on_signals(|| matrix::run(root, a)),
-        Command::Mcp(a) => mcp::run(a, cli.corpus.cases.as_deref()),
+        Command::Drift(a) => drift::run(corpus, a),
+        Command::Report(a) => report::run(corpus, a),
+        Command::Gateway(a) => signals::stopping_on_signals(|| gateway::run(corpus, a)),
+        Command::Client(a) => client::run(corpus, a),
+        Command::Matrix(a) => signals::stopping_on_signals(|| matrix::run(corpus, a)),
+        Command::Mcp(a) => mcp::run(a, corpus.cases),
         Command::Schema { action } => schema::run(action),
         Command::Inject { file } => inject::run(file.as_deref()),
     }

@@ -9,6 +9,7 @@ use std::path::Path;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::RecordArgs;
+use super::cases::Corpus;
 use super::exit::{self, CliError, CommandResult};
 use super::select::provider_arg;
 use tooltape::{
@@ -18,7 +19,8 @@ use tooltape::{
 };
 
 /// Runs `tooltape record`: exit 1 under CI, when a recording failed or the suite is broken.
-pub fn run(root: &Path, a: &RecordArgs) -> CommandResult {
+pub fn run(corpus: Corpus<'_>, a: &RecordArgs) -> CommandResult {
+    let root = corpus.root;
     if in_ci() {
         return Err(CliError::FailedWith(
             "tooltape record refuses to run under CI (CI is set): recording calls paid APIs and writes files.\n  record locally (make record), review with `tooltape scan` and `git diff`, and commit the cassettes".into()
@@ -36,7 +38,7 @@ pub fn run(root: &Path, a: &RecordArgs) -> CommandResult {
     for p in tooltape::cassette::clean_stale_temps(&root.join("cassettes"), true) {
         eprintln!("removed {} (left by a killed recording)", p.display());
     }
-    let sel = super::select::select(root, a.filter.as_deref());
+    let sel = super::select::select(corpus, a.filter.as_deref());
     let trials: Vec<Trial> = (sel.trials.iter())
         .filter(|t| provider.is_none_or(|p| t.provider == p))
         .cloned()

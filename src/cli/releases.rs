@@ -4,10 +4,10 @@
 //! releases the registry lists between two for the first where a cause appears or disappears.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use super::cases::Corpus;
 use super::exit::{CliError, CommandResult};
 use super::suite::{Format, SuiteArgs, trials};
 use tooltape::engine::{self, Install, Package, Presence, Run, RunOptions, System};
@@ -33,7 +33,7 @@ pub(super) fn package(version: Option<&str>, install: Option<&Install>) -> Resul
 /// Runs `--versions` (and `--bisect`): 0 when every release ran, 2 when one could not be
 /// installed or run (the table is still printed) or the arguments do not read.
 pub(super) fn run<S: System>(
-    root: &Path,
+    corpus: Corpus<'_>,
     a: &SuiteArgs,
     options: &RunOptions,
     releases: &Releases<'_, S>,
@@ -42,7 +42,7 @@ pub(super) fn run<S: System>(
         return Err(CliError::Reported);
     };
     if let Some(cause) = &a.bisect {
-        return bisect(root, a, options, releases, cause, versions);
+        return bisect(corpus, a, options, releases, cause, versions);
     }
     let list: Vec<String> = versions
         .split(',')
@@ -58,7 +58,7 @@ pub(super) fn run<S: System>(
     let mut runs = Vec::new();
     let mut kind_name = None;
     for release in &list {
-        let ran = one(root, a, options, releases, release, None);
+        let ran = one(corpus, a, options, releases, release, None);
         if let Ok((kind, name, _)) = &ran {
             kind_name = Some((*kind, name.clone()));
         }
@@ -96,7 +96,7 @@ pub(super) fn run<S: System>(
 /// One release's run: the system's kind and name, and its run; restricted to `only` trial keys
 /// when given.
 fn one<S: System>(
-    root: &Path,
+    corpus: Corpus<'_>,
     a: &SuiteArgs,
     options: &RunOptions,
     releases: &Releases<'_, S>,
@@ -104,7 +104,7 @@ fn one<S: System>(
     only: Option<&BTreeSet<String>>,
 ) -> Result<(engine::SystemKind, String, Run), String> {
     let system = (releases.at)(release)?;
-    let (mut trials, unloadable) = trials(root, &*system, a.filter.as_deref())
+    let (mut trials, unloadable) = trials(corpus, &*system, a.filter.as_deref())
         .ok_or_else(|| "no trial matches".to_string())?;
     if unloadable > 0 {
         return Err(format!("{unloadable} case file(s) could not be loaded"));
@@ -127,7 +127,7 @@ fn one<S: System>(
 
 /// `--bisect CAUSE --versions A..B`.
 fn bisect<S: System>(
-    root: &Path,
+    corpus: Corpus<'_>,
     a: &SuiteArgs,
     options: &RunOptions,
     releases: &Releases<'_, S>,
@@ -156,7 +156,7 @@ fn bisect<S: System>(
     // The cause's trials, once a run has it: later releases run only those.
     let mut keys: Option<BTreeSet<String>> = None;
     let mut probe = |release: &str| -> Presence {
-        match one(root, a, options, releases, release, keys.as_ref()) {
+        match one(corpus, a, options, releases, release, keys.as_ref()) {
             Ok((_, _, run)) => {
                 if keys.is_none()
                     && let Some(c) = run.causes.iter().find(|c| c.id == cause)

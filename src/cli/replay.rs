@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::ReplayArgs;
-use super::cases::discover;
+use super::cases::Corpus;
 use super::exit::{self, CliError, CommandResult};
 use super::parse::{bare_request, outcome_json};
 use super::select::{provider_arg, select};
@@ -13,15 +13,15 @@ use serde_json::Value;
 use tooltape::{ChatRequest, Provider, ReplayServer, harness::ReplayStatus, harness::replay_all};
 
 /// Runs `tooltape replay`: the matrix of the selected trials, or `--cassette`'s outcomes.
-pub(super) fn run(root: &Path, a: &ReplayArgs) -> CommandResult {
+pub(super) fn run(corpus: Corpus<'_>, a: &ReplayArgs) -> CommandResult {
     match &a.cassette {
-        Some(path) => replay_cassette(root, path, a.repeat, a.provider.as_deref()),
-        None => replay_matrix(root, a.filter.as_deref()),
+        Some(path) => replay_cassette(corpus, path, a.repeat, a.provider.as_deref()),
+        None => replay_matrix(corpus, a.filter.as_deref()),
     }
 }
 
-fn replay_matrix(root: &Path, filter: Option<&str>) -> CommandResult {
-    let sel = select(root, filter);
+fn replay_matrix(corpus: Corpus<'_>, filter: Option<&str>) -> CommandResult {
+    let sel = select(corpus, filter);
     let trials = &sel.trials;
     if trials.is_empty() {
         sel.report_problems();
@@ -30,7 +30,7 @@ fn replay_matrix(root: &Path, filter: Option<&str>) -> CommandResult {
             filter.map(|f| format!(" `{f}`")).unwrap_or_default()
         )));
     }
-    let results = replay_all(root, trials);
+    let results = replay_all(corpus.root, trials);
     let mut cells = std::collections::BTreeMap::new();
     let mut failed = 0;
     let mut broken_cassettes = 0;
@@ -107,7 +107,7 @@ fn cassette_provider(path: &Path, trial: &str, flag: Option<&str>) -> Result<Pro
 }
 
 fn replay_cassette(
-    root: &Path,
+    corpus: Corpus<'_>,
     path: &Path,
     repeat: usize,
     provider: Option<&str>,
@@ -118,7 +118,8 @@ fn replay_cassette(
     let provider = cassette_provider(path, &cassette.trial, provider)?;
     // The neutral request configures decoding (text-protocol parser, schema restore): use the
     // owning trial's when the cassette belongs to a known trial.
-    let trial = discover(root)
+    let trial = corpus
+        .discover()
         .trials
         .into_iter()
         .find(|t| t.name() == cassette.trial);

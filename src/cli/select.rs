@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::cases::discover;
+use super::cases::Corpus;
 use tooltape::{Provider, Trial};
 
 pub(super) fn provider_arg(s: &str) -> Result<Provider, String> {
@@ -68,9 +68,9 @@ impl Selection {
 
 /// Selects trials by substring of their name; the suite's problems (broken case, tool and
 /// provider files, orphans) come with them, for every command to report and fail on.
-pub fn select(root: &Path, filter: Option<&str>) -> Selection {
-    let d = discover(root);
-    let problems = tooltape::harness::suite_problems(root, &d);
+pub fn select(corpus: Corpus<'_>, filter: Option<&str>) -> Selection {
+    let d = corpus.discover();
+    let problems = tooltape::harness::suite_problems(corpus.root, &d);
     let broken_files = tooltape::harness::broken_file_count(&d, &problems);
     let trials = d
         .trials

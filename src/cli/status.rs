@@ -1,6 +1,6 @@
 //! `tooltape status` and `tooltape scan`: print the library's status report and secret scan.
 
-use super::cases::discover;
+use super::cases::Corpus;
 use super::exit::{self, CliError, CommandResult};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -20,9 +20,9 @@ pub struct StatusArgs {
 
 /// `tooltape status [FILTER]`: prints the report, broken files included; exit 1 when the suite
 /// has broken files (a case, a tool, the provider table, a cassette, an orphan), else 0.
-pub fn run(root: &Path, filter: Option<&str>) -> CommandResult {
-    let discovery = discover(root);
-    let r = tooltape::status::report(root, &discovery, filter);
+pub fn run(corpus: Corpus<'_>, filter: Option<&str>) -> CommandResult {
+    let discovery = corpus.discover();
+    let r = tooltape::status::report(corpus.root, &discovery, filter);
     out!("{}", r.text);
     exit::failed_if(r.broken_files > 0)
 }

@@ -10,7 +10,7 @@ use std::time::{Instant, SystemTime};
 
 use clap::{Args, ValueEnum};
 
-use super::cases::discover;
+use super::cases::Corpus;
 use super::exit::{CliError, CommandResult};
 use tooltape::engine::{
     self, Loaded, RoutedTrial, Run, RunOptions, RunStatus, System, TrialResult, builtin_names,
@@ -78,8 +78,8 @@ impl SuiteArgs {
 
 /// The discovered cases (each once), and how many case files could not be loaded (reported
 /// here; a suite with any is not a complete run, so the command cannot succeed).
-pub(super) fn cases(root: &Path) -> (Vec<Arc<Case>>, usize) {
-    let discovery = discover(root);
+pub(super) fn cases(corpus: Corpus<'_>) -> (Vec<Arc<Case>>, usize) {
+    let discovery = corpus.discover();
     for (name, e) in &discovery.broken {
         eprintln!("case {name}: {e}");
     }
@@ -93,11 +93,11 @@ pub(super) fn cases(root: &Path) -> (Vec<Arc<Case>>, usize) {
 /// The system's trials under `filter`, and the unloadable case files; `None` (said why) when
 /// no trial matches.
 pub(super) fn trials<S: System>(
-    root: &Path,
+    corpus: Corpus<'_>,
     system: &S,
     filter: Option<&str>,
 ) -> Option<(Vec<RoutedTrial>, usize)> {
-    let (cases, unloadable) = cases(root);
+    let (cases, unloadable) = cases(corpus);
     let trials = engine::trials(&cases, &system.routes(), filter);
     if trials.is_empty() {
         eprintln!(
@@ -111,8 +111,8 @@ pub(super) fn trials<S: System>(
 }
 
 /// The keys of the suite's trials a filtered run leaves out.
-fn left_out<S: System>(root: &Path, system: &S, ran: &[RoutedTrial]) -> Vec<String> {
-    let cases = engine::cases_of(&discover(root));
+fn left_out<S: System>(corpus: Corpus<'_>, system: &S, ran: &[RoutedTrial]) -> Vec<String> {
+    let cases = engine::cases_of(&corpus.discover());
     let ran: std::collections::HashSet<String> = ran.iter().map(RoutedTrial::key).collect();
     (engine::trials(&cases, &system.routes(), None).iter())
         .map(RoutedTrial::key)
@@ -131,19 +131,19 @@ pub(super) struct Extras<'a, S> {
 /// otherwise (or when the suite did not fully run), 2 when it could not be set up or every
 /// trial broke.
 pub(super) fn run<S: System>(
-    root: &Path,
+    corpus: Corpus<'_>,
     system: &Arc<S>,
     a: &SuiteArgs,
     options: RunOptions,
     extras: &Extras<'_, S>,
 ) -> CommandResult {
-    let Some((trials, unloadable)) = trials(root, &**system, a.filter.as_deref()) else {
+    let Some((trials, unloadable)) = trials(corpus, &**system, a.filter.as_deref()) else {
         return Err(CliError::Failed);
     };
     let t0 = Instant::now();
     let mut options = a.options(options);
     if a.filter.is_some() {
-        options.left_out = left_out(root, &**system, &trials);
+        options.left_out = left_out(corpus, &**system, &trials);
     }
     let note = |m: &str| eprintln!("{m}");
     let ran = runtime().block_on(engine::run(system.clone(), trials, &options, &note));
