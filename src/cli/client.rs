@@ -10,25 +10,19 @@ use clap::{Args, Subcommand};
 use super::cases::Corpus;
 use super::exit::{CliError, CommandResult};
 use super::releases::{self, Releases};
-use super::suite::{self, Extras, SuiteArgs};
+use super::suite::{self, Extras, ProfileArgs};
 use tooltape::client::{Library, Mutant};
 use tooltape::engine::{Run, RunOptions};
 use tooltape::runtime;
 
 #[derive(Args, Debug)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+#[command(mut_args(suite::profile_help("clients")))]
 pub struct ClientArgs {
     #[command(subcommand)]
     pub command: Option<ClientCommand>,
-    /// The profile: `clients/NAME.toml` under --root, else the built-in one of that name (or a
-    /// path to a `.toml` file).
-    #[arg(required_unless_present = "list")]
-    pub name: Option<String>,
-    /// List the profiles a run can name (the project's and the built-in ones) with their versions.
-    #[arg(long, conflicts_with = "name")]
-    pub list: bool,
     #[command(flatten)]
-    pub suite: SuiteArgs,
+    pub profile: ProfileArgs,
     /// Test the library installed in DIR instead of installing the profile's pinned release: a
     /// venv your checkout is installed into (`pip install -e .`; Python profiles run
     /// `DIR/bin/python`), or a folder whose `node_modules` holds your build (Node.js profiles).
@@ -64,17 +58,18 @@ pub fn run(corpus: Corpus<'_>, a: &ClientArgs) -> CommandResult {
 /// `tooltape client NAME` (or `--list`).
 fn run_suite(corpus: Corpus<'_>, a: &ClientArgs) -> CommandResult {
     let root = corpus.root;
-    if a.list {
+    let args = &a.profile;
+    if args.list {
         let version = |p: &tooltape::client::ClientProfile| p.version.clone();
         return suite::list(root, "clients", tooltape::client::load_client, version);
     }
-    let Some(name) = &a.name else {
+    let Some(name) = &args.name else {
         return Err(CliError::Error(
             "client: name a profile (clients/NAME.toml) or `drive`".into(),
         ));
     };
     let profile = tooltape::client::load_client(root, name).map_err(|e| e.to_string())?;
-    if a.suite.versions.is_some() {
+    if args.suite.versions.is_some() {
         let at = |release: &str| -> Result<Arc<Library>, String> {
             let mut p = tooltape::client::load_client(root, name).map_err(|e| e.to_string())?;
             p.at_release(release)?;
@@ -85,8 +80,8 @@ fn run_suite(corpus: Corpus<'_>, a: &ClientArgs) -> CommandResult {
             at: &at,
             package: releases::package(q.version.as_deref(), q.install.as_ref()),
         };
-        let options = a.suite.options(RunOptions::default());
-        return releases::run(corpus, &a.suite, &options, &releases);
+        let options = args.suite.options(RunOptions::default());
+        return releases::run(corpus, &args.suite, &options, &releases);
     }
     let mut library = Library::new(profile, root);
     if let Some(dir) = &a.install_dir {
@@ -99,7 +94,13 @@ fn run_suite(corpus: Corpus<'_>, a: &ClientArgs) -> CommandResult {
         },
         after: &|_: &Run| Ok(()),
     };
-    suite::run(corpus, &library, &a.suite, RunOptions::default(), &extras)
+    suite::run(
+        corpus,
+        &library,
+        &args.suite,
+        RunOptions::default(),
+        &extras,
+    )
 }
 
 /// `tooltape client drive`: serves the protocol until end of input.

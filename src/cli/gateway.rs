@@ -13,7 +13,7 @@ use clap::{Args, Subcommand};
 use super::cases::Corpus;
 use super::exit::{CliError, CommandResult};
 use super::releases::{self, Releases};
-use super::suite::{self, Extras, SuiteArgs};
+use super::suite::{self, Extras, ProfileArgs};
 use tooltape::engine::{self, Run, RunOptions, TrialResult};
 use tooltape::gateway::{
     COMPARE_BEGIN, COMPARE_END, CompareMeta, GatewayRun, LoadedProfile, compare_markdown,
@@ -23,18 +23,12 @@ use tooltape::runtime;
 
 #[derive(Args, Debug)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+#[command(mut_args(suite::profile_help("gateways")))]
 pub struct GatewayArgs {
     #[command(subcommand)]
     pub command: Option<GatewayCommand>,
-    /// The profile: `gateways/NAME.toml` under --root, else the built-in one of that name (or a
-    /// path to a `.toml` file).
-    #[arg(required_unless_present = "list")]
-    pub name: Option<String>,
-    /// List the profiles a run can name (the project's and the built-in ones) with their versions.
-    #[arg(long, conflicts_with = "name")]
-    pub list: bool,
     #[command(flatten)]
-    pub suite: SuiteArgs,
+    pub profile: ProfileArgs,
     /// A gateway that is already running: only the profile's routes and headers are used.
     #[arg(long)]
     pub url: Option<String>,
@@ -93,11 +87,12 @@ pub fn run(corpus: Corpus<'_>, a: &GatewayArgs) -> CommandResult {
     if let Some(GatewayCommand::Compare(c)) = &a.command {
         return compare(corpus, c);
     }
-    if a.list {
+    let args = &a.profile;
+    if args.list {
         let version = |p: &tooltape::gateway::Profile| p.version.clone();
         return suite::list(root, "gateways", tooltape::gateway::load_profile, version);
     }
-    let Some(name) = &a.name else {
+    let Some(name) = &args.name else {
         return Err(CliError::Error(
             "gateway: name a profile (gateways/NAME.toml) or `compare`".into(),
         ));
@@ -108,7 +103,7 @@ pub fn run(corpus: Corpus<'_>, a: &GatewayArgs) -> CommandResult {
         upstream_listen: a.upstream_listen,
         ..RunOptions::default()
     };
-    if a.suite.versions.is_some() {
+    if args.suite.versions.is_some() {
         if a.url.is_some() {
             return Err(CliError::Error(
                 "--versions installs each release: it cannot use a running gateway (--url)".into(),
@@ -124,7 +119,7 @@ pub fn run(corpus: Corpus<'_>, a: &GatewayArgs) -> CommandResult {
             at: &at,
             package: releases::package(q.version.as_deref(), q.install.as_ref()),
         };
-        return releases::run(corpus, &a.suite, &a.suite.options(options), &releases);
+        return releases::run(corpus, &args.suite, &args.suite.options(options), &releases);
     }
     let snapshots = |ran: &Run| {
         if !a.snapshots {
@@ -140,7 +135,7 @@ pub fn run(corpus: Corpus<'_>, a: &GatewayArgs) -> CommandResult {
         document: &|p: &LoadedProfile, ran: &Run| document(p, &ran.results, &ran.causes),
         after: &snapshots,
     };
-    suite::run(corpus, &profile, &a.suite, options, &extras)
+    suite::run(corpus, &profile, &args.suite, options, &extras)
 }
 
 /// Runs `tooltape gateway compare`: every gateway in turn over its whole suite (the common

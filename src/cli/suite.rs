@@ -29,6 +29,32 @@ pub enum Format {
     Junit,
 }
 
+/// What `tooltape gateway` and `tooltape client` take alike: the profile, `--list`, and the
+/// suite's arguments. Each names its folder in the profile's help ([`profile_help`]).
+#[derive(Args, Debug)]
+pub struct ProfileArgs {
+    /// The profile (see [`profile_help`]).
+    #[arg(required_unless_present = "list")]
+    pub name: Option<String>,
+    /// List the profiles a run can name (the project's and the built-in ones) with their versions.
+    #[arg(long, conflicts_with = "name")]
+    pub list: bool,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+}
+
+/// Gives [`ProfileArgs::name`] its help for the profiles of `folder` (`gateways`, `clients`), in
+/// place: `Command::mut_arg` would move it after the filter, and so swap the two positionals.
+pub fn profile_help(folder: &'static str) -> impl FnMut(clap::Arg) -> clap::Arg {
+    move |arg| match arg.get_id().as_str() {
+        "name" => arg.help(format!(
+            "The profile: `{folder}/NAME.toml` under --root, else the built-in one of that name \
+             (or a path to a `.toml` file)"
+        )),
+        _ => arg,
+    }
+}
+
 /// The arguments every suite takes.
 #[derive(Args, Debug)]
 pub struct SuiteArgs {
