@@ -39,7 +39,7 @@ pub(super) fn run<S: System>(
     releases: &Releases<'_, S>,
 ) -> CommandResult {
     let Some(versions) = a.versions.as_deref() else {
-        return Err(CliError::Reported);
+        return Err(CliError::Reported); // only called with --versions
     };
     if let Some(cause) = &a.bisect {
         return bisect(corpus, a, options, releases, cause, versions);
@@ -51,9 +51,9 @@ pub(super) fn run<S: System>(
         .map(str::to_string)
         .collect();
     if list.is_empty() || versions.contains("..") {
-        return Err("--versions: name releases as A,B,C (A..B is for --bisect)"
-            .to_string()
-            .into());
+        return Err(CliError::Error(
+            "--versions: name releases as A,B,C (A..B is for --bisect)".into(),
+        ));
     }
     let mut runs = Vec::new();
     let mut kind_name = None;
@@ -70,7 +70,7 @@ pub(super) fn run<S: System>(
                 eprintln!("{v}: {e}");
             }
         }
-        return Err("no release could be run".to_string().into());
+        return Err(CliError::Error("no release could be run".into()));
     };
     let table = engine::release_table(kind, &name, &runs);
     match a.format {
@@ -135,11 +135,9 @@ fn bisect<S: System>(
     versions: &str,
 ) -> CommandResult {
     let Some((from, to)) = versions.split_once("..") else {
-        return Err(
-            "--bisect: give --versions A..B (the first and last release to search)"
-                .to_string()
-                .into(),
-        );
+        return Err(CliError::Error(
+            "--bisect: give --versions A..B (the first and last release to search)".into(),
+        ));
     };
     let listed = match &releases.package {
         Ok(p) => engine::registry_releases(p),
