@@ -11,5 +11,5 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let args = cli::Cli::parse();
-    std::process::exit(cli::run(args));
+    std::process::exit(cli::run(&args));
 }

@@ -1,12 +1,12 @@
 //! The case corpus on the command line: the global `--cases DIR` (a team's own cases laid over
-//! the corpus) that every command's discovery goes through, and `tooltape cases export DIR`.
+//! the corpus), passed down as a [`Corpus`] to every command that discovers cases, and
+//! `tooltape cases export DIR`.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use clap::{Args, Subcommand};
 
-use super::exit;
+use super::exit::CommandResult;
 use tooltape::case::{Discovery, discover_with};
 
 /// The global corpus argument (flattened into `Cli`).
@@ -38,36 +38,33 @@ pub enum CasesAction {
     },
 }
 
-/// The `--cases` folder of this run, set once before dispatch.
-static CASES_FOLDER: OnceLock<Option<PathBuf>> = OnceLock::new();
-
-/// Records the run's `--cases` folder for [`discover`].
-pub fn set_cases_folder(args: &CorpusArgs) {
-    let _ = CASES_FOLDER.set(args.cases.clone());
+/// Where a command's cases come from: the corpus of `--root` (its `cases/`, else the built-in
+/// one) with the `--cases` folder laid over it. Passed down to every command that discovers.
+#[derive(Clone, Copy, Debug)]
+pub struct Corpus<'a> {
+    pub root: &'a Path,
+    pub cases: Option<&'a Path>,
 }
 
-/// The cases of this run: the corpus of `root` with the `--cases` folder laid over it.
-pub fn discover(root: &Path) -> Discovery {
-    discover_with(root, CASES_FOLDER.get().and_then(Option::as_deref))
+impl Corpus<'_> {
+    /// The cases of this run.
+    pub fn discover(&self) -> Discovery {
+        discover_with(self.root, self.cases)
+    }
 }
 
 /// Runs `tooltape cases …`.
-pub fn run(a: &CasesArgs) -> i32 {
+pub fn run(a: &CasesArgs) -> CommandResult {
     match &a.action {
-        CasesAction::Export { dir, force } => match tooltape::case::export(dir, *force) {
-            Ok(done) => {
-                eprintln!(
-                    "{}: {} file(s) written, {} already up to date",
-                    dir.display(),
-                    done.written.len(),
-                    done.unchanged.len()
-                );
-                exit::OK
-            }
-            Err(e) => {
-                eprintln!("{e}");
-                exit::ERROR
-            }
-        },
+        CasesAction::Export { dir, force } => {
+            let done = tooltape::case::export(dir, *force)?;
+            eprintln!(
+                "{}: {} file(s) written, {} already up to date",
+                dir.display(),
+                done.written.len(),
+                done.unchanged.len()
+            );
+            Ok(())
+        }
     }
 }

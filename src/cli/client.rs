@@ -3,32 +3,26 @@
 //! matrix and the closing totals; and `tooltape client drive`, the reference driver (tooltape's
 //! own codecs as the library, or one of its mutants) on stdin and stdout.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 
-use super::exit;
+use super::cases::Corpus;
+use super::exit::{CliError, CommandResult};
 use super::releases::{self, Releases};
-use super::suite::{self, Extras, SuiteArgs};
+use super::suite::{self, Extras, ProfileArgs};
 use tooltape::client::{Library, Mutant};
 use tooltape::engine::{Run, RunOptions};
 use tooltape::runtime;
 
 #[derive(Args, Debug)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+#[command(mut_args(suite::profile_help("clients")))]
 pub struct ClientArgs {
     #[command(subcommand)]
     pub command: Option<ClientCommand>,
-    /// The profile: `clients/NAME.toml` under --root, else the built-in one of that name (or a
-    /// path to a `.toml` file).
-    #[arg(required_unless_present = "list")]
-    pub name: Option<String>,
-    /// List the profiles a run can name (the project's and the built-in ones) with their versions.
-    #[arg(long, conflicts_with = "name")]
-    pub list: bool,
     #[command(flatten)]
-    pub suite: SuiteArgs,
+    pub profile: ProfileArgs,
     /// Test the library installed in DIR instead of installing the profile's pinned release: a
     /// venv your checkout is installed into (`pip install -e .`; Python profiles run
     /// `DIR/bin/python`), or a folder whose `node_modules` holds your build (Node.js profiles).
@@ -54,31 +48,28 @@ pub enum ClientCommand {
 
 /// Runs `tooltape client`: 0 when every result is expected, 1 otherwise, 2 when the library
 /// could not be installed, the profile read, or not one trial got an answer.
-pub fn run(root: &Path, a: &ClientArgs) -> i32 {
+pub fn run(corpus: Corpus<'_>, a: &ClientArgs) -> CommandResult {
     if let Some(ClientCommand::Drive { mutant }) = &a.command {
         return drive(mutant);
     }
-    super::signals::stopping_on_signals(|| run_suite(root, a))
+    super::signals::stopping_on_signals(|| run_suite(corpus, a))
 }
 
 /// `tooltape client NAME` (or `--list`).
-fn run_suite(root: &Path, a: &ClientArgs) -> i32 {
-    if a.list {
+fn run_suite(corpus: Corpus<'_>, a: &ClientArgs) -> CommandResult {
+    let root = corpus.root;
+    let args = &a.profile;
+    if args.list {
         let version = |p: &tooltape::client::ClientProfile| p.version.clone();
         return suite::list(root, "clients", tooltape::client::load_client, version);
     }
-    let Some(name) = &a.name else {
-        eprintln!("client: name a profile (clients/NAME.toml) or `drive`");
-        return exit::ERROR;
+    let Some(name) = &args.name else {
+        return Err(CliError::Error(
+            "client: name a profile (clients/NAME.toml) or `drive`".into(),
+        ));
     };
-    let profile = match tooltape::client::load_client(root, name) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::ERROR;
-        }
-    };
-    if a.suite.versions.is_some() {
+    let profile = tooltape::client::load_client(root, name).map_err(|e| e.to_string())?;
+    if args.suite.versions.is_some() {
         let at = |release: &str| -> Result<Arc<Library>, String> {
             let mut p = tooltape::client::load_client(root, name).map_err(|e| e.to_string())?;
             p.at_release(release)?;
@@ -89,8 +80,8 @@ fn run_suite(root: &Path, a: &ClientArgs) -> i32 {
             at: &at,
             package: releases::package(q.version.as_deref(), q.install.as_ref()),
         };
-        let options = a.suite.options(RunOptions::default());
-        return releases::run(root, &a.suite, &options, &releases);
+        let options = args.suite.options(RunOptions::default());
+        return releases::run(corpus, &args.suite, &options, &releases);
     }
     let mut library = Library::new(profile, root);
     if let Some(dir) = &a.install_dir {
@@ -103,28 +94,27 @@ fn run_suite(root: &Path, a: &ClientArgs) -> i32 {
         },
         after: &|_: &Run| Ok(()),
     };
-    suite::run(root, &library, &a.suite, RunOptions::default(), &extras)
+    suite::run(
+        corpus,
+        &library,
+        &args.suite,
+        RunOptions::default(),
+        &extras,
+    )
 }
 
 /// `tooltape client drive`: serves the protocol until end of input.
-fn drive(mutant: &str) -> i32 {
-    let Some(m) = Mutant::named(mutant) else {
-        eprintln!(
+fn drive(mutant: &str) -> CommandResult {
+    let m = Mutant::named(mutant).ok_or_else(|| {
+        format!(
             "unknown mutant `{mutant}`; expected one of {}",
             Mutant::ALL.map(|(n, _)| n).join(", ")
-        );
-        return exit::ERROR;
-    };
+        )
+    })?;
     let served = runtime().block_on(tooltape::client::drive(
         m,
         tokio::io::stdin(),
         tokio::io::stdout(),
     ));
-    match served {
-        Ok(()) => exit::OK,
-        Err(e) => {
-            eprintln!("drive: {e}");
-            exit::ERROR
-        }
-    }
+    served.map_err(|e| format!("drive: {e}").into())
 }

@@ -5,12 +5,12 @@ use std::path::Path;
 use serde_json::json;
 
 use super::ConvertArgs;
-use super::exit;
+use super::exit::{CliError, CommandResult};
 use super::select::provider_arg;
 use tooltape::{ChoiceSpec, Mode, Trial, case::load_case, case::load_providers, encode};
 
 /// Runs `tooltape convert`.
-pub(super) fn run(a: &ConvertArgs) -> exit::CommandResult {
+pub(super) fn run(a: &ConvertArgs) -> CommandResult {
     let provider = provider_arg(&a.provider)?;
     let cases_dir = a.case.parent().unwrap_or(Path::new("."));
     let loaded =
@@ -51,7 +51,7 @@ pub(super) fn run(a: &ConvertArgs) -> exit::CommandResult {
             for n in &enc.notes {
                 eprintln!("note: {n}");
             }
-            Ok(exit::OK)
+            Ok(())
         }
         Err(e) => {
             eprintln!("{e}");
@@ -59,7 +59,7 @@ pub(super) fn run(a: &ConvertArgs) -> exit::CommandResult {
                 "{}",
                 json!({"error": {"code": e.code, "message": e.message}})
             );
-            Ok(exit::FAILED)
+            Err(CliError::Failed)
         }
     }
 }

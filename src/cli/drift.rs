@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use super::cases::discover;
-use super::exit;
+use super::cases::Corpus;
+use super::exit::{self, CliError, CommandResult};
 use super::record;
 use tooltape::{Provider, Trial, record::endpoints};
 
@@ -36,8 +36,9 @@ pub struct DriftArgs {
 }
 
 /// Runs `tooltape drift`. Exit 1 on breaking drift or a broken suite, 0 otherwise, 2 on usage errors.
-pub fn run(root: &Path, a: &DriftArgs) -> i32 {
-    let discovery = discover(root);
+pub fn run(corpus: Corpus<'_>, a: &DriftArgs) -> CommandResult {
+    let root = corpus.root;
+    let discovery = corpus.discover();
     let problems = tooltape::harness::suite_problems(root, &discovery);
     let broken = tooltape::harness::broken_file_count(&discovery, &problems);
     let committed = root.join("cassettes");
@@ -45,13 +46,7 @@ pub fn run(root: &Path, a: &DriftArgs) -> i32 {
         Some(dir) => cassette_dir(dir).map(|d| (d, Vec::new())),
         None => record_fresh(root, &discovery.trials, a),
     };
-    let (against, skipped) = match fetched {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::ERROR;
-        }
-    };
+    let (against, skipped) = fetched?;
     let mut report =
         tooltape::drift::compare_dirs(&discovery.trials, &committed, &against, a.filter.as_deref());
     // Providers without a key were not recorded afresh: their cassettes are not "gone".
@@ -63,20 +58,16 @@ pub fn run(root: &Path, a: &DriftArgs) -> i32 {
         DriftFormat::Md => tooltape::drift::render::markdown(&report),
         DriftFormat::Json => tooltape::drift::render::json(&report),
     };
-    if let Err(e) = write_out(a.out.as_deref(), &text) {
-        eprintln!("{e}");
-        return exit::ERROR;
-    }
+    write_out(a.out.as_deref(), &text)?;
     if !problems.is_empty() {
         eprintln!("\nbroken in the suite:");
         for p in &problems {
             eprintln!("{p}");
         }
-        eprintln!(
+        return Err(CliError::FailedWith(format!(
             "{broken} broken file{}: the drift report does not cover them",
             if broken == 1 { "" } else { "s" }
-        );
-        return exit::FAILED;
+        )));
     }
     exit::failed_if(report.has_breaking())
 }

@@ -1,4 +1,6 @@
-//! The binary's exit codes, one meaning each (README "Exit codes"; `tooltape --help`).
+//! The binary's exit codes, one meaning each (README "Exit codes"; `tooltape --help`), and the
+//! one result every command returns: [`CommandResult`], made an exit code by
+//! [`CliError::exit_code`] alone (as nextest's `ExpectedError::process_exit_code`).
 
 /// Everything ran and every result is as expected (passes, known failures, not applicable).
 pub const OK: i32 = 0;
@@ -24,32 +26,76 @@ pub const HELP: &str = "Exit codes:
   130, 143  gateway, client or matrix ended by SIGINT or SIGTERM; the gateway or drivers it
      started were stopped first";
 
-/// [`FAILED`] when something failed, else [`OK`].
-pub fn failed_if(failed: bool) -> i32 {
-    if failed { FAILED } else { OK }
+/// What every command returns: `Ok` when everything ran and every result is as expected.
+pub type CommandResult = Result<(), CliError>;
+
+/// Why a command did not end with every result as expected.
+#[derive(Debug)]
+pub enum CliError {
+    /// Everything ran and something failed; the command's output already says what.
+    Failed,
+    /// Everything ran and something failed; this message says what.
+    FailedWith(String),
+    /// The command could not run in full; this message says why (the file, line and column
+    /// where there are ones) and what to do.
+    Error(String),
+    /// The command could not run in full; its output already says why (a run's log tail, the
+    /// releases that could not be installed, the systems of a matrix that could not run).
+    Reported,
 }
 
-/// A command that could not run in full: the message to print on stderr (it names the file,
-/// line and column where there is one); the command exits with [`ERROR`].
-#[derive(Debug)]
-pub struct CliError(pub String);
+impl CliError {
+    /// The process exit code of a command that ended so: the one place the two meet.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::Failed | CliError::FailedWith(_) => FAILED,
+            CliError::Error(_) | CliError::Reported => ERROR,
+        }
+    }
 
-impl From<String> for CliError {
-    fn from(message: String) -> CliError {
-        CliError(message)
+    /// The message still to print on stderr, if any.
+    fn message(&self) -> Option<&str> {
+        match self {
+            CliError::FailedWith(m) | CliError::Error(m) => Some(m),
+            CliError::Failed | CliError::Reported => None,
+        }
     }
 }
 
-/// What a command returns: its exit code, or the error that stopped it.
-pub type CommandResult = Result<i32, CliError>;
+impl From<String> for CliError {
+    fn from(message: String) -> CliError {
+        CliError::Error(message)
+    }
+}
 
-/// The process exit code of a command's result; an error is printed on stderr first.
+/// [`CliError::Failed`] when something failed, else `Ok`.
+pub fn failed_if(failed: bool) -> CommandResult {
+    if failed {
+        Err(CliError::Failed)
+    } else {
+        Ok(())
+    }
+}
+
+/// The result of an exit code the library computed (a matrix document's worst status, a diff's
+/// appearances), whose reasons are already printed.
+pub fn of_code(code: i32) -> CommandResult {
+    match code {
+        OK => Ok(()),
+        FAILED => Err(CliError::Failed),
+        _ => Err(CliError::Reported),
+    }
+}
+
+/// The process exit code of a command's result; a message still to print goes to stderr first.
 pub fn code(result: CommandResult) -> i32 {
     match result {
-        Ok(code) => code,
-        Err(CliError(message)) => {
-            eprintln!("{message}");
-            ERROR
+        Ok(()) => OK,
+        Err(e) => {
+            if let Some(m) = e.message() {
+                eprintln!("{m}");
+            }
+            e.exit_code()
         }
     }
 }

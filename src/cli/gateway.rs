@@ -10,9 +10,10 @@ use std::time::SystemTime;
 
 use clap::{Args, Subcommand};
 
-use super::exit;
+use super::cases::Corpus;
+use super::exit::{CliError, CommandResult};
 use super::releases::{self, Releases};
-use super::suite::{self, Extras, SuiteArgs};
+use super::suite::{self, Extras, ProfileArgs};
 use tooltape::engine::{self, Run, RunOptions, TrialResult};
 use tooltape::gateway::{
     COMPARE_BEGIN, COMPARE_END, CompareMeta, GatewayRun, LoadedProfile, compare_markdown,
@@ -22,18 +23,12 @@ use tooltape::runtime;
 
 #[derive(Args, Debug)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+#[command(mut_args(suite::profile_help("gateways")))]
 pub struct GatewayArgs {
     #[command(subcommand)]
     pub command: Option<GatewayCommand>,
-    /// The profile: `gateways/NAME.toml` under --root, else the built-in one of that name (or a
-    /// path to a `.toml` file).
-    #[arg(required_unless_present = "list")]
-    pub name: Option<String>,
-    /// List the profiles a run can name (the project's and the built-in ones) with their versions.
-    #[arg(long, conflicts_with = "name")]
-    pub list: bool,
     #[command(flatten)]
-    pub suite: SuiteArgs,
+    pub profile: ProfileArgs,
     /// A gateway that is already running: only the profile's routes and headers are used.
     #[arg(long)]
     pub url: Option<String>,
@@ -87,34 +82,32 @@ pub fn listen_addr(s: &str) -> Result<SocketAddr, String> {
 
 /// Runs `tooltape gateway`: 0 when every result is expected, 1 otherwise, 2 when the gateway
 /// could not be set up or used (the reason and its log tail are printed).
-pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
+pub fn run(corpus: Corpus<'_>, a: &GatewayArgs) -> CommandResult {
+    let root = corpus.root;
     if let Some(GatewayCommand::Compare(c)) = &a.command {
-        return compare(root, c);
+        return compare(corpus, c);
     }
-    if a.list {
+    let args = &a.profile;
+    if args.list {
         let version = |p: &tooltape::gateway::Profile| p.version.clone();
         return suite::list(root, "gateways", tooltape::gateway::load_profile, version);
     }
-    let Some(name) = &a.name else {
-        eprintln!("gateway: name a profile (gateways/NAME.toml) or `compare`");
-        return exit::ERROR;
+    let Some(name) = &args.name else {
+        return Err(CliError::Error(
+            "gateway: name a profile (gateways/NAME.toml) or `compare`".into(),
+        ));
     };
-    let profile = match tooltape::gateway::load_profile(root, name) {
-        Ok(p) => Arc::new(p),
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::ERROR;
-        }
-    };
+    let profile = Arc::new(tooltape::gateway::load_profile(root, name).map_err(|e| e.to_string())?);
     let options = RunOptions {
         url: a.url.clone(),
         upstream_listen: a.upstream_listen,
         ..RunOptions::default()
     };
-    if a.suite.versions.is_some() {
+    if args.suite.versions.is_some() {
         if a.url.is_some() {
-            eprintln!("--versions installs each release: it cannot use a running gateway (--url)");
-            return exit::ERROR;
+            return Err(CliError::Error(
+                "--versions installs each release: it cannot use a running gateway (--url)".into(),
+            ));
         }
         let at = |release: &str| -> Result<Arc<LoadedProfile>, String> {
             let mut p = tooltape::gateway::load_profile(root, name).map_err(|e| e.to_string())?;
@@ -126,7 +119,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
             at: &at,
             package: releases::package(q.version.as_deref(), q.install.as_ref()),
         };
-        return releases::run(root, &a.suite, &a.suite.options(options), &releases);
+        return releases::run(corpus, &args.suite, &args.suite.options(options), &releases);
     }
     let snapshots = |ran: &Run| {
         if !a.snapshots {
@@ -142,71 +135,63 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         document: &|p: &LoadedProfile, ran: &Run| document(p, &ran.results, &ran.causes),
         after: &snapshots,
     };
-    suite::run(root, &profile, &a.suite, options, &extras)
+    suite::run(corpus, &profile, &args.suite, options, &extras)
 }
 
 /// Runs `tooltape gateway compare`: every gateway in turn over its whole suite (the common
 /// trials are part of it), then the table; 0 when it was made, 2 on a usage or set-up error.
-fn compare(root: &Path, a: &CompareArgs) -> i32 {
+fn compare(corpus: Corpus<'_>, a: &CompareArgs) -> CommandResult {
     let mut profiles = Vec::new();
     for name in &a.names {
-        let profile = match tooltape::gateway::load_profile(root, name) {
-            Ok(p) => Arc::new(p),
-            Err(e) => {
-                eprintln!("{e}");
-                return exit::ERROR;
-            }
-        };
+        let profile = Arc::new(
+            tooltape::gateway::load_profile(corpus.root, name).map_err(|e| e.to_string())?,
+        );
         if profiles
             .iter()
             .any(|p: &Arc<tooltape::gateway::LoadedProfile>| p.name == profile.name)
         {
-            eprintln!("gateway compare: `{name}` is named twice");
-            return exit::ERROR;
+            return Err(format!("gateway compare: `{name}` is named twice").into());
         }
         profiles.push(profile);
     }
     let mut urls: Vec<(String, String)> = Vec::new();
     for u in &a.urls {
         let Some((name, url)) = u.split_once('=') else {
-            eprintln!("gateway compare: --url {u}: expected NAME=URL");
-            return exit::ERROR;
+            return Err(format!("gateway compare: --url {u}: expected NAME=URL").into());
         };
         if !profiles.iter().any(|p| p.name == name) {
-            eprintln!("gateway compare: --url {u}: `{name}` is not one of the compared gateways");
-            return exit::ERROR;
+            return Err(format!(
+                "gateway compare: --url {u}: `{name}` is not one of the compared gateways"
+            )
+            .into());
         }
         urls.push((name.to_string(), url.to_string()));
     }
     if let Some(path) = &a.md_out {
         // Refuse before a long run, not after it.
-        match std::fs::read_to_string(path) {
-            Ok(text) if text.contains(COMPARE_BEGIN) && text.contains(COMPARE_END) => {}
-            Ok(_) => {
-                eprintln!(
-                    "{}: no `{COMPARE_BEGIN}` … `{COMPARE_END}` region to rewrite",
-                    path.display()
-                );
-                return exit::ERROR;
-            }
-            Err(e) => {
-                eprintln!("cannot read {}: {e}", path.display());
-                return exit::ERROR;
-            }
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if !(text.contains(COMPARE_BEGIN) && text.contains(COMPARE_END)) {
+            return Err(format!(
+                "{}: no `{COMPARE_BEGIN}` … `{COMPARE_END}` region to rewrite",
+                path.display()
+            )
+            .into());
         }
     }
     let refs: Vec<&tooltape::gateway::LoadedProfile> = profiles.iter().map(AsRef::as_ref).collect();
     let common = tooltape::gateway::common_routes(&refs);
     if common.is_empty() {
-        eprintln!("gateway compare: the gateways have no route in common");
-        return exit::ERROR;
+        return Err(CliError::Error(
+            "gateway compare: the gateways have no route in common".into(),
+        ));
     }
-    let (cases, unloadable) = suite::cases(root);
+    let (cases, unloadable) = suite::cases(corpus);
     if unloadable > 0 {
-        eprintln!(
+        return Err(format!(
             "gateway compare: {unloadable} case file(s) could not be loaded; fix them first (a table needs the whole suite)"
-        );
-        return exit::ERROR;
+        )
+        .into());
     }
     let concurrency = usize::from(a.concurrency);
     let date = tooltape::clock::utc_minute(SystemTime::now());
@@ -214,8 +199,7 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
     for profile in &profiles {
         let trials = engine::trials(&cases, &profile.routes(), a.filter.as_deref());
         if trials.is_empty() {
-            eprintln!("gateway {}: no trial matches", profile.name);
-            return exit::ERROR;
+            return Err(format!("gateway {}: no trial matches", profile.name).into());
         }
         let url = urls
             .iter()
@@ -231,14 +215,13 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
         let outcome = runtime().block_on(engine::run(Arc::clone(profile), trials, &options, &note));
         let ran = match outcome {
             Ok(r) if r.exited.is_some() => {
-                eprintln!("gateway {}: exited during the run; no table", profile.name);
-                return exit::FAILED;
+                return Err(CliError::FailedWith(format!(
+                    "gateway {}: exited during the run; no table",
+                    profile.name
+                )));
             }
             Ok(r) => r,
-            Err(e) => {
-                eprintln!("gateway {}: {}", profile.name, e.message);
-                return exit::ERROR;
-            }
+            Err(e) => return Err(format!("gateway {}: {}", profile.name, e.message).into()),
         };
         eprintln!(
             "{}: {} in {:.1}s",
@@ -273,13 +256,10 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
             common_routes: common,
             filter: a.filter.clone(),
         };
-        if let Err(e) = tooltape::gateway::rewrite_region(path, &compare_markdown(&rows, &meta)) {
-            eprintln!("{e}");
-            return exit::ERROR;
-        }
+        tooltape::gateway::rewrite_region(path, &compare_markdown(&rows, &meta))?;
         eprintln!("rewrote the table in {}", path.display());
     }
-    0
+    Ok(())
 }
 
 fn write_snapshots(dir: &Path, results: &[TrialResult]) -> std::io::Result<()> {

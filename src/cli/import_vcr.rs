@@ -1,8 +1,10 @@
 //! `tooltape import-vcr FILE --provider P --out PATH`: converts and writes one cassette.
 
-use super::exit;
+use super::ImportVcrArgs;
+use super::exit::{CliError, CommandResult};
+use super::select::provider_arg;
 use std::path::Path;
-use tooltape::{Provider, redact::Secrets};
+use tooltape::redact::Secrets;
 
 /// Whether `--out` may be written: nothing there, or this file's earlier import (or `--force`
 /// over a regular file). A symlink or anything not a regular file is never replaced.
@@ -45,50 +47,29 @@ fn check_out(file: &Path, out: &Path, force: bool) -> Result<(), String> {
     ))
 }
 
-/// `tooltape import-vcr FILE --provider P --out PATH`: converts, redacts, scans, writes.
-pub fn run(file: &Path, provider: &str, out: &Path, force: bool) -> i32 {
-    let Some(provider) = Provider::from_slug(provider) else {
-        let all: Vec<&str> = Provider::ALL.iter().map(|p| p.slug()).collect();
-        eprintln!(
-            "unknown provider `{provider}`; expected one of {}",
-            all.join(", ")
-        );
-        return exit::ERROR;
-    };
-    if let Err(e) = check_out(file, out, force) {
-        eprintln!("{e}");
-        return exit::FAILED;
-    }
+/// `tooltape import-vcr FILE --provider P --out PATH`: converts, redacts, scans, writes. Exit 1
+/// when `--out` may not be written, the file is not a cassette, or the cassette is refused.
+pub fn run(a: &ImportVcrArgs) -> CommandResult {
+    let (file, out) = (a.file.as_path(), a.out.as_path());
+    let provider = provider_arg(&a.provider)?;
+    check_out(file, out, a.force).map_err(CliError::FailedWith)?;
     // Temporary files a killed import left beside --out.
     let dir = out.parent().filter(|d| !d.as_os_str().is_empty());
     tooltape::cassette::clean_stale_temps(dir.unwrap_or(Path::new(".")), false);
-    let text = match tooltape::input::read_to_string(file) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("{}:1:1: {e}", file.display());
-            return exit::ERROR;
-        }
-    };
-    let cassette = match tooltape::import_vcr::convert(file, &text, provider) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("{e}\n  is it a vcrpy/pytest-recording YAML cassette?");
-            return exit::FAILED;
-        }
-    };
+    let text = tooltape::input::read_to_string(file)
+        .map_err(|e| format!("{}:1:1: {e}", file.display()))?;
+    let cassette = tooltape::import_vcr::convert(file, &text, provider).map_err(|e| {
+        CliError::FailedWith(format!(
+            "{e}\n  is it a vcrpy/pytest-recording YAML cassette?"
+        ))
+    })?;
     let n = cassette.interactions.len();
-    match tooltape::record::write_cassette(out, out, cassette, &Secrets::from_env()) {
-        Ok(()) => {
-            outln!(
-                "{}: {n} interaction{} imported (provenance: imported)",
-                out.display(),
-                if n == 1 { "" } else { "s" }
-            );
-            exit::OK
-        }
-        Err(e) => {
-            eprintln!("{e}");
-            exit::FAILED
-        }
-    }
+    tooltape::record::write_cassette(out, out, cassette, &Secrets::from_env())
+        .map_err(|e| CliError::FailedWith(e.to_string()))?;
+    outln!(
+        "{}: {n} interaction{} imported (provenance: imported)",
+        out.display(),
+        if n == 1 { "" } else { "s" }
+    );
+    Ok(())
 }

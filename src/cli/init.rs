@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 
-use super::exit;
+use super::exit::CommandResult;
 use super::gateway::listen_addr;
 use tooltape::client::Language;
 use tooltape::gateway::{DEFAULT_UPSTREAM, base_urls};
@@ -121,7 +121,7 @@ fn client(
 }
 
 /// Runs `tooltape init …`.
-pub fn run(root: &Path, a: &InitArgs) -> i32 {
+pub fn run(root: &Path, a: &InitArgs) -> CommandResult {
     let (folder, name, force) = match &a.what {
         InitWhat::Gateway { name, force, .. } => ("gateways", name, *force),
         InitWhat::Client { name, force, .. } => ("clients", name, *force),
@@ -138,13 +138,8 @@ pub fn run(root: &Path, a: &InitArgs) -> i32 {
         };
         write_new(&path, &text, force).map(|()| (path, profile))
     });
-    let (path, profile) = match written {
-        Ok(w) => w,
-        Err(e) => {
-            eprintln!("init {}: {e}", folder.trim_end_matches('s'));
-            return exit::ERROR;
-        }
-    };
+    let (path, profile) =
+        written.map_err(|e| format!("init {}: {e}", folder.trim_end_matches('s')))?;
     eprintln!(
         "wrote {}: edit its routes and known failures",
         path.display()
@@ -165,5 +160,5 @@ pub fn run(root: &Path, a: &InitArgs) -> i32 {
     } else {
         outln!("Then: tooltape client {profile}");
     }
-    exit::OK
+    Ok(())
 }

@@ -1,16 +1,19 @@
-//! `tooltape inject [FILE]` as a pure function: request text in, (stdout, exit code) out.
+//! `tooltape inject [FILE]`: the text protocol's developer instructions for a request.
 
-use super::exit;
+use super::exit::CommandResult;
+use super::select::read_text;
 use serde_json::Value;
+use std::path::Path;
 use tooltape::{inject::developer_instructions, inject::json_message};
 
-/// `tooltape inject [FILE]`: stdout is exactly the developer instructions (empty when there are
-/// none), exit 0; a bad request is one line with where it is wrong, exit 2.
-pub fn cli_inject(input: &str) -> (String, i32) {
-    match request_object(input) {
-        Ok(v) => (developer_instructions(&v).unwrap_or_default(), exit::OK),
-        Err(line) => (line, exit::ERROR),
-    }
+/// `tooltape inject [FILE]`: stdout is exactly the developer instructions, no newline added
+/// (empty when there are none), exit 0; a bad request is one line with where it is wrong
+/// (`FILE: request: line L, column C: …`), exit 2.
+pub(super) fn run(file: Option<&Path>) -> CommandResult {
+    let (name, text) = read_text(file)?;
+    let request = request_object(&text).map_err(|line| format!("{name}: {line}"))?;
+    out!("{}", developer_instructions(&request).unwrap_or_default());
+    Ok(())
 }
 
 /// The request text as a JSON object, or one line saying where it is wrong (`request: line L,

@@ -7,7 +7,8 @@ use std::time::{Instant, SystemTime};
 
 use clap::{Args, Subcommand, ValueEnum};
 
-use super::exit;
+use super::cases::Corpus;
+use super::exit::{self, CliError, CommandResult};
 use super::suite;
 use tooltape::engine::RunOptions;
 use tooltape::matrix::{self, Document, Request, Shard, Suite, SystemName};
@@ -78,42 +79,46 @@ pub enum DiffFormat {
 }
 
 /// Runs `tooltape matrix`: the worst of the systems' statuses (0, 1, 2); 2 on a usage error.
-pub fn run(root: &Path, a: &MatrixArgs) -> i32 {
+pub fn run(corpus: Corpus<'_>, a: &MatrixArgs) -> CommandResult {
+    let root = corpus.root;
     match &a.command {
         Some(MatrixCommand::Merge { files, outputs }) => return merge(files, outputs),
         Some(MatrixCommand::Diff { old, new, format }) => return diff(old, new, *format),
         None => {}
     }
-    let shard = match a.shard.as_deref().map(Shard::parse).transpose() {
-        Ok(s) => s,
-        Err(e) => return usage(&e),
-    };
+    let shard = a
+        .shard
+        .as_deref()
+        .map(Shard::parse)
+        .transpose()
+        .map_err(usage)?;
     let names: Vec<SystemName> = if a.systems.is_empty() {
         matrix::shipped(root)
     } else {
-        match a.systems.iter().map(|s| SystemName::parse(s)).collect() {
-            Ok(n) => n,
-            Err(e) => return usage(&e),
-        }
+        (a.systems
+            .iter()
+            .map(|s| SystemName::parse(s))
+            .collect::<Result<_, _>>())
+        .map_err(usage)?
     };
     if names.is_empty() {
-        return usage("no systems: no profile in gateways/ or clients/; name them with --systems");
+        return Err(usage(
+            "no systems: no profile in gateways/ or clients/; name them with --systems",
+        ));
     }
     let mut suites = Vec::new();
     for n in names {
         if suites.iter().any(|(m, _): &(SystemName, Suite)| *m == n) {
-            return usage(&format!("{} is named twice", n.label()));
+            return Err(usage(format!("{} is named twice", n.label())));
         }
-        match Suite::load(root, &n) {
-            Ok(s) => suites.push((n, s)),
-            Err(e) => return usage(&e),
-        }
+        let suite = Suite::load(root, &n).map_err(usage)?;
+        suites.push((n, suite));
     }
-    let (cases, unloadable) = suite::cases(root);
+    let (cases, unloadable) = suite::cases(corpus);
     if unloadable > 0 {
-        return usage(&format!(
+        return Err(usage(format!(
             "{unloadable} case file(s) could not be loaded; fix them first (a matrix needs the whole suite)"
-        ));
+        )));
     }
     let req = Request {
         suites: &suites,
@@ -139,34 +144,24 @@ pub fn run(root: &Path, a: &MatrixArgs) -> i32 {
         }
     }
     eprintln!("matrix in {:.1}s", t0.elapsed().as_secs_f64());
-    match write(&doc, &a.outputs) {
-        Ok(()) => doc.exit_code(),
-        Err(e) => usage(&e),
-    }
+    write(&doc, &a.outputs).map_err(usage)?;
+    exit::of_code(doc.exit_code())
 }
 
-fn usage(message: &str) -> i32 {
-    eprintln!("matrix: {message}");
-    exit::ERROR
+/// A usage or set-up error of `matrix`: exit 2 with `matrix: MESSAGE`.
+fn usage(message: impl std::fmt::Display) -> CliError {
+    CliError::Error(format!("matrix: {message}"))
 }
 
 /// `matrix merge`: 0 when merged and written, 2 when the parts do not belong together.
-fn merge(files: &[PathBuf], outputs: &Outputs) -> i32 {
+fn merge(files: &[PathBuf], outputs: &Outputs) -> CommandResult {
     let t0 = Instant::now();
     let mut parts = Vec::new();
     for f in files {
-        match matrix::read(f) {
-            Ok(d) => parts.push((f.display().to_string(), d)),
-            Err(e) => return usage(&e),
-        }
+        parts.push((f.display().to_string(), matrix::read(f).map_err(usage)?));
     }
-    let doc = match matrix::merge(&parts) {
-        Ok(d) => d,
-        Err(e) => return usage(&e),
-    };
-    if let Err(e) = write(&doc, outputs) {
-        return usage(&e);
-    }
+    let doc = matrix::merge(&parts).map_err(usage)?;
+    write(&doc, outputs).map_err(usage)?;
     let trials: usize = doc.systems.iter().map(|s| s.trials.len()).sum();
     eprintln!(
         "merged {} parts: {} systems, {trials} trials in {:.3}s",
@@ -174,21 +169,21 @@ fn merge(files: &[PathBuf], outputs: &Outputs) -> i32 {
         doc.systems.len(),
         t0.elapsed().as_secs_f64()
     );
-    exit::OK
+    Ok(())
 }
 
 /// `matrix diff`: 1 when a root cause appeared, 0 otherwise, 2 when a file cannot be read.
-fn diff(old: &Path, new: &Path, format: DiffFormat) -> i32 {
+fn diff(old: &Path, new: &Path, format: DiffFormat) -> CommandResult {
     let (a, b) = match (matrix::read(old), matrix::read(new)) {
         (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) | (_, Err(e)) => return usage(&e),
+        (Err(e), _) | (_, Err(e)) => return Err(usage(e)),
     };
     let d = matrix::diff(&a, &b);
     match format {
         DiffFormat::Md => out!("{}", d.markdown()),
         DiffFormat::Json => outln!("{}", serde_json::to_string_pretty(&d).unwrap_or_default()),
     }
-    d.exit_code()
+    exit::of_code(d.exit_code())
 }
 
 /// The document (`--out` or stdout) and the pages asked for.

@@ -46,17 +46,13 @@ pub struct McpArgs {
 
 /// Runs `tooltape mcp`; `cases` is the global `--cases DIR`, where the tools are written as
 /// case files.
-pub fn run(a: &McpArgs, cases: Option<&Path>) -> i32 {
-    exit::code(report(a, cases))
-}
-
-fn report(a: &McpArgs, cases: Option<&Path>) -> CommandResult {
+pub fn run(a: &McpArgs, cases: Option<&Path>) -> CommandResult {
     let required = required_targets(&a.require)?;
     let server = match (&a.url, a.command.is_empty()) {
         (Some(url), _) => Server::Url(url.clone()),
         (None, false) => Server::Command(a.command.clone()),
         (None, true) => {
-            return Err(CliError(
+            return Err(CliError::Error(
                 "give the server: `tooltape mcp -- COMMAND ARGS…` or `tooltape mcp --url URL`"
                     .into(),
             ));
@@ -72,7 +68,7 @@ fn report(a: &McpArgs, cases: Option<&Path>) -> CommandResult {
             m.push_str("\nthe server's stderr (its end):\n");
             m.push_str(e.stderr_tail.trim_end());
         }
-        CliError(m)
+        CliError::Error(m)
     })?;
     if let Some(dir) = cases {
         write_cases(dir, &listing, a.force)?;
@@ -94,7 +90,7 @@ fn report(a: &McpArgs, cases: Option<&Path>) -> CommandResult {
             mcp::printable(reason)
         );
     }
-    Ok(exit::failed_if(!refusals.is_empty()))
+    exit::failed_if(!refusals.is_empty())
 }
 
 fn required_targets(words: &[String]) -> Result<Vec<Target>, CliError> {
@@ -102,7 +98,7 @@ fn required_targets(words: &[String]) -> Result<Vec<Target>, CliError> {
     for w in words {
         let Some(target) = Target::from_slug(w) else {
             let known: Vec<&str> = Target::ALL.into_iter().map(Target::slug).collect();
-            return Err(CliError(format!(
+            return Err(CliError::Error(format!(
                 "--require {w}: not a target; give one of {}",
                 known.join(", ")
             )));
@@ -120,7 +116,7 @@ fn write_cases(dir: &Path, listing: &Listing, force: bool) -> Result<(), CliErro
         std::fs::read_to_string(dir.join(&f.path)).is_ok_and(|old| old != f.text)
     };
     if !force && let Some(f) = files.iter().find(|f| differs(f)) {
-        return Err(CliError(format!(
+        return Err(CliError::Error(format!(
             "{} exists and differs from the case written now; nothing written (--force replaces it)",
             dir.join(&f.path).display()
         )));

@@ -30,7 +30,6 @@ mod status;
 mod suite;
 mod text_protocol;
 
-use select::{provider_arg, text_command};
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -227,66 +226,39 @@ pub struct RecordArgs {
     pub simulate: bool,
 }
 
-/// Runs the command; returns the process exit code.
-pub fn run(cli: Cli) -> i32 {
-    let root = cli.root.clone();
-    cases::set_cases_folder(&cli.corpus);
-    match cli.command {
-        Command::Replay(a) => match a.cassette {
-            Some(path) => replay::replay_cassette(&root, &path, a.repeat, a.provider.as_deref()),
-            None => replay::replay_matrix(&root, a.filter.as_deref()),
-        },
-        Command::Parse(a) => exit::code(parse::parse(&a)),
-        Command::ParseRequest(a) => exit::code(parse_request::run(&a)),
-        Command::Convert(a) => exit::code(convert::run(&a)),
-        Command::Record(a) => record::run(&root, &a),
-        Command::Simulate { port } => simulate::run(port),
-        Command::Cases(a) => cases::run(&a),
-        Command::Init(a) => init::run(&root, &a),
-        Command::Proxy(a) => proxy::run(&a),
-        Command::Scan(a) => status::run_scan(&root, a.path.as_deref()),
-        Command::Status(a) => status::run(&root, a.filter.as_deref()),
-        Command::ImportVcr(a) => import_vcr::run(&a.file, &a.provider, &a.out, a.force),
-        Command::Drift(a) => drift::run(&root, &a),
-        Command::Report(a) => report::run(&root, &a),
-        Command::Gateway(a) => signals::stopping_on_signals(|| gateway::run(&root, &a)),
-        Command::Client(a) => client::run(&root, &a),
-        Command::Matrix(a) => signals::stopping_on_signals(|| matrix::run(&root, &a)),
-        Command::Mcp(a) => mcp::run(&a, cli.corpus.cases.as_deref()),
-        Command::Schema { action } => {
-            let (provider, file, strict) = match &action {
-                SchemaAction::Strict { provider, file } => (provider, file, true),
-                SchemaAction::Check { provider, file } => (provider, file, false),
-            };
-            let provider = match provider_arg(provider) {
-                Ok(p) => p,
-                Err(e) => {
-                    eprintln!("{e}");
-                    return exit::ERROR;
-                }
-            };
-            text_command(file.as_deref(), |input| {
-                if strict {
-                    let (out, lost, code) = schema::cli_strict(provider, input);
-                    if !lost.is_empty() {
-                        eprint!("{lost}");
-                    }
-                    (out, code)
-                } else {
-                    schema::cli_check(provider, input)
-                }
-            })
-        }
-        Command::Inject { file } => {
-            // Exactly the instructions: no newline added.
-            text_command(file.as_deref(), |input| {
-                let (out, code) = inject::cli_inject(input);
-                if code == exit::OK {
-                    out!("{out}");
-                    return (String::new(), exit::OK);
-                }
-                (out, code)
-            })
-        }
+/// Runs the command; returns the process exit code, the one place a result becomes one.
+pub fn run(cli: &Cli) -> i32 {
+    let code = exit::code(dispatch(cli));
+    signals::wait_if_stopping();
+    code
+}
+
+fn dispatch(cli: &Cli) -> exit::CommandResult {
+    let root = cli.root.as_path();
+    let corpus = cases::Corpus {
+        root,
+        cases: cli.corpus.cases.as_deref(),
+    };
+    match &cli.command {
+        Command::Replay(a) => replay::run(corpus, a),
+        Command::Parse(a) => parse::parse(a),
+        Command::ParseRequest(a) => parse_request::run(a),
+        Command::Convert(a) => convert::run(a),
+        Command::Record(a) => record::run(corpus, a),
+        Command::Simulate { port } => simulate::run(*port),
+        Command::Cases(a) => cases::run(a),
+        Command::Init(a) => init::run(root, a),
+        Command::Proxy(a) => proxy::run(a),
+        Command::Scan(a) => status::run_scan(root, a.path.as_deref()),
+        Command::Status(a) => status::run(corpus, a.filter.as_deref()),
+        Command::ImportVcr(a) => import_vcr::run(a),
+        Command::Drift(a) => drift::run(corpus, a),
+        Command::Report(a) => report::run(corpus, a),
+        Command::Gateway(a) => signals::stopping_on_signals(|| gateway::run(corpus, a)),
+        Command::Client(a) => client::run(corpus, a),
+        Command::Matrix(a) => signals::stopping_on_signals(|| matrix::run(corpus, a)),
+        Command::Mcp(a) => mcp::run(a, corpus.cases),
+        Command::Schema { action } => schema::run(action),
+        Command::Inject { file } => inject::run(file.as_deref()),
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::ParseArgs;
-use super::exit;
+use super::exit::CommandResult;
 use super::select::{input_name, provider_arg, read_input};
 use super::text_protocol;
 use tooltape::{ChatRequest, Outcome, Provider, StreamDecoder, decode};
@@ -85,7 +85,7 @@ fn print_outcome(o: &Outcome) {
 
 /// Decodes a 2xx stream as it is read, 64 KiB at a time (the decoders give the same outcome for
 /// any chunking): the body is never held whole, so a 22 MB stream costs no 22 MB of fresh pages.
-fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> exit::CommandResult {
+fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> CommandResult {
     let mut input: Box<dyn Read> = match file {
         Some(p) => Box::new(
             tooltape::input::Bounded::open(p)
@@ -109,14 +109,14 @@ fn parse_stream(provider: Provider, file: Option<&Path>, name: &str) -> exit::Co
     match decoder.finish() {
         Ok(o) => {
             print_outcome(&o);
-            Ok(exit::OK)
+            Ok(())
         }
         Err(e) => Err(format!("{name}: {e}").into()),
     }
 }
 
 /// Runs `tooltape parse`.
-pub(super) fn parse(a: &ParseArgs) -> exit::CommandResult {
+pub(super) fn parse(a: &ParseArgs) -> CommandResult {
     let provider = provider_arg(&a.provider)?;
     let name = input_name(a.file.as_deref());
     if a.stream && (200..300).contains(&a.status) && provider != Provider::TextProtocol {
@@ -130,13 +130,7 @@ pub(super) fn parse(a: &ParseArgs) -> exit::CommandResult {
         })?;
         let req = tooltape::input::read_to_string(req_path)
             .map_err(|e| format!("{}: cannot read: {e}", req_path.display()))?;
-        let (out, code) = text_protocol::cli_parse(&req, &body, a.stream);
-        if code == exit::OK {
-            outln!("{out}");
-        } else {
-            eprintln!("{name}: {out}");
-        }
-        return Ok(code);
+        return text_protocol::run(&req, &body, a.stream, &name);
     }
     let resp = tooltape::HttpResponse {
         status: a.status,
@@ -146,7 +140,7 @@ pub(super) fn parse(a: &ParseArgs) -> exit::CommandResult {
     match decode(provider, &bare_request(a.stream), &resp) {
         Ok(o) => {
             print_outcome(&o);
-            Ok(exit::OK)
+            Ok(())
         }
         Err(e) => Err(format!("{name}: {e}").into()),
     }

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::ParseRequestArgs;
-use super::exit;
-use super::select::{input_name, provider_arg, read_input};
+use super::exit::{CliError, CommandResult};
+use super::select::{provider_arg, read_text};
 use tooltape::providers::openai_chat::Dialect;
 use tooltape::{HttpRequest, Provider};
 
@@ -58,38 +58,9 @@ fn request_from(provider: Provider, text: &str, path: Option<&str>) -> Result<Ht
     Ok(req)
 }
 
-/// Exit 0 with the JSON; 1 when the input is not a request of that format (the message names
-/// the field); 2 for input that is not JSON. `dialect`: the Chat dialect (detected when `None`).
-pub fn cli_parse_request(
-    provider: Provider,
-    text: &str,
-    path: Option<&str>,
-    dialect: Option<Dialect>,
-) -> (String, i32) {
-    let req = match request_from(provider, text, path) {
-        Ok(r) => r,
-        Err(e) => return (e, exit::ERROR),
-    };
-    let decoded = match (provider, dialect) {
-        (Provider::OpenaiChat | Provider::TextProtocol, Some(d)) => {
-            tooltape::providers::openai_chat::decode_request_as(&req, Some(d))
-        }
-        _ => tooltape::decode_request(provider, &req),
-    };
-    match decoded {
-        Ok(d) => (
-            serde_json::to_string_pretty(&d.to_json()).unwrap_or_default(),
-            exit::OK,
-        ),
-        Err(e) => (
-            format!(" not a valid {provider} request: {e}"),
-            exit::FAILED,
-        ),
-    }
-}
-
-/// Runs `tooltape parse-request`.
-pub(super) fn run(a: &ParseRequestArgs) -> exit::CommandResult {
+/// Runs `tooltape parse-request`: exit 0 with the JSON; 1 when the input is not a request of
+/// that format (the message names the field); 2 for input that is not JSON.
+pub(super) fn run(a: &ParseRequestArgs) -> CommandResult {
     let provider = provider_arg(&a.provider)?;
     let dialect = match a.dialect.as_deref() {
         None => None,
@@ -101,14 +72,21 @@ pub(super) fn run(a: &ParseRequestArgs) -> exit::CommandResult {
     if dialect.is_some() && !matches!(provider, Provider::OpenaiChat | Provider::TextProtocol) {
         return Err(format!("--dialect is for --provider openai-chat, not {provider}").into());
     }
-    let name = input_name(a.file.as_deref());
-    let bytes = read_input(a.file.as_deref())?;
-    let text = String::from_utf8(bytes).map_err(|_| format!("{name}: not UTF-8"))?;
-    let (out, code) = cli_parse_request(provider, &text, a.path.as_deref(), dialect);
-    if code == exit::OK {
-        outln!("{out}");
-    } else {
-        eprintln!("{name}:{out}");
-    }
-    Ok(code)
+    let (name, text) = read_text(a.file.as_deref())?;
+    let req =
+        request_from(provider, &text, a.path.as_deref()).map_err(|e| format!("{name}:{e}"))?;
+    let decoded = match (provider, dialect) {
+        (Provider::OpenaiChat | Provider::TextProtocol, Some(d)) => {
+            tooltape::providers::openai_chat::decode_request_as(&req, Some(d))
+        }
+        _ => tooltape::decode_request(provider, &req),
+    };
+    let d = decoded.map_err(|e| {
+        CliError::FailedWith(format!("{name}: not a valid {provider} request: {e}"))
+    })?;
+    outln!(
+        "{}",
+        serde_json::to_string_pretty(&d.to_json()).unwrap_or_default()
+    );
+    Ok(())
 }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::exit;
+use super::exit::{CliError, CommandResult};
 use clap::Args;
 use tooltape::{Proxy, ProxyConfig};
 
@@ -50,18 +50,11 @@ fn apply_flags(a: &ProxyArgs, c: &mut ProxyConfig) -> Result<(), String> {
         .map_err(|e| format!("--{}", e.replace('_', "-").replacen(" = ", " ", 1)))
 }
 
-pub fn run(a: &ProxyArgs) -> i32 {
-    let mut config = match ProxyConfig::load(&a.config) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::ERROR;
-        }
-    };
-    if let Err(e) = apply_flags(a, &mut config) {
-        eprintln!("{e}");
-        return exit::ERROR;
-    }
+/// Runs `tooltape proxy` until the process ends; exit 2 on a bad config, 1 when the proxy
+/// cannot start.
+pub fn run(a: &ProxyArgs) -> CommandResult {
+    let mut config = ProxyConfig::load(&a.config).map_err(|e| e.to_string())?;
+    apply_flags(a, &mut config)?;
     let routes: Vec<String> = config
         .routes
         .iter()
@@ -75,16 +68,10 @@ pub fn run(a: &ProxyArgs) -> i32 {
         None if cfg!(unix) => std::thread::available_parallelism().map_or(1, |n| n.get()),
         None => 1,
     };
-    let rt = match tokio::runtime::Builder::new_current_thread()
+    let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("cannot start the runtime: {e}");
-            return exit::ERROR;
-        }
-    };
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
     rt.block_on(async move {
         let listen = config.listen;
         match Proxy::start_workers(config, workers).await {
@@ -95,12 +82,11 @@ pub fn run(a: &ProxyArgs) -> i32 {
                 }
                 std::future::pending::<()>().await;
                 drop(proxy);
-                exit::OK
+                Ok(())
             }
-            Err(e) => {
-                eprintln!("cannot start the proxy on {listen}: {e}");
-                exit::FAILED
-            }
+            Err(e) => Err(CliError::FailedWith(format!(
+                "cannot start the proxy on {listen}: {e}"
+            ))),
         }
     })
 }

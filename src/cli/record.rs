@@ -9,19 +9,22 @@ use std::path::Path;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::RecordArgs;
-use super::exit;
+use super::cases::Corpus;
+use super::exit::{self, CliError, CommandResult};
+use super::select::provider_arg;
 use tooltape::{
     Provider, Trial, record::Endpoints, record::RecordOptions, record::Refresh, record::Summary,
     record::dry_run_listing, record::endpoints, record::in_ci, record::record_all_with,
     redact::Secrets, runtime,
 };
 
-pub fn run(root: &Path, a: &RecordArgs) -> i32 {
+/// Runs `tooltape record`: exit 1 under CI, when a recording failed or the suite is broken.
+pub fn run(corpus: Corpus<'_>, a: &RecordArgs) -> CommandResult {
+    let root = corpus.root;
     if in_ci() {
-        eprintln!(
-            "tooltape record refuses to run under CI (CI is set): recording calls paid APIs and writes files.\n  record locally (make record), review with `tooltape scan` and `git diff`, and commit the cassettes"
-        );
-        return exit::FAILED;
+        return Err(CliError::FailedWith(
+            "tooltape record refuses to run under CI (CI is set): recording calls paid APIs and writes files.\n  record locally (make record), review with `tooltape scan` and `git diff`, and commit the cassettes".into()
+        ));
     }
     let refresh = if a.all {
         Refresh::All
@@ -30,44 +33,33 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
     } else {
         Refresh::Missing
     };
-    let provider = match a
-        .provider
-        .as_deref()
-        .map(|s| Provider::from_slug(s).ok_or(s))
-    {
-        Some(Err(s)) => {
-            let all: Vec<&str> = Provider::ALL.iter().map(|p| p.slug()).collect();
-            eprintln!("unknown provider `{s}`; expected one of {}", all.join(", "));
-            return exit::ERROR;
-        }
-        Some(Ok(p)) => Some(p),
-        None => None,
-    };
+    let provider = a.provider.as_deref().map(provider_arg).transpose()?;
     // Temporary files a killed recording left behind (their process is gone).
     for p in tooltape::cassette::clean_stale_temps(&root.join("cassettes"), true) {
         eprintln!("removed {} (left by a killed recording)", p.display());
     }
-    let sel = super::select::select(root, a.filter.as_deref());
+    let sel = super::select::select(corpus, a.filter.as_deref());
     let trials: Vec<Trial> = (sel.trials.iter())
         .filter(|t| provider.is_none_or(|p| t.provider == p))
         .cloned()
         .collect();
-    let code = runtime().block_on(async {
+    let recorded = runtime().block_on(async {
         let chosen = tooltape::record::select(root, trials, refresh).await;
         if a.dry_run {
             out!("{}", dry_run_listing(&chosen));
-            return exit::OK;
+            return Ok(());
         }
         if chosen.is_empty() {
             outln!("nothing to record");
-            return exit::OK;
+            return Ok(());
         }
         let sim = if a.simulate {
             match tooltape::Simulator::start(tooltape::SimConfig::default()).await {
                 Ok(s) => Some(s),
                 Err(e) => {
+                    // Said now: the suite's problems, when there are any, come after.
                     eprintln!("cannot start the simulator on loopback: {e}");
-                    return exit::FAILED;
+                    return Err(CliError::Failed);
                 }
             }
         } else {
@@ -88,9 +80,9 @@ pub fn run(root: &Path, a: &RecordArgs) -> i32 {
             "the suite is broken{}: those cases were not recorded",
             sel.broken_suffix(0)
         );
-        return code.max(exit::FAILED);
+        return Err(CliError::Failed);
     }
-    code
+    recorded
 }
 
 fn bars(chosen: &[(Trial, String)]) -> BTreeMap<Provider, ProgressBar> {

@@ -4,11 +4,11 @@
 //! releases the registry lists between two for the first where a cause appears or disappears.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use super::exit;
+use super::cases::Corpus;
+use super::exit::{CliError, CommandResult};
 use super::suite::{Format, SuiteArgs, trials};
 use tooltape::engine::{self, Install, Package, Presence, Run, RunOptions, System};
 use tooltape::runtime;
@@ -33,16 +33,16 @@ pub(super) fn package(version: Option<&str>, install: Option<&Install>) -> Resul
 /// Runs `--versions` (and `--bisect`): 0 when every release ran, 2 when one could not be
 /// installed or run (the table is still printed) or the arguments do not read.
 pub(super) fn run<S: System>(
-    root: &Path,
+    corpus: Corpus<'_>,
     a: &SuiteArgs,
     options: &RunOptions,
     releases: &Releases<'_, S>,
-) -> i32 {
+) -> CommandResult {
     let Some(versions) = a.versions.as_deref() else {
-        return exit::ERROR;
+        return Err(CliError::Reported); // only called with --versions
     };
     if let Some(cause) = &a.bisect {
-        return bisect(root, a, options, releases, (cause, versions));
+        return bisect(corpus, a, options, releases, (cause, versions));
     }
     let list: Vec<String> = versions
         .split(',')
@@ -51,13 +51,14 @@ pub(super) fn run<S: System>(
         .map(str::to_string)
         .collect();
     if list.is_empty() || versions.contains("..") {
-        eprintln!("--versions: name releases as A,B,C (A..B is for --bisect)");
-        return exit::ERROR;
+        return Err(CliError::Error(
+            "--versions: name releases as A,B,C (A..B is for --bisect)".into(),
+        ));
     }
     let mut runs = Vec::new();
     let mut kind_name = None;
     for release in &list {
-        let ran = one(root, a, options, releases, (release, None));
+        let ran = one(corpus, a, options, releases, (release, None));
         if let Ok((kind, name, _)) = &ran {
             kind_name = Some((*kind, name.clone()));
         }
@@ -69,8 +70,7 @@ pub(super) fn run<S: System>(
                 eprintln!("{v}: {e}");
             }
         }
-        eprintln!("no release could be run");
-        return exit::ERROR;
+        return Err(CliError::Error("no release could be run".into()));
     };
     let table = engine::release_table(kind, &name, &runs);
     match a.format {
@@ -87,23 +87,23 @@ pub(super) fn run<S: System>(
         ),
     }
     if runs.iter().any(|(_, r)| r.is_err()) {
-        exit::ERROR
+        Err(CliError::Reported)
     } else {
-        exit::OK
+        Ok(())
     }
 }
 
 /// One release's run: the system's kind and name, and its run; restricted to `only` trial keys
 /// when given.
 fn one<S: System>(
-    root: &Path,
+    corpus: Corpus<'_>,
     a: &SuiteArgs,
     options: &RunOptions,
     releases: &Releases<'_, S>,
     (release, only): (&str, Option<&BTreeSet<String>>),
 ) -> Result<(engine::SystemKind, String, Run), String> {
     let system = (releases.at)(release)?;
-    let (mut trials, unloadable) = trials(root, &*system, a.filter.as_deref())
+    let (mut trials, unloadable) = trials(corpus, &*system, a.filter.as_deref())
         .ok_or_else(|| "no trial matches".to_string())?;
     if unloadable > 0 {
         return Err(format!("{unloadable} case file(s) could not be loaded"));
@@ -126,28 +126,23 @@ fn one<S: System>(
 
 /// `--bisect CAUSE --versions A..B`.
 fn bisect<S: System>(
-    root: &Path,
+    corpus: Corpus<'_>,
     a: &SuiteArgs,
     options: &RunOptions,
     releases: &Releases<'_, S>,
     (cause, versions): (&str, &str),
-) -> i32 {
+) -> CommandResult {
     let Some((from, to)) = versions.split_once("..") else {
-        eprintln!("--bisect: give --versions A..B (the first and last release to search)");
-        return exit::ERROR;
+        return Err(CliError::Error(
+            "--bisect: give --versions A..B (the first and last release to search)".into(),
+        ));
     };
     let listed = match &releases.package {
         Ok(p) => engine::registry_releases(p),
         Err(e) => Err(e.clone()),
     };
     let between = listed.and_then(|l| engine::between(&l, from.trim(), to.trim()));
-    let between = match between {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("--bisect: {e}");
-            return exit::ERROR;
-        }
-    };
+    let between = between.map_err(|e| format!("--bisect: {e}"))?;
     eprintln!(
         "--bisect {cause}: {} release(s) from {} to {}",
         between.len(),
@@ -157,7 +152,7 @@ fn bisect<S: System>(
     // The cause's trials, once a run has it: later releases run only those.
     let mut keys: Option<BTreeSet<String>> = None;
     let mut probe = |release: &str| -> Presence {
-        match one(root, a, options, releases, (release, keys.as_ref())) {
+        match one(corpus, a, options, releases, (release, keys.as_ref())) {
             Ok((_, _, run)) => {
                 if keys.is_none()
                     && let Some(c) = run.causes.iter().find(|c| c.id == cause)
@@ -175,21 +170,15 @@ fn bisect<S: System>(
             }
         }
     };
-    match engine::bisect(cause, &between, &mut probe) {
-        Ok(found) => {
-            if a.format == Format::Json {
-                outln!(
-                    "{}",
-                    serde_json::to_string_pretty(&found).unwrap_or_default()
-                );
-            } else {
-                out!("{}", found.terminal());
-            }
-            exit::OK
-        }
-        Err(e) => {
-            eprintln!("--bisect: {e}");
-            exit::ERROR
-        }
+    let found =
+        engine::bisect(cause, &between, &mut probe).map_err(|e| format!("--bisect: {e}"))?;
+    if a.format == Format::Json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&found).unwrap_or_default()
+        );
+    } else {
+        out!("{}", found.terminal());
     }
+    Ok(())
 }

@@ -4,25 +4,33 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::cases::discover;
-use super::exit;
+use super::ReplayArgs;
+use super::cases::Corpus;
+use super::exit::{self, CliError, CommandResult};
 use super::parse::{bare_request, outcome_json};
 use super::select::{provider_arg, select};
 use serde_json::Value;
 use tooltape::{ChatRequest, Provider, ReplayServer, harness::ReplayStatus, harness::replay_all};
 
-pub(super) fn replay_matrix(root: &Path, filter: Option<&str>) -> i32 {
-    let sel = select(root, filter);
+/// Runs `tooltape replay`: the matrix of the selected trials, or `--cassette`'s outcomes.
+pub(super) fn run(corpus: Corpus<'_>, a: &ReplayArgs) -> CommandResult {
+    match &a.cassette {
+        Some(path) => replay_cassette(corpus, path, a.repeat, a.provider.as_deref()),
+        None => replay_matrix(corpus, a.filter.as_deref()),
+    }
+}
+
+fn replay_matrix(corpus: Corpus<'_>, filter: Option<&str>) -> CommandResult {
+    let sel = select(corpus, filter);
     let trials = &sel.trials;
     if trials.is_empty() {
         sel.report_problems();
-        eprintln!(
+        return Err(CliError::FailedWith(format!(
             "no trials match{}",
             filter.map(|f| format!(" `{f}`")).unwrap_or_default()
-        );
-        return exit::FAILED;
+        )));
     }
-    let results = replay_all(root, trials);
+    let results = replay_all(corpus.root, trials);
     let mut cells = std::collections::BTreeMap::new();
     let mut failed = 0;
     let mut broken_cassettes = 0;
@@ -98,49 +106,30 @@ fn cassette_provider(path: &Path, trial: &str, flag: Option<&str>) -> Result<Pro
         })
 }
 
-pub(super) fn replay_cassette(
-    root: &Path,
+fn replay_cassette(
+    corpus: Corpus<'_>,
     path: &Path,
     repeat: usize,
     provider: Option<&str>,
-) -> i32 {
-    let (cassette, _) = match tooltape::cassette::load(path) {
-        Ok(Some(c)) => c,
-        Ok(None) => {
-            eprintln!("{}: no such cassette", path.display());
-            return exit::ERROR;
-        }
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::ERROR;
-        }
-    };
-    let provider = match cassette_provider(path, &cassette.trial, provider) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::ERROR;
-        }
-    };
+) -> CommandResult {
+    let (cassette, _) = tooltape::cassette::load(path)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("{}: no such cassette", path.display()))?;
+    let provider = cassette_provider(path, &cassette.trial, provider)?;
     // The neutral request configures decoding (text-protocol parser, schema restore): use the
     // owning trial's when the cassette belongs to a known trial.
-    let trial = discover(root)
+    let trial = corpus
+        .discover()
         .trials
         .into_iter()
         .find(|t| t.name() == cassette.trial);
     let repeat = repeat.max(1);
     // A current-thread runtime: one cassette's requests go one after another, and cross-thread
     // wake-ups would dominate the per-interaction figure.
-    let rt = match tokio::runtime::Builder::new_current_thread()
+    let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("cannot start a tokio runtime: {e}");
-            return exit::ERROR;
-        }
-    };
+        .map_err(|e| format!("cannot start a tokio runtime: {e}"))?;
     let started = Instant::now();
     let outcomes = rt.block_on(async {
         let server = ReplayServer::start(&cassette).await;
@@ -173,17 +162,17 @@ pub(super) fn replay_cassette(
         last
     });
     let elapsed = started.elapsed();
-    let mut code = 0;
+    let mut failed = false;
     for (i, r) in outcomes.iter().enumerate() {
         match r {
             Ok((_, Ok(o))) => outln!("{}", outcome_json(o)),
             Ok((_, Err(e))) => {
                 eprintln!("{}: interaction {}: {e}", path.display(), i + 1);
-                code = 1;
+                failed = true;
             }
             Err(e) => {
                 eprintln!("{}: interaction {}: {e}", path.display(), i + 1);
-                code = 1;
+                failed = true;
             }
         }
     }
@@ -196,5 +185,5 @@ pub(super) fn replay_cassette(
             elapsed.as_secs_f64()
         );
     }
-    code
+    exit::failed_if(failed)
 }

@@ -1,9 +1,10 @@
 //! The `tooltape report` command: replays every selected trial concurrently (as `tooltape
 //! replay` does), builds the matrix and writes it in the chosen format.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use super::exit;
+use super::cases::Corpus;
+use super::exit::{CliError, CommandResult};
 use clap::{Args, ValueEnum};
 use tooltape::{harness::replay_all, report::Matrix};
 
@@ -39,33 +40,27 @@ pub fn render(m: &Matrix, format: ReportFormat) -> String {
 /// Runs `tooltape report`: 0 when written (the matrix itself may hold failures: `make test`
 /// judges those), 1 when written but the suite has broken files, 2 when nothing matches or the
 /// output cannot be written.
-pub fn run(root: &Path, a: &ReportArgs) -> i32 {
+pub fn run(corpus: Corpus<'_>, a: &ReportArgs) -> CommandResult {
     // Selected as `replay` does: broken case files are reported on stderr.
-    let sel = super::select::select(root, a.filter.as_deref());
-    let m = tooltape::report::build(&sel.trials, &replay_all(root, &sel.trials));
+    let sel = super::select::select(corpus, a.filter.as_deref());
+    let m = tooltape::report::build(&sel.trials, &replay_all(corpus.root, &sel.trials));
     sel.report_problems();
     if m.rows.is_empty() {
-        eprintln!(
+        return Err(format!(
             "no trials match{}",
             a.filter
                 .as_deref()
                 .map(|f| format!(" `{f}`"))
                 .unwrap_or_default()
-        );
-        return exit::ERROR;
+        )
+        .into());
     }
-    match super::drift::write_out(a.out.as_deref(), &render(&m, a.format)) {
-        Ok(()) if sel.broken_files > 0 => {
-            eprintln!(
-                "report written, but the suite is broken{}: it does not cover every case",
-                sel.broken_suffix(0)
-            );
-            exit::FAILED
-        }
-        Ok(()) => exit::OK,
-        Err(e) => {
-            eprintln!("{e}");
-            exit::ERROR
-        }
+    super::drift::write_out(a.out.as_deref(), &render(&m, a.format))?;
+    if sel.broken_files > 0 {
+        return Err(CliError::FailedWith(format!(
+            "report written, but the suite is broken{}: it does not cover every case",
+            sel.broken_suffix(0)
+        )));
     }
+    Ok(())
 }

@@ -1,59 +1,69 @@
-//! `tooltape schema strict|check` as pure functions: input text in, (stdout, exit code) out.
+//! `tooltape schema strict|check [FILE]`: a neutral parameters schema (FILE or stdin) made
+//! strict for a provider, or checked as that provider would receive it.
 
-use super::exit;
+use super::SchemaAction;
+use super::exit::{self, CliError, CommandResult};
+use super::select::{provider_arg, read_text};
 use serde_json::Value;
 use tooltape::{Provider, schema::Violation, schema::strict_parameters};
 
-/// Reads a neutral parameters schema and prints what the encoder would send for `provider`
-/// with strict required. Exit 0 with pretty JSON, and what was dropped to get it as the second
-/// value (`lost: POINTER: KEYWORD dropped …` lines, for stderr); 1 with one reason per line
-/// when it cannot be made strict; 2 when the input is not JSON. Gemini prints `{"parameters":
-/// …}` or `{"parametersJsonSchema": …}` (or `{}` for a tool without parameters) so the choice
-/// shows.
-pub fn cli_strict(provider: Provider, input: &str) -> (String, String, i32) {
-    let schema = match parse(input) {
-        Ok(v) => v,
-        Err((out, code)) => return (out, String::new(), code),
+/// Runs `tooltape schema strict|check`: the provider is read before the input; input that is
+/// not JSON is exit 2, named (`FILE: invalid JSON at line L, column C: …`).
+pub(super) fn run(action: &SchemaAction) -> CommandResult {
+    let (provider, file, strict) = match action {
+        SchemaAction::Strict { provider, file } => (provider, file, true),
+        SchemaAction::Check { provider, file } => (provider, file, false),
     };
-    match strict_parameters(provider, &schema) {
-        Ok(s) => {
-            let lost = s.lost.iter().map(|l| format!("lost: {l}\n")).collect();
-            (pretty(&s.schema), lost, exit::OK)
-        }
-        Err(reasons) => (lines(&reasons), String::new(), exit::FAILED),
+    let provider = provider_arg(provider)?;
+    let (name, input) = read_text(file.as_deref())?;
+    let schema: Value = serde_json::from_str(&input).map_err(|e| {
+        // The message's own newline and eprintln's: the contract has a blank line there.
+        format!(
+            "{name}: invalid JSON at line {}, column {}: {e}\n",
+            e.line(),
+            e.column()
+        )
+    })?;
+    if strict {
+        self::strict(provider, &schema)
+    } else {
+        check(provider, &schema)
     }
 }
 
-/// Checks a schema as `provider` would receive it: one `POINTER: RULE: message` per line, exit
-/// 1 when there are any, 0 when none, 2 on bad JSON.
-pub fn cli_check(provider: Provider, input: &str) -> (String, i32) {
-    let schema = match parse(input) {
-        Ok(v) => v,
-        Err(e) => return e,
-    };
-    let violations = tooltape::schema::check(provider, &schema);
-    (lines(&violations), exit::failed_if(!violations.is_empty()))
+/// What the encoder would send for `provider` with strict required: exit 0 with pretty JSON on
+/// stdout, and what was dropped to get it on stderr (`lost: POINTER: KEYWORD dropped …`); 1 with
+/// one reason per line when it cannot be made strict. Gemini prints `{"parameters": …}` or
+/// `{"parametersJsonSchema": …}` (or `{}` for a tool without parameters) so the choice shows.
+fn strict(provider: Provider, schema: &Value) -> CommandResult {
+    match strict_parameters(provider, schema) {
+        Ok(s) => {
+            let lost: String = s.lost.iter().map(|l| format!("lost: {l}\n")).collect();
+            eprint!("{lost}");
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&s.schema).unwrap_or_default()
+            );
+            Ok(())
+        }
+        Err(reasons) => {
+            print_lines(&reasons);
+            Err(CliError::Failed)
+        }
+    }
 }
 
-fn parse(input: &str) -> Result<Value, (String, i32)> {
-    serde_json::from_str(input).map_err(|e| {
-        (
-            format!(
-                "invalid JSON at line {}, column {}: {e}\n",
-                e.line(),
-                e.column()
-            ),
-            exit::ERROR,
-        )
-    })
+/// One `POINTER: RULE: message` per line; exit 1 when there are any, 0 when none.
+fn check(provider: Provider, schema: &Value) -> CommandResult {
+    let violations = tooltape::schema::check(provider, schema);
+    print_lines(&violations);
+    exit::failed_if(!violations.is_empty())
 }
 
-fn pretty(v: &Value) -> String {
-    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
-    s.push('\n');
-    s
-}
-
-fn lines(vs: &[Violation]) -> String {
-    vs.iter().map(|v| format!("{v}\n")).collect()
+/// One violation per line on stdout (nothing when there are none).
+fn print_lines(vs: &[Violation]) {
+    let text: String = vs.iter().map(|v| format!("{v}\n")).collect();
+    if !text.is_empty() {
+        outln!("{}", text.trim_end_matches('\n'));
+    }
 }

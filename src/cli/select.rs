@@ -1,35 +1,10 @@
 //! What the commands share: trial selection with the suite's problems, the input reader
-//! (a file or stdin, bounded), the `--provider` argument, and the text-command frame.
+//! (a file or stdin, bounded), and the `--provider` argument.
 
 use std::path::Path;
 
-use super::cases::discover;
-use super::exit;
+use super::cases::Corpus;
 use tooltape::{Provider, Trial};
-
-/// Reads FILE or stdin as UTF-8, runs `f`, prints its output (stdout for exit 0 and 1,
-/// stderr for usage errors), returns its exit code.
-pub(super) fn text_command(file: Option<&Path>, f: impl FnOnce(&str) -> (String, i32)) -> i32 {
-    let bytes = match read_input(file) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("{e}");
-            return exit::ERROR;
-        }
-    };
-    let name = input_name(file);
-    let Ok(text) = String::from_utf8(bytes) else {
-        eprintln!("{name}: not UTF-8");
-        return exit::ERROR;
-    };
-    let (out, code) = f(&text);
-    if code == exit::ERROR {
-        eprintln!("{name}: {out}");
-    } else if !out.is_empty() {
-        outln!("{}", out.trim_end_matches('\n'));
-    }
-    code
-}
 
 pub(super) fn provider_arg(s: &str) -> Result<Provider, String> {
     Provider::from_slug(s).ok_or_else(|| {
@@ -43,12 +18,21 @@ pub(super) fn input_name(file: Option<&Path>) -> String {
     file.map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string())
 }
 
+/// FILE or stdin, bounded.
 pub(super) fn read_input(file: Option<&Path>) -> Result<Vec<u8>, String> {
     match file {
         Some(p) => tooltape::input::read(p).map_err(|e| format!("{}: {e}", p.display())),
         None => tooltape::input::read_all(std::io::stdin().lock(), Path::new("<stdin>"))
             .map_err(|e| format!("stdin: {e}")),
     }
+}
+
+/// FILE or stdin as UTF-8 text, and how it is named in messages ([`input_name`]).
+pub(super) fn read_text(file: Option<&Path>) -> Result<(String, String), String> {
+    let bytes = read_input(file)?;
+    let name = input_name(file);
+    let text = String::from_utf8(bytes).map_err(|_| format!("{name}: not UTF-8"))?;
+    Ok((name, text))
 }
 
 /// The trials a command runs, and what is broken in the suite around them.
@@ -84,9 +68,9 @@ impl Selection {
 
 /// Selects trials by substring of their name; the suite's problems (broken case, tool and
 /// provider files, orphans) come with them, for every command to report and fail on.
-pub fn select(root: &Path, filter: Option<&str>) -> Selection {
-    let d = discover(root);
-    let problems = tooltape::harness::suite_problems(root, &d);
+pub fn select(corpus: Corpus<'_>, filter: Option<&str>) -> Selection {
+    let d = corpus.discover();
+    let problems = tooltape::harness::suite_problems(corpus.root, &d);
     let broken_files = tooltape::harness::broken_file_count(&d, &problems);
     let trials = d
         .trials

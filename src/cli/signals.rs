@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio::signal::unix::{SignalKind, signal};
 
-use super::exit;
+use super::exit::{self, CommandResult};
 
 /// How long a started group has after TERM before it is killed.
 const GRACE: Duration = Duration::from_secs(5);
@@ -16,18 +16,22 @@ const GRACE: Duration = Duration::from_secs(5);
 /// A signal came: the process ends with its code once what it started is stopped.
 static STOPPING: AtomicBool = AtomicBool::new(false);
 
-/// Runs `command` (a run that starts processes) with [`stop_on_signals`]; its exit code, unless
-/// a signal came: then the signal's thread ends the process (the command may have returned
-/// early, its gateway or drivers stopped under it).
-pub fn stopping_on_signals(command: impl FnOnce() -> i32) -> i32 {
+/// Runs `command` (a run that starts processes) with [`stop_on_signals`]. When a signal came,
+/// the signal's thread ends the process: see [`wait_if_stopping`].
+pub fn stopping_on_signals(command: impl FnOnce() -> CommandResult) -> CommandResult {
     stop_on_signals();
-    let code = command();
+    command()
+}
+
+/// Returns unless a signal came; then waits for the signal's thread to end the process (the
+/// command may have returned early, its gateway or drivers stopped under it). Called once the
+/// command's result is printed, before the process exits with it.
+pub fn wait_if_stopping() {
     if STOPPING.load(Ordering::SeqCst) {
         loop {
             std::thread::park();
         }
     }
-    code
 }
 
 /// From now on, SIGINT and SIGTERM stop what this tooltape started and end it with 128 + the

@@ -1,17 +1,13 @@
 //! `tooltape simulate`: the provider simulator on loopback until interrupted.
 
-use super::exit;
+use super::exit::CommandResult;
 use tooltape::runtime;
 
 /// Runs `tooltape simulate --port PORT`.
-pub fn run(port: u16) -> i32 {
-    match runtime().block_on(serve_forever(port)) {
-        Ok(()) => exit::OK,
-        Err(e) => {
-            eprintln!("cannot start the simulator on 127.0.0.1:{port}: {e}");
-            exit::ERROR
-        }
-    }
+pub fn run(port: u16) -> CommandResult {
+    runtime()
+        .block_on(serve_forever(port))
+        .map_err(|e| format!("cannot start the simulator on 127.0.0.1:{port}: {e}").into())
 }
 
 /// Runs a simulator on `127.0.0.1:port` until the process ends, printing its base URL

@@ -1,7 +1,7 @@
 //! `tooltape status` and `tooltape scan`: print the library's status report and secret scan.
 
-use super::cases::discover;
-use super::exit;
+use super::cases::Corpus;
+use super::exit::{self, CliError, CommandResult};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use tooltape::{redact::Secrets, status::scan_path};
@@ -20,16 +20,16 @@ pub struct StatusArgs {
 
 /// `tooltape status [FILTER]`: prints the report, broken files included; exit 1 when the suite
 /// has broken files (a case, a tool, the provider table, a cassette, an orphan), else 0.
-pub fn run(root: &Path, filter: Option<&str>) -> i32 {
-    let discovery = discover(root);
-    let r = tooltape::status::report(root, &discovery, filter);
+pub fn run(corpus: Corpus<'_>, filter: Option<&str>) -> CommandResult {
+    let discovery = corpus.discover();
+    let r = tooltape::status::report(corpus.root, &discovery, filter);
     out!("{}", r.text);
     exit::failed_if(r.broken_files > 0)
 }
 
 /// `tooltape scan [PATH]`: scans every file under PATH (default `cassettes/` under `root`),
 /// printing `path:line:col: what` per finding; exit 1 when anything is found.
-pub fn run_scan(root: &Path, path: Option<&Path>) -> i32 {
+pub fn run_scan(root: &Path, path: Option<&Path>) -> CommandResult {
     let target = path.map_or_else(
         || root.join("cassettes"),
         |p| {
@@ -42,14 +42,12 @@ pub fn run_scan(root: &Path, path: Option<&Path>) -> i32 {
     );
     if !target.exists() {
         if path.is_none() {
-            eprintln!(
+            return Err(CliError::FailedWith(format!(
                 "{}: no cassettes/ folder: nothing was scanned (run from the project root, or pass --root or a PATH)",
                 target.display()
-            );
-            return exit::FAILED;
+            )));
         }
-        eprintln!("{}: no such file or folder", target.display());
-        return exit::ERROR;
+        return Err(format!("{}: no such file or folder", target.display()).into());
     }
     let report = scan_path(root, &target, &Secrets::from_env());
     let (files, findings) = (report.files, report.findings.len());
@@ -60,25 +58,22 @@ pub fn run_scan(root: &Path, path: Option<&Path>) -> i32 {
         eprintln!("{}:1:1: not scanned: {why}", shown.display());
     }
     if files == 0 && report.unreadable.is_empty() {
-        eprintln!(
+        return Err(CliError::FailedWith(format!(
             "{}: no files to scan: a scan of nothing is not a pass (is this the cassette folder?)",
             target.display()
-        );
-        return exit::FAILED;
+        )));
     }
     if findings > 0 {
-        eprintln!(
+        return Err(CliError::FailedWith(format!(
             "{findings} finding(s) in {files} file(s): remove the secret (re-record, or edit the file), and revoke the key if it was real"
-        );
-        return exit::FAILED;
+        )));
     }
     if !report.unreadable.is_empty() {
-        eprintln!(
+        return Err(CliError::FailedWith(format!(
             "{} file(s) could not be scanned: fix or remove them",
             report.unreadable.len()
-        );
-        return exit::FAILED;
+        )));
     }
     outln!("{files} file(s) scanned, no secrets found");
-    exit::OK
+    Ok(())
 }

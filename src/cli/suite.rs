@@ -10,8 +10,8 @@ use std::time::{Instant, SystemTime};
 
 use clap::{Args, ValueEnum};
 
-use super::cases::discover;
-use super::exit;
+use super::cases::Corpus;
+use super::exit::{CliError, CommandResult};
 use tooltape::engine::{
     self, Loaded, RoutedTrial, Run, RunOptions, RunStatus, System, TrialResult, builtin_names,
 };
@@ -27,6 +27,32 @@ pub enum Format {
     Json,
     /// JUnit XML: one test case per trial; known failures skipped with their reason.
     Junit,
+}
+
+/// What `tooltape gateway` and `tooltape client` take alike: the profile, `--list`, and the
+/// suite's arguments. Each names its folder in the profile's help ([`profile_help`]).
+#[derive(Args, Debug)]
+pub struct ProfileArgs {
+    /// The profile (see [`profile_help`]).
+    #[arg(required_unless_present = "list")]
+    pub name: Option<String>,
+    /// List the profiles a run can name (the project's and the built-in ones) with their versions.
+    #[arg(long, conflicts_with = "name")]
+    pub list: bool,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+}
+
+/// Gives [`ProfileArgs::name`] its help for the profiles of `folder` (`gateways`, `clients`), in
+/// place: `Command::mut_arg` would move it after the filter, and so swap the two positionals.
+pub fn profile_help(folder: &'static str) -> impl FnMut(clap::Arg) -> clap::Arg {
+    move |arg| match arg.get_id().as_str() {
+        "name" => arg.help(format!(
+            "The profile: `{folder}/NAME.toml` under --root, else the built-in one of that name \
+             (or a path to a `.toml` file)"
+        )),
+        _ => arg,
+    }
 }
 
 /// The arguments every suite takes.
@@ -78,8 +104,8 @@ impl SuiteArgs {
 
 /// The discovered cases (each once), and how many case files could not be loaded (reported
 /// here; a suite with any is not a complete run, so the command cannot succeed).
-pub(super) fn cases(root: &Path) -> (Vec<Arc<Case>>, usize) {
-    let discovery = discover(root);
+pub(super) fn cases(corpus: Corpus<'_>) -> (Vec<Arc<Case>>, usize) {
+    let discovery = corpus.discover();
     for (name, e) in &discovery.broken {
         eprintln!("case {name}: {e}");
     }
@@ -93,11 +119,11 @@ pub(super) fn cases(root: &Path) -> (Vec<Arc<Case>>, usize) {
 /// The system's trials under `filter`, and the unloadable case files; `None` (said why) when
 /// no trial matches.
 pub(super) fn trials<S: System>(
-    root: &Path,
+    corpus: Corpus<'_>,
     system: &S,
     filter: Option<&str>,
 ) -> Option<(Vec<RoutedTrial>, usize)> {
-    let (cases, unloadable) = cases(root);
+    let (cases, unloadable) = cases(corpus);
     let trials = engine::trials(&cases, &system.routes(), filter);
     if trials.is_empty() {
         eprintln!(
@@ -111,8 +137,8 @@ pub(super) fn trials<S: System>(
 }
 
 /// The keys of the suite's trials a filtered run leaves out.
-fn left_out<S: System>(root: &Path, system: &S, ran: &[RoutedTrial]) -> Vec<String> {
-    let cases = engine::cases_of(&discover(root));
+fn left_out<S: System>(corpus: Corpus<'_>, system: &S, ran: &[RoutedTrial]) -> Vec<String> {
+    let cases = engine::cases_of(&corpus.discover());
     let ran: std::collections::HashSet<String> = ran.iter().map(RoutedTrial::key).collect();
     (engine::trials(&cases, &system.routes(), None).iter())
         .map(RoutedTrial::key)
@@ -131,32 +157,29 @@ pub(super) struct Extras<'a, S> {
 /// otherwise (or when the suite did not fully run), 2 when it could not be set up or every
 /// trial broke.
 pub(super) fn run<S: System>(
-    root: &Path,
+    corpus: Corpus<'_>,
     system: &Arc<S>,
     a: &SuiteArgs,
     options: RunOptions,
     extras: &Extras<'_, S>,
-) -> i32 {
-    let Some((trials, unloadable)) = trials(root, &**system, a.filter.as_deref()) else {
-        return exit::FAILED;
+) -> CommandResult {
+    let Some((trials, unloadable)) = trials(corpus, &**system, a.filter.as_deref()) else {
+        return Err(CliError::Failed);
     };
     let t0 = Instant::now();
     let mut options = a.options(options);
     if a.filter.is_some() {
-        options.left_out = left_out(root, &**system, &trials);
+        options.left_out = left_out(corpus, &**system, &trials);
     }
     let note = |m: &str| eprintln!("{m}");
     let ran = runtime().block_on(engine::run(system.clone(), trials, &options, &note));
-    let ran = match ran {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("{} {}: {}", system.kind().slug(), system.name(), e.message);
-            if let Some(w) = e.work {
-                eprintln!("its logs are in {}", w.display());
-            }
-            return exit::ERROR;
+    let ran = ran.map_err(|e| {
+        let mut m = format!("{} {}: {}", system.kind().slug(), system.name(), e.message);
+        if let Some(w) = e.work {
+            m.push_str(&format!("\nits logs are in {}", w.display()));
         }
-    };
+        CliError::Error(m)
+    })?;
     if let Some(id) = &a.report_bug {
         return report_bug(&**system, &ran, id);
     }
@@ -185,7 +208,7 @@ fn finish<S: System>(
     (status, unloadable): (RunStatus, usize),
     extras: &Extras<'_, S>,
     t0: Instant,
-) -> i32 {
+) -> CommandResult {
     if let (Some(exited), Some(t)) = (&ran.exited, &ran.tail) {
         eprintln!(
             "{} exited during the run ({exited}): the trials after that could not run. Last lines of its log:\n{t}",
@@ -195,10 +218,8 @@ fn finish<S: System>(
     let whole = status != RunStatus::Broken && ran.exited.is_none();
     if let Some(path) = &a.md_out {
         if whole {
-            if let Err(e) = std::fs::write(path, (extras.document)(system, ran)) {
-                eprintln!("cannot write {}: {e}", path.display());
-                return exit::ERROR;
-            }
+            std::fs::write(path, (extras.document)(system, ran))
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         } else {
             eprintln!(
                 "{} not rewritten: the run did not go through",
@@ -206,9 +227,8 @@ fn finish<S: System>(
             );
         }
     }
-    if whole && let Err(e) = (extras.after)(ran) {
-        eprintln!("{e}");
-        return exit::ERROR;
+    if whole {
+        (extras.after)(ran)?;
     }
     for m in &ran.stale {
         eprintln!("{m}");
@@ -238,33 +258,31 @@ fn finish<S: System>(
         );
     }
     match status {
-        RunStatus::Passed => exit::OK,
-        RunStatus::Failed => exit::FAILED,
+        RunStatus::Passed => Ok(()),
+        RunStatus::Failed => Err(CliError::Failed),
         RunStatus::Broken => {
             if let Some(t) = &ran.tail {
                 eprintln!("every trial broke; last lines of its log:\n{t}");
             }
-            eprintln!(
+            Err(CliError::Error(format!(
                 "every trial broke: the {} could not be used (is it running, at the URL, with the profile's headers? can its driver start?)",
                 system.kind().slug()
-            );
-            exit::ERROR
+            )))
         }
     }
 }
 
 /// `--report-bug ID`: the cause as a ready-to-file issue.
-fn report_bug<S: System>(system: &S, ran: &Run, id: &str) -> i32 {
+fn report_bug<S: System>(system: &S, ran: &Run, id: &str) -> CommandResult {
     let Some(c) = ran.causes.iter().find(|c| c.id == id) else {
-        eprintln!(
+        return Err(CliError::Error(format!(
             "{kind} {name}: no root cause `{id}` in this run; `tooltape {kind} {name} --findings` lists them",
             kind = system.kind().slug(),
             name = system.name()
-        );
-        return exit::ERROR;
+        )));
     };
     out!("{}", engine::report_bug(system, c));
-    exit::OK
+    Ok(())
 }
 
 /// The results in `format` on stdout; the summary line on stdout (terminal) or stderr.
@@ -302,7 +320,7 @@ pub fn list<P, E: std::fmt::Display>(
     folder: &str,
     load: impl Fn(&Path, &str) -> Result<Loaded<P>, E>,
     version: impl Fn(&P) -> Option<String>,
-) -> i32 {
+) -> CommandResult {
     let mut names: std::collections::BTreeSet<String> = builtin_names(folder)
         .into_iter()
         .map(str::to_string)
@@ -335,5 +353,9 @@ pub fn list<P, E: std::fmt::Display>(
             }
         }
     }
-    if broken { exit::ERROR } else { exit::OK }
+    if broken {
+        Err(CliError::Reported)
+    } else {
+        Ok(())
+    }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::exit;
+use super::exit::{CliError, CommandResult};
 use tooltape::providers::text_protocol::{Stream, decode_with};
 use tooltape::textcall::ParserConfig;
 use tooltape::{
@@ -13,14 +13,13 @@ use tooltape::{
     inject::request::function_tools, inject::request::tool_choice, model::AllowedMode,
 };
 
-/// Returns (stdout, exit code). Exit 2 with one line (`request: …` or `response: …`, with line
-/// and column where known) when an input cannot be read; exit 1 when the body is a provider
-/// error (`response: provider error …`), since there is no outcome to print.
-pub fn cli_parse(request_json: &str, body: &[u8], stream: bool) -> (String, i32) {
-    let request = match super::inject::request_object(request_json) {
-        Ok(v) => v,
-        Err(line) => return (line, exit::ERROR),
-    };
+/// Prints the outcome of `body` decoded under `request_json`'s parser configuration. Exit 2 with
+/// one line (`NAME: request: …` or `NAME: response: …`, with line and column where known) when
+/// an input cannot be read; exit 1 when the body is a provider error (`NAME: response: provider
+/// error …`), since there is no outcome to print. `name` names the body.
+pub(super) fn run(request_json: &str, body: &[u8], stream: bool, name: &str) -> CommandResult {
+    let request =
+        super::inject::request_object(request_json).map_err(|line| format!("{name}: {line}"))?;
     let req = chat_request(&request, stream);
     let config = ParserConfig::from_request(&request);
     let decoded = if stream {
@@ -34,16 +33,16 @@ pub fn cli_parse(request_json: &str, body: &[u8], stream: bool) -> (String, i32)
         };
         decode_with(&req, &resp, config)
     };
-    match decoded {
-        Ok(outcome) => match &outcome.error {
-            Some(e) => (
-                format!("response: provider error ({}): {}", e.status, e.message),
-                exit::FAILED,
-            ),
-            None => (render(&outcome), exit::OK),
-        },
-        Err(e) => (format!("response: {e}"), exit::ERROR),
+    let outcome = decoded.map_err(|e| format!("{name}: response: {e}"))?;
+    if let Some(e) = &outcome.error {
+        return Err(CliError::FailedWith(format!(
+            "{name}: response: provider error ({}): {}",
+            e.status, e.message
+        )));
     }
+    // The rendered object ends in a newline, and `outln!` adds one: a blank line closes it.
+    outln!("{}", render(&outcome));
+    Ok(())
 }
 
 /// The printed object, keys in the documented order, pretty-printed with a final newline.

@@ -609,3 +609,173 @@ fn client_install_dir_with_versions_is_refused() {
         "nothing ran"
     );
 }
+
+/// Runs each `(args, stdin)` and asserts its exit code, stderr (exactly) and an empty stdout.
+fn assert_exits(cases: &[(&[&str], &str, i32, String)]) {
+    for (args, stdin, code, stderr) in cases {
+        let o = tooltape(args, stdin);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(
+            (o.status.code(), err.as_ref()),
+            (Some(*code), stderr.as_str()),
+            "{args:?}"
+        );
+        assert_eq!(String::from_utf8_lossy(&o.stdout), "", "{args:?}");
+    }
+}
+
+/// The commands that read one input: each way out is one line on stderr (named by the input)
+/// and its exit code, 1 for input that is not what it should be, 2 for input that cannot be read.
+#[test]
+fn input_commands_exit_paths() {
+    let dir = Scratch::new("cli-exits");
+    let req = dir.join("req.json");
+    std::fs::write(&req, r#"{"model":"m","tools":[]}"#).unwrap();
+    let req = req.to_str().unwrap();
+    let missing = dir.join("missing.json");
+    let missing = missing.to_str().unwrap();
+    assert_exits(&[
+        (
+            &["schema", "strict", "--provider", "openai-chat"],
+            "{\n  \"type\": }",
+            2,
+            // The message's newline, then eprintln's: a blank line.
+            "<stdin>: invalid JSON at line 2, column 11: expected value at line 2 column 11\n\n"
+                .into(),
+        ),
+        (
+            &["schema", "check", "--provider", "nope"],
+            "{}",
+            2,
+            "unknown provider `nope`; expected one of openai-chat, openai-responses, anthropic, gemini, text-protocol\n".into(),
+        ),
+        (&["inject", missing], "", 2, format!("{missing}: cannot read: No such file or directory (os error 2)\n")),
+        (
+            &["parse", "--provider", "text-protocol", "--request", req],
+            r#"{"error":{"message":"bad","type":"x"}}"#,
+            1,
+            "<stdin>: response: provider error (200): bad\n".into(),
+        ),
+        (
+            &["parse-request", "--provider", "openai-chat"],
+            r#"{"model":"gpt","messages":"nope"}"#,
+            1,
+            "<stdin>: not a valid openai-chat request: /messages: expected an array, found a string\n".into(),
+        ),
+        (
+            &["parse-request", "--provider", "openai-chat"],
+            "{\"choices\": [\n",
+            2,
+            "<stdin>:2:0: not JSON: EOF while parsing a list at line 2 column 0\n".into(),
+        ),
+        (
+            &["parse-request", "--provider", "gemini"],
+            "{}",
+            2,
+            "<stdin>: a bare Gemini body needs --path /v1beta/models/MODEL:generateContent (the model and stream flag are in the path)\n".into(),
+        ),
+        (
+            &["client", "drive", "--mutant", "nope"],
+            "",
+            2,
+            format!("unknown mutant `nope`; expected one of {MUTANTS}\n"),
+        ),
+    ]);
+    // Input that is not UTF-8: named, exit 2.
+    let bad = dir.join("bad.bin");
+    std::fs::write(&bad, b"\xff\xfe").unwrap();
+    let bad = bad.to_str().unwrap();
+    for args in [
+        &["inject", bad][..],
+        &["schema", "check", "--provider", "gemini", bad],
+        &["parse-request", "--provider", "anthropic", bad],
+    ] {
+        assert_exits(&[(args, "", 2, format!("{bad}: not UTF-8\n"))]);
+    }
+}
+
+/// The mutants `client drive --mutant` names, in its order.
+const MUTANTS: &str = "faithful, drop-tools, never-yield, required-to-auto, merge-parallel, lose-ids, omit-strict, empty-fragments, drop-reasoning, results-one-id, stale-tools, kimi-ids, truncate-names, drop-hosted, usage-on-finish, quote-parts, drop-response-id, foreign-reasoning, custom-as-function, cut-call-finished, swallow-unsupported, drop-eager, whole-conversation, resend-with-id";
+
+/// The commands over the suite and the cassettes: nothing to do is exit 1 (no trial matches, no
+/// cassette folder), a usage or set-up error exit 2, each with its one line.
+#[test]
+fn suite_commands_exit_paths() {
+    let dir = Scratch::new("cli-exits");
+    let root = dir.to_str().unwrap();
+    let missing = dir.join("missing.json");
+    let missing = missing.to_str().unwrap();
+    assert_exits(&[
+        (
+            &["replay", "zzzz_nomatch"],
+            "",
+            1,
+            "no trials match `zzzz_nomatch`\n".into(),
+        ),
+        (
+            &["report", "zzzz_nomatch"],
+            "",
+            2,
+            "no trials match `zzzz_nomatch`\n".into(),
+        ),
+        (
+            &["client", "tooltape", "zzzz_nomatch"],
+            "",
+            1,
+            "no client trial matches `zzzz_nomatch`\n".into(),
+        ),
+        (
+            &["gateway", "compare", "tooltape", "tooltape"],
+            "",
+            2,
+            "gateway compare: `tooltape` is named twice\n".into(),
+        ),
+        (
+            &[
+                "gateway",
+                "tooltape",
+                "--versions",
+                "1,2",
+                "--bisect",
+                "abc",
+            ],
+            "",
+            2,
+            "--bisect: give --versions A..B (the first and last release to search)\n".into(),
+        ),
+        (
+            &["matrix", "--shard", "5/2"],
+            "",
+            2,
+            "matrix: --shard 5/2: expected K/N with 1 <= K <= N (`1/4`)\n".into(),
+        ),
+        (
+            &["matrix", "diff", missing, missing],
+            "",
+            2,
+            format!(
+                "matrix: cannot read {missing}: cannot read: No such file or directory (os error 2)\n"
+            ),
+        ),
+        (
+            &["--root", root, "scan"],
+            "",
+            1,
+            format!(
+                "{root}/cassettes: no cassettes/ folder: nothing was scanned (run from the project root, or pass --root or a PATH)\n"
+            ),
+        ),
+        (
+            &["scan", missing],
+            "",
+            2,
+            format!("{missing}: no such file or folder\n"),
+        ),
+        (
+            &["replay", "--cassette", missing],
+            "",
+            2,
+            format!("{missing}: no such cassette\n"),
+        ),
+    ]);
+}
