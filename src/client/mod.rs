@@ -3,11 +3,11 @@
 //! library through a driver, a small program in the library's language that speaks the protocol
 //! of `protocol` (docs/clients/README.md). `profile` reads `clients/NAME.toml`; `library` is a
 //! library as the engine's system under test; `driver` owns a driver process; `way` is how a
-//! trial reaches the library (upstream judged by the engine, what the caller got by `check`);
+//! trial reaches the library (both ends judged by the engine: what the library handed its caller
+//! is `engine::Handed`);
 //! `reference` is tooltape's own driver and its mutants; `render` writes `docs/clients/NAME.md`;
 //! `skeleton` is the commented profile `tooltape init client` writes.
 
-mod check;
 mod driver;
 mod library;
 mod profile;
@@ -20,14 +20,10 @@ mod way;
 #[cfg(test)]
 mod tests;
 
-pub use check::assemble;
 pub use driver::Spec;
 pub use library::Library;
 pub use profile::{ClientProfile, ClientRoute, DriverTable, LoadedClient, load_client};
-pub use protocol::{
-    DriverCall, DriverChunk, DriverError, DriverMessage, DriverResult, DriverRoute, DriverTool,
-    DriverTrial, Next, finish_of,
-};
+pub use protocol::{DriverMessage, DriverResult, DriverRoute, DriverTool, DriverTrial, Next};
 pub use reference::{Mutant, drive};
 pub use render::markdown;
 pub use skeleton::{Language, skeleton};

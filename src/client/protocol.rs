@@ -8,9 +8,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::engine::{Handed, HandedCall, HandedChunk, HandedError};
 use crate::model::{
-    AllowedMode, ChatRequest, Finish, HostedTool, Message, Outcome, Provider, ResultPart,
-    StrictPolicy, ToolCall, ToolChoice, Usage,
+    AllowedMode, ChatRequest, HostedTool, Message, Outcome, Provider, ResultPart, StrictPolicy,
+    ToolCall, ToolChoice, Usage,
 };
 
 /// What tooltape writes first: one trial, as the library's caller would ask it.
@@ -97,7 +98,7 @@ pub struct DriverMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tool_calls: Vec<DriverCall>,
+    pub tool_calls: Vec<HandedCall>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -130,48 +131,12 @@ pub struct DriverTool {
     pub eager_input_streaming: bool,
 }
 
-/// A call as the library handed it over. In a chunk every field may be a fragment or absent.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct DriverCall {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub index: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// As the library gave them: a JSON string (whole or a fragment) or an object.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<Value>,
-}
-
-/// One chunk the library yielded while streaming, in order.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct DriverChunk {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub calls: Vec<DriverCall>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub finish: Option<String>,
-}
-
-/// An error the library raised or returned: its type name, message and HTTP status if known.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct DriverError {
-    #[serde(default, rename = "type")]
-    pub kind: String,
-    #[serde(default)]
-    pub message: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<u16>,
-}
-
 /// What the library handed its caller for one call.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DriverResult {
     /// The calls after the library's own accumulation (its final message or response).
     #[serde(default)]
-    pub calls: Vec<DriverCall>,
+    pub calls: Vec<HandedCall>,
     #[serde(default)]
     pub text: Option<String>,
     /// The library's finish or stop reason, as it spells it.
@@ -180,10 +145,10 @@ pub struct DriverResult {
     #[serde(default)]
     pub usage: Option<Usage>,
     #[serde(default)]
-    pub error: Option<DriverError>,
+    pub error: Option<HandedError>,
     /// Streamed: each chunk the library yielded, in order (`None` when buffered).
     #[serde(default)]
-    pub chunks: Option<Vec<DriverChunk>>,
+    pub chunks: Option<Vec<HandedChunk>>,
     /// Trial fields the library has no knob for (`tool_choice`, `parallel_tool_calls`,
     /// `strict`, …): the trial is not expressible in it, and nothing was sent.
     #[serde(default)]
@@ -266,8 +231,8 @@ impl DriverMessage {
     }
 }
 
-fn call(c: &ToolCall) -> DriverCall {
-    DriverCall {
+fn call(c: &ToolCall) -> HandedCall {
+    HandedCall {
         index: None,
         id: Some(c.id.clone()),
         name: Some(c.name.clone()),
@@ -438,66 +403,21 @@ impl DriverMessage {
     }
 }
 
-impl DriverCall {
-    /// The arguments as JSON: an object as given, a string parsed; `Err` with the text when a
-    /// string does not parse.
-    pub fn parsed_arguments(&self) -> Result<Value, String> {
-        match &self.arguments {
-            None => Ok(Value::Object(Default::default())),
-            Some(Value::String(s)) if s.trim().is_empty() => Ok(Value::Object(Default::default())),
-            Some(Value::String(s)) => serde_json::from_str(s).map_err(|_| s.clone()),
-            Some(v) => Ok(v.clone()),
-        }
-    }
-
-    /// A whole call (arguments that do not parse are kept as the string).
-    pub fn whole(&self, i: usize) -> ToolCall {
-        ToolCall {
-            id: self.id.clone().unwrap_or_else(|| format!("call_{i}")),
-            name: self.name.clone().unwrap_or_default(),
-            arguments: self.parsed_arguments().unwrap_or_else(Value::String),
-            thought_signature: None,
-        }
-    }
-}
-
-/// A library's finish, in the neutral vocabulary: each library spells it its own way.
-pub fn finish_of(raw: &str) -> Finish {
-    match raw.trim().to_ascii_lowercase().replace('-', "_").as_str() {
-        "tool_calls" | "tool_use" | "tool_call" | "function_call" | "tool" => Finish::ToolCalls,
-        "stop" | "end_turn" | "stop_sequence" | "completed" | "complete" | "finish_reason_stop" => {
-            Finish::Stop
-        }
-        "length" | "max_tokens" | "max_output_tokens" | "incomplete" => Finish::Length,
-        "content_filter" | "refusal" | "safety" => Finish::ContentFilter,
-        _ => Finish::Other,
-    }
-}
-
 impl DriverResult {
+    /// What the library handed its caller, for the judge.
+    pub fn handed(&self) -> Handed<'_> {
+        Handed {
+            calls: &self.calls,
+            chunks: self.chunks.as_deref(),
+            text: self.text.as_deref(),
+            finish: self.finish.as_deref(),
+            usage: self.usage.as_ref(),
+            error: self.error.as_ref(),
+        }
+    }
+
     /// What the caller got, as an outcome (`downstream_outcome` of the trial record).
     pub fn outcome(&self) -> Outcome {
-        Outcome {
-            tool_calls: self
-                .calls
-                .iter()
-                .enumerate()
-                .map(|(i, c)| ToolCall {
-                    id: c.id.clone().unwrap_or_default(),
-                    ..c.whole(i)
-                })
-                .collect(),
-            text: self.text.clone().filter(|t| !t.is_empty()),
-            finish: self.finish.as_deref().map_or(Finish::Other, finish_of),
-            raw_finish: self.finish.clone(),
-            usage: self.usage.clone(),
-            error: self.error.as_ref().map(|e| crate::model::ProviderError {
-                status: e.status.unwrap_or(0),
-                kind: Some(e.kind.clone()),
-                message: e.message.clone(),
-                ..Default::default()
-            }),
-            ..Default::default()
-        }
+        self.handed().outcome()
     }
 }

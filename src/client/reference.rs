@@ -5,9 +5,8 @@
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, Lines};
 
-use super::protocol::{
-    DriverCall, DriverChunk, DriverError, DriverMessage, DriverResult, DriverTrial, Next,
-};
+use super::protocol::{DriverMessage, DriverResult, DriverTrial, Next};
+use crate::engine::{HandedCall, HandedChunk, HandedError};
 use crate::model::{ChatRequest, Message, Outcome, Provider, ToolCall, ToolChoice};
 use crate::run::{Endpoint, SupportCache, fallback_step};
 
@@ -235,10 +234,10 @@ impl Mutant {
 
     /// What the library hands its caller for the outcome it decoded.
     fn result(self, o: &Outcome, stream: bool) -> DriverResult {
-        let mut calls: Vec<DriverCall> = o
+        let mut calls: Vec<HandedCall> = o
             .tool_calls
             .iter()
-            .map(|c| DriverCall {
+            .map(|c| HandedCall {
                 index: None,
                 id: Some(c.id.clone()),
                 name: Some(c.name.clone()),
@@ -249,7 +248,7 @@ impl Mutant {
         if let Some(cut) = o.truncated_call.as_ref()
             && self == Mutant::CutCallFinished
         {
-            calls.push(DriverCall {
+            calls.push(HandedCall {
                 index: None,
                 id: Some(cut.id.clone()),
                 name: Some(cut.name.clone()),
@@ -275,14 +274,14 @@ impl Mutant {
         let chunks = stream.then(|| {
             let mut chunks = Vec::new();
             if let Some(t) = &o.text {
-                chunks.push(DriverChunk {
+                chunks.push(HandedChunk {
                     text: Some(t.clone()),
                     ..Default::default()
                 });
             }
             if self != Mutant::NeverYield {
                 for (i, c) in calls.iter().enumerate() {
-                    let mut fragment = DriverCall {
+                    let mut fragment = HandedCall {
                         index: Some(i as u64),
                         ..c.clone()
                     };
@@ -292,13 +291,13 @@ impl Mutant {
                     {
                         fragment.arguments = Some(Value::String(String::new()));
                     }
-                    chunks.push(DriverChunk {
+                    chunks.push(HandedChunk {
                         calls: vec![fragment],
                         ..Default::default()
                     });
                 }
             }
-            chunks.push(DriverChunk {
+            chunks.push(HandedChunk {
                 finish: finish.clone(),
                 ..Default::default()
             });
@@ -312,7 +311,7 @@ impl Mutant {
             text: o.text.clone(),
             finish,
             usage: o.usage.clone(),
-            error: o.error.as_ref().map(|e| DriverError {
+            error: o.error.as_ref().map(|e| HandedError {
                 kind: e.kind.clone().unwrap_or_else(|| "ProviderError".into()),
                 message: e.message.clone(),
                 status: Some(e.status),
@@ -341,7 +340,7 @@ async fn call(
 ) -> (DriverResult, Outcome) {
     let error = |kind: &str, message: String| {
         let r = DriverResult {
-            error: Some(DriverError {
+            error: Some(HandedError {
                 kind: kind.into(),
                 message,
                 status: None,
@@ -412,14 +411,14 @@ async fn call(
                 r.response_id = crate::providers::openai_responses::response_id(&response.body);
             }
             if r.error.is_none() && crate::engine::broken(&o).is_some() {
-                r.error = Some(DriverError {
+                r.error = Some(HandedError {
                     kind: "StreamTruncated".into(),
                     message: "the stream ended before its terminal event".into(),
                     status: None,
                 });
             }
             if r.error.is_none() && !response.is_success() {
-                r.error = Some(DriverError {
+                r.error = Some(HandedError {
                     kind: "HTTPError".into(),
                     message: String::from_utf8_lossy(&response.body).into_owned(),
                     status: Some(response.status),

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::protocol::{DriverResult, DriverTrial, Next, choice_of, choice_value, finish_of};
+use super::protocol::{DriverResult, DriverTrial, Next, choice_of, choice_value};
+use crate::engine::finish_of;
 use crate::model::{
     AllowedMode, ChatRequest, Finish, Message, Provider, StrictPolicy, Tool, ToolCall, ToolChoice,
 };

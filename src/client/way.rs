@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::check;
 use super::driver::{Driver, Spec};
 use super::profile::LoadedClient;
 use super::protocol::{
@@ -14,10 +13,10 @@ use super::protocol::{
 };
 use crate::engine::{
     CallerReply, CallerRequest, Cell, Exchange, Finding, FindingKind, Kept, ReadExchange, Reading,
-    RoundAnswer, RoundStep, RoutedTrial, Side, TrialCtx, Upstream, Way, broken, judge,
+    RoundAnswer, RoundStep, RoutedTrial, Side, TrialCtx, Upstream, Way, judge,
 };
 use crate::http::HttpResponse;
-use crate::model::{Outcome, Provider, Severity, StrictPolicy};
+use crate::model::{Outcome, Provider, Severity};
 use crate::run::{WatchedStep, watched};
 
 /// A thinking trial a route's OpenAI model cannot run: the model does not reason, so OpenAI
@@ -249,37 +248,7 @@ impl Way for Driven {
         read: &ReadExchange<'_>,
         got: &DriverResult,
     ) -> Vec<Finding> {
-        let (asked, ex, target) = (ctx.asked, read.ex, read.target);
-        let expected = read.expected(asked.inbound, &asked.req);
-        // The same answer with no strict rewrite undone: the nulls a strict schema made the
-        // model write, as a library that passes them through hands them over.
-        let raw = {
-            let mut neutral = asked.req.clone();
-            neutral.strict = StrictPolicy::Off;
-            for t in &mut neutral.tools {
-                t.strict = None;
-            }
-            read.answer_for(&neutral)
-        };
-        let cut = expected.as_ref().and_then(broken);
-        let mut findings = check::downstream(
-            asked.inbound,
-            got,
-            ex.status,
-            (expected.as_ref(), raw.as_ref()),
-            cut,
-        );
-        if ex.status >= 400 || cut.is_some() || got.error.is_some() {
-            return findings;
-        }
-        if ex.streamed && matches!(target, Provider::OpenaiChat | Provider::TextProtocol) {
-            let body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
-            let asked_usage =
-                body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
-            findings.extend(check::usage_framed(asked_usage, &ex.body(), got));
-        }
-        findings.extend(judge::names_restored(asked, read, &got.outcome()));
-        findings
+        judge::handed(ctx.asked, read, &got.handed())
     }
 
     fn continues(

@@ -17,6 +17,7 @@ mod document;
 mod events;
 mod finding;
 pub(crate) mod groups;
+mod handed;
 pub(crate) mod judge;
 mod known;
 mod lifecycle;
@@ -39,8 +40,10 @@ mod way;
 mod tests;
 
 pub use cause::{CauseKey, normalize};
+pub use check::assemble;
 pub use document::{RunStatus, document, status, status_of};
 pub use groups::stop_started;
+pub use handed::{Handed, HandedCall, HandedChunk, HandedError, finish_of};
 pub use judge::{CallerReply, CallerRequest, ReadExchange, Reading};
 pub use known::{known_failure, stale_causes};
 pub use lifecycle::{Run, RunOptions, SetUpError, run, run_on};
@@ -67,6 +70,6 @@ pub use trial::{Route, RoutedTrial, SystemKind, cases_of, trials};
 pub use upstream::{Exchange, Upstream};
 pub use way::{Kept, PromptWatch, RoundAnswer, RoundStep, TrialCtx, Way};
 
-pub(crate) use check::{broken, same_json};
+pub(crate) use check::broken;
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub(crate) use profile::{read_profile, tail};

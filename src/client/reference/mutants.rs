@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::client::protocol::{DriverChunk, DriverResult};
+use crate::client::protocol::DriverResult;
+use crate::engine::HandedChunk;
 use crate::model::{ChatRequest, Message, Provider, ToolChoice};
 
 /// The length OpenAI and Anthropic allow a tool name, which a library may cut every name to.
@@ -180,7 +181,7 @@ pub(super) fn swallow_unsupported(r: &mut DriverResult, stream: bool) {
     let finish = Some("stop".to_string());
     *r = DriverResult {
         chunks: stream.then(|| {
-            vec![DriverChunk {
+            vec![HandedChunk {
                 finish: finish.clone(),
                 ..Default::default()
             }]

@@ -1,10 +1,100 @@
-//! The downstream checks: what the gateway answered its client against what upstream answered
-//! (calls, arguments, ids, finish, text, usage, errors), and the answer to a request the
-//! client's own API rejects.
+//! The downstream checks: what the caller got against what upstream answered (calls,
+//! arguments, ids, finish, text, usage, errors), with the one table of their severities
+//! ([`Check`]) that every way's downstream judgement reads; over HTTP, the answer in the client's
+//! format and the answer to a request the client's own API rejects (a library's result is
+//! `handed`'s).
 
 use super::finding::{Finding, FindingKind, Side, clip, finding, of_kind};
 use crate::model::{Finish, Outcome, Provider, Severity};
 use serde_json::Value;
+
+/// The downstream checks, whatever the way: one severity each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Check {
+    /// An upstream error, or a stream that failed or was cut, handed over as a success.
+    FailureAsSuccess,
+    /// The answer does not decode in the caller's format.
+    Undecodable,
+    /// An error handed over on an upstream success.
+    ErrorOnSuccess,
+    /// Upstream's calls not handed over as they were: names and order.
+    Calls,
+    /// A call's arguments changed, or not JSON.
+    Arguments,
+    /// A call handed over without an id, or with another call's.
+    IdMissing,
+    /// A call's id handed over as another (where the caller's API carries upstream's).
+    IdChanged,
+    /// Streamed calls never yielded, or yielded as fragments that are not JSON.
+    Chunks,
+    /// Upstream's output-token limit handed over as another finish.
+    FinishOnLimit,
+    /// An answer with calls that finished otherwise than with the caller's tool-call value.
+    FinishWithCalls,
+    /// Another finish changed.
+    Finish,
+    TextChanged,
+    /// Usage upstream counted not handed over.
+    UsageLost,
+    /// Usage handed over other than upstream counted it.
+    UsageChanged,
+}
+
+impl Check {
+    /// The table: how much each downstream difference breaks the caller.
+    pub(crate) fn severity(self) -> Severity {
+        match self {
+            Check::FailureAsSuccess
+            | Check::Undecodable
+            | Check::ErrorOnSuccess
+            | Check::Calls
+            | Check::Arguments
+            | Check::IdMissing
+            | Check::Chunks
+            | Check::FinishOnLimit
+            | Check::FinishWithCalls => Severity::Breaking,
+            Check::IdChanged
+            | Check::Finish
+            | Check::TextChanged
+            | Check::UsageLost
+            | Check::UsageChanged => Severity::Behaviour,
+        }
+    }
+}
+
+/// A downstream finding of `check` about the answer.
+pub(super) fn found(check: Check, message: impl Into<String>) -> Finding {
+    Finding::new(
+        FindingKind::Answer,
+        check.severity(),
+        Side::Downstream,
+        message,
+    )
+}
+
+/// The text the caller got is upstream's (blank text is none).
+/// `clip` shortens each text in the message.
+pub(super) fn text_kept(
+    expected: Option<&str>,
+    got: Option<&str>,
+    clip: fn(&str) -> String,
+) -> Option<Finding> {
+    let norm = |t: Option<&str>| {
+        t.map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+    };
+    (norm(expected) != norm(got)).then(|| {
+        found(
+            Check::TextChanged,
+            format!(
+                "text changed: {:?} → {:?}",
+                norm(expected).map(|t| clip(&t)),
+                norm(got).map(|t| clip(&t))
+            ),
+        )
+    })
+}
 
 /// Downstream check of the answer to a request the client's own API rejects (the case expects
 /// its error for the inbound format): an error in the client's format with a 4xx status, whether
@@ -86,15 +176,13 @@ fn downstream_findings(
     up_status: u16,
     expected: Option<&Outcome>,
 ) -> Vec<Finding> {
-    let side = Side::Downstream;
     let mut out = Vec::new();
     if up_status >= 400 {
         // A success status is wrong whatever its body: one that decodes as an answer, and one
         // that does not decode at all.
         if (200..300).contains(&got_status) && !got.as_ref().is_ok_and(|o| o.error.is_some()) {
-            out.push(finding(
-                Severity::Breaking,
-                side,
+            out.push(found(
+                Check::FailureAsSuccess,
                 format!("upstream {up_status} answered as {got_status} without an error"),
             ));
         }
@@ -103,9 +191,8 @@ fn downstream_findings(
     let got = match got {
         Ok(o) => o,
         Err(e) => {
-            out.push(finding(
-                Severity::Breaking,
-                side,
+            out.push(found(
+                Check::Undecodable,
                 format!("answer does not decode: {e}"),
             ));
             return out;
@@ -115,9 +202,8 @@ fn downstream_findings(
     // error event, or a stream without its terminal event), never a clean finish.
     if let Some(why) = expected.and_then(broken) {
         if got.error.is_none() && !truncated(got) {
-            out.push(finding(
-                Severity::Breaking,
-                side,
+            out.push(found(
+                Check::FailureAsSuccess,
                 format!(
                     "upstream stream {why} answered as a clean finish ({:?})",
                     got.finish
@@ -127,9 +213,8 @@ fn downstream_findings(
         return out;
     }
     if let Some(e) = &got.error {
-        out.push(finding(
-            Severity::Breaking,
-            side,
+        out.push(found(
+            Check::ErrorOnSuccess,
             format!(
                 "gateway answered {} ({}) to an upstream success",
                 e.status,
@@ -143,34 +228,13 @@ fn downstream_findings(
     };
     calls_kept(exp, got, &mut out);
     finish_kept(inbound, exp, got, &mut out);
-    let norm = |t: &Option<String>| {
-        t.as_deref()
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(str::to_string)
-    };
-    if norm(&exp.text) != norm(&got.text) {
-        out.push(finding(
-            Severity::Behaviour,
-            side,
-            format!(
-                "text changed: {:?} → {:?}",
-                norm(&exp.text).map(|t| clip(&t)),
-                norm(&got.text).map(|t| clip(&t))
-            ),
-        ));
-    }
+    out.extend(text_kept(exp.text.as_deref(), got.text.as_deref(), clip));
     // Usage is what upstream counted: passed through, not dropped or recounted.
     let output = |o: &Outcome| o.usage.as_ref().and_then(|u| u.output_tokens);
     match (output(exp), output(got)) {
-        (Some(_), None) => out.push(finding(
-            Severity::Behaviour,
-            side,
-            "usage not passed through",
-        )),
-        (Some(e), Some(g)) if e != g => out.push(finding(
-            Severity::Behaviour,
-            side,
+        (Some(_), None) => out.push(found(Check::UsageLost, "usage not passed through")),
+        (Some(e), Some(g)) if e != g => out.push(found(
+            Check::UsageChanged,
             format!("usage changed: {e} output tokens answered as {g}"),
         )),
         _ => {}
@@ -181,21 +245,18 @@ fn downstream_findings(
 /// The calls the client got are upstream's: the same names in order, the same arguments, each
 /// with an id of its own.
 fn calls_kept(exp: &Outcome, got: &Outcome, out: &mut Vec<Finding>) {
-    let side = Side::Downstream;
     let en: Vec<&str> = exp.tool_calls.iter().map(|c| c.name.as_str()).collect();
     let gn: Vec<&str> = got.tool_calls.iter().map(|c| c.name.as_str()).collect();
     if en != gn {
-        out.push(finding(
-            Severity::Breaking,
-            side,
+        out.push(found(
+            Check::Calls,
             format!("calls [{}] answered as [{}]", en.join(", "), gn.join(", ")),
         ));
     } else {
         for (e, g) in exp.tool_calls.iter().zip(&got.tool_calls) {
             if !same_json(&e.arguments, &g.arguments) {
-                out.push(finding(
-                    Severity::Breaking,
-                    side,
+                out.push(found(
+                    Check::Arguments,
                     format!(
                         "arguments of {} changed: {} → {}",
                         e.name,
@@ -208,9 +269,8 @@ fn calls_kept(exp: &Outcome, got: &Outcome, out: &mut Vec<Finding>) {
     }
     // A repeated id is the call-id check's (`ids::downstream_ids`).
     for c in got.tool_calls.iter().filter(|c| c.id.is_empty()) {
-        out.push(finding(
-            Severity::Breaking,
-            side,
+        out.push(found(
+            Check::IdMissing,
             format!("call {} has no id", c.name),
         ));
     }
@@ -218,16 +278,14 @@ fn calls_kept(exp: &Outcome, got: &Outcome, out: &mut Vec<Finding>) {
 
 /// The finish the client got is upstream's, in the format's own value.
 fn finish_kept(inbound: Provider, exp: &Outcome, got: &Outcome, out: &mut Vec<Finding>) {
-    let side = Side::Downstream;
     // The neutral finish may be inferred from the calls: the raw value must be the format's own.
     let raw_wrong = tool_call_finish(inbound).is_some_and(|v| got.raw_finish.as_deref() != Some(v));
     if exp.finish == Finish::Length {
         // The output-token limit wins over the calls: a call may have been cut (its partial
         // arguments are never a valid call), and only the length finish tells the client.
         if got.finish != Finish::Length {
-            out.push(finding(
-                Severity::Breaking,
-                side,
+            out.push(found(
+                Check::FinishOnLimit,
                 format!(
                     "finish {} for upstream's output-token limit (expected the format's length value)",
                     got.raw_finish.as_deref().unwrap_or("none")
@@ -235,18 +293,16 @@ fn finish_kept(inbound: Provider, exp: &Outcome, got: &Outcome, out: &mut Vec<Fi
             ));
         }
     } else if !got.tool_calls.is_empty() && (got.finish != Finish::ToolCalls || raw_wrong) {
-        out.push(finding(
-            Severity::Breaking,
-            side,
+        out.push(found(
+            Check::FinishWithCalls,
             format!(
                 "finish {} with tool calls (expected the format's tool-call value)",
                 got.raw_finish.as_deref().unwrap_or("none")
             ),
         ));
     } else if got.tool_calls.is_empty() && exp.finish != got.finish {
-        out.push(finding(
-            Severity::Behaviour,
-            side,
+        out.push(found(
+            Check::Finish,
             format!("finish {:?} answered as {:?}", exp.finish, got.finish),
         ));
     }

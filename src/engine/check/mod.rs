@@ -5,7 +5,7 @@
 //! each end and of the streamed answer's events; `reasoning` the reasoning state carried back
 //! across rounds; `ids` the call ids each end's API accepts; `tools` those of tools a target
 //! may not express (hosted search, names over its limit); `toolset` the tools in force each round;
-//! `custom` OpenAI custom tools kept or refused; `nontext` tool results given as parts; `context` the earlier context of a round continued by `previous_response_id`; `eager` Anthropic's
+//! `handed` what a library handed its caller; `custom` OpenAI custom tools kept or refused; `nontext` tool results given as parts; `context` the earlier context of a round continued by `previous_response_id`; `eager` Anthropic's
 //! fine-grained tool streaming switch kept upstream.
 
 mod context;
@@ -13,6 +13,7 @@ mod custom;
 mod downstream;
 mod eager;
 mod finding;
+mod handed;
 mod ids;
 mod nontext;
 mod reasoning;
@@ -26,9 +27,11 @@ pub(crate) use context::{
     Continued, continued_by_id, held_upstream, repeated_upstream, response_context,
 };
 pub(crate) use custom::{custom_kept, custom_tools};
-pub(crate) use downstream::{broken, downstream, invalid_request, same_json};
+pub(crate) use downstream::{broken, downstream, invalid_request};
 pub(crate) use eager::{eager_asked_kept, eager_kept};
 pub(crate) use finding::{Finding, FindingKind, Side};
+pub use handed::assemble;
+pub(crate) use handed::{handed, usage_framed};
 pub(crate) use ids::{downstream_ids, linked, upstream_ids};
 pub(crate) use nontext::{non_text_results, non_text_results_as_text};
 pub(crate) use reasoning::{foreign_reasoning, reasoning};

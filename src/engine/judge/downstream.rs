@@ -1,6 +1,7 @@
-//! Phase 4's judgement: what the caller got against what upstream answered — over HTTP, the
-//! answer in the inbound format (status, calls, arguments, ids, finish, text, usage, the
-//! stream's events); from a library, what it handed over — and when the rounds go on from it.
+//! Phase 4's judgement, every way's: what the caller got against what upstream answered — over
+//! HTTP, the answer in the inbound format (status, calls, arguments, ids, finish, text, usage,
+//! the stream's events); from a library, what it handed over (the same checks under the same
+//! severity table, `check::Check`, and the chunks it yielded) — and when the rounds go on.
 
 use serde_json::Value;
 
@@ -8,8 +9,9 @@ use super::super::check;
 use super::super::finding::Finding;
 use super::caller::CallerRequest;
 use super::read::ReadExchange;
+use crate::engine::handed::Handed;
 use crate::http::HttpResponse;
-use crate::model::{DecodeError, Outcome, Provider};
+use crate::model::{DecodeError, Outcome, Provider, StrictPolicy};
 
 /// Downstream over HTTP: the answer the client got (`response`, decoded in the inbound format
 /// as `outcome`), against what upstream answered in `read`.
@@ -53,13 +55,43 @@ pub(crate) fn answered(
     findings
 }
 
-/// Every call the caller got names the caller's tool, not the name the request in `read`
-/// carried to its target in its place (a name shortened upstream must be restored).
-pub(crate) fn names_restored(
+/// Downstream from a library: what it handed its caller (`got`), against what upstream answered
+/// in `read`.
+pub(crate) fn handed(
     asked: &CallerRequest,
     read: &ReadExchange<'_>,
-    got: &Outcome,
+    got: &Handed<'_>,
 ) -> Vec<Finding> {
+    let (ex, target) = (read.ex, read.target);
+    let expected = read.expected(asked.inbound, &asked.req);
+    // The same answer with no strict rewrite undone: the nulls a strict schema made the model
+    // write, as a library that passes them through hands them over.
+    let raw = {
+        let mut neutral = asked.req.clone();
+        neutral.strict = StrictPolicy::Off;
+        for t in &mut neutral.tools {
+            t.strict = None;
+        }
+        read.answer_for(&neutral)
+    };
+    let cut = expected.as_ref().and_then(check::broken);
+    let answers = (expected.as_ref(), raw.as_ref());
+    let mut findings = check::handed(asked.inbound, got, ex.status, answers, cut);
+    if ex.status >= 400 || cut.is_some() || got.error.is_some() {
+        return findings;
+    }
+    if ex.streamed && matches!(target, Provider::OpenaiChat | Provider::TextProtocol) {
+        let body: Value = serde_json::from_slice(&ex.request.body).unwrap_or(Value::Null);
+        let asked_usage = body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+        findings.extend(check::usage_framed(asked_usage, &ex.body(), got));
+    }
+    findings.extend(names_restored(asked, read, &got.outcome()));
+    findings
+}
+
+/// Every call the caller got names the caller's tool, not the name the request in `read`
+/// carried to its target in its place (a name shortened upstream must be restored).
+fn names_restored(asked: &CallerRequest, read: &ReadExchange<'_>, got: &Outcome) -> Vec<Finding> {
     read.request()
         .map(|sent| check::names_restored(&asked.req.tools, &sent.tools, got))
         .unwrap_or_default()

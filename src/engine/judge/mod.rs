@@ -15,7 +15,7 @@ mod words;
 pub(crate) use caller::client_fault;
 pub(crate) use caller::unsent;
 pub use caller::{CallerReply, CallerRequest, Reading};
-pub(crate) use downstream::{answered, continues, names_restored};
+pub(crate) use downstream::{answered, continues, handed};
 pub use read::ReadExchange;
 pub(crate) use round::{Round, foreign_reasoning, round};
 pub(crate) use upstream::upstream;

@@ -9,6 +9,7 @@ mod context;
 mod custom;
 mod downstream;
 mod eager;
+mod handed;
 mod ids;
 mod nontext;
 mod reasoning;

@@ -1,36 +1,26 @@
-//! What the caller got from the library, judged against what upstream answered: every call
-//! (name, id, arguments that parse), in the library's accumulated result and in the chunks it
-//! yielded while streaming; errors surfaced, finish, text and usage kept. Pure functions.
+//! The downstream checks of what a library handed its caller (`Handed`) against what upstream
+//! answered: every call (name, id, arguments that parse) in the library's accumulated result
+//! and in the chunks it yielded while streaming; errors surfaced, finish in the library's words,
+//! text and usage kept; usage upstream framed in its own chunk handed over. Severities are the
+//! downstream table's (`downstream::Check`).
 
 use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::protocol::{DriverCall, DriverChunk, DriverResult, finish_of};
-use crate::engine::{Finding, FindingKind, Side, same_json};
+use super::downstream::{Check, found, same_json, text_kept};
+use super::finding::{Finding, FindingKind, Side};
+use crate::engine::handed::{Handed, HandedCall, HandedChunk, finish_of};
 use crate::model::{Finish, Outcome, Provider, Severity};
-
-fn finding(severity: Severity, message: impl Into<String>) -> Finding {
-    Finding::new(FindingKind::Answer, severity, Side::Downstream, message)
-}
-
-fn clip(s: &str) -> String {
-    let c: String = s.chars().take(160).collect();
-    if c.len() < s.len() {
-        format!("{c}…")
-    } else {
-        c
-    }
-}
 
 /// The library's result against upstream's answer (`expected`, decoded; `None` when it did not
 /// decode), `up_status` its HTTP status; `broken`: upstream's stream failed or was cut.
 ///
 /// `raw`: upstream's answer without the strict rewrite's nulls removed: a library that hands
 /// over the nulls a strict schema made the model write is as faithful as one that drops them.
-pub(crate) fn downstream(
+pub(crate) fn handed(
     api: Provider,
-    got: &DriverResult,
+    got: &Handed<'_>,
     up_status: u16,
     (expected, raw): (Option<&Outcome>, Option<&Outcome>),
     broken: Option<&str>,
@@ -42,16 +32,16 @@ pub(crate) fn downstream(
                 || format!("upstream {up_status}"),
                 |b| format!("upstream's stream {b}"),
             );
-            out.push(finding(
-                Severity::Breaking,
+            out.push(found(
+                Check::FailureAsSuccess,
                 format!("{why} handed to the caller as a success, with no error"),
             ));
         }
         return out;
     }
-    if let Some(e) = &got.error {
-        out.push(finding(
-            Severity::Breaking,
+    if let Some(e) = got.error {
+        out.push(found(
+            Check::ErrorOnSuccess,
             format!(
                 "the library raised {} on an upstream success: {}",
                 if e.kind.is_empty() {
@@ -69,37 +59,20 @@ pub(crate) fn downstream(
     };
     let exp = &with_truncated(exp);
     let raw = raw.map(with_truncated);
-    calls(api, "", &got.calls, (exp, raw.as_ref()), &mut out);
-    if let Some(chunks) = &got.chunks {
+    calls(api, "", got.calls, (exp, raw.as_ref()), &mut out);
+    if let Some(chunks) = got.chunks {
         yielded(api, chunks, exp, raw.as_ref(), &mut out);
-        empty_fragments(chunks, &got.calls, exp, &mut out);
+        empty_fragments(chunks, got.calls, exp, &mut out);
     }
     finish(got, exp, &mut out);
-    let norm = |t: Option<&str>| {
-        t.map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(str::to_string)
-    };
-    if norm(exp.text.as_deref()) != norm(got.text.as_deref()) {
-        out.push(finding(
-            Severity::Behaviour,
-            format!(
-                "text changed: {:?} → {:?}",
-                norm(exp.text.as_deref()).map(|t| clip(&t)),
-                norm(got.text.as_deref()).map(|t| clip(&t))
-            ),
-        ));
-    }
+    out.extend(text_kept(exp.text.as_deref(), got.text, clip));
     if exp
         .usage
         .as_ref()
         .is_some_and(|u| u.output_tokens.is_some())
-        && got.usage.as_ref().is_none_or(|u| u.output_tokens.is_none())
+        && got.usage.is_none_or(|u| u.output_tokens.is_none())
     {
-        out.push(finding(
-            Severity::Cosmetic,
-            "usage not handed to the caller",
-        ));
+        out.push(found(Check::UsageLost, "usage not handed to the caller"));
     }
     out
 }
@@ -111,12 +84,9 @@ pub(crate) fn downstream(
 pub(crate) fn usage_framed(
     asked_usage: bool,
     upstream_stream: &[u8],
-    got: &DriverResult,
+    got: &Handed<'_>,
 ) -> Option<Finding> {
-    let handed = got
-        .usage
-        .as_ref()
-        .is_some_and(|u| u.output_tokens.is_some());
+    let handed = got.usage.is_some_and(|u| u.output_tokens.is_some());
     if !asked_usage || handed || got.error.is_some() {
         return None;
     }
@@ -155,7 +125,7 @@ fn with_truncated(exp: &Outcome) -> Outcome {
 fn calls(
     api: Provider,
     what: &str,
-    got: &[DriverCall],
+    got: &[HandedCall],
     (exp, raw): (&Outcome, Option<&Outcome>),
     out: &mut Vec<Finding>,
 ) {
@@ -172,8 +142,8 @@ fn calls(
             .is_some_and(|c| c.arguments.is_string())
         && en[..en.len() - 1] == gn[..];
     if en != gn && !cut_dropped {
-        out.push(finding(
-            Severity::Breaking,
+        out.push(found(
+            Check::Calls,
             format!(
                 "calls [{}] handed over {what}as [{}]",
                 en.join(", "),
@@ -191,16 +161,16 @@ fn calls(
         }
         match g.parsed_arguments() {
             Ok(a) if alt.is_some_and(|x| same_json(&a, x)) => {}
-            Err(raw) => out.push(finding(
-                Severity::Breaking,
+            Err(raw) => out.push(found(
+                Check::Arguments,
                 format!(
                     "arguments of {} {what}do not parse as JSON: {}",
                     e.name,
                     clip(&raw)
                 ),
             )),
-            Ok(a) if !same_json(&a, &e.arguments) => out.push(finding(
-                Severity::Breaking,
+            Ok(a) if !same_json(&a, &e.arguments) => out.push(found(
+                Check::Arguments,
                 format!(
                     "arguments of {} changed {what}: {} → {}",
                     e.name,
@@ -219,16 +189,16 @@ fn calls(
     let mut ids = BTreeSet::new();
     for (e, g) in exp.tool_calls.iter().zip(got) {
         match g.id.as_deref().filter(|i| !i.is_empty()) {
-            None => out.push(finding(
-                Severity::Breaking,
+            None => out.push(found(
+                Check::IdMissing,
                 format!("call {} handed over {what}without its id {}", e.name, e.id),
             )),
             // Calls upstream answered under one id (class 20) handed over as they came.
             Some(id)
                 if !ids.insert(id) && exp.tool_calls.iter().filter(|c| c.id == id).count() < 2 =>
             {
-                out.push(finding(
-                    Severity::Breaking,
+                out.push(found(
+                    Check::IdMissing,
                     format!("call id {id} repeated {what}"),
                 ));
             }
@@ -237,8 +207,8 @@ fn calls(
             Some(id)
                 if id != e.id && exp.tool_calls.iter().filter(|c| c.id == e.id).count() < 2 =>
             {
-                out.push(finding(
-                    Severity::Behaviour,
+                out.push(found(
+                    Check::IdChanged,
                     format!("call id {} handed over {what}as {id}", e.id),
                 ))
             }
@@ -250,7 +220,7 @@ fn calls(
 /// Streamed: the chunks the library yielded carry every call upstream made.
 fn yielded(
     api: Provider,
-    chunks: &[DriverChunk],
+    chunks: &[HandedChunk],
     exp: &Outcome,
     raw: Option<&Outcome>,
     out: &mut Vec<Finding>,
@@ -264,8 +234,8 @@ fn yielded(
         && exp.tool_calls.len() == 1
         && exp.tool_calls[0].arguments.is_string();
     if chunks.iter().all(|c| c.calls.is_empty()) && !only_cut {
-        out.push(finding(
-            Severity::Breaking,
+        out.push(found(
+            Check::Chunks,
             format!(
                 "streamed calls never yielded: upstream sent {} call(s), none in the {} chunk(s) the library yielded",
                 exp.tool_calls.len(),
@@ -282,14 +252,14 @@ fn yielded(
 /// message says `{}`: a caller that parses the chunks (as streaming callers do, to act on a
 /// call before the message ends) gets invalid JSON where the library's own result is valid.
 fn empty_fragments(
-    chunks: &[DriverChunk],
-    accumulated: &[DriverCall],
+    chunks: &[HandedChunk],
+    accumulated: &[HandedCall],
     exp: &Outcome,
     out: &mut Vec<Finding>,
 ) {
     let empty = |v: &Value| v.as_object().is_some_and(serde_json::Map::is_empty);
     let blank =
-        |c: &DriverCall| matches!(&c.arguments, Some(Value::String(s)) if s.trim().is_empty());
+        |c: &HandedCall| matches!(&c.arguments, Some(Value::String(s)) if s.trim().is_empty());
     let assembled = assemble(chunks);
     for ((e, a), g) in exp.tool_calls.iter().zip(&assembled).zip(accumulated) {
         if empty(&e.arguments)
@@ -297,8 +267,8 @@ fn empty_fragments(
             && !blank(g)
             && g.parsed_arguments().is_ok_and(|v| empty(&v))
         {
-            out.push(finding(
-                Severity::Breaking,
+            out.push(found(
+                Check::Chunks,
                 format!(
                     "arguments of {} in the chunks are \"\" (not JSON) where the accumulated message has {{}}",
                     e.name
@@ -312,8 +282,8 @@ fn empty_fragments(
 /// its id (at its index, when both have one), else of its index, else the last call; a new id
 /// or index starts a call. String
 /// arguments are concatenated, an object replaces what came before.
-pub fn assemble(chunks: &[DriverChunk]) -> Vec<DriverCall> {
-    let mut calls: Vec<DriverCall> = Vec::new();
+pub fn assemble(chunks: &[HandedChunk]) -> Vec<HandedCall> {
+    let mut calls: Vec<HandedCall> = Vec::new();
     for d in chunks.iter().flat_map(|c| &c.calls) {
         let id = d.id.as_deref().filter(|i| !i.is_empty());
         let at = match (id, d.index) {
@@ -325,7 +295,7 @@ pub fn assemble(chunks: &[DriverChunk]) -> Vec<DriverCall> {
             (None, None) => (!calls.is_empty() && d.name.is_none()).then(|| calls.len() - 1),
         };
         let k = at.unwrap_or_else(|| {
-            calls.push(DriverCall {
+            calls.push(HandedCall {
                 index: d.index,
                 ..Default::default()
             });
@@ -348,8 +318,8 @@ pub fn assemble(chunks: &[DriverChunk]) -> Vec<DriverCall> {
 }
 
 /// The finish the caller got, where the library reports one, means upstream's.
-fn finish(got: &DriverResult, exp: &Outcome, out: &mut Vec<Finding>) {
-    let Some(raw) = &got.finish else {
+fn finish(got: &Handed<'_>, exp: &Outcome, out: &mut Vec<Finding>) {
+    let Some(raw) = got.finish else {
         return;
     };
     let g = finish_of(raw);
@@ -364,17 +334,24 @@ fn finish(got: &DriverResult, exp: &Outcome, out: &mut Vec<Finding>) {
         return;
     }
     if exp.finish == Finish::Length && g != Finish::Length {
-        out.push(finding(
-            Severity::Breaking,
+        out.push(found(
+            Check::FinishOnLimit,
             format!("finish {raw} for upstream's output-token limit"),
         ));
     } else if exp.finish == Finish::ToolCalls && g != Finish::ToolCalls && !got.calls.is_empty() {
-        out.push(finding(
-            Severity::Behaviour,
+        out.push(found(
+            Check::FinishWithCalls,
             format!("finish {raw} with tool calls (upstream: tool calls)"),
         ));
     }
 }
 
-#[cfg(test)]
-mod tests;
+/// `s` cut to its first 160 characters, marked with `…` where cut.
+fn clip(s: &str) -> String {
+    let c: String = s.chars().take(160).collect();
+    if c.len() < s.len() {
+        format!("{c}…")
+    } else {
+        c
+    }
+}

@@ -1,16 +1,46 @@
-use super::*;
-use crate::model::ToolCall;
+//! What a library handed its caller (`handed`), against what upstream answered: the calls in
+//! the accumulated result and the chunks, ids, errors, finish in the library's words, usage.
+
 use serde_json::json;
 
-fn chunk(calls: Vec<DriverCall>) -> DriverChunk {
-    DriverChunk {
+use super::super::FindingKind;
+use super::super::{assemble, handed, usage_framed};
+use crate::engine::handed::{Handed, HandedCall, HandedChunk, HandedError};
+use crate::model::{Finish, Outcome, Provider, Severity, ToolCall, Usage};
+
+/// A library's result as its driver reports it: what the tests hand the check, borrowed.
+#[derive(Default)]
+struct Got {
+    calls: Vec<HandedCall>,
+    chunks: Option<Vec<HandedChunk>>,
+    text: Option<String>,
+    finish: Option<String>,
+    usage: Option<Usage>,
+    error: Option<HandedError>,
+}
+
+impl Got {
+    fn handed(&self) -> Handed<'_> {
+        Handed {
+            calls: &self.calls,
+            chunks: self.chunks.as_deref(),
+            text: self.text.as_deref(),
+            finish: self.finish.as_deref(),
+            usage: self.usage.as_ref(),
+            error: self.error.as_ref(),
+        }
+    }
+}
+
+fn chunk(calls: Vec<HandedCall>) -> HandedChunk {
+    HandedChunk {
         calls,
         ..Default::default()
     }
 }
 
-fn delta(index: Option<u64>, id: Option<&str>, name: Option<&str>, args: &str) -> DriverCall {
-    DriverCall {
+fn delta(index: Option<u64>, id: Option<&str>, name: Option<&str>, args: &str) -> HandedCall {
+    HandedCall {
         index,
         id: id.map(str::to_string),
         name: name.map(str::to_string),
@@ -60,14 +90,14 @@ fn expected() -> Outcome {
 
 #[test]
 fn swallowed_stream_calls_are_breaking() {
-    let got = DriverResult {
-        chunks: Some(vec![DriverChunk::default()]),
+    let got = Got {
+        chunks: Some(vec![HandedChunk::default()]),
         calls: vec![delta(None, Some("call_1"), Some("w"), "{\"c\":1}")],
         ..Default::default()
     };
-    let findings = downstream(
+    let findings = handed(
         Provider::OpenaiChat,
-        &got,
+        &got.handed(),
         200,
         (Some(&expected()), None),
         None,
@@ -82,13 +112,13 @@ fn swallowed_stream_calls_are_breaking() {
 
 #[test]
 fn lost_ids_and_unparsable_arguments_are_breaking() {
-    let got = DriverResult {
+    let got = Got {
         calls: vec![delta(None, None, Some("w"), "{\"c\":")],
         ..Default::default()
     };
-    let findings = downstream(
+    let findings = handed(
         Provider::OpenaiChat,
-        &got,
+        &got.handed(),
         200,
         (Some(&expected()), None),
         None,
@@ -97,24 +127,39 @@ fn lost_ids_and_unparsable_arguments_are_breaking() {
     assert!(messages[0].contains("do not parse"), "{messages:?}");
     assert!(messages[1].contains("without its id"), "{messages:?}");
     // Gemini has no wire ids: only the arguments are wrong.
-    let findings = downstream(Provider::Gemini, &got, 200, (Some(&expected()), None), None);
+    let findings = handed(
+        Provider::Gemini,
+        &got.handed(),
+        200,
+        (Some(&expected()), None),
+        None,
+    );
     assert_eq!(findings.len(), 1);
 }
 
 #[test]
 fn an_upstream_error_must_reach_the_caller() {
-    let got = DriverResult::default();
-    let findings = downstream(Provider::Anthropic, &got, 500, (None, None), None);
+    let got = Got::default();
+    let findings = handed(Provider::Anthropic, &got.handed(), 500, (None, None), None);
     assert!(findings[0].message.contains("as a success"));
-    let raised = DriverResult {
-        error: Some(super::super::protocol::DriverError {
+    let raised = Got {
+        error: Some(HandedError {
             kind: "APIError".into(),
             message: "boom".into(),
             status: Some(500),
         }),
         ..Default::default()
     };
-    assert!(downstream(Provider::Anthropic, &raised, 500, (None, None), None).is_empty());
+    assert!(
+        handed(
+            Provider::Anthropic,
+            &raised.handed(),
+            500,
+            (None, None),
+            None
+        )
+        .is_empty()
+    );
 }
 
 fn no_arguments() -> Outcome {
@@ -130,8 +175,8 @@ fn no_arguments() -> Outcome {
     }
 }
 
-fn streamed(fragment: &str, accumulated: &str) -> DriverResult {
-    DriverResult {
+fn streamed(fragment: &str, accumulated: &str) -> Got {
+    Got {
         chunks: Some(vec![chunk(vec![delta(
             Some(0),
             Some("call_1"),
@@ -146,9 +191,9 @@ fn streamed(fragment: &str, accumulated: &str) -> DriverResult {
 #[test]
 fn empty_streamed_arguments_beside_an_accumulated_empty_object_are_breaking() {
     let exp = no_arguments();
-    let found = downstream(
+    let found = handed(
         Provider::OpenaiChat,
-        &streamed("", "{}"),
+        &streamed("", "{}").handed(),
         200,
         (Some(&exp), None),
         None,
@@ -162,9 +207,9 @@ fn empty_streamed_arguments_beside_an_accumulated_empty_object_are_breaking() {
     );
     // Chunks that say `{}`, or a result that says `""` too (one reading throughout), are silent.
     let same = |f: &str, a: &str| {
-        downstream(
+        handed(
             Provider::OpenaiChat,
-            &streamed(f, a),
+            &streamed(f, a).handed(),
             200,
             (Some(&exp), None),
             None,
@@ -194,27 +239,27 @@ fn chat_stream(own_chunk: bool) -> Vec<u8> {
 
 #[test]
 fn usage_in_its_own_chunk_must_reach_the_caller_when_asked() {
-    let lost = DriverResult::default();
-    let handed = DriverResult {
+    let lost = Got::default();
+    let handed = Got {
         usage: Some(crate::model::Usage {
             input_tokens: Some(5),
             output_tokens: Some(7),
         }),
         ..Default::default()
     };
-    let f = usage_framed(true, &chat_stream(true), &lost).expect("a finding");
+    let f = usage_framed(true, &chat_stream(true), &lost.handed()).expect("a finding");
     assert_eq!(f.kind, FindingKind::UsageFraming);
     assert_eq!(f.severity, Severity::Behaviour);
-    assert!(usage_framed(true, &chat_stream(true), &handed).is_none());
+    assert!(usage_framed(true, &chat_stream(true), &handed.handed()).is_none());
     // Not asked (the library's choice), or not framed in its own chunk: nothing to judge.
-    assert!(usage_framed(false, &chat_stream(true), &lost).is_none());
-    assert!(usage_framed(true, &chat_stream(false), &lost).is_none());
+    assert!(usage_framed(false, &chat_stream(true), &lost.handed()).is_none());
+    assert!(usage_framed(true, &chat_stream(false), &lost.handed()).is_none());
     // An error handed over is judged elsewhere.
-    let raised = DriverResult {
-        error: Some(crate::client::DriverError::default()),
+    let raised = Got {
+        error: Some(HandedError::default()),
         ..Default::default()
     };
-    assert!(usage_framed(true, &chat_stream(true), &raised).is_none());
+    assert!(usage_framed(true, &chat_stream(true), &raised.handed()).is_none());
 }
 
 #[test]
@@ -230,7 +275,7 @@ fn a_call_under_a_shared_upstream_id_may_get_an_id_of_its_own() {
         finish: Finish::ToolCalls,
         ..Default::default()
     };
-    let got = |second: &str| DriverResult {
+    let got = |second: &str| Got {
         calls: vec![
             delta(None, Some("call_0"), Some("w"), r#"{"c":"a"}"#),
             delta(None, Some(second), Some("w"), r#"{"c":"b"}"#),
@@ -238,9 +283,9 @@ fn a_call_under_a_shared_upstream_id_may_get_an_id_of_its_own() {
         ..Default::default()
     };
     let judged = |second| {
-        downstream(
+        handed(
             Provider::OpenaiChat,
-            &got(second),
+            &got(second).handed(),
             200,
             (Some(&exp), None),
             None,
@@ -254,13 +299,13 @@ fn a_call_under_a_shared_upstream_id_may_get_an_id_of_its_own() {
         finish: Finish::ToolCalls,
         ..Default::default()
     };
-    let renamed = DriverResult {
+    let renamed = Got {
         calls: vec![delta(None, Some("x7Fq2"), Some("w"), r#"{"c":"a"}"#)],
         ..Default::default()
     };
-    let findings = downstream(
+    let findings = handed(
         Provider::OpenaiChat,
-        &renamed,
+        &renamed.handed(),
         200,
         (Some(&one), None),
         None,
@@ -288,8 +333,8 @@ fn cut_only() -> Outcome {
 
 #[test]
 fn a_cut_only_call_left_out_of_the_stream_is_faithful_and_handed_as_finished_is_breaking() {
-    let left_out = DriverResult {
-        chunks: Some(vec![DriverChunk {
+    let left_out = Got {
+        chunks: Some(vec![HandedChunk {
             finish: Some("max_tokens".into()),
             ..Default::default()
         }]),
@@ -297,15 +342,15 @@ fn a_cut_only_call_left_out_of_the_stream_is_faithful_and_handed_as_finished_is_
         ..Default::default()
     };
     let exp = cut_only();
-    let silent = downstream(
+    let silent = handed(
         Provider::Anthropic,
-        &left_out,
+        &left_out.handed(),
         200,
         (Some(&exp), None),
         None,
     );
     assert!(silent.is_empty(), "{silent:?}");
-    let finished = DriverResult {
+    let finished = Got {
         calls: vec![delta(
             None,
             Some("toolu_1"),
@@ -315,9 +360,9 @@ fn a_cut_only_call_left_out_of_the_stream_is_faithful_and_handed_as_finished_is_
         finish: Some("tool_calls".into()),
         ..Default::default()
     };
-    let findings = downstream(
+    let findings = handed(
         Provider::Anthropic,
-        &finished,
+        &finished.handed(),
         200,
         (Some(&exp), None),
         None,
@@ -328,4 +373,42 @@ fn a_cut_only_call_left_out_of_the_stream_is_faithful_and_handed_as_finished_is_
         ["finish tool_calls for upstream's output-token limit"],
         "{findings:?}"
     );
+}
+
+#[test]
+fn a_library_is_judged_by_the_same_severity_table_as_a_gateway() {
+    use super::super::downstream::Check;
+    // Usage upstream counted and a library dropped: behaviour, as a gateway dropping it.
+    let counted = Outcome {
+        usage: Some(Usage {
+            output_tokens: Some(7),
+            ..Default::default()
+        }),
+        ..expected()
+    };
+    let got = Got {
+        calls: vec![delta(None, Some("call_1"), Some("w"), "{\"c\":1}")],
+        finish: Some("stop".into()),
+        ..Default::default()
+    };
+    let found = handed(
+        Provider::OpenaiChat,
+        &got.handed(),
+        200,
+        (Some(&counted), None),
+        None,
+    );
+    let severity = |gist: &str| {
+        let f = found.iter().find(|f| f.message.contains(gist));
+        f.unwrap_or_else(|| panic!("no {gist:?} in {found:#?}"))
+            .severity
+    };
+    assert_eq!(severity("usage not handed"), Check::UsageLost.severity());
+    assert_eq!(Check::UsageLost.severity(), Severity::Behaviour);
+    // Calls handed over with a finish that says they are not: breaking, as over HTTP.
+    assert_eq!(
+        severity("with tool calls"),
+        Check::FinishWithCalls.severity()
+    );
+    assert_eq!(Check::FinishWithCalls.severity(), Severity::Breaking);
 }
