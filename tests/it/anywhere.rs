@@ -157,7 +157,7 @@ fn read_junit(xml: &str) -> ((usize, usize, usize, usize), BTreeSet<String>) {
 }
 
 /// Python's `junitparser` agrees on the counts (skipped when it is not installed, required
-/// under `TOOLTAPE_PYTHON`).
+/// under `TOOLTAPE_PYTHON` or CI).
 fn junitparser_counts(path: &Path) -> Option<(usize, usize, usize, usize)> {
     let python = crate::python::python_with("junitparser")?;
     let script = "import sys, junitparser\nx = junitparser.JUnitXml.fromfile(sys.argv[1])\nprint(x.tests, x.failures, x.errors, x.skipped)";
