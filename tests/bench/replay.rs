@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use crate::report::Report;
-use tooltape::{ChatRequest, Mode, ReplayServer};
+use tooltape::{Mode, ReplayServer};
 
 pub fn section(root: &std::path::Path, r: &mut Report) {
     r.section("replay (shipped cassettes through the loopback server)");
@@ -39,10 +39,7 @@ pub fn section(root: &std::path::Path, r: &mut Report) {
             let start = Instant::now();
             for _ in 0..rounds {
                 for it in &c.interactions {
-                    let neutral = ChatRequest {
-                        stream: t.mode == Mode::Stream,
-                        ..t.first_request()
-                    };
+                    let neutral = t.first_request().with_stream(t.mode == Mode::Stream);
                     let _ =
                         tooltape::run::send(&client, &endpoint, t.provider, &neutral, &it.request)
                             .await;

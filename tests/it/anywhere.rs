@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::scratch::{Scratch, bin};
@@ -157,7 +158,7 @@ fn read_junit(xml: &str) -> ((usize, usize, usize, usize), BTreeSet<String>) {
 }
 
 /// Python's `junitparser` agrees on the counts (skipped when it is not installed, required
-/// under `TOOLTAPE_PYTHON`).
+/// under `TOOLTAPE_PYTHON` or CI).
 fn junitparser_counts(path: &Path) -> Option<(usize, usize, usize, usize)> {
     let python = crate::python::python_with("junitparser")?;
     let script = "import sys, junitparser\nx = junitparser.JUnitXml.fromfile(sys.argv[1])\nprint(x.tests, x.failures, x.errors, x.skipped)";
@@ -366,11 +367,19 @@ fn run_ok(dir: &Path, args: &[&str]) -> Output {
     o
 }
 
+/// The tests that use the pinned `openai` client's install in the cache take turns: on a cold
+/// cache the first installs it, and the other never finds it half-made (two installs into one
+/// folder would race).
+static OPENAI_INSTALL: Mutex<()> = Mutex::new(());
+
 /// `tooltape client NAME` / `gateway NAME`'s profiles are built in: from a folder holding only
 /// the binary, `--list` names them with their versions, and the official OpenAI SDK's whole
 /// suite runs (installed into the cache as from the repository; warm there) and passes.
 #[test]
 fn the_built_in_client_profiles_run_from_an_empty_folder() {
+    let _turn = OPENAI_INSTALL
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
     let dir = bare_folder("anywhere-builtin");
     let o = run_ok(&dir, &["client", "--list"]);
     let out = String::from_utf8_lossy(&o.stdout);
@@ -468,10 +477,18 @@ fn a_local_profile_replaces_the_built_in_one() {
 /// the document's version names DIR.
 #[test]
 fn install_dir_runs_a_shipped_profile_against_a_development_copy() {
+    let _turn = OPENAI_INSTALL
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
     let dir = bare_folder("anywhere-dev-copy");
     let dev = dir.join("dev-venv");
     std::fs::create_dir_all(dev.join("bin")).unwrap();
     let pinned = tooltape::engine::install_cache().join("client-openai-3.51.0/bin/python");
+    if !pinned.is_file() {
+        // A cold cache: the pinned SDK the wrapper below runs is installed first, as any run does.
+        run_ok(&dir, &["client", "openai", "weather::openai-chat::"]);
+    }
+    assert!(pinned.is_file(), "{} after installing", pinned.display());
     let marker = dir.join("dev-python-ran");
     let wrapper = format!(
         "#!/bin/sh\ntouch '{}'\nexec '{}' \"$@\"\n",

@@ -4,7 +4,7 @@
 //! status, a protocol error named on stderr or none (docs/clients/README.md, "The loop's edge
 //! cases"). The Python and Node loops serve a stand-in library that answers from the trial
 //! without any network; the reference driver calls the simulator. A loop whose interpreter is
-//! missing is skipped with a printed reason.
+//! missing is skipped with a printed reason (under CI, which has both, it fails).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -92,38 +92,32 @@ fn answer(l: &Loop, lines: &[String]) -> Answer {
     }
 }
 
-/// The loops whose interpreter is on this machine (the others skipped, saying why), each with
-/// its stand-in driver written into `dir`.
+/// The loops whose interpreter is on this machine (the others skipped, saying why; under CI,
+/// which has python3 and node, a missing one fails: `crate::needs`), each with its stand-in driver
+/// written into `dir`.
 fn loops(dir: &Scratch) -> Vec<Loop> {
     let mut loops = vec![Loop {
         name: "rust (tooltape client drive)",
         argv: [bin(), "client", "drive"].map(String::from).to_vec(),
     }];
     let clients = repo().join("clients");
-    match crate::python::python_with("json") {
-        Some(python) => {
-            std::fs::write(dir.join("driver.py"), PYTHON_DRIVER).unwrap();
-            loops.push(Loop {
-                name: "python (clients/python/tooltape_driver.py)",
-                argv: vec![
-                    python,
-                    dir.join("driver.py").display().to_string(),
-                    clients.join("python").display().to_string(),
-                ],
-            });
-        }
-        None => eprintln!("skipped the Python loop: no python3"),
+    if let Some(python) = crate::python::python_with("json") {
+        std::fs::write(dir.join("driver.py"), PYTHON_DRIVER).unwrap();
+        loops.push(Loop {
+            name: "python (clients/python/tooltape_driver.py)",
+            argv: vec![
+                python,
+                dir.join("driver.py").display().to_string(),
+                clients.join("python").display().to_string(),
+            ],
+        });
     }
-    if Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
+    if let Some(node) = crate::needs::program("node", "install Node.js 20 for the Node.js loop") {
         std::fs::write(dir.join("driver.mjs"), NODE_DRIVER).unwrap();
         loops.push(Loop {
             name: "node (clients/node/tooltape_driver.mjs)",
             argv: vec![
-                "node".into(),
+                node,
                 dir.join("driver.mjs").display().to_string(),
                 clients
                     .join("node/tooltape_driver.mjs")
@@ -131,8 +125,6 @@ fn loops(dir: &Scratch) -> Vec<Loop> {
                     .to_string(),
             ],
         });
-    } else {
-        eprintln!("skipped the Node.js loop: `node --version` does not run");
     }
     loops
 }

@@ -845,9 +845,37 @@ fn ty(v: &Value) -> &str {
 
 // ---------------------------------------------------------------- response mutations
 
+/// The stream's mutation for `m` in `fmt`, one helper a mutant (none where `m` is not a stream
+/// mutant or does not apply to `fmt`).
 fn mutate_stream(m: Mutant, fmt: Format, e: &mut Events) {
     match (m, fmt) {
-        (Mutant::StreamCallsSwallowed, Format::Chat) => {
+        (Mutant::StreamCallsSwallowed, _) => swallow_stream_calls(fmt, e),
+        (Mutant::ParallelMerged, _) => merge_parallel_calls(fmt, e),
+        (Mutant::ArgumentsHeldBack, Format::Chat) => hold_back_chat_arguments(e),
+        (Mutant::ArgumentsHeldBack, Format::Messages | Format::Responses) => {
+            hold_back_arguments_until_done(fmt, e);
+        }
+        (Mutant::FinishStop, _) => {
+            for (_, v) in &mut e.events {
+                finish_stop(fmt, v);
+            }
+        }
+        (Mutant::SharedIndexMerged, Format::Chat) => unname_later_calls_at_an_index(e),
+        (Mutant::UsageOnFinishChunk, Format::Chat) => move_usage_to_the_finish_chunk(e),
+        (Mutant::UsageDropped, _) => {
+            for (_, v) in &mut e.events {
+                drop_usage(v);
+            }
+        }
+        (Mutant::TerminalDropped, _) => drop_terminal_events(e),
+        _ => {}
+    }
+}
+
+/// `StreamCallsSwallowed`: every tool call's events (or parts) removed.
+fn swallow_stream_calls(fmt: Format, e: &mut Events) {
+    match fmt {
+        Format::Chat => {
             for (_, v) in &mut e.events {
                 for c in v["choices"].as_array_mut().into_iter().flatten() {
                     if let Some(d) = c.get_mut("delta").and_then(Value::as_object_mut) {
@@ -856,7 +884,7 @@ fn mutate_stream(m: Mutant, fmt: Format, e: &mut Events) {
                 }
             }
         }
-        (Mutant::StreamCallsSwallowed, Format::Messages) => {
+        Format::Messages => {
             let tools: BTreeSet<u64> = e
                 .events
                 .iter()
@@ -870,7 +898,7 @@ fn mutate_stream(m: Mutant, fmt: Format, e: &mut Events) {
                     && v["index"].as_u64().is_some_and(|i| tools.contains(&i)))
             });
         }
-        (Mutant::StreamCallsSwallowed, Format::Responses) => {
+        Format::Responses => {
             e.events.retain(|(_, v)| {
                 !(v["item"]["type"] == "function_call"
                     || ty(v).starts_with("response.function_call_arguments"))
@@ -885,7 +913,7 @@ fn mutate_stream(m: Mutant, fmt: Format, e: &mut Events) {
                 }
             }
         }
-        (Mutant::StreamCallsSwallowed, Format::Gemini) => {
+        Format::Gemini => {
             for (_, v) in &mut e.events {
                 for c in v["candidates"].as_array_mut().into_iter().flatten() {
                     if let Some(parts) = c
@@ -898,7 +926,13 @@ fn mutate_stream(m: Mutant, fmt: Format, e: &mut Events) {
                 }
             }
         }
-        (Mutant::ParallelMerged, Format::Chat) => {
+    }
+}
+
+/// `ParallelMerged`: every call's events moved to the first call's index (Gemini unchanged).
+fn merge_parallel_calls(fmt: Format, e: &mut Events) {
+    match fmt {
+        Format::Chat => {
             for (_, v) in &mut e.events {
                 for c in v["choices"].as_array_mut().into_iter().flatten() {
                     for tc in c["delta"]["tool_calls"]
@@ -911,7 +945,7 @@ fn mutate_stream(m: Mutant, fmt: Format, e: &mut Events) {
                 }
             }
         }
-        (Mutant::ParallelMerged, Format::Messages) => {
+        Format::Messages => {
             let tools: Vec<u64> = e
                 .events
                 .iter()
@@ -930,7 +964,7 @@ fn mutate_stream(m: Mutant, fmt: Format, e: &mut Events) {
                 }
             }
         }
-        (Mutant::ParallelMerged, Format::Responses) => {
+        Format::Responses => {
             let calls: Vec<u64> = e
                 .events
                 .iter()
@@ -950,155 +984,158 @@ fn mutate_stream(m: Mutant, fmt: Format, e: &mut Events) {
                 }
             }
         }
-        (Mutant::ArgumentsHeldBack, Format::Chat) => {
-            let mut args: Vec<(u64, String)> = Vec::new();
-            for (_, v) in &mut e.events {
-                for c in v["choices"].as_array_mut().into_iter().flatten() {
-                    for tc in c["delta"]["tool_calls"]
-                        .as_array_mut()
-                        .into_iter()
-                        .flatten()
-                    {
-                        let i = tc["index"].as_u64().unwrap_or(0);
-                        let a = tc["function"]["arguments"]
-                            .as_str()
-                            .unwrap_or("")
-                            .to_string();
-                        match args.iter_mut().find(|(k, _)| *k == i) {
-                            Some((_, s)) => s.push_str(&a),
-                            None => args.push((i, a)),
-                        }
-                        if tc["function"].get("arguments").is_some() {
-                            tc["function"]["arguments"] = json!("");
-                        }
-                    }
-                }
-            }
-            // All of it in the event that carries the finish.
-            for (_, v) in &mut e.events {
-                for c in v["choices"].as_array_mut().into_iter().flatten() {
-                    if c["finish_reason"].is_string() {
-                        c["delta"]["tool_calls"] = args
-                            .iter()
-                            .map(|(i, a)| json!({"index": i, "function": {"arguments": a}}))
-                            .collect();
-                    }
-                }
-            }
-        }
-        (Mutant::ArgumentsHeldBack, Format::Messages | Format::Responses) => {
-            let is_delta = |v: &Value| {
-                (fmt == Format::Messages
-                    && ty(v) == "content_block_delta"
-                    && v["delta"]["type"] == "input_json_delta")
-                    || ty(v) == "response.function_call_arguments.delta"
-            };
-            let slot = |v: &Value| {
-                if fmt == Format::Messages {
-                    v["index"].as_u64()
-                } else {
-                    v["output_index"].as_u64()
-                }
-            };
-            let mut out: Vec<(Option<String>, Value)> = Vec::new();
-            let mut held: Vec<(u64, String, Value)> = Vec::new();
-            for (name, v) in e.events.drain(..) {
-                if is_delta(&v) {
-                    let s = slot(&v).unwrap_or(0);
-                    let frag = if fmt == Format::Messages {
-                        v["delta"]["partial_json"]
-                            .as_str()
-                            .unwrap_or("")
-                            .to_string()
-                    } else {
-                        v["delta"].as_str().unwrap_or("").to_string()
-                    };
-                    match held.iter_mut().find(|(k, _, _)| *k == s) {
-                        Some((_, a, _)) => a.push_str(&frag),
-                        None => held.push((s, frag, v.clone())),
-                    }
-                    continue;
-                }
-                let closes = (fmt == Format::Messages && ty(&v) == "content_block_stop")
-                    || ty(&v) == "response.function_call_arguments.done";
-                if closes
-                    && let Some(s) = slot(&v)
-                    && let Some(pos) = held.iter().position(|(k, _, _)| *k == s)
-                {
-                    let (_, all, mut first) = held.remove(pos);
-                    if fmt == Format::Messages {
-                        first["delta"]["partial_json"] = json!(all);
-                    } else {
-                        first["delta"] = json!(all);
-                    }
-                    let n = name.clone().map(|_| ty(&first).to_string());
-                    out.push((n, first));
-                }
-                out.push((name, v));
-            }
-            e.events = out;
-        }
-        (Mutant::FinishStop, _) => {
-            for (_, v) in &mut e.events {
-                finish_stop(fmt, v);
-            }
-        }
-        (Mutant::SharedIndexMerged, Format::Chat) => {
-            // Every call after the first at an index loses its id: a client merges it.
-            let mut seen: BTreeSet<u64> = BTreeSet::new();
-            for (_, v) in &mut e.events {
-                for c in v["choices"].as_array_mut().into_iter().flatten() {
-                    for tc in c["delta"]["tool_calls"]
-                        .as_array_mut()
-                        .into_iter()
-                        .flatten()
-                    {
-                        let i = tc["index"].as_u64().unwrap_or(0);
-                        if tc.get("id").is_some_and(Value::is_string)
-                            && !seen.insert(i)
-                            && let Some(o) = tc.as_object_mut()
-                        {
-                            o.remove("id");
-                            if let Some(f) = o.get_mut("function").and_then(Value::as_object_mut) {
-                                f.remove("name");
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        (Mutant::UsageOnFinishChunk, Format::Chat) => {
-            let own = e.events.iter().position(|(_, v)| {
-                v["choices"].as_array().is_some_and(Vec::is_empty) && v["usage"].is_object()
-            });
-            if let Some(own) = own {
-                let (_, chunk) = e.events.remove(own);
-                let finish = e
-                    .events
-                    .iter_mut()
-                    .rev()
-                    .find(|(_, v)| v["choices"][0]["finish_reason"].is_string());
-                if let Some((_, v)) = finish {
-                    v["usage"] = chunk["usage"].clone();
-                }
-            }
-        }
-        (Mutant::UsageDropped, _) => {
-            for (_, v) in &mut e.events {
-                drop_usage(v);
-            }
-        }
-        (Mutant::TerminalDropped, _) => {
-            e.done = false;
-            e.events.retain(|(_, v)| {
-                !matches!(
-                    ty(v),
-                    "message_stop" | "response.completed" | "response.incomplete"
-                )
-            });
-        }
-        _ => {}
+        Format::Gemini => {}
     }
+}
+
+/// `ArgumentsHeldBack` on Chat: every call's arguments emptied and sent whole in the chunk that
+/// carries the finish.
+fn hold_back_chat_arguments(e: &mut Events) {
+    let mut args: Vec<(u64, String)> = Vec::new();
+    for (_, v) in &mut e.events {
+        for c in v["choices"].as_array_mut().into_iter().flatten() {
+            for tc in c["delta"]["tool_calls"]
+                .as_array_mut()
+                .into_iter()
+                .flatten()
+            {
+                let i = tc["index"].as_u64().unwrap_or(0);
+                let a = tc["function"]["arguments"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string();
+                match args.iter_mut().find(|(k, _)| *k == i) {
+                    Some((_, s)) => s.push_str(&a),
+                    None => args.push((i, a)),
+                }
+                if tc["function"].get("arguments").is_some() {
+                    tc["function"]["arguments"] = json!("");
+                }
+            }
+        }
+    }
+    // All of it in the event that carries the finish.
+    for (_, v) in &mut e.events {
+        for c in v["choices"].as_array_mut().into_iter().flatten() {
+            if c["finish_reason"].is_string() {
+                c["delta"]["tool_calls"] = args
+                    .iter()
+                    .map(|(i, a)| json!({"index": i, "function": {"arguments": a}}))
+                    .collect();
+            }
+        }
+    }
+}
+
+/// `ArgumentsHeldBack` on Messages and Responses: a call's argument deltas held back and sent as
+/// one delta just before the event that closes the call.
+fn hold_back_arguments_until_done(fmt: Format, e: &mut Events) {
+    let is_delta = |v: &Value| {
+        (fmt == Format::Messages
+            && ty(v) == "content_block_delta"
+            && v["delta"]["type"] == "input_json_delta")
+            || ty(v) == "response.function_call_arguments.delta"
+    };
+    let slot = |v: &Value| {
+        if fmt == Format::Messages {
+            v["index"].as_u64()
+        } else {
+            v["output_index"].as_u64()
+        }
+    };
+    let mut out: Vec<(Option<String>, Value)> = Vec::new();
+    let mut held: Vec<(u64, String, Value)> = Vec::new();
+    for (name, v) in e.events.drain(..) {
+        if is_delta(&v) {
+            let s = slot(&v).unwrap_or(0);
+            let frag = if fmt == Format::Messages {
+                v["delta"]["partial_json"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string()
+            } else {
+                v["delta"].as_str().unwrap_or("").to_string()
+            };
+            match held.iter_mut().find(|(k, _, _)| *k == s) {
+                Some((_, a, _)) => a.push_str(&frag),
+                None => held.push((s, frag, v.clone())),
+            }
+            continue;
+        }
+        let closes = (fmt == Format::Messages && ty(&v) == "content_block_stop")
+            || ty(&v) == "response.function_call_arguments.done";
+        if closes
+            && let Some(s) = slot(&v)
+            && let Some(pos) = held.iter().position(|(k, _, _)| *k == s)
+        {
+            let (_, all, mut first) = held.remove(pos);
+            if fmt == Format::Messages {
+                first["delta"]["partial_json"] = json!(all);
+            } else {
+                first["delta"] = json!(all);
+            }
+            let n = name.clone().map(|_| ty(&first).to_string());
+            out.push((n, first));
+        }
+        out.push((name, v));
+    }
+    e.events = out;
+}
+
+/// `SharedIndexMerged` on Chat: every call after the first at an index loses its id (and
+/// name), so that a client merges it into the first.
+fn unname_later_calls_at_an_index(e: &mut Events) {
+    let mut seen: BTreeSet<u64> = BTreeSet::new();
+    for (_, v) in &mut e.events {
+        for c in v["choices"].as_array_mut().into_iter().flatten() {
+            for tc in c["delta"]["tool_calls"]
+                .as_array_mut()
+                .into_iter()
+                .flatten()
+            {
+                let i = tc["index"].as_u64().unwrap_or(0);
+                if tc.get("id").is_some_and(Value::is_string)
+                    && !seen.insert(i)
+                    && let Some(o) = tc.as_object_mut()
+                {
+                    o.remove("id");
+                    if let Some(f) = o.get_mut("function").and_then(Value::as_object_mut) {
+                        f.remove("name");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `UsageOnFinishChunk` on Chat: the usage-only chunk removed and its usage put on the last chunk
+/// with a finish.
+fn move_usage_to_the_finish_chunk(e: &mut Events) {
+    let own = e.events.iter().position(|(_, v)| {
+        v["choices"].as_array().is_some_and(Vec::is_empty) && v["usage"].is_object()
+    });
+    if let Some(own) = own {
+        let (_, chunk) = e.events.remove(own);
+        let finish = e
+            .events
+            .iter_mut()
+            .rev()
+            .find(|(_, v)| v["choices"][0]["finish_reason"].is_string());
+        if let Some((_, v)) = finish {
+            v["usage"] = chunk["usage"].clone();
+        }
+    }
+}
+
+/// `TerminalDropped`: no `[DONE]`, no terminal event.
+fn drop_terminal_events(e: &mut Events) {
+    e.done = false;
+    e.events.retain(|(_, v)| {
+        !matches!(
+            ty(v),
+            "message_stop" | "response.completed" | "response.incomplete"
+        )
+    });
 }
 
 fn finish_stop(fmt: Format, v: &mut Value) {

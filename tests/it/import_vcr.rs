@@ -1,30 +1,18 @@
 //! `tooltape import-vcr`: vcrpy YAML cassettes (string and `!!binary` gzip bodies) become
 //! redacted tooltape cassettes that `replay --cassette` decodes to the recorded tool calls. The
-//! real-traffic corpus is read from `../shared/real-traffic` and skipped when absent.
+//! real-traffic corpus is read from `../shared/real-traffic` and skipped when absent (failed then
+//! under CI, which has it: `crate::needs`).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use base64::Engine;
 use serde_json::Value;
 
 use crate::recording_support::{self, files_under};
-use crate::scratch::{bin, repo};
+use crate::scratch::bin;
 use tooltape::{Provider, cassette::ProvenanceKind, redact::Secrets};
-
-fn real_traffic() -> Option<PathBuf> {
-    let p = repo().join("../shared/real-traffic");
-    if p.join("index.jsonl").is_file() {
-        Some(p)
-    } else {
-        eprintln!(
-            "skipping: {} not found (the real-traffic corpus is not on this machine)",
-            p.display()
-        );
-        None
-    }
-}
 
 fn provider_of(file: &str) -> Provider {
     if file.contains("completions") {
@@ -113,7 +101,9 @@ fn a_file_that_is_not_a_vcr_cassette_is_refused_with_its_position() {
 
 #[test]
 fn every_real_traffic_cassette_imports_and_scans_clean() {
-    let Some(rt) = real_traffic() else { return };
+    let Some(rt) = crate::needs::real_traffic() else {
+        return;
+    };
     let dir = recording_support::project("import-all");
     let raw = files_under(&rt.join("raw"));
     assert!(raw.len() >= 40, "{} raw files", raw.len());
@@ -169,7 +159,9 @@ fn expected_calls(rt: &Path, file: &str) -> Vec<Vec<(String, Value)>> {
 
 #[test]
 fn imported_real_cassettes_replay_to_the_expected_tool_calls() {
-    let Some(rt) = real_traffic() else { return };
+    let Some(rt) = crate::needs::real_traffic() else {
+        return;
+    };
     let dir = recording_support::project("import-replay");
     for (file, provider) in [
         (

@@ -8,7 +8,10 @@
 mod scratch;
 // The recording and import tests' two-case project, and a recursive file listing.
 mod recording_support;
-// The Python interpreter for the SDK scripts and driver loops, and the skip without one.
+// A test's resources beyond the repository (programs, the real-traffic corpus beside it): a
+// skip saying how to provide one, or under CI a failure.
+mod needs;
+// The Python interpreter for the SDK scripts and driver loops (and the packaged helpers' tests).
 mod python;
 // A loopback HTTP proxy the gateway mutant and compare tests put in front of the upstream.
 mod loopback_proxy;

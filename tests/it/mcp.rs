@@ -1,9 +1,9 @@
 //! `tooltape mcp` against a real MCP server: the pinned `@modelcontextprotocol/server-everything`
 //! from npm, installed once into `~/.cache/tooltape/mcp/` (outside the repository; skipped with
-//! the reason when npm or node is missing), its tools listed and judged per target, offline,
-//! over stdio and over Streamable HTTP; its tools written as cases pass every simulated
-//! trial. A hostile server (endless pages, a 2 MB schema) meets the limits. Plus the exit codes:
-//! a required target's refusal is 1, a server that dies or stays silent is 2.
+//! the reason when npm or node is missing, failed then under CI), its tools listed and judged per
+//! target, offline, over stdio and over Streamable HTTP; its tools written as cases pass every
+//! simulated trial. A hostile server (endless pages, a 2 MB schema) meets the limits. Plus the
+//! exit codes: a required target's refusal is 1, a server that dies or stays silent is 2.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -28,36 +28,20 @@ const TARGETS: [&str; 8] = [
 ];
 
 /// The server's entry point, installing the pinned package on first use; `None` (the caller
-/// skips, the reason printed) when node or npm is not there.
+/// skips, the reason printed) when node or npm is not there, outside CI (`crate::needs`: under
+/// CI, where `.ci/run` has Node.js 20 and npm, it fails).
+#[track_caller]
 fn server_everything() -> Option<PathBuf> {
-    let home = std::env::var_os("HOME").map(PathBuf::from)?;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let home = home.expect("HOME set (the server is installed into ~/.cache/tooltape/mcp)");
     let dir = home.join(format!(".cache/tooltape/mcp/server-everything-{VERSION}"));
     let entry = dir.join(format!("node_modules/{PACKAGE}/dist/index.js"));
-    let have = |p: &str| {
-        Command::new(p)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    // `.ci/run` sets TOOLTAPE_REQUIRE_NODE: there a missing node or npm fails, never skips.
-    let skip = |what: &str| {
-        assert!(
-            std::env::var_os("TOOLTAPE_REQUIRE_NODE").is_none(),
-            "TOOLTAPE_REQUIRE_NODE is set and `{what} --version` fails"
-        );
-        eprintln!("skipped: `{what} --version` fails; install Node.js and npm to run the MCP test");
-    };
-    if !have("node") {
-        skip("node");
-        return None;
-    }
+    let how = "install Node.js and npm to run the MCP tests";
+    crate::needs::program("node", how)?;
     if entry.is_file() {
         return Some(entry);
     }
-    if !have("npm") {
-        skip("npm");
-        return None;
-    }
+    crate::needs::program("npm", how)?;
     std::fs::create_dir_all(&dir).unwrap();
     let manifest = format!(
         r#"{{"name":"tooltape-mcp-everything","private":true,"dependencies":{{"{PACKAGE}":"{VERSION}"}}}}"#

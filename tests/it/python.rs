@@ -1,9 +1,11 @@
-//! Support: the Python interpreter that runs the official SDK scripts. `TOOLTAPE_PYTHON` set
-//! (as `.ci/run` does, to its pinned installs) makes the SDK a requirement; unset, `python3` is
-//! tried and a test without the SDK is skipped with a message.
+//! Support: the Python interpreter that runs the official SDK scripts and the driver loops, and
+//! the tests of the packaged driver helpers. `TOOLTAPE_PYTHON` set (as `.ci/run` does, to its
+//! pinned installs) names the interpreter; unset, `python3` is tried. A missing module fails the
+//! test under `TOOLTAPE_PYTHON` or CI (`crate::needs`) and skips it with a message elsewhere.
 
-/// The interpreter that imports `module`, or `None` (the caller skips) when `TOOLTAPE_PYTHON` is
-/// unset and `python3` lacks it. Panics when `TOOLTAPE_PYTHON` is set and lacks it.
+/// The interpreter that imports `module`, or `None` (the caller skips) when `python3` lacks it
+/// outside CI. Panics when `TOOLTAPE_PYTHON` is set or under CI and the interpreter lacks it.
+#[track_caller]
 pub(crate) fn python_with(module: &str) -> Option<String> {
     let required = std::env::var("TOOLTAPE_PYTHON").ok();
     let python = required.clone().unwrap_or_else(|| "python3".into());
@@ -17,8 +19,9 @@ pub(crate) fn python_with(module: &str) -> Option<String> {
             "TOOLTAPE_PYTHON={p}: `import {module}` fails; install it there (see .ci/run) or unset TOOLTAPE_PYTHON"
         ),
         (false, None) => {
-            eprintln!(
-                "skipped: `{python} -c 'import {module}'` fails; set TOOLTAPE_PYTHON to an interpreter with it (see .ci/run)"
+            crate::needs::missing(
+                &format!("the Python module `{module}` in `{python}`"),
+                "set TOOLTAPE_PYTHON to an interpreter with it (.ci/run's venv has the SDKs)",
             );
             None
         }
@@ -47,42 +50,33 @@ pub(crate) async fn run_json(
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
-/// maturin, as `make wheel` installs it (`TOOLTAPE_MATURIN` names another), when
-/// `TOOLTAPE_WHEEL_TEST=1` asks for the wheel test; else `None` (the caller skips, saying how).
-fn maturin() -> Option<std::path::PathBuf> {
-    if std::env::var_os("TOOLTAPE_WHEEL_TEST").is_none_or(|v| v != "1") {
-        eprintln!(
-            "skipped: the wheel test compiles tooltape once more (its own target folder, ~10 min the first time); set TOOLTAPE_WHEEL_TEST=1"
-        );
-        return None;
-    }
+/// maturin, as `make wheel` installs it (`TOOLTAPE_MATURIN` names another); the wheel test is
+/// ignored unless asked for, so its absence fails it.
+fn maturin() -> std::path::PathBuf {
     if let Some(m) = std::env::var_os("TOOLTAPE_MATURIN") {
-        return Some(m.into());
+        return m.into();
     }
     let cache = std::env::var_os("XDG_CACHE_HOME")
         .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cache")))?;
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cache")))
+        .expect("HOME or XDG_CACHE_HOME set (maturin is looked for in the cache)");
     let m = cache.join("tooltape/maturin-1.16.0/bin/maturin");
-    if m.is_file() {
-        return Some(m);
-    }
-    eprintln!(
-        "skipped: no maturin at {}; `make wheel` installs it (or set TOOLTAPE_MATURIN)",
+    assert!(
+        m.is_file(),
+        "no maturin at {}: `make wheel` installs it (or set TOOLTAPE_MATURIN)",
         m.display()
     );
-    None
+    m
 }
 
 /// The wheel as `make wheel` builds it (pyproject.toml; here the dev profile, in a target folder
 /// of its own beside the tests' so the binary they run is never rebuilt under them), installed
 /// into a fresh venv: `tooltape` is on its PATH and the driver helper imports as
-/// `tooltape_driver`. Opt-in (`TOOLTAPE_WHEEL_TEST=1`): it compiles every dependency the first
-/// time.
+/// `tooltape_driver`.
 #[test]
+#[ignore = "needs maturin (`make wheel` installs it, or set TOOLTAPE_MATURIN) and compiles tooltape once more in a target folder of its own (~10 min the first time): opt-in, not in CI; run it with `cargo test --test it -- --ignored the_wheel`"]
 fn the_wheel_installs_the_binary_and_the_driver_helper() {
-    let Some(maturin) = maturin() else {
-        return;
-    };
+    let maturin = maturin();
     let scratch = crate::scratch::Scratch::new("wheel");
     let bin = std::path::Path::new(crate::scratch::bin());
     let target = bin
@@ -133,7 +127,8 @@ fn the_wheel_installs_the_binary_and_the_driver_helper() {
 }
 
 /// The Node.js driver helper is an npm package of tooltape's version: `npm pack --dry-run`
-/// packs it with its one module (when npm is installed).
+/// packs it with its one module. Without npm only `package.json` is checked, and the test says
+/// it skipped the packing; under CI, which has npm, a missing npm fails it.
 #[test]
 fn the_node_helper_is_an_npm_package() {
     let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/node");
@@ -141,14 +136,15 @@ fn the_node_helper_is_an_npm_package() {
     let package: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(package["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(package["name"], "tooltape-driver");
-    let Ok(o) = std::process::Command::new("npm")
+    let Some(npm) = crate::needs::program("npm", "install Node.js 20 with npm to pack the helper")
+    else {
+        return;
+    };
+    let o = std::process::Command::new(npm)
         .args(["pack", "--dry-run", "--json"])
         .current_dir(&folder)
         .output()
-    else {
-        eprintln!("skipped: npm is not installed");
-        return;
-    };
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let packed: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let files: Vec<&str> = packed[0]["files"]

@@ -1,29 +1,12 @@
 //! Decodes every record of `../shared/real-traffic/index.jsonl` (real provider traffic recorded by
 //! another project) and compares tool calls, text, raw finish reason and errors with the record's
-//! independently computed `expected`. Skips with a message when the folder is absent.
+//! independently computed `expected`. Skips with a message when the folder is absent (fails
+//! then under CI, which has it: `crate::needs`).
 
 use std::collections::BTreeMap;
 
-use crate::scratch::repo;
 use serde_json::Value;
 use tooltape::{ChatRequest, HttpResponse, Provider, Tool, decode};
-
-fn corpus() -> Option<Vec<Value>> {
-    let dir = repo().join("../shared/real-traffic");
-    let Ok(text) = std::fs::read_to_string(dir.join("index.jsonl")) else {
-        eprintln!(
-            "skipped: {} is absent (real traffic lives beside the project)",
-            dir.display()
-        );
-        return None;
-    };
-    Some(
-        text.lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect(),
-    )
-}
 
 /// The neutral request a record's response answers (enough for decoding: tools by name, stream flag).
 pub fn request_for(record: &Value) -> ChatRequest {
@@ -151,7 +134,9 @@ fn check(record: &Value, provider: Provider) -> Vec<String> {
 }
 
 fn run(api: &str, provider: Provider) {
-    let Some(records) = corpus() else { return };
+    let Some(records) = crate::needs::real_traffic_records() else {
+        return;
+    };
     let mine: Vec<&Value> = records.iter().filter(|r| r["api"] == api).collect();
     assert!(!mine.is_empty(), "no {api} records in the corpus");
     let mut failures = Vec::new();

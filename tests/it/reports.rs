@@ -447,20 +447,16 @@ fn conformance_md_is_up_to_date() {
     }
 }
 
+/// The HTML report in a real browser: its inline script runs, nothing on the console, a column
+/// per provider. A browser is a system install (hundreds of MB) that neither this machine nor CI
+/// makes, so the test is ignored; asked for with `--ignored`, it fails without one.
 #[test]
+#[ignore = "needs chromium on PATH (`apt-get install -y chromium`; CI does not install a browser): run it with `cargo test --test it -- --ignored html_page`"]
 fn html_page_loads_in_headless_chromium() {
-    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
+    let browser = ["chromium", "chromium-browser", "google-chrome"]
         .into_iter()
-        .find(|b| {
-            Command::new(b)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-    else {
-        eprintln!("skipped: no chromium on PATH (apt-get install -y chromium)");
-        return;
-    };
+        .find(|b| crate::needs::runs(b))
+        .expect("no chromium on PATH: apt-get install -y chromium");
     let dir = Scratch::new("reports-html");
     let page = dir.join("conformance.html");
     std::fs::write(&page, tooltape::report::html::page(shipped())).unwrap();

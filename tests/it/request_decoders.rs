@@ -475,23 +475,6 @@ fn as_referred(wire: &HttpRequest, mut n: ChatRequest) -> ChatRequest {
 
 // ---- Real traffic ----
 
-fn corpus() -> Option<Vec<Value>> {
-    let dir = repo().join("../shared/real-traffic");
-    let Ok(text) = std::fs::read_to_string(dir.join("index.jsonl")) else {
-        eprintln!(
-            "skipped: {} is absent (real traffic lives beside the project)",
-            dir.display()
-        );
-        return None;
-    };
-    Some(
-        text.lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect(),
-    )
-}
-
 /// The record's request as an `HttpRequest`: the URL's path and query, the parsed body.
 fn http_request(record: &Value) -> HttpRequest {
     let r = &record["request"];
@@ -538,7 +521,9 @@ fn meta_choice(provider: Provider, r: &ChatRequest) -> Option<String> {
 
 #[test]
 fn real_requests_decode_with_their_declared_tools_and_choice() {
-    let Some(records) = corpus() else { return };
+    let Some(records) = crate::needs::real_traffic_records() else {
+        return;
+    };
     let mut failures = Vec::new();
     let mut decoded_n = 0;
     let mut unknown = std::collections::BTreeSet::new();

@@ -83,6 +83,31 @@ fn no_function_in_src_is_longer_than_150_lines() {
     assert!(long.is_empty(), "{}", long.join("\n"));
 }
 
+/// Functions under `tests/` are held to a limit of their own (the one above is `src/`'s): a test
+/// that needs more is split into named helpers (the mutant suite's stream mutations: one a mutant).
+const MAX_TEST_FN_LINES: usize = 150;
+
+#[test]
+fn no_function_in_tests_is_longer_than_150_lines() {
+    let mut files = Vec::new();
+    rust_files(&repo().join("tests"), &mut files);
+    files.sort();
+    let mut long = Vec::new();
+    for path in &files {
+        let src = std::fs::read_to_string(path).unwrap();
+        for (line, len, name) in functions(&src) {
+            if len > MAX_TEST_FN_LINES {
+                let rel = path.strip_prefix(repo()).unwrap().display();
+                long.push(format!(
+                    "{rel}:{line}: fn {name} is {len} lines (at most {MAX_TEST_FN_LINES}): split it into named helpers"
+                ));
+            }
+        }
+    }
+    assert!(files.len() > 30, "only {} files under tests/", files.len());
+    assert!(long.is_empty(), "{}", long.join("\n"));
+}
+
 #[test]
 fn the_function_reader_measures_bodies() {
     let src = "fn a() {\n    x();\n}\n\npub(crate) async fn b<T>(\n    t: T,\n) -> u8 {\n    1\n}\n    fn c();\nimpl X {\n    pub fn d(&self) {\n        if y {\n        }\n    }\n}\n";

@@ -120,8 +120,7 @@ fn merge_sets_tool_calls_finish_and_keeps_raw() {
     );
 }
 
-// The tests below go through `openai_chat::decode` / `openai_chat::Stream`, stubs on this branch
-// until the Chat provider merges; run them with `--ignored` after the merge.
+// The tests below go through the Chat decoder (`openai_chat::decode` / `openai_chat::Stream`).
 
 const CHAT_BODY: &str = r#"{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"On it. <tool_call>{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Oslo\\\"}\"}</tool_call>"}}]}"#;
 
