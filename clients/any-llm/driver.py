@@ -80,7 +80,7 @@ def call(trial, messages):
         try:
             return call_responses(trial, messages)
         except UnsupportedParameterError as e:
-            raise td.Unsupported([str(e).splitlines()[0][:200]])
+            raise td.Unsupported([str(e).splitlines()[0][:200]]) from e
     opts = trial.get("options") or {}
     kw = dict(
         model=trial["model"],
@@ -96,7 +96,7 @@ def call(trial, messages):
         return complete(trial, kw)
     except UnsupportedParameterError as e:
         # any-llm refuses a parameter the provider has no knob for: not expressible.
-        raise td.Unsupported([str(e).splitlines()[0][:200]])
+        raise td.Unsupported([str(e).splitlines()[0][:200]]) from e
 
 
 def complete(trial, kw):
