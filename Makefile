@@ -32,8 +32,11 @@ BENCH_MALLOC ?= glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshol
 bench:
 	$(if $(filter default,$(BENCH_MALLOC)),,GLIBC_TUNABLES=$(BENCH_MALLOC)) cargo bench --bench bench -- $(foreach s,$(ONLY),--only $(s))
 
+# clippy, then the client drivers: ruff (pinned, installed into the install cache outside the
+# repository; rules in pyproject.toml) and `node --check` (.ci/lint-drivers).
 lint:
 	cargo clippy --all-targets -- -D warnings
+	bash .ci/lint-drivers
 
 fmt:
 	cargo fmt --all

@@ -9,8 +9,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import tooltape_driver as td  # noqa: E402
-import aisuite  # noqa: E402
+import tooltape_driver as td
+import aisuite
 
 
 def client_of(trial):

@@ -18,24 +18,24 @@
 // assistant turn (`{role: "assistant", content: response.content}`), buffered or streamed (the
 // stream's accumulated final message). The blocks are the result's `reasoning` (`[{anthropic:
 // [...]}]`) and take the place of the protocol's neutral copy of that turn.
-import { createRequire } from "node:module";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import {
+  argumentsObject as argsObject,
+  convertParts,
+  importInstalled,
+  parameters,
+  serve,
+  Unsupported,
+} from "../node/tooltape_driver.mjs";
 
-import { argumentsObject as argsObject, serve, Unsupported } from "../node/tooltape_driver.mjs";
-
-const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
-const { default: Anthropic } = await import(pathToFileURL(req.resolve("@anthropic-ai/sdk")).href);
-
+const { default: Anthropic } = await importInstalled("@anthropic-ai/sdk");
 
 /** A tool result's content: its parts as content blocks when given as parts, else its text. */
 function resultContent(m) {
   if (!m.parts?.length) return m.content ?? "";
-  return m.parts.map((p) => {
-    if (p.type === "text") return { type: "text", text: p.text ?? "" };
-    if (p.type === "image") return { type: "image", source: { type: "base64", media_type: p.media_type, data: p.data } };
-    if (p.type === "image_url") return { type: "image", source: { type: "url", url: p.url } };
-    throw new Unsupported(["result_parts " + p.type]);
+  return convertParts(m.parts, {
+    text: (text) => ({ type: "text", text }),
+    image: (mediaType, data) => ({ type: "image", source: { type: "base64", media_type: mediaType, data } }),
+    image_url: (url) => ({ type: "image", source: { type: "url", url } }),
   });
 }
 
@@ -70,7 +70,7 @@ function params(t, messages) {
   if (t.tools.length)
     p.tools = t.tools.map((x) => {
       // The schema a caller of a pass-through SDK writes: strict's dialect when strict.
-      const tool = { name: x.name, input_schema: t.strict && x.strict_parameters != null ? x.strict_parameters : x.parameters };
+      const tool = { name: x.name, input_schema: parameters(t, x) };
       if (x.description != null) tool.description = x.description;
       if (t.strict) tool.strict = true;
       if (x.eager_input_streaming) tool.eager_input_streaming = true;

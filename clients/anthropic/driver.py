@@ -20,8 +20,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import tooltape_driver as td  # noqa: E402
-from anthropic import Anthropic  # noqa: E402
+import tooltape_driver as td
+from anthropic import Anthropic
 
 
 def result_content(m):

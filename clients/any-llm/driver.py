@@ -30,28 +30,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import tooltape_driver as td  # noqa: E402
-from any_llm import completion, responses  # noqa: E402
-from any_llm.exceptions import UnsupportedParameterError  # noqa: E402
-
-
-def gathered(chunks):
-    """The streamed calls as a caller gathers them: by index, a new id starting a new call."""
-    calls = []
-    for ch in chunks:
-        for d in ch.get("calls", []):
-            i = d.get("index")
-            c = next((c for c in reversed(calls) if i is not None and c.get("index") == i), None)
-            if c is not None and d.get("id") and c.get("id") and d["id"] != c["id"]:
-                c = None
-            if c is None:
-                c = {"index": i, "arguments": ""}
-                calls.append(c)
-            for k in ("id", "name"):
-                if d.get(k):
-                    c[k] = d[k]
-            c["arguments"] += td.arguments_text(d.get("arguments")) if not isinstance(d.get("arguments"), str) else d["arguments"]
-    return [{"id": c.get("id"), "name": c.get("name"), "arguments": c["arguments"]} for c in calls]
+import tooltape_driver as td
+from any_llm import completion, responses
+from any_llm.exceptions import UnsupportedParameterError
 
 
 def with_output(result, response):
@@ -99,7 +80,7 @@ def call(trial, messages):
         try:
             return call_responses(trial, messages)
         except UnsupportedParameterError as e:
-            raise td.Unsupported([str(e).splitlines()[0][:200]])
+            raise td.Unsupported([str(e).splitlines()[0][:200]]) from e
     opts = trial.get("options") or {}
     kw = dict(
         model=trial["model"],
@@ -115,7 +96,7 @@ def call(trial, messages):
         return complete(trial, kw)
     except UnsupportedParameterError as e:
         # any-llm refuses a parameter the provider has no knob for: not expressible.
-        raise td.Unsupported([str(e).splitlines()[0][:200]])
+        raise td.Unsupported([str(e).splitlines()[0][:200]]) from e
 
 
 def complete(trial, kw):
@@ -146,7 +127,7 @@ def complete(trial, kw):
     for c in (c for ch in chunks for c in ch.get("calls", [])):
         if c.get("index") not in order:
             order.append(c.get("index"))
-    result = {"calls": gathered(chunks), "text": text or None, "finish": finish, "usage": usage, "chunks": chunks}
+    result = {"calls": td.chat_gathered(chunks), "text": text or None, "finish": finish, "usage": usage, "chunks": chunks}
     return dict(result, reasoning=[{"any_llm": gathered_message(result, thought, message_extra, [extra.get(i) for i in order])}])
 
 

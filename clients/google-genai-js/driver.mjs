@@ -15,15 +15,9 @@
 // tool beside the function declarations; REQUIRED grounding is not expressible (the Gemini API has
 // no way to force the search). The package is imported from the install folder
 // ($TOOLTAPE_CLIENT_DIR); the protocol loop is clients/node/tooltape_driver.mjs.
-import { createRequire } from "node:module";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { argumentsObject as argsObject, convertParts, importInstalled, serve, Unsupported } from "../node/tooltape_driver.mjs";
 
-import { argumentsObject as argsObject, serve, Unsupported } from "../node/tooltape_driver.mjs";
-
-const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
-const { GoogleGenAI } = await import(pathToFileURL(req.resolve("@google/genai")).href);
-
+const { GoogleGenAI } = await importInstalled("@google/genai");
 
 // A tool result as the function response: a JSON object as is, else under `result` (`error`).
 function responseObject(content, isError) {
@@ -40,12 +34,12 @@ function responseObject(content, isError) {
 /** A tool result as a function response part: its text in `response`, its images (given as
  * parts) as the response's own parts. */
 function functionResponse(m) {
-  const media = (m.parts ?? []).flatMap((p) => {
-    if (p.type === "image") return [{ inlineData: { mimeType: p.media_type, data: p.data } }];
-    if (p.type === "image_url") return [{ fileData: { fileUri: p.url } }];
-    if (p.type !== "text") throw new Unsupported(["result_parts " + p.type]);
-    return [];
-  });
+  const media = convertParts(m.parts ?? [], {
+    // The text is the response's own (`content`, the parts' text joined).
+    text: () => null,
+    image: (mimeType, data) => ({ inlineData: { mimeType, data } }),
+    image_url: (fileUri) => ({ fileData: { fileUri } }),
+  }).filter((p) => p !== null);
   const fr = { name: m.name, response: responseObject(m.content ?? "", m.is_error) };
   if (media.length) fr.parts = media;
   return { functionResponse: fr };

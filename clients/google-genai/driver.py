@@ -22,9 +22,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import tooltape_driver as td  # noqa: E402
-from google import genai  # noqa: E402
-from google.genai import types  # noqa: E402
+import tooltape_driver as td
+from google import genai
+from google.genai import types
 
 
 def response_object(content, is_error):

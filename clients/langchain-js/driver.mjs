@@ -23,17 +23,13 @@
 // LangChain (each integration documents its own server-tool dict): not wired. The packages are required
 // (CommonJS, one @langchain/core instance) from the install folder ($TOOLTAPE_CLIENT_DIR); the
 // protocol loop is clients/node/tooltape_driver.mjs.
-import { createRequire } from "node:module";
-import { join } from "node:path";
+import { argumentsObject as argsObject, convertParts, requireInstalled, serve, Unsupported } from "../node/tooltape_driver.mjs";
 
-import { argumentsObject as argsObject, serve, Unsupported } from "../node/tooltape_driver.mjs";
-
-const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
-const { ChatOpenAI } = req("@langchain/openai");
-const { ChatAnthropic } = req("@langchain/anthropic");
-const { ChatGoogleGenerativeAI } = req("@langchain/google-genai");
-const { AIMessage, HumanMessage, SystemMessage, ToolMessage } = req("@langchain/core/messages");
-const { tool } = req("@langchain/core/tools");
+const { ChatOpenAI } = requireInstalled("@langchain/openai");
+const { ChatAnthropic } = requireInstalled("@langchain/anthropic");
+const { ChatGoogleGenerativeAI } = requireInstalled("@langchain/google-genai");
+const { AIMessage, HumanMessage, SystemMessage, ToolMessage } = requireInstalled("@langchain/core/messages");
+const { tool } = requireInstalled("@langchain/core/tools");
 
 const OPENAI = new Set(["openai-chat", "openai-responses"]);
 
@@ -110,11 +106,10 @@ function messagesOf(messages) {
 /** A tool result's content: its parts as standard content blocks when given as parts. */
 function toolContent(m) {
   if (!m.parts?.length) return m.content ?? "";
-  return m.parts.map((p) => {
-    if (p.type === "text") return { type: "text", text: p.text ?? "" };
-    if (p.type === "image") return { type: "image", data: p.data, mimeType: p.media_type };
-    if (p.type === "image_url") return { type: "image", url: p.url };
-    throw new Unsupported(["result_parts " + p.type]);
+  return convertParts(m.parts, {
+    text: (text) => ({ type: "text", text }),
+    image: (mimeType, data) => ({ type: "image", data, mimeType }),
+    image_url: (url) => ({ type: "image", url }),
   });
 }
 

@@ -30,9 +30,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import tooltape_driver as td  # noqa: E402
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage  # noqa: E402
-from langchain_core.messages import message_to_dict, messages_from_dict  # noqa: E402
+import tooltape_driver as td
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import message_to_dict, messages_from_dict
 
 
 def model_of(trial):
@@ -173,7 +173,9 @@ def bound(model, trial):
 def text_of(content):
     if isinstance(content, str):
         return content or None
-    parts = [b.get("text", "") if isinstance(b, dict) else str(b) for b in content or [] if not isinstance(b, dict) or b.get("type") == "text"]
+    parts = [
+        b.get("text", "") if isinstance(b, dict) else str(b) for b in content or [] if not isinstance(b, dict) or b.get("type") == "text"
+    ]
     return "".join(parts) or None
 
 

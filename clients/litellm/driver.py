@@ -17,9 +17,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import tooltape_driver as td  # noqa: E402
+import tooltape_driver as td
 
-import litellm  # noqa: E402
+import litellm
 
 
 def chat_messages(messages):
@@ -63,7 +63,7 @@ def call(trial, messages):
                 chunks.append(doc)
     except litellm.UnsupportedParamsError as e:
         # LiteLLM refuses a parameter the provider has no knob for (unless drop_params is set).
-        raise td.Unsupported([str(e).splitlines()[0][:200]])
+        raise td.Unsupported([str(e).splitlines()[0][:200]]) from e
     final = litellm.stream_chunk_builder(raw, messages=kw["messages"])
     if final is None:
         result = {"calls": [], "text": None, "finish": None, "usage": None}

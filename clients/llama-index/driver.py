@@ -30,10 +30,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import tooltape_driver as td  # noqa: E402
-from llama_index.core.base.llms.types import ChatMessage, ImageBlock, TextBlock, ToolCallBlock  # noqa: E402
-from llama_index.core.tools import FunctionTool  # noqa: E402
-from pydantic import BaseModel, ConfigDict  # noqa: E402
+import tooltape_driver as td
+from llama_index.core.base.llms.types import ChatMessage, ImageBlock, TextBlock, ToolCallBlock
+from llama_index.core.tools import FunctionTool
+from pydantic import BaseModel, ConfigDict
 
 
 def llm_of(trial):

@@ -8,7 +8,10 @@
 // for. Anything else it throws becomes the result's `error`. `messages`
 // is the conversation so far: the trial's, then for each follow-up round the assistant turn as
 // the library handed it over and the tool results tooltape sent.
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
 
 /** The library cannot express these trial fields (not a failure: "not expressible"). */
 export class Unsupported extends Error {
@@ -121,7 +124,43 @@ export async function serve(call, { supports = [] } = {}) {
   }
 }
 
+// ---- The library's install folder ----
+
+/** `require` resolving from the library's install folder (`$TOOLTAPE_CLIENT_DIR`, the profile's
+ * `{{dir}}`, where its node_modules are): the driver's own folder has none. */
+function installRequire() {
+  const dir = process.env.TOOLTAPE_CLIENT_DIR;
+  if (!dir) throw new Error("TOOLTAPE_CLIENT_DIR is not set: the profile's [driver.env] names the install folder");
+  return createRequire(join(dir, "package.json"));
+}
+
+/** A package of the install folder as an ES module (`await importInstalled("openai")`). */
+export const importInstalled = (name) => import(pathToFileURL(installRequire().resolve(name)).href);
+
+/** A package of the install folder as CommonJS (`require`): for packages that must share one
+ * instance of a dependency with the driver (LangChain's `@langchain/core`, the Agents SDK's
+ * `openai`). */
+export const requireInstalled = (name) => installRequire()(name);
+
 // ---- Shapes several drivers share (as the Python twin's readers) ----
+
+/** The schema a caller of a pass-through library writes: strict's dialect when strict. */
+export const parameters = (t, tool) => (t.strict && tool.strict_parameters != null ? tool.strict_parameters : tool.parameters);
+
+/**
+ * A tool result's parts (`result_parts`) in a library's own form, each through its kind's
+ * converter: `text(text)`, `image(mediaType, base64Data)`, `image_url(url)`. A kind the library
+ * has no converter for (absent) is `unsupported` (`result_parts KIND`). As the Python twin's
+ * `convert_parts`.
+ */
+export function convertParts(parts, { text, image, image_url } = {}) {
+  return parts.map((p) => {
+    if (p.type === "text" && text) return text(p.text ?? "");
+    if (p.type === "image" && image) return image(p.media_type, p.data);
+    if (p.type === "image_url" && image_url) return image_url(p.url);
+    throw new Unsupported(["result_parts " + p.type]);
+  });
+}
 
 /** A call's arguments as a JSON string (libraries take either). */
 export const argumentsText = (a) => (a == null ? "{}" : typeof a === "string" ? a : JSON.stringify(a));

@@ -23,17 +23,23 @@
 // output items as they came): the ModelResponse's `output` (reasoning items with their
 // `encrypted_content` in `providerData`), handed over as the result's `reasoning`
 // (`[{openai_agents: items}]`) and taking the place of the protocol's neutral copy of that turn.
-import { createRequire } from "node:module";
-import { join } from "node:path";
+import {
+  argumentsText as argsText,
+  chatChunk,
+  continued,
+  convertParts,
+  parameters,
+  requireInstalled,
+  responsesEvent,
+  serve,
+  Unsupported,
+} from "../node/tooltape_driver.mjs";
 
-import { argumentsText as argsText, chatChunk, continued, responsesEvent, serve, Unsupported } from "../node/tooltape_driver.mjs";
-
-const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
-const { default: OpenAI } = req("openai");
-const { OpenAIChatCompletionsModel, OpenAIResponsesModel, setTracingDisabled, webSearchTool, withTrace } = req("@openai/agents");
+const { default: OpenAI } = requireInstalled("openai");
+const { OpenAIChatCompletionsModel, OpenAIResponsesModel, setTracingDisabled, webSearchTool, withTrace } =
+  requireInstalled("@openai/agents");
 
 setTracingDisabled(true);
-
 
 function modelOf(t, client) {
   if (t.api === "openai-chat") return new OpenAIChatCompletionsModel(client, t.model);
@@ -42,14 +48,12 @@ function modelOf(t, client) {
 }
 
 /** A tool result's parts as a structured tool output list. */
-function outputParts(parts) {
-  return parts.map((p) => {
-    if (p.type === "text") return { type: "input_text", text: p.text ?? "" };
-    if (p.type === "image") return { type: "input_image", image: `data:${p.media_type};base64,${p.data}` };
-    if (p.type === "image_url") return { type: "input_image", image: p.url };
-    throw new Unsupported(["result_parts " + p.type]);
+const outputParts = (parts) =>
+  convertParts(parts, {
+    text: (text) => ({ type: "input_text", text }),
+    image: (mediaType, data) => ({ type: "input_image", image: `data:${mediaType};base64,${data}` }),
+    image_url: (url) => ({ type: "input_image", image: url }),
   });
-}
 
 function inputOf(messages) {
   const items = [];
@@ -99,7 +103,7 @@ const toolsOf = (t) =>
     type: "function",
     name: x.name,
     description: x.description ?? "",
-    parameters: t.strict && x.strict_parameters != null ? x.strict_parameters : x.parameters,
+    parameters: parameters(t, x),
     strict: Boolean(t.strict),
   }));
 

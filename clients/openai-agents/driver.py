@@ -31,8 +31,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import tooltape_driver as td  # noqa: E402
-from agents import (  # noqa: E402
+import tooltape_driver as td
+from agents import (
     FunctionTool,
     WebSearchTool,
     ModelSettings,
@@ -40,12 +40,12 @@ from agents import (  # noqa: E402
     OpenAIResponsesModel,
     set_tracing_disabled,
 )
-from agents.exceptions import ModelBehaviorError  # noqa: E402
-from agents.items import ModelResponse  # noqa: E402
-from agents.usage import Usage  # noqa: E402
-from agents.models.interface import ModelTracing  # noqa: E402
-from openai import AsyncOpenAI  # noqa: E402
-from openai.types.shared import Reasoning  # noqa: E402
+from agents.exceptions import ModelBehaviorError
+from agents.items import ModelResponse
+from agents.usage import Usage
+from agents.models.interface import ModelTracing
+from openai import AsyncOpenAI
+from openai.types.shared import Reasoning
 
 set_tracing_disabled(True)
 

@@ -26,35 +26,30 @@
 // On every route, thinking on or off, the next round's history is what the SDK returned: the
 // returned items (the response's output, the completion's message) are the result's `reasoning`
 // (`[{openai: [...]}]`) and take the place of the protocol's neutral copy of that assistant turn.
-import { createRequire } from "node:module";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import {
+  argumentsText as argsText,
+  chatChunk,
+  continued,
+  convertParts,
+  importInstalled,
+  parameters as schemaOf,
+  responsesEvent,
+  serve,
+  Unsupported,
+} from "../node/tooltape_driver.mjs";
 
-import { argumentsText as argsText, chatChunk, continued, responsesEvent, serve, Unsupported } from "../node/tooltape_driver.mjs";
-
-const req = createRequire(join(process.env.TOOLTAPE_CLIENT_DIR, "package.json"));
-const { default: OpenAI } = await import(pathToFileURL(req.resolve("openai")).href);
-
-// The schema a caller of a pass-through SDK writes: strict's dialect when strict.
-const schemaOf = (t, x) => (t.strict && x.strict_parameters != null ? x.strict_parameters : x.parameters);
+const { default: OpenAI } = await importInstalled("openai");
 
 /** A tool result's parts as Chat content parts: text only (Chat's tool message takes no image). */
-function chatParts(parts) {
-  return parts.map((p) => {
-    if (p.type !== "text") throw new Unsupported(["result_parts " + p.type]);
-    return { type: "text", text: p.text ?? "" };
-  });
-}
+const chatParts = (parts) => convertParts(parts, { text: (text) => ({ type: "text", text }) });
 
 /** A tool result's parts as a Responses `function_call_output.output` list. */
-function responsesParts(parts) {
-  return parts.map((p) => {
-    if (p.type === "text") return { type: "input_text", text: p.text ?? "" };
-    if (p.type === "image") return { type: "input_image", image_url: `data:${p.media_type};base64,${p.data}` };
-    if (p.type === "image_url") return { type: "input_image", image_url: p.url };
-    throw new Unsupported(["result_parts " + p.type]);
+const responsesParts = (parts) =>
+  convertParts(parts, {
+    text: (text) => ({ type: "input_text", text }),
+    image: (mediaType, data) => ({ type: "input_image", image_url: `data:${mediaType};base64,${data}` }),
+    image_url: (url) => ({ type: "input_image", image_url: url }),
   });
-}
 
 /** The items the SDK returned for this assistant turn, or undefined. */
 const kept = (m) => (m.role === "assistant" ? m.reasoning?.[0]?.openai : undefined);

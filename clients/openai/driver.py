@@ -31,8 +31,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import tooltape_driver as td  # noqa: E402
-from openai import OpenAI  # noqa: E402
+import tooltape_driver as td
+from openai import OpenAI
 
 
 def client(trial):

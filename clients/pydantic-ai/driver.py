@@ -30,9 +30,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import tooltape_driver as td  # noqa: E402
-from pydantic_ai import direct  # noqa: E402
-from pydantic_ai.messages import (  # noqa: E402
+import tooltape_driver as td
+from pydantic_ai import direct
+from pydantic_ai.messages import (
     BinaryContent,
     ImageUrl,
     ModelMessagesTypeAdapter,
@@ -48,9 +48,9 @@ from pydantic_ai.messages import (  # noqa: E402
     ToolReturnPart,
     UserPromptPart,
 )
-from pydantic_ai.models import ModelRequestParameters  # noqa: E402
-from pydantic_ai.native_tools import WebSearchTool  # noqa: E402
-from pydantic_ai.tools import ToolDefinition  # noqa: E402
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.native_tools import WebSearchTool
+from pydantic_ai.tools import ToolDefinition
 
 
 def model_of(trial):

@@ -4,9 +4,10 @@ OpenAI Chat shapes several libraries share. Standard library only.
 A driver calls `serve(call)`. `call(trial, messages)` makes one call through the library, the way
 its documentation tells users to, and returns the result document: `calls`, `text`, `finish`,
 `usage`, `chunks` (streamed), `reasoning` (the reasoning state to send back, in the API's own
-form), or raises `Unsupported([...])` for trial fields the library has no knob for. Any other exception becomes the result's `error`. `messages` is the conversation so
-far: the trial's, then for each follow-up round the assistant turn as the library handed it
-over and the tool results tooltape sent. The Node.js twin of this loop is
+form), or raises `Unsupported([...])` for trial fields the library has no knob for. Any other
+exception becomes the result's `error`. `messages` is the conversation so far: the trial's, then
+for each follow-up round the assistant turn as the library handed it over and the tool results
+tooltape sent. The Node.js twin of this loop is
 clients/node/tooltape_driver.mjs; tests/it/driver_loops.rs holds both and `tooltape client
 drive` to the same behaviour.
 """

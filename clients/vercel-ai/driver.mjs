@@ -28,19 +28,12 @@
 // (@ai-sdk/anthropic's `AnthropicToolOptions`, CHANGELOG 3.0.58 "support eagerInputStreaming
 // option for fine-grained tool streaming"); streamed, the SDK makes every tool eager of its own
 // accord (its `toolStreaming` option, default true).
-import { createRequire } from "node:module";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { argumentsObject as args, continued, convertParts, importInstalled, serve, Unsupported } from "../node/tooltape_driver.mjs";
 
-import { continued, serve, Unsupported } from "../node/tooltape_driver.mjs";
-
-const dir = process.env.TOOLTAPE_CLIENT_DIR;
-const req = createRequire(join(dir, "package.json"));
-const load = (name) => import(pathToFileURL(req.resolve(name)).href);
-const ai = await load("ai");
-const { createOpenAI } = await load("@ai-sdk/openai");
-const { createAnthropic } = await load("@ai-sdk/anthropic");
-const { createGoogleGenerativeAI } = await load("@ai-sdk/google");
+const ai = await importInstalled("ai");
+const { createOpenAI } = await importInstalled("@ai-sdk/openai");
+const { createAnthropic } = await importInstalled("@ai-sdk/anthropic");
+const { createGoogleGenerativeAI } = await importInstalled("@ai-sdk/google");
 
 /** The provider instance of the trial's route. */
 function providerOf(t) {
@@ -75,15 +68,12 @@ function searchTool(t, provider) {
 /** A tool result's parts as the SDK's `content` tool output. */
 const contentOutput = (parts) => ({
   type: "content",
-  value: parts.map((p) => {
-    if (p.type === "text") return { type: "text", text: p.text ?? "" };
-    if (p.type === "image") return { type: "file", mediaType: p.media_type, data: { type: "data", data: p.data } };
-    if (p.type === "image_url") return { type: "file", mediaType: "image", data: { type: "url", url: new URL(p.url) } };
-    throw new Unsupported(["result_parts " + p.type]);
+  value: convertParts(parts, {
+    text: (text) => ({ type: "text", text }),
+    image: (mediaType, data) => ({ type: "file", mediaType, data: { type: "data", data } }),
+    image_url: (url) => ({ type: "file", mediaType: "image", data: { type: "url", url: new URL(url) } }),
   }),
 });
-
-const args = (a) => (a === undefined || a === null || a === "" ? {} : typeof a === "string" ? JSON.parse(a) : a);
 
 function messagesOf(messages) {
   const names = {};

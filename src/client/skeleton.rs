@@ -106,7 +106,8 @@ const NODE_DRIVER: &str = r#"// tooltape driver for @NAME@ (written by `tooltape
 // every provider it supports; return what the library handed back as the result document
 // ({calls, text, finish, usage, chunks}), or throw `new Unsupported([...])` for trial fields your
 // library has no way to express. Your library: import it from $TOOLTAPE_CLIENT_DIR's
-// node_modules (createRequire), as clients/vercel-ai/driver.mjs does.
+// node_modules with the helper's `importInstalled` (`requireInstalled` for CommonJS), as
+// clients/vercel-ai/driver.mjs does.
 //
 // Until then it calls the Chat Completions API with fetch, so the profile runs as written.
 // `tooltape-driver` is tooltape's driver helper (clients/node, npm-packable); the profile's
