@@ -19,8 +19,9 @@ Left out: `version` (the system's release), `summary` (derived from the cells),
 `gateway tooltape` at 28036df), the causes' titles and reproducers, and every trial's recorded
 exchange (client request, upstream request and answer, downstream outcome, findings). The
 documents carry no date nor tooltape version. A cell's detail is compared as written, after
-masking NOISE below in both (loopback ports and work-folder PIDs: none seen so far, masked as a
-precaution).
+masking NOISE below in both: the gateway's loopback port (a free port per run, named in a broken
+cell's detail: `request to http://127.0.0.1:PORT/... failed`) and, as a precaution, the work
+folder's PID. Cause ids are stable across runs (the port is normalized out of them).
 
 It prints one line per suite, `NAME: same`, or `NAME: DIFFERENT` followed by the differences,
 or `NAME: ERROR ...` when a document is missing from one folder, unreadable, not a suite
@@ -39,7 +40,7 @@ from pathlib import Path
 
 # Run-to-run noise inside a cell's detail, masked before comparing: (pattern, replacement).
 NOISE: list[tuple[re.Pattern[str], str]] = [
-    # the loopback upstream and the gateway listen on free ports picked per run
+    # the gateway (and the loopback upstream) listen on free ports picked per run
     (re.compile(r"(127\.0\.0\.1|localhost|\[::1\]):\d+"), r"\1:PORT"),
     # the run's work folder: $TMPDIR/tooltape-KIND-NAME-PID
     (re.compile(r"(tooltape-(?:gateway|client)-[A-Za-z0-9_.-]+?)-\d+\b"), r"\1-PID"),
