@@ -8,8 +8,9 @@ Each folder holds one document per suite, named as the baseline names them
 suite it compares what a run decides, and nothing that varies from run to run:
 
   - the set of trials, by name (added / removed trials);
-  - each trial's cell: `status` and `detail` (pass, fail, known, unsupported, not-applicable,
-    broken, with the reason);
+  - each trial's cell: `status` and `detail` (pass, fail, known-failure, declined,
+    not-applicable, broken, with the reason; a stored document's older words `known`,
+    `unsupported` and `not-supported` read as `known-failure`, `declined`, `not-applicable`);
   - each trial's root cause id (`cause`, absent when the trial did not fail);
   - the document's causes: the ids and each one's trial count;
   - the document's `kind` and `target`.
@@ -46,7 +47,10 @@ NOISE: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(tooltape-(?:gateway|client)-[A-Za-z0-9_.-]+?)-\d+\b"), r"\1-PID"),
 ]
 
-CELL_STATUSES = {"pass", "fail", "known", "unsupported", "not-applicable", "broken"}
+CELL_STATUSES = {"pass", "fail", "known-failure", "declined", "not-applicable", "broken"}
+# The words documents stored before the one vocabulary (docs/reports.md), read as today's, as
+# tooltape itself reads them back.
+OLD_WORDS = {"known": "known-failure", "unsupported": "declined", "not-supported": "not-applicable"}
 
 
 class DocError(Exception):
@@ -82,6 +86,8 @@ def load(path: Path) -> dict:
         if not isinstance(t, dict) or not isinstance(t.get("name"), str):
             raise DocError(f"{path}: trial #{i} has no name")
         cell = t.get("cell")
+        if isinstance(cell, dict) and cell.get("status") in OLD_WORDS:
+            cell = {**cell, "status": OLD_WORDS[cell["status"]]}
         if not isinstance(cell, dict) or cell.get("status") not in CELL_STATUSES:
             raise DocError(f"{path}: trial {t['name']} has no cell status: {cell!r}")
         if t["name"] in cells:
