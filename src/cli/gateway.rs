@@ -267,7 +267,7 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
         command.push_str(&format!(" --md-out {}", path.display()));
         let meta = CompareMeta {
             date,
-            machine: engine::machine_note(Path::new("/proc")),
+            machine: tooltape::system::machine_note(Path::new("/proc")),
             command,
             concurrency,
             common_routes: common,

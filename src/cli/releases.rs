@@ -10,7 +10,8 @@ use std::time::SystemTime;
 
 use super::exit;
 use super::suite::{Format, SuiteArgs, trials};
-use tooltape::engine::{self, Install, Package, Presence, Run, RunOptions, System};
+use tooltape::engine::{self, Run, RunOptions, System};
+use tooltape::system::{self, Install, Package, Presence};
 use tooltape::runtime;
 
 /// What a kind of system gives the release commands: the system at a release, and the package
@@ -23,7 +24,7 @@ pub(super) struct Releases<'a, S> {
 /// The package `install` pins at `version`, for `--bisect`'s list of releases.
 pub(super) fn package(version: Option<&str>, install: Option<&Install>) -> Result<Package, String> {
     match (version, install) {
-        (Some(v), Some(i)) => engine::pinned_package(i, v),
+        (Some(v), Some(i)) => system::pinned_package(i, v),
         _ => {
             Err("the profile pins no version it installs: no registry to list releases from".into())
         }
@@ -72,7 +73,7 @@ pub(super) fn run<S: System>(
         eprintln!("no release could be run");
         return exit::ERROR;
     };
-    let table = engine::release_table(kind, &name, &runs);
+    let table = system::release_table(kind, &name, &runs);
     match a.format {
         Format::Terminal => out!("{}", table.terminal()),
         Format::Md => out!("{}", table.markdown()),
@@ -139,10 +140,10 @@ fn bisect<S: System>(
         return exit::ERROR;
     };
     let listed = match &releases.package {
-        Ok(p) => engine::registry_releases(p),
+        Ok(p) => system::registry_releases(p),
         Err(e) => Err(e.clone()),
     };
-    let between = listed.and_then(|l| engine::between(&l, from.trim(), to.trim()));
+    let between = listed.and_then(|l| system::between(&l, from.trim(), to.trim()));
     let between = match between {
         Ok(b) => b,
         Err(e) => {
@@ -169,7 +170,7 @@ fn bisect<S: System>(
                 let trials = keys
                     .clone()
                     .unwrap_or_else(|| run.results.iter().map(|r| r.key.clone()).collect());
-                engine::presence(&run, cause, &trials)
+                system::presence(&run, cause, &trials)
             }
             Err(e) => {
                 eprintln!("{release}: {e}");
@@ -177,7 +178,7 @@ fn bisect<S: System>(
             }
         }
     };
-    match engine::bisect(cause, &between, &mut probe) {
+    match system::bisect(cause, &between, &mut probe) {
         Ok(found) => {
             if a.format == Format::Json {
                 outln!(

@@ -13,8 +13,9 @@ use clap::{Args, ValueEnum};
 use super::cases::discover;
 use super::exit;
 use tooltape::engine::{
-    self, Loaded, RoutedTrial, Run, RunOptions, RunStatus, System, TrialResult, builtin_names,
+    self, Loaded, RoutedTrial, Run, RunOptions, RunStatus, System, TrialResult,
 };
+use tooltape::system::builtin_names;
 use tooltape::{Case, runtime};
 
 /// How a run's results are printed.

@@ -11,10 +11,8 @@ use toml::Spanned;
 use super::driver::Spec;
 use super::profile::LoadedClient;
 use super::way::Driven;
-use crate::engine::{
-    KnownEntry, Route, Started, System, SystemKind, TrialResult, Upstream, fill, install_pinned,
-    shipped_dir, write_shipped,
-};
+use crate::engine::{KnownEntry, Route, Started, System, SystemKind, TrialResult, Upstream};
+use crate::system::{fill, install_pinned, shipped_dir, write_shipped};
 
 /// A library under test.
 pub struct Library {

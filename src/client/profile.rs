@@ -9,7 +9,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use toml::Spanned;
 
-use crate::engine::{Install, KnownEntry, Loaded, Route, install_cache, read_profile};
+use crate::engine::{KnownEntry, Loaded, Route, read_profile};
+use crate::system::{Install, install_cache};
 use crate::located::Located;
 use crate::model::Provider;
 
@@ -87,7 +88,7 @@ impl ClientRoute {
 /// A loaded client profile.
 pub type LoadedClient = Loaded<ClientProfile>;
 
-impl crate::engine::Pinned for ClientProfile {
+impl crate::system::Pinned for ClientProfile {
     fn pin(&mut self) -> (&mut Option<String>, Option<&mut Install>, &mut String) {
         (
             &mut self.version,

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::document::{RunStatus, status};
 use super::known;
-use super::memory::PeakSampler;
+use crate::system::PeakSampler;
 use super::reproduce::{RootCause, causes};
 use super::result::TrialResult;
 use super::run::run_all;

@@ -1,5 +1,5 @@
 use super::check::{self, RequestView};
-use super::fill;
+use crate::system::fill;
 use crate::model::Severity;
 use crate::model::{ChatRequest, Message, Provider, Tool, ToolCall};
 use serde_json::json;

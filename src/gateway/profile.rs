@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::engine::{Install, KnownEntry, Loaded, Route, install_cache, read_profile};
+use crate::engine::{KnownEntry, Loaded, Route, read_profile};
+use crate::system::{Install, install_cache};
 use crate::located::Located;
 
 /// How a profile is written. Every table rejects unknown fields.
@@ -50,7 +51,7 @@ pub struct Start {
     /// Program and arguments; `{{dir}}`, `{{port}}`, `{{config}}`, `{{upstream}}`, `{{work}}`
     /// (the run's scratch folder) are filled, `{{gateways}}` with the profiles' folder (launcher
     /// scripts kept beside the profiles; for a built-in profile, its written-out folder),
-    /// `{{shipped}}` with the written-out built-in targets (`engine::shipped`), and `{{tooltape}}` with the running `tooltape` binary.
+    /// `{{shipped}}` with the written-out built-in targets (`system::shipped`), and `{{tooltape}}` with the running `tooltape` binary.
     pub command: Vec<String>,
     /// Config file written before start (`{{upstream}}`, `{{port}}`, `{{key}}` filled).
     #[serde(default)]
@@ -87,7 +88,7 @@ fn default_ready_timeout() -> u64 {
 /// A loaded gateway profile.
 pub type LoadedProfile = Loaded<Profile>;
 
-impl crate::engine::Pinned for Profile {
+impl crate::system::Pinned for Profile {
     fn pin(&mut self) -> (&mut Option<String>, Option<&mut Install>, &mut String) {
         (
             &mut self.version,

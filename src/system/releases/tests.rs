@@ -140,7 +140,7 @@ fn a_cause_is_absent_where_its_trials_were_judged_and_not_applicable_elsewhere()
 
 #[test]
 fn a_profile_is_retargeted_to_another_release_or_refused() {
-    use crate::engine::at_release;
+    use crate::system::at_release;
     let mut version = Some("2.0.0".to_string());
     let mut install = Install {
         check: "node_modules/x/cli.js".into(),

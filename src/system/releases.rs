@@ -11,12 +11,8 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::lifecycle::Run;
-use super::profile::Install;
-use super::render::summary;
-use super::reproduce::RootCause;
-use super::result::{Cell, TrialResult};
-use super::trial::SystemKind;
+use super::install::Install;
+use crate::engine::{Cell, RootCause, Run, SystemKind, TrialResult, summary};
 use crate::junit::{JunitCase, JunitOutcome, junit};
 use crate::model::Severity;
 
