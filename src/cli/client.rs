@@ -99,7 +99,7 @@ fn run_suite(root: &Path, a: &ClientArgs) -> i32 {
     let library = Arc::new(library);
     let extras = Extras {
         document: &|l: &Library, ran: &Run| {
-            tooltape::client::markdown(&l.profile, &ran.results, &ran.causes)
+            tooltape::report::suite::client_markdown(&l.profile, &ran.results, &ran.causes)
         },
         after: &|_: &Run| Ok(()),
     };

@@ -139,7 +139,10 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         Ok(())
     };
     let extras = Extras {
-        document: &|p: &LoadedProfile, ran: &Run| document(p, &ran.results, &ran.causes),
+        document: &|p: &LoadedProfile, ran: &Run| {
+            let d = &p.profile.description;
+            tooltape::report::suite::gateway_markdown(&p.name, d, &ran.results, &ran.causes)
+        },
         after: &snapshots,
     };
     suite::run(root, &profile, &a.suite, options, &extras)
@@ -297,19 +300,4 @@ fn write_snapshots(dir: &Path, results: &[TrialResult]) -> std::io::Result<()> {
         std::fs::rename(&tmp, &path)?;
     }
     Ok(())
-}
-
-/// The generated document: the root causes lead, the matrix follows.
-fn document(
-    profile: &LoadedProfile,
-    results: &[TrialResult],
-    causes: &[engine::RootCause],
-) -> String {
-    let md = engine::markdown(&profile.name, &profile.profile.description, results);
-    let leading = engine::causes_markdown(engine::SystemKind::Gateway, causes, results.len());
-    // After the title, description, provenance and summary paragraphs: before the matrix.
-    match md.find("\n| trial |") {
-        Some(i) => format!("{}\n{leading}## Trial matrix\n{}", &md[..i], &md[i..]),
-        None => format!("{md}\n{leading}"),
-    }
 }

@@ -15,6 +15,7 @@ use super::exit;
 use tooltape::engine::{
     self, Loaded, RoutedTrial, Run, RunOptions, RunStatus, System, TrialResult,
 };
+use tooltape::report::suite;
 use tooltape::system::builtin_names;
 use tooltape::{Case, runtime};
 
@@ -164,7 +165,7 @@ pub(super) fn run<S: System>(
     if a.findings {
         out!(
             "{}",
-            engine::causes_terminal(&ran.causes, ran.results.len())
+            suite::causes_terminal(&ran.causes, ran.results.len())
         );
     } else {
         print(&**system, &ran, a.format, extras);
@@ -266,7 +267,7 @@ fn report_bug<S: System>(system: &S, ran: &Run, id: &str) -> i32 {
         );
         return exit::ERROR;
     };
-    out!("{}", engine::report_bug(system, c));
+    out!("{}", suite::report_bug(system, c));
     exit::OK
 }
 
@@ -274,9 +275,9 @@ fn report_bug<S: System>(system: &S, ran: &Run, id: &str) -> i32 {
 fn print<S: System>(system: &S, ran: &Run, format: Format, extras: &Extras<'_, S>) {
     let results: &[TrialResult] = &ran.results;
     match format {
-        Format::Terminal => out!("{}", engine::terminal(results)),
+        Format::Terminal => out!("{}", suite::terminal(results)),
         Format::Md => out!("{}", (extras.document)(system, ran)),
-        Format::Html => outln!("{}", engine::html(system.name(), results)),
+        Format::Html => outln!("{}", suite::html(system.name(), results)),
         Format::Json => outln!(
             "{}",
             serde_json::to_string_pretty(&engine::document(system, results, &ran.causes))
@@ -284,7 +285,7 @@ fn print<S: System>(system: &S, ran: &Run, format: Format, extras: &Extras<'_, S
         ),
         Format::Junit => out!(
             "{}",
-            engine::junit(
+            suite::junit(
                 system.kind().slug(),
                 system.name(),
                 &tooltape::clock::utc_iso(SystemTime::now()),

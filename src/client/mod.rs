@@ -4,8 +4,8 @@
 //! of `protocol` (docs/clients/README.md). `profile` reads `clients/NAME.toml`; `library` is a
 //! library as the engine's system under test; `driver` owns a driver process; `way` is how a
 //! trial reaches the library (upstream judged by the engine, what the caller got by `check`);
-//! `reference` is tooltape's own driver and its mutants; `render` writes `docs/clients/NAME.md`;
-//! `skeleton` is the commented profile `tooltape init client` writes.
+//! `reference` is tooltape's own driver and its mutants (its document, `docs/clients/NAME.md`,
+//! is `report::suite`'s); `skeleton` is the commented profile `tooltape init client` writes.
 
 mod check;
 mod driver;
@@ -13,7 +13,6 @@ mod library;
 mod profile;
 mod protocol;
 mod reference;
-mod render;
 mod skeleton;
 mod way;
 
@@ -29,6 +28,5 @@ pub use protocol::{
     DriverTrial, Next, finish_of,
 };
 pub use reference::{Mutant, drive};
-pub use render::markdown;
 pub use skeleton::{Language, skeleton};
 pub use way::Driven;

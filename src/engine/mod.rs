@@ -7,7 +7,7 @@
 //! and buffered trials, and applies known failures (`known`) last; `cause` and `reproduce` group
 //! failures into root causes with reproducers; `lifecycle` is the one road from a [`System`] to
 //! a run (install, start, sample memory, run, stop, clean up); `document` is the one output and
-//! exit rule; `render` and `snapshot` print results; `profile` holds what profiles share.
+//! exit rule with the summary line; `snapshot` prints a trial; `profile` holds what profiles share.
 //! Installs, shipped profiles, process groups, memory and releases are `crate::system`.
 
 mod cause;
@@ -20,7 +20,6 @@ mod known;
 mod lifecycle;
 mod phases;
 mod profile;
-mod render;
 mod reproduce;
 mod result;
 mod run;
@@ -34,16 +33,12 @@ mod way;
 mod tests;
 
 pub use cause::{CauseKey, normalize};
-pub use document::{RunStatus, document, status, status_of};
+pub use document::{RunStatus, document, status, status_of, summary, summary_of};
 pub use judge::{CallerReply, CallerRequest};
 pub use known::{known_failure, stale_causes};
 pub use lifecycle::{Run, RunOptions, SetUpError, run, run_on};
 pub use profile::{Audit, KnownEntry, Loaded};
-pub use render::{html, junit, markdown, summary, summary_of, terminal};
-pub use reproduce::{
-    Reproducer, RootCause, causes, markdown as causes_markdown, report_bug,
-    terminal as causes_terminal,
-};
+pub use reproduce::{Reproducer, RootCause, causes};
 pub use result::{Cell, RequestTiming, TrialResult};
 pub use snapshot::{snapshot, snapshot_name};
 pub use system::{Process, Started, System};

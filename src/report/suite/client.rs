@@ -5,15 +5,16 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::profile::LoadedClient;
-use crate::engine::{Cell, RootCause, SystemKind, TrialResult, causes_markdown, summary};
+use super::causes;
+use crate::client::LoadedClient;
+use crate::engine::{Cell, RootCause, SystemKind, TrialResult, summary};
 
 fn md(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
 /// The Markdown document of one client run.
-pub fn markdown(profile: &LoadedClient, results: &[TrialResult], causes: &[RootCause]) -> String {
+pub fn client_markdown(profile: &LoadedClient, results: &[TrialResult], causes: &[RootCause]) -> String {
     let name = &profile.name;
     let mut s = String::new();
     let _ = writeln!(s, "# Client-library conformance: {name}\n");
@@ -46,7 +47,7 @@ pub fn markdown(profile: &LoadedClient, results: &[TrialResult], causes: &[RootC
         let _ = writeln!(s, "| {route} | {mode} | {p} | {f} | {k} | {n} |");
     }
     let _ = writeln!(s);
-    s.push_str(&causes_markdown(SystemKind::Client, causes, results.len()));
+    s.push_str(&causes::markdown(SystemKind::Client, causes, results.len()));
     let _ = writeln!(s, "## Known failures\n");
     let mut known: Vec<(String, String, usize)> = Vec::new();
     for k in &profile.profile.known_failure {
