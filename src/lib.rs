@@ -56,6 +56,7 @@ pub mod simulate;
 mod sse;
 pub mod status;
 pub mod system;
+mod text;
 pub mod textcall;
 mod tls;
 

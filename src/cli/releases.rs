@@ -11,8 +11,8 @@ use std::time::SystemTime;
 use super::exit;
 use super::suite::{Format, SuiteArgs, trials};
 use tooltape::engine::{self, Run, RunOptions, System};
-use tooltape::system::{self, Install, Package, Presence};
 use tooltape::runtime;
+use tooltape::system::{self, Install, Package, Presence};
 
 /// What a kind of system gives the release commands: the system at a release, and the package
 /// its profile pins (for the registry's list of releases).

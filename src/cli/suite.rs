@@ -163,10 +163,7 @@ pub(super) fn run<S: System>(
         return report_bug(&**system, &ran, id);
     }
     if a.findings {
-        out!(
-            "{}",
-            suite::causes_terminal(&ran.causes, ran.results.len())
-        );
+        out!("{}", suite::causes_terminal(&ran.causes, ran.results.len()));
     } else {
         print(&**system, &ran, a.format, extras);
     }

@@ -10,9 +10,9 @@ use serde_json::Value;
 use toml::Spanned;
 
 use crate::engine::{KnownEntry, Loaded, Route, read_profile};
-use crate::system::{Install, install_cache};
 use crate::located::Located;
 use crate::model::Provider;
+use crate::system::{Install, install_cache};
 
 /// How a client profile is written. Every table rejects unknown fields.
 #[derive(Debug, Deserialize)]

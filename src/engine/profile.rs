@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::system::shipped;
 use crate::case::KnownFailure;
 use crate::located::Located;
+use crate::system::shipped;
 
 /// A loaded profile: its name (file stem), path and source for locations, its content, and
 /// whether it is the built-in one.

@@ -14,6 +14,7 @@ use super::profile::Audit;
 use super::result::{Cell, TrialResult};
 use super::system::System;
 use crate::model::{Provider, Severity};
+use crate::text::clip;
 
 /// The longest answer text a reproducer carries.
 const ANSWER_CHARS: usize = 4000;
@@ -55,15 +56,6 @@ fn route_providers<S: System>(system: &S, route: &str) -> (Option<Provider>, Opt
         .into_iter()
         .find(|r| r.name() == route)
         .map_or((None, None), |r| (Some(r.inbound), Some(r.upstream)))
-}
-
-fn clip(s: &str, n: usize) -> String {
-    let c: String = s.chars().take(n).collect();
-    if c.len() < s.len() {
-        format!("{c}…")
-    } else {
-        c
-    }
 }
 
 /// The audit of a cause, from the profile's known failure that names it.

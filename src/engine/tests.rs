@@ -1,7 +1,7 @@
 use super::check::{self, RequestView};
-use crate::system::fill;
 use crate::model::Severity;
 use crate::model::{ChatRequest, Message, Provider, Tool, ToolCall};
+use crate::system::fill;
 use serde_json::json;
 
 /// A request of `messages` with nothing else set.

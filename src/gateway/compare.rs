@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::profile::LoadedProfile;
 use crate::engine::{Cell, TrialResult};
+use crate::text::md_cell;
 
 pub const BEGIN: &str = "<!-- compare:begin -->";
 pub const END: &str = "<!-- compare:end -->";
@@ -269,7 +270,7 @@ pub fn markdown(rows: &[CompareRow], meta: &CompareMeta) -> String {
     let _ = writeln!(s, "|{}", " --- |".repeat(HEADERS.len()));
     for r in rows {
         let c = cells(r);
-        let _ = writeln!(s, "| {} |", c.map(|x| x.replace('|', "\\|")).join(" | "));
+        let _ = writeln!(s, "| {} |", c.map(|x| md_cell(&x)).join(" | "));
     }
     let routes = meta
         .common_routes

@@ -16,12 +16,13 @@ use super::process;
 use super::profile::LoadedProfile;
 use crate::engine::{
     CallerRequest, Cell, Exchange, Finding, Kept, KnownEntry, PromptWatch, RequestTiming,
-    RoundAnswer, Route, RoutedTrial, Started, System, SystemKind, TrialResult, Upstream, Way, judge,
+    RoundAnswer, Route, RoutedTrial, Started, System, SystemKind, TrialResult, Upstream, Way,
+    judge,
 };
-use crate::system::{fill, install_pinned, write_shipped};
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::{ChatRequest, DecodeError, Outcome, Provider};
 use crate::run::{Endpoint, Timing, WatchedStep, exchange};
+use crate::system::{fill, install_pinned, write_shipped};
 
 /// Trials through a gateway at `url` (its base path included).
 pub struct Http {

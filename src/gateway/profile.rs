@@ -9,8 +9,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::engine::{KnownEntry, Loaded, Route, read_profile};
-use crate::system::{Install, install_cache};
 use crate::located::Located;
+use crate::system::{Install, install_cache};
 
 /// How a profile is written. Every table rejects unknown fields.
 #[derive(Debug, Deserialize)]

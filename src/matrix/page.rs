@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::document::{Document, SystemEntry};
 use crate::engine::Cell;
-use crate::report::html::esc;
+use crate::text::{html_escape as esc, md_cell};
 
 /// A case class of the corpus: its number, what it covers, its cases.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -295,7 +295,7 @@ pub fn markdown(doc: &Document) -> String {
     };
     for class in &classes {
         let rows = std::iter::once((
-            format!("**{}** {}", class.name, class.what.replace('|', "\\|")),
+            format!("**{}** {}", class.name, md_cell(&class.what)),
             class.cases.clone(),
         ))
         .chain(

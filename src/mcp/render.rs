@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::connect::Listing;
 use super::verdict::{Target, Verdict};
 use crate::junit::{JunitCase, JunitOutcome, junit as junit_xml};
+use crate::text::md_cell;
 
 /// One tool's verdicts, in [`Target::ALL`] order.
 #[derive(Clone, Debug, PartialEq)]
@@ -222,7 +223,7 @@ pub fn markdown(report: &Report) -> String {
 }
 
 fn md_escape(s: &str) -> String {
-    printable(s).replace('|', "\\|")
+    md_cell(&printable(s))
 }
 
 /// `s` safe for a terminal or a Markdown line: what a server sends is untrusted, so control

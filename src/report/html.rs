@@ -8,22 +8,7 @@ use super::text::notes;
 pub(crate) const REGENERATE_HTML: &str =
     "cargo run -- report --format html --out target/conformance.html   (or: make report-png)";
 use super::matrix::{Matrix, Parity, Status, provenance_tag, summary};
-
-/// Escapes text for HTML element content and attribute values.
-pub(crate) fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::text::html_escape as esc;
 
 const CSS: &str = r#"
 *{box-sizing:border-box}

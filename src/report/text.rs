@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::matrix::{Matrix, Parity, Status, provenance_tag, summary};
 use crate::model::Provider;
+use crate::text::md_cell;
 
 /// The command that regenerates `CONFORMANCE.md`.
 pub const REGENERATE: &str = "cargo run -- report --format md --out CONFORMANCE.md";
@@ -204,10 +205,6 @@ pub fn terminal(m: &Matrix) -> String {
     }
     out.push_str("\nlegend: syn synthetic (simulator), rec recorded, imp imported; ⇄ stream and buffered agree, ≠ they differ\n");
     out
-}
-
-fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
 }
 
 /// `CONFORMANCE.md`.

@@ -7,7 +7,7 @@
 
 pub(crate) mod groups;
 mod install;
-mod memory;
+pub(crate) mod memory;
 mod releases;
 pub(crate) mod shipped;
 

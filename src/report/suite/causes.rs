@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use crate::engine::{RootCause, System, SystemKind};
+use crate::text::md_cell;
 
 /// The `--findings` list: one block per cause.
 pub fn terminal(causes: &[RootCause], trials: usize) -> String {
@@ -44,10 +45,6 @@ pub fn terminal(causes: &[RootCause], trials: usize) -> String {
     s
 }
 
-fn md_escape(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
-
 /// The audit column: the verdict with its tracker, or what is left to do.
 fn audit(c: &RootCause) -> String {
     match &c.known {
@@ -79,16 +76,16 @@ pub fn markdown(kind: SystemKind, causes: &[RootCause], trials: usize) -> String
             s,
             "| `{}` | {} | {} | {} | {} | {} |",
             c.id,
-            md_escape(&c.title),
+            md_cell(&c.title),
             c.severity.as_str(),
             c.trials.len(),
-            md_escape(&c.routes.join(", ")),
-            md_escape(&audit(c))
+            md_cell(&c.routes.join(", ")),
+            md_cell(&audit(c))
         );
     }
     for c in causes {
         let _ = writeln!(s, "\n### `{}`\n", c.id);
-        let _ = writeln!(s, "{}\n", md_escape(&c.title));
+        let _ = writeln!(s, "{}\n", md_cell(&c.title));
         let _ = writeln!(s, "Expected: {}\n", c.reproducer.expected);
         let _ = writeln!(
             s,

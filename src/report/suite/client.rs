@@ -8,13 +8,14 @@ use std::fmt::Write as _;
 use super::causes;
 use crate::client::LoadedClient;
 use crate::engine::{Cell, RootCause, SystemKind, TrialResult, summary};
-
-fn md(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
+use crate::text::md_cell;
 
 /// The Markdown document of one client run.
-pub fn client_markdown(profile: &LoadedClient, results: &[TrialResult], causes: &[RootCause]) -> String {
+pub fn client_markdown(
+    profile: &LoadedClient,
+    results: &[TrialResult],
+    causes: &[RootCause],
+) -> String {
     let name = &profile.name;
     let mut s = String::new();
     let _ = writeln!(s, "# Client-library conformance: {name}\n");
@@ -65,14 +66,14 @@ pub fn client_markdown(profile: &LoadedClient, results: &[TrialResult], causes: 
         let _ = writeln!(s, "None.");
     }
     for (trials, reason, n) in known {
-        let _ = writeln!(s, "- `{trials}` ({n} trials): {}", md(&reason));
+        let _ = writeln!(s, "- `{trials}` ({n} trials): {}", md_cell(&reason));
     }
     let failed: Vec<&TrialResult> = results.iter().filter(|r| !r.cell.expected()).collect();
     if !failed.is_empty() {
         let _ = writeln!(s, "\n## Unexpected failures\n");
         for r in failed {
             if let Cell::Fail(m) | Cell::Broken(m) = &r.cell {
-                let _ = writeln!(s, "- `{}`: {}", r.key, md(m));
+                let _ = writeln!(s, "- `{}`: {}", r.key, md_cell(m));
             }
         }
     }
@@ -85,7 +86,7 @@ pub fn client_markdown(profile: &LoadedClient, results: &[TrialResult], causes: 
     if !na.is_empty() {
         let _ = writeln!(s, "\n## Not expressible\n");
         for (why, n) in na {
-            let _ = writeln!(s, "- {n} trials: {}", md(&why));
+            let _ = writeln!(s, "- {n} trials: {}", md_cell(&why));
         }
     }
     s

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use crate::junit::{JunitCase, JunitOutcome, junit};
 use crate::system::{Bisection, Presence, ReleaseTable};
+use crate::text::{html_escape as esc, md_cell};
 
 impl ReleaseTable {
     fn heading(&self) -> String {
@@ -54,7 +55,7 @@ impl ReleaseTable {
         out.push_str(&" --- |".repeat(self.releases.len()));
         out.push('\n');
         for c in &self.causes {
-            let _ = write!(out, "| `{}` | {} |", c.id, c.title.replace('|', "\\|"));
+            let _ = write!(out, "| `{}` | {} |", c.id, md_cell(&c.title));
             for p in &c.releases {
                 let _ = write!(out, " {} |", p.as_str());
             }
@@ -70,11 +71,6 @@ impl ReleaseTable {
 
     /// The table as one HTML page.
     pub fn html(&self) -> String {
-        let esc = |s: &str| {
-            s.replace('&', "&amp;")
-                .replace('<', "&lt;")
-                .replace('>', "&gt;")
-        };
         let mut out = format!(
             "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>{}</title></head><body>\n<h1>{}</h1>\n<table>\n<tr><th>cause</th><th>title</th>",
             esc(&self.heading()),

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use crate::engine::{Cell, TrialResult, summary};
 use crate::junit::{JunitCase, JunitOutcome};
+use crate::text::{html_escape as esc, md_cell};
 
 fn short(cell: &Cell) -> String {
     match cell {
@@ -41,10 +42,6 @@ fn grid(results: &[TrialResult]) -> Grid<'_> {
     (rows, cols, cells)
 }
 
-fn md_escape(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
-
 /// The trial table in Markdown, then each trial's finding under `## Findings`.
 pub(super) fn markdown(results: &[TrialResult]) -> String {
     let (rows, cols, cells) = grid(results);
@@ -67,7 +64,7 @@ pub(super) fn markdown(results: &[TrialResult]) -> String {
                     Cell::Fail(_) | Cell::Broken(_) => "**fail**".into(),
                     other => short(other),
                 });
-            let _ = write!(s, " {} |", md_escape(&cell));
+            let _ = write!(s, " {} |", md_cell(&cell));
         }
         s.push('\n');
     }
@@ -79,7 +76,7 @@ pub(super) fn markdown(results: &[TrialResult]) -> String {
             Cell::Known(m) => format!("known: {m}"),
             Cell::Unsupported(m) => format!("not supported: {m}"),
         };
-        let _ = writeln!(s, "- `{}`: {}", r.key, md_escape(&detail));
+        let _ = writeln!(s, "- `{}`: {}", r.key, md_cell(&detail));
     }
     s
 }
@@ -122,11 +119,6 @@ pub fn terminal(results: &[TrialResult]) -> String {
 /// HTML table (same cells as Markdown) of the run of `name`.
 pub fn html(name: &str, results: &[TrialResult]) -> String {
     let (rows, cols, cells) = grid(results);
-    let esc = |t: &str| {
-        t.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-    };
     let mut s = format!(
         "<!doctype html><meta charset=utf-8><title>{name}</title><h1>{}</h1><p>{}</p><table border=1><tr><th>trial</th>",
         esc(name),
@@ -144,12 +136,7 @@ pub fn html(name: &str, results: &[TrialResult]) -> String {
                 .map_or((String::new(), String::new()), |r| {
                     (short(&r.cell).chars().take(12).collect(), short(&r.cell))
                 });
-            let _ = write!(
-                s,
-                "<td title=\"{}\">{}</td>",
-                esc(&title).replace('"', "&quot;"),
-                esc(&t)
-            );
+            let _ = write!(s, "<td title=\"{}\">{}</td>", esc(&title), esc(&t));
         }
         s.push_str("</tr>");
     }
