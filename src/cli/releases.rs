@@ -169,7 +169,7 @@ fn bisect<S: System>(
                 }
                 let trials = keys
                     .clone()
-                    .unwrap_or_else(|| run.results.iter().map(|r| r.key.clone()).collect());
+                    .unwrap_or_else(|| run.results.iter().map(|r| r.id.key()).collect());
                 system::presence(&run, cause, &trials)
             }
             Err(e) => {

@@ -172,7 +172,7 @@ impl System for Library {
             line.replace('\'', "'\\''"),
             argv.join(" "),
             self.profile.name,
-            t.key
+            t.id.key()
         )
     }
 }

@@ -32,7 +32,7 @@ pub fn known_failure<'a>(
 /// removed, unless the entry is `flaky` (the system fails it only sometimes).
 pub(crate) fn apply<S: System>(system: &S, results: &mut [TrialResult]) {
     for r in results {
-        let known = known_failure(system.known(), &r.key, r.cause.as_deref());
+        let known = known_failure(system.known(), &r.id.key(), r.cause.as_deref());
         if let Some(k) = known {
             apply_entry(k.get_ref(), &system.locate(k.span()), r);
         }
@@ -65,7 +65,8 @@ pub fn stale_causes<S: System>(
         let Some(cause) = &entry.cause else {
             continue;
         };
-        let covers = |r: &&TrialResult| crate::case::pattern_matches(&entry.failure.trials, &r.key);
+        let covers =
+            |r: &&TrialResult| crate::case::pattern_matches(&entry.failure.trials, &r.id.key());
         let outside = |key: &String| crate::case::pattern_matches(&entry.failure.trials, key);
         if !results.iter().any(|r| covers(&r)) || left_out.iter().any(outside) {
             continue;

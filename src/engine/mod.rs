@@ -42,7 +42,7 @@ pub use reproduce::{Reproducer, RootCause, causes};
 pub use result::{Cell, RequestTiming, TrialResult};
 pub use snapshot::{snapshot, snapshot_name};
 pub use system::{Process, Started, System};
-pub use trial::{Route, RoutedTrial, SystemKind, cases_of, trials};
+pub use trial::{Route, RoutedTrial, RoutedTrialId, SystemKind, cases_of, trials};
 pub use upstream::{Exchange, Upstream};
 pub use way::{Kept, PromptWatch, RoundAnswer, Way};
 

@@ -37,9 +37,9 @@ pub(super) fn reproducer<S: System>(
             expected: String::new(),
         };
     };
-    let (inbound, upstream) = route_providers(system, &t.route);
+    let (inbound, upstream) = route_providers(system, &t.id.route);
     Reproducer {
-        trial: t.key.clone(),
+        trial: t.id.key(),
         command: system.replay_command(t),
         client_request: t.client_request.clone(),
         upstream_request: t.upstream_request.clone(),
@@ -132,13 +132,13 @@ pub fn causes<S: System>(system: &S, results: &[TrialResult]) -> Vec<RootCause> 
         .map(|(id, (key, severity, trials))| {
             let mut routes: Vec<String> = Vec::new();
             for t in &trials {
-                if !routes.contains(&t.route) {
-                    routes.push(t.route.clone());
+                if !routes.contains(&t.id.route) {
+                    routes.push(t.id.route.clone());
                 }
             }
             let smallest = trials
                 .iter()
-                .min_by_key(|t| (t.client_request.to_string().len(), t.key.clone()))
+                .min_by_key(|t| (t.client_request.to_string().len(), t.id.key()))
                 .copied();
             let known = known_of(system, &id);
             RootCause {
@@ -149,7 +149,7 @@ pub fn causes<S: System>(system: &S, results: &[TrialResult]) -> Vec<RootCause> 
                 kind: key.kind.clone(),
                 severity,
                 routes,
-                trials: trials.iter().map(|t| t.key.clone()).collect(),
+                trials: trials.iter().map(|t| t.id.key()).collect(),
                 known,
                 reproducer: reproducer(system, smallest, &key),
                 id,

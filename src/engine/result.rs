@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::cause::Ended;
 use super::finding::Finding;
-use super::trial::SystemKind;
+use super::trial::{RoutedTrialId, SystemKind};
 use super::upstream::Exchange;
 use crate::model::Outcome;
 
@@ -49,13 +49,11 @@ impl Cell {
 /// Everything one trial produced: the snapshot's content.
 #[derive(Clone, Debug, Serialize)]
 pub struct TrialResult {
+    /// `KIND::NAME::case::route::choice::mode` (the document's name of the trial).
     pub name: String,
+    /// Case, route, choice and mode: the key, matrix row and snapshot name are made from it.
     #[serde(skip)]
-    pub key: String,
-    #[serde(skip)]
-    pub row: String,
-    #[serde(skip)]
-    pub route: String,
+    pub id: RoutedTrialId,
     pub client_request: Value,
     pub upstream_request: Option<Value>,
     pub upstream_answer: Option<String>,
@@ -83,18 +81,10 @@ pub struct TrialResult {
 
 impl TrialResult {
     /// A result with its identity and cell, and nothing recorded yet.
-    pub(crate) fn unjudged(
-        name: String,
-        key: String,
-        row: String,
-        route: String,
-        cell: Cell,
-    ) -> TrialResult {
+    pub(crate) fn unjudged(name: String, id: RoutedTrialId, cell: Cell) -> TrialResult {
         TrialResult {
             name,
-            key,
-            row,
-            route,
+            id,
             client_request: Value::Null,
             upstream_request: None,
             upstream_answer: None,

@@ -9,18 +9,7 @@ use super::result::TrialResult;
 
 /// The snapshot's file stem: `case__inbound-to-upstream__choice__mode` (ASCII, no separators).
 pub fn snapshot_name(r: &TrialResult) -> String {
-    r.key
-        .replace("::", "__")
-        .replace('→', "-to-")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    r.id.snapshot_name()
 }
 
 /// The YAML text of one trial.

@@ -367,13 +367,18 @@ fn the_client_is_at_fault_only_where_its_own_api_rejects_what_the_case_expects_i
 }
 
 fn result_with(key: &str, cell: super::Cell) -> super::TrialResult {
-    super::TrialResult::unjudged(
-        format!("gateway::x::{key}"),
-        key.to_string(),
-        String::new(),
-        String::new(),
-        cell,
-    )
+    super::TrialResult::unjudged(format!("gateway::x::{key}"), id_of(key), cell)
+}
+
+/// The identity of a test trial from its key `case::route::choice::mode`.
+fn id_of(key: &str) -> crate::engine::RoutedTrialId {
+    let p: Vec<&str> = key.split("::").collect();
+    crate::engine::RoutedTrialId {
+        case: p[0].to_string(),
+        route: p[1].to_string(),
+        choice: p[2].to_string(),
+        mode: crate::case::Mode::from_slug(p[3]).unwrap(),
+    }
 }
 
 /// A known failure that fails is known; one that passes fails the run, unless it is flaky.
@@ -498,14 +503,7 @@ fn failing(key: &str, findings: Vec<Finding>, body_len: usize) -> TrialResult {
     let cell = Cell::Fail("x".into());
     let case = key.split("::").next().unwrap();
     let cause_key = key_of(Ended::Failed, &findings, &cause_tools(), case);
-    let route = key.split("::").nth(1).unwrap().to_string();
-    let mut r = TrialResult::unjudged(
-        format!("gateway::x::{key}"),
-        key.to_string(),
-        String::new(),
-        route,
-        cell,
-    );
+    let mut r = TrialResult::unjudged(format!("gateway::x::{key}"), id_of(key), cell);
     r.client_request =
         serde_json::json!({"path": "/v1/chat/completions", "body": {"p": "x".repeat(body_len)}});
     r.downstream_status = Some(200);
@@ -800,7 +798,7 @@ fn a_panicking_trial_is_a_broken_trial_and_the_others_still_run() {
     });
     assert_eq!(results.len(), trials.len(), "no trial is dropped");
     for r in &results {
-        if r.key.starts_with(&format!("{boom}::")) {
+        if r.id.key().starts_with(&format!("{boom}::")) {
             assert!(
                 matches!(&r.cell, Cell::Broken(m) if m.contains("panicked") && m.contains("the way fell over")),
                 "{:?}",

@@ -98,7 +98,8 @@ fn passed(profile: &LoadedProfile, r: &TrialResult) -> bool {
     match &r.cell {
         Cell::Pass => true,
         Cell::Fail(_) => {
-            crate::engine::known_failure(&profile.profile.known_failure, &r.key, None).is_some()
+            crate::engine::known_failure(&profile.profile.known_failure, &r.id.key(), None)
+                .is_some()
         }
         _ => false,
     }
@@ -137,7 +138,7 @@ fn p50_p99(samples: &[f64]) -> Option<(f64, f64)> {
 /// The table line of one run; `common` are the route names every compared gateway serves.
 pub fn row(run: &GatewayRun, common: &[String]) -> CompareRow {
     let profile = &run.profile;
-    let in_common = |r: &&TrialResult| common.contains(&r.route);
+    let in_common = |r: &&TrialResult| common.contains(&r.id.route);
     let common_results: Vec<&TrialResult> = run.results.iter().filter(in_common).collect();
     let requests: Vec<_> = common_results
         .iter()

@@ -79,7 +79,8 @@ fn presence_in(
         return Presence::Present;
     }
     let judged = results.iter().any(|r| {
-        trials.contains(&r.key) && matches!(r.cell, Cell::Pass | Cell::Fail(_) | Cell::Known(_))
+        trials.contains(&r.id.key())
+            && matches!(r.cell, Cell::Pass | Cell::Fail(_) | Cell::Known(_))
     });
     if judged {
         Presence::Absent

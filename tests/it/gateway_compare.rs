@@ -96,7 +96,7 @@ fn added_latency_is_paired_per_request_and_shows_the_proxy_delay() {
     let (mut delayed, mut other) = (Vec::new(), Vec::new());
     let mut delayed_first_calls = 0;
     for r in &results {
-        let is_delayed = r.key.starts_with("weather::");
+        let is_delayed = r.id.key().starts_with("weather::");
         assert!(
             !r.requests.is_empty(),
             "{}: no request timed ({:?})",

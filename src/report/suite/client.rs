@@ -34,8 +34,8 @@ pub fn client_markdown(
     );
     let mut table: BTreeMap<(String, String), [usize; 4]> = BTreeMap::new();
     for r in results {
-        let mode = r.key.rsplit("::").next().unwrap_or("").to_string();
-        let row = table.entry((r.route.clone(), mode)).or_default();
+        let mode = r.id.mode.slug().to_string();
+        let row = table.entry((r.id.route.clone(), mode)).or_default();
         let k = match &r.cell {
             Cell::Pass => 0,
             Cell::Fail(_) | Cell::Broken(_) => 1,
@@ -57,7 +57,7 @@ pub fn client_markdown(
             .iter()
             .filter(|r| {
                 matches!(r.cell, Cell::Known(_))
-                    && crate::case::pattern_matches(&k.failure.trials, &r.key)
+                    && crate::case::pattern_matches(&k.failure.trials, &r.id.key())
             })
             .count();
         known.push((k.failure.trials.clone(), k.failure.reason.clone(), n));
@@ -73,7 +73,7 @@ pub fn client_markdown(
         let _ = writeln!(s, "\n## Unexpected failures\n");
         for r in failed {
             if let Cell::Fail(m) | Cell::Broken(m) = &r.cell {
-                let _ = writeln!(s, "- `{}`: {}", r.key, md_cell(m));
+                let _ = writeln!(s, "- `{}`: {}", r.id.key(), md_cell(m));
             }
         }
     }

@@ -31,13 +31,14 @@ fn grid(results: &[TrialResult]) -> Grid<'_> {
     let mut cols: Vec<String> = Vec::new();
     let mut cells = BTreeMap::new();
     for r in results {
-        if !rows.contains(&r.row) {
-            rows.push(r.row.clone());
+        let (row, col) = (r.id.row(), &r.id.route);
+        if !rows.contains(&row) {
+            rows.push(row.clone());
         }
-        if !cols.contains(&r.route) {
-            cols.push(r.route.clone());
+        if !cols.contains(col) {
+            cols.push(col.clone());
         }
-        cells.insert((r.row.clone(), r.route.clone()), r);
+        cells.insert((row, col.clone()), r);
     }
     (rows, cols, cells)
 }
@@ -76,7 +77,7 @@ pub(super) fn markdown(results: &[TrialResult]) -> String {
             Cell::Known(m) => format!("known: {m}"),
             Cell::Unsupported(m) => format!("not supported: {m}"),
         };
-        let _ = writeln!(s, "- `{}`: {}", r.key, md_cell(&detail));
+        let _ = writeln!(s, "- `{}`: {}", r.id.key(), md_cell(&detail));
     }
     s
 }
@@ -148,7 +149,7 @@ pub fn html(name: &str, results: &[TrialResult]) -> String {
 /// `route::choice::mode`; a known failure, a clean refusal and a trial the client format cannot
 /// express are skipped with their reason; a failure's text lists its findings.
 fn junit_case(name: &str, r: &TrialResult) -> JunitCase {
-    let (case, rest) = r.key.split_once("::").unwrap_or((r.key.as_str(), ""));
+    let id = &r.id;
     let time = r.own_time
         + r.requests
             .iter()
@@ -181,12 +182,8 @@ fn junit_case(name: &str, r: &TrialResult) -> JunitCase {
         },
     };
     JunitCase {
-        classname: format!("{name}.{case}"),
-        name: if rest.is_empty() {
-            r.name.clone()
-        } else {
-            rest.to_string()
-        },
+        classname: format!("{name}.{}", id.case),
+        name: format!("{}::{}::{}", id.route, id.choice, id.mode.slug()),
         time,
         outcome,
     }

@@ -319,7 +319,7 @@ fn judge(layer: Layer, results: &[TrialResult], facts: &[Facts], s: &mut Section
     let total = results.len();
     let (mut failed, mut first) = (0, None);
     for (r, f) in results.iter().zip(facts) {
-        assert_eq!(r.key, f.key);
+        assert_eq!(r.id.key(), f.key);
         let fails = r.cell != Cell::Pass;
         let should = layer.should_fail(f);
         let continued = matches!(f.case.as_str(), CONTINUE_ON_GEMINI | CONTINUE_ON_ANTHROPIC);
@@ -338,15 +338,18 @@ fn judge(layer: Layer, results: &[TrialResult], facts: &[Facts], s: &mut Section
         if fails != should {
             let want = if should { "fail" } else { "pass" };
             let got = first_finding(r);
-            s.problems
-                .push(format!("{}: {} should {want}: {got}", layer.name(), r.key));
+            s.problems.push(format!(
+                "{}: {} should {want}: {got}",
+                layer.name(),
+                r.id.key()
+            ));
         } else if fails
             && let Some(other) = r.findings.iter().find(|x| !layer.allows(x.kind.slug()))
         {
             s.problems.push(format!(
                 "{}: {} fails with another finding than its own: {}",
                 layer.name(),
-                r.key,
+                r.id.key(),
                 other.message
             ));
         } else if fails
@@ -358,7 +361,7 @@ fn judge(layer: Layer, results: &[TrialResult], facts: &[Facts], s: &mut Section
             s.problems.push(format!(
                 "{}: {} fails without the finding `{}`: {:?}",
                 layer.name(),
-                r.key,
+                r.id.key(),
                 layer.finding(),
                 r.findings
             ));
