@@ -32,7 +32,7 @@ mod way;
 #[cfg(test)]
 mod tests;
 
-pub use cause::{CauseKey, normalize};
+pub use cause::{CauseKey, CauseKind, CauseSide, normalize};
 pub use document::{RunStatus, document, status, status_of, summary, summary_of};
 pub use judge::{CallerReply, CallerRequest};
 pub use known::{known_failure, stale_causes};

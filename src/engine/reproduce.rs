@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::cause::CauseKey;
+use super::cause::{CauseKey, CauseKind};
+use super::finding::FindingKind;
 use super::profile::Audit;
 use super::result::{Cell, TrialResult};
 use super::system::System;
@@ -145,8 +146,8 @@ pub fn causes<S: System>(system: &S, results: &[TrialResult]) -> Vec<RootCause> 
                 title: smallest
                     .and_then(concrete_title)
                     .unwrap_or_else(|| key.title()),
-                side: key.side.clone(),
-                kind: key.kind.clone(),
+                side: key.side.to_string(),
+                kind: key.kind.to_string(),
                 severity,
                 routes,
                 trials: trials.iter().map(|t| t.id.key()).collect(),
@@ -202,47 +203,52 @@ fn expected(key: &CauseKey, inbound: Option<Provider>, upstream: Option<Provider
     let doc = |p: Option<Provider>| p.map_or("the API's reference", api_doc);
     let up = upstream.map_or("the upstream", Provider::slug);
     let inb = inbound.map_or("the client's format", Provider::slug);
-    match key.kind.as_str() {
-        "request" => format!(
+    let CauseKind::Finding(kind) = key.kind else {
+        return forwards(inb, up, doc(inbound));
+    };
+    match kind {
+        FindingKind::Request => format!(
             "The request reaches {up} with the client's meaning: every tool with its description and schema (keywords {up} cannot take may be dropped, none it takes), the tool_choice, strict and parallel_tool_calls translated into {up}'s own fields ({}).",
             doc(upstream)
         ),
-        "refused" => format!(
+        FindingKind::Refused => format!(
             "The gateway sends {up} a request {up} accepts: every field {up} requires, none it rejects ({}). The client's request is valid in its own API ({}).",
             doc(upstream),
             doc(inbound)
         ),
-        "tool-result" => format!(
+        FindingKind::ToolResult => format!(
             "Each tool result reaches {up} linked to the call it answers (by call id; Gemini by function name) and none is dropped ({}).",
             doc(upstream)
         ),
-        "injected" => {
+        FindingKind::Injected => {
             "The text protocol's instructions are the ones src/inject/ builds, byte for byte."
                 .into()
         }
-        "route" => format!(
+        FindingKind::Route => format!(
             "The request goes to {up}, the API the route names ({}).",
             doc(upstream)
         ),
-        "answer" => format!(
+        FindingKind::Answer => format!(
             "The client gets upstream's answer in {inb}: the same calls in order with the same arguments, each with its own id, the format's own finish value (chat: `finish_reason: \"tool_calls\"`, messages: `stop_reason: \"tool_use\"`, `length`/`max_tokens` at the output limit), the same text, usage ({}); an upstream error stays an error.",
             doc(inbound)
         ),
-        "stream" => format!(
+        FindingKind::Stream => format!(
             "The stream follows {inb}'s event order: each call opened with its id and name, arguments streamed as upstream streams them, exactly one finish, then the terminal event (chat `data: [DONE]`, messages `message_stop`, Responses `response.completed`) ({}).",
             doc(inbound)
         ),
-        "client-fault" => format!(
+        FindingKind::ClientFault => format!(
             "A request its own API rejects is answered with that API's 4xx error in its envelope ({}).",
             doc(inbound)
         ),
-        "round" => format!(
+        FindingKind::Round => format!(
             "A follow-up request carrying tool results goes upstream and its answer comes back like the first ({}).",
             doc(inbound)
         ),
-        _ => format!(
-            "The gateway forwards a valid {inb} request to {up} and answers it ({}).",
-            doc(inbound)
-        ),
+        _ => forwards(inb, up, doc(inbound)),
     }
+}
+
+/// The expectation of a cause no API rule names (a broken trial, a kind without its own).
+fn forwards(inb: &str, up: &str, doc: &str) -> String {
+    format!("The gateway forwards a valid {inb} request to {up} and answers it ({doc}).")
 }
