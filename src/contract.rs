@@ -10,7 +10,7 @@ use crate::run::TrialRun;
 
 /// The result of checking one trial.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "verdict", rename_all = "snake_case")]
+#[serde(tag = "verdict", rename_all = "kebab-case")]
 pub enum Verdict {
     Pass,
     /// What was expected and what came, one line each.
@@ -28,7 +28,7 @@ pub enum Verdict {
         note_at: String,
     },
     /// Encoding failed closed as the case expects: nothing was sent.
-    NotSupported {
+    NotApplicable {
         code: String,
         message: String,
     },
@@ -38,7 +38,7 @@ impl Verdict {
     pub fn is_ok(&self) -> bool {
         matches!(
             self,
-            Verdict::Pass | Verdict::KnownFailure { .. } | Verdict::NotSupported { .. }
+            Verdict::Pass | Verdict::KnownFailure { .. } | Verdict::NotApplicable { .. }
         )
     }
 
@@ -49,7 +49,7 @@ impl Verdict {
             Verdict::Fail { .. } => "fail",
             Verdict::KnownFailure { .. } => "known-failure",
             Verdict::KnownFailurePasses { .. } => "fail",
-            Verdict::NotSupported { .. } => "not-supported",
+            Verdict::NotApplicable { .. } => "not-applicable",
         }
     }
 }
@@ -65,7 +65,7 @@ pub(crate) fn verdict(trial: &Trial, run: &TrialRun) -> Verdict {
         && &err.code == code
         && run.exchanges.is_empty()
     {
-        return Verdict::NotSupported {
+        return Verdict::NotApplicable {
             code: err.code.clone(),
             message: err.message.clone(),
         };

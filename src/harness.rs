@@ -302,7 +302,7 @@ fn snapshot(
 ) -> TrialSnapshot {
     let verdict_text = match verdict {
         Verdict::KnownFailure { reason, .. } => format!("known-failure: {reason}"),
-        Verdict::NotSupported { code, .. } => format!("not-supported: {code}"),
+        Verdict::NotApplicable { code, .. } => format!("not-applicable: {code}"),
         v => v.label().to_string(),
     };
     TrialSnapshot {

@@ -219,7 +219,7 @@ impl Way for Driven {
         let message = match (&got.error, asked.invalid) {
             (Some(e), false) if e.status.is_some_and(|s| (400..500).contains(&s)) => {
                 let message: String = e.message.chars().take(160).collect();
-                return Err(Cell::Unsupported(format!("{}: {message}", e.kind)));
+                return Err(Cell::Declined(format!("{}: {message}", e.kind)));
             }
             (Some(_), true) => return Ok(Vec::new()),
             (Some(e), false) => format!(
@@ -340,7 +340,7 @@ impl Way for Driven {
         }
     }
 
-    /// TrialEnd a trial: the driver reads its next trial.
+    /// Ends a trial: the driver reads its next trial.
     async fn end_trial(&self, worker: &mut DriverWorker) {
         if !std::mem::take(&mut worker.open) {
             return;

@@ -44,7 +44,7 @@ pub(crate) fn verdict_text(v: &Verdict) -> String {
         }
         Verdict::KnownFailure { reason, .. } => format!("known-failure: {reason}"),
         Verdict::KnownFailurePasses { reason, .. } => format!("known-failure-passes: {reason}"),
-        Verdict::NotSupported { code, .. } => format!("not-supported: {code}"),
+        Verdict::NotApplicable { code, .. } => format!("not-applicable: {code}"),
     }
 }
 

@@ -75,15 +75,15 @@ fn own_ms_per_trial(results: &[TrialResult]) -> f64 {
     (ms * 1e3).round() / 1e3
 }
 
-/// Totals of cells: (passed, failed, known, unsupported, not applicable).
+/// Totals of cells: (passed, failed, known failures, declined, not applicable).
 fn totals<'a>(cells: impl Iterator<Item = &'a Cell>) -> (usize, usize, usize, usize, usize) {
     let mut t = (0, 0, 0, 0, 0);
     for cell in cells {
         match cell {
             Cell::Pass => t.0 += 1,
             Cell::Fail(_) | Cell::Broken(_) => t.1 += 1,
-            Cell::Known(_) => t.2 += 1,
-            Cell::Unsupported(_) => t.3 += 1,
+            Cell::KnownFailure(_) => t.2 += 1,
+            Cell::Declined(_) => t.3 += 1,
             Cell::NotApplicable(_) => t.4 += 1,
         }
     }
@@ -98,5 +98,5 @@ pub fn summary(results: &[TrialResult]) -> String {
 /// [`summary`] of cells (a document read back, a merge of shards).
 pub fn summary_of<'a>(cells: impl Iterator<Item = &'a Cell>) -> String {
     let (p, f, k, u, n) = totals(cells);
-    format!("{p} passed, {f} failed ({k} known, {u} not supported by design, {n} not applicable)")
+    format!("{p} passed, {f} failed ({k} known-failure, {u} declined, {n} not-applicable)")
 }

@@ -42,7 +42,7 @@ pub(crate) fn apply<S: System>(system: &S, results: &mut [TrialResult]) {
 /// The rules for one entry (at `at`) that covers `r`.
 fn apply_entry(k: &KnownEntry, at: &str, r: &mut TrialResult) {
     match &r.cell {
-        Cell::Fail(_) | Cell::Broken(_) => r.cell = Cell::Known(k.failure.reason.clone()),
+        Cell::Fail(_) | Cell::Broken(_) => r.cell = Cell::KnownFailure(k.failure.reason.clone()),
         Cell::Pass if !k.failure.flaky => {
             r.cell = Cell::Fail(format!("{at}: known failure now passes: remove it"));
         }
@@ -74,7 +74,7 @@ pub fn stale_causes<S: System>(
         let seen = results
             .iter()
             .filter(covers)
-            .any(|r| matches!(r.cell, Cell::Known(_)) && r.cause.as_deref() == Some(cause));
+            .any(|r| matches!(r.cell, Cell::KnownFailure(_)) && r.cause.as_deref() == Some(cause));
         if !seen {
             out.push(format!(
                 "{}: known failure for root cause `{cause}` (trials `{}`): no trial failed with it; the bug is fixed or its finding changed\n  run `tooltape {} {} --findings` and remove the entry or update its cause",

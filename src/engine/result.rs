@@ -18,10 +18,13 @@ use crate::model::Outcome;
 pub enum Cell {
     Pass,
     Fail(String),
-    /// A known failure (its reason).
-    Known(String),
-    /// The gateway refused cleanly with a 4xx naming the reason (nothing sent upstream).
-    Unsupported(String),
+    /// A known failure (its reason). `known` in documents written before the one vocabulary.
+    #[serde(alias = "known")]
+    KnownFailure(String),
+    /// The system declined cleanly with a 4xx naming the reason (nothing sent upstream).
+    /// `unsupported` in documents written before the one vocabulary.
+    #[serde(alias = "unsupported")]
+    Declined(String),
     /// The client side cannot express this trial in the inbound format (the encoder refused).
     NotApplicable(String),
     Broken(String),
@@ -41,7 +44,7 @@ impl Cell {
     pub fn expected(&self) -> bool {
         matches!(
             self,
-            Cell::Pass | Cell::Known(_) | Cell::Unsupported(_) | Cell::NotApplicable(_)
+            Cell::Pass | Cell::KnownFailure(_) | Cell::Declined(_) | Cell::NotApplicable(_)
         )
     }
 }

@@ -396,11 +396,17 @@ fn known_failures_apply_and_a_pass_fails_unless_flaky() {
     let failed = || Cell::Fail("downstream: x".into());
     let solid = "solid::chat→gemini::auto::stream";
     let racy = "racy::chat→gemini::auto::stream";
-    assert_eq!(applied(solid, failed()), Cell::Known("always".into()));
+    assert_eq!(
+        applied(solid, failed()),
+        Cell::KnownFailure("always".into())
+    );
     assert!(
         matches!(applied(solid, Cell::Pass), Cell::Fail(m) if m.contains("known failure now passes: remove it"))
     );
-    assert_eq!(applied(racy, failed()), Cell::Known("sometimes".into()));
+    assert_eq!(
+        applied(racy, failed()),
+        Cell::KnownFailure("sometimes".into())
+    );
     assert_eq!(applied(racy, Cell::Pass), Cell::Pass);
     assert_eq!(
         applied("other::chat→gemini::auto::stream", Cell::Pass),
@@ -626,7 +632,7 @@ fn a_known_failure_by_cause_covers_only_its_cause_and_fails_when_it_is_gone() {
     pass.cause = None;
     results.push(pass);
     super::known::apply(&p, &mut results);
-    assert_eq!(results[0].cell, Cell::Known("max_tokens".into()));
+    assert_eq!(results[0].cell, Cell::KnownFailure("max_tokens".into()));
     // Another cause on the same route, and the same cause off the pattern, still fail.
     assert!(matches!(results[1].cell, Cell::Fail(_)));
     assert!(matches!(results[2].cell, Cell::Fail(_)));
@@ -691,7 +697,7 @@ fn a_stream_buffered_difference_can_be_a_known_failure_by_its_cause() {
     assert_eq!(results[0].cell, Cell::Pass);
     assert_eq!(
         results[1].cell,
-        Cell::Known("streams drop the second call".into())
+        Cell::KnownFailure("streams drop the second call".into())
     );
     assert!(stale_causes(&p, &results, &[]).is_empty());
 }

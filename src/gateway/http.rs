@@ -286,7 +286,10 @@ fn curl(profile: &LoadedProfile, t: &TrialResult) -> String {
         .unwrap_or_default();
     let mut s = format!("curl -sS \"${{GATEWAY}}{}\" \\\n", path.replace('"', "%22"));
     let _ = writeln!(s, "  -H 'content-type: application/json' \\");
-    let route = profile.routes().into_iter().find(|r| r.name() == t.id.route);
+    let route = profile
+        .routes()
+        .into_iter()
+        .find(|r| r.name() == t.id.route);
     let headers = profile
         .profile
         .headers

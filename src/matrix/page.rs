@@ -88,8 +88,8 @@ pub(super) fn mark(system: &SystemEntry, cases: &[String], route: &str) -> Mark 
     for t in (system.trials.iter()).filter(|t| t.route == route && cases.contains(&t.case)) {
         let this = match &t.cell {
             Cell::Pass => Mark::Pass,
-            Cell::Unsupported(_) | Cell::NotApplicable(_) => Mark::NotExpressible,
-            Cell::Known(_) => Mark::Known(t.cause.clone()),
+            Cell::Declined(_) | Cell::NotApplicable(_) => Mark::NotExpressible,
+            Cell::KnownFailure(_) => Mark::Known(t.cause.clone()),
             Cell::Fail(_) | Cell::Broken(_) => Mark::Fail(t.cause.clone()),
         };
         if rank(&this) > rank(&m) {

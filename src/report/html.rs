@@ -41,7 +41,7 @@ sup{line-height:0;font-size:10px}
 .s-pass{background:#c8e6c9;color:#1b5e20}
 .s-fail{background:#e53935;color:#fff}
 .s-known-failure{background:#ffcc80;color:#6d3d00}
-.s-not-supported{background:#cfd8dc;color:#37474f}
+.s-not-applicable{background:#cfd8dc;color:#37474f}
 .s-missing{background:#f1f1f1;color:#8a8f98;font-weight:400}
 .s-stale{background:#d1c4e9;color:#4527a0}
 .s-broken{background:#6d1b1b;color:#fff}

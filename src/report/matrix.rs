@@ -19,8 +19,9 @@ pub enum Status {
     Pass,
     Fail,
     KnownFailure,
-    /// Not supported by design: encoding fails closed, nothing is sent.
-    NotSupported,
+    /// Not applicable: the encoder refuses (fails closed by design), nothing is sent.
+    /// `not-supported` before the one vocabulary.
+    NotApplicable,
     Missing,
     Stale,
     Broken,
@@ -31,7 +32,7 @@ impl Status {
         Status::Pass,
         Status::Fail,
         Status::KnownFailure,
-        Status::NotSupported,
+        Status::NotApplicable,
         Status::Missing,
         Status::Stale,
         Status::Broken,
@@ -42,7 +43,7 @@ impl Status {
             Status::Pass => "pass",
             Status::Fail => "fail",
             Status::KnownFailure => "known-failure",
-            Status::NotSupported => "not-supported",
+            Status::NotApplicable => "not-applicable",
             Status::Missing => "missing",
             Status::Stale => "stale",
             Status::Broken => "broken",
@@ -55,7 +56,7 @@ impl Status {
             Status::Pass => "pass",
             Status::Fail => "FAIL",
             Status::KnownFailure => "known",
-            Status::NotSupported => "n/s",
+            Status::NotApplicable => "n/a",
             Status::Missing => "missing",
             Status::Stale => "stale",
             Status::Broken => "broken",
@@ -70,8 +71,8 @@ impl Status {
             Status::KnownFailure => {
                 "known provider non-conformance, marked in the case with a reason"
             }
-            Status::NotSupported => {
-                "not supported by design: encoding fails closed, nothing is sent"
+            Status::NotApplicable => {
+                "not applicable: the encoder refuses (fails closed by design), nothing is sent"
             }
             Status::Missing => "no cassette recorded",
             Status::Stale => "the cassette no longer matches its case or the encoder",
@@ -83,7 +84,7 @@ impl Status {
     pub fn judged(self) -> bool {
         matches!(
             self,
-            Status::Pass | Status::Fail | Status::KnownFailure | Status::NotSupported
+            Status::Pass | Status::Fail | Status::KnownFailure | Status::NotApplicable
         )
     }
 }
@@ -151,8 +152,8 @@ pub(crate) fn entry(result: &ReplayedTrial) -> MatrixEntry {
                     first_line(reason)
                 )),
             ),
-            Verdict::NotSupported { code, message } => (
-                Status::NotSupported,
+            Verdict::NotApplicable { code, message } => (
+                Status::NotApplicable,
                 Some(format!("{code}: {}", first_line(message))),
             ),
         },

@@ -37,7 +37,7 @@ impl Notes {
 fn human(s: Status) -> &'static str {
     match s {
         Status::KnownFailure => "known failure",
-        Status::NotSupported => "not supported by design",
+        Status::NotApplicable => "not applicable",
         s => s.as_str(),
     }
 }

@@ -80,7 +80,7 @@ fn presence_in(
     }
     let judged = results.iter().any(|r| {
         trials.contains(&r.id.key())
-            && matches!(r.cell, Cell::Pass | Cell::Fail(_) | Cell::Known(_))
+            && matches!(r.cell, Cell::Pass | Cell::Fail(_) | Cell::KnownFailure(_))
     });
     if judged {
         Presence::Absent

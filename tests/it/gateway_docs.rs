@@ -26,7 +26,7 @@ fn every_profile_loads_and_its_document_lists_its_known_failures() {
         let known_in_doc: Vec<&str> = doc
             .lines()
             .filter_map(|l| l.strip_prefix("- `"))
-            .filter_map(|l| l.split_once("`: known: "))
+            .filter_map(|l| l.split_once("`: known-failure: "))
             .map(|(k, _)| k)
             .collect();
         for k in &known_in_doc {

@@ -39,8 +39,8 @@ pub fn client_markdown(
         let k = match &r.cell {
             Cell::Pass => 0,
             Cell::Fail(_) | Cell::Broken(_) => 1,
-            Cell::Known(_) => 2,
-            Cell::Unsupported(_) | Cell::NotApplicable(_) => 3,
+            Cell::KnownFailure(_) => 2,
+            Cell::Declined(_) | Cell::NotApplicable(_) => 3,
         };
         row[k] += 1;
     }
@@ -56,7 +56,7 @@ pub fn client_markdown(
         let n = results
             .iter()
             .filter(|r| {
-                matches!(r.cell, Cell::Known(_))
+                matches!(r.cell, Cell::KnownFailure(_))
                     && crate::case::pattern_matches(&k.failure.trials, &r.id.key())
             })
             .count();
@@ -79,7 +79,7 @@ pub fn client_markdown(
     }
     let mut na: BTreeMap<String, usize> = BTreeMap::new();
     for r in results {
-        if let Cell::NotApplicable(m) | Cell::Unsupported(m) = &r.cell {
+        if let Cell::NotApplicable(m) | Cell::Declined(m) = &r.cell {
             *na.entry(m.clone()).or_default() += 1;
         }
     }

@@ -13,8 +13,8 @@ fn short(cell: &Cell) -> String {
     match cell {
         Cell::Pass => "pass".into(),
         Cell::Fail(m) => format!("FAIL: {m}"),
-        Cell::Known(_) => "known".into(),
-        Cell::Unsupported(_) => "not supported".into(),
+        Cell::KnownFailure(_) => "known".into(),
+        Cell::Declined(_) => "declined".into(),
         Cell::NotApplicable(_) => "n/a".into(),
         Cell::Broken(m) => format!("BROKEN: {m}"),
     }
@@ -74,8 +74,8 @@ pub(super) fn markdown(results: &[TrialResult]) -> String {
         let detail = match &r.cell {
             Cell::Pass | Cell::NotApplicable(_) => continue,
             Cell::Fail(m) | Cell::Broken(m) => format!("fail: {m}"),
-            Cell::Known(m) => format!("known: {m}"),
-            Cell::Unsupported(m) => format!("not supported: {m}"),
+            Cell::KnownFailure(m) => format!("known-failure: {m}"),
+            Cell::Declined(m) => format!("declined: {m}"),
         };
         let _ = writeln!(s, "- `{}`: {}", r.id.key(), md_cell(&detail));
     }
@@ -101,8 +101,8 @@ pub fn terminal(results: &[TrialResult]) -> String {
                     Cell::Pass => "ok",
                     Cell::Fail(_) => "FAIL",
                     Cell::Broken(_) => "BROKEN",
-                    Cell::Known(_) => "known",
-                    Cell::Unsupported(_) => "n/s",
+                    Cell::KnownFailure(_) => "known",
+                    Cell::Declined(_) => "declined",
                     Cell::NotApplicable(_) => "-",
                 });
             let _ = write!(s, " {mark:^w$}", w = c.chars().count().max(5));
@@ -171,11 +171,11 @@ fn junit_case(name: &str, r: &TrialResult) -> JunitCase {
             message: m.clone(),
             detail: findings(),
         },
-        Cell::Known(m) => JunitOutcome::Skipped {
+        Cell::KnownFailure(m) => JunitOutcome::Skipped {
             message: format!("known failure: {m}"),
         },
-        Cell::Unsupported(m) => JunitOutcome::Skipped {
-            message: format!("not supported by design: {m}"),
+        Cell::Declined(m) => JunitOutcome::Skipped {
+            message: format!("declined: {m}"),
         },
         Cell::NotApplicable(m) => JunitOutcome::Skipped {
             message: format!("not applicable: {m}"),
