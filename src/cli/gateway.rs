@@ -15,7 +15,7 @@ use super::releases::{self, Releases};
 use super::suite::{self, Extras, SuiteArgs};
 use tooltape::engine::{self, Run, RunOptions, TrialResult};
 use tooltape::gateway::{
-    COMPARE_BEGIN, COMPARE_END, CompareMeta, GatewayRun, LoadedProfile, compare_markdown,
+    COMPARE_BEGIN, COMPARE_END, CompareMeta, GatewayRun, LoadedGateway, compare_markdown,
     compare_row, compare_terminal,
 };
 use tooltape::runtime;
@@ -92,14 +92,14 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         return compare(root, c);
     }
     if a.list {
-        let version = |p: &tooltape::gateway::Profile| p.version.clone();
-        return suite::list(root, "gateways", tooltape::gateway::load_profile, version);
+        let version = |p: &tooltape::gateway::GatewayProfile| p.version.clone();
+        return suite::list(root, "gateways", tooltape::gateway::load_gateway, version);
     }
     let Some(name) = &a.name else {
         eprintln!("gateway: name a profile (gateways/NAME.toml) or `compare`");
         return exit::ERROR;
     };
-    let profile = match tooltape::gateway::load_profile(root, name) {
+    let profile = match tooltape::gateway::load_gateway(root, name) {
         Ok(p) => Arc::new(p),
         Err(e) => {
             eprintln!("{e}");
@@ -116,8 +116,8 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
             eprintln!("--versions installs each release: it cannot use a running gateway (--url)");
             return exit::ERROR;
         }
-        let at = |release: &str| -> Result<Arc<LoadedProfile>, String> {
-            let mut p = tooltape::gateway::load_profile(root, name).map_err(|e| e.to_string())?;
+        let at = |release: &str| -> Result<Arc<LoadedGateway>, String> {
+            let mut p = tooltape::gateway::load_gateway(root, name).map_err(|e| e.to_string())?;
             p.at_release(release)?;
             Ok(Arc::new(p))
         };
@@ -139,7 +139,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
         Ok(())
     };
     let extras = Extras {
-        document: &|p: &LoadedProfile, ran: &Run| {
+        document: &|p: &LoadedGateway, ran: &Run| {
             let d = &p.profile.description;
             tooltape::report::suite::gateway_markdown(&p.name, d, &ran.results, &ran.causes)
         },
@@ -153,7 +153,7 @@ pub fn run(root: &Path, a: &GatewayArgs) -> i32 {
 fn compare(root: &Path, a: &CompareArgs) -> i32 {
     let mut profiles = Vec::new();
     for name in &a.names {
-        let profile = match tooltape::gateway::load_profile(root, name) {
+        let profile = match tooltape::gateway::load_gateway(root, name) {
             Ok(p) => Arc::new(p),
             Err(e) => {
                 eprintln!("{e}");
@@ -162,7 +162,7 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
         };
         if profiles
             .iter()
-            .any(|p: &Arc<tooltape::gateway::LoadedProfile>| p.name == profile.name)
+            .any(|p: &Arc<tooltape::gateway::LoadedGateway>| p.name == profile.name)
         {
             eprintln!("gateway compare: `{name}` is named twice");
             return exit::ERROR;
@@ -198,7 +198,7 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
             }
         }
     }
-    let refs: Vec<&tooltape::gateway::LoadedProfile> = profiles.iter().map(AsRef::as_ref).collect();
+    let refs: Vec<&tooltape::gateway::LoadedGateway> = profiles.iter().map(AsRef::as_ref).collect();
     let common = tooltape::gateway::common_routes(&refs);
     if common.is_empty() {
         eprintln!("gateway compare: the gateways have no route in common");

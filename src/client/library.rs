@@ -11,7 +11,9 @@ use toml::Spanned;
 use super::driver::Spec;
 use super::profile::LoadedClient;
 use super::way::Driven;
-use crate::engine::{KnownEntry, Route, Started, System, SystemKind, TrialResult, Upstream};
+use crate::engine::{
+    ProfileKnownFailure, Route, Started, System, SystemKind, TrialResult, Upstream,
+};
 use crate::system::{fill, install_pinned, shipped_dir, write_shipped};
 
 /// A library under test.
@@ -123,7 +125,7 @@ impl System for Library {
         self.profile.profile.concurrency
     }
 
-    fn known(&self) -> &[Spanned<KnownEntry>] {
+    fn known(&self) -> &[Spanned<ProfileKnownFailure>] {
         &self.profile.profile.known_failure
     }
 

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use toml::Spanned;
 
-use crate::engine::{KnownEntry, Loaded, Route, read_profile};
+use crate::engine::{Loaded, ProfileKnownFailure, Route, read_profile};
 use crate::located::Located;
 use crate::model::Provider;
 use crate::system::{Install, install_cache};
@@ -34,7 +34,7 @@ pub struct ClientProfile {
     pub concurrency: usize,
     pub routes: Vec<Spanned<ClientRoute>>,
     #[serde(default)]
-    pub known_failure: Vec<Spanned<KnownEntry>>,
+    pub known_failure: Vec<Spanned<ProfileKnownFailure>>,
 }
 
 fn default_concurrency() -> usize {

@@ -3,13 +3,13 @@
 
 use serde_json::{Value, json};
 
-use super::{DriftReport, Finding, Kind, Severity};
+use super::{DriftFinding, DriftReport, Kind, Severity};
 use crate::text::md_cell;
 
 const SEVERITIES: [Severity; 3] = [Severity::Breaking, Severity::Behaviour, Severity::Cosmetic];
 
 /// One line saying what changed, without the severity or kind.
-pub(crate) fn describe(f: &Finding) -> String {
+pub(crate) fn describe(f: &DriftFinding) -> String {
     let b = f.before.as_deref().unwrap_or("");
     let a = f.after.as_deref().unwrap_or("");
     let at = f.path.as_deref().unwrap_or("");

@@ -5,7 +5,7 @@
 
 use toml::Spanned;
 
-use super::profile::KnownEntry;
+use super::profile::ProfileKnownFailure;
 use super::result::{Cell, TrialResult};
 use super::system::System;
 
@@ -13,10 +13,10 @@ use super::system::System;
 /// cause `cause`: an entry naming that cause whose pattern matches, else an entry naming no
 /// cause whose pattern matches.
 pub fn known_failure<'a>(
-    entries: &'a [Spanned<KnownEntry>],
+    entries: &'a [Spanned<ProfileKnownFailure>],
     key: &str,
     cause: Option<&str>,
-) -> Option<&'a Spanned<KnownEntry>> {
+) -> Option<&'a Spanned<ProfileKnownFailure>> {
     let matching = || {
         entries
             .iter()
@@ -40,7 +40,7 @@ pub(crate) fn apply<S: System>(system: &S, results: &mut [TrialResult]) {
 }
 
 /// The rules for one entry (at `at`) that covers `r`.
-fn apply_entry(k: &KnownEntry, at: &str, r: &mut TrialResult) {
+fn apply_entry(k: &ProfileKnownFailure, at: &str, r: &mut TrialResult) {
     match &r.cell {
         Cell::Fail(_) | Cell::Broken(_) => r.cell = Cell::KnownFailure(k.failure.reason.clone()),
         Cell::Pass if !k.failure.flaky => {

@@ -37,7 +37,7 @@ pub use document::{RunStatus, document, status, status_of, summary, summary_of};
 pub use judge::{CallerReply, CallerRequest};
 pub use known::{known_failure, stale_causes};
 pub use lifecycle::{Run, RunOptions, SetUpError, run, run_on};
-pub use profile::{Audit, KnownEntry, Loaded};
+pub use profile::{Audit, Loaded, ProfileKnownFailure};
 pub use reproduce::{Reproducer, RootCause, causes};
 pub use result::{Cell, RequestTiming, TrialResult};
 pub use snapshot::{snapshot, snapshot_name};

@@ -36,7 +36,7 @@ impl<P> Loaded<P> {
 /// entry with a `cause` covers only the trials of its pattern that fail with that cause; it
 /// fails the run when none does.
 #[derive(Debug, Deserialize)]
-pub struct KnownEntry {
+pub struct ProfileKnownFailure {
     #[serde(flatten)]
     pub failure: KnownFailure,
     /// A root-cause id, e.g. `refused-1a2b3c4d`.

@@ -61,7 +61,7 @@ fn route_providers<S: System>(system: &S, route: &str) -> (Option<Provider>, Opt
 
 /// The audit of a cause, from the profile's known failure that names it.
 #[derive(Clone, Debug, Serialize)]
-pub struct Known {
+pub struct KnownFailureAudit {
     /// `path:line:col` of the entry.
     pub at: String,
     pub trials: String,
@@ -86,7 +86,7 @@ pub struct RootCause {
     /// The trial keys (`case::route::choice::mode`).
     pub trials: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub known: Option<Known>,
+    pub known: Option<KnownFailureAudit>,
     pub reproducer: Reproducer,
 }
 
@@ -172,10 +172,10 @@ fn concrete_title(t: &TrialResult) -> Option<String> {
     }
 }
 
-fn known_of<S: System>(system: &S, id: &str) -> Option<Known> {
+fn known_of<S: System>(system: &S, id: &str) -> Option<KnownFailureAudit> {
     system.known().iter().find_map(|k| {
         let e = k.get_ref();
-        (e.cause.as_deref() == Some(id)).then(|| Known {
+        (e.cause.as_deref() == Some(id)).then(|| KnownFailureAudit {
             at: system.locate(k.span()),
             trials: e.failure.trials.clone(),
             reason: e.failure.reason.clone(),

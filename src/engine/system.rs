@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use toml::Spanned;
 
-use super::profile::KnownEntry;
+use super::profile::ProfileKnownFailure;
 use super::result::TrialResult;
 use super::trial::{Route, SystemKind};
 use super::upstream::Upstream;
@@ -30,7 +30,7 @@ pub trait System: Send + Sync + Sized + 'static {
     /// Trials in flight at once.
     fn concurrency(&self) -> usize;
     /// The profile's known failures, in file order.
-    fn known(&self) -> &[Spanned<KnownEntry>];
+    fn known(&self) -> &[Spanned<ProfileKnownFailure>];
     /// `path:line:col` of a span of the profile.
     fn locate(&self, span: Range<usize>) -> String;
     /// Installs the pinned release unless it is installed: where it installed, if it did.

@@ -425,7 +425,7 @@ fn the_init_skeleton_loads_as_a_profile_and_names_the_base_urls() {
     let path = dir.join("acme.toml");
     let text = crate::gateway::skeleton("acme", "acme.toml", addr);
     std::fs::write(&path, &text).unwrap();
-    let loaded = crate::gateway::load_profile(dir, path.to_str().unwrap()).unwrap();
+    let loaded = crate::gateway::load_gateway(dir, path.to_str().unwrap()).unwrap();
     let routes: Vec<String> = loaded.routes().iter().map(super::Route::name).collect();
     assert_eq!(
         routes,
@@ -520,7 +520,7 @@ fn failing(key: &str, findings: Vec<Finding>, body_len: usize) -> TrialResult {
     r
 }
 
-fn cause_profile(extra: &str) -> crate::gateway::LoadedProfile {
+fn cause_profile(extra: &str) -> crate::gateway::LoadedGateway {
     let tmp = tempfile::Builder::new()
         .prefix("tooltape-cause-")
         .tempdir()
@@ -537,7 +537,7 @@ fn cause_profile(extra: &str) -> crate::gateway::LoadedProfile {
         .unwrap()
         .to_string();
     std::fs::write(dir.join("gateways/x.toml"), format!("{base}{extra}")).unwrap();
-    crate::gateway::load_profile(dir, "x").unwrap()
+    crate::gateway::load_gateway(dir, "x").unwrap()
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::profile::LoadedProfile;
+use super::profile::LoadedGateway;
 use crate::engine::{Cell, TrialResult};
 use crate::text::md_cell;
 
@@ -16,7 +16,7 @@ pub const END: &str = "<!-- compare:end -->";
 
 /// What one gateway's run produced.
 pub struct GatewayRun {
-    pub profile: Arc<LoadedProfile>,
+    pub profile: Arc<LoadedGateway>,
     pub results: Vec<TrialResult>,
     /// Peak resident memory of the process group we started, KiB (`None`: not started by us,
     /// or not readable).
@@ -51,8 +51,8 @@ pub struct CompareRow {
 }
 
 /// The routes (by name, `chat→anthropic`) every profile serves, in the first profile's order.
-pub fn common_routes(profiles: &[&LoadedProfile]) -> Vec<String> {
-    let names = |p: &LoadedProfile| -> Vec<String> {
+pub fn common_routes(profiles: &[&LoadedGateway]) -> Vec<String> {
+    let names = |p: &LoadedGateway| -> Vec<String> {
         p.profile
             .routes
             .iter()
@@ -71,7 +71,7 @@ pub fn common_routes(profiles: &[&LoadedProfile]) -> Vec<String> {
 
 /// The gateway's version: the profile's pinned one, this build (debug or release) for a profile
 /// that starts the running `tooltape`, else `n/a`.
-pub fn version(profile: &LoadedProfile) -> String {
+pub fn version(profile: &LoadedGateway) -> String {
     if let Some(v) = &profile.profile.version {
         return v.clone();
     }
@@ -94,7 +94,7 @@ pub fn version(profile: &LoadedProfile) -> String {
 
 /// Whether the trial passed on its own merits: `Pass`, or a known failure that now passes (the
 /// runner turns exactly those into `Fail`; a failure it names becomes `Known`).
-fn passed(profile: &LoadedProfile, r: &TrialResult) -> bool {
+fn passed(profile: &LoadedGateway, r: &TrialResult) -> bool {
     match &r.cell {
         Cell::Pass => true,
         Cell::Fail(_) => {
@@ -106,7 +106,7 @@ fn passed(profile: &LoadedProfile, r: &TrialResult) -> bool {
 }
 
 fn conformance<'a>(
-    profile: &LoadedProfile,
+    profile: &LoadedGateway,
     results: impl Iterator<Item = &'a TrialResult>,
 ) -> (usize, usize) {
     let (mut passed_n, mut applicable) = (0, 0);

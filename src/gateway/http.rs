@@ -13,9 +13,9 @@ use serde_json::{Value, json};
 use toml::Spanned;
 
 use super::process;
-use super::profile::LoadedProfile;
+use super::profile::LoadedGateway;
 use crate::engine::{
-    CallerRequest, Cell, Exchange, Finding, Kept, KnownEntry, PromptWatch, RequestTiming,
+    CallerRequest, Cell, Exchange, Finding, Kept, ProfileKnownFailure, PromptWatch, RequestTiming,
     RoundAnswer, Route, RoutedTrial, Started, System, SystemKind, TrialResult, Upstream, Way,
     judge,
 };
@@ -26,14 +26,14 @@ use crate::system::{fill, install_pinned, write_shipped};
 
 /// Trials through a gateway at `url` (its base path included).
 pub struct Http {
-    profile: Arc<LoadedProfile>,
+    profile: Arc<LoadedGateway>,
     client: reqwest::Client,
     url: String,
 }
 
 impl Http {
     /// The way to the gateway at `base_url` (the profile's base path is added).
-    pub fn new(profile: Arc<LoadedProfile>, base_url: &str) -> Http {
+    pub fn new(profile: Arc<LoadedGateway>, base_url: &str) -> Http {
         let base_path = profile.profile.base_path.trim_end_matches('/');
         Http {
             url: format!("{}{base_path}", base_url.trim_end_matches('/')),
@@ -180,7 +180,7 @@ impl Way for Http {
     async fn end_worker(&self, _: ()) {}
 }
 
-impl System for LoadedProfile {
+impl System for LoadedGateway {
     type Way = Http;
 
     fn kind(&self) -> SystemKind {
@@ -200,14 +200,14 @@ impl System for LoadedProfile {
     }
 
     fn routes(&self) -> Vec<Route> {
-        LoadedProfile::routes(self)
+        LoadedGateway::routes(self)
     }
 
     fn concurrency(&self) -> usize {
         self.profile.concurrency
     }
 
-    fn known(&self) -> &[Spanned<KnownEntry>] {
+    fn known(&self) -> &[Spanned<ProfileKnownFailure>] {
         &self.profile.known_failure
     }
 
@@ -273,7 +273,7 @@ fn shell_word(v: &str) -> String {
 
 /// The client's request as a `curl` command: the profile's and the route's headers, the body
 /// from a here-document.
-fn curl(profile: &LoadedProfile, t: &TrialResult) -> String {
+fn curl(profile: &LoadedGateway, t: &TrialResult) -> String {
     let path = t
         .client_request
         .get("path")

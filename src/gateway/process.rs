@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::profile::LoadedProfile;
+use super::profile::LoadedGateway;
 use crate::engine::Process;
 use crate::system::{fill, tail};
 
@@ -30,7 +30,7 @@ pub(super) fn free_port() -> Result<u16, String> {
 /// environment, and waits for `GET ready` to answer 2xx. On failure the group is stopped and
 /// the error carries the log tail.
 pub async fn start(
-    profile: &LoadedProfile,
+    profile: &LoadedGateway,
     upstream: &str,
     work: &Path,
 ) -> Result<Running, String> {

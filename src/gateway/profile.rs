@@ -8,14 +8,14 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::engine::{KnownEntry, Loaded, Route, read_profile};
+use crate::engine::{Loaded, ProfileKnownFailure, Route, read_profile};
 use crate::located::Located;
 use crate::system::{Install, install_cache};
 
 /// How a profile is written. Every table rejects unknown fields.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Profile {
+pub struct GatewayProfile {
     /// One sentence: what gateway, which version, published or locked dependencies.
     pub description: String,
     /// Exact pinned version (the install folder is `NAME-VERSION`).
@@ -37,7 +37,7 @@ pub struct Profile {
     pub concurrency: usize,
     pub routes: Vec<Spanned<Route>>,
     #[serde(default)]
-    pub known_failure: Vec<Spanned<KnownEntry>>,
+    pub known_failure: Vec<Spanned<ProfileKnownFailure>>,
 }
 
 fn default_concurrency() -> usize {
@@ -86,9 +86,9 @@ fn default_ready_timeout() -> u64 {
 }
 
 /// A loaded gateway profile.
-pub type LoadedProfile = Loaded<Profile>;
+pub type LoadedGateway = Loaded<GatewayProfile>;
 
-impl crate::system::Pinned for Profile {
+impl crate::system::Pinned for GatewayProfile {
     fn pin(&mut self) -> (&mut Option<String>, Option<&mut Install>, &mut String) {
         (
             &mut self.version,
@@ -98,7 +98,7 @@ impl crate::system::Pinned for Profile {
     }
 }
 
-impl Loaded<Profile> {
+impl Loaded<GatewayProfile> {
     /// The profile's routes, without their spans.
     pub fn routes(&self) -> Vec<Route> {
         self.profile
@@ -116,8 +116,8 @@ impl Loaded<Profile> {
 }
 
 /// Reads `gateways/NAME.toml` (or any path ending in `.toml`).
-pub fn load_profile(root: &Path, name: &str) -> Result<LoadedProfile, Located> {
-    let (path, source, profile, shipped): (_, _, Profile, _) =
+pub fn load_gateway(root: &Path, name: &str) -> Result<LoadedGateway, Located> {
+    let (path, source, profile, shipped): (_, _, GatewayProfile, _) =
         read_profile(root, "gateways", "gateway", name)?;
     if profile.routes.is_empty() {
         return Err(Located::at_start(
@@ -140,7 +140,7 @@ pub fn load_profile(root: &Path, name: &str) -> Result<LoadedProfile, Located> {
     let stem = path
         .file_stem()
         .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned());
-    Ok(LoadedProfile {
+    Ok(LoadedGateway {
         name: stem,
         path,
         source,

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::case::{Mode, Trial};
 use crate::cassette::ProvenanceKind;
-use crate::contract::Verdict;
+use crate::contract::ContractVerdict;
 use crate::harness::{ReplayStatus, ReplayedTrial};
 use crate::model::Provider;
 
@@ -140,19 +140,21 @@ fn first_line(s: &str) -> String {
 pub(crate) fn entry(result: &ReplayedTrial) -> MatrixEntry {
     let (status, detail) = match &result.status {
         Ok((v, _)) => match v {
-            Verdict::Pass => (Status::Pass, None),
-            Verdict::Fail { problems } => (Status::Fail, problems.first().map(|p| first_line(p))),
-            Verdict::KnownFailure { reason, .. } => {
+            ContractVerdict::Pass => (Status::Pass, None),
+            ContractVerdict::Fail { problems } => {
+                (Status::Fail, problems.first().map(|p| first_line(p)))
+            }
+            ContractVerdict::KnownFailure { reason, .. } => {
                 (Status::KnownFailure, Some(first_line(reason)))
             }
-            Verdict::KnownFailurePasses { reason, .. } => (
+            ContractVerdict::KnownFailurePasses { reason, .. } => (
                 Status::Fail,
                 Some(format!(
                     "marked as a known failure ({}) but it passes now",
                     first_line(reason)
                 )),
             ),
-            Verdict::NotApplicable { code, message } => (
+            ContractVerdict::NotApplicable { code, message } => (
                 Status::NotApplicable,
                 Some(format!("{code}: {}", first_line(message))),
             ),

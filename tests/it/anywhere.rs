@@ -224,7 +224,7 @@ fn a_gateway_configured_from_a_file_is_tested_from_an_empty_folder() {
     // The whole built-in corpus ran: every trial of every case a client format can send (the
     // text protocol's own cases have no client format) on the profile's routes.
     let loaded =
-        tooltape::gateway::load_profile(&dir, dir.join("mine.toml").to_str().unwrap()).unwrap();
+        tooltape::gateway::load_gateway(&dir, dir.join("mine.toml").to_str().unwrap()).unwrap();
     let corpus = tooltape::engine::cases_of(&tooltape::discover(&dir));
     let expected = tooltape::engine::trials(&corpus, &loaded.routes(), None);
     assert_eq!(counts.0, expected.len());

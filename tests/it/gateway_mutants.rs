@@ -1388,7 +1388,7 @@ fn project() -> Scratch {
 
 fn run_mutant(root: &Path, cases: &[Arc<Case>], m: Mutant) -> Vec<tooltape::engine::TrialResult> {
     let profile = Arc::new(
-        tooltape::gateway::load_profile(root, root.join("mutant.toml").to_str().unwrap())
+        tooltape::gateway::load_gateway(root, root.join("mutant.toml").to_str().unwrap())
             .unwrap_or_else(|e| panic!("{e}")),
     );
     let routes = profile.routes();

@@ -202,14 +202,14 @@ fn crafted(name: &str) -> (Scratch, PathBuf) {
     (root, new)
 }
 
-fn findings<'a>(r: &'a DriftReport, trial: &str) -> &'a [tooltape::drift::Finding] {
+fn findings<'a>(r: &'a DriftReport, trial: &str) -> &'a [tooltape::drift::DriftFinding] {
     r.trials
         .iter()
         .find(|t| t.trial == trial)
         .map_or(&[], |t| t.findings.as_slice())
 }
 
-fn kinds(f: &[tooltape::drift::Finding]) -> Vec<tooltape::drift::Kind> {
+fn kinds(f: &[tooltape::drift::DriftFinding]) -> Vec<tooltape::drift::Kind> {
     f.iter().map(|f| f.kind).collect()
 }
 

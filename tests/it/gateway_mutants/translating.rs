@@ -250,7 +250,7 @@ fn project() -> Scratch {
 fn run_layer(root: &Path, cases: &[Arc<Case>], layer: Layer) -> Vec<TrialResult> {
     let path = root.join("translating.toml");
     let profile = Arc::new(
-        tooltape::gateway::load_profile(root, path.to_str().unwrap())
+        tooltape::gateway::load_gateway(root, path.to_str().unwrap())
             .unwrap_or_else(|e| panic!("{e}")),
     );
     let trials = tooltape::engine::trials(cases, &profile.routes(), None);
