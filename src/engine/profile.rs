@@ -42,8 +42,9 @@ pub struct ProfileKnownFailure {
     /// A root-cause id, e.g. `refused-1a2b3c4d`.
     #[serde(default)]
     pub cause: Option<String>,
-    /// What the audit found the cause to be (`verdict = "bug"` in a profile).
-    #[serde(default, rename = "verdict")]
+    /// What the audit found the cause to be (`audit = "bug"` in a profile; `verdict`, its
+    /// name before the one vocabulary, still reads).
+    #[serde(default, alias = "verdict")]
     pub audit: Option<Audit>,
     /// Where the bug is tracked (an issue or pull-request URL).
     #[serde(default)]

@@ -67,7 +67,6 @@ pub struct KnownFailureAudit {
     pub trials: String,
     pub reason: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[serde(rename = "verdict")]
     pub audit: Option<Audit>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tracker: Option<String>,
