@@ -288,11 +288,11 @@ fn compare(root: &Path, a: &CompareArgs) -> i32 {
 fn write_snapshots(dir: &Path, results: &[TrialResult]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for r in results {
-        let name = engine::snapshot_name(r);
+        let name = r.id.snapshot_name();
         let text = format!(
             "---\nsource: src/cli/gateway.rs\nexpression: \"{}\"\n---\n{}",
             r.name,
-            engine::snapshot(r)
+            tooltape::report::suite::snapshot(r)
         );
         let path = dir.join(format!("{name}.snap"));
         let tmp = dir.join(format!(".{name}.snap.tmp"));

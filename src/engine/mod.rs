@@ -7,7 +7,7 @@
 //! and buffered trials, and applies known failures (`known`) last; `cause` and `reproduce` group
 //! failures into root causes with reproducers; `lifecycle` is the one road from a [`System`] to
 //! a run (install, start, sample memory, run, stop, clean up); `document` is the one output and
-//! exit rule with the summary line; `snapshot` prints a trial; `profile` holds what profiles share.
+//! exit rule with the summary line; `profile` holds what profiles share.
 //! Installs, shipped profiles, process groups, memory and releases are `crate::system`.
 
 mod cause;
@@ -23,7 +23,6 @@ mod profile;
 mod reproduce;
 mod result;
 mod run;
-mod snapshot;
 mod system;
 mod trial;
 mod upstream;
@@ -40,7 +39,6 @@ pub use lifecycle::{Run, RunOptions, SetUpError, run, run_on};
 pub use profile::{Audit, Loaded, ProfileKnownFailure};
 pub use reproduce::{Reproducer, RootCause, causes};
 pub use result::{Cell, RequestTiming, TrialResult};
-pub use snapshot::{snapshot, snapshot_name};
 pub use system::{Process, Started, System};
 pub use trial::{Route, RoutedTrial, RoutedTrialId, SystemKind, cases_of, trials};
 pub use upstream::{Exchange, Upstream};

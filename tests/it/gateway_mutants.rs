@@ -1467,16 +1467,16 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
                 failed += 1;
                 if first.is_none() {
                     snaps.push((
-                        format!("{}__{}", m.slug(), tooltape::engine::snapshot_name(r)),
-                        tooltape::engine::snapshot(r),
+                        format!("{}__{}", m.slug(), r.id.snapshot_name()),
+                        tooltape::report::suite::snapshot(r),
                     ));
                 }
                 first.get_or_insert_with(|| first_finding(r));
             }
             if m == Mutant::Faithful {
                 snaps.push((
-                    format!("Faithful__{}", tooltape::engine::snapshot_name(r)),
-                    tooltape::engine::snapshot(r),
+                    format!("Faithful__{}", r.id.snapshot_name()),
+                    tooltape::report::suite::snapshot(r),
                 ));
             }
             if fails != should {

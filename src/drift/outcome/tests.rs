@@ -58,12 +58,7 @@ fn a_flipped_forced_choice_is_breaking_once() {
     let kinds: Vec<Kind> = f.iter().map(|f| f.kind).collect();
     assert_eq!(
         kinds,
-        [
-            Kind::Verdict,
-            Kind::ToolCalls,
-            Kind::Text,
-            Kind::Finish
-        ]
+        [Kind::Verdict, Kind::ToolCalls, Kind::Text, Kind::Finish]
     );
     assert_eq!(f[0].severity, Severity::Breaking);
     assert!(changed);

@@ -324,14 +324,14 @@ fn judge(layer: Layer, results: &[TrialResult], facts: &[Facts], s: &mut Section
         let should = layer.should_fail(f);
         let continued = matches!(f.case.as_str(), CONTINUE_ON_GEMINI | CONTINUE_ON_ANTHROPIC);
         if layer == Layer::Faithful && continued {
-            let name = format!("Translating__{}", tooltape::engine::snapshot_name(r));
-            s.snaps.push((name, tooltape::engine::snapshot(r)));
+            let name = format!("Translating__{}", r.id.snapshot_name());
+            s.snaps.push((name, tooltape::report::suite::snapshot(r)));
         }
         if fails {
             failed += 1;
             if first.is_none() {
-                let name = format!("{}__{}", layer.slug(), tooltape::engine::snapshot_name(r));
-                s.snaps.push((name, tooltape::engine::snapshot(r)));
+                let name = format!("{}__{}", layer.slug(), r.id.snapshot_name());
+                s.snaps.push((name, tooltape::report::suite::snapshot(r)));
                 first = Some(first_finding(r));
             }
         }
