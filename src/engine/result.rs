@@ -1,4 +1,4 @@
-//! What a trial of the engine produced: its cell (the matrix status), its findings, what went
+//! What a trial of the engine produced: its cell (its status in the trial table), its findings, what went
 //! each way, its root cause, and each request's timing.
 
 use std::time::Duration;
@@ -12,7 +12,7 @@ use super::trial::{RoutedTrialId, SystemKind};
 use super::upstream::Exchange;
 use crate::model::Outcome;
 
-/// A matrix cell.
+/// A trial's status: its cell in the trial table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", content = "detail", rename_all = "kebab-case")]
 pub enum Cell {
@@ -54,7 +54,7 @@ impl Cell {
 pub struct TrialResult {
     /// `KIND::NAME::case::route::choice::mode` (the document's name of the trial).
     pub name: String,
-    /// Case, route, choice and mode: the key, matrix row and snapshot name are made from it.
+    /// Case, route, choice and mode: the key, table row and snapshot name are made from it.
     #[serde(skip)]
     pub id: RoutedTrialId,
     pub client_request: Value,

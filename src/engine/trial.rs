@@ -1,6 +1,6 @@
 //! A trial of the engine: case × route × choice × mode, where a route is the wire format the
 //! client speaks (`inbound`) and the provider the system under test must reach (`upstream`);
-//! its identity (`RoutedTrialId`: key, name, matrix row, snapshot name), its first request, and
+//! its identity (`RoutedTrialId`: key, name, table row, snapshot name), its first request, and
 //! the expansion of cases into trials.
 
 use std::collections::BTreeMap;
@@ -69,7 +69,7 @@ impl RoutedTrialId {
         format!("{}::{system}::{}", kind.slug(), self.key())
     }
 
-    /// `case::choice::mode`: the matrix row.
+    /// `case::choice::mode`: the trial table's row.
     pub fn row(&self) -> String {
         format!("{}::{}::{}", self.case, self.choice, self.mode.slug())
     }

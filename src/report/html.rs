@@ -7,7 +7,7 @@ use super::text::notes;
 /// The command that regenerates the page and its screenshot.
 pub(crate) const REGENERATE_HTML: &str =
     "cargo run -- report --format html --out target/conformance.html   (or: make report-png)";
-use super::matrix::{Matrix, Parity, Status, provenance_tag, summary};
+use super::matrix::{Parity, ReplayMatrix, Status, provenance_tag, summary};
 use crate::text::html_escape as esc;
 
 const CSS: &str = r#"
@@ -87,7 +87,7 @@ const JS: &str = r#"
 "#;
 
 /// The whole page.
-pub fn page(m: &Matrix) -> String {
+pub fn page(m: &ReplayMatrix) -> String {
     let n = notes(m);
     let mut h = String::new();
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");

@@ -100,7 +100,7 @@ pub enum Parity {
 /// One replayed trial in the matrix (the grid cell of its row and provider): its status, a
 /// one-line detail, where its cassette came from, its calls and its stream/buffered parity.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct MatrixEntry {
+pub struct ReplayEntry {
     pub trial: String,
     pub status: Status,
     /// One line: the first problem, the known-failure reason, the fail-closed code and message,
@@ -121,11 +121,11 @@ pub struct Row {
     pub case: String,
     pub choice: String,
     pub mode: &'static str,
-    pub cells: BTreeMap<Provider, MatrixEntry>,
+    pub cells: BTreeMap<Provider, ReplayEntry>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Matrix {
+pub struct ReplayMatrix {
     pub providers: Vec<Provider>,
     pub rows: Vec<Row>,
     /// Case name → description, in row order.
@@ -137,7 +137,7 @@ fn first_line(s: &str) -> String {
 }
 
 /// The matrix entry of one replayed trial.
-pub(crate) fn entry(result: &ReplayedTrial) -> MatrixEntry {
+pub(crate) fn entry(result: &ReplayedTrial) -> ReplayEntry {
     let (status, detail) = match &result.status {
         Ok((v, _)) => match v {
             ContractVerdict::Pass => (Status::Pass, None),
@@ -183,7 +183,7 @@ pub(crate) fn entry(result: &ReplayedTrial) -> MatrixEntry {
         strip_noise(&mut v);
         v
     });
-    MatrixEntry {
+    ReplayEntry {
         trial: result.trial.clone(),
         status,
         detail,
@@ -212,7 +212,7 @@ pub(crate) fn strip_noise(v: &mut Value) {
 }
 
 /// Builds the matrix from trials and their results (same order, same length).
-pub fn build(trials: &[Trial], results: &[ReplayedTrial]) -> Matrix {
+pub fn build(trials: &[Trial], results: &[ReplayedTrial]) -> ReplayMatrix {
     let mut rows: Vec<Row> = Vec::new();
     let mut cases: Vec<(String, String)> = Vec::new();
     for (t, r) in trials.iter().zip(results) {
@@ -255,7 +255,7 @@ pub fn build(trials: &[Trial], results: &[ReplayedTrial]) -> Matrix {
         .into_iter()
         .filter(|p| trials.iter().any(|t| t.provider == *p))
         .collect();
-    let mut m = Matrix {
+    let mut m = ReplayMatrix {
         providers,
         rows,
         cases,
@@ -266,7 +266,7 @@ pub fn build(trials: &[Trial], results: &[ReplayedTrial]) -> Matrix {
 
 /// Compares each buffered/stream pair: called tools and verdict must agree, and for two
 /// synthetic cassettes the whole outcomes must be identical (noise fields aside).
-pub fn parity(buffered: &MatrixEntry, stream: &MatrixEntry) -> Option<Parity> {
+pub fn parity(buffered: &ReplayEntry, stream: &ReplayEntry) -> Option<Parity> {
     if !buffered.status.judged() || !stream.status.judged() {
         return None;
     }
@@ -326,7 +326,7 @@ fn first_difference(a: Option<&Value>, b: Option<&Value>) -> String {
     }
 }
 
-fn mark_parity(m: &mut Matrix) {
+fn mark_parity(m: &mut ReplayMatrix) {
     for i in 0..m.rows.len() {
         if m.rows[i].mode != Mode::Stream.slug() {
             continue;
@@ -370,7 +370,7 @@ impl ProviderSummary {
     }
 }
 
-pub fn summary(m: &Matrix, p: Provider) -> ProviderSummary {
+pub fn summary(m: &ReplayMatrix, p: Provider) -> ProviderSummary {
     let mut s = ProviderSummary::default();
     for row in &m.rows {
         let Some(c) = row.cells.get(&p) else { continue };
@@ -404,7 +404,7 @@ pub(crate) fn provenance_tag(p: Option<ProvenanceKind>) -> &'static str {
 
 /// The matrix of the suite under `root`: every trial (or those whose name contains `filter`)
 /// replayed from its cassette. Broken case files are left out here; the harness reports them.
-pub fn matrix(root: &std::path::Path, filter: Option<&str>) -> Matrix {
+pub fn matrix(root: &std::path::Path, filter: Option<&str>) -> ReplayMatrix {
     let trials: Vec<Trial> = crate::case::discover(root)
         .trials
         .into_iter()

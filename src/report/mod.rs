@@ -9,4 +9,4 @@ mod matrix;
 pub mod suite;
 pub mod text;
 
-pub use matrix::{Matrix, MatrixEntry, Parity, Status, build, matrix, parity, summary};
+pub use matrix::{Parity, ReplayEntry, ReplayMatrix, Status, build, matrix, parity, summary};

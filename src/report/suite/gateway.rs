@@ -1,5 +1,5 @@
 //! The gateway document (`docs/gateways/NAME.md`): title, description, provenance and summary;
-//! the root causes with their reproducers; then the trial matrix and its findings.
+//! the root causes with their reproducers; then the trial table (headed `Trial matrix`) and its findings.
 
 use std::fmt::Write as _;
 

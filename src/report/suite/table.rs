@@ -82,7 +82,7 @@ pub(super) fn markdown(results: &[TrialResult]) -> String {
     s
 }
 
-/// The terminal matrix: one line per row, `route=cell` for each non-pass cell, then failures.
+/// The terminal table: one line per row, `route=cell` for each non-pass cell, then failures.
 pub fn terminal(results: &[TrialResult]) -> String {
     let (rows, cols, cells) = grid(results);
     let width = rows.iter().map(String::len).max().unwrap_or(5);
