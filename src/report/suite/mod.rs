@@ -16,3 +16,6 @@ pub use client::client_markdown;
 pub use gateway::gateway_markdown;
 pub use snapshot::snapshot;
 pub use table::{html, junit, terminal};
+
+#[cfg(test)]
+mod tests;
