@@ -16,7 +16,7 @@ use super::releases::{self, Releases};
 use super::suite::{self, Extras, ProfileArgs};
 use tooltape::engine::{self, Run, RunOptions, TrialResult};
 use tooltape::gateway::{
-    COMPARE_BEGIN, COMPARE_END, CompareMeta, GatewayRun, LoadedProfile, compare_markdown,
+    COMPARE_BEGIN, COMPARE_END, CompareMeta, GatewayRun, LoadedGateway, compare_markdown,
     compare_row, compare_terminal,
 };
 use tooltape::runtime;
@@ -89,15 +89,15 @@ pub fn run(corpus: Corpus<'_>, a: &GatewayArgs) -> CommandResult {
     }
     let args = &a.profile;
     if args.list {
-        let version = |p: &tooltape::gateway::Profile| p.version.clone();
-        return suite::list(root, "gateways", tooltape::gateway::load_profile, version);
+        let version = |p: &tooltape::gateway::GatewayProfile| p.version.clone();
+        return suite::list(root, "gateways", tooltape::gateway::load_gateway, version);
     }
     let Some(name) = &args.name else {
         return Err(CliError::Error(
             "gateway: name a profile (gateways/NAME.toml) or `compare`".into(),
         ));
     };
-    let profile = Arc::new(tooltape::gateway::load_profile(root, name).map_err(|e| e.to_string())?);
+    let profile = Arc::new(tooltape::gateway::load_gateway(root, name).map_err(|e| e.to_string())?);
     let options = RunOptions {
         url: a.url.clone(),
         upstream_listen: a.upstream_listen,
@@ -109,8 +109,8 @@ pub fn run(corpus: Corpus<'_>, a: &GatewayArgs) -> CommandResult {
                 "--versions installs each release: it cannot use a running gateway (--url)".into(),
             ));
         }
-        let at = |release: &str| -> Result<Arc<LoadedProfile>, String> {
-            let mut p = tooltape::gateway::load_profile(root, name).map_err(|e| e.to_string())?;
+        let at = |release: &str| -> Result<Arc<LoadedGateway>, String> {
+            let mut p = tooltape::gateway::load_gateway(root, name).map_err(|e| e.to_string())?;
             p.at_release(release)?;
             Ok(Arc::new(p))
         };
@@ -132,7 +132,10 @@ pub fn run(corpus: Corpus<'_>, a: &GatewayArgs) -> CommandResult {
         Ok(())
     };
     let extras = Extras {
-        document: &|p: &LoadedProfile, ran: &Run| document(p, &ran.results, &ran.causes),
+        document: &|p: &LoadedGateway, ran: &Run| {
+            let d = &p.profile.description;
+            tooltape::report::suite::gateway_markdown(&p.name, d, &ran.results, &ran.causes)
+        },
         after: &snapshots,
     };
     suite::run(corpus, &profile, &args.suite, options, &extras)
@@ -144,11 +147,11 @@ fn compare(corpus: Corpus<'_>, a: &CompareArgs) -> CommandResult {
     let mut profiles = Vec::new();
     for name in &a.names {
         let profile = Arc::new(
-            tooltape::gateway::load_profile(corpus.root, name).map_err(|e| e.to_string())?,
+            tooltape::gateway::load_gateway(corpus.root, name).map_err(|e| e.to_string())?,
         );
         if profiles
             .iter()
-            .any(|p: &Arc<tooltape::gateway::LoadedProfile>| p.name == profile.name)
+            .any(|p: &Arc<tooltape::gateway::LoadedGateway>| p.name == profile.name)
         {
             return Err(format!("gateway compare: `{name}` is named twice").into());
         }
@@ -179,7 +182,7 @@ fn compare(corpus: Corpus<'_>, a: &CompareArgs) -> CommandResult {
             .into());
         }
     }
-    let refs: Vec<&tooltape::gateway::LoadedProfile> = profiles.iter().map(AsRef::as_ref).collect();
+    let refs: Vec<&tooltape::gateway::LoadedGateway> = profiles.iter().map(AsRef::as_ref).collect();
     let common = tooltape::gateway::common_routes(&refs);
     if common.is_empty() {
         return Err(CliError::Error(
@@ -250,7 +253,7 @@ fn compare(corpus: Corpus<'_>, a: &CompareArgs) -> CommandResult {
         command.push_str(&format!(" --md-out {}", path.display()));
         let meta = CompareMeta {
             date,
-            machine: engine::machine_note(Path::new("/proc")),
+            machine: tooltape::system::machine_note(Path::new("/proc")),
             command,
             concurrency,
             common_routes: common,
@@ -265,11 +268,11 @@ fn compare(corpus: Corpus<'_>, a: &CompareArgs) -> CommandResult {
 fn write_snapshots(dir: &Path, results: &[TrialResult]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for r in results {
-        let name = engine::snapshot_name(r);
+        let name = r.id.snapshot_name();
         let text = format!(
             "---\nsource: src/cli/gateway.rs\nexpression: \"{}\"\n---\n{}",
             r.name,
-            engine::snapshot(r)
+            tooltape::report::suite::snapshot(r)
         );
         let path = dir.join(format!("{name}.snap"));
         let tmp = dir.join(format!(".{name}.snap.tmp"));
@@ -277,19 +280,4 @@ fn write_snapshots(dir: &Path, results: &[TrialResult]) -> std::io::Result<()> {
         std::fs::rename(&tmp, &path)?;
     }
     Ok(())
-}
-
-/// The generated document: the root causes lead, the matrix follows.
-fn document(
-    profile: &LoadedProfile,
-    results: &[TrialResult],
-    causes: &[engine::RootCause],
-) -> String {
-    let md = engine::markdown(&profile.name, &profile.profile.description, results);
-    let leading = engine::causes_markdown(engine::SystemKind::Gateway, causes, results.len());
-    // After the title, description, provenance and summary paragraphs: before the matrix.
-    match md.find("\n| trial |") {
-        Some(i) => format!("{}\n{leading}## Trial matrix\n{}", &md[..i], &md[i..]),
-        None => format!("{md}\n{leading}"),
-    }
 }

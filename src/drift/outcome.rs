@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use super::{Finding, Kind, Severity};
+use super::{DriftFinding, Kind, Severity};
 use crate::case::Trial;
 use crate::cassette::Cassette;
-use crate::contract::{self, Verdict};
+use crate::contract::{self, ContractVerdict};
 use crate::harness;
 use crate::model::Outcome;
 
@@ -16,7 +16,7 @@ use crate::model::Outcome;
 pub(crate) struct Judged {
     /// One per interaction: the outcome, or the decoder's error.
     pub outcomes: Vec<Result<Outcome, String>>,
-    pub verdict: Verdict,
+    pub verdict: ContractVerdict,
 }
 
 /// Replays `c` for the trial the way the harness does (loopback server, the trial's own
@@ -36,21 +36,23 @@ pub(crate) fn judge(trial: &Trial, c: &Cassette) -> Judged {
 }
 
 /// `pass`, `fail: first problem`, `known-failure: reason`, ...: what a verdict flip shows.
-pub(crate) fn verdict_text(v: &Verdict) -> String {
+pub(crate) fn verdict_text(v: &ContractVerdict) -> String {
     match v {
-        Verdict::Pass => "pass".into(),
-        Verdict::Fail { problems } => {
+        ContractVerdict::Pass => "pass".into(),
+        ContractVerdict::Fail { problems } => {
             format!("fail: {}", problems.first().map_or("", String::as_str))
         }
-        Verdict::KnownFailure { reason, .. } => format!("known-failure: {reason}"),
-        Verdict::KnownFailurePasses { reason, .. } => format!("known-failure-passes: {reason}"),
-        Verdict::NotSupported { code, .. } => format!("not-supported: {code}"),
+        ContractVerdict::KnownFailure { reason, .. } => format!("known-failure: {reason}"),
+        ContractVerdict::KnownFailurePasses { reason, .. } => {
+            format!("known-failure-passes: {reason}")
+        }
+        ContractVerdict::NotApplicable { code, .. } => format!("not-applicable: {code}"),
     }
 }
 
-fn verdict_key(v: &Verdict) -> &'static str {
+fn verdict_key(v: &ContractVerdict) -> &'static str {
     match v {
-        Verdict::KnownFailurePasses { .. } => "known-failure-passes",
+        ContractVerdict::KnownFailurePasses { .. } => "known-failure-passes",
         v => v.label(),
     }
 }
@@ -61,11 +63,11 @@ pub(crate) fn diff(
     new: &Judged,
     old_model: Option<&str>,
     new_model: Option<&str>,
-) -> (Vec<Finding>, bool) {
+) -> (Vec<DriftFinding>, bool) {
     let mut out = Vec::new();
     let mut behaviour_changed = old.outcomes.len() != new.outcomes.len();
     if behaviour_changed {
-        out.push(Finding::new(
+        out.push(DriftFinding::new(
             Severity::Behaviour,
             Kind::Exchanges,
             None,
@@ -75,7 +77,7 @@ pub(crate) fn diff(
     }
     if verdict_key(&old.verdict) != verdict_key(&new.verdict) {
         let (a, b) = (verdict_text(&old.verdict), verdict_text(&new.verdict));
-        out.push(Finding::new(
+        out.push(DriftFinding::new(
             Severity::Breaking,
             Kind::Verdict,
             None,
@@ -87,7 +89,7 @@ pub(crate) fn diff(
     for (i, (a, b)) in old.outcomes.iter().zip(&new.outcomes).enumerate() {
         let at = |k: Kind, before: String, after: String| {
             let path = (i > 0).then(|| format!("exchange {}", i + 1));
-            Finding::new(k.severity(), k, path, Some(before), Some(after))
+            DriftFinding::new(k.severity(), k, path, Some(before), Some(after))
         };
         let (a, b) = match (a, b) {
             (Ok(a), Ok(b)) => (a, b),
@@ -104,7 +106,7 @@ pub(crate) fn diff(
                         Severity::Behaviour
                     };
                     let path = Some(format!("exchange {}", i + 1));
-                    out.push(Finding::new(
+                    out.push(DriftFinding::new(
                         sev,
                         Kind::Decode,
                         path,
@@ -115,7 +117,7 @@ pub(crate) fn diff(
                 continue;
             }
         };
-        let mut push = |f: Finding| {
+        let mut push = |f: DriftFinding| {
             if seen.insert(f.kind) {
                 out.push(f);
             }
@@ -184,7 +186,7 @@ pub(crate) fn diff(
     );
     if ma != mb {
         let show = |m: Option<String>| m.unwrap_or_else(|| "(not said)".into());
-        out.push(Finding::new(
+        out.push(DriftFinding::new(
             Severity::Behaviour,
             Kind::Model,
             None,

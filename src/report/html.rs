@@ -7,23 +7,8 @@ use super::text::notes;
 /// The command that regenerates the page and its screenshot.
 pub(crate) const REGENERATE_HTML: &str =
     "cargo run -- report --format html --out target/conformance.html   (or: make report-png)";
-use super::matrix::{Matrix, Parity, Status, provenance_tag, summary};
-
-/// Escapes text for HTML element content and attribute values.
-pub(crate) fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use super::matrix::{Parity, ReplayMatrix, Status, provenance_tag, summary};
+use crate::text::html_escape as esc;
 
 const CSS: &str = r#"
 *{box-sizing:border-box}
@@ -56,7 +41,7 @@ sup{line-height:0;font-size:10px}
 .s-pass{background:#c8e6c9;color:#1b5e20}
 .s-fail{background:#e53935;color:#fff}
 .s-known-failure{background:#ffcc80;color:#6d3d00}
-.s-not-supported{background:#cfd8dc;color:#37474f}
+.s-not-applicable{background:#cfd8dc;color:#37474f}
 .s-missing{background:#f1f1f1;color:#8a8f98;font-weight:400}
 .s-stale{background:#d1c4e9;color:#4527a0}
 .s-broken{background:#6d1b1b;color:#fff}
@@ -102,7 +87,7 @@ const JS: &str = r#"
 "#;
 
 /// The whole page.
-pub fn page(m: &Matrix) -> String {
+pub fn page(m: &ReplayMatrix) -> String {
     let n = notes(m);
     let mut h = String::new();
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");

@@ -2,15 +2,15 @@
 //! slots and identities, argument fragments, finish signals, the terminal event).
 
 use super::finding::{Finding, FindingKind, Side, finding, of_kind};
-use crate::engine::events::StreamShape;
+use crate::engine::events::StreamRead;
 use crate::model::{Provider, Severity};
 
 /// Stream checks on the raw events of the gateway's answer (`got`) against upstream's (`up`).
 /// `upstream_broken`: upstream's stream failed or was cut, so the gateway's must end with an
 /// error event or without its terminal event, and carry no finish signal.
 pub(crate) fn stream(
-    got: &StreamShape,
-    up: Option<&StreamShape>,
+    got: &StreamRead,
+    up: Option<&StreamRead>,
     inbound: Provider,
     upstream_broken: bool,
 ) -> Vec<Finding> {
@@ -21,8 +21,8 @@ pub(crate) fn stream(
 }
 
 fn stream_findings(
-    got: &StreamShape,
-    up: Option<&StreamShape>,
+    got: &StreamRead,
+    up: Option<&StreamRead>,
     inbound: Provider,
     upstream_broken: bool,
 ) -> Vec<Finding> {
@@ -148,7 +148,7 @@ fn stream_findings(
 /// Chat's usage framing (class 25): with `stream_options.include_usage`, usage comes in one
 /// extra chunk after the finish whose `choices` is an empty array (every other chunk carries
 /// none); without it, no chunk without choices at all, since clients read `choices[0]`.
-pub(crate) fn usage_framing(got: &StreamShape, asked_usage: bool) -> Vec<Finding> {
+pub(crate) fn usage_framing(got: &StreamRead, asked_usage: bool) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut add = |m: String| {
         out.push(Finding::new(
