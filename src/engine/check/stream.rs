@@ -36,6 +36,17 @@ fn stream_findings(
     {
         out.push(finding(Severity::Breaking, side, format!("stream: {p}")));
     }
+    out.extend(call_slots(got, up));
+    out.extend(fragments_kept(got, up, inbound));
+    out.extend(ending(got, inbound, upstream_broken));
+    out
+}
+
+/// The calls' slots: none shared unless upstream shared one, none reused, each opened with its
+/// id and name.
+fn call_slots(got: &StreamRead, up: Option<&StreamRead>) -> Vec<Finding> {
+    let side = Side::Downstream;
+    let mut out = Vec::new();
     // Calls sharing a slot, told apart by id, are faithful when upstream streamed them so (a
     // same-format pass-through); a gateway that puts calls upstream kept apart at one slot
     // makes clients that merge by index merge them.
@@ -72,6 +83,14 @@ fn stream_findings(
             ));
         }
     }
+    out
+}
+
+/// The arguments streamed as upstream streamed them: not held back into one fragment or until
+/// the finish; and every upstream call carried.
+fn fragments_kept(got: &StreamRead, up: Option<&StreamRead>, inbound: Provider) -> Vec<Finding> {
+    let side = Side::Downstream;
+    let mut out = Vec::new();
     // Gemini carries each call whole: there are no argument fragments to compare.
     if let Some(up) = up.filter(|_| inbound != Provider::Gemini) {
         for (u, g) in up.calls.iter().zip(&got.calls) {
@@ -112,6 +131,14 @@ fn stream_findings(
             ));
         }
     }
+    out
+}
+
+/// The stream's end: no finish after upstream broke; else exactly one finish and the inbound
+/// format's terminal event.
+fn ending(got: &StreamRead, inbound: Provider, upstream_broken: bool) -> Vec<Finding> {
+    let side = Side::Downstream;
+    let mut out = Vec::new();
     if upstream_broken {
         if got.finishes > 0 {
             out.push(finding(
