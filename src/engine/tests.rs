@@ -2,7 +2,7 @@ use super::check::{self, RequestView};
 use super::fill;
 use crate::model::Severity;
 use crate::model::{ChatRequest, Message, Provider, Tool, ToolCall};
-use crate::providers::testkit::object_tool;
+use crate::providers::testkit::{object_tool, weather_call};
 use serde_json::json;
 
 /// A request of `messages` with nothing else set.
@@ -23,12 +23,7 @@ fn fills_placeholders() {
 
 #[test]
 fn a_result_that_answers_no_call_is_breaking() {
-    let call = ToolCall {
-        id: "call_1".into(),
-        name: "get_weather".into(),
-        arguments: json!({"city": "Paris"}),
-        thought_signature: None,
-    };
+    let call = weather_call("call_1", json!({"city": "Paris"}));
     let result = |id: &str| Message::Tool {
         call_id: id.into(),
         name: "get_weather".into(),
