@@ -38,11 +38,18 @@ fn continuation(answer: &Value, with_previous: bool) -> Value {
     b
 }
 
-#[test]
-fn a_stored_answer_is_continued_by_its_id() {
+/// A first answer stored, and the simulator's answer to its continuation (the stored answer's
+/// id sent as `previous_response_id` when `with_previous`).
+fn continued(with_previous: bool) -> (Value, SimResponse) {
     let kept = Store::default();
     let one = send(&kept, &first(None)).json();
-    let two = send(&kept, &continuation(&one, true));
+    let two = send(&kept, &continuation(&one, with_previous));
+    (one, two)
+}
+
+#[test]
+fn a_stored_answer_is_continued_by_its_id() {
+    let (one, two) = continued(true);
     assert_status(&two, 200, "");
     let got = read(P::Responses, false, &two);
     // The result answers the kept call: the model's next turn is its final text.
@@ -78,9 +85,7 @@ fn unknown_ids_and_unstored_answers_are_not_found() {
 
 #[test]
 fn a_result_without_its_call_or_an_id_is_refused() {
-    let kept = Store::default();
-    let one = send(&kept, &first(None)).json();
-    let resp = send(&kept, &continuation(&one, false));
+    let (_, resp) = continued(false);
     assert_status(&resp, 400, "");
     let message = resp.json()["error"]["message"]
         .as_str()
