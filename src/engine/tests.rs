@@ -2,6 +2,7 @@ use super::check::{self, RequestView};
 use crate::model::Severity;
 use crate::model::{ChatRequest, Message, Provider, Tool, ToolCall};
 use crate::system::fill;
+use crate::providers::testkit::{object_tool, weather_call};
 use serde_json::json;
 
 /// A request of `messages` with nothing else set.
@@ -22,12 +23,7 @@ fn fills_placeholders() {
 
 #[test]
 fn a_result_that_answers_no_call_is_breaking() {
-    let call = ToolCall {
-        id: "call_1".into(),
-        name: "get_weather".into(),
-        arguments: json!({"city": "Paris"}),
-        thought_signature: None,
-    };
+    let call = weather_call("call_1", json!({"city": "Paris"}));
     let result = |id: &str| Message::Tool {
         call_id: id.into(),
         name: "get_weather".into(),
@@ -152,15 +148,8 @@ fn strict_is_wanted_where_the_projects_encoder_sends_it() {
 /// (Anthropic's allowed subset), a parallel switch the target lacks (Gemini).
 #[test]
 fn what_the_projects_encoder_cannot_send_is_not_dropped() {
-    let tool = |name: &str| Tool {
-        name: name.into(),
-        description: None,
-        parameters: json!({"type": "object"}),
-        strict: None,
-        eager_input_streaming: false,
-    };
     let view = |names: &[&str], parallel: Option<bool>| RequestView {
-        tools: names.iter().map(|n| tool(n)).collect(),
+        tools: names.iter().map(|n| object_tool(n)).collect(),
         parallel,
         ..RequestView::default()
     };
@@ -188,15 +177,8 @@ fn what_the_projects_encoder_cannot_send_is_not_dropped() {
 #[test]
 fn an_allowed_list_is_kept_by_sending_only_its_tools() {
     use crate::model::{AllowedMode, ToolChoice};
-    let tool = |name: &str| Tool {
-        name: name.into(),
-        description: None,
-        parameters: json!({"type": "object"}),
-        strict: None,
-        eager_input_streaming: false,
-    };
     let view = |names: &[&str], choice: ToolChoice| RequestView {
-        tools: names.iter().map(|n| tool(n)).collect(),
+        tools: names.iter().map(|n| object_tool(n)).collect(),
         choice: Some(choice),
         ..RequestView::default()
     };
