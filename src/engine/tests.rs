@@ -1,8 +1,8 @@
 use super::check::{self, RequestView};
 use crate::model::Severity;
 use crate::model::{ChatRequest, Message, Provider, Tool, ToolCall};
-use crate::system::fill;
 use crate::providers::testkit::{object_tool, weather_call};
+use crate::system::fill;
 use serde_json::json;
 
 /// A request of `messages` with nothing else set.
