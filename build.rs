@@ -1,7 +1,7 @@
 //! Embeds what tooltape ships into the binary, so `tooltape` runs from a folder that holds no
 //! checkout: the case corpus (`cases/`: case files, tools, the provider table, the schema and
 //! README; `case::corpus`), and the shipped targets (`gateways/` and `clients/`: every profile
-//! with its drivers, driver helpers and launcher scripts; `engine::shipped`). Writes
+//! with its drivers, driver helpers and launcher scripts; `system::shipped`). Writes
 //! `$OUT_DIR/corpus.rs` and `$OUT_DIR/shipped.rs`: one `(path, text)` per file, sorted. The
 //! folders are enumerated here, so a profile dropped into `gateways/` or `clients/` is built in
 //! without touching Rust; Cargo reruns this when anything under them changes.

@@ -10,8 +10,8 @@ use crate::run::TrialRun;
 
 /// The result of checking one trial.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "verdict", rename_all = "snake_case")]
-pub enum Verdict {
+#[serde(tag = "verdict", rename_all = "kebab-case")]
+pub enum ContractVerdict {
     Pass,
     /// What was expected and what came, one line each.
     Fail {
@@ -28,35 +28,37 @@ pub enum Verdict {
         note_at: String,
     },
     /// Encoding failed closed as the case expects: nothing was sent.
-    NotSupported {
+    NotApplicable {
         code: String,
         message: String,
     },
 }
 
-impl Verdict {
+impl ContractVerdict {
     pub fn is_ok(&self) -> bool {
         matches!(
             self,
-            Verdict::Pass | Verdict::KnownFailure { .. } | Verdict::NotSupported { .. }
+            ContractVerdict::Pass
+                | ContractVerdict::KnownFailure { .. }
+                | ContractVerdict::NotApplicable { .. }
         )
     }
 
     /// One-word status for reports.
     pub fn label(&self) -> &'static str {
         match self {
-            Verdict::Pass => "pass",
-            Verdict::Fail { .. } => "fail",
-            Verdict::KnownFailure { .. } => "known-failure",
-            Verdict::KnownFailurePasses { .. } => "fail",
-            Verdict::NotSupported { .. } => "not-supported",
+            ContractVerdict::Pass => "pass",
+            ContractVerdict::Fail { .. } => "fail",
+            ContractVerdict::KnownFailure { .. } => "known-failure",
+            ContractVerdict::KnownFailurePasses { .. } => "fail",
+            ContractVerdict::NotApplicable { .. } => "not-applicable",
         }
     }
 }
 
 /// Checks a finished run against the tool_choice contract, the tools' schemas and the case's
 /// expectations, then applies the known-failure note.
-pub(crate) fn verdict(trial: &Trial, run: &TrialRun) -> Verdict {
+pub(crate) fn verdict(trial: &Trial, run: &TrialRun) -> ContractVerdict {
     let expected_encode_error = trial
         .expectations()
         .into_iter()
@@ -65,21 +67,21 @@ pub(crate) fn verdict(trial: &Trial, run: &TrialRun) -> Verdict {
         && &err.code == code
         && run.exchanges.is_empty()
     {
-        return Verdict::NotSupported {
+        return ContractVerdict::NotApplicable {
             code: err.code.clone(),
             message: err.message.clone(),
         };
     }
     let problems = problems(trial, run, expected_encode_error.as_deref());
     match (trial.known_failure(), problems.is_empty()) {
-        (None, true) => Verdict::Pass,
-        (None, false) => Verdict::Fail { problems },
-        (Some(k), false) => Verdict::KnownFailure {
+        (None, true) => ContractVerdict::Pass,
+        (None, false) => ContractVerdict::Fail { problems },
+        (Some(k), false) => ContractVerdict::KnownFailure {
             reason: k.get_ref().reason.clone(),
             problems,
         },
-        (Some(k), true) if k.get_ref().flaky => Verdict::Pass,
-        (Some(k), true) => Verdict::KnownFailurePasses {
+        (Some(k), true) if k.get_ref().flaky => ContractVerdict::Pass,
+        (Some(k), true) => ContractVerdict::KnownFailurePasses {
             reason: k.get_ref().reason.clone(),
             note_at: trial.locate(k.span()),
         },

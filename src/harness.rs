@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::case::{Discovery, Trial, TrialId};
 use crate::cassette::{self, Cassette, ProvenanceKind};
-use crate::contract::{self, Verdict};
+use crate::contract::{self, ContractVerdict};
 use crate::model::Outcome;
 use crate::providers;
 use crate::replay::{self, Mismatch, ReplayServer};
@@ -61,7 +61,7 @@ pub enum ReplayStatus {
 pub struct ReplayedTrial {
     pub trial: String,
     pub provenance: Option<ProvenanceKind>,
-    pub status: Result<(Verdict, TrialSnapshot), ReplayStatus>,
+    pub status: Result<(ContractVerdict, TrialSnapshot), ReplayStatus>,
     /// The complete failure message (`path:line: what`, diff, command), when the trial fails.
     pub failure: Option<String>,
 }
@@ -271,10 +271,10 @@ fn describe_mismatches(
 }
 
 /// `cases/x.toml:LINE: trial: problem` lines for a failing verdict; `None` when it is acceptable.
-pub(crate) fn failure_message(trial: &Trial, verdict: &Verdict) -> Option<String> {
+pub(crate) fn failure_message(trial: &Trial, verdict: &ContractVerdict) -> Option<String> {
     let at = trial.choice_location();
     match verdict {
-        Verdict::Fail { problems } => Some(
+        ContractVerdict::Fail { problems } => Some(
             problems
                 .iter()
                 .map(|p| format!("{at}: {}: {p}", trial.name()))
@@ -286,7 +286,7 @@ pub(crate) fn failure_message(trial: &Trial, verdict: &Verdict) -> Option<String
                     trial.key()
                 ),
         ),
-        Verdict::KnownFailurePasses { reason, note_at } => Some(format!(
+        ContractVerdict::KnownFailurePasses { reason, note_at } => Some(format!(
             "{note_at}: {}: marked as a known failure ({reason}) but it passes now\n  remove the [[known_failure]] note at {note_at}",
             trial.name()
         )),
@@ -298,11 +298,11 @@ fn snapshot(
     trial: &Trial,
     cassette: &Cassette,
     run: &TrialRun,
-    verdict: &Verdict,
+    verdict: &ContractVerdict,
 ) -> TrialSnapshot {
     let verdict_text = match verdict {
-        Verdict::KnownFailure { reason, .. } => format!("known-failure: {reason}"),
-        Verdict::NotSupported { code, .. } => format!("not-supported: {code}"),
+        ContractVerdict::KnownFailure { reason, .. } => format!("known-failure: {reason}"),
+        ContractVerdict::NotApplicable { code, .. } => format!("not-applicable: {code}"),
         v => v.label().to_string(),
     };
     TrialSnapshot {

@@ -55,6 +55,8 @@ mod scratch;
 pub mod simulate;
 mod sse;
 pub mod status;
+pub mod system;
+mod text;
 pub mod textcall;
 mod tls;
 
@@ -66,7 +68,7 @@ pub use model::{
 };
 
 // The pipeline's entry points: cases and trials, the codecs, running a trial and where it goes.
-pub use case::{Case, ChoiceSpec, Mode, Trial, TrialId, discover};
+pub use case::{Case, ChoiceSpec, Mode, Trial, discover};
 pub use providers::{StreamDecoder, decode, decode_request, encode};
 pub use proxy::{Proxy, ProxyConfig};
 pub use replay::ReplayServer;

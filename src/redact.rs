@@ -330,7 +330,7 @@ pub(crate) fn redact_cassette(c: &mut Cassette, secrets: &Secrets) {
 
 /// A forbidden pattern in a cassette's text: 1-based line and column, and what it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finding {
+pub struct ForbiddenMatch {
     pub line: usize,
     pub column: usize,
     pub what: String,
@@ -338,7 +338,7 @@ pub struct Finding {
 
 /// Scans a serialized cassette (or any text) for secrets: key-shaped strings, literal keys,
 /// and secret headers or query parameters whose value is not [`REDACTED`].
-pub fn scan(text: &str, secrets: &Secrets) -> Vec<Finding> {
+pub fn scan(text: &str, secrets: &Secrets) -> Vec<ForbiddenMatch> {
     let mut found: Vec<(usize, String)> = find_secrets(text, secrets)
         .into_iter()
         .map(|h| (h.start, format!("{} in clear", h.what)))
@@ -395,7 +395,7 @@ pub fn scan(text: &str, secrets: &Secrets) -> Vec<Finding> {
         .into_iter()
         .map(|(at, what)| {
             let (line, column) = crate::located::line_col(text, at);
-            Finding { line, column, what }
+            ForbiddenMatch { line, column, what }
         })
         .collect()
 }

@@ -130,7 +130,7 @@ pub fn report(root: &Path, discovery: &Discovery, filter: Option<&str>) -> Statu
 #[derive(Debug, Default)]
 pub struct ScanReport {
     pub files: usize,
-    pub findings: Vec<(PathBuf, crate::redact::Finding)>,
+    pub findings: Vec<(PathBuf, crate::redact::ForbiddenMatch)>,
     /// Files that could not be read (not regular, too large): a scan that skipped them is no pass.
     pub unreadable: Vec<(PathBuf, String)>,
 }

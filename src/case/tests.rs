@@ -55,13 +55,19 @@ fn broken(name: &str, text: &str) -> String {
     d.broken[0].1.to_string()
 }
 
+/// The project holding `text` as case `name`, discovered: it must load without a broken case.
+fn loaded(name: &str, text: &str) -> Discovery {
+    let root = project_with(name, text);
+    let d = discover(root.path());
+    assert!(d.broken.is_empty(), "{:?}", d.broken);
+    d
+}
+
 const GOOD: &str = "description = \"d\"\ntools = [\"get_weather\"]\nchoices = [\"auto\"]\n[[messages]]\nrole = \"user\"\ncontent = \"hi\"\n";
 
 #[test]
 fn a_good_case_expands_into_named_trials() {
-    let root = project_with("good", GOOD);
-    let d = discover(root.path());
-    assert!(d.broken.is_empty(), "{:?}", d.broken);
+    let d = loaded("good", GOOD);
     let names: Vec<String> = d.trials.iter().map(Trial::name).collect();
     assert_eq!(names.len(), 10);
     assert_eq!(names[0], "good::openai-chat::auto::buffered");
@@ -187,9 +193,7 @@ fn typed_fields_load_into_the_case() {
         GOOD.replace("[\"auto\"]", "[\"omitted\", \"forced-get_weather\"]")
             .replace("\"user\"", "\"system\"")
     );
-    let root = project_with("typed", &text);
-    let d = discover(root.path());
-    assert!(d.broken.is_empty(), "{:?}", d.broken);
+    let d = loaded("typed", &text);
     let names: Vec<String> = d.trials.iter().map(Trial::name).collect();
     assert_eq!(
         names,
@@ -275,9 +279,7 @@ fn provider_table_rejects_an_unknown_provider() {
 #[test]
 fn an_unknown_call_id_is_read_and_checked_at_its_value() {
     let round = "[[rounds]]\nresults = [{ tool = \"get_weather\", content = \"x\", unknown_call_id = \"call_unknown_1\" }]\n";
-    let root = project_with("unknownid", &format!("{GOOD}{round}"));
-    let d = discover(root.path());
-    assert!(d.broken.is_empty(), "{:?}", d.broken);
+    let d = loaded("unknownid", &format!("{GOOD}{round}"));
     let r = &d.trials[0].case.file.rounds[0].results[0];
     assert_eq!(
         r.unknown_call_id.as_ref().map(|i| i.get_ref().as_str()),
@@ -319,9 +321,7 @@ fn tool_names_allow_dots_but_nothing_that_leaves_or_hides_in_the_folder() {
 #[test]
 fn a_round_s_tool_changes_are_read_checked_and_applied() {
     let round = "[[rounds]]\nresults = [{ tool = \"get_weather\", content = \"x\" }]\nremove_tools = [\"get_weather\"]\nadd_tools = [\"get_weather\"]\n";
-    let root = project_with("changes", &format!("{GOOD}{round}"));
-    let d = discover(root.path());
-    assert!(d.broken.is_empty(), "{:?}", d.broken);
+    let d = loaded("changes", &format!("{GOOD}{round}"));
     let r = &d.trials[0].case.file.rounds[0];
     assert_eq!(r.added.len(), 1);
     let mut tools = d.trials[0].case.tools.clone();
@@ -346,9 +346,7 @@ fn a_round_s_tool_changes_are_read_checked_and_applied() {
 #[test]
 fn caller_tools_are_read_per_format_and_refused_beside_rounds() {
     let tools = "[caller_tools]\nopenai-responses = [{ type = \"custom\", name = \"run_sql\" }]\n";
-    let root = project_with("caller", &format!("{GOOD}{tools}"));
-    let d = discover(root.path());
-    assert!(d.broken.is_empty(), "{:?}", d.broken);
+    let d = loaded("caller", &format!("{GOOD}{tools}"));
     let declared = &d.trials[0].case.file.caller_tools;
     assert_eq!(
         declared[&crate::model::Provider::OpenaiResponses][0]["name"],

@@ -90,7 +90,7 @@ fn run_suite(corpus: Corpus<'_>, a: &ClientArgs) -> CommandResult {
     let library = Arc::new(library);
     let extras = Extras {
         document: &|l: &Library, ran: &Run| {
-            tooltape::client::markdown(&l.profile, &ran.results, &ran.causes)
+            tooltape::report::suite::client_markdown(&l.profile, &ran.results, &ran.causes)
         },
         after: &|_: &Run| Ok(()),
     };

@@ -16,7 +16,7 @@ use super::releases::{self, Releases};
 use super::suite::{self, Extras, ProfileArgs};
 use tooltape::engine::{self, Run, RunOptions, TrialResult};
 use tooltape::gateway::{
-    COMPARE_BEGIN, COMPARE_END, CompareMeta, GatewayRun, LoadedProfile, compare_markdown,
+    COMPARE_BEGIN, COMPARE_END, CompareMeta, GatewayRun, LoadedGateway, compare_markdown,
     compare_row, compare_terminal,
 };
 use tooltape::runtime;
@@ -89,15 +89,15 @@ pub fn run(corpus: Corpus<'_>, a: &GatewayArgs) -> CommandResult {
     }
     let args = &a.profile;
     if args.list {
-        let version = |p: &tooltape::gateway::Profile| p.version.clone();
-        return suite::list(root, "gateways", tooltape::gateway::load_profile, version);
+        let version = |p: &tooltape::gateway::GatewayProfile| p.version.clone();
+        return suite::list(root, "gateways", tooltape::gateway::load_gateway, version);
     }
     let Some(name) = &args.name else {
         return Err(CliError::Error(
             "gateway: name a profile (gateways/NAME.toml) or `compare`".into(),
         ));
     };
-    let profile = Arc::new(tooltape::gateway::load_profile(root, name).map_err(|e| e.to_string())?);
+    let profile = Arc::new(tooltape::gateway::load_gateway(root, name).map_err(|e| e.to_string())?);
     let options = RunOptions {
         url: a.url.clone(),
         upstream_listen: a.upstream_listen,
@@ -109,8 +109,8 @@ pub fn run(corpus: Corpus<'_>, a: &GatewayArgs) -> CommandResult {
                 "--versions installs each release: it cannot use a running gateway (--url)".into(),
             ));
         }
-        let at = |release: &str| -> Result<Arc<LoadedProfile>, String> {
-            let mut p = tooltape::gateway::load_profile(root, name).map_err(|e| e.to_string())?;
+        let at = |release: &str| -> Result<Arc<LoadedGateway>, String> {
+            let mut p = tooltape::gateway::load_gateway(root, name).map_err(|e| e.to_string())?;
             p.at_release(release)?;
             Ok(Arc::new(p))
         };
@@ -132,7 +132,10 @@ pub fn run(corpus: Corpus<'_>, a: &GatewayArgs) -> CommandResult {
         Ok(())
     };
     let extras = Extras {
-        document: &|p: &LoadedProfile, ran: &Run| document(p, &ran.results, &ran.causes),
+        document: &|p: &LoadedGateway, ran: &Run| {
+            let d = &p.profile.description;
+            tooltape::report::suite::gateway_markdown(&p.name, d, &ran.results, &ran.causes)
+        },
         after: &snapshots,
     };
     suite::run(corpus, &profile, &args.suite, options, &extras)
@@ -141,32 +144,8 @@ pub fn run(corpus: Corpus<'_>, a: &GatewayArgs) -> CommandResult {
 /// Runs `tooltape gateway compare`: every gateway in turn over its whole suite (the common
 /// trials are part of it), then the table; 0 when it was made, 2 on a usage or set-up error.
 fn compare(corpus: Corpus<'_>, a: &CompareArgs) -> CommandResult {
-    let mut profiles = Vec::new();
-    for name in &a.names {
-        let profile = Arc::new(
-            tooltape::gateway::load_profile(corpus.root, name).map_err(|e| e.to_string())?,
-        );
-        if profiles
-            .iter()
-            .any(|p: &Arc<tooltape::gateway::LoadedProfile>| p.name == profile.name)
-        {
-            return Err(format!("gateway compare: `{name}` is named twice").into());
-        }
-        profiles.push(profile);
-    }
-    let mut urls: Vec<(String, String)> = Vec::new();
-    for u in &a.urls {
-        let Some((name, url)) = u.split_once('=') else {
-            return Err(format!("gateway compare: --url {u}: expected NAME=URL").into());
-        };
-        if !profiles.iter().any(|p| p.name == name) {
-            return Err(format!(
-                "gateway compare: --url {u}: `{name}` is not one of the compared gateways"
-            )
-            .into());
-        }
-        urls.push((name.to_string(), url.to_string()));
-    }
+    let profiles = compared_profiles(corpus, a)?;
+    let urls = compared_urls(a, &profiles)?;
     if let Some(path) = &a.md_out {
         // Refuse before a long run, not after it.
         let text = std::fs::read_to_string(path)
@@ -179,7 +158,7 @@ fn compare(corpus: Corpus<'_>, a: &CompareArgs) -> CommandResult {
             .into());
         }
     }
-    let refs: Vec<&tooltape::gateway::LoadedProfile> = profiles.iter().map(AsRef::as_ref).collect();
+    let refs: Vec<&tooltape::gateway::LoadedGateway> = profiles.iter().map(AsRef::as_ref).collect();
     let common = tooltape::gateway::common_routes(&refs);
     if common.is_empty() {
         return Err(CliError::Error(
@@ -197,61 +176,15 @@ fn compare(corpus: Corpus<'_>, a: &CompareArgs) -> CommandResult {
     let date = tooltape::clock::utc_minute(SystemTime::now());
     let mut runs = Vec::new();
     for profile in &profiles {
-        let trials = engine::trials(&cases, &profile.routes(), a.filter.as_deref());
-        if trials.is_empty() {
-            return Err(format!("gateway {}: no trial matches", profile.name).into());
-        }
-        let url = urls
-            .iter()
-            .find(|(n, _)| *n == profile.name)
-            .map(|(_, u)| u.as_str());
-        eprintln!("{}: {} trials", profile.name, trials.len());
-        let options = RunOptions {
-            url: url.map(str::to_string),
-            concurrency: Some(concurrency),
-            ..RunOptions::default()
-        };
-        let note = |m: &str| eprintln!("{m}");
-        let outcome = runtime().block_on(engine::run(Arc::clone(profile), trials, &options, &note));
-        let ran = match outcome {
-            Ok(r) if r.exited.is_some() => {
-                return Err(CliError::FailedWith(format!(
-                    "gateway {}: exited during the run; no table",
-                    profile.name
-                )));
-            }
-            Ok(r) => r,
-            Err(e) => return Err(format!("gateway {}: {}", profile.name, e.message).into()),
-        };
-        eprintln!(
-            "{}: {} in {:.1}s",
-            profile.name,
-            engine::summary(&ran.results),
-            ran.wall.as_secs_f64()
-        );
-        runs.push(GatewayRun {
-            profile: Arc::clone(profile),
-            results: ran.results,
-            peak_memory_kib: ran.peak_memory_kib,
-            started_in: ran.started_in,
-            wall: ran.wall,
-        });
+        runs.push(compared_run(profile, &cases, a, &urls)?);
     }
     let rows: Vec<_> = runs.iter().map(|r| compare_row(r, &common)).collect();
     out!("{}", compare_terminal(&rows));
     if let Some(path) = &a.md_out {
-        let mut command = format!("tooltape gateway compare {}", a.names.join(" "));
-        if let Some(f) = &a.filter {
-            command.push_str(&format!(" --filter {f}"));
-        }
-        if a.concurrency != 4 {
-            command.push_str(&format!(" --concurrency {}", a.concurrency));
-        }
-        command.push_str(&format!(" --md-out {}", path.display()));
         let meta = CompareMeta {
             date,
-            machine: engine::machine_note(Path::new("/proc")),
-            command,
+            machine: tooltape::system::machine_note(Path::new("/proc")),
+            command: compare_command(a, path),
             concurrency,
             common_routes: common,
             filter: a.filter.clone(),
@@ -262,14 +195,119 @@ fn compare(corpus: Corpus<'_>, a: &CompareArgs) -> CommandResult {
     Ok(())
 }
 
+/// The compared gateways' profiles, in the order named; an error when one is named twice.
+fn compared_profiles(
+    corpus: Corpus<'_>,
+    a: &CompareArgs,
+) -> Result<Vec<Arc<LoadedGateway>>, CliError> {
+    let mut profiles = Vec::new();
+    for name in &a.names {
+        let profile = Arc::new(
+            tooltape::gateway::load_gateway(corpus.root, name).map_err(|e| e.to_string())?,
+        );
+        if profiles
+            .iter()
+            .any(|p: &Arc<tooltape::gateway::LoadedGateway>| p.name == profile.name)
+        {
+            return Err(format!("gateway compare: `{name}` is named twice").into());
+        }
+        profiles.push(profile);
+    }
+    Ok(profiles)
+}
+
+/// The `--url NAME=URL` pairs, each naming one of the compared gateways.
+fn compared_urls(
+    a: &CompareArgs,
+    profiles: &[Arc<LoadedGateway>],
+) -> Result<Vec<(String, String)>, CliError> {
+    let mut urls: Vec<(String, String)> = Vec::new();
+    for u in &a.urls {
+        let Some((name, url)) = u.split_once('=') else {
+            return Err(format!("gateway compare: --url {u}: expected NAME=URL").into());
+        };
+        if !profiles.iter().any(|p| p.name == name) {
+            return Err(format!(
+                "gateway compare: --url {u}: `{name}` is not one of the compared gateways"
+            )
+            .into());
+        }
+        urls.push((name.to_string(), url.to_string()));
+    }
+    Ok(urls)
+}
+
+/// One gateway's whole suite run (at its `--url` when given); an error when no trial matches,
+/// the run fails, or the gateway exits during it.
+fn compared_run(
+    profile: &Arc<LoadedGateway>,
+    cases: &[Arc<tooltape::Case>],
+    a: &CompareArgs,
+    urls: &[(String, String)],
+) -> Result<GatewayRun, CliError> {
+    let concurrency = usize::from(a.concurrency);
+    let trials = engine::trials(cases, &profile.routes(), a.filter.as_deref());
+    if trials.is_empty() {
+        return Err(format!("gateway {}: no trial matches", profile.name).into());
+    }
+    let url = urls
+        .iter()
+        .find(|(n, _)| *n == profile.name)
+        .map(|(_, u)| u.as_str());
+    eprintln!("{}: {} trials", profile.name, trials.len());
+    let options = RunOptions {
+        url: url.map(str::to_string),
+        concurrency: Some(concurrency),
+        ..RunOptions::default()
+    };
+    let note = |m: &str| eprintln!("{m}");
+    let outcome = runtime().block_on(engine::run(Arc::clone(profile), trials, &options, &note));
+    let ran = match outcome {
+        Ok(r) if r.exited.is_some() => {
+            return Err(CliError::FailedWith(format!(
+                "gateway {}: exited during the run; no table",
+                profile.name
+            )));
+        }
+        Ok(r) => r,
+        Err(e) => return Err(format!("gateway {}: {}", profile.name, e.message).into()),
+    };
+    eprintln!(
+        "{}: {} in {:.1}s",
+        profile.name,
+        engine::summary(&ran.results),
+        ran.wall.as_secs_f64()
+    );
+    Ok(GatewayRun {
+        profile: Arc::clone(profile),
+        results: ran.results,
+        peak_memory_kib: ran.peak_memory_kib,
+        started_in: ran.started_in,
+        wall: ran.wall,
+    })
+}
+
+/// The command line that remakes the table, as its Markdown shows it.
+fn compare_command(a: &CompareArgs, path: &Path) -> String {
+    let mut command = format!("tooltape gateway compare {}", a.names.join(" "));
+    if let Some(f) = &a.filter {
+        command.push_str(&format!(" --filter {f}"));
+    }
+    if a.concurrency != 4 {
+        command.push_str(&format!(" --concurrency {}", a.concurrency));
+    }
+    command.push_str(&format!(" --md-out {}", path.display()));
+    command
+}
+
 fn write_snapshots(dir: &Path, results: &[TrialResult]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for r in results {
-        let name = engine::snapshot_name(r);
+        let name = r.id.snapshot_name();
         let text = format!(
             "---\nsource: src/cli/gateway.rs\nexpression: \"{}\"\n---\n{}",
             r.name,
-            engine::snapshot(r)
+            tooltape::report::suite::snapshot(r)
         );
         let path = dir.join(format!("{name}.snap"));
         let tmp = dir.join(format!(".{name}.snap.tmp"));
@@ -277,19 +315,4 @@ fn write_snapshots(dir: &Path, results: &[TrialResult]) -> std::io::Result<()> {
         std::fs::rename(&tmp, &path)?;
     }
     Ok(())
-}
-
-/// The generated document: the root causes lead, the matrix follows.
-fn document(
-    profile: &LoadedProfile,
-    results: &[TrialResult],
-    causes: &[engine::RootCause],
-) -> String {
-    let md = engine::markdown(&profile.name, &profile.profile.description, results);
-    let leading = engine::causes_markdown(engine::SystemKind::Gateway, causes, results.len());
-    // After the title, description, provenance and summary paragraphs: before the matrix.
-    match md.find("\n| trial |") {
-        Some(i) => format!("{}\n{leading}## Trial matrix\n{}", &md[..i], &md[i..]),
-        None => format!("{md}\n{leading}"),
-    }
 }

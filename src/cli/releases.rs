@@ -10,8 +10,9 @@ use std::time::SystemTime;
 use super::cases::Corpus;
 use super::exit::{CliError, CommandResult};
 use super::suite::{Format, SuiteArgs, trials};
-use tooltape::engine::{self, Install, Package, Presence, Run, RunOptions, System};
+use tooltape::engine::{self, Run, RunOptions, System};
 use tooltape::runtime;
+use tooltape::system::{self, Install, Package, Presence};
 
 /// What a kind of system gives the release commands: the system at a release, and the package
 /// its profile pins (for the registry's list of releases).
@@ -23,7 +24,7 @@ pub(super) struct Releases<'a, S> {
 /// The package `install` pins at `version`, for `--bisect`'s list of releases.
 pub(super) fn package(version: Option<&str>, install: Option<&Install>) -> Result<Package, String> {
     match (version, install) {
-        (Some(v), Some(i)) => engine::pinned_package(i, v),
+        (Some(v), Some(i)) => system::pinned_package(i, v),
         _ => {
             Err("the profile pins no version it installs: no registry to list releases from".into())
         }
@@ -72,7 +73,7 @@ pub(super) fn run<S: System>(
         }
         return Err(CliError::Error("no release could be run".into()));
     };
-    let table = engine::release_table(kind, &name, &runs);
+    let table = system::release_table(kind, &name, &runs);
     match a.format {
         Format::Terminal => out!("{}", table.terminal()),
         Format::Md => out!("{}", table.markdown()),
@@ -138,10 +139,10 @@ fn bisect<S: System>(
         ));
     };
     let listed = match &releases.package {
-        Ok(p) => engine::registry_releases(p),
+        Ok(p) => system::registry_releases(p),
         Err(e) => Err(e.clone()),
     };
-    let between = listed.and_then(|l| engine::between(&l, from.trim(), to.trim()));
+    let between = listed.and_then(|l| system::between(&l, from.trim(), to.trim()));
     let between = between.map_err(|e| format!("--bisect: {e}"))?;
     eprintln!(
         "--bisect {cause}: {} release(s) from {} to {}",
@@ -161,8 +162,8 @@ fn bisect<S: System>(
                 }
                 let trials = keys
                     .clone()
-                    .unwrap_or_else(|| run.results.iter().map(|r| r.key.clone()).collect());
-                engine::presence(&run, cause, &trials)
+                    .unwrap_or_else(|| run.results.iter().map(|r| r.id.key()).collect());
+                system::presence(&run, cause, &trials)
             }
             Err(e) => {
                 eprintln!("{release}: {e}");
@@ -171,7 +172,7 @@ fn bisect<S: System>(
         }
     };
     let found =
-        engine::bisect(cause, &between, &mut probe).map_err(|e| format!("--bisect: {e}"))?;
+        system::bisect(cause, &between, &mut probe).map_err(|e| format!("--bisect: {e}"))?;
     if a.format == Format::Json {
         outln!(
             "{}",

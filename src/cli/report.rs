@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::cases::Corpus;
 use super::exit::{CliError, CommandResult};
 use clap::{Args, ValueEnum};
-use tooltape::{harness::replay_all, report::Matrix};
+use tooltape::{harness::replay_all, report::ReplayMatrix};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
@@ -28,7 +28,7 @@ pub struct ReportArgs {
 }
 
 /// Renders a matrix in a format.
-pub fn render(m: &Matrix, format: ReportFormat) -> String {
+pub fn render(m: &ReplayMatrix, format: ReportFormat) -> String {
     match format {
         ReportFormat::Terminal => tooltape::report::text::terminal(m),
         ReportFormat::Md => tooltape::report::text::markdown(m),

@@ -68,7 +68,7 @@ fn stop_on_signals() {
                 "terminated"
             }
         );
-        tooltape::engine::stop_started(GRACE);
+        tooltape::system::stop_started(GRACE);
         std::process::exit(code);
     });
 }

@@ -13,8 +13,10 @@ use clap::{Args, ValueEnum};
 use super::cases::Corpus;
 use super::exit::{CliError, CommandResult};
 use tooltape::engine::{
-    self, Loaded, RoutedTrial, Run, RunOptions, RunStatus, System, TrialResult, builtin_names,
+    self, Loaded, RoutedTrial, Run, RunOptions, RunStatus, System, TrialResult,
 };
+use tooltape::report::suite;
+use tooltape::system::builtin_names;
 use tooltape::{Case, runtime};
 
 /// How a run's results are printed.
@@ -184,10 +186,7 @@ pub(super) fn run<S: System>(
         return report_bug(&**system, &ran, id);
     }
     if a.findings {
-        out!(
-            "{}",
-            engine::causes_terminal(&ran.causes, ran.results.len())
-        );
+        out!("{}", suite::causes_terminal(&ran.causes, ran.results.len()));
     } else {
         print(&**system, &ran, a.format, extras);
     }
@@ -281,7 +280,7 @@ fn report_bug<S: System>(system: &S, ran: &Run, id: &str) -> CommandResult {
             name = system.name()
         )));
     };
-    out!("{}", engine::report_bug(system, c));
+    out!("{}", suite::report_bug(system, c));
     Ok(())
 }
 
@@ -289,9 +288,9 @@ fn report_bug<S: System>(system: &S, ran: &Run, id: &str) -> CommandResult {
 fn print<S: System>(system: &S, ran: &Run, format: Format, extras: &Extras<'_, S>) {
     let results: &[TrialResult] = &ran.results;
     match format {
-        Format::Terminal => out!("{}", engine::terminal(results)),
+        Format::Terminal => out!("{}", suite::terminal(results)),
         Format::Md => out!("{}", (extras.document)(system, ran)),
-        Format::Html => outln!("{}", engine::html(system.name(), results)),
+        Format::Html => outln!("{}", suite::html(system.name(), results)),
         Format::Json => outln!(
             "{}",
             serde_json::to_string_pretty(&engine::document(system, results, &ran.causes))
@@ -299,7 +298,7 @@ fn print<S: System>(system: &S, ran: &Run, format: Format, extras: &Extras<'_, S
         ),
         Format::Junit => out!(
             "{}",
-            engine::junit(
+            suite::junit(
                 system.kind().slug(),
                 system.name(),
                 &tooltape::clock::utc_iso(SystemTime::now()),

@@ -58,7 +58,7 @@ impl Driver {
         for (k, v) in &spec.env {
             cmd.env(k, v);
         }
-        let mut child = crate::engine::groups::spawn(|| cmd.spawn(), Child::id)
+        let mut child = crate::system::groups::spawn(|| cmd.spawn(), Child::id)
             .map_err(|e| format!("cannot start the driver `{program}`: {e}"))?;
         let pgid = child.id();
         let stdin = child.stdin.take();
@@ -135,7 +135,7 @@ impl Driver {
         if !self.noise.is_empty() {
             s.push_str(&format!("; it also printed: {}", self.noise.join(" | ")));
         }
-        let tail = crate::engine::tail(&self.log, 12);
+        let tail = crate::system::tail(&self.log, 12);
         if !tail.trim().is_empty() {
             s.push_str(&format!("; last lines of {}:\n{tail}", self.log.display()));
         }
@@ -173,7 +173,7 @@ impl Drop for Driver {
             self.kill();
         }
         if let Some(pgid) = self.pgid {
-            crate::engine::groups::stopped(pgid);
+            crate::system::groups::stopped(pgid);
         }
     }
 }

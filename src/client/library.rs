@@ -2,19 +2,14 @@
 //! command names as `{{root}}`, and the driver it is driven by (the profile's, or one the
 //! caller gives, as the mutant tests do).
 
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use toml::Spanned;
-
 use super::driver::Spec;
-use super::profile::LoadedClient;
+use super::profile::{ClientProfile, LoadedClient};
 use super::way::Driven;
-use crate::engine::{
-    KnownEntry, Route, Started, System, SystemKind, TrialResult, Upstream, fill, install_pinned,
-    shipped_dir, write_shipped,
-};
+use crate::engine::{Route, Started, System, SystemKind, TrialResult, Upstream};
+use crate::system::{fill, shipped_dir};
 
 /// A library under test.
 pub struct Library {
@@ -97,19 +92,21 @@ impl Library {
 
 impl System for Library {
     type Way = Driven;
+    type Table = ClientProfile;
 
     fn kind(&self) -> SystemKind {
         SystemKind::Client
     }
 
-    fn name(&self) -> &str {
-        &self.profile.name
+    fn profile(&self) -> &LoadedClient {
+        &self.profile
     }
 
-    fn description(&self) -> &str {
-        &self.profile.profile.description
+    fn routes(&self) -> Vec<Route> {
+        self.profile.routes()
     }
 
+    /// The release under test: the development copy when the caller gave one.
     fn version(&self) -> Option<&str> {
         match &self.installed {
             Some((_, label)) => Some(label),
@@ -117,34 +114,8 @@ impl System for Library {
         }
     }
 
-    fn routes(&self) -> Vec<Route> {
-        self.profile.routes()
-    }
-
-    fn concurrency(&self) -> usize {
-        self.profile.profile.concurrency
-    }
-
-    fn known(&self) -> &[Spanned<KnownEntry>] {
-        &self.profile.profile.known_failure
-    }
-
-    fn locate(&self, span: Range<usize>) -> String {
-        self.profile.locate(span)
-    }
-
-    fn install(&self) -> Result<Option<PathBuf>, String> {
-        if self.profile.source.contains("{{shipped}}") {
-            write_shipped()?;
-        }
-        if let Some((dir, _)) = &self.installed {
-            if !dir.is_dir() {
-                return Err(format!("--install-dir {}: no such folder", dir.display()));
-            }
-            return Ok(None);
-        }
-        let install = self.profile.profile.install.as_ref();
-        install_pinned(&self.profile.name, self.profile.install_dir(), install)
+    fn installed_copy(&self) -> Option<&Path> {
+        self.installed.as_ref().map(|(dir, _)| dir.as_path())
     }
 
     async fn start(
@@ -174,7 +145,7 @@ impl System for Library {
             line.replace('\'', "'\\''"),
             argv.join(" "),
             self.profile.name,
-            t.key
+            t.id.key()
         )
     }
 }

@@ -4,16 +4,15 @@
 //! of `protocol` (docs/clients/README.md). `profile` reads `clients/NAME.toml`; `library` is a
 //! library as the engine's system under test; `driver` owns a driver process; `way` is how a
 //! trial reaches the library (both ends judged by the engine: what the library handed its caller
-//! is `engine::Handed`);
-//! `reference` is tooltape's own driver and its mutants; `render` writes `docs/clients/NAME.md`;
-//! `skeleton` is the commented profile `tooltape init client` writes.
+//! is `engine::Handed`); `reference` is tooltape's own driver and its mutants (its document,
+//! `docs/clients/NAME.md`, is `report::suite`'s); `skeleton` is the commented profile
+//! `tooltape init client` writes.
 
 mod driver;
 mod library;
 mod profile;
 mod protocol;
 mod reference;
-mod render;
 mod skeleton;
 mod way;
 
@@ -25,6 +24,5 @@ pub use library::Library;
 pub use profile::{ClientProfile, ClientRoute, DriverTable, LoadedClient, load_client};
 pub use protocol::{DriverMessage, DriverResult, DriverRoute, DriverTool, DriverTrial, Next};
 pub use reference::{Mutant, drive};
-pub use render::markdown;
 pub use skeleton::{Language, skeleton};
 pub use way::Driven;

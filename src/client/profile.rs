@@ -3,15 +3,16 @@
 //! library's own switches) and known failures; strict TOML with `path:line:col` errors.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 use serde_json::Value;
 use toml::Spanned;
 
-use crate::engine::{Install, KnownEntry, Loaded, Route, install_cache, read_profile};
+use crate::engine::{Loaded, ProfileKnownFailure, ProfileTable, Route, read_profile};
 use crate::located::Located;
 use crate::model::Provider;
+use crate::system::Install;
 
 /// How a client profile is written. Every table rejects unknown fields.
 #[derive(Debug, Deserialize)]
@@ -33,7 +34,26 @@ pub struct ClientProfile {
     pub concurrency: usize,
     pub routes: Vec<Spanned<ClientRoute>>,
     #[serde(default)]
-    pub known_failure: Vec<Spanned<KnownEntry>>,
+    pub known_failure: Vec<Spanned<ProfileKnownFailure>>,
+}
+
+impl ProfileTable for ClientProfile {
+    const CACHE_PREFIX: &'static str = "client-";
+    fn description(&self) -> &str {
+        &self.description
+    }
+    fn version(&self) -> Option<&str> {
+        self.version.as_deref()
+    }
+    fn concurrency(&self) -> usize {
+        self.concurrency
+    }
+    fn known_failures(&self) -> &[Spanned<ProfileKnownFailure>] {
+        &self.known_failure
+    }
+    fn install(&self) -> Option<&Install> {
+        self.install.as_ref()
+    }
 }
 
 fn default_concurrency() -> usize {
@@ -87,7 +107,7 @@ impl ClientRoute {
 /// A loaded client profile.
 pub type LoadedClient = Loaded<ClientProfile>;
 
-impl crate::engine::Pinned for ClientProfile {
+impl crate::system::Pinned for ClientProfile {
     fn pin(&mut self) -> (&mut Option<String>, Option<&mut Install>, &mut String) {
         (
             &mut self.version,
@@ -123,12 +143,6 @@ impl Loaded<ClientProfile> {
             .iter()
             .map(Spanned::get_ref)
             .find(|r| r.name() == name)
-    }
-
-    /// The install folder: `client-NAME-VERSION` in the gateways' install cache.
-    pub fn install_dir(&self) -> PathBuf {
-        let version = self.profile.version.as_deref().unwrap_or("unversioned");
-        install_cache().join(format!("client-{}-{version}", self.name))
     }
 }
 

@@ -9,8 +9,9 @@ use serde_json::json;
 use super::protocol::{DriverResult, DriverTrial, Next, choice_of, choice_value};
 use crate::engine::finish_of;
 use crate::model::{
-    AllowedMode, ChatRequest, Finish, Message, Provider, StrictPolicy, Tool, ToolCall, ToolChoice,
+    AllowedMode, ChatRequest, Finish, Message, Provider, StrictPolicy, Tool, ToolChoice,
 };
+use crate::providers::testkit::weather_call;
 
 fn request() -> ChatRequest {
     let mut req = ChatRequest::empty("m", true);
@@ -23,12 +24,7 @@ fn request() -> ChatRequest {
         },
         Message::Assistant {
             text: None,
-            tool_calls: vec![ToolCall {
-                id: "call_1".into(),
-                name: "get_weather".into(),
-                arguments: json!({"city": "Oslo"}),
-                thought_signature: None,
-            }],
+            tool_calls: vec![weather_call("call_1", json!({"city": "Oslo"}))],
             opaque: Vec::new(),
         },
         Message::Tool {

@@ -220,7 +220,7 @@ impl Way for Driven {
         let message = match (&got.error, ctx.asked.invalid) {
             (Some(e), false) if e.status.is_some_and(|s| (400..500).contains(&s)) => {
                 let message: String = e.message.chars().take(160).collect();
-                return Err(Cell::Unsupported(format!("{}: {message}", e.kind)));
+                return Err(Cell::Declined(format!("{}: {message}", e.kind)));
             }
             (Some(_), true) => return Ok(Vec::new()),
             (Some(e), false) => format!(

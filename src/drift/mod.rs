@@ -95,7 +95,7 @@ impl Kind {
 
 /// One difference of one trial.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Finding {
+pub struct DriftFinding {
     pub severity: Severity,
     pub kind: Kind,
     /// Folded JSON path (`$.choices[].finish_reason`, `<message_delta>.usage`), event kind, or exchange.
@@ -104,15 +104,15 @@ pub struct Finding {
     pub after: Option<String>,
 }
 
-impl Finding {
+impl DriftFinding {
     pub fn new(
         severity: Severity,
         kind: Kind,
         path: Option<String>,
         before: Option<String>,
         after: Option<String>,
-    ) -> Finding {
-        Finding {
+    ) -> DriftFinding {
+        DriftFinding {
             severity,
             kind,
             path,
@@ -129,7 +129,7 @@ pub struct TrialDrift {
     pub trial: String,
     /// Path relative to the cassette folder (`openai-chat/weather/auto-buffered.json`).
     pub cassette: String,
-    pub findings: Vec<Finding>,
+    pub findings: Vec<DriftFinding>,
     /// Structural differences not listed because they follow from a behaviour change.
     pub explained: usize,
 }
@@ -176,7 +176,7 @@ pub(crate) fn compare(
     trial: Option<&Trial>,
     old: &Cassette,
     new: &Cassette,
-) -> (Vec<Finding>, usize) {
+) -> (Vec<DriftFinding>, usize) {
     let mut findings = Vec::new();
     let mut behaviour_changed = false;
     if let Some(t) = trial {
@@ -281,7 +281,7 @@ pub fn compare_dirs(
                 let show = |r: &Result<Cassette, String>| {
                     r.as_ref().map_or_else(Clone::clone, |_| "readable".into())
                 };
-                let f = Finding::new(
+                let f = DriftFinding::new(
                     Severity::Breaking,
                     Kind::Unreadable,
                     None,

@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use super::{Finding, Kind, Severity};
+use super::{DriftFinding, Kind, Severity};
 use crate::case::Trial;
 use crate::cassette::Cassette;
-use crate::contract::{self, Verdict};
+use crate::contract::{self, ContractVerdict};
 use crate::harness;
 use crate::model::Outcome;
 
@@ -16,7 +16,7 @@ use crate::model::Outcome;
 pub(crate) struct Judged {
     /// One per interaction: the outcome, or the decoder's error.
     pub outcomes: Vec<Result<Outcome, String>>,
-    pub verdict: Verdict,
+    pub verdict: ContractVerdict,
 }
 
 /// Replays `c` for the trial the way the harness does (loopback server, the trial's own
@@ -36,21 +36,23 @@ pub(crate) fn judge(trial: &Trial, c: &Cassette) -> Judged {
 }
 
 /// `pass`, `fail: first problem`, `known-failure: reason`, ...: what a verdict flip shows.
-pub(crate) fn verdict_text(v: &Verdict) -> String {
+pub(crate) fn verdict_text(v: &ContractVerdict) -> String {
     match v {
-        Verdict::Pass => "pass".into(),
-        Verdict::Fail { problems } => {
+        ContractVerdict::Pass => "pass".into(),
+        ContractVerdict::Fail { problems } => {
             format!("fail: {}", problems.first().map_or("", String::as_str))
         }
-        Verdict::KnownFailure { reason, .. } => format!("known-failure: {reason}"),
-        Verdict::KnownFailurePasses { reason, .. } => format!("known-failure-passes: {reason}"),
-        Verdict::NotSupported { code, .. } => format!("not-supported: {code}"),
+        ContractVerdict::KnownFailure { reason, .. } => format!("known-failure: {reason}"),
+        ContractVerdict::KnownFailurePasses { reason, .. } => {
+            format!("known-failure-passes: {reason}")
+        }
+        ContractVerdict::NotApplicable { code, .. } => format!("not-applicable: {code}"),
     }
 }
 
-fn verdict_key(v: &Verdict) -> &'static str {
+fn verdict_key(v: &ContractVerdict) -> &'static str {
     match v {
-        Verdict::KnownFailurePasses { .. } => "known-failure-passes",
+        ContractVerdict::KnownFailurePasses { .. } => "known-failure-passes",
         v => v.label(),
     }
 }
@@ -61,11 +63,11 @@ pub(crate) fn diff(
     new: &Judged,
     old_model: Option<&str>,
     new_model: Option<&str>,
-) -> (Vec<Finding>, bool) {
+) -> (Vec<DriftFinding>, bool) {
     let mut out = Vec::new();
     let mut behaviour_changed = old.outcomes.len() != new.outcomes.len();
     if behaviour_changed {
-        out.push(Finding::new(
+        out.push(DriftFinding::new(
             Severity::Behaviour,
             Kind::Exchanges,
             None,
@@ -75,7 +77,7 @@ pub(crate) fn diff(
     }
     if verdict_key(&old.verdict) != verdict_key(&new.verdict) {
         let (a, b) = (verdict_text(&old.verdict), verdict_text(&new.verdict));
-        out.push(Finding::new(
+        out.push(DriftFinding::new(
             Severity::Breaking,
             Kind::Verdict,
             None,
@@ -85,94 +87,127 @@ pub(crate) fn diff(
     }
     let mut seen = std::collections::BTreeSet::new();
     for (i, (a, b)) in old.outcomes.iter().zip(&new.outcomes).enumerate() {
-        let at = |k: Kind, before: String, after: String| {
-            let path = (i > 0).then(|| format!("exchange {}", i + 1));
-            Finding::new(k.severity(), k, path, Some(before), Some(after))
-        };
-        let (a, b) = match (a, b) {
-            (Ok(a), Ok(b)) => (a, b),
-            (Err(x), Err(y)) if x == y => continue,
-            (x, y) => {
-                if seen.insert(Kind::Decode) {
-                    let show = |r: &Result<Outcome, String>| {
-                        r.as_ref()
-                            .map_or_else(|e| format!("error: {e}"), |_| "decodes".into())
-                    };
-                    let sev = if y.is_err() {
-                        Severity::Breaking
-                    } else {
-                        Severity::Behaviour
-                    };
-                    let path = Some(format!("exchange {}", i + 1));
-                    out.push(Finding::new(
-                        sev,
-                        Kind::Decode,
-                        path,
-                        Some(show(x)),
-                        Some(show(y)),
-                    ));
-                }
-                continue;
-            }
-        };
-        let mut push = |f: Finding| {
-            if seen.insert(f.kind) {
-                out.push(f);
-            }
-        };
-        let (na, nb) = (names(a), names(b));
-        if na != nb {
-            behaviour_changed = true;
-            push(at(Kind::ToolCalls, na, nb));
-        } else if let Some((x, y)) = a
-            .tool_calls
-            .iter()
-            .zip(&b.tool_calls)
-            .find(|(x, y)| x.arguments != y.arguments)
-        {
-            push(at(
-                Kind::Arguments,
-                format!("{}({})", x.name, x.arguments),
-                format!("{}({})", y.name, y.arguments),
-            ));
-        }
-        if a.text != b.text {
-            behaviour_changed |= a.text.is_some() != b.text.is_some();
-            push(at(
-                Kind::Text,
-                preview(a.text.as_deref()),
-                preview(b.text.as_deref()),
-            ));
-        }
-        if a.raw_finish != b.raw_finish || a.finish != b.finish {
-            push(at(Kind::Finish, finish(a), finish(b)));
-        }
-        if a.error != b.error {
-            let e = |o: &Outcome| {
-                o.error
-                    .as_ref()
-                    .map_or("none".into(), |e| format!("{} {}", e.status, e.message))
-            };
-            push(at(Kind::Error, e(a), e(b)));
-        }
-        let (da, db) = (diagnostics(a), diagnostics(b));
-        if da != db {
-            push(at(Kind::Diagnostics, da, db));
-        }
-        let hosted = |o: &Outcome| {
-            o.hosted
-                .as_ref()
-                .map(|h| (h.search_calls, h.tool_type.clone()))
-        };
-        if hosted(a) != hosted(b) {
-            let show = |o: &Outcome| {
-                hosted(o).map_or("none".into(), |(n, t)| {
-                    format!("{n} search call(s) via {}", t.unwrap_or_default())
-                })
-            };
-            push(at(Kind::Hosted, show(a), show(b)));
+        match (a, b) {
+            (Ok(a), Ok(b)) => behaviour_changed |= exchange_diff(i, a, b, &mut seen, &mut out),
+            (Err(x), Err(y)) if x == y => {}
+            (x, y) => decode_diff(i, x, y, &mut seen, &mut out),
         }
     }
+    out.extend(model_diff(old, new, old_model, new_model));
+    (out, behaviour_changed)
+}
+
+/// One exchange whose outcomes both decode: each aspect that differs (calls or their arguments,
+/// text, finish, error, diagnostics, hosted search) as a finding, a kind at most once across the
+/// exchanges (`seen`); true when the model's behaviour changed (calls, or text present or not).
+fn exchange_diff(
+    i: usize,
+    a: &Outcome,
+    b: &Outcome,
+    seen: &mut std::collections::BTreeSet<Kind>,
+    out: &mut Vec<DriftFinding>,
+) -> bool {
+    let mut changed = false;
+    let at = |k: Kind, before: String, after: String| {
+        let path = (i > 0).then(|| format!("exchange {}", i + 1));
+        DriftFinding::new(k.severity(), k, path, Some(before), Some(after))
+    };
+    let mut push = |f: DriftFinding| {
+        if seen.insert(f.kind) {
+            out.push(f);
+        }
+    };
+    let (na, nb) = (names(a), names(b));
+    if na != nb {
+        changed = true;
+        push(at(Kind::ToolCalls, na, nb));
+    } else if let Some((x, y)) = a
+        .tool_calls
+        .iter()
+        .zip(&b.tool_calls)
+        .find(|(x, y)| x.arguments != y.arguments)
+    {
+        push(at(
+            Kind::Arguments,
+            format!("{}({})", x.name, x.arguments),
+            format!("{}({})", y.name, y.arguments),
+        ));
+    }
+    if a.text != b.text {
+        changed |= a.text.is_some() != b.text.is_some();
+        push(at(
+            Kind::Text,
+            preview(a.text.as_deref()),
+            preview(b.text.as_deref()),
+        ));
+    }
+    if a.raw_finish != b.raw_finish || a.finish != b.finish {
+        push(at(Kind::Finish, finish(a), finish(b)));
+    }
+    if a.error != b.error {
+        let e = |o: &Outcome| {
+            o.error
+                .as_ref()
+                .map_or("none".into(), |e| format!("{} {}", e.status, e.message))
+        };
+        push(at(Kind::Error, e(a), e(b)));
+    }
+    let (da, db) = (diagnostics(a), diagnostics(b));
+    if da != db {
+        push(at(Kind::Diagnostics, da, db));
+    }
+    let hosted = |o: &Outcome| {
+        o.hosted
+            .as_ref()
+            .map(|h| (h.search_calls, h.tool_type.clone()))
+    };
+    if hosted(a) != hosted(b) {
+        let show = |o: &Outcome| {
+            hosted(o).map_or("none".into(), |(n, t)| {
+                format!("{n} search call(s) via {}", t.unwrap_or_default())
+            })
+        };
+        push(at(Kind::Hosted, show(a), show(b)));
+    }
+    changed
+}
+
+/// One exchange that decodes on one side only, or fails differently: a decode finding (once).
+fn decode_diff(
+    i: usize,
+    x: &Result<Outcome, String>,
+    y: &Result<Outcome, String>,
+    seen: &mut std::collections::BTreeSet<Kind>,
+    out: &mut Vec<DriftFinding>,
+) {
+    if seen.insert(Kind::Decode) {
+        let show = |r: &Result<Outcome, String>| {
+            r.as_ref()
+                .map_or_else(|e| format!("error: {e}"), |_| "decodes".into())
+        };
+        let sev = if y.is_err() {
+            Severity::Breaking
+        } else {
+            Severity::Behaviour
+        };
+        let path = Some(format!("exchange {}", i + 1));
+        out.push(DriftFinding::new(
+            sev,
+            Kind::Decode,
+            path,
+            Some(show(x)),
+            Some(show(y)),
+        ));
+    }
+}
+
+/// The model that answered (as said, else as the first decoded outcome names it), when it changed.
+fn model_diff(
+    old: &Judged,
+    new: &Judged,
+    old_model: Option<&str>,
+    new_model: Option<&str>,
+) -> Option<DriftFinding> {
     let first_model = |j: &Judged| {
         j.outcomes
             .iter()
@@ -184,7 +219,7 @@ pub(crate) fn diff(
     );
     if ma != mb {
         let show = |m: Option<String>| m.unwrap_or_else(|| "(not said)".into());
-        out.push(Finding::new(
+        return Some(DriftFinding::new(
             Severity::Behaviour,
             Kind::Model,
             None,
@@ -192,7 +227,7 @@ pub(crate) fn diff(
             Some(show(mb)),
         ));
     }
-    (out, behaviour_changed)
+    None
 }
 
 fn names(o: &Outcome) -> String {

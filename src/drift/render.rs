@@ -3,12 +3,13 @@
 
 use serde_json::{Value, json};
 
-use super::{DriftReport, Finding, Kind, Severity};
+use super::{DriftFinding, DriftReport, Kind, Severity};
+use crate::text::md_cell;
 
 const SEVERITIES: [Severity; 3] = [Severity::Breaking, Severity::Behaviour, Severity::Cosmetic];
 
 /// One line saying what changed, without the severity or kind.
-pub(crate) fn describe(f: &Finding) -> String {
+pub(crate) fn describe(f: &DriftFinding) -> String {
     let b = f.before.as_deref().unwrap_or("");
     let a = f.after.as_deref().unwrap_or("");
     let at = f.path.as_deref().unwrap_or("");
@@ -80,10 +81,6 @@ pub fn terminal(r: &DriftReport) -> String {
     s
 }
 
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
-}
-
 /// GitHub-flavoured Markdown.
 pub fn markdown(r: &DriftReport) -> String {
     let mut s = format!(
@@ -107,7 +104,7 @@ pub fn markdown(r: &DriftReport) -> String {
                 "| {} | `{}` | {} |\n",
                 f.severity.as_str(),
                 f.kind.as_str(),
-                cell(&describe(f))
+                md_cell(&describe(f))
             ));
         }
         if t.explained > 0 {

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use super::shape::{Shape, is_noise, root_len};
-use super::{Finding, Kind, Severity};
+use super::{DriftFinding, Kind, Severity};
 
 /// The parent of a folded path (`$.a.b` → `$.a`, `$.a[]` → `$.a`); `None` at a root.
 fn parent(path: &str) -> Option<&str> {
@@ -59,7 +59,7 @@ fn renames(
     new: &Shape,
     removed: &mut Vec<String>,
     added: &mut Vec<String>,
-    out: &mut Vec<Finding>,
+    out: &mut Vec<DriftFinding>,
 ) {
     let parents: BTreeSet<String> = removed
         .iter()
@@ -83,7 +83,7 @@ fn renames(
             } else {
                 Severity::Behaviour
             };
-            out.push(Finding::new(
+            out.push(DriftFinding::new(
                 sev,
                 Kind::FieldRenamed,
                 Some((*r).clone()),
@@ -100,11 +100,15 @@ fn renames(
 /// Structural differences. When the model's behaviour changed (other calls, text appeared or
 /// vanished), whole fields and event kinds coming and going follow from it: they are counted
 /// in the second value and not listed. Renames and type changes are always listed.
-pub(crate) fn diff(old: &Shape, new: &Shape, behaviour_changed: bool) -> (Vec<Finding>, usize) {
+pub(crate) fn diff(
+    old: &Shape,
+    new: &Shape,
+    behaviour_changed: bool,
+) -> (Vec<DriftFinding>, usize) {
     let mut out = Vec::new();
     let mut explained = 0;
     if old.statuses != new.statuses && old.statuses.len() == new.statuses.len() {
-        out.push(Finding::new(
+        out.push(DriftFinding::new(
             Severity::Behaviour,
             Kind::Status,
             None,
@@ -136,7 +140,7 @@ pub(crate) fn diff(old: &Shape, new: &Shape, behaviour_changed: bool) -> (Vec<Fi
             } else {
                 (Some(e.to_string()), None)
             };
-            out.push(Finding::new(
+            out.push(DriftFinding::new(
                 Severity::Behaviour,
                 kind,
                 Some(format!("<{e}>")),
@@ -157,7 +161,7 @@ pub(crate) fn diff(old: &Shape, new: &Shape, behaviour_changed: bool) -> (Vec<Fi
             explained += 1;
             continue;
         }
-        out.push(Finding::new(
+        out.push(DriftFinding::new(
             change_severity(&p),
             Kind::FieldRemoved,
             Some(p.clone()),
@@ -170,7 +174,7 @@ pub(crate) fn diff(old: &Shape, new: &Shape, behaviour_changed: bool) -> (Vec<Fi
             explained += 1;
             continue;
         }
-        out.push(Finding::new(
+        out.push(DriftFinding::new(
             Severity::Cosmetic,
             Kind::FieldAdded,
             Some(p.clone()),
@@ -184,7 +188,7 @@ pub(crate) fn diff(old: &Shape, new: &Shape, behaviour_changed: bool) -> (Vec<Fi
         };
         let (a, b) = (non_null(t_old), non_null(t_new));
         if a != b && !a.is_empty() && !b.is_empty() {
-            out.push(Finding::new(
+            out.push(DriftFinding::new(
                 change_severity(p),
                 Kind::TypeChanged,
                 Some(p.clone()),
@@ -200,7 +204,7 @@ pub(crate) fn diff(old: &Shape, new: &Shape, behaviour_changed: bool) -> (Vec<Fi
         .map(|(p, _)| p.as_str())
         .collect();
     if !changed_noise.is_empty() {
-        out.push(Finding::new(
+        out.push(DriftFinding::new(
             Severity::Cosmetic,
             Kind::Noise,
             None,

@@ -3,20 +3,58 @@
 //! stable id, so that one bug met on many routes, choices and modes is one cause (`reproduce`
 //! groups a run's trials by it).
 
-use super::finding::Finding;
+use super::finding::{Finding, FindingKind, Side};
 use super::trial::SystemKind;
 use crate::model::Severity;
 
 /// What a failing trial's root cause is made of.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CauseKey {
-    /// `upstream`, `downstream`, or the system's kind (`gateway`, `client`) for a trial it broke
-    /// before any check.
-    pub side: String,
-    /// The finding's kind (`FindingKind::slug`), or `broken`.
-    pub kind: String,
+    pub side: CauseSide,
+    pub kind: CauseKind,
     /// The finding's message, normalized.
     pub detail: String,
+}
+
+/// Where a root cause is: the end of the system its finding is about, or the system itself
+/// (of its kind) when it broke the trial before any check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CauseSide {
+    Finding(Side),
+    System(SystemKind),
+}
+
+impl std::fmt::Display for CauseSide {
+    /// `upstream`, `downstream`, `gateway` or `client`: part of the cause's id.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CauseSide::Finding(side) => side.fmt(f),
+            CauseSide::System(kind) => f.write_str(kind.slug()),
+        }
+    }
+}
+
+/// What a root cause is: the kind of its finding, or a trial the system broke.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CauseKind {
+    Finding(FindingKind),
+    Broken,
+}
+
+impl CauseKind {
+    /// The finding kind's slug (`FindingKind::slug`), or `broken`: the id's prefix.
+    pub fn slug(self) -> &'static str {
+        match self {
+            CauseKind::Finding(kind) => kind.slug(),
+            CauseKind::Broken => "broken",
+        }
+    }
+}
+
+impl std::fmt::Display for CauseKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.slug())
+    }
 }
 
 impl CauseKey {
@@ -58,13 +96,13 @@ pub(super) fn key_of(
             .iter()
             .find(|f| f.severity != Severity::Cosmetic)
             .map(|f| CauseKey {
-                side: f.side.to_string(),
-                kind: f.kind.slug().to_string(),
+                side: CauseSide::Finding(f.side),
+                kind: CauseKind::Finding(f.kind),
                 detail: normalize(&f.message, tools, case),
             }),
         Ended::Broken(kind, m) => Some(CauseKey {
-            side: kind.slug().into(),
-            kind: "broken".into(),
+            side: CauseSide::System(kind),
+            kind: CauseKind::Broken,
             detail: normalize(m, tools, case),
         }),
         Ended::Other => None,

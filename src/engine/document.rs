@@ -4,7 +4,6 @@
 
 use serde_json::{Value, json};
 
-use super::render::summary;
 use super::reproduce::RootCause;
 use super::result::{Cell, TrialResult};
 use super::system::System;
@@ -74,4 +73,30 @@ fn own_ms_per_trial(results: &[TrialResult]) -> f64 {
     let total: std::time::Duration = results.iter().map(|r| r.own_time).sum();
     let ms = total.as_secs_f64() * 1e3 / results.len().max(1) as f64;
     (ms * 1e3).round() / 1e3
+}
+
+/// Totals of cells: (passed, failed, known failures, declined, not applicable).
+fn totals<'a>(cells: impl Iterator<Item = &'a Cell>) -> (usize, usize, usize, usize, usize) {
+    let mut t = (0, 0, 0, 0, 0);
+    for cell in cells {
+        match cell {
+            Cell::Pass => t.0 += 1,
+            Cell::Fail(_) | Cell::Broken(_) => t.1 += 1,
+            Cell::KnownFailure(_) => t.2 += 1,
+            Cell::Declined(_) => t.3 += 1,
+            Cell::NotApplicable(_) => t.4 += 1,
+        }
+    }
+    t
+}
+
+/// `N passed, N failed` plus the other counts.
+pub fn summary(results: &[TrialResult]) -> String {
+    summary_of(results.iter().map(|r| &r.cell))
+}
+
+/// [`summary`] of cells (a document read back, a merge of shards).
+pub fn summary_of<'a>(cells: impl Iterator<Item = &'a Cell>) -> String {
+    let (p, f, k, u, n) = totals(cells);
+    format!("{p} passed, {f} failed ({k} known-failure, {u} declined, {n} not-applicable)")
 }

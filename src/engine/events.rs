@@ -28,7 +28,7 @@ pub(super) struct CallShape {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct StreamShape {
+pub(super) struct StreamRead {
     pub events: usize,
     pub calls: Vec<CallShape>,
     pub finishes: usize,
@@ -50,7 +50,7 @@ pub(super) struct UsageChunk {
     pub after_finish: bool,
 }
 
-impl StreamShape {
+impl StreamRead {
     /// The latest call at `slot`.
     fn slot(&mut self, slot: u64) -> Option<&mut CallShape> {
         self.calls.iter_mut().rev().find(|c| c.slot == slot)
@@ -149,8 +149,8 @@ fn str_of(v: &Value, p: &str) -> Option<String> {
 }
 
 /// Reads the stream `body` of `provider`'s format.
-pub(super) fn shape(provider: Provider, body: &[u8]) -> StreamShape {
-    let mut shape = StreamShape::default();
+pub(super) fn shape(provider: Provider, body: &[u8]) -> StreamRead {
+    let mut shape = StreamRead::default();
     let mut problems = Vec::new();
     let (events, done) = payloads(provider, body, &mut problems);
     shape.problems = problems;
@@ -168,7 +168,7 @@ pub(super) fn shape(provider: Provider, body: &[u8]) -> StreamShape {
 }
 
 /// Chat Completions chunks: tool-call deltas by index, finish reasons, error chunks.
-fn chat(shape: &mut StreamShape, events: &[Value]) {
+fn chat(shape: &mut StreamRead, events: &[Value]) {
     for ev in events {
         if ev.get("error").is_some() {
             shape
@@ -217,7 +217,7 @@ fn chat(shape: &mut StreamShape, events: &[Value]) {
 }
 
 /// Anthropic events: `tool_use` blocks, their `input_json_delta`s, the stop and `message_stop`.
-fn anthropic(shape: &mut StreamShape, events: &[Value]) {
+fn anthropic(shape: &mut StreamRead, events: &[Value]) {
     for ev in events {
         match ev.get("type").and_then(Value::as_str) {
             Some("content_block_start")
@@ -263,7 +263,7 @@ fn anthropic(shape: &mut StreamShape, events: &[Value]) {
 }
 
 /// Responses events: `function_call` items, argument deltas, the terminal response event.
-fn responses(shape: &mut StreamShape, events: &[Value]) {
+fn responses(shape: &mut StreamRead, events: &[Value]) {
     for ev in events {
         match ev.get("type").and_then(Value::as_str) {
             Some("response.output_item.added")
@@ -295,7 +295,7 @@ fn responses(shape: &mut StreamShape, events: &[Value]) {
 }
 
 /// Gemini chunks: each `functionCall` part whole, finish reasons, error elements.
-fn gemini(shape: &mut StreamShape, events: &[Value]) {
+fn gemini(shape: &mut StreamRead, events: &[Value]) {
     let mut n = 0u64;
     for ev in events {
         let finished = ev

@@ -5,7 +5,7 @@
 
 use toml::Spanned;
 
-use super::profile::KnownEntry;
+use super::profile::ProfileKnownFailure;
 use super::result::{Cell, TrialResult};
 use super::system::System;
 
@@ -13,10 +13,10 @@ use super::system::System;
 /// cause `cause`: an entry naming that cause whose pattern matches, else an entry naming no
 /// cause whose pattern matches.
 pub fn known_failure<'a>(
-    entries: &'a [Spanned<KnownEntry>],
+    entries: &'a [Spanned<ProfileKnownFailure>],
     key: &str,
     cause: Option<&str>,
-) -> Option<&'a Spanned<KnownEntry>> {
+) -> Option<&'a Spanned<ProfileKnownFailure>> {
     let matching = || {
         entries
             .iter()
@@ -32,7 +32,7 @@ pub fn known_failure<'a>(
 /// removed, unless the entry is `flaky` (the system fails it only sometimes).
 pub(crate) fn apply<S: System>(system: &S, results: &mut [TrialResult]) {
     for r in results {
-        let known = known_failure(system.known(), &r.key, r.cause.as_deref());
+        let known = known_failure(system.known(), &r.id.key(), r.cause.as_deref());
         if let Some(k) = known {
             apply_entry(k.get_ref(), &system.locate(k.span()), r);
         }
@@ -40,9 +40,9 @@ pub(crate) fn apply<S: System>(system: &S, results: &mut [TrialResult]) {
 }
 
 /// The rules for one entry (at `at`) that covers `r`.
-fn apply_entry(k: &KnownEntry, at: &str, r: &mut TrialResult) {
+fn apply_entry(k: &ProfileKnownFailure, at: &str, r: &mut TrialResult) {
     match &r.cell {
-        Cell::Fail(_) | Cell::Broken(_) => r.cell = Cell::Known(k.failure.reason.clone()),
+        Cell::Fail(_) | Cell::Broken(_) => r.cell = Cell::KnownFailure(k.failure.reason.clone()),
         Cell::Pass if !k.failure.flaky => {
             r.cell = Cell::Fail(format!("{at}: known failure now passes: remove it"));
         }
@@ -65,7 +65,8 @@ pub fn stale_causes<S: System>(
         let Some(cause) = &entry.cause else {
             continue;
         };
-        let covers = |r: &&TrialResult| crate::case::pattern_matches(&entry.failure.trials, &r.key);
+        let covers =
+            |r: &&TrialResult| crate::case::pattern_matches(&entry.failure.trials, &r.id.key());
         let outside = |key: &String| crate::case::pattern_matches(&entry.failure.trials, key);
         if !results.iter().any(|r| covers(&r)) || left_out.iter().any(outside) {
             continue;
@@ -73,7 +74,7 @@ pub fn stale_causes<S: System>(
         let seen = results
             .iter()
             .filter(covers)
-            .any(|r| matches!(r.cell, Cell::Known(_)) && r.cause.as_deref() == Some(cause));
+            .any(|r| matches!(r.cell, Cell::KnownFailure(_)) && r.cause.as_deref() == Some(cause));
         if !seen {
             out.push(format!(
                 "{}: known failure for root cause `{cause}` (trials `{}`): no trial failed with it; the bug is fixed or its finding changed\n  run `tooltape {} {} --findings` and remove the entry or update its cause",

@@ -9,13 +9,13 @@ use std::time::{Duration, Instant};
 
 use super::document::{RunStatus, status};
 use super::known;
-use super::memory::PeakSampler;
 use super::reproduce::{RootCause, causes};
 use super::result::TrialResult;
 use super::run::run_all;
 use super::system::System;
 use super::trial::{RoutedTrial, SystemKind};
 use super::upstream::Upstream;
+use crate::system::memory::PeakSampler;
 
 /// How a run is set up.
 #[derive(Clone, Debug, Default)]

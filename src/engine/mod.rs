@@ -5,32 +5,25 @@
 //! `events` turn what went each way into findings (`finding`); a trial's `result` is its cell.
 //! `run` runs every trial (workers, prompt groups, panics as broken trials), compares stream
 //! and buffered trials, and applies known failures (`known`) last; `cause` and `reproduce` group
-//! failures into root causes with reproducers; `system` is the one API from a profile to a run
-//! (install, start, sample `memory`, run, stop, clean up), `groups` the process groups it
-//! started (stopped together when a signal ends tooltape); `document` is the one output and exit
-//! rule; `render` and `snapshot` print results; `profile` holds what profiles share, `shipped`
-//! the built-in gateway and client profiles with their drivers.
+//! failures into root causes with reproducers; `lifecycle` is the one road from a [`System`] to
+//! a run (install, start, sample memory, run, stop, clean up); `document` is the one output and
+//! exit rule with the summary line; `profile` holds what profiles share.
+//! Installs, shipped profiles, process groups, memory and releases are `crate::system`.
 
 mod cause;
 mod check;
 mod document;
 mod events;
 mod finding;
-pub(crate) mod groups;
 mod handed;
 pub(crate) mod judge;
 mod known;
 mod lifecycle;
-mod memory;
 mod phases;
-mod profile;
-mod releases;
-mod render;
+pub(crate) mod profile;
 mod reproduce;
 mod result;
 mod run;
-mod shipped;
-mod snapshot;
 mod system;
 mod trial;
 mod upstream;
@@ -39,37 +32,21 @@ mod way;
 #[cfg(test)]
 mod tests;
 
-pub use cause::{CauseKey, normalize};
+pub use cause::{CauseKey, CauseKind, CauseSide, normalize};
 pub use check::assemble;
-pub use document::{RunStatus, document, status, status_of};
-pub use groups::stop_started;
+pub use document::{RunStatus, document, status, status_of, summary, summary_of};
 pub use handed::{Handed, HandedCall, HandedChunk, HandedError, finish_of};
 pub use judge::{CallerReply, CallerRequest, ReadExchange, Reading};
 pub use known::{known_failure, stale_causes};
 pub use lifecycle::{Run, RunOptions, SetUpError, run, run_on};
-pub use memory::{PeakSampler, machine_note};
-pub use profile::{
-    Audit, Install, KnownEntry, Loaded, Pinned, at_release, fill, install_into, install_pinned,
-};
-pub use releases::{
-    Bisection, Package, Presence, ReleaseTable, between, bisect, pinned_package, presence,
-    registry_releases, release_table,
-};
-pub use render::{html, junit, markdown, summary, summary_of, terminal};
-pub use reproduce::{
-    Reproducer, RootCause, causes, markdown as causes_markdown, report_bug,
-    terminal as causes_terminal,
-};
+pub use profile::{Audit, Loaded, ProfileKnownFailure};
+pub use reproduce::{Reproducer, RootCause, causes};
 pub use result::{Cell, RequestTiming, TrialResult};
-pub use shipped::{
-    SHIPPED, builtin, builtin_names, install_cache, shipped_dir, write_out as write_shipped,
-};
-pub use snapshot::{snapshot, snapshot_name};
-pub use system::{Process, Started, System};
-pub use trial::{Route, RoutedTrial, SystemKind, cases_of, trials};
+pub use system::{Process, ProfileTable, Started, System};
+pub use trial::{Route, RoutedTrial, RoutedTrialId, SystemKind, cases_of, trials};
 pub use upstream::{Exchange, Upstream};
 pub use way::{Kept, PromptWatch, RoundAnswer, RoundStep, TrialCtx, Way};
 
 pub(crate) use check::broken;
 pub(crate) use finding::{Finding, FindingKind, Side};
-pub(crate) use profile::{read_profile, tail};
+pub(crate) use profile::read_profile;

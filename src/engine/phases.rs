@@ -56,9 +56,7 @@ pub(crate) async fn run_one<W: Way>(
     let cause_key = cause::key_of(cell.ended(kind), &findings, &tools, &trial.case.name);
     TrialResult {
         name: trial.name(kind, name),
-        key: trial.key(),
-        row: trial.row(),
-        route: trial.route.name(),
+        id: trial.id(),
         client_request: ends.client_request,
         upstream_request: ends.upstream_request,
         upstream_answer: ends.upstream_answer,

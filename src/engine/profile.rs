@@ -1,17 +1,14 @@
 //! What gateway and client profiles share: the loaded file (name, path, source for
-//! `path:line:col`), the strict TOML reader, known-failure entries with their audit,
-//! placeholders, and the pinned install into the cache outside the repository.
+//! `path:line:col`), the strict TOML reader, known-failure entries with their audit. Installing
+//! a profile's pinned release is `system::install`.
 
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use serde::Deserialize;
 
-use super::shipped;
 use crate::case::KnownFailure;
 use crate::located::Located;
+use crate::system::shipped;
 
 /// A loaded profile: its name (file stem), path and source for locations, its content, and
 /// whether it is the built-in one.
@@ -21,7 +18,7 @@ pub struct Loaded<P> {
     pub path: PathBuf,
     pub source: String,
     pub profile: P,
-    /// The written-out shipped targets (`engine::shipped`) when this is a built-in profile (no
+    /// The written-out shipped targets (`system::shipped`) when this is a built-in profile (no
     /// project file of its name): the folder its `{{root}}` names.
     pub shipped: Option<PathBuf>,
 }
@@ -39,14 +36,15 @@ impl<P> Loaded<P> {
 /// entry with a `cause` covers only the trials of its pattern that fail with that cause; it
 /// fails the run when none does.
 #[derive(Debug, Deserialize)]
-pub struct KnownEntry {
+pub struct ProfileKnownFailure {
     #[serde(flatten)]
     pub failure: KnownFailure,
     /// A root-cause id, e.g. `refused-1a2b3c4d`.
     #[serde(default)]
     pub cause: Option<String>,
-    /// What the audit found the cause to be (`verdict = "bug"` in a profile).
-    #[serde(default, rename = "verdict")]
+    /// What the audit found the cause to be (`audit = "bug"` in a profile; `verdict`, its
+    /// name before the one vocabulary, still reads).
+    #[serde(default, alias = "verdict")]
     pub audit: Option<Audit>,
     /// Where the bug is tracked (an issue or pull-request URL).
     #[serde(default)]
@@ -72,62 +70,8 @@ impl Audit {
     }
 }
 
-/// Installing the pinned version into `dir` (outside the repository) when `check` is missing.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Install {
-    /// A path under the install folder that exists once installed (e.g. `bin/litellm`).
-    pub check: String,
-    /// Run with `sh -c` in the install folder; `{{dir}}` is that folder.
-    pub command: String,
-}
-
-/// A profile that pins one release of what it installs.
-pub trait Pinned {
-    /// Its `version`, `[install]` and `description`, the fields a release changes.
-    fn pin(&mut self) -> (&mut Option<String>, Option<&mut Install>, &mut String);
-}
-
-impl<P: Pinned> Loaded<P> {
-    /// This profile at another release (see [`at_release`]).
-    pub fn at_release(&mut self, release: &str) -> Result<(), String> {
-        let (version, install, description) = self.profile.pin();
-        at_release(version, install, description, release)
-    }
-}
-
-/// A profile pinned at `pinned`, retargeted to another `release`: its version, its install
-/// command (`{{version}}` there, else the pinned version where the command writes it out) and
-/// its description name `release`. Errs when the profile pins nothing to replace.
-pub fn at_release(
-    version: &mut Option<String>,
-    install: Option<&mut Install>,
-    description: &mut String,
-    release: &str,
-) -> Result<(), String> {
-    let Some(pinned) = version.clone() else {
-        return Err("the profile pins no `version`: it has no other release to install".into());
-    };
-    let Some(install) = install else {
-        return Err("the profile has no [install]: tooltape does not install it".into());
-    };
-    if install.command.contains("{{version}}") {
-        install.command = fill(&install.command, &[("version", release)]);
-    } else if install.command.contains(&pinned) {
-        install.command = install.command.replace(&pinned, release);
-    } else {
-        return Err(format!(
-            "the install command names neither `{{{{version}}}}` nor the pinned {pinned}: it cannot install another release"
-        ));
-    }
-    install.check = install.check.replace(&pinned, release);
-    *description = description.replace(&pinned, release);
-    *version = Some(release.to_string());
-    Ok(())
-}
-
 /// A profile file read as strict TOML: `FOLDER/NAME.toml` under `root`, else the built-in profile
-/// of that name (`engine::shipped`, written out into the cache), or a path ending in `.toml`;
+/// of that name (`system::shipped`, written out into the cache), or a path ending in `.toml`;
 /// its source (for locations), the value, and the written-out folder when it is the built-in
 /// one; `path:line:col` errors. `kind` names it in messages (`gateway`, `client`). Gateway and
 /// client profiles both read so.
@@ -162,74 +106,4 @@ pub(crate) fn read_profile<T: serde::de::DeserializeOwned>(
         Located::at_offset(&path, &source, offset, e.message().to_string())
     })?;
     Ok((path, source, value, from))
-}
-
-/// Fills `{{key}}` placeholders.
-pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
-    let mut out = template.to_string();
-    for (k, v) in values {
-        out = out.replace(&format!("{{{{{k}}}}}"), v);
-    }
-    out
-}
-
-/// Installs a profile's pinned release (`install`, when it names one) into `dir` unless it is
-/// there: the folder, when it installed. A failed install is never taken as installed (the check
-/// path decides, and the command runs again next time).
-pub fn install_pinned(
-    name: &str,
-    dir: PathBuf,
-    install: Option<&Install>,
-) -> Result<Option<PathBuf>, String> {
-    match install {
-        Some(install) => Ok(install_into(name, &dir, install)?.then_some(dir)),
-        None => Ok(None),
-    }
-}
-
-/// Runs `install`'s command in `dir` unless its check path exists there; whether it ran.
-pub fn install_into(name: &str, dir: &Path, install: &Install) -> Result<bool, String> {
-    let dir = dir.to_path_buf();
-    if dir.join(&install.check).exists() {
-        return Ok(false);
-    }
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let log = dir.join("install.log");
-    let out = File::create(&log).map_err(|e| format!("cannot write {}: {e}", log.display()))?;
-    let err = out.try_clone().map_err(|e| e.to_string())?;
-    let dir_s = dir.to_string_lossy().into_owned();
-    let status = Command::new("sh")
-        .arg("-c")
-        .arg(fill(&install.command, &[("dir", &dir_s)]))
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
-        .status()
-        .map_err(|e| format!("cannot run the install command: {e}"))?;
-    if !status.success() || !dir.join(&install.check).exists() {
-        return Err(format!(
-            "installing {} into {} failed ({status}); {} not found. Last lines of {}:\n{}",
-            name,
-            dir.display(),
-            install.check,
-            log.display(),
-            tail(&log, 30)
-        ));
-    }
-    Ok(true)
-}
-
-/// The last `lines` lines of a file (reads at most the last 64 KiB).
-pub(crate) fn tail(path: &Path, lines: usize) -> String {
-    let Ok(mut f) = File::open(path) else {
-        return format!("({} not readable)", path.display());
-    };
-    let len = f.metadata().map_or(0, |m| m.len());
-    let _ = f.seek(SeekFrom::Start(len.saturating_sub(64 * 1024)));
-    let mut buf = Vec::new();
-    let _ = f.read_to_end(&mut buf);
-    let text = String::from_utf8_lossy(&buf);
-    let all: Vec<&str> = text.lines().collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
 }

@@ -2,21 +2,20 @@
 //! (`cause::CauseKey`), each titled by its smallest trial's own message, with its audit from the
 //! profile and that trial's reproducer (the caller's request as a command and JSON, what went
 //! upstream, what upstream answered, what came back, the expected behaviour with the API's
-//! documented rule); the `--findings` list, the document's leading section and the
-//! ready-to-file issue of `--report-bug`, for gateways and libraries alike.
+//! documented rule), for gateways and libraries alike. Their texts are `report::suite`'s.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use super::cause::CauseKey;
+use super::cause::{CauseKey, CauseKind};
+use super::finding::FindingKind;
 use super::profile::Audit;
 use super::result::{Cell, TrialResult};
 use super::system::System;
-use super::trial::SystemKind;
 use crate::model::{Provider, Severity};
+use crate::text::clip;
 
 /// The longest answer text a reproducer carries.
 const ANSWER_CHARS: usize = 4000;
@@ -39,9 +38,9 @@ pub(super) fn reproducer<S: System>(
             expected: String::new(),
         };
     };
-    let (inbound, upstream) = route_providers(system, &t.route);
+    let (inbound, upstream) = route_providers(system, &t.id.route);
     Reproducer {
-        trial: t.key.clone(),
+        trial: t.id.key(),
         command: system.replay_command(t),
         client_request: t.client_request.clone(),
         upstream_request: t.upstream_request.clone(),
@@ -60,24 +59,14 @@ fn route_providers<S: System>(system: &S, route: &str) -> (Option<Provider>, Opt
         .map_or((None, None), |r| (Some(r.inbound), Some(r.upstream)))
 }
 
-fn clip(s: &str, n: usize) -> String {
-    let c: String = s.chars().take(n).collect();
-    if c.len() < s.len() {
-        format!("{c}…")
-    } else {
-        c
-    }
-}
-
 /// The audit of a cause, from the profile's known failure that names it.
 #[derive(Clone, Debug, Serialize)]
-pub struct Known {
+pub struct KnownFailureAudit {
     /// `path:line:col` of the entry.
     pub at: String,
     pub trials: String,
     pub reason: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[serde(rename = "verdict")]
     pub audit: Option<Audit>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tracker: Option<String>,
@@ -96,7 +85,7 @@ pub struct RootCause {
     /// The trial keys (`case::route::choice::mode`).
     pub trials: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub known: Option<Known>,
+    pub known: Option<KnownFailureAudit>,
     pub reproducer: Reproducer,
 }
 
@@ -143,24 +132,24 @@ pub fn causes<S: System>(system: &S, results: &[TrialResult]) -> Vec<RootCause> 
         .map(|(id, (key, severity, trials))| {
             let mut routes: Vec<String> = Vec::new();
             for t in &trials {
-                if !routes.contains(&t.route) {
-                    routes.push(t.route.clone());
+                if !routes.contains(&t.id.route) {
+                    routes.push(t.id.route.clone());
                 }
             }
             let smallest = trials
                 .iter()
-                .min_by_key(|t| (t.client_request.to_string().len(), t.key.clone()))
+                .min_by_key(|t| (t.client_request.to_string().len(), t.id.key()))
                 .copied();
             let known = known_of(system, &id);
             RootCause {
                 title: smallest
                     .and_then(concrete_title)
                     .unwrap_or_else(|| key.title()),
-                side: key.side.clone(),
-                kind: key.kind.clone(),
+                side: key.side.to_string(),
+                kind: key.kind.to_string(),
                 severity,
                 routes,
-                trials: trials.iter().map(|t| t.key.clone()).collect(),
+                trials: trials.iter().map(|t| t.id.key()).collect(),
                 known,
                 reproducer: reproducer(system, smallest, &key),
                 id,
@@ -182,10 +171,10 @@ fn concrete_title(t: &TrialResult) -> Option<String> {
     }
 }
 
-fn known_of<S: System>(system: &S, id: &str) -> Option<Known> {
+fn known_of<S: System>(system: &S, id: &str) -> Option<KnownFailureAudit> {
     system.known().iter().find_map(|k| {
         let e = k.get_ref();
-        (e.cause.as_deref() == Some(id)).then(|| Known {
+        (e.cause.as_deref() == Some(id)).then(|| KnownFailureAudit {
             at: system.locate(k.span()),
             trials: e.failure.trials.clone(),
             reason: e.failure.reason.clone(),
@@ -213,227 +202,52 @@ fn expected(key: &CauseKey, inbound: Option<Provider>, upstream: Option<Provider
     let doc = |p: Option<Provider>| p.map_or("the API's reference", api_doc);
     let up = upstream.map_or("the upstream", Provider::slug);
     let inb = inbound.map_or("the client's format", Provider::slug);
-    match key.kind.as_str() {
-        "request" => format!(
+    let CauseKind::Finding(kind) = key.kind else {
+        return forwards(inb, up, doc(inbound));
+    };
+    match kind {
+        FindingKind::Request => format!(
             "The request reaches {up} with the client's meaning: every tool with its description and schema (keywords {up} cannot take may be dropped, none it takes), the tool_choice, strict and parallel_tool_calls translated into {up}'s own fields ({}).",
             doc(upstream)
         ),
-        "refused" => format!(
+        FindingKind::Refused => format!(
             "The gateway sends {up} a request {up} accepts: every field {up} requires, none it rejects ({}). The client's request is valid in its own API ({}).",
             doc(upstream),
             doc(inbound)
         ),
-        "tool-result" => format!(
+        FindingKind::ToolResult => format!(
             "Each tool result reaches {up} linked to the call it answers (by call id; Gemini by function name) and none is dropped ({}).",
             doc(upstream)
         ),
-        "injected" => {
+        FindingKind::Injected => {
             "The text protocol's instructions are the ones src/inject/ builds, byte for byte."
                 .into()
         }
-        "route" => format!(
+        FindingKind::Route => format!(
             "The request goes to {up}, the API the route names ({}).",
             doc(upstream)
         ),
-        "answer" => format!(
+        FindingKind::Answer => format!(
             "The client gets upstream's answer in {inb}: the same calls in order with the same arguments, each with its own id, the format's own finish value (chat: `finish_reason: \"tool_calls\"`, messages: `stop_reason: \"tool_use\"`, `length`/`max_tokens` at the output limit), the same text, usage ({}); an upstream error stays an error.",
             doc(inbound)
         ),
-        "stream" => format!(
+        FindingKind::Stream => format!(
             "The stream follows {inb}'s event order: each call opened with its id and name, arguments streamed as upstream streams them, exactly one finish, then the terminal event (chat `data: [DONE]`, messages `message_stop`, Responses `response.completed`) ({}).",
             doc(inbound)
         ),
-        "client-fault" => format!(
+        FindingKind::ClientFault => format!(
             "A request its own API rejects is answered with that API's 4xx error in its envelope ({}).",
             doc(inbound)
         ),
-        "round" => format!(
+        FindingKind::Round => format!(
             "A follow-up request carrying tool results goes upstream and its answer comes back like the first ({}).",
             doc(inbound)
         ),
-        _ => format!(
-            "The gateway forwards a valid {inb} request to {up} and answers it ({}).",
-            doc(inbound)
-        ),
+        _ => forwards(inb, up, doc(inbound)),
     }
 }
 
-/// The `--findings` list: one block per cause.
-pub fn terminal(causes: &[RootCause], trials: usize) -> String {
-    let total: usize = causes.iter().map(|c| c.trials.len()).sum();
-    let mut s = format!(
-        "{total} failing trials of {trials} in {} root causes\n",
-        causes.len()
-    );
-    for c in causes {
-        let _ = writeln!(
-            s,
-            "\n{}  {}  {} trials  {}\n  {}",
-            c.id,
-            c.severity.as_str(),
-            c.trials.len(),
-            c.routes.join(", "),
-            c.title
-        );
-        match &c.known {
-            Some(k) => {
-                let _ = writeln!(
-                    s,
-                    "  known ({}): {}{}",
-                    k.at,
-                    k.audit
-                        .map(|v| format!("{}: ", v.as_str()))
-                        .unwrap_or_default(),
-                    k.tracker.as_deref().unwrap_or(&k.reason)
-                );
-            }
-            None => {
-                let _ = writeln!(s, "  smallest trial: {}", c.reproducer.trial);
-            }
-        }
-    }
-    s
-}
-
-fn md_escape(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
-
-/// The audit column: the verdict with its tracker, or what is left to do.
-fn audit(c: &RootCause) -> String {
-    match &c.known {
-        Some(k) => {
-            let v = k.audit.map_or("not audited", |v| v.as_str());
-            match &k.tracker {
-                Some(t) => format!("{v} ({t}): {}", k.reason),
-                None => format!("{v}: {}", k.reason),
-            }
-        }
-        None => "not a known failure".into(),
-    }
-}
-
-/// The document's leading section: the causes as a table, then each one's reproducer.
-pub fn markdown(kind: SystemKind, causes: &[RootCause], trials: usize) -> String {
-    let total: usize = causes.iter().map(|c| c.trials.len()).sum();
-    let mut s = String::from("## Root causes\n\n");
-    let _ = writeln!(
-        s,
-        "{total} failing trials of {trials} collapse into {} root causes (findings grouped by side, kind and detail, tool and case names abstracted). `tooltape {} NAME --report-bug ID` prints one as an issue.\n",
-        causes.len(),
-        kind.slug()
-    );
-    let _ = writeln!(s, "| id | cause | severity | trials | routes | audit |");
-    let _ = writeln!(s, "| --- | --- | --- | --- | --- | --- |");
-    for c in causes {
-        let _ = writeln!(
-            s,
-            "| `{}` | {} | {} | {} | {} | {} |",
-            c.id,
-            md_escape(&c.title),
-            c.severity.as_str(),
-            c.trials.len(),
-            md_escape(&c.routes.join(", ")),
-            md_escape(&audit(c))
-        );
-    }
-    for c in causes {
-        let _ = writeln!(s, "\n### `{}`\n", c.id);
-        let _ = writeln!(s, "{}\n", md_escape(&c.title));
-        let _ = writeln!(s, "Expected: {}\n", c.reproducer.expected);
-        let _ = writeln!(
-            s,
-            "<details><summary>Reproducer: <code>{}</code></summary>\n",
-            c.reproducer.trial
-        );
-        let _ = writeln!(s, "```sh\n{}\n```\n\n</details>", c.reproducer.command);
-    }
-    s.push('\n');
-    s
-}
-
-/// A fenced block, its fence longer than any backtick run inside.
-fn fenced(lang: &str, text: &str) -> String {
-    let mut fence = String::from("```");
-    while text.contains(&fence) {
-        fence.push('`');
-    }
-    format!("{fence}{lang}\n{text}\n{fence}\n")
-}
-
-/// A ready-to-file Markdown issue for one cause of `system`.
-pub fn report_bug<S: System>(system: &S, c: &RootCause) -> String {
-    let r = &c.reproducer;
-    let (kind, name) = (system.kind(), system.name());
-    let mut s = format!("## {}\n\n", c.title);
-    let _ = writeln!(
-        s,
-        "Found by tooltape's {} suite against {}. Severity: {}. {} trial(s) fail with it, on {}.\n",
-        kind.slug(),
-        system.description(),
-        c.severity.as_str(),
-        c.trials.len(),
-        c.routes.join(", ")
-    );
-    let _ = writeln!(s, "### Expected\n\n{}\n", r.expected);
-    let _ = writeln!(s, "### Reproduce\n\n{}\n", how_to_reproduce(kind));
-    s.push_str(&fenced("sh", &r.command));
-    let _ = writeln!(s, "\n### What the {} sent upstream\n", sent_by(kind));
-    match &r.upstream_request {
-        Some(v) => s.push_str(&fenced(
-            "json",
-            &serde_json::to_string_pretty(v).unwrap_or_default(),
-        )),
-        None => s.push_str("Nothing.\n"),
-    }
-    if let Some(a) = &r.upstream_answer {
-        let _ = writeln!(s, "\n### What upstream answered\n");
-        s.push_str(&fenced("", a));
-    }
-    match r.downstream_status {
-        Some(n) => {
-            let _ = writeln!(s, "\n### What the client got (HTTP {n})\n");
-        }
-        None if kind == SystemKind::Client => {
-            let _ = writeln!(s, "\n### What the library handed its caller\n");
-        }
-        None => {
-            let _ = writeln!(s, "\n### What the client got (HTTP none)\n");
-        }
-    }
-    s.push_str(&fenced("", &r.downstream_answer));
-    let _ = writeln!(s, "\n### Trials\n");
-    for t in c.trials.iter().take(20) {
-        let _ = writeln!(s, "- `{t}`");
-    }
-    if c.trials.len() > 20 {
-        let _ = writeln!(s, "- … and {} more", c.trials.len() - 20);
-    }
-    let _ = writeln!(
-        s,
-        "\n<sub>tooltape root cause `{}` of `{}s/{name}.toml`.</sub>",
-        c.id,
-        kind.slug()
-    );
-    s
-}
-
-/// Who sends upstream, in a report's headings.
-fn sent_by(kind: SystemKind) -> &'static str {
-    match kind {
-        SystemKind::Gateway => "gateway",
-        SystemKind::Client => "library",
-    }
-}
-
-/// How a maintainer replays a reproducer without tooltape.
-fn how_to_reproduce(kind: SystemKind) -> &'static str {
-    match kind {
-        SystemKind::Gateway => {
-            "Start the gateway (`$GATEWAY` is its base URL) with its upstream pointed at a server on `$UPSTREAM` that answers what is shown below, then send:"
-        }
-        SystemKind::Client => {
-            "Call the library as its driver does (the driver protocol's trial below; `base_url` is a server that answers what is shown below), or run the trial with tooltape:"
-        }
-    }
+/// The expectation of a cause no API rule names (a broken trial, a kind without its own).
+fn forwards(inb: &str, up: &str, doc: &str) -> String {
+    format!("The gateway forwards a valid {inb} request to {up} and answers it ({doc}).")
 }

@@ -1,4 +1,4 @@
-//! What a trial of the engine produced: its cell (the matrix status), its findings, what went
+//! What a trial of the engine produced: its cell (its status in the trial table), its findings, what went
 //! each way, its root cause, and each request's timing.
 
 use std::time::Duration;
@@ -8,20 +8,23 @@ use serde_json::Value;
 
 use super::cause::Ended;
 use super::finding::Finding;
-use super::trial::SystemKind;
+use super::trial::{RoutedTrialId, SystemKind};
 use super::upstream::Exchange;
 use crate::model::{Outcome, Severity};
 
-/// A matrix cell.
+/// A trial's status: its cell in the trial table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", content = "detail", rename_all = "kebab-case")]
 pub enum Cell {
     Pass,
     Fail(String),
-    /// A known failure (its reason).
-    Known(String),
-    /// The gateway refused cleanly with a 4xx naming the reason (nothing sent upstream).
-    Unsupported(String),
+    /// A known failure (its reason). `known` in documents written before the one vocabulary.
+    #[serde(alias = "known")]
+    KnownFailure(String),
+    /// The system declined cleanly with a 4xx naming the reason (nothing sent upstream).
+    /// `unsupported` in documents written before the one vocabulary.
+    #[serde(alias = "unsupported")]
+    Declined(String),
     /// The client side cannot express this trial in the inbound format (the encoder refused).
     NotApplicable(String),
     Broken(String),
@@ -51,7 +54,7 @@ impl Cell {
     pub fn expected(&self) -> bool {
         matches!(
             self,
-            Cell::Pass | Cell::Known(_) | Cell::Unsupported(_) | Cell::NotApplicable(_)
+            Cell::Pass | Cell::KnownFailure(_) | Cell::Declined(_) | Cell::NotApplicable(_)
         )
     }
 }
@@ -59,13 +62,11 @@ impl Cell {
 /// Everything one trial produced: the snapshot's content.
 #[derive(Clone, Debug, Serialize)]
 pub struct TrialResult {
+    /// `KIND::NAME::case::route::choice::mode` (the document's name of the trial).
     pub name: String,
+    /// Case, route, choice and mode: the key, table row and snapshot name are made from it.
     #[serde(skip)]
-    pub key: String,
-    #[serde(skip)]
-    pub row: String,
-    #[serde(skip)]
-    pub route: String,
+    pub id: RoutedTrialId,
     pub client_request: Value,
     pub upstream_request: Option<Value>,
     pub upstream_answer: Option<String>,
@@ -93,18 +94,10 @@ pub struct TrialResult {
 
 impl TrialResult {
     /// A result with its identity and cell, and nothing recorded yet.
-    pub(crate) fn unjudged(
-        name: String,
-        key: String,
-        row: String,
-        route: String,
-        cell: Cell,
-    ) -> TrialResult {
+    pub(crate) fn unjudged(name: String, id: RoutedTrialId, cell: Cell) -> TrialResult {
         TrialResult {
             name,
-            key,
-            row,
-            route,
+            id,
             client_request: Value::Null,
             upstream_request: None,
             upstream_answer: None,

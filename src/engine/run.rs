@@ -16,10 +16,10 @@ use super::known;
 use super::phases::run_one;
 use super::result::{Cell, TrialResult};
 use super::system::System;
-use super::trial::RoutedTrial;
-use super::trial::SystemKind;
+use super::trial::{RoutedTrial, RoutedTrialId, SystemKind};
 use super::upstream::Upstream;
 use super::way::Way;
+use crate::case::Mode;
 use crate::model::Severity;
 
 /// Trials sharing a prompt, with their places in the run's order.
@@ -134,13 +134,7 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 fn broken(kind: SystemKind, name: &str, t: &RoutedTrial, why: &str) -> TrialResult {
     let tools: Vec<String> = t.case.tools.iter().map(|t| t.name.clone()).collect();
     let cause_key = cause::key_of(Ended::Broken(kind, why), &[], &tools, &t.case.name);
-    let mut r = TrialResult::unjudged(
-        t.name(kind, name),
-        t.key(),
-        t.row(),
-        t.route.name(),
-        Cell::Broken(why.to_string()),
-    );
+    let mut r = TrialResult::unjudged(t.name(kind, name), t.id(), Cell::Broken(why.to_string()));
     r.cause = cause_key.as_ref().map(cause::CauseKey::id);
     r.cause_key = cause_key;
     r.tools = tools;
@@ -150,22 +144,23 @@ fn broken(kind: SystemKind, name: &str, t: &RoutedTrial, why: &str) -> TrialResu
 /// Stream and buffered agree: the stream trial of a (case, route, choice) makes the same calls
 /// as its buffered trial. Runs on the raw cells, before known failures.
 pub(crate) fn compare_modes(results: &mut [TrialResult]) {
-    let mut buffered: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut buffered: BTreeMap<RoutedTrialId, Vec<String>> = BTreeMap::new();
     for r in results.iter() {
-        if let (Some(stem), Some(o)) = (r.key.strip_suffix("::buffered"), &r.downstream_outcome)
+        if let (Mode::Buffered, Some(o)) = (r.id.mode, &r.downstream_outcome)
             && matches!(r.cell, Cell::Pass)
         {
             buffered.insert(
-                stem.to_string(),
+                r.id.clone(),
                 o.tool_calls.iter().map(|c| c.name.clone()).collect(),
             );
         }
     }
     for r in results.iter_mut() {
-        let Some(stem) = r.key.strip_suffix("::stream") else {
+        if r.id.mode != Mode::Stream {
             continue;
-        };
-        let (Some(b), Some(o)) = (buffered.get(stem), &r.downstream_outcome) else {
+        }
+        let twin = r.id.in_mode(Mode::Buffered);
+        let (Some(b), Some(o)) = (buffered.get(&twin), &r.downstream_outcome) else {
             continue;
         };
         let s: Vec<String> = o.tool_calls.iter().map(|c| c.name.clone()).collect();
@@ -182,8 +177,7 @@ pub(crate) fn compare_modes(results: &mut [TrialResult]) {
                 message.clone(),
             ));
             r.cell = Cell::Fail(format!("downstream: {message}"));
-            let case = r.key.split("::").next().unwrap_or_default().to_string();
-            r.cause_key = cause::key_of(Ended::Failed, &r.findings, &r.tools, &case);
+            r.cause_key = cause::key_of(Ended::Failed, &r.findings, &r.tools, &r.id.case);
             r.cause = r.cause_key.as_ref().map(cause::CauseKey::id);
         }
     }

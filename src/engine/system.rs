@@ -10,31 +10,50 @@ use std::time::Duration;
 
 use toml::Spanned;
 
-use super::profile::KnownEntry;
+use super::profile::{Loaded, ProfileKnownFailure};
 use super::result::TrialResult;
 use super::trial::{Route, SystemKind};
 use super::upstream::Upstream;
 use super::way::Way;
+use crate::system::install::{Install, install_pinned};
+use crate::system::shipped::{install_cache, write_out as write_shipped};
 
-/// A system under test, as its profile describes it.
-pub trait System: Send + Sync + Sized + 'static {
-    /// How a trial reaches it and how its answer comes back.
-    type Way: Way;
-    fn kind(&self) -> SystemKind;
-    /// The profile's name (its file stem).
-    fn name(&self) -> &str;
+/// What every profile table (a gateway's, a library's) says of its system: what `System`'s
+/// default methods read.
+pub trait ProfileTable {
+    /// The install folder's prefix in the cache before `NAME-VERSION` (`client-` for libraries).
+    const CACHE_PREFIX: &'static str;
     fn description(&self) -> &str;
     /// The pinned release, when the profile names one.
     fn version(&self) -> Option<&str>;
-    fn routes(&self) -> Vec<Route>;
     /// Trials in flight at once.
     fn concurrency(&self) -> usize;
-    /// The profile's known failures, in file order.
-    fn known(&self) -> &[Spanned<KnownEntry>];
-    /// `path:line:col` of a span of the profile.
-    fn locate(&self, span: Range<usize>) -> String;
-    /// Installs the pinned release unless it is installed: where it installed, if it did.
-    fn install(&self) -> Result<Option<PathBuf>, String>;
+    /// The known failures, in file order.
+    fn known_failures(&self) -> &[Spanned<ProfileKnownFailure>];
+    fn install(&self) -> Option<&Install>;
+}
+
+impl<P: ProfileTable> Loaded<P> {
+    /// The install folder: `PREFIX` `NAME-VERSION` in the install cache
+    /// (`$XDG_CACHE_HOME/tooltape/gateways`, else `~/.cache`).
+    pub fn install_dir(&self) -> PathBuf {
+        let version = self.profile.version().unwrap_or("unversioned");
+        install_cache().join(format!("{}{}-{version}", P::CACHE_PREFIX, self.name))
+    }
+}
+
+/// A system under test, as its profile describes it. What the profile says is read from it by
+/// default; a system overrides only what it knows better (a library run on a development copy
+/// names that copy as its version and installs nothing).
+pub trait System: Send + Sync + Sized + 'static {
+    /// How a trial reaches it and how its answer comes back.
+    type Way: Way;
+    /// Its profile's table.
+    type Table: ProfileTable;
+    fn kind(&self) -> SystemKind;
+    /// Its loaded profile.
+    fn profile(&self) -> &Loaded<Self::Table>;
+    fn routes(&self) -> Vec<Route>;
     /// Makes the system ready for a run against `upstream`, with `work` as its scratch folder;
     /// `url` names one that is already running (gateways only).
     fn start(
@@ -45,6 +64,49 @@ pub trait System: Send + Sync + Sized + 'static {
     ) -> impl Future<Output = Result<Started<Self::Way>, String>> + Send;
     /// A command that sends a trial's first request again without tooltape, for reproducers.
     fn replay_command(&self, trial: &TrialResult) -> String;
+
+    /// The profile's name (its file stem).
+    fn name(&self) -> &str {
+        &self.profile().name
+    }
+    fn description(&self) -> &str {
+        self.profile().profile.description()
+    }
+    /// The release under test: the pinned one, when the profile names one.
+    fn version(&self) -> Option<&str> {
+        self.profile().profile.version()
+    }
+    /// Trials in flight at once.
+    fn concurrency(&self) -> usize {
+        self.profile().profile.concurrency()
+    }
+    /// The profile's known failures, in file order.
+    fn known(&self) -> &[Spanned<ProfileKnownFailure>] {
+        self.profile().profile.known_failures()
+    }
+    /// `path:line:col` of a span of the profile.
+    fn locate(&self, span: Range<usize>) -> String {
+        self.profile().locate(span)
+    }
+    /// A development copy installed by the caller instead of the pinned release.
+    fn installed_copy(&self) -> Option<&Path> {
+        None
+    }
+    /// Installs the pinned release unless it is installed (or a development copy is used):
+    /// where it installed, if it did. A built-in profile's drivers are written out first.
+    fn install(&self) -> Result<Option<PathBuf>, String> {
+        let p = self.profile();
+        if p.source.contains("{{shipped}}") {
+            write_shipped()?;
+        }
+        match self.installed_copy() {
+            Some(dir) if !dir.is_dir() => {
+                Err(format!("--install-dir {}: no such folder", dir.display()))
+            }
+            Some(_) => Ok(None),
+            None => install_pinned(&p.name, p.install_dir(), p.profile.install()),
+        }
+    }
 }
 
 /// A process a run started (a gateway): sampled for memory, its log shown on failure, stopped

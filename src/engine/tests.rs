@@ -1,7 +1,8 @@
 use super::check::{self, RequestView};
-use super::fill;
 use crate::model::Severity;
 use crate::model::{ChatRequest, Message, Provider, Tool, ToolCall};
+use crate::providers::testkit::{object_tool, weather_call};
+use crate::system::fill;
 use serde_json::json;
 
 /// A request of `messages` with nothing else set.
@@ -22,12 +23,7 @@ fn fills_placeholders() {
 
 #[test]
 fn a_result_that_answers_no_call_is_breaking() {
-    let call = ToolCall {
-        id: "call_1".into(),
-        name: "get_weather".into(),
-        arguments: json!({"city": "Paris"}),
-        thought_signature: None,
-    };
+    let call = weather_call("call_1", json!({"city": "Paris"}));
     let result = |id: &str| Message::Tool {
         call_id: id.into(),
         name: "get_weather".into(),
@@ -152,15 +148,8 @@ fn strict_is_wanted_where_the_projects_encoder_sends_it() {
 /// (Anthropic's allowed subset), a parallel switch the target lacks (Gemini).
 #[test]
 fn what_the_projects_encoder_cannot_send_is_not_dropped() {
-    let tool = |name: &str| Tool {
-        name: name.into(),
-        description: None,
-        parameters: json!({"type": "object"}),
-        strict: None,
-        eager_input_streaming: false,
-    };
     let view = |names: &[&str], parallel: Option<bool>| RequestView {
-        tools: names.iter().map(|n| tool(n)).collect(),
+        tools: names.iter().map(|n| object_tool(n)).collect(),
         parallel,
         ..RequestView::default()
     };
@@ -188,15 +177,8 @@ fn what_the_projects_encoder_cannot_send_is_not_dropped() {
 #[test]
 fn an_allowed_list_is_kept_by_sending_only_its_tools() {
     use crate::model::{AllowedMode, ToolChoice};
-    let tool = |name: &str| Tool {
-        name: name.into(),
-        description: None,
-        parameters: json!({"type": "object"}),
-        strict: None,
-        eager_input_streaming: false,
-    };
     let view = |names: &[&str], choice: ToolChoice| RequestView {
-        tools: names.iter().map(|n| tool(n)).collect(),
+        tools: names.iter().map(|n| object_tool(n)).collect(),
         choice: Some(choice),
         ..RequestView::default()
     };
@@ -373,13 +355,18 @@ fn the_client_is_at_fault_only_where_its_own_api_rejects_what_the_case_expects_i
 }
 
 fn result_with(key: &str, cell: super::Cell) -> super::TrialResult {
-    super::TrialResult::unjudged(
-        format!("gateway::x::{key}"),
-        key.to_string(),
-        String::new(),
-        String::new(),
-        cell,
-    )
+    super::TrialResult::unjudged(format!("gateway::x::{key}"), id_of(key), cell)
+}
+
+/// The identity of a test trial from its key `case::route::choice::mode`.
+fn id_of(key: &str) -> crate::engine::RoutedTrialId {
+    let p: Vec<&str> = key.split("::").collect();
+    crate::engine::RoutedTrialId {
+        case: p[0].to_string(),
+        route: p[1].to_string(),
+        choice: p[2].to_string(),
+        mode: crate::case::Mode::from_slug(p[3]).unwrap(),
+    }
 }
 
 /// A known failure that fails is known; one that passes fails the run, unless it is flaky.
@@ -397,11 +384,17 @@ fn known_failures_apply_and_a_pass_fails_unless_flaky() {
     let failed = || Cell::Fail("downstream: x".into());
     let solid = "solid::chat→gemini::auto::stream";
     let racy = "racy::chat→gemini::auto::stream";
-    assert_eq!(applied(solid, failed()), Cell::Known("always".into()));
+    assert_eq!(
+        applied(solid, failed()),
+        Cell::KnownFailure("always".into())
+    );
     assert!(
         matches!(applied(solid, Cell::Pass), Cell::Fail(m) if m.contains("known failure now passes: remove it"))
     );
-    assert_eq!(applied(racy, failed()), Cell::Known("sometimes".into()));
+    assert_eq!(
+        applied(racy, failed()),
+        Cell::KnownFailure("sometimes".into())
+    );
     assert_eq!(applied(racy, Cell::Pass), Cell::Pass);
     assert_eq!(
         applied("other::chat→gemini::auto::stream", Cell::Pass),
@@ -420,7 +413,7 @@ fn the_init_skeleton_loads_as_a_profile_and_names_the_base_urls() {
     let path = dir.join("acme.toml");
     let text = crate::gateway::skeleton("acme", "acme.toml", addr);
     std::fs::write(&path, &text).unwrap();
-    let loaded = crate::gateway::load_profile(dir, path.to_str().unwrap()).unwrap();
+    let loaded = crate::gateway::load_gateway(dir, path.to_str().unwrap()).unwrap();
     let routes: Vec<String> = loaded.routes().iter().map(super::Route::name).collect();
     assert_eq!(
         routes,
@@ -504,14 +497,7 @@ fn failing(key: &str, findings: Vec<Finding>, body_len: usize) -> TrialResult {
     let cell = Cell::Fail("x".into());
     let case = key.split("::").next().unwrap();
     let cause_key = key_of(Ended::Failed, &findings, &cause_tools(), case);
-    let route = key.split("::").nth(1).unwrap().to_string();
-    let mut r = TrialResult::unjudged(
-        format!("gateway::x::{key}"),
-        key.to_string(),
-        String::new(),
-        route,
-        cell,
-    );
+    let mut r = TrialResult::unjudged(format!("gateway::x::{key}"), id_of(key), cell);
     r.client_request =
         serde_json::json!({"path": "/v1/chat/completions", "body": {"p": "x".repeat(body_len)}});
     r.downstream_status = Some(200);
@@ -522,7 +508,7 @@ fn failing(key: &str, findings: Vec<Finding>, body_len: usize) -> TrialResult {
     r
 }
 
-fn cause_profile(extra: &str) -> crate::gateway::LoadedProfile {
+fn cause_profile(extra: &str) -> crate::gateway::LoadedGateway {
     let tmp = tempfile::Builder::new()
         .prefix("tooltape-cause-")
         .tempdir()
@@ -539,7 +525,7 @@ fn cause_profile(extra: &str) -> crate::gateway::LoadedProfile {
         .unwrap()
         .to_string();
     std::fs::write(dir.join("gateways/x.toml"), format!("{base}{extra}")).unwrap();
-    crate::gateway::load_profile(dir, "x").unwrap()
+    crate::gateway::load_gateway(dir, "x").unwrap()
 }
 
 #[test]
@@ -634,7 +620,7 @@ fn a_known_failure_by_cause_covers_only_its_cause_and_fails_when_it_is_gone() {
     pass.cause = None;
     results.push(pass);
     super::known::apply(&p, &mut results);
-    assert_eq!(results[0].cell, Cell::Known("max_tokens".into()));
+    assert_eq!(results[0].cell, Cell::KnownFailure("max_tokens".into()));
     // Another cause on the same route, and the same cause off the pattern, still fail.
     assert!(matches!(results[1].cell, Cell::Fail(_)));
     assert!(matches!(results[2].cell, Cell::Fail(_)));
@@ -699,7 +685,7 @@ fn a_stream_buffered_difference_can_be_a_known_failure_by_its_cause() {
     assert_eq!(results[0].cell, Cell::Pass);
     assert_eq!(
         results[1].cell,
-        Cell::Known("streams drop the second call".into())
+        Cell::KnownFailure("streams drop the second call".into())
     );
     assert!(stale_causes(&p, &results, &[]).is_empty());
 }
@@ -794,7 +780,7 @@ fn a_panicking_trial_is_a_broken_trial_and_the_others_still_run() {
     });
     assert_eq!(results.len(), trials.len(), "no trial is dropped");
     for r in &results {
-        if r.key.starts_with(&format!("{boom}::")) {
+        if r.id.key().starts_with(&format!("{boom}::")) {
             assert!(
                 matches!(&r.cell, Cell::Broken(m) if m.contains("panicked") && m.contains("the way fell over")),
                 "{:?}",

@@ -1,6 +1,7 @@
 //! A trial of the engine: case × route × choice × mode, where a route is the wire format the
 //! client speaks (`inbound`) and the provider the system under test must reach (`upstream`);
-//! its key, name and matrix row, its first request, and the expansion of cases into trials.
+//! its identity (`RoutedTrialId`: key, name, table row, snapshot name), its first request, and
+//! the expansion of cases into trials.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -41,14 +42,24 @@ pub struct RoutedTrial {
     pub round_models: Vec<(Provider, String)>,
 }
 
-impl RoutedTrial {
+/// Who a routed trial is: its case, route (`chat→anthropic`), tool choice (its slug) and mode.
+/// Every name of the trial is made from these, never parsed back.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RoutedTrialId {
+    pub case: String,
+    pub route: String,
+    pub choice: String,
+    pub mode: Mode,
+}
+
+impl RoutedTrialId {
     /// `case::route::choice::mode`: what known-failure patterns match.
     pub fn key(&self) -> String {
         format!(
             "{}::{}::{}::{}",
-            self.case.name,
-            self.route.name(),
-            self.choice.slug(),
+            self.case,
+            self.route,
+            self.choice,
             self.mode.slug()
         )
     }
@@ -58,14 +69,56 @@ impl RoutedTrial {
         format!("{}::{system}::{}", kind.slug(), self.key())
     }
 
-    /// `case::choice::mode`: the matrix row.
+    /// `case::choice::mode`: the trial table's row.
     pub fn row(&self) -> String {
-        format!(
-            "{}::{}::{}",
-            self.case.name,
-            self.choice.slug(),
-            self.mode.slug()
-        )
+        format!("{}::{}::{}", self.case, self.choice, self.mode.slug())
+    }
+
+    /// The snapshot's file stem: `case__inbound-to-upstream__choice__mode` (ASCII, no
+    /// separators).
+    pub fn snapshot_name(&self) -> String {
+        self.key()
+            .replace("::", "__")
+            .replace('→', "-to-")
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    }
+
+    /// The same trial in the other mode (a stream trial's buffered twin).
+    pub fn in_mode(&self, mode: Mode) -> RoutedTrialId {
+        RoutedTrialId {
+            mode,
+            ..self.clone()
+        }
+    }
+}
+
+impl RoutedTrial {
+    /// Its identity: case, route, choice, mode.
+    pub fn id(&self) -> RoutedTrialId {
+        RoutedTrialId {
+            case: self.case.name.clone(),
+            route: self.route.name(),
+            choice: self.choice.slug(),
+            mode: self.mode,
+        }
+    }
+
+    /// `case::route::choice::mode`: what known-failure patterns match.
+    pub fn key(&self) -> String {
+        self.id().key()
+    }
+
+    /// `KIND::NAME::case::route::choice::mode` (`gateway::litellm::…`, `client::openai::…`).
+    pub fn name(&self, kind: SystemKind, system: &str) -> String {
+        self.id().name(kind, system)
     }
 
     /// The client's side as a direct trial of `provider` (its expectations are the client's)

@@ -177,7 +177,7 @@ impl Upstream {
         });
     }
 
-    /// TrialEnd the claim and returns what was recorded for it.
+    /// Ends the claim and returns what was recorded for it.
     pub(crate) fn close(&self, prompt: &str) -> Vec<Exchange> {
         let mut claims = self.claims.lock().unwrap_or_else(PoisonError::into_inner);
         match claims.open.iter().position(|s| s.prompt == prompt) {

@@ -7,15 +7,16 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::profile::LoadedProfile;
+use super::profile::LoadedGateway;
 use crate::engine::{Cell, TrialResult};
+use crate::text::md_cell;
 
 pub const BEGIN: &str = "<!-- compare:begin -->";
 pub const END: &str = "<!-- compare:end -->";
 
 /// What one gateway's run produced.
 pub struct GatewayRun {
-    pub profile: Arc<LoadedProfile>,
+    pub profile: Arc<LoadedGateway>,
     pub results: Vec<TrialResult>,
     /// Peak resident memory of the process group we started, KiB (`None`: not started by us,
     /// or not readable).
@@ -50,8 +51,8 @@ pub struct CompareRow {
 }
 
 /// The routes (by name, `chat→anthropic`) every profile serves, in the first profile's order.
-pub fn common_routes(profiles: &[&LoadedProfile]) -> Vec<String> {
-    let names = |p: &LoadedProfile| -> Vec<String> {
+pub fn common_routes(profiles: &[&LoadedGateway]) -> Vec<String> {
+    let names = |p: &LoadedGateway| -> Vec<String> {
         p.profile
             .routes
             .iter()
@@ -70,7 +71,7 @@ pub fn common_routes(profiles: &[&LoadedProfile]) -> Vec<String> {
 
 /// The gateway's version: the profile's pinned one, this build (debug or release) for a profile
 /// that starts the running `tooltape`, else `n/a`.
-pub fn version(profile: &LoadedProfile) -> String {
+pub fn version(profile: &LoadedGateway) -> String {
     if let Some(v) = &profile.profile.version {
         return v.clone();
     }
@@ -93,18 +94,19 @@ pub fn version(profile: &LoadedProfile) -> String {
 
 /// Whether the trial passed on its own merits: `Pass`, or a known failure that now passes (the
 /// runner turns exactly those into `Fail`; a failure it names becomes `Known`).
-fn passed(profile: &LoadedProfile, r: &TrialResult) -> bool {
+fn passed(profile: &LoadedGateway, r: &TrialResult) -> bool {
     match &r.cell {
         Cell::Pass => true,
         Cell::Fail(_) => {
-            crate::engine::known_failure(&profile.profile.known_failure, &r.key, None).is_some()
+            crate::engine::known_failure(&profile.profile.known_failure, &r.id.key(), None)
+                .is_some()
         }
         _ => false,
     }
 }
 
 fn conformance<'a>(
-    profile: &LoadedProfile,
+    profile: &LoadedGateway,
     results: impl Iterator<Item = &'a TrialResult>,
 ) -> (usize, usize) {
     let (mut passed_n, mut applicable) = (0, 0);
@@ -136,7 +138,7 @@ fn p50_p99(samples: &[f64]) -> Option<(f64, f64)> {
 /// The table line of one run; `common` are the route names every compared gateway serves.
 pub fn row(run: &GatewayRun, common: &[String]) -> CompareRow {
     let profile = &run.profile;
-    let in_common = |r: &&TrialResult| common.contains(&r.route);
+    let in_common = |r: &&TrialResult| common.contains(&r.id.route);
     let common_results: Vec<&TrialResult> = run.results.iter().filter(in_common).collect();
     let requests: Vec<_> = common_results
         .iter()
@@ -269,7 +271,7 @@ pub fn markdown(rows: &[CompareRow], meta: &CompareMeta) -> String {
     let _ = writeln!(s, "|{}", " --- |".repeat(HEADERS.len()));
     for r in rows {
         let c = cells(r);
-        let _ = writeln!(s, "| {} |", c.map(|x| x.replace('|', "\\|")).join(" | "));
+        let _ = writeln!(s, "| {} |", c.map(|x| md_cell(&x)).join(" | "));
     }
     let routes = meta
         .common_routes

@@ -4,35 +4,34 @@
 //! `curl`).
 
 use std::fmt::Write as _;
-use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toml::Spanned;
 
 use super::process;
-use super::profile::LoadedProfile;
+use super::profile::{GatewayProfile, LoadedGateway};
 use crate::engine::{
-    CallerRequest, Cell, Exchange, Finding, Kept, KnownEntry, ReadExchange, Reading, RequestTiming,
+    CallerRequest, Cell, Exchange, Finding, Kept, ReadExchange, Reading, RequestTiming,
     RoundAnswer, RoundStep, Route, RoutedTrial, Started, System, SystemKind, TrialCtx, TrialResult,
-    Upstream, Way, fill, install_pinned, judge, write_shipped,
+    Upstream, Way, judge,
 };
 use crate::http::HttpResponse;
 use crate::model::{DecodeError, Outcome};
 use crate::run::{Endpoint, Timing, WatchedStep, exchange};
+use crate::system::fill;
 
 /// Trials through a gateway at `url` (its base path included).
 pub struct Http {
-    profile: Arc<LoadedProfile>,
+    profile: Arc<LoadedGateway>,
     client: reqwest::Client,
     url: String,
 }
 
 impl Http {
     /// The way to the gateway at `base_url` (the profile's base path is added).
-    pub fn new(profile: Arc<LoadedProfile>, base_url: &str) -> Http {
+    pub fn new(profile: Arc<LoadedGateway>, base_url: &str) -> Http {
         let base_path = profile.profile.base_path.trim_end_matches('/');
         Http {
             url: format!("{}{base_path}", base_url.trim_end_matches('/')),
@@ -161,47 +160,20 @@ impl Way for Http {
     }
 }
 
-impl System for LoadedProfile {
+impl System for LoadedGateway {
     type Way = Http;
+    type Table = GatewayProfile;
 
     fn kind(&self) -> SystemKind {
         SystemKind::Gateway
     }
 
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn description(&self) -> &str {
-        &self.profile.description
-    }
-
-    fn version(&self) -> Option<&str> {
-        self.profile.version.as_deref()
+    fn profile(&self) -> &LoadedGateway {
+        self
     }
 
     fn routes(&self) -> Vec<Route> {
-        LoadedProfile::routes(self)
-    }
-
-    fn concurrency(&self) -> usize {
-        self.profile.concurrency
-    }
-
-    fn known(&self) -> &[Spanned<KnownEntry>] {
-        &self.profile.known_failure
-    }
-
-    fn locate(&self, span: Range<usize>) -> String {
-        crate::engine::Loaded::locate(self, span)
-    }
-
-    fn install(&self) -> Result<Option<PathBuf>, String> {
-        if self.source.contains("{{shipped}}") {
-            write_shipped()?;
-        }
-        let install = self.profile.install.as_ref();
-        install_pinned(&self.name, self.install_dir(), install)
+        LoadedGateway::routes(self)
     }
 
     async fn start(
@@ -254,7 +226,7 @@ fn shell_word(v: &str) -> String {
 
 /// The client's request as a `curl` command: the profile's and the route's headers, the body
 /// from a here-document.
-fn curl(profile: &LoadedProfile, t: &TrialResult) -> String {
+fn curl(profile: &LoadedGateway, t: &TrialResult) -> String {
     let path = t
         .client_request
         .get("path")
@@ -267,7 +239,10 @@ fn curl(profile: &LoadedProfile, t: &TrialResult) -> String {
         .unwrap_or_default();
     let mut s = format!("curl -sS \"${{GATEWAY}}{}\" \\\n", path.replace('"', "%22"));
     let _ = writeln!(s, "  -H 'content-type: application/json' \\");
-    let route = profile.routes().into_iter().find(|r| r.name() == t.route);
+    let route = profile
+        .routes()
+        .into_iter()
+        .find(|r| r.name() == t.id.route);
     let headers = profile
         .profile
         .headers

@@ -18,5 +18,5 @@ pub use compare::{
 };
 pub use http::Http;
 pub use process::{Running, start};
-pub use profile::{LoadedProfile, Profile, Start, load_profile};
+pub use profile::{GatewayProfile, LoadedGateway, Start, load_gateway};
 pub use skeleton::{DEFAULT_UPSTREAM, base_urls, skeleton};

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::profile::LoadedProfile;
-use crate::engine::{Process, fill, tail};
+use super::profile::LoadedGateway;
+use crate::engine::Process;
+use crate::system::{fill, tail};
 
 /// A gateway this process started; dropping it stops its process group.
 pub struct Running {
@@ -29,7 +30,7 @@ pub(super) fn free_port() -> Result<u16, String> {
 /// environment, and waits for `GET ready` to answer 2xx. On failure the group is stopped and
 /// the error carries the log tail.
 pub async fn start(
-    profile: &LoadedProfile,
+    profile: &LoadedGateway,
     upstream: &str,
     work: &Path,
 ) -> Result<Running, String> {
@@ -48,7 +49,7 @@ pub async fn start(
         .parent()
         .and_then(|p| std::fs::canonicalize(p).ok())
         .map_or_else(|| ".".into(), |p| p.to_string_lossy().into_owned());
-    let shipped = crate::engine::shipped_dir().to_string_lossy().into_owned();
+    let shipped = crate::system::shipped_dir().to_string_lossy().into_owned();
     let config = work.join(&start.config_name);
     let config_s = config.to_string_lossy().into_owned();
     // The running `tooltape` binary, for profiles that start tooltape itself (`tooltape proxy`).
@@ -95,7 +96,7 @@ pub async fn start(
         cmd.env(k, fill(v, &values));
     }
     let t0 = Instant::now();
-    let child = crate::engine::groups::spawn(|| cmd.spawn(), |c| Some(c.id())).map_err(|e| {
+    let child = crate::system::groups::spawn(|| cmd.spawn(), |c| Some(c.id())).map_err(|e| {
         format!(
             "cannot start `{program}`: {e} (is {} installed?)",
             profile.name
@@ -206,7 +207,7 @@ impl Process for Running {
     /// Stops the process group this process started: TERM, then KILL after 5 s.
     fn stop(&mut self) {
         self.stop_group();
-        crate::engine::groups::stopped(self.child.id());
+        crate::system::groups::stopped(self.child.id());
     }
 }
 

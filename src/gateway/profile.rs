@@ -3,18 +3,19 @@
 //! profiles share are the engine's: `engine::profile`, `engine::known`, `engine::Route`).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::engine::{Install, KnownEntry, Loaded, Route, install_cache, read_profile};
+use crate::engine::{Loaded, ProfileKnownFailure, ProfileTable, Route, read_profile};
 use crate::located::Located;
+use crate::system::Install;
 
 /// How a profile is written. Every table rejects unknown fields.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Profile {
+pub struct GatewayProfile {
     /// One sentence: what gateway, which version, published or locked dependencies.
     pub description: String,
     /// Exact pinned version (the install folder is `NAME-VERSION`).
@@ -36,7 +37,26 @@ pub struct Profile {
     pub concurrency: usize,
     pub routes: Vec<Spanned<Route>>,
     #[serde(default)]
-    pub known_failure: Vec<Spanned<KnownEntry>>,
+    pub known_failure: Vec<Spanned<ProfileKnownFailure>>,
+}
+
+impl ProfileTable for GatewayProfile {
+    const CACHE_PREFIX: &'static str = "";
+    fn description(&self) -> &str {
+        &self.description
+    }
+    fn version(&self) -> Option<&str> {
+        self.version.as_deref()
+    }
+    fn concurrency(&self) -> usize {
+        self.concurrency
+    }
+    fn known_failures(&self) -> &[Spanned<ProfileKnownFailure>] {
+        &self.known_failure
+    }
+    fn install(&self) -> Option<&Install> {
+        self.install.as_ref()
+    }
 }
 
 fn default_concurrency() -> usize {
@@ -50,7 +70,7 @@ pub struct Start {
     /// Program and arguments; `{{dir}}`, `{{port}}`, `{{config}}`, `{{upstream}}`, `{{work}}`
     /// (the run's scratch folder) are filled, `{{gateways}}` with the profiles' folder (launcher
     /// scripts kept beside the profiles; for a built-in profile, its written-out folder),
-    /// `{{shipped}}` with the written-out built-in targets (`engine::shipped`), and `{{tooltape}}` with the running `tooltape` binary.
+    /// `{{shipped}}` with the written-out built-in targets (`system::shipped`), and `{{tooltape}}` with the running `tooltape` binary.
     pub command: Vec<String>,
     /// Config file written before start (`{{upstream}}`, `{{port}}`, `{{key}}` filled).
     #[serde(default)]
@@ -85,9 +105,9 @@ fn default_ready_timeout() -> u64 {
 }
 
 /// A loaded gateway profile.
-pub type LoadedProfile = Loaded<Profile>;
+pub type LoadedGateway = Loaded<GatewayProfile>;
 
-impl crate::engine::Pinned for Profile {
+impl crate::system::Pinned for GatewayProfile {
     fn pin(&mut self) -> (&mut Option<String>, Option<&mut Install>, &mut String) {
         (
             &mut self.version,
@@ -97,7 +117,7 @@ impl crate::engine::Pinned for Profile {
     }
 }
 
-impl Loaded<Profile> {
+impl Loaded<GatewayProfile> {
     /// The profile's routes, without their spans.
     pub fn routes(&self) -> Vec<Route> {
         self.profile
@@ -106,17 +126,11 @@ impl Loaded<Profile> {
             .map(|r| r.get_ref().clone())
             .collect()
     }
-
-    /// The install folder: `$XDG_CACHE_HOME/tooltape/gateways/NAME-VERSION` (else `~/.cache`).
-    pub fn install_dir(&self) -> PathBuf {
-        let version = self.profile.version.as_deref().unwrap_or("unversioned");
-        install_cache().join(format!("{}-{version}", self.name))
-    }
 }
 
 /// Reads `gateways/NAME.toml` (or any path ending in `.toml`).
-pub fn load_profile(root: &Path, name: &str) -> Result<LoadedProfile, Located> {
-    let (path, source, profile, shipped): (_, _, Profile, _) =
+pub fn load_gateway(root: &Path, name: &str) -> Result<LoadedGateway, Located> {
+    let (path, source, profile, shipped): (_, _, GatewayProfile, _) =
         read_profile(root, "gateways", "gateway", name)?;
     if profile.routes.is_empty() {
         return Err(Located::at_start(
@@ -139,7 +153,7 @@ pub fn load_profile(root: &Path, name: &str) -> Result<LoadedProfile, Located> {
     let stem = path
         .file_stem()
         .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned());
-    Ok(LoadedProfile {
+    Ok(LoadedGateway {
         name: stem,
         path,
         source,

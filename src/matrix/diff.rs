@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::document::{Document, SystemEntry};
+use crate::text::md_cell;
 
 /// What changed between two runs.
 #[derive(Clone, Debug, Serialize)]
@@ -178,7 +179,6 @@ impl Diff {
             s.push_str("No root cause appeared, disappeared or changed routes.\n");
             return s;
         }
-        let esc = |t: &str| t.replace('|', "\\|").replace('\n', " ");
         for d in &self.systems {
             let _ = writeln!(s, "## {}\n", d.system);
             if let Some(p) = &d.presence {
@@ -193,7 +193,7 @@ impl Diff {
                         s,
                         "- {what}: `{}` {} ({} trials; {})",
                         c.id,
-                        esc(&c.title),
+                        md_cell(&c.title),
                         c.trials,
                         c.routes.join(", ")
                     );
@@ -204,7 +204,7 @@ impl Diff {
                     s,
                     "- routes changed: `{}` {}: {} → {}",
                     c.id,
-                    esc(&c.title),
+                    md_cell(&c.title),
                     c.old.join(", "),
                     c.new.join(", ")
                 );

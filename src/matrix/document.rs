@@ -79,21 +79,14 @@ pub struct TrialCell {
 }
 
 impl TrialCell {
-    /// The cell of an engine result (its key is `case::route::choice::mode`, its row
-    /// `case::choice::mode`).
+    /// The cell of an engine result.
     pub(super) fn of(r: &TrialResult) -> TrialCell {
-        let case = r.key.split("::").next().unwrap_or_default().to_string();
-        let mode = r.row.rsplit("::").next().unwrap_or_default().to_string();
-        let choice = (r.row.strip_prefix(&format!("{case}::")))
-            .and_then(|c| c.strip_suffix(&format!("::{mode}")))
-            .unwrap_or_default()
-            .to_string();
         TrialCell {
             name: r.name.clone(),
-            case,
-            route: r.route.clone(),
-            choice,
-            mode,
+            case: r.id.case.clone(),
+            route: r.id.route.clone(),
+            choice: r.id.choice.clone(),
+            mode: r.id.mode.slug().to_string(),
             cell: r.cell.clone(),
             cause: r.cause.clone(),
         }

@@ -151,7 +151,7 @@ fn join(pieces: &[&SystemEntry]) -> SystemEntry {
     // A piece judges a known failure stale when its own trials never failed with the cause; it
     // is stale for the whole suite only when no trial of any piece did.
     let seen: Vec<&str> = (out.trials.iter())
-        .filter(|t| matches!(t.cell, crate::engine::Cell::Known(_)))
+        .filter(|t| matches!(t.cell, crate::engine::Cell::KnownFailure(_)))
         .filter_map(|t| t.cause.as_deref())
         .collect();
     out.stale.retain(|m| {

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::document::{Document, SystemEntry};
 use crate::engine::Cell;
-use crate::report::html::esc;
+use crate::text::{html_escape as esc, md_cell};
 
 /// A case class of the corpus: its number, what it covers, its cases.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,8 +88,8 @@ pub(super) fn mark(system: &SystemEntry, cases: &[String], route: &str) -> Mark 
     for t in (system.trials.iter()).filter(|t| t.route == route && cases.contains(&t.case)) {
         let this = match &t.cell {
             Cell::Pass => Mark::Pass,
-            Cell::Unsupported(_) | Cell::NotApplicable(_) => Mark::NotExpressible,
-            Cell::Known(_) => Mark::Known(t.cause.clone()),
+            Cell::Declined(_) | Cell::NotApplicable(_) => Mark::NotExpressible,
+            Cell::KnownFailure(_) => Mark::Known(t.cause.clone()),
             Cell::Fail(_) | Cell::Broken(_) => Mark::Fail(t.cause.clone()),
         };
         if rank(&this) > rank(&m) {
@@ -295,7 +295,7 @@ pub fn markdown(doc: &Document) -> String {
     };
     for class in &classes {
         let rows = std::iter::once((
-            format!("**{}** {}", class.name, class.what.replace('|', "\\|")),
+            format!("**{}** {}", class.name, md_cell(&class.what)),
             class.cases.clone(),
         ))
         .chain(

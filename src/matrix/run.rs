@@ -10,7 +10,7 @@ use super::shard::{Piece, Shard, ShardInfo, plan};
 use crate::case::Case;
 use crate::client::Library;
 use crate::engine::{self, Route, RoutedTrial, RunOptions, System, SystemKind};
-use crate::gateway::LoadedProfile;
+use crate::gateway::LoadedGateway;
 
 /// A system as `--systems` names it: `gateway:NAME` or `client:NAME`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,7 +68,7 @@ pub fn shipped(root: &Path) -> Vec<SystemName> {
 
 /// A loaded system: a gateway profile or a client library.
 pub enum Suite {
-    Gateway(Arc<LoadedProfile>),
+    Gateway(Arc<LoadedGateway>),
     Client(Arc<Library>),
 }
 
@@ -76,7 +76,7 @@ impl Suite {
     /// Loads the profile `name` names (`gateways/NAME.toml`, `clients/NAME.toml`).
     pub fn load(root: &Path, name: &SystemName) -> Result<Suite, String> {
         match name.kind {
-            SystemKind::Gateway => crate::gateway::load_profile(root, &name.name)
+            SystemKind::Gateway => crate::gateway::load_gateway(root, &name.name)
                 .map(|p| Suite::Gateway(Arc::new(p)))
                 .map_err(|e| e.to_string()),
             SystemKind::Client => crate::client::load_client(root, &name.name)

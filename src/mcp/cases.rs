@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use super::connect::Listing;
-use super::verdict::{Target, Verdict, judge};
+use super::verdict::{Target, ToolVerdict, judge};
 use crate::model::Tool;
 use crate::simulate::generate_arguments;
 
@@ -80,7 +80,7 @@ fn providers_taking(t: &Tool) -> Vec<&'static str> {
         Target::TextProtocol,
     ]
     .into_iter()
-    .filter(|target| !matches!(judge(t, *target), Verdict::Refused { .. }))
+    .filter(|target| !matches!(judge(t, *target), ToolVerdict::Refused { .. }))
     .map(|target| target.provider().slug())
     .collect()
 }

@@ -15,4 +15,4 @@ mod tests;
 pub use cases::{CaseFile, case_files, valid_against};
 pub use connect::{ConnectError, Limits, ListedTool, Listing, Server, list_tools, read_tools_page};
 pub use render::{Report, ToolReport, json, junit, markdown, printable, terminal};
-pub use verdict::{OPENAI_DESCRIPTION_MAX, Target, Verdict, judge, judge_all};
+pub use verdict::{OPENAI_DESCRIPTION_MAX, Target, ToolVerdict, judge, judge_all};

@@ -7,14 +7,15 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::connect::Listing;
-use super::verdict::{Target, Verdict};
+use super::verdict::{Target, ToolVerdict};
 use crate::junit::{JunitCase, JunitOutcome, junit as junit_xml};
+use crate::text::md_cell;
 
 /// One tool's verdicts, in [`Target::ALL`] order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolReport {
     pub name: String,
-    pub verdicts: Vec<(Target, Verdict)>,
+    pub verdicts: Vec<(Target, ToolVerdict)>,
 }
 
 /// The whole report: the server's listing and every tool's verdicts.
@@ -41,7 +42,7 @@ impl Report {
                             let reason = format!(
                                 "the input schema is {size} bytes, over tooltape's limit; not judged"
                             );
-                            (target, Verdict::Refused { reason })
+                            (target, ToolVerdict::Refused { reason })
                         })
                         .collect(),
                     None => super::verdict::judge_all(&t.tool),
@@ -61,7 +62,7 @@ impl Report {
         let mut out = Vec::new();
         for t in &self.tools {
             for (target, v) in &t.verdicts {
-                if let Verdict::Refused { reason } = v
+                if let ToolVerdict::Refused { reason } = v
                     && targets.contains(target)
                 {
                     out.push((t.name.as_str(), *target, reason.as_str()));
@@ -118,22 +119,22 @@ pub fn json(report: &Report) -> String {
 }
 
 /// A short cell for tables: `ok`, `~`, `lossy`, `REFUSED`.
-fn cell(v: &Verdict) -> &'static str {
+fn cell(v: &ToolVerdict) -> &'static str {
     match v {
-        Verdict::AsWritten => "ok",
-        Verdict::Lossless { .. } => "~",
-        Verdict::Lossy { .. } => "lossy",
-        Verdict::Refused { .. } => "REFUSED",
+        ToolVerdict::AsWritten => "ok",
+        ToolVerdict::Lossless { .. } => "~",
+        ToolVerdict::Lossy { .. } => "lossy",
+        ToolVerdict::Refused { .. } => "REFUSED",
     }
 }
 
 /// The detail line of a verdict, or `None` for one sent as written.
-fn detail(v: &Verdict) -> Option<String> {
+fn detail(v: &ToolVerdict) -> Option<String> {
     match v {
-        Verdict::AsWritten => None,
-        Verdict::Lossless { changes } => Some(format!("lossless: {}", changes.join(", "))),
-        Verdict::Lossy { lost, .. } => Some(format!("lossy: loses {}", lost.join(", "))),
-        Verdict::Refused { reason } => Some(format!("refused: {reason}")),
+        ToolVerdict::AsWritten => None,
+        ToolVerdict::Lossless { changes } => Some(format!("lossless: {}", changes.join(", "))),
+        ToolVerdict::Lossy { lost, .. } => Some(format!("lossy: loses {}", lost.join(", "))),
+        ToolVerdict::Refused { reason } => Some(format!("refused: {reason}")),
     }
 }
 
@@ -222,7 +223,7 @@ pub fn markdown(report: &Report) -> String {
 }
 
 fn md_escape(s: &str) -> String {
-    printable(s).replace('|', "\\|")
+    md_cell(&printable(s))
 }
 
 /// `s` safe for a terminal or a Markdown line: what a server sends is untrusted, so control
@@ -246,11 +247,11 @@ pub fn junit(report: &Report, timestamp: &str) -> String {
     for tool in &report.tools {
         for (t, v) in &tool.verdicts {
             let outcome = match v {
-                Verdict::AsWritten | Verdict::Lossless { .. } => JunitOutcome::Passed,
-                Verdict::Lossy { .. } => JunitOutcome::Skipped {
+                ToolVerdict::AsWritten | ToolVerdict::Lossless { .. } => JunitOutcome::Passed,
+                ToolVerdict::Lossy { .. } => JunitOutcome::Skipped {
                     message: detail(v).unwrap_or_default(),
                 },
-                Verdict::Refused { reason } => JunitOutcome::Failed {
+                ToolVerdict::Refused { reason } => JunitOutcome::Failed {
                     message: "refused".into(),
                     detail: reason.clone(),
                 },

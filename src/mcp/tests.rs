@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::{ListedTool, Listing, Report, Target, Verdict, judge, judge_all};
+use super::{ListedTool, Listing, Report, Target, ToolVerdict, judge, judge_all};
 use crate::model::Tool;
 
 fn tool(parameters: Value) -> Tool {
@@ -33,7 +33,7 @@ fn object(props: &Value, required: &[&str]) -> Value {
 
 fn reason(t: &Tool, target: Target) -> String {
     match judge(t, target) {
-        Verdict::Refused { reason } => reason,
+        ToolVerdict::Refused { reason } => reason,
         other => panic!("{} not refused: {other:?}", target.slug()),
     }
 }
@@ -42,7 +42,7 @@ fn reason(t: &Tool, target: Target) -> String {
 fn assert_sent_without_loss(t: &Tool) {
     for (target, v) in judge_all(t) {
         assert!(
-            matches!(v, Verdict::AsWritten | Verdict::Lossless { .. }),
+            matches!(v, ToolVerdict::AsWritten | ToolVerdict::Lossless { .. }),
             "{}: {v:?}",
             target.slug()
         );
@@ -51,7 +51,7 @@ fn assert_sent_without_loss(t: &Tool) {
 
 fn lost(t: &Tool, target: Target) -> Vec<String> {
     match judge(t, target) {
-        Verdict::Lossy { lost, .. } => lost,
+        ToolVerdict::Lossy { lost, .. } => lost,
         other => panic!("{} not lossy: {other:?}", target.slug()),
     }
 }
@@ -74,7 +74,7 @@ fn a_closed_object_with_every_property_required_is_sent_as_written_where_it_can(
     // meaning (a property outside the list cannot be produced by the declaration anyway).
     assert!(matches!(
         judge(&t, Target::Gemini),
-        Verdict::Lossless { .. }
+        ToolVerdict::Lossless { .. }
     ));
 }
 
@@ -84,15 +84,15 @@ fn optional_properties_become_required_and_nullable_for_openai_strict_only() {
         &json!({"q": {"type": "string"}, "n": {"type": "integer"}}),
         &["q"],
     ));
-    let Verdict::Lossless { changes } = judge(&t, Target::OpenaiResponsesStrict) else {
+    let ToolVerdict::Lossless { changes } = judge(&t, Target::OpenaiResponsesStrict) else {
         panic!("{:?}", judge(&t, Target::OpenaiResponsesStrict));
     };
     assert!(
         changes.iter().any(|c| c.contains("type list")),
         "{changes:?}"
     );
-    assert_eq!(judge(&t, Target::OpenaiResponses), Verdict::AsWritten);
-    assert_eq!(judge(&t, Target::Anthropic), Verdict::AsWritten);
+    assert_eq!(judge(&t, Target::OpenaiResponses), ToolVerdict::AsWritten);
+    assert_eq!(judge(&t, Target::Anthropic), ToolVerdict::AsWritten);
 }
 
 #[test]
@@ -121,8 +121,8 @@ fn an_open_map_is_refused_by_strict_targets_and_kept_by_gemini_as_json_schema() 
     assert!(reason(&t, Target::OpenaiChatStrict).contains("STRICT_SCHEMA"));
     assert!(reason(&t, Target::OpenaiResponsesStrict).contains("STRICT_SCHEMA"));
     assert!(reason(&t, Target::AnthropicStrict).contains("additionalProperties"));
-    assert_eq!(judge(&t, Target::OpenaiChat), Verdict::AsWritten);
-    let Verdict::Lossless { changes } = judge(&t, Target::Gemini) else {
+    assert_eq!(judge(&t, Target::OpenaiChat), ToolVerdict::AsWritten);
+    let ToolVerdict::Lossless { changes } = judge(&t, Target::Gemini) else {
         panic!("{:?}", judge(&t, Target::Gemini));
     };
     assert_eq!(changes, ["sent as parametersJsonSchema"]);
@@ -135,7 +135,7 @@ fn an_overlapping_one_of_is_refused_by_openai_strict() {
         &["v"],
     ));
     assert!(reason(&t, Target::OpenaiResponsesStrict).contains("oneOf"));
-    assert_eq!(judge(&t, Target::OpenaiResponses), Verdict::AsWritten);
+    assert_eq!(judge(&t, Target::OpenaiResponses), ToolVerdict::AsWritten);
 }
 
 #[test]
@@ -180,11 +180,11 @@ fn dollar_schema_is_dropped_for_gemini_without_loss() {
         "properties": {"q": {"type": "string"}},
         "required": ["q"]
     }));
-    let Verdict::Lossless { changes } = judge(&t, Target::Gemini) else {
+    let ToolVerdict::Lossless { changes } = judge(&t, Target::Gemini) else {
         panic!("{:?}", judge(&t, Target::Gemini));
     };
     assert!(changes.iter().any(|c| c.contains("$schema")), "{changes:?}");
-    assert_eq!(judge(&t, Target::OpenaiChat), Verdict::AsWritten);
+    assert_eq!(judge(&t, Target::OpenaiChat), ToolVerdict::AsWritten);
 }
 
 #[test]
@@ -221,9 +221,9 @@ fn a_type_array_with_null_is_nullable_for_gemini() {
 #[test]
 fn a_bare_empty_schema_is_a_tool_without_arguments() {
     let t = tool(json!({}));
-    assert_eq!(judge(&t, Target::OpenaiChat), Verdict::AsWritten);
+    assert_eq!(judge(&t, Target::OpenaiChat), ToolVerdict::AsWritten);
     assert_eq!(judge(&t, Target::OpenaiChatStrict).word(), "lossless");
-    let Verdict::Lossless { changes } = judge(&t, Target::Gemini) else {
+    let ToolVerdict::Lossless { changes } = judge(&t, Target::Gemini) else {
         panic!("{:?}", judge(&t, Target::Gemini));
     };
     assert_eq!(
@@ -243,9 +243,9 @@ fn a_description_over_1024_characters_is_refused_by_openai_only() {
          maximum length 1024, but got a string with length 1025 instead."
     );
     assert!(reason(&t, Target::OpenaiResponsesStrict).contains("'tools[0].description'"));
-    assert_eq!(judge(&t, Target::Anthropic), Verdict::AsWritten);
+    assert_eq!(judge(&t, Target::Anthropic), ToolVerdict::AsWritten);
     t.description = Some("é".repeat(1024));
-    assert_eq!(judge(&t, Target::OpenaiChat), Verdict::AsWritten);
+    assert_eq!(judge(&t, Target::OpenaiChat), ToolVerdict::AsWritten);
 }
 
 #[test]
@@ -265,14 +265,14 @@ fn a_name_over_64_characters_is_refused_by_openai_and_anthropic_not_gemini() {
     }
     assert_ne!(judge(&t, Target::Gemini).word(), "refused");
     t.name = "n".repeat(64);
-    assert_eq!(judge(&t, Target::OpenaiChat), Verdict::AsWritten);
+    assert_eq!(judge(&t, Target::OpenaiChat), ToolVerdict::AsWritten);
 }
 
 #[test]
 fn a_root_that_is_not_an_object_is_refused_everywhere_but_the_text_protocol() {
     let t = tool(json!({"type": "string"}));
     for (target, v) in judge_all(&t) {
-        let refused = matches!(v, Verdict::Refused { .. });
+        let refused = matches!(v, ToolVerdict::Refused { .. });
         assert_eq!(
             refused,
             target != Target::TextProtocol,
@@ -343,8 +343,8 @@ fn a_nested_object_without_properties_never_goes_to_gemini_parameters_as_is() {
     let t = tool(object(&json!({"meta": {"type": "object"}}), &["meta"]));
     let v = judge(&t, Target::Gemini);
     assert!(
-        matches!(&v, Verdict::Lossless { changes } if changes.iter().any(|c| c == "sent as parametersJsonSchema"))
-            || matches!(v, Verdict::Refused { .. }),
+        matches!(&v, ToolVerdict::Lossless { changes } if changes.iter().any(|c| c == "sent as parametersJsonSchema"))
+            || matches!(v, ToolVerdict::Refused { .. }),
         "{v:?}"
     );
 }

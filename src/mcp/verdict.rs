@@ -85,7 +85,7 @@ impl Target {
 /// What a target does with a tool.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "verdict", rename_all = "kebab-case")]
-pub enum Verdict {
+pub enum ToolVerdict {
     /// Sent exactly as the server listed it.
     AsWritten,
     /// Sent after a rewrite that keeps what the schema accepts and says (e.g. optional
@@ -100,20 +100,20 @@ pub enum Verdict {
     Refused { reason: String },
 }
 
-impl Verdict {
+impl ToolVerdict {
     /// `as-written`, `lossless`, `lossy` or `refused`.
     pub fn word(&self) -> &'static str {
         match self {
-            Verdict::AsWritten => "as-written",
-            Verdict::Lossless { .. } => "lossless",
-            Verdict::Lossy { .. } => "lossy",
-            Verdict::Refused { .. } => "refused",
+            ToolVerdict::AsWritten => "as-written",
+            ToolVerdict::Lossless { .. } => "lossless",
+            ToolVerdict::Lossy { .. } => "lossy",
+            ToolVerdict::Refused { .. } => "refused",
         }
     }
 }
 
 /// The verdict of every target for `tool`, in [`Target::ALL`] order.
-pub fn judge_all(tool: &Tool) -> Vec<(Target, Verdict)> {
+pub fn judge_all(tool: &Tool) -> Vec<(Target, ToolVerdict)> {
     Target::ALL
         .into_iter()
         .map(|t| (t, judge(tool, t)))
@@ -121,10 +121,10 @@ pub fn judge_all(tool: &Tool) -> Vec<(Target, Verdict)> {
 }
 
 /// What `target` does with `tool`.
-pub fn judge(tool: &Tool, target: Target) -> Verdict {
+pub fn judge(tool: &Tool, target: Target) -> ToolVerdict {
     let provider = target.provider();
     if let Some(reason) = description_refusal(tool, provider) {
-        return Verdict::Refused { reason };
+        return ToolVerdict::Refused { reason };
     }
     let mut req = ChatRequest::new("model")
         .with_user("hi")
@@ -133,28 +133,28 @@ pub fn judge(tool: &Tool, target: Target) -> Verdict {
     let encoded = match encode(provider, &req) {
         Ok(e) => e,
         Err(e) => {
-            return Verdict::Refused {
+            return ToolVerdict::Refused {
                 reason: format!("{}: {}", e.code, e.message),
             };
         }
     };
     let body = &encoded.request.body;
     if let Some(reason) = wire_rejection(provider, body) {
-        return Verdict::Refused { reason };
+        return ToolVerdict::Refused { reason };
     }
     if provider == Provider::TextProtocol {
         // The schema is written into the injected instructions as it is.
-        return Verdict::AsWritten;
+        return ToolVerdict::AsWritten;
     }
     let Some(sent) = sent_tool(provider, body) else {
-        return Verdict::Refused {
+        return ToolVerdict::Refused {
             reason: "the encoder sent no function declaration for the tool".into(),
         };
     };
     if let (Provider::Gemini, "parameters", Some(schema)) = (provider, sent.field, &sent.schema)
         && let Some(reason) = gemini_empty_object(schema, "parameters", 0)
     {
-        return Verdict::Refused { reason };
+        return ToolVerdict::Refused { reason };
     }
     compare(tool, &sent)
 }
@@ -246,7 +246,7 @@ fn sent_tool(provider: Provider, body: &Value) -> Option<Sent> {
     })
 }
 
-fn compare(tool: &Tool, sent: &Sent) -> Verdict {
+fn compare(tool: &Tool, sent: &Sent) -> ToolVerdict {
     let mut changes = Vec::new();
     if sent.name.as_deref() != Some(tool.name.as_str()) {
         changes.push(format!(
@@ -273,9 +273,9 @@ fn compare(tool: &Tool, sent: &Sent) -> Verdict {
         Some(s) => diff(&tool.parameters, s, &mut lost, &mut changes),
     }
     match (lost.is_empty(), changes.is_empty()) {
-        (true, true) => Verdict::AsWritten,
-        (true, false) => Verdict::Lossless { changes },
-        (false, _) => Verdict::Lossy { lost, changes },
+        (true, true) => ToolVerdict::AsWritten,
+        (true, false) => ToolVerdict::Lossless { changes },
+        (false, _) => ToolVerdict::Lossy { lost, changes },
     }
 }
 

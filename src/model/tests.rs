@@ -1,6 +1,8 @@
 //! Tests of the neutral types.
 
+use super::repair::arguments_unfinished;
 use super::*;
+use serde_json::Value;
 
 #[test]
 fn choice_slugs_round_trip() {

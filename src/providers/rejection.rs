@@ -19,11 +19,11 @@ pub(crate) struct Rejection {
     pub status: u16,
     pub message: String,
     /// Rarely set; boxed to keep `Result<_, Rejection>` small.
-    pub extra: Box<Extra>,
+    pub extra: Box<RejectionDetail>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Extra {
+pub(crate) struct RejectionDetail {
     /// OpenAI `param`.
     pub param: Option<String>,
     /// OpenAI `code`.

@@ -184,6 +184,17 @@ pub(crate) fn weather_call(id: &str, arguments: Value) -> ToolCall {
     }
 }
 
+/// `get_weather`'s result for the call `call_id`: `content`, an error result when `is_error`.
+pub(crate) fn weather_result(call_id: &str, content: &str, is_error: bool) -> Message {
+    Message::Tool {
+        call_id: call_id.into(),
+        name: "get_weather".into(),
+        content: content.into(),
+        is_error,
+        parts: Vec::new(),
+    }
+}
+
 /// Asserts some encoder note mentions `text`.
 pub(crate) fn assert_noted(notes: &[String], text: &str) {
     assert!(notes.iter().any(|n| n.contains(text)), "{text}: {notes:?}");
@@ -195,6 +206,17 @@ pub(crate) fn ids_and_arguments(o: &Outcome) -> Vec<(&str, &Value)> {
         .iter()
         .map(|c| (c.id.as_str(), &c.arguments))
         .collect()
+}
+
+/// A tool `name` whose parameters are any object, nothing else set.
+pub(crate) fn object_tool(name: &str) -> Tool {
+    Tool {
+        name: name.into(),
+        description: None,
+        parameters: serde_json::json!({"type": "object"}),
+        strict: None,
+        eager_input_streaming: false,
+    }
 }
 
 /// A tool taking one string `q`, described as "`name` tool".

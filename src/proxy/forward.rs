@@ -22,7 +22,7 @@ use crate::run::{SupportCache, fallback_step, falls_back};
 /// What every request of a running proxy shares.
 pub(super) struct Shared {
     pub config: std::sync::Arc<ProxyConfig>,
-    pub upstream: upstream::Upstream,
+    pub upstream: upstream::UpstreamClient,
     pub cache: std::sync::Arc<SupportCache>,
     /// The reasoning state of recent answers, put back into the rounds that follow them.
     pub reasoning: std::sync::Arc<Reasoning>,

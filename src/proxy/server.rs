@@ -12,7 +12,7 @@ use bytes::Bytes;
 use super::answer::Answer;
 use super::config::ProxyConfig;
 use super::forward::{self, Shared};
-use super::upstream::Upstream;
+use super::upstream::UpstreamClient;
 use crate::loopback::{self, BodyLimits, ConnLimits, Options, Reply, Request};
 use crate::run::SupportCache;
 
@@ -127,7 +127,7 @@ impl State {
     fn worker(&self) -> Arc<Shared> {
         Arc::new(Shared {
             config: Arc::clone(&self.config),
-            upstream: Upstream::new(self.timeout),
+            upstream: UpstreamClient::new(self.timeout),
             cache: Arc::clone(&self.cache),
             reasoning: Arc::clone(&self.reasoning),
             conversations: Arc::clone(&self.conversations),

@@ -16,7 +16,7 @@ use super::h1;
 const MAX_UPSTREAM_BODY: usize = 64 * 1024 * 1024;
 
 /// The proxy's ways upstream, both with the same total timeout per request.
-pub(super) struct Upstream {
+pub(super) struct UpstreamClient {
     tls: reqwest::Client,
     plain: Arc<h1::Pool>,
     timeout: Duration,
@@ -33,9 +33,9 @@ enum Body {
     Tls(Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>),
 }
 
-impl Upstream {
-    pub(super) fn new(timeout: Duration) -> Upstream {
-        Upstream {
+impl UpstreamClient {
+    pub(super) fn new(timeout: Duration) -> UpstreamClient {
+        UpstreamClient {
             tls: crate::run::client(timeout),
             plain: Arc::default(),
             timeout,

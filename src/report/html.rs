@@ -7,23 +7,8 @@ use super::text::notes;
 /// The command that regenerates the page and its screenshot.
 pub(crate) const REGENERATE_HTML: &str =
     "cargo run -- report --format html --out target/conformance.html   (or: make report-png)";
-use super::matrix::{Matrix, Parity, Status, provenance_tag, summary};
-
-/// Escapes text for HTML element content and attribute values.
-pub(crate) fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use super::matrix::{Parity, ReplayMatrix, Status, provenance_tag, summary};
+use crate::text::html_escape as esc;
 
 const CSS: &str = r#"
 *{box-sizing:border-box}
@@ -56,7 +41,7 @@ sup{line-height:0;font-size:10px}
 .s-pass{background:#c8e6c9;color:#1b5e20}
 .s-fail{background:#e53935;color:#fff}
 .s-known-failure{background:#ffcc80;color:#6d3d00}
-.s-not-supported{background:#cfd8dc;color:#37474f}
+.s-not-applicable{background:#cfd8dc;color:#37474f}
 .s-missing{background:#f1f1f1;color:#8a8f98;font-weight:400}
 .s-stale{background:#d1c4e9;color:#4527a0}
 .s-broken{background:#6d1b1b;color:#fff}
@@ -102,7 +87,7 @@ const JS: &str = r#"
 "#;
 
 /// The whole page.
-pub fn page(m: &Matrix) -> String {
+pub fn page(m: &ReplayMatrix) -> String {
     let n = notes(m);
     let mut h = String::new();
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
@@ -116,6 +101,24 @@ pub fn page(m: &Matrix) -> String {
         "<p class=\"sub\">Each trial replayed against its committed cassette. Rows: case × tool_choice × mode; columns: providers. Hover a cell for details, click it for the panel. Regenerate: <code>{}</code></p>\n",
         esc(REGENERATE_HTML)
     ));
+    summary_box(&mut h, m);
+    legend_box(&mut h);
+    grid(&mut h, m, &n);
+    h.push_str("</tbody>\n</table>\n<aside id=\"details\" class=\"box\"><h2>Details</h2><div id=\"details-body\">Click a cell.</div>");
+    if !n.texts.is_empty() {
+        h.push_str("<h2 style=\"margin-top:14px\">Notes</h2><ol>");
+        for t in &n.texts {
+            h.push_str(&format!("<li>{}</li>", esc(t)));
+        }
+        h.push_str("</ol>");
+    }
+    h.push_str("</aside>\n</div>\n");
+    h.push_str(&format!("<script>{JS}</script>\n</body>\n</html>\n"));
+    h
+}
+
+/// The providers' summary: one row per provider, its count of each status, parity and cassettes.
+fn summary_box(h: &mut String, m: &ReplayMatrix) {
     h.push_str("<div class=\"top\">\n<div class=\"box\"><h2>Providers</h2><table class=\"summary\"><tr><th>provider</th>");
     for s in Status::ALL {
         h.push_str(&format!(
@@ -140,6 +143,10 @@ pub fn page(m: &Matrix) -> String {
             s.imported
         ));
     }
+}
+
+/// The legend: what each status and mark means.
+fn legend_box(h: &mut String) {
     h.push_str("</table></div>\n<div class=\"box\"><h2>Legend</h2><div class=\"legend\">\n");
     for s in Status::ALL {
         h.push_str(&format!(
@@ -151,6 +158,10 @@ pub fn page(m: &Matrix) -> String {
     }
     h.push_str("<span class=\"sw\">syn · rec · imp</span><span>cassette: synthetic (simulator), recorded, imported</span>\n");
     h.push_str("<span class=\"sw\">⇄ · <span class=\"par-bad\">≠</span></span><span>stream row agrees with buffered (calls, verdict; whole outcome bar ids/usage if synthetic) · differs</span>\n");
+}
+
+/// The grid: a column per provider, a row per case, tool choice and mode.
+fn grid(h: &mut String, m: &ReplayMatrix, n: &super::text::Notes) {
     h.push_str("</div></div>\n</div>\n<div class=\"main\">\n<table class=\"grid\">\n<thead><tr><th>case</th><th>choice</th><th>mode</th>");
     for p in &m.providers {
         h.push_str(&format!(
@@ -178,67 +189,61 @@ pub fn page(m: &Matrix) -> String {
                 h.push_str("<td></td>");
                 continue;
             };
-            let mut attrs = format!(
-                " data-trial=\"{}\" data-status=\"{}\"",
-                esc(&c.trial),
-                c.status.as_str()
-            );
-            let mut title = format!("{}: {}", c.trial, c.status.as_str());
-            if let Some(d) = &c.detail {
-                attrs.push_str(&format!(" data-detail=\"{}\"", esc(d)));
-                title.push_str(&format!(" — {d}"));
-            }
-            if let Some(k) = c.provenance {
-                attrs.push_str(&format!(" data-prov=\"{}\"", k.as_str()));
-                title.push_str(&format!(" (cassette {})", k.as_str()));
-            }
-            if let Some(calls) = &c.calls {
-                attrs.push_str(&format!(
-                    " data-calls=\"{}\"",
-                    esc(&format!("[{}]", calls.join(", ")))
-                ));
-            }
-            let mut mark = String::new();
-            match &c.parity {
-                Some(Parity::Same) => {
-                    attrs.push_str(" data-parity=\"stream and buffered agree\"");
-                    if row.mode == "stream" {
-                        mark = "<span class=\"par\">⇄</span>".into();
-                    }
-                }
-                Some(Parity::Differs(why)) => {
-                    attrs.push_str(&format!(" data-parity=\"differs: {}\"", esc(why)));
-                    title.push_str(&format!("; parity differs: {why}"));
-                    if row.mode == "stream" {
-                        mark = "<span class=\"par par-bad\">≠</span>".into();
-                    }
-                }
-                None => {}
-            }
             let note = n
                 .detail
                 .get(&(i, *p))
                 .map(|k| format!("<sup>{k}</sup>"))
                 .unwrap_or_default();
-            h.push_str(&format!(
-                "<td class=\"cell s-{}\" tabindex=\"0\" title=\"{}\"{attrs}>{}{note}<span class=\"prov\">{}</span>{mark}</td>",
-                c.status.as_str(),
-                esc(&title),
-                esc(c.status.short()),
-                provenance_tag(c.provenance),
-            ));
+            cell(h, row, c, &note);
         }
         h.push_str("</tr>\n");
     }
-    h.push_str("</tbody>\n</table>\n<aside id=\"details\" class=\"box\"><h2>Details</h2><div id=\"details-body\">Click a cell.</div>");
-    if !n.texts.is_empty() {
-        h.push_str("<h2 style=\"margin-top:14px\">Notes</h2><ol>");
-        for t in &n.texts {
-            h.push_str(&format!("<li>{}</li>", esc(t)));
-        }
-        h.push_str("</ol>");
+}
+
+/// One cell: its status, with its trial, detail, cassette, calls and parity as attributes and title.
+fn cell(h: &mut String, row: &super::matrix::Row, c: &super::matrix::ReplayEntry, note: &str) {
+    let mut attrs = format!(
+        " data-trial=\"{}\" data-status=\"{}\"",
+        esc(&c.trial),
+        c.status.as_str()
+    );
+    let mut title = format!("{}: {}", c.trial, c.status.as_str());
+    if let Some(d) = &c.detail {
+        attrs.push_str(&format!(" data-detail=\"{}\"", esc(d)));
+        title.push_str(&format!(" — {d}"));
     }
-    h.push_str("</aside>\n</div>\n");
-    h.push_str(&format!("<script>{JS}</script>\n</body>\n</html>\n"));
-    h
+    if let Some(k) = c.provenance {
+        attrs.push_str(&format!(" data-prov=\"{}\"", k.as_str()));
+        title.push_str(&format!(" (cassette {})", k.as_str()));
+    }
+    if let Some(calls) = &c.calls {
+        attrs.push_str(&format!(
+            " data-calls=\"{}\"",
+            esc(&format!("[{}]", calls.join(", ")))
+        ));
+    }
+    let mut mark = String::new();
+    match &c.parity {
+        Some(Parity::Same) => {
+            attrs.push_str(" data-parity=\"stream and buffered agree\"");
+            if row.mode == "stream" {
+                mark = "<span class=\"par\">⇄</span>".into();
+            }
+        }
+        Some(Parity::Differs(why)) => {
+            attrs.push_str(&format!(" data-parity=\"differs: {}\"", esc(why)));
+            title.push_str(&format!("; parity differs: {why}"));
+            if row.mode == "stream" {
+                mark = "<span class=\"par par-bad\">≠</span>".into();
+            }
+        }
+        None => {}
+    }
+    h.push_str(&format!(
+        "<td class=\"cell s-{}\" tabindex=\"0\" title=\"{}\"{attrs}>{}{note}<span class=\"prov\">{}</span>{mark}</td>",
+        c.status.as_str(),
+        esc(&title),
+        esc(c.status.short()),
+        provenance_tag(c.provenance),
+    ));
 }

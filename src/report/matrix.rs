@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::case::{Mode, Trial};
 use crate::cassette::ProvenanceKind;
-use crate::contract::Verdict;
+use crate::contract::ContractVerdict;
 use crate::harness::{ReplayStatus, ReplayedTrial};
 use crate::model::Provider;
 
@@ -19,8 +19,9 @@ pub enum Status {
     Pass,
     Fail,
     KnownFailure,
-    /// Not supported by design: encoding fails closed, nothing is sent.
-    NotSupported,
+    /// Not applicable: the encoder refuses (fails closed by design), nothing is sent.
+    /// `not-supported` before the one vocabulary.
+    NotApplicable,
     Missing,
     Stale,
     Broken,
@@ -31,7 +32,7 @@ impl Status {
         Status::Pass,
         Status::Fail,
         Status::KnownFailure,
-        Status::NotSupported,
+        Status::NotApplicable,
         Status::Missing,
         Status::Stale,
         Status::Broken,
@@ -42,7 +43,7 @@ impl Status {
             Status::Pass => "pass",
             Status::Fail => "fail",
             Status::KnownFailure => "known-failure",
-            Status::NotSupported => "not-supported",
+            Status::NotApplicable => "not-applicable",
             Status::Missing => "missing",
             Status::Stale => "stale",
             Status::Broken => "broken",
@@ -55,7 +56,7 @@ impl Status {
             Status::Pass => "pass",
             Status::Fail => "FAIL",
             Status::KnownFailure => "known",
-            Status::NotSupported => "n/s",
+            Status::NotApplicable => "n/a",
             Status::Missing => "missing",
             Status::Stale => "stale",
             Status::Broken => "broken",
@@ -70,8 +71,8 @@ impl Status {
             Status::KnownFailure => {
                 "known provider non-conformance, marked in the case with a reason"
             }
-            Status::NotSupported => {
-                "not supported by design: encoding fails closed, nothing is sent"
+            Status::NotApplicable => {
+                "not applicable: the encoder refuses (fails closed by design), nothing is sent"
             }
             Status::Missing => "no cassette recorded",
             Status::Stale => "the cassette no longer matches its case or the encoder",
@@ -83,7 +84,7 @@ impl Status {
     pub fn judged(self) -> bool {
         matches!(
             self,
-            Status::Pass | Status::Fail | Status::KnownFailure | Status::NotSupported
+            Status::Pass | Status::Fail | Status::KnownFailure | Status::NotApplicable
         )
     }
 }
@@ -99,7 +100,7 @@ pub enum Parity {
 /// One replayed trial in the matrix (the grid cell of its row and provider): its status, a
 /// one-line detail, where its cassette came from, its calls and its stream/buffered parity.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct MatrixEntry {
+pub struct ReplayEntry {
     pub trial: String,
     pub status: Status,
     /// One line: the first problem, the known-failure reason, the fail-closed code and message,
@@ -120,11 +121,11 @@ pub struct Row {
     pub case: String,
     pub choice: String,
     pub mode: &'static str,
-    pub cells: BTreeMap<Provider, MatrixEntry>,
+    pub cells: BTreeMap<Provider, ReplayEntry>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Matrix {
+pub struct ReplayMatrix {
     pub providers: Vec<Provider>,
     pub rows: Vec<Row>,
     /// Case name → description, in row order.
@@ -136,23 +137,25 @@ fn first_line(s: &str) -> String {
 }
 
 /// The matrix entry of one replayed trial.
-pub(crate) fn entry(result: &ReplayedTrial) -> MatrixEntry {
+pub(crate) fn entry(result: &ReplayedTrial) -> ReplayEntry {
     let (status, detail) = match &result.status {
         Ok((v, _)) => match v {
-            Verdict::Pass => (Status::Pass, None),
-            Verdict::Fail { problems } => (Status::Fail, problems.first().map(|p| first_line(p))),
-            Verdict::KnownFailure { reason, .. } => {
+            ContractVerdict::Pass => (Status::Pass, None),
+            ContractVerdict::Fail { problems } => {
+                (Status::Fail, problems.first().map(|p| first_line(p)))
+            }
+            ContractVerdict::KnownFailure { reason, .. } => {
                 (Status::KnownFailure, Some(first_line(reason)))
             }
-            Verdict::KnownFailurePasses { reason, .. } => (
+            ContractVerdict::KnownFailurePasses { reason, .. } => (
                 Status::Fail,
                 Some(format!(
                     "marked as a known failure ({}) but it passes now",
                     first_line(reason)
                 )),
             ),
-            Verdict::NotSupported { code, message } => (
-                Status::NotSupported,
+            ContractVerdict::NotApplicable { code, message } => (
+                Status::NotApplicable,
                 Some(format!("{code}: {}", first_line(message))),
             ),
         },
@@ -180,7 +183,7 @@ pub(crate) fn entry(result: &ReplayedTrial) -> MatrixEntry {
         strip_noise(&mut v);
         v
     });
-    MatrixEntry {
+    ReplayEntry {
         trial: result.trial.clone(),
         status,
         detail,
@@ -209,7 +212,7 @@ pub(crate) fn strip_noise(v: &mut Value) {
 }
 
 /// Builds the matrix from trials and their results (same order, same length).
-pub fn build(trials: &[Trial], results: &[ReplayedTrial]) -> Matrix {
+pub fn build(trials: &[Trial], results: &[ReplayedTrial]) -> ReplayMatrix {
     let mut rows: Vec<Row> = Vec::new();
     let mut cases: Vec<(String, String)> = Vec::new();
     for (t, r) in trials.iter().zip(results) {
@@ -252,7 +255,7 @@ pub fn build(trials: &[Trial], results: &[ReplayedTrial]) -> Matrix {
         .into_iter()
         .filter(|p| trials.iter().any(|t| t.provider == *p))
         .collect();
-    let mut m = Matrix {
+    let mut m = ReplayMatrix {
         providers,
         rows,
         cases,
@@ -263,7 +266,7 @@ pub fn build(trials: &[Trial], results: &[ReplayedTrial]) -> Matrix {
 
 /// Compares each buffered/stream pair: called tools and verdict must agree, and for two
 /// synthetic cassettes the whole outcomes must be identical (noise fields aside).
-pub fn parity(buffered: &MatrixEntry, stream: &MatrixEntry) -> Option<Parity> {
+pub fn parity(buffered: &ReplayEntry, stream: &ReplayEntry) -> Option<Parity> {
     if !buffered.status.judged() || !stream.status.judged() {
         return None;
     }
@@ -323,7 +326,7 @@ fn first_difference(a: Option<&Value>, b: Option<&Value>) -> String {
     }
 }
 
-fn mark_parity(m: &mut Matrix) {
+fn mark_parity(m: &mut ReplayMatrix) {
     for i in 0..m.rows.len() {
         if m.rows[i].mode != Mode::Stream.slug() {
             continue;
@@ -367,7 +370,7 @@ impl ProviderSummary {
     }
 }
 
-pub fn summary(m: &Matrix, p: Provider) -> ProviderSummary {
+pub fn summary(m: &ReplayMatrix, p: Provider) -> ProviderSummary {
     let mut s = ProviderSummary::default();
     for row in &m.rows {
         let Some(c) = row.cells.get(&p) else { continue };
@@ -401,7 +404,7 @@ pub(crate) fn provenance_tag(p: Option<ProvenanceKind>) -> &'static str {
 
 /// The matrix of the suite under `root`: every trial (or those whose name contains `filter`)
 /// replayed from its cassette. Broken case files are left out here; the harness reports them.
-pub fn matrix(root: &std::path::Path, filter: Option<&str>) -> Matrix {
+pub fn matrix(root: &std::path::Path, filter: Option<&str>) -> ReplayMatrix {
     let trials: Vec<Trial> = crate::case::discover(root)
         .trials
         .into_iter()

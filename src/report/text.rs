@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::matrix::{Matrix, Parity, Status, provenance_tag, summary};
+use super::matrix::{Parity, ReplayMatrix, Status, provenance_tag, summary};
 use crate::model::Provider;
+use crate::text::md_cell;
 
 /// The command that regenerates `CONFORMANCE.md`.
 pub const REGENERATE: &str = "cargo run -- report --format md --out CONFORMANCE.md";
@@ -36,12 +37,12 @@ impl Notes {
 fn human(s: Status) -> &'static str {
     match s {
         Status::KnownFailure => "known failure",
-        Status::NotSupported => "not supported by design",
+        Status::NotApplicable => "not applicable",
         s => s.as_str(),
     }
 }
 
-pub(crate) fn notes(m: &Matrix) -> Notes {
+pub(crate) fn notes(m: &ReplayMatrix) -> Notes {
     let mut n = Notes::default();
     for (i, row) in m.rows.iter().enumerate() {
         for p in &m.providers {
@@ -62,7 +63,7 @@ pub(crate) fn notes(m: &Matrix) -> Notes {
 }
 
 /// One cell's text: `pass·syn`, `known[2]·rec`, with `⇄` / `≠[3]` on stream rows.
-fn cell_text(m: &Matrix, n: &Notes, i: usize, p: Provider) -> String {
+fn cell_text(m: &ReplayMatrix, n: &Notes, i: usize, p: Provider) -> String {
     let Some(c) = m.rows[i].cells.get(&p) else {
         return "-".into();
     };
@@ -87,7 +88,7 @@ fn cell_text(m: &Matrix, n: &Notes, i: usize, p: Provider) -> String {
 
 const SUMMARY_COLUMNS: [Status; 7] = Status::ALL;
 
-fn summary_rows(m: &Matrix) -> Vec<(Provider, Vec<String>)> {
+fn summary_rows(m: &ReplayMatrix) -> Vec<(Provider, Vec<String>)> {
     m.providers
         .iter()
         .map(|p| {
@@ -118,7 +119,7 @@ fn summary_header() -> Vec<String> {
 }
 
 /// A plain-text grid for a terminal.
-pub fn terminal(m: &Matrix) -> String {
+pub fn terminal(m: &ReplayMatrix) -> String {
     let n = notes(m);
     let label = |i: usize| {
         format!(
@@ -206,12 +207,8 @@ pub fn terminal(m: &Matrix) -> String {
     out
 }
 
-fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
-
 /// `CONFORMANCE.md`.
-pub fn markdown(m: &Matrix) -> String {
+pub fn markdown(m: &ReplayMatrix) -> String {
     let n = notes(m);
     let mut s = String::from("# Conformance matrix\n\n");
     s.push_str(&format!(
@@ -264,7 +261,7 @@ pub fn markdown(m: &Matrix) -> String {
 /// `choice`, `mode`, `cells` {provider: {`trial`, `status`, `detail`, `provenance`, `calls`,
 /// `parity`}}}], `summary` {provider: {`statuses` {status: n}, `parity_same`, `parity_differs`,
 /// `recorded`, `synthetic`, `imported`}}, `cases` {name: description}.
-pub fn json(m: &Matrix) -> String {
+pub fn json(m: &ReplayMatrix) -> String {
     let summaries: serde_json::Map<String, Value> = m
         .providers
         .iter()

@@ -367,102 +367,126 @@ impl StreamWriter {
         }
         let cut_item = cut_call.and_then(|k| self.calls.get(k).copied());
         match self.inbound {
-            Inbound::Chat => {
-                let finish = finish_value(Inbound::Chat, o.finish);
-                out.extend(self.chat_chunk(&EmptyDelta {}, Some(finish)));
-                if self.meta.usage_chunk {
-                    let usage = json!({"id": self.meta.id, "object": "chat.completion.chunk", "created": self.meta.created,
-                        "model": self.meta.model, "choices": [], "usage": chat_usage(o.usage.as_ref())});
-                    out.extend(sse(None, &usage));
+            Inbound::Chat => out.extend(self.chat_end(o)),
+            Inbound::Responses => out.extend(self.responses_end(o, cut_item)),
+            Inbound::Messages => out.extend(self.messages_end(o)),
+            Inbound::Gemini { sse: is_sse } => out.extend(self.gemini_end(o, is_sse)),
+        }
+        out
+    }
+
+    /// Chat's end: the finish chunk, the usage chunk when asked for, then `[DONE]`.
+    fn chat_end(&mut self, o: &Outcome) -> Vec<u8> {
+        let mut out = Vec::new();
+        let finish = finish_value(Inbound::Chat, o.finish);
+        out.extend(self.chat_chunk(&EmptyDelta {}, Some(finish)));
+        if self.meta.usage_chunk {
+            let usage = json!({"id": self.meta.id, "object": "chat.completion.chunk", "created": self.meta.created,
+                "model": self.meta.model, "choices": [], "usage": chat_usage(o.usage.as_ref())});
+            out.extend(sse(None, &usage));
+        }
+        out.extend_from_slice(b"data: [DONE]\n\n");
+        out
+    }
+
+    /// Responses' end: each item's `.done` events (`cut_item` incomplete), then the terminal
+    /// response.
+    fn responses_end(&mut self, o: &Outcome, cut_item: Option<usize>) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut output = Vec::new();
+        for (index, item) in self.items.iter().enumerate() {
+            match item {
+                Item::Text(t) => {
+                    let done = message_item(&self.meta, t, true);
+                    let at =
+                        json!({"item_id": done["id"], "output_index": index, "content_index": 0});
+                    let mut ev = at.clone();
+                    ev["text"] = json!(t);
+                    ev["logprobs"] = json!([]);
+                    self.events.push("response.output_text.done", ev);
+                    let mut ev = at;
+                    ev["part"] = done["content"][0].clone();
+                    self.events.push("response.content_part.done", ev);
+                    self.events.push(
+                        "response.output_item.done",
+                        json!({"output_index": index, "item": done}),
+                    );
+                    output.push(done);
                 }
-                out.extend_from_slice(b"data: [DONE]\n\n");
-            }
-            Inbound::Responses => {
-                let mut output = Vec::new();
-                for (index, item) in self.items.iter().enumerate() {
-                    match item {
-                        Item::Text(t) => {
-                            let done = message_item(&self.meta, t, true);
-                            let at = json!({"item_id": done["id"], "output_index": index, "content_index": 0});
-                            let mut ev = at.clone();
-                            ev["text"] = json!(t);
-                            ev["logprobs"] = json!([]);
-                            self.events.push("response.output_text.done", ev);
-                            let mut ev = at;
-                            ev["part"] = done["content"][0].clone();
-                            self.events.push("response.content_part.done", ev);
-                            self.events.push(
-                                "response.output_item.done",
-                                json!({"output_index": index, "item": done}),
-                            );
-                            output.push(done);
-                        }
-                        Item::Call {
-                            item_id,
-                            id,
-                            name,
-                            args,
-                        } => {
-                            self.events.push("response.function_call_arguments.done",
-                                json!({"item_id": item_id, "output_index": index, "name": name, "arguments": args}));
-                            let status = if cut_item == Some(index) {
-                                "incomplete"
-                            } else {
-                                "completed"
-                            };
-                            let done = call_item(item_id, id, name, args, status);
-                            self.events.push(
-                                "response.output_item.done",
-                                json!({"output_index": index, "item": done}),
-                            );
-                            output.push(done);
-                        }
-                    }
-                }
-                let snap = response_object(o, &self.meta, output, true);
-                let kind = if snap["status"] == "incomplete" {
-                    "response.incomplete"
-                } else {
-                    "response.completed"
-                };
-                self.events.push(kind, json!({"response": snap}));
-                out.extend(self.events.take());
-            }
-            Inbound::Messages => {
-                out.extend(self.close_block());
-                if let Some(marker) = finished_calls_marker(o)
-                    && matches!(self.items.last(), Some(Item::Call { .. }))
-                {
-                    let i = self.items.len();
-                    self.items.push(Item::Text(String::new()));
-                    out.extend(Self::anthropic_event(
-                        "content_block_start",
-                        &json!({"type": "content_block_start", "index": i, "content_block": marker}),
-                    ));
-                    out.extend(Self::anthropic_event(
-                        "content_block_stop",
-                        &json!({"type": "content_block_stop", "index": i}),
-                    ));
-                }
-                let output_tokens = o.usage.as_ref().and_then(|u| u.output_tokens).unwrap_or(0);
-                let input_tokens = o.usage.as_ref().and_then(|u| u.input_tokens).unwrap_or(0);
-                out.extend(Self::anthropic_event("message_delta", &json!({"type": "message_delta",
-                    "delta": {"stop_reason": finish_value(Inbound::Messages, o.finish), "stop_sequence": null},
-                    "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens}})));
-                out.extend(Self::anthropic_event(
-                    "message_stop",
-                    &json!({"type": "message_stop"}),
-                ));
-            }
-            Inbound::Gemini { sse: is_sse } => {
-                out.extend(self.gemini_flush(&o.tool_calls, o.tool_calls.len()));
-                let c = json!({"content": {"parts": [], "role": "model"},
-                               "finishReason": finish_value(self.inbound, o.finish), "index": 0});
-                out.extend(self.gemini_chunk(c, Some(gemini_usage(o.usage.as_ref()))));
-                if !is_sse {
-                    out.push(b']');
+                Item::Call {
+                    item_id,
+                    id,
+                    name,
+                    args,
+                } => {
+                    self.events.push("response.function_call_arguments.done",
+                        json!({"item_id": item_id, "output_index": index, "name": name, "arguments": args}));
+                    let status = if cut_item == Some(index) {
+                        "incomplete"
+                    } else {
+                        "completed"
+                    };
+                    let done = call_item(item_id, id, name, args, status);
+                    self.events.push(
+                        "response.output_item.done",
+                        json!({"output_index": index, "item": done}),
+                    );
+                    output.push(done);
                 }
             }
+        }
+        let snap = response_object(o, &self.meta, output, true);
+        let kind = if snap["status"] == "incomplete" {
+            "response.incomplete"
+        } else {
+            "response.completed"
+        };
+        self.events.push(kind, json!({"response": snap}));
+        out.extend(self.events.take());
+        out
+    }
+
+    /// Messages' end: the open block closed, the finished-calls marker block when the last item
+    /// is a call, then `message_delta` with the stop reason and usage, and `message_stop`.
+    fn messages_end(&mut self, o: &Outcome) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend(self.close_block());
+        if let Some(marker) = finished_calls_marker(o)
+            && matches!(self.items.last(), Some(Item::Call { .. }))
+        {
+            let i = self.items.len();
+            self.items.push(Item::Text(String::new()));
+            out.extend(Self::anthropic_event(
+                "content_block_start",
+                &json!({"type": "content_block_start", "index": i, "content_block": marker}),
+            ));
+            out.extend(Self::anthropic_event(
+                "content_block_stop",
+                &json!({"type": "content_block_stop", "index": i}),
+            ));
+        }
+        let output_tokens = o.usage.as_ref().and_then(|u| u.output_tokens).unwrap_or(0);
+        let input_tokens = o.usage.as_ref().and_then(|u| u.input_tokens).unwrap_or(0);
+        out.extend(Self::anthropic_event("message_delta", &json!({"type": "message_delta",
+            "delta": {"stop_reason": finish_value(Inbound::Messages, o.finish), "stop_sequence": null},
+            "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens}})));
+        out.extend(Self::anthropic_event(
+            "message_stop",
+            &json!({"type": "message_stop"}),
+        ));
+        out
+    }
+
+    /// Gemini's end: the calls not yet sent, the finish chunk with usage, and the array's `]`
+    /// when the stream is not SSE.
+    fn gemini_end(&mut self, o: &Outcome, is_sse: bool) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend(self.gemini_flush(&o.tool_calls, o.tool_calls.len()));
+        let c = json!({"content": {"parts": [], "role": "model"},
+                       "finishReason": finish_value(self.inbound, o.finish), "index": 0});
+        out.extend(self.gemini_chunk(c, Some(gemini_usage(o.usage.as_ref()))));
+        if !is_sse {
+            out.push(b']');
         }
         out
     }

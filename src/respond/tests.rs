@@ -8,16 +8,12 @@ use crate::http::HttpResponse;
 use crate::model::{
     ChatRequest, DiagnosticKind, Finish, Outcome, Provider, ToolCall, TruncatedCall, Usage,
 };
+use crate::providers::testkit::weather_call;
 
 fn outcome() -> Outcome {
     Outcome {
         tool_calls: vec![
-            ToolCall {
-                id: "call_a".into(),
-                name: "get_weather".into(),
-                arguments: json!({"city": "Paris"}),
-                thought_signature: None,
-            },
+            weather_call("call_a", json!({"city": "Paris"})),
             ToolCall {
                 id: "call_b".into(),
                 name: "get_time".into(),
@@ -167,12 +163,7 @@ fn a_mid_stream_error_decodes_as_the_error() {
 const PARTIAL: &str = "{\"city\": \"Port of";
 
 fn kingston() -> ToolCall {
-    ToolCall {
-        id: "call_a".into(),
-        name: "get_weather".into(),
-        arguments: json!({"city": "Kingston"}),
-        thought_signature: None,
-    }
+    weather_call("call_a", json!({"city": "Kingston"}))
 }
 
 /// Kingston finished, a second call cut by the output-token limit (as an upstream decoder

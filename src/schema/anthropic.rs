@@ -154,11 +154,7 @@ struct Walker<'a> {
 impl Walker<'_> {
     fn node(&mut self, v: &Value, ptr: &str, depth: usize) {
         if depth > MAX_WALK_DEPTH {
-            self.out.push(Violation::new(
-                ptr,
-                "max-depth",
-                "schema is nested too deeply to check",
-            ));
+            self.out.push(Violation::too_deep(ptr));
             return;
         }
         let Some(obj) = v.as_object() else {

@@ -288,11 +288,7 @@ impl Walker<'_> {
         depth: usize,
     ) {
         if depth > MAX_WALK_DEPTH {
-            self.out.push(Violation::at(
-                ptr,
-                "max-depth",
-                "schema is nested too deeply to check",
-            ));
+            self.out.push(Violation::too_deep(&ptr.render()));
             return;
         }
         let kw = Keywords::scan(obj);

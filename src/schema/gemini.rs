@@ -605,11 +605,7 @@ pub(super) fn check(schema: &Value) -> Vec<Violation> {
 
 fn walk(v: &Value, ptr: &str, depth: usize, out: &mut Vec<Violation>) {
     if depth > MAX_WALK_DEPTH {
-        out.push(Violation::new(
-            ptr,
-            "max-depth",
-            "schema is nested too deeply to check",
-        ));
+        out.push(Violation::too_deep(ptr));
         return;
     }
     let Some(obj) = v.as_object() else {

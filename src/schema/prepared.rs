@@ -41,6 +41,12 @@ impl Violation {
         }
     }
 
+    /// The checkers' `max-depth` violation at `pointer`: the schema is nested deeper than they
+    /// walk.
+    pub(crate) fn too_deep(pointer: &str) -> Violation {
+        Violation::new(pointer, "max-depth", "schema is nested too deeply to check")
+    }
+
     /// A violation at a lazily built pointer (rendered now, as it is reported).
     pub fn at(ptr: &Ptr<'_>, rule: &'static str, message: impl Into<String>) -> Violation {
         Violation {

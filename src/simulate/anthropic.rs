@@ -291,117 +291,44 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
             "usage": usage(ctx, turn, out_tokens)});
         return wire::json_response(200, &body, false);
     }
-    let mut chunks = Vec::new();
-    let mut push = |kind: &str, data: Value| chunks.push(wire::sse(Some(kind), &data));
-    push(
+    let mut s = BlockStream {
+        ask,
+        turn,
+        chunks: Vec::new(),
+        call: 0,
+    };
+    s.push(
         "message_start",
-        json!({"type": "message_start", "message": {"model": ask.model, "id": id,
+        &json!({"type": "message_start", "message": {"model": ask.model, "id": id,
         "type": "message", "role": "assistant", "content": [], "stop_reason": null, "stop_sequence": null,
         "usage": usage(ctx, turn, 1)}}),
     );
-    let mut call = 0;
     for (index, block) in content.iter().enumerate() {
-        let delta = |d: Value| json!({"type": "content_block_delta", "index": index, "delta": d});
-        let seed = ctx.seed.wrapping_add(index as u64);
-        match block["type"].as_str() {
-            Some("thinking") => {
-                push(
-                    "content_block_start",
-                    json!({"type": "content_block_start", "index": index,
-                    "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
-                );
-                for f in wire::fragments(block["thinking"].as_str().unwrap_or(""), seed) {
-                    push(
-                        "content_block_delta",
-                        delta(json!({"type": "thinking_delta", "thinking": f})),
-                    );
-                }
-                push(
-                    "content_block_delta",
-                    delta(json!({"type": "signature_delta", "signature": block["signature"]})),
-                );
-            }
-            Some("text") => {
-                push(
-                    "content_block_start",
-                    json!({"type": "content_block_start", "index": index,
-                    "content_block": {"type": "text", "text": ""}}),
-                );
-                for c in block["citations"].as_array().into_iter().flatten() {
-                    push(
-                        "content_block_delta",
-                        delta(json!({"type": "citations_delta", "citation": c})),
-                    );
-                }
-                for f in wire::fragments(block["text"].as_str().unwrap_or(""), seed) {
-                    push(
-                        "content_block_delta",
-                        delta(json!({"type": "text_delta", "text": f})),
-                    );
-                }
-            }
-            Some("tool_use") if turn.wire.is(StreamShape::DoneOnly) => {
-                // The whole input in the block's start, no deltas.
-                push(
-                    "content_block_start",
-                    json!({"type": "content_block_start", "index": index, "content_block": block}),
-                );
-                call += 1;
-            }
-            Some(kind @ ("tool_use" | "server_tool_use")) => {
-                push(
-                    "content_block_start",
-                    json!({"type": "content_block_start", "index": index,
-                    "content_block": {"type": kind, "id": block["id"], "name": block["name"], "input": {}}}),
-                );
-                push(
-                    "content_block_delta",
-                    delta(json!({"type": "input_json_delta", "partial_json": ""})),
-                );
-                let args = if kind == "tool_use" {
-                    call += 1;
-                    streamed_arguments(ask, turn, call - 1)
-                } else {
-                    wire::compact(&block["input"])
-                };
-                let pieces = argument_pieces(ask, turn, block, &args, seed);
-                for f in pieces.into_iter().filter(|f| !f.is_empty()) {
-                    push(
-                        "content_block_delta",
-                        delta(json!({"type": "input_json_delta", "partial_json": f})),
-                    );
-                }
-            }
-            _ => push(
-                "content_block_start",
-                json!({"type": "content_block_start", "index": index,
-                    "content_block": block}),
-            ),
-        }
-        push(
+        s.block(index, block, ctx.seed.wrapping_add(index as u64));
+        s.push(
             "content_block_stop",
-            json!({"type": "content_block_stop", "index": index}),
+            &json!({"type": "content_block_stop", "index": index}),
         );
         if index == 0 {
-            push("ping", json!({"type": "ping"}));
+            s.push("ping", &json!({"type": "ping"}));
         }
     }
-    push(
+    s.push(
         "message_delta",
-        json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
+        &json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
         "usage": {"output_tokens": out_tokens}}),
     );
-    push("message_stop", json!({"type": "message_stop"}));
+    s.push("message_stop", &json!({"type": "message_stop"}));
     let chunks = match turn.wire.fault {
         Some(StreamFault::ErrorEvent) => wire::fail_midway(
-            chunks,
+            s.chunks,
             wire::sse(
                 Some("error"),
                 &json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
             ),
         ),
-        Some(StreamFault::Cut) => wire::cut_midway(chunks),
-        None => chunks,
+        Some(StreamFault::Cut) => wire::cut_midway(s.chunks),
+        None => s.chunks,
     };
     let chunks = if turn.wire.is(StreamShape::SameChunk) {
         vec![chunks.concat()]
@@ -409,6 +336,124 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
         chunks
     };
     wire::stream_response("text/event-stream; charset=utf-8", chunks)
+}
+
+/// A streamed message's events so far, and how many `tool_use` blocks it has streamed.
+struct BlockStream<'s> {
+    ask: &'s Ask,
+    turn: &'s Turn,
+    chunks: Vec<Vec<u8>>,
+    call: usize,
+}
+
+/// A `content_block_delta` event's data for the block at `index`.
+fn block_delta(index: usize, d: &Value) -> Value {
+    json!({"type": "content_block_delta", "index": index, "delta": d})
+}
+
+impl BlockStream<'_> {
+    /// Appends one event named `kind`.
+    fn push(&mut self, kind: &str, data: &Value) {
+        self.chunks.push(wire::sse(Some(kind), data));
+    }
+
+    /// One content block's start and deltas (its stop is the caller's), by block type.
+    fn block(&mut self, index: usize, block: &Value, seed: u64) {
+        match block["type"].as_str() {
+            Some("thinking") => self.thinking(index, block, seed),
+            Some("text") => self.text(index, block, seed),
+            Some("tool_use") if self.turn.wire.is(StreamShape::DoneOnly) => {
+                // The whole input in the block's start, no deltas.
+                self.push(
+                    "content_block_start",
+                    &json!({"type": "content_block_start", "index": index, "content_block": block}),
+                );
+                self.call += 1;
+            }
+            Some(kind @ ("tool_use" | "server_tool_use")) => self.tool(kind, index, block, seed),
+            _ => self.push(
+                "content_block_start",
+                &json!({"type": "content_block_start", "index": index,
+                    "content_block": block}),
+            ),
+        }
+    }
+
+    /// A thinking block: empty start, the thinking in fragments, then its signature.
+    fn thinking(&mut self, index: usize, block: &Value, seed: u64) {
+        self.push(
+            "content_block_start",
+            &json!({"type": "content_block_start", "index": index,
+            "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+        );
+        for f in wire::fragments(block["thinking"].as_str().unwrap_or(""), seed) {
+            self.push(
+                "content_block_delta",
+                &block_delta(index, &json!({"type": "thinking_delta", "thinking": f})),
+            );
+        }
+        self.push(
+            "content_block_delta",
+            &block_delta(
+                index,
+                &json!({"type": "signature_delta", "signature": block["signature"]}),
+            ),
+        );
+    }
+
+    /// A text block: empty start, its citations, then the text in fragments.
+    fn text(&mut self, index: usize, block: &Value, seed: u64) {
+        self.push(
+            "content_block_start",
+            &json!({"type": "content_block_start", "index": index,
+            "content_block": {"type": "text", "text": ""}}),
+        );
+        for c in block["citations"].as_array().into_iter().flatten() {
+            self.push(
+                "content_block_delta",
+                &block_delta(index, &json!({"type": "citations_delta", "citation": c})),
+            );
+        }
+        for f in wire::fragments(block["text"].as_str().unwrap_or(""), seed) {
+            self.push(
+                "content_block_delta",
+                &block_delta(index, &json!({"type": "text_delta", "text": f})),
+            );
+        }
+    }
+
+    /// A `tool_use` or `server_tool_use` block: start with empty input, an empty delta, then
+    /// the arguments in pieces.
+    fn tool(&mut self, kind: &str, index: usize, block: &Value, seed: u64) {
+        self.push(
+            "content_block_start",
+            &json!({"type": "content_block_start", "index": index,
+            "content_block": {"type": kind, "id": block["id"], "name": block["name"], "input": {}}}),
+        );
+        self.push(
+            "content_block_delta",
+            &block_delta(
+                index,
+                &json!({"type": "input_json_delta", "partial_json": ""}),
+            ),
+        );
+        let args = if kind == "tool_use" {
+            self.call += 1;
+            streamed_arguments(self.ask, self.turn, self.call - 1)
+        } else {
+            wire::compact(&block["input"])
+        };
+        let pieces = argument_pieces(self.ask, self.turn, block, &args, seed);
+        for f in pieces.into_iter().filter(|f| !f.is_empty()) {
+            self.push(
+                "content_block_delta",
+                &block_delta(
+                    index,
+                    &json!({"type": "input_json_delta", "partial_json": f}),
+                ),
+            );
+        }
+    }
 }
 
 /// With thinking on, an assistant turn that called tools must start with its thinking block

@@ -7,6 +7,7 @@ use super::args;
 use super::wire;
 use crate::model::{AllowedMode, ToolChoice};
 use crate::scenario::{Scenario, ScenarioCall, StreamFault, StreamShape};
+use crate::text::clip_bytes;
 
 /// A function tool as read from a request.
 #[derive(Clone, Debug, PartialEq)]
@@ -295,7 +296,7 @@ fn pinned(tools: &[&FnTool], wanted: &[ScenarioCall]) -> Vec<Call> {
 
 /// "Based on the tool results: …" quoting each result (clipped).
 fn quote(results: &[String]) -> String {
-    let quoted: Vec<String> = results.iter().map(|r| wire::clip(r, 200)).collect();
+    let quoted: Vec<String> = results.iter().map(|r| clip_bytes(r, 200)).collect();
     if quoted.is_empty() {
         return "The tool returned no result.".into();
     }
@@ -316,7 +317,7 @@ fn search_invoked(ask: &Ask, scenario: &Scenario) -> bool {
 fn run_search(ask: &Ask, scenario: &Scenario) -> Search {
     let query = match ask.user_text.trim() {
         "" => "latest news".to_string(),
-        t => wire::clip(t, 80),
+        t => clip_bytes(t, 80),
     };
     let hits = if scenario.empty_search_results {
         Vec::new()

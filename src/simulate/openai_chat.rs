@@ -297,57 +297,95 @@ fn usage(ctx: &Ctx<'_>, out: &ChatOut) -> Value {
            "total_tokens": ctx.input_tokens + completion})
 }
 
-pub(crate) fn render_out<'a>(ctx: &Ctx<'a>, ask: &Ask, out: &'a ChatOut) -> SimResponse {
+pub(crate) fn render_out(ctx: &Ctx<'_>, ask: &Ask, out: &ChatOut) -> SimResponse {
     let id = wire::id("chatcmpl-", ctx.seed, "chatcmpl", 0, 29);
     let fingerprint = wire::id("fp_", ctx.seed, "fingerprint", 0, 10);
     if !ask.stream {
-        let mut message = json!({"role": "assistant", "content": out.content, "refusal": out.refusal, "annotations": []});
-        if !out.calls.is_empty() {
-            message["tool_calls"] = out
-                .calls
-                .iter()
-                .map(|(id, name, args)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}}))
-                .collect();
-        }
-        let body = json!({
-            "id": id, "object": "chat.completion", "created": wire::CREATED, "model": ask.model,
-            "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": out.finish}],
-            "usage": usage(ctx, out), "service_tier": "default", "system_fingerprint": fingerprint,
-        });
-        let mut body = body;
-        if !out.wire.usage
-            && let Some(o) = body.as_object_mut()
-        {
-            o.remove("usage");
-        }
-        return wire::json_response(200, &body, true);
+        return buffered(ctx, ask, out, &id, &fingerprint);
     }
     let include_usage = out.wire.usage
         && ctx.body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
-    let chunk = |choices: Value, usage: Option<Value>| {
-        let mut c = json!({"id": id, "object": "chat.completion.chunk", "created": wire::CREATED,
-                           "model": ask.model, "service_tier": "default", "system_fingerprint": fingerprint});
-        if include_usage {
-            c["usage"] = usage.unwrap_or(Value::Null);
-        }
-        c["choices"] = choices;
-        wire::sse(None, &c)
+    let frame = Frame {
+        id: &id,
+        fingerprint: &fingerprint,
+        model: &ask.model,
+        include_usage,
     };
-    let delta = |d: Value, finish: Value| json!([{"index": 0, "delta": d, "logprobs": null, "finish_reason": finish}]);
     let first_content = if out.content.is_some() {
         json!("")
     } else {
         Value::Null
     };
-    let mut chunks = vec![chunk(
-        delta(
-            json!({"role": "assistant", "content": first_content, "refusal": null}),
-            Value::Null,
-        ),
-        None,
+    let mut chunks = vec![frame.delta(
+        &json!({"role": "assistant", "content": first_content, "refusal": null}),
+        &Value::Null,
     )];
-    let shape = out.wire.stream_shape;
-    if shape == Some(StreamShape::SameChunk) {
+    text_chunks(ctx, &frame, out, &mut chunks);
+    call_chunks(ctx, &frame, out, &mut chunks);
+    chunks.push(frame.delta(&json!({}), &json!(out.finish)));
+    if include_usage {
+        chunks.push(frame.chunk(json!([]), Some(usage(ctx, out))));
+    }
+    chunks.push(b"data: [DONE]\n\n".to_vec());
+    wire::stream_response("text/event-stream; charset=utf-8", faulted(out, chunks))
+}
+
+/// The buffered `chat.completion` body: the message with its calls, usage unless the wire drops it.
+fn buffered(ctx: &Ctx<'_>, ask: &Ask, out: &ChatOut, id: &str, fingerprint: &str) -> SimResponse {
+    let mut message = json!({"role": "assistant", "content": out.content, "refusal": out.refusal, "annotations": []});
+    if !out.calls.is_empty() {
+        message["tool_calls"] = out
+            .calls
+            .iter()
+            .map(|(id, name, args)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}}))
+            .collect();
+    }
+    let body = json!({
+        "id": id, "object": "chat.completion", "created": wire::CREATED, "model": ask.model,
+        "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": out.finish}],
+        "usage": usage(ctx, out), "service_tier": "default", "system_fingerprint": fingerprint,
+    });
+    let mut body = body;
+    if !out.wire.usage
+        && let Some(o) = body.as_object_mut()
+    {
+        o.remove("usage");
+    }
+    wire::json_response(200, &body, true)
+}
+
+/// What every `chat.completion.chunk` of one stream repeats.
+struct Frame<'f> {
+    id: &'f str,
+    fingerprint: &'f str,
+    model: &'f str,
+    include_usage: bool,
+}
+
+impl Frame<'_> {
+    /// One chunk holding `choices`, with `usage` (or null) when the stream includes usage.
+    fn chunk(&self, choices: Value, usage: Option<Value>) -> Vec<u8> {
+        let mut c = json!({"id": self.id, "object": "chat.completion.chunk", "created": wire::CREATED,
+                           "model": self.model, "service_tier": "default", "system_fingerprint": self.fingerprint});
+        if self.include_usage {
+            c["usage"] = usage.unwrap_or(Value::Null);
+        }
+        c["choices"] = choices;
+        wire::sse(None, &c)
+    }
+
+    /// One chunk whose only choice carries delta `d` and `finish`.
+    fn delta(&self, d: &Value, finish: &Value) -> Vec<u8> {
+        self.chunk(
+            json!([{"index": 0, "delta": d, "logprobs": null, "finish_reason": finish}]),
+            None,
+        )
+    }
+}
+
+/// The text and refusal deltas (under `SameChunk`, the text and every whole call in one delta).
+fn text_chunks(ctx: &Ctx<'_>, frame: &Frame<'_>, out: &ChatOut, chunks: &mut Vec<Vec<u8>>) {
+    if out.wire.stream_shape == Some(StreamShape::SameChunk) {
         // Text and every call (whole) in one delta.
         let calls: Vec<Value> = out.calls.iter().enumerate().map(|(i, (call_id, name, args))| {
             json!({"index": i, "id": call_id, "type": "function", "function": {"name": name, "arguments": args}})
@@ -356,55 +394,69 @@ pub(crate) fn render_out<'a>(ctx: &Ctx<'a>, ask: &Ask, out: &'a ChatOut) -> SimR
         if out.calls.is_empty() {
             d = json!({ "content": out.content });
         }
-        chunks.push(chunk(delta(d, Value::Null), None));
+        chunks.push(frame.delta(&d, &Value::Null));
     } else if let Some(text) = &out.content {
         for f in wire::fragments(text, ctx.seed) {
-            chunks.push(chunk(delta(json!({"content": f}), Value::Null), None));
+            chunks.push(frame.delta(&json!({"content": f}), &Value::Null));
         }
     }
     if let Some(refusal) = &out.refusal {
         for f in wire::fragments(refusal, ctx.seed) {
-            chunks.push(chunk(delta(json!({"refusal": f}), Value::Null), None));
+            chunks.push(frame.delta(&json!({"refusal": f}), &Value::Null));
         }
     }
-    let head = |i: usize, call_id: &str, name: &str, args: &str| {
-        json!({"tool_calls": [{"index": i, "id": call_id, "type": "function",
-                               "function": {"name": name, "arguments": args}}]})
-    };
-    let pieces = |i: usize, args: &'a str| -> Vec<&'a str> {
-        match shape {
-            Some(StreamShape::OneDelta) => vec![args],
-            _ => wire::fragments(args, ctx.seed.wrapping_add(i as u64)),
-        }
-    };
-    let arg_delta =
-        |i: usize, f: &str| json!({"tool_calls": [{"index": i, "function": {"arguments": f}}]});
+}
+
+/// A call's first delta: its index, id and name, with `args` (whole, or empty before fragments).
+fn call_head(i: usize, call_id: &str, name: &str, args: &str) -> Value {
+    json!({"tool_calls": [{"index": i, "id": call_id, "type": "function",
+                           "function": {"name": name, "arguments": args}}]})
+}
+
+/// A delta carrying one fragment `f` of call `i`'s arguments.
+fn arg_delta(i: usize, f: &str) -> Value {
+    json!({"tool_calls": [{"index": i, "function": {"arguments": f}}]})
+}
+
+/// Call `i`'s arguments as the stream shape splits them: whole under `OneDelta`, else fragments.
+fn arg_pieces<'s>(
+    ctx: &Ctx<'_>,
+    shape: Option<StreamShape>,
+    i: usize,
+    args: &'s str,
+) -> Vec<&'s str> {
+    match shape {
+        Some(StreamShape::OneDelta) => vec![args],
+        _ => wire::fragments(args, ctx.seed.wrapping_add(i as u64)),
+    }
+}
+
+/// The calls' deltas in the order the stream shape gives them.
+fn call_chunks(ctx: &Ctx<'_>, frame: &Frame<'_>, out: &ChatOut, chunks: &mut Vec<Vec<u8>>) {
+    let shape = out.wire.stream_shape;
     match shape {
         Some(StreamShape::SameChunk) => {}
         Some(StreamShape::DoneOnly) => {
             // Each call whole in its first chunk.
             for (i, (call_id, name, args)) in out.calls.iter().enumerate() {
-                chunks.push(chunk(
-                    delta(head(i, call_id, name, args), Value::Null),
-                    None,
-                ));
+                chunks.push(frame.delta(&call_head(i, call_id, name, args), &Value::Null));
             }
         }
         Some(StreamShape::Interleaved) => {
             for (i, (call_id, name, _)) in out.calls.iter().enumerate() {
-                chunks.push(chunk(delta(head(i, call_id, name, ""), Value::Null), None));
+                chunks.push(frame.delta(&call_head(i, call_id, name, ""), &Value::Null));
             }
             let all: Vec<Vec<&str>> = out
                 .calls
                 .iter()
                 .enumerate()
-                .map(|(i, c)| pieces(i, &c.2))
+                .map(|(i, c)| arg_pieces(ctx, shape, i, &c.2))
                 .collect();
             let longest = all.iter().map(Vec::len).max().unwrap_or(0);
             for k in 0..longest {
                 for (i, p) in all.iter().enumerate() {
                     if let Some(f) = p.get(k) {
-                        chunks.push(chunk(delta(arg_delta(i, f), Value::Null), None));
+                        chunks.push(frame.delta(&arg_delta(i, f), &Value::Null));
                     }
                 }
             }
@@ -417,19 +469,21 @@ pub(crate) fn render_out<'a>(ctx: &Ctx<'a>, ask: &Ask, out: &'a ChatOut) -> SimR
                 } else {
                     i
                 };
-                chunks.push(chunk(delta(head(at, call_id, name, ""), Value::Null), None));
-                for f in pieces(i, args).into_iter().filter(|f| !f.is_empty()) {
-                    chunks.push(chunk(delta(arg_delta(at, f), Value::Null), None));
+                chunks.push(frame.delta(&call_head(at, call_id, name, ""), &Value::Null));
+                for f in arg_pieces(ctx, shape, i, args)
+                    .into_iter()
+                    .filter(|f| !f.is_empty())
+                {
+                    chunks.push(frame.delta(&arg_delta(at, f), &Value::Null));
                 }
             }
         }
     }
-    chunks.push(chunk(delta(json!({}), json!(out.finish)), None));
-    if include_usage {
-        chunks.push(chunk(json!([]), Some(usage(ctx, out))));
-    }
-    chunks.push(b"data: [DONE]\n\n".to_vec());
-    let chunks = match out.wire.fault {
+}
+
+/// The stream as the wire's fault leaves it: an error event midway, cut midway, or whole.
+fn faulted(out: &ChatOut, chunks: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    match out.wire.fault {
         Some(StreamFault::ErrorEvent) => wire::fail_midway(
             chunks,
             wire::sse(
@@ -440,6 +494,5 @@ pub(crate) fn render_out<'a>(ctx: &Ctx<'a>, ask: &Ask, out: &'a ChatOut) -> SimR
         ),
         Some(StreamFault::Cut) => wire::cut_midway(chunks),
         None => chunks,
-    };
-    wire::stream_response("text/event-stream; charset=utf-8", chunks)
+    }
 }

@@ -239,103 +239,11 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
         "response.in_progress",
         json!({"response": snapshot(ctx, ask, turn, &[], false)}),
     );
-    let interleaved = turn.wire.is(StreamShape::Interleaved);
-    // Interleaved: every call's item is added first, the deltas alternate, then the items finish.
-    let calls: Vec<usize> = (0..output.len())
-        .filter(|&i| output[i]["type"] == "function_call")
-        .collect();
-    if interleaved {
-        for &index in &calls {
-            ev.push(
-                "response.output_item.added",
-                json!({"output_index": index, "item": added(&output[index])}),
-            );
-        }
-        let pieces: Vec<Vec<&str>> = calls
-            .iter()
-            .map(|&i| {
-                wire::fragments(
-                    output[i]["arguments"].as_str().unwrap_or(""),
-                    ctx.seed.wrapping_add(i as u64),
-                )
-            })
-            .collect();
-        let longest = pieces.iter().map(Vec::len).max().unwrap_or(0);
-        for k in 0..longest {
-            for (n, &index) in calls.iter().enumerate() {
-                if let Some(f) = pieces[n].get(k) {
-                    ev.push(
-                        "response.function_call_arguments.delta",
-                        json!({"item_id": output[index]["id"], "output_index": index, "delta": f}),
-                    );
-                }
-            }
-        }
+    if turn.wire.is(StreamShape::Interleaved) {
+        interleaved_calls(&mut ev, ctx, &output);
     }
     for (index, item) in output.iter().enumerate() {
-        let item_id = item["id"].clone();
-        match item["type"].as_str() {
-            Some("function_call") => {
-                let args = item["arguments"].as_str().unwrap_or("");
-                if !interleaved {
-                    ev.push(
-                        "response.output_item.added",
-                        json!({"output_index": index, "item": added(item)}),
-                    );
-                    let pieces = match turn.wire.stream_shape {
-                        Some(StreamShape::DoneOnly) => Vec::new(),
-                        Some(StreamShape::OneDelta) => vec![args],
-                        _ => wire::fragments(args, ctx.seed.wrapping_add(index as u64)),
-                    };
-                    for f in pieces.into_iter().filter(|f| !f.is_empty()) {
-                        ev.push(
-                            "response.function_call_arguments.delta",
-                            json!({"item_id": item_id, "output_index": index, "delta": f}),
-                        );
-                    }
-                }
-                // A call cut by the token limit never gets its arguments' `.done`.
-                if item["status"] == "completed" {
-                    ev.push("response.function_call_arguments.done",
-                        json!({"item_id": item_id, "output_index": index, "name": item["name"], "arguments": args}));
-                }
-            }
-            Some("message") => {
-                let mut a = added(item);
-                a["content"] = json!([]);
-                ev.push(
-                    "response.output_item.added",
-                    json!({"output_index": index, "item": a}),
-                );
-                if item["content"][0]["type"] == "refusal" {
-                    refusal_events(&mut ev, item, index, ctx.seed);
-                } else {
-                    message_events(&mut ev, item, index, ctx.seed);
-                }
-            }
-            Some("reasoning") => {
-                let mut a = item.clone();
-                if let Some(o) = a.as_object_mut() {
-                    o.remove("encrypted_content");
-                }
-                ev.push(
-                    "response.output_item.added",
-                    json!({"output_index": index, "item": a}),
-                );
-            }
-            _ => {
-                ev.push(
-                    "response.output_item.added",
-                    json!({"output_index": index, "item": added(item)}),
-                );
-                for phase in ["in_progress", "searching", "completed"] {
-                    ev.push(
-                        &format!("response.web_search_call.{phase}"),
-                        json!({"output_index": index, "item_id": item_id}),
-                    );
-                }
-            }
-        }
+        item_events(&mut ev, ctx, turn, item, index);
         ev.push(
             "response.output_item.done",
             json!({"output_index": index, "item": item}),
@@ -347,6 +255,123 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
         last["status"].as_str().unwrap_or("completed")
     );
     ev.push(&terminal, json!({ "response": last }));
+    fault_events(&mut ev, ctx, ask, turn);
+    let chunks = if turn.wire.is(StreamShape::SameChunk) {
+        vec![ev.chunks.concat()]
+    } else {
+        ev.chunks
+    };
+    wire::stream_response("text/event-stream; charset=utf-8", chunks)
+}
+
+/// Interleaved: every call's item is added first, then the calls' argument deltas alternate (the
+/// items finish later, in order).
+fn interleaved_calls(ev: &mut Events, ctx: &Ctx<'_>, output: &[Value]) {
+    let calls: Vec<usize> = (0..output.len())
+        .filter(|&i| output[i]["type"] == "function_call")
+        .collect();
+    for &index in &calls {
+        ev.push(
+            "response.output_item.added",
+            json!({"output_index": index, "item": added(&output[index])}),
+        );
+    }
+    let pieces: Vec<Vec<&str>> = calls
+        .iter()
+        .map(|&i| {
+            wire::fragments(
+                output[i]["arguments"].as_str().unwrap_or(""),
+                ctx.seed.wrapping_add(i as u64),
+            )
+        })
+        .collect();
+    let longest = pieces.iter().map(Vec::len).max().unwrap_or(0);
+    for k in 0..longest {
+        for (n, &index) in calls.iter().enumerate() {
+            if let Some(f) = pieces[n].get(k) {
+                ev.push(
+                    "response.function_call_arguments.delta",
+                    json!({"item_id": output[index]["id"], "output_index": index, "delta": f}),
+                );
+            }
+        }
+    }
+}
+
+/// One output item's events from its `added` up to (not including) its `done`, by item type.
+fn item_events(ev: &mut Events, ctx: &Ctx<'_>, turn: &Turn, item: &Value, index: usize) {
+    match item["type"].as_str() {
+        Some("function_call") => call_events(ev, ctx, turn, item, index),
+        Some("message") => {
+            let mut a = added(item);
+            a["content"] = json!([]);
+            ev.push(
+                "response.output_item.added",
+                json!({"output_index": index, "item": a}),
+            );
+            if item["content"][0]["type"] == "refusal" {
+                refusal_events(ev, item, index, ctx.seed);
+            } else {
+                message_events(ev, item, index, ctx.seed);
+            }
+        }
+        Some("reasoning") => {
+            let mut a = item.clone();
+            if let Some(o) = a.as_object_mut() {
+                o.remove("encrypted_content");
+            }
+            ev.push(
+                "response.output_item.added",
+                json!({"output_index": index, "item": a}),
+            );
+        }
+        _ => {
+            let item_id = item["id"].clone();
+            ev.push(
+                "response.output_item.added",
+                json!({"output_index": index, "item": added(item)}),
+            );
+            for phase in ["in_progress", "searching", "completed"] {
+                ev.push(
+                    &format!("response.web_search_call.{phase}"),
+                    json!({"output_index": index, "item_id": item_id}),
+                );
+            }
+        }
+    }
+}
+
+/// A function call's events: added and its argument deltas (unless interleaved, sent earlier),
+/// then its arguments' `.done` when the call completed.
+fn call_events(ev: &mut Events, ctx: &Ctx<'_>, turn: &Turn, item: &Value, index: usize) {
+    let item_id = item["id"].clone();
+    let args = item["arguments"].as_str().unwrap_or("");
+    if !turn.wire.is(StreamShape::Interleaved) {
+        ev.push(
+            "response.output_item.added",
+            json!({"output_index": index, "item": added(item)}),
+        );
+        let pieces = match turn.wire.stream_shape {
+            Some(StreamShape::DoneOnly) => Vec::new(),
+            Some(StreamShape::OneDelta) => vec![args],
+            _ => wire::fragments(args, ctx.seed.wrapping_add(index as u64)),
+        };
+        for f in pieces.into_iter().filter(|f| !f.is_empty()) {
+            ev.push(
+                "response.function_call_arguments.delta",
+                json!({"item_id": item_id, "output_index": index, "delta": f}),
+            );
+        }
+    }
+    // A call cut by the token limit never gets its arguments' `.done`.
+    if item["status"] == "completed" {
+        ev.push("response.function_call_arguments.done",
+            json!({"item_id": item_id, "output_index": index, "name": item["name"], "arguments": args}));
+    }
+}
+
+/// The stream's fault: half the events then an `error` and `response.failed`, or cut midway.
+fn fault_events(ev: &mut Events, ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) {
     match turn.wire.fault {
         Some(StreamFault::ErrorEvent) => {
             ev.chunks.truncate((ev.chunks.len() / 2).max(1));
@@ -361,12 +386,6 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
         Some(StreamFault::Cut) => ev.chunks = wire::cut_midway(std::mem::take(&mut ev.chunks)),
         None => {}
     }
-    let chunks = if turn.wire.is(StreamShape::SameChunk) {
-        vec![ev.chunks.concat()]
-    } else {
-        ev.chunks
-    };
-    wire::stream_response("text/event-stream; charset=utf-8", chunks)
 }
 
 /// The item as `output_item.added` shows it: in progress, no arguments yet.

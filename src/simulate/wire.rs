@@ -100,18 +100,6 @@ pub(crate) fn compact(v: &Value) -> String {
     v.to_string()
 }
 
-/// `s` cut to at most `max` bytes at a char boundary, with an ellipsis when cut.
-pub(crate) fn clip(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_string();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
-}
-
 /// The first half of `s` (at a char boundary): arguments cut by the output-token limit.
 pub(crate) fn half(s: &str) -> &str {
     let mut end = s.len() / 2;

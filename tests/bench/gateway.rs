@@ -18,7 +18,7 @@ const PROFILE: &str = "tests/same-format-gateway.toml";
 pub fn section(root: &Path, report: &mut Report) {
     report.section("gateway (identity gateway; tooltape's own time per trial)");
     let path = root.join(PROFILE);
-    let profile = match tooltape::gateway::load_profile(root, path.to_str().unwrap_or_default()) {
+    let profile = match tooltape::gateway::load_gateway(root, path.to_str().unwrap_or_default()) {
         Ok(p) => Arc::new(p),
         Err(e) => {
             report.note(&format!("{e}"));
@@ -77,7 +77,7 @@ pub fn section(root: &Path, report: &mut Report) {
 
 /// The whole LiteLLM suite through the built binary, when LiteLLM is installed.
 fn litellm(root: &Path, report: &mut Report) {
-    let installed = match tooltape::gateway::load_profile(root, "litellm") {
+    let installed = match tooltape::gateway::load_gateway(root, "litellm") {
         Ok(p) => p.install_dir().exists(),
         Err(e) => {
             report.note(&format!("LiteLLM suite: {e}"));

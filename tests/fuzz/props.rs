@@ -200,7 +200,7 @@ pub fn profile(data: &[u8]) {
     if std::fs::write(root.join("gateways/fuzz.toml"), data).is_err() {
         return;
     }
-    if let Ok(p) = tooltape::gateway::load_profile(&root, "fuzz") {
+    if let Ok(p) = tooltape::gateway::load_gateway(&root, "fuzz") {
         let _ = p.routes();
     }
 }

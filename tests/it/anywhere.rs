@@ -225,7 +225,7 @@ fn a_gateway_configured_from_a_file_is_tested_from_an_empty_folder() {
     // The whole built-in corpus ran: every trial of every case a client format can send (the
     // text protocol's own cases have no client format) on the profile's routes.
     let loaded =
-        tooltape::gateway::load_profile(&dir, dir.join("mine.toml").to_str().unwrap()).unwrap();
+        tooltape::gateway::load_gateway(&dir, dir.join("mine.toml").to_str().unwrap()).unwrap();
     let corpus = tooltape::engine::cases_of(&tooltape::discover(&dir));
     let expected = tooltape::engine::trials(&corpus, &loaded.routes(), None);
     assert_eq!(counts.0, expected.len());
@@ -383,7 +383,7 @@ fn the_built_in_client_profiles_run_from_an_empty_folder() {
     let dir = bare_folder("anywhere-builtin");
     let o = run_ok(&dir, &["client", "--list"]);
     let out = String::from_utf8_lossy(&o.stdout);
-    let openai = tooltape::engine::builtin("clients", "openai").unwrap();
+    let openai = tooltape::system::builtin("clients", "openai").unwrap();
     let version = openai
         .lines()
         .find(|l| l.starts_with("version = "))
@@ -394,7 +394,7 @@ fn the_built_in_client_profiles_run_from_an_empty_folder() {
             .any(|l| l.starts_with("openai ") && l.contains(version) && l.ends_with("built in")),
         "{out}"
     );
-    for name in tooltape::engine::builtin_names("clients") {
+    for name in tooltape::system::builtin_names("clients") {
         assert!(
             out.lines().any(|l| l.starts_with(&format!("{name} "))),
             "{name}: {out}"
@@ -429,7 +429,7 @@ fn the_built_in_client_profiles_run_from_an_empty_folder() {
 #[test]
 fn a_local_profile_replaces_the_built_in_one() {
     let dir = bare_folder("anywhere-override");
-    let ours = tooltape::engine::builtin("clients", "openai")
+    let ours = tooltape::system::builtin("clients", "openai")
         .unwrap()
         .replace("{{root}}/clients/openai/", "{{shipped}}/clients/openai/")
         .replacen("description = \"", "description = \"ours: ", 1);
@@ -483,7 +483,7 @@ fn install_dir_runs_a_shipped_profile_against_a_development_copy() {
     let dir = bare_folder("anywhere-dev-copy");
     let dev = dir.join("dev-venv");
     std::fs::create_dir_all(dev.join("bin")).unwrap();
-    let pinned = tooltape::engine::install_cache().join("client-openai-3.51.0/bin/python");
+    let pinned = tooltape::system::install_cache().join("client-openai-3.51.0/bin/python");
     if !pinned.is_file() {
         // A cold cache: the pinned SDK the wrapper below runs is installed first, as any run does.
         run_ok(&dir, &["client", "openai", "weather::openai-chat::"]);

@@ -74,13 +74,12 @@ struct Facts {
 }
 
 fn facts(r: &TrialResult) -> Facts {
-    let parts: Vec<&str> = r.key.split("::").collect();
     Facts {
-        key: r.key.clone(),
-        case: parts[0].into(),
-        api: parts[1].into(),
-        choice: parts[2].into(),
-        stream: parts[3] == "stream",
+        key: r.id.key(),
+        case: r.id.case.clone(),
+        api: r.id.route.clone(),
+        choice: r.id.choice.clone(),
+        stream: r.id.mode == tooltape::Mode::Stream,
         calls: r
             .downstream_outcome
             .as_ref()
@@ -282,7 +281,7 @@ fn the_reference_driver_passes_and_each_mutant_fails_exactly_its_trials() {
     let bad: Vec<String> = faithful
         .iter()
         .filter(|r| r.cell != Cell::Pass)
-        .map(|r| format!("{}: {:?} {:?}", r.key, r.cell, r.findings))
+        .map(|r| format!("{}: {:?} {:?}", r.id.key(), r.cell, r.findings))
         .collect();
     assert!(
         bad.is_empty(),
@@ -314,7 +313,7 @@ fn the_reference_driver_passes_and_each_mutant_fails_exactly_its_trials() {
         assert_eq!(results.len(), total);
         let (mut failed, mut first) = (0, None);
         for (r, f) in results.iter().zip(&facts) {
-            assert_eq!(r.key, f.key);
+            assert_eq!(r.id.key(), f.key);
             let fails = r.cell != Cell::Pass;
             let should = should_fail(m, f);
             if fails {
@@ -325,7 +324,7 @@ fn the_reference_driver_passes_and_each_mutant_fails_exactly_its_trials() {
                 problems.push(format!(
                     "{}: {} should {}: {}",
                     name(m),
-                    r.key,
+                    r.id.key(),
                     if should { "fail" } else { "pass" },
                     first_finding(r)
                 ));
@@ -338,7 +337,7 @@ fn the_reference_driver_passes_and_each_mutant_fails_exactly_its_trials() {
                 problems.push(format!(
                     "{}: {} fails without the finding `{}`: {:?}",
                     name(m),
-                    r.key,
+                    r.id.key(),
                     finding(m, &f.api),
                     r.findings
                 ));

@@ -77,7 +77,7 @@ fn ms(d: Duration) -> f64 {
 fn added_latency_is_paired_per_request_and_shows_the_proxy_delay() {
     let root = project();
     let profile = Arc::new(
-        tooltape::gateway::load_profile(&root, root.join("sleepy.toml").to_str().unwrap())
+        tooltape::gateway::load_gateway(&root, root.join("sleepy.toml").to_str().unwrap())
             .unwrap_or_else(|e| panic!("{e}")),
     );
     let discovery = discover(&root);
@@ -96,7 +96,7 @@ fn added_latency_is_paired_per_request_and_shows_the_proxy_delay() {
     let (mut delayed, mut other) = (Vec::new(), Vec::new());
     let mut delayed_first_calls = 0;
     for r in &results {
-        let is_delayed = r.key.starts_with("weather::");
+        let is_delayed = r.id.key().starts_with("weather::");
         assert!(
             !r.requests.is_empty(),
             "{}: no request timed ({:?})",

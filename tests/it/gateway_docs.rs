@@ -15,7 +15,7 @@ fn every_profile_loads_and_its_document_lists_its_known_failures() {
         seen += 1;
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let profile =
-            tooltape::gateway::load_profile(repo(), &name).unwrap_or_else(|e| panic!("{e}"));
+            tooltape::gateway::load_gateway(repo(), &name).unwrap_or_else(|e| panic!("{e}"));
         let doc_path = repo().join("docs/gateways").join(format!("{name}.md"));
         let doc = std::fs::read_to_string(&doc_path).unwrap_or_else(|e| {
             panic!(
@@ -26,7 +26,7 @@ fn every_profile_loads_and_its_document_lists_its_known_failures() {
         let known_in_doc: Vec<&str> = doc
             .lines()
             .filter_map(|l| l.strip_prefix("- `"))
-            .filter_map(|l| l.split_once("`: known: "))
+            .filter_map(|l| l.split_once("`: known-failure: "))
             .map(|(k, _)| k)
             .collect();
         for k in &known_in_doc {
@@ -61,7 +61,7 @@ fn a_bad_profile_names_file_line_and_column() {
     let dir = Scratch::new("gw-profile");
     let path = dir.join("bad.toml");
     std::fs::write(&path, "description = \"x\"\n[[routes]]\ninbound = \"chats\"\nupstream = \"anthropic\"\nmodel = \"m\"\n").unwrap();
-    let err = tooltape::gateway::load_profile(&dir, path.to_str().unwrap())
+    let err = tooltape::gateway::load_gateway(&dir, path.to_str().unwrap())
         .unwrap_err()
         .to_string();
     assert!(

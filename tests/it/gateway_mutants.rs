@@ -308,13 +308,12 @@ struct Facts {
 }
 
 fn facts(r: &tooltape::engine::TrialResult) -> Facts {
-    let parts: Vec<&str> = r.key.split("::").collect();
     Facts {
-        key: r.key.clone(),
-        case: parts[0].to_string(),
-        route: parts[1].to_string(),
-        choice: parts[2].to_string(),
-        stream: parts[3] == "stream",
+        key: r.id.key(),
+        case: r.id.case.clone(),
+        route: r.id.route.clone(),
+        choice: r.id.choice.clone(),
+        stream: r.id.mode == tooltape::Mode::Stream,
         calls: r
             .downstream_outcome
             .as_ref()
@@ -1426,7 +1425,7 @@ fn project() -> Scratch {
 
 fn run_mutant(root: &Path, cases: &[Arc<Case>], m: Mutant) -> Vec<tooltape::engine::TrialResult> {
     let profile = Arc::new(
-        tooltape::gateway::load_profile(root, root.join("mutant.toml").to_str().unwrap())
+        tooltape::gateway::load_gateway(root, root.join("mutant.toml").to_str().unwrap())
             .unwrap_or_else(|e| panic!("{e}")),
     );
     let routes = profile.routes();
@@ -1458,7 +1457,7 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
     let bad: Vec<String> = faithful
         .iter()
         .filter(|r| r.cell != tooltape::engine::Cell::Pass)
-        .map(|r| format!("{}: {:?} {:?}", r.key, r.cell, r.findings))
+        .map(|r| format!("{}: {:?} {:?}", r.id.key(), r.cell, r.findings))
         .collect();
     assert!(
         bad.is_empty(),
@@ -1498,30 +1497,30 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
         let mut failed = 0;
         let mut first = None;
         for (r, f) in results.iter().zip(&facts) {
-            assert_eq!(r.key, f.key);
+            assert_eq!(r.id.key(), f.key);
             let fails = r.cell != tooltape::engine::Cell::Pass;
             let should = m.should_fail(f);
             if fails {
                 failed += 1;
                 if first.is_none() {
                     snaps.push((
-                        format!("{}__{}", m.slug(), tooltape::engine::snapshot_name(r)),
-                        tooltape::engine::snapshot(r),
+                        format!("{}__{}", m.slug(), r.id.snapshot_name()),
+                        tooltape::report::suite::snapshot(r),
                     ));
                 }
                 first.get_or_insert_with(|| first_finding(r));
             }
             if m == Mutant::Faithful {
                 snaps.push((
-                    format!("Faithful__{}", tooltape::engine::snapshot_name(r)),
-                    tooltape::engine::snapshot(r),
+                    format!("Faithful__{}", r.id.snapshot_name()),
+                    tooltape::report::suite::snapshot(r),
                 ));
             }
             if fails != should {
                 problems.push(format!(
                     "{}: {} should {}: {}",
                     m.name(),
-                    r.key,
+                    r.id.key(),
                     if should { "fail" } else { "pass" },
                     first_finding(r)
                 ));
@@ -1534,7 +1533,7 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
                 problems.push(format!(
                     "{}: {} fails without the finding `{}`: {:?}",
                     m.name(),
-                    r.key,
+                    r.id.key(),
                     m.finding_in(f),
                     r.findings
                 ));

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tooltape::{
     HttpRequest, Severity, cassette::Cassette, cassette::Interaction, cassette::Provenance,
     cassette::ProvenanceKind, cassette::StoredResponse, cassette::write_atomic, drift::DriftReport,
-    drift::compare_dirs, report::Matrix, report::MatrixEntry, report::Parity, report::Status,
+    drift::compare_dirs, report::Parity, report::ReplayEntry, report::ReplayMatrix, report::Status,
     report::matrix, report::parity,
 };
 
@@ -202,14 +202,14 @@ fn crafted(name: &str) -> (Scratch, PathBuf) {
     (root, new)
 }
 
-fn findings<'a>(r: &'a DriftReport, trial: &str) -> &'a [tooltape::drift::Finding] {
+fn findings<'a>(r: &'a DriftReport, trial: &str) -> &'a [tooltape::drift::DriftFinding] {
     r.trials
         .iter()
         .find(|t| t.trial == trial)
         .map_or(&[], |t| t.findings.as_slice())
 }
 
-fn kinds(f: &[tooltape::drift::Finding]) -> Vec<tooltape::drift::Kind> {
+fn kinds(f: &[tooltape::drift::DriftFinding]) -> Vec<tooltape::drift::Kind> {
     f.iter().map(|f| f.kind).collect()
 }
 
@@ -356,8 +356,8 @@ fn drift_cli_exit_codes_and_formats() {
 
 // ---------------------------------------------------------------- parity
 
-fn entry(status: Status, calls: &[&str], prov: ProvenanceKind, outcome: Value) -> MatrixEntry {
-    MatrixEntry {
+fn entry(status: Status, calls: &[&str], prov: ProvenanceKind, outcome: Value) -> ReplayEntry {
+    ReplayEntry {
         trial: "t".into(),
         status,
         detail: None,
@@ -394,8 +394,8 @@ fn parity_compares_calls_verdicts_and_synthetic_outcomes() {
 
 // ---------------------------------------------------------------- the shipped suite
 
-fn shipped() -> &'static Matrix {
-    static M: OnceLock<Matrix> = OnceLock::new();
+fn shipped() -> &'static ReplayMatrix {
+    static M: OnceLock<ReplayMatrix> = OnceLock::new();
     M.get_or_init(|| matrix(repo(), None))
 }
 

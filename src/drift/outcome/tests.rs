@@ -3,7 +3,12 @@
 use super::*;
 use crate::model::ToolCall;
 
-fn judged(verdict: Verdict, calls: &[(&str, &str)], text: Option<&str>, raw: &str) -> Judged {
+fn judged(
+    verdict: ContractVerdict,
+    calls: &[(&str, &str)],
+    text: Option<&str>,
+    raw: &str,
+) -> Judged {
     let tool_calls = calls
         .iter()
         .map(|(id, name)| ToolCall {
@@ -27,7 +32,12 @@ fn judged(verdict: Verdict, calls: &[(&str, &str)], text: Option<&str>, raw: &st
 
 /// A passing trial whose one call, `get_weather`, has id `id`.
 fn passed_with_call(id: &str) -> Judged {
-    judged(Verdict::Pass, &[(id, "get_weather")], None, "tool_calls")
+    judged(
+        ContractVerdict::Pass,
+        &[(id, "get_weather")],
+        None,
+        "tool_calls",
+    )
 }
 
 #[test]
@@ -40,7 +50,7 @@ fn ids_alone_change_nothing() {
 #[test]
 fn a_flipped_forced_choice_is_breaking_once() {
     let a = passed_with_call("call_1");
-    let fail = Verdict::Fail {
+    let fail = ContractVerdict::Fail {
         problems: vec!["tool_choice forced get_weather: expected a call".into()],
     };
     let b = judged(fail, &[], Some("Sunny."), "stop");
@@ -56,10 +66,10 @@ fn a_flipped_forced_choice_is_breaking_once() {
 
 #[test]
 fn a_new_decoder_error_is_breaking() {
-    let a = judged(Verdict::Pass, &[], Some("x"), "stop");
+    let a = judged(ContractVerdict::Pass, &[], Some("x"), "stop");
     let b = Judged {
         outcomes: vec![Err("bad chunk".into())],
-        verdict: Verdict::Pass,
+        verdict: ContractVerdict::Pass,
     };
     let (f, _) = diff(&a, &b, None, None);
     assert_eq!(f[0].kind, Kind::Decode);

@@ -103,18 +103,36 @@ fn normalize_abstracts_tools_case_ids_numbers_quotes_and_json() {
 
 #[test]
 fn ids_are_stable_and_tell_side_kind_and_detail_apart() {
-    let key = |side: &str, kind: &str, detail: &str| CauseKey {
-        side: side.into(),
-        kind: kind.into(),
+    use super::{CauseKind, CauseSide};
+    use crate::engine::{FindingKind, Side};
+    let key = |side: Side, kind: FindingKind, detail: &str| CauseKey {
+        side: CauseSide::Finding(side),
+        kind: CauseKind::Finding(kind),
         detail: detail.into(),
     };
-    let a = key("upstream", "refused", "max_tokens: Field required");
+    let a = key(
+        Side::Upstream,
+        FindingKind::Refused,
+        "max_tokens: Field required",
+    );
     // The id is part of profiles: it must not change between runs or builds.
     assert_eq!(a.id(), a.clone().id());
     assert!(a.id().starts_with("refused-") && a.id().len() == "refused-".len() + 8);
-    assert_ne!(a.id(), key("downstream", "refused", &a.detail).id());
-    assert_ne!(a.id(), key("upstream", "request", &a.detail).id());
-    assert_ne!(a.id(), key("upstream", "refused", "max_tokens: other").id());
+    assert_ne!(
+        a.id(),
+        key(Side::Downstream, FindingKind::Refused, &a.detail).id()
+    );
+    assert_ne!(
+        a.id(),
+        key(Side::Upstream, FindingKind::Request, &a.detail).id()
+    );
+    assert_ne!(
+        a.id(),
+        key(Side::Upstream, FindingKind::Refused, "max_tokens: other").id()
+    );
+    // The id hashes the words, as it always did: ids in profiles stay valid.
+    let h = crate::fnv::fnv1a(b"upstream|refused|max_tokens: Field required");
+    assert_eq!(a.id(), format!("refused-{:08x}", h & 0xffff_ffff));
 }
 
 #[test]

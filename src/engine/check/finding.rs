@@ -134,10 +134,5 @@ pub(super) fn of_kind(kind: FindingKind, mut findings: Vec<Finding>) -> Vec<Find
 
 /// `s` cut to its first 80 characters, marked with `…` where cut.
 pub(super) fn clip(s: &str) -> String {
-    let c: String = s.chars().take(80).collect();
-    if c.len() < s.len() {
-        format!("{c}…")
-    } else {
-        c
-    }
+    crate::text::clip(s, 80)
 }

@@ -348,10 +348,5 @@ fn finish(got: &Handed<'_>, exp: &Outcome, out: &mut Vec<Finding>) {
 
 /// `s` cut to its first 160 characters, marked with `…` where cut.
 fn clip(s: &str) -> String {
-    let c: String = s.chars().take(160).collect();
-    if c.len() < s.len() {
-        format!("{c}…")
-    } else {
-        c
-    }
+    crate::text::clip(s, 160)
 }

@@ -2,15 +2,15 @@
 //! slots and identities, argument fragments, finish signals, the terminal event).
 
 use super::finding::{Finding, FindingKind, Side, finding, of_kind};
-use crate::engine::events::StreamShape;
+use crate::engine::events::StreamRead;
 use crate::model::{Provider, Severity};
 
 /// Stream checks on the raw events of the gateway's answer (`got`) against upstream's (`up`).
 /// `upstream_broken`: upstream's stream failed or was cut, so the gateway's must end with an
 /// error event or without its terminal event, and carry no finish signal.
 pub(crate) fn stream(
-    got: &StreamShape,
-    up: Option<&StreamShape>,
+    got: &StreamRead,
+    up: Option<&StreamRead>,
     inbound: Provider,
     upstream_broken: bool,
 ) -> Vec<Finding> {
@@ -21,8 +21,8 @@ pub(crate) fn stream(
 }
 
 fn stream_findings(
-    got: &StreamShape,
-    up: Option<&StreamShape>,
+    got: &StreamRead,
+    up: Option<&StreamRead>,
     inbound: Provider,
     upstream_broken: bool,
 ) -> Vec<Finding> {
@@ -36,6 +36,17 @@ fn stream_findings(
     {
         out.push(finding(Severity::Breaking, side, format!("stream: {p}")));
     }
+    out.extend(call_slots(got, up));
+    out.extend(fragments_kept(got, up, inbound));
+    out.extend(ending(got, inbound, upstream_broken));
+    out
+}
+
+/// The calls' slots: none shared unless upstream shared one, none reused, each opened with its
+/// id and name.
+fn call_slots(got: &StreamRead, up: Option<&StreamRead>) -> Vec<Finding> {
+    let side = Side::Downstream;
+    let mut out = Vec::new();
     // Calls sharing a slot, told apart by id, are faithful when upstream streamed them so (a
     // same-format pass-through); a gateway that puts calls upstream kept apart at one slot
     // makes clients that merge by index merge them.
@@ -72,6 +83,14 @@ fn stream_findings(
             ));
         }
     }
+    out
+}
+
+/// The arguments streamed as upstream streamed them: not held back into one fragment or until
+/// the finish; and every upstream call carried.
+fn fragments_kept(got: &StreamRead, up: Option<&StreamRead>, inbound: Provider) -> Vec<Finding> {
+    let side = Side::Downstream;
+    let mut out = Vec::new();
     // Gemini carries each call whole: there are no argument fragments to compare.
     if let Some(up) = up.filter(|_| inbound != Provider::Gemini) {
         for (u, g) in up.calls.iter().zip(&got.calls) {
@@ -112,6 +131,14 @@ fn stream_findings(
             ));
         }
     }
+    out
+}
+
+/// The stream's end: no finish after upstream broke; else exactly one finish and the inbound
+/// format's terminal event.
+fn ending(got: &StreamRead, inbound: Provider, upstream_broken: bool) -> Vec<Finding> {
+    let side = Side::Downstream;
+    let mut out = Vec::new();
     if upstream_broken {
         if got.finishes > 0 {
             out.push(finding(
@@ -148,7 +175,7 @@ fn stream_findings(
 /// Chat's usage framing (class 25): with `stream_options.include_usage`, usage comes in one
 /// extra chunk after the finish whose `choices` is an empty array (every other chunk carries
 /// none); without it, no chunk without choices at all, since clients read `choices[0]`.
-pub(crate) fn usage_framing(got: &StreamShape, asked_usage: bool) -> Vec<Finding> {
+pub(crate) fn usage_framing(got: &StreamRead, asked_usage: bool) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut add = |m: String| {
         out.push(Finding::new(

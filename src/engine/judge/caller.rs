@@ -157,7 +157,7 @@ pub(crate) fn unsent(
                 .collect()
         });
     Err(if (400..500).contains(&response.status) {
-        Cell::Unsupported(format!("{}: {}", response.status, clip(&message)))
+        Cell::Declined(format!("{}: {}", response.status, clip(&message)))
     } else {
         Cell::Broken(format!(
             "nothing sent upstream; answered {}: {}",

@@ -209,7 +209,7 @@ fn nothing_sent_upstream_is_a_clean_refusal_on_a_4xx_and_broken_otherwise() {
     let outcome = Ok(Outcome::default());
     assert!(matches!(
         super::unsent(&asked, &answer(400), &outcome),
-        Err(Cell::Unsupported(m)) if m.starts_with("400: ")
+        Err(Cell::Declined(m)) if m.starts_with("400: ")
     ));
     assert!(matches!(
         super::unsent(&asked, &answer(500), &outcome),

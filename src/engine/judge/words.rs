@@ -4,12 +4,7 @@ use super::super::finding::Finding;
 
 /// `s` cut to its first 160 characters, marked with `…` where cut.
 pub(super) fn clip(s: &str) -> String {
-    let c: String = s.chars().take(160).collect();
-    if c.len() < s.len() {
-        format!("{c}…")
-    } else {
-        c
-    }
+    crate::text::clip(s, 160)
 }
 
 /// `findings` as round `n`'s (their messages prefixed `round N: `).

@@ -55,30 +55,7 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
     let mut out = empty_request(model.to_string(), stream);
     out.max_tokens = body.count_any(&["max_tokens"])?;
 
-    match body.get("system") {
-        None => {}
-        Some(Value::String(s)) => out.messages.push(Message::System { content: s.clone() }),
-        Some(Value::Array(blocks)) => {
-            for (i, b) in blocks.iter().enumerate() {
-                let ptr = push("/system", &i.to_string());
-                let mut f = Fields::of(b, &ptr, "a system text block")?;
-                if f.str("type")? != Some("text") {
-                    return Err(field_error(&f.at("type"), "system blocks are `text`"));
-                }
-                let text = f.req_str("text", "a text block carries `text`")?;
-                f.keep(
-                    &["cache_control", "citations"],
-                    ExtraKind::NotCarried,
-                    &mut extras,
-                );
-                f.finish(&mut extras);
-                out.messages.push(Message::System {
-                    content: text.to_string(),
-                });
-            }
-        }
-        Some(other) => return Err(type_error("/system", "a string or text blocks", other)),
-    }
+    system_of(body.get("system"), &mut out.messages, &mut extras)?;
     let Some(msgs) = body.array("messages")? else {
         return Err(field_error(
             "/messages",
@@ -101,64 +78,10 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
     };
     fold(&mut out.tools, &mut extras, deferred)?;
     if let Some(tc) = body.get("tool_choice") {
-        let mut f = Fields::of(tc, "/tool_choice", "a tool choice")?;
-        let ty = f.req_str("type", "a tool choice has a type")?;
-        let disable = f.bool("disable_parallel_tool_use")?;
-        match ty {
-            "auto" => out.tool_choice = Some(ToolChoice::Auto),
-            "any" => out.tool_choice = Some(ToolChoice::Required),
-            "none" => out.tool_choice = Some(ToolChoice::None),
-            "tool" => {
-                let name = f.req_str("name", "a `tool` choice names the tool")?;
-                if hosted_names.iter().any(|h| h == name) && out.tool(name).is_none() {
-                    // Forcing the server search tool: REQUIRED grounding.
-                    for h in &mut out.hosted {
-                        let HostedTool::WebSearch { grounding, .. } = h;
-                        *grounding = Grounding::Required;
-                    }
-                } else {
-                    out.tool_choice = Some(ToolChoice::Forced(name.to_string()));
-                }
-            }
-            other => {
-                return Err(field_error(
-                    "/tool_choice/type",
-                    format!("unknown tool choice `{other}` (auto, any, none, tool)"),
-                ));
-            }
-        }
-        if disable == Some(true) {
-            out.parallel_tool_calls = Some(false);
-        }
-        if let Some(d) = disable {
-            wire(
-                &mut extras,
-                f.at("disable_parallel_tool_use"),
-                Value::Bool(d),
-            );
-        }
-        f.finish(&mut extras);
+        tool_choice_of(tc, &hosted_names, &mut out, &mut extras)?;
     }
     if let Some(th) = body.get("thinking") {
-        let mut f = Fields::of(th, "/thinking", "a thinking configuration")?;
-        match f.req_str("type", "thinking has a type")? {
-            "enabled" => {
-                out.thinking = f.count_any(&["budget_tokens"])?;
-                if out.thinking.is_none() {
-                    return Err(field_error(
-                        "/thinking/budget_tokens",
-                        "missing (enabled thinking has a budget)",
-                    ));
-                }
-                f.finish(&mut extras);
-            }
-            "disabled" => f.finish(&mut extras),
-            _ => extras.push(Extra {
-                pointer: "/thinking".into(),
-                kind: ExtraKind::NotCarried,
-                value: th.clone(),
-            }),
-        }
+        thinking_of(th, &mut out, &mut extras)?;
     }
     body.keep(NOT_CARRIED, ExtraKind::NotCarried, &mut extras);
     body.finish(&mut extras);
@@ -166,6 +89,111 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
         request: out,
         extras,
     })
+}
+
+/// The top-level `system`: a string as one system message, text blocks as one each.
+fn system_of(
+    system: Option<&Value>,
+    out: &mut Vec<Message>,
+    extras: &mut Vec<Extra>,
+) -> Result<(), DecodeError> {
+    match system {
+        None => {}
+        Some(Value::String(s)) => out.push(Message::System { content: s.clone() }),
+        Some(Value::Array(blocks)) => {
+            for (i, b) in blocks.iter().enumerate() {
+                let ptr = push("/system", &i.to_string());
+                let mut f = Fields::of(b, &ptr, "a system text block")?;
+                if f.str("type")? != Some("text") {
+                    return Err(field_error(&f.at("type"), "system blocks are `text`"));
+                }
+                let text = f.req_str("text", "a text block carries `text`")?;
+                f.keep(
+                    &["cache_control", "citations"],
+                    ExtraKind::NotCarried,
+                    extras,
+                );
+                f.finish(extras);
+                out.push(Message::System {
+                    content: text.to_string(),
+                });
+            }
+        }
+        Some(other) => return Err(type_error("/system", "a string or text blocks", other)),
+    }
+    Ok(())
+}
+
+/// `tool_choice`: `auto`, `any` (required), `none`, `tool` (forced, or REQUIRED grounding when it
+/// names a hosted tool in `hosted_names`), and `disable_parallel_tool_use` as the parallel switch.
+fn tool_choice_of(
+    tc: &Value,
+    hosted_names: &[String],
+    out: &mut crate::model::ChatRequest,
+    extras: &mut Vec<Extra>,
+) -> Result<(), DecodeError> {
+    let mut f = Fields::of(tc, "/tool_choice", "a tool choice")?;
+    let ty = f.req_str("type", "a tool choice has a type")?;
+    let disable = f.bool("disable_parallel_tool_use")?;
+    match ty {
+        "auto" => out.tool_choice = Some(ToolChoice::Auto),
+        "any" => out.tool_choice = Some(ToolChoice::Required),
+        "none" => out.tool_choice = Some(ToolChoice::None),
+        "tool" => {
+            let name = f.req_str("name", "a `tool` choice names the tool")?;
+            if hosted_names.iter().any(|h| h == name) && out.tool(name).is_none() {
+                // Forcing the server search tool: REQUIRED grounding.
+                for h in &mut out.hosted {
+                    let HostedTool::WebSearch { grounding, .. } = h;
+                    *grounding = Grounding::Required;
+                }
+            } else {
+                out.tool_choice = Some(ToolChoice::Forced(name.to_string()));
+            }
+        }
+        other => {
+            return Err(field_error(
+                "/tool_choice/type",
+                format!("unknown tool choice `{other}` (auto, any, none, tool)"),
+            ));
+        }
+    }
+    if disable == Some(true) {
+        out.parallel_tool_calls = Some(false);
+    }
+    if let Some(d) = disable {
+        wire(extras, f.at("disable_parallel_tool_use"), Value::Bool(d));
+    }
+    f.finish(extras);
+    Ok(())
+}
+
+/// `thinking`: enabled with its budget, disabled, or any other type kept as a not-carried extra.
+fn thinking_of(
+    th: &Value,
+    out: &mut crate::model::ChatRequest,
+    extras: &mut Vec<Extra>,
+) -> Result<(), DecodeError> {
+    let mut f = Fields::of(th, "/thinking", "a thinking configuration")?;
+    match f.req_str("type", "thinking has a type")? {
+        "enabled" => {
+            out.thinking = f.count_any(&["budget_tokens"])?;
+            if out.thinking.is_none() {
+                return Err(field_error(
+                    "/thinking/budget_tokens",
+                    "missing (enabled thinking has a budget)",
+                ));
+            }
+            f.finish(extras);
+        }
+        "disabled" => f.finish(extras),
+        _ => extras.push(Extra {
+            pointer: "/thinking".into(),
+            kind: ExtraKind::NotCarried,
+            value: th.clone(),
+        }),
+    }
+    Ok(())
 }
 
 /// The `tools` array: client tools into `out.tools` (those with `defer_loading` into
@@ -256,103 +284,125 @@ fn message(
         }
     };
     match role {
-        "user" => {
-            for (i, b) in blocks.iter().enumerate() {
-                let bp = push(&content_ptr, &i.to_string());
-                let mut f = Fields::of(b, &bp, "a content block")?;
-                match f.req_str("type", "every block has a type")? {
-                    "text" => {
-                        let text = f.req_str("text", "a text block carries `text`")?;
-                        f.keep(
-                            &["cache_control", "citations"],
-                            ExtraKind::NotCarried,
-                            extras,
-                        );
-                        f.finish(extras);
-                        out.push(Message::User {
-                            content: text.to_string(),
-                        });
-                    }
-                    "tool_result" => {
-                        let id = f.req_str("tool_use_id", "a tool result names its tool_use_id")?;
-                        let cp = f.at("content");
-                        let (content, parts) =
-                            read_parts(Api::Anthropic, f.get("content"), &cp, extras)?;
-                        let is_error = f.bool("is_error")?.unwrap_or(false);
-                        f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
-                        f.finish(extras);
-                        out.push(Message::Tool {
-                            call_id: id.to_string(),
-                            name: call_name(out, id),
-                            content,
-                            parts,
-                            is_error,
-                        });
-                    }
-                    _ => extras.push(Extra {
-                        pointer: bp,
-                        kind: ExtraKind::NotCarried,
-                        value: b.clone(),
-                    }),
-                }
-            }
-        }
-        "assistant" => {
-            let mut text: Option<String> = None;
-            let mut tool_calls = Vec::new();
-            let mut opaque = Vec::new();
-            for (i, b) in blocks.iter().enumerate() {
-                let bp = push(&content_ptr, &i.to_string());
-                let mut f = Fields::of(b, &bp, "a content block")?;
-                match f.req_str("type", "every block has a type")? {
-                    "text" => {
-                        let t = f.req_str("text", "a text block carries `text`")?;
-                        text.get_or_insert_with(String::new).push_str(t);
-                        f.keep(
-                            &["cache_control", "citations"],
-                            ExtraKind::NotCarried,
-                            extras,
-                        );
-                        f.finish(extras);
-                    }
-                    "tool_use" => {
-                        let id = f.req_str("id", "a tool_use block has an id")?;
-                        let name = f.req_str("name", "a tool_use block names its tool")?;
-                        let arguments = match f.get("input") {
-                            Some(v @ Value::Object(_)) => v.clone(),
-                            Some(other) => {
-                                return Err(type_error(&f.at("input"), "an object", other));
-                            }
-                            None => {
-                                return Err(field_error(
-                                    &f.at("input"),
-                                    "missing (a tool_use block carries its input)",
-                                ));
-                            }
-                        };
-                        f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
-                        f.finish(extras);
-                        tool_calls.push(ToolCall {
-                            id: id.to_string(),
-                            name: name.to_string(),
-                            arguments,
-                            thought_signature: None,
-                        });
-                    }
-                    // Thinking blocks, server tool use and its results: sent back verbatim.
-                    _ => opaque.push(b.clone()),
-                }
-            }
-            out.push(Message::Assistant {
-                text,
-                tool_calls,
-                opaque,
-            });
-        }
+        "user" => user_blocks(blocks, &content_ptr, out, extras)?,
+        "assistant" => assistant_blocks(blocks, &content_ptr, out, extras)?,
         "system" => system_blocks(blocks, &content_ptr, out, extras)?,
         other => return Err(unknown_role(ptr, other)),
     }
     Ok(())
+}
+
+/// A user message's blocks: text (one user message each) and `tool_result` blocks (one tool
+/// message each, in order); any other block kept whole as a not-carried extra.
+fn user_blocks(
+    blocks: &[Value],
+    content_ptr: &str,
+    out: &mut Vec<Message>,
+    extras: &mut Vec<Extra>,
+) -> Result<(), DecodeError> {
+    for (i, b) in blocks.iter().enumerate() {
+        let bp = push(content_ptr, &i.to_string());
+        let mut f = Fields::of(b, &bp, "a content block")?;
+        match f.req_str("type", "every block has a type")? {
+            "text" => {
+                let text = f.req_str("text", "a text block carries `text`")?;
+                f.keep(
+                    &["cache_control", "citations"],
+                    ExtraKind::NotCarried,
+                    extras,
+                );
+                f.finish(extras);
+                out.push(Message::User {
+                    content: text.to_string(),
+                });
+            }
+            "tool_result" => {
+                let id = f.req_str("tool_use_id", "a tool result names its tool_use_id")?;
+                let cp = f.at("content");
+                let (content, parts) = read_parts(Api::Anthropic, f.get("content"), &cp, extras)?;
+                let is_error = f.bool("is_error")?.unwrap_or(false);
+                f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
+                f.finish(extras);
+                out.push(Message::Tool {
+                    call_id: id.to_string(),
+                    name: call_name(out, id),
+                    content,
+                    parts,
+                    is_error,
+                });
+            }
+            _ => extras.push(Extra {
+                pointer: bp,
+                kind: ExtraKind::NotCarried,
+                value: b.clone(),
+            }),
+        }
+    }
+    Ok(())
+}
+
+/// An assistant message's blocks as one assistant message: its text joined, its `tool_use`
+/// calls, and every other block (thinking, server tools) kept verbatim as opaque.
+fn assistant_blocks(
+    blocks: &[Value],
+    content_ptr: &str,
+    out: &mut Vec<Message>,
+    extras: &mut Vec<Extra>,
+) -> Result<(), DecodeError> {
+    let mut text: Option<String> = None;
+    let mut tool_calls = Vec::new();
+    let mut opaque = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        let bp = push(content_ptr, &i.to_string());
+        let mut f = Fields::of(b, &bp, "a content block")?;
+        match f.req_str("type", "every block has a type")? {
+            "text" => {
+                let t = f.req_str("text", "a text block carries `text`")?;
+                text.get_or_insert_with(String::new).push_str(t);
+                f.keep(
+                    &["cache_control", "citations"],
+                    ExtraKind::NotCarried,
+                    extras,
+                );
+                f.finish(extras);
+            }
+            "tool_use" => tool_calls.push(tool_use(f, extras)?),
+            // Thinking blocks, server tool use and its results: sent back verbatim.
+            _ => opaque.push(b.clone()),
+        }
+    }
+    out.push(Message::Assistant {
+        text,
+        tool_calls,
+        opaque,
+    });
+    Ok(())
+}
+
+/// A `tool_use` block's call: its id, name and object `input`.
+fn tool_use(mut f: Fields<'_>, extras: &mut Vec<Extra>) -> Result<ToolCall, DecodeError> {
+    let id = f.req_str("id", "a tool_use block has an id")?;
+    let name = f.req_str("name", "a tool_use block names its tool")?;
+    let arguments = match f.get("input") {
+        Some(v @ Value::Object(_)) => v.clone(),
+        Some(other) => {
+            return Err(type_error(&f.at("input"), "an object", other));
+        }
+        None => {
+            return Err(field_error(
+                &f.at("input"),
+                "missing (a tool_use block carries its input)",
+            ));
+        }
+    };
+    f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
+    f.finish(extras);
+    Ok(ToolCall {
+        id: id.to_string(),
+        name: name.to_string(),
+        arguments,
+        thought_signature: None,
+    })
 }
 
 /// A mid-conversation system message's blocks: text (one system message each), and the tool

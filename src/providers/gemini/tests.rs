@@ -7,7 +7,7 @@ use super::*;
 use crate::model::{DiagnosticKind, Finish, Grounding, Outcome};
 use crate::providers::testkit::{
     assert_finish_reasons, assert_noted, q_request, request_error, response as resp,
-    stream_every_chunking, stream_in_chunks, with_instructions,
+    stream_every_chunking, stream_in_chunks, weather_result, with_instructions,
 };
 
 fn req(choice: Option<ToolChoice>) -> ChatRequest {
@@ -467,20 +467,8 @@ fn decode_request_reads_the_path_ids_signatures_and_calling_modes() {
     assert_eq!(
         r.messages[4..],
         [
-            Message::Tool {
-                call_id: "gemini-call-0-get_weather".into(),
-                name: "get_weather".into(),
-                content: "18C".into(),
-                is_error: false,
-                parts: Vec::new(),
-            },
-            Message::Tool {
-                call_id: "gemini-call-1-get_weather".into(),
-                name: "get_weather".into(),
-                content: "no data".into(),
-                is_error: true,
-                parts: Vec::new(),
-            }
+            weather_result("gemini-call-0-get_weather", "18C", false),
+            weather_result("gemini-call-1-get_weather", "no data", true)
         ]
     );
     let pointers: Vec<&str> = d.extras.iter().map(|e| e.pointer.as_str()).collect();

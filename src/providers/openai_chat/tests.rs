@@ -8,7 +8,7 @@ use crate::model::{AllowedMode, Finish, HostedTool, Message, Outcome, ToolChoice
 use crate::model::{ChatRequest, DecodeError, DiagnosticKind};
 use crate::providers::testkit::{
     assert_noted, ids_and_arguments, openai_string_choices, request, request_error, response as ok,
-    stream_every_chunking, weather_call,
+    stream_every_chunking, weather_call, weather_result,
 };
 
 fn body(req: &ChatRequest) -> Value {
@@ -151,20 +151,8 @@ fn encode_parallel_switch_and_multi_turn() {
             ],
             opaque: vec![],
         },
-        Message::Tool {
-            call_id: "call_1".into(),
-            name: "get_weather".into(),
-            content: "18C".into(),
-            is_error: false,
-            parts: Vec::new(),
-        },
-        Message::Tool {
-            call_id: "call_2".into(),
-            name: "get_weather".into(),
-            content: "boom".into(),
-            is_error: true,
-            parts: Vec::new(),
-        },
+        weather_result("call_1", "18C", false),
+        weather_result("call_2", "boom", true),
     ];
     let enc = encode(&req).unwrap();
     let m = &enc.request.body["messages"];
@@ -523,16 +511,7 @@ fn decode_request_reads_tools_choice_calls_and_linked_results() {
         panic!("{:?}", r.messages[2])
     };
     assert_eq!(tool_calls[0].arguments, json!({"city": "Paris"}));
-    assert_eq!(
-        r.messages[3],
-        Message::Tool {
-            call_id: "call_1".into(),
-            name: "get_weather".into(),
-            content: "18C".into(),
-            is_error: false,
-            parts: Vec::new(),
-        }
-    );
+    assert_eq!(r.messages[3], weather_result("call_1", "18C", false));
     let kinds: Vec<(&str, crate::providers::decoded::ExtraKind)> = d
         .extras
         .iter()
@@ -667,13 +646,7 @@ fn decode_request_reads_the_legacy_function_calling_fields() {
     assert_eq!(tool_calls[0].arguments, json!({"city": "Paris"}));
     assert_eq!(
         d.request.messages[2],
-        Message::Tool {
-            call_id: "function_call-1".into(),
-            name: "get_weather".into(),
-            content: "18C".into(),
-            is_error: false,
-            parts: Vec::new(),
-        }
+        weather_result("function_call-1", "18C", false)
     );
     assert_eq!(
         extras_at(&d, crate::providers::ExtraKind::Wire),

@@ -8,7 +8,7 @@ use crate::model::{AllowedMode, Finish, Grounding, Outcome, ToolChoice};
 use crate::model::{ChatRequest, DecodeError, DiagnosticKind};
 use crate::providers::testkit::{
     assert_noted, ids_and_arguments, openai_string_choices, request, request_error,
-    response as resp, stream_every_chunking, weather_call,
+    response as resp, stream_every_chunking, weather_call, weather_result,
 };
 
 fn body(req: &ChatRequest) -> Value {
@@ -52,13 +52,7 @@ fn encode_keys_instructions_input_and_tools() {
             tool_calls: vec![weather_call("call_1", json!({"city": "Paris"}))],
             opaque: vec![json!({"type": "reasoning", "id": "rs_1", "summary": []})],
         },
-        Message::Tool {
-            call_id: "call_1".into(),
-            name: "get_weather".into(),
-            content: "18C".into(),
-            is_error: true,
-            parts: Vec::new(),
-        },
+        weather_result("call_1", "18C", true),
     ];
     req.tool_choice = Some(ToolChoice::Required);
     req.parallel_tool_calls = Some(false);

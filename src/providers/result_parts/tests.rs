@@ -4,7 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::model::{ChatRequest, Message, Provider, ResultPart, ToolCall};
+use crate::model::{ChatRequest, Message, Provider, ResultPart};
+use crate::providers::testkit::weather_call;
 use crate::providers::{decode_request, encode, request_rejection};
 
 fn image() -> ResultPart {
@@ -26,12 +27,7 @@ fn round(parts: Vec<ResultPart>) -> ChatRequest {
         .with_messages([
             Message::Assistant {
                 text: None,
-                tool_calls: vec![ToolCall {
-                    id: "call_1".into(),
-                    name: "get_weather".into(),
-                    arguments: json!({}),
-                    thought_signature: None,
-                }],
+                tool_calls: vec![weather_call("call_1", json!({}))],
                 opaque: Vec::new(),
             },
             Message::Tool {

@@ -8,7 +8,7 @@ use crate::inject::developer_instructions;
 use crate::model::{
     ChatRequest, Finish, HostedTool, Message, Outcome, StrictPolicy, Tool, ToolChoice,
 };
-use crate::providers::testkit::{response, weather_call};
+use crate::providers::testkit::{response, weather_call, weather_result};
 use crate::textcall::{ParserConfig, parse};
 
 fn request() -> ChatRequest {
@@ -25,20 +25,8 @@ fn request() -> ChatRequest {
                 tool_calls: vec![weather_call("call_0", json!({"city": "Oslo"}))],
                 opaque: vec![],
             },
-            Message::Tool {
-                call_id: "call_0".into(),
-                name: "get_weather".into(),
-                content: "{\"temp\":3}".into(),
-                is_error: false,
-                parts: Vec::new(),
-            },
-            Message::Tool {
-                call_id: "call_\"1".into(),
-                name: "get_weather".into(),
-                content: "timeout".into(),
-                is_error: true,
-                parts: Vec::new(),
-            },
+            weather_result("call_0", "{\"temp\":3}", false),
+            weather_result("call_\"1", "timeout", true),
         ])
         .with_user("Thanks")
         .with_tool(Tool {

@@ -5,19 +5,17 @@
 use serde_json::{Value, json};
 
 use super::{header, whole};
-use crate::model::{DecodeError, Finish, Outcome, Provider, ProviderError, ToolCall};
+use crate::model::{DecodeError, Finish, Outcome, Provider, ProviderError};
 use crate::proxy::answer::{Headers, header_text, meta, upstream_error};
 use crate::proxy::forward::full_answer;
 use crate::respond::Inbound;
 
 fn weather_call() -> Outcome {
     Outcome {
-        tool_calls: vec![ToolCall {
-            id: "call_1".into(),
-            name: "get_weather".into(),
-            arguments: json!({"city": "Paris"}),
-            thought_signature: None,
-        }],
+        tool_calls: vec![crate::providers::testkit::weather_call(
+            "call_1",
+            json!({"city": "Paris"}),
+        )],
         finish: Finish::ToolCalls,
         ..Outcome::default()
     }

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use crate::model::{ChatRequest, Message, Outcome, ToolCall};
+use crate::model::{ChatRequest, Message, Outcome};
+use crate::providers::testkit::weather_call;
 use crate::proxy::conversations::{Continuation, Conversations, Keep};
 use crate::respond::Inbound;
 
@@ -31,12 +32,7 @@ fn first_round() -> ChatRequest {
 
 fn called() -> Outcome {
     Outcome {
-        tool_calls: vec![ToolCall {
-            id: "call_1".into(),
-            name: "get_weather".into(),
-            arguments: json!({"city": "Bergen"}),
-            thought_signature: None,
-        }],
+        tool_calls: vec![weather_call("call_1", json!({"city": "Bergen"}))],
         ..Outcome::default()
     }
 }

@@ -248,7 +248,7 @@ fn what_the_client_s_own_api_rejects_is_refused_in_its_envelope() {
 async fn an_unrouted_model_is_404_in_the_client_envelope_and_health_is_answered() {
     let shared = Shared {
         config: config().into(),
-        upstream: crate::proxy::upstream::Upstream::new(Duration::from_secs(5)),
+        upstream: crate::proxy::upstream::UpstreamClient::new(Duration::from_secs(5)),
         cache: SupportCache::new(SupportCache::DEFAULT_TTL).into(),
         reasoning: Default::default(),
         conversations: Default::default(),

@@ -23,6 +23,16 @@ fn follow_up(id: &str, opaque: Vec<serde_json::Value>) -> ChatRequest {
     }])
 }
 
+/// `kept` remembers `upstream`'s answer of one `call` with `opaque` reasoning items.
+fn remember(kept: &Reasoning, upstream: Provider, call: ToolCall, opaque: Vec<serde_json::Value>) {
+    let answer = Outcome {
+        tool_calls: vec![call],
+        opaque,
+        ..Outcome::default()
+    };
+    kept.remember(upstream, &ChatRequest::new("m"), &answer);
+}
+
 fn assistant(req: &ChatRequest) -> (&[ToolCall], &[serde_json::Value]) {
     match &req.messages[0] {
         Message::Assistant {
@@ -36,22 +46,17 @@ fn assistant(req: &ChatRequest) -> (&[ToolCall], &[serde_json::Value]) {
 fn the_reasoning_of_an_answer_goes_back_with_its_calls_to_the_same_upstream_only() {
     let kept = Reasoning::default();
     let thinking = json!({"type": "thinking", "thinking": "t", "signature": "EqQB"});
-    kept.remember(
+    remember(
+        &kept,
         Provider::Anthropic,
-        &ChatRequest::new("m"),
-        &Outcome {
-            tool_calls: vec![call("toolu_1", None)],
-            opaque: vec![thinking.clone()],
-            ..Outcome::default()
-        },
+        call("toolu_1", None),
+        vec![thinking.clone()],
     );
-    kept.remember(
+    remember(
+        &kept,
         Provider::Gemini,
-        &ChatRequest::new("m"),
-        &Outcome {
-            tool_calls: vec![call("g_1", Some("CiQB"))],
-            ..Outcome::default()
-        },
+        call("g_1", Some("CiQB")),
+        Vec::new(),
     );
     // A Chat client sent the calls back without reasoning (or with another format's items).
     let foreign = json!({"type": "reasoning", "id": "rs_1"});
@@ -88,13 +93,11 @@ fn answers_without_calls_or_reasoning_are_not_kept() {
         &ChatRequest::new("m"),
         &Outcome::default(),
     );
-    kept.remember(
+    remember(
+        &kept,
         Provider::Anthropic,
-        &ChatRequest::new("m"),
-        &Outcome {
-            tool_calls: vec![call("toolu_1", None)],
-            ..Outcome::default()
-        },
+        call("toolu_1", None),
+        Vec::new(),
     );
     let thinking = json!({"type": "thinking", "thinking": "t", "signature": "EqQB"});
     let mut req = follow_up("toolu_1", vec![thinking.clone()]);
@@ -132,14 +135,11 @@ fn an_item_reference_goes_to_responses_as_it_came_and_elsewhere_resolved_or_refu
     let kept = Reasoning::default();
     let rs =
         json!({"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAAAB"});
-    kept.remember(
+    remember(
+        &kept,
         Provider::OpenaiResponses,
-        &ChatRequest::new("m"),
-        &Outcome {
-            tool_calls: vec![call("call_1", None)],
-            opaque: vec![rs.clone()],
-            ..Outcome::default()
-        },
+        call("call_1", None),
+        vec![rs.clone()],
     );
     let reference = json!({"type": "item_reference", "id": "rs_1"});
     // To the Responses upstream that stored it: the reference is the reasoning carried.

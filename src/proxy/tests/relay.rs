@@ -16,7 +16,7 @@ use crate::model::{ChatRequest, Provider};
 use crate::proxy::ProxyRoute;
 use crate::proxy::answer::{Answer, Headers, meta};
 use crate::proxy::relay;
-use crate::proxy::upstream::Upstream;
+use crate::proxy::upstream::UpstreamClient;
 use crate::respond::Inbound;
 
 fn chat_event(delta: &str, finish: &str) -> String {
@@ -48,7 +48,7 @@ async fn relayed(inbound: Inbound, chunks: Vec<String>, cut: bool) -> (Headers, 
     ))
     .unwrap();
     let request = crate::http::HttpRequest::post("/", serde_json::json!({}));
-    let resp = Upstream::new(Duration::from_secs(10))
+    let resp = UpstreamClient::new(Duration::from_secs(10))
         .send(&route, &request)
         .await
         .unwrap();

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::support::{ALL, Got, Opts, P, body, read, request};
+use super::support::{ALL, Got, Opts, P, assert_status, body, read, request};
 use crate::scenario::Scenario;
 use crate::simulate::named::NAMED;
 use crate::simulate::{SCENARIO_HEADER, SimRequest, SimResponse, answer, answer_request};
@@ -60,12 +60,7 @@ fn each(mut f: impl FnMut(P, bool, bool)) {
 }
 
 fn ok(resp: &SimResponse, what: &str) {
-    assert_eq!(
-        resp.status,
-        200,
-        "{what}: {}",
-        String::from_utf8_lossy(&resp.body.bytes())
-    );
+    assert_status(resp, 200, what);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::support::{P, request, sse_data};
+use super::support::{P, assert_status, request, sse_data};
 use crate::scenario::Scenario;
 use crate::simulate::{SimResponse, answer};
 
@@ -21,12 +21,7 @@ fn search_body(p: P, stream: bool) -> Value {
 
 fn run(p: P, stream: bool, scenario: &Scenario) -> SimResponse {
     let resp = answer(&request(p, &search_body(p, stream), stream), scenario);
-    assert_eq!(
-        resp.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&resp.body.bytes())
-    );
+    assert_status(&resp, 200, "");
     resp
 }
 

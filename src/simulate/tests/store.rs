@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::support::{Opts, P, body, read, request};
+use super::support::{Opts, P, assert_status, body, read, request};
 use crate::scenario::Scenario;
 use crate::simulate::{SimResponse, Store, answer_kept};
 
@@ -38,17 +38,19 @@ fn continuation(answer: &Value, with_previous: bool) -> Value {
     b
 }
 
-#[test]
-fn a_stored_answer_is_continued_by_its_id() {
+/// A first answer stored, and the simulator's answer to its continuation (the stored answer's
+/// id sent as `previous_response_id` when `with_previous`).
+fn continued(with_previous: bool) -> (Value, SimResponse) {
     let kept = Store::default();
     let one = send(&kept, &first(None)).json();
-    let two = send(&kept, &continuation(&one, true));
-    assert_eq!(
-        two.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&two.body.bytes())
-    );
+    let two = send(&kept, &continuation(&one, with_previous));
+    (one, two)
+}
+
+#[test]
+fn a_stored_answer_is_continued_by_its_id() {
+    let (one, two) = continued(true);
+    assert_status(&two, 200, "");
     let got = read(P::Responses, false, &two);
     // The result answers the kept call: the model's next turn is its final text.
     assert!(got.calls.is_empty(), "{got:?}");
@@ -83,15 +85,8 @@ fn unknown_ids_and_unstored_answers_are_not_found() {
 
 #[test]
 fn a_result_without_its_call_or_an_id_is_refused() {
-    let kept = Store::default();
-    let one = send(&kept, &first(None)).json();
-    let resp = send(&kept, &continuation(&one, false));
-    assert_eq!(
-        resp.status,
-        400,
-        "{}",
-        String::from_utf8_lossy(&resp.body.bytes())
-    );
+    let (_, resp) = continued(false);
+    assert_status(&resp, 400, "");
     let message = resp.json()["error"]["message"]
         .as_str()
         .unwrap_or("")
@@ -131,12 +126,7 @@ fn an_item_reference_is_the_stored_item_and_an_unknown_one_is_refused() {
     // The reasoning item by reference: the reasoning sent back.
     let referred = by_reference(&one, |r| json!({"type": "item_reference", "id": r["id"]}));
     let two = send(&referred);
-    assert_eq!(
-        two.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&two.body.bytes())
-    );
+    assert_status(&two, 200, "");
     // Dropped: the reasoning model's 400; referred to by an unknown id: the item is not found.
     let dropped = send(&by_reference(
         &one,

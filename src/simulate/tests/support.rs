@@ -233,14 +233,19 @@ pub(crate) fn request(p: P, body: &Value, stream: bool) -> SimRequest {
     }
 }
 
-pub(crate) fn ask(p: P, o: &Opts, scenario: &Scenario) -> (SimResponse, Got) {
-    let resp = answer(&request(p, &body(p, o), o.stream), scenario);
+/// Asserts the simulator answered `status`, showing `what` and the body when it did not.
+pub(crate) fn assert_status(resp: &SimResponse, status: u16, what: impl std::fmt::Display) {
     assert_eq!(
         resp.status,
-        200,
-        "{p:?} {o:?}: {}",
+        status,
+        "{what}: {}",
         String::from_utf8_lossy(&resp.body.bytes())
     );
+}
+
+pub(crate) fn ask(p: P, o: &Opts, scenario: &Scenario) -> (SimResponse, Got) {
+    let resp = answer(&request(p, &body(p, o), o.stream), scenario);
+    assert_status(&resp, 200, format!("{p:?} {o:?}"));
     let got = read(p, o.stream, &resp);
     (resp, got)
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::support::{P, request, sse_data, time_schema, weather_schema};
+use super::support::{P, assert_status, request, sse_data, time_schema, weather_schema};
 use crate::model::{AllowedMode, ToolChoice};
 use crate::scenario::{Malformed, Scenario, ScenarioCall};
 use crate::simulate::text_protocol::parse_choice;
@@ -25,12 +25,7 @@ fn text_body(choice_line: &str, stream: bool) -> Value {
 }
 
 fn content(resp: &SimResponse, stream: bool) -> (String, String) {
-    assert_eq!(
-        resp.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&resp.body.bytes())
-    );
+    assert_status(resp, 200, "");
     if !stream {
         let v = resp.json();
         assert!(

@@ -250,7 +250,7 @@ fn project() -> Scratch {
 fn run_layer(root: &Path, cases: &[Arc<Case>], layer: Layer) -> Vec<TrialResult> {
     let path = root.join("translating.toml");
     let profile = Arc::new(
-        tooltape::gateway::load_profile(root, path.to_str().unwrap())
+        tooltape::gateway::load_gateway(root, path.to_str().unwrap())
             .unwrap_or_else(|e| panic!("{e}")),
     );
     let trials = tooltape::engine::trials(cases, &profile.routes(), None);
@@ -319,34 +319,37 @@ fn judge(layer: Layer, results: &[TrialResult], facts: &[Facts], s: &mut Section
     let total = results.len();
     let (mut failed, mut first) = (0, None);
     for (r, f) in results.iter().zip(facts) {
-        assert_eq!(r.key, f.key);
+        assert_eq!(r.id.key(), f.key);
         let fails = r.cell != Cell::Pass;
         let should = layer.should_fail(f);
         let continued = matches!(f.case.as_str(), CONTINUE_ON_GEMINI | CONTINUE_ON_ANTHROPIC);
         if layer == Layer::Faithful && continued {
-            let name = format!("Translating__{}", tooltape::engine::snapshot_name(r));
-            s.snaps.push((name, tooltape::engine::snapshot(r)));
+            let name = format!("Translating__{}", r.id.snapshot_name());
+            s.snaps.push((name, tooltape::report::suite::snapshot(r)));
         }
         if fails {
             failed += 1;
             if first.is_none() {
-                let name = format!("{}__{}", layer.slug(), tooltape::engine::snapshot_name(r));
-                s.snaps.push((name, tooltape::engine::snapshot(r)));
+                let name = format!("{}__{}", layer.slug(), r.id.snapshot_name());
+                s.snaps.push((name, tooltape::report::suite::snapshot(r)));
                 first = Some(first_finding(r));
             }
         }
         if fails != should {
             let want = if should { "fail" } else { "pass" };
             let got = first_finding(r);
-            s.problems
-                .push(format!("{}: {} should {want}: {got}", layer.name(), r.key));
+            s.problems.push(format!(
+                "{}: {} should {want}: {got}",
+                layer.name(),
+                r.id.key()
+            ));
         } else if fails
             && let Some(other) = r.findings.iter().find(|x| !layer.allows(x.kind.slug()))
         {
             s.problems.push(format!(
                 "{}: {} fails with another finding than its own: {}",
                 layer.name(),
-                r.key,
+                r.id.key(),
                 other.message
             ));
         } else if fails
@@ -358,7 +361,7 @@ fn judge(layer: Layer, results: &[TrialResult], facts: &[Facts], s: &mut Section
             s.problems.push(format!(
                 "{}: {} fails without the finding `{}`: {:?}",
                 layer.name(),
-                r.key,
+                r.id.key(),
                 layer.finding(),
                 r.findings
             ));

@@ -9,7 +9,8 @@ use super::{one, silent};
 use crate::engine::check::{
     Continued, FindingKind, Side, continued_by_id, repeated_upstream, response_context,
 };
-use crate::model::{ChatRequest, Message, Provider, Severity, ToolCall};
+use crate::model::{ChatRequest, Message, Provider, Severity};
+use crate::providers::testkit::weather_call;
 
 const ASKED: &str = "Umbrella in Bergen?";
 
@@ -22,12 +23,7 @@ fn meant() -> ChatRequest {
         },
         Message::Assistant {
             text: None,
-            tool_calls: vec![ToolCall {
-                id: "call_1".into(),
-                name: "get_weather".into(),
-                arguments: json!({"city": "Bergen"}),
-                thought_signature: None,
-            }],
+            tool_calls: vec![weather_call("call_1", json!({"city": "Bergen"}))],
             opaque: Vec::new(),
         },
         Message::Tool {

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::{one, silent};
 use crate::engine::check::{
-    FindingKind, RequestView, Side, downstream, eager_asked_kept, eager_kept,
+    Finding, FindingKind, RequestView, Side, downstream, eager_asked_kept, eager_kept,
 };
 use crate::model::{
     Diagnostic, DiagnosticKind, Finish, Outcome, Provider, Severity, Tool, ToolCall,
@@ -25,23 +25,29 @@ fn view(eager: bool) -> RequestView {
     }
 }
 
+/// The one finding is the eager switch changed on the way upstream (behaviour), saying `gist`.
+#[track_caller]
+fn switch_lost(found: &[Finding], gist: &str) {
+    one(
+        found,
+        FindingKind::Request,
+        Side::Upstream,
+        Severity::Behaviour,
+        gist,
+    );
+}
+
 #[test]
 fn the_eager_switch_reaches_an_anthropic_upstream_as_the_client_set_it() {
     let anthropic = Provider::Anthropic;
     silent(&eager_kept(&view(true), &view(true), anthropic));
     silent(&eager_kept(&view(false), &view(false), anthropic));
-    one(
+    switch_lost(
         &eager_kept(&view(true), &view(false), anthropic),
-        FindingKind::Request,
-        Side::Upstream,
-        Severity::Behaviour,
         "eager_input_streaming dropped for write_note",
     );
-    one(
+    switch_lost(
         &eager_kept(&view(false), &view(true), anthropic),
-        FindingKind::Request,
-        Side::Upstream,
-        Severity::Behaviour,
         "eager_input_streaming added to write_note",
     );
     // Another upstream has no switch: the encoder drops it with a note.
@@ -52,11 +58,8 @@ fn the_eager_switch_reaches_an_anthropic_upstream_as_the_client_set_it() {
 fn a_library_sends_the_eager_switch_its_caller_asked_and_may_add_its_own() {
     let anthropic = Provider::Anthropic;
     silent(&eager_asked_kept(&view(true), &view(true), anthropic));
-    one(
+    switch_lost(
         &eager_asked_kept(&view(true), &view(false), anthropic),
-        FindingKind::Request,
-        Side::Upstream,
-        Severity::Behaviour,
         "eager_input_streaming dropped for write_note",
     );
     // A library's own choice to stream eagerly is not the caller's to judge.

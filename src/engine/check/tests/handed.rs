@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::super::FindingKind;
+use super::super::{Finding, FindingKind};
 use super::super::{assemble, handed, usage_framed};
 use crate::engine::handed::{Handed, HandedCall, HandedChunk, HandedError};
 use crate::model::{Finish, Outcome, Provider, Severity, ToolCall, Usage};
@@ -29,6 +29,11 @@ impl Got {
             usage: self.usage.as_ref(),
             error: self.error.as_ref(),
         }
+    }
+
+    /// The check on this result, upstream having answered `status` with `expected`.
+    fn judged(&self, api: Provider, status: u16, expected: Option<&Outcome>) -> Vec<Finding> {
+        handed(api, &self.handed(), status, (expected, None), None)
     }
 }
 
@@ -95,13 +100,7 @@ fn swallowed_stream_calls_are_breaking() {
         calls: vec![delta(None, Some("call_1"), Some("w"), "{\"c\":1}")],
         ..Default::default()
     };
-    let findings = handed(
-        Provider::OpenaiChat,
-        &got.handed(),
-        200,
-        (Some(&expected()), None),
-        None,
-    );
+    let findings = got.judged(Provider::OpenaiChat, 200, Some(&expected()));
     assert_eq!(findings.len(), 1, "{findings:?}");
     assert!(
         findings[0]
@@ -116,31 +115,19 @@ fn lost_ids_and_unparsable_arguments_are_breaking() {
         calls: vec![delta(None, None, Some("w"), "{\"c\":")],
         ..Default::default()
     };
-    let findings = handed(
-        Provider::OpenaiChat,
-        &got.handed(),
-        200,
-        (Some(&expected()), None),
-        None,
-    );
+    let findings = got.judged(Provider::OpenaiChat, 200, Some(&expected()));
     let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
     assert!(messages[0].contains("do not parse"), "{messages:?}");
     assert!(messages[1].contains("without its id"), "{messages:?}");
     // Gemini has no wire ids: only the arguments are wrong.
-    let findings = handed(
-        Provider::Gemini,
-        &got.handed(),
-        200,
-        (Some(&expected()), None),
-        None,
-    );
+    let findings = got.judged(Provider::Gemini, 200, Some(&expected()));
     assert_eq!(findings.len(), 1);
 }
 
 #[test]
 fn an_upstream_error_must_reach_the_caller() {
     let got = Got::default();
-    let findings = handed(Provider::Anthropic, &got.handed(), 500, (None, None), None);
+    let findings = got.judged(Provider::Anthropic, 500, None);
     assert!(findings[0].message.contains("as a success"));
     let raised = Got {
         error: Some(HandedError {
@@ -150,16 +137,7 @@ fn an_upstream_error_must_reach_the_caller() {
         }),
         ..Default::default()
     };
-    assert!(
-        handed(
-            Provider::Anthropic,
-            &raised.handed(),
-            500,
-            (None, None),
-            None
-        )
-        .is_empty()
-    );
+    assert!(raised.judged(Provider::Anthropic, 500, None).is_empty());
 }
 
 fn no_arguments() -> Outcome {
@@ -191,13 +169,7 @@ fn streamed(fragment: &str, accumulated: &str) -> Got {
 #[test]
 fn empty_streamed_arguments_beside_an_accumulated_empty_object_are_breaking() {
     let exp = no_arguments();
-    let found = handed(
-        Provider::OpenaiChat,
-        &streamed("", "{}").handed(),
-        200,
-        (Some(&exp), None),
-        None,
-    );
+    let found = streamed("", "{}").judged(Provider::OpenaiChat, 200, Some(&exp));
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].severity, Severity::Breaking);
     assert!(
@@ -206,15 +178,7 @@ fn empty_streamed_arguments_beside_an_accumulated_empty_object_are_breaking() {
             .contains("in the chunks are \"\" (not JSON)")
     );
     // Chunks that say `{}`, or a result that says `""` too (one reading throughout), are silent.
-    let same = |f: &str, a: &str| {
-        handed(
-            Provider::OpenaiChat,
-            &streamed(f, a).handed(),
-            200,
-            (Some(&exp), None),
-            None,
-        )
-    };
+    let same = |f: &str, a: &str| streamed(f, a).judged(Provider::OpenaiChat, 200, Some(&exp));
     assert!(same("{}", "{}").is_empty());
     assert!(same("", "").is_empty());
 }
@@ -282,15 +246,7 @@ fn a_call_under_a_shared_upstream_id_may_get_an_id_of_its_own() {
         ],
         ..Default::default()
     };
-    let judged = |second| {
-        handed(
-            Provider::OpenaiChat,
-            &got(second).handed(),
-            200,
-            (Some(&exp), None),
-            None,
-        )
-    };
+    let judged = |second| got(second).judged(Provider::OpenaiChat, 200, Some(&exp));
     assert!(judged("x7Fq2").is_empty(), "{:?}", judged("x7Fq2"));
     assert!(judged("call_0").is_empty(), "{:?}", judged("call_0"));
     // A call whose id upstream gave it alone keeps it.
@@ -303,13 +259,7 @@ fn a_call_under_a_shared_upstream_id_may_get_an_id_of_its_own() {
         calls: vec![delta(None, Some("x7Fq2"), Some("w"), r#"{"c":"a"}"#)],
         ..Default::default()
     };
-    let findings = handed(
-        Provider::OpenaiChat,
-        &renamed.handed(),
-        200,
-        (Some(&one), None),
-        None,
-    );
+    let findings = renamed.judged(Provider::OpenaiChat, 200, Some(&one));
     assert!(
         findings[0].message.contains("handed over as x7Fq2"),
         "{findings:?}"
@@ -342,13 +292,7 @@ fn a_cut_only_call_left_out_of_the_stream_is_faithful_and_handed_as_finished_is_
         ..Default::default()
     };
     let exp = cut_only();
-    let silent = handed(
-        Provider::Anthropic,
-        &left_out.handed(),
-        200,
-        (Some(&exp), None),
-        None,
-    );
+    let silent = left_out.judged(Provider::Anthropic, 200, Some(&exp));
     assert!(silent.is_empty(), "{silent:?}");
     let finished = Got {
         calls: vec![delta(
@@ -360,13 +304,7 @@ fn a_cut_only_call_left_out_of_the_stream_is_faithful_and_handed_as_finished_is_
         finish: Some("tool_calls".into()),
         ..Default::default()
     };
-    let findings = handed(
-        Provider::Anthropic,
-        &finished.handed(),
-        200,
-        (Some(&exp), None),
-        None,
-    );
+    let findings = finished.judged(Provider::Anthropic, 200, Some(&exp));
     let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
     assert_eq!(
         messages,
@@ -391,13 +329,7 @@ fn a_library_is_judged_by_the_same_severity_table_as_a_gateway() {
         finish: Some("stop".into()),
         ..Default::default()
     };
-    let found = handed(
-        Provider::OpenaiChat,
-        &got.handed(),
-        200,
-        (Some(&counted), None),
-        None,
-    );
+    let found = got.judged(Provider::OpenaiChat, 200, Some(&counted));
     let severity = |gist: &str| {
         let f = found.iter().find(|f| f.message.contains(gist));
         f.unwrap_or_else(|| panic!("no {gist:?} in {found:#?}"))

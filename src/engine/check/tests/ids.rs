@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::{one, silent};
-use crate::engine::check::{FindingKind, Side, downstream_ids, linked, upstream_ids};
+use crate::engine::check::{Finding, FindingKind, Side, downstream_ids, linked, upstream_ids};
 use crate::model::{ChatRequest, Message, Outcome, Provider, Severity, ToolCall};
 
 fn conversation(id: &str) -> ChatRequest {
@@ -29,6 +29,12 @@ fn conversation(id: &str) -> ChatRequest {
     ])
 }
 
+/// The one finding is a breaking call id on `side`, saying `gist`.
+#[track_caller]
+fn breaking_id(found: &[Finding], side: Side, gist: &str) {
+    one(found, FindingKind::CallId, side, Severity::Breaking, gist);
+}
+
 #[test]
 fn valid_ids_are_silent() {
     let ok = conversation("toolu_01");
@@ -43,19 +49,15 @@ fn valid_ids_are_silent() {
 #[test]
 fn an_id_the_target_rejects_is_one_finding_for_the_call_and_its_result() {
     let kimi = conversation("functions.get_weather:0");
-    one(
+    breaking_id(
         &upstream_ids(&kimi, Provider::Anthropic, &kimi, Provider::OpenaiChat),
-        FindingKind::CallId,
         Side::Upstream,
-        Severity::Breaking,
         "^[a-zA-Z0-9_-]+$",
     );
     let long = conversation(&"c".repeat(65));
-    one(
+    breaking_id(
         &upstream_ids(&long, Provider::OpenaiChat, &long, Provider::Anthropic),
-        FindingKind::CallId,
         Side::Upstream,
-        Severity::Breaking,
         "at most 64",
     );
 }
@@ -114,31 +116,25 @@ fn ids_the_client_gets_are_valid_in_its_api_and_distinct() {
     let fine = answer(vec![call("call_1", "Oslo"), call("call_2", "Tromso")]);
     silent(&downstream_ids(Provider::Anthropic, &fine, Some(&fine)));
     let kimi = answer(vec![call("functions.get_weather:0", "Oslo")]);
-    one(
+    breaking_id(
         &downstream_ids(Provider::Anthropic, &kimi, Some(&kimi)),
-        FindingKind::CallId,
         Side::Downstream,
-        Severity::Breaking,
         "^[a-zA-Z0-9_-]+$",
     );
     silent(&downstream_ids(Provider::OpenaiChat, &kimi, Some(&kimi)));
     let same = answer(vec![call("call_0", "Oslo"), call("call_0", "Tromso")]);
     let made = answer(vec![call("", "Oslo"), call("", "Tromso")]);
-    one(
+    breaking_id(
         &downstream_ids(Provider::OpenaiChat, &same, Some(&made)),
-        FindingKind::CallId,
         Side::Downstream,
-        Severity::Breaking,
         "repeated in one answer",
     );
     // Upstream's own shared id passed on to a Chat client (Chat documents no uniqueness); an
     // Anthropic client must get distinct `tool_use` ids.
     silent(&downstream_ids(Provider::OpenaiChat, &same, Some(&same)));
-    one(
+    breaking_id(
         &downstream_ids(Provider::Anthropic, &same, Some(&same)),
-        FindingKind::CallId,
         Side::Downstream,
-        Severity::Breaking,
         "repeated in one answer",
     );
 }
@@ -147,11 +143,9 @@ fn ids_the_client_gets_are_valid_in_its_api_and_distinct() {
 fn calls_sharing_one_id_upstream_merged_for_the_client_are_a_finding() {
     let shared = answer(vec![call("call_0", "Bergen"), call("call_0", "Galway")]);
     let merged = answer(vec![call("call_0", "Bergen")]);
-    one(
+    breaking_id(
         &downstream_ids(Provider::OpenaiChat, &merged, Some(&shared)),
-        FindingKind::CallId,
         Side::Downstream,
-        Severity::Breaking,
         "merged",
     );
     let kept = answer(vec![call("call_0", "Bergen"), call("call_0-1", "Galway")]);
@@ -169,11 +163,9 @@ fn each_result_must_reach_upstream_linked_to_its_own_call() {
     // Calls sharing one id answered in order: silent.
     silent(&linked(&client, &two_rounds(["c", "c"], ["c", "c"])));
     // Both results under the first call's id.
-    one(
+    breaking_id(
         &linked(&client, &two_rounds(["a", "b"], ["a", "a"])),
-        FindingKind::CallId,
         Side::Upstream,
-        Severity::Breaking,
         "is linked to the call get_weather",
     );
     // Results swapped onto each other's calls: both wrong.

@@ -5,7 +5,9 @@
 use serde_json::json;
 
 use super::{one, silent};
-use crate::engine::check::{FindingKind, Side, non_text_results, non_text_results_as_text};
+use crate::engine::check::{
+    Finding, FindingKind, Side, non_text_results, non_text_results_as_text,
+};
 use crate::model::{ChatRequest, Message, Provider, ResultPart, Severity};
 
 fn text(t: &str) -> ResultPart {
@@ -40,6 +42,18 @@ fn judged(sent: &ChatRequest, target: Provider) -> Vec<crate::engine::check::Fin
     non_text_results(&asked(), &asked(), sent, target)
 }
 
+/// The one finding is a breaking non-text result upstream, saying `gist`.
+#[track_caller]
+fn parts_lost(found: &[Finding], gist: &str) {
+    one(
+        found,
+        FindingKind::NonTextResult,
+        Side::Upstream,
+        Severity::Breaking,
+        gist,
+    );
+}
+
 #[test]
 fn parts_kept_in_the_targets_form_are_silent() {
     silent(&judged(&asked(), Provider::Anthropic));
@@ -59,39 +73,27 @@ fn parts_kept_in_the_targets_form_are_silent() {
 #[test]
 fn parts_quoted_into_one_string_are_a_finding() {
     let quoted = json!([{"type": "text", "text": "Oslo: snow"}, {"type": "image"}]).to_string();
-    one(
+    parts_lost(
         &judged(&round(&quoted, Vec::new()), Provider::Anthropic),
-        FindingKind::NonTextResult,
-        Side::Upstream,
-        Severity::Breaking,
         "JSON-quoted into one string",
     );
 }
 
 #[test]
 fn parts_flattened_or_dropped_are_a_finding() {
-    one(
+    parts_lost(
         &judged(&round("Oslo: snow", Vec::new()), Provider::OpenaiResponses),
-        FindingKind::NonTextResult,
-        Side::Upstream,
-        Severity::Breaking,
         "not sent in the result (its text was), though openai-responses carries them",
     );
-    one(
+    parts_lost(
         &judged(
             &round("Oslo: snow", vec![text("Oslo: snow")]),
             Provider::Anthropic,
         ),
-        FindingKind::NonTextResult,
-        Side::Upstream,
-        Severity::Breaking,
         "an image (base64) was dropped",
     );
-    one(
+    parts_lost(
         &judged(&round("", Vec::new()), Provider::Gemini),
-        FindingKind::NonTextResult,
-        Side::Upstream,
-        Severity::Breaking,
         "were dropped",
     );
 }
@@ -104,11 +106,8 @@ fn gemini_and_the_text_protocol_take_text_parts_joined() {
     let body = |t: &str| json!({"messages": [{"role": "user", "content": t}]});
     let sent = body("<tool_result name=\"get_weather\" call_id=\"call_1\">a\nb</tool_result>");
     silent(&non_text_results_as_text(&parts, &sent));
-    one(
+    parts_lost(
         &non_text_results_as_text(&parts, &body("[{\"type\":\"text\",\"text\":\"a\"}]")),
-        FindingKind::NonTextResult,
-        Side::Upstream,
-        Severity::Breaking,
         "not in the text protocol's <tool_result>",
     );
 }
@@ -132,16 +131,13 @@ fn text_parts_joined_into_the_results_text_lose_nothing() {
         Provider::Anthropic,
     ));
     // A text missing from the joined string is a finding.
-    one(
+    parts_lost(
         &non_text_results(
             &asked,
             &asked,
             &two("Oslo: snow", Vec::new()),
             Provider::OpenaiChat,
         ),
-        FindingKind::NonTextResult,
-        Side::Upstream,
-        Severity::Breaking,
         "not sent in the result (its text was)",
     );
 }
@@ -162,11 +158,8 @@ fn an_image_in_the_url_safe_alphabet_is_the_same_image() {
         Provider::Gemini,
     ));
     let other = round("Oslo: snow", vec![text("Oslo: snow"), image("AAAA")]);
-    one(
+    parts_lost(
         &non_text_results(&asked, &asked, &other, Provider::Gemini),
-        FindingKind::NonTextResult,
-        Side::Upstream,
-        Severity::Breaking,
         "dropped or altered",
     );
 }

@@ -3,7 +3,7 @@
 
 use super::{one, silent};
 use crate::engine::check::{Finding, FindingKind, Side, stream, usage_framing};
-use crate::engine::events::{CallShape, StreamShape, UsageChunk};
+use crate::engine::events::{CallShape, StreamRead, UsageChunk};
 use crate::model::{Provider, Severity};
 
 /// A call at `slot` opened with its id and name, its arguments in `fragments` fragments, all
@@ -21,8 +21,8 @@ fn call(slot: u64, name: &str, fragments: usize) -> CallShape {
 }
 
 /// A whole stream of `calls`: one finish signal, its terminal event.
-fn whole(calls: Vec<CallShape>) -> StreamShape {
-    StreamShape {
+fn whole(calls: Vec<CallShape>) -> StreamRead {
+    StreamRead {
         events: 2 + calls.iter().map(|c| c.fragments).sum::<usize>(),
         calls,
         finishes: 1,
@@ -32,19 +32,19 @@ fn whole(calls: Vec<CallShape>) -> StreamShape {
     }
 }
 
-fn two_calls() -> StreamShape {
+fn two_calls() -> StreamRead {
     whole(vec![call(0, "get_weather", 3), call(1, "get_time", 2)])
 }
 
 /// `two_calls()` with its second call changed.
-fn second(change: impl FnOnce(&mut CallShape)) -> StreamShape {
+fn second(change: impl FnOnce(&mut CallShape)) -> StreamRead {
     let mut shape = two_calls();
     change(&mut shape.calls[1]);
     shape
 }
 
 /// `stream` for a Chat Completions client, upstream's stream `two_calls()`, whole.
-fn check(got: &StreamShape) -> Vec<Finding> {
+fn check(got: &StreamRead) -> Vec<Finding> {
     stream(got, Some(&two_calls()), Provider::OpenaiChat, false)
 }
 
@@ -65,7 +65,7 @@ fn a_faithful_stream_is_silent() {
 
 #[test]
 fn a_problem_in_the_stream_is_breaking_and_named_once() {
-    let got = StreamShape {
+    let got = StreamRead {
         problems: vec![
             "event data is not JSON (expected value): {oops".into(),
             "error event: {}".into(),
@@ -82,7 +82,7 @@ fn a_problem_in_the_stream_is_breaking_and_named_once() {
 #[test]
 fn an_error_event_after_upstreams_stream_failed_is_silent() {
     // Upstream's stream failed: the gateway's ends in an error event, without a finish.
-    let got = StreamShape {
+    let got = StreamRead {
         finishes: 0,
         terminal: false,
         problems: vec!["error event: {\"error\": {}}".into()],
@@ -95,7 +95,7 @@ fn an_error_event_after_upstreams_stream_failed_is_silent() {
         true,
     ));
     // A problem that is not the error event is still one.
-    let garbled = StreamShape {
+    let garbled = StreamRead {
         problems: vec!["event data is not JSON (eof): {".into()],
         ..got
     };
@@ -185,7 +185,7 @@ fn a_finish_after_upstreams_stream_failed_is_breaking() {
 #[test]
 fn other_than_one_finish_signal_is_behaviour() {
     for finishes in [0, 2] {
-        let got = StreamShape {
+        let got = StreamRead {
             finishes,
             ..two_calls()
         };
@@ -199,7 +199,7 @@ fn other_than_one_finish_signal_is_behaviour() {
 
 #[test]
 fn a_stream_without_its_terminal_event_is_behaviour_named_in_the_clients_format() {
-    let got = StreamShape {
+    let got = StreamRead {
         terminal: false,
         ..two_calls()
     };
@@ -219,8 +219,8 @@ fn a_stream_without_its_terminal_event_is_behaviour_named_in_the_clients_format(
 }
 
 /// Chat's usage chunks, in stream order: (no choices, carries usage, after the finish).
-fn usage(chunks: &[(bool, bool, bool)]) -> StreamShape {
-    StreamShape {
+fn usage(chunks: &[(bool, bool, bool)]) -> StreamRead {
+    StreamRead {
         usage_chunks: chunks
             .iter()
             .map(|&(no_choices, usage, after_finish)| UsageChunk {
@@ -235,7 +235,7 @@ fn usage(chunks: &[(bool, bool, bool)]) -> StreamShape {
 
 #[test]
 fn chat_usage_comes_in_its_own_final_chunk_and_only_when_asked() {
-    let framing = |got: &StreamShape, asked: bool, gist: &str| {
+    let framing = |got: &StreamRead, asked: bool, gist: &str| {
         one(
             &usage_framing(got, asked),
             FindingKind::UsageFraming,

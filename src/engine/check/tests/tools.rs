@@ -9,20 +9,11 @@ use crate::engine::check::{
     FindingKind, RequestView, Side, caller_tool_unsupported, hosted_kept, names_restored,
     names_within_limits,
 };
-use crate::model::{Outcome, Provider, Severity, Tool, ToolCall};
+use crate::model::{Outcome, Provider, Severity, ToolCall};
+use crate::providers::testkit::object_tool as tool;
 
 const LONG: &str =
     "mcp__github_enterprise_server__list_repository_pull_request_review_comments_by_author";
-
-fn tool(name: &str) -> Tool {
-    Tool {
-        name: name.into(),
-        description: None,
-        parameters: json!({"type": "object"}),
-        strict: None,
-        eager_input_streaming: false,
-    }
-}
 
 fn view(tools: &[&str], hosted_search: bool) -> RequestView {
     RequestView {

@@ -5,15 +5,17 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::profile::LoadedClient;
-use crate::engine::{Cell, RootCause, SystemKind, TrialResult, causes_markdown, summary};
-
-fn md(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
+use super::causes;
+use crate::client::LoadedClient;
+use crate::engine::{Cell, RootCause, SystemKind, TrialResult, summary};
+use crate::text::md_cell;
 
 /// The Markdown document of one client run.
-pub fn markdown(profile: &LoadedClient, results: &[TrialResult], causes: &[RootCause]) -> String {
+pub fn client_markdown(
+    profile: &LoadedClient,
+    results: &[TrialResult],
+    causes: &[RootCause],
+) -> String {
     let name = &profile.name;
     let mut s = String::new();
     let _ = writeln!(s, "# Client-library conformance: {name}\n");
@@ -32,13 +34,13 @@ pub fn markdown(profile: &LoadedClient, results: &[TrialResult], causes: &[RootC
     );
     let mut table: BTreeMap<(String, String), [usize; 4]> = BTreeMap::new();
     for r in results {
-        let mode = r.key.rsplit("::").next().unwrap_or("").to_string();
-        let row = table.entry((r.route.clone(), mode)).or_default();
+        let mode = r.id.mode.slug().to_string();
+        let row = table.entry((r.id.route.clone(), mode)).or_default();
         let k = match &r.cell {
             Cell::Pass => 0,
             Cell::Fail(_) | Cell::Broken(_) => 1,
-            Cell::Known(_) => 2,
-            Cell::Unsupported(_) | Cell::NotApplicable(_) => 3,
+            Cell::KnownFailure(_) => 2,
+            Cell::Declined(_) | Cell::NotApplicable(_) => 3,
         };
         row[k] += 1;
     }
@@ -46,7 +48,7 @@ pub fn markdown(profile: &LoadedClient, results: &[TrialResult], causes: &[RootC
         let _ = writeln!(s, "| {route} | {mode} | {p} | {f} | {k} | {n} |");
     }
     let _ = writeln!(s);
-    s.push_str(&causes_markdown(SystemKind::Client, causes, results.len()));
+    s.push_str(&causes::markdown(SystemKind::Client, causes, results.len()));
     let _ = writeln!(s, "## Known failures\n");
     let mut known: Vec<(String, String, usize)> = Vec::new();
     for k in &profile.profile.known_failure {
@@ -54,8 +56,8 @@ pub fn markdown(profile: &LoadedClient, results: &[TrialResult], causes: &[RootC
         let n = results
             .iter()
             .filter(|r| {
-                matches!(r.cell, Cell::Known(_))
-                    && crate::case::pattern_matches(&k.failure.trials, &r.key)
+                matches!(r.cell, Cell::KnownFailure(_))
+                    && crate::case::pattern_matches(&k.failure.trials, &r.id.key())
             })
             .count();
         known.push((k.failure.trials.clone(), k.failure.reason.clone(), n));
@@ -64,27 +66,27 @@ pub fn markdown(profile: &LoadedClient, results: &[TrialResult], causes: &[RootC
         let _ = writeln!(s, "None.");
     }
     for (trials, reason, n) in known {
-        let _ = writeln!(s, "- `{trials}` ({n} trials): {}", md(&reason));
+        let _ = writeln!(s, "- `{trials}` ({n} trials): {}", md_cell(&reason));
     }
     let failed: Vec<&TrialResult> = results.iter().filter(|r| !r.cell.expected()).collect();
     if !failed.is_empty() {
         let _ = writeln!(s, "\n## Unexpected failures\n");
         for r in failed {
             if let Cell::Fail(m) | Cell::Broken(m) = &r.cell {
-                let _ = writeln!(s, "- `{}`: {}", r.key, md(m));
+                let _ = writeln!(s, "- `{}`: {}", r.id.key(), md_cell(m));
             }
         }
     }
     let mut na: BTreeMap<String, usize> = BTreeMap::new();
     for r in results {
-        if let Cell::NotApplicable(m) | Cell::Unsupported(m) = &r.cell {
+        if let Cell::NotApplicable(m) | Cell::Declined(m) = &r.cell {
             *na.entry(m.clone()).or_default() += 1;
         }
     }
     if !na.is_empty() {
         let _ = writeln!(s, "\n## Not expressible\n");
         for (why, n) in na {
-            let _ = writeln!(s, "- {n} trials: {}", md(&why));
+            let _ = writeln!(s, "- {n} trials: {}", md_cell(&why));
         }
     }
     s

@@ -114,13 +114,14 @@ fn bisect_skips_releases_where_the_cause_does_not_apply_and_reports_no_change() 
 fn a_cause_is_absent_where_its_trials_were_judged_and_not_applicable_elsewhere() {
     use crate::engine::{Cell, TrialResult};
     let result = |key: &str, cell: Cell| {
-        TrialResult::unjudged(
-            format!("client::x::{key}"),
-            key.to_string(),
-            String::new(),
-            String::new(),
-            cell,
-        )
+        let p: Vec<&str> = key.split("::").collect();
+        let id = crate::engine::RoutedTrialId {
+            case: p[0].to_string(),
+            route: p[1].to_string(),
+            choice: p[2].to_string(),
+            mode: crate::case::Mode::from_slug(p[3]).unwrap(),
+        };
+        TrialResult::unjudged(format!("client::x::{key}"), id, cell)
     };
     let trials: BTreeSet<String> = ["a::chat::auto::stream".to_string()].into();
     let passed = [result("a::chat::auto::stream", Cell::Pass)];
@@ -140,7 +141,7 @@ fn a_cause_is_absent_where_its_trials_were_judged_and_not_applicable_elsewhere()
 
 #[test]
 fn a_profile_is_retargeted_to_another_release_or_refused() {
-    use crate::engine::at_release;
+    use crate::system::at_release;
     let mut version = Some("2.0.0".to_string());
     let mut install = Install {
         check: "node_modules/x/cli.js".into(),

@@ -1,27 +1,12 @@
 //! One gateway trial as a readable YAML snapshot: the client request, the upstream request as
 //! the gateway sent it, the upstream answer (JSON, or a stream's lines), the downstream outcome
-//! and the findings. Written by `tooltape gateway --snapshots`, checked by the mutant suite.
+//! and the findings. Written by `tooltape gateway --snapshots` (named by
+//! `RoutedTrialId::snapshot_name`), checked by the mutant suite.
 
 use serde_json::Value;
 use yaml_rust2::{Yaml, YamlEmitter, yaml::Hash};
 
-use super::result::TrialResult;
-
-/// The snapshot's file stem: `case__inbound-to-upstream__choice__mode` (ASCII, no separators).
-pub fn snapshot_name(r: &TrialResult) -> String {
-    r.key
-        .replace("::", "__")
-        .replace('→', "-to-")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
+use crate::engine::TrialResult;
 
 /// The YAML text of one trial.
 pub fn snapshot(r: &TrialResult) -> String {

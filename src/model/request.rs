@@ -1,0 +1,272 @@
+//! The neutral request: tools, tool choice, hosted tools, the conversation's messages and the
+//! calls in it, and [`ChatRequest`] with what every reader asks of it. Its builder is `builder.rs`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A function tool the client declares.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tool {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// JSON Schema of the arguments object. Absent means "no parameters".
+    #[serde(default = "empty_parameters")]
+    pub parameters: Value,
+    /// The tool asks for strict argument validation (provider-side constrained decoding).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict: Option<bool>,
+    /// The tool's arguments stream eagerly: Anthropic's fine-grained tool streaming, whose
+    /// `input_json_delta` fragments come unbuffered and unvalidated, so the arguments may not be
+    /// valid JSON before the block ends (or ever, when `max_tokens` cuts it). Only Anthropic's
+    /// API has the switch; the other encoders drop it with a note.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub eager_input_streaming: bool,
+}
+
+/// `{"type":"object","properties":{}}`: the schema of a tool without parameters.
+pub fn empty_parameters() -> Value {
+    serde_json::json!({"type": "object", "properties": {}})
+}
+
+/// Which tools the model may or must call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolChoice {
+    Auto,
+    None,
+    Required,
+    /// Exactly this tool must be called.
+    Forced(String),
+    /// Only these tools may be called; `mode` says whether one must be.
+    Allowed {
+        mode: AllowedMode,
+        tools: Vec<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AllowedMode {
+    Auto,
+    Required,
+}
+
+impl ToolChoice {
+    /// The choice's segment of a trial name: `auto`, `none`, `required`, `forced-NAME`,
+    /// `allowed-auto-A+B`, `allowed-required-A+B`.
+    pub fn slug(&self) -> String {
+        match self {
+            ToolChoice::Auto => "auto".into(),
+            ToolChoice::None => "none".into(),
+            ToolChoice::Required => "required".into(),
+            ToolChoice::Forced(name) => format!("forced-{name}"),
+            ToolChoice::Allowed { mode, tools } => {
+                let mode = match mode {
+                    AllowedMode::Auto => "auto",
+                    AllowedMode::Required => "required",
+                };
+                format!("allowed-{mode}-{}", tools.join("+"))
+            }
+        }
+    }
+
+    /// Parses a slug back (`forced-get_weather`, `allowed-auto-a+b`, ...); `omitted` is not a choice.
+    pub fn from_slug(s: &str) -> Option<ToolChoice> {
+        match s {
+            "auto" => Some(ToolChoice::Auto),
+            "none" => Some(ToolChoice::None),
+            "required" => Some(ToolChoice::Required),
+            _ => {
+                if let Some(name) = s.strip_prefix("forced-") {
+                    return (!name.is_empty()).then(|| ToolChoice::Forced(name.to_string()));
+                }
+                let rest = s.strip_prefix("allowed-")?;
+                let (mode, tools) = if let Some(t) = rest.strip_prefix("auto-") {
+                    (AllowedMode::Auto, t)
+                } else if let Some(t) = rest.strip_prefix("required-") {
+                    (AllowedMode::Required, t)
+                } else {
+                    return None;
+                };
+                let tools: Vec<String> = tools.split('+').map(str::to_string).collect();
+                if tools.iter().any(String::is_empty) {
+                    return None;
+                }
+                Some(ToolChoice::Allowed { mode, tools })
+            }
+        }
+    }
+
+    /// True when the contract demands at least one tool call.
+    pub fn demands_call(&self) -> bool {
+        matches!(
+            self,
+            ToolChoice::Required
+                | ToolChoice::Forced(_)
+                | ToolChoice::Allowed {
+                    mode: AllowedMode::Required,
+                    ..
+                }
+        )
+    }
+}
+
+/// How strictly tool schemas are enforced when a provider supports strict mode (case field `strict`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StrictPolicy {
+    /// Make schemas strict where that keeps their meaning; otherwise send `strict: false` and note why.
+    #[default]
+    Auto,
+    /// Every tool must be sent strict; a schema that cannot be is an encode error.
+    Require,
+    /// Never send strict schemas (a tool's own `strict = true` still asks for it).
+    Off,
+}
+
+/// A server-side (hosted) tool the provider runs itself.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum HostedTool {
+    WebSearch {
+        /// `auto`: the model decides; `required`: it must search, or the request fails closed.
+        #[serde(default)]
+        grounding: Grounding,
+        /// Wire variant to try (OpenAI Responses: `web_search` or `web_search_preview`); `None` = default.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        variant: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Grounding {
+    #[default]
+    Auto,
+    Required,
+}
+
+/// One message of a conversation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Message {
+    System {
+        content: String,
+    },
+    Developer {
+        content: String,
+    },
+    User {
+        content: String,
+    },
+    Assistant {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+        /// Provider-opaque items that must be sent back verbatim on the next turn
+        /// (Anthropic thinking blocks with signatures, OpenAI reasoning items).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        opaque: Vec<Value>,
+    },
+    Tool {
+        call_id: String,
+        name: String,
+        /// The result's text; for a parts result, its text parts joined by `\n`.
+        content: String,
+        /// Empty: the result is the string `content`. Otherwise the result as parts, kept in
+        /// each API's array form (and failing closed where a part cannot be expressed).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        parts: Vec<ResultPart>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+}
+
+/// One part of a tool result given as parts (case files write them the same way).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ResultPart {
+    Text {
+        text: String,
+    },
+    /// An image as base64 `data` with its `media_type` (`image/png`).
+    Image {
+        media_type: String,
+        data: String,
+    },
+    /// An image by URL, where the API takes one.
+    ImageUrl {
+        url: String,
+    },
+}
+
+/// One exchange's request in neutral form: what an encoder turns into a provider request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChatRequest {
+    pub model: String,
+    pub messages: Vec<Message>,
+    pub tools: Vec<Tool>,
+    pub hosted: Vec<HostedTool>,
+    /// `None`: the field is omitted (provider default).
+    pub tool_choice: Option<ToolChoice>,
+    /// `None`: the field is omitted (provider default, usually true).
+    pub parallel_tool_calls: Option<bool>,
+    pub stream: bool,
+    pub max_tokens: Option<u32>,
+    pub strict: StrictPolicy,
+    /// Extended thinking / reasoning budget in tokens, when the case turns it on.
+    pub thinking: Option<u32>,
+}
+
+impl ChatRequest {
+    /// Puts `earlier` (a conversation this request continues) before the request's own
+    /// messages, after its system messages.
+    pub fn continue_after(&mut self, earlier: impl IntoIterator<Item = Message>) {
+        let at = (self.messages.iter())
+            .take_while(|m| matches!(m, Message::System { .. }))
+            .count();
+        let own = self.messages.split_off(at);
+        self.messages.extend(earlier);
+        self.messages.extend(own);
+    }
+
+    /// A request with nothing set but the model and the stream flag: what a decoder fills in,
+    /// or the context a response body is decoded in on its own.
+    pub fn empty(model: impl Into<String>, stream: bool) -> ChatRequest {
+        ChatRequest {
+            model: model.into(),
+            messages: Vec::new(),
+            tools: Vec::new(),
+            hosted: Vec::new(),
+            tool_choice: None,
+            parallel_tool_calls: None,
+            stream,
+            max_tokens: None,
+            strict: StrictPolicy::Off,
+            thinking: None,
+        }
+    }
+
+    pub fn tool(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// The caller asks for strict tool schemas: the policy requires it or a tool does.
+    pub fn asks_strict(&self) -> bool {
+        self.strict == StrictPolicy::Require || self.tools.iter().any(|t| t.strict == Some(true))
+    }
+}
+
+/// A tool call the model made.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    /// The arguments as a JSON object (a non-object only when the model produced one: see diagnostics).
+    pub arguments: Value,
+    /// Gemini `thoughtSignature` attached to the call's part: must be sent back on the next turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thought_signature: Option<String>,
+}

@@ -1,0 +1,49 @@
+//! Small text helpers every renderer shares: clipping long text, a Markdown table cell, HTML
+//! escaping.
+
+/// `s` cut to its first `n` characters, with `…` when something was cut.
+pub(crate) fn clip(s: &str, n: usize) -> String {
+    let c: String = s.chars().take(n).collect();
+    if c.len() < s.len() {
+        format!("{c}…")
+    } else {
+        c
+    }
+}
+
+/// `s` cut to at most `n` bytes on a character boundary, with `…` when something was cut (the
+/// simulator's answers, whose length is counted in bytes).
+pub(crate) fn clip_bytes(s: &str, n: usize) -> String {
+    if s.len() <= n {
+        return s.to_string();
+    }
+    let mut end = n;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+/// `s` as one Markdown table cell: `|` escaped, line breaks as spaces.
+pub(crate) fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// `s` escaped for HTML element content and attribute values.
+pub(crate) fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
