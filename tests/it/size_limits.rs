@@ -1,5 +1,6 @@
-//! Size limits that keep the code readable: no function in `src/` over 120 lines,
-//! `src/cli/mod.rs` (argument types and dispatch only) under 300 lines, ARCHITECTURE.md under 150,
+//! Size limits that keep the code readable: no function in `src/` over 120 lines (150 in
+//! `tests/`), no file of code in `src/` over 700 lines, `src/cli/mod.rs` (argument types and
+//! dispatch only) under 300 lines, ARCHITECTURE.md under 150 lines of at most 160 characters,
 //! at most 60 names at the library's root, none renamed (the rest lives in its façade modules).
 
 use crate::scratch::repo;
@@ -62,24 +63,31 @@ fn functions(src: &str) -> Vec<(usize, usize, String)> {
     out
 }
 
-#[test]
-fn no_function_in_src_is_longer_than_120_lines() {
+/// Every function under `dir` longer than `max` lines, as `path:line: fn NAME is N lines`
+/// followed by `fix`; with the count of files read.
+fn long_functions(dir: &str, max: usize, fix: &str) -> (usize, Vec<String>) {
     let mut files = Vec::new();
-    rust_files(&repo().join("src"), &mut files);
+    rust_files(&repo().join(dir), &mut files);
     files.sort();
     let mut long = Vec::new();
     for path in &files {
         let src = std::fs::read_to_string(path).unwrap();
         for (line, len, name) in functions(&src) {
-            if len > MAX_FN_LINES {
+            if len > max {
                 let rel = path.strip_prefix(repo()).unwrap().display();
                 long.push(format!(
-                    "{rel}:{line}: fn {name} is {len} lines (at most {MAX_FN_LINES}): split it into named steps"
+                    "{rel}:{line}: fn {name} is {len} lines (at most {max}): {fix}"
                 ));
             }
         }
     }
-    assert!(files.len() > 100, "only {} files under src/", files.len());
+    (files.len(), long)
+}
+
+#[test]
+fn no_function_in_src_is_longer_than_120_lines() {
+    let (files, long) = long_functions("src", MAX_FN_LINES, "split it into named steps");
+    assert!(files > 100, "only {files} files under src/");
     assert!(long.is_empty(), "{}", long.join("\n"));
 }
 
@@ -89,22 +97,34 @@ const MAX_TEST_FN_LINES: usize = 150;
 
 #[test]
 fn no_function_in_tests_is_longer_than_150_lines() {
+    let (files, long) = long_functions("tests", MAX_TEST_FN_LINES, "split it into named helpers");
+    assert!(files > 30, "only {files} files under tests/");
+    assert!(long.is_empty(), "{}", long.join("\n"));
+}
+
+/// A file of code (not a unit test's: `tests.rs` or under a `tests/` folder) holds one concern.
+const MAX_FILE_LINES: usize = 700;
+
+#[test]
+fn no_file_of_code_in_src_is_longer_than_700_lines() {
     let mut files = Vec::new();
-    rust_files(&repo().join("tests"), &mut files);
-    files.sort();
-    let mut long = Vec::new();
-    for path in &files {
-        let src = std::fs::read_to_string(path).unwrap();
-        for (line, len, name) in functions(&src) {
-            if len > MAX_TEST_FN_LINES {
-                let rel = path.strip_prefix(repo()).unwrap().display();
-                long.push(format!(
-                    "{rel}:{line}: fn {name} is {len} lines (at most {MAX_TEST_FN_LINES}): split it into named helpers"
-                ));
-            }
-        }
-    }
-    assert!(files.len() > 30, "only {} files under tests/", files.len());
+    rust_files(&repo().join("src"), &mut files);
+    let is_test = |p: &Path| {
+        p.file_name().is_some_and(|n| n == "tests.rs")
+            || p.components().any(|c| c.as_os_str() == "tests")
+    };
+    let mut long: Vec<String> = files
+        .iter()
+        .filter(|p| !is_test(p.strip_prefix(repo()).unwrap()))
+        .filter_map(|p| {
+            let n = std::fs::read_to_string(p).unwrap().lines().count();
+            let rel = p.strip_prefix(repo()).unwrap().display();
+            (n > MAX_FILE_LINES).then(|| {
+                format!("{rel}:1: {n} lines (at most {MAX_FILE_LINES}): split it by concern into child modules")
+            })
+        })
+        .collect();
+    long.sort();
     assert!(long.is_empty(), "{}", long.join("\n"));
 }
 
@@ -139,6 +159,22 @@ fn the_architecture_map_stays_short() {
     assert!(
         n < 150,
         "ARCHITECTURE.md: {n} lines (under 150): keep the map short, details in module docs"
+    );
+    // Short without packing: no line over 160 characters.
+    let wide: Vec<String> = (text.lines().enumerate())
+        .filter(|(_, l)| l.chars().count() > 160)
+        .map(|(i, l)| {
+            format!(
+                "ARCHITECTURE.md:{}: {} characters (at most 160)",
+                i + 1,
+                l.chars().count()
+            )
+        })
+        .collect();
+    assert!(
+        wide.is_empty(),
+        "{}\n  fix: say less there; the module's `//!` docs hold the rest",
+        wide.join("\n")
     );
 }
 
