@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use toml::Spanned;
 
-use crate::engine::{Loaded, ProfileKnownFailure, ProfileTable, Route, read_profile};
+use crate::engine::{Loaded, ProfileKnownFailure, Route, read_profile};
 use crate::located::Located;
 use crate::model::Provider;
 use crate::system::Install;
@@ -37,24 +37,7 @@ pub struct ClientProfile {
     pub known_failure: Vec<Spanned<ProfileKnownFailure>>,
 }
 
-impl ProfileTable for ClientProfile {
-    const CACHE_PREFIX: &'static str = "client-";
-    fn description(&self) -> &str {
-        &self.description
-    }
-    fn version(&self) -> Option<&str> {
-        self.version.as_deref()
-    }
-    fn concurrency(&self) -> usize {
-        self.concurrency
-    }
-    fn known_failures(&self) -> &[Spanned<ProfileKnownFailure>] {
-        &self.known_failure
-    }
-    fn install(&self) -> Option<&Install> {
-        self.install.as_ref()
-    }
-}
+crate::engine::profile_table!(ClientProfile, "client-");
 
 fn default_concurrency() -> usize {
     4

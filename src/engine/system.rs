@@ -33,6 +33,32 @@ pub trait ProfileTable {
     fn install(&self) -> Option<&Install>;
 }
 
+/// `ProfileTable` for a profile table with the shared fields (`description`, `version`,
+/// `concurrency`, `known_failure`, `install`), its install folders prefixed by `$prefix`.
+macro_rules! profile_table {
+    ($table:ty, $prefix:literal) => {
+        impl $crate::engine::system::ProfileTable for $table {
+            const CACHE_PREFIX: &'static str = $prefix;
+            fn description(&self) -> &str {
+                &self.description
+            }
+            fn version(&self) -> Option<&str> {
+                self.version.as_deref()
+            }
+            fn concurrency(&self) -> usize {
+                self.concurrency
+            }
+            fn known_failures(&self) -> &[toml::Spanned<$crate::engine::profile::ProfileKnownFailure>] {
+                &self.known_failure
+            }
+            fn install(&self) -> Option<&$crate::system::install::Install> {
+                self.install.as_ref()
+            }
+        }
+    };
+}
+pub(crate) use profile_table;
+
 impl<P: ProfileTable> Loaded<P> {
     /// The install folder: `PREFIX` `NAME-VERSION` in the install cache
     /// (`$XDG_CACHE_HOME/tooltape/gateways`, else `~/.cache`).

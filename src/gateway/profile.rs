@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::engine::{Loaded, ProfileKnownFailure, ProfileTable, Route, read_profile};
+use crate::engine::{Loaded, ProfileKnownFailure, Route, read_profile};
 use crate::located::Located;
 use crate::system::Install;
 
@@ -40,24 +40,7 @@ pub struct GatewayProfile {
     pub known_failure: Vec<Spanned<ProfileKnownFailure>>,
 }
 
-impl ProfileTable for GatewayProfile {
-    const CACHE_PREFIX: &'static str = "";
-    fn description(&self) -> &str {
-        &self.description
-    }
-    fn version(&self) -> Option<&str> {
-        self.version.as_deref()
-    }
-    fn concurrency(&self) -> usize {
-        self.concurrency
-    }
-    fn known_failures(&self) -> &[Spanned<ProfileKnownFailure>] {
-        &self.known_failure
-    }
-    fn install(&self) -> Option<&Install> {
-        self.install.as_ref()
-    }
-}
+crate::engine::profile_table!(GatewayProfile, "");
 
 fn default_concurrency() -> usize {
     4

@@ -42,4 +42,4 @@ pub(crate) use upstream::{injected, results, strict_omitted, upstream};
 pub(crate) use view::{RequestView, text_protocol_view};
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

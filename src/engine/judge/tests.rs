@@ -4,6 +4,7 @@
 
 use serde_json::{Value, json};
 
+use super::super::check::tests::{one, silent};
 use super::super::check::{Finding, FindingKind, Side};
 use super::super::result::Cell;
 use super::super::upstream::Exchange;
@@ -48,25 +49,6 @@ fn got(req: &ChatRequest, status: u16, answer: &Value) -> (HttpResponse, Outcome
     let outcome = crate::providers::decode(Provider::OpenaiChat, req, &response)
         .unwrap_or_else(|e| panic!("{e}"));
     (response, outcome)
-}
-
-/// Exactly one finding, of `kind`, `side` and `severity`, whose message holds `gist`.
-#[track_caller]
-fn one(found: &[Finding], (kind, side, severity): (FindingKind, Side, Severity), gist: &str) {
-    let [f] = found else {
-        panic!("expected one {kind:?} finding ({gist}), got {found:#?}");
-    };
-    assert_eq!(
-        (f.kind, f.side, f.severity),
-        (kind, side, severity),
-        "{f:?}"
-    );
-    assert!(f.message.contains(gist), "{:?} lacks {gist:?}", f.message);
-}
-
-#[track_caller]
-fn silent(found: &[Finding]) {
-    assert!(found.is_empty(), "expected no finding, got {found:#?}");
 }
 
 #[test]
@@ -122,7 +104,9 @@ fn upstream_finds_a_dropped_tool_a_wrong_api_a_malformed_request_and_a_refusal()
     let bridged: Vec<_> = to_responses.iter().filter(route).cloned().collect();
     one(
         &bridged,
-        (FindingKind::Route, Side::Upstream, Severity::Cosmetic),
+        FindingKind::Route,
+        Side::Upstream,
+        Severity::Cosmetic,
         "sent to openai-responses instead of openai-chat",
     );
     let to_gemini = judge(
@@ -144,7 +128,9 @@ fn upstream_finds_a_dropped_tool_a_wrong_api_a_malformed_request_and_a_refusal()
     let refusal = json!({"error": {"message": "bad key", "type": "invalid_request_error"}});
     one(
         &judge(CHAT, body, 401, &refusal),
-        (FindingKind::Refused, Side::Upstream, Severity::Breaking),
+        FindingKind::Refused,
+        Side::Upstream,
+        Severity::Breaking,
         "upstream refused the gateway's request with 401: bad key",
     );
 }
@@ -293,7 +279,9 @@ fn a_round_finds_its_result_unlinked_nothing_sent_and_a_refusal() {
     let (found, go_on) = super::round(&asked, &round(&next, &encoded), None, &reply);
     one(
         &found,
-        (FindingKind::Round, Side::Upstream, Severity::Breaking),
+        FindingKind::Round,
+        Side::Upstream,
+        Severity::Breaking,
         "round 1: nothing sent upstream",
     );
     assert!(!go_on);
@@ -304,7 +292,9 @@ fn a_round_finds_its_result_unlinked_nothing_sent_and_a_refusal() {
     let (found, _) = super::round(&asked, &round(&next, &encoded), Some(&read), &reply);
     one(
         &found,
-        (FindingKind::Refused, Side::Upstream, Severity::Breaking),
+        FindingKind::Refused,
+        Side::Upstream,
+        Severity::Breaking,
         "round 1: upstream refused the gateway's request with 400: no such call",
     );
 }

@@ -21,7 +21,13 @@ mod view;
 
 /// `found` is exactly one finding, of `kind`, `side` and `severity`, whose message holds `gist`.
 #[track_caller]
-fn one(found: &[Finding], kind: FindingKind, side: Side, severity: Severity, gist: &str) {
+pub(crate) fn one(
+    found: &[Finding],
+    kind: FindingKind,
+    side: Side,
+    severity: Severity,
+    gist: &str,
+) {
     let [f] = found else {
         panic!("expected one {kind:?} finding ({gist}), got {found:#?}");
     };
@@ -35,6 +41,6 @@ fn one(found: &[Finding], kind: FindingKind, side: Side, severity: Severity, gis
 
 /// The check found nothing.
 #[track_caller]
-fn silent(found: &[Finding]) {
+pub(crate) fn silent(found: &[Finding]) {
     assert!(found.is_empty(), "expected no finding, got {found:#?}");
 }
