@@ -48,7 +48,9 @@ macro_rules! profile_table {
             fn concurrency(&self) -> usize {
                 self.concurrency
             }
-            fn known_failures(&self) -> &[toml::Spanned<$crate::engine::profile::ProfileKnownFailure>] {
+            fn known_failures(
+                &self,
+            ) -> &[toml::Spanned<$crate::engine::profile::ProfileKnownFailure>] {
                 &self.known_failure
             }
             fn install(&self) -> Option<&$crate::system::install::Install> {
