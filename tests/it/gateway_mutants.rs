@@ -928,20 +928,24 @@ fn swallow_stream_calls(fmt: Format, e: &mut Events) {
     }
 }
 
+/// Every streamed Chat tool-call delta of `e` (`choices[].delta.tool_calls[]`), in order.
+fn chat_call_deltas(e: &mut Events) -> impl Iterator<Item = &mut Value> {
+    e.events.iter_mut().flat_map(|(_, v)| {
+        (v["choices"].as_array_mut().into_iter().flatten()).flat_map(|c| {
+            c["delta"]["tool_calls"]
+                .as_array_mut()
+                .into_iter()
+                .flatten()
+        })
+    })
+}
+
 /// `ParallelMerged`: every call's events moved to the first call's index (Gemini unchanged).
 fn merge_parallel_calls(fmt: Format, e: &mut Events) {
     match fmt {
         Format::Chat => {
-            for (_, v) in &mut e.events {
-                for c in v["choices"].as_array_mut().into_iter().flatten() {
-                    for tc in c["delta"]["tool_calls"]
-                        .as_array_mut()
-                        .into_iter()
-                        .flatten()
-                    {
-                        tc["index"] = json!(0);
-                    }
-                }
+            for tc in chat_call_deltas(e) {
+                tc["index"] = json!(0);
             }
         }
         Format::Messages => {
@@ -991,26 +995,18 @@ fn merge_parallel_calls(fmt: Format, e: &mut Events) {
 /// carries the finish.
 fn hold_back_chat_arguments(e: &mut Events) {
     let mut args: Vec<(u64, String)> = Vec::new();
-    for (_, v) in &mut e.events {
-        for c in v["choices"].as_array_mut().into_iter().flatten() {
-            for tc in c["delta"]["tool_calls"]
-                .as_array_mut()
-                .into_iter()
-                .flatten()
-            {
-                let i = tc["index"].as_u64().unwrap_or(0);
-                let a = tc["function"]["arguments"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_string();
-                match args.iter_mut().find(|(k, _)| *k == i) {
-                    Some((_, s)) => s.push_str(&a),
-                    None => args.push((i, a)),
-                }
-                if tc["function"].get("arguments").is_some() {
-                    tc["function"]["arguments"] = json!("");
-                }
-            }
+    for tc in chat_call_deltas(e) {
+        let i = tc["index"].as_u64().unwrap_or(0);
+        let a = tc["function"]["arguments"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        match args.iter_mut().find(|(k, _)| *k == i) {
+            Some((_, s)) => s.push_str(&a),
+            None => args.push((i, a)),
+        }
+        if tc["function"].get("arguments").is_some() {
+            tc["function"]["arguments"] = json!("");
         }
     }
     // All of it in the event that carries the finish.
@@ -1085,23 +1081,15 @@ fn hold_back_arguments_until_done(fmt: Format, e: &mut Events) {
 /// name), so that a client merges it into the first.
 fn unname_later_calls_at_an_index(e: &mut Events) {
     let mut seen: BTreeSet<u64> = BTreeSet::new();
-    for (_, v) in &mut e.events {
-        for c in v["choices"].as_array_mut().into_iter().flatten() {
-            for tc in c["delta"]["tool_calls"]
-                .as_array_mut()
-                .into_iter()
-                .flatten()
-            {
-                let i = tc["index"].as_u64().unwrap_or(0);
-                if tc.get("id").is_some_and(Value::is_string)
-                    && !seen.insert(i)
-                    && let Some(o) = tc.as_object_mut()
-                {
-                    o.remove("id");
-                    if let Some(f) = o.get_mut("function").and_then(Value::as_object_mut) {
-                        f.remove("name");
-                    }
-                }
+    for tc in chat_call_deltas(e) {
+        let i = tc["index"].as_u64().unwrap_or(0);
+        if tc.get("id").is_some_and(Value::is_string)
+            && !seen.insert(i)
+            && let Some(o) = tc.as_object_mut()
+        {
+            o.remove("id");
+            if let Some(f) = o.get_mut("function").and_then(Value::as_object_mut) {
+                f.remove("name");
             }
         }
     }
