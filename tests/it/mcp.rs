@@ -42,22 +42,43 @@ fn server_everything() -> Option<PathBuf> {
         return Some(entry);
     }
     crate::needs::program("npm", how)?;
-    std::fs::create_dir_all(&dir).unwrap();
+    // Tests run at once (and, under nextest, in processes of their own): each installs into a
+    // folder of its own and renames it into place, so none runs a half-written install (two
+    // npm installs in one folder left a package without its files). A rename that loses the
+    // race finds the winner's install in place.
+    let parent = dir.parent().unwrap();
+    std::fs::create_dir_all(parent).unwrap();
+    let own = tempfile::Builder::new()
+        .prefix(".server-everything-")
+        .tempdir_in(parent)
+        .unwrap();
     let manifest = format!(
         r#"{{"name":"tooltape-mcp-everything","private":true,"dependencies":{{"{PACKAGE}":"{VERSION}"}}}}"#
     );
-    std::fs::write(dir.join("package.json"), manifest).unwrap();
+    std::fs::write(own.path().join("package.json"), manifest).unwrap();
     let out = Command::new("npm")
         .args(["install", "--no-audit", "--no-fund", "--silent"])
-        .current_dir(&dir)
+        .current_dir(own.path())
         .output()
         .unwrap();
+    let built = own
+        .path()
+        .join(format!("node_modules/{PACKAGE}/dist/index.js"));
     assert!(
-        out.status.success() && entry.is_file(),
+        out.status.success() && built.is_file(),
         "npm install {PACKAGE}@{VERSION} in {} failed:\n{}",
-        dir.display(),
+        own.path().display(),
         String::from_utf8_lossy(&out.stderr)
     );
+    // A folder without the entry point is a broken install (an earlier run's, cut short).
+    if dir.exists() && !entry.is_file() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    if std::fs::rename(own.path(), &dir).is_ok() {
+        // Renamed: nothing left for the guard to remove.
+        let _ = own.keep();
+    }
+    assert!(entry.is_file(), "{} has no {PACKAGE}", dir.display());
     Some(entry)
 }
 
