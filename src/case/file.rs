@@ -17,7 +17,7 @@ use crate::model::{HostedTool, StrictPolicy, Tool, ToolChoice};
 use crate::scenario::Scenario;
 
 /// How a case file is written. Every table rejects unknown fields.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CaseFile {
     /// What the case checks, one sentence (shown in snapshots and reports).
@@ -53,6 +53,10 @@ pub struct CaseFile {
     pub thinking: Option<u32>,
     #[serde(default)]
     pub max_tokens: Option<u32>,
+    /// Which of the options the case sets are what it is about (`subject.rs`); absent: all of
+    /// them. An option set but not listed is left out of a trial whose way cannot carry it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<Vec<Spanned<super::option::CaseOption>>>,
     /// Per-provider model overrides (`models = { openai-responses = "gpt-5" }`).
     #[serde(default)]
     pub models: BTreeMap<ModelsKey, Spanned<String>>,
@@ -394,7 +398,7 @@ impl<'de, T, F: FnOnce(&str) -> Result<T, String>> Visitor<'de> for Slug<F> {
 }
 
 /// A loaded, validated case.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Case {
     /// File stem: the first segment of every trial name.
     pub name: String,

@@ -100,8 +100,8 @@ fn case_name(path: &Path) -> Result<String, CaseError> {
     Ok(name.to_string())
 }
 
-/// The case's tools, and the hash of what the case and its tools mean. Comments, blank lines
-/// and key order can change without making its cassettes stale.
+/// The case's tools, and the hash of what the case and its tools mean. Comments, blank lines,
+/// key order and `subject` can change without making its cassettes stale.
 fn load_tools(
     file: &CaseFile,
     source: &str,
@@ -109,7 +109,9 @@ fn load_tools(
     at: &impl Fn(&Spanned<String>, String) -> CaseError,
 ) -> Result<(Vec<Tool>, String), CaseError> {
     let mut hasher = Sha256::new();
-    if let Ok(table) = toml::from_str::<toml::Table>(source) {
+    if let Ok(mut table) = toml::from_str::<toml::Table>(source) {
+        // What the case is about changes no request nor answer: its cassettes stay fresh.
+        table.remove("subject");
         hasher.update(canonical(&serde_json::to_value(&table).unwrap_or_default()).as_bytes());
     }
     let mut tools = Vec::new();
@@ -341,6 +343,7 @@ pub(crate) fn load_case_from(
         hash,
         file,
     };
+    super::subject::check(&case, err)?;
     // Every pattern must match at least one trial: a stale note is an error, not silence.
     let keys = trial_keys(&case);
     let matches = |pattern: &str| keys.iter().any(|k| pattern_matches(pattern, k));

@@ -8,7 +8,9 @@ mod corpus;
 mod discover;
 mod file;
 mod load;
+mod option;
 pub mod schema;
+mod subject;
 mod trial;
 
 #[cfg(test)]
@@ -19,6 +21,7 @@ pub use discover::{Discovery, discover, discover_with};
 pub use file::{Case, ChoiceSpec, KnownFailure, Mode, ResultContent};
 pub(crate) use file::{ContinueWith, Expectation, Round};
 pub use load::{load_case, load_providers, providers_of};
+pub use option::CaseOption;
 pub use trial::{Trial, TrialId, pattern_matches};
 
 #[cfg(test)]

@@ -356,3 +356,65 @@ fn caller_tools_are_read_per_format_and_refused_beside_rounds() {
     let msg = broken("callerrounds", &format!("{GOOD}{tools}{round}"));
     assert!(msg.contains("`caller_tools` with `[[rounds]]`"), "{msg}");
 }
+
+#[test]
+fn a_case_s_subject_is_every_option_it_sets_unless_it_lists_them() {
+    use crate::case::CaseOption;
+    let head = "description = \"d\"\ntools = [\"get_weather\"]\nchoices = [\"auto\"]\nparallel = true\nmax_tokens = 99\n";
+    let tail = "[[messages]]\nrole = \"user\"\ncontent = \"hi\"\n";
+    let d = loaded("all", &format!("{head}{tail}"));
+    let case = &d.trials[0].case;
+    assert_eq!(
+        case.options(),
+        [CaseOption::Parallel, CaseOption::MaxTokens]
+    );
+    assert_eq!(
+        case.subject(),
+        case.options(),
+        "default: every option it sets"
+    );
+    assert!(!case.incidental(CaseOption::Parallel));
+
+    let d = loaded("some", &format!("{head}subject = [\"max_tokens\"]\n{tail}"));
+    let case = &d.trials[0].case;
+    assert!(case.incidental(CaseOption::Parallel));
+    assert!(!case.incidental(CaseOption::MaxTokens));
+    let without = case.without(&[CaseOption::Parallel]);
+    assert_eq!(
+        (without.file.parallel, without.file.max_tokens),
+        (None, Some(99))
+    );
+    assert_eq!(without.name, case.name);
+    assert_eq!(
+        without.hash, case.hash,
+        "the same case, its cassettes the same"
+    );
+}
+
+#[test]
+fn a_subject_names_options_the_case_sets_and_lists_every_one_that_cannot_be_left_out() {
+    let tail = "[[messages]]\nrole = \"user\"\ncontent = \"hi\"\n";
+    let plain = "description = \"d\"\ntools = [\"get_weather\"]\nchoices = [\"auto\"]\n";
+    let unset = broken("unset", &format!("{plain}subject = [\"thinking\"]\n{tail}"));
+    assert!(unset.contains("unset.toml:4:"), "{unset}");
+    assert!(
+        unset.contains("`subject` lists `thinking`, which this case does not set"),
+        "{unset}"
+    );
+    let head = "description = \"d\"\ntools = [\"get_weather\"]\nchoices = [\"auto\"]\nthinking = 512\nparallel = true\n";
+    let twice = broken(
+        "twice",
+        &format!("{head}subject = [\"thinking\", \"thinking\"]\n{tail}"),
+    );
+    assert!(twice.contains("lists `thinking` twice"), "{twice}");
+    let kept = broken("kept", &format!("{head}subject = [\"parallel\"]\n{tail}"));
+    assert!(kept.contains("kept.toml:6:"), "{kept}");
+    assert!(
+        kept.contains("`subject` leaves out `thinking`, which no trial can run without")
+            && kept.contains("add `thinking` to `subject`"),
+        "{kept}"
+    );
+    let typo = broken("typo", &format!("{head}subject = [\"paralel\"]\n{tail}"));
+    assert!(typo.contains("typo.toml:6:"), "{typo}");
+    loaded("fine", &format!("{head}subject = [\"thinking\"]\n{tail}"));
+}

@@ -190,3 +190,20 @@ fn a_thinking_trial_on_an_openai_model_that_does_not_reason_is_not_applicable() 
     ];
     assert!(check(Some(1024), &moved).is_some());
 }
+
+#[test]
+fn an_unsupported_entry_names_the_option_a_trial_can_run_without() {
+    use crate::case::CaseOption;
+    let named = super::way::option_named;
+    assert_eq!(named("parallel_tool_calls"), Some(CaseOption::Parallel));
+    assert_eq!(named("max_tokens"), Some(CaseOption::MaxTokens));
+    // A library's own refusal, quoting the field (any-llm, LiteLLM).
+    let any_llm = "[gemini] 'parallel_tool_calls' is not supported for gemini";
+    assert_eq!(named(any_llm), Some(CaseOption::Parallel));
+    // A field no trial can run without, two fields, a word that only contains one, nothing.
+    assert_eq!(named("thinking"), None);
+    assert_eq!(named("tool_choice allowed"), None);
+    assert_eq!(named("['parallel_tool_calls', 'thinking']"), None);
+    assert_eq!(named("my_parallel_tool_calls_flag"), None);
+    assert_eq!(named("tool without description (StructuredTool)"), None);
+}

@@ -11,9 +11,11 @@ use super::profile::LoadedClient;
 use super::protocol::{
     DriverMessage, DriverResult, DriverRoute, DriverTrial, Next, choice_value, driver_tools,
 };
+use crate::case::CaseOption;
 use crate::engine::{
-    CallerReply, CallerRequest, Cell, Exchange, Finding, FindingKind, Kept, ReadExchange, Reading,
-    RoundAnswer, RoundStep, RoutedTrial, Side, TrialCtx, Upstream, Way, judge,
+    CallerReply, CallerRequest, Cell, Exchange, Finding, FindingKind, Kept, NotExpressible,
+    ReadExchange, Reading, RoundAnswer, RoundStep, RoutedTrial, Side, TrialCtx, Upstream, Way,
+    judge,
 };
 use crate::http::HttpResponse;
 use crate::model::{Outcome, Provider, Severity};
@@ -38,6 +40,42 @@ pub(super) fn thinking_without_reasoning(
         "thinking on, and the {} route's model `{model}` does not reason (OpenAI answers 400 to reasoning parameters on it)",
         api.slug()
     )))
+}
+
+/// The driver protocol's trial fields an `unsupported` entry may name, each with the case option
+/// it carries when a trial can run without that option.
+const TRIAL_FIELDS: [(&str, Option<CaseOption>); 11] = [
+    ("parallel_tool_calls", Some(CaseOption::Parallel)),
+    ("max_tokens", Some(CaseOption::MaxTokens)),
+    ("tool_choice", None),
+    ("strict", None),
+    ("thinking", None),
+    ("hosted", None),
+    ("result_parts", None),
+    ("continue_with", None),
+    ("caller_tools", None),
+    ("round_routes", None),
+    ("eager_input_streaming", None),
+];
+
+/// The case option a driver's `unsupported` entry is about: the one trial field it names (the
+/// field itself, or a library's refusal quoting it, e.g. any-llm's `'parallel_tool_calls' is not
+/// supported for gemini`), when a trial can run without that field's option.
+pub(super) fn option_named(entry: &str) -> Option<CaseOption> {
+    let word = |w: &str| {
+        entry.match_indices(w).any(|(i, _)| {
+            let part = |c: char| c.is_ascii_alphanumeric() || c == '_';
+            !entry[..i].ends_with(part) && !entry[i + w.len()..].starts_with(part)
+        })
+    };
+    let named: Vec<Option<CaseOption>> = (TRIAL_FIELDS.iter())
+        .filter(|(field, _)| word(field))
+        .map(|(_, option)| *option)
+        .collect();
+    match named.as_slice() {
+        [one] => *one,
+        _ => None,
+    }
 }
 
 /// Trials through a library's driver.
@@ -190,13 +228,18 @@ impl Way for Driven {
         watched(ctx.watch, worker.step(ctx.request)).await
     }
 
-    fn not_expressible(&self, got: &DriverResult) -> Option<Cell> {
+    fn not_expressible(&self, got: &DriverResult) -> Option<NotExpressible> {
         (!got.unsupported.is_empty()).then(|| {
-            Cell::NotApplicable(format!(
-                "not expressible in {}: {}",
-                self.profile.name,
-                got.unsupported.join(", ")
-            ))
+            let options: Option<Vec<CaseOption>> =
+                got.unsupported.iter().map(|e| option_named(e)).collect();
+            NotExpressible {
+                detail: format!(
+                    "not expressible in {}: {}",
+                    self.profile.name,
+                    got.unsupported.join(", ")
+                ),
+                options: options.unwrap_or_default(),
+            }
         })
     }
 

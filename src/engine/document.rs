@@ -1,6 +1,7 @@
 //! The one shape of a run's output and the one rule for how it ended, for gateways and
-//! libraries alike: the JSON document `{kind, target, version, summary, causes, trials}` and the
-//! run's [`RunStatus`] (passed, failed, broken), which the binary maps to its exit codes.
+//! libraries alike: the JSON document `{kind, target, version, summary, not_applicable,
+//! left_out, causes, trials}` and the run's [`RunStatus`] (passed, failed, broken), which the
+//! binary maps to its exit codes.
 
 use serde_json::{Value, json};
 
@@ -53,6 +54,7 @@ pub fn status_of(cells: &[&Cell], stale: usize, exited: bool, incomplete: bool) 
 }
 
 /// The run as one JSON document: which system (`kind`, `target`, `version`), the summary line,
+/// how many trials were not applicable and how many ran with an incidental option left out,
 /// the root causes with their reproducers, tooltape's own time per trial, and every trial's
 /// record.
 pub fn document<S: System>(system: &S, results: &[TrialResult], causes: &[RootCause]) -> Value {
@@ -61,6 +63,8 @@ pub fn document<S: System>(system: &S, results: &[TrialResult], causes: &[RootCa
         "target": system.name(),
         "version": system.version(),
         "summary": summary(results),
+        "not_applicable": results.iter().filter(|r| matches!(r.cell, Cell::NotApplicable(_))).count(),
+        "left_out": results.iter().filter(|r| !r.left_out.is_empty()).count(),
         "own_ms_per_trial": own_ms_per_trial(results),
         "causes": causes,
         "trials": results,

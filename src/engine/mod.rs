@@ -45,7 +45,7 @@ pub use result::{Cell, RequestTiming, TrialResult};
 pub use system::{Process, ProfileTable, Started, System};
 pub use trial::{Route, RoutedTrial, RoutedTrialId, SystemKind, cases_of, trials};
 pub use upstream::{Exchange, Upstream};
-pub use way::{Kept, PromptWatch, RoundAnswer, RoundStep, TrialCtx, Way};
+pub use way::{Kept, NotExpressible, PromptWatch, RoundAnswer, RoundStep, TrialCtx, Way};
 
 pub(crate) use check::broken;
 pub(crate) use finding::{Finding, FindingKind, Side};

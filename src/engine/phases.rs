@@ -4,6 +4,9 @@
 //! its root cause. The result is built once, at the end, with tooltape's own time (the trial
 //! less every exchange's wait).
 
+use std::borrow::Cow;
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::cause;
@@ -12,7 +15,8 @@ use super::judge::{self, CallerRequest, ReadExchange, Round};
 use super::result::{Cell, RequestTiming, TrialResult};
 use super::trial::{RoutedTrial, SystemKind};
 use super::upstream::Upstream;
-use super::way::{PromptWatch, RoundStep, TrialCtx, Way};
+use super::way::{NotExpressible, PromptWatch, RoundStep, TrialCtx, Way};
+use crate::case::CaseOption;
 use crate::model::{Outcome, Provider};
 use crate::providers::openai_responses::response_id;
 use crate::run::OwnTime;
@@ -30,6 +34,9 @@ struct TrialEnd {
     /// Set when the trial ended before its judgements; otherwise the findings make the cell.
     cell: Option<Cell>,
     requests: Vec<RequestTiming>,
+    /// The way could not carry these options, each incidental to the case: the trial runs
+    /// again without them, the note kept.
+    leave_out: Option<(Vec<CaseOption>, String)>,
 }
 
 impl TrialEnd {
@@ -39,7 +46,8 @@ impl TrialEnd {
     }
 }
 
-/// Runs one trial of system `name` on `worker`.
+/// Runs one trial of system `name` on `worker`. A trial whose way cannot carry an option
+/// incidental to its case runs again without it, the note in `left_out`.
 pub(crate) async fn run_one<W: Way>(
     way: &W,
     worker: &mut W::Worker,
@@ -48,8 +56,21 @@ pub(crate) async fn run_one<W: Way>(
     trial: &RoutedTrial,
 ) -> TrialResult {
     let mut clock = OwnTime::start();
-    let ends = phases(way, worker, upstream, trial, &mut clock).await;
-    way.end_trial(worker).await;
+    let mut run = Cow::Borrowed(trial);
+    let mut left_out = Vec::new();
+    let ends = loop {
+        let ends = phases(way, worker, upstream, &run, &mut clock).await;
+        way.end_trial(worker).await;
+        let Some((options, note)) = ends.leave_out else {
+            break ends;
+        };
+        left_out.push(note);
+        let case = Arc::new(run.case.without(&options));
+        run = Cow::Owned(RoutedTrial {
+            case,
+            ..run.into_owned()
+        });
+    };
     let mut findings = ends.findings;
     let cell = ends.cell.unwrap_or_else(|| Cell::of(&mut findings));
     let tools: Vec<String> = trial.case.tools.iter().map(|t| t.name.clone()).collect();
@@ -64,6 +85,7 @@ pub(crate) async fn run_one<W: Way>(
         downstream_outcome: ends.downstream_outcome,
         findings,
         cell,
+        left_out,
         cause: cause_key.as_ref().map(cause::CauseKey::id),
         cause_key,
         tools,
@@ -71,6 +93,28 @@ pub(crate) async fn run_one<W: Way>(
         downstream_body: ends.downstream_body,
         requests: ends.requests,
     }
+}
+
+/// The options a way's refusal names when each is incidental to `trial`'s case (set, not its
+/// subject, and one a request can leave out), with the note the trial keeps; `None` when any
+/// is not (the trial is then not applicable).
+fn incidental(trial: &RoutedTrial, refused: &NotExpressible) -> Option<(Vec<CaseOption>, String)> {
+    let options = &refused.options;
+    let all = !options.is_empty() && options.iter().all(|o| trial.case.incidental(*o));
+    all.then(|| {
+        let names: Vec<&str> = options.iter().map(|o| o.slug()).collect();
+        let note = format!(
+            "{} left out: {} ({} not this case's subject; the trial ran without it)",
+            names.join(", "),
+            refused.detail,
+            if names.len() == 1 {
+                "it is"
+            } else {
+                "they are"
+            }
+        );
+        (options.clone(), note)
+    })
 }
 
 /// The phases, in order; each early return says why the trial ended there.
@@ -110,8 +154,9 @@ async fn phases<W: Way>(
         Ok(answer) => answer,
         Err(e) => return ends.ended(Cell::Broken(e)),
     };
-    if let Some(cell) = way.not_expressible(&answer) {
-        return ends.ended(cell);
+    if let Some(refused) = way.not_expressible(&answer) {
+        ends.leave_out = incidental(trial, &refused);
+        return ends.ended(Cell::NotApplicable(refused.detail));
     }
     let kept = way.keep(&ctx, &answer, &sent.seen);
     ends.downstream_status = kept.status;

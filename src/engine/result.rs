@@ -74,6 +74,10 @@ pub struct TrialResult {
     pub downstream_outcome: Option<Outcome>,
     pub findings: Vec<Finding>,
     pub cell: Cell,
+    /// Options incidental to the case that the way could not carry: the trial ran without
+    /// them, each with the way's words (`docs/case-format.md`, `subject`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
     /// The root cause of a failure (`side`, kind, normalized finding), as its id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
@@ -105,6 +109,7 @@ impl TrialResult {
             downstream_outcome: None,
             findings: Vec::new(),
             cell,
+            left_out: Vec::new(),
             cause: None,
             cause_key: None,
             tools: Vec::new(),

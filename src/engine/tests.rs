@@ -866,3 +866,134 @@ fn a_library_continues_on_another_provider_through_its_route_to_that_provider() 
         .collect();
     assert!(super::trials(&cases, &gateway, Some("::buffered")).is_empty());
 }
+
+/// A way whose caller has no parallel switch: it refuses a trial that sets one, naming the
+/// option, and otherwise sends nothing (no findings: a pass).
+struct NoParallelSwitch;
+
+impl super::Way for NoParallelSwitch {
+    type Worker = ();
+    type Request = ();
+    /// Whether the trial set the switch.
+    type Delivered = bool;
+
+    fn worker(&self, _: usize) {}
+    fn ask(
+        &self,
+        trial: &super::RoutedTrial,
+        _: &super::Upstream,
+    ) -> Result<(super::CallerRequest, ()), Cell> {
+        let inbound = trial.route.inbound;
+        let (base, req) = trial.first_request(inbound);
+        let route = (inbound, trial.route.upstream);
+        let asked = super::CallerRequest::new(base, route, req, super::Reading::ByMeaning)?;
+        Ok((asked, ()))
+    }
+    fn shown(&self, _: &super::TrialCtx<'_, ()>) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+    async fn send(
+        &self,
+        _: &mut (),
+        ctx: &super::TrialCtx<'_, ()>,
+    ) -> crate::run::WatchedStep<Vec<super::Exchange>, Result<bool, String>> {
+        crate::run::WatchedStep {
+            answer: Ok(ctx.trial.case.file.parallel.is_some()),
+            seen: Vec::new(),
+            waited: std::time::Duration::ZERO,
+        }
+    }
+    fn not_expressible(&self, switch: &bool) -> Option<super::NotExpressible> {
+        switch.then(|| super::NotExpressible {
+            detail: "not expressible in no-switch: parallel_tool_calls".into(),
+            options: vec![crate::case::CaseOption::Parallel],
+        })
+    }
+    fn keep(&self, _: &super::TrialCtx<'_, ()>, _: &bool, _: &[super::Exchange]) -> super::Kept {
+        super::Kept::default()
+    }
+    fn unsent(&self, _: &super::TrialCtx<'_, ()>, _: &bool) -> Result<Vec<Finding>, Cell> {
+        Ok(Vec::new())
+    }
+    fn downstream(
+        &self,
+        _: &super::TrialCtx<'_, ()>,
+        _: &super::ReadExchange<'_>,
+        _: &bool,
+    ) -> Vec<Finding> {
+        Vec::new()
+    }
+    fn continues(
+        &self,
+        _: &super::TrialCtx<'_, ()>,
+        _: &super::ReadExchange<'_>,
+        _: &bool,
+    ) -> Option<crate::model::Outcome> {
+        None
+    }
+    async fn round(
+        &self,
+        _: &mut (),
+        _: &super::TrialCtx<'_, ()>,
+        _: super::RoundStep<'_>,
+    ) -> crate::run::WatchedStep<Vec<super::Exchange>, super::RoundAnswer> {
+        unreachable!()
+    }
+}
+
+/// A way that cannot carry an option incidental to the case runs the trial without it, the
+/// note kept; where the option is the case's subject the trial is not applicable.
+#[test]
+fn an_incidental_option_is_left_out_and_a_subject_is_not_applicable() {
+    let discovery = crate::case::discover(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
+    let cases: Vec<_> = super::cases_of(&discovery)
+        .into_iter()
+        .filter(|c| {
+            ["c20_ids_invalid_for_target", "parallel", "weather"].contains(&c.name.as_str())
+        })
+        .collect();
+    assert_eq!(cases.len(), 3);
+    let route: super::Route =
+        toml::from_str("inbound = \"chat\"\nupstream = \"anthropic\"\nmodel = \"m\"\n").unwrap();
+    let trials = super::trials(&cases, &[route], None);
+    let results = crate::runtime().block_on(async {
+        let upstream = std::sync::Arc::new(super::Upstream::start().await.unwrap());
+        let kind = (super::SystemKind::Client, "no-switch");
+        super::run::run_trials(
+            std::sync::Arc::new(NoParallelSwitch),
+            kind,
+            1,
+            &upstream,
+            trials,
+        )
+        .await
+    });
+    for r in &results {
+        let case = r.id.case.as_str();
+        match case {
+            // `subject = []`: the switch only lets the model make its calls.
+            "c20_ids_invalid_for_target" => {
+                assert_eq!(r.cell, Cell::Pass, "{}", r.name);
+                assert_eq!(r.left_out.len(), 1, "{}", r.name);
+                assert!(
+                    r.left_out[0].starts_with("parallel left out: not expressible in no-switch"),
+                    "{}",
+                    r.left_out[0]
+                );
+            }
+            // The switch is what the case is about.
+            "parallel" => {
+                assert!(
+                    matches!(r.cell, Cell::NotApplicable(_)),
+                    "{}: {:?}",
+                    r.name,
+                    r.cell
+                );
+                assert!(r.left_out.is_empty());
+            }
+            // No switch set: nothing to leave out.
+            _ => assert!(r.cell == Cell::Pass && r.left_out.is_empty(), "{}", r.name),
+        }
+    }
+    assert!(results.iter().any(|r| !r.left_out.is_empty()));
+}

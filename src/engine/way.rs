@@ -11,10 +11,21 @@ use super::judge::{CallerReply, CallerRequest, ReadExchange};
 use super::result::{Cell, RequestTiming};
 use super::trial::RoutedTrial;
 use super::upstream::{Exchange, Upstream};
+use crate::case::CaseOption;
 use crate::http::HttpRequest;
 use crate::model::{ChatRequest, Outcome};
 use crate::run::{Watch, WatchedStep};
 use crate::scenario::Scenario;
+
+/// What the way says it cannot carry of a trial, before anything was sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotExpressible {
+    /// What the way said, as the cell shows it.
+    pub detail: String,
+    /// The case options it cannot carry, when every field it named is one; empty otherwise
+    /// (then no trial without them would answer it: the trial is not applicable).
+    pub options: Vec<CaseOption>,
+}
 
 /// The recording upstream's claim on one trial's prompt: what the system sent upstream while
 /// the trial's request was in flight.
@@ -104,7 +115,7 @@ pub trait Way: Send + Sync + 'static {
     ) -> impl Future<Output = WatchedStep<Vec<Exchange>, Result<Self::Delivered, String>>> + Send;
 
     /// The answer says the caller's side cannot express the trial (nothing was sent).
-    fn not_expressible(&self, _answer: &Self::Delivered) -> Option<Cell> {
+    fn not_expressible(&self, _answer: &Self::Delivered) -> Option<NotExpressible> {
         None
     }
 

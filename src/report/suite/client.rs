@@ -89,5 +89,27 @@ pub fn client_markdown(
             let _ = writeln!(s, "- {n} trials: {}", md_cell(&why));
         }
     }
+    s.push_str(&left_out(results));
+    s
+}
+
+/// The trials that ran with an option incidental to their case left out, grouped by note:
+/// `## Options left out` (empty when none did).
+pub(super) fn left_out(results: &[TrialResult]) -> String {
+    let mut notes: BTreeMap<&str, usize> = BTreeMap::new();
+    for note in results.iter().flat_map(|r| &r.left_out) {
+        *notes.entry(note).or_default() += 1;
+    }
+    let mut s = String::new();
+    if !notes.is_empty() {
+        let _ = writeln!(s, "\n## Options left out\n");
+        let _ = writeln!(
+            s,
+            "Options the case sets but is not about (its `subject`, docs/case-format.md), which this system cannot carry: the trials ran without them.\n"
+        );
+        for (note, n) in notes {
+            let _ = writeln!(s, "- {n} trials: {}", md_cell(note));
+        }
+    }
     s
 }

@@ -28,5 +28,6 @@ pub fn gateway_markdown(
     ));
     s.push_str("## Trial matrix\n\n");
     s.push_str(&table::markdown(results));
+    s.push_str(&super::client::left_out(results));
     s
 }
