@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare two folders of suite JSON documents (`tooltape gateway|client NAME --format json`).
 
-Usage: scripts/compare-documents.py BEFORE_DIR AFTER_DIR [--only NAME ...]
+Usage: scripts/compare-documents.py BEFORE_DIR AFTER_DIR [--only NAME ...] [--apart CASE ...]
 
 Each folder holds one document per suite, named as the baseline names them
 (`gateway-NAME.json`, `client-NAME.json`; any `*.json` is taken, paired by file name). For each
@@ -23,6 +23,12 @@ documents carry no date nor tooltape version. A cell's detail is compared as wri
 masking NOISE below in both: the gateway's loopback port (a free port per run, named in a broken
 cell's detail: `request to http://127.0.0.1:PORT/... failed`) and, as a precaution, the work
 folder's PID. Cause ids are stable across runs (the port is normalized out of them).
+
+Trials a change brings on purpose are listed apart, and not counted as differences: a trial
+that was `not-applicable` before and ran after with an incidental option left out (its record's
+`left_out`: issue 41's "not applicable means the subject"), and the trials of the cases named
+by `--apart` (new cases: they are absent before). The cause comparison then counts only the
+other trials (each cause's trials counted from the cells).
 
 It prints one line per suite, `NAME: same`, or `NAME: DIFFERENT` followed by the differences,
 or `NAME: ERROR ...` when a document is missing from one folder, unreadable, not a suite
@@ -82,6 +88,7 @@ def load(path: Path) -> dict:
     if not isinstance(trials, list) or not trials:
         raise DocError(f"{path}: no trials")
     cells: dict[str, tuple[str, str | None, str | None]] = {}
+    left_out: dict[str, list[str]] = {}
     for i, t in enumerate(trials):
         if not isinstance(t, dict) or not isinstance(t.get("name"), str):
             raise DocError(f"{path}: trial #{i} has no name")
@@ -93,6 +100,8 @@ def load(path: Path) -> dict:
         if t["name"] in cells:
             raise DocError(f"{path}: trial {t['name']} appears twice")
         cells[t["name"]] = (cell["status"], mask(cell.get("detail")), t.get("cause"))
+        if t.get("left_out"):
+            left_out[t["name"]] = [str(n) for n in t["left_out"]]
     causes: dict[str, int] = {}
     if not isinstance(doc["causes"], list):
         raise DocError(f"{path}: causes is not a list")
@@ -102,7 +111,36 @@ def load(path: Path) -> dict:
         if c["id"] in causes:
             raise DocError(f"{path}: cause {c['id']} appears twice")
         causes[c["id"]] = len(c.get("trials") or [])
-    return {"kind": doc["kind"], "target": doc["target"], "cells": cells, "causes": causes}
+    return {"kind": doc["kind"], "target": doc["target"], "cells": cells, "causes": causes,
+            "left_out": left_out}
+
+
+def case_of(name: str) -> str:
+    """`KIND::NAME::case::route::choice::mode` -> `case`."""
+    parts = name.split("::")
+    return parts[2] if len(parts) > 2 else ""
+
+
+def apart_trials(a: dict, b: dict, cases: set[str]) -> list[str]:
+    """The trials listed apart: of a case in `cases`, or brought back by leaving an option out."""
+    out = []
+    for name in sorted(b["cells"]):
+        before = a["cells"].get(name)
+        if case_of(name) in cases and before is None:
+            out.append(name)
+        elif before is not None and before[0] == "not-applicable" and name in b["left_out"]:
+            out.append(name)
+    return out
+
+
+def without(doc: dict, names: list[str]) -> dict:
+    """`doc` without the trials `names`, each cause counted from the remaining cells."""
+    cells = {n: c for n, c in doc["cells"].items() if n not in names}
+    causes: dict[str, int] = {}
+    for _, _, cause in cells.values():
+        if cause:
+            causes[cause] = causes.get(cause, 0) + 1
+    return {**doc, "cells": cells, "causes": causes}
 
 
 def short(text: str | None, limit: int = 300) -> str:
@@ -147,6 +185,8 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("before", type=Path)
     p.add_argument("after", type=Path)
+    p.add_argument("--apart", action="append", default=[], metavar="CASE",
+                   help="a case new in AFTER: its trials are listed apart, not as added; repeatable")
     p.add_argument("--only", action="append", metavar="NAME",
                    help="compare only this suite (file name without .json, e.g. gateway-litellm); repeatable")
     args = p.parse_args(argv)
@@ -164,14 +204,26 @@ def main(argv: list[str]) -> int:
     tally = {"same": 0, "different": 0, "error": 0}
     for name in names:
         try:
-            a = load(args.before / f"{name}.json")
-            b = load(args.after / f"{name}.json")
+            a = a_all = load(args.before / f"{name}.json")
+            b = b_all = load(args.after / f"{name}.json")
         except DocError as e:
             print(f"{name}: ERROR {e}")
             tally["error"] += 1
             worst = 1
             continue
+        apart = apart_trials(a, b, set(args.apart))
+        if apart:
+            a, b = without(a, apart), without(b, apart)
         diffs = compare(a, b)
+        if apart:
+            print(f"{name}: {len(apart)} trials apart")
+            for n in apart:
+                before = a_all["cells"].get(n)
+                after = b_all["cells"][n]
+                was = "new" if before is None else cell_text(before)
+                notes = "; ".join(b_all["left_out"].get(n, []))
+                print(f"  apart: {n}\n    before: {was}\n    after:  {cell_text(after)}"
+                      + (f"\n    left out: {short(notes)}" if notes else ""))
         if diffs:
             print(f"{name}: DIFFERENT ({len(diffs)})")
             print("\n".join(diffs))

@@ -58,3 +58,21 @@ fn cells_read_back_in_the_words_before_the_one_vocabulary() {
         "declined"
     );
 }
+
+#[test]
+fn trials_that_ran_with_an_option_left_out_are_listed_with_their_note() {
+    let note = "parallel left out: not expressible in x: parallel_tool_calls (it is not this case's subject; the trial ran without it)";
+    let mut a = result("a", "chat→anthropic", Cell::Pass);
+    a.left_out = vec![note.into()];
+    let mut b = result("b", "chat→anthropic", Cell::Fail("downstream: lost".into()));
+    b.left_out = vec![note.into()];
+    let c = result("c", "chat→anthropic", Cell::NotApplicable("no knob".into()));
+    let doc = super::gateway_markdown("x", "A gateway.", &[a.clone(), b, c], &[]);
+    assert!(doc.contains("\n## Options left out\n"), "{doc}");
+    assert!(doc.contains(&format!("- 2 trials: {note}\n")), "{doc}");
+    assert!(doc.contains("1 not-applicable)"), "{doc}");
+    let plain = super::gateway_markdown("x", "A gateway.", &[result("a", "r", Cell::Pass)], &[]);
+    assert!(!plain.contains("Options left out"), "{plain}");
+    let json = serde_json::to_value(&a).unwrap();
+    assert_eq!(json["left_out"][0], note);
+}
