@@ -690,6 +690,55 @@ fn a_stream_buffered_difference_can_be_a_known_failure_by_its_cause() {
     assert!(stale_causes(&p, &results, &[]).is_empty());
 }
 
+/// The hooks a test way that never reaches upstream does not use: nothing shown or kept, no
+/// findings, no rounds.
+macro_rules! unused_hooks {
+    ($worker:ty, $delivered:ty) => {
+        fn shown(&self, _: &super::TrialCtx<'_, ()>) -> serde_json::Value {
+            serde_json::Value::Null
+        }
+        fn keep(
+            &self,
+            _: &super::TrialCtx<'_, ()>,
+            _: &$delivered,
+            _: &[super::Exchange],
+        ) -> super::Kept {
+            super::Kept::default()
+        }
+        fn unsent(
+            &self,
+            _: &super::TrialCtx<'_, ()>,
+            _: &$delivered,
+        ) -> Result<Vec<Finding>, Cell> {
+            Ok(Vec::new())
+        }
+        fn downstream(
+            &self,
+            _: &super::TrialCtx<'_, ()>,
+            _: &super::ReadExchange<'_>,
+            _: &$delivered,
+        ) -> Vec<Finding> {
+            Vec::new()
+        }
+        fn continues(
+            &self,
+            _: &super::TrialCtx<'_, ()>,
+            _: &super::ReadExchange<'_>,
+            _: &$delivered,
+        ) -> Option<crate::model::Outcome> {
+            None
+        }
+        async fn round(
+            &self,
+            _: &mut $worker,
+            _: &super::TrialCtx<'_, ()>,
+            _: super::RoundStep<'_>,
+        ) -> crate::run::WatchedStep<Vec<super::Exchange>, super::RoundAnswer> {
+            unreachable!()
+        }
+    };
+}
+
 /// A way whose second trial panics: that trial is broken (reported, named), the others run.
 struct Panicky(String);
 
@@ -711,9 +760,6 @@ impl super::Way for Panicky {
         }
         Err(Cell::NotApplicable("nothing to send".into()))
     }
-    fn shown(&self, _: &super::TrialCtx<'_, ()>) -> serde_json::Value {
-        serde_json::Value::Null
-    }
     async fn send(
         &self,
         _: &mut usize,
@@ -721,36 +767,7 @@ impl super::Way for Panicky {
     ) -> crate::run::WatchedStep<Vec<super::Exchange>, Result<(), String>> {
         unreachable!()
     }
-    fn keep(&self, _: &super::TrialCtx<'_, ()>, _: &(), _: &[super::Exchange]) -> super::Kept {
-        super::Kept::default()
-    }
-    fn unsent(&self, _: &super::TrialCtx<'_, ()>, _: &()) -> Result<Vec<Finding>, Cell> {
-        Ok(Vec::new())
-    }
-    fn downstream(
-        &self,
-        _: &super::TrialCtx<'_, ()>,
-        _: &super::ReadExchange<'_>,
-        _: &(),
-    ) -> Vec<Finding> {
-        Vec::new()
-    }
-    fn continues(
-        &self,
-        _: &super::TrialCtx<'_, ()>,
-        _: &super::ReadExchange<'_>,
-        _: &(),
-    ) -> Option<crate::model::Outcome> {
-        None
-    }
-    async fn round(
-        &self,
-        _: &mut usize,
-        _: &super::TrialCtx<'_, ()>,
-        _: super::RoundStep<'_>,
-    ) -> crate::run::WatchedStep<Vec<super::Exchange>, super::RoundAnswer> {
-        unreachable!()
-    }
+    unused_hooks!(usize, ());
 }
 
 #[test]
@@ -889,9 +906,6 @@ impl super::Way for NoParallelSwitch {
         let asked = super::CallerRequest::new(base, route, req, super::Reading::ByMeaning)?;
         Ok((asked, ()))
     }
-    fn shown(&self, _: &super::TrialCtx<'_, ()>) -> serde_json::Value {
-        serde_json::Value::Null
-    }
     async fn send(
         &self,
         _: &mut (),
@@ -909,36 +923,7 @@ impl super::Way for NoParallelSwitch {
             options: vec![crate::case::CaseOption::Parallel],
         })
     }
-    fn keep(&self, _: &super::TrialCtx<'_, ()>, _: &bool, _: &[super::Exchange]) -> super::Kept {
-        super::Kept::default()
-    }
-    fn unsent(&self, _: &super::TrialCtx<'_, ()>, _: &bool) -> Result<Vec<Finding>, Cell> {
-        Ok(Vec::new())
-    }
-    fn downstream(
-        &self,
-        _: &super::TrialCtx<'_, ()>,
-        _: &super::ReadExchange<'_>,
-        _: &bool,
-    ) -> Vec<Finding> {
-        Vec::new()
-    }
-    fn continues(
-        &self,
-        _: &super::TrialCtx<'_, ()>,
-        _: &super::ReadExchange<'_>,
-        _: &bool,
-    ) -> Option<crate::model::Outcome> {
-        None
-    }
-    async fn round(
-        &self,
-        _: &mut (),
-        _: &super::TrialCtx<'_, ()>,
-        _: super::RoundStep<'_>,
-    ) -> crate::run::WatchedStep<Vec<super::Exchange>, super::RoundAnswer> {
-        unreachable!()
-    }
+    unused_hooks!((), bool);
 }
 
 /// A way that cannot carry an option incidental to the case runs the trial without it, the
