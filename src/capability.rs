@@ -150,15 +150,7 @@ pub(crate) fn check(provider: Provider, req: &ChatRequest) -> Result<(), EncodeE
         return Ok(());
     }
     let cap = capability(provider, &req.model);
-    let required = req.hosted.iter().any(|h| {
-        matches!(
-            h,
-            HostedTool::WebSearch {
-                grounding: Grounding::Required,
-                ..
-            }
-        )
-    });
+    let required = grounding_required(req);
     if required && cap.required_search == RequiredSearch::Impossible {
         return Err(EncodeError::new(
             "GROUNDING_NOT_SUPPORTED",

@@ -425,7 +425,8 @@ pub fn orphans(root: &Path, discovery: &Discovery) -> Vec<String> {
     out
 }
 
-fn files_under(dir: &Path, ext: &str) -> Vec<PathBuf> {
+/// Every file under `dir` (its subfolders too) whose extension is `ext`, sorted.
+pub(crate) fn files_under(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let Ok(rd) = std::fs::read_dir(dir) else {
         return out;

@@ -33,6 +33,10 @@ pub(crate) struct Element<'a> {
     pub line: usize,
 }
 
+/// What a caller hands the decoder to take each element as it completes; its error ends the
+/// push.
+pub(crate) type OnElement<'f, E> = dyn FnMut(Element<'_>) -> Result<(), E> + 'f;
+
 /// Lexical states inside an element (the low bits of a [`STEP`] entry).
 const CODE: u8 = 0;
 const STRING: u8 = 1;
@@ -116,7 +120,7 @@ impl JsonSeqDecoder {
     pub(crate) fn push<E>(
         &mut self,
         chunk: &[u8],
-        on_element: &mut dyn FnMut(Element<'_>) -> Result<(), E>,
+        on_element: &mut OnElement<'_, E>,
     ) -> Result<(), E>
     where
         E: From<JsonSeqError>,
@@ -164,11 +168,7 @@ impl JsonSeqDecoder {
     }
 
     /// `push` for any chunk.
-    fn push_bytes<E>(
-        &mut self,
-        chunk: &[u8],
-        on_element: &mut dyn FnMut(Element<'_>) -> Result<(), E>,
-    ) -> Result<(), E>
+    fn push_bytes<E>(&mut self, chunk: &[u8], on_element: &mut OnElement<'_, E>) -> Result<(), E>
     where
         E: From<JsonSeqError>,
     {
@@ -233,11 +233,7 @@ impl JsonSeqDecoder {
         *start = Some(i);
     }
 
-    fn emit<E>(
-        &mut self,
-        tail: &[u8],
-        on_element: &mut dyn FnMut(Element<'_>) -> Result<(), E>,
-    ) -> Result<(), E>
+    fn emit<E>(&mut self, tail: &[u8], on_element: &mut OnElement<'_, E>) -> Result<(), E>
     where
         E: From<JsonSeqError>,
     {

@@ -96,12 +96,8 @@ fn unrepresentable(c: char) -> bool {
 }
 
 fn escape(s: &str, in_attribute: bool) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    crate::text::markup_escape(s, |c, out| {
         match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
             '"' if in_attribute => out.push_str("&quot;"),
             // Attribute values normalize raw whitespace to spaces: keep line breaks as written.
             '\n' if in_attribute => out.push_str("&#10;"),
@@ -110,10 +106,10 @@ fn escape(s: &str, in_attribute: bool) -> String {
             c if unrepresentable(c) => {
                 let _ = write!(out, "\\u{{{:04x}}}", u32::from(c));
             }
-            c => out.push(c),
+            _ => return false,
         }
-    }
-    out
+        true
+    })
 }
 
 fn attr(s: &str) -> String {

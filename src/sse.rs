@@ -17,6 +17,9 @@ pub(crate) struct SseEvent<'a> {
     pub line: usize,
 }
 
+/// What a caller hands the decoder to take each event as it completes; its error ends the push.
+pub(crate) type OnEvent<'f, E> = dyn FnMut(SseEvent<'_>) -> Result<(), E> + 'f;
+
 /// Input that is not valid UTF-8 inside an event line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SseError {
@@ -55,11 +58,7 @@ impl SseDecoder {
     /// byte) cost a compare and an append; the bytes are still scanned once, in `line`.
     /// `always`: callers with several framers (Gemini) otherwise get a call per byte.
     #[inline(always)]
-    pub(crate) fn push<E>(
-        &mut self,
-        chunk: &[u8],
-        on_event: &mut dyn FnMut(SseEvent<'_>) -> Result<(), E>,
-    ) -> Result<(), E>
+    pub(crate) fn push<E>(&mut self, chunk: &[u8], on_event: &mut OnEvent<'_, E>) -> Result<(), E>
     where
         E: From<SseError>,
     {
@@ -76,11 +75,7 @@ impl SseDecoder {
     }
 
     /// `push` for any chunk: splits it into lines and handles each complete one.
-    fn push_lines<E>(
-        &mut self,
-        mut chunk: &[u8],
-        on_event: &mut dyn FnMut(SseEvent<'_>) -> Result<(), E>,
-    ) -> Result<(), E>
+    fn push_lines<E>(&mut self, mut chunk: &[u8], on_event: &mut OnEvent<'_, E>) -> Result<(), E>
     where
         E: From<SseError>,
     {
@@ -118,10 +113,7 @@ impl SseDecoder {
 
     /// Ends the stream: an event left without its blank line is dispatched (servers that close
     /// right after the last `data:` line exist), and an unterminated last line is processed.
-    pub(crate) fn finish<E>(
-        &mut self,
-        on_event: &mut dyn FnMut(SseEvent<'_>) -> Result<(), E>,
-    ) -> Result<(), E>
+    pub(crate) fn finish<E>(&mut self, on_event: &mut OnEvent<'_, E>) -> Result<(), E>
     where
         E: From<SseError>,
     {
@@ -132,11 +124,7 @@ impl SseDecoder {
         self.dispatch(on_event)
     }
 
-    fn line<E>(
-        &mut self,
-        line: &[u8],
-        on_event: &mut dyn FnMut(SseEvent<'_>) -> Result<(), E>,
-    ) -> Result<(), E>
+    fn line<E>(&mut self, line: &[u8], on_event: &mut OnEvent<'_, E>) -> Result<(), E>
     where
         E: From<SseError>,
     {
@@ -177,10 +165,7 @@ impl SseDecoder {
         Ok(())
     }
 
-    fn dispatch<E>(
-        &mut self,
-        on_event: &mut dyn FnMut(SseEvent<'_>) -> Result<(), E>,
-    ) -> Result<(), E> {
+    fn dispatch<E>(&mut self, on_event: &mut OnEvent<'_, E>) -> Result<(), E> {
         if !self.has_data {
             self.event.clear();
             return Ok(());

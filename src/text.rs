@@ -1,5 +1,5 @@
 //! Small text helpers every renderer shares: clipping long text, a Markdown table cell, HTML
-//! escaping.
+//! escaping (and the markup escaping HTML and XML share).
 
 /// `s` cut to its first `n` characters, with `…` when something was cut.
 pub(crate) fn clip(s: &str, n: usize) -> String {
@@ -31,14 +31,27 @@ pub(crate) fn md_cell(s: &str) -> String {
 
 /// `s` escaped for HTML element content and attribute values.
 pub(crate) fn html_escape(s: &str) -> String {
+    markup_escape(s, |c, out| {
+        let entity = match c {
+            '"' => "&quot;",
+            '\'' => "&#39;",
+            _ => return false,
+        };
+        out.push_str(entity);
+        true
+    })
+}
+
+/// `s` with `&`, `<` and `>` as entities, as every markup writes them; any other character
+/// `other` writes (returning `true`) or is kept as it is.
+pub(crate) fn markup_escape(s: &str, mut other: impl FnMut(char, &mut String) -> bool) -> String {
     let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
+    for c in s.chars() {
+        match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
+            c if other(c, &mut out) => {}
             c => out.push(c),
         }
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use clap::{Args, Subcommand};
 
 use super::cases::Corpus;
-use super::exit::{CliError, CommandResult};
+use super::exit::CommandResult;
 use super::releases::{self, Releases};
 use super::suite::{self, Extras, ProfileArgs};
 use tooltape::client::{Library, Mutant};
@@ -60,14 +60,9 @@ fn run_suite(corpus: Corpus<'_>, a: &ClientArgs) -> CommandResult {
     let root = corpus.root;
     let args = &a.profile;
     if args.list {
-        let version = |p: &tooltape::client::ClientProfile| p.version.clone();
-        return suite::list(root, "clients", tooltape::client::load_client, version);
+        return suite::list(root, "clients", tooltape::client::load_client);
     }
-    let Some(name) = &args.name else {
-        return Err(CliError::Error(
-            "client: name a profile (clients/NAME.toml) or `drive`".into(),
-        ));
-    };
+    let name = args.named("client: name a profile (clients/NAME.toml) or `drive`")?;
     let profile = tooltape::client::load_client(root, name).map_err(|e| e.to_string())?;
     if args.suite.versions.is_some() {
         let at = |release: &str| -> Result<Arc<Library>, String> {

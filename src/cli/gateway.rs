@@ -89,14 +89,9 @@ pub fn run(corpus: Corpus<'_>, a: &GatewayArgs) -> CommandResult {
     }
     let args = &a.profile;
     if args.list {
-        let version = |p: &tooltape::gateway::GatewayProfile| p.version.clone();
-        return suite::list(root, "gateways", tooltape::gateway::load_gateway, version);
+        return suite::list(root, "gateways", tooltape::gateway::load_gateway);
     }
-    let Some(name) = &args.name else {
-        return Err(CliError::Error(
-            "gateway: name a profile (gateways/NAME.toml) or `compare`".into(),
-        ));
-    };
+    let name = args.named("gateway: name a profile (gateways/NAME.toml) or `compare`")?;
     let profile = Arc::new(tooltape::gateway::load_gateway(root, name).map_err(|e| e.to_string())?);
     let options = RunOptions {
         url: a.url.clone(),

@@ -13,7 +13,7 @@ use clap::{Args, ValueEnum};
 use super::cases::Corpus;
 use super::exit::{CliError, CommandResult};
 use tooltape::engine::{
-    self, Loaded, RoutedTrial, Run, RunOptions, RunStatus, System, TrialResult,
+    self, Loaded, ProfileTable, RoutedTrial, Run, RunOptions, RunStatus, System, TrialResult,
 };
 use tooltape::report::suite;
 use tooltape::system::builtin_names;
@@ -43,6 +43,15 @@ pub struct ProfileArgs {
     pub list: bool,
     #[command(flatten)]
     pub suite: SuiteArgs,
+}
+
+impl ProfileArgs {
+    /// The profile named, or the error `missing` when there is none (`--list` asked instead).
+    pub fn named(&self, missing: &str) -> Result<&str, CliError> {
+        self.name
+            .as_deref()
+            .ok_or_else(|| CliError::Error(missing.into()))
+    }
 }
 
 /// Gives [`ProfileArgs::name`] its help for the profiles of `folder` (`gateways`, `clients`), in
@@ -314,11 +323,10 @@ fn print<S: System>(system: &S, ran: &Run, format: Format, extras: &Extras<'_, S
 }
 
 /// Prints one line per profile of `folder`: name, version, source; 2 when one cannot be read.
-pub fn list<P, E: std::fmt::Display>(
+pub fn list<P: ProfileTable, E: std::fmt::Display>(
     root: &Path,
     folder: &str,
     load: impl Fn(&Path, &str) -> Result<Loaded<P>, E>,
-    version: impl Fn(&P) -> Option<String>,
 ) -> CommandResult {
     let mut names: std::collections::BTreeSet<String> = builtin_names(folder)
         .into_iter()
@@ -343,7 +351,7 @@ pub fn list<P, E: std::fmt::Display>(
                     }
                     None => p.path.display().to_string(),
                 };
-                let v = version(&p.profile).unwrap_or_else(|| "-".into());
+                let v = p.profile.version().unwrap_or("-");
                 outln!("{name:<20} {v:<12} {from}");
             }
             Err(e) => {

@@ -11,40 +11,32 @@ use crate::engine::finish_of;
 use crate::model::{
     AllowedMode, ChatRequest, Finish, Message, Provider, StrictPolicy, Tool, ToolChoice,
 };
-use crate::providers::testkit::weather_call;
+use crate::providers::testkit::{weather_call, weather_result};
 
 fn request() -> ChatRequest {
-    let mut req = ChatRequest::empty("m", true);
-    req.messages = vec![
-        Message::System {
-            content: "be brief".into(),
-        },
-        Message::User {
-            content: "weather?".into(),
-        },
-        Message::Assistant {
-            text: None,
-            tool_calls: vec![weather_call("call_1", json!({"city": "Oslo"}))],
-            opaque: Vec::new(),
-        },
-        Message::Tool {
-            call_id: "call_1".into(),
+    let system = Message::System {
+        content: "be brief".into(),
+    };
+    let called = Message::Assistant {
+        text: None,
+        tool_calls: vec![weather_call("call_1", json!({"city": "Oslo"}))],
+        opaque: Vec::new(),
+    };
+    let mut req = ChatRequest::new("m")
+        .with_stream(true)
+        .with_messages([system])
+        .with_user("weather?")
+        .with_messages([called, weather_result("call_1", "12C", false)])
+        .with_tool(Tool {
             name: "get_weather".into(),
-            content: "12C".into(),
-            is_error: false,
-            parts: Vec::new(),
-        },
-    ];
-    req.tools = vec![Tool {
-        name: "get_weather".into(),
-        description: Some("Weather".into()),
-        parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}}),
-        strict: None,
-        eager_input_streaming: false,
-    }];
-    req.tool_choice = Some(ToolChoice::Required);
+            description: Some("Weather".into()),
+            parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+            strict: None,
+            eager_input_streaming: false,
+        })
+        .with_choice(ToolChoice::Required)
+        .with_strict(StrictPolicy::Require);
     req.parallel_tool_calls = Some(false);
-    req.strict = StrictPolicy::Require;
     req
 }
 

@@ -205,27 +205,14 @@ pub(crate) fn compare(
 
 /// Every `*.json` under `dir`, as sorted relative paths with `/` separators.
 pub(crate) fn cassette_files(dir: &Path) -> Vec<String> {
-    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in rd.filter_map(Result::ok) {
-            let p = e.path();
-            if p.is_dir() {
-                walk(base, &p, out);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                let rel = p.strip_prefix(base).unwrap_or(&p);
-                out.push(
-                    rel.iter()
-                        .map(|s| s.to_string_lossy())
-                        .collect::<Vec<_>>()
-                        .join("/"),
-                );
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
+    let mut out: Vec<String> = crate::harness::files_under(dir, "json")
+        .iter()
+        .map(|p| {
+            let rel = p.strip_prefix(dir).unwrap_or(p);
+            let parts: Vec<_> = rel.iter().map(|s| s.to_string_lossy()).collect();
+            parts.join("/")
+        })
+        .collect();
     out.sort();
     out
 }

@@ -213,21 +213,18 @@ pub fn html(doc: &Document) -> String {
         }
     }
     s.push_str("</table><h2>Root causes and their reproducers</h2>");
-    for sys in &doc.systems {
-        for c in &sys.causes {
-            let r = c.get("reproducer").cloned().unwrap_or_default();
-            let _ = write!(
-                s,
-                "<div class=\"cause\" id=\"{a}\"><h3>{sys} <code>{id}</code></h3><p>{title}</p><p>routes: {routes}</p><pre>{cmd}</pre><p>expected: {exp}</p></div>",
-                a = esc(&anchor(&sys.system, &field(c, "id"))),
-                sys = esc(&sys.system),
-                id = esc(&field(c, "id")),
-                title = esc(&field(c, "title")),
-                routes = esc(&super::diff::routes(c).join(", ")),
-                cmd = esc(&field(&r, "command")),
-                exp = esc(&field(&r, "expected")),
-            );
-        }
+    for c in cause_texts(doc) {
+        let _ = write!(
+            s,
+            "<div class=\"cause\" id=\"{a}\"><h3>{sys} <code>{id}</code></h3><p>{title}</p><p>routes: {routes}</p><pre>{cmd}</pre><p>expected: {exp}</p></div>",
+            a = esc(&c.anchor),
+            sys = esc(c.system),
+            id = esc(&c.id),
+            title = esc(&c.title),
+            routes = esc(&c.routes),
+            cmd = esc(&c.command),
+            exp = esc(&c.expected),
+        );
     }
     s.push_str("</body></html>\n");
     s
@@ -315,21 +312,43 @@ pub fn markdown(doc: &Document) -> String {
         }
     }
     s.push_str("\n## Root causes\n");
-    for sys in &doc.systems {
-        for c in &sys.causes {
-            let r = c.get("reproducer").cloned().unwrap_or_default();
-            let _ = write!(
-                s,
-                "\n<a id=\"{}\"></a>\n### {} `{}`\n\n{}\n\nroutes: {}\n\n```\n{}\n```\n\nexpected: {}\n",
-                anchor(&sys.system, &field(c, "id")),
-                sys.system,
-                field(c, "id"),
-                field(c, "title"),
-                super::diff::routes(c).join(", "),
-                field(&r, "command"),
-                field(&r, "expected")
-            );
-        }
+    for c in cause_texts(doc) {
+        let _ = write!(
+            s,
+            "\n<a id=\"{}\"></a>\n### {} `{}`\n\n{}\n\nroutes: {}\n\n```\n{}\n```\n\nexpected: {}\n",
+            c.anchor, c.system, c.id, c.title, c.routes, c.command, c.expected
+        );
     }
     s
+}
+
+/// A root cause as both pages show it under their table: its anchor, system, id, title, routes
+/// and its reproducer's command and expectation.
+struct CauseText<'a> {
+    anchor: String,
+    system: &'a str,
+    id: String,
+    title: String,
+    routes: String,
+    command: String,
+    expected: String,
+}
+
+/// Every system's root causes, in order, read once from the document's JSON.
+fn cause_texts(doc: &Document) -> impl Iterator<Item = CauseText<'_>> {
+    doc.systems.iter().flat_map(|sys| {
+        sys.causes.iter().map(|c| {
+            let r = c.get("reproducer").cloned().unwrap_or_default();
+            let id = field(c, "id");
+            CauseText {
+                anchor: anchor(&sys.system, &id),
+                system: &sys.system,
+                title: field(c, "title"),
+                routes: super::diff::routes(c).join(", "),
+                command: field(&r, "command"),
+                expected: field(&r, "expected"),
+                id,
+            }
+        })
+    })
 }

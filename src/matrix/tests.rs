@@ -26,6 +26,15 @@ fn trial(
     }
 }
 
+/// `system`'s trials, one a row: where (case, route, mode), its cell and its cause.
+type Row<'a> = ((&'a str, &'a str, &'a str), Cell, Option<&'a str>);
+
+fn trials(system: &str, rows: Vec<Row<'_>>) -> Vec<TrialCell> {
+    rows.into_iter()
+        .map(|(at, cell, cause)| trial(system, at, cell, cause))
+        .collect()
+}
+
 fn cause(id: &str, routes: &[&str], trials: &[&str], request: &str) -> serde_json::Value {
     json!({"id": id, "title": format!("downstream: {id}"), "routes": routes, "trials": trials,
         "reproducer": {"trial": trials[0], "command": "curl …", "client_request": {"body": request}, "expected": "…"}})
@@ -54,34 +63,30 @@ fn entry(system: &str, trials: Vec<TrialCell>, causes: Vec<serde_json::Value>) -
 /// A whole run: gateway:a with 4 trials over two cases (one failing on both routes with one
 /// cause), client:b with 2.
 fn whole() -> Document {
+    let g = "gateway:a";
     let g = entry(
-        "gateway:a",
-        vec![
-            trial(
-                "gateway:a",
-                ("c05_x", "chat→anthropic", "buffered"),
-                Cell::Pass,
-                None,
-            ),
-            trial(
-                "gateway:a",
-                ("c05_x", "chat→gemini", "buffered"),
-                Cell::Fail("f".into()),
-                Some("k-1"),
-            ),
-            trial(
-                "gateway:a",
-                ("c06_y", "chat→anthropic", "buffered"),
-                Cell::NotApplicable("n".into()),
-                None,
-            ),
-            trial(
-                "gateway:a",
-                ("c06_y", "chat→gemini", "buffered"),
-                Cell::Fail("f".into()),
-                Some("k-1"),
-            ),
-        ],
+        g,
+        trials(
+            g,
+            vec![
+                (("c05_x", "chat→anthropic", "buffered"), Cell::Pass, None),
+                (
+                    ("c05_x", "chat→gemini", "buffered"),
+                    Cell::Fail("f".into()),
+                    Some("k-1"),
+                ),
+                (
+                    ("c06_y", "chat→anthropic", "buffered"),
+                    Cell::NotApplicable("n".into()),
+                    None,
+                ),
+                (
+                    ("c06_y", "chat→gemini", "buffered"),
+                    Cell::Fail("f".into()),
+                    Some("k-1"),
+                ),
+            ],
+        ),
         vec![cause(
             "k-1",
             &["chat→gemini"],
@@ -92,22 +97,20 @@ fn whole() -> Document {
             "xx",
         )],
     );
+    let c = "client:b";
     let c = entry(
-        "client:b",
-        vec![
-            trial(
-                "client:b",
-                ("c05_x", "chat→anthropic", "buffered"),
-                Cell::KnownFailure("r".into()),
-                Some("k-2"),
-            ),
-            trial(
-                "client:b",
-                ("c05_x", "chat→anthropic", "stream"),
-                Cell::Pass,
-                None,
-            ),
-        ],
+        c,
+        trials(
+            c,
+            vec![
+                (
+                    ("c05_x", "chat→anthropic", "buffered"),
+                    Cell::KnownFailure("r".into()),
+                    Some("k-2"),
+                ),
+                (("c05_x", "chat→anthropic", "stream"), Cell::Pass, None),
+            ],
+        ),
         vec![cause(
             "k-2",
             &["chat→anthropic"],

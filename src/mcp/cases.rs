@@ -55,7 +55,7 @@ pub fn case_files(listing: &Listing) -> (Vec<CaseFile>, Vec<String>) {
         });
         files.push(CaseFile {
             path: format!("{stem}.toml"),
-            text: case_toml(t, &listing.server_name, &providers),
+            text: case_toml(t, &listing.server.name, &providers),
         });
     }
     (files, skipped)

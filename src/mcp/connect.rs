@@ -62,11 +62,17 @@ pub struct ListedTool {
     pub oversized_schema: Option<usize>,
 }
 
-/// What a server answered: its name and version (`serverInfo`) and its tools in order.
+/// A server's name and version, as its `serverInfo` gives them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ServerInfo {
+    pub name: String,
+    pub version: String,
+}
+
+/// What a server answered: its name and version and its tools in order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Listing {
-    pub server_name: String,
-    pub server_version: String,
+    pub server: ServerInfo,
     pub tools: Vec<ListedTool>,
     /// Set when a limit cut the listing short (which one).
     pub truncated: Option<String>,
@@ -173,10 +179,13 @@ fn tail_text(tail: &Mutex<Vec<u8>>) -> String {
 
 async fn pages(client: &RunningService<RoleClient, ()>, limits: Limits) -> Result<Listing, String> {
     let info = client.peer_info();
-    let (server_name, server_version) = info
+    let server = info
         .as_ref()
         .and_then(|i| i.server_info.as_ref())
-        .map(|s| (s.name.clone(), s.version.clone()))
+        .map(|s| ServerInfo {
+            name: s.name.clone(),
+            version: s.version.clone(),
+        })
         .unwrap_or_default();
     let mut tools = Vec::new();
     let mut cursor = None;
@@ -207,8 +216,7 @@ async fn pages(client: &RunningService<RoleClient, ()>, limits: Limits) -> Resul
         }
     }
     Ok(Listing {
-        server_name,
-        server_version,
+        server,
         tools,
         truncated,
     })

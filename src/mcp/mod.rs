@@ -13,6 +13,8 @@ mod verdict;
 mod tests;
 
 pub use cases::{CaseFile, case_files, valid_against};
-pub use connect::{ConnectError, Limits, ListedTool, Listing, Server, list_tools, read_tools_page};
+pub use connect::{
+    ConnectError, Limits, ListedTool, Listing, Server, ServerInfo, list_tools, read_tools_page,
+};
 pub use render::{Report, ToolReport, json, junit, markdown, printable, terminal};
 pub use verdict::{OPENAI_DESCRIPTION_MAX, Target, ToolVerdict, judge, judge_all};

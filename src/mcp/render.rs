@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::connect::Listing;
+use super::connect::{Listing, ServerInfo};
 use super::verdict::{Target, ToolVerdict};
 use crate::junit::{JunitCase, JunitOutcome, junit as junit_xml};
 use crate::text::md_cell;
@@ -21,8 +21,8 @@ pub struct ToolReport {
 /// The whole report: the server's listing and every tool's verdicts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
-    pub server_name: String,
-    pub server_version: String,
+    pub server: ServerInfo,
+    /// Set when a limit cut the listing short (which one).
     pub truncated: Option<String>,
     pub tools: Vec<ToolReport>,
 }
@@ -50,8 +50,7 @@ impl Report {
             })
             .collect();
         Report {
-            server_name: listing.server_name.clone(),
-            server_version: listing.server_version.clone(),
+            server: listing.server.clone(),
             truncated: listing.truncated.clone(),
             tools,
         }
@@ -107,7 +106,7 @@ pub fn json(report: &Report) -> String {
         })
         .collect();
     let doc = json!({
-        "server": {"name": report.server_name, "version": report.server_version},
+        "server": {"name": report.server.name, "version": report.server.version},
         "targets": Target::ALL.map(Target::slug),
         "truncated": report.truncated,
         "tools": tools,
@@ -141,8 +140,8 @@ fn detail(v: &ToolVerdict) -> Option<String> {
 fn header(report: &Report) -> String {
     let mut s = format!(
         "MCP server {} {}: {} tools",
-        printable(&report.server_name),
-        printable(&report.server_version),
+        printable(&report.server.name),
+        printable(&report.server.version),
         report.tools.len()
     );
     if let Some(why) = &report.truncated {
@@ -265,7 +264,7 @@ pub fn junit(report: &Report, timestamp: &str) -> String {
         }
     }
     junit_xml(
-        &format!("tooltape mcp {}", report.server_name),
+        &format!("tooltape mcp {}", report.server.name),
         timestamp,
         &cases,
     )

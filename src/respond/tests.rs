@@ -119,25 +119,35 @@ fn decoded_in_steps(provider: Provider, bytes: &[u8]) -> Vec<Outcome> {
         .collect()
 }
 
-#[test]
-fn streams_decode_to_the_outcome_in_any_chunking() {
+/// Every case's stream of `events` (after its start), decoded in steps: `check` on each
+/// decoding.
+fn each_stream_decoded(
+    events: impl Fn(&mut StreamWriter) -> Vec<Vec<u8>>,
+    check: impl Fn(Inbound, &Outcome),
+) {
     for (inbound, provider) in CASES {
-        let o = outcome();
-        let bytes = written(inbound, |w| {
-            vec![
-                w.text("Check"),
-                w.text("ing."),
-                w.call_start("call_a", "get_weather"),
-                w.call_args(0, "{\"city\":"),
-                w.call_args(0, "\"Paris\"}"),
-                w.gemini_flush(&o.tool_calls, 1),
-                w.finish(&o), // the second call only in the outcome: sent whole
-            ]
-        });
+        let bytes = written(inbound, &events);
         for decoded in decoded_in_steps(provider, &bytes) {
             check(inbound, &decoded);
         }
     }
+}
+
+#[test]
+fn streams_decode_to_the_outcome_in_any_chunking() {
+    let o = outcome();
+    let events = |w: &mut StreamWriter| {
+        vec![
+            w.text("Check"),
+            w.text("ing."),
+            w.call_start("call_a", "get_weather"),
+            w.call_args(0, "{\"city\":"),
+            w.call_args(0, "\"Paris\"}"),
+            w.gemini_flush(&o.tool_calls, 1),
+            w.finish(&o), // the second call only in the outcome: sent whole
+        ]
+    };
+    each_stream_decoded(events, check);
 }
 
 #[test]
@@ -242,22 +252,20 @@ fn a_cut_call_is_written_last_and_the_client_withdraws_it() {
 
 #[test]
 fn a_streamed_cut_call_ends_with_the_length_finish_and_is_withdrawn() {
-    for (inbound, provider) in CASES {
-        let o = cut_outcome();
-        let bytes = written(inbound, |w| {
-            vec![
-                w.call_start("call_a", "get_weather"),
-                w.call_args(0, "{\"city\": \"Kingston\"}"),
-                w.call_start("call_b", "get_weather"),
-                w.call_args(1, "{\"city\": "),
-                w.call_args(1, "\"Port of"),
-                w.finish(&o),
-            ]
-        });
-        for decoded in decoded_in_steps(provider, &bytes) {
-            check_cut(inbound, &decoded, PARTIAL);
-        }
-    }
+    let o = cut_outcome();
+    let events = |w: &mut StreamWriter| {
+        vec![
+            w.call_start("call_a", "get_weather"),
+            w.call_args(0, "{\"city\": \"Kingston\"}"),
+            w.call_start("call_b", "get_weather"),
+            w.call_args(1, "{\"city\": "),
+            w.call_args(1, "\"Port of"),
+            w.finish(&o),
+        ]
+    };
+    each_stream_decoded(events, |inbound, decoded| {
+        check_cut(inbound, decoded, PARTIAL);
+    });
 }
 
 #[test]

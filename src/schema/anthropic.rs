@@ -47,18 +47,10 @@ const KEYWORDS: &[&str] = &[
     "writeOnly",
 ];
 
-const FORMATS: &[&str] = &[
-    "date-time",
-    "time",
-    "date",
-    "duration",
-    "email",
-    "hostname",
-    "uri",
-    "ipv4",
-    "ipv6",
-    "uuid",
-];
+/// String formats strict mode supports: OpenAI's ([`super::check::FORMATS`]) and `uri`.
+fn supported_format(f: &str) -> bool {
+    f == "uri" || super::check::FORMATS.contains(&f)
+}
 
 /// Budget use of one strict schema.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -82,11 +74,7 @@ fn check_with_budget(schema: &Value) -> (Vec<Violation>, Budget) {
     let mut out = Vec::new();
     let mut budget = Budget::default();
     let Some(obj) = schema.as_object() else {
-        out.push(Violation::new(
-            "",
-            "root-object",
-            "input_schema must be a JSON object",
-        ));
+        out.push(Violation::root("input_schema must be a JSON object"));
         return (out, budget);
     };
     if let Some(v) = top_level_rule(obj) {
@@ -129,18 +117,14 @@ fn top_level_rule(obj: &Map<String, Value>) -> Option<Violation> {
         .iter()
         .any(|k| obj.contains_key(*k))
     {
-        return Some(Violation::new(
-            "",
-            "root-object",
+        return Some(Violation::root(
             "input_schema does not support oneOf, allOf, or anyOf at the top level",
         ));
     }
     match obj.get("type") {
-        Some(t) if t != "object" => Some(Violation::new(
-            "",
-            "root-object",
-            format!("input_schema must have type \"object\", got {t}"),
-        )),
+        Some(t) if t != "object" => Some(Violation::root(format!(
+            "input_schema must have type \"object\", got {t}"
+        ))),
         _ => None,
     }
 }
@@ -169,11 +153,7 @@ impl Walker<'_> {
         };
         self.rules(obj, ptr);
         if let Some(props) = obj.get("properties").and_then(Value::as_object) {
-            let required: HashSet<&str> = obj
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| r.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
+            let required: HashSet<&str> = util::required_names(obj.get("required")).collect();
             let base = push(ptr, "properties");
             for (k, p) in props {
                 self.budget.optional += usize::from(!required.contains(k.as_str()));
@@ -216,7 +196,7 @@ impl Walker<'_> {
         }
         out.extend(Violation::unsupported_format(
             obj.get("format"),
-            FORMATS,
+            supported_format,
             || ptr.to_string(),
             "in strict mode",
         ));

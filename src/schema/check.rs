@@ -50,7 +50,7 @@ pub(super) fn node_rules(
     }
     out.extend(Violation::unsupported_format(
         kw.format,
-        FORMATS,
+        |f| FORMATS.contains(&f),
         || ptr.render(),
         "in strict mode",
     ));
@@ -86,22 +86,16 @@ pub(super) fn node_rules(
 
 fn root_rules(obj: &Map<String, Value>, out: &mut Vec<Violation>) {
     if obj.contains_key("anyOf") {
-        out.push(Violation::new(
-            "",
-            "root-object",
-            "the root schema must not be anyOf",
-        ));
+        out.push(Violation::root("the root schema must not be anyOf"));
     }
     if obj.get("type").and_then(Value::as_str) != Some("object") {
         let got = match obj.get("type") {
             Some(t) => t.to_string(),
             None => "none".into(),
         };
-        out.push(Violation::new(
-            "",
-            "root-object",
-            format!("the root schema must be a plain object (type \"object\"), got type {got}"),
-        ));
+        out.push(Violation::root(format!(
+            "the root schema must be a plain object (type \"object\"), got type {got}"
+        )));
     }
 }
 
@@ -234,11 +228,7 @@ fn first_unlisted<'a>(props: &'a Map<String, Value>, required: Option<&Value>) -
 pub(super) fn openai(schema: &Value) -> Vec<Violation> {
     let mut out = Vec::new();
     let Some(obj) = schema.as_object() else {
-        out.push(Violation::new(
-            "",
-            "root-object",
-            "the root schema must be a JSON object",
-        ));
+        out.push(Violation::root("the root schema must be a JSON object"));
         return out;
     };
     let mut counter = Counter::default();

@@ -25,32 +25,10 @@ use super::prepared::{Loss, PreparedTool, Strict, Violation, passthrough};
 use super::util::{self, MAX_WALK_DEPTH, push, steps};
 use crate::model::Tool;
 
-/// Fields of the Gemini `Schema` object (what `parameters` accepts).
-const FIELDS: &[&str] = &[
-    "type",
-    "format",
-    "title",
-    "description",
-    "nullable",
-    "enum",
-    "items",
-    "minItems",
-    "maxItems",
-    "properties",
-    "required",
-    "minProperties",
-    "maxProperties",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minimum",
-    "maximum",
-    "anyOf",
-    "default",
-    "example",
-    "propertyOrdering",
-];
-/// Copied unchanged by the sanitizer.
+/// Fields of the Gemini `Schema` object (what `parameters` accepts) that the sanitizer writes
+/// itself; it copies the others unchanged ([`KEEP`]).
+const REWRITTEN: &[&str] = &["type", "format", "enum", "items", "properties", "anyOf"];
+/// Fields of the Gemini `Schema` object copied unchanged by the sanitizer.
 const KEEP: &[&str] = &[
     "title",
     "description",
@@ -207,11 +185,8 @@ pub(super) fn sanitize(schema: &Value) -> Result<Strict, Vec<Violation>> {
         ));
     }
     if out.get("type").is_some_and(|t| t != "object") {
-        s.blockers.push(Violation::new(
-            "",
-            "root-object",
-            "parameters must be an OBJECT schema",
-        ));
+        s.blockers
+            .push(Violation::root("parameters must be an OBJECT schema"));
     }
     let mut blockers = s.blockers;
     if blockers.is_empty() {
@@ -593,14 +568,15 @@ pub(super) fn check(schema: &Value) -> Vec<Violation> {
         .get("type")
         .is_some_and(|t| t != "object" && t != "OBJECT")
     {
-        out.push(Violation::new(
-            "",
-            "root-object",
-            "parameters must be an OBJECT schema",
-        ));
+        out.push(Violation::root("parameters must be an OBJECT schema"));
     }
     walk(schema, "", 0, &mut out);
     out
+}
+
+/// Whether `k` is a field of the Gemini `Schema` object (what `parameters` accepts).
+fn is_field(k: &str) -> bool {
+    KEEP.contains(&k) || REWRITTEN.contains(&k)
 }
 
 fn walk(v: &Value, ptr: &str, depth: usize, out: &mut Vec<Violation>) {
@@ -619,7 +595,7 @@ fn walk(v: &Value, ptr: &str, depth: usize, out: &mut Vec<Violation>) {
     for k in obj.keys() {
         // The API reads JSON by the proto3 mapping, which takes a field's proto name
         // (`property_ordering`) as well as its JSON name (`propertyOrdering`).
-        if !FIELDS.contains(&k.as_str()) && !FIELDS.contains(&json_name(k).as_str()) {
+        if !is_field(k) && !is_field(&json_name(k)) {
             out.push(Violation::new(
                 ptr,
                 "unknown-field",
@@ -636,7 +612,7 @@ fn walk(v: &Value, ptr: &str, depth: usize, out: &mut Vec<Violation>) {
     }
     out.extend(Violation::unsupported_format(
         obj.get("format"),
-        FORMATS,
+        |f| FORMATS.contains(&f),
         || ptr.to_string(),
         "(enum, date-time)",
     ));

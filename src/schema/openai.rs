@@ -40,11 +40,7 @@ pub struct Transformed {
 pub fn transform(neutral: &Value) -> Transformed {
     let mut blockers = Vec::new();
     let Some(obj) = neutral.as_object() else {
-        blockers.push(Violation::new(
-            "",
-            "root-object",
-            "the root schema must be a JSON object",
-        ));
+        blockers.push(Violation::root("the root schema must be a JSON object"));
         return Transformed {
             schema: neutral.clone(),
             blockers,

@@ -152,9 +152,7 @@ pub fn strict_parameters(provider: Provider, schema: &Value) -> Result<Strict, V
                 Err(violations)
             }
         }
-        Provider::Gemini if !is_object_root(schema) => Err(vec![Violation::new(
-            "",
-            "root-object",
+        Provider::Gemini if !is_object_root(schema) => Err(vec![Violation::root(
             "function parameters must be an object schema (type \"object\")",
         )]),
         Provider::Gemini if gemini::is_no_arg(schema) => Ok(Strict::whole(serde_json::json!({}))),

@@ -41,6 +41,12 @@ impl Violation {
         }
     }
 
+    /// The `root-object` violation: the root schema is not the object a tool's parameters
+    /// must be (`message` says how).
+    pub(crate) fn root(message: impl Into<String>) -> Violation {
+        Violation::new("", "root-object", message)
+    }
+
     /// The checkers' `max-depth` violation at `pointer`: the schema is nested deeper than they
     /// walk.
     pub(crate) fn too_deep(pointer: &str) -> Violation {
@@ -67,16 +73,16 @@ impl Violation {
         (count > limit).then(|| Violation::new("", rule, message(count)))
     }
 
-    /// A `format` keyword outside `supported`: rule `unsupported-format` at `pointer()` (built
-    /// only then), the message "format 'F' is not supported" and `why`; nothing otherwise.
+    /// A `format` keyword that is not `supported`: rule `unsupported-format` at `pointer()`
+    /// (built only then), the message "format 'F' is not supported" and `why`; nothing otherwise.
     pub(crate) fn unsupported_format(
         format: Option<&Value>,
-        supported: &[&str],
+        supported: impl FnOnce(&str) -> bool,
         pointer: impl FnOnce() -> String,
         why: &str,
     ) -> Option<Violation> {
         let f = format?.as_str()?;
-        (!supported.contains(&f)).then(|| Violation {
+        (!supported(f)).then(|| Violation {
             pointer: pointer(),
             rule: "unsupported-format",
             message: format!("format '{f}' is not supported {why}"),

@@ -142,11 +142,7 @@ impl<'a> Restore<'a> {
         let Some(props) = schema.get("properties").and_then(Value::as_object) else {
             return;
         };
-        let required: HashSet<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let required: HashSet<&str> = util::required_names(schema.get("required")).collect();
         let mut drop = Vec::new();
         for (k, sub) in props {
             let Some(value) = map.get_mut(k) else {

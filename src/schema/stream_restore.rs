@@ -302,10 +302,7 @@ impl<'s> NullFilter<'s> {
                 else {
                     return false;
                 };
-                let required = p
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .is_some_and(|r| r.iter().any(|x| x.as_str() == Some(k.as_str())));
+                let required = util::required_names(p.get("required")).any(|x| x == k);
                 !required && !util::accepts_null(root, sub)
             })
         });

@@ -29,6 +29,16 @@ pub(crate) use crate::pointer::Ptr;
 
 pub(crate) use crate::pointer::{push, tokens};
 
+/// The names a `required` keyword lists (`required`: its value, when the node has one); what is
+/// not a string is no name.
+pub(super) fn required_names(required: Option<&Value>) -> impl Iterator<Item = &str> {
+    required
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+}
+
 /// True when `r` is a reference we can resolve inside the document (`#` or `#/…`).
 pub(super) fn is_local_ref(r: &str) -> bool {
     r == "#" || r.starts_with("#/")
@@ -338,10 +348,7 @@ fn tagged_union(branches: &[Value]) -> bool {
     'tag: for tag in first.keys() {
         let mut values: Vec<&Value> = Vec::new();
         for b in branches {
-            let required = b
-                .get("required")
-                .and_then(Value::as_array)
-                .is_some_and(|r| r.iter().any(|x| x == tag.as_str()));
+            let required = required_names(b.get("required")).any(|x| x == tag);
             let lit = b.pointer(&push("/properties", tag)).and_then(literal);
             match lit {
                 Some(v) if required && !values.contains(&v) => values.push(v),

@@ -24,15 +24,15 @@ pub(crate) struct SimRequest {
 
 impl SimRequest {
     #[cfg(test)]
-    /// A POST with a JSON body and no headers (tests add the key header they need).
+    /// A POST with a JSON body, as [`HttpRequest::post`](crate::http::HttpRequest::post) makes
+    /// one (no key header: tests add the one they need).
     pub(crate) fn post(path: &str, body: &Value) -> SimRequest {
-        let mut headers = BTreeMap::new();
-        headers.insert("content-type".to_string(), "application/json".to_string());
+        let http = crate::http::HttpRequest::post(path, Value::Null);
         SimRequest {
-            method: "POST".into(),
-            path: path.into(),
-            query: BTreeMap::new(),
-            headers,
+            method: http.method,
+            path: http.path,
+            query: http.query,
+            headers: http.headers,
             body: body.to_string().into_bytes(),
         }
     }

@@ -89,19 +89,9 @@ pub(super) fn select(faults: &[Fault], index: usize) -> Option<&FaultKind> {
         .map(|f| &f.kind)
 }
 
-fn family(path: &str) -> Family {
-    if path.starts_with("/v1beta") {
-        Family::Gemini
-    } else if path.starts_with("/v1/messages") {
-        Family::Anthropic
-    } else {
-        Family::OpenAi
-    }
-}
-
 /// The error answer of a rate-limit or server-error fault (`None` for the other kinds).
 pub(crate) fn error_response(kind: &FaultKind, req: &SimRequest) -> Option<SimResponse> {
-    let family = family(&req.path);
+    let family = super::route::family_for_path(req);
     let seed = fnv1a(&req.body);
     let rej = match kind {
         FaultKind::RateLimited {

@@ -23,9 +23,9 @@ fn family(provider: Provider) -> Family {
     }
 }
 
-/// The error family a path belongs to (for 404s and scenario-header errors): the route's, or
-/// for a path no API serves, the vendor its prefix names.
-fn family_for_path(req: &SimRequest) -> Family {
+/// The error family a path belongs to (for 404s, scenario-header errors and faults): the
+/// route's, or for a path no API serves, the vendor its prefix names.
+pub(super) fn family_for_path(req: &SimRequest) -> Family {
     if let Some(api) = api_of(req) {
         return family(api.provider);
     }

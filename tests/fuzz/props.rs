@@ -260,7 +260,7 @@ pub fn proxy_request(data: &[u8]) {
 /// refuses with reasons or yields a schema its checker accepts, and Gemini's `parameters`, when
 /// chosen, passes the `parameters` checker.
 pub fn mcp_tools(data: &[u8]) {
-    use tooltape::mcp::{self, Limits, Listing, Report, Target};
+    use tooltape::mcp::{self, Limits, Listing, Report, ServerInfo, Target};
     let limits = Limits {
         max_tools: 16,
         max_schema_bytes: 64 * 1024,
@@ -271,8 +271,10 @@ pub fn mcp_tools(data: &[u8]) {
     };
     assert!(tools.len() <= limits.max_tools);
     let listing = Listing {
-        server_name: "fuzz".into(),
-        server_version: "0".into(),
+        server: ServerInfo {
+            name: "fuzz".into(),
+            version: "0".into(),
+        },
         tools,
         truncated: None,
     };

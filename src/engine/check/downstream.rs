@@ -163,19 +163,6 @@ pub(crate) fn downstream(
     up_status: u16,
     expected: Option<&Outcome>,
 ) -> Vec<Finding> {
-    of_kind(
-        FindingKind::Answer,
-        downstream_findings(inbound, got_status, got, up_status, expected),
-    )
-}
-
-fn downstream_findings(
-    inbound: Provider,
-    got_status: u16,
-    got: Result<&Outcome, String>,
-    up_status: u16,
-    expected: Option<&Outcome>,
-) -> Vec<Finding> {
     let mut out = Vec::new();
     if up_status >= 400 {
         // A success status is wrong whatever its body: one that decodes as an answer, and one

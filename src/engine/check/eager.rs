@@ -10,29 +10,12 @@ use super::finding::{Finding, FindingKind, Side};
 use super::view::RequestView;
 use crate::model::{Provider, Severity};
 
-/// Upstream, gateway mode: the eager switch of every tool `client` sent, as `sent` carries it
-/// to `target`.
+/// Upstream: the eager switch of every tool `client` sent, as `sent` carries it to `target`.
+/// A switch dropped is always a finding; a switch put on a tool the caller did not mark is one
+/// only when `added` is judged: a gateway (`true`) keeps its client's switch both ways, a
+/// library (client mode, `false`) may make other tools eager of its own accord (a choice of its
+/// own, which its caller's stream handling must then take).
 pub(crate) fn eager_kept(
-    client: &RequestView,
-    sent: &RequestView,
-    target: Provider,
-) -> Vec<Finding> {
-    eager_judged(client, sent, target, true)
-}
-
-/// Upstream, client mode: every tool the caller asked to stream eagerly reaches `target` so
-/// marked. A library may make other tools eager of its own accord (a choice of its own, which
-/// its caller's stream handling must then take), so only the switch dropped is judged.
-pub(crate) fn eager_asked_kept(
-    client: &RequestView,
-    sent: &RequestView,
-    target: Provider,
-) -> Vec<Finding> {
-    eager_judged(client, sent, target, false)
-}
-
-/// The switches judged; `added`: a tool made eager that the caller did not mark is a finding.
-fn eager_judged(
     client: &RequestView,
     sent: &RequestView,
     target: Provider,

@@ -28,7 +28,7 @@ pub(crate) use context::{
 };
 pub(crate) use custom::{custom_kept, custom_tools};
 pub(crate) use downstream::{broken, downstream, invalid_request};
-pub(crate) use eager::{eager_asked_kept, eager_kept};
+pub(crate) use eager::eager_kept;
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub use handed::assemble;
 pub(crate) use handed::{handed, usage_framed};

@@ -140,7 +140,15 @@ pub(crate) fn upstream(
             continue;
         };
         let ours_t = ours.and_then(|o| o.tools.iter().find(|x| x.name == t.name));
-        out.extend(tool_findings(t, s, ours_t, target));
+        out.extend(
+            SentTool {
+                t,
+                s,
+                ours_t,
+                target,
+            }
+            .findings(),
+        );
     }
     if !none_by_omission
         && !client.tools.is_empty()
@@ -187,85 +195,99 @@ pub(crate) fn upstream(
     out
 }
 
-/// One tool the gateway sent on: its description, schema (by meaning) and `strict` kept, unless
-/// the project's own encoder (`ours_t`) sends the same change.
-fn tool_findings(
-    t: &crate::model::Tool,
-    s: &crate::model::Tool,
-    ours_t: Option<&crate::model::Tool>,
+/// One tool the gateway sent on to `target`: `t` as the client declared it, `s` as it was sent,
+/// `ours_t` as the project's own encoder sends it (where it sends it).
+#[derive(Clone, Copy)]
+struct SentTool<'a> {
+    t: &'a crate::model::Tool,
+    s: &'a crate::model::Tool,
+    ours_t: Option<&'a crate::model::Tool>,
     target: Provider,
-) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let side = Side::Upstream;
-    if s.description != t.description && ours_t.is_none_or(|o| o.description != s.description) {
-        out.push(finding(
-            Severity::Behaviour,
-            side,
-            format!("description of {} changed", t.name),
-        ));
-    }
-    if s.parameters != t.parameters && ours_t.is_none_or(|o| o.parameters != s.parameters) {
-        out.push(schema_finding(t, s, ours_t, target));
-    }
-    // What the project's encoder sends for the same tool is the reference: it drops `strict`
-    // where the target cannot take it (Anthropic's strict subset and request-wide budgets).
-    let wanted_strict = match ours_t {
-        Some(o) => o.strict == Some(true),
-        None => t.strict == Some(true) && target_supports_strict(target),
-    };
-    if wanted_strict && s.strict != Some(true) {
-        out.push(finding(
-            Severity::Behaviour,
-            side,
-            format!("strict dropped for {}", t.name),
-        ));
-    }
-    out
 }
 
-/// A changed schema: cosmetic when it keeps every keyword (compared by meaning), else what it lost.
-fn schema_finding(
-    t: &crate::model::Tool,
-    s: &crate::model::Tool,
-    ours_t: Option<&crate::model::Tool>,
-    target: Provider,
-) -> Finding {
-    // A union of types is compared by meaning: a type list and its `anyOf` spelling
-    // have the same keywords.
-    let mut a = keyword_paths(&t.parameters);
-    let mut b = keyword_paths(&s.parameters);
-    if let Some(o) = ours_t {
-        // Only what even the target's sanitizer keeps counts as lost.
-        a = a
-            .intersection(&keyword_paths(&o.parameters))
-            .cloned()
-            .collect();
+impl SentTool<'_> {
+    /// Its description, schema (by meaning) and `strict` kept, unless the project's own encoder
+    /// (`ours_t`) sends the same change.
+    fn findings(self) -> Vec<Finding> {
+        let SentTool {
+            t,
+            s,
+            ours_t,
+            target,
+        } = self;
+        let mut out = Vec::new();
+        let side = Side::Upstream;
+        if s.description != t.description && ours_t.is_none_or(|o| o.description != s.description) {
+            out.push(finding(
+                Severity::Behaviour,
+                side,
+                format!("description of {} changed", t.name),
+            ));
+        }
+        if s.parameters != t.parameters && ours_t.is_none_or(|o| o.parameters != s.parameters) {
+            out.push(self.schema_finding());
+        }
+        // What the project's encoder sends for the same tool is the reference: it drops `strict`
+        // where the target cannot take it (Anthropic's strict subset and request-wide budgets).
+        let wanted_strict = match ours_t {
+            Some(o) => o.strict == Some(true),
+            None => t.strict == Some(true) && target_supports_strict(target),
+        };
+        if wanted_strict && s.strict != Some(true) {
+            out.push(finding(
+                Severity::Behaviour,
+                side,
+                format!("strict dropped for {}", t.name),
+            ));
+        }
+        out
     }
-    if target == Provider::Gemini {
-        // Gemini reads a field by its proto name too (`min_items` is `minItems`).
-        a = proto_names(&a);
-        b = proto_names(&b);
-    }
-    let lost: Vec<&String> = a.difference(&b).take(3).collect();
-    if lost.is_empty() {
-        finding(
-            Severity::Cosmetic,
-            Side::Upstream,
-            format!("schema of {} reshaped (same keywords)", t.name),
-        )
-    } else {
-        finding(
-            Severity::Behaviour,
-            Side::Upstream,
-            format!(
-                "schema of {} lost {}",
-                t.name,
-                lost.iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        )
+
+    /// A changed schema: cosmetic when it keeps every keyword (compared by meaning), else what it lost.
+    fn schema_finding(self) -> Finding {
+        let SentTool {
+            t,
+            s,
+            ours_t,
+            target,
+        } = self;
+        // A union of types is compared by meaning: a type list and its `anyOf` spelling
+        // have the same keywords.
+        let mut a = keyword_paths(&t.parameters);
+        let mut b = keyword_paths(&s.parameters);
+        if let Some(o) = ours_t {
+            // Only what even the target's sanitizer keeps counts as lost.
+            a = a
+                .intersection(&keyword_paths(&o.parameters))
+                .cloned()
+                .collect();
+        }
+        if target == Provider::Gemini {
+            // Gemini reads a field by its proto name too (`min_items` is `minItems`).
+            a = proto_names(&a);
+            b = proto_names(&b);
+        }
+        let lost: Vec<&String> = a.difference(&b).take(3).collect();
+        if lost.is_empty() {
+            finding(
+                Severity::Cosmetic,
+                Side::Upstream,
+                format!("schema of {} reshaped (same keywords)", t.name),
+            )
+        } else {
+            finding(
+                Severity::Behaviour,
+                Side::Upstream,
+                format!(
+                    "schema of {} lost {}",
+                    t.name,
+                    lost.iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        }
     }
 }
 

@@ -124,13 +124,10 @@ fn by_meaning(
     }
     findings.extend(check::hosted_kept(&client_view, &sent_view, grounding));
     findings.extend(check::names_within_limits(&sent_view, target));
-    if asked.by_meaning() {
-        // A library may choose eager streaming itself, but sends the switch its caller asked.
-        findings.extend(check::eager_asked_kept(&client_view, &sent_view, target));
-    } else {
-        // A gateway keeps its client's switch, both ways.
-        findings.extend(check::eager_kept(&client_view, &sent_view, target));
-    }
+    // A gateway keeps its client's switch, both ways; a library may choose eager streaming
+    // itself, but sends the switch its caller asked.
+    let added = !asked.by_meaning();
+    findings.extend(check::eager_kept(&client_view, &sent_view, target, added));
     findings.extend(check::upstream(
         &spelled(client_view),
         &spelled(sent_view),

@@ -18,16 +18,12 @@ fn asked(previous: Option<&str>, store: bool) -> Continuation {
 }
 
 fn first_round() -> ChatRequest {
-    let mut req = ChatRequest::empty("m", false);
-    req.messages = vec![
-        Message::System {
-            content: "be brief".into(),
-        },
-        Message::User {
-            content: "Umbrella in Bergen?".into(),
-        },
-    ];
-    req
+    let system = Message::System {
+        content: "be brief".into(),
+    };
+    ChatRequest::new("m")
+        .with_messages([system])
+        .with_user("Umbrella in Bergen?")
 }
 
 fn called() -> Outcome {
@@ -38,15 +34,13 @@ fn called() -> Outcome {
 }
 
 fn result_only() -> ChatRequest {
-    let mut req = ChatRequest::empty("m", false);
-    req.messages = vec![Message::Tool {
+    ChatRequest::new("m").with_messages([Message::Tool {
         call_id: "call_1".into(),
         name: String::new(),
         content: "rain".into(),
         is_error: false,
         parts: Vec::new(),
-    }];
-    req
+    }])
 }
 
 #[test]

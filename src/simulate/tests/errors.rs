@@ -21,6 +21,13 @@ fn message(resp: &SimResponse) -> String {
         .to_string()
 }
 
+/// Asserts that `resp`'s error message passes `ok`, showing the message when it does not.
+#[track_caller]
+fn assert_message(resp: &SimResponse, ok: impl FnOnce(&str) -> bool) {
+    let m = message(resp);
+    assert!(ok(&m), "{m}");
+}
+
 /// The answer to `p`'s buffered request with body `b`, checked to be a 400.
 fn refused(p: P, b: &Value) -> SimResponse {
     let resp = send(&request(p, b, false));
@@ -283,11 +290,9 @@ fn the_scenario_header_is_read_and_an_invalid_one_named() {
     let bad = request(P::Chat, &b, false).with_header(SCENARIO_HEADER, r#"{"calls":"nope"}"#);
     let resp = answer_request(&bad, None);
     assert_eq!(resp.status, 400);
-    assert!(
-        message(&resp).starts_with("invalid x-tooltape-scenario header"),
-        "{}",
-        message(&resp)
-    );
+    assert_message(&resp, |m| {
+        m.starts_with("invalid x-tooltape-scenario header")
+    });
     let unknown_field = request(P::Anthropic, &body(P::Anthropic, &Opts::default()), false)
         .with_header(SCENARIO_HEADER, r#"{"colour":"red"}"#);
     let resp = answer_request(&unknown_field, None);
@@ -379,13 +384,9 @@ fn a_result_for_an_unknown_id_is_refused_where_the_api_links_by_id() {
             }
             P::Anthropic => {
                 assert_eq!(v["error"]["type"], "invalid_request_error");
-                assert!(
-                    message(&resp).starts_with(
-                        "messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: call_nope."
-                    ),
-                    "{}",
-                    message(&resp)
-                );
+                assert_message(&resp, |m| {
+                    m.starts_with("messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: call_nope.")
+                });
             }
             P::Gemini => unreachable!("answered above"),
         }
@@ -417,24 +418,18 @@ fn function_parameters_that_are_not_an_object_are_refused_strict_or_not() {
             _ => b["tools"][0]["parameters"] = params,
         }
         let resp = refused(p, &b);
-        assert!(
-            message(&resp).ends_with(
-                "schema must be a JSON Schema of 'type: \"object\"', got 'type: \"array\"'."
-            ),
-            "{}",
-            message(&resp)
-        );
+        assert_message(&resp, |m| {
+            m.ends_with(
+                "schema must be a JSON Schema of 'type: \"object\"', got 'type: \"array\"'.",
+            )
+        });
     }
     let mut b = body(P::Gemini, &Opts::default());
     let decl = &mut b["tools"][0]["functionDeclarations"][0];
     decl.as_object_mut().unwrap().remove("parameters");
     decl["parametersJsonSchema"] = json!({"type": "array"});
     let resp = refused(P::Gemini, &b);
-    assert!(
-        message(&resp).contains("parameters_json_schema"),
-        "{}",
-        message(&resp)
-    );
+    assert_message(&resp, |m| m.contains("parameters_json_schema"));
 }
 
 /// A tool result as parts: each API's documented array form is accepted and the model reads its
@@ -489,11 +484,9 @@ fn results_as_parts_are_read_and_an_image_in_a_chat_tool_message_refused() {
     b["messages"][2]["content"] = json!([{"type": "text", "text": "radar"},
         {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{png}")}}]);
     let resp = refused(P::Chat, &b);
-    assert!(
-        message(&resp).starts_with(
-            "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user'"
-        ),
-        "{}",
-        message(&resp)
-    );
+    assert_message(&resp, |m| {
+        m.starts_with(
+            "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user'",
+        )
+    });
 }

@@ -2,12 +2,11 @@
 //! answer check on a call `max_tokens` cut midway through a parameter (`downstream`): the
 //! client must get the format's length finish and no call, never the cut call as finished.
 
+use rstest::rstest;
 use serde_json::json;
 
 use super::{one, silent};
-use crate::engine::check::{
-    Finding, FindingKind, RequestView, Side, downstream, eager_asked_kept, eager_kept,
-};
+use crate::engine::check::{Finding, FindingKind, RequestView, Side, downstream, eager_kept};
 use crate::model::{
     Diagnostic, DiagnosticKind, Finish, Outcome, Provider, Severity, Tool, ToolCall,
 };
@@ -37,38 +36,36 @@ fn switch_lost(found: &[Finding], gist: &str) {
     );
 }
 
-#[test]
-fn the_eager_switch_reaches_an_anthropic_upstream_as_the_client_set_it() {
-    let anthropic = Provider::Anthropic;
-    silent(&eager_kept(&view(true), &view(true), anthropic));
-    silent(&eager_kept(&view(false), &view(false), anthropic));
-    switch_lost(
-        &eager_kept(&view(true), &view(false), anthropic),
-        "eager_input_streaming dropped for write_note",
-    );
-    switch_lost(
-        &eager_kept(&view(false), &view(true), anthropic),
-        "eager_input_streaming added to write_note",
-    );
-    // Another upstream has no switch: the encoder drops it with a note.
-    silent(&eager_kept(&view(true), &view(false), Provider::OpenaiChat));
-}
+const DROPPED: Option<&str> = Some("eager_input_streaming dropped for write_note");
+const ADDED: Option<&str> = Some("eager_input_streaming added to write_note");
 
-#[test]
-fn a_library_sends_the_eager_switch_its_caller_asked_and_may_add_its_own() {
-    let anthropic = Provider::Anthropic;
-    silent(&eager_asked_kept(&view(true), &view(true), anthropic));
-    switch_lost(
-        &eager_asked_kept(&view(true), &view(false), anthropic),
-        "eager_input_streaming dropped for write_note",
-    );
-    // A library's own choice to stream eagerly is not the caller's to judge.
-    silent(&eager_asked_kept(&view(false), &view(true), anthropic));
-    silent(&eager_asked_kept(
-        &view(true),
-        &view(false),
-        Provider::OpenaiResponses,
-    ));
+/// The switch as the client set it (`asked`) against as it went to `target` (`sent`), `added`
+/// judged (a gateway keeps its client's switch both ways) or not (a library sends the switch its
+/// caller asked and may add its own): the finding saying `gist`, or none.
+#[rstest]
+#[case::gateway_kept_on(true, true, Provider::Anthropic, true, None)]
+#[case::gateway_kept_off(false, false, Provider::Anthropic, true, None)]
+#[case::gateway_dropped(true, false, Provider::Anthropic, true, DROPPED)]
+#[case::gateway_added(false, true, Provider::Anthropic, true, ADDED)]
+// Another upstream has no switch: the encoder drops it with a note.
+#[case::gateway_to_another_upstream(true, false, Provider::OpenaiChat, true, None)]
+#[case::library_kept(true, true, Provider::Anthropic, false, None)]
+#[case::library_dropped(true, false, Provider::Anthropic, false, DROPPED)]
+// A library's own choice to stream eagerly is not the caller's to judge.
+#[case::library_added_its_own(false, true, Provider::Anthropic, false, None)]
+#[case::library_to_another_upstream(true, false, Provider::OpenaiResponses, false, None)]
+fn the_eager_switch_reaches_an_anthropic_upstream_as_asked(
+    #[case] asked: bool,
+    #[case] sent: bool,
+    #[case] target: Provider,
+    #[case] added: bool,
+    #[case] gist: Option<&str>,
+) {
+    let found = eager_kept(&view(asked), &view(sent), target, added);
+    match gist {
+        Some(gist) => switch_lost(&found, gist),
+        None => silent(&found),
+    }
 }
 
 /// Upstream's answer: `max_tokens` reached inside the only call's arguments.

@@ -8,33 +8,10 @@ use super::super::{assemble, handed, usage_framed};
 use crate::engine::handed::{Handed, HandedCall, HandedChunk, HandedError};
 use crate::model::{Finish, Outcome, Provider, Severity, ToolCall, Usage};
 
-/// A library's result as its driver reports it: what the tests hand the check, borrowed.
-#[derive(Default)]
-struct Got {
-    calls: Vec<HandedCall>,
-    chunks: Option<Vec<HandedChunk>>,
-    text: Option<String>,
-    finish: Option<String>,
-    usage: Option<Usage>,
-    error: Option<HandedError>,
-}
-
-impl Got {
-    fn handed(&self) -> Handed<'_> {
-        Handed {
-            calls: &self.calls,
-            chunks: self.chunks.as_deref(),
-            text: self.text.as_deref(),
-            finish: self.finish.as_deref(),
-            usage: self.usage.as_ref(),
-            error: self.error.as_ref(),
-        }
-    }
-
-    /// The check on this result, upstream having answered `status` with `expected`.
-    fn judged(&self, api: Provider, status: u16, expected: Option<&Outcome>) -> Vec<Finding> {
-        handed(api, &self.handed(), status, (expected, None), None)
-    }
+/// The check on what a library handed over (`got`), upstream having answered `status` with
+/// `expected`.
+fn judged(got: Handed<'_>, api: Provider, status: u16, expected: Option<&Outcome>) -> Vec<Finding> {
+    handed(api, &got, status, (expected, None), None)
 }
 
 fn chunk(calls: Vec<HandedCall>) -> HandedChunk {
@@ -95,12 +72,12 @@ fn expected() -> Outcome {
 
 #[test]
 fn swallowed_stream_calls_are_breaking() {
-    let got = Got {
-        chunks: Some(vec![HandedChunk::default()]),
-        calls: vec![delta(None, Some("call_1"), Some("w"), "{\"c\":1}")],
+    let got = Handed {
+        chunks: Some(&[HandedChunk::default()]),
+        calls: &[delta(None, Some("call_1"), Some("w"), "{\"c\":1}")],
         ..Default::default()
     };
-    let findings = got.judged(Provider::OpenaiChat, 200, Some(&expected()));
+    let findings = judged(got, Provider::OpenaiChat, 200, Some(&expected()));
     assert_eq!(findings.len(), 1, "{findings:?}");
     assert!(
         findings[0]
@@ -111,33 +88,33 @@ fn swallowed_stream_calls_are_breaking() {
 
 #[test]
 fn lost_ids_and_unparsable_arguments_are_breaking() {
-    let got = Got {
-        calls: vec![delta(None, None, Some("w"), "{\"c\":")],
+    let got = Handed {
+        calls: &[delta(None, None, Some("w"), "{\"c\":")],
         ..Default::default()
     };
-    let findings = got.judged(Provider::OpenaiChat, 200, Some(&expected()));
+    let findings = judged(got, Provider::OpenaiChat, 200, Some(&expected()));
     let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
     assert!(messages[0].contains("do not parse"), "{messages:?}");
     assert!(messages[1].contains("without its id"), "{messages:?}");
     // Gemini has no wire ids: only the arguments are wrong.
-    let findings = got.judged(Provider::Gemini, 200, Some(&expected()));
+    let findings = judged(got, Provider::Gemini, 200, Some(&expected()));
     assert_eq!(findings.len(), 1);
 }
 
 #[test]
 fn an_upstream_error_must_reach_the_caller() {
-    let got = Got::default();
-    let findings = got.judged(Provider::Anthropic, 500, None);
+    let findings = judged(Handed::default(), Provider::Anthropic, 500, None);
     assert!(findings[0].message.contains("as a success"));
-    let raised = Got {
-        error: Some(HandedError {
-            kind: "APIError".into(),
-            message: "boom".into(),
-            status: Some(500),
-        }),
+    let error = HandedError {
+        kind: "APIError".into(),
+        message: "boom".into(),
+        status: Some(500),
+    };
+    let raised = Handed {
+        error: Some(&error),
         ..Default::default()
     };
-    assert!(raised.judged(Provider::Anthropic, 500, None).is_empty());
+    assert!(judged(raised, Provider::Anthropic, 500, None).is_empty());
 }
 
 fn no_arguments() -> Outcome {
@@ -153,23 +130,26 @@ fn no_arguments() -> Outcome {
     }
 }
 
-fn streamed(fragment: &str, accumulated: &str) -> Got {
-    Got {
-        chunks: Some(vec![chunk(vec![delta(
+/// `now` streamed as `fragment` and handed over accumulated as `accumulated`, judged against
+/// `expected`.
+fn streamed(fragment: &str, accumulated: &str, expected: &Outcome) -> Vec<Finding> {
+    let got = Handed {
+        chunks: Some(&[chunk(vec![delta(
             Some(0),
             Some("call_1"),
             Some("now"),
             fragment,
         )])]),
-        calls: vec![delta(None, Some("call_1"), Some("now"), accumulated)],
+        calls: &[delta(None, Some("call_1"), Some("now"), accumulated)],
         ..Default::default()
-    }
+    };
+    judged(got, Provider::OpenaiChat, 200, Some(expected))
 }
 
 #[test]
 fn empty_streamed_arguments_beside_an_accumulated_empty_object_are_breaking() {
     let exp = no_arguments();
-    let found = streamed("", "{}").judged(Provider::OpenaiChat, 200, Some(&exp));
+    let found = streamed("", "{}", &exp);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].severity, Severity::Breaking);
     assert!(
@@ -178,7 +158,7 @@ fn empty_streamed_arguments_beside_an_accumulated_empty_object_are_breaking() {
             .contains("in the chunks are \"\" (not JSON)")
     );
     // Chunks that say `{}`, or a result that says `""` too (one reading throughout), are silent.
-    let same = |f: &str, a: &str| streamed(f, a).judged(Provider::OpenaiChat, 200, Some(&exp));
+    let same = |f: &str, a: &str| streamed(f, a, &exp);
     assert!(same("{}", "{}").is_empty());
     assert!(same("", "").is_empty());
 }
@@ -203,27 +183,28 @@ fn chat_stream(own_chunk: bool) -> Vec<u8> {
 
 #[test]
 fn usage_in_its_own_chunk_must_reach_the_caller_when_asked() {
-    let lost = Got::default();
-    let handed = Got {
-        usage: Some(crate::model::Usage {
-            input_tokens: Some(5),
-            output_tokens: Some(7),
-        }),
+    let lost = Handed::default();
+    let usage = Usage {
+        input_tokens: Some(5),
+        output_tokens: Some(7),
+    };
+    let handed = Handed {
+        usage: Some(&usage),
         ..Default::default()
     };
-    let f = usage_framed(true, &chat_stream(true), &lost.handed()).expect("a finding");
+    let f = usage_framed(true, &chat_stream(true), &lost).expect("a finding");
     assert_eq!(f.kind, FindingKind::UsageFraming);
     assert_eq!(f.severity, Severity::Behaviour);
-    assert!(usage_framed(true, &chat_stream(true), &handed.handed()).is_none());
+    assert!(usage_framed(true, &chat_stream(true), &handed).is_none());
     // Not asked (the library's choice), or not framed in its own chunk: nothing to judge.
-    assert!(usage_framed(false, &chat_stream(true), &lost.handed()).is_none());
-    assert!(usage_framed(true, &chat_stream(false), &lost.handed()).is_none());
+    assert!(usage_framed(false, &chat_stream(true), &lost).is_none());
+    assert!(usage_framed(true, &chat_stream(false), &lost).is_none());
     // An error handed over is judged elsewhere.
-    let raised = Got {
-        error: Some(HandedError::default()),
+    let raised = Handed {
+        error: Some(&HandedError::default()),
         ..Default::default()
     };
-    assert!(usage_framed(true, &chat_stream(true), &raised.handed()).is_none());
+    assert!(usage_framed(true, &chat_stream(true), &raised).is_none());
 }
 
 #[test]
@@ -239,27 +220,38 @@ fn a_call_under_a_shared_upstream_id_may_get_an_id_of_its_own() {
         finish: Finish::ToolCalls,
         ..Default::default()
     };
-    let got = |second: &str| Got {
-        calls: vec![
+    let judged_with = |second: &str| {
+        let calls = [
             delta(None, Some("call_0"), Some("w"), r#"{"c":"a"}"#),
             delta(None, Some(second), Some("w"), r#"{"c":"b"}"#),
-        ],
-        ..Default::default()
+        ];
+        let got = Handed {
+            calls: &calls,
+            ..Default::default()
+        };
+        judged(got, Provider::OpenaiChat, 200, Some(&exp))
     };
-    let judged = |second| got(second).judged(Provider::OpenaiChat, 200, Some(&exp));
-    assert!(judged("x7Fq2").is_empty(), "{:?}", judged("x7Fq2"));
-    assert!(judged("call_0").is_empty(), "{:?}", judged("call_0"));
+    assert!(
+        judged_with("x7Fq2").is_empty(),
+        "{:?}",
+        judged_with("x7Fq2")
+    );
+    assert!(
+        judged_with("call_0").is_empty(),
+        "{:?}",
+        judged_with("call_0")
+    );
     // A call whose id upstream gave it alone keeps it.
     let one = Outcome {
         tool_calls: vec![call("a")],
         finish: Finish::ToolCalls,
         ..Default::default()
     };
-    let renamed = Got {
-        calls: vec![delta(None, Some("x7Fq2"), Some("w"), r#"{"c":"a"}"#)],
+    let renamed = Handed {
+        calls: &[delta(None, Some("x7Fq2"), Some("w"), r#"{"c":"a"}"#)],
         ..Default::default()
     };
-    let findings = renamed.judged(Provider::OpenaiChat, 200, Some(&one));
+    let findings = judged(renamed, Provider::OpenaiChat, 200, Some(&one));
     assert!(
         findings[0].message.contains("handed over as x7Fq2"),
         "{findings:?}"
@@ -283,28 +275,28 @@ fn cut_only() -> Outcome {
 
 #[test]
 fn a_cut_only_call_left_out_of_the_stream_is_faithful_and_handed_as_finished_is_breaking() {
-    let left_out = Got {
-        chunks: Some(vec![HandedChunk {
+    let left_out = Handed {
+        chunks: Some(&[HandedChunk {
             finish: Some("max_tokens".into()),
             ..Default::default()
         }]),
-        finish: Some("max_tokens".into()),
+        finish: Some("max_tokens"),
         ..Default::default()
     };
     let exp = cut_only();
-    let silent = left_out.judged(Provider::Anthropic, 200, Some(&exp));
+    let silent = judged(left_out, Provider::Anthropic, 200, Some(&exp));
     assert!(silent.is_empty(), "{silent:?}");
-    let finished = Got {
-        calls: vec![delta(
+    let finished = Handed {
+        calls: &[delta(
             None,
             Some("toolu_1"),
             Some("write_note"),
             "{\"title\":\"Quay ro",
         )],
-        finish: Some("tool_calls".into()),
+        finish: Some("tool_calls"),
         ..Default::default()
     };
-    let findings = finished.judged(Provider::Anthropic, 200, Some(&exp));
+    let findings = judged(finished, Provider::Anthropic, 200, Some(&exp));
     let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
     assert_eq!(
         messages,
@@ -324,12 +316,12 @@ fn a_library_is_judged_by_the_same_severity_table_as_a_gateway() {
         }),
         ..expected()
     };
-    let got = Got {
-        calls: vec![delta(None, Some("call_1"), Some("w"), "{\"c\":1}")],
-        finish: Some("stop".into()),
+    let got = Handed {
+        calls: &[delta(None, Some("call_1"), Some("w"), "{\"c\":1}")],
+        finish: Some("stop"),
         ..Default::default()
     };
-    let found = got.judged(Provider::OpenaiChat, 200, Some(&counted));
+    let found = judged(got, Provider::OpenaiChat, 200, Some(&counted));
     let severity = |gist: &str| {
         let f = found.iter().find(|f| f.message.contains(gist));
         f.unwrap_or_else(|| panic!("no {gist:?} in {found:#?}"))

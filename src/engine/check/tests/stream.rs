@@ -1,6 +1,8 @@
 //! The stream checks (`stream`), over stream shapes as `gateway::events` reads them: each
 //! finding, and silence on the faithful stream.
 
+use rstest::rstest;
+
 use super::{one, silent};
 use crate::engine::check::{Finding, FindingKind, Side, stream, usage_framing};
 use crate::engine::events::{CallShape, StreamRead, UsageChunk};
@@ -122,22 +124,30 @@ fn a_call_sharing_a_slot_upstream_kept_apart_is_breaking() {
     silent(&stream(&got, Some(&got), Provider::OpenaiChat, false));
 }
 
-#[test]
-fn a_second_call_merged_into_a_slot_is_breaking() {
-    stream_finding(
-        &check(&second(|c| c.reused_by = Some("? get_date".into()))),
-        Severity::Breaking,
-        "call get_time at slot 1 reused by another call (? get_date)",
-    );
-}
-
-#[test]
-fn a_call_opened_without_its_id_and_name_is_breaking() {
-    stream_finding(
-        &check(&second(|c| c.opened_with_identity = false)),
-        Severity::Breaking,
-        "first delta at slot 1 has no id and name",
-    );
+/// The second call streamed otherwise than upstream streamed it, one way: one finding of
+/// `severity` saying `gist`.
+#[rstest]
+#[case::merged_into_a_slot(
+    |c: &mut CallShape| c.reused_by = Some("? get_date".into()),
+    Severity::Breaking,
+    "call get_time at slot 1 reused by another call (? get_date)"
+)]
+#[case::opened_without_its_id_and_name(
+    |c: &mut CallShape| c.opened_with_identity = false,
+    Severity::Breaking,
+    "first delta at slot 1 has no id and name"
+)]
+#[case::arguments_only_with_the_finish(
+    |c: &mut CallShape| c.fragments_before_finish = 0,
+    Severity::Behaviour,
+    "arguments of get_time arrive only with the finish"
+)]
+fn a_second_call_streamed_otherwise_is_one_finding(
+    #[case] change: fn(&mut CallShape),
+    #[case] severity: Severity,
+    #[case] gist: &str,
+) {
+    stream_finding(&check(&second(change)), severity, gist);
 }
 
 #[test]
@@ -153,15 +163,6 @@ fn arguments_held_back_into_one_fragment_are_behaviour() {
     );
     // Gemini carries each call whole: nothing to compare.
     silent(&stream(&got, Some(&two_calls()), Provider::Gemini, false));
-}
-
-#[test]
-fn arguments_arriving_only_with_the_finish_are_behaviour() {
-    stream_finding(
-        &check(&second(|c| c.fragments_before_finish = 0)),
-        Severity::Behaviour,
-        "arguments of get_time arrive only with the finish",
-    );
 }
 
 #[test]
