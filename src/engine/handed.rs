@@ -98,12 +98,11 @@ impl HandedCall {
 
     /// A whole call (arguments that do not parse are kept as the string).
     pub fn whole(&self, i: usize) -> ToolCall {
-        ToolCall {
-            id: self.id.clone().unwrap_or_else(|| format!("call_{i}")),
-            name: self.name.clone().unwrap_or_default(),
-            arguments: self.parsed_arguments().unwrap_or_else(Value::String),
-            thought_signature: None,
-        }
+        ToolCall::unsigned(
+            self.id.clone().unwrap_or_else(|| format!("call_{i}")),
+            self.name.clone().unwrap_or_default(),
+            self.parsed_arguments().unwrap_or_else(Value::String),
+        )
     }
 }
 

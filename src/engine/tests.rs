@@ -60,12 +60,8 @@ fn a_result_that_answers_no_call_is_breaking() {
 
 #[test]
 fn text_protocol_calls_and_results_are_read_from_the_prose() {
-    let call = |id: &str, name: &str| ToolCall {
-        id: id.into(),
-        name: name.into(),
-        arguments: json!({"city": "Paris \"<&>\""}),
-        thought_signature: None,
-    };
+    let call =
+        |id: &str, name: &str| ToolCall::unsigned(id, name, json!({"city": "Paris \"<&>\""}));
     let result = |id: &str, name: &str| Message::Tool {
         call_id: id.into(),
         name: name.into(),
@@ -657,12 +653,7 @@ fn a_stream_buffered_difference_can_be_a_known_failure_by_its_cause() {
     let calls = |names: &[&str]| crate::model::Outcome {
         tool_calls: names
             .iter()
-            .map(|n| ToolCall {
-                id: format!("call_{n}"),
-                name: (*n).to_string(),
-                arguments: json!({}),
-                thought_signature: None,
-            })
+            .map(|n| ToolCall::unsigned(format!("call_{n}"), (*n).to_string(), json!({})))
             .collect(),
         ..crate::model::Outcome::default()
     };

@@ -270,3 +270,15 @@ pub struct ToolCall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thought_signature: Option<String>,
 }
+
+impl ToolCall {
+    /// A call without a thought signature (every API's but Gemini's, and Gemini's unsigned).
+    pub fn unsigned(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            thought_signature: None,
+        }
+    }
+}

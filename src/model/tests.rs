@@ -41,12 +41,7 @@ fn unfinished_arguments_are_empty_or_not_complete_json() {
 
 #[test]
 fn a_withdrawn_call_keeps_its_text_as_received() {
-    let call = |id: &str, arguments: Value| ToolCall {
-        id: id.into(),
-        name: "get_weather".into(),
-        arguments,
-        thought_signature: None,
-    };
+    let call = |id: &str, arguments: Value| ToolCall::unsigned(id, "get_weather", arguments);
     let mut o = Outcome {
         tool_calls: vec![
             call("a", serde_json::json!({"city": "Kingston"})),

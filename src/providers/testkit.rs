@@ -176,12 +176,7 @@ pub(crate) fn openai_string_choices() -> [(ToolChoice, Value); 3] {
 
 /// A `get_weather` call with id `id` and `arguments`, no thought signature.
 pub(crate) fn weather_call(id: &str, arguments: Value) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: "get_weather".into(),
-        arguments,
-        thought_signature: None,
-    }
+    ToolCall::unsigned(id, "get_weather", arguments)
 }
 
 /// `get_weather`'s result for the call `call_id`: `content`, an error result when `is_error`.

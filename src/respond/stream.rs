@@ -268,12 +268,11 @@ impl StreamWriter {
         let calls: Vec<ToolCall> = self.calls[..upto.min(self.calls.len())]
             .iter()
             .filter_map(|&i| match &self.items[i] {
-                Item::Call { id, name, args, .. } => Some(ToolCall {
-                    id: id.clone(),
-                    name: name.clone(),
-                    arguments: serde_json::from_str(args).unwrap_or_else(|_| json!({})),
-                    thought_signature: None,
-                }),
+                Item::Call { id, name, args, .. } => Some(ToolCall::unsigned(
+                    id.clone(),
+                    name.clone(),
+                    serde_json::from_str(args).unwrap_or_else(|_| json!({})),
+                )),
                 Item::Text(_) => None,
             })
             .collect();

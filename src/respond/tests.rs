@@ -14,12 +14,7 @@ fn outcome() -> Outcome {
     Outcome {
         tool_calls: vec![
             weather_call("call_a", json!({"city": "Paris"})),
-            ToolCall {
-                id: "call_b".into(),
-                name: "get_time".into(),
-                arguments: json!({"tz": "CET"}),
-                thought_signature: None,
-            },
+            ToolCall::unsigned("call_b", "get_time", json!({"tz": "CET"})),
         ],
         text: Some("Checking.".into()),
         finish: Finish::ToolCalls,

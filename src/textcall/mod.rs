@@ -358,12 +358,9 @@ impl Collector {
             self.diag(k, m, (offset, Some(index)), ok);
         }
         match result {
-            Ok(c) => self.calls.push(ToolCall {
-                id: call_id(index),
-                name: c.name,
-                arguments: c.arguments,
-                thought_signature: None,
-            }),
+            Ok(c) => self
+                .calls
+                .push(ToolCall::unsigned(call_id(index), c.name, c.arguments)),
             Err((k, m)) => self.diag(k, m, (offset, Some(index)), false),
         }
     }

@@ -11,12 +11,7 @@ fn judged(
 ) -> Judged {
     let tool_calls = calls
         .iter()
-        .map(|(id, name)| ToolCall {
-            id: (*id).into(),
-            name: (*name).into(),
-            arguments: serde_json::json!({"city": "Paris"}),
-            thought_signature: None,
-        })
+        .map(|(id, name)| ToolCall::unsigned(*id, *name, serde_json::json!({"city": "Paris"})))
         .collect();
     let o = Outcome {
         tool_calls,

@@ -112,12 +112,11 @@ pub(crate) fn usage_framed(
 fn with_truncated(exp: &Outcome) -> Outcome {
     let mut exp = exp.clone();
     if let Some(t) = exp.truncated_call.take() {
-        exp.tool_calls.push(crate::model::ToolCall {
-            id: t.id,
-            name: t.name,
-            arguments: Value::String(t.arguments),
-            thought_signature: None,
-        });
+        exp.tool_calls.push(crate::model::ToolCall::unsigned(
+            t.id,
+            t.name,
+            Value::String(t.arguments),
+        ));
     }
     exp
 }

@@ -126,12 +126,11 @@ impl Builder {
             "tool_use" => {
                 let call = self.outcome.tool_calls.len();
                 self.last_tool_block = Some((call, false));
-                self.outcome.tool_calls.push(ToolCall {
-                    id: str_field(block, "id"),
-                    name: str_field(block, "name"),
-                    arguments: block.get("input").cloned().unwrap_or_else(|| json!({})),
-                    thought_signature: None,
-                });
+                self.outcome.tool_calls.push(ToolCall::unsigned(
+                    str_field(block, "id"),
+                    str_field(block, "name"),
+                    block.get("input").cloned().unwrap_or_else(|| json!({})),
+                ));
                 Open::Tool {
                     call,
                     json: String::new(),

@@ -397,12 +397,11 @@ fn tool_use(mut f: Fields<'_>, extras: &mut Vec<Extra>) -> Result<ToolCall, Deco
     };
     f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
     f.finish(extras);
-    Ok(ToolCall {
-        id: id.to_string(),
-        name: name.to_string(),
+    Ok(ToolCall::unsigned(
+        id.to_string(),
+        name.to_string(),
         arguments,
-        thought_signature: None,
-    })
+    ))
 }
 
 /// A mid-conversation system message's blocks: text (one system message each), and the tool

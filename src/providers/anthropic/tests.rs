@@ -180,12 +180,7 @@ fn hosted_web_search_is_a_server_tool() {
 
 #[test]
 fn multi_turn_groups_results_in_call_order() {
-    let call = |id: &str, name: &str| ToolCall {
-        id: id.into(),
-        name: name.into(),
-        arguments: json!({"q": id}),
-        thought_signature: None,
-    };
+    let call = |id: &str, name: &str| ToolCall::unsigned(id, name, json!({"q": id}));
     let thinking = json!({"type": "thinking", "thinking": "hmm", "signature": "sig"});
     let mut r = req(Some(ToolChoice::Auto));
     r.messages.extend([

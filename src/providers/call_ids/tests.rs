@@ -38,12 +38,7 @@ fn an_id_the_api_rejects_is_rewritten_the_same_way_every_time_and_kept_distinct(
 #[test]
 fn an_answers_ids_are_made_valid_for_the_client_and_distinct() {
     use crate::model::{Outcome, ToolCall};
-    let call = |id: &str| ToolCall {
-        id: id.into(),
-        name: "get_weather".into(),
-        arguments: serde_json::json!({}),
-        thought_signature: None,
-    };
+    let call = |id: &str| ToolCall::unsigned(id, "get_weather", serde_json::json!({}));
     let mut o = Outcome {
         tool_calls: vec![
             call("call_0"),

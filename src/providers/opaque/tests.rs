@@ -53,12 +53,7 @@ fn keeps_its_own_and_nobodys_drops_others_with_a_note() {
 #[test]
 fn a_tool_turn_another_provider_answered_goes_to_anthropic_without_thinking() {
     let follow_up = |id: &str, opaque: Vec<Value>| {
-        let call = crate::model::ToolCall {
-            id: id.into(),
-            name: "get_weather".into(),
-            arguments: json!({}),
-            thought_signature: None,
-        };
+        let call = crate::model::ToolCall::unsigned(id, "get_weather", json!({}));
         let mut req = ChatRequest::new("m").with_messages([Message::Assistant {
             text: None,
             tool_calls: vec![call],

@@ -67,12 +67,11 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
             }
             let index = out.tool_calls.len();
             let arguments = parse_arguments(&raw, index, &mut out.diagnostics);
-            out.tool_calls.push(ToolCall {
-                id: call.id.map(|s| s.0.into_owned()).unwrap_or_default(),
-                name: f.name.map(|s| s.0.into_owned()).unwrap_or_default(),
+            out.tool_calls.push(ToolCall::unsigned(
+                call.id.map(|s| s.0.into_owned()).unwrap_or_default(),
+                f.name.map(|s| s.0.into_owned()).unwrap_or_default(),
                 arguments,
-                thought_signature: None,
-            });
+            ));
             last_raw = Some(raw);
         }
     }

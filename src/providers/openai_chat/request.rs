@@ -353,12 +353,11 @@ fn call(c: &Value, ptr: &str, extras: &mut Vec<Extra>) -> Result<ToolCall, Decod
     };
     g.finish(extras);
     f.finish(extras);
-    Ok(ToolCall {
-        id: id.to_string(),
-        name: name.to_string(),
+    Ok(ToolCall::unsigned(
+        id.to_string(),
+        name.to_string(),
         arguments,
-        thought_signature: None,
-    })
+    ))
 }
 
 /// A function tool (`type` may be left out, as Mistral's SDK does); another tool type

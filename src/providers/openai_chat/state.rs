@@ -163,12 +163,8 @@ impl State {
         let last_raw = self.calls.last().map(|c| c.args.clone());
         for (i, c) in self.calls.into_iter().enumerate() {
             let arguments = parse_arguments(&c.args, i, &mut out.diagnostics);
-            out.tool_calls.push(ToolCall {
-                id: c.id,
-                name: c.name,
-                arguments,
-                thought_signature: None,
-            });
+            out.tool_calls
+                .push(ToolCall::unsigned(c.id, c.name, arguments));
         }
         let truncated = !self.done && self.finish_reason.is_none() && out.error.is_none();
         set_finish(&mut out, self.finish_reason, last_raw.as_deref());

@@ -250,12 +250,11 @@ fn input(
                 f.keep(&["id", "status"], ExtraKind::NotCarried, extras);
                 f.finish(extras);
                 turn.open = true;
-                turn.calls.push(ToolCall {
-                    id: call_id.to_string(),
-                    name: name.to_string(),
-                    arguments: args,
-                    thought_signature: None,
-                });
+                turn.calls.push(ToolCall::unsigned(
+                    call_id.to_string(),
+                    name.to_string(),
+                    args,
+                ));
             }
             (Some("function_call_output"), _) => {
                 turn.flush(out);

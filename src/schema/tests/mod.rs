@@ -447,12 +447,11 @@ fn restore_removes_only_rewritten_nulls() {
     }});
     let req = request(vec![tool("t", params, None)]);
     let mut outcome = Outcome {
-        tool_calls: vec![ToolCall {
-            id: "c".into(),
-            name: "t".into(),
-            arguments: json!({"a": null, "b": null, "o": {"x": 1, "y": null}}),
-            thought_signature: None,
-        }],
+        tool_calls: vec![ToolCall::unsigned(
+            "c",
+            "t",
+            json!({"a": null, "b": null, "o": {"x": 1, "y": null}}),
+        )],
         ..Outcome::default()
     };
     let mut untouched = outcome.clone();
@@ -813,12 +812,7 @@ fn restore_on_recursive_refs(
 fn restore_optional_on_a_self_referencing_tool() {
     let req = request(vec![tool("t", parse(SELF_TWICE), Some(true))]);
     let mut outcome = Outcome {
-        tool_calls: vec![ToolCall {
-            id: "c".into(),
-            name: "t".into(),
-            arguments: json!({"n": null}),
-            thought_signature: None,
-        }],
+        tool_calls: vec![ToolCall::unsigned("c", "t", json!({"n": null}))],
         ..Outcome::default()
     };
     let (outcome, _) = bounded(move || {

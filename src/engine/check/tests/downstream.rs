@@ -12,12 +12,7 @@ use crate::model::{
 };
 
 fn call(id: &str, name: &str, city: &str) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: name.into(),
-        arguments: json!({"city": city}),
-        thought_signature: None,
-    }
+    ToolCall::unsigned(id, name, json!({"city": city}))
 }
 
 /// A Chat Completions answer calling `get_weather` for Paris after some text, 7 output tokens.

@@ -101,12 +101,11 @@ fn a_call_cut_midway_through_a_parameter_never_reaches_the_client_as_finished() 
         let finished = Outcome {
             finish: Finish::ToolCalls,
             raw_finish: Some("tool_calls".into()),
-            tool_calls: vec![ToolCall {
-                id: "call_1".into(),
-                name: "write_note".into(),
-                arguments: json!({"title": "Quay rota", "lines": ["Monday: Ana and I"]}),
-                thought_signature: None,
-            }],
+            tool_calls: vec![ToolCall::unsigned(
+                "call_1",
+                "write_note",
+                json!({"title": "Quay rota", "lines": ["Monday: Ana and I"]}),
+            )],
             ..Outcome::default()
         };
         let found = downstream(p, 200, Ok(&finished), 200, Some(&exp));

@@ -59,12 +59,7 @@ fn assemble_tells_calls_sharing_one_id_apart_by_index() {
 
 fn expected() -> Outcome {
     Outcome {
-        tool_calls: vec![ToolCall {
-            id: "call_1".into(),
-            name: "w".into(),
-            arguments: json!({"c": 1}),
-            thought_signature: None,
-        }],
+        tool_calls: vec![ToolCall::unsigned("call_1", "w", json!({"c": 1}))],
         finish: Finish::ToolCalls,
         ..Default::default()
     }
@@ -119,12 +114,7 @@ fn an_upstream_error_must_reach_the_caller() {
 
 fn no_arguments() -> Outcome {
     Outcome {
-        tool_calls: vec![ToolCall {
-            id: "call_1".into(),
-            name: "now".into(),
-            arguments: json!({}),
-            thought_signature: None,
-        }],
+        tool_calls: vec![ToolCall::unsigned("call_1", "now", json!({}))],
         finish: Finish::ToolCalls,
         ..Default::default()
     }
@@ -209,12 +199,7 @@ fn usage_in_its_own_chunk_must_reach_the_caller_when_asked() {
 
 #[test]
 fn a_call_under_a_shared_upstream_id_may_get_an_id_of_its_own() {
-    let call = |city: &str| ToolCall {
-        id: "call_0".into(),
-        name: "w".into(),
-        arguments: json!({ "c": city }),
-        thought_signature: None,
-    };
+    let call = |city: &str| ToolCall::unsigned("call_0", "w", json!({ "c": city }));
     let exp = Outcome {
         tool_calls: vec![call("a"), call("b")],
         finish: Finish::ToolCalls,

@@ -11,12 +11,7 @@ fn conversation(id: &str) -> ChatRequest {
     ChatRequest::new("m").with_user("weather?").with_messages([
         Message::Assistant {
             text: None,
-            tool_calls: vec![ToolCall {
-                id: id.into(),
-                name: "get_weather".into(),
-                arguments: json!({}),
-                thought_signature: None,
-            }],
+            tool_calls: vec![ToolCall::unsigned(id, "get_weather", json!({}))],
             opaque: Vec::new(),
         },
         Message::Tool {
@@ -74,12 +69,7 @@ fn an_id_invalid_in_the_clients_own_api_is_the_clients_fault() {
 }
 
 fn call(id: &str, city: &str) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: "get_weather".into(),
-        arguments: json!({ "city": city }),
-        thought_signature: None,
-    }
+    ToolCall::unsigned(id, "get_weather", json!({ "city": city }))
 }
 
 fn answer(calls: Vec<ToolCall>) -> Outcome {

@@ -27,12 +27,7 @@ fn calling(names: &[&str]) -> Outcome {
     let tool_calls = names
         .iter()
         .enumerate()
-        .map(|(i, n)| ToolCall {
-            id: format!("call_{i}"),
-            name: n.to_string(),
-            arguments: json!({}),
-            thought_signature: None,
-        })
+        .map(|(i, n)| ToolCall::unsigned(format!("call_{i}"), n.to_string(), json!({})))
         .collect();
     Outcome {
         tool_calls,

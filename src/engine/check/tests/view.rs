@@ -28,12 +28,9 @@ fn by_meaning(parameters: serde_json::Value) -> serde_json::Value {
 fn a_view_reads_tools_choice_switches_calls_and_results() {
     let mut request = crate::providers::testkit::request(&["get_weather"], false);
     let calls = [("call_1", "get_weather"), ("call_2", "get_time")];
-    let tool_calls = calls.iter().map(|(id, name)| ToolCall {
-        id: (*id).into(),
-        name: (*name).into(),
-        arguments: json!({}),
-        thought_signature: None,
-    });
+    let tool_calls = calls
+        .iter()
+        .map(|(id, name)| ToolCall::unsigned(*id, *name, json!({})));
     request.messages.push(Message::Assistant {
         text: None,
         tool_calls: tool_calls.collect(),
