@@ -49,12 +49,17 @@ pub(crate) fn round(
         let findings = if round_invalid {
             round_answer(n, got, None)
         } else {
-            vec![Finding::new(
+            let nothing = Finding::new(
                 FindingKind::Round,
                 Severity::Breaking,
                 Side::Upstream,
                 format!("round {}: nothing sent upstream", n + 1),
-            )]
+            );
+            // What the system said instead, kept beside it (a note: the cause stays the
+            // finding above).
+            std::iter::once(nothing)
+                .chain(said_instead(n, got))
+                .collect()
         };
         return (findings, false);
     };
@@ -248,4 +253,27 @@ pub(crate) fn foreign_reasoning(
         n,
         check::foreign_reasoning(from, read.target, answered, sent),
     )
+}
+
+/// What a system that sent nothing upstream for round `n` answered its caller, when it was an
+/// error (a library's own exception reaches here as a 4xx whose body is its message): a
+/// cosmetic note, so that the trial's record says why.
+fn said_instead(n: usize, got: &CallerReply) -> Option<Finding> {
+    let said = match got {
+        Err(e) => e.clone(),
+        Ok((resp, _)) if resp.status >= 400 => {
+            format!("{}: {}", resp.status, String::from_utf8_lossy(&resp.body))
+        }
+        Ok(_) => return None,
+    };
+    Some(Finding::new(
+        FindingKind::Round,
+        Severity::Cosmetic,
+        Side::Downstream,
+        format!(
+            "round {}: instead the system answered {}",
+            n + 1,
+            clip(&said)
+        ),
+    ))
 }
