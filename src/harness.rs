@@ -183,6 +183,7 @@ pub async fn run_on_cassette(trial: &Trial, cassette: &Cassette) -> (TrialRun, V
     let cache = crate::run::SupportCache::new(crate::run::SupportCache::DEFAULT_TTL);
     let run = run::run_trial(client, trial, &server.endpoint(), &cache).await;
     let mismatches = replay::verify(cassette, &server.take_received());
+    server.close().await;
     (run, mismatches)
 }
 

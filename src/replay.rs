@@ -100,6 +100,14 @@ impl ReplayServer {
         ReplayServer { server, received }
     }
 
+    /// Stops the server. wiremock returns a `MockServer` to its pool on drop, blocking on a
+    /// tokio lock; in a task whose cooperative budget is spent (eight replays joined in one
+    /// task, on a loaded machine) that lock keeps answering "not ready" and the drop spins
+    /// forever. Dropped here with the budget lifted, it always completes.
+    pub async fn close(self) {
+        tokio::task::unconstrained(async move { drop(self) }).await;
+    }
+
     /// Where to send requests: the server's own loopback address, no key.
     pub fn endpoint(&self) -> Endpoint {
         Endpoint {

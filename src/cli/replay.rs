@@ -159,6 +159,7 @@ fn replay_cassette(
             }
             server.take_received();
         }
+        server.close().await;
         last
     });
     let elapsed = started.elapsed();
