@@ -40,6 +40,8 @@ pub(super) fn weather_request(model: &str, stream: bool) -> ChatRequest {
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
             strict: None,
             eager_input_streaming: false,
+            defer_loading: false,
+            namespace: None,
         })
         .with_choice(ToolChoice::Required)
         .with_stream(stream)

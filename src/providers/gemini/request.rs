@@ -419,6 +419,8 @@ fn tool(
                 parameters,
                 strict: None,
                 eager_input_streaming: false,
+                defer_loading: false,
+                namespace: None,
             });
         }
     }

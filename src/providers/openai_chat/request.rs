@@ -294,6 +294,8 @@ fn legacy_functions(
                 parameters,
                 strict: None,
                 eager_input_streaming: false,
+                defer_loading: false,
+                namespace: None,
             });
         }
     }
@@ -398,6 +400,8 @@ fn tool(t: &Value, ptr: &str, extras: &mut Vec<Extra>) -> Result<Option<Tool>, D
         parameters,
         strict,
         eager_input_streaming: false,
+        defer_loading: false,
+        namespace: None,
     }))
 }
 
