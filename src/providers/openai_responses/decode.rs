@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use crate::http::HttpResponse;
 use crate::model::{
     ChatRequest, DecodeError, Finish, HostedActivity, Outcome, ProviderError, ToolCall,
+    ToolSearchActivity,
 };
 use crate::providers::openai_chat::wire::{BStr, UsageWire};
 use crate::providers::openai_chat::{
@@ -157,6 +158,7 @@ pub(crate) struct Items {
     text: String,
     opaque: Vec<Value>,
     hosted: Option<HostedActivity>,
+    tool_search: Option<ToolSearchActivity>,
 }
 
 impl Items {
@@ -219,6 +221,12 @@ impl Items {
                 let sources = item.pointer("/action/sources").and_then(Value::as_array);
                 h.search_results += sources.map_or(0, |s| s.len() as u32);
             }
+            // A tool search and what it loaded: server items, never client calls.
+            "tool_search_call" => self.tool_search.get_or_insert_default().searches += 1,
+            "tool_search_output" => {
+                let found = self.tool_search.get_or_insert_default();
+                found.loaded.extend(loaded(item));
+            }
             _ => {} // other hosted/custom items are not client tool calls
         }
     }
@@ -255,10 +263,24 @@ impl Items {
             out.text = Some(self.text);
         }
         out.opaque = self.opaque;
+        out.tool_search = self.tool_search;
         out.hosted = self.hosted.map(|mut h| {
             h.tool_type = search_tool;
             h
         });
         last
     }
+}
+
+/// The functions a `tool_search_output` loaded: its `tools`' names, a namespace's by its
+/// functions' names.
+fn loaded(item: &Value) -> Vec<String> {
+    let name = |t: &Value| t.get("name").and_then(Value::as_str).map(str::to_string);
+    let tools = item.get("tools").and_then(Value::as_array);
+    (tools.into_iter().flatten())
+        .flat_map(|t| match t.get("tools").and_then(Value::as_array) {
+            Some(members) => members.iter().filter_map(name).collect(),
+            None => name(t).into_iter().collect::<Vec<_>>(),
+        })
+        .collect()
 }

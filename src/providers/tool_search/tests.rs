@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::http::HttpRequest;
 use crate::model::{Message, Tool};
-use crate::providers::testkit::q_tool;
+use crate::providers::testkit::{q_tool, response};
 use crate::providers::{DecodedRequest, anthropic, encode, openai_responses};
 
 const REGEX: &str = "tool_search_tool_regex_20251119";
@@ -256,4 +256,64 @@ fn anthropic_names_drop_the_date() {
     assert_eq!(anthropic_name(REGEX), "tool_search_tool_regex");
     assert_eq!(anthropic_name(BM25), "tool_search_tool_bm25");
     assert_eq!(anthropic_name("tool_search_tool_x"), "tool_search_tool_x");
+}
+
+#[test]
+fn an_anthropic_tool_search_in_an_answer_is_server_activity_never_a_client_call() {
+    let body = json!({"id": "msg_1", "type": "message", "role": "assistant",
+    "model": "claude-opus-4-8", "stop_reason": "tool_use",
+    "usage": {"input_tokens": 10, "output_tokens": 5},
+    "content": [
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_regex",
+         "input": {"query": "weather"}},
+        {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1",
+         "content": {"type": "tool_search_tool_search_result",
+                     "tool_references": [{"type": "tool_reference", "tool_name": "get_weather"}]}},
+        {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"q": "Split"}}]});
+    let req = searching("claude-opus-4-8", REGEX);
+    let resp = response(200, &body.to_string());
+    let o = crate::providers::decode(Provider::Anthropic, &req, &resp).unwrap();
+    let calls: Vec<&str> = o.tool_calls.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(calls, ["get_weather"]);
+    let found = o.tool_search.unwrap();
+    assert_eq!(
+        (found.searches, found.loaded),
+        (1, vec!["get_weather".to_string()])
+    );
+    // A tool search is no web search: the grounding telemetry sees none.
+    assert_eq!(o.hosted, None);
+    // Content given as the reference blocks themselves reads the same.
+    let mut body = body;
+    body["content"][1]["content"] = json!([{"type": "tool_reference", "tool_name": "lookup"}]);
+    let resp = response(200, &body.to_string());
+    let o = crate::providers::decode(Provider::Anthropic, &req, &resp).unwrap();
+    assert_eq!(o.tool_search.unwrap().loaded, ["lookup"]);
+}
+
+#[test]
+fn a_responses_tool_search_in_an_answer_is_server_activity_never_a_client_call() {
+    // The items of a recorded gpt-5.4 answer (docs/wire-formats.md).
+    let body = json!({"id": "resp_1", "object": "response", "status": "completed",
+    "model": "gpt-5.4",
+    "output": [
+        {"id": "tsc_1", "type": "tool_search_call", "status": "completed",
+         "arguments": {"paths": ["get_weather"]}, "call_id": null, "execution": "server"},
+        {"id": "tso_1", "type": "tool_search_output", "status": "completed", "call_id": null,
+         "execution": "server",
+         "tools": [{"type": "function", "name": "get_weather", "defer_loading": true,
+                    "parameters": {"type": "object"}, "strict": true},
+                   {"type": "namespace", "name": "crm",
+                    "tools": [{"type": "function", "name": "list_orders"}]}]},
+        {"id": "fc_1", "type": "function_call", "status": "completed",
+         "arguments": "{\"q\":\"Split\"}", "call_id": "call_1", "name": "get_weather",
+         "namespace": "get_weather"}]});
+    let req = searching("gpt-5.4", RESPONSES_TYPE);
+    let resp = response(200, &body.to_string());
+    let o = crate::providers::decode(Provider::OpenaiResponses, &req, &resp).unwrap();
+    let calls: Vec<&str> = o.tool_calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(calls, ["call_1"]);
+    let found = o.tool_search.unwrap();
+    assert_eq!(found.searches, 1);
+    assert_eq!(found.loaded, ["get_weather", "list_orders"]);
+    assert_eq!(o.hosted, None);
 }
