@@ -300,6 +300,12 @@ pub struct ToolCall {
     /// Gemini `thoughtSignature` attached to the call's part: must be sent back on the next turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thought_signature: Option<String>,
+    /// OpenAI Responses `function_call.namespace`: the namespace of the function called (a
+    /// deferred top-level function's calls carry its own name). A replay without it is refused
+    /// (`400 Missing namespace for function_call`), so it travels with the call; only the
+    /// Responses encoder can write it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
 }
 
 impl ToolCall {
@@ -310,6 +316,7 @@ impl ToolCall {
             name: name.into(),
             arguments,
             thought_signature: None,
+            namespace: None,
         }
     }
 }

@@ -9,7 +9,7 @@
 //! `{"type":"tool_search"}` beside functions (or namespaces' functions) marked so. Chat
 //! Completions, Gemini and the text protocol have neither.
 
-use crate::model::{ChatRequest, EncodeError, HostedTool, Provider};
+use crate::model::{ChatRequest, EncodeError, HostedTool, Message, Provider};
 
 /// The code of every refusal here but a deferred tool with no search to find it.
 pub(crate) const NOT_SUPPORTED: &str = "TOOL_SEARCH_NOT_SUPPORTED";
@@ -54,8 +54,8 @@ pub(crate) fn anthropic_name(variant: &str) -> &str {
     }
 }
 
-/// Fails closed on a tool search, a deferred tool or a namespace that `provider` cannot
-/// express, and on deferred tools with no tool search to load them.
+/// Fails closed on a tool search, a deferred tool or a namespace (a tool's, or an earlier call's)
+/// that `provider` cannot express, and on deferred tools with no tool search to load them.
 pub(crate) fn check(provider: Provider, req: &ChatRequest) -> Result<(), EncodeError> {
     for h in &req.hosted {
         if let HostedTool::ToolSearch { variant } = h
@@ -89,21 +89,26 @@ pub(crate) fn check(provider: Provider, req: &ChatRequest) -> Result<(), EncodeE
             ));
         }
     }
-    let namespaced = req.tools.iter().find(|t| t.namespace.is_some());
-    if let Some(t) = namespaced
-        && provider != Provider::OpenaiResponses
-    {
-        return Err(EncodeError::new(
+    if provider == Provider::OpenaiResponses {
+        return Ok(());
+    }
+    let tools = (req.tools.iter()).filter_map(|t| Some(("tool", &t.name, t.namespace.as_ref()?)));
+    let calls = (req.messages.iter())
+        .flat_map(|m| match m {
+            Message::Assistant { tool_calls, .. } => tool_calls.as_slice(),
+            _ => &[],
+        })
+        .filter_map(|c| Some(("call of", &c.name, c.namespace.as_ref()?)));
+    match tools.chain(calls).next() {
+        Some((what, name, space)) => Err(EncodeError::new(
             "TOOL_NAMESPACE_NOT_SUPPORTED",
             format!(
-                "{} has no tool namespaces (tool {} is in {:?})",
-                provider.slug(),
-                t.name,
-                t.namespace.as_deref().unwrap_or_default()
+                "{} has no tool namespaces ({what} {name} is in {space:?})",
+                provider.slug()
             ),
-        ));
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -275,6 +275,7 @@ fn function_call(
         name: name.to_string(),
         arguments,
         thought_signature,
+        namespace: None,
     })
 }
 

@@ -253,6 +253,7 @@ fn legacy_call(
         name: name.to_string(),
         arguments,
         thought_signature: None,
+        namespace: None,
     })
 }
 

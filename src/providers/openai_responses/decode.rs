@@ -152,7 +152,8 @@ pub(super) type LastCall = Option<(String, bool)>;
 /// Output items gathered in order, turned into calls, text, opaque items and hosted activity.
 #[derive(Default)]
 pub(crate) struct Items {
-    calls: Vec<(String, String, String)>,
+    /// Each call's id, name, arguments text and namespace.
+    calls: Vec<(String, String, String, Option<String>)>,
     /// The last call's item said `status: "incomplete"` (a streamed call's deltas carry none).
     last_call_incomplete: bool,
     text: String,
@@ -179,7 +180,8 @@ impl Items {
                 let args = item
                     .get("arguments")
                     .map_or_else(String::new, arguments_string);
-                self.call(id, s("name"), args);
+                let namespace = Some(s("namespace")).filter(|n| !n.is_empty());
+                self.call(id, s("name"), args, namespace);
                 self.last_call_incomplete = s("status") == "incomplete";
             }
             "message" => {
@@ -231,8 +233,8 @@ impl Items {
         }
     }
 
-    pub(super) fn call(&mut self, id: String, name: String, args: String) {
-        self.calls.push((id, name, args));
+    pub(super) fn call(&mut self, id: String, name: String, args: String, ns: Option<String>) {
+        self.calls.push((id, name, args, ns));
         self.last_call_incomplete = false;
     }
 
@@ -249,14 +251,15 @@ impl Items {
         let last = self
             .calls
             .last()
-            .map(|(_, _, args)| (args.clone(), self.last_call_incomplete));
-        for (i, (id, name, args)) in self.calls.into_iter().enumerate() {
+            .map(|(_, _, args, _)| (args.clone(), self.last_call_incomplete));
+        for (i, (id, name, args, namespace)) in self.calls.into_iter().enumerate() {
             let arguments = parse_arguments(&args, i, &mut out.diagnostics);
             out.tool_calls.push(ToolCall {
                 id,
                 name,
                 arguments,
                 thought_signature: None,
+                namespace,
             });
         }
         if !self.text.is_empty() {

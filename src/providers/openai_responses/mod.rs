@@ -203,10 +203,15 @@ fn input(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                     }));
                 }
                 for c in tool_calls {
-                    out.push(json!({
+                    let mut item = json!({
                         "type": "function_call", "call_id": c.id, "name": c.name,
                         "arguments": arguments_string(&c.arguments),
-                    }));
+                    });
+                    // A namespaced call replayed without its namespace is a 400.
+                    if let Some(ns) = &c.namespace {
+                        item["namespace"] = json!(ns);
+                    }
+                    out.push(item);
                 }
             }
             Message::Tool {

@@ -2,12 +2,13 @@
 //! of `encode`, pure.
 //!
 //! Read: `model`, `instructions` (one system message, first), `input` (a string, or items:
-//! messages by role, `function_call` items grouped with the assistant text and reasoning items
+//! messages by role, `function_call` items (their `namespace` kept) grouped with the assistant text and reasoning items
 //! around them into one assistant turn, `function_call_output` linked by `call_id`; reasoning and
 //! other output items, and `item_reference`s to stored items, go back as the turn's opaque
 //! items, verbatim), function `tools` (`strict`
-//! kept as `Tool::strict`), hosted `web_search*` tools (variant: the wire type, `None` for the
-//! default `web_search`), `tool_choice` (a hosted-tool choice such as
+//! kept as `Tool::strict`, `defer_loading`, a `namespace` entry's functions with its name),
+//! hosted `web_search*` tools (variant: the wire type, `None` for the default `web_search`), the
+//! hosted `tool_search`, `tool_choice` (a hosted-tool choice such as
 //! `{"type":"web_search_preview"}` means REQUIRED grounding), `parallel_tool_calls`,
 //! `max_output_tokens`, `stream`.
 //! Not recoverable: the error flag of a tool result, where system messages stood (the encoder
@@ -321,14 +322,14 @@ fn input(
                     Some(a) => arguments(a, &f.at("arguments"))?,
                     None => Value::Object(Default::default()),
                 };
+                let namespace = f.str("namespace")?.map(str::to_string);
                 f.keep(&["id", "status"], ExtraKind::NotCarried, extras);
                 f.finish(extras);
                 turn.open = true;
-                turn.calls.push(ToolCall::unsigned(
-                    call_id.to_string(),
-                    name.to_string(),
-                    args,
-                ));
+                turn.calls.push(ToolCall {
+                    namespace,
+                    ..ToolCall::unsigned(call_id.to_string(), name.to_string(), args)
+                });
             }
             (Some("function_call_output"), _) => {
                 turn.flush(out);

@@ -312,8 +312,73 @@ fn a_responses_tool_search_in_an_answer_is_server_activity_never_a_client_call()
     let o = crate::providers::decode(Provider::OpenaiResponses, &req, &resp).unwrap();
     let calls: Vec<&str> = o.tool_calls.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(calls, ["call_1"]);
+    assert_eq!(o.tool_calls[0].namespace.as_deref(), Some("get_weather"));
     let found = o.tool_search.unwrap();
     assert_eq!(found.searches, 1);
     assert_eq!(found.loaded, ["get_weather", "list_orders"]);
     assert_eq!(o.hosted, None);
+}
+
+/// An assistant turn that called `get_weather` in namespace `get_weather`, and its result.
+fn namespaced_turn() -> [Message; 2] {
+    let call = crate::model::ToolCall {
+        namespace: Some("get_weather".into()),
+        ..crate::model::ToolCall::unsigned("call_1", "get_weather", json!({"q": "Split"}))
+    };
+    [
+        Message::Assistant {
+            text: None,
+            tool_calls: vec![call],
+            opaque: Vec::new(),
+        },
+        Message::Tool {
+            call_id: "call_1".into(),
+            name: "get_weather".into(),
+            content: "Sunny".into(),
+            parts: Vec::new(),
+            is_error: false,
+        },
+    ]
+}
+
+#[test]
+fn a_namespaced_call_is_replayed_with_its_namespace_and_refused_where_there_is_none() {
+    let x = searching("gpt-5.4", RESPONSES_TYPE).with_messages(namespaced_turn());
+    let sent = wire(Provider::OpenaiResponses, &x);
+    let item = &sent.body["input"][1];
+    assert_eq!(item["type"], json!("function_call"));
+    assert_eq!(item["namespace"], json!("get_weather"));
+    let back = crate::providers::decode_request(Provider::OpenaiResponses, &sent).unwrap();
+    assert_eq!(back.request, x);
+    // Elsewhere the namespace has no place: refused, never dropped.
+    let mut plain = ChatRequest::new("m")
+        .with_user("hi")
+        .with_tool(q_tool("get_weather"));
+    plain = plain.with_messages(namespaced_turn());
+    for p in [Provider::OpenaiChat, Provider::Anthropic, Provider::Gemini] {
+        let e = encode(p, &plain).unwrap_err();
+        assert_eq!(e.code, "TOOL_NAMESPACE_NOT_SUPPORTED", "{p:?}");
+    }
+}
+
+#[test]
+fn a_streamed_responses_call_keeps_its_namespace() {
+    let events = [
+        json!({"type": "response.output_item.added", "sequence_number": 1, "output_index": 0,
+               "item": {"id": "fc_1", "type": "function_call", "status": "in_progress",
+                        "arguments": "", "call_id": "call_1", "name": "get_weather",
+                        "namespace": "get_weather"}}),
+        json!({"type": "response.function_call_arguments.delta", "sequence_number": 2,
+               "item_id": "fc_1", "output_index": 0, "delta": "{\"q\":\"Split\"}"}),
+        json!({"type": "response.completed", "sequence_number": 3,
+               "response": {"id": "resp_1", "status": "completed", "model": "gpt-5.4"}}),
+    ];
+    let body: String = (events.iter())
+        .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
+        .collect();
+    let req = searching("gpt-5.4", RESPONSES_TYPE).with_stream(true);
+    let o = crate::providers::decode(Provider::OpenaiResponses, &req, &response(200, &body));
+    let o = o.unwrap();
+    assert_eq!(o.tool_calls.len(), 1, "{o:?}");
+    assert_eq!(o.tool_calls[0].namespace.as_deref(), Some("get_weather"));
 }
