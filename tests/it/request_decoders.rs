@@ -94,7 +94,9 @@ fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
             e.thinking = None;
             fold_system(&mut e.messages, false, true);
             for h in &mut e.hosted {
-                let HostedTool::WebSearch { variant, .. } = h;
+                let HostedTool::WebSearch { variant, .. } = h else {
+                    continue;
+                };
                 if grounding_required {
                     *variant = Some("web_search_preview".into());
                 }
@@ -120,8 +122,9 @@ fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
                 n.thinking.map_or(d, |b| b + d)
             }));
             for h in &mut e.hosted {
-                let HostedTool::WebSearch { variant, .. } = h;
-                *variant = None;
+                if let HostedTool::WebSearch { variant, .. } = h {
+                    *variant = None;
+                }
             }
             let wire_tools = !e.tools.is_empty() || !e.hosted.is_empty();
             e.tool_choice = match &n.tool_choice {
@@ -156,8 +159,9 @@ fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
             order_results(&mut e.messages);
             e.parallel_tool_calls = None;
             for h in &mut e.hosted {
-                let HostedTool::WebSearch { variant, .. } = h;
-                *variant = None;
+                if let HostedTool::WebSearch { variant, .. } = h {
+                    *variant = None;
+                }
             }
             if let Some(ToolChoice::Allowed {
                 mode: AllowedMode::Required,
