@@ -59,7 +59,7 @@ impl DecodedRequest {
 
     /// The tools the neutral request cannot carry, kept as extras: a whole tool of another type
     /// (`/tools/N`: OpenAI `custom` freeform and grammar tools, hosted tools other than web
-    /// search, Anthropic server tools) and Gemini's tool kinds other than functions and search
+    /// search and tool search, Anthropic server tools other than those two) and Gemini's tool kinds other than functions and search
     /// (`/tools/N/codeExecution`, …), and Anthropic's mid-conversation tool changes
     /// (`tool_addition`, `tool_removal` blocks of a system message). Each is `(pointer, type)`.
     /// A gateway that re-encodes the request must refuse these, never drop them or send them as

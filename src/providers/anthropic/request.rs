@@ -8,7 +8,9 @@
 //! `is_error` and the name of the call they answer, then the user's text blocks after them;
 //! assistant `text`, `tool_use` calls, and thinking or server-tool blocks as opaque items,
 //! verbatim), `tools` (client tools with `input_schema` and `strict`; `web_search_*` server
-//! tools as hosted search, variant `None` for `web_search_20250305`), `tool_choice` (`auto`,
+//! tools as hosted search, variant `None` for `web_search_20250305`; a `tool_search_tool_*`
+//! server tool as a hosted tool search, and beside it the `defer_loading` client tools as
+//! declared tools marked deferred), `tool_choice` (`auto`,
 //! `any` = required, `none`, `tool` = forced, or REQUIRED grounding when it names a hosted
 //! tool; `disable_parallel_tool_use` = the parallel switch off), `thinking.budget_tokens`,
 //! `stream`.
