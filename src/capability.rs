@@ -146,7 +146,8 @@ pub fn forces_search(provider: Provider, body: &serde_json::Value) -> bool {
 /// Fails closed before anything is sent when hosted tools are asked for in a way the provider
 /// cannot honour: REQUIRED search it cannot guarantee, or a non-auto tool_choice it rejects.
 pub(crate) fn check(provider: Provider, req: &ChatRequest) -> Result<(), EncodeError> {
-    if req.hosted.is_empty() {
+    // The facts below are web search's; a tool search is checked by `providers::tool_search`.
+    if !req.hosted.iter().any(HostedTool::is_web_search) {
         return Ok(());
     }
     let cap = capability(provider, &req.model);

@@ -17,8 +17,8 @@ mod severity;
 pub use codec::{DecodeError, EncodeError, Encoded};
 pub(crate) use outcome::MAX_DIAGNOSTICS;
 pub use outcome::{
-    Diagnostic, DiagnosticKind, Finish, HostedActivity, Outcome, ProviderError, TruncatedCall,
-    Usage,
+    Diagnostic, DiagnosticKind, Finish, HostedActivity, Outcome, ProviderError, ToolSearchActivity,
+    TruncatedCall, Usage,
 };
 pub use provider::Provider;
 pub use request::{

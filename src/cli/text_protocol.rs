@@ -77,6 +77,8 @@ fn chat_request(request: &Value, stream: bool) -> ChatRequest {
                 .unwrap_or_else(tooltape::model::empty_parameters),
             strict: t.strict.then_some(true),
             eager_input_streaming: false,
+            defer_loading: false,
+            namespace: None,
         })
         .collect();
     let tool_choice = request

@@ -319,6 +319,8 @@ impl DriverTool {
             parameters: self.parameters.clone(),
             strict: None,
             eager_input_streaming: self.eager_input_streaming,
+            defer_loading: false,
+            namespace: None,
         }
     }
 }

@@ -33,6 +33,8 @@ fn request() -> ChatRequest {
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}}),
             strict: None,
             eager_input_streaming: false,
+            defer_loading: false,
+            namespace: None,
         })
         .with_choice(ToolChoice::Required)
         .with_strict(StrictPolicy::Require);

@@ -120,6 +120,8 @@ fn strict_is_wanted_where_the_projects_encoder_sends_it() {
         parameters: json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}}),
         strict,
         eager_input_streaming: false,
+        defer_loading: false,
+        namespace: None,
     };
     let view = |strict: Option<bool>| RequestView {
         tools: vec![tool(strict)],

@@ -256,6 +256,8 @@ fn listed(t: &rmcp::model::Tool, max_schema_bytes: usize) -> ListedTool {
             },
             strict: None,
             eager_input_streaming: false,
+            defer_loading: false,
+            namespace: None,
         },
         oversized_schema: oversized,
     }

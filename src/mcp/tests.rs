@@ -16,6 +16,8 @@ fn tool(parameters: Value) -> Tool {
         parameters,
         strict: None,
         eager_input_streaming: false,
+        defer_loading: false,
+        namespace: None,
     }
 }
 

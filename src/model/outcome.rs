@@ -1,5 +1,5 @@
 //! What came back for one exchange in neutral form: [`Outcome`] with its calls' finish, usage,
-//! error, diagnostics and hosted activity. Its repairs (cut calls, finish from calls) are `repair.rs`.
+//! error, diagnostics, hosted and tool-search activity. Its repairs (cut calls, finish from calls) are `repair.rs`.
 
 use std::borrow::Cow;
 
@@ -135,6 +135,10 @@ pub struct Outcome {
     /// Hosted (server-side) tool activity: never counted as client tool calls.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hosted: Option<HostedActivity>,
+    /// Tool-search activity (Anthropic `tool_search_tool_*`, Responses `tool_search`): server
+    /// items, never client tool calls, and no web search.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_search: Option<ToolSearchActivity>,
     /// Provider-opaque items to send back on the next turn (see the `opaque` of
     /// [`Message::Assistant`](super::request::Message::Assistant)).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -170,6 +174,16 @@ pub struct HostedActivity {
     /// The hosted tool type the provider echoed (`web_search`, `web_search_preview`, `google_search`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_type: Option<String>,
+}
+
+/// A tool search seen in a response: how many searches ran, and the tools they loaded.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolSearchActivity {
+    /// Searches the provider ran (`server_tool_use` of a tool-search tool, `tool_search_call`).
+    pub searches: u32,
+    /// The tools the searches returned, in order (`tool_reference`'s `tool_name`, the names in
+    /// `tool_search_output`'s `tools`).
+    pub loaded: Vec<String>,
 }
 
 impl Outcome {

@@ -23,6 +23,15 @@ pub struct Tool {
     /// API has the switch; the other encoders drop it with a note.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub eager_input_streaming: bool,
+    /// Declared but deferred: its definition is sent, marked `defer_loading`, and it becomes
+    /// callable once a tool search ([`HostedTool::ToolSearch`]) returns its reference. Only
+    /// Anthropic Messages and OpenAI Responses have it; the other encoders refuse it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defer_loading: bool,
+    /// The OpenAI Responses namespace the function is declared in (`{"type":"namespace"}`); its
+    /// calls come back, and must be replayed, with that `namespace`. Only Responses has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
 }
 
 /// `{"type":"object","properties":{}}`: the schema of a tool without parameters.
@@ -137,6 +146,20 @@ pub enum HostedTool {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         variant: Option<String>,
     },
+    /// A tool search: the provider searches the request's deferred tools ([`Tool::defer_loading`])
+    /// and loads those it finds. Anthropic Messages and OpenAI Responses only.
+    ToolSearch {
+        /// The wire type: Anthropic's `tool_search_tool_regex_20251119` or
+        /// `tool_search_tool_bm25_20251119`, OpenAI Responses' `tool_search`.
+        variant: String,
+    },
+}
+
+impl HostedTool {
+    /// Whether this is the hosted web search (the grounding machinery's one tool).
+    pub fn is_web_search(&self) -> bool {
+        matches!(self, HostedTool::WebSearch { .. })
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -253,6 +276,14 @@ impl ChatRequest {
         self.tools.iter().find(|t| t.name == name)
     }
 
+    /// The tool-search tool the request declares, if any.
+    pub fn tool_search(&self) -> Option<&str> {
+        self.hosted.iter().find_map(|h| match h {
+            HostedTool::ToolSearch { variant } => Some(variant.as_str()),
+            HostedTool::WebSearch { .. } => None,
+        })
+    }
+
     /// The caller asks for strict tool schemas: the policy requires it or a tool does.
     pub fn asks_strict(&self) -> bool {
         self.strict == StrictPolicy::Require || self.tools.iter().any(|t| t.strict == Some(true))
@@ -269,6 +300,12 @@ pub struct ToolCall {
     /// Gemini `thoughtSignature` attached to the call's part: must be sent back on the next turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thought_signature: Option<String>,
+    /// OpenAI Responses `function_call.namespace`: the namespace of the function called (a
+    /// deferred top-level function's calls carry its own name). A replay without it is refused
+    /// (`400 Missing namespace for function_call`), so it travels with the call; only the
+    /// Responses encoder can write it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
 }
 
 impl ToolCall {
@@ -279,6 +316,7 @@ impl ToolCall {
             name: name.into(),
             arguments,
             thought_signature: None,
+            namespace: None,
         }
     }
 }

@@ -59,7 +59,7 @@ impl DecodedRequest {
 
     /// The tools the neutral request cannot carry, kept as extras: a whole tool of another type
     /// (`/tools/N`: OpenAI `custom` freeform and grammar tools, hosted tools other than web
-    /// search, Anthropic server tools) and Gemini's tool kinds other than functions and search
+    /// search and tool search, Anthropic server tools other than those two) and Gemini's tool kinds other than functions and search
     /// (`/tools/N/codeExecution`, …), and Anthropic's mid-conversation tool changes
     /// (`tool_addition`, `tool_removal` blocks of a system message). Each is `(pointer, type)`.
     /// A gateway that re-encodes the request must refuse these, never drop them or send them as
@@ -150,7 +150,8 @@ fn choice_json(choice: &ToolChoice) -> Value {
 /// request's tools equal when the project's encoder built it. Each schema is the one the schema
 /// layer prepares under the request's strict policy (OpenAI strict transform, Anthropic strict
 /// subset, Gemini sanitizer; a tool without parameters has the empty object schema), `strict` is
-/// the flag as sent, `eager_input_streaming` only on Anthropic, and Anthropic keeps only an allowed subset's tools (it has no allowed list).
+/// the flag as sent, `eager_input_streaming` only on Anthropic, `defer_loading` on Anthropic and
+/// Responses, `namespace` on Responses, and Anthropic keeps only an allowed subset's tools (it has no allowed list).
 /// The text protocol sends no tools on the wire: its list is empty.
 pub fn sent_tools(provider: Provider, req: &ChatRequest) -> Result<Vec<Tool>, EncodeError> {
     if provider == Provider::TextProtocol {
@@ -172,6 +173,12 @@ pub fn sent_tools(provider: Provider, req: &ChatRequest) -> Result<Vec<Tool>, En
             // Only Anthropic's wire has the switch.
             eager_input_streaming: provider == Provider::Anthropic
                 && req.tool(&p.name).is_some_and(|t| t.eager_input_streaming),
+            // Only Anthropic's and Responses' wires defer a tool (the others refuse one).
+            defer_loading: matches!(provider, Provider::Anthropic | Provider::OpenaiResponses)
+                && req.tool(&p.name).is_some_and(|t| t.defer_loading),
+            namespace: (provider == Provider::OpenaiResponses)
+                .then(|| req.tool(&p.name).and_then(|t| t.namespace.clone()))
+                .flatten(),
             name: p.name,
             description: p.description,
             parameters: if p.parameters.is_null() {

@@ -20,6 +20,7 @@ pub mod text_protocol;
 mod tool_names;
 mod tool_rejection;
 mod tool_results;
+pub(crate) mod tool_search;
 
 #[cfg(test)]
 pub(crate) mod testkit;

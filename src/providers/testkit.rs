@@ -211,6 +211,8 @@ pub(crate) fn object_tool(name: &str) -> Tool {
         parameters: serde_json::json!({"type": "object"}),
         strict: None,
         eager_input_streaming: false,
+        defer_loading: false,
+        namespace: None,
     }
 }
 
@@ -222,6 +224,8 @@ pub(crate) fn q_tool(name: &str) -> Tool {
         parameters: serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}}),
         strict: None,
         eager_input_streaming: false,
+        defer_loading: false,
+        namespace: None,
     }
 }
 
@@ -254,6 +258,8 @@ pub(crate) fn tool(name: &str) -> Tool {
         parameters: serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
         strict: None,
         eager_input_streaming: false,
+        defer_loading: false,
+        namespace: None,
     }
 }
 

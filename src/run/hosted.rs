@@ -160,14 +160,16 @@ pub(crate) fn variant_of(req: &ChatRequest) -> String {
         .iter()
         .find_map(|h| match h {
             HostedTool::WebSearch { variant, .. } => variant.clone(),
+            HostedTool::ToolSearch { .. } => None,
         })
         .unwrap_or_else(|| capability::VARIANTS[0].to_string())
 }
 
 pub(crate) fn set_variant(req: &mut ChatRequest, v: &str) {
     for h in &mut req.hosted {
-        let HostedTool::WebSearch { variant, .. } = h;
-        *variant = Some(v.to_string());
+        if let HostedTool::WebSearch { variant, .. } = h {
+            *variant = Some(v.to_string());
+        }
     }
 }
 

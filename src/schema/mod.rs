@@ -46,6 +46,7 @@ pub(crate) use meaning::{by_meaning, keyword_paths, proto_names};
 pub use openai::{Transformed, transform as openai_transform};
 pub(crate) use prepare::prepare_tools;
 pub use prepare::{check, openai_strict, strict_parameters};
+pub(crate) use prepared::PreparedTool;
 pub use prepared::{Loss, Strict, Violation};
 pub(crate) use restore::restore_optional;
 #[cfg(test)]

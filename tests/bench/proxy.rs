@@ -45,6 +45,8 @@ pub(crate) fn weather_request(model: &str) -> ChatRequest {
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
             strict: None,
             eager_input_streaming: false,
+            defer_loading: false,
+            namespace: None,
         })
         .with_choice(ToolChoice::Required)
         .with_max_tokens(256)

@@ -29,6 +29,8 @@ pub fn request(stream: bool) -> ChatRequest {
                 "city": {"type": "string"}, "unit": {"type": "string"}}, "required": ["city"]}),
                 strict: None,
                 eager_input_streaming: false,
+                defer_loading: false,
+                namespace: None,
             },
             Tool {
                 name: "search".into(),
@@ -36,6 +38,8 @@ pub fn request(stream: bool) -> ChatRequest {
                 parameters: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
                 strict: None,
                 eager_input_streaming: false,
+                defer_loading: false,
+                namespace: None,
             },
         ])
         .with_choice(ToolChoice::Auto)

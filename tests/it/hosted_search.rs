@@ -18,6 +18,8 @@ fn required_request(model: &str, choice: Option<ToolChoice>, with_function: bool
             parameters: serde_json::json!({"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}),
             strict: None,
             eager_input_streaming: false,
+            defer_loading: false,
+            namespace: None,
         }]
     } else {
         Vec::new()

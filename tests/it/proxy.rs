@@ -40,6 +40,8 @@ pub(super) fn weather_request(model: &str, stream: bool) -> ChatRequest {
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
             strict: None,
             eager_input_streaming: false,
+            defer_loading: false,
+            namespace: None,
         })
         .with_choice(ToolChoice::Required)
         .with_stream(stream)
@@ -744,6 +746,7 @@ fn follow_up(model: &str, result_id: &str) -> ChatRequest {
             name: "get_weather".into(),
             arguments: json!({"city": "Paris"}),
             thought_signature: None,
+            namespace: None,
         }],
         opaque: vec![],
     });
@@ -954,6 +957,7 @@ async fn a_result_part_the_target_cannot_express_is_refused_in_the_client_s_form
                         name: "get_weather".into(),
                         arguments: json!({"city": "Oslo"}),
                         thought_signature: None,
+                        namespace: None,
                     }],
                     opaque: Vec::new(),
                 },

@@ -22,6 +22,8 @@ pub fn request_for(record: &Value) -> ChatRequest {
             parameters: tooltape::model::empty_parameters(),
             strict: None,
             eager_input_streaming: false,
+            defer_loading: false,
+            namespace: None,
         });
     ChatRequest::new(meta["model"].as_str().unwrap_or("unknown"))
         .with_tools(tools)

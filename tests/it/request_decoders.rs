@@ -22,6 +22,15 @@ use tooltape::{
     model::AllowedMode, model::Grounding, providers::DecodedRequest,
 };
 
+/// Applies `f` to each hosted web search's variant (a tool search has none).
+fn search_variants(e: &mut ChatRequest, f: impl Fn(&mut Option<String>)) {
+    for h in &mut e.hosted {
+        if let HostedTool::WebSearch { variant, .. } = h {
+            f(variant);
+        }
+    }
+}
+
 /// The neutral request as `provider`'s wire carries it (see the module docs).
 fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
     let mut e = n.clone();
@@ -93,15 +102,14 @@ fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
         Provider::OpenaiResponses => {
             e.thinking = None;
             fold_system(&mut e.messages, false, true);
-            for h in &mut e.hosted {
-                let HostedTool::WebSearch { variant, .. } = h;
+            search_variants(&mut e, |variant| {
                 if grounding_required {
                     *variant = Some("web_search_preview".into());
                 }
                 if variant.as_deref() == Some("web_search") {
                     *variant = None;
                 }
-            }
+            });
             if grounding_required {
                 e.tool_choice = None;
             } else if e.tool_choice.is_none() && !n.hosted.is_empty() {
@@ -119,10 +127,7 @@ fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
                 let d = tooltape::providers::anthropic::DEFAULT_MAX_TOKENS;
                 n.thinking.map_or(d, |b| b + d)
             }));
-            for h in &mut e.hosted {
-                let HostedTool::WebSearch { variant, .. } = h;
-                *variant = None;
-            }
+            search_variants(&mut e, |variant| *variant = None);
             let wire_tools = !e.tools.is_empty() || !e.hosted.is_empty();
             e.tool_choice = match &n.tool_choice {
                 _ if grounding_required => None,
@@ -155,10 +160,7 @@ fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
             drop_empty_assistant(&mut e.messages);
             order_results(&mut e.messages);
             e.parallel_tool_calls = None;
-            for h in &mut e.hosted {
-                let HostedTool::WebSearch { variant, .. } = h;
-                *variant = None;
-            }
+            search_variants(&mut e, |variant| *variant = None);
             if let Some(ToolChoice::Allowed {
                 mode: AllowedMode::Required,
                 tools,

@@ -85,6 +85,7 @@ pub(crate) fn reasoning(answered: &Outcome, sent: &ChatRequest) -> Vec<Finding> 
         signed = (answered.tool_calls.iter())
             .map(|c| ToolCall {
                 thought_signature: None,
+                namespace: None,
                 ..c.clone()
             })
             .collect();

@@ -8,7 +8,7 @@ use crate::http::HttpResponse;
 use crate::model::DecodeError;
 use crate::model::{
     ChatRequest, Diagnostic, DiagnosticKind, Finish, HostedActivity, Outcome, ProviderError,
-    ToolCall, Usage,
+    ToolCall, ToolSearchActivity, Usage,
 };
 use crate::providers::openai_chat::wire::BStr;
 
@@ -95,6 +95,7 @@ pub(super) struct Builder {
     open: Vec<(u64, Open)>,
     hosted: HostedActivity,
     saw_hosted: bool,
+    tool_search: Option<ToolSearchActivity>,
     /// The last block started, when it is a `tool_use`: its call number, and whether argument
     /// text (`input_json_delta`) came for it.
     last_tool_block: Option<(usize, bool)>,
@@ -149,6 +150,16 @@ impl Builder {
             }
             "redacted_thinking" => {
                 self.outcome.opaque.push(block.clone());
+                Open::Ignored
+            }
+            // A tool search is a server tool too, but no web search (docs/wire-formats.md).
+            "server_tool_use" if is_tool_search(block) => {
+                self.tool_search.get_or_insert_default().searches += 1;
+                Open::Ignored
+            }
+            "tool_search_tool_result" => {
+                let found = self.tool_search.get_or_insert_default();
+                found.loaded.extend(references(block));
                 Open::Ignored
             }
             "server_tool_use" => {
@@ -337,6 +348,7 @@ impl Builder {
         if self.saw_hosted {
             self.outcome.hosted = Some(self.hosted);
         }
+        self.outcome.tool_search = self.tool_search;
         self.outcome
     }
 
@@ -461,4 +473,25 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
 pub(super) struct MessageHead {
     pub model: Option<String>,
     pub usage: Option<WireUsage>,
+}
+
+/// Whether a `server_tool_use` block is a tool search (`tool_search_tool_regex`, `…_bm25`).
+fn is_tool_search(block: &Value) -> bool {
+    (block.get("name").and_then(Value::as_str))
+        .is_some_and(|n| n.starts_with(crate::providers::tool_search::ANTHROPIC_PREFIX))
+}
+
+/// The tool names a `tool_search_tool_result` returns: its content's `tool_reference` blocks,
+/// as a list or under a `tool_search_tool_search_result`'s `tool_references` (an error content
+/// returns none).
+fn references(block: &Value) -> Vec<String> {
+    let content = block.get("content");
+    let refs = content
+        .and_then(Value::as_array)
+        .or_else(|| content?.get("tool_references")?.as_array());
+    (refs.into_iter().flatten())
+        .filter(|r| r.get("type").and_then(Value::as_str) == Some("tool_reference"))
+        .filter_map(|r| r.get("tool_name").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect()
 }

@@ -15,6 +15,7 @@ use crate::model::{AllowedMode, ChatRequest, HostedTool, Message, Tool, ToolCall
 use crate::model::{EncodeError, Encoded, Provider};
 use crate::providers::tool_names::check_plain;
 use crate::providers::tool_results::run_at;
+use crate::providers::tool_search::{self, has_variant};
 use crate::schema::prepare_tools;
 
 pub use decode::decode;
@@ -29,6 +30,8 @@ pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 /// Builds the Messages request. Fails closed (`FORCED_WITH_THINKING`, `ALLOWED_UNKNOWN_TOOL`)
 /// rather than sending what the API rejects or would silently reinterpret.
 pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
+    // A deferred tool, a tool search or a namespace this wire cannot express is refused.
+    crate::providers::tool_search::check(Provider::Anthropic, req)?;
     check_plain("Anthropic", &req.tools)?;
     let mut notes = Vec::new();
     let choice = req.tool_choice.as_ref();
@@ -80,6 +83,9 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
             if req.tool(&t.name).is_some_and(|t| t.eager_input_streaming) {
                 o.insert("eager_input_streaming".into(), json!(true));
             }
+            if req.tool(&t.name).is_some_and(|t| t.defer_loading) {
+                o.insert("defer_loading".into(), json!(true));
+            }
             Value::Object(o)
         })
         .collect();
@@ -88,6 +94,13 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
             // REQUIRED search is forced through tool_choice (see `tool_choice`).
             HostedTool::WebSearch { .. } => {
                 wire_tools.push(json!({"type": "web_search_20250305", "name": "web_search"}))
+            }
+            HostedTool::ToolSearch { variant } if has_variant(Provider::Anthropic, variant) => {
+                let name = tool_search::anthropic_name(variant);
+                wire_tools.push(json!({"type": variant, "name": name}));
+            }
+            HostedTool::ToolSearch { variant } => {
+                return Err(tool_search::refused(Provider::Anthropic, variant));
             }
         }
     }
@@ -168,8 +181,8 @@ fn tool_choice(req: &ChatRequest) -> Option<Value> {
         return Some(Value::Object(o));
     }
     match &req.tool_choice {
-        None if !req.hosted.is_empty() => {
-            // Hosted tools: the choice is always explicit (AUTO sends auto).
+        None if req.hosted.iter().any(HostedTool::is_web_search) => {
+            // Hosted web search: the choice is always explicit (AUTO sends auto).
             o.insert("type".into(), json!("auto"));
         }
         None if req.parallel_tool_calls == Some(false) => {

@@ -8,7 +8,9 @@
 //! `is_error` and the name of the call they answer, then the user's text blocks after them;
 //! assistant `text`, `tool_use` calls, and thinking or server-tool blocks as opaque items,
 //! verbatim), `tools` (client tools with `input_schema` and `strict`; `web_search_*` server
-//! tools as hosted search, variant `None` for `web_search_20250305`), `tool_choice` (`auto`,
+//! tools as hosted search, variant `None` for `web_search_20250305`; a `tool_search_tool_*`
+//! server tool as a hosted tool search, and beside it the `defer_loading` client tools as
+//! declared tools marked deferred), `tool_choice` (`auto`,
 //! `any` = required, `none`, `tool` = forced, or REQUIRED grounding when it names a hosted
 //! tool; `disable_parallel_tool_use` = the parallel switch off), `thinking.budget_tokens`,
 //! `stream`.
@@ -27,6 +29,7 @@ use crate::providers::decoded::{
     query_extras, type_error, wire,
 };
 use crate::providers::result_parts::{Api, read as read_parts};
+use crate::providers::tool_search::{ANTHROPIC_PREFIX as SEARCH_PREFIX, anthropic_name};
 
 const NOT_CARRIED: &[&str] = &[
     "temperature",
@@ -144,8 +147,9 @@ fn tool_choice_of(
             if hosted_names.iter().any(|h| h == name) && out.tool(name).is_none() {
                 // Forcing the server search tool: REQUIRED grounding.
                 for h in &mut out.hosted {
-                    let HostedTool::WebSearch { grounding, .. } = h;
-                    *grounding = Grounding::Required;
+                    if let HostedTool::WebSearch { grounding, .. } = h {
+                        *grounding = Grounding::Required;
+                    }
                 }
             } else {
                 out.tool_choice = Some(ToolChoice::Forced(name.to_string()));
@@ -196,24 +200,47 @@ fn thinking_of(
     Ok(())
 }
 
-/// The `tools` array: client tools into `out.tools` (those with `defer_loading` into
-/// `deferred`), server search tools into `out.hosted` (their names
-/// returned, for a `tool` choice that forces one), anything else kept as an extra.
+/// The `tools` array: client tools into `out.tools`, server web search tools into `out.hosted`
+/// (their names returned, for a `tool` choice that forces one), a tool-search server tool into
+/// `out.hosted`, anything else kept as an extra. A client tool with `defer_loading` is a declared
+/// tool marked deferred when a tool-search tool is declared beside it; without one it goes into
+/// `deferred`, not in force until a `tool_addition` names it (`tool_changes`).
 fn tools_of(
     tools: &[Value],
     out: &mut crate::model::ChatRequest,
     extras: &mut Vec<Extra>,
     deferred: &mut Vec<Tool>,
 ) -> Result<Vec<String>, DecodeError> {
+    let searching = tools.iter().any(|t| {
+        (t.get("type").and_then(Value::as_str)).is_some_and(|ty| ty.starts_with(SEARCH_PREFIX))
+    });
     let mut hosted_names = Vec::new();
     for (i, t) in tools.iter().enumerate() {
         let ptr = push("/tools", &i.to_string());
         let mut f = Fields::of(t, &ptr, "a tool")?;
         match f.str("type")? {
             None | Some("custom") => match client_tool(f, extras)? {
+                (mut tool, true) if searching => {
+                    tool.defer_loading = true;
+                    out.tools.push(tool);
+                }
                 (tool, true) => deferred.push(tool),
                 (tool, false) => out.tools.push(tool),
             },
+            Some(ty) if ty.starts_with(SEARCH_PREFIX) => {
+                let variant = ty.to_string();
+                if f.str("name")? != Some(anthropic_name(&variant)) {
+                    // The API fixes the name; another one is not what the encoder writes.
+                    extras.push(Extra {
+                        pointer: f.at("name"),
+                        kind: ExtraKind::Unknown,
+                        value: t.get("name").cloned().unwrap_or(Value::Null),
+                    });
+                }
+                f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
+                f.finish(extras);
+                out.hosted.push(HostedTool::ToolSearch { variant });
+            }
             Some(ty) if ty.starts_with("web_search_") => {
                 let name = f.str("name")?.unwrap_or("web_search");
                 hosted_names.push(name.to_string());

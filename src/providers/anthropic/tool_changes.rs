@@ -8,8 +8,10 @@
 //! force. Changes apply in conversation order. What cannot be folded (MCP references, a
 //! reference to no declared tool, a definition of a server tool) stays a not-carried extra, so
 //! `DecodedRequest::uncarried_tools` names it and `tooltape proxy` refuses it: a removed tool is
-//! never silently kept and an added one never silently dropped. A deferred tool no change adds
-//! is not in force (its `defer_loading` is a wire extra). Also the reading of one client tool,
+//! never silently kept and an added one never silently dropped. Without a tool-search tool in
+//! the request, a deferred tool no change adds is not in force (its `defer_loading` is a wire
+//! extra); beside one it is a declared tool marked deferred (`Tool::defer_loading`, read by
+//! `request::tools_of`), which a search loads. Also the reading of one client tool,
 //! shared by the `tools` array and inline definitions.
 
 use serde_json::Value;
@@ -85,7 +87,8 @@ fn reference(tools: &mut Vec<Tool>, deferred: &mut Vec<Tool>, name: &str, adds: 
 }
 
 /// A client tool (`type` absent or `custom`), its other fields read from `f`; `true` beside it
-/// when it is declared with `defer_loading` (not in force until a `tool_addition` names it).
+/// when it is declared with `defer_loading`: beside a tool-search tool a declared tool marked
+/// deferred, without one not in force until a `tool_addition` names it.
 pub(super) fn client_tool(
     mut f: Fields<'_>,
     extras: &mut Vec<Extra>,
@@ -114,6 +117,9 @@ pub(super) fn client_tool(
         parameters,
         strict,
         eager_input_streaming,
+        // Deferred in the neutral request only beside a tool search (the caller decides).
+        defer_loading: false,
+        namespace: None,
     };
     Ok((tool, deferred == Some(true)))
 }

@@ -218,6 +218,7 @@ impl Accum {
             name,
             arguments: fc.args.unwrap_or_else(|| json!({})),
             thought_signature,
+            namespace: None,
         });
     }
 

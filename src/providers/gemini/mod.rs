@@ -38,6 +38,8 @@ pub(crate) fn validates_signatures(model: &str) -> bool {
 
 /// Builds the `generateContent` request (`streamGenerateContent?alt=sse` when streaming).
 pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
+    // A deferred tool, a tool search or a namespace this wire cannot express is refused.
+    crate::providers::tool_search::check(Provider::Gemini, req)?;
     check_gemini(&req.tools)?;
     let (prepared, mut notes) = prepare_tools(Provider::Gemini, &req.tools, req.strict)?;
     let mut body = Map::new();
@@ -85,6 +87,13 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
         match h {
             // A separate tool entry; grounding policy (required / fail closed) comes later.
             HostedTool::WebSearch { .. } => tools.push(json!({"googleSearch": {}})),
+            // Gemini has no tool search: refused, never dropped.
+            HostedTool::ToolSearch { variant } => {
+                return Err(crate::providers::tool_search::refused(
+                    Provider::Gemini,
+                    variant,
+                ));
+            }
         }
     }
     if !tools.is_empty() {

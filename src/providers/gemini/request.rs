@@ -275,6 +275,7 @@ fn function_call(
         name: name.to_string(),
         arguments,
         thought_signature,
+        namespace: None,
     })
 }
 
@@ -419,6 +420,8 @@ fn tool(
                 parameters,
                 strict: None,
                 eager_input_streaming: false,
+                defer_loading: false,
+                namespace: None,
             });
         }
     }

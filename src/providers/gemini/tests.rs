@@ -147,6 +147,7 @@ fn multi_turn_carries_signatures_and_groups_results() {
         name: name.into(),
         arguments: json!({"q": name}),
         thought_signature: sig.map(str::to_string),
+        namespace: None,
     };
     let mut r = req(Some(ToolChoice::Auto));
     r.messages.extend([

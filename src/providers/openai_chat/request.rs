@@ -253,6 +253,7 @@ fn legacy_call(
         name: name.to_string(),
         arguments,
         thought_signature: None,
+        namespace: None,
     })
 }
 
@@ -294,6 +295,8 @@ fn legacy_functions(
                 parameters,
                 strict: None,
                 eager_input_streaming: false,
+                defer_loading: false,
+                namespace: None,
             });
         }
     }
@@ -398,6 +401,8 @@ fn tool(t: &Value, ptr: &str, extras: &mut Vec<Extra>) -> Result<Option<Tool>, D
         parameters,
         strict,
         eager_input_streaming: false,
+        defer_loading: false,
+        namespace: None,
     }))
 }
 

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use crate::http::HttpResponse;
 use crate::model::{
     ChatRequest, DecodeError, Finish, HostedActivity, Outcome, ProviderError, ToolCall,
+    ToolSearchActivity,
 };
 use crate::providers::openai_chat::wire::{BStr, UsageWire};
 use crate::providers::openai_chat::{
@@ -151,12 +152,14 @@ pub(super) type LastCall = Option<(String, bool)>;
 /// Output items gathered in order, turned into calls, text, opaque items and hosted activity.
 #[derive(Default)]
 pub(crate) struct Items {
-    calls: Vec<(String, String, String)>,
+    /// Each call's id, name, arguments text and namespace.
+    calls: Vec<(String, String, String, Option<String>)>,
     /// The last call's item said `status: "incomplete"` (a streamed call's deltas carry none).
     last_call_incomplete: bool,
     text: String,
     opaque: Vec<Value>,
     hosted: Option<HostedActivity>,
+    tool_search: Option<ToolSearchActivity>,
 }
 
 impl Items {
@@ -177,7 +180,8 @@ impl Items {
                 let args = item
                     .get("arguments")
                     .map_or_else(String::new, arguments_string);
-                self.call(id, s("name"), args);
+                let namespace = Some(s("namespace")).filter(|n| !n.is_empty());
+                self.call(id, s("name"), args, namespace);
                 self.last_call_incomplete = s("status") == "incomplete";
             }
             "message" => {
@@ -219,12 +223,18 @@ impl Items {
                 let sources = item.pointer("/action/sources").and_then(Value::as_array);
                 h.search_results += sources.map_or(0, |s| s.len() as u32);
             }
+            // A tool search and what it loaded: server items, never client calls.
+            "tool_search_call" => self.tool_search.get_or_insert_default().searches += 1,
+            "tool_search_output" => {
+                let found = self.tool_search.get_or_insert_default();
+                found.loaded.extend(loaded(item));
+            }
             _ => {} // other hosted/custom items are not client tool calls
         }
     }
 
-    pub(super) fn call(&mut self, id: String, name: String, args: String) {
-        self.calls.push((id, name, args));
+    pub(super) fn call(&mut self, id: String, name: String, args: String, ns: Option<String>) {
+        self.calls.push((id, name, args, ns));
         self.last_call_incomplete = false;
     }
 
@@ -241,24 +251,39 @@ impl Items {
         let last = self
             .calls
             .last()
-            .map(|(_, _, args)| (args.clone(), self.last_call_incomplete));
-        for (i, (id, name, args)) in self.calls.into_iter().enumerate() {
+            .map(|(_, _, args, _)| (args.clone(), self.last_call_incomplete));
+        for (i, (id, name, args, namespace)) in self.calls.into_iter().enumerate() {
             let arguments = parse_arguments(&args, i, &mut out.diagnostics);
             out.tool_calls.push(ToolCall {
                 id,
                 name,
                 arguments,
                 thought_signature: None,
+                namespace,
             });
         }
         if !self.text.is_empty() {
             out.text = Some(self.text);
         }
         out.opaque = self.opaque;
+        out.tool_search = self.tool_search;
         out.hosted = self.hosted.map(|mut h| {
             h.tool_type = search_tool;
             h
         });
         last
     }
+}
+
+/// The functions a `tool_search_output` loaded: its `tools`' names, a namespace's by its
+/// functions' names.
+fn loaded(item: &Value) -> Vec<String> {
+    let name = |t: &Value| t.get("name").and_then(Value::as_str).map(str::to_string);
+    let tools = item.get("tools").and_then(Value::as_array);
+    (tools.into_iter().flatten())
+        .flat_map(|t| match t.get("tools").and_then(Value::as_array) {
+            Some(members) => members.iter().filter_map(name).collect(),
+            None => name(t).into_iter().collect::<Vec<_>>(),
+        })
+        .collect()
 }

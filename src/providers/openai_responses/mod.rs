@@ -17,7 +17,8 @@ use crate::http::HttpRequest;
 use crate::model::{ChatRequest, HostedTool, Message, ToolChoice};
 use crate::model::{EncodeError, Encoded, Provider};
 use crate::providers::tool_names::check_plain;
-use crate::schema;
+use crate::providers::tool_search::{self, has_variant};
+use crate::schema::{self, PreparedTool};
 
 pub use decode::decode;
 pub use request::decode_request;
@@ -27,6 +28,8 @@ pub use stream::{Stream, synthetic_stream};
 pub const PATH: &str = "/v1/responses";
 
 pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
+    // A deferred tool, a tool search or a namespace this wire cannot express is refused.
+    crate::providers::tool_search::check(Provider::OpenaiResponses, req)?;
     check_plain("Responses", &req.tools)?;
     let names: Vec<&str> = req.tools.iter().map(|t| t.name.as_str()).collect();
     let has_tools = !req.tools.is_empty() || !req.hosted.is_empty();
@@ -51,34 +54,30 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
         "input".into(),
         Value::Array(input(&req.messages, &mut notes)),
     );
-    let mut tools: Vec<Value> = prepared
-        .into_iter()
-        .map(|t| {
-            let mut f = Map::new();
-            f.insert("type".into(), json!("function"));
-            f.insert("name".into(), json!(t.name));
-            if let Some(d) = t.description {
-                f.insert("description".into(), json!(d));
-            }
-            f.insert("parameters".into(), t.parameters);
-            // Omitting `strict` here means "strict when possible" (Responses normalizes schemas);
-            // the neutral default is non-strict, so an unset value is sent as an explicit false.
-            f.insert("strict".into(), json!(t.strict.unwrap_or(false)));
-            Value::Object(f)
-        })
-        .collect();
+    let mut tools = function_tools(req, prepared);
     // REQUIRED search (possible only where `capability::check` allowed it): the hosted tool choice
     // `{"type":"web_search_preview"}` is the one form that forces it (ToolChoiceTypes has no
     // plain `web_search`), so the preview variant is sent.
     let force_search = crate::capability::grounding_required(req);
     for h in &req.hosted {
-        let HostedTool::WebSearch { variant, .. } = h;
-        let ty = if force_search {
-            "web_search_preview"
-        } else {
-            variant.as_deref().unwrap_or("web_search")
-        };
-        tools.push(json!({ "type": ty }));
+        match h {
+            HostedTool::WebSearch { variant, .. } => {
+                let ty = if force_search {
+                    "web_search_preview"
+                } else {
+                    variant.as_deref().unwrap_or("web_search")
+                };
+                tools.push(json!({ "type": ty }));
+            }
+            HostedTool::ToolSearch { variant }
+                if has_variant(Provider::OpenaiResponses, variant) =>
+            {
+                tools.push(json!({ "type": variant }));
+            }
+            HostedTool::ToolSearch { variant } => {
+                return Err(tool_search::refused(Provider::OpenaiResponses, variant));
+            }
+        }
     }
     if !tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools));
@@ -87,8 +86,8 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
         body.insert("tool_choice".into(), json!({"type": "web_search_preview"}));
     } else if let Some(choice) = &req.tool_choice {
         body.insert("tool_choice".into(), tool_choice(choice));
-    } else if !req.hosted.is_empty() {
-        // Hosted tools: the choice is always explicit, so a REQUIRED that could not be sent is
+    } else if req.hosted.iter().any(HostedTool::is_web_search) {
+        // Hosted web search: the choice is always explicit, so a REQUIRED that could not be sent is
         // never mistaken for a silent auto.
         body.insert("tool_choice".into(), json!("auto"));
     }
@@ -119,6 +118,46 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
         request: HttpRequest::post(PATH, Value::Object(body)),
         notes,
     })
+}
+
+/// The function tools as sent: `{"type":"function"}` entries (`defer_loading: true` on a
+/// deferred one), those of a namespace grouped in one `{"type":"namespace","name","tools"}`
+/// entry where its first function stands.
+fn function_tools(req: &ChatRequest, prepared: Vec<PreparedTool>) -> Vec<Value> {
+    let mut tools: Vec<Value> = Vec::new();
+    let mut spaces: Vec<(String, usize)> = Vec::new();
+    for t in prepared {
+        let own = req.tool(&t.name);
+        let mut f = Map::new();
+        f.insert("type".into(), json!("function"));
+        f.insert("name".into(), json!(t.name));
+        if let Some(d) = t.description {
+            f.insert("description".into(), json!(d));
+        }
+        f.insert("parameters".into(), t.parameters);
+        // Omitting `strict` here means "strict when possible" (Responses normalizes schemas);
+        // the neutral default is non-strict, so an unset value is sent as an explicit false.
+        f.insert("strict".into(), json!(t.strict.unwrap_or(false)));
+        if own.is_some_and(|t| t.defer_loading) {
+            f.insert("defer_loading".into(), json!(true));
+        }
+        let Some(space) = own.and_then(|t| t.namespace.as_deref()) else {
+            tools.push(Value::Object(f));
+            continue;
+        };
+        match spaces.iter().find(|(n, _)| n == space) {
+            Some(&(_, at)) => {
+                if let Some(Value::Array(members)) = tools[at].get_mut("tools") {
+                    members.push(Value::Object(f));
+                }
+            }
+            None => {
+                spaces.push((space.to_string(), tools.len()));
+                tools.push(json!({"type": "namespace", "name": space, "tools": [f]}));
+            }
+        }
+    }
+    tools
 }
 
 fn tool_choice(choice: &ToolChoice) -> Value {
@@ -164,10 +203,15 @@ fn input(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                     }));
                 }
                 for c in tool_calls {
-                    out.push(json!({
+                    let mut item = json!({
                         "type": "function_call", "call_id": c.id, "name": c.name,
                         "arguments": arguments_string(&c.arguments),
-                    }));
+                    });
+                    // A namespaced call replayed without its namespace is a 400.
+                    if let Some(ns) = &c.namespace {
+                        item["namespace"] = json!(ns);
+                    }
+                    out.push(item);
                 }
             }
             Message::Tool {

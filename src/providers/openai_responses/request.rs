@@ -2,12 +2,13 @@
 //! of `encode`, pure.
 //!
 //! Read: `model`, `instructions` (one system message, first), `input` (a string, or items:
-//! messages by role, `function_call` items grouped with the assistant text and reasoning items
+//! messages by role, `function_call` items (their `namespace` kept) grouped with the assistant text and reasoning items
 //! around them into one assistant turn, `function_call_output` linked by `call_id`; reasoning and
 //! other output items, and `item_reference`s to stored items, go back as the turn's opaque
 //! items, verbatim), function `tools` (`strict`
-//! kept as `Tool::strict`), hosted `web_search*` tools (variant: the wire type, `None` for the
-//! default `web_search`), `tool_choice` (a hosted-tool choice such as
+//! kept as `Tool::strict`, `defer_loading`, a `namespace` entry's functions with its name),
+//! hosted `web_search*` tools (variant: the wire type, `None` for the default `web_search`), the
+//! hosted `tool_search`, `tool_choice` (a hosted-tool choice such as
 //! `{"type":"web_search_preview"}` means REQUIRED grounding), `parallel_tool_calls`,
 //! `max_output_tokens`, `stream`.
 //! Not recoverable: the error flag of a tool result, where system messages stood (the encoder
@@ -24,6 +25,7 @@ use crate::providers::decoded::{
 };
 use crate::providers::openai_chat::{allowed, string_choice};
 use crate::providers::result_parts::{Api, read as read_parts};
+use crate::providers::tool_search::RESPONSES_TYPE;
 
 const NOT_CARRIED: &[&str] = &[
     "stream_options",
@@ -74,51 +76,10 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
         Some(other) => return Err(type_error("/input", "a string or an array of items", other)),
     }
 
-    let mut hosted_names = Vec::new();
-    if let Some(tools) = body.array("tools")? {
-        for (i, t) in tools.iter().enumerate() {
-            let ptr = push("/tools", &i.to_string());
-            let mut f = Fields::of(t, &ptr, "a tool")?;
-            match f.req_str("type", "every tool has a type")? {
-                "function" => {
-                    let name = f.req_str("name", "a function tool has a name")?;
-                    let description = f.str("description")?.map(str::to_string);
-                    let parameters = f.schema("parameters", None)?;
-                    let strict = f.strict(&mut extras)?;
-                    f.finish(&mut extras);
-                    out.tools.push(Tool {
-                        name: name.to_string(),
-                        description,
-                        parameters,
-                        strict,
-                        eager_input_streaming: false,
-                    });
-                }
-                ty if ty.starts_with("web_search") => {
-                    hosted_names.push(ty.to_string());
-                    out.hosted.push(HostedTool::WebSearch {
-                        grounding: Grounding::Auto,
-                        variant: (ty != DEFAULT_SEARCH).then(|| ty.to_string()),
-                    });
-                    // Options (search_context_size, user_location, filters) are not carried.
-                    for (k, v) in t.as_object().into_iter().flatten() {
-                        if k != "type" {
-                            extras.push(Extra {
-                                pointer: push(&ptr, k),
-                                kind: ExtraKind::NotCarried,
-                                value: v.clone(),
-                            });
-                        }
-                    }
-                }
-                _ => extras.push(Extra {
-                    pointer: ptr,
-                    kind: ExtraKind::NotCarried,
-                    value: t.clone(),
-                }),
-            }
-        }
-    }
+    let hosted_names = match body.array("tools")? {
+        Some(tools) => tools_of(tools, &mut out, &mut extras)?,
+        None => Vec::new(),
+    };
     if let Some(tc) = body.get("tool_choice") {
         match hosted_choice(tc) {
             Some(ty) => {
@@ -132,8 +93,9 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
                     });
                 }
                 for h in &mut out.hosted {
-                    let HostedTool::WebSearch { grounding, .. } = h;
-                    *grounding = Grounding::Required;
+                    if let HostedTool::WebSearch { grounding, .. } = h {
+                        *grounding = Grounding::Required;
+                    }
                 }
             }
             None => out.tool_choice = Some(tool_choice(tc, "/tool_choice")?),
@@ -147,6 +109,119 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
         request: out,
         extras,
     })
+}
+
+/// The `tools` array: functions into `out.tools` (a namespace's functions with their
+/// `namespace`, `defer_loading` kept), hosted web search and tool search into `out.hosted` (the
+/// web search types returned, for a hosted choice that forces one), anything else kept whole as
+/// a not-carried extra.
+fn tools_of(
+    tools: &[Value],
+    out: &mut crate::model::ChatRequest,
+    extras: &mut Vec<Extra>,
+) -> Result<Vec<String>, DecodeError> {
+    let mut hosted_names = Vec::new();
+    for (i, t) in tools.iter().enumerate() {
+        let ptr = push("/tools", &i.to_string());
+        let mut f = Fields::of(t, &ptr, "a tool")?;
+        match f.req_str("type", "every tool has a type")? {
+            "function" => out.tools.push(function(f, None, extras)?),
+            "namespace" => namespace(f, out, extras)?,
+            ty if ty.starts_with("web_search") => {
+                hosted_names.push(ty.to_string());
+                out.hosted.push(HostedTool::WebSearch {
+                    grounding: Grounding::Auto,
+                    variant: (ty != DEFAULT_SEARCH).then(|| ty.to_string()),
+                });
+                // Options (search_context_size, user_location, filters) are not carried.
+                not_carried_but(t, &ptr, "type", extras);
+            }
+            ty if ty == RESPONSES_TYPE => {
+                out.hosted.push(HostedTool::ToolSearch {
+                    variant: ty.to_string(),
+                });
+                // Its options (`execution`, a client search's `description`, `parameters`).
+                not_carried_but(t, &ptr, "type", extras);
+            }
+            _ => extras.push(Extra {
+                pointer: ptr,
+                kind: ExtraKind::NotCarried,
+                value: t.clone(),
+            }),
+        }
+    }
+    Ok(hosted_names)
+}
+
+/// Every field of the object `t` but `key`, as not-carried extras.
+fn not_carried_but(t: &Value, ptr: &str, key: &str, extras: &mut Vec<Extra>) {
+    for (k, v) in t.as_object().into_iter().flatten() {
+        if k != key {
+            extras.push(Extra {
+                pointer: push(ptr, k),
+                kind: ExtraKind::NotCarried,
+                value: v.clone(),
+            });
+        }
+    }
+}
+
+/// A function tool (`type` read already), in `namespace` when a namespace declares it.
+fn function(
+    mut f: Fields<'_>,
+    namespace: Option<&str>,
+    extras: &mut Vec<Extra>,
+) -> Result<Tool, DecodeError> {
+    let name = f.req_str("name", "a function tool has a name")?;
+    let description = f.str("description")?.map(str::to_string);
+    let parameters = f.schema("parameters", None)?;
+    let strict = f.strict(extras)?;
+    let defer_loading = f.bool("defer_loading")?;
+    if defer_loading == Some(false) {
+        wire(extras, f.at("defer_loading"), Value::Bool(false));
+    }
+    f.finish(extras);
+    Ok(Tool {
+        name: name.to_string(),
+        description,
+        parameters,
+        strict,
+        eager_input_streaming: false,
+        defer_loading: defer_loading == Some(true),
+        namespace: namespace.map(str::to_string),
+    })
+}
+
+/// A `{"type":"namespace","name","description","tools"}` entry (`type` read already): its
+/// functions into `out.tools` with the namespace's name; its description is not carried.
+fn namespace(
+    mut f: Fields<'_>,
+    out: &mut crate::model::ChatRequest,
+    extras: &mut Vec<Extra>,
+) -> Result<(), DecodeError> {
+    let name = f.req_str("name", "a namespace has a name")?;
+    let tools_ptr = f.at("tools");
+    let Some(members) = f.array("tools")? else {
+        return Err(field_error(
+            &tools_ptr,
+            "missing (a namespace holds its tools)",
+        ));
+    };
+    f.keep(&["description"], ExtraKind::NotCarried, extras);
+    f.finish(extras);
+    for (i, t) in members.iter().enumerate() {
+        let ptr = push(&tools_ptr, &i.to_string());
+        let mut m = Fields::of(t, &ptr, "a namespace's tool")?;
+        match m.req_str("type", "every tool has a type")? {
+            "function" => out.tools.push(function(m, Some(name), extras)?),
+            _ => extras.push(Extra {
+                pointer: ptr,
+                kind: ExtraKind::NotCarried,
+                value: t.clone(),
+            }),
+        }
+    }
+    Ok(())
 }
 
 /// `{"type":"web_search…"}` as a tool choice: the hosted type it forces.
@@ -247,14 +322,14 @@ fn input(
                     Some(a) => arguments(a, &f.at("arguments"))?,
                     None => Value::Object(Default::default()),
                 };
+                let namespace = f.str("namespace")?.map(str::to_string);
                 f.keep(&["id", "status"], ExtraKind::NotCarried, extras);
                 f.finish(extras);
                 turn.open = true;
-                turn.calls.push(ToolCall::unsigned(
-                    call_id.to_string(),
-                    name.to_string(),
-                    args,
-                ));
+                turn.calls.push(ToolCall {
+                    namespace,
+                    ..ToolCall::unsigned(call_id.to_string(), name.to_string(), args)
+                });
             }
             (Some("function_call_output"), _) => {
                 turn.flush(out);

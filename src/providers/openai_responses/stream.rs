@@ -52,6 +52,8 @@ struct StreamItem {
     kind: Kind,
     call_id: String,
     name: String,
+    /// A call's `namespace` (Responses tool search), from its item.
+    namespace: Option<String>,
     /// Accumulated argument or text deltas.
     deltas: String,
     /// Full arguments from `.done` / `output_item.done` (fallback when no delta came).
@@ -96,6 +98,8 @@ struct ItemWire<'a> {
     call_id: MaybeStr<'a>,
     #[serde(default, borrow)]
     name: MaybeStr<'a>,
+    #[serde(default, borrow)]
+    namespace: MaybeStr<'a>,
     #[serde(default, borrow)]
     arguments: Option<ArgsWire<'a>>,
 }
@@ -190,6 +194,9 @@ impl State {
                 {
                     it.name = n.to_string();
                 }
+                if let Some(n) = item.namespace.as_str().filter(|n| !n.is_empty()) {
+                    it.namespace = Some(n.to_string());
+                }
                 let added = kind == "response.output_item.added";
                 match (k, &item.arguments) {
                     // A gateway may announce a call with its whole arguments: that is a delta.
@@ -273,6 +280,7 @@ impl State {
                 kind,
                 call_id: String::new(),
                 name: String::new(),
+                namespace: None,
                 deltas: String::new(),
                 final_args: None,
                 done: None,
@@ -304,7 +312,7 @@ impl State {
                     } else {
                         it.call_id
                     };
-                    items.call(id, it.name, args);
+                    items.call(id, it.name, args, it.namespace);
                 }
                 Kind::Message if !it.deltas.is_empty() => {
                     items.push_text(&it.deltas);

@@ -35,6 +35,8 @@ fn request() -> ChatRequest {
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
             strict: Some(true),
             eager_input_streaming: false,
+            defer_loading: false,
+            namespace: None,
         })
         .with_choice(ToolChoice::Required)
         .with_max_tokens(256)

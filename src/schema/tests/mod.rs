@@ -259,6 +259,8 @@ fn strict_tool(name: &str, optional_params: usize) -> Tool {
         parameters: json!({"type": "object", "properties": props}),
         strict: Some(true),
         eager_input_streaming: false,
+        defer_loading: false,
+        namespace: None,
     }
 }
 
@@ -328,6 +330,8 @@ fn tool(name: &str, parameters: Value, strict: Option<bool>) -> Tool {
         parameters,
         strict,
         eager_input_streaming: false,
+        defer_loading: false,
+        namespace: None,
     }
 }
 

@@ -19,6 +19,8 @@ fn view(eager: bool) -> RequestView {
             parameters: json!({"type": "object"}),
             strict: None,
             eager_input_streaming: eager,
+            defer_loading: false,
+            namespace: None,
         }],
         ..RequestView::default()
     }

@@ -13,6 +13,7 @@ fn call(signature: Option<&str>) -> ToolCall {
         name: "get_weather".into(),
         arguments: json!({"city": "Bern"}),
         thought_signature: signature.map(str::to_string),
+        namespace: None,
     }
 }
 

@@ -17,6 +17,8 @@ fn weather() -> Tool {
             "minLength": 1}}, "required": ["city"]}),
         strict: None,
         eager_input_streaming: false,
+        defer_loading: false,
+        namespace: None,
     }
 }
 

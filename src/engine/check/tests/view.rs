@@ -12,6 +12,8 @@ fn tool(parameters: serde_json::Value) -> Tool {
         parameters,
         strict: None,
         eager_input_streaming: false,
+        defer_loading: false,
+        namespace: None,
     }
 }
 
