@@ -47,6 +47,8 @@ pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeEr
     crate::capability::check(provider, req)?;
     // A tool result part the target cannot express is never dropped nor turned into text.
     result_parts::check(provider, req)?;
+    // A deferred tool, a tool search or a namespace the target cannot express is refused.
+    tool_search::check(provider, req)?;
     let mut encoded = match provider {
         Provider::OpenaiChat => openai_chat::encode(req),
         Provider::OpenaiResponses => openai_responses::encode(req),

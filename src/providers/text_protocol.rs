@@ -26,13 +26,11 @@ use crate::inject::stringify::{js_string, js_stringify};
 use crate::model::{
     AllowedMode, ChatRequest, Finish, Message, Outcome, StrictPolicy, ToolCall, ToolChoice,
 };
-use crate::model::{DecodeError, EncodeError, Encoded, Provider};
+use crate::model::{DecodeError, EncodeError, Encoded};
 use crate::providers::openai_chat;
 use crate::textcall::{Parsed, Parser, ParserConfig};
 
 pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
-    // A deferred tool, a tool search or a namespace this wire cannot express is refused.
-    crate::providers::tool_search::check(Provider::TextProtocol, req)?;
     if !req.hosted.is_empty() {
         return Err(EncodeError::new(
             "HOSTED_NOT_SUPPORTED",

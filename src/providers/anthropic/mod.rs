@@ -30,8 +30,6 @@ pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 /// Builds the Messages request. Fails closed (`FORCED_WITH_THINKING`, `ALLOWED_UNKNOWN_TOOL`)
 /// rather than sending what the API rejects or would silently reinterpret.
 pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
-    // A deferred tool, a tool search or a namespace this wire cannot express is refused.
-    crate::providers::tool_search::check(Provider::Anthropic, req)?;
     check_plain("Anthropic", &req.tools)?;
     let mut notes = Vec::new();
     let choice = req.tool_choice.as_ref();

@@ -38,8 +38,6 @@ pub(crate) fn validates_signatures(model: &str) -> bool {
 
 /// Builds the `generateContent` request (`streamGenerateContent?alt=sse` when streaming).
 pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
-    // A deferred tool, a tool search or a namespace this wire cannot express is refused.
-    crate::providers::tool_search::check(Provider::Gemini, req)?;
     check_gemini(&req.tools)?;
     let (prepared, mut notes) = prepare_tools(Provider::Gemini, &req.tools, req.strict)?;
     let mut body = Map::new();

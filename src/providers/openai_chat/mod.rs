@@ -30,8 +30,6 @@ pub use stream::{Stream, synthetic_stream};
 pub const PATH: &str = "/v1/chat/completions";
 
 pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
-    // A deferred tool, a tool search or a namespace this wire cannot express is refused.
-    crate::providers::tool_search::check(Provider::OpenaiChat, req)?;
     if !req.hosted.is_empty() {
         return Err(EncodeError::new(
             "HOSTED_TOOL_NOT_SUPPORTED",

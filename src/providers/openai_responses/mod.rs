@@ -28,8 +28,6 @@ pub use stream::{Stream, synthetic_stream};
 pub const PATH: &str = "/v1/responses";
 
 pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
-    // A deferred tool, a tool search or a namespace this wire cannot express is refused.
-    crate::providers::tool_search::check(Provider::OpenaiResponses, req)?;
     check_plain("Responses", &req.tools)?;
     let names: Vec<&str> = req.tools.iter().map(|t| t.name.as_str()).collect();
     let has_tools = !req.tools.is_empty() || !req.hosted.is_empty();
