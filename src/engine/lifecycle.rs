@@ -115,7 +115,7 @@ pub async fn run_on<S: System>(
     note: &(dyn Fn(&str) + Sync),
 ) -> Result<Run, SetUpError> {
     if options.url.is_none()
-        && let Some(dir) = system.install()?
+        && let Some(dir) = system.install(&|n| note(n))?
     {
         note(&format!(
             "installed {} into {}",

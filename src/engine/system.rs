@@ -122,7 +122,8 @@ pub trait System: Send + Sync + Sized + 'static {
     }
     /// Installs the pinned release unless it is installed (or a development copy is used):
     /// where it installed, if it did. A built-in profile's drivers are written out first.
-    fn install(&self) -> Result<Option<PathBuf>, String> {
+    /// `note` hears what a person waits for (an install under way, another run's install).
+    fn install(&self, note: &dyn Fn(&str)) -> Result<Option<PathBuf>, String> {
         let p = self.profile();
         if p.source.contains("{{shipped}}") {
             write_shipped()?;
@@ -132,7 +133,7 @@ pub trait System: Send + Sync + Sized + 'static {
                 Err(format!("--install-dir {}: no such folder", dir.display()))
             }
             Some(_) => Ok(None),
-            None => install_pinned(&p.name, p.install_dir(), p.profile.install()),
+            None => install_pinned(&p.name, p.install_dir(), p.profile.install(), note),
         }
     }
 }

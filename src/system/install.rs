@@ -1,6 +1,6 @@
 //! Installing what a profile pins: its `[install]` table, the pinned release and another one
-//! (`--versions`, `--bisect`), the install into the cache outside the repository (a failed
-//! install is never taken as installed), `{{key}}` placeholders, and a log's last lines.
+//! (`--versions`, `--bisect`), the install into the cache outside the repository (locked, and
+//! never taken as installed until it completed), `{{key}}` placeholders, and a log's last lines.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -81,28 +81,63 @@ pub fn install_pinned(
     name: &str,
     dir: PathBuf,
     install: Option<&Install>,
+    note: &dyn Fn(&str),
 ) -> Result<Option<PathBuf>, String> {
     match install {
-        Some(install) => Ok(install_into(name, &dir, install)?.then_some(dir)),
+        Some(install) => Ok(install_into(name, &dir, install, note)?.then_some(dir)),
         None => Ok(None),
     }
 }
 
-/// Runs `install`'s command in `dir` unless its check path exists there; whether it ran.
-pub fn install_into(name: &str, dir: &Path, install: &Install) -> Result<bool, String> {
-    let dir = dir.to_path_buf();
-    if dir.join(&install.check).exists() {
+/// The file an install writes last, once its command succeeded and its check path exists: an
+/// install folder without it is half-made (a run stopped mid-install, or one still installing)
+/// and is never used.
+pub const COMPLETE: &str = ".tooltape-installed";
+
+/// Runs `install`'s command in `dir` unless a completed install is there; whether it ran.
+///
+/// Installs are locked and atomic: a run holds `DIR.lock` (an OS file lock, released when the
+/// run ends, however it ends) while it installs, and a second run on the machine waits for it,
+/// saying so, then finds the install done. A folder is installed only once [`COMPLETE`] is
+/// written in it; a folder without it is removed and installed afresh. `note` hears what a
+/// person waits for: another run's install, and this one's (where its log is).
+pub fn install_into(
+    name: &str,
+    dir: &Path,
+    install: &Install,
+    note: &dyn Fn(&str),
+) -> Result<bool, String> {
+    let complete = |dir: &Path| dir.join(COMPLETE).is_file() && dir.join(&install.check).exists();
+    if complete(dir) {
         return Ok(false);
     }
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let parent = dir.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)
+        .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    let mut lock_path = dir.as_os_str().to_owned();
+    lock_path.push(".lock");
+    let _lock = lock(name, Path::new(&lock_path), note)?;
+    if complete(dir) {
+        return Ok(false);
+    }
+    if dir.exists() {
+        std::fs::remove_dir_all(dir)
+            .map_err(|e| format!("cannot remove the half-made install {}: {e}", dir.display()))?;
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let log = dir.join("install.log");
+    note(&format!(
+        "installing {name} into {} (not in the cache yet; its log: {})",
+        dir.display(),
+        log.display()
+    ));
     let out = File::create(&log).map_err(|e| format!("cannot write {}: {e}", log.display()))?;
     let err = out.try_clone().map_err(|e| e.to_string())?;
     let dir_s = dir.to_string_lossy().into_owned();
     let status = Command::new("sh")
         .arg("-c")
         .arg(fill(&install.command, &[("dir", &dir_s)]))
-        .current_dir(&dir)
+        .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
@@ -118,7 +153,36 @@ pub fn install_into(name: &str, dir: &Path, install: &Install) -> Result<bool, S
             tail(&log, 30)
         ));
     }
+    std::fs::write(dir.join(COMPLETE), format!("{}\n", install.command))
+        .map_err(|e| format!("cannot write {}: {e}", dir.join(COMPLETE).display()))?;
     Ok(true)
+}
+
+/// Takes the OS lock on `path` (created if missing), waiting for another run that holds it and
+/// saying so to `note`. The lock is released when the returned file is dropped or the process
+/// ends.
+fn lock(name: &str, path: &Path, note: &dyn Fn(&str)) -> Result<File, String> {
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| format!("cannot open the install lock {}: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => return Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            note(&format!(
+                "another tooltape run is installing {name} ({} is locked): waiting for it",
+                path.display()
+            ));
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(format!("cannot lock {}: {e}", path.display()));
+        }
+    }
+    file.lock()
+        .map_err(|e| format!("cannot lock {}: {e}", path.display()))?;
+    Ok(file)
 }
 
 /// The last `lines` lines of a file (reads at most the last 64 KiB).
@@ -134,3 +198,6 @@ pub(crate) fn tail(path: &Path, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
 }
+
+#[cfg(test)]
+mod tests;

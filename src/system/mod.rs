@@ -12,7 +12,7 @@ mod releases;
 pub(crate) mod shipped;
 
 pub use groups::stop_started;
-pub use install::{Install, Pinned, at_release, fill, install_into, install_pinned};
+pub use install::{COMPLETE, Install, Pinned, at_release, fill, install_into, install_pinned};
 pub use memory::{PeakSampler, machine_note};
 pub use releases::{
     Bisection, Package, Presence, ReleaseTable, between, bisect, pinned_package, presence,

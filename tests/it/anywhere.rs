@@ -9,7 +9,6 @@ use std::collections::BTreeSet;
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::scratch::{Scratch, bin};
@@ -367,19 +366,11 @@ fn run_ok(dir: &Path, args: &[&str]) -> Output {
     o
 }
 
-/// The tests that use the pinned `openai` client's install in the cache take turns: on a cold
-/// cache the first installs it, and the other never finds it half-made (two installs into one
-/// folder would race).
-static OPENAI_INSTALL: Mutex<()> = Mutex::new(());
-
 /// `tooltape client NAME` / `gateway NAME`'s profiles are built in: from a folder holding only
 /// the binary, `--list` names them with their versions, and the official OpenAI SDK's whole
 /// suite runs (installed into the cache as from the repository; warm there) and passes.
 #[test]
 fn the_built_in_client_profiles_run_from_an_empty_folder() {
-    let _turn = OPENAI_INSTALL
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
     let dir = bare_folder("anywhere-builtin");
     let o = run_ok(&dir, &["client", "--list"]);
     let out = String::from_utf8_lossy(&o.stdout);
@@ -477,14 +468,12 @@ fn a_local_profile_replaces_the_built_in_one() {
 /// the document's version names DIR.
 #[test]
 fn install_dir_runs_a_shipped_profile_against_a_development_copy() {
-    let _turn = OPENAI_INSTALL
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
     let dir = bare_folder("anywhere-dev-copy");
     let dev = dir.join("dev-venv");
     std::fs::create_dir_all(dev.join("bin")).unwrap();
-    let pinned = tooltape::system::install_cache().join("client-openai-3.51.0/bin/python");
-    if !pinned.is_file() {
+    let install = tooltape::system::install_cache().join("client-openai-3.51.0");
+    let pinned = install.join("bin/python");
+    if !install.join(tooltape::system::COMPLETE).is_file() {
         // A cold cache: the pinned SDK the wrapper below runs is installed first, as any run does.
         run_ok(&dir, &["client", "openai", "weather::openai-chat::"]);
     }
