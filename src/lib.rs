@@ -52,6 +52,7 @@ mod scenario;
 pub mod schema;
 #[cfg(test)]
 mod scratch;
+pub mod server;
 pub mod simulate;
 mod sse;
 pub mod status;
@@ -64,7 +65,7 @@ mod tls;
 pub use http::{HttpRequest, HttpResponse};
 pub use model::{
     ChatRequest, DecodeError, EncodeError, Encoded, Finish, HostedTool, Message, Outcome, Provider,
-    Severity, StrictPolicy, Tool, ToolCall, ToolChoice, Usage,
+    Severity, StrictPolicy, Tool, ToolCall, ToolChoice,
 };
 
 // The pipeline's entry points: cases and trials, the codecs, running a trial and where it goes.

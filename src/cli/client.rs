@@ -88,6 +88,7 @@ fn run_suite(corpus: Corpus<'_>, a: &ClientArgs) -> CommandResult {
             tooltape::report::suite::client_markdown(&l.profile, &ran.results, &ran.causes)
         },
         after: &|_: &Run| Ok(()),
+        json: &|_: &Run| Vec::new(),
     };
     suite::run(
         corpus,

@@ -132,6 +132,7 @@ pub fn run(corpus: Corpus<'_>, a: &GatewayArgs) -> CommandResult {
             tooltape::report::suite::gateway_markdown(&p.name, d, &ran.results, &ran.causes)
         },
         after: &snapshots,
+        json: &|_: &Run| Vec::new(),
     };
     suite::run(corpus, &profile, &args.suite, options, &extras)
 }

@@ -24,6 +24,7 @@ mod replay;
 mod report;
 mod schema;
 mod select;
+mod server;
 mod signals;
 mod simulate;
 mod status;
@@ -91,6 +92,9 @@ pub enum Command {
     Gateway(gateway::GatewayArgs),
     /// Run the case suite through a client library (clients/NAME.toml) by its driver.
     Client(client::ClientArgs),
+    /// Run the case suite against a server that runs the model (servers/NAME.toml: llama.cpp,
+    /// vLLM), judged on the tool calls it produces, with its scores.
+    Server(server::ServerArgs),
     /// Run gateway and client suites into one document (`--shard K/N`, `merge`, `diff`).
     Matrix(matrix::MatrixArgs),
     /// Run the reference gateway on loopback until interrupted: four inbound formats, each model
@@ -256,6 +260,7 @@ fn dispatch(cli: &Cli) -> exit::CommandResult {
         Command::Report(a) => report::run(corpus, a),
         Command::Gateway(a) => signals::stopping_on_signals(|| gateway::run(corpus, a)),
         Command::Client(a) => client::run(corpus, a),
+        Command::Server(a) => signals::stopping_on_signals(|| server::run(corpus, a)),
         Command::Matrix(a) => signals::stopping_on_signals(|| matrix::run(corpus, a)),
         Command::Mcp(a) => mcp::run(a, corpus.cases),
         Command::Schema { action } => schema::run(action),

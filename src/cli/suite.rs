@@ -135,6 +135,7 @@ pub(super) fn trials<S: System>(
     filter: Option<&str>,
 ) -> Option<(Vec<RoutedTrial>, usize)> {
     let (cases, unloadable) = cases(corpus);
+    let cases: Vec<_> = cases.into_iter().filter(|c| system.takes(c)).collect();
     let trials = engine::trials(&cases, &system.routes(), filter);
     if trials.is_empty() {
         eprintln!(
@@ -149,7 +150,8 @@ pub(super) fn trials<S: System>(
 
 /// The keys of the suite's trials a filtered run leaves out.
 fn left_out<S: System>(corpus: Corpus<'_>, system: &S, ran: &[RoutedTrial]) -> Vec<String> {
-    let cases = engine::cases_of(&corpus.discover());
+    let mut cases = engine::cases_of(&corpus.discover());
+    cases.retain(|c| system.takes(c));
     let ran: std::collections::HashSet<String> = ran.iter().map(RoutedTrial::key).collect();
     (engine::trials(&cases, &system.routes(), None).iter())
         .map(RoutedTrial::key)
@@ -162,6 +164,8 @@ fn left_out<S: System>(corpus: Corpus<'_>, system: &S, ran: &[RoutedTrial]) -> V
 pub(super) struct Extras<'a, S> {
     pub document: &'a dyn Fn(&S, &Run) -> String,
     pub after: &'a dyn Fn(&Run) -> Result<(), String>,
+    /// Fields the JSON document carries beside the engine's (a server's `scores`).
+    pub json: &'a dyn Fn(&Run) -> Vec<(&'static str, serde_json::Value)>,
 }
 
 /// Runs the suite of `system` and prints it as `a` asks: 0 when every result is expected, 1
@@ -300,11 +304,17 @@ fn print<S: System>(system: &S, ran: &Run, format: Format, extras: &Extras<'_, S
         Format::Terminal => out!("{}", suite::terminal(results)),
         Format::Md => out!("{}", (extras.document)(system, ran)),
         Format::Html => outln!("{}", suite::html(system.name(), results)),
-        Format::Json => outln!(
-            "{}",
-            serde_json::to_string_pretty(&engine::document(system, results, &ran.causes))
-                .unwrap_or_default()
-        ),
+        Format::Json => {
+            let mut doc = engine::document(system, results, &ran.causes);
+            if let Some(o) = doc.as_object_mut() {
+                o.extend(
+                    (extras.json)(ran)
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v)),
+                );
+            }
+            outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        }
         Format::Junit => out!(
             "{}",
             suite::junit(

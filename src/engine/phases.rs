@@ -289,6 +289,9 @@ async fn rounds<W: Way>(
         };
         let (judged, go_on) = judge::round(asked, &judged_round, read.as_ref(), got);
         findings.extend(judged);
+        if way.judges_the_model() {
+            findings.extend(judge::produced_round(n, &next, got));
+        }
         if let (true, Some(a), Some(r)) = (changed, &from.answered, &read) {
             findings.extend(judge::foreign_reasoning(n, from.answered_by, a, r));
         }

@@ -93,6 +93,12 @@ pub trait System: Send + Sync + Sized + 'static {
     /// A command that sends a trial's first request again without tooltape, for reproducers.
     fn replay_command(&self, trial: &TrialResult) -> String;
 
+    /// Whether the system runs `case` (a model server does not run a case whose scenario only
+    /// the simulator's scripted model can play: `server::scripted`).
+    fn takes(&self, _case: &crate::case::Case) -> bool {
+        true
+    }
+
     /// The profile's name (its file stem).
     fn name(&self) -> &str {
         &self.profile().name

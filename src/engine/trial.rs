@@ -19,6 +19,9 @@ pub enum SystemKind {
     Gateway,
     /// A client library or agent framework, reached through its driver (`tooltape client`).
     Client,
+    /// A server that runs the model (vLLM, llama.cpp), reached over HTTP (`tooltape server`):
+    /// it has no upstream; what it answers is what its model produced.
+    Server,
 }
 
 impl SystemKind {
@@ -26,6 +29,7 @@ impl SystemKind {
         match self {
             SystemKind::Gateway => "gateway",
             SystemKind::Client => "client",
+            SystemKind::Server => "server",
         }
     }
 }

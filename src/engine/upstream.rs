@@ -50,6 +50,27 @@ impl Exchange {
         }
     }
 
+    /// A request a system under test answered itself (a model server: it has no upstream, so its
+    /// own exchange with the caller is the one read and judged), as sent and as answered.
+    pub(crate) fn direct(
+        request: &crate::http::HttpRequest,
+        response: &crate::http::HttpResponse,
+        streamed: bool,
+    ) -> Exchange {
+        let mut sent = SimRequest::post(&request.path, &request.body);
+        sent.method.clone_from(&request.method);
+        sent.query.clone_from(&request.query);
+        sent.headers.clone_from(&request.headers);
+        Exchange {
+            request: sent,
+            status: response.status,
+            headers: response.headers.clone(),
+            chunks: vec![response.body.clone()],
+            streamed,
+            held: Arc::new(OnceLock::new()),
+        }
+    }
+
     pub(crate) fn body(&self) -> Vec<u8> {
         self.chunks.concat()
     }

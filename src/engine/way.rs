@@ -158,6 +158,12 @@ pub trait Way: Send + Sync + 'static {
         step: RoundStep<'_>,
     ) -> impl Future<Output = WatchedStep<Vec<Exchange>, RoundAnswer>> + Send;
 
+    /// The system is the model (a model server): its answers, the first and each round's, are
+    /// also judged against the contract the caller set (`judge::produced`).
+    fn judges_the_model(&self) -> bool {
+        false
+    }
+
     /// The trial is over (a driver reads its next trial).
     fn end_trial(&self, _worker: &mut Self::Worker) -> impl Future<Output = ()> + Send {
         async {}

@@ -17,6 +17,7 @@ pub use compare::{
     terminal as compare_terminal, version,
 };
 pub use http::Http;
+pub(crate) use process::{Launch, launch};
 pub use process::{Running, start};
 pub use profile::{GatewayProfile, LoadedGateway, Start, load_gateway};
 pub use skeleton::{DEFAULT_UPSTREAM, base_urls, skeleton};

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::profile::LoadedGateway;
+use super::profile::{LoadedGateway, Start};
 use crate::engine::Process;
 use crate::system::{fill, tail};
 
@@ -26,6 +26,20 @@ pub(super) fn free_port() -> Result<u16, String> {
     l.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
 }
 
+/// What starting a process on loopback takes from its profile: a gateway's, or a model server's
+/// (`server::profile`), which adds placeholders of its own (`{{model}}`).
+pub(crate) struct Launch<'a> {
+    pub name: &'a str,
+    /// The profile file: its folder is `{{gateways}}`.
+    pub path: &'a Path,
+    pub install_dir: PathBuf,
+    pub start: &'a Start,
+    /// More `{{key}}` values for the command, the config and the environment.
+    pub extra: Vec<(&'static str, String)>,
+    /// The log's file name in the run's work folder.
+    pub log: &'static str,
+}
+
 /// Writes the config, spawns the command in a new process group with the profile's
 /// environment, and waits for `GET ready` to answer 2xx. On failure the group is stopped and
 /// the error carries the log tail.
@@ -40,11 +54,25 @@ pub async fn start(
             profile.path.display()
         ));
     };
+    let launch = Launch {
+        name: &profile.name,
+        path: &profile.path,
+        install_dir: profile.install_dir(),
+        start,
+        extra: Vec::new(),
+        log: "gateway.log",
+    };
+    self::launch(&launch, upstream, work).await
+}
+
+/// [`start`] for any profile that starts a process (see [`Launch`]).
+pub(crate) async fn launch(l: &Launch<'_>, upstream: &str, work: &Path) -> Result<Running, String> {
+    let start = l.start;
     let port = free_port()?.to_string();
-    let dir = profile.install_dir().to_string_lossy().into_owned();
+    let dir = l.install_dir.to_string_lossy().into_owned();
     let work_s = work.to_string_lossy().into_owned();
     // Absolute: the gateway runs in `work`.
-    let gateways = profile
+    let gateways = l
         .path
         .parent()
         .and_then(|p| std::fs::canonicalize(p).ok())
@@ -56,7 +84,7 @@ pub async fn start(
     let me = std::env::current_exe()
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_else(|_| "tooltape".into());
-    let values = [
+    let mut values = vec![
         ("tooltape", me.as_str()),
         ("dir", dir.as_str()),
         ("port", port.as_str()),
@@ -67,6 +95,7 @@ pub async fn start(
         ("gateways", gateways.as_str()),
         ("shipped", shipped.as_str()),
     ];
+    values.extend(l.extra.iter().map(|(k, v)| (*k, v.as_str())));
     if let Some(t) = &start.config {
         if let Some(parent) = config.parent() {
             std::fs::create_dir_all(parent)
@@ -77,12 +106,9 @@ pub async fn start(
     }
     let argv: Vec<String> = start.command.iter().map(|a| fill(a, &values)).collect();
     let Some((program, args)) = argv.split_first() else {
-        return Err(format!(
-            "{}: [start] command is empty",
-            profile.path.display()
-        ));
+        return Err(format!("{}: [start] command is empty", l.path.display()));
     };
-    let log = work.join("gateway.log");
+    let log = work.join(l.log);
     let out = File::create(&log).map_err(|e| e.to_string())?;
     let err = out.try_clone().map_err(|e| e.to_string())?;
     let mut cmd = Command::new(program);
@@ -96,12 +122,8 @@ pub async fn start(
         cmd.env(k, fill(v, &values));
     }
     let t0 = Instant::now();
-    let child = crate::system::groups::spawn(|| cmd.spawn(), |c| Some(c.id())).map_err(|e| {
-        format!(
-            "cannot start `{program}`: {e} (is {} installed?)",
-            profile.name
-        )
-    })?;
+    let child = crate::system::groups::spawn(|| cmd.spawn(), |c| Some(c.id()))
+        .map_err(|e| format!("cannot start `{program}`: {e} (is {} installed?)", l.name))?;
     let mut running = Running {
         child,
         base_url: format!("http://127.0.0.1:{port}"),
@@ -111,7 +133,7 @@ pub async fn start(
     let client = crate::run::client(Duration::from_secs(2));
     let deadline = t0 + Duration::from_secs(start.ready_timeout_secs);
     if let Some(prefix) = &start.url_line {
-        running.base_url = reported_url(&mut running, prefix, deadline, &profile.name).await?;
+        running.base_url = reported_url(&mut running, prefix, deadline, l.name).await?;
     }
     // A gateway that reports its URL once it serves needs no readiness path.
     let Some(ready) = &start.ready else {
@@ -123,7 +145,7 @@ pub async fn start(
         if let Ok(Some(status)) = running.child.try_wait() {
             return Err(format!(
                 "{} exited during startup ({status}). Last lines of {}:\n{}",
-                profile.name,
+                l.name,
                 running.log.display(),
                 tail(&running.log, 40)
             ));
@@ -136,7 +158,7 @@ pub async fn start(
         if Instant::now() > deadline {
             let why = format!(
                 "{} not ready at {url} after {}s. Last lines of {}:\n{}",
-                profile.name,
+                l.name,
                 start.ready_timeout_secs,
                 running.log.display(),
                 tail(&running.log, 40)

@@ -11,6 +11,7 @@ use crate::case::Case;
 use crate::client::Library;
 use crate::engine::{self, Route, RoutedTrial, RunOptions, System, SystemKind};
 use crate::gateway::LoadedGateway;
+use crate::server::LoadedServer;
 
 /// A system as `--systems` names it: `gateway:NAME` or `client:NAME`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,9 +26,10 @@ impl SystemName {
         let kind = match s.split_once(':') {
             Some(("gateway", n)) if !n.is_empty() => (SystemKind::Gateway, n),
             Some(("client", n)) if !n.is_empty() => (SystemKind::Client, n),
+            Some(("server", n)) if !n.is_empty() => (SystemKind::Server, n),
             _ => {
                 return Err(format!(
-                    "`{s}`: name a system as gateway:NAME or client:NAME (gateway:litellm, client:openai)"
+                    "`{s}`: name a system as gateway:NAME, client:NAME or server:NAME (gateway:litellm, client:openai, server:llama-cpp)"
                 ));
             }
         };
@@ -43,12 +45,14 @@ impl SystemName {
     }
 }
 
-/// Every shipped profile under `root`: `gateways/*.toml`, then `clients/*.toml`, each by name.
+/// Every shipped profile under `root`: `gateways/*.toml`, `clients/*.toml`, then
+/// `servers/*.toml`, each by name.
 pub fn shipped(root: &Path) -> Vec<SystemName> {
     let mut out = Vec::new();
     for (kind, dir) in [
         (SystemKind::Gateway, "gateways"),
         (SystemKind::Client, "clients"),
+        (SystemKind::Server, "servers"),
     ] {
         let mut names: Vec<String> = std::fs::read_dir(root.join(dir))
             .into_iter()
@@ -66,10 +70,11 @@ pub fn shipped(root: &Path) -> Vec<SystemName> {
     out
 }
 
-/// A loaded system: a gateway profile or a client library.
+/// A loaded system: a gateway profile, a client library or a model server.
 pub enum Suite {
     Gateway(Arc<LoadedGateway>),
     Client(Arc<Library>),
+    Server(Arc<LoadedServer>),
 }
 
 impl Suite {
@@ -82,6 +87,9 @@ impl Suite {
             SystemKind::Client => crate::client::load_client(root, &name.name)
                 .map(|p| Suite::Client(Arc::new(Library::new(p, root))))
                 .map_err(|e| e.to_string()),
+            SystemKind::Server => crate::server::load_server(root, &name.name)
+                .map(|p| Suite::Server(Arc::new(p)))
+                .map_err(|e| e.to_string()),
         }
     }
 
@@ -89,6 +97,16 @@ impl Suite {
         match self {
             Suite::Gateway(g) => g.routes(),
             Suite::Client(c) => System::routes(&**c),
+            Suite::Server(s) => s.routes(),
+        }
+    }
+
+    /// Whether the system runs `case` (`System::takes`).
+    fn takes(&self, case: &Case) -> bool {
+        match self {
+            Suite::Gateway(g) => g.takes(case),
+            Suite::Client(c) => c.takes(case),
+            Suite::Server(s) => s.takes(case),
         }
     }
 
@@ -102,6 +120,7 @@ impl Suite {
         match self {
             Suite::Gateway(g) => run_system(g, label, trials, options, note).await,
             Suite::Client(c) => run_system(c, label, trials, options, note).await,
+            Suite::Server(s) => run_system(s, label, trials, options, note).await,
         }
     }
 }
@@ -166,7 +185,11 @@ pub struct Request<'a> {
 /// Runs the matrix (this shard's pieces, or every suite whole) into its document.
 pub async fn run(req: &Request<'_>, note: &(dyn Fn(&str) + Sync)) -> Document {
     let all: Vec<Vec<RoutedTrial>> = (req.suites.iter())
-        .map(|(_, s)| engine::trials(req.cases, &s.routes(), req.filter))
+        .map(|(_, s)| {
+            let cases: Vec<Arc<Case>> =
+                (req.cases.iter()).filter(|c| s.takes(c)).cloned().collect();
+            engine::trials(&cases, &s.routes(), req.filter)
+        })
         .collect();
     let suites: Vec<(String, Vec<String>)> = (req.suites.iter().zip(&all))
         .map(|((n, _), t)| (n.label(), t.iter().map(|t| t.case.name.clone()).collect()))

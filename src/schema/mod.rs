@@ -24,6 +24,7 @@
 
 mod anthropic;
 mod check;
+mod features;
 mod gemini;
 mod keywords;
 mod limits;
@@ -42,6 +43,7 @@ mod tests;
 pub(crate) use anthropic::{
     MAX_OPTIONAL_PARAMS, MAX_STRICT_TOOLS, MAX_UNION_PARAMS, budget as anthropic_budget,
 };
+pub use features::schema_features;
 pub(crate) use meaning::{by_meaning, keyword_paths, proto_names};
 pub use openai::{Transformed, transform as openai_transform};
 pub(crate) use prepare::prepare_tools;

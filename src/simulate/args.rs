@@ -119,7 +119,34 @@ fn string(obj: &Map<String, Value>) -> Value {
     if let Some(max) = obj.get("maxLength").and_then(Value::as_u64) {
         s.truncate((max as usize).max(min.min(256)).min(s.len()));
     }
+    if let Some(pattern) = obj.get("pattern").and_then(Value::as_str) {
+        return json!(matching(pattern, s));
+    }
     Value::String(s)
+}
+
+/// A string `pattern` accepts, as a model writing to it would: `preferred` when it matches, else
+/// the first of a few common shapes that does (a pattern none fits keeps `preferred`).
+fn matching(pattern: &str, preferred: String) -> String {
+    let schema = json!({"type": "string", "pattern": pattern});
+    let Ok(v) = jsonschema::validator_for(&schema) else {
+        return preferred;
+    };
+    let shapes = [
+        "Example",
+        "EXAMPLE",
+        "example1",
+        "ABC",
+        "abc",
+        "A1",
+        "1",
+        "2026-01-01",
+        "a-b",
+    ];
+    std::iter::once(preferred.as_str())
+        .chain(shapes)
+        .find(|c| v.is_valid(&json!(c)))
+        .map_or(preferred.clone(), str::to_string)
 }
 
 /// `preferred`, moved into `[minimum, maximum]` when the schema bounds it.

@@ -23,7 +23,6 @@ pub(crate) struct SimRequest {
 }
 
 impl SimRequest {
-    #[cfg(test)]
     /// A POST with a JSON body, as [`HttpRequest::post`](crate::http::HttpRequest::post) makes
     /// one (no key header: tests add the one they need).
     pub(crate) fn post(path: &str, body: &Value) -> SimRequest {

@@ -150,6 +150,18 @@ fn answer_api(
     if provider == Provider::OpenaiResponses && !reasons(&ask.model) {
         turn.wire.reasoning = None;
     }
+    // Anthropic with thinking on thinks before it calls (and requires that block back next
+    // round): without a scenario's reasoning, a default one (server mode's reference model
+    // gets no scenario).
+    let thinking = body.pointer("/thinking/type").and_then(Value::as_str);
+    if provider == Provider::Anthropic
+        && matches!(thinking, Some("enabled" | "adaptive"))
+        && turn.wire.reasoning.is_none()
+        && ask.tool_results.is_none()
+        && !turn.calls.is_empty()
+    {
+        turn.wire.reasoning = Some("The request needs a tool; I will call it.".into());
+    }
     let ctx = Ctx {
         seed,
         body: &body,

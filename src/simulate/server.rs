@@ -92,6 +92,11 @@ async fn handle(req: loopback::Request, state: Arc<State>) -> Reply {
     }
     let mut resp = match refused {
         Some(r) => r,
+        // As model servers answer it (llama.cpp, vLLM): the simulator stands in for one in
+        // server mode's own tests.
+        None if sim.method == "GET" && sim.path == "/health" => {
+            super::wire::json_response(200, &serde_json::json!({"status": "ok"}), false)
+        }
         None => match fault.as_ref().and_then(|k| faults::error_response(k, &sim)) {
             Some(r) => r,
             None => answer_request(&sim, Some(&state.kept)),

@@ -404,7 +404,10 @@ fn the_built_in_client_profiles_run_from_an_empty_folder_and_against_a_developme
         "{out}"
     );
 
-    let o = run_ok(&dir, &["client", "openai", "weather::openai-", "--format", "json"]);
+    let o = run_ok(
+        &dir,
+        &["client", "openai", "weather::openai-", "--format", "json"],
+    );
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["target"], "openai");
     assert_eq!(doc["version"], version);

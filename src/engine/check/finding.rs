@@ -67,6 +67,12 @@ pub enum FindingKind {
     /// A round continued by `previous_response_id` reached upstream without its earlier context
     /// (and without an id upstream knows).
     ResponseContext,
+    /// A model server's answer does not honour the caller's `tool_choice` (none, required, a
+    /// named tool, an allowed subset) or its parallel switch off.
+    ChoiceHonoured,
+    /// A model server's call names a tool not in force, or its arguments are not a JSON object
+    /// its tool's schema accepts.
+    CallValid,
 }
 
 impl FindingKind {
@@ -90,6 +96,8 @@ impl FindingKind {
             FindingKind::UsageFraming => "usage-framing",
             FindingKind::ToolSet => "tool-set",
             FindingKind::ResponseContext => "response-context",
+            FindingKind::ChoiceHonoured => "choice-honoured",
+            FindingKind::CallValid => "call-valid",
         }
     }
 }

@@ -6,6 +6,7 @@
 
 mod caller;
 mod downstream;
+mod produced;
 mod read;
 mod round;
 mod upstream;
@@ -16,6 +17,7 @@ pub(crate) use caller::client_fault;
 pub(crate) use caller::unsent;
 pub use caller::{CallerReply, CallerRequest, Reading};
 pub(crate) use downstream::{answered, continues, handed};
+pub(crate) use produced::{produced, produced_round};
 pub use read::ReadExchange;
 pub(crate) use round::{Round, foreign_reasoning, round};
 pub(crate) use upstream::upstream;

@@ -124,7 +124,7 @@ pub fn report_bug<S: System>(system: &S, c: &RootCause) -> String {
     let _ = writeln!(s, "### Expected\n\n{}\n", r.expected);
     let _ = writeln!(s, "### Reproduce\n\n{}\n", how_to_reproduce(kind));
     s.push_str(&fenced("sh", &r.command));
-    let _ = writeln!(s, "\n### What the {} sent upstream\n", sent_by(kind));
+    let _ = writeln!(s, "\n### {}\n", sent_heading(kind));
     match &r.upstream_request {
         Some(v) => s.push_str(&fenced(
             "json",
@@ -133,7 +133,7 @@ pub fn report_bug<S: System>(system: &S, c: &RootCause) -> String {
         None => s.push_str("Nothing.\n"),
     }
     if let Some(a) = &r.upstream_answer {
-        let _ = writeln!(s, "\n### What upstream answered\n");
+        let _ = writeln!(s, "\n### {}\n", answered_heading(kind));
         s.push_str(&fenced("", a));
     }
     match r.downstream_status {
@@ -164,11 +164,20 @@ pub fn report_bug<S: System>(system: &S, c: &RootCause) -> String {
     s
 }
 
-/// Who sends upstream, in a report's headings.
-fn sent_by(kind: SystemKind) -> &'static str {
+/// The heading of what went upstream (for a model server: what it was sent, its own exchange).
+fn sent_heading(kind: SystemKind) -> &'static str {
     match kind {
-        SystemKind::Gateway => "gateway",
-        SystemKind::Client => "library",
+        SystemKind::Gateway => "What the gateway sent upstream",
+        SystemKind::Client => "What the library sent upstream",
+        SystemKind::Server => "What the server was sent",
+    }
+}
+
+/// The heading of what upstream answered (for a model server: what its model produced).
+fn answered_heading(kind: SystemKind) -> &'static str {
+    match kind {
+        SystemKind::Server => "What the server answered",
+        SystemKind::Gateway | SystemKind::Client => "What upstream answered",
     }
 }
 
@@ -180,6 +189,9 @@ fn how_to_reproduce(kind: SystemKind) -> &'static str {
         }
         SystemKind::Client => {
             "Call the library as its driver does (the driver protocol's trial below; `base_url` is a server that answers what is shown below), or run the trial with tooltape:"
+        }
+        SystemKind::Server => {
+            "Start the server as its profile does (`$SERVER` is its base URL; the model, the template and the flags are in the profile), then send:"
         }
     }
 }

@@ -40,3 +40,13 @@ fn non_object_schemas_give_empty_arguments() {
     assert_eq!(generate(&json!({"type": "string"})), json!({}));
     assert_eq!(generate(&json!({"$ref": "#/nowhere"})), json!({}));
 }
+
+#[test]
+fn a_pattern_is_written_to() {
+    let v = generate(
+        &json!({"type": "object", "required": ["title", "code"], "properties": {
+        "title": {"type": "string", "pattern": "^[A-Z].*"},
+        "code": {"type": "string", "pattern": "^[0-9]$"}}}),
+    );
+    assert_eq!(v, json!({"title": "Example", "code": "1"}));
+}

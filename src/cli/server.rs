@@ -1,0 +1,96 @@
+//! The `tooltape server NAME` command: load the server profile, install the pinned server and
+//! its model package (or use `--url`), start it on loopback, run every case it can play against
+//! it, stop it, and print the matrix, the scores and the closing totals.
+
+use std::sync::Arc;
+
+use clap::Args;
+
+use super::cases::Corpus;
+use super::exit::{CliError, CommandResult};
+use super::releases::{self, Releases};
+use super::suite::{self, Extras, ProfileArgs};
+use tooltape::engine::{Run, RunOptions};
+use tooltape::report::suite::{ServerRun, server_markdown};
+use tooltape::server::{LoadedServer, Scores, scores, scripted};
+
+#[derive(Args, Debug)]
+#[command(mut_args(suite::profile_help("servers")))]
+pub struct ServerArgs {
+    #[command(flatten)]
+    pub profile: ProfileArgs,
+    /// A server that is already running (its model loaded): only the profile's routes, headers
+    /// and settings are used.
+    #[arg(long)]
+    pub url: Option<String>,
+}
+
+/// Runs `tooltape server`: 0 when every result is expected, 1 otherwise, 2 when the server could
+/// not be installed, started or used (the reason and its log tail are printed).
+pub fn run(corpus: Corpus<'_>, a: &ServerArgs) -> CommandResult {
+    let root = corpus.root;
+    let args = &a.profile;
+    if args.list {
+        return suite::list(root, "servers", tooltape::server::load_server);
+    }
+    let name = args.named("server: name a profile (servers/NAME.toml)")?;
+    let profile = Arc::new(tooltape::server::load_server(root, name).map_err(|e| e.to_string())?);
+    let options = RunOptions {
+        url: a.url.clone(),
+        ..RunOptions::default()
+    };
+    if args.suite.versions.is_some() {
+        if a.url.is_some() {
+            return Err(CliError::Error(
+                "--versions installs each release: it cannot use a running server (--url)".into(),
+            ));
+        }
+        let at = |release: &str| -> Result<Arc<LoadedServer>, String> {
+            let mut p = tooltape::server::load_server(root, name).map_err(|e| e.to_string())?;
+            p.at_release(release)?;
+            Ok(Arc::new(p))
+        };
+        let q = &profile.profile;
+        let releases = Releases {
+            at: &at,
+            package: releases::package(q.version.as_deref(), q.install.as_ref()),
+        };
+        return releases::run(corpus, &args.suite, &args.suite.options(options), &releases);
+    }
+    let cases = tooltape::engine::cases_of(&corpus.discover());
+    let scripted: Vec<(String, &'static str)> = (cases.iter())
+        .filter_map(|c| Some((c.name.clone(), scripted(c)?)))
+        .collect();
+    let score = |ran: &Run| -> Scores { scores(&ran.results, &cases) };
+    let extras = Extras {
+        document: &|p: &LoadedServer, ran: &Run| {
+            let scores = score(ran);
+            let run = ServerRun {
+                results: &ran.results,
+                causes: &ran.causes,
+                scores: &scores,
+                scripted: &scripted,
+            };
+            server_markdown(p, &run)
+        },
+        after: &|_: &Run| Ok(()),
+        json: &|ran: &Run| {
+            vec![
+                (
+                    "scores",
+                    serde_json::to_value(score(ran)).unwrap_or_default(),
+                ),
+                (
+                    "cases_not_run",
+                    serde_json::json!(
+                        scripted
+                            .iter()
+                            .map(|(c, why)| serde_json::json!({"case": c, "why": why}))
+                            .collect::<Vec<_>>()
+                    ),
+                ),
+            ]
+        },
+    };
+    suite::run(corpus, &profile, &args.suite, options, &extras)
+}
