@@ -1,6 +1,6 @@
 //! Embeds what tooltape ships into the binary, so `tooltape` runs from a folder that holds no
 //! checkout: the case corpus (`cases/`: case files, tools, the provider table, the schema and
-//! README; `case::corpus`), and the shipped targets (`gateways/` and `clients/`: every profile
+//! README; `case::corpus`), and the shipped targets (`gateways/`, `clients/`, `servers/`: every profile
 //! with its drivers, driver helpers and launcher scripts; `system::shipped`). Writes
 //! `$OUT_DIR/corpus.rs` and `$OUT_DIR/shipped.rs`: one `(path, text)` per file, sorted. The
 //! folders are enumerated here, so a profile dropped into `gateways/` or `clients/` is built in
@@ -71,6 +71,11 @@ fn main() {
     // Every file of the targets' folders but compiled leftovers: profiles, drivers in any
     // language, their package manifests and launchers.
     let target_file = |name: &str| !name.ends_with(".pyc");
-    let shipped = embed(&manifest, &["gateways", "clients"], false, &target_file);
+    let shipped = embed(
+        &manifest,
+        &["gateways", "clients", "servers"],
+        false,
+        &target_file,
+    );
     std::fs::write(out.join("shipped.rs"), shipped).expect("write $OUT_DIR/shipped.rs");
 }

@@ -46,5 +46,6 @@ mod recording_e2e;
 mod reports;
 mod request_decoders;
 mod sdk_simulate;
+mod server;
 mod signals;
 mod size_limits;

@@ -1,0 +1,272 @@
+//! Proof that server mode's checks are right: the simulator stands in for a model server (its
+//! deterministic model honours every contract) behind a small loopback proxy, run through
+//! `tooltape server tests/reference-server.toml --url`. Unchanged, every trial passes; each
+//! mutant commits one bug model servers have shipped and must fail exactly the trials it
+//! should, with the finding's kind as the root cause.
+
+use std::collections::BTreeSet;
+use std::process::Command;
+
+use hyper::body::Incoming;
+use hyper::{Request, Response};
+use serde_json::{Value, json};
+
+use crate::loopback_proxy::{ProxyBody, read, respond, send, serve};
+use crate::scratch::{bin, repo};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mutant {
+    Faithful,
+    /// `tool_choice` required (Anthropic `any`) answered as if it were none: text, no call.
+    RequiredDropped,
+    /// A named tool widened to another declared tool.
+    NamedWidened,
+    /// Grammar fails open: the schema is not enforced (the model writes `{}`).
+    SchemaFailOpen,
+    /// `finish_reason: stop` (`stop_reason: end_turn`) with calls.
+    FinishStopWithCalls,
+    /// A streamed call's last argument fragment lost.
+    StreamArgumentsBroken,
+}
+
+/// Rewrites the request as the mutant server reads it.
+fn mutate_request(m: Mutant, body: &mut Value) {
+    let names: Vec<String> = (body["tools"].as_array().into_iter().flatten())
+        .filter_map(|t| t.pointer("/function/name").or(t.get("name"))?.as_str())
+        .map(str::to_string)
+        .collect();
+    let choice = body.get_mut("tool_choice");
+    match (m, choice) {
+        (Mutant::RequiredDropped, Some(c)) if *c == json!("required") => *c = json!("none"),
+        (Mutant::RequiredDropped, Some(c)) if c["type"] == "any" => *c = json!({"type": "none"}),
+        (Mutant::NamedWidened, Some(c)) => {
+            let named = c.pointer("/function/name").or(c.get("name"));
+            let named = named.and_then(Value::as_str).map(str::to_string);
+            if let Some(other) = named.and_then(|n| names.iter().find(|x| **x != n).cloned()) {
+                if c.get("function").is_some() {
+                    c["function"]["name"] = json!(other);
+                } else {
+                    c["name"] = json!(other);
+                }
+            }
+        }
+        _ => {}
+    }
+    if m == Mutant::SchemaFailOpen {
+        for t in body["tools"].as_array_mut().into_iter().flatten() {
+            for key in ["/function/parameters", "/parameters", "/input_schema"] {
+                if let Some(p) = t.pointer_mut(key) {
+                    *p = json!({"type": "object", "properties": {}});
+                }
+            }
+            if let Some(f) = t.get_mut("function").and_then(Value::as_object_mut) {
+                f.remove("strict");
+            }
+            if let Some(o) = t.as_object_mut() {
+                o.remove("strict");
+            }
+        }
+    }
+}
+
+/// Rewrites the answer as the mutant server writes it.
+fn mutate_answer(m: Mutant, stream: bool, body: Vec<u8>) -> Vec<u8> {
+    let text = String::from_utf8_lossy(&body).into_owned();
+    match m {
+        Mutant::FinishStopWithCalls => text
+            .replace(
+                "\"finish_reason\":\"tool_calls\"",
+                "\"finish_reason\":\"stop\"",
+            )
+            .replace(
+                "\"finish_reason\": \"tool_calls\"",
+                "\"finish_reason\": \"stop\"",
+            )
+            .replace(
+                "\"stop_reason\":\"tool_use\"",
+                "\"stop_reason\":\"end_turn\"",
+            )
+            .replace(
+                "\"stop_reason\": \"tool_use\"",
+                "\"stop_reason\": \"end_turn\"",
+            )
+            .into_bytes(),
+        Mutant::StreamArgumentsBroken if stream => {
+            let mut t = text;
+            for key in ["\"arguments\":\"", "\"partial_json\":\""] {
+                t = blank_last(&t, key);
+            }
+            t.into_bytes()
+        }
+        _ => body,
+    }
+}
+
+/// `text` with the string after the last `key` emptied.
+fn blank_last(text: &str, key: &str) -> String {
+    let Some(at) = text.rfind(key) else {
+        return text.to_string();
+    };
+    let start = at + key.len();
+    let mut end = start;
+    let bytes = text.as_bytes();
+    while end < bytes.len() && bytes[end] != b'"' {
+        end += if bytes[end] == b'\\' { 2 } else { 1 };
+    }
+    format!("{}{}", &text[..start], &text[end.min(text.len())..])
+}
+
+async fn handle(
+    m: Mutant,
+    upstream: &str,
+    client: reqwest::Client,
+    req: Request<Incoming>,
+) -> Response<ProxyBody> {
+    let (parts, body) = read(req).await;
+    let mut v: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let stream = v["stream"] == json!(true);
+    mutate_request(m, &mut v);
+    let body = if v.is_null() {
+        body
+    } else {
+        v.to_string().into_bytes()
+    };
+    match send(&client, upstream, &parts, body).await {
+        Ok(a) => respond(a.status, &a.ctype, mutate_answer(m, stream, a.body)),
+        Err(r) => r,
+    }
+}
+
+/// One run through mutant `m`: each trial's key, cause (or none), whether its first answer
+/// carried calls, and its choice and mode.
+fn run(m: Mutant, upstream: &str) -> Vec<(String, Option<String>, Value)> {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let up = upstream.to_string();
+    let addr = rt.block_on(serve(up, move |u, c, r| async move {
+        handle(m, &u, c, r).await
+    }));
+    let out = Command::new(bin())
+        .current_dir(repo())
+        .args([
+            "server",
+            "tests/reference-server.toml",
+            "--url",
+            &format!("http://{addr}"),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{m:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+    drop(rt);
+    (doc["trials"].as_array().unwrap().iter())
+        .map(|t| {
+            let key = t["name"]
+                .as_str()
+                .unwrap()
+                .splitn(3, "::")
+                .nth(2)
+                .unwrap()
+                .to_string();
+            (key, t["cause"].as_str().map(str::to_string), t.clone())
+        })
+        .collect()
+}
+
+fn calls(t: &Value) -> &[Value] {
+    t.pointer("/downstream_outcome/tool_calls")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// The trials `m` must fail, from the faithful run: (key, trial).
+fn expected(m: Mutant, faithful: &[(String, Option<String>, Value)]) -> BTreeSet<String> {
+    (faithful.iter())
+        .filter(|(key, _, t)| {
+            let parts: Vec<&str> = key.split("::").collect();
+            let (route, choice, mode) = (parts[1], parts[2], parts[3]);
+            let called = !calls(t).is_empty();
+            let tools = t
+                .pointer("/client_request/body/tools")
+                .and_then(Value::as_array);
+            let tools = tools.map_or(0, Vec::len);
+            match m {
+                Mutant::Faithful => false,
+                // Anthropic says an allowed subset that must be called as `any` too.
+                Mutant::RequiredDropped => {
+                    let any = route == "messages" && choice.starts_with("allowed-required");
+                    (choice == "required" || any) && called
+                }
+                Mutant::NamedWidened => choice.starts_with("forced-") && called && tools > 1,
+                // A schema it should refuse (400) accepted, or arguments it never checks.
+                Mutant::SchemaFailOpen => {
+                    t["downstream_status"].as_u64().is_some_and(|s| s >= 400)
+                        || calls(t)
+                            .iter()
+                            .any(|c| c["arguments"].as_object().is_some_and(|a| !a.is_empty()))
+                }
+                Mutant::FinishStopWithCalls => route != "responses" && called,
+                Mutant::StreamArgumentsBroken => {
+                    mode == "stream"
+                        && route != "responses"
+                        && calls(t)
+                            .iter()
+                            .any(|c| c["arguments"].as_object().is_some_and(|a| !a.is_empty()))
+                }
+            }
+        })
+        .map(|(k, _, _)| k.clone())
+        .collect()
+}
+
+#[test]
+fn the_reference_server_passes_and_each_mutant_fails_exactly_its_trials() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let sim = rt
+        .block_on(tooltape::Simulator::start(tooltape::SimConfig::default()))
+        .unwrap();
+    let upstream = sim.base_url();
+    let faithful = run(Mutant::Faithful, &upstream);
+    assert!(faithful.len() > 400, "{} trials", faithful.len());
+    let failing: Vec<_> = faithful.iter().filter(|(_, c, _)| c.is_some()).collect();
+    assert!(
+        failing.is_empty(),
+        "the faithful proxy fails: {:?}",
+        failing.iter().map(|f| (&f.0, &f.1)).collect::<Vec<_>>()
+    );
+    let kinds = [
+        (Mutant::RequiredDropped, &["choice-honoured-"][..]),
+        (Mutant::NamedWidened, &["choice-honoured-"]),
+        (Mutant::SchemaFailOpen, &["call-valid-", "client-fault-"]),
+        (Mutant::FinishStopWithCalls, &["answer-"]),
+        (
+            Mutant::StreamArgumentsBroken,
+            &["call-valid-", "answer-", "stream-"],
+        ),
+    ];
+    for (m, causes) in kinds {
+        let got = run(m, &upstream);
+        let failed: BTreeSet<String> = (got.iter())
+            .filter(|(_, c, _)| c.is_some())
+            .map(|(k, _, _)| k.clone())
+            .collect();
+        let want = expected(m, &faithful);
+        assert!(!want.is_empty(), "{m:?} has trials to fail");
+        let missed: Vec<_> = want.difference(&failed).collect();
+        let extra: Vec<_> = failed.difference(&want).collect();
+        assert!(
+            missed.is_empty() && extra.is_empty(),
+            "{m:?}: not caught {missed:?}; failed beyond its bug {extra:?}"
+        );
+        for (k, c, _) in &got {
+            if let Some(c) = c {
+                assert!(
+                    causes.iter().any(|p| c.starts_with(p)),
+                    "{m:?}: {k} failed with {c}"
+                );
+            }
+        }
+    }
+    drop(sim);
+}
