@@ -1,4 +1,4 @@
-//! `tooltape init gateway NAME` / `init client NAME`: writes a commented profile skeleton (for a
+//! `tooltape init gateway NAME` / `init client NAME` / `init server NAME`: writes a commented profile skeleton (for a
 //! gateway, also printing the base URLs its config gives each provider to reach the recording
 //! upstream).
 
@@ -41,6 +41,14 @@ pub enum InitWhat {
         /// The driver's language: `python` or `node` (default: tooltape's reference driver).
         #[arg(long, value_parser = ["python", "node"])]
         language: Option<String>,
+        /// Replace an existing file.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Write a commented model-server profile (model, start, settings, routes) to
+    /// servers/NAME.toml under --root (or to NAME when it ends in .toml).
+    Server {
+        name: String,
         /// Replace an existing file.
         #[arg(long)]
         force: bool,
@@ -125,12 +133,14 @@ pub fn run(root: &Path, a: &InitArgs) -> CommandResult {
     let (folder, name, force) = match &a.what {
         InitWhat::Gateway { name, force, .. } => ("gateways", name, *force),
         InitWhat::Client { name, force, .. } => ("clients", name, *force),
+        InitWhat::Server { name, force } => ("servers", name, *force),
     };
     let written = place(root, folder, name).and_then(|(path, stem, profile)| {
         let text = match &a.what {
             InitWhat::Gateway {
                 upstream_listen, ..
             } => tooltape::gateway::skeleton(&stem, &profile, *upstream_listen),
+            InitWhat::Server { .. } => tooltape::server::skeleton(&stem, &profile),
             InitWhat::Client { language, .. } => {
                 let language = language.as_deref().and_then(Language::named);
                 return client(root, (&path, &stem), &profile, language, force);
@@ -157,6 +167,8 @@ pub fn run(root: &Path, a: &InitArgs) -> CommandResult {
         outln!(
             "Then: tooltape gateway {profile} --url YOUR_GATEWAY_URL --upstream-listen {upstream_listen}"
         );
+    } else if let InitWhat::Server { .. } = &a.what {
+        outln!("Then: tooltape server {profile} --url YOUR_SERVER_URL");
     } else {
         outln!("Then: tooltape client {profile}");
     }

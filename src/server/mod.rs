@@ -5,12 +5,14 @@
 //! stream assembling to the buffered answer, the next round accepted), never against a scripted
 //! answer. `profile` reads `servers/NAME.toml` (install, the model file a registry package
 //! ships, start, the determinism settings, routes); `way` is how a trial reaches the server;
-//! `scores` the table a vendor reads.
+//! `scores` the table a vendor reads; `skeleton` the profile `tooltape init server` writes.
 
 mod profile;
 mod scores;
+mod skeleton;
 mod way;
 
 pub use profile::{LoadedServer, ServerProfile, ServerRoute, load_server};
 pub use scores::{Scores, scores};
+pub use skeleton::skeleton;
 pub use way::{Served, scripted};

@@ -47,6 +47,11 @@ pub struct ServerProfile {
     /// twin can be compared.
     #[serde(default)]
     pub body: Map<String, Value>,
+    /// Every request's output-token limit, at most this (the API's own field: `max_tokens` for
+    /// Chat and Messages, `max_output_tokens` for Responses): a small model that does not call
+    /// writes until the limit, and the limit is the time a request takes.
+    #[serde(default)]
+    pub max_output_tokens: Option<u64>,
     /// Trials in flight at once (a model on two CPU cores: one).
     #[serde(default = "one")]
     pub concurrency: usize,

@@ -53,7 +53,7 @@ impl Served {
         request: &HttpRequest,
     ) -> WatchedStep<Vec<Exchange>, DecodedResponse> {
         let mut request = request.clone();
-        with_settings(&mut request.body, &ctx.request.body);
+        with_settings(&mut request.body, &ctx.request.settings);
         let on = (&self.client, &ctx.request.endpoint);
         let step = exchange(on, ctx.asked.inbound, neutral, &request, &()).await;
         let seen = (step.answer.as_ref().ok())
@@ -70,15 +70,29 @@ impl Served {
 /// The server's form of a trial's request: where it goes, and the settings its body carries.
 pub struct Request {
     endpoint: Endpoint,
-    body: Map<String, Value>,
+    settings: Settings,
 }
 
-/// Adds `settings` to a JSON object body, each unless the body sets it.
-fn with_settings(body: &mut Value, settings: &Map<String, Value>) {
-    if let Some(b) = body.as_object_mut() {
-        for (k, v) in settings {
-            b.entry(k.clone()).or_insert_with(|| v.clone());
-        }
+/// What every body of a route carries: fields it adds unless the body sets them, and the
+/// output-token limit it lowers to.
+struct Settings {
+    body: Map<String, Value>,
+    /// The API's output-limit field and its cap.
+    cap: Option<(&'static str, u64)>,
+}
+
+/// Adds the settings to a JSON object body: each field unless the body sets it; the output
+/// limit set, or lowered, to the cap.
+fn with_settings(body: &mut Value, settings: &Settings) {
+    let Some(b) = body.as_object_mut() else {
+        return;
+    };
+    for (k, v) in &settings.body {
+        b.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+    if let Some((field, cap)) = settings.cap {
+        let now = b.get(field).and_then(Value::as_u64).unwrap_or(u64::MAX);
+        b.insert(field.to_string(), json!(now.min(cap)));
     }
 }
 
@@ -119,14 +133,21 @@ impl Way for Served {
         let inbound = trial.route.inbound;
         let (base, req) = trial.first_request(inbound);
         let mut asked = CallerRequest::new(base, (inbound, inbound), req, Reading::AsSent)?;
-        let body = self.profile.body_for(&trial.route.name());
-        with_settings(&mut asked.encoded.request.body, &body);
+        let field = match inbound {
+            crate::model::Provider::OpenaiResponses => "max_output_tokens",
+            _ => "max_tokens",
+        };
+        let settings = Settings {
+            body: self.profile.body_for(&trial.route.name()),
+            cap: (self.profile.profile.max_output_tokens).map(|n| (field, n)),
+        };
+        with_settings(&mut asked.encoded.request.body, &settings);
         let endpoint = Endpoint {
             base_url: self.url.clone(),
             key: self.profile.profile.key.clone(),
             extra_headers: self.profile.profile.headers.clone().into_iter().collect(),
         };
-        Ok((asked, Request { endpoint, body }))
+        Ok((asked, Request { endpoint, settings }))
     }
 
     fn shown(&self, ctx: &TrialCtx<'_, Request>) -> Value {
@@ -307,3 +328,6 @@ impl System for LoadedServer {
         s
     }
 }
+
+#[cfg(test)]
+mod tests;
