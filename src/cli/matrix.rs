@@ -19,7 +19,7 @@ use tooltape::runtime;
 pub struct MatrixArgs {
     #[command(subcommand)]
     pub command: Option<MatrixCommand>,
-    /// The systems, comma-separated: `gateway:NAME`, `client:NAME` (default: every profile in
+    /// The systems, comma-separated: `gateway:NAME`, `client:NAME`, `server:NAME` (default: every profile in
     /// gateways/ and clients/).
     #[arg(long, value_delimiter = ',')]
     pub systems: Vec<String>,

@@ -62,6 +62,9 @@ pub struct SystemEntry {
     /// known, reproducer), most trials first.
     pub causes: Vec<Value>,
     pub trials: Vec<TrialCell>,
+    /// A model server's scores (`server::scores`), per route.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scores: Option<crate::server::Scores>,
 }
 
 /// One trial's cell.

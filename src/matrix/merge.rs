@@ -128,7 +128,11 @@ fn join(pieces: &[&SystemEntry]) -> SystemEntry {
     out.causes.clear();
     out.stale.clear();
     let mut errors: Vec<String> = Vec::new();
+    out.scores = None;
     for e in pieces {
+        if let Some(s) = &e.scores {
+            out.scores.get_or_insert_with(Default::default).add(s);
+        }
         out.trials.extend(e.trials.iter().cloned());
         for c in &e.causes {
             add_cause(&mut out.causes, c);

@@ -171,7 +171,9 @@ pub fn html(doc: &Document) -> String {
                 .unwrap_or_default()
         );
     }
-    s.push_str("</ul><table><tr><th rowspan=\"2\">class / case</th>");
+    s.push_str("</ul>");
+    scores_html(&mut s, doc);
+    s.push_str("<table><tr><th rowspan=\"2\">class / case</th>");
     for sys in &doc.systems {
         let _ = write!(
             s,
@@ -228,6 +230,33 @@ pub fn html(doc: &Document) -> String {
     }
     s.push_str("</body></html>\n");
     s
+}
+
+/// The model servers' scores: one row per server and route.
+fn scores_html(s: &mut String, doc: &Document) {
+    let servers: Vec<_> = (doc.systems.iter())
+        .filter_map(|sys| Some((sys, sys.scores.as_ref()?)))
+        .collect();
+    if servers.is_empty() {
+        return;
+    }
+    s.push_str("<h2>Model servers: scores</h2><table class=\"scores\"><tr><th>server</th><th>route</th><th>tool_choice honoured</th><th>schema-valid calls</th><th>stream = buffered</th><th>next round accepted</th></tr>");
+    for (sys, scores) in servers {
+        for r in &scores.routes {
+            let _ = write!(
+                s,
+                "<tr data-scores=\"{n}\"><td>{n} {v}</td><td>{route}</td><td>{a}</td><td>{b}</td><td>{c}</td><td>{d}</td></tr>",
+                n = esc(&sys.system),
+                v = esc(&version(sys)),
+                route = esc(&r.route),
+                a = esc(&r.tool_choice_honoured.cell()),
+                b = esc(&r.schema_valid_calls.cell()),
+                c = esc(&r.stream_equals_buffered.cell()),
+                d = esc(&r.next_round_accepted.cell()),
+            );
+        }
+    }
+    s.push_str("</table>");
 }
 
 /// One row's cells, every system's routes in order.

@@ -146,13 +146,23 @@ async fn run_system<S: System>(
         exited: None,
         causes: Vec::new(),
         trials: Vec::new(),
+        scores: None,
     };
     if trials.is_empty() {
         entry.settle();
         return entry;
     }
+    let mut cases: Vec<Arc<Case>> = Vec::new();
+    for t in &trials {
+        if !cases.iter().any(|c| Arc::ptr_eq(c, &t.case)) {
+            cases.push(Arc::clone(&t.case));
+        }
+    }
     match engine::run(Arc::clone(system), trials, options, note).await {
         Ok(ran) => {
+            if system.kind() == SystemKind::Server {
+                entry.scores = Some(crate::server::scores(&ran.results, &cases));
+            }
             let status = engine::status(&ran.results, ran.stale.len(), ran.exited.is_some(), false);
             entry.trials = ran.results.iter().map(TrialCell::of).collect();
             entry.causes = (ran.causes.iter())

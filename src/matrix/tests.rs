@@ -55,6 +55,7 @@ fn entry(system: &str, trials: Vec<TrialCell>, causes: Vec<serde_json::Value>) -
         exited: None,
         causes,
         trials,
+        scores: None,
     };
     e.settle();
     e

@@ -7,14 +7,14 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::case::{Case, ChoiceSpec, Mode};
 use crate::engine::{Cell, FindingKind, TrialResult, call_problem};
 use crate::model::{Outcome, ToolChoice};
 
 /// `ok` of `of`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Share {
     pub ok: usize,
     pub of: usize,
@@ -42,7 +42,7 @@ impl Share {
 }
 
 /// One route's scores.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RouteScores {
     pub route: String,
     /// Trials under none, required, a named tool or an allowed subset whose answer honoured it.
@@ -58,7 +58,7 @@ pub struct RouteScores {
 }
 
 /// Every route's scores, in route order.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Scores {
     pub routes: Vec<RouteScores>,
 }
@@ -151,7 +151,34 @@ fn same_calls(a: &Outcome, b: &Outcome) -> bool {
             .all(|(x, y)| x.name == y.name && x.arguments == y.arguments)
 }
 
+impl Share {
+    fn add(&mut self, other: Share) {
+        self.ok += other.ok;
+        self.of += other.of;
+    }
+}
+
 impl Scores {
+    /// Adds the scores of another part of the same suite (a matrix shard's piece).
+    pub fn add(&mut self, other: &Scores) {
+        for o in &other.routes {
+            let Some(r) = self.routes.iter_mut().find(|r| r.route == o.route) else {
+                self.routes.push(o.clone());
+                continue;
+            };
+            r.tool_choice_honoured.add(o.tool_choice_honoured);
+            r.schema_valid_calls.add(o.schema_valid_calls);
+            r.stream_equals_buffered.add(o.stream_equals_buffered);
+            r.next_round_accepted.add(o.next_round_accepted);
+            for (f, share) in &o.schema_valid_by_feature {
+                r.schema_valid_by_feature
+                    .entry(f.clone())
+                    .or_default()
+                    .add(*share);
+            }
+        }
+    }
+
     /// The Markdown table: one row a route.
     pub fn markdown(&self) -> String {
         let mut s = String::from(

@@ -270,3 +270,46 @@ fn the_reference_server_passes_and_each_mutant_fails_exactly_its_trials() {
     }
     drop(sim);
 }
+
+/// The matrix carries a server's scores: in the JSON document and as the page's scores table.
+#[test]
+fn the_matrix_shows_a_servers_scores() {
+    let dir = crate::scratch::Scratch::new("server-matrix");
+    let (json, html) = (dir.join("m.json"), dir.join("m.html"));
+    let out = Command::new(bin())
+        .current_dir(repo())
+        .args([
+            "matrix",
+            "--systems",
+            "server:tests/reference-server.toml",
+            "--filter",
+            "weather::",
+        ])
+        .arg("--out")
+        .arg(&json)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let routes = doc["systems"][0]["scores"]["routes"].as_array().unwrap();
+    let chat = routes.iter().find(|r| r["route"] == "chat").unwrap();
+    assert!(
+        chat["tool_choice_honoured"]["of"].as_u64().unwrap() > 0,
+        "{chat}"
+    );
+    assert_eq!(
+        chat["tool_choice_honoured"]["ok"],
+        chat["tool_choice_honoured"]["of"]
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("Model servers: scores")
+            && page.contains("data-scores=\"server:tests/reference-server.toml\"")
+    );
+}
