@@ -52,6 +52,10 @@ pub struct ServerProfile {
     /// writes until the limit, and the limit is the time a request takes.
     #[serde(default)]
     pub max_output_tokens: Option<u64>,
+    /// How long one request may take before its trial breaks (a server that hangs is a broken
+    /// trial, never a hung run).
+    #[serde(default = "request_timeout")]
+    pub request_timeout_secs: u64,
     /// Trials in flight at once (a model on two CPU cores: one).
     #[serde(default = "one")]
     pub concurrency: usize,
@@ -64,6 +68,10 @@ crate::engine::profile_table!(ServerProfile, "server-");
 
 fn one() -> usize {
     1
+}
+
+fn request_timeout() -> u64 {
+    120
 }
 
 /// The model file: a path under the install folder (or absolute), each `*` matching within one

@@ -34,12 +34,13 @@ pub struct Served {
 type Answered = (HttpResponse, Result<Outcome, DecodeError>, Timing);
 
 impl Served {
-    /// The way to the server at `base_url`. A model on a busy CPU answers slowly: five minutes
-    /// a request before the trial breaks.
+    /// The way to the server at `base_url`; a request that takes longer than the profile's
+    /// `request_timeout_secs` breaks its trial.
     pub fn new(profile: Arc<LoadedServer>, base_url: &str) -> Served {
+        let timeout = Duration::from_secs(profile.profile.request_timeout_secs);
         Served {
             url: base_url.trim_end_matches('/').to_string(),
-            client: crate::run::client_per_request(Duration::from_secs(300)),
+            client: crate::run::client_per_request(timeout),
             profile,
         }
     }

@@ -313,3 +313,83 @@ fn the_matrix_shows_a_servers_scores() {
             && page.contains("data-scores=\"server:tests/reference-server.toml\"")
     );
 }
+
+/// A server that never becomes healthy fails the run (exit 2) with its log's tail; one that
+/// hangs on a request breaks that trial at the profile's timeout, never hanging the run.
+#[test]
+fn a_server_that_never_gets_ready_or_hangs_is_reported_not_waited_for() {
+    let dir = crate::scratch::Scratch::new("server-faults");
+    let never = r#"description = "never ready"
+[start]
+command = ["sh", "-c", "echo loading the model forever; sleep 30"]
+ready = "/health"
+ready_timeout_secs = 2
+[[routes]]
+api = "chat"
+model = "m"
+"#;
+    std::fs::write(dir.join("never.toml"), never).unwrap();
+    let t0 = std::time::Instant::now();
+    let out = Command::new(bin())
+        .current_dir(repo())
+        .args([
+            "server",
+            dir.join("never.toml").to_str().unwrap(),
+            "weather::chat::auto::buffered",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("not ready at") && err.contains("loading the model forever"),
+        "{err}"
+    );
+    assert!(t0.elapsed() < std::time::Duration::from_secs(20));
+    // Answers /health, then holds every POST open.
+    let hangs = r#"import http.server, sys, time
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.end_headers(); self.wfile.write(b'{"status":"ok"}')
+    def do_POST(self):
+        time.sleep(60)
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+"#;
+    std::fs::write(dir.join("hangs.py"), hangs).unwrap();
+    let profile = format!(
+        r#"description = "hangs"
+request_timeout_secs = 2
+[start]
+command = ["python3", "{}", "{{{{port}}}}"]
+ready = "/health"
+[[routes]]
+api = "chat"
+model = "m"
+"#,
+        dir.join("hangs.py").display()
+    );
+    std::fs::write(dir.join("hangs.toml"), profile).unwrap();
+    let t0 = std::time::Instant::now();
+    let out = Command::new(bin())
+        .current_dir(repo())
+        .args([
+            "server",
+            dir.join("hangs.toml").to_str().unwrap(),
+            "weather::chat::auto::",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(t0.elapsed() < std::time::Duration::from_secs(30), "{err}");
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let cells: Vec<&str> = (doc["trials"].as_array().into_iter().flatten())
+        .map(|t| t["cell"]["status"].as_str().unwrap_or(""))
+        .collect();
+    assert!(
+        err.contains("every trial broke") || cells.iter().all(|c| *c == "broken"),
+        "{err} {cells:?}"
+    );
+}
