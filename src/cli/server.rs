@@ -23,6 +23,11 @@ pub struct ServerArgs {
     /// and settings are used.
     #[arg(long)]
     pub url: Option<String>,
+    /// Instead of the case suite, every tool of the corpus (the cases' tools, the MCP servers'
+    /// among them) forced one at a time on every route, buffered and streamed: the scores by
+    /// schema feature say which schemas the server's grammar holds.
+    #[arg(long, conflicts_with = "versions")]
+    pub schemas: bool,
 }
 
 /// Runs `tooltape server`: 0 when every result is expected, 1 otherwise, 2 when the server could
@@ -57,6 +62,22 @@ pub fn run(corpus: Corpus<'_>, a: &ServerArgs) -> CommandResult {
         };
         return releases::run(corpus, &args.suite, &args.suite.options(options), &releases);
     }
+    let sweep;
+    let mut suite_args = args.suite.clone();
+    let corpus = if a.schemas {
+        sweep = tooltape::server::Sweep::write(&tooltape::engine::cases_of(&corpus.discover()))?;
+        suite_args.filter = Some(match &args.suite.filter {
+            Some(f) => format!("{}{f}", tooltape::server::SWEEP_PREFIX),
+            None => tooltape::server::SWEEP_PREFIX.to_string(),
+        });
+        eprintln!("{} tools, each forced in a case of its own", sweep.tools);
+        Corpus {
+            root,
+            cases: Some(sweep.dir()),
+        }
+    } else {
+        corpus
+    };
     let cases = tooltape::engine::cases_of(&corpus.discover());
     let scripted: Vec<(String, &'static str)> = (cases.iter())
         .filter_map(|c| Some((c.name.clone(), scripted(c)?)))
@@ -92,5 +113,5 @@ pub fn run(corpus: Corpus<'_>, a: &ServerArgs) -> CommandResult {
             ]
         },
     };
-    suite::run(corpus, &profile, &args.suite, options, &extras)
+    suite::run(corpus, &profile, &suite_args, options, &extras)
 }

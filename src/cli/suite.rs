@@ -67,7 +67,7 @@ pub fn profile_help(folder: &'static str) -> impl FnMut(clap::Arg) -> clap::Arg 
 }
 
 /// The arguments every suite takes.
-#[derive(Args, Debug)]
+#[derive(Args, Clone, Debug)]
 pub struct SuiteArgs {
     /// Only trials whose `case::route::choice::mode` contains this.
     pub filter: Option<String>,

@@ -5,14 +5,17 @@
 //! stream assembling to the buffered answer, the next round accepted), never against a scripted
 //! answer. `profile` reads `servers/NAME.toml` (install, the model file a registry package
 //! ships, start, the determinism settings, routes); `way` is how a trial reaches the server;
-//! `scores` the table a vendor reads; `skeleton` the profile `tooltape init server` writes.
+//! `scores` the table a vendor reads; `skeleton` the profile `tooltape init server` writes; `sweep`
+//! every tool of the corpus forced alone (`--schemas`).
 
 mod profile;
 mod scores;
 mod skeleton;
+mod sweep;
 mod way;
 
 pub use profile::{LoadedServer, ServerProfile, ServerRoute, load_server};
 pub use scores::{Scores, scores};
 pub use skeleton::skeleton;
+pub use sweep::{SWEEP_PREFIX, Sweep};
 pub use way::{Served, scripted};
