@@ -1,7 +1,7 @@
 # tooltape — every entry point. CI runs `make ci` (= .ci/run). Adding a case never touches this file.
 GATEWAY ?= litellm
 CLIENT ?= tooltape
-.PHONY: publish-check wheel client gateway gateway-compare import-vcr test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png matrix-png conformance drift fuzz
+.PHONY: publish-check wheel client server gateway gateway-compare import-vcr test review snapshots record record-synthetic bench lint fmt fmt-check ci scan status report report-png matrix-png conformance drift fuzz
 
 # Offline, no keys: replays every trial from its cassette and checks its snapshot.
 test:
@@ -110,6 +110,12 @@ gateway-compare:
 # docs/clients/NAME.md.
 client:
 	cargo run --quiet -- client $(CLIENT) $(FILTER) $(if $(DOCS),--md-out docs/clients/$(CLIENT).md)
+
+# The suite against a server that runs the model (servers/NAME.toml; the pinned server and its
+# model package go to the cache outside the repository): make server SERVER=llama-cpp DOCS=1
+# rewrites docs/servers/NAME.md; SCHEMAS=1 forces every tool of the corpus instead.
+server:
+	cargo run --quiet -- server $(SERVER) $(FILTER) $(if $(SCHEMAS),--schemas) $(if $(DOCS),--md-out docs/servers/$(SERVER)$(if $(SCHEMAS),-schemas).md)
 
 # `cargo publish --dry-run` in a target folder of its own: cargo gives the unpacked package's
 # build script the same output folder as this checkout's, and the package has no gateways/ or
