@@ -1,5 +1,5 @@
-//! The shipped targets: every gateway and client profile of the repository's `gateways/` and
-//! `clients/` folders, with their drivers, driver helpers and launcher scripts, embedded at
+//! The shipped targets: every gateway, client and server profile of the repository's `gateways/`,
+//! `clients/` and `servers/` folders, with their drivers, driver helpers and launcher scripts, embedded at
 //! build time (`build.rs`), so `tooltape gateway NAME` and `tooltape client NAME` run from any
 //! folder. A profile of the same name in the project's own folder replaces the built-in one; the
 //! built-in files are written out once into the install cache, where the programs a profile
@@ -62,7 +62,7 @@ pub fn shipped_dir() -> PathBuf {
 }
 
 /// Writes the shipped files out (once: a complete folder is kept and reused) and returns the
-/// folder, which holds `gateways/` and `clients/` as the repository does.
+/// folder, which holds `gateways/`, `clients/` and `servers/` as the repository does.
 pub fn write_out() -> Result<PathBuf, String> {
     let dir = shipped_dir();
     if dir.is_dir() {

@@ -1,5 +1,5 @@
-//! Unit tests of the shipped targets: every file of `gateways/` and `clients/` is embedded byte
-//! for byte, the built-in names are the profiles, and the written-out folder is the same tree.
+//! Unit tests of the shipped targets: every file of `gateways/`, `clients/` and `servers/` is
+//! embedded byte for byte, the built-in names are the profiles, and the written-out folder is the same tree.
 
 use std::path::Path;
 
@@ -34,10 +34,11 @@ fn on_disk(base: &Path, folder: &str) -> Vec<String> {
 }
 
 #[test]
-fn every_file_of_gateways_and_clients_is_built_in() {
+fn every_file_of_gateways_clients_and_servers_is_built_in() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut want = on_disk(repo, "gateways");
     want.extend(on_disk(repo, "clients"));
+    want.extend(on_disk(repo, "servers"));
     want.sort();
     let mut have: Vec<String> = SHIPPED.iter().map(|(p, _)| (*p).to_string()).collect();
     have.sort();
