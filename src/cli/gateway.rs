@@ -12,7 +12,7 @@ use clap::{Args, Subcommand};
 
 use super::cases::Corpus;
 use super::exit::{CliError, CommandResult};
-use super::releases::{self, Releases};
+use super::releases;
 use super::suite::{self, Extras, ProfileArgs};
 use tooltape::engine::{self, Run, RunOptions, TrialResult};
 use tooltape::gateway::{
@@ -99,22 +99,8 @@ pub fn run(corpus: Corpus<'_>, a: &GatewayArgs) -> CommandResult {
         ..RunOptions::default()
     };
     if args.suite.versions.is_some() {
-        if a.url.is_some() {
-            return Err(CliError::Error(
-                "--versions installs each release: it cannot use a running gateway (--url)".into(),
-            ));
-        }
-        let at = |release: &str| -> Result<Arc<LoadedGateway>, String> {
-            let mut p = tooltape::gateway::load_gateway(root, name).map_err(|e| e.to_string())?;
-            p.at_release(release)?;
-            Ok(Arc::new(p))
-        };
-        let q = &profile.profile;
-        let releases = Releases {
-            at: &at,
-            package: releases::package(q.version.as_deref(), q.install.as_ref()),
-        };
-        return releases::run(corpus, &args.suite, &args.suite.options(options), &releases);
+        let load = || tooltape::gateway::load_gateway(root, name).map_err(|e| e.to_string());
+        return releases::run_pinned(corpus, &args.suite, (options, a.url.is_some()), &load);
     }
     let snapshots = |ran: &Run| {
         if !a.snapshots {

@@ -21,6 +21,37 @@ pub(super) struct Releases<'a, S> {
     pub package: Result<Package, String>,
 }
 
+/// `--versions` of a profile that pins its own install (a gateway's, a server's): each release
+/// loaded anew by `load` and retargeted; `url` (a running system) cannot be one.
+pub(super) fn run_pinned<P>(
+    corpus: Corpus<'_>,
+    a: &SuiteArgs,
+    (options, url): (RunOptions, bool),
+    load: &dyn Fn() -> Result<tooltape::engine::Loaded<P>, String>,
+) -> CommandResult
+where
+    P: tooltape::system::Pinned + tooltape::engine::ProfileTable,
+    tooltape::engine::Loaded<P>: System,
+{
+    if url {
+        return Err(CliError::Error(
+            "--versions installs each release: it cannot use a running system (--url)".into(),
+        ));
+    }
+    let profile = load()?;
+    let at = |release: &str| -> Result<Arc<tooltape::engine::Loaded<P>>, String> {
+        let mut p = load()?;
+        p.at_release(release)?;
+        Ok(Arc::new(p))
+    };
+    let q = &profile.profile;
+    let releases = Releases {
+        at: &at,
+        package: package(q.version(), q.install()),
+    };
+    run(corpus, a, &a.options(options), &releases)
+}
+
 /// The package `install` pins at `version`, for `--bisect`'s list of releases.
 pub(super) fn package(version: Option<&str>, install: Option<&Install>) -> Result<Package, String> {
     match (version, install) {

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use clap::Args;
 
 use super::cases::Corpus;
-use super::exit::{CliError, CommandResult};
-use super::releases::{self, Releases};
+use super::exit::CommandResult;
+use super::releases;
 use super::suite::{self, Extras, ProfileArgs};
 use tooltape::engine::{Run, RunOptions};
 use tooltape::report::suite::{ServerRun, server_markdown};
@@ -45,22 +45,8 @@ pub fn run(corpus: Corpus<'_>, a: &ServerArgs) -> CommandResult {
         ..RunOptions::default()
     };
     if args.suite.versions.is_some() {
-        if a.url.is_some() {
-            return Err(CliError::Error(
-                "--versions installs each release: it cannot use a running server (--url)".into(),
-            ));
-        }
-        let at = |release: &str| -> Result<Arc<LoadedServer>, String> {
-            let mut p = tooltape::server::load_server(root, name).map_err(|e| e.to_string())?;
-            p.at_release(release)?;
-            Ok(Arc::new(p))
-        };
-        let q = &profile.profile;
-        let releases = Releases {
-            at: &at,
-            package: releases::package(q.version.as_deref(), q.install.as_ref()),
-        };
-        return releases::run(corpus, &args.suite, &args.suite.options(options), &releases);
+        let load = || tooltape::server::load_server(root, name).map_err(|e| e.to_string());
+        return releases::run_pinned(corpus, &args.suite, (options, a.url.is_some()), &load);
     }
     let sweep;
     let mut suite_args = args.suite.clone();

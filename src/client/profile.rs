@@ -162,14 +162,5 @@ pub fn load_client(root: &Path, name: &str) -> Result<LoadedClient, Located> {
             ));
         }
     }
-    let stem = path
-        .file_stem()
-        .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned());
-    Ok(LoadedClient {
-        name: stem,
-        path,
-        source,
-        profile,
-        shipped,
-    })
+    Ok(Loaded::named(name, (path, source, profile, shipped)))
 }

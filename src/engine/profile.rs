@@ -24,6 +24,23 @@ pub struct Loaded<P> {
 }
 
 impl<P> Loaded<P> {
+    /// A profile read by [`read_profile`] as `name`: named by its file's stem.
+    pub(crate) fn named(
+        name: &str,
+        (path, source, profile, shipped): (PathBuf, String, P, Option<PathBuf>),
+    ) -> Loaded<P> {
+        let stem = path
+            .file_stem()
+            .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned());
+        Loaded {
+            name: stem,
+            path,
+            source,
+            profile,
+            shipped,
+        }
+    }
+
     /// `path:line:col` of a span in the profile.
     pub fn locate(&self, span: std::ops::Range<usize>) -> String {
         let (l, c) = crate::located::line_col(&self.source, span.start);

@@ -1,5 +1,6 @@
-//! The way through a gateway: the client's request in the route's inbound format over HTTP,
-//! with the profile's and the route's headers, decoded as it streams; and a gateway profile as
+//! The way over HTTP, through a gateway (or straight to a model server: `direct`): the client's
+//! request in the route's inbound format, with the profile's and the route's headers, decoded as
+//! it streams; and a gateway profile as
 //! the engine's system under test (install, start its process or use `--url`, the reproducer's
 //! `curl`).
 
@@ -10,6 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::direct::Direct;
 use super::process;
 use super::profile::{GatewayProfile, LoadedGateway};
 use crate::engine::{
@@ -17,26 +19,76 @@ use crate::engine::{
     RoundAnswer, RoundStep, Route, RoutedTrial, Started, System, SystemKind, TrialCtx, TrialResult,
     Upstream, Way, judge,
 };
-use crate::http::HttpResponse;
-use crate::model::{DecodeError, Outcome};
-use crate::run::{Endpoint, Timing, WatchedStep, exchange};
+use crate::http::{HttpRequest, HttpResponse};
+use crate::model::{ChatRequest, DecodeError, Outcome};
+use crate::run::{DecodedResponse, Endpoint, Timing, WatchedStep, exchange};
 use crate::system::fill;
 
-/// Trials through a gateway at `url` (its base path included).
+/// Trials over HTTP at `url` (its base path included): through a gateway, or to a model server
+/// directly (`direct`).
 pub struct Http {
-    profile: Arc<LoadedGateway>,
+    headers: Vec<(String, String)>,
+    key: Option<String>,
     client: reqwest::Client,
     url: String,
+    /// A model server: no upstream, its own exchange read, its answers judged against the
+    /// caller's contract; the settings each route's bodies carry.
+    direct: Option<Direct>,
 }
 
 impl Http {
     /// The way to the gateway at `base_url` (the profile's base path is added).
-    pub fn new(profile: Arc<LoadedGateway>, base_url: &str) -> Http {
+    pub fn new(profile: &LoadedGateway, base_url: &str) -> Http {
         let base_path = profile.profile.base_path.trim_end_matches('/');
         Http {
             url: format!("{}{base_path}", base_url.trim_end_matches('/')),
             client: crate::run::client_per_request(Duration::from_secs(60)),
-            profile,
+            headers: profile.profile.headers.clone().into_iter().collect(),
+            key: None,
+            direct: None,
+        }
+    }
+
+    /// The way to a model server at `base_url`: `key` its API key, `headers` every request's,
+    /// `direct` each route's settings; a request that takes longer than `timeout` breaks.
+    pub(crate) fn direct(
+        base_url: &str,
+        (key, headers): (Option<String>, Vec<(String, String)>),
+        direct: Direct,
+        timeout: Duration,
+    ) -> Http {
+        Http {
+            url: base_url.trim_end_matches('/').to_string(),
+            client: crate::run::client_per_request(timeout),
+            headers,
+            key,
+            direct: Some(direct),
+        }
+    }
+
+    /// Sends `request` (`neutral` in the caller's form): to a model server with its route's
+    /// settings, the server's own exchange being what it saw; to a gateway while the trial's
+    /// watch records what went upstream.
+    async fn sent(
+        &self,
+        ctx: &TrialCtx<'_, Endpoint>,
+        neutral: &ChatRequest,
+        request: &HttpRequest,
+    ) -> WatchedStep<Vec<Exchange>, DecodedResponse> {
+        let on = (&self.client, ctx.request);
+        let Some(direct) = &self.direct else {
+            return exchange(on, ctx.asked.inbound, neutral, request, ctx.watch).await;
+        };
+        let mut request = request.clone();
+        direct.settle(&ctx.trial.route.name(), &mut request.body);
+        let step = exchange(on, ctx.asked.inbound, neutral, &request, &()).await;
+        let seen = (step.answer.as_ref().ok())
+            .map(|(response, _, _)| vec![Exchange::direct(&request, response, neutral.stream)])
+            .unwrap_or_default();
+        WatchedStep {
+            answer: step.answer,
+            seen,
+            waited: step.waited,
         }
     }
 }
@@ -61,9 +113,11 @@ impl Way for Http {
         let inbound = trial.route.inbound;
         let (base, req) = trial.first_request(inbound);
         let route = (inbound, trial.route.upstream);
-        let asked = CallerRequest::new(base, route, req, Reading::AsSent)?;
-        let mut headers: Vec<(String, String)> =
-            self.profile.profile.headers.clone().into_iter().collect();
+        let mut asked = CallerRequest::new(base, route, req, Reading::AsSent)?;
+        if let Some(direct) = &self.direct {
+            direct.settle(&trial.route.name(), &mut asked.encoded.request.body);
+        }
+        let mut headers = self.headers.clone();
         headers.extend(trial.route.headers.iter().map(|(k, v)| {
             (
                 k.clone(),
@@ -72,7 +126,7 @@ impl Way for Http {
         }));
         let endpoint = Endpoint {
             base_url: self.url.clone(),
-            key: None,
+            key: self.key.clone(),
             extra_headers: headers,
         };
         Ok((asked, endpoint))
@@ -89,23 +143,11 @@ impl Way for Http {
         ctx: &TrialCtx<'_, Endpoint>,
     ) -> WatchedStep<Vec<Exchange>, Result<Answered, String>> {
         let asked = ctx.asked;
-        let request = &asked.encoded.request;
-        let on = (&self.client, ctx.request);
-        exchange(on, asked.inbound, &asked.req, request, ctx.watch).await
+        self.sent(ctx, &asked.req, &asked.encoded.request).await
     }
 
-    fn keep(
-        &self,
-        ctx: &TrialCtx<'_, Endpoint>,
-        (response, outcome, timing): &Answered,
-        seen: &[Exchange],
-    ) -> Kept {
-        Kept {
-            status: Some(response.status),
-            outcome: outcome.as_ref().ok().cloned(),
-            body: response.body.clone(),
-            timing: Some(RequestTiming::of(*timing, ctx.asked.req.stream, seen)),
-        }
+    fn keep(&self, ctx: &TrialCtx<'_, Endpoint>, answer: &Answered, seen: &[Exchange]) -> Kept {
+        kept(ctx.asked, answer, seen)
     }
 
     fn unsent(
@@ -122,7 +164,11 @@ impl Way for Http {
         read: &ReadExchange<'_>,
         (response, outcome, _): &Answered,
     ) -> Vec<Finding> {
-        judge::answered(ctx.asked, read, response, outcome)
+        let mut findings = judge::answered(ctx.asked, read, response, outcome);
+        if self.direct.is_some() {
+            findings.extend(judge::produced(ctx.asked, outcome));
+        }
+        findings
     }
 
     fn continues(
@@ -140,23 +186,45 @@ impl Way for Http {
         ctx: &TrialCtx<'_, Endpoint>,
         step: RoundStep<'_>,
     ) -> WatchedStep<Vec<Exchange>, RoundAnswer> {
-        let (next, encoded) = (step.next, step.encoded);
-        let on = (&self.client, ctx.request);
-        let sent = exchange(on, ctx.asked.inbound, next, encoded, ctx.watch).await;
-        let timing = (sent.answer.as_ref().ok())
-            .map(|(_, _, t)| RequestTiming::of(*t, next.stream, &sent.seen));
-        let got = sent
-            .answer
-            .map(|(response, outcome, _)| (response, outcome));
-        let next = match &got {
-            Ok((_, Ok(o))) if o.error.is_none() => Some(o.clone()),
-            _ => None,
-        };
-        WatchedStep {
-            answer: RoundAnswer { got, next, timing },
-            seen: sent.seen,
-            waited: sent.waited,
-        }
+        let sent = self.sent(ctx, step.next, step.encoded).await;
+        round_reply(sent, step.next.stream)
+    }
+
+    fn judges_the_model(&self) -> bool {
+        self.direct.is_some()
+    }
+}
+
+/// What the record keeps of an answer over HTTP (a gateway's, a model server's).
+fn kept(asked: &CallerRequest, answer: &Answered, seen: &[Exchange]) -> Kept {
+    let (response, outcome, timing) = answer;
+    Kept {
+        status: Some(response.status),
+        outcome: outcome.as_ref().ok().cloned(),
+        body: response.body.clone(),
+        timing: Some(RequestTiming::of(*timing, asked.req.stream, seen)),
+    }
+}
+
+/// A round's HTTP answer as the phases take it: what the caller got, the outcome the rounds go
+/// on from (none after an error), and the request's timing.
+fn round_reply(
+    sent: WatchedStep<Vec<Exchange>, DecodedResponse>,
+    stream: bool,
+) -> WatchedStep<Vec<Exchange>, RoundAnswer> {
+    let timing =
+        (sent.answer.as_ref().ok()).map(|(_, _, t)| RequestTiming::of(*t, stream, &sent.seen));
+    let got = sent
+        .answer
+        .map(|(response, outcome, _)| (response, outcome));
+    let next = match &got {
+        Ok((_, Ok(o))) if o.error.is_none() => Some(o.clone()),
+        _ => None,
+    };
+    WatchedStep {
+        answer: RoundAnswer { got, next, timing },
+        seen: sent.seen,
+        waited: sent.waited,
     }
 }
 
@@ -184,7 +252,7 @@ impl System for LoadedGateway {
     ) -> Result<Started<Http>, String> {
         if let Some(url) = url {
             return Ok(Started {
-                way: Http::new(self, url),
+                way: Http::new(&self, url),
                 process: None,
                 note: None,
             });
@@ -198,7 +266,7 @@ impl System for LoadedGateway {
             running.log.display()
         );
         Ok(Started {
-            way: Http::new(Arc::clone(&self), &running.base_url),
+            way: Http::new(&self, &running.base_url),
             process: Some(Box::new(running)),
             note: Some(note),
         })

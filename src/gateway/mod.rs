@@ -6,6 +6,7 @@
 //! commented profile `tooltape init gateway` writes.
 
 mod compare;
+mod direct;
 mod http;
 mod process;
 mod profile;
@@ -16,8 +17,10 @@ pub use compare::{
     markdown as compare_markdown, percentile, replace_region, rewrite_region, row as compare_row,
     terminal as compare_terminal, version,
 };
+pub(crate) use direct::{Direct, Settings};
 pub use http::Http;
 pub(crate) use process::{Launch, launch};
 pub use process::{Running, start};
+pub(crate) use profile::check_start;
 pub use profile::{GatewayProfile, LoadedGateway, Start, load_gateway};
 pub use skeleton::{DEFAULT_UPSTREAM, base_urls, skeleton};

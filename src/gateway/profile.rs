@@ -111,6 +111,28 @@ impl Loaded<GatewayProfile> {
     }
 }
 
+/// What a profile that starts a process must say: how it knows the process serves (`ready`, or
+/// `url_line`), and at least one trial in flight.
+pub(crate) fn check_start(
+    path: &Path,
+    start: Option<&Start>,
+    concurrency: usize,
+) -> Result<(), Located> {
+    if let Some(start) = start
+        && start.ready.is_none()
+        && start.url_line.is_none()
+    {
+        return Err(Located::at_start(
+            path,
+            "[start] needs `ready` (a GET path that answers 2xx once it serves, e.g. /health) unless it reports its URL (`url_line`)",
+        ));
+    }
+    if concurrency == 0 {
+        return Err(Located::at_start(path, "concurrency must be at least 1"));
+    }
+    Ok(())
+}
+
 /// Reads `gateways/NAME.toml` (or any path ending in `.toml`).
 pub fn load_gateway(root: &Path, name: &str) -> Result<LoadedGateway, Located> {
     let (path, source, profile, shipped): (_, _, GatewayProfile, _) =
@@ -121,26 +143,6 @@ pub fn load_gateway(root: &Path, name: &str) -> Result<LoadedGateway, Located> {
             "no [[routes]]: add at least one route",
         ));
     }
-    if let Some(start) = &profile.start
-        && start.ready.is_none()
-        && start.url_line.is_none()
-    {
-        return Err(Located::at_start(
-            &path,
-            "[start] needs `ready` (a GET path that answers 2xx once the gateway serves) unless the gateway reports its URL (`url_line`)",
-        ));
-    }
-    if profile.concurrency == 0 {
-        return Err(Located::at_start(&path, "concurrency must be at least 1"));
-    }
-    let stem = path
-        .file_stem()
-        .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned());
-    Ok(LoadedGateway {
-        name: stem,
-        path,
-        source,
-        profile,
-        shipped,
-    })
+    check_start(&path, profile.start.as_ref(), profile.concurrency)?;
+    Ok(Loaded::named(name, (path, source, profile, shipped)))
 }

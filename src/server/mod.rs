@@ -4,7 +4,8 @@
 //! honoured, calls of tools in force with arguments their schemas accept, finish, ids, the
 //! stream assembling to the buffered answer, the next round accepted), never against a scripted
 //! answer. `profile` reads `servers/NAME.toml` (install, the model file a registry package
-//! ships, start, the determinism settings, routes); `way` is how a trial reaches the server;
+//! ships, start, the determinism settings, routes); `way` the server as a system under test
+//! (its way is `gateway::Http` straight to it);
 //! `scores` the table a vendor reads; `skeleton` the profile `tooltape init server` writes; `sweep`
 //! every tool of the corpus forced alone (`--schemas`).
 
@@ -18,4 +19,4 @@ pub use profile::{LoadedServer, ServerProfile, ServerRoute, load_server};
 pub use scores::{Scores, scores};
 pub use skeleton::skeleton;
 pub use sweep::{SWEEP_PREFIX, Sweep};
-pub use way::{Served, scripted};
+pub use way::scripted;

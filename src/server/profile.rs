@@ -28,6 +28,7 @@ pub struct ServerProfile {
     /// Where the server's bugs are tracked.
     #[serde(default)]
     pub tracker: Option<String>,
+    /// The pinned server and the model's package, installed into the cache (locked, atomic).
     #[serde(default)]
     pub install: Option<Install>,
     /// The model the server runs: a file its install put in place.
@@ -60,6 +61,7 @@ pub struct ServerProfile {
     #[serde(default = "one")]
     pub concurrency: usize,
     pub routes: Vec<Spanned<ServerRoute>>,
+    /// Findings audited against the server's docs and tracker, each with its link.
     #[serde(default)]
     pub known_failure: Vec<Spanned<ProfileKnownFailure>>,
 }
@@ -256,28 +258,8 @@ pub fn load_server(root: &Path, name: &str) -> Result<LoadedServer, Located> {
             ));
         }
     }
-    if let Some(start) = &profile.start
-        && start.ready.is_none()
-        && start.url_line.is_none()
-    {
-        return Err(Located::at_start(
-            &path,
-            "[start] needs `ready` (a GET path that answers 2xx once the model is loaded, e.g. /health)",
-        ));
-    }
-    if profile.concurrency == 0 {
-        return Err(Located::at_start(&path, "concurrency must be at least 1"));
-    }
-    let stem = path
-        .file_stem()
-        .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned());
-    Ok(LoadedServer {
-        name: stem,
-        path,
-        source,
-        profile,
-        shipped,
-    })
+    crate::gateway::check_start(&path, profile.start.as_ref(), profile.concurrency)?;
+    Ok(Loaded::named(name, (path, source, profile, shipped)))
 }
 
 #[cfg(test)]

@@ -1,0 +1,47 @@
+//! The HTTP way to a model server directly (server mode): the settings each route's bodies
+//! carry (the profile's determinism fields, filled where the case left them out, and the output
+//! limit, lowered to its cap), by route name.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+/// What every body of one route carries.
+pub(crate) struct Settings {
+    /// Fields added unless the body sets them.
+    pub body: Map<String, Value>,
+    /// The API's output-limit field and its cap: set, or lowered, to it.
+    pub cap: Option<(&'static str, u64)>,
+}
+
+/// Each route's settings, by route name.
+pub(crate) struct Direct {
+    pub routes: BTreeMap<String, Settings>,
+}
+
+impl Direct {
+    /// `body` with route `route`'s settings.
+    pub(crate) fn settle(&self, route: &str, body: &mut Value) {
+        if let Some(s) = self.routes.get(route) {
+            with_settings(body, s);
+        }
+    }
+}
+
+/// Adds the settings to a JSON object body: each field unless the body sets it; the output
+/// limit set, or lowered, to the cap.
+fn with_settings(body: &mut Value, settings: &Settings) {
+    let Some(b) = body.as_object_mut() else {
+        return;
+    };
+    for (k, v) in &settings.body {
+        b.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+    if let Some((field, cap)) = settings.cap {
+        let now = b.get(field).and_then(Value::as_u64).unwrap_or(u64::MAX);
+        b.insert(field.to_string(), json!(now.min(cap)));
+    }
+}
+
+#[cfg(test)]
+mod tests;
