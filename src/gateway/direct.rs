@@ -10,8 +10,9 @@ use serde_json::{Map, Value, json};
 pub(crate) struct Settings {
     /// Fields added unless the body sets them.
     pub body: Map<String, Value>,
-    /// The API's output-limit field and its cap: set, or lowered, to it.
-    pub cap: Option<(&'static str, u64)>,
+    /// The API's output-limit fields and their cap: each present lowered to it, the first set
+    /// when none is (Chat has two: `max_tokens` and `max_completion_tokens`).
+    pub cap: Option<(&'static [&'static str], u64)>,
 }
 
 /// Each route's settings, by route name.
@@ -37,9 +38,17 @@ fn with_settings(body: &mut Value, settings: &Settings) {
     for (k, v) in &settings.body {
         b.entry(k.clone()).or_insert_with(|| v.clone());
     }
-    if let Some((field, cap)) = settings.cap {
-        let now = b.get(field).and_then(Value::as_u64).unwrap_or(u64::MAX);
-        b.insert(field.to_string(), json!(now.min(cap)));
+    if let Some((fields, cap)) = settings.cap {
+        let mut any = false;
+        for field in fields {
+            if let Some(now) = b.get(*field).and_then(Value::as_u64) {
+                b.insert((*field).to_string(), json!(now.min(cap)));
+                any = true;
+            }
+        }
+        if let (false, Some(first)) = (any, fields.first()) {
+            b.insert((*first).to_string(), json!(cap));
+        }
     }
 }
 

@@ -48,8 +48,9 @@ pub struct ServerProfile {
     /// twin can be compared.
     #[serde(default)]
     pub body: Map<String, Value>,
-    /// Every request's output-token limit, at most this (the API's own field: `max_tokens` for
-    /// Chat and Messages, `max_output_tokens` for Responses): a small model that does not call
+    /// Every request's output-token limit, at most this (the API's own fields: `max_tokens` and
+    /// `max_completion_tokens` for Chat, `max_tokens` for Messages, `max_output_tokens` for
+    /// Responses): a small model that does not call
     /// writes until the limit, and the limit is the time a request takes.
     #[serde(default)]
     pub max_output_tokens: Option<u64>,

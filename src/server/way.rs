@@ -21,13 +21,14 @@ fn way(profile: &LoadedServer, base_url: &str) -> Http {
     let p = &profile.profile;
     let routes = (profile.routes().iter())
         .map(|r| {
-            let field = match r.inbound {
-                Provider::OpenaiResponses => "max_output_tokens",
-                _ => "max_tokens",
+            let fields: &'static [&'static str] = match r.inbound {
+                Provider::OpenaiResponses => &["max_output_tokens"],
+                Provider::OpenaiChat => &["max_tokens", "max_completion_tokens"],
+                _ => &["max_tokens"],
             };
             let settings = Settings {
                 body: profile.body_for(&r.name()),
-                cap: p.max_output_tokens.map(|n| (field, n)),
+                cap: p.max_output_tokens.map(|n| (fields, n)),
             };
             (r.name(), settings)
         })

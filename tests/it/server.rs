@@ -145,7 +145,10 @@ fn run(m: Mutant, upstream: &str) -> Vec<(String, Option<String>, Value)> {
     let addr = rt.block_on(serve(up, move |u, c, r| async move {
         handle(m, &u, c, r).await
     }));
+    // A mutant's run fails by design and keeps its work folder: in a scratch temp folder.
+    let tmp = crate::scratch::Scratch::new("server-mutant");
     let out = Command::new(bin())
+        .env("TMPDIR", &*tmp)
         .current_dir(repo())
         .args([
             "server",
@@ -277,6 +280,7 @@ fn the_matrix_shows_a_servers_scores() {
     let dir = crate::scratch::Scratch::new("server-matrix");
     let (json, html) = (dir.join("m.json"), dir.join("m.html"));
     let out = Command::new(bin())
+        .env("TMPDIR", &*dir)
         .current_dir(repo())
         .args([
             "matrix",
@@ -331,6 +335,7 @@ model = "m"
     std::fs::write(dir.join("never.toml"), never).unwrap();
     let t0 = std::time::Instant::now();
     let out = Command::new(bin())
+        .env("TMPDIR", &*dir)
         .current_dir(repo())
         .args([
             "server",
@@ -371,6 +376,7 @@ model = "m"
     std::fs::write(dir.join("hangs.toml"), profile).unwrap();
     let t0 = std::time::Instant::now();
     let out = Command::new(bin())
+        .env("TMPDIR", &*dir)
         .current_dir(repo())
         .args([
             "server",

@@ -11,7 +11,7 @@ fn settings_fill_what_the_body_leaves_out_and_the_cap_only_lowers() {
             .as_object()
             .unwrap()
             .clone(),
-        cap: Some(("max_tokens", 96)),
+        cap: Some((&["max_tokens", "max_completion_tokens"], 96)),
     };
     let mut body = json!({"temperature": 0.5, "max_tokens": 1024});
     with_settings(&mut body, &settings);
@@ -25,4 +25,11 @@ fn settings_fill_what_the_body_leaves_out_and_the_cap_only_lowers() {
     let mut body = json!({});
     with_settings(&mut body, &settings);
     assert_eq!(body["max_tokens"], 96, "set where the request had none");
+    let mut body = json!({"max_completion_tokens": 4096});
+    with_settings(&mut body, &settings);
+    assert_eq!(
+        body,
+        json!({"temperature": 0, "seed": 42, "max_completion_tokens": 96}),
+        "Chat's other limit"
+    );
 }
