@@ -334,16 +334,7 @@ model = "m"
 "#;
     std::fs::write(dir.join("never.toml"), never).unwrap();
     let t0 = std::time::Instant::now();
-    let out = Command::new(bin())
-        .env("TMPDIR", &*dir)
-        .current_dir(repo())
-        .args([
-            "server",
-            dir.join("never.toml").to_str().unwrap(),
-            "weather::chat::auto::buffered",
-        ])
-        .output()
-        .unwrap();
+    let out = server_in(&dir, "never.toml", &["weather::chat::auto::buffered"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -375,18 +366,11 @@ model = "m"
     );
     std::fs::write(dir.join("hangs.toml"), profile).unwrap();
     let t0 = std::time::Instant::now();
-    let out = Command::new(bin())
-        .env("TMPDIR", &*dir)
-        .current_dir(repo())
-        .args([
-            "server",
-            dir.join("hangs.toml").to_str().unwrap(),
-            "weather::chat::auto::",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
+    let out = server_in(
+        &dir,
+        "hangs.toml",
+        &["weather::chat::auto::", "--format", "json"],
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(t0.elapsed() < std::time::Duration::from_secs(30), "{err}");
     assert_ne!(out.status.code(), Some(0), "{err}");
@@ -398,4 +382,16 @@ model = "m"
         err.contains("every trial broke") || cells.iter().all(|c| *c == "broken"),
         "{err} {cells:?}"
     );
+}
+
+/// `tooltape server DIR/PROFILE ARGS…` from the repository, its temp folder `dir`.
+fn server_in(dir: &std::path::Path, profile: &str, args: &[&str]) -> std::process::Output {
+    Command::new(bin())
+        .env("TMPDIR", dir)
+        .current_dir(repo())
+        .arg("server")
+        .arg(dir.join(profile))
+        .args(args)
+        .output()
+        .unwrap()
 }
