@@ -128,11 +128,7 @@ impl System for Library {
         if self.driver.is_some() {
             spec.log = work.join("driver.log");
         }
-        Ok(Started {
-            way: Driven::new(Arc::clone(&self.profile), spec),
-            process: None,
-            note: None,
-        })
+        Ok(Started::way(Driven::new(Arc::clone(&self.profile), spec)))
     }
 
     /// The trial's first line of the driver protocol, piped into the profile's driver (its

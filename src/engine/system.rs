@@ -166,3 +166,15 @@ pub struct Started<W> {
     /// What a person wants to see once it is ready (where, how fast, its log).
     pub note: Option<String>,
 }
+
+impl<W> Started<W> {
+    /// A way with no process of the run's behind it (a system already running, a driver the
+    /// way starts itself), and nothing to say.
+    pub fn way(way: W) -> Started<W> {
+        Started {
+            way,
+            process: None,
+            note: None,
+        }
+    }
+}

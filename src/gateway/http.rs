@@ -251,25 +251,10 @@ impl System for LoadedGateway {
         url: Option<&str>,
     ) -> Result<Started<Http>, String> {
         if let Some(url) = url {
-            return Ok(Started {
-                way: Http::new(&self, url),
-                process: None,
-                note: None,
-            });
+            return Ok(Started::way(Http::new(&self, url)));
         }
         let running = process::start(&self, &upstream.base_url(), work).await?;
-        let note = format!(
-            "{} ready at {} in {:.1}s (log {})",
-            self.name,
-            running.base_url,
-            running.started_in.as_secs_f64(),
-            running.log.display()
-        );
-        Ok(Started {
-            way: Http::new(&self, &running.base_url),
-            process: Some(Box::new(running)),
-            note: Some(note),
-        })
+        Ok(running.started(&self.name, "", |url| Http::new(&self, url)))
     }
 
     fn replay_command(&self, t: &TrialResult) -> String {

@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::profile::{LoadedGateway, Start};
-use crate::engine::Process;
+use crate::engine::{Process, Started};
 use crate::system::{fill, tail};
 
 /// A gateway this process started; dropping it stops its process group.
@@ -234,6 +234,27 @@ impl Process for Running {
 }
 
 impl Running {
+    /// The system started: its way (made from the base URL) with this process, and the note
+    /// `NAME ready at URL in Ns{detail} (log …)`.
+    pub(crate) fn started<W>(
+        self,
+        name: &str,
+        detail: &str,
+        way: impl FnOnce(&str) -> W,
+    ) -> Started<W> {
+        let note = format!(
+            "{name} ready at {} in {:.1}s{detail} (log {})",
+            self.base_url,
+            self.started_in.as_secs_f64(),
+            self.log.display()
+        );
+        Started {
+            way: way(&self.base_url),
+            process: Some(Box::new(self)),
+            note: Some(note),
+        }
+    }
+
     /// TERM to the group, KILL once the leader is gone or after 5 s.
     fn stop_group(&mut self) {
         if matches!(self.child.try_wait(), Ok(Some(_))) {

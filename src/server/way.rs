@@ -90,11 +90,7 @@ impl System for LoadedServer {
         url: Option<&str>,
     ) -> Result<Started<Http>, String> {
         if let Some(url) = url {
-            return Ok(Started {
-                way: way(&self, url),
-                process: None,
-                note: None,
-            });
+            return Ok(Started::way(way(&self, url)));
         }
         let Some(start) = &self.profile.start else {
             return Err(format!(
@@ -116,21 +112,8 @@ impl System for LoadedServer {
             log: "server.log",
         };
         let running = launch(&l, &upstream.base_url(), work).await?;
-        let note = format!(
-            "{} ready at {} in {:.1}s{} (log {})",
-            self.name,
-            running.base_url,
-            running.started_in.as_secs_f64(),
-            model
-                .map(|m| format!(", model {}", m.display()))
-                .unwrap_or_default(),
-            running.log.display()
-        );
-        Ok(Started {
-            way: way(&self, &running.base_url),
-            process: Some(Box::new(running)),
-            note: Some(note),
-        })
+        let detail = (model.map(|m| format!(", model {}", m.display()))).unwrap_or_default();
+        Ok(running.started(&self.name, &detail, |url| way(&self, url)))
     }
 
     fn replay_command(&self, t: &TrialResult) -> String {
