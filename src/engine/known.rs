@@ -50,7 +50,8 @@ fn apply_entry(k: &ProfileKnownFailure, at: &str, r: &mut TrialResult) {
     }
 }
 
-/// The system's known failures that name a root cause no trial of theirs failed with, among
+/// The system's known failures that name a root cause no trial of theirs failed with (a flaky
+/// entry's run may have none), among
 /// entries whose pattern matches a trial of this run and none of the trials it left out
 /// (`left_out`, a filtered run's: it judges only the entries wholly inside it):
 /// `path:line:col: what is wrong` for each, with what to do.
@@ -62,7 +63,8 @@ pub fn stale_causes<S: System>(
     let mut out = Vec::new();
     for k in system.known() {
         let entry = k.get_ref();
-        let Some(cause) = &entry.cause else {
+        // A flaky cause (a race under load) strikes only some runs: its absence is no news.
+        let Some(cause) = entry.cause.as_ref().filter(|_| !entry.failure.flaky) else {
             continue;
         };
         let covers =

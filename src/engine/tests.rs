@@ -646,6 +646,11 @@ fn a_known_failure_by_cause_covers_only_its_cause_and_fails_when_it_is_gone() {
         "{}",
         stale[0]
     );
+    // A flaky cause (a race that strikes some runs) is not stale in a run it spared.
+    let racy = cause_profile(&format!(
+        "\n[[known_failure]]\ncause = \"{id}\"\ntrials = \"*::*::*::*\"\nreason = \"race\"\nflaky = true\n"
+    ));
+    assert!(stale_causes(&racy, &fixed, &[]).is_empty());
 }
 
 /// A stream trial whose calls differ from its buffered trial's fails by the comparison, which
