@@ -24,7 +24,7 @@ pub struct Cassette {
 
 /// Where a cassette's responses came from. Anything not answered by the real provider is
 /// `synthetic` (the project's simulator) or `imported` (converted from another recorder).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Provenance {
     pub kind: ProvenanceKind,
@@ -43,6 +43,33 @@ pub struct Provenance {
     /// What answered: `simulator <version>`, a provider base URL, or the imported file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// A model server's answers (`tooltape server NAME --record`): which server, which model
+    /// file, which route's settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerProvenance>,
+}
+
+/// Which model server answered, running which model file, on which route's settings.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerProvenance {
+    /// The server profile (`servers/NAME.toml`).
+    pub name: String,
+    /// Its pinned version, when the profile pins one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The model file's name, its SHA-256 and the registry package that ships it (not known
+    /// for a server at `--url`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_sha256: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_package: Option<String>,
+    /// The route (`chat`, `messages`, …) and the settings every body on it carried.
+    pub route: String,
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub settings: Value,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

@@ -98,6 +98,7 @@ pub fn convert(path: &Path, text: &str, provider: Provider) -> Result<Cassette, 
             tooltape: env!("CARGO_PKG_VERSION").to_string(),
             case_hash: None,
             source: Some(format!("vcrpy cassette {name}")),
+            server: None,
         },
         interactions,
     })

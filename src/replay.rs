@@ -25,7 +25,7 @@ struct Responder {
 }
 
 /// The recorded response as the server sends it: status, headers, body bytes.
-fn template(r: &crate::cassette::StoredResponse) -> ResponseTemplate {
+pub(crate) fn template(r: &crate::cassette::StoredResponse) -> ResponseTemplate {
     let content_type = r.headers.get("content-type").cloned().unwrap_or_else(|| {
         if r.stream.is_some() {
             "text/event-stream"

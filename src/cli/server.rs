@@ -2,6 +2,7 @@
 //! its model package (or use `--url`), start it on loopback, run every case it can play against
 //! it, stop it, and print the matrix, the scores and the closing totals.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
@@ -12,6 +13,7 @@ use super::releases;
 use super::suite::{self, Extras, ProfileArgs};
 use tooltape::engine::{Run, RunOptions};
 use tooltape::report::suite::{ServerRun, server_markdown};
+use tooltape::runtime;
 use tooltape::server::{LoadedServer, Scores, scores, scripted};
 
 #[derive(Args, Debug)]
@@ -28,6 +30,16 @@ pub struct ServerArgs {
     /// schema feature say which schemas the server's grammar holds.
     #[arg(long, conflicts_with = "versions")]
     pub schemas: bool,
+    /// Keep every trial's exchanges with the server as a cassette under DIR
+    /// (`ROUTE/CASE/CHOICE-MODE.json`), its provenance naming the server, the model file (its
+    /// SHA-256 and package) and the route's settings.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["versions", "replay"])]
+    pub record: Option<PathBuf>,
+    /// Run the suite against what the server answered when DIR was recorded, without the
+    /// server: each request is checked against the recorded one, and a recorded interaction no
+    /// request asks for fails the run.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["versions", "url"])]
+    pub replay: Option<PathBuf>,
 }
 
 /// Runs `tooltape server`: 0 when every result is expected, 1 otherwise, 2 when the server could
@@ -39,7 +51,10 @@ pub fn run(corpus: Corpus<'_>, a: &ServerArgs) -> CommandResult {
         return suite::list(root, "servers", tooltape::server::load_server);
     }
     let name = args.named("server: name a profile (servers/NAME.toml)")?;
-    let profile = Arc::new(tooltape::server::load_server(root, name).map_err(|e| e.to_string())?);
+    let mut loaded = tooltape::server::load_server(root, name).map_err(|e| e.to_string())?;
+    loaded.profile.tape = tape(&loaded, a)?.map(Arc::new);
+    let tape = loaded.profile.tape.clone();
+    let profile = Arc::new(loaded);
     let options = RunOptions {
         url: a.url.clone(),
         ..RunOptions::default()
@@ -80,7 +95,15 @@ pub fn run(corpus: Corpus<'_>, a: &ServerArgs) -> CommandResult {
             };
             server_markdown(p, &run)
         },
-        after: &|_: &Run| Ok(()),
+        after: &|ran: &Run| {
+            let Some(tape) = &tape else { return Ok(()) };
+            let keys: Vec<String> = ran.results.iter().map(|r| r.id.key()).collect();
+            let complete = args.suite.filter.is_none();
+            let secrets = tooltape::redact::Secrets::new(profile.profile.key.clone());
+            let done = runtime().block_on(tape.finish(&keys, complete, &secrets));
+            done.map(|summary| eprintln!("{summary}"))
+                .map_err(|problems| problems.join("\n"))
+        },
         json: &|ran: &Run| {
             vec![
                 (
@@ -100,4 +123,41 @@ pub fn run(corpus: Corpus<'_>, a: &ServerArgs) -> CommandResult {
         },
     };
     suite::run(corpus, &profile, &suite_args, options, &extras)
+}
+
+/// The tape `--record DIR` or `--replay DIR` asks for: what every recorded cassette says of
+/// the server, or the cassettes a replay answers from.
+fn tape(p: &LoadedServer, a: &ServerArgs) -> Result<Option<tooltape::record::Tape>, String> {
+    if let Some(dir) = &a.replay {
+        return tooltape::record::Tape::replaying(dir, &p.name).map(Some);
+    }
+    let Some(dir) = &a.record else {
+        return Ok(None);
+    };
+    let version = p.profile.version.clone();
+    let source = match &a.url {
+        Some(url) => format!("server {} at {url}", p.name),
+        None => format!("server {} {}", p.name, version.as_deref().unwrap_or("")),
+    };
+    let routes = (p.routes().iter())
+        .map(|r| {
+            let mut settings = serde_json::json!({"body": p.body_for(&r.name())});
+            if let Some(cap) = p.profile.max_output_tokens {
+                settings["max_output_tokens"] = cap.into();
+            }
+            (r.name(), (r.model.clone(), settings))
+        })
+        .collect();
+    let server = tooltape::cassette::ServerProvenance {
+        name: p.name.clone(),
+        version,
+        route: String::new(),
+        ..Default::default()
+    };
+    let recorded = tooltape::record::Recorded {
+        source: source.trim_end().to_string(),
+        server,
+        routes,
+    };
+    Ok(Some(tooltape::record::Tape::recording(dir, recorded)))
 }

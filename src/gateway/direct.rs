@@ -15,9 +15,11 @@ pub(crate) struct Settings {
     pub cap: Option<(&'static [&'static str], u64)>,
 }
 
-/// Each route's settings, by route name.
+/// Each route's settings, by route name, and the tape the server's exchanges are recorded on or
+/// replayed from (`--record`, `--replay`).
 pub(crate) struct Direct {
     pub routes: BTreeMap<String, Settings>,
+    pub tape: Option<std::sync::Arc<crate::record::Tape>>,
 }
 
 impl Direct {

@@ -81,10 +81,34 @@ impl Http {
         };
         let mut request = request.clone();
         direct.settle(&ctx.trial.route.name(), &mut request.body);
+        let key = ctx.trial.key();
+        let mut endpoint = ctx.request.clone();
+        if let Some(tape) = &direct.tape {
+            match tape.before(&key, &request) {
+                Ok(header) => endpoint.extra_headers.extend(header),
+                Err(why) => {
+                    let (seen, waited) = (Vec::new(), Duration::ZERO);
+                    return WatchedStep {
+                        answer: Err(why),
+                        seen,
+                        waited,
+                    };
+                }
+            }
+        }
+        let on = (&self.client, &endpoint);
         let step = exchange(on, ctx.asked.inbound, neutral, &request, &()).await;
-        let seen = (step.answer.as_ref().ok())
-            .map(|(response, _, _)| vec![Exchange::direct(&request, response, neutral.stream)])
-            .unwrap_or_default();
+        let answered = step
+            .answer
+            .as_ref()
+            .ok()
+            .map(|(r, _, _)| (r, neutral.stream));
+        if let Some(tape) = &direct.tape {
+            tape.after(&key, &request, answered);
+        }
+        let seen = (answered
+            .map(|(response, stream)| vec![Exchange::direct(&request, response, stream)]))
+        .unwrap_or_default();
         WatchedStep {
             answer: step.answer,
             seen,

@@ -228,6 +228,7 @@ pub fn cassette_from_run(trial: &Trial, run: &TrialRun, source: &str) -> Result<
             tooltape: env!("CARGO_PKG_VERSION").to_string(),
             case_hash: Some(trial.case.hash.clone()),
             source: Some(source.to_string()),
+            server: None,
         },
         interactions,
     })

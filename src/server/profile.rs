@@ -65,6 +65,10 @@ pub struct ServerProfile {
     /// Findings audited against the server's docs and tracker, each with its link.
     #[serde(default)]
     pub known_failure: Vec<Spanned<ProfileKnownFailure>>,
+    /// Set by the command, never written: the run's exchanges recorded on a tape, or answered
+    /// from one (`--record DIR`, `--replay DIR`).
+    #[serde(skip)]
+    pub tape: Option<std::sync::Arc<crate::record::Tape>>,
 }
 
 crate::engine::profile_table!(ServerProfile, "server-");

@@ -35,7 +35,8 @@ fn way(profile: &LoadedServer, base_url: &str) -> Http {
         .collect::<BTreeMap<_, _>>();
     let auth = (p.key.clone(), p.headers.clone().into_iter().collect());
     let timeout = Duration::from_secs(p.request_timeout_secs);
-    Http::direct(base_url, auth, Direct { routes }, timeout)
+    let tape = p.tape.clone();
+    Http::direct(base_url, auth, Direct { routes, tape }, timeout)
 }
 
 /// Why a case cannot run against a model server: its scenario scripts what only the
@@ -89,6 +90,12 @@ impl System for LoadedServer {
         work: &Path,
         url: Option<&str>,
     ) -> Result<Started<Http>, String> {
+        let tape = self.profile.tape.as_deref();
+        if let Some(tape) = tape
+            && let Some(url) = tape.url().await
+        {
+            return Ok(Started::way(way(&self, &url)));
+        }
         if let Some(url) = url {
             return Ok(Started::way(way(&self, url)));
         }
@@ -100,6 +107,9 @@ impl System for LoadedServer {
         };
         let dir = self.install_dir();
         let model = self.model_file(&dir)?;
+        if let (Some(tape), Some(m), Some(p)) = (tape, &model, &self.profile.model) {
+            tape.model_file(m, &p.package);
+        }
         let l = Launch {
             name: &self.name,
             path: &self.path,

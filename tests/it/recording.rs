@@ -139,6 +139,7 @@ fn cassette_with(req: HttpRequest, resp: StoredResponse) -> Cassette {
             tooltape: "0".into(),
             case_hash: None,
             source: None,
+            server: None,
         },
         interactions: vec![Interaction {
             request: req,

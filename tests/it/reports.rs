@@ -138,6 +138,7 @@ fn write_cassette(dir: &Path, choice: &str, mode: &str, a: &Answer) {
             tooltape: "0.1.0".into(),
             case_hash: None,
             source: Some("test".into()),
+            server: None,
         },
         interactions: vec![Interaction {
             request: HttpRequest::post("/v1/chat/completions", body),

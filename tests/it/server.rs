@@ -395,3 +395,110 @@ fn server_in(dir: &std::path::Path, profile: &str, args: &[&str]) -> std::proces
         .output()
         .unwrap()
 }
+
+/// `--record DIR` keeps every trial's exchanges with the server as a cassette naming the server
+/// and route; `--replay DIR` judges what was recorded without the server: the same cells, a
+/// recorded answer changed is judged as changed, and a request that no longer matches its
+/// recording breaks its trial naming the cassette.
+#[test]
+fn a_recorded_server_run_replays_offline_and_judges_what_was_recorded() {
+    let dir = crate::scratch::Scratch::new("server-tape");
+    std::fs::copy(
+        repo().join("tests/reference-server.toml"),
+        dir.join("reference.toml"),
+    )
+    .unwrap();
+    let tape = dir.join("tape");
+    let tape = tape.to_str().unwrap();
+    let cells = |out: &std::process::Output| -> Vec<(String, String)> {
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (doc["trials"].as_array().into_iter().flatten())
+            .map(|t| {
+                (
+                    t["name"].as_str().unwrap_or("").to_string(),
+                    t["cell"]["status"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    };
+    let args = |how: &'static str| ["weather::", "--format", "json", how, tape];
+    let live = server_in(&dir, "reference.toml", &args("--record"));
+    let err = String::from_utf8_lossy(&live.stderr);
+    assert_eq!(live.status.code(), Some(0), "{err}");
+    // 66 trials: 64 sent, 2 not applicable (nothing sent, nothing kept).
+    assert!(err.contains("recorded 64 cassettes into"), "{err}");
+    let path = dir.join("tape/chat/weather/auto-buffered.json");
+    let cassette: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(
+        cassette["trial"],
+        "server::reference::weather::chat::auto::buffered"
+    );
+    assert_eq!(cassette["provenance"]["kind"], "recorded");
+    assert_eq!(cassette["provenance"]["server"]["route"], "chat");
+    assert_eq!(
+        cassette["provenance"]["server"]["settings"]["body"]["seed"],
+        7
+    );
+    assert!(
+        !std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("sk-tooltape-reference")
+    );
+
+    // Offline: no server is started (the profile's start would need the simulator binary's port).
+    let replayed = server_in(&dir, "reference.toml", &args("--replay"));
+    let err = String::from_utf8_lossy(&replayed.stderr);
+    assert_eq!(replayed.status.code(), Some(0), "{err}");
+    assert_eq!(cells(&replayed), cells(&live));
+    // Every recorded interaction was asked for (else the run fails), rounds included.
+    let replayed = (err.split("replayed ").nth(1))
+        .and_then(|r| r.split(' ').next()?.parse::<usize>().ok());
+    assert!(replayed.is_some_and(|n| n > 64), "{err}");
+
+    // The recorded answer says `stop` with its calls: judged as a server that wrote it.
+    let mut edited = cassette.clone();
+    edited["interactions"][0]["response"]["body"]["choices"][0]["finish_reason"] = json!("stop");
+    std::fs::write(&path, serde_json::to_string_pretty(&edited).unwrap()).unwrap();
+    let out = server_in(
+        &dir,
+        "reference.toml",
+        &[
+            "weather::chat::auto::buffered",
+            "--format",
+            "json",
+            "--replay",
+            tape,
+        ],
+    );
+    assert_eq!(
+        cells(&out),
+        vec![(
+            "server::reference::weather::chat::auto::buffered".into(),
+            "fail".into()
+        )],
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The request no longer matches (the profile's settings changed since): broken, naming it.
+    let mut stale = cassette.clone();
+    stale["interactions"][0]["request"]["body"]["seed"] = json!(8);
+    std::fs::write(&path, serde_json::to_string_pretty(&stale).unwrap()).unwrap();
+    let out = server_in(
+        &dir,
+        "reference.toml",
+        &[
+            "weather::chat::auto::buffered",
+            "--format",
+            "json",
+            "--replay",
+            tape,
+        ],
+    );
+    let doc = String::from_utf8_lossy(&out.stdout);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        doc.contains("auto-buffered.json:") && doc.contains("differs from the one recorded"),
+        "{doc}"
+    );
+}
