@@ -5,7 +5,8 @@
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
@@ -134,15 +135,17 @@ pub fn install_into(
     let out = File::create(&log).map_err(|e| format!("cannot write {}: {e}", log.display()))?;
     let err = out.try_clone().map_err(|e| e.to_string())?;
     let dir_s = dir.to_string_lossy().into_owned();
-    let status = Command::new("sh")
+    let child = Command::new("sh")
         .arg("-c")
         .arg(fill(&install.command, &[("dir", &dir_s)]))
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
-        .status()
+        .spawn()
         .map_err(|e| format!("cannot run the install command: {e}"))?;
+    let status = wait_noting(child, (name, &log), PROGRESS_EVERY, note)
+        .map_err(|e| format!("cannot wait for the install command: {e}"))?;
     if !status.success() || !dir.join(&install.check).exists() {
         return Err(format!(
             "installing {} into {} failed ({status}); {} not found. Last lines of {}:\n{}",
@@ -156,6 +159,36 @@ pub fn install_into(
     std::fs::write(dir.join(COMPLETE), format!("{}\n", install.command))
         .map_err(|e| format!("cannot write {}: {e}", dir.join(COMPLETE).display()))?;
     Ok(true)
+}
+
+/// How often a long install says how far it got (a cold llama.cpp build takes 20 minutes).
+const PROGRESS_EVERY: Duration = Duration::from_secs(60);
+
+/// Waits for the install command, telling `note` every `every` how long it has run and the
+/// last line of its log, so that a cold machine's first run shows what it builds.
+fn wait_noting(
+    mut child: Child,
+    (name, log): (&str, &Path),
+    every: Duration,
+    note: &dyn Fn(&str),
+) -> std::io::Result<ExitStatus> {
+    let t0 = Instant::now();
+    let mut next = every;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status);
+        }
+        if t0.elapsed() >= next {
+            let last = tail(log, 1);
+            note(&format!(
+                "installing {name}: {}s so far; its log: {}",
+                t0.elapsed().as_secs(),
+                crate::text::clip(last.trim(), 160)
+            ));
+            next += every;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// Takes the OS lock on `path` (created if missing), waiting for another run that holds it and

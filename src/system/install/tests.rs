@@ -103,3 +103,28 @@ fn a_failed_install_is_never_complete_and_names_its_log() {
     );
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// A long install says how long it has run and its log's last line while it runs.
+#[test]
+fn a_long_install_says_how_far_it_got() {
+    let root = scratch("progress");
+    let log = root.join("install.log");
+    let out = std::fs::File::create(&log).unwrap();
+    let child = std::process::Command::new("sh")
+        .args(["-c", "echo '[ 40%] Building CXX object ggml.cpp.o'; sleep 0.5"])
+        .stdout(out)
+        .spawn()
+        .unwrap();
+    let notes = std::sync::Mutex::new(Vec::new());
+    let note = |n: &str| notes.lock().unwrap().push(n.to_string());
+    let every = std::time::Duration::from_millis(150);
+    let status = super::wait_noting(child, ("llama", &log), every, &note).unwrap();
+    assert!(status.success());
+    let notes = notes.into_inner().unwrap();
+    assert!((2..=4).contains(&notes.len()), "{notes:?}");
+    assert!(
+        notes[0].starts_with("installing llama: 0s so far; its log: [ 40%] Building CXX"),
+        "{notes:?}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
