@@ -12,6 +12,11 @@ use crate::http::{HttpRequest, HttpResponse};
 /// The cassette format version written in every file.
 pub const FORMAT: u32 = 1;
 
+/// `cassettes/servers/NAME/`: a model server's recorded run (`tooltape server NAME --record`),
+/// replayed by `--replay`, which owns and checks it; the case trials' own cassettes are
+/// `cassettes/PROVIDER/…` beside it.
+pub const SERVER_TAPES: &str = "servers";
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Cassette {

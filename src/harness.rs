@@ -396,7 +396,12 @@ pub fn orphans(root: &Path, discovery: &Discovery) -> Vec<String> {
     let of_broken_case =
         |id: Option<TrialId>| id.is_some_and(|id| broken.contains(&id.case.as_str()));
     let mut out = Vec::new();
+    // `cassettes/servers/` holds model servers' recorded runs, which `--replay` checks.
+    let tapes = root.join("cassettes").join(cassette::SERVER_TAPES);
     for f in files_under(&root.join("cassettes"), "json") {
+        if f.starts_with(&tapes) {
+            continue;
+        }
         let rel = f.strip_prefix(root).unwrap_or(&f).to_path_buf();
         if owned_cassettes.binary_search(&rel).is_err()
             && !of_broken_case(TrialId::from_cassette_path(&rel))

@@ -203,10 +203,13 @@ pub(crate) fn compare(
     (findings, explained)
 }
 
-/// Every `*.json` under `dir`, as sorted relative paths with `/` separators.
+/// Every `*.json` under `dir` but model servers' recorded runs (`servers/`), as sorted relative
+/// paths with `/` separators.
 pub(crate) fn cassette_files(dir: &Path) -> Vec<String> {
+    let tapes = dir.join(cassette::SERVER_TAPES);
     let mut out: Vec<String> = crate::harness::files_under(dir, "json")
         .iter()
+        .filter(|p| !p.starts_with(&tapes))
         .map(|p| {
             let rel = p.strip_prefix(dir).unwrap_or(p);
             let parts: Vec<_> = rel.iter().map(|s| s.to_string_lossy()).collect();

@@ -468,6 +468,10 @@ fn status_reports_missing_and_orphans() {
     let root = project("status");
     std::fs::create_dir_all(root.join("cassettes/anthropic/gone")).unwrap();
     std::fs::write(root.join("cassettes/anthropic/gone/auto-stream.json"), "{}").unwrap();
+    // A model server's recorded run is its `--replay`'s to check, no case trial's orphan.
+    let tape = root.join("cassettes/servers/ours/chat/weather");
+    std::fs::create_dir_all(&tape).unwrap();
+    std::fs::write(tape.join("auto-stream.json"), "{}").unwrap();
     let out = Command::new(bin())
         .args(["--root", root.to_str().unwrap(), "status"])
         .output()
@@ -482,6 +486,7 @@ fn status_reports_missing_and_orphans() {
         status.contains("orphan  cassettes/anthropic/gone/auto-stream.json"),
         "{status}"
     );
+    assert!(!status.contains("cassettes/servers"), "{status}");
 }
 
 #[test]

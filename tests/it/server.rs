@@ -451,8 +451,8 @@ fn a_recorded_server_run_replays_offline_and_judges_what_was_recorded() {
     assert_eq!(replayed.status.code(), Some(0), "{err}");
     assert_eq!(cells(&replayed), cells(&live));
     // Every recorded interaction was asked for (else the run fails), rounds included.
-    let replayed = (err.split("replayed ").nth(1))
-        .and_then(|r| r.split(' ').next()?.parse::<usize>().ok());
+    let replayed =
+        (err.split("replayed ").nth(1)).and_then(|r| r.split(' ').next()?.parse::<usize>().ok());
     assert!(replayed.is_some_and(|n| n > 64), "{err}");
 
     // The recorded answer says `stop` with its calls: judged as a server that wrote it.

@@ -111,7 +111,10 @@ fn a_long_install_says_how_far_it_got() {
     let log = root.join("install.log");
     let out = std::fs::File::create(&log).unwrap();
     let child = std::process::Command::new("sh")
-        .args(["-c", "echo '[ 40%] Building CXX object ggml.cpp.o'; sleep 0.5"])
+        .args([
+            "-c",
+            "echo '[ 40%] Building CXX object ggml.cpp.o'; sleep 0.5",
+        ])
         .stdout(out)
         .spawn()
         .unwrap();
