@@ -32,6 +32,9 @@ pub(super) struct StreamRead {
     pub events: usize,
     pub calls: Vec<CallShape>,
     pub finishes: usize,
+    /// Terminal events that end the stream as failed (Responses `response.failed`): the
+    /// documented end of a stream after an error, never a finish.
+    pub failures: usize,
     pub terminal: bool,
     /// Data that is not JSON, or an error event.
     pub problems: Vec<String>,
@@ -282,8 +285,12 @@ fn responses(shape: &mut StreamRead, events: &[Value]) {
                     shape.fragment(slot, shape.finishes > 0);
                 }
             }
-            Some("response.completed" | "response.incomplete" | "response.failed") => {
+            Some("response.completed" | "response.incomplete") => {
                 shape.finishes += 1;
+                shape.terminal = true;
+            }
+            Some("response.failed") => {
+                shape.failures += 1;
                 shape.terminal = true;
             }
             Some("error") => shape

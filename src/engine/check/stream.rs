@@ -134,8 +134,9 @@ fn fragments_kept(got: &StreamRead, up: Option<&StreamRead>, inbound: Provider) 
     out
 }
 
-/// The stream's end: no finish after upstream broke; else exactly one finish and the inbound
-/// format's terminal event.
+/// The stream's end: no finish after upstream broke (a failure terminal, Responses'
+/// `response.failed`, is how it ends); else exactly one finish and the inbound format's
+/// terminal event.
 fn ending(got: &StreamRead, inbound: Provider, upstream_broken: bool) -> Vec<Finding> {
     let side = Side::Downstream;
     let mut out = Vec::new();
@@ -149,11 +150,14 @@ fn ending(got: &StreamRead, inbound: Provider, upstream_broken: bool) -> Vec<Fin
         }
         return out;
     }
-    if got.finishes != 1 {
+    if got.finishes + got.failures != 1 {
         out.push(finding(
             Severity::Behaviour,
             side,
-            format!("{} finish signals (exactly one expected)", got.finishes),
+            format!(
+                "{} finish signals (exactly one expected)",
+                got.finishes + got.failures
+            ),
         ));
     }
     if !got.terminal {

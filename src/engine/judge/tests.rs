@@ -321,3 +321,42 @@ fn a_continuation_refused_with_a_clear_4xx_is_an_answer() {
     silent(&found);
     assert!(!go_on);
 }
+
+/// The case's model refuses the hosted tool variant the caller wrote: forwarded as written (a
+/// same-format route), the refusal is the caller's to hear; a variant the gateway chose itself
+/// (the caller wrote another spelling) is the gateway's to retry with another.
+#[test]
+fn a_refused_hosted_variant_is_the_gateway_s_only_when_it_chose_it() {
+    let d = crate::case::discover(std::path::Path::new("."));
+    let trial = (d.trials.iter())
+        .find(|t| t.case.name == "web_search_fallback")
+        .expect("cases/web_search_fallback.toml")
+        .clone();
+    let req = trial.first_request();
+    let route = (Provider::OpenaiResponses, Provider::OpenaiResponses);
+    let Ok(asked) = CallerRequest::new(trial, route, req, Reading::AsSent) else {
+        panic!("web_search_fallback encodes for Responses");
+    };
+    let refusal = json!({"error": {"message": "Hosted tool 'web_search' is not supported with model 'gpt-4.1'.",
+        "type": "invalid_request_error", "param": "tools"}});
+    let judge = |body: &Value| {
+        let ex = Exchange::answered("/v1/responses", body, 400, &refusal);
+        let read = ReadExchange::read(&ex, asked.target, &asked.req);
+        super::upstream(&asked, &read)
+    };
+    let as_written = asked.encoded.request.body.clone();
+    let refused = |f: &Finding| f.kind == FindingKind::Refused;
+    let found = judge(&as_written);
+    assert!(!found.iter().any(refused), "{found:#?}");
+    // The caller wrote `web_search_preview`; the gateway sent `web_search` and it was refused.
+    let mut chosen = as_written.clone();
+    let mut caller = asked.encoded.request.body.clone();
+    caller["tools"][0]["type"] = json!("web_search_preview");
+    chosen["tools"][0]["type"] = json!("web_search");
+    let mut gateway_chose = asked;
+    gateway_chose.encoded.request.body = caller;
+    let ex = Exchange::answered("/v1/responses", &chosen, 400, &refusal);
+    let read = ReadExchange::read(&ex, gateway_chose.target, &gateway_chose.req);
+    let found = super::upstream(&gateway_chose, &read);
+    assert!(found.iter().any(refused), "{found:#?}");
+}

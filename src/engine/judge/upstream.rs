@@ -186,22 +186,23 @@ fn routed_elsewhere(route: Provider, sent_to: Provider) -> Option<Finding> {
 /// An upstream error the case did not provoke: upstream refused what the system sent (its
 /// key, its request), so nothing the trial is about was exercised. For a client request invalid
 /// in its own API, only upstream's refusal of that same content is provoked: a refusal of
-/// anything else (a field the gateway left out) is the gateway's. Read by meaning, the case's
-/// model refusing a hosted tool the library sent as its caller wrote it is provoked too (the
-/// library must hand the 400 over, judged downstream; a gateway retries with another variant).
+/// anything else (a field the gateway left out) is the gateway's. The case's model refusing a
+/// hosted tool sent as its caller wrote it (by a library, or a gateway's same-format route) is
+/// provoked too: the 400 is handed over, judged downstream; a variant the gateway chose itself
+/// (translating from another API's spelling) is the gateway's to retry with another.
 fn refused(asked: &CallerRequest, read: &ReadExchange<'_>) -> Option<Finding> {
     let file = &asked.base.case.file;
     let status = read.ex.status;
     let sent_body: &Value = &read.sent.body;
     let unsupported = &file.simulate.unsupported_tool_types;
+    let message = read.error_message();
+    let refused_tool =
+        |body: &Value| check::caller_tool_unsupported(unsupported, body, status, &message);
+    // The caller's own hosted-tool variant forwarded as written (a library; a gateway's
+    // same-format route) is the caller's to hear refused; one the gateway chose is its to retry.
+    let caller_wrote_it = asked.by_meaning() || refused_tool(&asked.encoded.request.body);
     let provoked = file.simulate.error.is_some()
-        || asked.by_meaning()
-            && check::caller_tool_unsupported(
-                unsupported,
-                sent_body,
-                status,
-                &read.error_message(),
-            )
+        || caller_wrote_it && refused_tool(sent_body)
         || if asked.invalid {
             crate::providers::request_rejection(read.target, sent_body).is_some()
         } else {

@@ -28,6 +28,7 @@ fn whole(calls: Vec<CallShape>) -> StreamRead {
         events: 2 + calls.iter().map(|c| c.fragments).sum::<usize>(),
         calls,
         finishes: 1,
+        failures: 0,
         terminal: true,
         problems: vec![],
         usage_chunks: vec![],
@@ -178,6 +179,19 @@ fn a_stream_missing_upstreams_calls_is_breaking() {
 fn a_finish_after_upstreams_stream_failed_is_breaking() {
     stream_finding(
         &stream(&two_calls(), Some(&two_calls()), Provider::OpenaiChat, true),
+        Severity::Breaking,
+        "finish signal after upstream's stream failed or was cut",
+    );
+    // Responses ends a failed stream with `response.failed`: that is no finish.
+    let failed = StreamRead {
+        finishes: 0,
+        failures: 1,
+        ..two_calls()
+    };
+    let on = |got: &StreamRead| stream(got, Some(&two_calls()), Provider::OpenaiResponses, true);
+    silent(&on(&failed));
+    stream_finding(
+        &on(&two_calls()),
         Severity::Breaking,
         "finish signal after upstream's stream failed or was cut",
     );
