@@ -20,7 +20,7 @@ use super::trial::{RoutedTrial, RoutedTrialId, SystemKind};
 use super::upstream::Upstream;
 use super::way::Way;
 use crate::case::Mode;
-use crate::model::Severity;
+use crate::model::{Severity, ToolCall};
 
 /// Trials sharing a prompt, with their places in the run's order.
 type Group = Vec<(usize, RoutedTrial)>;
@@ -141,44 +141,60 @@ fn broken(kind: SystemKind, name: &str, t: &RoutedTrial, why: &str) -> TrialResu
     r
 }
 
-/// Stream and buffered agree: the stream trial of a (case, route, choice) makes the same calls
-/// as its buffered trial. Runs on the raw cells, before known failures.
+/// Stream and buffered agree: the stream trial of a (case, route, choice) makes the same calls,
+/// with the same arguments, as its buffered trial. Runs on the raw cells, before known failures.
 pub(crate) fn compare_modes(results: &mut [TrialResult]) {
-    let mut buffered: BTreeMap<RoutedTrialId, Vec<String>> = BTreeMap::new();
+    let mut buffered: BTreeMap<RoutedTrialId, Vec<ToolCall>> = BTreeMap::new();
     for r in results.iter() {
         if let (Mode::Buffered, Some(o)) = (r.id.mode, &r.downstream_outcome)
             && matches!(r.cell, Cell::Pass)
         {
-            buffered.insert(
-                r.id.clone(),
-                o.tool_calls.iter().map(|c| c.name.clone()).collect(),
-            );
+            buffered.insert(r.id.clone(), o.tool_calls.clone());
         }
     }
     for r in results.iter_mut() {
-        if r.id.mode != Mode::Stream {
+        if r.id.mode != Mode::Stream || !matches!(r.cell, Cell::Pass) {
             continue;
         }
         let twin = r.id.in_mode(Mode::Buffered);
         let (Some(b), Some(o)) = (buffered.get(&twin), &r.downstream_outcome) else {
             continue;
         };
-        let s: Vec<String> = o.tool_calls.iter().map(|c| c.name.clone()).collect();
-        if &s != b && matches!(r.cell, Cell::Pass) {
-            let message = format!(
-                "stream calls [{}] differ from buffered [{}]",
-                s.join(", "),
-                b.join(", ")
-            );
-            r.findings.push(Finding::new(
-                FindingKind::Answer,
-                Severity::Behaviour,
-                Side::Downstream,
-                message.clone(),
-            ));
-            r.cell = Cell::Fail(format!("downstream: {message}"));
-            r.cause_key = cause::key_of(Ended::Failed, &r.findings, &r.tools, &r.id.case);
-            r.cause = r.cause_key.as_ref().map(cause::CauseKey::id);
-        }
+        let Some(message) = modes_differ(&o.tool_calls, b) else {
+            continue;
+        };
+        r.findings.push(Finding::new(
+            FindingKind::Answer,
+            Severity::Behaviour,
+            Side::Downstream,
+            message.clone(),
+        ));
+        r.cell = Cell::Fail(format!("downstream: {message}"));
+        r.cause_key = cause::key_of(Ended::Failed, &r.findings, &r.tools, &r.id.case);
+        r.cause = r.cause_key.as_ref().map(cause::CauseKey::id);
     }
+}
+
+/// How a stream's calls differ from its buffered twin's: their names, else a call's arguments
+/// (by meaning: the same JSON value, whatever its spelling). `None` when they are the same.
+fn modes_differ(stream: &[ToolCall], buffered: &[ToolCall]) -> Option<String> {
+    let names = |calls: &[ToolCall]| calls.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
+    let (s, b) = (names(stream), names(buffered));
+    if s != b {
+        return Some(format!(
+            "stream calls [{}] differ from buffered [{}]",
+            s.join(", "),
+            b.join(", ")
+        ));
+    }
+    let (s, b) = stream
+        .iter()
+        .zip(buffered)
+        .find(|(s, b)| s.arguments != b.arguments)?;
+    Some(format!(
+        "stream arguments of {} {} differ from buffered {}",
+        s.name,
+        crate::text::clip(&s.arguments.to_string(), 120),
+        crate::text::clip(&b.arguments.to_string(), 120)
+    ))
 }

@@ -688,6 +688,39 @@ fn a_stream_buffered_difference_can_be_a_known_failure_by_its_cause() {
     assert!(stale_causes(&p, &results, &[]).is_empty());
 }
 
+/// The same calls with other arguments (a model server's stream assembling them wrong) differ
+/// too; the same arguments spelled otherwise (key order) do not.
+#[test]
+fn a_stream_whose_arguments_differ_from_buffered_fails() {
+    let call = |args: serde_json::Value| crate::model::Outcome {
+        tool_calls: vec![ToolCall::unsigned("call_1", "get_weather", args)],
+        ..crate::model::Outcome::default()
+    };
+    let pair = |b: serde_json::Value, s: serde_json::Value| {
+        let mut buffered = failing("a::chat::forced-get_weather::buffered", Vec::new(), 1);
+        (buffered.cell, buffered.cause) = (Cell::Pass, None);
+        buffered.downstream_outcome = Some(call(b));
+        let mut stream = failing("a::chat::forced-get_weather::stream", Vec::new(), 1);
+        (stream.cell, stream.cause) = (Cell::Pass, None);
+        stream.downstream_outcome = Some(call(s));
+        let mut results = vec![buffered, stream];
+        super::run::compare_modes(&mut results);
+        results.remove(1).cell
+    };
+    let differ = pair(json!({"city": "Paris"}), json!({"city": "Pari"}));
+    assert_eq!(
+        differ,
+        Cell::Fail(
+            "downstream: stream arguments of get_weather {\"city\":\"Pari\"} differ from buffered {\"city\":\"Paris\"}".into()
+        )
+    );
+    let same = pair(
+        json!({"city": "Paris", "unit": "C"}),
+        json!({"unit": "C", "city": "Paris"}),
+    );
+    assert_eq!(same, Cell::Pass);
+}
+
 /// The hooks a test way that never reaches upstream does not use: nothing shown or kept, no
 /// findings, no rounds.
 macro_rules! unused_hooks {
