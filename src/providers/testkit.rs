@@ -205,28 +205,16 @@ pub(crate) fn ids_and_arguments(o: &Outcome) -> Vec<(&str, &Value)> {
 
 /// A tool `name` whose parameters are any object, nothing else set.
 pub(crate) fn object_tool(name: &str) -> Tool {
-    Tool {
-        name: name.into(),
-        description: None,
-        parameters: serde_json::json!({"type": "object"}),
-        strict: None,
-        eager_input_streaming: false,
-        defer_loading: false,
-        namespace: None,
-    }
+    Tool::function(name, None, serde_json::json!({"type": "object"}))
 }
 
 /// A tool taking one string `q`, described as "`name` tool".
 pub(crate) fn q_tool(name: &str) -> Tool {
-    Tool {
-        name: name.into(),
-        description: Some(format!("{name} tool")),
-        parameters: serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}}),
-        strict: None,
-        eager_input_streaming: false,
-        defer_loading: false,
-        namespace: None,
-    }
+    Tool::function(
+        name,
+        Some(format!("{name} tool")),
+        serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+    )
 }
 
 /// `model` asked "hi" with a `q_tool` per name and `choice`.
@@ -252,15 +240,11 @@ pub(crate) fn with_instructions(mut r: ChatRequest) -> ChatRequest {
 }
 
 pub(crate) fn tool(name: &str) -> Tool {
-    Tool {
-        name: name.into(),
-        description: Some(format!("The {name} tool.")),
-        parameters: serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-        strict: None,
-        eager_input_streaming: false,
-        defer_loading: false,
-        namespace: None,
-    }
+    Tool::function(
+        name,
+        Some(format!("The {name} tool.")),
+        serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    )
 }
 
 pub(crate) fn request(tools: &[&str], stream: bool) -> ChatRequest {

@@ -289,15 +289,8 @@ fn legacy_functions(
             let description = g.str("description")?.map(str::to_string);
             let parameters = g.schema("parameters", None)?;
             g.finish(extras);
-            out.tools.push(Tool {
-                name: name.to_string(),
-                description,
-                parameters,
-                strict: None,
-                eager_input_streaming: false,
-                defer_loading: false,
-                namespace: None,
-            });
+            out.tools
+                .push(Tool::function(name, description, parameters));
         }
     }
     if let Some(fc) = body.get("function_call") {
@@ -396,13 +389,8 @@ fn tool(t: &Value, ptr: &str, extras: &mut Vec<Extra>) -> Result<Option<Tool>, D
     g.finish(extras);
     f.finish(extras);
     Ok(Some(Tool {
-        name: name.to_string(),
-        description,
-        parameters,
         strict,
-        eager_input_streaming: false,
-        defer_loading: false,
-        namespace: None,
+        ..Tool::function(name, description, parameters)
     }))
 }
 
