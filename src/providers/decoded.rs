@@ -15,6 +15,7 @@ use crate::model::{
     empty_parameters,
 };
 use crate::pointer::push;
+use crate::text::json_kind;
 
 /// A decoded request: the neutral request and, beside it, what the neutral model cannot carry.
 #[derive(Clone, Debug, PartialEq)]
@@ -201,23 +202,12 @@ fn shown(ptr: &str) -> &str {
     if ptr.is_empty() { "(body)" } else { ptr }
 }
 
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// `POINTER: expected WHAT, found KIND`.
 pub(crate) fn type_error(ptr: &str, expected: &str, found: &Value) -> DecodeError {
     DecodeError::new(format!(
         "{}: expected {expected}, found {}",
         shown(ptr),
-        kind_of(found)
+        json_kind(found)
     ))
 }
 
