@@ -339,6 +339,31 @@ impl<'a> Fields<'a> {
         self.array_any(&[key]).map(|o| o.map(|(_, a)| a))
     }
 
+    /// A required array: missing is an error saying what the field is for.
+    pub(crate) fn req_array(
+        &mut self,
+        key: &str,
+        why: &str,
+    ) -> Result<&'a Vec<Value>, DecodeError> {
+        self.array(key)?
+            .ok_or_else(|| field_error(&self.at(key), format!("missing ({why})")))
+    }
+
+    /// A required object, read as its own fields (`what` names it in errors): missing is an
+    /// error saying what it is for.
+    pub(crate) fn req_object(
+        &mut self,
+        key: &str,
+        why: &str,
+        what: &str,
+    ) -> Result<Fields<'a>, DecodeError> {
+        let ptr = self.at(key);
+        match self.get(key) {
+            Some(v) => Fields::of(v, &ptr, what),
+            None => Err(field_error(&ptr, format!("missing ({why})"))),
+        }
+    }
+
     /// An array from any of `keys`, with its pointer.
     pub(crate) fn array_any(
         &mut self,
