@@ -69,11 +69,7 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
     let mut wire_tools: Vec<Value> = prepared
         .iter()
         .map(|t| {
-            let mut o = Map::new();
-            o.insert("name".into(), json!(t.name));
-            if let Some(d) = &t.description {
-                o.insert("description".into(), json!(d));
-            }
+            let mut o = t.declaration();
             o.insert("input_schema".into(), t.parameters.clone());
             if let Some(s) = t.strict {
                 o.insert("strict".into(), json!(s));

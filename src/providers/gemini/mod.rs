@@ -61,11 +61,7 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
         let decls: Vec<Value> = prepared
             .iter()
             .map(|t| {
-                let mut o = Map::new();
-                o.insert("name".into(), json!(t.name));
-                if let Some(d) = &t.description {
-                    o.insert("description".into(), json!(d));
-                }
+                let mut o = t.declaration();
                 // Mutually exclusive on the wire; `prepare_tools` decides which dialect fits.
                 let key = if t.gemini_json_schema {
                     "parametersJsonSchema"
