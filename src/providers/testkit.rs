@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::DecodeError;
 use crate::model::{
-    ChatRequest, Finish, Message, Outcome, StrictPolicy, Tool, ToolCall, ToolChoice,
+    AllowedMode, ChatRequest, Finish, Message, Outcome, StrictPolicy, Tool, ToolCall, ToolChoice,
 };
 use crate::providers::DecodedRequest;
 
@@ -163,6 +163,25 @@ pub(crate) fn assert_finish_reasons(
             "{raw}"
         );
     }
+}
+
+/// A tool choice of every kind: the three plain ones, a forced one, and an allowed list in each
+/// mode (a tool name with an underscore among them).
+pub(crate) fn every_choice() -> [ToolChoice; 6] {
+    [
+        ToolChoice::Auto,
+        ToolChoice::None,
+        ToolChoice::Required,
+        ToolChoice::Forced("get_weather".into()),
+        ToolChoice::Allowed {
+            mode: AllowedMode::Auto,
+            tools: vec!["a".into(), "b".into()],
+        },
+        ToolChoice::Allowed {
+            mode: AllowedMode::Required,
+            tools: vec!["a".into(), "b_c".into()],
+        },
+    ]
 }
 
 /// The tool choices Chat and Responses both send as a bare string, with that string.
