@@ -11,8 +11,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::model::{
-    AllowedMode, ChatRequest, DecodeError, EncodeError, Provider, Tool, ToolChoice,
-    empty_parameters,
+    ChatRequest, DecodeError, EncodeError, Provider, Tool, ToolChoice, empty_parameters,
 };
 use crate::pointer::push;
 use crate::text::json_kind;
@@ -129,21 +128,16 @@ pub(crate) const GEMINI_TOOL_KINDS: [&str; 10] = [
     "computer_use",
 ];
 
-/// A tool choice as JSON: `"auto"`, `"none"`, `"required"`, `{"type":"forced","name":…}`,
+/// A tool choice as JSON: `"auto"`, `"none"`, `"required"` (a plain choice's slug, as cases
+/// write it), `{"type":"forced","name":…}`,
 /// `{"type":"allowed","mode":"auto"|"required","tools":[…]}`.
 fn choice_json(choice: &ToolChoice) -> Value {
     match choice {
-        ToolChoice::Auto => json!("auto"),
-        ToolChoice::None => json!("none"),
-        ToolChoice::Required => json!("required"),
         ToolChoice::Forced(name) => json!({"type": "forced", "name": name}),
         ToolChoice::Allowed { mode, tools } => {
-            let mode = match mode {
-                AllowedMode::Auto => "auto",
-                AllowedMode::Required => "required",
-            };
             json!({"type": "allowed", "mode": mode, "tools": tools})
         }
+        ToolChoice::Auto | ToolChoice::None | ToolChoice::Required => json!(choice.slug()),
     }
 }
 
