@@ -1,5 +1,7 @@
 //! Small text helpers every renderer shares: clipping long text, a Markdown table cell, HTML
-//! escaping (and the markup escaping HTML and XML share).
+//! escaping (and the markup escaping HTML and XML share), a JSON value's type as messages name it.
+
+use serde_json::Value;
 
 /// `s` cut to its first `n` characters, with `…` when something was cut.
 pub(crate) fn clip(s: &str, n: usize) -> String {
@@ -56,6 +58,19 @@ pub(crate) fn markup_escape(s: &str, mut other: impl FnMut(char, &mut String) ->
         }
     }
     out
+}
+
+/// A JSON value's type as a message names it: `null`, `a boolean`, `a number`, `a string`,
+/// `an array`, `an object`.
+pub(crate) fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 #[cfg(test)]

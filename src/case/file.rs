@@ -195,48 +195,36 @@ impl ResultContent {
 
 /// What a trial must show instead of (or besides) the plain contract.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct Expectation {
     /// Trial pattern `provider::choice::mode`, `*` matching within a segment; default all.
     #[serde(default = "any_trial")]
     pub trials: String,
     /// Encoding fails closed with this error code: nothing is sent ("not supported by design").
-    #[serde(default)]
     pub encode_error: Option<String>,
     /// The trial's last exchange answers with this HTTP status (an error the case provokes on
     /// purpose; the first exchange unless earlier ones succeed, see `exchanges`).
-    #[serde(default)]
     pub error_status: Option<u16>,
     /// The error message contains this text.
-    #[serde(default)]
     pub error_contains: Option<String>,
     /// Names of the tool calls of the first exchange, in order.
-    #[serde(default)]
     pub calls: Option<Vec<String>>,
     /// Diagnostic kinds that must appear (first exchange).
-    #[serde(default)]
     pub diagnostics: Option<Vec<String>>,
     /// The final exchange's text contains this.
-    #[serde(default)]
     pub final_text_contains: Option<String>,
     /// How many exchanges the trial has (attempts replaced by a variant fallback not counted).
-    #[serde(default)]
     pub exchanges: Option<usize>,
     /// How many HTTP interactions the trial has, fallback attempts included.
-    #[serde(default)]
     pub attempts: Option<usize>,
     /// Hosted search outcome: `effective` (searched, results with citations) or the code that
     /// `why_not_grounded` starts with (`GROUNDING_EMPTY_RESULTS`, `GROUNDING_NOT_ATTEMPTED`, ...).
-    #[serde(default)]
     pub grounding: Option<String>,
     /// The first exchange's normalized finish: `tool_calls`, `stop`, `length`, `content_filter`, `other`.
-    #[serde(default)]
     pub finish: Option<String>,
     /// The first exchange reports token usage (`true`) or none (`false`).
-    #[serde(default)]
     pub usage: Option<bool>,
     /// The arguments of the first exchange's calls, in order, exactly.
-    #[serde(default)]
     pub arguments: Option<Vec<serde_json::Value>>,
 }
 

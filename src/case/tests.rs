@@ -333,14 +333,16 @@ fn a_round_s_tool_changes_are_read_checked_and_applied() {
     );
     // Removing a tool not in force, adding one in force, answering a removed tool's call.
     let gone = "[[rounds]]\nresults = [{ tool = \"get_weather\", content = \"x\" }]\nremove_tools = [\"get_weather\"]\n[[rounds]]\nresults = [{ tool = \"get_weather\", content = \"y\" }]\n";
-    let msg = broken("gone", &format!("{GOOD}{gone}"));
-    assert!(msg.contains("not among the tools in force"), "{msg}");
     let twice = "[[rounds]]\nresults = []\nadd_tools = [\"get_weather\"]\n";
-    let msg = broken("twice", &format!("{GOOD}{twice}"));
-    assert!(msg.contains("in force already"), "{msg}");
     let absent = "[[rounds]]\nresults = []\nremove_tools = [\"nope\"]\n";
-    let msg = broken("absent", &format!("{GOOD}{absent}"));
-    assert!(msg.contains("`nope`, which is not in force"), "{msg}");
+    for (name, rounds, says) in [
+        ("gone", gone, "not among the tools in force"),
+        ("twice", twice, "in force already"),
+        ("absent", absent, "`nope`, which is not in force"),
+    ] {
+        let msg = broken(name, &format!("{GOOD}{rounds}"));
+        assert!(msg.contains(says), "{msg}");
+    }
 }
 
 #[test]

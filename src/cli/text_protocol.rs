@@ -69,16 +69,12 @@ fn chat_request(request: &Value, stream: bool) -> ChatRequest {
     let tools = function_tools(request)
         .into_iter()
         .map(|t| Tool {
-            name: t.name.to_string(),
-            description: t.description.map(str::to_string),
-            parameters: t
-                .parameters
-                .cloned()
-                .unwrap_or_else(tooltape::model::empty_parameters),
             strict: t.strict.then_some(true),
-            eager_input_streaming: false,
-            defer_loading: false,
-            namespace: None,
+            ..Tool::function(
+                t.name,
+                t.description.map(str::to_string),
+                (t.parameters.cloned()).unwrap_or_else(tooltape::model::empty_parameters),
+            )
         })
         .collect();
     let tool_choice = request

@@ -314,13 +314,12 @@ impl DriverTool {
     /// The neutral tool (a faithful library sends it as the caller wrote it).
     pub fn neutral(&self) -> crate::model::Tool {
         crate::model::Tool {
-            name: self.name.clone(),
-            description: self.description.clone(),
-            parameters: self.parameters.clone(),
-            strict: None,
             eager_input_streaming: self.eager_input_streaming,
-            defer_loading: false,
-            namespace: None,
+            ..crate::model::Tool::function(
+                self.name.clone(),
+                self.description.clone(),
+                self.parameters.clone(),
+            )
         }
     }
 }

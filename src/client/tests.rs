@@ -8,10 +8,8 @@ use serde_json::json;
 
 use super::protocol::{DriverResult, DriverTrial, Next, choice_of, choice_value};
 use crate::engine::finish_of;
-use crate::model::{
-    AllowedMode, ChatRequest, Finish, Message, Provider, StrictPolicy, Tool, ToolChoice,
-};
-use crate::providers::testkit::{weather_call, weather_result};
+use crate::model::{ChatRequest, Finish, Message, Provider, StrictPolicy, Tool, ToolChoice};
+use crate::providers::testkit::{every_choice, weather_call, weather_result};
 
 fn request() -> ChatRequest {
     let system = Message::System {
@@ -85,20 +83,7 @@ fn the_eager_switch_is_asked_on_anthropic_only() {
 
 #[test]
 fn every_choice_survives_its_spelling() {
-    for c in [
-        ToolChoice::Auto,
-        ToolChoice::None,
-        ToolChoice::Required,
-        ToolChoice::Forced("a".into()),
-        ToolChoice::Allowed {
-            mode: AllowedMode::Auto,
-            tools: vec!["a".into(), "b".into()],
-        },
-        ToolChoice::Allowed {
-            mode: AllowedMode::Required,
-            tools: vec!["a".into()],
-        },
-    ] {
+    for c in every_choice() {
         assert_eq!(choice_of(&choice_value(&c)), Some(c));
     }
     assert_eq!(choice_of(&json!("sometimes")), None);

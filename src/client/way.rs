@@ -290,18 +290,12 @@ impl Way for Driven {
         ctx: &TrialCtx<'_, DriverTrial>,
         read: &ReadExchange<'_>,
         got: &DriverResult,
-    ) -> Vec<Finding> {
-        judge::handed(ctx.asked, read, &got.handed())
-    }
-
-    fn continues(
-        &self,
-        ctx: &TrialCtx<'_, DriverTrial>,
-        read: &ReadExchange<'_>,
-        got: &DriverResult,
-    ) -> Option<Outcome> {
+    ) -> (Vec<Finding>, Option<Outcome>) {
+        let findings = judge::handed(ctx.asked, read, &got.handed());
         let valid = !ctx.asked.invalid;
-        (got.error.is_none() && read.ex.status < 400 && valid).then(|| got.outcome())
+        let continues =
+            (got.error.is_none() && read.ex.status < 400 && valid).then(|| got.outcome());
+        (findings, continues)
     }
 
     async fn round(

@@ -176,9 +176,10 @@ async fn phases<W: Way>(
     // 3 and 4: upstream, then downstream, on the exchange read once.
     let read = ReadExchange::read(ex, asked.target, &asked.req);
     let mut findings = judge::upstream(&asked, &read);
-    findings.extend(way.downstream(&ctx, &read, &answer));
+    let (downstream, continues) = way.downstream(&ctx, &read, &answer);
+    findings.extend(downstream);
     // 5: the rounds.
-    if let Some(first) = way.continues(&ctx, &read, &answer) {
+    if let Some(first) = continues {
         let from = From {
             last: first,
             last_id: continued_id(trial, &asked, &ends.downstream_body),

@@ -748,16 +748,8 @@ macro_rules! unused_hooks {
             _: &super::TrialCtx<'_, ()>,
             _: &super::ReadExchange<'_>,
             _: &$delivered,
-        ) -> Vec<Finding> {
-            Vec::new()
-        }
-        fn continues(
-            &self,
-            _: &super::TrialCtx<'_, ()>,
-            _: &super::ReadExchange<'_>,
-            _: &$delivered,
-        ) -> Option<crate::model::Outcome> {
-            None
+        ) -> (Vec<Finding>, Option<crate::model::Outcome>) {
+            (Vec::new(), None)
         }
         async fn round(
             &self,

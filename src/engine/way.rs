@@ -134,21 +134,14 @@ pub trait Way: Send + Sync + 'static {
         answer: &Self::Delivered,
     ) -> Result<Vec<Finding>, Cell>;
 
-    /// Phase 4: what the caller got, against what upstream answered in `read`.
+    /// Phase 4: what the caller got, against what upstream answered in `read`: the findings,
+    /// and the outcome the rounds go on from when the first answer lets them.
     fn downstream(
         &self,
         ctx: &TrialCtx<'_, Self::Request>,
         read: &ReadExchange<'_>,
         answer: &Self::Delivered,
-    ) -> Vec<Finding>;
-
-    /// The outcome the rounds go on from, when the first answer lets them.
-    fn continues(
-        &self,
-        ctx: &TrialCtx<'_, Self::Request>,
-        read: &ReadExchange<'_>,
-        answer: &Self::Delivered,
-    ) -> Option<Outcome>;
+    ) -> (Vec<Finding>, Option<Outcome>);
 
     /// Phase 5: one follow-up round, sent while the context's watch records what went upstream.
     fn round(

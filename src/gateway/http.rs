@@ -187,21 +187,13 @@ impl Way for Http {
         ctx: &TrialCtx<'_, Endpoint>,
         read: &ReadExchange<'_>,
         (response, outcome, _): &Answered,
-    ) -> Vec<Finding> {
+    ) -> (Vec<Finding>, Option<Outcome>) {
         let mut findings = judge::answered(ctx.asked, read, response, outcome);
         if self.direct.is_some() {
             findings.extend(judge::produced(ctx.asked, outcome));
         }
-        findings
-    }
-
-    fn continues(
-        &self,
-        ctx: &TrialCtx<'_, Endpoint>,
-        _: &ReadExchange<'_>,
-        (response, outcome, _): &Answered,
-    ) -> Option<Outcome> {
-        judge::continues(ctx.asked, response, outcome).cloned()
+        let continues = judge::continues(ctx.asked, response, outcome).cloned();
+        (findings, continues)
     }
 
     async fn round(

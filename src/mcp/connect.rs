@@ -246,19 +246,15 @@ fn listed(t: &rmcp::model::Tool, max_schema_bytes: usize) -> ListedTool {
     let size = serde_json::to_vec(&schema).map_or(usize::MAX, |b| b.len());
     let oversized = (size > max_schema_bytes).then_some(size);
     ListedTool {
-        tool: Tool {
-            name: t.name.to_string(),
-            description: t.description.as_ref().map(ToString::to_string),
-            parameters: if oversized.is_some() {
+        tool: Tool::function(
+            t.name.to_string(),
+            t.description.as_ref().map(ToString::to_string),
+            if oversized.is_some() {
                 serde_json::json!({})
             } else {
                 schema
             },
-            strict: None,
-            eager_input_streaming: false,
-            defer_loading: false,
-            namespace: None,
-        },
+        ),
         oversized_schema: oversized,
     }
 }

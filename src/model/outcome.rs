@@ -70,6 +70,32 @@ pub struct Diagnostic {
     pub recovered: bool,
 }
 
+impl Diagnostic {
+    /// A stream that ended before its terminal event (`message` says which): what it carried
+    /// is kept.
+    pub fn stream_truncated(message: impl Into<Cow<'static, str>>) -> Diagnostic {
+        Diagnostic {
+            kind: DiagnosticKind::StreamTruncated,
+            message: message.into(),
+            offset: None,
+            call_index: None,
+            recovered: true,
+        }
+    }
+
+    /// Call `call`'s arguments are not valid JSON (`message` says where and why); `recovered`
+    /// as the decoder counts it.
+    pub fn invalid_arguments(call: usize, message: String, recovered: bool) -> Diagnostic {
+        Diagnostic {
+            kind: DiagnosticKind::InvalidArgumentsJson,
+            message: message.into(),
+            offset: None,
+            call_index: Some(call),
+            recovered,
+        }
+    }
+}
+
 /// Every diagnostic tooltape can attach. Text-protocol recovery kinds follow the reference's vocabulary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DiagnosticKind {

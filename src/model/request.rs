@@ -34,6 +34,26 @@ pub struct Tool {
     pub namespace: Option<String>,
 }
 
+impl Tool {
+    /// A plain function tool: no strict flag, and none of the switches only some APIs have
+    /// (eager streaming, deferral, a namespace).
+    pub fn function(
+        name: impl Into<String>,
+        description: Option<String>,
+        parameters: Value,
+    ) -> Tool {
+        Tool {
+            name: name.into(),
+            description,
+            parameters,
+            strict: None,
+            eager_input_streaming: false,
+            defer_loading: false,
+            namespace: None,
+        }
+    }
+}
+
 /// `{"type":"object","properties":{}}`: the schema of a tool without parameters.
 pub fn empty_parameters() -> Value {
     serde_json::json!({"type": "object", "properties": {}})

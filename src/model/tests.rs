@@ -6,17 +6,7 @@ use serde_json::Value;
 
 #[test]
 fn choice_slugs_round_trip() {
-    let choices = [
-        ToolChoice::Auto,
-        ToolChoice::None,
-        ToolChoice::Required,
-        ToolChoice::Forced("get_weather".into()),
-        ToolChoice::Allowed {
-            mode: AllowedMode::Required,
-            tools: vec!["a".into(), "b_c".into()],
-        },
-    ];
-    for c in choices {
+    for c in crate::providers::testkit::every_choice() {
         assert_eq!(
             ToolChoice::from_slug(&c.slug()),
             Some(c.clone()),

@@ -11,10 +11,10 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::model::{
-    AllowedMode, ChatRequest, DecodeError, EncodeError, Provider, Tool, ToolChoice,
-    empty_parameters,
+    ChatRequest, DecodeError, EncodeError, Provider, Tool, ToolChoice, empty_parameters,
 };
 use crate::pointer::push;
+use crate::text::json_kind;
 
 /// A decoded request: the neutral request and, beside it, what the neutral model cannot carry.
 #[derive(Clone, Debug, PartialEq)]
@@ -128,21 +128,16 @@ pub(crate) const GEMINI_TOOL_KINDS: [&str; 10] = [
     "computer_use",
 ];
 
-/// A tool choice as JSON: `"auto"`, `"none"`, `"required"`, `{"type":"forced","name":…}`,
+/// A tool choice as JSON: `"auto"`, `"none"`, `"required"` (a plain choice's slug, as cases
+/// write it), `{"type":"forced","name":…}`,
 /// `{"type":"allowed","mode":"auto"|"required","tools":[…]}`.
 fn choice_json(choice: &ToolChoice) -> Value {
     match choice {
-        ToolChoice::Auto => json!("auto"),
-        ToolChoice::None => json!("none"),
-        ToolChoice::Required => json!("required"),
         ToolChoice::Forced(name) => json!({"type": "forced", "name": name}),
         ToolChoice::Allowed { mode, tools } => {
-            let mode = match mode {
-                AllowedMode::Auto => "auto",
-                AllowedMode::Required => "required",
-            };
             json!({"type": "allowed", "mode": mode, "tools": tools})
         }
+        ToolChoice::Auto | ToolChoice::None | ToolChoice::Required => json!(choice.slug()),
     }
 }
 
@@ -201,23 +196,12 @@ fn shown(ptr: &str) -> &str {
     if ptr.is_empty() { "(body)" } else { ptr }
 }
 
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// `POINTER: expected WHAT, found KIND`.
 pub(crate) fn type_error(ptr: &str, expected: &str, found: &Value) -> DecodeError {
     DecodeError::new(format!(
         "{}: expected {expected}, found {}",
         shown(ptr),
-        kind_of(found)
+        json_kind(found)
     ))
 }
 
@@ -347,6 +331,31 @@ impl<'a> Fields<'a> {
 
     pub(crate) fn array(&mut self, key: &str) -> Result<Option<&'a Vec<Value>>, DecodeError> {
         self.array_any(&[key]).map(|o| o.map(|(_, a)| a))
+    }
+
+    /// A required array: missing is an error saying what the field is for.
+    pub(crate) fn req_array(
+        &mut self,
+        key: &str,
+        why: &str,
+    ) -> Result<&'a Vec<Value>, DecodeError> {
+        self.array(key)?
+            .ok_or_else(|| field_error(&self.at(key), format!("missing ({why})")))
+    }
+
+    /// A required object, read as its own fields (`what` names it in errors): missing is an
+    /// error saying what it is for.
+    pub(crate) fn req_object(
+        &mut self,
+        key: &str,
+        why: &str,
+        what: &str,
+    ) -> Result<Fields<'a>, DecodeError> {
+        let ptr = self.at(key);
+        match self.get(key) {
+            Some(v) => Fields::of(v, &ptr, what),
+            None => Err(field_error(&ptr, format!("missing ({why})"))),
+        }
     }
 
     /// An array from any of `keys`, with its pointer.

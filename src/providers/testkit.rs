@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::http::{HttpRequest, HttpResponse};
 use crate::model::DecodeError;
 use crate::model::{
-    ChatRequest, Finish, Message, Outcome, StrictPolicy, Tool, ToolCall, ToolChoice,
+    AllowedMode, ChatRequest, Finish, Message, Outcome, StrictPolicy, Tool, ToolCall, ToolChoice,
 };
 use crate::providers::DecodedRequest;
 
@@ -165,6 +165,25 @@ pub(crate) fn assert_finish_reasons(
     }
 }
 
+/// A tool choice of every kind: the three plain ones, a forced one, and an allowed list in each
+/// mode (a tool name with an underscore among them).
+pub(crate) fn every_choice() -> [ToolChoice; 6] {
+    [
+        ToolChoice::Auto,
+        ToolChoice::None,
+        ToolChoice::Required,
+        ToolChoice::Forced("get_weather".into()),
+        ToolChoice::Allowed {
+            mode: AllowedMode::Auto,
+            tools: vec!["a".into(), "b".into()],
+        },
+        ToolChoice::Allowed {
+            mode: AllowedMode::Required,
+            tools: vec!["a".into(), "b_c".into()],
+        },
+    ]
+}
+
 /// The tool choices Chat and Responses both send as a bare string, with that string.
 pub(crate) fn openai_string_choices() -> [(ToolChoice, Value); 3] {
     [
@@ -205,28 +224,16 @@ pub(crate) fn ids_and_arguments(o: &Outcome) -> Vec<(&str, &Value)> {
 
 /// A tool `name` whose parameters are any object, nothing else set.
 pub(crate) fn object_tool(name: &str) -> Tool {
-    Tool {
-        name: name.into(),
-        description: None,
-        parameters: serde_json::json!({"type": "object"}),
-        strict: None,
-        eager_input_streaming: false,
-        defer_loading: false,
-        namespace: None,
-    }
+    Tool::function(name, None, serde_json::json!({"type": "object"}))
 }
 
 /// A tool taking one string `q`, described as "`name` tool".
 pub(crate) fn q_tool(name: &str) -> Tool {
-    Tool {
-        name: name.into(),
-        description: Some(format!("{name} tool")),
-        parameters: serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}}),
-        strict: None,
-        eager_input_streaming: false,
-        defer_loading: false,
-        namespace: None,
-    }
+    Tool::function(
+        name,
+        Some(format!("{name} tool")),
+        serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+    )
 }
 
 /// `model` asked "hi" with a `q_tool` per name and `choice`.
@@ -252,15 +259,11 @@ pub(crate) fn with_instructions(mut r: ChatRequest) -> ChatRequest {
 }
 
 pub(crate) fn tool(name: &str) -> Tool {
-    Tool {
-        name: name.into(),
-        description: Some(format!("The {name} tool.")),
-        parameters: serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-        strict: None,
-        eager_input_streaming: false,
-        defer_loading: false,
-        namespace: None,
-    }
+    Tool::function(
+        name,
+        Some(format!("The {name} tool.")),
+        serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    )
 }
 
 pub(crate) fn request(tools: &[&str], stream: bool) -> ChatRequest {

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::util::Ptr;
 use crate::model::{EncodeError, Tool};
@@ -20,6 +20,19 @@ pub(crate) struct PreparedTool {
     pub strict: Option<bool>,
     /// Gemini only: send as `parametersJsonSchema` (full JSON Schema) instead of `parameters`.
     pub gemini_json_schema: bool,
+}
+
+impl PreparedTool {
+    /// How every API's declaration of the tool begins: its `name`, and its `description` when
+    /// it has one.
+    pub(crate) fn declaration(&self) -> Map<String, Value> {
+        let mut o = Map::new();
+        o.insert("name".into(), Value::String(self.name.clone()));
+        if let Some(d) = &self.description {
+            o.insert("description".into(), Value::String(d.clone()));
+        }
+        o
+    }
 }
 
 /// One broken rule at one place of a schema.

@@ -10,6 +10,7 @@ use super::exchange::SimResponse;
 use super::wire;
 use crate::model::{AllowedMode, Provider, ToolChoice, empty_parameters};
 use crate::scenario::{StreamFault, StreamShape};
+use crate::text::json_kind;
 
 /// `model` as OpenAI requires it.
 pub(crate) fn require_model(body: &Value) -> Result<&str, Rejection> {
@@ -26,21 +27,10 @@ pub(crate) fn tools_array(body: &Value) -> Result<&[Value], Rejection> {
         Some(Value::Array(a)) => Ok(a),
         Some(other) => Err(Rejection::bad_request(format!(
             "Invalid type for 'tools': expected an array, but got {} instead.",
-            type_name(other)
+            json_kind(other)
         ))
         .param("tools")
         .code("invalid_type")),
-    }
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use crate::http::HttpResponse;
 use crate::model::DecodeError;
 use crate::model::{
-    ChatRequest, Diagnostic, DiagnosticKind, Finish, HostedActivity, Outcome, ProviderError,
-    ToolCall, ToolSearchActivity, Usage,
+    ChatRequest, Diagnostic, Finish, HostedActivity, Outcome, ProviderError, ToolCall,
+    ToolSearchActivity, Usage,
 };
 use crate::providers::openai_chat::wire::BStr;
 
@@ -376,13 +376,9 @@ impl Builder {
         let arguments = match args {
             Ok(v) => v,
             Err(e) => {
-                self.outcome.diagnostics.push(Diagnostic {
-                    kind: DiagnosticKind::InvalidArgumentsJson,
-                    message: format!("tool_use input is not valid JSON: {e}").into(),
-                    offset: None,
-                    call_index: Some(call),
-                    recovered: false,
-                });
+                let message = format!("tool_use input is not valid JSON: {e}");
+                let d = Diagnostic::invalid_arguments(call, message, false);
+                self.outcome.diagnostics.push(d);
                 Value::String(raw.to_string())
             }
         };

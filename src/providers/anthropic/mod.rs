@@ -11,10 +11,10 @@ mod tool_changes;
 use serde_json::{Map, Value, json};
 
 use crate::http::HttpRequest;
-use crate::model::{AllowedMode, ChatRequest, HostedTool, Message, Tool, ToolCall, ToolChoice};
+use crate::model::{AllowedMode, ChatRequest, HostedTool, Message, Tool, ToolChoice};
 use crate::model::{EncodeError, Encoded, Provider};
 use crate::providers::tool_names::check_plain;
-use crate::providers::tool_results::run_at;
+use crate::providers::tool_results::{Turn, Turns};
 use crate::providers::tool_search::{self, has_variant};
 use crate::schema::prepare_tools;
 
@@ -69,11 +69,7 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
     let mut wire_tools: Vec<Value> = prepared
         .iter()
         .map(|t| {
-            let mut o = Map::new();
-            o.insert("name".into(), json!(t.name));
-            if let Some(d) = &t.description {
-                o.insert("description".into(), json!(d));
-            }
+            let mut o = t.declaration();
             o.insert("input_schema".into(), t.parameters.clone());
             if let Some(s) = t.strict {
                 o.insert("strict".into(), json!(s));
@@ -226,20 +222,21 @@ fn tool_choice(req: &ChatRequest) -> Option<Value> {
 /// (results first, in the order of the calls they answer); a user message right after them
 /// joins that message as a trailing text block, as the API requires results to come first.
 fn messages(req: &ChatRequest, notes: &mut Vec<String>) -> Vec<Value> {
-    let msgs = &req.messages;
     let mut out = Vec::new();
-    let mut last_calls: &[ToolCall] = &[];
-    let mut i = 0;
-    while i < msgs.len() {
-        match &msgs[i] {
-            Message::System { .. } | Message::Developer { .. } => {}
-            Message::User { content } => out.push(json!({"role": "user", "content": content})),
-            Message::Assistant {
-                text,
-                tool_calls,
-                opaque,
-            } => {
-                last_calls = tool_calls;
+    let mut turns = Turns::new(&req.messages);
+    while let Some(turn) = turns.next() {
+        match turn {
+            Turn::Message(_, Message::User { content }) => {
+                out.push(json!({"role": "user", "content": content}));
+            }
+            Turn::Message(
+                i,
+                Message::Assistant {
+                    text,
+                    tool_calls,
+                    opaque,
+                },
+            ) => {
                 let (mut blocks, dropped) = super::opaque::own(Provider::Anthropic, i, opaque);
                 notes.extend(dropped);
                 if let Some(t) = text.as_deref().filter(|t| !t.is_empty()) {
@@ -254,9 +251,9 @@ fn messages(req: &ChatRequest, notes: &mut Vec<String>) -> Vec<Value> {
                     out.push(json!({"role": "assistant", "content": blocks}));
                 }
             }
-            Message::Tool { .. } => {
-                let (results, end) = run_at(msgs, i, last_calls);
-                i = end;
+            // System and developer text is the request's `system`.
+            Turn::Message(..) => {}
+            Turn::Results(results) => {
                 let mut blocks: Vec<Value> = results
                     .into_iter()
                     .map(|r| {
@@ -268,15 +265,12 @@ fn messages(req: &ChatRequest, notes: &mut Vec<String>) -> Vec<Value> {
                         b
                     })
                     .collect();
-                if let Some(Message::User { content }) = msgs.get(i) {
+                if let Some(content) = turns.take_user() {
                     blocks.push(json!({"type": "text", "text": content}));
-                    i += 1;
                 }
                 out.push(json!({"role": "user", "content": blocks}));
-                continue;
             }
         }
-        i += 1;
     }
     out
 }

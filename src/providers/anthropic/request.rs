@@ -59,12 +59,7 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
     out.max_tokens = body.count_any(&["max_tokens"])?;
 
     system_of(body.get("system"), &mut out.messages, &mut extras)?;
-    let Some(msgs) = body.array("messages")? else {
-        return Err(field_error(
-            "/messages",
-            "missing (a Messages request carries `messages`)",
-        ));
-    };
+    let msgs = body.req_array("messages", "a Messages request carries `messages`")?;
     for (i, m) in msgs.iter().enumerate() {
         message(
             m,

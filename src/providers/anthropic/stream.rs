@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::decode::{Builder, Delta, MessageHead, WireError, WireUsage, provider_error};
 use crate::model::DecodeError;
-use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
+use crate::model::{ChatRequest, Diagnostic, Outcome};
 use crate::providers::openai_chat::wire::BStr;
 use crate::sse::{SseDecoder, SseEvent};
 
@@ -135,13 +135,9 @@ impl Stream {
         }
         let mut outcome = self.state.b.into_outcome();
         if !ended {
-            outcome.diagnostics.push(Diagnostic {
-                kind: DiagnosticKind::StreamTruncated,
-                message: "stream ended without message_stop".into(),
-                offset: None,
-                call_index: None,
-                recovered: true,
-            });
+            outcome.diagnostics.push(Diagnostic::stream_truncated(
+                "stream ended without message_stop",
+            ));
         }
         Ok(outcome)
     }

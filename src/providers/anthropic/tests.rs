@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::model::{DiagnosticKind, Finish, Grounding, Outcome};
+use crate::model::{DiagnosticKind, Finish, Grounding, Outcome, ToolCall};
 use crate::providers::testkit::{
     assert_finish_reasons, assert_noted, q_request, request_error, response as resp,
     stream_every_chunking, stream_in_chunks, with_instructions,

@@ -111,15 +111,11 @@ pub(super) fn client_tool(
         extras,
     );
     f.finish(extras);
+    // Deferred in the neutral request only beside a tool search (the caller decides).
     let tool = Tool {
-        name: name.to_string(),
-        description,
-        parameters,
         strict,
         eager_input_streaming,
-        // Deferred in the neutral request only beside a tool search (the caller decides).
-        defer_loading: false,
-        namespace: None,
+        ..Tool::function(name, description, parameters)
     };
     Ok((tool, deferred == Some(true)))
 }

@@ -14,7 +14,7 @@ use crate::http::HttpRequest;
 use crate::model::{AllowedMode, ChatRequest, HostedTool, Message, ToolCall, ToolChoice};
 use crate::model::{EncodeError, Encoded, Provider};
 use crate::providers::tool_names::check_gemini;
-use crate::providers::tool_results::run_at;
+use crate::providers::tool_results::{Turn, Turns};
 use crate::schema::prepare_tools;
 
 pub use decode::{SYNTHETIC_ID_PREFIX, decode};
@@ -61,11 +61,7 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
         let decls: Vec<Value> = prepared
             .iter()
             .map(|t| {
-                let mut o = Map::new();
-                o.insert("name".into(), json!(t.name));
-                if let Some(d) = &t.description {
-                    o.insert("description".into(), json!(d));
-                }
+                let mut o = t.declaration();
                 // Mutually exclusive on the wire; `prepare_tools` decides which dialect fits.
                 let key = if t.gemini_json_schema {
                     "parametersJsonSchema"
@@ -177,22 +173,20 @@ fn calling_config(req: &ChatRequest, notes: &mut Vec<String>) -> Option<Value> {
 /// The conversation: user text, model turns with their calls (and thought signatures, which
 /// Gemini 3 requires back), and each run of tool results as one user content in call order.
 fn contents(req: &ChatRequest) -> Vec<Value> {
-    let msgs = &req.messages;
     let mut out = Vec::new();
-    let mut last_calls: &[ToolCall] = &[];
-    let mut i = 0;
-    while i < msgs.len() {
-        match &msgs[i] {
-            Message::System { .. } | Message::Developer { .. } => {}
-            Message::User { content } => {
+    for turn in Turns::new(&req.messages) {
+        match turn {
+            Turn::Message(_, Message::User { content }) => {
                 out.push(json!({"role": "user", "parts": [{"text": content}]}));
             }
-            Message::Assistant {
-                text, tool_calls, ..
-            } => {
+            Turn::Message(
+                _,
+                Message::Assistant {
+                    text, tool_calls, ..
+                },
+            ) => {
                 // `opaque` holds other providers' replay items (thinking blocks, reasoning);
                 // Gemini's own replay state is the call's thoughtSignature.
-                last_calls = tool_calls;
                 let mut parts = Vec::new();
                 if let Some(t) = text.as_deref().filter(|t| !t.is_empty()) {
                     parts.push(json!({"text": t}));
@@ -204,9 +198,9 @@ fn contents(req: &ChatRequest) -> Vec<Value> {
                     out.push(json!({"role": "model", "parts": parts}));
                 }
             }
-            Message::Tool { .. } => {
-                let (results, end) = run_at(msgs, i, last_calls);
-                i = end;
+            // System and developer text is the request's `systemInstruction`.
+            Turn::Message(..) => {}
+            Turn::Results(results) => {
                 let parts: Vec<Value> = results
                     .into_iter()
                     .map(|r| {
@@ -224,10 +218,8 @@ fn contents(req: &ChatRequest) -> Vec<Value> {
                     })
                     .collect();
                 out.push(json!({"role": "user", "parts": parts}));
-                continue;
             }
         }
-        i += 1;
     }
     out
 }

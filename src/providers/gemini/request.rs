@@ -414,15 +414,8 @@ fn tool(
                 extras,
             );
             g.finish(extras);
-            out.tools.push(Tool {
-                name: name.to_string(),
-                description,
-                parameters,
-                strict: None,
-                eager_input_streaming: false,
-                defer_loading: false,
-                namespace: None,
-            });
+            out.tools
+                .push(Tool::function(name, description, parameters));
         }
     }
     if let Some((sptr, opts)) = f.get_any(&["googleSearch", "google_search"]) {

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::decode::{Accum, Chunk};
 use crate::jsonseq::{JsonSeqDecoder, JsonSeqError};
 use crate::model::DecodeError;
-use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome};
+use crate::model::{ChatRequest, Diagnostic, Outcome};
 use crate::sse::SseDecoder;
 
 impl From<JsonSeqError> for DecodeError {
@@ -104,17 +104,13 @@ impl Stream {
         let complete = (self.acc.saw_finish && !cut) || self.acc.outcome.error.is_some();
         let mut outcome = self.acc.into_outcome();
         if !complete {
-            outcome.diagnostics.push(Diagnostic {
-                kind: DiagnosticKind::StreamTruncated,
-                message: if cut {
-                    "stream ended inside the JSON array".into()
+            outcome
+                .diagnostics
+                .push(Diagnostic::stream_truncated(if cut {
+                    "stream ended inside the JSON array"
                 } else {
-                    "stream ended without a finishReason".into()
-                },
-                offset: None,
-                call_index: None,
-                recovered: true,
-            });
+                    "stream ended without a finishReason"
+                }));
         }
         Ok(outcome)
     }

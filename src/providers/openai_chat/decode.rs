@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::wire::{ArgsWire, BStr, First, UsageWire};
 use crate::http::HttpResponse;
 use crate::model::{
-    ChatRequest, DecodeError, Diagnostic, DiagnosticKind, Finish, Outcome, ProviderError, ToolCall,
+    ChatRequest, DecodeError, Diagnostic, Finish, Outcome, ProviderError, ToolCall,
 };
 
 /// A success answer's body as text; `what` (`openai-chat body`) names it in the error.
@@ -161,13 +161,8 @@ pub(crate) fn parse_arguments(raw: &str, call_index: usize, diags: &mut Vec<Diag
     match serde_json::from_str::<Value>(raw) {
         Ok(v) => v,
         Err(e) => {
-            diags.push(Diagnostic {
-                kind: DiagnosticKind::InvalidArgumentsJson,
-                message: format!("arguments of call {call_index} are not valid JSON: {e}").into(),
-                offset: None,
-                call_index: Some(call_index),
-                recovered: true,
-            });
+            let message = format!("arguments of call {call_index} are not valid JSON: {e}");
+            diags.push(Diagnostic::invalid_arguments(call_index, message, true));
             Value::String(raw.to_string())
         }
     }

@@ -52,11 +52,7 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
         let tools = prepared
             .into_iter()
             .map(|t| {
-                let mut f = Map::new();
-                f.insert("name".into(), json!(t.name));
-                if let Some(d) = t.description {
-                    f.insert("description".into(), json!(d));
-                }
+                let mut f = t.declaration();
                 f.insert("parameters".into(), t.parameters);
                 if let Some(s) = t.strict {
                     f.insert("strict".into(), json!(s));

@@ -86,12 +86,7 @@ pub fn decode_request_as(
     let stream = body.bool("stream")?.unwrap_or(false);
     let mut out = empty_request(model.to_string(), stream);
 
-    let Some(msgs) = body.array("messages")? else {
-        return Err(field_error(
-            "/messages",
-            "missing (a Chat Completions request carries `messages`)",
-        ));
-    };
+    let msgs = body.req_array("messages", "a Chat Completions request carries `messages`")?;
     for (i, m) in msgs.iter().enumerate() {
         let msg = message(
             m,
@@ -289,15 +284,8 @@ fn legacy_functions(
             let description = g.str("description")?.map(str::to_string);
             let parameters = g.schema("parameters", None)?;
             g.finish(extras);
-            out.tools.push(Tool {
-                name: name.to_string(),
-                description,
-                parameters,
-                strict: None,
-                eager_input_streaming: false,
-                defer_loading: false,
-                namespace: None,
-            });
+            out.tools
+                .push(Tool::function(name, description, parameters));
         }
     }
     if let Some(fc) = body.get("function_call") {
@@ -341,14 +329,11 @@ fn call(c: &Value, ptr: &str, extras: &mut Vec<Extra>) -> Result<ToolCall, Decod
             ));
         }
     }
-    let func_ptr = f.at("function");
-    let Some(func) = f.get("function") else {
-        return Err(field_error(
-            &func_ptr,
-            "missing (a tool call names its function)",
-        ));
-    };
-    let mut g = Fields::of(func, &func_ptr, "the called function")?;
+    let mut g = f.req_object(
+        "function",
+        "a tool call names its function",
+        "the called function",
+    )?;
     let name = g.req_str("name", "a tool call names its function")?;
     let arguments = match g.get("arguments") {
         Some(a) => arguments(a, &g.at("arguments"))?,
@@ -381,14 +366,11 @@ fn tool(t: &Value, ptr: &str, extras: &mut Vec<Extra>) -> Result<Option<Tool>, D
             return Ok(None);
         }
     }
-    let func_ptr = f.at("function");
-    let Some(func) = f.get("function") else {
-        return Err(field_error(
-            &func_ptr,
-            "missing (a function tool defines `function`)",
-        ));
-    };
-    let mut g = Fields::of(func, &func_ptr, "a function definition")?;
+    let mut g = f.req_object(
+        "function",
+        "a function tool defines `function`",
+        "a function definition",
+    )?;
     let name = g.req_str("name", "a function tool has a name")?;
     let description = g.str("description")?.map(str::to_string);
     let parameters = g.schema("parameters", None)?;
@@ -396,13 +378,8 @@ fn tool(t: &Value, ptr: &str, extras: &mut Vec<Extra>) -> Result<Option<Tool>, D
     g.finish(extras);
     f.finish(extras);
     Ok(Some(Tool {
-        name: name.to_string(),
-        description,
-        parameters,
         strict,
-        eager_input_streaming: false,
-        defer_loading: false,
-        namespace: None,
+        ..Tool::function(name, description, parameters)
     }))
 }
 

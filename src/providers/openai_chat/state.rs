@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::decode::{error_from_value, parse_arguments, set_finish};
 use super::wire::{BStr, CallDeltaWire};
-use crate::model::{Diagnostic, DiagnosticKind, Outcome, ProviderError, ToolCall, Usage};
+use crate::model::{Diagnostic, Outcome, ProviderError, ToolCall, Usage};
 
 #[derive(Default)]
 pub(super) struct State {
@@ -169,13 +169,9 @@ impl State {
         let truncated = !self.done && self.finish_reason.is_none() && out.error.is_none();
         set_finish(&mut out, self.finish_reason, last_raw.as_deref());
         if truncated {
-            out.diagnostics.push(Diagnostic {
-                kind: DiagnosticKind::StreamTruncated,
-                message: "stream ended without `data: [DONE]` or a finish_reason".into(),
-                offset: None,
-                call_index: None,
-                recovered: true,
-            });
+            out.diagnostics.push(Diagnostic::stream_truncated(
+                "stream ended without `data: [DONE]` or a finish_reason",
+            ));
         }
         out
     }

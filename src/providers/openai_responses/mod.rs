@@ -128,10 +128,7 @@ fn function_tools(req: &ChatRequest, prepared: Vec<PreparedTool>) -> Vec<Value> 
         let own = req.tool(&t.name);
         let mut f = Map::new();
         f.insert("type".into(), json!("function"));
-        f.insert("name".into(), json!(t.name));
-        if let Some(d) = t.description {
-            f.insert("description".into(), json!(d));
-        }
+        f.extend(t.declaration());
         f.insert("parameters".into(), t.parameters);
         // Omitting `strict` here means "strict when possible" (Responses normalizes schemas);
         // the neutral default is non-strict, so an unset value is sent as an explicit false.

@@ -201,12 +201,7 @@ fn namespace(
 ) -> Result<(), DecodeError> {
     let name = f.req_str("name", "a namespace has a name")?;
     let tools_ptr = f.at("tools");
-    let Some(members) = f.array("tools")? else {
-        return Err(field_error(
-            &tools_ptr,
-            "missing (a namespace holds its tools)",
-        ));
-    };
+    let members = f.req_array("tools", "a namespace holds its tools")?;
     f.keep(&["description"], ExtraKind::NotCarried, extras);
     f.finish(extras);
     for (i, t) in members.iter().enumerate() {

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::decode::{Head, Items, ResponseWire};
 use crate::model::DecodeError;
-use crate::model::{ChatRequest, Diagnostic, DiagnosticKind, Outcome, ProviderError};
+use crate::model::{ChatRequest, Diagnostic, Outcome, ProviderError};
 use crate::providers::openai_chat::error_from_value;
 use crate::providers::openai_chat::wire::{ArgsWire, MaybeStr};
 use crate::sse::{SseDecoder, SseEvent};
@@ -334,14 +334,9 @@ impl State {
         let last = items.finish_into(&mut out, self.head.search_tool.clone());
         self.head.apply(&mut out, 200, &last);
         if !self.terminal {
-            out.diagnostics.push(Diagnostic {
-                kind: DiagnosticKind::StreamTruncated,
-                message: "stream ended without response.completed, .incomplete, .failed or error"
-                    .into(),
-                offset: None,
-                call_index: None,
-                recovered: true,
-            });
+            out.diagnostics.push(Diagnostic::stream_truncated(
+                "stream ended without response.completed, .incomplete, .failed or error",
+            ));
         }
         out
     }

@@ -59,6 +59,15 @@ fn decoded(provider: Provider, body: Value) -> DecodedRequest {
     crate::providers::decode_request(provider, &req).unwrap()
 }
 
+/// A Messages request asking "Hi" with `tools`, decoded.
+fn messages_with(tools: &Value) -> DecodedRequest {
+    decoded(
+        Provider::Anthropic,
+        json!({"model": "claude-opus-4-8", "max_tokens": 10,
+        "messages": [{"role": "user", "content": "Hi"}], "tools": tools}),
+    )
+}
+
 fn names(r: &ChatRequest) -> Vec<(&str, bool)> {
     (r.tools.iter())
         .map(|t| (t.name.as_str(), t.defer_loading))
@@ -114,14 +123,9 @@ fn responses_writes_deferred_tools_namespaces_and_tool_search_and_reads_them_bac
 fn anthropic_deferred_tools_beside_a_search_tool_are_declared_tools_marked_deferred() {
     // platform.claude.com, "Tool search tool": client tools with defer_loading beside the
     // server tool; a deferred tool is declared, and callable once a search returns its reference.
-    let d = decoded(
-        Provider::Anthropic,
-        json!({"model": "claude-opus-4-8", "max_tokens": 10,
-        "messages": [{"role": "user", "content": "Weather in Split?"}],
-        "tools": [{"type": BM25, "name": "tool_search_tool_bm25"},
-                  {"name": "get_weather", "input_schema": {"type": "object"}, "defer_loading": true},
-                  {"name": "get_time", "input_schema": {"type": "object"}}]}),
-    );
+    let d = messages_with(&json!([{"type": BM25, "name": "tool_search_tool_bm25"},
+        {"name": "get_weather", "input_schema": {"type": "object"}, "defer_loading": true},
+        {"name": "get_time", "input_schema": {"type": "object"}}]));
     assert_eq!(
         names(&d.request),
         [("get_weather", true), ("get_time", false)]
@@ -138,13 +142,9 @@ fn anthropic_deferred_tools_beside_a_search_tool_are_declared_tools_marked_defer
 
 #[test]
 fn anthropic_deferred_tools_without_a_search_tool_keep_class_26_s_reading() {
-    let d = decoded(
-        Provider::Anthropic,
-        json!({"model": "claude-opus-4-8", "max_tokens": 10,
-        "messages": [{"role": "user", "content": "Hi"}],
-        "tools": [{"name": "get_weather", "input_schema": {"type": "object"}, "defer_loading": true},
-                  {"name": "get_time", "input_schema": {"type": "object"}}]}),
-    );
+    let d = messages_with(&json!([
+        {"name": "get_weather", "input_schema": {"type": "object"}, "defer_loading": true},
+        {"name": "get_time", "input_schema": {"type": "object"}}]));
     assert_eq!(names(&d.request), [("get_time", false)]);
     assert!(d.request.hosted.is_empty());
     assert!(
@@ -155,12 +155,8 @@ fn anthropic_deferred_tools_without_a_search_tool_keep_class_26_s_reading() {
 
 #[test]
 fn a_search_tool_whose_name_is_not_the_fixed_one_is_an_unknown_extra() {
-    let d = decoded(
-        Provider::Anthropic,
-        json!({"model": "claude-opus-4-8", "max_tokens": 10,
-        "messages": [{"role": "user", "content": "Hi"}],
-        "tools": [{"type": REGEX, "name": "finder", "cache_control": {"type": "ephemeral"}}]}),
-    );
+    let d = messages_with(&json!([
+        {"type": REGEX, "name": "finder", "cache_control": {"type": "ephemeral"}}]));
     assert_eq!(d.request.hosted, [search(REGEX)]);
     let at: Vec<(&str, crate::providers::ExtraKind)> = d
         .extras

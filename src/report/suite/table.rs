@@ -20,51 +20,65 @@ fn short(cell: &Cell) -> String {
     }
 }
 
-type Grid<'a> = (
-    Vec<String>,
-    Vec<String>,
-    BTreeMap<(String, String), &'a TrialResult>,
-);
+/// The trials laid out: rows and columns in the order the trials first name them.
+struct Grid<'a> {
+    rows: Vec<String>,
+    cols: Vec<String>,
+    cells: BTreeMap<(String, String), &'a TrialResult>,
+}
 
 fn grid(results: &[TrialResult]) -> Grid<'_> {
-    let mut rows: Vec<String> = Vec::new();
-    let mut cols: Vec<String> = Vec::new();
-    let mut cells = BTreeMap::new();
+    let mut g = Grid {
+        rows: Vec::new(),
+        cols: Vec::new(),
+        cells: BTreeMap::new(),
+    };
     for r in results {
         let (row, col) = (r.id.row(), &r.id.route);
-        if !rows.contains(&row) {
-            rows.push(row.clone());
+        if !g.rows.contains(&row) {
+            g.rows.push(row.clone());
         }
-        if !cols.contains(col) {
-            cols.push(col.clone());
+        if !g.cols.contains(col) {
+            g.cols.push(col.clone());
         }
-        cells.insert((row, col.clone()), r);
+        g.cells.insert((row, col.clone()), r);
     }
-    (rows, cols, cells)
+    g
+}
+
+impl<'a> Grid<'a> {
+    /// Row `row`'s cells, column by column: each column's name and its trial, if it has one.
+    fn line<'g>(
+        &'g self,
+        row: &'g str,
+    ) -> impl Iterator<Item = (&'g str, Option<&'a TrialResult>)> {
+        self.cols.iter().map(move |c| {
+            let cell = self.cells.get(&(row.to_string(), c.clone()));
+            (c.as_str(), cell.copied())
+        })
+    }
 }
 
 /// The trial table in Markdown, then each trial's finding under `## Findings`.
 pub(super) fn markdown(results: &[TrialResult]) -> String {
-    let (rows, cols, cells) = grid(results);
+    let g = grid(results);
     let mut s = String::new();
     let _ = write!(s, "| trial |");
-    for c in &cols {
+    for c in &g.cols {
         let _ = write!(s, " {c} |");
     }
     let _ = write!(s, "\n| --- |");
-    for _ in &cols {
+    for _ in &g.cols {
         let _ = write!(s, " --- |");
     }
     s.push('\n');
-    for row in &rows {
+    for row in &g.rows {
         let _ = write!(s, "| `{row}` |");
-        for c in &cols {
-            let cell = cells
-                .get(&(row.clone(), c.clone()))
-                .map_or_else(String::new, |r| match &r.cell {
-                    Cell::Fail(_) | Cell::Broken(_) => "**fail**".into(),
-                    other => short(other),
-                });
+        for (_, r) in g.line(row) {
+            let cell = r.map_or_else(String::new, |r| match &r.cell {
+                Cell::Fail(_) | Cell::Broken(_) => "**fail**".into(),
+                other => short(other),
+            });
             let _ = write!(s, " {} |", md_cell(&cell));
         }
         s.push('\n');
@@ -84,27 +98,25 @@ pub(super) fn markdown(results: &[TrialResult]) -> String {
 
 /// The terminal table: one line per row, `route=cell` for each non-pass cell, then failures.
 pub fn terminal(results: &[TrialResult]) -> String {
-    let (rows, cols, cells) = grid(results);
-    let width = rows.iter().map(String::len).max().unwrap_or(5);
+    let g = grid(results);
+    let width = g.rows.iter().map(String::len).max().unwrap_or(5);
     let mut s = String::new();
     let _ = write!(s, "{:width$}", "");
-    for c in &cols {
+    for c in &g.cols {
         let _ = write!(s, " {c:^w$}", w = c.chars().count().max(5));
     }
     s.push('\n');
-    for row in &rows {
+    for row in &g.rows {
         let _ = write!(s, "{row:width$}");
-        for c in &cols {
-            let mark = cells
-                .get(&(row.clone(), c.clone()))
-                .map_or("", |r| match r.cell {
-                    Cell::Pass => "ok",
-                    Cell::Fail(_) => "FAIL",
-                    Cell::Broken(_) => "BROKEN",
-                    Cell::KnownFailure(_) => "known",
-                    Cell::Declined(_) => "declined",
-                    Cell::NotApplicable(_) => "-",
-                });
+        for (c, r) in g.line(row) {
+            let mark = r.map_or("", |r| match r.cell {
+                Cell::Pass => "ok",
+                Cell::Fail(_) => "FAIL",
+                Cell::Broken(_) => "BROKEN",
+                Cell::KnownFailure(_) => "known",
+                Cell::Declined(_) => "declined",
+                Cell::NotApplicable(_) => "-",
+            });
             let _ = write!(s, " {mark:^w$}", w = c.chars().count().max(5));
         }
         s.push('\n');
@@ -119,24 +131,22 @@ pub fn terminal(results: &[TrialResult]) -> String {
 
 /// HTML table (same cells as Markdown) of the run of `name`.
 pub fn html(name: &str, results: &[TrialResult]) -> String {
-    let (rows, cols, cells) = grid(results);
+    let g = grid(results);
     let mut s = format!(
         "<!doctype html><meta charset=utf-8><title>{name}</title><h1>{}</h1><p>{}</p><table border=1><tr><th>trial</th>",
         esc(name),
         esc(&summary(results))
     );
-    for c in &cols {
+    for c in &g.cols {
         let _ = write!(s, "<th>{}</th>", esc(c));
     }
     s.push_str("</tr>");
-    for row in &rows {
+    for row in &g.rows {
         let _ = write!(s, "<tr><td><code>{}</code></td>", esc(row));
-        for c in &cols {
-            let (t, title) = cells
-                .get(&(row.clone(), c.clone()))
-                .map_or((String::new(), String::new()), |r| {
-                    (short(&r.cell).chars().take(12).collect(), short(&r.cell))
-                });
+        for (_, r) in g.line(row) {
+            let (t, title) = r.map_or((String::new(), String::new()), |r| {
+                (short(&r.cell).chars().take(12).collect(), short(&r.cell))
+            });
             let _ = write!(s, "<td title=\"{}\">{}</td>", esc(&title), esc(&t));
         }
         s.push_str("</tr>");
