@@ -360,3 +360,25 @@ fn a_refused_hosted_variant_is_the_gateway_s_only_when_it_chose_it() {
     let found = super::upstream(&gateway_chose, &read);
     assert!(found.iter().any(refused), "{found:#?}");
 }
+
+/// A same-format route that forwards the caller's request as written but for the model its
+/// route maps to: any refusal of it is the caller's (handed over), not the gateway's; the same
+/// refusal of a request the gateway changed is the gateway's.
+#[test]
+fn a_refusal_of_the_callers_request_forwarded_as_written_is_not_the_gateways() {
+    let asked = asked("weather", Reading::AsSent);
+    let refusal = json!({"error": {"message": "Tool choices other than 'auto' are not supported with model 'gpt-5-mini'",
+        "type": "invalid_request_error", "param": "tool_choice"}});
+    let judge = |body: &Value| {
+        let ex = Exchange::answered(CHAT, body, 400, &refusal);
+        super::upstream(&asked, &ReadExchange::read(&ex, asked.target, &asked.req))
+    };
+    let mut mapped = asked.encoded.request.body.clone();
+    mapped["model"] = json!("gpt-5-mini");
+    let found = judge(&mapped);
+    assert!(!found.iter().any(|f| f.kind == FindingKind::Refused), "{found:#?}");
+    let mut changed = mapped.clone();
+    changed["temperature"] = json!(0.5);
+    let found = judge(&changed);
+    assert!(found.iter().any(|f| f.kind == FindingKind::Refused), "{found:#?}");
+}

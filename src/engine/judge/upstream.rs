@@ -189,7 +189,8 @@ fn routed_elsewhere(route: Provider, sent_to: Provider) -> Option<Finding> {
 /// anything else (a field the gateway left out) is the gateway's. The case's model refusing a
 /// hosted tool sent as its caller wrote it (by a library, or a gateway's same-format route) is
 /// provoked too: the 400 is handed over, judged downstream; a variant the gateway chose itself
-/// (translating from another API's spelling) is the gateway's to retry with another.
+/// (translating from another API's spelling) is the gateway's to retry with another. So is any
+/// refusal of the caller's request forwarded as written on a same-format route.
 fn refused(asked: &CallerRequest, read: &ReadExchange<'_>) -> Option<Finding> {
     let file = &asked.base.case.file;
     let status = read.ex.status;
@@ -203,6 +204,7 @@ fn refused(asked: &CallerRequest, read: &ReadExchange<'_>) -> Option<Finding> {
     let caller_wrote_it = asked.by_meaning() || refused_tool(&asked.encoded.request.body);
     let provoked = file.simulate.error.is_some()
         || caller_wrote_it && refused_tool(sent_body)
+        || forwarded_as_written(asked, read)
         || if asked.invalid {
             crate::providers::request_rejection(read.target, sent_body).is_some()
         } else {
@@ -221,4 +223,20 @@ fn refused(asked: &CallerRequest, read: &ReadExchange<'_>) -> Option<Finding> {
             ),
         )
     })
+}
+
+/// A same-format route sent upstream the caller's request as it came, but for the model the
+/// route maps its name to, and upstream found its content invalid (400, 422): what it refused
+/// is the caller's request, which the gateway hands over (a model the route maps to that
+/// cannot do what the caller asked, as GPT-5 cannot force a hosted search, is refused by the
+/// provider, never by the gateway). A refused key or an unknown model stays the gateway's.
+fn forwarded_as_written(asked: &CallerRequest, read: &ReadExchange<'_>) -> bool {
+    let without_model = |body: &Value| {
+        let mut b = body.clone();
+        b.as_object_mut().map(|o| o.remove("model"));
+        b
+    };
+    matches!(read.ex.status, 400 | 422)
+        && read.target == asked.inbound
+        && without_model(&read.sent.body) == without_model(&asked.encoded.request.body)
 }
