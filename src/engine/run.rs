@@ -176,7 +176,8 @@ pub(crate) fn compare_modes(results: &mut [TrialResult]) {
 }
 
 /// How a stream's calls differ from its buffered twin's: their names, else a call's arguments
-/// (by meaning: the same JSON value, whatever its spelling). `None` when they are the same.
+/// (by meaning: `check::same_json`, so key order and `30.0` for `30` aside). `None` when they
+/// are the same.
 fn modes_differ(stream: &[ToolCall], buffered: &[ToolCall]) -> Option<String> {
     let names = |calls: &[ToolCall]| calls.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
     let (s, b) = (names(stream), names(buffered));
@@ -190,7 +191,7 @@ fn modes_differ(stream: &[ToolCall], buffered: &[ToolCall]) -> Option<String> {
     let (s, b) = stream
         .iter()
         .zip(buffered)
-        .find(|(s, b)| s.arguments != b.arguments)?;
+        .find(|(s, b)| !super::check::same_json(&s.arguments, &b.arguments))?;
     Some(format!(
         "stream arguments of {} {} differ from buffered {}",
         s.name,

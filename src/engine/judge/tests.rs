@@ -376,9 +376,15 @@ fn a_refusal_of_the_callers_request_forwarded_as_written_is_not_the_gateways() {
     let mut mapped = asked.encoded.request.body.clone();
     mapped["model"] = json!("gpt-5-mini");
     let found = judge(&mapped);
-    assert!(!found.iter().any(|f| f.kind == FindingKind::Refused), "{found:#?}");
+    assert!(
+        !found.iter().any(|f| f.kind == FindingKind::Refused),
+        "{found:#?}"
+    );
     let mut changed = mapped.clone();
     changed["temperature"] = json!(0.5);
     let found = judge(&changed);
-    assert!(found.iter().any(|f| f.kind == FindingKind::Refused), "{found:#?}");
+    assert!(
+        found.iter().any(|f| f.kind == FindingKind::Refused),
+        "{found:#?}"
+    );
 }
