@@ -34,6 +34,9 @@ pub struct Exchange {
     /// Request fully received → answer fully handed to the connection; set when the answer's
     /// body ends (before the gateway can have read all of it).
     held: Arc<OnceLock<Duration>>,
+    /// The system under test's own exchange with the caller ([`Exchange::direct`]): no one
+    /// stands between, so what it refuses is its own refusal.
+    pub(crate) direct: bool,
 }
 
 impl Exchange {
@@ -47,6 +50,7 @@ impl Exchange {
             chunks: vec![answer.to_string().into_bytes()],
             streamed: false,
             held: Arc::default(),
+            direct: false,
         }
     }
 
@@ -68,6 +72,7 @@ impl Exchange {
             chunks: vec![response.body.clone()],
             streamed,
             held: Arc::new(OnceLock::new()),
+            direct: true,
         }
     }
 
@@ -334,6 +339,7 @@ async fn handle(req: loopback::Request, claims: Arc<Mutex<Claims>>, kept: Arc<St
                 chunks: chunks.clone(),
                 streamed,
                 held: Arc::clone(&held),
+                direct: false,
             }),
             None => {
                 if claims.unclaimed.len() < 1000 {

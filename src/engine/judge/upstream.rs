@@ -229,14 +229,16 @@ fn refused(asked: &CallerRequest, read: &ReadExchange<'_>) -> Option<Finding> {
 /// route maps its name to, and upstream found its content invalid (400, 422): what it refused
 /// is the caller's request, which the gateway hands over (a model the route maps to that
 /// cannot do what the caller asked, as GPT-5 cannot force a hosted search, is refused by the
-/// provider, never by the gateway). A refused key or an unknown model stays the gateway's.
+/// provider, never by the gateway). A refused key or an unknown model stays the gateway's; a
+/// model server's own refusal (a direct exchange) stays the server's.
 fn forwarded_as_written(asked: &CallerRequest, read: &ReadExchange<'_>) -> bool {
     let without_model = |body: &Value| {
         let mut b = body.clone();
         b.as_object_mut().map(|o| o.remove("model"));
         b
     };
-    matches!(read.ex.status, 400 | 422)
+    !read.ex.direct
+        && matches!(read.ex.status, 400 | 422)
         && read.target == asked.inbound
         && without_model(&read.sent.body) == without_model(&asked.encoded.request.body)
 }
