@@ -20,7 +20,7 @@ use super::trial::{RoutedTrial, RoutedTrialId, SystemKind};
 use super::upstream::Upstream;
 use super::way::Way;
 use crate::case::Mode;
-use crate::model::{Severity, ToolCall};
+use crate::model::{Finish, Outcome, Severity};
 
 /// Trials sharing a prompt, with their places in the run's order.
 type Group = Vec<(usize, RoutedTrial)>;
@@ -144,12 +144,12 @@ fn broken(kind: SystemKind, name: &str, t: &RoutedTrial, why: &str) -> TrialResu
 /// Stream and buffered agree: the stream trial of a (case, route, choice) makes the same calls,
 /// with the same arguments, as its buffered trial. Runs on the raw cells, before known failures.
 pub(crate) fn compare_modes(results: &mut [TrialResult]) {
-    let mut buffered: BTreeMap<RoutedTrialId, Vec<ToolCall>> = BTreeMap::new();
+    let mut buffered: BTreeMap<RoutedTrialId, Outcome> = BTreeMap::new();
     for r in results.iter() {
         if let (Mode::Buffered, Some(o)) = (r.id.mode, &r.downstream_outcome)
             && matches!(r.cell, Cell::Pass)
         {
-            buffered.insert(r.id.clone(), o.tool_calls.clone());
+            buffered.insert(r.id.clone(), o.clone());
         }
     }
     for r in results.iter_mut() {
@@ -160,7 +160,7 @@ pub(crate) fn compare_modes(results: &mut [TrialResult]) {
         let (Some(b), Some(o)) = (buffered.get(&twin), &r.downstream_outcome) else {
             continue;
         };
-        let Some(message) = modes_differ(&o.tool_calls, b) else {
+        let Some(message) = modes_differ(o, b) else {
             continue;
         };
         r.findings.push(Finding::new(
@@ -176,10 +176,15 @@ pub(crate) fn compare_modes(results: &mut [TrialResult]) {
 }
 
 /// How a stream's calls differ from its buffered twin's: their names, else a call's arguments
-/// (by meaning: `check::same_json`, so key order and `30.0` for `30` aside). `None` when they
-/// are the same.
-fn modes_differ(stream: &[ToolCall], buffered: &[ToolCall]) -> Option<String> {
-    let names = |calls: &[ToolCall]| calls.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
+/// (by meaning: `check::same_json`, so key order and `30.0` for `30` aside; not when either was
+/// cut by the output limit). `None` when they are the same.
+fn modes_differ(stream: &Outcome, buffered: &Outcome) -> Option<String> {
+    let names = |o: &Outcome| {
+        o.tool_calls
+            .iter()
+            .map(|c| c.name.clone())
+            .collect::<Vec<_>>()
+    };
     let (s, b) = (names(stream), names(buffered));
     if s != b {
         return Some(format!(
@@ -188,9 +193,13 @@ fn modes_differ(stream: &[ToolCall], buffered: &[ToolCall]) -> Option<String> {
             b.join(", ")
         ));
     }
-    let (s, b) = stream
-        .iter()
-        .zip(buffered)
+    // A call cut by the output limit is whatever each mode had when it was cut (Anthropic's
+    // buffered answer says `input: {}`, its stream the fragments so far): not compared.
+    if stream.finish == Finish::Length || buffered.finish == Finish::Length {
+        return None;
+    }
+    let (s, b) = (stream.tool_calls.iter())
+        .zip(&buffered.tool_calls)
         .find(|(s, b)| !super::check::same_json(&s.arguments, &b.arguments))?;
     Some(format!(
         "stream arguments of {} {} differ from buffered {}",
