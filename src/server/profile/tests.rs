@@ -121,3 +121,25 @@ fn a_bad_profile_is_refused_at_its_line() {
     }
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+#[test]
+fn every_shipped_profile_loads() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(root.join("servers"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".toml").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    assert!(names.iter().any(|n| n == "vllm"), "{names:?}");
+    for name in names {
+        let p = load_server(root, &name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            p.profile.install.is_some() && p.profile.start.is_some(),
+            "{name}"
+        );
+    }
+}
