@@ -82,7 +82,8 @@ fn request_timeout() -> u64 {
 }
 
 /// The model file: a path under the install folder (or absolute), each `*` matching within one
-/// path segment; exactly one file must match.
+/// path segment; exactly one path must match. It may be a folder: a server that loads a model
+/// from its folder (vLLM: `config.json`, the tokenizer, `*.safetensors`) is given the folder.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelFile {
@@ -169,8 +170,8 @@ impl Loaded<ServerProfile> {
         body
     }
 
-    /// The model file under `dir` (the install folder): the one path the profile's pattern
-    /// matches, or why there is none.
+    /// The model file (or folder) under `dir` (the install folder): the one path the profile's
+    /// pattern matches, or why there is none.
     pub fn model_file(&self, dir: &Path) -> Result<Option<PathBuf>, String> {
         let Some(model) = &self.profile.model else {
             return Ok(None);
@@ -187,7 +188,7 @@ impl Loaded<ServerProfile> {
             found = found.iter().flat_map(|at| matching(at, &part)).collect();
         }
         match found.as_slice() {
-            [one] if one.is_file() => Ok(Some(one.clone())),
+            [one] if one.is_file() || one.is_dir() => Ok(Some(one.clone())),
             [] | [_] => Err(format!(
                 "no model file matches `{}` under {} (the package {} installs it: is the install complete?)",
                 model.file,

@@ -79,6 +79,21 @@ fn the_model_file_is_the_one_its_pattern_matches() {
 }
 
 #[test]
+fn the_model_may_be_a_folder() {
+    let root = scratch("model-dir");
+    let text = PROFILE.replace("lib/*/site-packages/pkg/*.gguf", "model");
+    std::fs::write(root.join("servers/s.toml"), text).unwrap();
+    let p = load_server(&root, "s").unwrap();
+    let dir = root.join("install");
+    let err = p.model_file(&dir).unwrap_err();
+    assert!(err.contains("no model file matches `model`"), "{err}");
+    std::fs::create_dir_all(dir.join("model")).unwrap();
+    std::fs::write(dir.join("model/config.json"), "{}").unwrap();
+    assert_eq!(p.model_file(&dir).unwrap(), Some(dir.join("model")));
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
 fn a_bad_profile_is_refused_at_its_line() {
     let root = scratch("bad");
     let cases = [
@@ -105,4 +120,26 @@ fn a_bad_profile_is_refused_at_its_line() {
         assert!(err.contains(&format!("s.toml:{line}:")), "{err}");
     }
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn every_shipped_profile_loads() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(root.join("servers"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".toml").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    assert!(names.iter().any(|n| n == "vllm"), "{names:?}");
+    for name in names {
+        let p = load_server(root, &name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            p.profile.install.is_some() && p.profile.start.is_some(),
+            "{name}"
+        );
+    }
 }
