@@ -32,7 +32,7 @@ impl Direct {
 }
 
 /// Adds the settings to a JSON object body: each field unless the body sets it; the output
-/// limit set, or lowered, to the cap.
+/// limit set, or lowered, to the cap (never below a thinking budget's room).
 fn with_settings(body: &mut Value, settings: &Settings) {
     let Some(b) = body.as_object_mut() else {
         return;
@@ -41,6 +41,12 @@ fn with_settings(body: &mut Value, settings: &Settings) {
         b.entry(k.clone()).or_insert_with(|| v.clone());
     }
     if let Some((fields, cap)) = settings.cap {
+        // Messages' thinking budget must stay under `max_tokens` (the API refuses it otherwise):
+        // a request that thinks keeps room for its budget and one token more.
+        let budget = (b.get("thinking"))
+            .and_then(|t| t.get("budget_tokens"))
+            .and_then(Value::as_u64);
+        let cap = budget.map_or(cap, |budget| cap.max(budget + 1));
         let mut any = false;
         for field in fields {
             if let Some(now) = b.get(*field).and_then(Value::as_u64) {

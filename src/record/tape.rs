@@ -378,6 +378,19 @@ fn unused(
     }
 }
 
+/// Every file below `dir`, its subfolders' too.
+fn all_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let p = e?.path();
+        if p.is_dir() {
+            all_files(&p, out)?;
+        } else {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
 /// Answers a replayed request with the interaction its header names.
 struct Hub {
     templates: BTreeMap<String, Vec<ResponseTemplate>>,
@@ -398,11 +411,25 @@ impl Respond for Hub {
     }
 }
 
-/// A file's SHA-256 as `sha256:HEX`, read in pieces (a model file is hundreds of megabytes).
-fn sha256_of(file: &Path) -> std::io::Result<String> {
+/// A file's SHA-256 as `sha256:HEX`, read in pieces (a model file is hundreds of megabytes); a
+/// model folder's (vLLM loads one) over its files in name order, each its path below the
+/// folder, a NUL, then its bytes.
+fn sha256_of(model: &Path) -> std::io::Result<String> {
     use sha2::Digest;
     let mut hasher = sha2::Sha256::new();
-    std::io::copy(&mut std::fs::File::open(file)?, &mut hasher)?;
+    if model.is_dir() {
+        let mut files = Vec::new();
+        all_files(model, &mut files)?;
+        files.sort();
+        for f in files {
+            let rel = f.strip_prefix(model).unwrap_or(&f);
+            hasher.update(rel.to_string_lossy().as_bytes());
+            hasher.update([0]);
+            std::io::copy(&mut std::fs::File::open(&f)?, &mut hasher)?;
+        }
+    } else {
+        std::io::copy(&mut std::fs::File::open(model)?, &mut hasher)?;
+    }
     Ok(format!("sha256:{:x}", hasher.finalize()))
 }
 

@@ -32,4 +32,13 @@ fn settings_fill_what_the_body_leaves_out_and_the_cap_only_lowers() {
         json!({"temperature": 0, "seed": 42, "max_completion_tokens": 96}),
         "Chat's other limit"
     );
+    // Messages with thinking: max_tokens must stay above budget_tokens, or the API refuses.
+    let thinking = Settings {
+        body: serde_json::Map::new(),
+        cap: Some((&["max_tokens"], 96)),
+    };
+    let mut body =
+        json!({"max_tokens": 4096, "thinking": {"type": "enabled", "budget_tokens": 1024}});
+    with_settings(&mut body, &thinking);
+    assert_eq!(body["max_tokens"], 1025);
 }

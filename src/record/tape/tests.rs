@@ -105,6 +105,15 @@ fn the_model_file_is_named_with_its_hash_and_package() {
         Some("sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     );
     assert_eq!(server.model_package.as_deref(), Some("pkg==1 (PyPI)"));
+    // A model folder (vLLM's): hashed over its files, stable, and changed by any file's change.
+    let folder = dir.path().join("model");
+    std::fs::create_dir_all(folder.join("sub")).unwrap();
+    std::fs::write(folder.join("config.json"), b"{}").unwrap();
+    std::fs::write(folder.join("sub/weights"), b"w").unwrap();
+    let first = super::sha256_of(&folder).unwrap();
+    assert_eq!(super::sha256_of(&folder).unwrap(), first);
+    std::fs::write(folder.join("sub/weights"), b"v").unwrap();
+    assert_ne!(super::sha256_of(&folder).unwrap(), first);
 }
 
 #[test]
