@@ -502,3 +502,62 @@ fn a_recorded_server_run_replays_offline_and_judges_what_was_recorded() {
         "{doc}"
     );
 }
+
+/// The trials of the project's llama.cpp tape, one filter each (`cassettes/servers/llama-cpp/`).
+const LLAMA_TAPE: [&str; 5] = [
+    "weather::chat::",
+    "c01_text_and_call::chat::",
+    "c07_many_tool_use_utf8::chat::",
+    "c13_invalid_schema_400::chat::",
+    "c18_three_rounds::chat::",
+];
+
+/// What a real model wrote, judged in every `cargo test` without building llama.cpp: the tape
+/// `tooltape server llama-cpp --record` made (SmolLM2-135M through llama-server, the profile's
+/// settings), replayed offline. Each trial gets the verdict of the live run (the profile's
+/// audited known failures), and every recorded interaction is asked for.
+#[test]
+fn the_llama_cpp_tape_of_a_real_model_replays_offline() {
+    let tape = repo().join("cassettes/servers/llama-cpp");
+    let dir = crate::scratch::Scratch::new("server-llama-tape");
+    let mut recorded = 0;
+    let mut stack = vec![tape.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let c: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+                assert_eq!(c["provenance"]["kind"], "recorded", "{}", p.display());
+                assert_eq!(
+                    c["provenance"]["server"]["name"],
+                    "llama-cpp",
+                    "{}",
+                    p.display()
+                );
+                recorded += c["interactions"].as_array().map_or(0, Vec::len);
+            }
+        }
+    }
+    assert!(recorded > 0, "{}: no cassette", tape.display());
+    let mut replayed = 0;
+    for filter in LLAMA_TAPE {
+        let out = Command::new(bin())
+            .env("TMPDIR", &*dir)
+            .current_dir(repo())
+            .args(["server", "llama-cpp", filter, "--replay"])
+            .arg(&tape)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{filter}: {err}");
+        let n = (err.split("replayed ").nth(1))
+            .and_then(|r| r.split(' ').next()?.parse::<usize>().ok());
+        replayed += n.unwrap_or_else(|| panic!("{filter}: {err}"));
+    }
+    assert_eq!(
+        replayed, recorded,
+        "every recorded interaction replayed by one filter"
+    );
+}
