@@ -455,21 +455,23 @@ fn a_recorded_server_run_replays_offline_and_judges_what_was_recorded() {
         (err.split("replayed ").nth(1)).and_then(|r| r.split(' ').next()?.parse::<usize>().ok());
     assert!(replayed.is_some_and(|n| n > 64), "{err}");
 
+    // One trial replayed from its cassette changed as `edit` says.
+    let replay_edited = |edit: &dyn Fn(&mut Value)| {
+        let mut edited = cassette.clone();
+        edit(&mut edited);
+        std::fs::write(&path, serde_json::to_string_pretty(&edited).unwrap()).unwrap();
+        let one = ["weather::chat::auto::buffered", "--format", "json"];
+        server_in(
+            &dir,
+            "reference.toml",
+            &[&one[..], &["--replay", tape]].concat(),
+        )
+    };
+
     // The recorded answer says `stop` with its calls: judged as a server that wrote it.
-    let mut edited = cassette.clone();
-    edited["interactions"][0]["response"]["body"]["choices"][0]["finish_reason"] = json!("stop");
-    std::fs::write(&path, serde_json::to_string_pretty(&edited).unwrap()).unwrap();
-    let out = server_in(
-        &dir,
-        "reference.toml",
-        &[
-            "weather::chat::auto::buffered",
-            "--format",
-            "json",
-            "--replay",
-            tape,
-        ],
-    );
+    let out = replay_edited(&|c| {
+        c["interactions"][0]["response"]["body"]["choices"][0]["finish_reason"] = json!("stop");
+    });
     assert_eq!(
         cells(&out),
         vec![(
@@ -481,20 +483,7 @@ fn a_recorded_server_run_replays_offline_and_judges_what_was_recorded() {
     );
 
     // The request no longer matches (the profile's settings changed since): broken, naming it.
-    let mut stale = cassette.clone();
-    stale["interactions"][0]["request"]["body"]["seed"] = json!(8);
-    std::fs::write(&path, serde_json::to_string_pretty(&stale).unwrap()).unwrap();
-    let out = server_in(
-        &dir,
-        "reference.toml",
-        &[
-            "weather::chat::auto::buffered",
-            "--format",
-            "json",
-            "--replay",
-            tape,
-        ],
-    );
+    let out = replay_edited(&|c| c["interactions"][0]["request"]["body"]["seed"] = json!(8));
     let doc = String::from_utf8_lossy(&out.stdout);
     assert_ne!(out.status.code(), Some(0));
     assert!(
