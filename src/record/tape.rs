@@ -323,7 +323,7 @@ fn write_all(
         };
         let rel = cassette_place(&key);
         let shown = dir.join(&rel);
-        match super::write_cassette(&shown, &shown, c, secrets) {
+        match super::trial::write_cassette(&shown, &shown, c, secrets) {
             Ok(()) => written += 1,
             Err(e) => problems.push(e),
         }
