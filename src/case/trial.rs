@@ -163,6 +163,7 @@ impl Trial {
             })
             .collect();
         ChatRequest {
+            server: crate::model::ServerContext::default(),
             model: self.model().to_string(),
             messages,
             tools: self.case.tools.clone(),

@@ -94,6 +94,7 @@ fn chat_request(request: &Value, stream: bool) -> ChatRequest {
             },
         });
     ChatRequest {
+        server: tooltape::model::ServerContext::default(),
         model: request
             .get("model")
             .and_then(Value::as_str)

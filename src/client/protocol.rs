@@ -383,6 +383,7 @@ impl DriverMessage {
         match self.role.as_str() {
             "system" => Message::System { content },
             "assistant" => Message::Assistant {
+                phase: None,
                 text: self.content.clone(),
                 tool_calls: self
                     .tool_calls

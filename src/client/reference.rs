@@ -180,6 +180,7 @@ impl Mutant {
     fn kept(self, o: &Outcome, text: Option<String>, mut calls: Vec<ToolCall>) -> Message {
         if self == Mutant::DropReasoning {
             return Message::Assistant {
+                phase: None,
                 text,
                 tool_calls: calls,
                 opaque: Vec::new(),
@@ -189,6 +190,7 @@ impl Mutant {
             c.thought_signature.clone_from(&answered.thought_signature);
         }
         Message::Assistant {
+            phase: None,
             text,
             tool_calls: calls,
             opaque: o.opaque.clone(),

@@ -16,6 +16,7 @@ fn request() -> ChatRequest {
         content: "be brief".into(),
     };
     let called = Message::Assistant {
+        phase: None,
         text: None,
         tool_calls: vec![weather_call("call_1", json!({"city": "Oslo"}))],
         opaque: Vec::new(),
@@ -26,6 +27,7 @@ fn request() -> ChatRequest {
         .with_user("weather?")
         .with_messages([called, weather_result("call_1", "12C", false)])
         .with_tool(Tool {
+            allowed_callers: Vec::new(),
             name: "get_weather".into(),
             description: Some("Weather".into()),
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}}),

@@ -34,6 +34,7 @@ fn a_result_that_answers_no_call_is_breaking() {
     let request = |id: &str| {
         with_messages(vec![
             Message::Assistant {
+                phase: None,
                 text: None,
                 tool_calls: vec![call.clone()],
                 opaque: vec![],
@@ -74,6 +75,7 @@ fn text_protocol_calls_and_results_are_read_from_the_prose() {
             content: "weather?".into(),
         },
         Message::Assistant {
+            phase: None,
             text: Some("checking".into()),
             tool_calls: vec![call("call_1", "get_weather"), call("call_2", "a&\"b")],
             opaque: vec![],
@@ -115,6 +117,7 @@ fn text_protocol_calls_and_results_are_read_from_the_prose() {
 #[test]
 fn strict_is_wanted_where_the_projects_encoder_sends_it() {
     let tool = |strict: Option<bool>| Tool {
+        allowed_callers: Vec::new(),
         name: "book".into(),
         description: None,
         parameters: json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}}),

@@ -11,6 +11,7 @@ use crate::model::Tool;
 
 fn tool(parameters: Value) -> Tool {
     Tool {
+        allowed_callers: Vec::new(),
         name: "t".into(),
         description: Some("A tool.".into()),
         parameters,

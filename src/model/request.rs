@@ -32,6 +32,11 @@ pub struct Tool {
     /// calls come back, and must be replayed, with that `namespace`. Only Responses has it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
+    /// The callers allowed to call the tool (`allowed_callers`: Anthropic's `direct` and its
+    /// code-execution tool types, OpenAI Responses' programmatic caller). Empty: the model
+    /// only, every API's default.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_callers: Vec<String>,
 }
 
 impl Tool {
@@ -50,6 +55,7 @@ impl Tool {
             eager_input_streaming: false,
             defer_loading: false,
             namespace: None,
+            allowed_callers: Vec::new(),
         }
     }
 }
@@ -212,6 +218,10 @@ pub enum Message {
         /// (Anthropic thinking blocks with signatures, OpenAI reasoning items).
         #[serde(skip_serializing_if = "Vec::is_empty")]
         opaque: Vec<Value>,
+        /// OpenAI Responses' `phase` of the assistant's message item (`commentary` while it
+        /// works, `final_answer`), to be sent back with it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        phase: Option<Phase>,
     },
     Tool {
         call_id: String,
@@ -225,6 +235,14 @@ pub enum Message {
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
     },
+}
+
+/// The phase an assistant message is in (OpenAI Responses `phase`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Commentary,
+    FinalAnswer,
 }
 
 /// One part of a tool result given as parts (case files write them the same way).
@@ -261,6 +279,19 @@ pub struct ChatRequest {
     pub strict: StrictPolicy,
     /// Extended thinking / reasoning budget in tokens, when the case turns it on.
     pub thinking: Option<u32>,
+    /// What the provider's server keeps for the conversation between exchanges.
+    pub server: ServerContext,
+}
+
+/// What a provider's server keeps for a conversation between exchanges, which the next request
+/// must name again: the code-execution container, the context-management settings.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ServerContext {
+    /// Anthropic's `container` (the id an answer's `container` gave) that programmatic calls run in.
+    pub container: Option<String>,
+    /// The context-management settings (compaction): Anthropic's `context_management`,
+    /// OpenAI Responses' `context_management`.
+    pub context_management: Option<Value>,
 }
 
 impl ChatRequest {
@@ -289,6 +320,7 @@ impl ChatRequest {
             max_tokens: None,
             strict: StrictPolicy::Off,
             thinking: None,
+            server: ServerContext::default(),
         }
     }
 
@@ -326,6 +358,21 @@ pub struct ToolCall {
     /// Responses encoder can write it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
+    /// The code that made the call in the model's stead (programmatic tool calling); `None`:
+    /// the model called it directly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller: Option<Caller>,
+}
+
+/// Code that calls a client tool in the model's stead (programmatic tool calling): Anthropic's
+/// `tool_use.caller`, OpenAI Responses' `function_call.caller`. It must come back with the call
+/// on the next round.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Caller {
+    /// The caller's type (Anthropic's code-execution tool type, OpenAI's programmatic one).
+    pub kind: String,
+    /// The id of the server call that runs the code (Anthropic `tool_id`, OpenAI `caller_id`).
+    pub id: String,
 }
 
 impl ToolCall {
@@ -337,6 +384,7 @@ impl ToolCall {
             arguments,
             thought_signature: None,
             namespace: None,
+            caller: None,
         }
     }
 }

@@ -165,6 +165,7 @@ pub fn sent_tools(provider: Provider, req: &ChatRequest) -> Result<Vec<Tool>, En
     Ok(prepared
         .into_iter()
         .map(|p| Tool {
+            allowed_callers: Vec::new(),
             // Only Anthropic's wire has the switch.
             eager_input_streaming: provider == Provider::Anthropic
                 && req.tool(&p.name).is_some_and(|t| t.eager_input_streaming),

@@ -23,6 +23,7 @@ pub fn request(stream: bool) -> ChatRequest {
         .with_stream(stream)
         .with_tools([
             Tool {
+                allowed_callers: Vec::new(),
                 name: "get_weather".into(),
                 description: Some("Current weather".into()),
                 parameters: json!({"type": "object", "properties": {
@@ -33,6 +34,7 @@ pub fn request(stream: bool) -> ChatRequest {
                 namespace: None,
             },
             Tool {
+                allowed_callers: Vec::new(),
                 name: "search".into(),
                 description: None,
                 parameters: json!({"type": "object", "properties": {"q": {"type": "string"}}}),

@@ -13,6 +13,7 @@ use tooltape::{
 fn required_request(model: &str, choice: Option<ToolChoice>, with_function: bool) -> ChatRequest {
     let tools = if with_function {
         vec![Tool {
+            allowed_callers: Vec::new(),
             name: "get_weather".into(),
             description: None,
             parameters: serde_json::json!({"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}),

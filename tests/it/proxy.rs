@@ -34,7 +34,7 @@ pub(super) fn config(sim: &str, extra: &str) -> ProxyConfig {
 pub(super) fn weather_request(model: &str, stream: bool) -> ChatRequest {
     ChatRequest::new(model)
         .with_user("What is the weather in Paris?")
-        .with_tool(Tool {
+        .with_tool(Tool { allowed_callers: Vec::new(),
             name: "get_weather".into(),
             description: Some("Current weather for a city".into()),
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
@@ -740,8 +740,10 @@ fn follow_up(model: &str, result_id: &str) -> ChatRequest {
     let mut req = weather_request(model, false);
     req.tool_choice = Some(ToolChoice::Auto);
     req.messages.push(Message::Assistant {
+        phase: None,
         text: None,
         tool_calls: vec![ToolCall {
+            caller: None,
             id: "call_1".into(),
             name: "get_weather".into(),
             arguments: json!({"city": "Paris"}),
@@ -951,8 +953,10 @@ async fn a_result_part_the_target_cannot_express_is_refused_in_the_client_s_form
             .with_choice(ToolChoice::Auto)
             .with_messages([
                 Message::Assistant {
+                    phase: None,
                     text: None,
                     tool_calls: vec![ToolCall {
+                        caller: None,
                         id: "toolu_1".into(),
                         name: "get_weather".into(),
                         arguments: json!({"city": "Oslo"}),

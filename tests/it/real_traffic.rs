@@ -17,6 +17,7 @@ pub fn request_for(record: &Value) -> ChatRequest {
         .flatten()
         .filter_map(Value::as_str)
         .map(|n| Tool {
+            allowed_callers: Vec::new(),
             name: n.to_string(),
             description: None,
             parameters: tooltape::model::empty_parameters(),

@@ -223,7 +223,7 @@ fn clear_opaque(messages: &mut [Message]) {
 
 fn drop_empty_assistant(messages: &mut Vec<Message>) {
     messages.retain(|m| {
-        !matches!(m, Message::Assistant { text, tool_calls, opaque }
+        !matches!(m, Message::Assistant { text, tool_calls, opaque, .. }
             if text.as_deref().is_none_or(str::is_empty) && tool_calls.is_empty() && opaque.is_empty())
     });
 }

@@ -235,6 +235,7 @@ fn messages(req: &ChatRequest, notes: &mut Vec<String>) -> Vec<Value> {
                     text,
                     tool_calls,
                     opaque,
+                    ..
                 },
             ) => {
                 let (mut blocks, dropped) = super::opaque::own(Provider::Anthropic, i, opaque);

@@ -288,6 +288,7 @@ fn message(
                 "user" => Message::User { content: s.clone() },
                 "system" => Message::System { content: s.clone() },
                 "assistant" => Message::Assistant {
+                    phase: None,
                     text: Some(s.clone()),
                     tool_calls: Vec::new(),
                     opaque: Vec::new(),
@@ -394,6 +395,7 @@ fn assistant_blocks(
         }
     }
     out.push(Message::Assistant {
+        phase: None,
         text,
         tool_calls,
         opaque,

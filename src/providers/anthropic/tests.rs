@@ -185,6 +185,7 @@ fn multi_turn_groups_results_in_call_order() {
     let mut r = req(Some(ToolChoice::Auto));
     r.messages.extend([
         Message::Assistant {
+            phase: None,
             text: Some("Let me look.".into()),
             tool_calls: vec![call("t1", "a"), call("t2", "b")],
             opaque: vec![thinking.clone()],

@@ -214,6 +214,7 @@ impl Accum {
             .filter(|id| !id.is_empty())
             .unwrap_or_else(|| format!("{SYNTHETIC_ID_PREFIX}{index}-{name}"));
         self.outcome.tool_calls.push(ToolCall {
+            caller: None,
             id,
             name,
             arguments: fc.args.unwrap_or_else(|| json!({})),

@@ -208,6 +208,7 @@ fn content(
                 }
             }
             out.push(Message::Assistant {
+                phase: None,
                 text,
                 tool_calls,
                 opaque,
@@ -271,6 +272,7 @@ fn function_call(
     };
     f.finish(extras);
     Ok(ToolCall {
+        caller: None,
         id,
         name: name.to_string(),
         arguments,

@@ -143,6 +143,7 @@ fn parallel_off_is_a_note() {
 #[test]
 fn multi_turn_carries_signatures_and_groups_results() {
     let call = |id: &str, name: &str, sig: Option<&str>| ToolCall {
+        caller: None,
         id: id.into(),
         name: name.into(),
         arguments: json!({"q": name}),
@@ -152,6 +153,7 @@ fn multi_turn_carries_signatures_and_groups_results() {
     let mut r = req(Some(ToolChoice::Auto));
     r.messages.extend([
         Message::Assistant {
+            phase: None,
             text: None,
             tool_calls: vec![
                 call("gemini-call-0-a", "a", Some("SIG")),

@@ -55,6 +55,7 @@ fn a_tool_turn_another_provider_answered_goes_to_anthropic_without_thinking() {
     let follow_up = |id: &str, opaque: Vec<Value>| {
         let call = crate::model::ToolCall::unsigned(id, "get_weather", json!({}));
         let mut req = ChatRequest::new("m").with_messages([Message::Assistant {
+            phase: None,
             text: None,
             tool_calls: vec![call],
             opaque,

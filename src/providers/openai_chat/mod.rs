@@ -155,6 +155,7 @@ fn messages(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                 text,
                 tool_calls,
                 opaque,
+                ..
             } => {
                 if !opaque.is_empty() {
                     notes.push(format!(

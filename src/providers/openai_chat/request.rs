@@ -182,6 +182,7 @@ fn message(
                 extras,
             );
             Message::Assistant {
+                phase: None,
                 text,
                 tool_calls,
                 opaque: Vec::new(),
@@ -244,6 +245,7 @@ fn legacy_call(
     let id = format!("function_call-{}", earlier.len());
     wire(extras, ptr.to_string(), Value::String(id.clone()));
     Ok(ToolCall {
+        caller: None,
         id,
         name: name.to_string(),
         arguments,

@@ -144,6 +144,7 @@ fn encode_parallel_switch_and_multi_turn() {
             content: "hi".into(),
         },
         Message::Assistant {
+            phase: None,
             text: None,
             tool_calls: vec![
                 weather_call("call_1", json!({"city": "Paris"})),

@@ -255,6 +255,7 @@ impl Items {
         for (i, (id, name, args, namespace)) in self.calls.into_iter().enumerate() {
             let arguments = parse_arguments(&args, i, &mut out.diagnostics);
             out.tool_calls.push(ToolCall {
+                caller: None,
                 id,
                 name,
                 arguments,

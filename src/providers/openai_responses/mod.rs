@@ -186,6 +186,7 @@ fn input(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                 text,
                 tool_calls,
                 opaque,
+                ..
             } => {
                 // Reasoning items go back verbatim, before the text and calls they preceded
                 // (another API's are dropped: Responses takes back only its own).

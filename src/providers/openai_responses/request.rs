@@ -182,6 +182,7 @@ fn function(
     }
     f.finish(extras);
     Ok(Tool {
+        allowed_callers: Vec::new(),
         name: name.to_string(),
         description,
         parameters,
@@ -265,6 +266,7 @@ impl Turn {
     fn flush(&mut self, out: &mut Vec<Message>) {
         if std::mem::take(&mut self.open) {
             out.push(Message::Assistant {
+                phase: None,
                 text: self.text.take(),
                 tool_calls: std::mem::take(&mut self.calls),
                 opaque: std::mem::take(&mut self.opaque),

@@ -48,6 +48,7 @@ fn encode_keys_instructions_input_and_tools() {
             content: "B".into(),
         },
         Message::Assistant {
+            phase: None,
             text: Some("Checking.".into()),
             tool_calls: vec![weather_call("call_1", json!({"city": "Paris"}))],
             opaque: vec![json!({"type": "reasoning", "id": "rs_1", "summary": []})],
@@ -386,6 +387,7 @@ fn decode_request_groups_an_assistant_turn_and_links_outputs() {
         text,
         tool_calls,
         opaque,
+        ..
     } = &r.messages[2]
     else {
         panic!("{:?}", r.messages[2])

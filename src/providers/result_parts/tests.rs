@@ -26,6 +26,7 @@ fn round(parts: Vec<ResultPart>) -> ChatRequest {
         .with_user("radar?")
         .with_messages([
             Message::Assistant {
+                phase: None,
                 text: None,
                 tool_calls: vec![weather_call("call_1", json!({}))],
                 opaque: Vec::new(),

@@ -20,7 +20,7 @@ fn request() -> ChatRequest {
             Message::User {
                 content: "Weather in Oslo?".into(),
             },
-            Message::Assistant {
+            Message::Assistant { phase: None,
                 text: Some("Checking.".into()),
                 tool_calls: vec![weather_call("call_0", json!({"city": "Oslo"}))],
                 opaque: vec![],
@@ -29,7 +29,7 @@ fn request() -> ChatRequest {
             weather_result("call_\"1", "timeout", true),
         ])
         .with_user("Thanks")
-        .with_tool(Tool {
+        .with_tool(Tool { allowed_callers: Vec::new(),
             name: "get_weather".into(),
             description: Some("Weather for a city.".into()),
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),

@@ -323,6 +323,7 @@ fn namespaced_turn() -> [Message; 2] {
     };
     [
         Message::Assistant {
+            phase: None,
             text: None,
             tool_calls: vec![call],
             opaque: Vec::new(),

@@ -8,6 +8,7 @@ use crate::proxy::reasoning::Reasoning;
 
 fn call(id: &str, signature: Option<&str>) -> ToolCall {
     ToolCall {
+        caller: None,
         id: id.into(),
         name: "get_weather".into(),
         arguments: json!({"city": "Bern"}),
@@ -18,6 +19,7 @@ fn call(id: &str, signature: Option<&str>) -> ToolCall {
 
 fn follow_up(id: &str, opaque: Vec<serde_json::Value>) -> ChatRequest {
     ChatRequest::new("m").with_messages([Message::Assistant {
+        phase: None,
         text: None,
         tool_calls: vec![call(id, None)],
         opaque,
@@ -120,6 +122,7 @@ fn calls_from_another_provider_go_to_a_thinking_gemini_with_the_documented_skip_
     );
     // A call Gemini signed keeps its own signature.
     let mut own = ChatRequest::new("m").with_messages([Message::Assistant {
+        phase: None,
         text: None,
         tool_calls: vec![call("c1", Some("CiQB"))],
         opaque: vec![],

@@ -254,6 +254,7 @@ fn strict_tool(name: &str, optional_params: usize) -> Tool {
         .map(|i| (format!("o{i}"), json!({"type": "string"})))
         .collect();
     Tool {
+        allowed_callers: Vec::new(),
         name: name.into(),
         description: None,
         parameters: json!({"type": "object", "properties": props}),
@@ -325,6 +326,7 @@ fn gemini_vectors(#[case] input: &str, #[case] expect: Expect) {
 
 fn tool(name: &str, parameters: Value, strict: Option<bool>) -> Tool {
     Tool {
+        allowed_callers: Vec::new(),
         name: name.into(),
         description: None,
         parameters,

@@ -22,6 +22,7 @@ fn meant() -> ChatRequest {
             content: ASKED.into(),
         },
         Message::Assistant {
+            phase: None,
             text: None,
             tool_calls: vec![weather_call("call_1", json!({"city": "Bergen"}))],
             opaque: Vec::new(),

@@ -14,6 +14,7 @@ use crate::model::{
 fn view(eager: bool) -> RequestView {
     RequestView {
         tools: vec![Tool {
+            allowed_callers: Vec::new(),
             name: "write_note".into(),
             description: None,
             parameters: json!({"type": "object"}),

@@ -10,6 +10,7 @@ use crate::model::{ChatRequest, Message, Outcome, Provider, Severity, ToolCall};
 fn conversation(id: &str) -> ChatRequest {
     ChatRequest::new("m").with_user("weather?").with_messages([
         Message::Assistant {
+            phase: None,
             text: None,
             tool_calls: vec![ToolCall::unsigned(id, "get_weather", json!({}))],
             opaque: Vec::new(),
@@ -92,6 +93,7 @@ fn two_rounds(ids: [&str; 2], results: [&str; 2]) -> ChatRequest {
         .with_user("Oslo or Tromso?")
         .with_messages([
             Message::Assistant {
+                phase: None,
                 text: None,
                 tool_calls: vec![call(ids[0], "Oslo"), call(ids[1], "Tromso")],
                 opaque: Vec::new(),

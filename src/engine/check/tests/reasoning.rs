@@ -9,6 +9,7 @@ use crate::model::{ChatRequest, Message, Outcome, Provider, Severity, ToolCall};
 
 fn call(signature: Option<&str>) -> ToolCall {
     ToolCall {
+        caller: None,
         id: "toolu_1".into(),
         name: "get_weather".into(),
         arguments: json!({"city": "Bern"}),
@@ -32,6 +33,7 @@ fn answered(opaque: Vec<Value>, signature: Option<&str>) -> Outcome {
 fn follow_up(opaque: Vec<Value>, signature: Option<&str>) -> ChatRequest {
     ChatRequest::new("m").with_user("weather?").with_messages([
         Message::Assistant {
+            phase: None,
             text: None,
             tool_calls: vec![call(signature)],
             opaque,

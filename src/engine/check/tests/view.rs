@@ -7,6 +7,7 @@ use crate::model::{Grounding, HostedTool, Message, Tool, ToolCall, ToolChoice};
 
 fn tool(parameters: serde_json::Value) -> Tool {
     Tool {
+        allowed_callers: Vec::new(),
         name: "t".into(),
         description: None,
         parameters,
@@ -34,6 +35,7 @@ fn a_view_reads_tools_choice_switches_calls_and_results() {
         .iter()
         .map(|(id, name)| ToolCall::unsigned(*id, *name, json!({})));
     request.messages.push(Message::Assistant {
+        phase: None,
         text: None,
         tool_calls: tool_calls.collect(),
         opaque: vec![],
