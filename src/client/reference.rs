@@ -7,7 +7,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufRea
 
 use super::protocol::{DriverMessage, DriverResult, DriverTrial, Next};
 use crate::engine::{HandedCall, HandedChunk, HandedError};
-use crate::model::{ChatRequest, Message, Outcome, Provider, ToolCall, ToolChoice};
+use crate::model::{AllowedMode, ChatRequest, Message, Outcome, Provider, ToolCall, ToolChoice};
 use crate::run::{Endpoint, SupportCache, fallback_step};
 
 mod mutants;
@@ -86,10 +86,16 @@ pub enum Mutant {
     /// A round continued by `previous_response_id` sent with the id and the earlier items again:
     /// upstream holds them already and reads them twice.
     ResendWithId,
+    /// The parallel switch the caller turned off left out of the request (a library that
+    /// forwards `parallel_tool_calls` only when true, or not for every provider).
+    DropParallel,
+    /// An allowed subset sent as its bare mode (`auto` / `required`) over every tool: the
+    /// constraint widened (a library that maps `allowed_tools` to its mode only).
+    WidenAllowed,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 24] = [
+    pub const ALL: [(&'static str, Mutant); 26] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -114,6 +120,8 @@ impl Mutant {
         ("drop-eager", Mutant::DropEager),
         ("whole-conversation", Mutant::WholeConversation),
         ("resend-with-id", Mutant::ResendWithId),
+        ("drop-parallel", Mutant::DropParallel),
+        ("widen-allowed", Mutant::WidenAllowed),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -135,6 +143,15 @@ impl Mutant {
                 req.tool_choice = Some(ToolChoice::Auto);
             }
             Mutant::TruncateNames => mutants::truncate_names(&mut req),
+            Mutant::DropParallel => req.parallel_tool_calls = None,
+            Mutant::WidenAllowed => {
+                if let Some(ToolChoice::Allowed { mode, .. }) = &req.tool_choice {
+                    req.tool_choice = Some(match mode {
+                        AllowedMode::Auto => ToolChoice::Auto,
+                        AllowedMode::Required => ToolChoice::Required,
+                    });
+                }
+            }
             Mutant::DropHosted => req.hosted.clear(),
             Mutant::DropEager => {
                 for t in &mut req.tools {

@@ -8,6 +8,7 @@
 
 pub mod anthropic;
 pub(crate) mod call_ids;
+mod constraints;
 mod decoded;
 pub mod gemini;
 pub(crate) mod opaque;
@@ -49,6 +50,8 @@ pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeEr
     result_parts::check(provider, req)?;
     // A deferred tool, a tool search or a namespace the target cannot express is refused.
     tool_search::check(provider, req)?;
+    // A constraint the target has no switch for (the parallel one) is refused, never dropped.
+    constraints::check(provider, req)?;
     let mut encoded = match provider {
         Provider::OpenaiChat => openai_chat::encode(req),
         Provider::OpenaiResponses => openai_responses::encode(req),

@@ -12,8 +12,9 @@
 //! - tool results are `user` messages, `<tool_result name="…" call_id="…">content</tool_result>`
 //!   (`error="true"` added for error results; attribute values XML-escaped, content verbatim);
 //!   consecutive results share one message, joined with `\n`;
-//! - hosted tools cannot be run by such a backend: `HOSTED_NOT_SUPPORTED`; a thinking budget and
-//!   `parallel_tool_calls` are not expressible and are dropped with a note.
+//! - hosted tools cannot be run by such a backend: `HOSTED_NOT_SUPPORTED`; a thinking budget is
+//!   not expressible and is dropped with a note; `parallel_tool_calls: true` is its behaviour (not
+//!   sent, with a note), `false` is refused (`providers/constraints.rs`).
 
 #[cfg(test)]
 mod tests;
@@ -43,7 +44,8 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
             "thinking budget not sent: the text protocol has no reasoning parameter".to_string(),
         );
     }
-    if req.parallel_tool_calls.is_some() {
+    // `false` is refused before this (providers/constraints.rs); `true` is its behaviour.
+    if req.parallel_tool_calls == Some(true) {
         notes.push("parallel_tool_calls not sent: the text protocol cannot express it".to_string());
     }
     let mut messages: Vec<Value> = Vec::new();

@@ -11,18 +11,19 @@ use tooltape::client::{Mutant, Spec};
 use tooltape::engine::{Cell, TrialResult};
 use tooltape::{discover, runtime};
 
-use crate::scratch::{HOSTED, LONG_NAME, Scratch, bin, repo};
+use crate::scratch::{CONSTRAINTS, HOSTED, LONG_NAME, Scratch, bin, repo};
 
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
 /// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
 /// answers 500; a round that changes the tools in force; results given as parts; and a round
 /// continued by `previous_response_id`; conversations continued on another provider; a custom
 /// tool beside a function; an eager call cut by `max_tokens`; a hosted search the model refuses.
-const CASES: [&str; 16] = [
+const CASES: [&str; 17] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
     "no_args",
+    CONSTRAINTS,
     "tool_error",
     "c19_reasoning_state_kept",
     "c20_gemini_calls_without_ids",
@@ -59,7 +60,7 @@ error = { status = 500, message = "upstream exploded" }
 "#;
 
 /// The cases with a follow-up round (ids sent back upstream): `CASES` from `tool_error` on.
-const FOLLOW_UP: &[&str] = CASES.split_at(4).1;
+const FOLLOW_UP: &[&str] = CASES.split_at(5).1;
 
 /// What the faithful run tells about a trial.
 struct Facts {
@@ -124,6 +125,8 @@ fn name(m: Mutant) -> &'static str {
             "continued with the whole conversation instead of previous_response_id"
         }
         Mutant::ResendWithId => "previous_response_id plus the earlier items again",
+        Mutant::DropParallel => "the parallel switch (off) left out",
+        Mutant::WidenAllowed => "an allowed subset sent as plain `auto` / `required`",
     }
 }
 
@@ -160,6 +163,8 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::DropEager => "eager_input_streaming dropped",
         Mutant::WholeConversation => "the whole conversation sent again",
         Mutant::ResendWithId => "the earlier items again",
+        Mutant::DropParallel => "parallel_tool_calls false dropped",
+        Mutant::WidenAllowed => "tool_choice allowed-",
     }
 }
 
@@ -178,8 +183,11 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::RequiredToAuto => t.choice == "required",
         Mutant::MergeParallel => t.calls > 1,
         Mutant::LoseIds => t.calls > 0 && (ids || round_api(t) == "anthropic"),
-        // Every chosen case but the hosted search's sends tools, none of them strict.
-        Mutant::OmitStrict => t.api == "openai-responses" && t.case != FALLBACK,
+        // Every chosen case but the hosted search's sends tools, none of them strict but the
+        // constraints' (strict required).
+        Mutant::OmitStrict => {
+            t.api == "openai-responses" && t.case != FALLBACK && t.case != CONSTRAINTS
+        }
         Mutant::EmptyFragments => t.stream && t.empty_call,
         // A follow-up round after a reasoning answer; on Gemini (a Gemini 3 model, clients/
         // tooltape.toml) every follow-up round: Gemini 3 signs its calls and validates them back.
@@ -217,6 +225,8 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::WholeConversation | Mutant::ResendWithId => {
             t.calls > 0 && t.case == "c22_previous_response_id" && t.api == "openai-responses"
         }
+        Mutant::DropParallel => t.case == CONSTRAINTS,
+        Mutant::WidenAllowed => t.choice.starts_with("allowed-"),
     }
 }
 

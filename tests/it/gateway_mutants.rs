@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use tooltape::{Case, discover, runtime};
 
 use crate::loopback_proxy::{ProxyBody, path_and_query, read, respond, send, serve};
-use crate::scratch::{HOSTED, LONG_NAME, Scratch, repo};
+use crate::scratch::{CONSTRAINTS, HOSTED, LONG_NAME, Scratch, repo};
 
 // The mutant that translates (a conversation continued on another provider), through
 // tooltape's own proxy library: its section of the table.
@@ -27,7 +27,7 @@ mod translating;
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 13] = [
+const CASES: [&str; 14] = [
     "weather",
     "parallel",
     "strict_invoice",
@@ -41,6 +41,7 @@ const CASES: [&str; 13] = [
     "c22_previous_response_id",
     CUSTOM,
     CUT,
+    CONSTRAINTS,
 ];
 /// Class 19 by reference: the Responses reasoning item sent back as an `item_reference`.
 const BY_REFERENCE: &str = "c19_reasoning_by_reference";
@@ -93,10 +94,12 @@ enum Mutant {
     CutCallFinished,
     EagerDropped,
     ContextRepeated,
+    ParallelDropped,
+    AllowedWidened,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 28] = [
+    const ALL: [Mutant; 30] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -125,6 +128,8 @@ impl Mutant {
         Mutant::CutCallFinished,
         Mutant::EagerDropped,
         Mutant::ContextRepeated,
+        Mutant::ParallelDropped,
+        Mutant::AllowedWidened,
     ];
 
     fn slug(self) -> String {
@@ -170,6 +175,8 @@ impl Mutant {
                 "a call cut by max_tokens handed as finished (the tool-call finish, Responses `completed`)"
             }
             Mutant::EagerDropped => "a tool's `eager_input_streaming` removed",
+            Mutant::ParallelDropped => "the parallel switch (off) removed",
+            Mutant::AllowedWidened => "an allowed subset sent as plain `auto` / `required`",
             Mutant::ContextRepeated => {
                 "previous_response_id forwarded with the earlier items again (upstream holds them)"
             }
@@ -206,6 +213,8 @@ impl Mutant {
             Mutant::CustomAsFunction => "custom tool `run_sql` sent as an ordinary function",
             Mutant::CutCallFinished => "for upstream's output-token limit",
             Mutant::EagerDropped => "eager_input_streaming dropped for write_note",
+            Mutant::ParallelDropped => "parallel_tool_calls false dropped",
+            Mutant::AllowedWidened => "tool_choice allowed-",
             Mutant::ContextRepeated => "the earlier items again",
         }
     }
@@ -240,7 +249,12 @@ impl Mutant {
             Mutant::Faithful => false,
             Mutant::ToolsDroppedBuffered => !t.stream && t.choice != "none",
             Mutant::StreamCallsSwallowed => t.stream && streamed_calls,
-            Mutant::RequiredAsAuto => t.choice == "required",
+            // Anthropic sends an allowed `required` subset as `any` over the allowed tools.
+            Mutant::RequiredAsAuto => {
+                t.choice == "required"
+                    || (t.choice.starts_with("allowed-required-")
+                        && t.route == "messages→anthropic")
+            }
             Mutant::StrictRemoved => t.strict,
             Mutant::ForcedAsRequired => t.choice.starts_with("forced-"),
             // Gemini carries each call whole in its own part: there is no index to merge on, and
@@ -285,6 +299,11 @@ impl Mutant {
             Mutant::CutCallFinished => t.case == CUT,
             // Only a Messages caller can ask for it.
             Mutant::EagerDropped => t.case == CUT && t.route == "messages→anthropic",
+            Mutant::ParallelDropped => t.case == CONSTRAINTS,
+            // Anthropic has no allowed list: only the allowed tools are sent, nothing to widen.
+            Mutant::AllowedWidened => {
+                t.choice.starts_with("allowed-") && t.route != "messages→anthropic"
+            }
         }
     }
 }
@@ -436,6 +455,8 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
             }
         },
         Mutant::StrictRemoved => remove_tool_key(fmt, o, "strict"),
+        Mutant::ParallelDropped => drop_parallel(o),
+        Mutant::AllowedWidened => widen_allowed(o),
         Mutant::ForcedAsRequired => match fmt {
             Format::Chat | Format::Responses => {
                 if o.get("tool_choice")
@@ -536,7 +557,12 @@ fn freeze_tools(fmt: Format, o: &mut serde_json::Map<String, Value>) {
                 .to_string()
         })
         .unwrap_or_default();
-    let key = format!("{fmt:?} {history}");
+    // A conversation is its first message under one tool_choice (Anthropic sends another
+    // subset of the tools for each allowed choice).
+    let key = format!(
+        "{fmt:?} {history} {}",
+        o.get("tool_choice").unwrap_or(&Value::Null)
+    );
     let mut seen = FIRST_TOOLS.lock().unwrap();
     match seen.iter().find(|(k, _)| *k == key) {
         Some((_, Some(tools))) => {
@@ -1148,6 +1174,29 @@ fn finish_stop(fmt: Format, v: &mut Value) {
 }
 
 /// `key` removed from every tool of a request body (from a Chat tool's `function`).
+/// The parallel switch removed: Chat's and Responses' `parallel_tool_calls`, Anthropic's
+/// `tool_choice.disable_parallel_tool_use` (Gemini has none).
+fn drop_parallel(o: &mut serde_json::Map<String, Value>) {
+    o.remove("parallel_tool_calls");
+    if let Some(tc) = o.get_mut("tool_choice").and_then(Value::as_object_mut) {
+        tc.remove("disable_parallel_tool_use");
+    }
+}
+
+/// An allowed subset widened to every tool: OpenAI's `allowed_tools` sent as its bare mode
+/// (Chat nests it under `allowed_tools`).
+fn widen_allowed(o: &mut serde_json::Map<String, Value>) {
+    if let Some(tc) = o.get("tool_choice")
+        && tc["type"] == "allowed_tools"
+    {
+        let mode = tc
+            .pointer("/allowed_tools/mode")
+            .unwrap_or(&tc["mode"])
+            .clone();
+        o.insert("tool_choice".into(), mode);
+    }
+}
+
 fn remove_tool_key(fmt: Format, o: &mut serde_json::Map<String, Value>, key: &str) {
     for t in o
         .get_mut("tools")
@@ -1467,6 +1516,8 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
          `c24_mcp_name_over_64` (on Gemini's, whose 128-character limit carries it),\n\
          `c26_tools_change_between_rounds` (the tools change on the second request),\n\
          `c25_eager_cut_mid_parameter` (an eager tool's arguments cut by max_tokens),\n\
+         `c33_constraints_kept` (an allowed subset or a named tool, strict, parallel off; on the\n\
+         routes with a parallel switch),\n\
          both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n",
     );

@@ -60,8 +60,11 @@ impl Scratch {
 /// where it is expressible (Gemini's 128), forced, so that the model calls it.
 pub const HOSTED: &str = "c23_hosted_search_beside_function";
 pub const LONG_NAME: &str = "c24_mcp_name_over_64";
+/// Class 33: every constraint at once (an allowed subset or a named tool, strict, parallel off),
+/// on the formats with a parallel switch (Gemini and the text protocol refuse it).
+pub const CONSTRAINTS: &str = "c33_constraints_kept";
 /// (case, its `providers`, its `choices` where narrowed).
-pub const NARROWED: [(&str, &str, Option<&str>); 2] = [
+pub const NARROWED: [(&str, &str, Option<&str>); 3] = [
     (
         HOSTED,
         r#"["openai-responses", "anthropic", "gemini"]"#,
@@ -73,6 +76,11 @@ pub const NARROWED: [(&str, &str, Option<&str>); 2] = [
         Some(
             r#"["forced-mcp__github_enterprise_server__list_repository_pull_request_review_comments_by_author"]"#,
         ),
+    ),
+    (
+        CONSTRAINTS,
+        r#"["openai-chat", "openai-responses", "anthropic"]"#,
+        None,
     ),
 ];
 

@@ -102,15 +102,6 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
             body.insert("toolConfig".into(), json!({"functionCallingConfig": cfg}));
         }
     }
-    if req.parallel_tool_calls == Some(false) {
-        // Gemini has no parallel switch (several functionCall parts may always come back).
-        // Decision: send the request anyway and say so, rather than fail every such trial.
-        notes.push(
-            "parallel_tool_calls=false is not expressible on gemini: not sent, the model may \
-             still return several calls"
-                .into(),
-        );
-    }
     let mut gen_cfg = Map::new();
     if let Some(n) = req.max_tokens {
         gen_cfg.insert("maxOutputTokens".into(), json!(n));

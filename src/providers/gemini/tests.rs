@@ -132,12 +132,16 @@ fn a_choice_without_function_declarations_is_not_sent() {
 }
 
 #[test]
-fn parallel_off_is_a_note() {
+fn parallel_off_is_refused() {
     let mut r = req(None);
     r.parallel_tool_calls = Some(false);
-    let enc = encode(&r).unwrap();
-    assert_noted(&enc.notes, "parallel_tool_calls");
-    assert_eq!(enc.request.body, body(&req(None)));
+    let err = crate::providers::encode(Provider::Gemini, &r).unwrap_err();
+    assert_eq!(err.code, "PARALLEL_NOT_EXPRESSIBLE");
+    assert!(
+        err.message.contains("no parallel switch"),
+        "{}",
+        err.message
+    );
 }
 
 #[test]
