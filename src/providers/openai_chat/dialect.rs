@@ -93,6 +93,12 @@ impl Dialect {
         match (self, s) {
             // Mistral: `any` makes the model call a tool, as `required` does.
             (Dialect::Mistral, "any") => Some(ToolChoice::Required),
+            (_, "auto" | "none" | "required") => None,
+            // Hugging Face's TGI (text-generation-inference `router/src/lib.rs`,
+            // `ToolTypeDeserializer`): any other string is the name of the function to call.
+            (Dialect::HfRouter, name) if !name.is_empty() => {
+                Some(ToolChoice::Forced(name.to_string()))
+            }
             _ => None,
         }
     }
@@ -101,8 +107,8 @@ impl Dialect {
     /// `safe_prompt`/`random_seed`/`prompt_mode` or `tool_choice: "any"`; OpenRouter's routing
     /// fields (`models`, `provider`, `route`, `transforms`, `plugins`); Groq's
     /// `reasoning_format`, `search_settings`, `compound_custom`, `documents`; Together's
-    /// `safety_model`, `context_length_exceeded_behavior`, `echo`; the router's
-    /// `org/model:provider` model spelling. OpenAI when none of these is present.
+    /// `safety_model`, `context_length_exceeded_behavior`, `echo`; the router's `tool_prompt`
+    /// (TGI's) or its `org/model:provider` model spelling. OpenAI when none of these is present.
     pub fn detect(body: &Value) -> Dialect {
         // One pass over the body's few keys (every proxied Chat request is detected) rather
         // than a hashed lookup per documented field; the first dialect in this order wins.
@@ -127,6 +133,9 @@ impl Dialect {
         shown[0] |= body.get("tool_choice").and_then(Value::as_str) == Some("any");
         if let Some(at) = shown.iter().position(|&s| s) {
             return ORDER[at];
+        }
+        if body.get("tool_prompt").is_some() {
+            return Dialect::HfRouter;
         }
         let model = body.get("model").and_then(Value::as_str).unwrap_or("");
         if model

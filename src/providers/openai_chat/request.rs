@@ -118,7 +118,8 @@ pub fn decode_request_as(
         }
     }
     if let Some(tc) = body.get("tool_choice") {
-        let dialect_choice = tc.as_str().and_then(|s| dialect.choice(s));
+        let dialect_choice =
+            (tc.as_str().and_then(|s| dialect.choice(s))).or_else(|| typeless_function(tc));
         if dialect_choice.is_some() {
             wire(&mut extras, "/tool_choice".into(), tc.clone());
         }
@@ -399,6 +400,18 @@ fn function_name(v: &Value, ptr: &str) -> Result<String, DecodeError> {
         )),
         None => Err(field_error(&format!("{ptr}/function/name"), "missing")),
     }
+}
+
+/// `{"function": {"name": …}}` without `type`: a named function, as Hugging Face's clients
+/// spell it (huggingface_hub's `ChatCompletionInputToolChoiceClass`, the router's TGI spec)
+/// and OpenAI-compatible servers take it; OpenAI's own spelling has `"type": "function"`.
+fn typeless_function(v: &Value) -> Option<ToolChoice> {
+    let o = v.as_object()?;
+    if o.contains_key("type") {
+        return None;
+    }
+    let name = o.get("function")?.get("name")?.as_str()?;
+    Some(ToolChoice::Forced(name.to_string()))
 }
 
 fn tool_choice(v: &Value, ptr: &str) -> Result<ToolChoice, DecodeError> {

@@ -787,9 +787,43 @@ fn a_body_with_several_dialects_marks_is_read_as_the_first_in_order() {
             Dialect::HfRouter,
         ),
         (json!({"tool_choice": {"type": "any"}}), Dialect::OpenAi),
+        (
+            json!({"model": "org/m", "tool_prompt": "Use a tool"}),
+            Dialect::HfRouter,
+        ),
         (json!(["safe_prompt"]), Dialect::OpenAi),
     ];
     for (body, dialect) in cases {
         assert_eq!(Dialect::detect(&body), dialect, "{body}");
     }
+}
+
+/// Hugging Face's spellings of a named choice: TGI takes a bare function name in its dialect,
+/// and its clients send `{"function": {"name"}}` without `type` (read in every dialect, as a
+/// wire extra); OpenAI's own dialect still refuses a bare name.
+#[test]
+fn hugging_face_named_choices_decode_as_forced() {
+    let tools = json!([{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]);
+    let forced = |body: Value| {
+        let d = decode_request(&chat_request(body)).unwrap();
+        assert_eq!(
+            d.request.tool_choice,
+            Some(ToolChoice::Forced("get_weather".into()))
+        );
+        assert!(
+            d.extras.iter().any(|e| e.pointer == "/tool_choice"),
+            "{:?}",
+            d.extras
+        );
+    };
+    forced(
+        json!({"model": "org/m:cerebras", "messages": [], "tools": tools, "tool_choice": "get_weather"}),
+    );
+    forced(
+        json!({"model": "gpt-4.1-mini", "messages": [], "tools": tools,
+        "tool_choice": {"function": {"name": "get_weather"}}}),
+    );
+    let openai = json!({"model": "gpt-4.1-mini", "messages": [], "tools": tools, "tool_choice": "get_weather"});
+    let err = decode_request(&chat_request(openai)).unwrap_err();
+    assert!(err.to_string().contains("unknown tool choice"), "{err}");
 }
