@@ -183,11 +183,8 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::RequiredToAuto => t.choice == "required",
         Mutant::MergeParallel => t.calls > 1,
         Mutant::LoseIds => t.calls > 0 && (ids || round_api(t) == "anthropic"),
-        // Every chosen case but the hosted search's sends tools, none of them strict but the
-        // constraints' (strict required).
-        Mutant::OmitStrict => {
-            t.api == "openai-responses" && t.case != FALLBACK && t.case != CONSTRAINTS
-        }
+        // Every chosen case but the hosted search's sends tools, none of them strict.
+        Mutant::OmitStrict => t.api == "openai-responses" && t.case != FALLBACK,
         Mutant::EmptyFragments => t.stream && t.empty_call,
         // A follow-up round after a reasoning answer; on Gemini (a Gemini 3 model, clients/
         // tooltape.toml) every follow-up round: Gemini 3 signs its calls and validates them back.

@@ -1516,7 +1516,7 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
          `c24_mcp_name_over_64` (on Gemini's, whose 128-character limit carries it),\n\
          `c26_tools_change_between_rounds` (the tools change on the second request),\n\
          `c25_eager_cut_mid_parameter` (an eager tool's arguments cut by max_tokens),\n\
-         `c33_constraints_kept` (an allowed subset or a named tool, strict, parallel off; on the\n\
+         `c33_constraints_kept` (an allowed subset or a named tool, parallel off; on the\n\
          routes with a parallel switch),\n\
          both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n",

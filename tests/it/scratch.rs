@@ -60,8 +60,8 @@ impl Scratch {
 /// where it is expressible (Gemini's 128), forced, so that the model calls it.
 pub const HOSTED: &str = "c23_hosted_search_beside_function";
 pub const LONG_NAME: &str = "c24_mcp_name_over_64";
-/// Class 33: every constraint at once (an allowed subset or a named tool, strict, parallel off),
-/// on the formats with a parallel switch (Gemini and the text protocol refuse it).
+/// Class 33: constraints at once (an allowed subset or a named tool, parallel off), on the
+/// formats with a parallel switch (Gemini and the text protocol refuse it).
 pub const CONSTRAINTS: &str = "c33_constraints_kept";
 /// (case, its `providers`, its `choices` where narrowed).
 pub const NARROWED: [(&str, &str, Option<&str>); 3] = [
