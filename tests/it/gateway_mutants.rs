@@ -263,8 +263,11 @@ impl Mutant {
             Mutant::ParallelMerged => t.stream && t.calls > 1 && not_gemini && !shared,
             Mutant::ArgumentsHeldBack => t.stream && streamed_calls && not_gemini,
             // Responses and Gemini have no distinct tool-call finish value to replace.
+            // OpenAI's Chat itself ends a named choice's call with `stop`.
             Mutant::FinishStop => {
-                t.calls > 0 && matches!(t.route.as_str(), "chat→openai-chat" | "messages→anthropic")
+                t.calls > 0
+                    && (t.route == "messages→anthropic"
+                        || (t.route == "chat→openai-chat" && !t.choice.starts_with("forced-")))
             }
             Mutant::ErrorAs200 => t.case == "server_error",
             // Follow-up rounds (`tool_error`); Gemini links results by name, not id.

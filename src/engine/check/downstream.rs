@@ -154,15 +154,33 @@ fn tool_call_finish(p: Provider) -> Option<&'static str> {
     }
 }
 
+/// The caller's side of an answer: its format, and whether its `tool_choice` named a function
+/// (OpenAI's Chat ends such a call with finish `stop`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Inbound {
+    pub format: Provider,
+    pub named: bool,
+}
+
+impl From<Provider> for Inbound {
+    fn from(format: Provider) -> Inbound {
+        Inbound {
+            format,
+            named: false,
+        }
+    }
+}
+
 /// Downstream checks: `got` is the gateway's answer decoded in the inbound format, `expected`
 /// upstream's answer decoded in the upstream format; `status`es are the HTTP statuses.
 pub(crate) fn downstream(
-    inbound: Provider,
+    inbound: impl Into<Inbound>,
     got_status: u16,
     got: Result<&Outcome, String>,
     up_status: u16,
     expected: Option<&Outcome>,
 ) -> Vec<Finding> {
+    let inbound = inbound.into();
     let mut out = Vec::new();
     if up_status >= 400 {
         // A success status is wrong whatever its body: one that decodes as an answer, and one
@@ -264,9 +282,16 @@ fn calls_kept(exp: &Outcome, got: &Outcome, out: &mut Vec<Finding>) {
 }
 
 /// The finish the client got is upstream's, in the format's own value.
-fn finish_kept(inbound: Provider, exp: &Outcome, got: &Outcome, out: &mut Vec<Finding>) {
+fn finish_kept(inbound: Inbound, exp: &Outcome, got: &Outcome, out: &mut Vec<Finding>) {
     // The neutral finish may be inferred from the calls: the raw value must be the format's own.
-    let raw_wrong = tool_call_finish(inbound).is_some_and(|v| got.raw_finish.as_deref() != Some(v));
+    // OpenAI's Chat ends a named tool_choice's call with `stop` (buffered and streamed; vLLM's
+    // PR #25054 records OpenAI's own answers, as do recordings of gpt-4o), so there `stop` is the
+    // format's value too.
+    let named_stop = inbound.format == Provider::OpenaiChat
+        && inbound.named
+        && got.raw_finish.as_deref() == Some("stop");
+    let raw_wrong = !named_stop
+        && tool_call_finish(inbound.format).is_some_and(|v| got.raw_finish.as_deref() != Some(v));
     if exp.finish == Finish::Length {
         // The output-token limit wins over the calls: a call may have been cut (its partial
         // arguments are never a valid call), and only the length finish tells the client.
@@ -279,7 +304,9 @@ fn finish_kept(inbound: Provider, exp: &Outcome, got: &Outcome, out: &mut Vec<Fi
                 ),
             ));
         }
-    } else if !got.tool_calls.is_empty() && (got.finish != Finish::ToolCalls || raw_wrong) {
+    } else if !got.tool_calls.is_empty()
+        && ((got.finish != Finish::ToolCalls && !named_stop) || raw_wrong)
+    {
         out.push(found(
             Check::FinishWithCalls,
             format!(

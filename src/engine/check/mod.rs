@@ -28,7 +28,7 @@ pub(crate) use context::{
     Continued, continued_by_id, held_upstream, repeated_upstream, response_context,
 };
 pub(crate) use custom::{custom_kept, custom_tools};
-pub(crate) use downstream::{broken, downstream, invalid_request, same_json};
+pub(crate) use downstream::{Inbound, broken, downstream, invalid_request, same_json};
 pub(crate) use eager::eager_kept;
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub use handed::assemble;

@@ -11,7 +11,7 @@ use super::caller::CallerRequest;
 use super::read::ReadExchange;
 use crate::engine::handed::Handed;
 use crate::http::HttpResponse;
-use crate::model::{DecodeError, Outcome, Provider, StrictPolicy};
+use crate::model::{DecodeError, Outcome, Provider, StrictPolicy, ToolChoice};
 
 /// Downstream over HTTP: the answer the client got (`response`, decoded in the inbound format
 /// as `outcome`), against what upstream answered in `read`.
@@ -27,8 +27,12 @@ pub(crate) fn answered(
     }
     let ex = read.ex;
     let expected = read.expected(asked.inbound, &asked.req);
+    let inbound = check::Inbound {
+        format: asked.inbound,
+        named: matches!(asked.req.tool_choice, Some(ToolChoice::Forced(_))),
+    };
     let mut findings = check::downstream(
-        asked.inbound,
+        inbound,
         response.status,
         got(),
         ex.status,

@@ -6,7 +6,9 @@ use std::borrow::Cow;
 use serde_json::json;
 
 use super::{one, silent};
-use crate::engine::check::{Finding, FindingKind, Side, broken, downstream, invalid_request};
+use crate::engine::check::{
+    Finding, FindingKind, Inbound, Side, broken, downstream, invalid_request,
+};
 use crate::model::{
     Diagnostic, DiagnosticKind, Finish, Outcome, Provider, ProviderError, Severity, ToolCall, Usage,
 };
@@ -249,6 +251,42 @@ fn calls_without_the_formats_tool_call_finish_are_breaking() {
     // The neutral finish right, the raw value not the format's own.
     answer_finding(
         &check(&calls_ending(Finish::ToolCalls, "stop"), &answer()),
+        Severity::Breaking,
+        "finish stop with tool calls",
+    );
+}
+
+/// OpenAI's Chat ends a named tool_choice's call with `stop`: its documented value there, and
+/// only there (auto and required calls end in `tool_calls`; Anthropic's call is `tool_use`).
+#[test]
+fn a_named_choices_call_may_end_in_stop_on_chat_only() {
+    let stopped = calls_ending(Finish::Stop, "stop");
+    let named = |format| Inbound {
+        format,
+        named: true,
+    };
+    silent(&downstream(
+        named(Provider::OpenaiChat),
+        200,
+        Ok(&stopped),
+        200,
+        Some(&answer()),
+    ));
+    let on_anthropic = calls_ending(Finish::Stop, "end_turn");
+    answer_finding(
+        &downstream(
+            named(Provider::Anthropic),
+            200,
+            Ok(&on_anthropic),
+            200,
+            Some(&answer()),
+        ),
+        Severity::Breaking,
+        "finish end_turn with tool calls",
+    );
+    // Not named: `stop` with calls stays wrong on Chat (the test above).
+    answer_finding(
+        &check(&stopped, &answer()),
         Severity::Breaking,
         "finish stop with tool calls",
     );
