@@ -42,7 +42,7 @@ pub use lifecycle::{Run, RunOptions, SetUpError, run, run_on};
 pub use profile::{Audit, Loaded, ProfileKnownFailure};
 pub use reproduce::{Reproducer, RootCause, causes};
 pub use result::{Cell, RequestTiming, TrialResult};
-pub use system::{Process, ProfileTable, Started, System};
+pub use system::{Process, ProfileTable, Started, System, install_release};
 pub use trial::{Route, RoutedTrial, RoutedTrialId, SystemKind, cases_of, trials};
 pub use upstream::{Exchange, Upstream};
 pub use way::{Kept, NotExpressible, PromptWatch, RoundAnswer, RoundStep, TrialCtx, Way};

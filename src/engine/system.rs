@@ -130,17 +130,26 @@ pub trait System: Send + Sync + Sized + 'static {
     /// where it installed, if it did. A built-in profile's drivers are written out first.
     /// `note` hears what a person waits for (an install under way, another run's install).
     fn install(&self, note: &dyn Fn(&str)) -> Result<Option<PathBuf>, String> {
-        let p = self.profile();
-        if p.source.contains("{{shipped}}") {
-            write_shipped()?;
+        install_release(self, note)
+    }
+}
+
+/// [`System::install`]'s default: the pinned release into its cache folder, unless installed
+/// there already or a development copy is used; a built-in profile's drivers written out first.
+pub fn install_release<S: System + ?Sized>(
+    system: &S,
+    note: &dyn Fn(&str),
+) -> Result<Option<PathBuf>, String> {
+    let p = system.profile();
+    if p.source.contains("{{shipped}}") {
+        write_shipped()?;
+    }
+    match system.installed_copy() {
+        Some(dir) if !dir.is_dir() => {
+            Err(format!("--install-dir {}: no such folder", dir.display()))
         }
-        match self.installed_copy() {
-            Some(dir) if !dir.is_dir() => {
-                Err(format!("--install-dir {}: no such folder", dir.display()))
-            }
-            Some(_) => Ok(None),
-            None => install_pinned(&p.name, p.install_dir(), p.profile.install(), note),
-        }
+        Some(_) => Ok(None),
+        None => install_pinned(&p.name, p.install_dir(), p.profile.install(), note),
     }
 }
 

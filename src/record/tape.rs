@@ -136,6 +136,12 @@ impl Tape {
         })
     }
 
+    /// Whether this tape answers in the server's place (the server is neither installed nor
+    /// started).
+    pub fn replays(&self) -> bool {
+        matches!(self.kind, Kind::Replay { .. })
+    }
+
     /// Replay: the loopback server answering from the cassettes, started on first use.
     /// Recording: `None` (requests go to the server).
     pub async fn url(&self) -> Option<String> {

@@ -551,6 +551,10 @@ fn the_llama_cpp_tape_of_a_real_model_replays_offline() {
     for filter in LLAMA_TAPE {
         let out = Command::new(bin())
             .env("TMPDIR", &*dir)
+            .env("TOOLTAPE_GATEWAY_CACHE", dir.join("cache"))
+            // Were it to install anyway, it fails at once rather than building llama.cpp.
+            .env("PIP_NO_INDEX", "1")
+            .env("UV_OFFLINE", "1")
             .current_dir(repo())
             .args(["server", "llama-cpp", filter, "--replay"])
             .arg(&tape)
@@ -565,5 +569,9 @@ fn the_llama_cpp_tape_of_a_real_model_replays_offline() {
     assert_eq!(
         replayed, recorded,
         "every recorded interaction replayed by one filter"
+    );
+    assert!(
+        !dir.join("cache").exists(),
+        "a replay installs nothing (it built llama.cpp for 18 minutes on a cold cache)"
     );
 }
