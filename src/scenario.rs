@@ -44,6 +44,11 @@ pub struct Scenario {
     /// `data` opaque, to be sent back unchanged like the signed block).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub redacted_reasoning: bool,
+    /// OpenAI Responses only: the answer's message item carries `phase`, `commentary` on text
+    /// written before calls and `final_answer` on an answer without calls (class 32). Other
+    /// APIs have no such field.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub phase: bool,
     /// How a stream delivers text and arguments (default: small fragments, one call after another).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_shape: Option<StreamShape>,

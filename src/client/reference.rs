@@ -92,10 +92,14 @@ pub enum Mutant {
     /// An allowed subset sent as its bare mode (`auto` / `required`) over every tool: the
     /// constraint widened (a library that maps `allowed_tools` to its mode only).
     WidenAllowed,
+    /// The assistant message's `phase` (Responses' `commentary` / `final_answer`) not kept in
+    /// the conversation: the next round sends the message back without it (vercel/ai PR
+    /// #12860, pydantic-ai PR #5229: libraries that dropped it).
+    DropPhase,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 26] = [
+    pub const ALL: [(&'static str, Mutant); 27] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -122,6 +126,7 @@ impl Mutant {
         ("resend-with-id", Mutant::ResendWithId),
         ("drop-parallel", Mutant::DropParallel),
         ("widen-allowed", Mutant::WidenAllowed),
+        ("drop-phase", Mutant::DropPhase),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -207,7 +212,8 @@ impl Mutant {
             c.thought_signature.clone_from(&answered.thought_signature);
         }
         Message::Assistant {
-            phase: None,
+            // The message's phase is kept with it (class 32), but by the mutant that loses it.
+            phase: o.phase.filter(|_| self != Mutant::DropPhase),
             text,
             tool_calls: calls,
             opaque: o.opaque.clone(),

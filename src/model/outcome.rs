@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::request::ToolCall;
+use super::request::{Phase, ToolCall};
 
 /// Why the model stopped, normalized across providers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -169,6 +169,10 @@ pub struct Outcome {
     /// [`Message::Assistant`](super::request::Message::Assistant)).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub opaque: Vec<Value>,
+    /// The `phase` of the answer's assistant message item (OpenAI Responses: `commentary`,
+    /// `final_answer`), which must come back with that message on the next round.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<Phase>,
     /// The call the output-token limit cut (see [`Outcome::withdraw_truncated_call`]): never in
     /// `tool_calls`, kept so a gateway can write it back in the client's format as the last call,
     /// which is what a length finish means in every format. Not serialized: snapshots show the

@@ -245,6 +245,16 @@ pub enum Phase {
     FinalAnswer,
 }
 
+impl Phase {
+    /// The wire value (`commentary`, `final_answer`).
+    pub fn wire(self) -> &'static str {
+        match self {
+            Phase::Commentary => "commentary",
+            Phase::FinalAnswer => "final_answer",
+        }
+    }
+}
+
 /// One part of a tool result given as parts (case files write them the same way).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]

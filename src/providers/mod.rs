@@ -14,6 +14,7 @@ pub mod gemini;
 pub(crate) mod opaque;
 pub mod openai_chat;
 pub mod openai_responses;
+pub(crate) mod phase;
 mod rejection;
 mod result_parts;
 mod route;
@@ -60,6 +61,7 @@ pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeEr
         Provider::TextProtocol => text_protocol::encode(req),
     }?;
     encoded.notes.extend(eager_dropped(provider, req));
+    encoded.notes.extend(phase::dropped(provider, req));
     Ok(encoded)
 }
 

@@ -144,7 +144,7 @@ impl Keep {
         }
         let mut messages = self.context;
         messages.push(Message::Assistant {
-            phase: None,
+            phase: outcome.phase,
             text: outcome.text.clone(),
             tool_calls: outcome.tool_calls.clone(),
             opaque: outcome.opaque.clone(),

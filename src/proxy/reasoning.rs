@@ -2,7 +2,8 @@
 //! (Anthropic thinking blocks with their signatures, Responses reasoning items, Gemini thought
 //! signatures) must go back to the same upstream with the results, unmodified, and a client in
 //! another format cannot carry it. The proxy remembers it by the calls it answered with and puts
-//! it back into the follow-up that carries those calls; bounded, oldest forgotten first.
+//! it back into the follow-up that carries those calls; bounded, oldest forgotten first. The
+//! answer's Responses message `phase` is kept and put back the same way (class 32).
 //!
 //! A Responses client's `item_reference` (what SDKs send with `store: true`) names an item the
 //! upstream stored: to a Responses upstream it goes as it came (the reference to the kept
@@ -15,7 +16,7 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-use crate::model::{ChatRequest, Message, Outcome, Provider, ToolCall};
+use crate::model::{ChatRequest, Message, Outcome, Phase, Provider, ToolCall};
 use crate::providers::gemini::SYNTHETIC_ID_PREFIX;
 
 /// How many answers' reasoning the proxy keeps.
@@ -30,6 +31,8 @@ struct Entry {
     calls: Vec<Called>,
     opaque: Vec<Value>,
     signatures: Vec<Option<String>>,
+    /// The answer's message `phase` (Responses), which goes back with its turn (class 32).
+    phase: Option<Phase>,
 }
 
 /// A call as a client sends it back: its id (which a format without ids on the wire, as
@@ -102,7 +105,8 @@ impl Reasoning {
             .tool_calls
             .iter()
             .any(|c| c.thought_signature.is_some());
-        if outcome.tool_calls.is_empty() || (outcome.opaque.is_empty() && !signed) {
+        let phased = outcome.phase.is_some();
+        if outcome.tool_calls.is_empty() || (outcome.opaque.is_empty() && !signed && !phased) {
             return;
         }
         let entry = Entry {
@@ -115,6 +119,7 @@ impl Reasoning {
                 .iter()
                 .map(|c| c.thought_signature.clone())
                 .collect(),
+            phase: outcome.phase,
         };
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         if entries.len() >= KEPT {
@@ -133,7 +138,10 @@ impl Reasoning {
         for i in 0..req.messages.len() {
             let before = context(&req.messages[..i]);
             let Message::Assistant {
-                tool_calls, opaque, ..
+                tool_calls,
+                opaque,
+                phase,
+                ..
             } = &mut req.messages[i]
             else {
                 continue;
@@ -162,6 +170,9 @@ impl Reasoning {
                     .collect();
                 opaque.clone_from(&e.opaque);
                 opaque.extend(others);
+            }
+            if phase.is_none() {
+                *phase = e.phase;
             }
             for (c, sig) in tool_calls.iter_mut().zip(&e.signatures) {
                 if c.thought_signature.is_none() {

@@ -10,7 +10,7 @@
 use serde_json::{Value, json};
 
 use super::format::{Inbound, Meta, finish_value};
-use crate::model::{Finish, Outcome, ToolCall, Usage};
+use crate::model::{Finish, Outcome, Phase, ToolCall, Usage};
 
 /// The whole answer body for `outcome` (its `error`, when set, is the caller's to answer).
 pub(crate) fn body(inbound: Inbound, outcome: &Outcome, meta: &Meta) -> Value {
@@ -113,10 +113,15 @@ pub(super) fn response_object(o: &Outcome, meta: &Meta, output: Vec<Value>, done
     r
 }
 
-pub(super) fn message_item(meta: &Meta, text: &str, done: bool) -> Value {
-    json!({"id": format!("msg_{}", meta.id), "type": "message", "status": if done { "completed" } else { "in_progress" },
+/// A Responses assistant `message` item, with the answer's `phase` when it had one (class 32).
+pub(super) fn message_item(meta: &Meta, text: &str, done: bool, phase: Option<Phase>) -> Value {
+    let mut item = json!({"id": format!("msg_{}", meta.id), "type": "message", "status": if done { "completed" } else { "in_progress" },
            "role": "assistant",
-           "content": if done { json!([{"type": "output_text", "annotations": [], "logprobs": [], "text": text}]) } else { json!([]) }})
+           "content": if done { json!([{"type": "output_text", "annotations": [], "logprobs": [], "text": text}]) } else { json!([]) }});
+    if let Some(p) = phase {
+        item["phase"] = json!(p.wire());
+    }
+    item
 }
 
 /// A Responses `function_call` item; `status` is `in_progress`, `completed` or `incomplete`
@@ -135,7 +140,7 @@ pub(super) fn call_item(
 fn responses(o: &Outcome, meta: &Meta, item_ids: &[String]) -> Value {
     let mut output = Vec::new();
     if let Some(t) = &o.text {
-        output.push(message_item(meta, t, true));
+        output.push(message_item(meta, t, true, o.phase));
     }
     for (c, item_id) in o.tool_calls.iter().zip(item_ids) {
         output.push(call_item(

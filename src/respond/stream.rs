@@ -164,7 +164,7 @@ impl StreamWriter {
                         let i = self.items.len();
                         self.items.push(Item::Text(String::new()));
                         self.text_item = Some(i);
-                        let item = message_item(&self.meta, "", false);
+                        let item = message_item(&self.meta, "", false, None);
                         self.events.push(
                             "response.output_item.added",
                             json!({"output_index": i, "item": item}),
@@ -396,7 +396,7 @@ impl StreamWriter {
         for (index, item) in self.items.iter().enumerate() {
             match item {
                 Item::Text(t) => {
-                    let done = message_item(&self.meta, t, true);
+                    let done = message_item(&self.meta, t, true, o.phase);
                     let at =
                         json!({"item_id": done["id"], "output_index": index, "content_index": 0});
                     let mut ev = at.clone();

@@ -134,7 +134,7 @@ pub(crate) fn follow_up(
     choice: &ChoiceSpec,
 ) -> ChatRequest {
     req.messages.push(Message::Assistant {
-        phase: None,
+        phase: outcome.phase,
         text: outcome.text.clone(),
         tool_calls: outcome.tool_calls.clone(),
         opaque: outcome.opaque.clone(),

@@ -160,6 +160,8 @@ pub(crate) struct WireShape {
     pub reasoning: Option<String>,
     /// A `redacted_thinking` block follows the thinking block (Anthropic).
     pub redacted: bool,
+    /// Responses message items carry `phase` (class 32).
+    pub phase: bool,
     pub stream_shape: Option<StreamShape>,
     /// The last call's arguments are cut halfway: the output-token limit was reached.
     pub cut_last_call: bool,
@@ -173,6 +175,7 @@ impl WireShape {
         WireShape {
             reasoning: scenario.reasoning.clone(),
             redacted: scenario.redacted_reasoning,
+            phase: scenario.phase,
             stream_shape: scenario.stream_shape,
             cut_last_call: scenario.max_tokens_mid_call,
             refusal: scenario.refusal.clone(),

@@ -113,6 +113,28 @@ pub(crate) fn missing_reasoning(body: &Value) -> Option<String> {
     None
 }
 
+/// An input message item whose `phase` is neither `commentary` nor `final_answer`: OpenAI's
+/// 400 for a value outside an enum (its usual `invalid_value` wording; for `phase`
+/// UNCONFIRMED, docs/wire-formats.md). A message sent back without its phase is accepted, as
+/// OpenAI accepts it (the docs say dropping it degrades the model's answers): the judge's
+/// phase check, not a 400, is what flags that (class 32).
+pub(crate) fn phase_rejection(body: &Value) -> Option<Rejection> {
+    let items = body.get("input")?.as_array()?;
+    items.iter().enumerate().find_map(|(i, item)| {
+        let v = item.get("phase").filter(|v| !v.is_null())?;
+        if matches!(v.as_str(), Some("commentary" | "final_answer")) {
+            return None;
+        }
+        Some(
+            Rejection::bad_request(format!(
+                "Invalid value: {v}. Supported values are: 'commentary' and 'final_answer'."
+            ))
+            .param(&format!("input[{i}].phase"))
+            .code("invalid_value"),
+        )
+    })
+}
+
 /// Output items of the answer, completed (a cut last call is `incomplete` with half its arguments).
 fn items(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
     let mut out = Vec::new();
@@ -139,11 +161,20 @@ fn items(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
             }
             at += len;
         }
-        out.push(
-            json!({"id": wire::id("msg_", ctx.seed, "msg", 0, 48), "type": "message",
+        let mut message = json!({"id": wire::id("msg_", ctx.seed, "msg", 0, 48), "type": "message",
             "status": "completed", "content": [{"type": "output_text", "annotations": annotations,
-            "logprobs": [], "text": turn.text()}], "role": "assistant"}),
-        );
+            "logprobs": [], "text": turn.text()}], "role": "assistant"});
+        // Commentary before calls, the final answer without them (class 32); the stream's
+        // `output_item.added` and `.done` carry it too (both copy the item).
+        if turn.wire.phase {
+            let phase = if turn.calls.is_empty() {
+                "final_answer"
+            } else {
+                "commentary"
+            };
+            message["phase"] = json!(phase);
+        }
+        out.push(message);
     }
     let last = turn.calls.len().saturating_sub(1);
     let ids = super::decide::call_ids(Provider::OpenaiResponses, &turn.calls, |i| {

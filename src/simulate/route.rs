@@ -128,6 +128,11 @@ fn answer_api(
     if let Some(rej) = providers::reasoning_rejection(provider, model, &body) {
         return Err(rej);
     }
+    if provider == Provider::OpenaiResponses
+        && let Some(rej) = openai_responses::phase_rejection(&body)
+    {
+        return Err(rej);
+    }
     if let Some(message) = missing_reasoning(&provider, &body, scenario, &ask.model) {
         return Err(Rejection::bad_request(message));
     }

@@ -73,6 +73,9 @@ pub enum FindingKind {
     /// A model server's call names a tool not in force, or its arguments are not a JSON object
     /// its tool's schema accepts.
     CallValid,
+    /// The `phase` upstream answered an assistant message with (Responses), not sent back
+    /// with that message on the next round.
+    Phase,
 }
 
 impl FindingKind {
@@ -98,6 +101,7 @@ impl FindingKind {
             FindingKind::ResponseContext => "response-context",
             FindingKind::ChoiceHonoured => "choice-honoured",
             FindingKind::CallValid => "call-valid",
+            FindingKind::Phase => "phase",
         }
     }
 }

@@ -6,7 +6,8 @@
 //! across rounds; `ids` the call ids each end's API accepts; `tools` those of tools a target
 //! may not express (hosted search, names over its limit); `toolset` the tools in force each round;
 //! `handed` what a library handed its caller; `custom` OpenAI custom tools kept or refused; `nontext` tool results given as parts; `context` the earlier context of a round continued by `previous_response_id`; `eager` Anthropic's
-//! fine-grained tool streaming switch kept upstream.
+//! fine-grained tool streaming switch kept upstream; `phase` the Responses message phase
+//! carried back.
 
 mod context;
 mod custom;
@@ -16,6 +17,7 @@ mod finding;
 mod handed;
 mod ids;
 mod nontext;
+mod phase;
 mod produced;
 mod reasoning;
 mod stream;
@@ -35,6 +37,7 @@ pub use handed::assemble;
 pub(crate) use handed::{handed, usage_framed};
 pub(crate) use ids::{downstream_ids, linked, upstream_ids};
 pub(crate) use nontext::{non_text_results, non_text_results_as_text};
+pub(crate) use phase::phase_kept;
 pub(crate) use produced::call_problem;
 pub(crate) use produced::{Asked, produced};
 pub(crate) use reasoning::{foreign_reasoning, reasoning};

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::http::HttpResponse;
 use crate::model::{
-    ChatRequest, DecodeError, Finish, HostedActivity, Outcome, ProviderError, ToolCall,
+    ChatRequest, DecodeError, Finish, HostedActivity, Outcome, Phase, ProviderError, ToolCall,
     ToolSearchActivity,
 };
 use crate::providers::openai_chat::wire::{BStr, UsageWire};
@@ -160,6 +160,8 @@ pub(crate) struct Items {
     opaque: Vec<Value>,
     hosted: Option<HostedActivity>,
     tool_search: Option<ToolSearchActivity>,
+    /// The `phase` of the message items (the last one that has one).
+    phase: Option<Phase>,
 }
 
 impl Items {
@@ -185,6 +187,9 @@ impl Items {
                 self.last_call_incomplete = s("status") == "incomplete";
             }
             "message" => {
+                if let Some(p) = crate::providers::phase::of_item(item) {
+                    self.phase = Some(p);
+                }
                 for part in item
                     .get("content")
                     .and_then(Value::as_array)
@@ -267,6 +272,7 @@ impl Items {
             out.text = Some(self.text);
         }
         out.opaque = self.opaque;
+        out.phase = self.phase;
         out.tool_search = self.tool_search;
         out.hosted = self.hosted.map(|mut h| {
             h.tool_type = search_tool;

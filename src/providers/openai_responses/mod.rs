@@ -186,7 +186,7 @@ fn input(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                 text,
                 tool_calls,
                 opaque,
-                ..
+                phase,
             } => {
                 // Reasoning items go back verbatim, before the text and calls they preceded
                 // (another API's are dropped: Responses takes back only its own).
@@ -194,9 +194,14 @@ fn input(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                 out.extend(own);
                 notes.extend(dropped);
                 if let Some(t) = text.as_deref().filter(|t| !t.is_empty()) {
-                    out.push(json!({
+                    let mut item = json!({
                         "role": "assistant", "content": [{"type": "output_text", "text": t}]
-                    }));
+                    });
+                    // The message's phase goes back with it (class 32).
+                    if let Some(p) = phase {
+                        item["phase"] = json!(p.wire());
+                    }
+                    out.push(item);
                 }
                 for c in tool_calls {
                     let mut item = json!({

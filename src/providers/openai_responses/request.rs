@@ -17,7 +17,9 @@
 use serde_json::Value;
 
 use crate::http::HttpRequest;
-use crate::model::{DecodeError, Grounding, HostedTool, Message, Tool, ToolCall, ToolChoice};
+use crate::model::{
+    DecodeError, Grounding, HostedTool, Message, Phase, Tool, ToolCall, ToolChoice,
+};
 use crate::pointer::push;
 use crate::providers::decoded::{
     DecodedRequest, Extra, ExtraKind, Fields, arguments, call_name, check_path, content_text,
@@ -257,6 +259,8 @@ fn tool_choice(v: &Value, ptr: &str) -> Result<ToolChoice, DecodeError> {
 #[derive(Default)]
 struct Turn {
     text: Option<String>,
+    /// The `phase` of its assistant message item (the last one that has one).
+    phase: Option<Phase>,
     calls: Vec<ToolCall>,
     opaque: Vec<Value>,
     open: bool,
@@ -266,7 +270,7 @@ impl Turn {
     fn flush(&mut self, out: &mut Vec<Message>) {
         if std::mem::take(&mut self.open) {
             out.push(Message::Assistant {
-                phase: None,
+                phase: self.phase.take(),
                 text: self.text.take(),
                 tool_calls: std::mem::take(&mut self.calls),
                 opaque: std::mem::take(&mut self.opaque),
@@ -289,10 +293,12 @@ fn input(
             (None | Some("message"), Some(role)) => {
                 f.get("role");
                 let text = content_text(f.get("content"), &f.at("content"), TEXT, extras)?;
+                let phase = phase(&mut f, role)?;
                 f.keep(&["id", "status"], ExtraKind::NotCarried, extras);
                 f.finish(extras);
                 if role == "assistant" {
                     turn.open = true;
+                    turn.phase = phase.or(turn.phase);
                     if let Some(t) = text {
                         turn.text.get_or_insert_with(String::new).push_str(&t);
                     }
@@ -357,4 +363,22 @@ fn input(
     }
     turn.flush(out);
     Ok(())
+}
+
+/// An assistant message item's `phase` (`commentary`, `final_answer`); another value, or a
+/// phase on another role's message, is a field error (Responses defines it on assistant
+/// messages only).
+fn phase(f: &mut Fields<'_>, role: &str) -> Result<Option<Phase>, DecodeError> {
+    let Some(v) = f.get("phase") else {
+        return Ok(None);
+    };
+    let ptr = f.at("phase");
+    if v.is_null() {
+        return Ok(None);
+    }
+    match crate::providers::phase::of_item(&serde_json::json!({ "phase": v })) {
+        Some(p) if role == "assistant" => Ok(Some(p)),
+        Some(_) => Err(field_error(&ptr, "`phase` is for assistant messages only")),
+        None => Err(field_error(&ptr, "expected `commentary` or `final_answer`")),
+    }
 }

@@ -12,6 +12,7 @@ mod eager;
 mod handed;
 mod ids;
 mod nontext;
+mod phase;
 mod reasoning;
 mod stream;
 mod tools;
