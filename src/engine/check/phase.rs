@@ -31,7 +31,8 @@ pub(crate) fn phase_kept(answered: &Outcome, sent: &ChatRequest, target: Provide
             let same_calls = !ids.is_empty()
                 && tool_calls.len() == ids.len()
                 && tool_calls.iter().all(|c| ids.contains(&c.id.as_str()));
-            let same_text = ids.is_empty() && text.is_some() && *text == answered.text;
+            // A client format without call ids on the wire (Gemini) sends other ids back.
+            let same_text = text.is_some() && *text == answered.text;
             (same_calls || same_text).then_some(*phase)
         }
         _ => None,
