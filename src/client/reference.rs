@@ -202,7 +202,7 @@ impl Mutant {
     fn kept(self, o: &Outcome, text: Option<String>, mut calls: Vec<ToolCall>) -> Message {
         if self == Mutant::DropReasoning {
             return Message::Assistant {
-                phase: None,
+                phase: o.phase,
                 text,
                 tool_calls: calls,
                 opaque: Vec::new(),

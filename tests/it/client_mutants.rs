@@ -18,7 +18,7 @@ use crate::scratch::{CONSTRAINTS, HOSTED, LONG_NAME, Scratch, bin, repo};
 /// answers 500; a round that changes the tools in force; results given as parts; and a round
 /// continued by `previous_response_id`; conversations continued on another provider; a custom
 /// tool beside a function; an eager call cut by `max_tokens`; a hosted search the model refuses.
-const CASES: [&str; 17] = [
+const CASES: [&str; 18] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
@@ -36,7 +36,10 @@ const CASES: [&str; 17] = [
     CUSTOM,
     CUT,
     FALLBACK,
+    PHASE,
 ];
+/// Class 32: the Responses message's `phase`, to be sent back with it.
+const PHASE: &str = "c32_phase_resent";
 /// An OpenAI custom tool the caller declares beside its function (class 23).
 const CUSTOM: &str = "c23_custom_tool_beside_function";
 /// Conversations continued on another provider: round 2 on Gemini, on Anthropic.
@@ -127,6 +130,7 @@ fn name(m: Mutant) -> &'static str {
         Mutant::ResendWithId => "previous_response_id plus the earlier items again",
         Mutant::DropParallel => "the parallel switch (off) left out",
         Mutant::WidenAllowed => "an allowed subset sent as plain `auto` / `required`",
+        Mutant::DropPhase => "the message's `phase` not kept for the next round",
     }
 }
 
@@ -165,6 +169,7 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::ResendWithId => "the earlier items again",
         Mutant::DropParallel => "parallel_tool_calls false dropped",
         Mutant::WidenAllowed => "tool_choice allowed-",
+        Mutant::DropPhase => "phase not carried back",
     }
 }
 
@@ -224,6 +229,8 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         }
         Mutant::DropParallel => t.case == CONSTRAINTS,
         Mutant::WidenAllowed => t.choice.starts_with("allowed-"),
+        // Only Responses answers a phase, on the message before the call.
+        Mutant::DropPhase => t.case == PHASE && t.api == "openai-responses" && t.calls > 0,
     }
 }
 

@@ -27,7 +27,7 @@ mod translating;
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 14] = [
+const CASES: [&str; 15] = [
     "weather",
     "parallel",
     "strict_invoice",
@@ -42,7 +42,10 @@ const CASES: [&str; 14] = [
     CUSTOM,
     CUT,
     CONSTRAINTS,
+    PHASE,
 ];
+/// Class 32: the Responses message's `phase`, to be sent back with it.
+const PHASE: &str = "c32_phase_resent";
 /// Class 19 by reference: the Responses reasoning item sent back as an `item_reference`.
 const BY_REFERENCE: &str = "c19_reasoning_by_reference";
 /// Class 23: an OpenAI custom tool in the caller's request (Chat and Responses routes only).
@@ -96,10 +99,11 @@ enum Mutant {
     ContextRepeated,
     ParallelDropped,
     AllowedWidened,
+    PhaseDropped,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 30] = [
+    const ALL: [Mutant; 31] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -130,6 +134,7 @@ impl Mutant {
         Mutant::ContextRepeated,
         Mutant::ParallelDropped,
         Mutant::AllowedWidened,
+        Mutant::PhaseDropped,
     ];
 
     fn slug(self) -> String {
@@ -177,6 +182,9 @@ impl Mutant {
             Mutant::EagerDropped => "a tool's `eager_input_streaming` removed",
             Mutant::ParallelDropped => "the parallel switch (off) removed",
             Mutant::AllowedWidened => "an allowed subset sent as plain `auto` / `required`",
+            Mutant::PhaseDropped => {
+                "an assistant message's `phase` stripped from the items sent back"
+            }
             Mutant::ContextRepeated => {
                 "previous_response_id forwarded with the earlier items again (upstream holds them)"
             }
@@ -215,6 +223,7 @@ impl Mutant {
             Mutant::EagerDropped => "eager_input_streaming dropped for write_note",
             Mutant::ParallelDropped => "parallel_tool_calls false dropped",
             Mutant::AllowedWidened => "tool_choice allowed-",
+            Mutant::PhaseDropped => "phase not carried back",
             Mutant::ContextRepeated => "the earlier items again",
         }
     }
@@ -244,6 +253,7 @@ impl Mutant {
                     | BY_REFERENCE
                     | TOOLS_CHANGE
                     | "c22_previous_response_id"
+                    | PHASE
             );
         match self {
             Mutant::Faithful => false,
@@ -306,6 +316,10 @@ impl Mutant {
             // Anthropic has no allowed list: only the allowed tools are sent, nothing to widen.
             Mutant::AllowedWidened => {
                 t.choice.starts_with("allowed-") && t.route != "messages→anthropic"
+            }
+            // Only Responses answers a phase, and only a Responses caller sends it back.
+            Mutant::PhaseDropped => {
+                t.case == PHASE && t.route == "responses→openai-responses" && t.calls > 0
             }
         }
     }
@@ -460,6 +474,7 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
         Mutant::StrictRemoved => remove_tool_key(fmt, o, "strict"),
         Mutant::ParallelDropped => drop_parallel(o),
         Mutant::AllowedWidened => widen_allowed(o),
+        Mutant::PhaseDropped => drop_phase(o),
         Mutant::ForcedAsRequired => match fmt {
             Format::Chat | Format::Responses => {
                 if o.get("tool_choice")
@@ -620,6 +635,15 @@ fn array_mut<'a>(
         .and_then(Value::as_array_mut)
         .into_iter()
         .flatten()
+}
+
+/// Strips `phase` from every Responses input item (an assistant message sent back without it).
+fn drop_phase(o: &mut serde_json::Map<String, Value>) {
+    for i in array_mut(o, "input") {
+        if let Some(item) = i.as_object_mut() {
+            item.remove("phase");
+        }
+    }
 }
 
 /// JSON-stringifies every tool result's parts array into one string, in each format's place.
