@@ -8,6 +8,7 @@
 
 pub mod anthropic;
 pub(crate) mod call_ids;
+pub(crate) mod compaction;
 mod constraints;
 mod decoded;
 pub mod gemini;
@@ -53,6 +54,8 @@ pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeEr
     tool_search::check(provider, req)?;
     // A constraint the target has no switch for (the parallel one) is refused, never dropped.
     constraints::check(provider, req)?;
+    // A compaction setting or item the target cannot take is refused, never dropped.
+    compaction::check(provider, req)?;
     let mut encoded = match provider {
         Provider::OpenaiChat => openai_chat::encode(req),
         Provider::OpenaiResponses => openai_responses::encode(req),
@@ -62,6 +65,7 @@ pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeEr
     }?;
     encoded.notes.extend(eager_dropped(provider, req));
     encoded.notes.extend(phase::dropped(provider, req));
+    compaction::write(provider, req, &mut encoded);
     Ok(encoded)
 }
 

@@ -65,6 +65,9 @@ pub(super) struct Delta<'a> {
     pub thinking: Option<BStr<'a>>,
     #[serde(borrow)]
     pub signature: Option<BStr<'a>>,
+    /// A `compaction_delta`'s summary.
+    #[serde(borrow)]
+    pub content: Option<BStr<'a>>,
     pub citation: Option<Value>,
     #[serde(borrow)]
     pub stop_reason: Option<BStr<'a>>,
@@ -83,6 +86,10 @@ enum Open {
         thinking: String,
         signature: String,
         changed: bool,
+    },
+    /// A compaction block (class 31): its one `compaction_delta` carries the summary.
+    Compaction {
+        slot: usize,
     },
     /// Server tool blocks, redacted thinking and unknown blocks: their deltas carry nothing.
     Ignored,
@@ -151,6 +158,13 @@ impl Builder {
             "redacted_thinking" => {
                 self.outcome.opaque.push(block.clone());
                 Open::Ignored
+            }
+            // Kept verbatim for the next turn: it stands for the conversation before it.
+            "compaction" => {
+                self.outcome.opaque.push(block.clone());
+                Open::Compaction {
+                    slot: self.outcome.opaque.len() - 1,
+                }
             }
             // A tool search is a server tool too, but no web search (docs/wire-formats.md).
             "server_tool_use" if is_tool_search(block) => {
@@ -271,6 +285,11 @@ impl Builder {
             ) => {
                 signature.push_str(d.signature.as_ref().map_or("", BStr::as_str));
                 *changed = true;
+            }
+            (Some("compaction_delta"), Open::Compaction { slot }) => {
+                if let Some(c) = &d.content {
+                    self.outcome.opaque[*slot]["content"] = json!(c.as_str());
+                }
             }
             (Some("citations_delta"), _) => {
                 if let Some(c) = &d.citation {

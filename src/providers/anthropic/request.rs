@@ -40,7 +40,6 @@ const NOT_CARRIED: &[&str] = &[
     "service_tier",
     "container",
     "mcp_servers",
-    "context_management",
     "output_format",
 ];
 
@@ -57,6 +56,10 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
     let stream = body.bool("stream")?.unwrap_or(false);
     let mut out = empty_request(model.to_string(), stream);
     out.max_tokens = body.count_any(&["max_tokens"])?;
+    // Compaction's setting (class 31), kept in Anthropic's form (its beta header is the
+    // transport's: the encoder writes it again).
+    out.server.context_management =
+        (body.get("context_management").cloned()).filter(|v| !v.is_null());
 
     system_of(body.get("system"), &mut out.messages, &mut extras)?;
     let msgs = body.req_array("messages", "a Messages request carries `messages`")?;

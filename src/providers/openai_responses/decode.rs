@@ -220,8 +220,9 @@ impl Items {
                     }
                 }
             }
-            // Reasoning is never text: it goes back verbatim on the next turn.
-            "reasoning" => self.opaque.push(item.clone()),
+            // Reasoning is never text: it goes back verbatim on the next turn; so does a
+            // compaction item, which stands for the conversation before it (class 31).
+            "reasoning" | "compaction" => self.opaque.push(item.clone()),
             "web_search_call" => {
                 let h = self.hosted();
                 h.search_calls += 1;

@@ -105,6 +105,9 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
     }
     out.parallel_tool_calls = body.bool("parallel_tool_calls")?;
     out.max_tokens = body.count_any(&["max_output_tokens"])?;
+    // Compaction's setting (class 31), kept in Responses' form.
+    out.server.context_management =
+        (body.get("context_management").cloned()).filter(|v| !v.is_null());
     body.keep(NOT_CARRIED, ExtraKind::NotCarried, &mut extras);
     body.finish(&mut extras);
     Ok(DecodedRequest {
