@@ -49,6 +49,12 @@ pub struct Scenario {
     /// APIs have no such field.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub phase: bool,
+    /// OpenAI Responses and Anthropic only: the answer that calls starts with a compaction item
+    /// (Responses `compaction` with `encrypted_content`, Anthropic `compaction` block with its
+    /// summary, streamed as one `compaction_delta`), as when the server compacted the
+    /// conversation (class 31); the next round must send it back verbatim.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compaction: bool,
     /// How a stream delivers text and arguments (default: small fragments, one call after another).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_shape: Option<StreamShape>,

@@ -166,6 +166,11 @@ fn read_messages(messages: &[Value], ask: &mut Ask) {
 /// The answer's content blocks, complete (a cut last call keeps `input: {}`: its JSON never closed).
 fn blocks(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
     let mut out = Vec::new();
+    // The server compacted the conversation: the summary comes first (class 31).
+    if turn.wire.compaction && !turn.calls.is_empty() {
+        out.push(json!({"type": "compaction", "content": format!(
+            "<summary>The user asked: {}</summary>", wire::id("", ctx.seed, "compaction", 0, 16))}));
+    }
     if let Some(r) = &turn.wire.reasoning {
         out.push(json!({"type": "thinking", "thinking": r,
                         "signature": wire::id("Eq", ctx.seed, "thinking-signature", 0, 88)}));
@@ -361,6 +366,21 @@ impl BlockStream<'_> {
     fn block(&mut self, index: usize, block: &Value, seed: u64) {
         match block["type"].as_str() {
             Some("thinking") => self.thinking(index, block, seed),
+            // A null start, then the whole summary in one `compaction_delta`.
+            Some("compaction") => {
+                self.push(
+                    "content_block_start",
+                    &json!({"type": "content_block_start", "index": index,
+                        "content_block": {"type": "compaction", "content": null}}),
+                );
+                self.push(
+                    "content_block_delta",
+                    &block_delta(
+                        index,
+                        &json!({"type": "compaction_delta", "content": block["content"]}),
+                    ),
+                );
+            }
             Some("text") => self.text(index, block, seed),
             Some("tool_use") if self.turn.wire.is(StreamShape::DoneOnly) => {
                 // The whole input in the block's start, no deltas.

@@ -162,6 +162,8 @@ pub(crate) struct WireShape {
     pub redacted: bool,
     /// Responses message items carry `phase` (class 32).
     pub phase: bool,
+    /// The answer with calls starts with a compaction item (class 31).
+    pub compaction: bool,
     pub stream_shape: Option<StreamShape>,
     /// The last call's arguments are cut halfway: the output-token limit was reached.
     pub cut_last_call: bool,
@@ -176,6 +178,7 @@ impl WireShape {
             reasoning: scenario.reasoning.clone(),
             redacted: scenario.redacted_reasoning,
             phase: scenario.phase,
+            compaction: scenario.compaction,
             stream_shape: scenario.stream_shape,
             cut_last_call: scenario.max_tokens_mid_call,
             refusal: scenario.refusal.clone(),

@@ -142,6 +142,13 @@ fn items(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
         out.push(json!({"id": wire::id("msg_", ctx.seed, "msg", 0, 48), "type": "message",
             "status": "incomplete", "content": [{"type": "refusal", "refusal": refusal}], "role": "assistant"}));
     }
+    // The server compacted the conversation: the sealed summary comes first (class 31).
+    if turn.wire.compaction && !turn.calls.is_empty() {
+        out.push(
+            json!({"id": wire::id("cmp_", ctx.seed, "cmp", 0, 48), "type": "compaction",
+            "encrypted_content": wire::id("gAAAAB", ctx.seed, "encrypted-compaction", 0, 120)}),
+        );
+    }
     if let Some(search) = &turn.search {
         out.push(json!({"id": wire::id("ws_", ctx.seed, "ws", 0, 48), "type": "web_search_call",
                         "status": "completed", "action": {"type": "search", "query": search.query}}));
@@ -346,6 +353,10 @@ fn item_events(ev: &mut Events, ctx: &Ctx<'_>, turn: &Turn, item: &Value, index:
                 message_events(ev, item, index, ctx.seed);
             }
         }
+        Some("compaction") => ev.push(
+            "response.output_item.added",
+            json!({"output_index": index, "item": item}),
+        ),
         Some("reasoning") => {
             let mut a = item.clone();
             if let Some(o) = a.as_object_mut() {

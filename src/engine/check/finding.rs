@@ -76,6 +76,9 @@ pub enum FindingKind {
     /// The `phase` upstream answered an assistant message with (Responses), not sent back
     /// with that message on the next round.
     Phase,
+    /// A compaction item upstream answered not sent back on the next round (the conversation
+    /// it stands for dropped).
+    Compaction,
 }
 
 impl FindingKind {
@@ -102,6 +105,7 @@ impl FindingKind {
             FindingKind::ChoiceHonoured => "choice-honoured",
             FindingKind::CallValid => "call-valid",
             FindingKind::Phase => "phase",
+            FindingKind::Compaction => "compaction",
         }
     }
 }

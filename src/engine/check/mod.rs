@@ -7,8 +7,9 @@
 //! may not express (hosted search, names over its limit); `toolset` the tools in force each round;
 //! `handed` what a library handed its caller; `custom` OpenAI custom tools kept or refused; `nontext` tool results given as parts; `context` the earlier context of a round continued by `previous_response_id`; `eager` Anthropic's
 //! fine-grained tool streaming switch kept upstream; `phase` the Responses message phase
-//! carried back.
+//! carried back; `compaction` the compaction items carried back.
 
+mod compaction;
 mod context;
 mod custom;
 mod downstream;
@@ -26,6 +27,7 @@ mod toolset;
 mod upstream;
 mod view;
 
+pub(crate) use compaction::compaction_kept;
 pub(crate) use context::{
     Continued, continued_by_id, held_upstream, repeated_upstream, response_context,
 };

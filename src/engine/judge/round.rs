@@ -1,7 +1,7 @@
 //! Phase 5's judgement: each follow-up round — its tool results as the system sent them
 //! upstream (each answering a call of the conversation it sent), the tool set in force, ids,
 //! non-text results, reasoning state carried back to the provider that made it (and never to
-//! another), the Responses message phase carried back, a round continued by `previous_response_id` (class 22), and the round's answer.
+//! another), the Responses message phase and compaction items carried back, a round continued by `previous_response_id` (class 22), and the round's answer.
 
 use std::borrow::Cow;
 
@@ -116,6 +116,7 @@ pub(crate) fn round(
         if let Some(answered) = r.answered {
             own.extend(check::reasoning(answered, sent));
             own.extend(check::phase_kept(answered, sent, target));
+            own.extend(check::compaction_kept(answered, sent));
         }
     }
     if target == Provider::TextProtocol && !round_invalid {

@@ -5,6 +5,7 @@
 use super::{Finding, FindingKind, Side};
 use crate::model::Severity;
 
+mod compaction;
 mod context;
 mod custom;
 mod downstream;

@@ -1,0 +1,78 @@
+//! The compaction check: each compaction item upstream answered must come back verbatim;
+//! silence when it does, and when the answer had none.
+
+use serde_json::{Value, json};
+
+use super::{one, silent};
+use crate::engine::check::{FindingKind, Side, compaction_kept};
+use crate::model::{ChatRequest, Message, Outcome, Severity, ToolCall};
+
+fn item(sealed: &str) -> Value {
+    json!({"id": "cmp_1", "type": "compaction", "encrypted_content": sealed})
+}
+
+fn call() -> ToolCall {
+    ToolCall::unsigned("call_1", "get_weather", json!({"city": "Bern"}))
+}
+
+fn answered(opaque: Vec<Value>) -> Outcome {
+    Outcome {
+        tool_calls: vec![call()],
+        opaque,
+        ..Outcome::default()
+    }
+}
+
+fn follow_up(opaque: Vec<Value>) -> ChatRequest {
+    ChatRequest::new("m").with_user("weather?").with_messages([
+        Message::Assistant {
+            phase: None,
+            text: None,
+            tool_calls: vec![call()],
+            opaque,
+        },
+        Message::Tool {
+            call_id: "call_1".into(),
+            name: "get_weather".into(),
+            content: "{}".into(),
+            is_error: false,
+            parts: Vec::new(),
+        },
+    ])
+}
+
+#[test]
+fn compaction_carried_back_is_silent() {
+    silent(&compaction_kept(
+        &answered(vec![item("a")]),
+        &follow_up(vec![item("a")]),
+    ));
+    silent(&compaction_kept(
+        &answered(Vec::new()),
+        &follow_up(Vec::new()),
+    ));
+}
+
+#[test]
+fn compaction_dropped_is_a_breaking_finding() {
+    let found = compaction_kept(&answered(vec![item("a")]), &follow_up(Vec::new()));
+    one(
+        &found,
+        FindingKind::Compaction,
+        Side::Upstream,
+        Severity::Breaking,
+        "compaction item not carried back",
+    );
+}
+
+#[test]
+fn compaction_altered_is_a_finding() {
+    let found = compaction_kept(&answered(vec![item("a")]), &follow_up(vec![item("b")]));
+    one(
+        &found,
+        FindingKind::Compaction,
+        Side::Upstream,
+        Severity::Breaking,
+        "only another, or an altered one",
+    );
+}
