@@ -96,10 +96,14 @@ pub enum Mutant {
     /// the conversation: the next round sends the message back without it (vercel/ai PR
     /// #12860, pydantic-ai PR #5229: libraries that dropped it).
     DropPhase,
+    /// The answer's compaction items not kept in the conversation (LiteLLM PR #42016, "Gateway
+    /// passthrough drops compaction"): the next round goes on without the conversation they
+    /// stand for.
+    DropCompaction,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 27] = [
+    pub const ALL: [(&'static str, Mutant); 28] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -127,6 +131,7 @@ impl Mutant {
         ("drop-parallel", Mutant::DropParallel),
         ("widen-allowed", Mutant::WidenAllowed),
         ("drop-phase", Mutant::DropPhase),
+        ("drop-compaction", Mutant::DropCompaction),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -200,12 +205,14 @@ impl Mutant {
     /// The assistant turn the library keeps in its conversation for the answer `o`: its text,
     /// `calls` and its reasoning state (in the API's own form, sent back as it came).
     fn kept(self, o: &Outcome, text: Option<String>, mut calls: Vec<ToolCall>) -> Message {
+        // Compaction items are no reasoning: drop-reasoning keeps them, drop-compaction not.
+        let compaction = crate::providers::compaction::is_compaction;
         if self == Mutant::DropReasoning {
             return Message::Assistant {
                 phase: o.phase,
                 text,
                 tool_calls: calls,
-                opaque: Vec::new(),
+                opaque: o.opaque.iter().filter(|i| compaction(i)).cloned().collect(),
             };
         }
         for (c, answered) in calls.iter_mut().zip(&o.tool_calls) {
@@ -216,7 +223,10 @@ impl Mutant {
             phase: o.phase.filter(|_| self != Mutant::DropPhase),
             text,
             tool_calls: calls,
-            opaque: o.opaque.clone(),
+            opaque: (o.opaque.iter())
+                .filter(|i| self != Mutant::DropCompaction || !compaction(i))
+                .cloned()
+                .collect(),
         }
     }
 

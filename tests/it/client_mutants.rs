@@ -18,7 +18,7 @@ use crate::scratch::{CONSTRAINTS, HOSTED, LONG_NAME, Scratch, bin, repo};
 /// answers 500; a round that changes the tools in force; results given as parts; and a round
 /// continued by `previous_response_id`; conversations continued on another provider; a custom
 /// tool beside a function; an eager call cut by `max_tokens`; a hosted search the model refuses.
-const CASES: [&str; 18] = [
+const CASES: [&str; 19] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
@@ -37,7 +37,10 @@ const CASES: [&str; 18] = [
     CUT,
     FALLBACK,
     PHASE,
+    COMPACTION,
 ];
+/// Class 31: a compaction item upstream answered, to be sent back verbatim.
+const COMPACTION: &str = "c31_compaction_kept";
 /// Class 32: the Responses message's `phase`, to be sent back with it.
 const PHASE: &str = "c32_phase_resent";
 /// An OpenAI custom tool the caller declares beside its function (class 23).
@@ -131,6 +134,7 @@ fn name(m: Mutant) -> &'static str {
         Mutant::DropParallel => "the parallel switch (off) left out",
         Mutant::WidenAllowed => "an allowed subset sent as plain `auto` / `required`",
         Mutant::DropPhase => "the message's `phase` not kept for the next round",
+        Mutant::DropCompaction => "compaction items not kept for the next round",
     }
 }
 
@@ -170,6 +174,7 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::DropParallel => "parallel_tool_calls false dropped",
         Mutant::WidenAllowed => "tool_choice allowed-",
         Mutant::DropPhase => "phase not carried back",
+        Mutant::DropCompaction => "compaction item not carried back",
     }
 }
 
@@ -231,6 +236,12 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::WidenAllowed => t.choice.starts_with("allowed-"),
         // Only Responses answers a phase, on the message before the call.
         Mutant::DropPhase => t.case == PHASE && t.api == "openai-responses" && t.calls > 0,
+        // Only Responses and Anthropic answer compaction items.
+        Mutant::DropCompaction => {
+            t.case == COMPACTION
+                && matches!(t.api.as_str(), "openai-responses" | "anthropic")
+                && t.calls > 0
+        }
     }
 }
 

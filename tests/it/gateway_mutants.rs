@@ -27,7 +27,7 @@ mod translating;
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 15] = [
+const CASES: [&str; 16] = [
     "weather",
     "parallel",
     "strict_invoice",
@@ -43,7 +43,10 @@ const CASES: [&str; 15] = [
     CUT,
     CONSTRAINTS,
     PHASE,
+    COMPACTION,
 ];
+/// Class 31: a compaction item upstream answered, to be sent back verbatim.
+const COMPACTION: &str = "c31_compaction_kept";
 /// Class 32: the Responses message's `phase`, to be sent back with it.
 const PHASE: &str = "c32_phase_resent";
 /// Class 19 by reference: the Responses reasoning item sent back as an `item_reference`.
@@ -100,10 +103,11 @@ enum Mutant {
     ParallelDropped,
     AllowedWidened,
     PhaseDropped,
+    CompactionDropped,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 31] = [
+    const ALL: [Mutant; 32] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -135,6 +139,7 @@ impl Mutant {
         Mutant::ParallelDropped,
         Mutant::AllowedWidened,
         Mutant::PhaseDropped,
+        Mutant::CompactionDropped,
     ];
 
     fn slug(self) -> String {
@@ -185,6 +190,9 @@ impl Mutant {
             Mutant::PhaseDropped => {
                 "an assistant message's `phase` stripped from the items sent back"
             }
+            Mutant::CompactionDropped => {
+                "compaction items dropped from the conversation sent back (LiteLLM PR #42016's bug)"
+            }
             Mutant::ContextRepeated => {
                 "previous_response_id forwarded with the earlier items again (upstream holds them)"
             }
@@ -224,6 +232,7 @@ impl Mutant {
             Mutant::ParallelDropped => "parallel_tool_calls false dropped",
             Mutant::AllowedWidened => "tool_choice allowed-",
             Mutant::PhaseDropped => "phase not carried back",
+            Mutant::CompactionDropped => "compaction item not carried back",
             Mutant::ContextRepeated => "the earlier items again",
         }
     }
@@ -254,6 +263,7 @@ impl Mutant {
                     | TOOLS_CHANGE
                     | "c22_previous_response_id"
                     | PHASE
+                    | COMPACTION
             );
         match self {
             Mutant::Faithful => false,
@@ -320,6 +330,15 @@ impl Mutant {
             // Only Responses answers a phase, and only a Responses caller sends it back.
             Mutant::PhaseDropped => {
                 t.case == PHASE && t.route == "responses→openai-responses" && t.calls > 0
+            }
+            // Only Responses and Anthropic answer compaction items.
+            Mutant::CompactionDropped => {
+                t.case == COMPACTION
+                    && matches!(
+                        t.route.as_str(),
+                        "responses→openai-responses" | "messages→anthropic"
+                    )
+                    && t.calls > 0
             }
         }
     }
@@ -475,6 +494,7 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
         Mutant::ParallelDropped => drop_parallel(o),
         Mutant::AllowedWidened => widen_allowed(o),
         Mutant::PhaseDropped => drop_phase(o),
+        Mutant::CompactionDropped => drop_compaction(o),
         Mutant::ForcedAsRequired => match fmt {
             Format::Chat | Format::Responses => {
                 if o.get("tool_choice")
@@ -646,6 +666,19 @@ fn drop_phase(o: &mut serde_json::Map<String, Value>) {
     }
 }
 
+/// Drops every compaction item: Responses input items, Anthropic content blocks.
+fn drop_compaction(o: &mut serde_json::Map<String, Value>) {
+    let compaction = |v: &Value| v["type"] == "compaction";
+    if let Some(items) = o.get_mut("input").and_then(Value::as_array_mut) {
+        items.retain(|i| !compaction(i));
+    }
+    for m in array_mut(o, "messages") {
+        if let Some(blocks) = m["content"].as_array_mut() {
+            blocks.retain(|b| !compaction(b));
+        }
+    }
+}
+
 /// JSON-stringifies every tool result's parts array into one string, in each format's place.
 fn quote_result_parts(o: &mut serde_json::Map<String, Value>) {
     fn quote(v: &mut Value) {
@@ -724,6 +757,10 @@ fn alter_reasoning(o: &mut serde_json::Map<String, Value>) {
         }
     }
     for i in array_mut(o, "input") {
+        // A compaction item's sealed summary is no reasoning (CompactionDropped's concern).
+        if i["type"] == "compaction" {
+            continue;
+        }
         alter(i.get_mut("encrypted_content"));
         if i["type"] == "item_reference" {
             alter(i.get_mut("id"));
