@@ -167,9 +167,11 @@ fn read_messages(messages: &[Value], ask: &mut Ask) {
 fn blocks(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
     let mut out = Vec::new();
     // The server compacted the conversation: the summary comes first (class 31).
+    // Its summary depends on the calls only, so buffered and streamed answers agree.
     if turn.wire.compaction && !turn.calls.is_empty() {
+        let seed = super::decide::calls_seed(&turn.calls);
         out.push(json!({"type": "compaction", "content": format!(
-            "<summary>The user asked: {}</summary>", wire::id("", ctx.seed, "compaction", 0, 16))}));
+            "<summary>The user asked: {}</summary>", wire::id("", seed, "compaction", 0, 16))}));
     }
     if let Some(r) = &turn.wire.reasoning {
         out.push(json!({"type": "thinking", "thinking": r,

@@ -454,3 +454,12 @@ fn generated(tool: &FnTool) -> Call {
         id: None,
     }
 }
+
+/// A seed of the calls alone (their names and arguments): what a buffered answer and its
+/// streamed twin share, for items whose content must agree between them (compaction).
+pub(crate) fn calls_seed(calls: &[Call]) -> u64 {
+    let text: String = (calls.iter())
+        .map(|c| format!("{}{}", c.name, c.arguments))
+        .collect();
+    crate::fnv::fnv1a(text.as_bytes())
+}

@@ -143,10 +143,12 @@ fn items(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
             "status": "incomplete", "content": [{"type": "refusal", "refusal": refusal}], "role": "assistant"}));
     }
     // The server compacted the conversation: the sealed summary comes first (class 31).
+    // Its content depends on the calls only, so buffered and streamed answers agree.
     if turn.wire.compaction && !turn.calls.is_empty() {
+        let seed = super::decide::calls_seed(&turn.calls);
         out.push(
-            json!({"id": wire::id("cmp_", ctx.seed, "cmp", 0, 48), "type": "compaction",
-            "encrypted_content": wire::id("gAAAAB", ctx.seed, "encrypted-compaction", 0, 120)}),
+            json!({"id": wire::id("cmp_", seed, "cmp", 0, 48), "type": "compaction",
+            "encrypted_content": wire::id("gAAAAB", seed, "encrypted-compaction", 0, 120)}),
         );
     }
     if let Some(search) = &turn.search {
