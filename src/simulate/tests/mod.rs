@@ -9,6 +9,7 @@
 mod eager;
 mod errors;
 mod foreign;
+mod items;
 mod named;
 mod reasoning_models;
 mod search;
