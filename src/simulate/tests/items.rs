@@ -27,7 +27,7 @@ fn tool() -> Value {
         "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}})
 }
 
-fn responses(input: Value, stream: bool, s: &Scenario) -> (u16, String) {
+fn responses(input: &Value, stream: bool, s: &Scenario) -> (u16, String) {
     let body = json!({"model": "gpt-5-mini", "input": input, "tools": [tool()], "stream": stream});
     let req =
         SimRequest::post("/v1/responses", &body).with_header("authorization", "Bearer sk-test");
@@ -40,11 +40,11 @@ fn responses(input: Value, stream: bool, s: &Scenario) -> (u16, String) {
 #[test]
 fn responses_answers_phase_and_compaction_buffered_and_streamed() {
     for stream in [false, true] {
-        let (status, body) = responses(json!("Weather in Bern?"), stream, &scenario(true, true));
+        let (status, body) = responses(&json!("Weather in Bern?"), stream, &scenario(true, true));
         assert_eq!(status, 200, "{body}");
         assert!(body.contains(r#""phase":"commentary""#), "{body}");
         assert!(body.contains(r#""type":"compaction""#), "{body}");
-        let (_, plain) = responses(json!("Weather in Bern?"), stream, &scenario(false, false));
+        let (_, plain) = responses(&json!("Weather in Bern?"), stream, &scenario(false, false));
         assert!(
             !plain.contains("phase") && !plain.contains("compaction"),
             "{plain}"
@@ -65,14 +65,14 @@ fn a_phase_outside_the_enum_is_refused_a_missing_one_accepted() {
             {"type": "function_call_output", "call_id": "call_1", "output": "18C"}])
     };
     let s = Scenario::default();
-    let (status, body) = responses(input(Some("draft")), false, &s);
+    let (status, body) = responses(&input(Some("draft")), false, &s);
     assert_eq!(status, 400, "{body}");
     assert!(
         body.contains("input[1].phase") && body.contains("invalid_value"),
         "{body}"
     );
-    assert_eq!(responses(input(None), false, &s).0, 200);
-    assert_eq!(responses(input(Some("commentary")), false, &s).0, 200);
+    assert_eq!(responses(&input(None), false, &s).0, 200);
+    assert_eq!(responses(&input(Some("commentary")), false, &s).0, 200);
 }
 
 #[test]
