@@ -120,7 +120,14 @@ pub(super) fn responses_items(ask: &Ask, seed: u64, found: &[String]) -> Vec<Val
 /// its own) or a `tool_result` answering a `server_tool_use` is refused; so is a `tool_use` of
 /// a deferred tool no earlier `tool_search_tool_result` referenced.
 pub(super) fn anthropic_history(messages: &[Value], ask: &Ask) -> Result<Vec<String>, Rejection> {
-    let mut loaded: Vec<String> = Vec::new();
+    // What the searches loaded, wherever in the conversation their results stand.
+    let blocks = (messages.iter())
+        .filter_map(|m| m.get("content").and_then(Value::as_array))
+        .flatten();
+    let loaded: Vec<String> = blocks
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_search_tool_result"))
+        .flat_map(references)
+        .collect();
     let mut server_ids: Vec<&str> = Vec::new();
     for (i, m) in messages.iter().enumerate() {
         let blocks = m.get("content").and_then(Value::as_array);
@@ -129,7 +136,6 @@ pub(super) fn anthropic_history(messages: &[Value], ask: &Ask) -> Result<Vec<Str
             let name = b.get("name").and_then(Value::as_str).unwrap_or_default();
             match b.get("type").and_then(Value::as_str).unwrap_or_default() {
                 "server_tool_use" => server_ids.extend(b.get("id").and_then(Value::as_str)),
-                "tool_search_tool_result" => loaded.extend(references(b)),
                 "tool_use" if is_anthropic_search(name) => {
                     return Err(Rejection::bad_request(format!(
                         "{at}: `{name}` is a server tool: its call is a `server_tool_use` block, not a `tool_use` block"
@@ -175,13 +181,15 @@ fn references(block: &Value) -> Vec<String> {
 /// a `function_call_output` answering a `tool_search_call`, hands the server's search to the
 /// client and is refused; a deferred function called that no search loaded is refused.
 pub(super) fn responses_history(items: &[Value], ask: &Ask) -> Result<Vec<String>, Rejection> {
-    let mut loaded: Vec<String> = Vec::new();
+    let loaded: Vec<String> = (items.iter())
+        .filter(|i| i.get("type").and_then(Value::as_str) == Some("tool_search_output"))
+        .flat_map(output_names)
+        .collect();
     let mut search_ids: Vec<&str> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let name = item.get("name").and_then(Value::as_str).unwrap_or_default();
         match item.get("type").and_then(Value::as_str).unwrap_or_default() {
             "tool_search_call" => search_ids.extend(item.get("call_id").and_then(Value::as_str)),
-            "tool_search_output" => loaded.extend(output_names(item)),
             "function_call" if name == RESPONSES_TYPE && ask.tool_search.is_some() => {
                 return Err(Rejection::bad_request(format!(
                     "input[{i}]: `tool_search` is a hosted tool: its call is a `tool_search_call` item, not a `function_call`"
