@@ -156,7 +156,10 @@ impl Builder {
             "server_tool_use" if is_tool_search(block) => {
                 let found = self.tool_search.get_or_insert_default();
                 found.searches += 1;
-                found.tool = block.get("name").and_then(Value::as_str).map(str::to_string);
+                found.tool = block
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
                 Open::Ignored
             }
             "tool_search_tool_result" => {
