@@ -136,7 +136,7 @@ pub trait System: Send + Sync + Sized + 'static {
 
 /// [`System::install`]'s default: the pinned release into its cache folder, unless installed
 /// there already or a development copy is used; a built-in profile's drivers written out first.
-pub fn install_release<S: System + ?Sized>(
+pub fn install_release<S: System>(
     system: &S,
     note: &dyn Fn(&str),
 ) -> Result<Option<PathBuf>, String> {

@@ -141,12 +141,13 @@ pub(super) fn anthropic_history(messages: &[Value], ask: &Ask) -> Result<Vec<Str
                         "{at}: `{name}` is a server tool: its call is a `server_tool_use` block, not a `tool_use` block"
                     )));
                 }
-                "tool_use" if ask.deferred.iter().any(|t| t.name == name) => {
-                    if !loaded.iter().any(|l| l == name) {
-                        return Err(Rejection::bad_request(format!(
-                            "{at}: tool '{name}' is deferred (defer_loading: true) and no tool search loaded it"
-                        )));
-                    }
+                "tool_use"
+                    if ask.deferred.iter().any(|t| t.name == name)
+                        && !loaded.iter().any(|l| l == name) =>
+                {
+                    return Err(Rejection::bad_request(format!(
+                        "{at}: tool '{name}' is deferred (defer_loading: true) and no tool search loaded it"
+                    )));
                 }
                 "tool_result" => {
                     let id = b.get("tool_use_id").and_then(Value::as_str);
