@@ -165,6 +165,28 @@ fn deferred_tools(
     Ok(())
 }
 
+/// Each tool search's variant names one: `tool_search` (Responses) or an Anthropic
+/// `tool_search_tool_*` type; `err` places a message at a byte offset of the case's source.
+fn search_variants(
+    file: &CaseFile,
+    err: &impl Fn(usize, String) -> CaseError,
+    source: &str,
+) -> Result<(), CaseError> {
+    for h in &file.hosted {
+        if let HostedTool::ToolSearch { variant } = h
+            && variant != "tool_search"
+            && !variant.starts_with("tool_search_tool_")
+        {
+            let start = source.find(&format!("\"{variant}\"")).unwrap_or(0);
+            let msg = format!(
+                "tool search variant `{variant}`: a tool search is `tool_search` (OpenAI Responses) or an Anthropic `tool_search_tool_*` type (e.g. `tool_search_tool_regex_20251119`)"
+            );
+            return Err(err(start, msg));
+        }
+    }
+    Ok(())
+}
+
 /// Reads the tool file `t` names, its text added to the case's hash.
 fn named_tool(
     t: &Spanned<String>,
@@ -296,18 +318,7 @@ pub(crate) fn load_case_from(
     let at = |t: &Spanned<String>, m| err(t.span().start, m);
     let (tools, mut hash) = load_tools(&file, &source, find_tool, &at)?;
     deferred_tools(&file, &tools, &at)?;
-    for h in &file.hosted {
-        if let HostedTool::ToolSearch { variant } = h
-            && variant != "tool_search"
-            && !variant.starts_with("tool_search_tool_")
-        {
-            let start = source.find(&format!("\"{variant}\"")).unwrap_or(0);
-            let msg = format!(
-                "tool search variant `{variant}`: a tool search is `tool_search` (OpenAI Responses) or an Anthropic `tool_search_tool_*` type (e.g. `tool_search_tool_regex_20251119`)"
-            );
-            return Err(err(start, msg));
-        }
-    }
+    search_variants(&file, &err, &source)?;
     round_tools(&mut file, &tools, find_tool, &at, &mut hash)?;
     let added: Vec<&str> = (file.rounds.iter().flat_map(|r| &r.added))
         .map(|t| t.name.as_str())

@@ -83,7 +83,7 @@ pub(crate) fn parse(body: &Value, betas: Option<&str>) -> Result<Ask, Rejection>
         // Deferred tools a search can load (class 28); without a search, class 26's reading.
         ask.deferred = deferred;
         let loaded = super::tool_search::anthropic_history(messages, &ask)?;
-        super::tool_search::load(&mut ask, &loaded);
+        super::decide::load(&mut ask, &loaded);
     }
     read_choice(body, &mut ask)?;
     read_messages(messages, &mut ask);

@@ -266,7 +266,7 @@ fn decide_turn(ask: &Ask, scenario: &Scenario) -> Turn {
         return text_turn(text);
     }
     let search = search_invoked(ask, scenario).then(|| run_search(ask, scenario));
-    let (loaded, tool_search) = match super::tool_search::searched(ask, scenario) {
+    let (loaded, tool_search) = match searched(ask, scenario) {
         Some((loaded, found)) => (std::borrow::Cow::Owned(loaded), Some(found)),
         None => (std::borrow::Cow::Borrowed(ask), None),
     };
@@ -325,6 +325,40 @@ fn pinned(tools: &[&FnTool], wanted: &[ScenarioCall]) -> Vec<Call> {
             })
         })
         .collect()
+}
+
+/// The deferred tools the model's search loads: those the scenario calls, when the request
+/// offers a tool search and its choice lets the model act. `ask` comes back with them callable.
+pub(super) fn searched(ask: &Ask, scenario: &Scenario) -> Option<(Ask, Vec<String>)> {
+    ask.tool_search.as_ref()?;
+    let acts = match &ask.choice {
+        ToolChoice::Auto | ToolChoice::Allowed { .. } => !scenario.prefer_text,
+        ToolChoice::Required => true,
+        ToolChoice::None | ToolChoice::Forced(_) => false,
+    };
+    if !acts {
+        return None;
+    }
+    let mut loaded = ask.clone();
+    let mut found = Vec::new();
+    for c in &scenario.calls {
+        if let Some(i) = loaded.deferred.iter().position(|t| t.name == c.name) {
+            found.push(c.name.clone());
+            let tool = loaded.deferred.remove(i);
+            loaded.tools.push(tool);
+        }
+    }
+    (!found.is_empty()).then_some((loaded, found))
+}
+
+/// Moves the deferred tools named in `names` into the tools the model may call.
+pub(super) fn load(ask: &mut Ask, names: &[String]) {
+    for n in names {
+        if let Some(i) = ask.deferred.iter().position(|t| &t.name == n) {
+            let tool = ask.deferred.remove(i);
+            ask.tools.push(tool);
+        }
+    }
 }
 
 /// "Based on the tool results: …" quoting each result (clipped).

@@ -56,7 +56,7 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
     }
     if let Some(Value::Array(items)) = body.get("input") {
         let loaded = super::tool_search::responses_history(items, &ask)?;
-        super::tool_search::load(&mut ask, &loaded);
+        super::decide::load(&mut ask, &loaded);
     }
     check_needs_tools(body, !ask.tools.is_empty() || !ask.hosted_types.is_empty())?;
     ask.raw_choice = body.get("tool_choice").cloned().unwrap_or(Value::Null);

@@ -8,11 +8,9 @@
 
 use serde_json::{Value, json};
 
-use super::decide::{Ask, FnTool};
+use super::decide::Ask;
 use super::errors::Rejection;
 use super::wire;
-use crate::model::ToolChoice;
-use crate::scenario::Scenario;
 
 /// The prefix of Anthropic's tool-search server tool types and names.
 const ANTHROPIC_PREFIX: &str = "tool_search_tool_";
@@ -23,40 +21,6 @@ pub(super) const RESPONSES_TYPE: &str = "tool_search";
 /// Whether `ty` is a tool-search server tool type of Anthropic's.
 pub(super) fn is_anthropic_search(ty: &str) -> bool {
     ty.starts_with(ANTHROPIC_PREFIX)
-}
-
-/// The deferred tools the model's search loads: those the scenario calls, when the request
-/// offers a tool search and its choice lets the model act. `ask` comes back with them callable.
-pub(super) fn searched(ask: &Ask, scenario: &Scenario) -> Option<(Ask, Vec<String>)> {
-    ask.tool_search.as_ref()?;
-    let acts = match &ask.choice {
-        ToolChoice::Auto | ToolChoice::Allowed { .. } => !scenario.prefer_text,
-        ToolChoice::Required => true,
-        ToolChoice::None | ToolChoice::Forced(_) => false,
-    };
-    if !acts {
-        return None;
-    }
-    let mut loaded = ask.clone();
-    let mut found = Vec::new();
-    for c in &scenario.calls {
-        if let Some(i) = loaded.deferred.iter().position(|t| t.name == c.name) {
-            found.push(c.name.clone());
-            let tool = loaded.deferred.remove(i);
-            loaded.tools.push(tool);
-        }
-    }
-    (!found.is_empty()).then_some((loaded, found))
-}
-
-/// Moves the deferred tools named in `names` into the tools the model may call.
-pub(super) fn load(ask: &mut Ask, names: &[String]) {
-    for n in names {
-        if let Some(i) = ask.deferred.iter().position(|t| &t.name == n) {
-            let tool: FnTool = ask.deferred.remove(i);
-            ask.tools.push(tool);
-        }
-    }
 }
 
 /// The query the model searches with: the found tools' names as one regex alternation

@@ -4,9 +4,9 @@
 
 use serde_json::json;
 
-use super::super::decide::{Ask, FnTool};
+use super::super::decide::{Ask, FnTool, searched};
 use super::*;
-use crate::scenario::ScenarioCall;
+use crate::scenario::{Scenario, ScenarioCall};
 
 fn tool(name: &str) -> FnTool {
     FnTool {
