@@ -14,6 +14,7 @@ mod ids;
 mod nontext;
 mod reasoning;
 mod stream;
+mod tool_search;
 mod tools;
 mod toolset;
 mod upstream;
