@@ -13,7 +13,7 @@ use super::file::{Case, CaseFile, Mode, ProviderConfig};
 use super::trial::{pattern_matches, trial_keys};
 use crate::located::Located;
 use crate::model::Provider;
-use crate::model::Tool;
+use crate::model::{HostedTool, Tool};
 
 /// A problem in a case, tool or provider file, located for the reader.
 pub(crate) type CaseError = Located;
@@ -128,6 +128,63 @@ fn load_tools(
         tools.push(named_tool(t, find_tool, at, &mut hasher)?);
     }
     Ok((tools, format!("sha256:{:x}", hasher.finalize())))
+}
+
+/// A deferred tool (its file's `defer_loading`) needs a tool search among the case's `hosted`
+/// tools: nothing else could ever load it (class 28); a namespace is a name.
+fn deferred_tools(
+    file: &CaseFile,
+    tools: &[Tool],
+    at: &impl Fn(&Spanned<String>, String) -> CaseError,
+) -> Result<(), CaseError> {
+    let searched = file
+        .hosted
+        .iter()
+        .any(|h| matches!(h, HostedTool::ToolSearch { .. }));
+    for (t, spanned) in tools.iter().zip(&file.tools) {
+        if t.defer_loading && !searched {
+            return Err(at(
+                spanned,
+                format!(
+                    "tool `{}` is deferred (`defer_loading` in its file) but the case declares no tool search (`hosted = [{{ type = \"tool_search\", variant = … }}]`) to load it",
+                    t.name
+                ),
+            ));
+        }
+        let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-');
+        if let Some(space) = (t.namespace.as_ref()).filter(|n| n.is_empty() || !n.chars().all(ok)) {
+            return Err(at(
+                spanned,
+                format!(
+                    "tool `{}`: namespace `{space}` uses only letters, digits, `_` and `-`",
+                    t.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Each tool search's variant names one: `tool_search` (Responses) or an Anthropic
+/// `tool_search_tool_*` type; `err` places a message at a byte offset of the case's source.
+fn search_variants(
+    file: &CaseFile,
+    err: &impl Fn(usize, String) -> CaseError,
+    source: &str,
+) -> Result<(), CaseError> {
+    for h in &file.hosted {
+        if let HostedTool::ToolSearch { variant } = h
+            && variant != "tool_search"
+            && !variant.starts_with("tool_search_tool_")
+        {
+            let start = source.find(&format!("\"{variant}\"")).unwrap_or(0);
+            let msg = format!(
+                "tool search variant `{variant}`: a tool search is `tool_search` (OpenAI Responses) or an Anthropic `tool_search_tool_*` type (e.g. `tool_search_tool_regex_20251119`)"
+            );
+            return Err(err(start, msg));
+        }
+    }
+    Ok(())
 }
 
 /// Reads the tool file `t` names, its text added to the case's hash.
@@ -260,6 +317,8 @@ pub(crate) fn load_case_from(
     let err = |start: usize, msg: String| Located::at_offset(path, &source, start, msg);
     let at = |t: &Spanned<String>, m| err(t.span().start, m);
     let (tools, mut hash) = load_tools(&file, &source, find_tool, &at)?;
+    deferred_tools(&file, &tools, &at)?;
+    search_variants(&file, &err, &source)?;
     round_tools(&mut file, &tools, find_tool, &at, &mut hash)?;
     let added: Vec<&str> = (file.rounds.iter().flat_map(|r| &r.added))
         .map(|t| t.name.as_str())

@@ -420,3 +420,31 @@ fn a_subject_names_options_the_case_sets_and_lists_every_one_that_cannot_be_left
     assert!(typo.contains("typo.toml:6:"), "{typo}");
     loaded("fine", &format!("{head}subject = [\"thinking\"]\n{tail}"));
 }
+
+#[test]
+fn a_deferred_tool_needs_a_tool_search_and_a_search_variant_names_one() {
+    let deferred = "description = \"d\"\ntools = [\"find_flights\"]\nchoices = [\"auto\"]\n[[messages]]\nrole = \"user\"\ncontent = \"hi\"\n";
+    let with_tool = |name: &str, text: &str| {
+        let root = project_with(name, text);
+        let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/tools/find_flights.json");
+        std::fs::copy(real, root.path().join("cases/tools/find_flights.json")).unwrap();
+        discover(root.path())
+    };
+    let d = with_tool("nosearch", deferred);
+    let msg = d.broken[0].1.to_string();
+    assert!(
+        msg.starts_with("cases/nosearch.toml:2:10: tool `find_flights` is deferred"),
+        "{msg}"
+    );
+    let searched = deferred.replace(
+        "choices",
+        "hosted = [{ type = \"tool_search\", variant = \"tool_search\" }]\nchoices",
+    );
+    assert!(with_tool("searched", &searched).broken.is_empty());
+    let bad = searched.replace("variant = \"tool_search\"", "variant = \"regex\"");
+    let msg = with_tool("badvariant", &bad).broken[0].1.to_string();
+    assert!(
+        msg.starts_with("cases/badvariant.toml:3:") && msg.contains("tool search variant `regex`"),
+        "{msg}"
+    );
+}

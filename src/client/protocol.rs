@@ -129,6 +129,15 @@ pub struct DriverTool {
     /// (the shared loops do so unless the driver says it supports it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub eager_input_streaming: bool,
+    /// `true` (on the `anthropic` and `openai-responses` apis, beside a `tool_search` in
+    /// `hosted`): the tool is declared deferred, `defer_loading: true`, loaded when the search
+    /// finds it (class 28).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defer_loading: bool,
+    /// The OpenAI Responses namespace the function is declared in (`openai-responses` only); its
+    /// calls carry it and go back with it on the next round (class 29).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
 }
 
 /// What the library handed its caller for one call.
@@ -306,6 +315,8 @@ pub(crate) fn driver_tools(api: Provider, req: &ChatRequest) -> Vec<DriverTool> 
                 .flatten(),
             // Only Anthropic's API has the switch; the other encoders drop it with a note.
             eager_input_streaming: api == Provider::Anthropic && t.eager_input_streaming,
+            defer_loading: t.defer_loading,
+            namespace: t.namespace.clone(),
         })
         .collect()
 }
@@ -315,6 +326,8 @@ impl DriverTool {
     pub fn neutral(&self) -> crate::model::Tool {
         crate::model::Tool {
             eager_input_streaming: self.eager_input_streaming,
+            defer_loading: self.defer_loading,
+            namespace: self.namespace.clone(),
             ..crate::model::Tool::function(
                 self.name.clone(),
                 self.description.clone(),

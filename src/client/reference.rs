@@ -92,6 +92,15 @@ pub enum Mutant {
     /// An allowed subset sent as its bare mode (`auto` / `required`) over every tool: the
     /// constraint widened (a library that maps `allowed_tools` to its mode only).
     WidenAllowed,
+    /// The tools the caller deferred (`defer_loading`) sent loaded beside the tool search: every
+    /// definition in the model's context, the deferral the caller asked for dropped.
+    DropDeferral,
+    /// The upstream's tool search handed to the caller as a call of its own (a library that
+    /// reads every `server_tool_use` / `tool_search_call` as a function call).
+    SearchAsCall,
+    /// A call's Responses `namespace` not kept in the conversation: the next round replays the
+    /// call without it (Responses' 400 "Missing namespace for function_call").
+    DropNamespace,
     /// The assistant message's `phase` (Responses' `commentary` / `final_answer`) not kept in
     /// the conversation: the next round sends the message back without it (vercel/ai PR
     /// #12860, pydantic-ai PR #5229: libraries that dropped it).
@@ -103,7 +112,7 @@ pub enum Mutant {
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 28] = [
+    pub const ALL: [(&'static str, Mutant); 31] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -130,6 +139,9 @@ impl Mutant {
         ("resend-with-id", Mutant::ResendWithId),
         ("drop-parallel", Mutant::DropParallel),
         ("widen-allowed", Mutant::WidenAllowed),
+        ("drop-deferral", Mutant::DropDeferral),
+        ("search-as-call", Mutant::SearchAsCall),
+        ("drop-namespace", Mutant::DropNamespace),
         ("drop-phase", Mutant::DropPhase),
         ("drop-compaction", Mutant::DropCompaction),
     ];
@@ -162,7 +174,12 @@ impl Mutant {
                     });
                 }
             }
-            Mutant::DropHosted => req.hosted.clear(),
+            Mutant::DropHosted => req.hosted.retain(|h| !h.is_web_search()),
+            Mutant::DropDeferral => {
+                for t in &mut req.tools {
+                    t.defer_loading = false;
+                }
+            }
             Mutant::DropEager => {
                 for t in &mut req.tools {
                     t.eager_input_streaming = false;
@@ -205,6 +222,12 @@ impl Mutant {
     /// The assistant turn the library keeps in its conversation for the answer `o`: its text,
     /// `calls` and its reasoning state (in the API's own form, sent back as it came).
     fn kept(self, o: &Outcome, text: Option<String>, mut calls: Vec<ToolCall>) -> Message {
+        // The call as the library holds it: its Responses namespace with it.
+        for (c, answered) in calls.iter_mut().zip(&o.tool_calls) {
+            if self != Mutant::DropNamespace {
+                c.namespace.clone_from(&answered.namespace);
+            }
+        }
         // Compaction items are no reasoning: drop-reasoning keeps them, drop-compaction not.
         let compaction = crate::providers::compaction::is_compaction;
         if self == Mutant::DropReasoning {
@@ -300,6 +323,13 @@ impl Mutant {
             }
             calls.truncate(1);
             calls[0].arguments = Some(Value::String(Value::Object(merged).to_string()));
+        }
+        if let Some(search) = o
+            .tool_search
+            .as_ref()
+            .filter(|_| self == Mutant::SearchAsCall)
+        {
+            calls.insert(0, mutants::search_as_call(search));
         }
         if self == Mutant::LoseIds {
             for c in &mut calls {

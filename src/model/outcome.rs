@@ -214,6 +214,10 @@ pub struct ToolSearchActivity {
     /// The tools the searches returned, in order (`tool_reference`'s `tool_name`, the names in
     /// `tool_search_output`'s `tools`).
     pub loaded: Vec<String>,
+    /// The search tool's wire name (Anthropic `tool_search_tool_regex` / `_bm25`, Responses
+    /// `tool_search`), so a gateway can write the search back in its client's format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
 }
 
 impl Outcome {

@@ -10,6 +10,7 @@
 use serde_json::{Value, json};
 
 use super::format::{Inbound, Meta, finish_value};
+use super::server_items;
 use crate::model::{Finish, Outcome, Phase, ToolCall, Usage};
 
 /// The whole answer body for `outcome` (its `error`, when set, is the caller's to answer).
@@ -138,18 +139,13 @@ pub(super) fn call_item(
 }
 
 fn responses(o: &Outcome, meta: &Meta, item_ids: &[String]) -> Value {
-    let mut output = Vec::new();
+    let mut output = server_items::responses_items(o, meta);
     if let Some(t) = &o.text {
         output.push(message_item(meta, t, true, o.phase));
     }
     for (c, item_id) in o.tool_calls.iter().zip(item_ids) {
-        output.push(call_item(
-            item_id,
-            &c.id,
-            &c.name,
-            &args_text(c),
-            "completed",
-        ));
+        let item = call_item(item_id, &c.id, &c.name, &args_text(c), "completed");
+        output.push(server_items::with_namespace(item, c.namespace.as_deref()));
     }
     if let (Some(cut), Some(item_id)) = (&o.truncated_call, item_ids.get(o.tool_calls.len())) {
         output.push(call_item(
@@ -164,7 +160,7 @@ fn responses(o: &Outcome, meta: &Meta, item_ids: &[String]) -> Value {
 }
 
 fn anthropic(o: &Outcome, meta: &Meta) -> Value {
-    let mut content = Vec::new();
+    let mut content = server_items::anthropic_blocks(o, meta);
     if let Some(t) = &o.text {
         content.push(json!({"type": "text", "text": t}));
     }

@@ -7,6 +7,7 @@ mod chat_chunk;
 mod errors;
 mod format;
 mod frame;
+mod server_items;
 mod stream;
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use super::chat_chunk::{
 use super::errors::{Envelope, envelope};
 use super::format::{Inbound, Meta, finish_value};
 use super::frame::{ResponsesEvents, sse};
+use super::server_items;
 use crate::model::{Outcome, ProviderError, ToolCall};
 
 enum Item {
@@ -393,6 +394,7 @@ impl StreamWriter {
     fn responses_end(&mut self, o: &Outcome, cut_item: Option<usize>) -> Vec<u8> {
         let mut out = Vec::new();
         let mut output = Vec::new();
+        let mut call = 0;
         for (index, item) in self.items.iter().enumerate() {
             match item {
                 Item::Text(t) => {
@@ -425,7 +427,12 @@ impl StreamWriter {
                     } else {
                         "completed"
                     };
-                    let done = call_item(item_id, id, name, args, status);
+                    let space = o.tool_calls.get(call).and_then(|c| c.namespace.as_deref());
+                    call += 1;
+                    let done = server_items::with_namespace(
+                        call_item(item_id, id, name, args, status),
+                        space,
+                    );
                     self.events.push(
                         "response.output_item.done",
                         json!({"output_index": index, "item": done}),
@@ -433,6 +440,15 @@ impl StreamWriter {
                     output.push(done);
                 }
             }
+        }
+        // The tool search the upstream ran, whole, after what was streamed (the stream decoders
+        // report it at the end).
+        for item in server_items::responses_items(o, &self.meta) {
+            let index = output.len();
+            for kind in ["response.output_item.added", "response.output_item.done"] {
+                (self.events).push(kind, json!({"output_index": index, "item": item}));
+            }
+            output.push(item);
         }
         let snap = response_object(o, &self.meta, output, true);
         let kind = if snap["status"] == "incomplete" {
@@ -450,6 +466,19 @@ impl StreamWriter {
     fn messages_end(&mut self, o: &Outcome) -> Vec<u8> {
         let mut out = Vec::new();
         out.extend(self.close_block());
+        // The tool search the upstream ran, as whole blocks after what was streamed.
+        for block in server_items::anthropic_blocks(o, &self.meta) {
+            let i = self.items.len();
+            self.items.push(Item::Text(String::new()));
+            out.extend(Self::anthropic_event(
+                "content_block_start",
+                &json!({"type": "content_block_start", "index": i, "content_block": block}),
+            ));
+            out.extend(Self::anthropic_event(
+                "content_block_stop",
+                &json!({"type": "content_block_stop", "index": i}),
+            ));
+        }
         if let Some(marker) = finished_calls_marker(o)
             && matches!(self.items.last(), Some(Item::Call { .. }))
         {

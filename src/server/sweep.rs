@@ -30,12 +30,9 @@ impl Sweep {
         let mut tools = BTreeMap::new();
         for case in cases {
             // A schema the APIs reject (not an object: the invalid-schema cases' tools) is the
-            // corpus's subject there, not the sweep's.
-            for t in case
-                .tools
-                .iter()
-                .filter(|t| t.parameters["type"] == "object")
-            {
+            // corpus's subject there, not the sweep's; so is a deferred or namespaced tool
+            // (classes 28, 29: alone, with no tool search, no API takes it).
+            for t in case.tools.iter().filter(|t| swept(t)) {
                 tools
                     .entry(t.name.clone())
                     .or_insert_with(|| case.name.clone());
@@ -64,6 +61,11 @@ impl Sweep {
     pub fn dir(&self) -> &Path {
         &self.dir
     }
+}
+
+/// Whether the sweep forces `t`: an object schema, neither deferred nor namespaced.
+pub(crate) fn swept(t: &crate::model::Tool) -> bool {
+    t.parameters["type"] == "object" && !t.defer_loading && t.namespace.is_none()
 }
 
 /// A case-file name for a tool name (letters, digits and `_`).

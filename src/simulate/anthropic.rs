@@ -71,11 +71,20 @@ pub(crate) fn parse(body: &Value, betas: Option<&str>) -> Result<Ask, Rejection>
                 if server.starts_with("web_search_") && ask.search.is_none() {
                     ask.search = Some(server.to_string());
                 }
+                if super::tool_search::is_anthropic_search(server) {
+                    ask.tool_search = Some(server.to_string());
+                }
                 ask.hosted_types.push(server.to_string());
             }
         }
     }
-    super::tool_changes::apply(messages, &mut ask.tools, deferred, betas)?;
+    super::tool_changes::apply(messages, &mut ask.tools, &mut deferred, betas)?;
+    if ask.tool_search.is_some() {
+        // Deferred tools a search can load (class 28); without a search, class 26's reading.
+        ask.deferred = deferred;
+        let loaded = super::tool_search::anthropic_history(messages, &ask)?;
+        super::decide::load(&mut ask, &loaded);
+    }
     read_choice(body, &mut ask)?;
     read_messages(messages, &mut ask);
     Ok(ask)
@@ -164,7 +173,7 @@ fn read_messages(messages: &[Value], ask: &mut Ask) {
 }
 
 /// The answer's content blocks, complete (a cut last call keeps `input: {}`: its JSON never closed).
-fn blocks(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
+fn blocks(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> Vec<Value> {
     let mut out = Vec::new();
     // The server compacted the conversation: the summary comes first (class 31).
     // Its summary depends on the calls only, so buffered and streamed answers agree.
@@ -211,6 +220,11 @@ fn blocks(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
         }
     } else if turn.has_text() {
         out.push(json!({"type": "text", "text": turn.text()}));
+    }
+    if let (Some(found), Some(variant)) = (&turn.tool_search, &ask.tool_search) {
+        out.extend(super::tool_search::anthropic_blocks(
+            variant, ctx.seed, found,
+        ));
     }
     let last = turn.calls.len().saturating_sub(1);
     let ids = super::decide::call_ids(Provider::Anthropic, &turn.calls, |i| {
@@ -287,7 +301,7 @@ fn argument_pieces<'a>(
 }
 
 pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
-    let content = blocks(ctx, turn);
+    let content = blocks(ctx, ask, turn);
     let stop = stop_reason(turn);
     let written: usize = content.iter().map(|b| b.to_string().len()).sum();
     let out_tokens = wire::tokens(written / 2);

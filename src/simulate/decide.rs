@@ -40,6 +40,14 @@ pub(crate) struct Ask {
     pub rounds_done: usize,
     /// The tools whose arguments stream eagerly (Anthropic `eager_input_streaming: true`).
     pub eager: Vec<String>,
+    /// Declared tools not loaded (`defer_loading: true`, no search has returned them yet).
+    pub deferred: Vec<FnTool>,
+    /// The tool-search tool type the request offers (Anthropic `tool_search_tool_*`,
+    /// Responses `tool_search`).
+    pub tool_search: Option<String>,
+    /// (function, namespace) of each Responses function whose calls carry a `namespace`: a
+    /// namespace's functions, and a deferred top-level function (its own name).
+    pub namespaces: Vec<(String, String)>,
 }
 
 impl Ask {
@@ -65,7 +73,17 @@ impl Ask {
             stream: false,
             rounds_done: 0,
             eager: Vec::new(),
+            deferred: Vec::new(),
+            tool_search: None,
+            namespaces: Vec::new(),
         }
+    }
+
+    /// The namespace a call of `name` carries (Responses), if any.
+    pub(super) fn namespace_of(&self, name: &str) -> Option<&str> {
+        (self.namespaces.iter())
+            .find(|(f, _)| f == name)
+            .map(|(_, n)| n.as_str())
     }
 
     pub(super) fn has_tool(&self, name: &str) -> bool {
@@ -82,6 +100,8 @@ pub(crate) struct Call {
     pub raw: Option<String>,
     /// The id the scenario pins for the call (`ScenarioCall::id`).
     pub id: Option<String>,
+    /// The Responses namespace the call carries (`function_call.namespace`).
+    pub namespace: Option<String>,
 }
 
 impl Call {
@@ -149,6 +169,8 @@ pub(crate) struct Turn {
     /// Text written before any calls, in segments (only search answers cite).
     pub segments: Vec<Segment>,
     pub search: Option<Search>,
+    /// The deferred tools a tool search loaded before the calls (class 28).
+    pub tool_search: Option<Vec<String>>,
     pub calls: Vec<Call>,
     /// How the answer is shaped on the wire (scenario options carried to the renderers).
     pub wire: WireShape,
@@ -206,6 +228,9 @@ impl Turn {
 /// eligible tools, and the calls are the scenario's (filtered), or one generated call.
 pub(crate) fn decide(ask: &Ask, scenario: &Scenario) -> Turn {
     let mut turn = decide_turn(ask, scenario);
+    for c in &mut turn.calls {
+        c.namespace = ask.namespace_of(&c.name).map(str::to_string);
+    }
     turn.wire = WireShape::of(scenario);
     if turn.wire.refusal.is_some() {
         turn.calls.clear();
@@ -234,6 +259,7 @@ fn decide_turn(ask: &Ask, scenario: &Scenario) -> Turn {
                 return Turn {
                     segments: Vec::new(),
                     search: None,
+                    tool_search: None,
                     calls,
                     wire: WireShape::default(),
                 };
@@ -246,7 +272,11 @@ fn decide_turn(ask: &Ask, scenario: &Scenario) -> Turn {
         return text_turn(text);
     }
     let search = search_invoked(ask, scenario).then(|| run_search(ask, scenario));
-    let calls = choose_calls(ask, scenario, search.is_some());
+    let (loaded, tool_search) = match searched(ask, scenario) {
+        Some((loaded, found)) => (std::borrow::Cow::Owned(loaded), Some(found)),
+        None => (std::borrow::Cow::Borrowed(ask), None),
+    };
+    let calls = choose_calls(&loaded, scenario, search.is_some());
     let mut segments = Vec::new();
     if let Some(t) = &scenario.text {
         segments.push(Segment {
@@ -266,6 +296,7 @@ fn decide_turn(ask: &Ask, scenario: &Scenario) -> Turn {
     Turn {
         segments,
         search,
+        tool_search,
         calls,
         wire: WireShape::default(),
     }
@@ -275,6 +306,7 @@ fn text_turn(text: String) -> Turn {
     Turn {
         segments: vec![Segment { text, cites: None }],
         search: None,
+        tool_search: None,
         calls: Vec::new(),
         wire: WireShape::default(),
     }
@@ -295,9 +327,44 @@ fn pinned(tools: &[&FnTool], wanted: &[ScenarioCall]) -> Vec<Call> {
                 arguments: Value::Object(arguments),
                 raw: c.raw_arguments.clone(),
                 id: c.id.clone(),
+                namespace: None,
             })
         })
         .collect()
+}
+
+/// The deferred tools the model's search loads: those the scenario calls, when the request
+/// offers a tool search and its choice lets the model act. `ask` comes back with them callable.
+pub(super) fn searched(ask: &Ask, scenario: &Scenario) -> Option<(Ask, Vec<String>)> {
+    ask.tool_search.as_ref()?;
+    let acts = match &ask.choice {
+        ToolChoice::Auto | ToolChoice::Allowed { .. } => !scenario.prefer_text,
+        ToolChoice::Required => true,
+        ToolChoice::None | ToolChoice::Forced(_) => false,
+    };
+    if !acts {
+        return None;
+    }
+    let mut loaded = ask.clone();
+    let mut found = Vec::new();
+    for c in &scenario.calls {
+        if let Some(i) = loaded.deferred.iter().position(|t| t.name == c.name) {
+            found.push(c.name.clone());
+            let tool = loaded.deferred.remove(i);
+            loaded.tools.push(tool);
+        }
+    }
+    (!found.is_empty()).then_some((loaded, found))
+}
+
+/// Moves the deferred tools named in `names` into the tools the model may call.
+pub(super) fn load(ask: &mut Ask, names: &[String]) {
+    for n in names {
+        if let Some(i) = ask.deferred.iter().position(|t| &t.name == n) {
+            let tool = ask.deferred.remove(i);
+            ask.tools.push(tool);
+        }
+    }
 }
 
 /// "Based on the tool results: …" quoting each result (clipped).
@@ -452,6 +519,7 @@ fn generated(tool: &FnTool) -> Call {
         },
         raw: None,
         id: None,
+        namespace: None,
     }
 }
 

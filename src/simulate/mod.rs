@@ -30,6 +30,7 @@ mod server;
 mod store;
 mod text_protocol;
 mod tool_changes;
+mod tool_search;
 mod wire;
 
 #[cfg(test)]

@@ -26,27 +26,22 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
     ask.stream = body.get("stream") == Some(&Value::Bool(true));
     for (i, t) in tools_array(body)?.iter().enumerate() {
         match t.get("type").and_then(Value::as_str) {
-            Some("function") => {
-                let Some(name) = t.get("name").and_then(Value::as_str) else {
-                    return Err(Rejection::bad_request(format!(
-                        "Missing required parameter: 'tools[{i}].name'."
-                    ))
-                    .param(&format!("tools[{i}].name"))
-                    .code("missing_required_parameter"));
-                };
-                let schema = match t.get("parameters") {
-                    None | Some(Value::Null) => empty_parameters(),
-                    Some(s) => s.clone(),
-                };
-                ask.tools.push(FnTool {
-                    name: name.to_string(),
-                    schema,
-                    strict: t.get("strict") == Some(&Value::Bool(true)),
-                });
+            Some("function") => read_function(&mut ask, t, &format!("tools[{i}]"), None)?,
+            // A namespace groups functions; each one's calls carry the namespace's name.
+            Some("namespace") => {
+                let space = t.get("name").and_then(Value::as_str).unwrap_or_default();
+                let members = t.get("tools").and_then(Value::as_array);
+                for (k, f) in members.into_iter().flatten().enumerate() {
+                    read_function(&mut ask, f, &format!("tools[{i}].tools[{k}]"), Some(space))?;
+                }
+                ask.hosted_types.push("namespace".to_string());
             }
             Some(hosted) => {
                 if is_search_type(hosted) && ask.search.is_none() {
                     ask.search = Some(hosted.to_string());
+                }
+                if hosted == super::tool_search::RESPONSES_TYPE {
+                    ask.tool_search = Some(hosted.to_string());
                 }
                 ask.hosted_types.push(hosted.to_string());
             }
@@ -59,6 +54,10 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
             }
         }
     }
+    if let Some(Value::Array(items)) = body.get("input") {
+        let loaded = super::tool_search::responses_history(items, &ask)?;
+        super::decide::load(&mut ask, &loaded);
+    }
     check_needs_tools(body, !ask.tools.is_empty() || !ask.hosted_types.is_empty())?;
     ask.raw_choice = body.get("tool_choice").cloned().unwrap_or(Value::Null);
     ask.choice = parse_choice(&ask.raw_choice, true, &ask)?;
@@ -69,6 +68,40 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
         _ => {}
     }
     Ok(ask)
+}
+
+/// One function (top-level, or a namespace's): callable, or deferred until a tool search loads
+/// it (`defer_loading: true` beside a `tool_search`); its calls' namespace recorded.
+fn read_function(ask: &mut Ask, t: &Value, at: &str, space: Option<&str>) -> Result<(), Rejection> {
+    let Some(name) = t.get("name").and_then(Value::as_str) else {
+        return Err(
+            Rejection::bad_request(format!("Missing required parameter: '{at}.name'."))
+                .param(&format!("{at}.name"))
+                .code("missing_required_parameter"),
+        );
+    };
+    let schema = match t.get("parameters") {
+        None | Some(Value::Null) => empty_parameters(),
+        Some(s) => s.clone(),
+    };
+    let tool = FnTool {
+        name: name.to_string(),
+        schema,
+        strict: t.get("strict") == Some(&Value::Bool(true)),
+    };
+    let deferred = t.get("defer_loading") == Some(&Value::Bool(true));
+    // A deferred top-level function's calls carry its own name as their namespace.
+    match space {
+        Some(space) => (ask.namespaces).push((name.to_string(), space.to_string())),
+        None if deferred => (ask.namespaces).push((name.to_string(), name.to_string())),
+        None => {}
+    }
+    if deferred {
+        ask.deferred.push(tool);
+    } else {
+        ask.tools.push(tool);
+    }
+    Ok(())
 }
 
 fn read_items(items: &[Value], ask: &mut Ask) {
@@ -136,7 +169,7 @@ pub(crate) fn phase_rejection(body: &Value) -> Option<Rejection> {
 }
 
 /// Output items of the answer, completed (a cut last call is `incomplete` with half its arguments).
-fn items(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
+fn items(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> Vec<Value> {
     let mut out = Vec::new();
     if let Some(refusal) = &turn.wire.refusal {
         out.push(json!({"id": wire::id("msg_", ctx.seed, "msg", 0, 48), "type": "message",
@@ -154,6 +187,9 @@ fn items(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
     if let Some(search) = &turn.search {
         out.push(json!({"id": wire::id("ws_", ctx.seed, "ws", 0, 48), "type": "web_search_call",
                         "status": "completed", "action": {"type": "search", "query": search.query}}));
+    }
+    if let Some(found) = &turn.tool_search {
+        out.extend(super::tool_search::responses_items(ask, ctx.seed, found));
     }
     if turn.has_text() {
         let mut annotations = Vec::new();
@@ -204,19 +240,19 @@ fn items(ctx: &Ctx<'_>, turn: &Turn) -> Vec<Value> {
         } else {
             ("completed", args)
         };
-        out.push(
-            json!({"id": wire::id("fc_", ctx.seed, "fc", i, 48), "type": "function_call",
-            "status": status, "arguments": args,
-            "call_id": ids[i], 
-            "name": c.name}),
-        );
+        let mut call = json!({"id": wire::id("fc_", ctx.seed, "fc", i, 48), "type": "function_call",
+            "status": status, "arguments": args, "call_id": ids[i], "name": c.name});
+        if let Some(space) = &c.namespace {
+            call["namespace"] = json!(space);
+        }
+        out.push(call);
     }
     out
 }
 
 /// The response's id and its output items: what a stored response keeps.
-pub(crate) fn answered(ctx: &Ctx<'_>, turn: &Turn) -> (String, Vec<Value>) {
-    (response_id(ctx), items(ctx, turn))
+pub(crate) fn answered(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> (String, Vec<Value>) {
+    (response_id(ctx), items(ctx, ask, turn))
 }
 
 fn response_id(ctx: &Ctx<'_>) -> String {
@@ -266,7 +302,7 @@ fn snapshot(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn, output: &[Value], completed: 
 }
 
 pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
-    let output = items(ctx, turn);
+    let output = items(ctx, ask, turn);
     if !ask.stream {
         return wire::json_response(200, &snapshot(ctx, ask, turn, &output, true), true);
     }
@@ -355,6 +391,11 @@ fn item_events(ev: &mut Events, ctx: &Ctx<'_>, turn: &Turn, item: &Value, index:
                 message_events(ev, item, index, ctx.seed);
             }
         }
+        // A tool search's items come whole (UNCONFIRMED: docs/wire-formats.md).
+        Some("tool_search_call" | "tool_search_output") => ev.push(
+            "response.output_item.added",
+            json!({"output_index": index, "item": added(item)}),
+        ),
         Some("compaction") => ev.push(
             "response.output_item.added",
             json!({"output_index": index, "item": item}),

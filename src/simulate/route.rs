@@ -179,7 +179,7 @@ fn answer_api(
         Provider::OpenaiChat | Provider::TextProtocol => openai_chat::render(&ctx, &ask, &turn),
         Provider::OpenaiResponses => {
             if let Some(kept) = kept.filter(|_| store::stores(&body)) {
-                let (id, output) = openai_responses::answered(&ctx, &turn);
+                let (id, output) = openai_responses::answered(&ctx, &ask, &turn);
                 let mut items = store::input_items(&body);
                 items.extend(output);
                 kept.keep(&id, items);

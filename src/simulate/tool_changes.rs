@@ -16,12 +16,13 @@ pub(crate) const CHANGES_BETA: &str = "mid-conversation-tool-changes-2026-07-01"
 pub(crate) const INLINE_BETA: &str = "inline-tools-2026-09-15";
 
 /// Applies every tool change of `messages` in order: `tools` become the tools in force for the
-/// turn the model answers; `deferred` holds the declared tools not in force. `betas` is the
+/// turn the model answers; `deferred` holds the declared tools not in force (and keeps those
+/// still not in force after the changes). `betas` is the
 /// `anthropic-beta` header (comma-separated).
 pub(crate) fn apply(
     messages: &[Value],
     tools: &mut Vec<FnTool>,
-    mut deferred: Vec<FnTool>,
+    deferred: &mut Vec<FnTool>,
     betas: Option<&str>,
 ) -> Result<(), Rejection> {
     let has_beta = |b: &str| betas.is_some_and(|v| v.split(',').any(|x| x.trim() == b));
@@ -61,7 +62,7 @@ pub(crate) fn apply(
                 Some("tool_reference") => {
                     let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
                     let declared = |set: &[FnTool]| set.iter().position(|t| t.name == name);
-                    match (ty, declared(tools), declared(&deferred)) {
+                    match (ty, declared(tools), declared(deferred)) {
                         ("tool_addition", None, Some(d)) => tools.push(deferred.remove(d)),
                         ("tool_removal", Some(t), _) => deferred.push(tools.remove(t)),
                         (_, None, None) => {

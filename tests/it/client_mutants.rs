@@ -11,7 +11,9 @@ use tooltape::client::{Mutant, Spec};
 use tooltape::engine::{Cell, TrialResult};
 use tooltape::{discover, runtime};
 
-use crate::scratch::{CONSTRAINTS, HOSTED, LONG_NAME, Scratch, bin, repo};
+use crate::scratch::{
+    CONSTRAINTS, HOSTED, LONG_NAME, NAMESPACED, SEARCH_HOSTED, SEARCH_REGEX, Scratch, bin, repo,
+};
 
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
 /// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
@@ -133,6 +135,9 @@ fn name(m: Mutant) -> &'static str {
         Mutant::ResendWithId => "previous_response_id plus the earlier items again",
         Mutant::DropParallel => "the parallel switch (off) left out",
         Mutant::WidenAllowed => "an allowed subset sent as plain `auto` / `required`",
+        Mutant::DropDeferral => "deferred tools sent loaded beside the tool search",
+        Mutant::SearchAsCall => "the upstream's tool search handed over as the caller's call",
+        Mutant::DropNamespace => "a call's namespace not kept for the next round",
         Mutant::DropPhase => "the message's `phase` not kept for the next round",
         Mutant::DropCompaction => "compaction items not kept for the next round",
     }
@@ -173,6 +178,9 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::ResendWithId => "the earlier items again",
         Mutant::DropParallel => "parallel_tool_calls false dropped",
         Mutant::WidenAllowed => "tool_choice allowed-",
+        Mutant::DropDeferral => "sent loaded",
+        Mutant::SearchAsCall => "handed to the client as its own call",
+        Mutant::DropNamespace => "Missing namespace for function_call",
         Mutant::DropPhase => "phase not carried back",
         Mutant::DropCompaction => "compaction item not carried back",
     }
@@ -234,6 +242,11 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         }
         Mutant::DropParallel => t.case == CONSTRAINTS,
         Mutant::WidenAllowed => t.choice.starts_with("allowed-"),
+        Mutant::DropDeferral => t.case == SEARCH_REGEX || t.case == SEARCH_HOSTED,
+        // A search ran before the call the model made of the tool it found.
+        Mutant::SearchAsCall => (t.case == SEARCH_REGEX || t.case == SEARCH_HOSTED) && t.calls > 0,
+        // The case with a round: its call replayed without the namespace.
+        Mutant::DropNamespace => t.case == NAMESPACED && t.calls > 0,
         // Only Responses answers a phase, on the message before the call.
         Mutant::DropPhase => t.case == PHASE && t.api == "openai-responses" && t.calls > 0,
         // Only Responses and Anthropic answer compaction items.
@@ -322,7 +335,8 @@ fn the_reference_driver_passes_and_each_mutant_fails_exactly_its_trials() {
          shipped, run by the same runner as `tooltape client` over the routes of\n\
          `clients/tooltape.toml` (openai-chat, openai-responses, anthropic, gemini, text-protocol)\n\
          and the cases `{}`, a 500 case, `{HOSTED}` (on the routes with hosted search) and\n\
-         `{LONG_NAME}` (on Gemini's route, forced), both modes.\n\
+         `{LONG_NAME}` (on Gemini's route, forced), `{SEARCH_REGEX}` (Anthropic's),\n\
+         `{SEARCH_HOSTED}` and `{NAMESPACED}` (Responses'), both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n\
          {total} trials per driver.\n\n\
          | mutant | trials failed | finding expected | first finding |\n| --- | --- | --- | --- |\n",

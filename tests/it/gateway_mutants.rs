@@ -17,7 +17,9 @@ use serde_json::{Value, json};
 use tooltape::{Case, discover, runtime};
 
 use crate::loopback_proxy::{ProxyBody, path_and_query, read, respond, send, serve};
-use crate::scratch::{CONSTRAINTS, HOSTED, LONG_NAME, Scratch, repo};
+use crate::scratch::{
+    CONSTRAINTS, HOSTED, LONG_NAME, NAMESPACED, SEARCH_HOSTED, SEARCH_REGEX, Scratch, repo,
+};
 
 // The mutant that translates (a conversation continued on another provider), through
 // tooltape's own proxy library: its section of the table.
@@ -102,12 +104,15 @@ enum Mutant {
     ContextRepeated,
     ParallelDropped,
     AllowedWidened,
+    DeferralDropped,
+    SearchAsCall,
+    NamespaceDropped,
     PhaseDropped,
     CompactionDropped,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 32] = [
+    const ALL: [Mutant; 35] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -138,6 +143,9 @@ impl Mutant {
         Mutant::ContextRepeated,
         Mutant::ParallelDropped,
         Mutant::AllowedWidened,
+        Mutant::DeferralDropped,
+        Mutant::SearchAsCall,
+        Mutant::NamespaceDropped,
         Mutant::PhaseDropped,
         Mutant::CompactionDropped,
     ];
@@ -187,6 +195,11 @@ impl Mutant {
             Mutant::EagerDropped => "a tool's `eager_input_streaming` removed",
             Mutant::ParallelDropped => "the parallel switch (off) removed",
             Mutant::AllowedWidened => "an allowed subset sent as plain `auto` / `required`",
+            Mutant::DeferralDropped => "a tool's `defer_loading` removed beside the tool search",
+            Mutant::SearchAsCall => {
+                "the upstream's tool search handed to the client as a function call"
+            }
+            Mutant::NamespaceDropped => "a Responses call's `namespace` removed from the answer",
             Mutant::PhaseDropped => {
                 "an assistant message's `phase` stripped from the items sent back"
             }
@@ -234,6 +247,9 @@ impl Mutant {
             Mutant::PhaseDropped => "phase not carried back",
             Mutant::CompactionDropped => "compaction item not carried back",
             Mutant::ContextRepeated => "the earlier items again",
+            Mutant::DeferralDropped => "sent loaded",
+            Mutant::SearchAsCall => "handed to the client as its own call",
+            Mutant::NamespaceDropped => "without its namespace",
         }
     }
 
@@ -262,9 +278,11 @@ impl Mutant {
                     | BY_REFERENCE
                     | TOOLS_CHANGE
                     | "c22_previous_response_id"
+                    | NAMESPACED
                     | PHASE
                     | COMPACTION
             );
+        let searched = t.case == SEARCH_REGEX || t.case == SEARCH_HOSTED;
         match self {
             Mutant::Faithful => false,
             Mutant::ToolsDroppedBuffered => !t.stream && t.choice != "none",
@@ -326,6 +344,13 @@ impl Mutant {
             // Anthropic has no allowed list: only the allowed tools are sent, nothing to widen.
             Mutant::AllowedWidened => {
                 t.choice.starts_with("allowed-") && t.route != "messages→anthropic"
+            }
+            Mutant::DeferralDropped => searched,
+            // A search ran before the call the model made of the tool it found.
+            Mutant::SearchAsCall => searched && t.calls > 0,
+            // Responses' calls of a namespaced or deferred function carry a namespace.
+            Mutant::NamespaceDropped => {
+                (t.case == NAMESPACED || t.case == SEARCH_HOSTED) && t.calls > 0
             }
             // Only Responses answers a phase, and only a Responses caller sends it back.
             Mutant::PhaseDropped => {
@@ -464,6 +489,7 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
         Mutant::HostedDropped => drop_hosted(o),
         Mutant::CustomAsFunction => custom_as_function(fmt, o),
         Mutant::EagerDropped => remove_tool_key(fmt, o, "eager_input_streaming"),
+        Mutant::DeferralDropped => remove_tool_key(fmt, o, "defer_loading"),
         Mutant::NameTruncated => truncate_names(o),
         Mutant::ToolsFrozen => freeze_tools(fmt, o),
         Mutant::RequiredAsAuto => match fmt {
@@ -1387,6 +1413,9 @@ fn mutate_response(
     if status >= 400 {
         return (status, body);
     }
+    if matches!(m, Mutant::SearchAsCall | Mutant::NamespaceDropped) {
+        return (status, server_items(m, stream, body));
+    }
     match m {
         Mutant::CutCallFinished if !stream => {
             let Ok(mut v) = serde_json::from_slice::<Value>(&body) else {
@@ -1443,6 +1472,75 @@ fn mutate_response(
             (status, write_events(&e))
         }
         _ => (status, body),
+    }
+}
+
+/// `SearchAsCall` and `NamespaceDropped` over a whole body or each stream event.
+fn server_items(m: Mutant, stream: bool, body: Vec<u8>) -> Vec<u8> {
+    let apply = |v: &mut Value| match m {
+        Mutant::SearchAsCall => search_as_call(v),
+        _ => drop_namespace(v),
+    };
+    if !stream {
+        let Ok(mut v) = serde_json::from_slice::<Value>(&body) else {
+            return body;
+        };
+        apply(&mut v);
+        return v.to_string().into_bytes();
+    }
+    let mut e = parse_events(&body);
+    // A `tool_search_output` item's events go: the client is left a function call only.
+    e.events
+        .retain(|(_, v)| v.pointer("/item/type") != Some(&json!("tool_search_output")));
+    e.events.iter_mut().for_each(|(_, v)| apply(v));
+    write_events(&e)
+}
+
+/// `SearchAsCall`: every tool-search item or block made a client call (Anthropic
+/// `server_tool_use` of `tool_search_tool_*` a `tool_use`, its result an empty text block;
+/// Responses `tool_search_call` a `function_call` named `tool_search`, its output dropped).
+fn search_as_call(v: &mut Value) {
+    match v {
+        Value::Array(a) => {
+            a.retain(|x| ty(x) != "tool_search_output");
+            a.iter_mut().for_each(search_as_call);
+        }
+        Value::Object(o) => {
+            let kind = o
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let name = o.get("name").and_then(Value::as_str).unwrap_or("");
+            if kind == "server_tool_use" && name.starts_with("tool_search_tool_") {
+                o.insert("type".into(), json!("tool_use"));
+            } else if kind == "tool_search_tool_result" {
+                *v = json!({"type": "text", "text": ""});
+                return;
+            } else if kind == "tool_search_call" {
+                let args = o.get("arguments").cloned().unwrap_or(json!({}));
+                o.insert("type".into(), json!("function_call"));
+                o.insert("name".into(), json!("tool_search"));
+                o.insert("call_id".into(), json!("call_tool_search"));
+                o.insert("arguments".into(), json!(args.to_string()));
+            }
+            o.values_mut().for_each(search_as_call);
+        }
+        _ => {}
+    }
+}
+
+/// `NamespaceDropped`: `namespace` removed from every Responses `function_call` item.
+fn drop_namespace(v: &mut Value) {
+    match v {
+        Value::Array(a) => a.iter_mut().for_each(drop_namespace),
+        Value::Object(o) => {
+            if o.get("type") == Some(&json!("function_call")) {
+                o.remove("namespace");
+            }
+            o.values_mut().for_each(drop_namespace);
+        }
+        _ => {}
     }
 }
 
@@ -1581,7 +1679,8 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
          `c26_tools_change_between_rounds` (the tools change on the second request),\n\
          `c25_eager_cut_mid_parameter` (an eager tool's arguments cut by max_tokens),\n\
          `c33_constraints_kept` (an allowed subset or a named tool, parallel off; on the\n\
-         routes with a parallel switch),\n\
+         routes with a parallel switch), `c28_anthropic_regex_search` (messages→anthropic),\n\
+         `c28_responses_tool_search` and `c29_namespaced_call` (responses→openai-responses),\n\
          both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n",
     );

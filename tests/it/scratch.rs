@@ -63,8 +63,14 @@ pub const LONG_NAME: &str = "c24_mcp_name_over_64";
 /// Class 33: constraints at once (an allowed subset or a named tool, parallel off), on the
 /// formats with a parallel switch (Gemini and the text protocol refuse it).
 pub const CONSTRAINTS: &str = "c33_constraints_kept";
+/// Class 28: deferred tools beside Anthropic's regex tool search (Anthropic only).
+pub const SEARCH_REGEX: &str = "c28_anthropic_regex_search";
+/// Class 28: deferred tools beside Responses' hosted tool search (Responses only).
+pub const SEARCH_HOSTED: &str = "c28_responses_tool_search";
+/// Class 29: a namespaced function called and replayed with its namespace (Responses only).
+pub const NAMESPACED: &str = "c29_namespaced_call";
 /// (case, its `providers`, its `choices` where narrowed).
-pub const NARROWED: [(&str, &str, Option<&str>); 3] = [
+pub const NARROWED: [(&str, &str, Option<&str>); 6] = [
     (
         HOSTED,
         r#"["openai-responses", "anthropic", "gemini"]"#,
@@ -82,6 +88,9 @@ pub const NARROWED: [(&str, &str, Option<&str>); 3] = [
         r#"["openai-chat", "openai-responses", "anthropic"]"#,
         None,
     ),
+    (SEARCH_REGEX, r#"["anthropic"]"#, None),
+    (SEARCH_HOSTED, r#"["openai-responses"]"#, None),
+    (NAMESPACED, r#"["openai-responses"]"#, None),
 ];
 
 impl Scratch {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::client::protocol::DriverResult;
-use crate::engine::HandedChunk;
+use crate::engine::{HandedCall, HandedChunk};
 use crate::model::{ChatRequest, Message, Provider, ToolChoice};
 
 /// The length OpenAI and Anthropic allow a tool name, which a library may cut every name to.
@@ -189,4 +189,16 @@ pub(super) fn swallow_unsupported(r: &mut DriverResult, stream: bool) {
         finish,
         ..Default::default()
     };
+}
+
+/// `SearchAsCall`: the upstream's tool search as a call the caller gets (named as the search
+/// tool, its arguments the tools it loaded).
+pub(super) fn search_as_call(search: &crate::model::ToolSearchActivity) -> HandedCall {
+    let name = search.tool.clone().unwrap_or_else(|| "tool_search".into());
+    HandedCall {
+        index: None,
+        id: Some("srvtoolu_search_as_call".into()),
+        name: Some(name),
+        arguments: Some(Value::String(json!({"loaded": search.loaded}).to_string())),
+    }
 }

@@ -38,6 +38,9 @@ pub(crate) enum Check {
     UsageLost,
     /// Usage handed over other than upstream counted it.
     UsageChanged,
+    /// A tool search the upstream ran handed over as the caller's own call or dropped, or a
+    /// call's namespace lost (classes 28, 29).
+    ToolSearch,
 }
 
 impl Check {
@@ -52,7 +55,8 @@ impl Check {
             | Check::IdMissing
             | Check::Chunks
             | Check::FinishOnLimit
-            | Check::FinishWithCalls => Severity::Breaking,
+            | Check::FinishWithCalls
+            | Check::ToolSearch => Severity::Breaking,
             Check::IdChanged
             | Check::Finish
             | Check::TextChanged

@@ -73,6 +73,10 @@ pub enum FindingKind {
     /// A model server's call names a tool not in force, or its arguments are not a JSON object
     /// its tool's schema accepts.
     CallValid,
+    /// Deferred tools, a tool search or a namespace lost on the way (classes 28, 29): a
+    /// deferred tool sent loaded or dropped, the search dropped, the search the upstream ran
+    /// handed to the client as its own call or dropped from the answer, a call's namespace lost.
+    ToolSearch,
     /// The `phase` upstream answered an assistant message with (Responses), not sent back
     /// with that message on the next round.
     Phase,
@@ -104,6 +108,7 @@ impl FindingKind {
             FindingKind::ResponseContext => "response-context",
             FindingKind::ChoiceHonoured => "choice-honoured",
             FindingKind::CallValid => "call-valid",
+            FindingKind::ToolSearch => "tool-search",
             FindingKind::Phase => "phase",
             FindingKind::Compaction => "compaction",
         }

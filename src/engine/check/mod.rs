@@ -6,8 +6,9 @@
 //! across rounds; `ids` the call ids each end's API accepts; `tools` those of tools a target
 //! may not express (hosted search, names over its limit); `toolset` the tools in force each round;
 //! `handed` what a library handed its caller; `custom` OpenAI custom tools kept or refused; `nontext` tool results given as parts; `context` the earlier context of a round continued by `previous_response_id`; `eager` Anthropic's
-//! fine-grained tool streaming switch kept upstream; `phase` the Responses message phase
-//! carried back; `compaction` the compaction items carried back.
+//! fine-grained tool streaming switch kept upstream; `tool_search` deferred tools, tool search and
+//! namespaces kept both ways; `phase` the Responses message phase carried back; `compaction`
+//! the compaction items carried back.
 
 mod compaction;
 mod context;
@@ -22,6 +23,7 @@ mod phase;
 mod produced;
 mod reasoning;
 mod stream;
+mod tool_search;
 mod tools;
 mod toolset;
 mod upstream;
@@ -44,6 +46,7 @@ pub(crate) use produced::call_problem;
 pub(crate) use produced::{Asked, produced};
 pub(crate) use reasoning::{foreign_reasoning, reasoning};
 pub(crate) use stream::{stream, usage_framing};
+pub(crate) use tool_search::{deferral_kept, search_kept};
 pub(crate) use tools::{caller_tool_unsupported, hosted_kept, names_restored, names_within_limits};
 pub(crate) use toolset::{text_protocol_tools, tool_set};
 pub(crate) use upstream::{injected, results, strict_omitted, upstream};

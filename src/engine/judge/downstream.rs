@@ -40,6 +40,9 @@ pub(crate) fn answered(
     );
     if let Ok(o) = outcome {
         findings.extend(names_restored(asked, read, o));
+        if let Some(e) = expected.as_ref().filter(|_| ex.status < 400) {
+            findings.extend(check::search_kept(e, o, true));
+        }
         findings.extend(check::downstream_ids(asked.inbound, o, expected.as_ref()));
     }
     if asked.req.stream && response.is_success() && ex.status < 400 {
@@ -90,6 +93,9 @@ pub(crate) fn handed(
         findings.extend(check::usage_framed(asked_usage, &ex.body(), got));
     }
     findings.extend(names_restored(asked, read, &got.outcome()));
+    if let Some(e) = &expected {
+        findings.extend(check::search_kept(e, &got.outcome(), false));
+    }
     findings
 }
 

@@ -62,6 +62,7 @@ pub(crate) fn upstream(asked: &CallerRequest, read: &ReadExchange<'_>) -> Vec<Fi
             .map(check::custom_tools)
             .unwrap_or_default();
         findings.extend(check::custom_kept(&custom, d));
+        findings.extend(check::deferral_kept(&client_req, &d.request));
     }
     findings.extend(routed_elsewhere(asked.target, target));
     findings.extend(refused(asked, read));

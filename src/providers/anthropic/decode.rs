@@ -168,7 +168,12 @@ impl Builder {
             }
             // A tool search is a server tool too, but no web search (docs/wire-formats.md).
             "server_tool_use" if is_tool_search(block) => {
-                self.tool_search.get_or_insert_default().searches += 1;
+                let found = self.tool_search.get_or_insert_default();
+                found.searches += 1;
+                found.tool = block
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
                 Open::Ignored
             }
             "tool_search_tool_result" => {

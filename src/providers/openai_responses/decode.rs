@@ -230,7 +230,11 @@ impl Items {
                 h.search_results += sources.map_or(0, |s| s.len() as u32);
             }
             // A tool search and what it loaded: server items, never client calls.
-            "tool_search_call" => self.tool_search.get_or_insert_default().searches += 1,
+            "tool_search_call" => {
+                let found = self.tool_search.get_or_insert_default();
+                found.searches += 1;
+                found.tool = Some(crate::providers::tool_search::RESPONSES_TYPE.to_string());
+            }
             "tool_search_output" => {
                 let found = self.tool_search.get_or_insert_default();
                 found.loaded.extend(loaded(item));

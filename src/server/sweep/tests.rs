@@ -7,7 +7,7 @@ fn every_tool_gets_a_forced_case_that_loads() {
     let sweep = super::Sweep::write(&cases).unwrap();
     let tools: std::collections::BTreeSet<&str> = (cases.iter())
         .flat_map(|c| c.tools.iter())
-        .filter(|t| t.parameters["type"] == "object")
+        .filter(|t| super::swept(t))
         .map(|t| t.name.as_str())
         .collect();
     assert!(tools.len() > 200, "{}", tools.len());

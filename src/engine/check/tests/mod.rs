@@ -16,6 +16,7 @@ mod nontext;
 mod phase;
 mod reasoning;
 mod stream;
+mod tool_search;
 mod tools;
 mod toolset;
 mod upstream;
