@@ -7,13 +7,23 @@
 use serde_json::Value;
 
 use super::finding::{Finding, FindingKind, Side};
-use crate::model::{ChatRequest, Message, Outcome, Severity};
-use crate::providers::compaction::is_compaction;
+use crate::model::{ChatRequest, Message, Outcome, Provider, Severity};
+use crate::providers::compaction::{is_compaction, owner};
 
 /// Upstream check of a follow-up round to the provider that `answered`: each of the answer's
 /// compaction items is in an assistant turn of `sent` (the round's upstream request, decoded),
 /// unchanged.
-pub(crate) fn compaction_kept(answered: &Outcome, sent: &ChatRequest) -> Vec<Finding> {
+///
+/// Only an item of the caller's own API (`inbound`) is judged: a server compacts only when the
+/// request asks for it (Responses' and Anthropic's `context_management`), which a caller can
+/// ask only in its own API's form. An item answered to a caller of another format (a Chat
+/// client routed to Anthropic) stands for a compaction nobody could have asked for; what a layer
+/// does with it says nothing (the simulator answers one whatever was asked, for now).
+pub(crate) fn compaction_kept(
+    answered: &Outcome,
+    sent: &ChatRequest,
+    inbound: Provider,
+) -> Vec<Finding> {
     let carried: Vec<&Value> = (sent.messages.iter())
         .flat_map(|m| match m {
             Message::Assistant { opaque, .. } => opaque.as_slice(),
@@ -22,7 +32,7 @@ pub(crate) fn compaction_kept(answered: &Outcome, sent: &ChatRequest) -> Vec<Fin
         .filter(|o| is_compaction(o))
         .collect();
     (answered.opaque.iter())
-        .filter(|o| is_compaction(o) && !carried.contains(o))
+        .filter(|o| is_compaction(o) && owner(o) == inbound && !carried.contains(o))
         .map(|_| {
             let instead = if carried.is_empty() {
                 "none is"

@@ -116,7 +116,7 @@ pub(crate) fn round(
         if let Some(answered) = r.answered {
             own.extend(check::reasoning(answered, sent));
             own.extend(check::phase_kept(answered, sent, target));
-            own.extend(check::compaction_kept(answered, sent));
+            own.extend(check::compaction_kept(answered, sent, asked.inbound));
         }
     }
     if target == Provider::TextProtocol && !round_invalid {

@@ -5,7 +5,9 @@ use serde_json::{Value, json};
 
 use super::{one, silent};
 use crate::engine::check::{FindingKind, Side, compaction_kept};
-use crate::model::{ChatRequest, Message, Outcome, Severity, ToolCall};
+use crate::model::{ChatRequest, Message, Outcome, Provider, Severity, ToolCall};
+
+const RESPONSES: Provider = Provider::OpenaiResponses;
 
 fn item(sealed: &str) -> Value {
     json!({"id": "cmp_1", "type": "compaction", "encrypted_content": sealed})
@@ -46,16 +48,22 @@ fn compaction_carried_back_is_silent() {
     silent(&compaction_kept(
         &answered(vec![item("a")]),
         &follow_up(vec![item("a")]),
+        RESPONSES,
     ));
     silent(&compaction_kept(
         &answered(Vec::new()),
         &follow_up(Vec::new()),
+        RESPONSES,
     ));
 }
 
 #[test]
 fn compaction_dropped_is_a_breaking_finding() {
-    let found = compaction_kept(&answered(vec![item("a")]), &follow_up(Vec::new()));
+    let found = compaction_kept(
+        &answered(vec![item("a")]),
+        &follow_up(Vec::new()),
+        RESPONSES,
+    );
     one(
         &found,
         FindingKind::Compaction,
@@ -67,7 +75,11 @@ fn compaction_dropped_is_a_breaking_finding() {
 
 #[test]
 fn compaction_altered_is_a_finding() {
-    let found = compaction_kept(&answered(vec![item("a")]), &follow_up(vec![item("b")]));
+    let found = compaction_kept(
+        &answered(vec![item("a")]),
+        &follow_up(vec![item("b")]),
+        RESPONSES,
+    );
     one(
         &found,
         FindingKind::Compaction,
@@ -75,4 +87,20 @@ fn compaction_altered_is_a_finding() {
         Severity::Breaking,
         "only another, or an altered one",
     );
+}
+
+/// A server compacts only when asked, in the caller's own API: an item answered to a caller of
+/// another format (a Chat client routed to the Responses API) is not judged.
+#[test]
+fn compaction_for_a_caller_of_another_api_is_not_judged() {
+    silent(&compaction_kept(
+        &answered(vec![item("a")]),
+        &follow_up(Vec::new()),
+        Provider::OpenaiChat,
+    ));
+    silent(&compaction_kept(
+        &answered(vec![item("a")]),
+        &follow_up(Vec::new()),
+        Provider::Anthropic,
+    ));
 }
