@@ -32,7 +32,8 @@ pub(crate) fn compaction_kept(
         .filter(|o| is_compaction(o))
         .collect();
     (answered.opaque.iter())
-        .filter(|o| is_compaction(o) && owner(o) == inbound && !carried.contains(o))
+        .filter(|o| is_compaction(o) && owner(o) == inbound)
+        .filter(|o| !carried.iter().any(|c| same_item(c, o)))
         .map(|_| {
             let instead = if carried.is_empty() {
                 "none is"
@@ -49,4 +50,21 @@ pub(crate) fn compaction_kept(
             )
         })
         .collect()
+}
+
+/// The same item by meaning: equal but for fields set to null (an SDK's model of the item writes
+/// its unset optional fields, `"created_by": null`, which the API reads as absent).
+fn same_item(a: &Value, b: &Value) -> bool {
+    let set = |v: &Value| -> Value {
+        match v.as_object() {
+            Some(o) => Value::Object(
+                (o.iter())
+                    .filter(|(_, x)| !x.is_null())
+                    .map(|(k, x)| (k.clone(), x.clone()))
+                    .collect(),
+            ),
+            None => v.clone(),
+        }
+    };
+    set(a) == set(b)
 }

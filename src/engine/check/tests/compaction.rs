@@ -104,3 +104,15 @@ fn compaction_for_a_caller_of_another_api_is_not_judged() {
         Provider::Anthropic,
     ));
 }
+
+/// An item that comes back with its unset optional fields written as null is the same item.
+#[test]
+fn compaction_with_null_optional_fields_is_the_same_item() {
+    let mut back = item("a");
+    back["created_by"] = Value::Null;
+    silent(&compaction_kept(
+        &answered(vec![item("a")]),
+        &follow_up(vec![back]),
+        RESPONSES,
+    ));
+}
