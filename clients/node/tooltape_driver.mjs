@@ -50,7 +50,7 @@ function object(line, what) {
 /** Serves trials from stdin until end of input; a protocol error ends the process (status 2). */
 // Trial fields a driver must say it handles (`serve(call, { supports: [...] })`): a trial that sets
 // one the driver does not handle is answered `unsupported` without calling the library.
-export const OPTIONAL_FEATURES = ["thinking", "hosted", "result_parts", "continue_with", "caller_tools", "round_routes"];
+export const OPTIONAL_FEATURES = ["thinking", "hosted", "result_parts", "continue_with", "caller_tools", "round_routes", "compaction"];
 // A tool field a driver must say it handles the same way: a trial with a tool that sets it (true)
 // is answered `unsupported`. `eager_input_streaming` (Anthropic's fine-grained tool streaming,
 // class 25) is set on the `anthropic` api only; `defer_loading` (a tool declared deferred beside a

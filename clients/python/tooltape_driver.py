@@ -69,7 +69,7 @@ def _next_line():
 # Trial fields a driver must say it handles (`serve(call, supports=[...])`): a trial that sets one
 # the driver does not handle is answered `unsupported` without calling the library, so drivers
 # written before the field existed stay correct.
-OPTIONAL_FEATURES = ("thinking", "hosted", "result_parts", "continue_with", "caller_tools", "round_routes")
+OPTIONAL_FEATURES = ("thinking", "hosted", "result_parts", "continue_with", "caller_tools", "round_routes", "compaction")
 
 
 # A tool field a driver must say it handles the same way: a trial with a tool that sets it (true)

@@ -79,6 +79,12 @@ pub struct DriverTrial {
     /// `unsupported`: the shared loops do so unless the driver says it supports it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub round_routes: Vec<Option<DriverRoute>>,
+    /// `true`: the server compacts the conversation (class 31), as it does only for a caller that
+    /// asked for it, and the library must send each compaction item back on the next round (a
+    /// driver whose library has no documented way to ask for compaction answers `unsupported`:
+    /// the shared loops do so unless the driver says it supports it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compaction: bool,
 }
 
 /// A route of the library a round goes to: the wire format to the provider, the model and the
@@ -367,6 +373,7 @@ impl DriverTrial {
             continue_with: None,
             caller_tools: Vec::new(),
             round_routes: Vec::new(),
+            compaction: false,
         }
     }
 

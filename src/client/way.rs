@@ -44,7 +44,7 @@ pub(super) fn thinking_without_reasoning(
 
 /// The driver protocol's trial fields an `unsupported` entry may name, each with the case option
 /// it carries when a trial can run without that option.
-const TRIAL_FIELDS: [(&str, Option<CaseOption>); 11] = [
+const TRIAL_FIELDS: [(&str, Option<CaseOption>); 12] = [
     ("parallel_tool_calls", Some(CaseOption::Parallel)),
     ("max_tokens", Some(CaseOption::MaxTokens)),
     ("tool_choice", None),
@@ -56,6 +56,7 @@ const TRIAL_FIELDS: [(&str, Option<CaseOption>); 11] = [
     ("caller_tools", None),
     ("round_routes", None),
     ("eager_input_streaming", None),
+    ("compaction", None),
 ];
 
 /// The case option a driver's `unsupported` entry is about: the one trial field it names (the
@@ -209,6 +210,7 @@ impl Way for Driven {
         (driver_trial.caller_tools)
             .clone_from(base.case.file.caller_tools.get(&api).unwrap_or(&Vec::new()));
         driver_trial.round_routes = self.round_routes(trial);
+        driver_trial.compaction = trial.case.file.simulate.compaction;
         // The caller asks for strict tools or not (a library has no "strict where it keeps the
         // meaning" policy): the request a faithful library sends is encoded with that choice.
         req.strict = driver_trial.request().strict;
