@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::finding::{Finding, FindingKind, Side, clip, finding, of_kind};
 use super::view::RequestView;
-use crate::model::{Provider, Severity, ToolChoice};
+use crate::model::{Provider, Severity, Tool, ToolChoice};
 use crate::schema::{keyword_paths, proto_names};
 
 /// Whether `sent` keeps the meaning of `asked` (omitted = auto where the target's default is auto).
@@ -121,11 +121,9 @@ pub(crate) fn upstream(
     let sent_names: Vec<&str> = sent.tools.iter().map(|t| t.name.as_str()).collect();
     // A tool the project's own encoder leaves out too is how the target expresses the request
     // (Anthropic has no allowed list: only the allowed tools are sent), not a tool dropped.
-    let dropped: Vec<&str> = client
-        .tools
-        .iter()
+    let dropped: Vec<&str> = (client.tools.iter())
+        .filter(|t| declared_as(t, &sent.tools).is_none())
         .map(|t| t.name.as_str())
-        .filter(|n| !sent_names.contains(n))
         .filter(|n| ours.is_none_or(|o| o.tools.iter().any(|t| t.name == *n)))
         .collect();
     if !dropped.is_empty() && !none_by_omission {
@@ -136,7 +134,7 @@ pub(crate) fn upstream(
         ));
     }
     for t in &client.tools {
-        let Some(s) = sent.tools.iter().find(|x| x.name == t.name) else {
+        let Some(s) = declared_as(t, &sent.tools) else {
             continue;
         };
         let ours_t = ours.and_then(|o| o.tools.iter().find(|x| x.name == t.name));
@@ -430,4 +428,14 @@ fn target_supports_strict(p: Provider) -> bool {
 
 fn slug(c: Option<&ToolChoice>) -> String {
     c.map_or_else(|| "omitted".to_string(), ToolChoice::slug)
+}
+
+/// The tool of `sent` that declares the client's tool `t`: the one of its name or, for a tool in
+/// a namespace (Responses), the one named `NAMESPACE__NAME` on a target without namespaces: a
+/// gateway that qualifies the name and maps the calls back keeps the meaning (LiteLLM's Responses
+/// bridge does, `namespace_tool_name_map`); whether the calls come back with their namespace is
+/// judged downstream.
+fn declared_as<'a>(t: &Tool, sent: &'a [Tool]) -> Option<&'a Tool> {
+    let qualified = t.namespace.as_ref().map(|ns| format!("{ns}__{}", t.name));
+    (sent.iter()).find(|x| x.name == t.name || Some(&x.name) == qualified.as_ref())
 }

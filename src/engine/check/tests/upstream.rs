@@ -100,6 +100,26 @@ fn a_dropped_tool_is_breaking() {
     );
 }
 
+/// A namespaced tool declared as `NAMESPACE__NAME` on a target without namespaces is kept
+/// (LiteLLM's Responses bridge qualifies the name and maps calls back); another name is not.
+#[test]
+fn a_namespaced_tool_under_its_qualified_name_is_kept() {
+    let crm = Tool {
+        namespace: Some("crm".into()),
+        ..named("lookup_customer")
+    };
+    let client = with_tools(vec![weather(), crm]);
+    silent(&check(
+        &client,
+        &with_tools(vec![weather(), named("crm__lookup_customer")]),
+    ));
+    request(
+        &check(&client, &with_tools(vec![weather(), named("crm_lookup")])),
+        Severity::Breaking,
+        "tools dropped: lookup_customer",
+    );
+}
+
 #[test]
 fn tool_choice_none_may_be_sent_by_leaving_the_tools_out() {
     let client = RequestView {
