@@ -148,7 +148,7 @@ fn references(block: &Value) -> Vec<String> {
 pub(super) fn responses_history(items: &[Value], ask: &Ask) -> Result<Vec<String>, Rejection> {
     let loaded: Vec<String> = (items.iter())
         .filter(|i| i.get("type").and_then(Value::as_str) == Some("tool_search_output"))
-        .flat_map(output_names)
+        .flat_map(crate::providers::openai_responses::search_loaded)
         .collect();
     let mut search_ids: Vec<&str> = Vec::new();
     for (i, item) in items.iter().enumerate() {
@@ -190,18 +190,6 @@ pub(super) fn responses_history(items: &[Value], ask: &Ask) -> Result<Vec<String
         }
     }
     Ok(loaded)
-}
-
-/// The function names a `tool_search_output` loaded (a namespace's by its functions).
-fn output_names(item: &Value) -> Vec<String> {
-    let name = |t: &Value| t.get("name").and_then(Value::as_str).map(str::to_string);
-    let tools = item.get("tools").and_then(Value::as_array);
-    (tools.into_iter().flatten())
-        .flat_map(|t| match t.get("tools").and_then(Value::as_array) {
-            Some(members) => members.iter().filter_map(name).collect(),
-            None => name(t).into_iter().collect::<Vec<_>>(),
-        })
-        .collect()
 }
 
 #[cfg(test)]

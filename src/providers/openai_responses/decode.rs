@@ -289,7 +289,7 @@ impl Items {
 
 /// The functions a `tool_search_output` loaded: its `tools`' names, a namespace's by its
 /// functions' names.
-fn loaded(item: &Value) -> Vec<String> {
+pub(crate) fn loaded(item: &Value) -> Vec<String> {
     let name = |t: &Value| t.get("name").and_then(Value::as_str).map(str::to_string);
     let tools = item.get("tools").and_then(Value::as_array);
     (tools.into_iter().flatten())

@@ -21,6 +21,7 @@ use crate::providers::tool_search::{self, has_variant};
 use crate::schema::{self, PreparedTool};
 
 pub use decode::decode;
+pub(crate) use decode::loaded as search_loaded;
 pub use request::decode_request;
 pub use state::{continue_from, refer_to_reasoning, response_id};
 pub use stream::{Stream, synthetic_stream};
