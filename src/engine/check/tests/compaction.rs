@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{one, silent};
+use super::{one, round_after, silent, weather_call};
 use crate::engine::check::{FindingKind, Side, compaction_kept};
 use crate::model::{ChatRequest, Message, Outcome, Provider, Severity, ToolCall};
 
@@ -14,7 +14,7 @@ fn item(sealed: &str) -> Value {
 }
 
 fn call() -> ToolCall {
-    ToolCall::unsigned("call_1", "get_weather", json!({"city": "Bern"}))
+    weather_call()
 }
 
 fn answered(opaque: Vec<Value>) -> Outcome {
@@ -26,21 +26,12 @@ fn answered(opaque: Vec<Value>) -> Outcome {
 }
 
 fn follow_up(opaque: Vec<Value>) -> ChatRequest {
-    ChatRequest::new("m").with_user("weather?").with_messages([
-        Message::Assistant {
-            phase: None,
-            text: None,
-            tool_calls: vec![call()],
-            opaque,
-        },
-        Message::Tool {
-            call_id: "call_1".into(),
-            name: "get_weather".into(),
-            content: "{}".into(),
-            is_error: false,
-            parts: Vec::new(),
-        },
-    ])
+    round_after(Message::Assistant {
+        phase: None,
+        text: None,
+        tool_calls: vec![call()],
+        opaque,
+    })
 }
 
 #[test]

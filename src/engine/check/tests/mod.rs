@@ -47,3 +47,24 @@ pub(crate) fn one(
 pub(crate) fn silent(found: &[Finding]) {
     assert!(found.is_empty(), "expected no finding, got {found:#?}");
 }
+
+/// A `get_weather` call, `call_1`, for Bern.
+pub(crate) fn weather_call() -> crate::model::ToolCall {
+    crate::model::ToolCall::unsigned("call_1", "get_weather", serde_json::json!({"city": "Bern"}))
+}
+
+/// A follow-up round: `assistant` (the answered turn as sent back), then its call's result.
+pub(crate) fn round_after(assistant: crate::model::Message) -> crate::model::ChatRequest {
+    crate::model::ChatRequest::new("m")
+        .with_user("weather?")
+        .with_messages([
+            assistant,
+            crate::model::Message::Tool {
+                call_id: "call_1".into(),
+                name: "get_weather".into(),
+                content: "{}".into(),
+                is_error: false,
+                parts: Vec::new(),
+            },
+        ])
+}

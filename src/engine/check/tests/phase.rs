@@ -2,14 +2,12 @@
 //! message to a Responses upstream; silence when it does, when the answer had none, and to
 //! another API.
 
-use serde_json::json;
-
-use super::{one, silent};
+use super::{one, round_after, silent, weather_call};
 use crate::engine::check::{FindingKind, Side, phase_kept};
 use crate::model::{ChatRequest, Message, Outcome, Phase, Provider, Severity, ToolCall};
 
 fn call() -> ToolCall {
-    ToolCall::unsigned("call_1", "get_weather", json!({"city": "Bern"}))
+    weather_call()
 }
 
 fn answered(phase: Option<Phase>) -> Outcome {
@@ -22,21 +20,12 @@ fn answered(phase: Option<Phase>) -> Outcome {
 }
 
 fn follow_up(phase: Option<Phase>) -> ChatRequest {
-    ChatRequest::new("m").with_user("weather?").with_messages([
-        Message::Assistant {
-            phase,
-            text: Some("Checking the weather.".into()),
-            tool_calls: vec![call()],
-            opaque: Vec::new(),
-        },
-        Message::Tool {
-            call_id: "call_1".into(),
-            name: "get_weather".into(),
-            content: "{}".into(),
-            is_error: false,
-            parts: Vec::new(),
-        },
-    ])
+    round_after(Message::Assistant {
+        phase,
+        text: Some("Checking the weather.".into()),
+        tool_calls: vec![call()],
+        opaque: Vec::new(),
+    })
 }
 
 const RESPONSES: Provider = Provider::OpenaiResponses;
