@@ -22,8 +22,8 @@ pub use outcome::{
 };
 pub use provider::Provider;
 pub use request::{
-    AllowedMode, Caller, ChatRequest, Grounding, HostedTool, Message, Phase, ResultPart,
-    ServerContext, StrictPolicy, Tool, ToolCall, ToolChoice, empty_parameters,
+    AllowedMode, Caller, ChatRequest, Grounding, HostedTool, Message, PROGRAMMATIC, Phase,
+    ResultPart, ServerContext, StrictPolicy, Tool, ToolCall, ToolChoice, empty_parameters,
 };
 pub use severity::Severity;
 

@@ -173,6 +173,10 @@ pub struct Outcome {
     /// `final_answer`), which must come back with that message on the next round.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phase: Option<Phase>,
+    /// Anthropic's code-execution `container` the answer ran in (its `id`): the next request
+    /// names it (`container`) to continue the programmatic calls the answer made (class 30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
     /// The call the output-token limit cut (see [`Outcome::withdraw_truncated_call`]): never in
     /// `tool_calls`, kept so a gateway can write it back in the client's format as the last call,
     /// which is what a length finish means in every format. Not serialized: snapshots show the

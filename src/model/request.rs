@@ -32,9 +32,10 @@ pub struct Tool {
     /// calls come back, and must be replayed, with that `namespace`. Only Responses has it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
-    /// The callers allowed to call the tool (`allowed_callers`: Anthropic's `direct` and its
-    /// code-execution tool types, OpenAI Responses' programmatic caller). Empty: the model
-    /// only, every API's default.
+    /// The callers allowed to call the tool, neutral: `direct` (the model) and [`PROGRAMMATIC`]
+    /// (code the model wrote, run by [`HostedTool::Programmatic`]); on the wire Anthropic's
+    /// `allowed_callers` names the code-execution tool type, Responses' `programmatic`. Empty:
+    /// the model only, every API's default.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allowed_callers: Vec<String>,
 }
@@ -179,7 +180,19 @@ pub enum HostedTool {
         /// `tool_search_tool_bm25_20251119`, OpenAI Responses' `tool_search`.
         variant: String,
     },
+    /// The code runner that calls client tools in the model's stead (programmatic tool
+    /// calling): the tools whose [`Tool::allowed_callers`] name [`PROGRAMMATIC`] may be called
+    /// from the code it runs. Anthropic Messages and OpenAI Responses only.
+    Programmatic {
+        /// The wire type: Anthropic's `code_execution_20250825` or `code_execution_20260120`,
+        /// OpenAI Responses' `programmatic_tool_calling`.
+        variant: String,
+    },
 }
+
+/// The neutral caller of [`Tool::allowed_callers`] that is code the model wrote (Anthropic's
+/// code-execution tool type, Responses' `programmatic`); `direct` is the model itself.
+pub const PROGRAMMATIC: &str = "programmatic";
 
 impl HostedTool {
     /// Whether this is the hosted web search (the grounding machinery's one tool).
@@ -342,7 +355,15 @@ impl ChatRequest {
     pub fn tool_search(&self) -> Option<&str> {
         self.hosted.iter().find_map(|h| match h {
             HostedTool::ToolSearch { variant } => Some(variant.as_str()),
-            HostedTool::WebSearch { .. } => None,
+            HostedTool::WebSearch { .. } | HostedTool::Programmatic { .. } => None,
+        })
+    }
+
+    /// The programmatic-calling code runner the request declares, if any.
+    pub fn programmatic(&self) -> Option<&str> {
+        self.hosted.iter().find_map(|h| match h {
+            HostedTool::Programmatic { variant } => Some(variant.as_str()),
+            HostedTool::WebSearch { .. } | HostedTool::ToolSearch { .. } => None,
         })
     }
 
@@ -379,10 +400,18 @@ pub struct ToolCall {
 /// on the next round.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Caller {
-    /// The caller's type (Anthropic's code-execution tool type, OpenAI's programmatic one).
+    /// The caller's wire type (Anthropic's code-execution tool type, Responses' `program`),
+    /// which says whose API the call is of: only that API takes it back.
     pub kind: String,
     /// The id of the server call that runs the code (Anthropic `tool_id`, OpenAI `caller_id`).
     pub id: String,
+}
+
+impl Tool {
+    /// Whether code the model wrote may call the tool (`allowed_callers` names it).
+    pub fn programmable(&self) -> bool {
+        self.allowed_callers.iter().any(|c| c == PROGRAMMATIC)
+    }
 }
 
 impl ToolCall {

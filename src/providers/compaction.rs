@@ -87,17 +87,7 @@ pub(crate) fn write(provider: Provider, req: &ChatRequest, encoded: &mut Encoded
     };
     encoded.request.body["context_management"] = v.clone();
     if provider == Provider::Anthropic {
-        let beta = match encoded.request.headers.get("anthropic-beta") {
-            Some(b) if !b.split(',').any(|x| x.trim() == ANTHROPIC_BETA) => {
-                format!("{b},{ANTHROPIC_BETA}")
-            }
-            Some(b) => b.clone(),
-            None => ANTHROPIC_BETA.to_string(),
-        };
-        encoded
-            .request
-            .headers
-            .insert("anthropic-beta".into(), beta);
+        super::programmatic::add_anthropic_beta(&mut encoded.request.headers, ANTHROPIC_BETA);
     }
 }
 

@@ -165,7 +165,11 @@ pub fn sent_tools(provider: Provider, req: &ChatRequest) -> Result<Vec<Tool>, En
     Ok(prepared
         .into_iter()
         .map(|p| Tool {
-            allowed_callers: Vec::new(),
+            // Only Anthropic's and Responses' wires say who may call a tool (class 30).
+            allowed_callers: (matches!(provider, Provider::Anthropic | Provider::OpenaiResponses))
+                .then(|| req.tool(&p.name).map(|t| t.allowed_callers.clone()))
+                .flatten()
+                .unwrap_or_default(),
             // Only Anthropic's wire has the switch.
             eager_input_streaming: provider == Provider::Anthropic
                 && req.tool(&p.name).is_some_and(|t| t.eager_input_streaming),

@@ -16,6 +16,7 @@ pub(crate) mod opaque;
 pub mod openai_chat;
 pub mod openai_responses;
 pub(crate) mod phase;
+pub(crate) mod programmatic;
 mod rejection;
 mod result_parts;
 mod route;
@@ -52,6 +53,8 @@ pub fn encode(provider: Provider, req: &ChatRequest) -> Result<Encoded, EncodeEr
     result_parts::check(provider, req)?;
     // A deferred tool, a tool search or a namespace the target cannot express is refused.
     tool_search::check(provider, req)?;
+    // A runner, a tool only code may call, or a call code made, the target cannot express.
+    programmatic::check(provider, req)?;
     // A constraint the target has no switch for (the parallel one) is refused, never dropped.
     constraints::check(provider, req)?;
     // A compaction setting or item the target cannot take is refused, never dropped.
@@ -219,12 +222,15 @@ pub struct CallProgress<'a> {
     pub id: &'a str,
     pub name: &'a str,
     pub arguments: std::borrow::Cow<'a, str>,
+    /// The code that made the call (class 30), known from the call's start.
+    pub caller: Option<&'a crate::model::Caller>,
 }
 
 impl CallProgress<'_> {
     /// A call that arrived whole, its arguments as compact JSON.
     pub(crate) fn whole(c: &crate::model::ToolCall) -> CallProgress<'_> {
         CallProgress {
+            caller: c.caller.as_ref(),
             id: &c.id,
             name: &c.name,
             arguments: std::borrow::Cow::Owned(c.arguments.to_string()),

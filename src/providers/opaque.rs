@@ -10,13 +10,18 @@ use crate::model::{ChatRequest, Message, Provider};
 
 /// The API an opaque item is of, when its shape says so: Gemini parts have no `type`; a
 /// `reasoning` item and an `item_reference` (to an item only the Responses server that stored it
-/// can resolve) are Responses'; `thinking` and `redacted_thinking` blocks are Anthropic's.
+/// can resolve) are Responses', and so is a `program` item; `thinking` and `redacted_thinking`
+/// blocks are Anthropic's, and so is a code-execution `server_tool_use` block.
 /// Other items (hosted-tool blocks and the like) are nobody's in particular: `None`.
 pub(crate) fn owner(item: &Value) -> Option<Provider> {
     match item.get("type").and_then(Value::as_str) {
         None if item.is_object() => Some(Provider::Gemini),
-        Some("reasoning" | "item_reference") => Some(Provider::OpenaiResponses),
+        Some("reasoning" | "item_reference" | "program") => Some(Provider::OpenaiResponses),
         Some("thinking" | "redacted_thinking") => Some(Provider::Anthropic),
+        // The code-execution call that programmatic calls came from (class 30).
+        Some("server_tool_use") if super::programmatic::is_runner_call(item) => {
+            Some(Provider::Anthropic)
+        }
         _ => None,
     }
 }

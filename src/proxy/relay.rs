@@ -189,7 +189,7 @@ impl<'s> Tracker<'s> {
                     c.id.to_string()
                 };
                 let id = crate::providers::call_ids::answer_id(self.client, &id, k, &self.ids);
-                out.extend(w.call_start(&id, c.name));
+                out.extend(w.call_start(&id, c.name, c.caller));
                 self.ids.push(id);
                 self.args_sent.push(String::new());
                 self.filters.push(crate::schema::stream_filter(

@@ -145,7 +145,8 @@ fn responses(o: &Outcome, meta: &Meta, item_ids: &[String]) -> Value {
     }
     for (c, item_id) in o.tool_calls.iter().zip(item_ids) {
         let item = call_item(item_id, &c.id, &c.name, &args_text(c), "completed");
-        output.push(server_items::with_namespace(item, c.namespace.as_deref()));
+        let item = server_items::with_namespace(item, c.namespace.as_deref());
+        output.push(server_items::with_caller(item, c.caller.as_ref()));
     }
     if let (Some(cut), Some(item_id)) = (&o.truncated_call, item_ids.get(o.tool_calls.len())) {
         output.push(call_item(
@@ -165,7 +166,8 @@ fn anthropic(o: &Outcome, meta: &Meta) -> Value {
         content.push(json!({"type": "text", "text": t}));
     }
     for c in &o.tool_calls {
-        content.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}));
+        let block = json!({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments});
+        content.push(server_items::with_caller(block, c.caller.as_ref()));
     }
     match &o.truncated_call {
         // The cut call is the last `tool_use` block. `input` must be an object and the partial
@@ -178,11 +180,16 @@ fn anthropic(o: &Outcome, meta: &Meta) -> Value {
         None => content.extend(finished_calls_marker(o)),
     }
     let (i, out) = tokens(o.usage.as_ref());
-    json!({
+    let mut body = json!({
         "id": meta.id, "type": "message", "role": "assistant", "model": meta.model,
         "content": content, "stop_reason": finish_value(Inbound::Messages, o.finish),
         "stop_sequence": null, "usage": {"input_tokens": i, "output_tokens": out},
-    })
+    });
+    // The container the programmatic calls run in: the client names it to continue them.
+    if let Some(c) = &o.container {
+        body["container"] = server_items::container(c);
+    }
+    body
 }
 
 /// A cut call's `input`: its text when that is a whole object (a format that sent the call

@@ -4,11 +4,13 @@
 //! loaded; Responses a `tool_search_call` item and its `tool_search_output` naming the functions
 //! loaded (their names only: the outcome keeps no definitions; docs/wire-formats.md). Chat and
 //! Gemini have no form for it: a request that could cause one is refused before it is sent.
+//! A call the model's code made goes back with its `caller`, and Anthropic's answer with the
+//! `container` that code runs in (class 30).
 
 use serde_json::{Value, json};
 
 use super::format::Meta;
-use crate::model::Outcome;
+use crate::model::{Caller, Outcome};
 
 /// Anthropic's blocks for the outcome's tool search (none without one).
 pub(super) fn anthropic_blocks(o: &Outcome, meta: &Meta) -> Vec<Value> {
@@ -50,6 +52,20 @@ pub(super) fn with_namespace(mut item: Value, namespace: Option<&str>) -> Value 
         item["namespace"] = json!(space);
     }
     item
+}
+
+/// A call (Responses `function_call` item, Anthropic `tool_use` block) with the code that made
+/// it, when the model's code did (class 30), written as the call's own API writes it.
+pub(super) fn with_caller(mut call: Value, caller: Option<&Caller>) -> Value {
+    if let Some(c) = caller {
+        call["caller"] = crate::providers::programmatic::wire_caller(c);
+    }
+    call
+}
+
+/// Anthropic's `container` of an answer, from its id (the expiry is the upstream's: not kept).
+pub(super) fn container(id: &str) -> Value {
+    json!({"id": id})
 }
 
 /// The answer's id without its own prefix, to build the search's ids from.

@@ -16,7 +16,7 @@ use super::errors::{Envelope, envelope};
 use super::format::{Inbound, Meta, finish_value};
 use super::frame::{ResponsesEvents, sse};
 use super::server_items;
-use crate::model::{Outcome, ProviderError, ToolCall};
+use crate::model::{Caller, Outcome, ProviderError, ToolCall};
 
 enum Item {
     Text(String),
@@ -216,8 +216,8 @@ impl StreamWriter {
         out
     }
 
-    /// Call number `self.calls_started()` begins, with its id and name.
-    pub(crate) fn call_start(&mut self, id: &str, name: &str) -> Vec<u8> {
+    /// Call number `self.calls_started()` begins, with its id, name and the code that made it.
+    pub(crate) fn call_start(&mut self, id: &str, name: &str, caller: Option<&Caller>) -> Vec<u8> {
         let mut out = self.start();
         let k = self.calls.len();
         let index = self.items.len();
@@ -246,6 +246,7 @@ impl StreamWriter {
             )),
             Inbound::Responses => {
                 let item = call_item(&item_id, id, name, "", "in_progress");
+                let item = server_items::with_caller(item, caller);
                 self.events.push(
                     "response.output_item.added",
                     json!({"output_index": index, "item": item}),
@@ -255,8 +256,15 @@ impl StreamWriter {
             Inbound::Messages => {
                 out.extend(self.close_block());
                 self.open_block = Some(index);
-                out.extend(Self::anthropic_event("content_block_start", &json!({"type": "content_block_start",
-                    "index": index, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}})));
+                let block = server_items::with_caller(
+                    json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
+                    caller,
+                );
+                out.extend(Self::anthropic_event(
+                    "content_block_start",
+                    &json!({"type": "content_block_start",
+                    "index": index, "content_block": block}),
+                ));
             }
             Inbound::Gemini { .. } => out.extend(self.gemini_flush_started(k)),
         }
@@ -350,7 +358,7 @@ impl StreamWriter {
             out.extend(self.text(&rest));
         }
         for c in o.tool_calls.iter().skip(self.calls.len()) {
-            out.extend(self.call_start(&c.id, &c.name));
+            out.extend(self.call_start(&c.id, &c.name, c.caller.as_ref()));
             let k = self.calls.len() - 1;
             out.extend(self.call_args(k, &args_text(c)));
         }
@@ -361,7 +369,7 @@ impl StreamWriter {
             && self.calls.len() == o.tool_calls.len()
             && !matches!(self.inbound, Inbound::Gemini { .. })
         {
-            out.extend(self.call_start(&cut.id, &cut.name));
+            out.extend(self.call_start(&cut.id, &cut.name, None));
             let k = self.calls.len() - 1;
             out.extend(self.call_args(k, &cut.arguments));
         }
@@ -427,12 +435,14 @@ impl StreamWriter {
                     } else {
                         "completed"
                     };
-                    let space = o.tool_calls.get(call).and_then(|c| c.namespace.as_deref());
+                    let made = o.tool_calls.get(call);
                     call += 1;
                     let done = server_items::with_namespace(
                         call_item(item_id, id, name, args, status),
-                        space,
+                        made.and_then(|c| c.namespace.as_deref()),
                     );
+                    let done =
+                        server_items::with_caller(done, made.and_then(|c| c.caller.as_ref()));
                     self.events.push(
                         "response.output_item.done",
                         json!({"output_index": index, "item": done}),
@@ -495,9 +505,16 @@ impl StreamWriter {
         }
         let output_tokens = o.usage.as_ref().and_then(|u| u.output_tokens).unwrap_or(0);
         let input_tokens = o.usage.as_ref().and_then(|u| u.input_tokens).unwrap_or(0);
-        out.extend(Self::anthropic_event("message_delta", &json!({"type": "message_delta",
-            "delta": {"stop_reason": finish_value(Inbound::Messages, o.finish), "stop_sequence": null},
-            "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens}})));
+        let mut delta = json!({"stop_reason": finish_value(Inbound::Messages, o.finish), "stop_sequence": null});
+        if let Some(c) = &o.container {
+            delta["container"] = server_items::container(c);
+        }
+        out.extend(Self::anthropic_event(
+            "message_delta",
+            &json!({"type": "message_delta",
+            "delta": delta,
+            "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens}}),
+        ));
         out.extend(Self::anthropic_event(
             "message_stop",
             &json!({"type": "message_stop"}),

@@ -135,7 +135,7 @@ fn streams_decode_to_the_outcome_in_any_chunking() {
         vec![
             w.text("Check"),
             w.text("ing."),
-            w.call_start("call_a", "get_weather"),
+            w.call_start("call_a", "get_weather", None),
             w.call_args(0, "{\"city\":"),
             w.call_args(0, "\"Paris\"}"),
             w.gemini_flush(&o.tool_calls, 1),
@@ -250,9 +250,9 @@ fn a_streamed_cut_call_ends_with_the_length_finish_and_is_withdrawn() {
     let o = cut_outcome();
     let events = |w: &mut StreamWriter| {
         vec![
-            w.call_start("call_a", "get_weather"),
+            w.call_start("call_a", "get_weather", None),
             w.call_args(0, "{\"city\": \"Kingston\"}"),
-            w.call_start("call_b", "get_weather"),
+            w.call_start("call_b", "get_weather", None),
             w.call_args(1, "{\"city\": "),
             w.call_args(1, "\"Port of"),
             w.finish(&o),
@@ -285,7 +285,7 @@ fn finished_calls_under_a_length_finish_stay_calls() {
         check(inbound, &decode_body(inbound, provider, &o).1);
         let bytes = written(inbound, |w| {
             vec![
-                w.call_start("call_a", "get_weather"),
+                w.call_start("call_a", "get_weather", None),
                 w.call_args(0, "{\"city\": \"Kingston\"}"),
                 w.finish(&o),
             ]
@@ -337,7 +337,7 @@ fn chat_chunks_are_byte_for_byte_the_value_objects_they_replaced() {
             "function": {"name": "get_weather", "arguments": ""}}]}),
         &json!(null),
     );
-    assert_eq!(w.call_start("call_\"a", "get_weather"), want);
+    assert_eq!(w.call_start("call_\"a", "get_weather", None), want);
     for fragment in ["{\"city\":", " \"Zürich\\n\"}"] {
         let want = chat_chunk_as_value(
             &json!({"tool_calls": [{"index": 0, "function": {"arguments": fragment}}]}),

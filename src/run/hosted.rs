@@ -160,7 +160,7 @@ pub(crate) fn variant_of(req: &ChatRequest) -> String {
         .iter()
         .find_map(|h| match h {
             HostedTool::WebSearch { variant, .. } => variant.clone(),
-            HostedTool::ToolSearch { .. } => None,
+            HostedTool::ToolSearch { .. } | HostedTool::Programmatic { .. } => None,
         })
         .unwrap_or_else(|| capability::VARIANTS[0].to_string())
 }

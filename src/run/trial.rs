@@ -181,6 +181,10 @@ pub(crate) fn follow_up(
     if matches!(choice, ChoiceSpec::Choice(_)) {
         req.tool_choice = Some(ToolChoice::Auto);
     }
+    // The container the answer's programmatic calls ran in is named again (class 30).
+    if outcome.container.is_some() {
+        req.server.container = outcome.container.clone();
+    }
     round.apply_tools(&mut req.tools);
     req
 }

@@ -30,8 +30,9 @@ impl Sweep {
         let mut tools = BTreeMap::new();
         for case in cases {
             // A schema the APIs reject (not an object: the invalid-schema cases' tools) is the
-            // corpus's subject there, not the sweep's; so is a deferred or namespaced tool
-            // (classes 28, 29: alone, with no tool search, no API takes it).
+            // corpus's subject there, not the sweep's; so is a deferred, namespaced or
+            // programmable tool (classes 28 to 30: alone, with no tool search or runner, no API
+            // takes it).
             for t in case.tools.iter().filter(|t| swept(t)) {
                 tools
                     .entry(t.name.clone())
@@ -63,9 +64,13 @@ impl Sweep {
     }
 }
 
-/// Whether the sweep forces `t`: an object schema, neither deferred nor namespaced.
+/// Whether the sweep forces `t`: an object schema, neither deferred nor namespaced, and one the
+/// model may call itself.
 pub(crate) fn swept(t: &crate::model::Tool) -> bool {
-    t.parameters["type"] == "object" && !t.defer_loading && t.namespace.is_none()
+    t.parameters["type"] == "object"
+        && !t.defer_loading
+        && t.namespace.is_none()
+        && !t.programmable()
 }
 
 /// A case-file name for a tool name (letters, digits and `_`).

@@ -11,6 +11,7 @@ use crate::model::{
     ToolSearchActivity, Usage,
 };
 use crate::providers::openai_chat::wire::BStr;
+use crate::providers::programmatic;
 
 #[derive(Deserialize)]
 pub(super) struct WireUsage {
@@ -47,6 +48,8 @@ struct WireMessage {
     stop_reason: Option<String>,
     usage: Option<WireUsage>,
     error: Option<WireError>,
+    /// The code-execution container the answer ran in (class 30).
+    container: Option<Value>,
 }
 
 /// A delta of `content_block_delta` (typed) or `message_delta` (only `stop_reason`).
@@ -71,6 +74,8 @@ pub(super) struct Delta<'a> {
     pub citation: Option<Value>,
     #[serde(borrow)]
     pub stop_reason: Option<BStr<'a>>,
+    /// `message_delta`'s code-execution container (class 30).
+    pub container: Option<Value>,
 }
 
 /// A content block still receiving deltas, keyed by its `index`.
@@ -90,6 +95,12 @@ enum Open {
     /// A compaction block (class 31): its one `compaction_delta` carries the summary.
     Compaction {
         slot: usize,
+    },
+    /// A code-execution `server_tool_use` block (class 30), kept for the next turn: its
+    /// `input` (the code) streams as `input_json_delta`s.
+    Runner {
+        slot: usize,
+        json: String,
     },
     /// Server tool blocks, redacted thinking and unknown blocks: their deltas carry nothing.
     Ignored,
@@ -134,11 +145,14 @@ impl Builder {
             "tool_use" => {
                 let call = self.outcome.tool_calls.len();
                 self.last_tool_block = Some((call, false));
-                self.outcome.tool_calls.push(ToolCall::unsigned(
+                let mut c = ToolCall::unsigned(
                     str_field(block, "id"),
                     str_field(block, "name"),
                     block.get("input").cloned().unwrap_or_else(|| json!({})),
-                ));
+                );
+                // Made by the model's code (class 30): the caller goes back with the call.
+                c.caller = programmatic::read_caller(block.get("caller"));
+                self.outcome.tool_calls.push(c);
                 Open::Tool {
                     call,
                     json: String::new(),
@@ -164,6 +178,14 @@ impl Builder {
                 self.outcome.opaque.push(block.clone());
                 Open::Compaction {
                     slot: self.outcome.opaque.len() - 1,
+                }
+            }
+            // The code programmatic calls come from: kept verbatim for the next turn (class 30).
+            "server_tool_use" if programmatic::is_runner_call(block) => {
+                self.outcome.opaque.push(block.clone());
+                Open::Runner {
+                    slot: self.outcome.opaque.len() - 1,
+                    json: String::new(),
                 }
             }
             // A tool search is a server tool too, but no web search (docs/wire-formats.md).
@@ -223,6 +245,7 @@ impl Builder {
                         _ => None,
                     });
                     crate::providers::CallProgress {
+                        caller: c.caller.as_ref(),
                         id: &c.id,
                         name: &c.name,
                         arguments: match open {
@@ -291,6 +314,11 @@ impl Builder {
                 signature.push_str(d.signature.as_ref().map_or("", BStr::as_str));
                 *changed = true;
             }
+            (Some("input_json_delta"), Open::Runner { json, .. }) => {
+                if let Some(p) = &d.partial_json {
+                    json.push_str(p.as_str());
+                }
+            }
             (Some("compaction_delta"), Open::Compaction { slot }) => {
                 if let Some(c) = &d.content {
                     self.outcome.opaque[*slot]["content"] = json!(c.as_str());
@@ -325,6 +353,11 @@ impl Builder {
                 self.outcome.opaque[slot] =
                     json!({"type": "thinking", "thinking": thinking, "signature": signature});
             }
+            Open::Runner { slot, json } if !json.trim().is_empty() => {
+                if let Ok(input) = serde_json::from_str::<Value>(&json) {
+                    self.outcome.opaque[slot]["input"] = input;
+                }
+            }
             _ => {}
         }
     }
@@ -345,6 +378,14 @@ impl Builder {
         }
         if u.output_tokens.is_some() {
             usage.output_tokens = u.output_tokens;
+        }
+    }
+
+    /// The answer's code-execution `container` (`{"id", "expires_at"}`; an id string read too).
+    pub(super) fn container(&mut self, c: Option<&Value>) {
+        let id = c.and_then(|c| c.get("id").unwrap_or(c).as_str());
+        if let Some(id) = id {
+            self.outcome.container = Some(id.to_string());
         }
     }
 
@@ -484,6 +525,7 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
     if let Some(u) = &msg.usage {
         b.usage(u);
     }
+    b.container(msg.container.as_ref());
     b.outcome.model = msg.model;
     Ok(b.into_outcome())
 }
@@ -493,6 +535,7 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
 pub(super) struct MessageHead {
     pub model: Option<String>,
     pub usage: Option<WireUsage>,
+    pub container: Option<Value>,
 }
 
 /// Whether a `server_tool_use` block is a tool search (`tool_search_tool_regex`, `…_bm25`).

@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 use crate::http::HttpRequest;
 use crate::model::{AllowedMode, ChatRequest, HostedTool, Message, Tool, ToolChoice};
 use crate::model::{EncodeError, Encoded, Provider};
+use crate::providers::programmatic;
 use crate::providers::tool_names::check_plain;
 use crate::providers::tool_results::{Turn, Turns};
 use crate::providers::tool_search::{self, has_variant};
@@ -80,6 +81,12 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
             if req.tool(&t.name).is_some_and(|t| t.defer_loading) {
                 o.insert("defer_loading".into(), json!(true));
             }
+            let callers = req.tool(&t.name);
+            if let Some(c) =
+                callers.and_then(|t| programmatic::wire_callers(Provider::Anthropic, t, req))
+            {
+                o.insert("allowed_callers".into(), c);
+            }
             Value::Object(o)
         })
         .collect();
@@ -95,6 +102,14 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
             }
             HostedTool::ToolSearch { variant } => {
                 return Err(tool_search::refused(Provider::Anthropic, variant));
+            }
+            HostedTool::Programmatic { variant }
+                if programmatic::has_variant(Provider::Anthropic, variant) =>
+            {
+                wire_tools.push(json!({"type": variant, "name": programmatic::ANTHROPIC_NAME}));
+            }
+            HostedTool::Programmatic { variant } => {
+                return Err(programmatic::refused(Provider::Anthropic, variant));
             }
         }
     }
@@ -118,10 +133,17 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
     if req.stream {
         body.insert("stream".into(), json!(true));
     }
+    // The code-execution container programmatic calls run in, named again to continue them.
+    if let Some(c) = &req.server.container {
+        body.insert("container".into(), json!(c));
+    }
     let mut request = HttpRequest::post(PATH, Value::Object(body));
     request
         .headers
         .insert("anthropic-version".into(), VERSION.into());
+    if req.tools.iter().any(|t| !t.allowed_callers.is_empty()) {
+        programmatic::add_anthropic_beta(&mut request.headers, programmatic::ANTHROPIC_BETA);
+    }
     Ok(Encoded { request, notes })
 }
 
@@ -244,7 +266,11 @@ fn messages(req: &ChatRequest, notes: &mut Vec<String>) -> Vec<Value> {
                     blocks.push(json!({"type": "text", "text": t}));
                 }
                 for c in tool_calls {
-                    blocks.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}));
+                    let mut b = json!({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments});
+                    if let Some(caller) = &c.caller {
+                        b["caller"] = programmatic::wire_caller(caller);
+                    }
+                    blocks.push(b);
                 }
                 if blocks.is_empty() {
                     notes.push(format!("assistant message {i} has no content: not sent"));

@@ -28,6 +28,7 @@ use crate::providers::decoded::{
     DecodedRequest, Extra, ExtraKind, Fields, call_name, check_path, empty_request, field_error,
     query_extras, type_error, wire,
 };
+use crate::providers::programmatic;
 use crate::providers::result_parts::{Api, read as read_parts};
 use crate::providers::tool_search::{ANTHROPIC_PREFIX as SEARCH_PREFIX, anthropic_name};
 
@@ -38,7 +39,6 @@ const NOT_CARRIED: &[&str] = &[
     "stop_sequences",
     "metadata",
     "service_tier",
-    "container",
     "mcp_servers",
     "output_format",
 ];
@@ -60,6 +60,11 @@ pub fn decode_request(req: &HttpRequest) -> Result<DecodedRequest, DecodeError> 
     // transport's: the encoder writes it again).
     out.server.context_management =
         (body.get("context_management").cloned()).filter(|v| !v.is_null());
+    // The code-execution container programmatic calls continue in (class 30): an id, or an
+    // object naming one.
+    out.server.container = (body.get("container"))
+        .and_then(|c| c.get("id").unwrap_or(c).as_str())
+        .map(str::to_string);
 
     system_of(body.get("system"), &mut out.messages, &mut extras)?;
     let msgs = body.req_array("messages", "a Messages request carries `messages`")?;
@@ -238,6 +243,20 @@ fn tools_of(
                 f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
                 f.finish(extras);
                 out.hosted.push(HostedTool::ToolSearch { variant });
+            }
+            // The code runner programmatic calls come from (class 30).
+            Some(ty) if ty.starts_with(programmatic::ANTHROPIC_PREFIX) => {
+                let variant = ty.to_string();
+                if f.str("name")? != Some(programmatic::ANTHROPIC_NAME) {
+                    extras.push(Extra {
+                        pointer: f.at("name"),
+                        kind: ExtraKind::Unknown,
+                        value: t.get("name").cloned().unwrap_or(Value::Null),
+                    });
+                }
+                f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
+                f.finish(extras);
+                out.hosted.push(HostedTool::Programmatic { variant });
             }
             Some(ty) if ty.starts_with("web_search_") => {
                 let name = f.str("name")?.unwrap_or("web_search");
@@ -422,13 +441,14 @@ fn tool_use(mut f: Fields<'_>, extras: &mut Vec<Extra>) -> Result<ToolCall, Deco
             ));
         }
     };
+    // Made by the model's code (class 30); a `direct` caller is the default.
+    let caller = programmatic::read_caller(f.get("caller"));
     f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
     f.finish(extras);
-    Ok(ToolCall::unsigned(
-        id.to_string(),
-        name.to_string(),
-        arguments,
-    ))
+    Ok(ToolCall {
+        caller,
+        ..ToolCall::unsigned(id.to_string(), name.to_string(), arguments)
+    })
 }
 
 /// A mid-conversation system message's blocks: text (one system message each), and the tool

@@ -178,12 +178,14 @@ impl State {
                     if let Some(u) = &m.usage {
                         b.usage(u);
                     }
+                    b.container(m.container.as_ref());
                 }
             }
             "message_delta" => {
                 if let Some(r) = e.delta.as_ref().and_then(|d| d.stop_reason.as_ref()) {
                     b.stop_reason(r.as_str());
                 }
+                b.container(e.delta.as_ref().and_then(|d| d.container.as_ref()));
                 if let Some(u) = &e.usage {
                     b.usage(u);
                 }

@@ -105,6 +105,8 @@ pub(super) fn client_tool(
         wire(extras, f.at("defer_loading"), Value::Bool(d));
     }
     let eager_input_streaming = f.bool("eager_input_streaming")?.unwrap_or(false);
+    // Who may call it (class 30): a code-execution type is the neutral `programmatic`.
+    let allowed_callers = crate::providers::programmatic::neutral_callers(f.get("allowed_callers"));
     f.keep(
         &["cache_control", "input_examples"],
         ExtraKind::NotCarried,
@@ -115,6 +117,7 @@ pub(super) fn client_tool(
     let tool = Tool {
         strict,
         eager_input_streaming,
+        allowed_callers,
         ..Tool::function(name, description, parameters)
     };
     Ok((tool, deferred == Some(true)))

@@ -88,6 +88,12 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
                     variant,
                 ));
             }
+            HostedTool::Programmatic { variant } => {
+                return Err(crate::providers::programmatic::refused(
+                    Provider::Gemini,
+                    variant,
+                ));
+            }
         }
     }
     if !tools.is_empty() {

@@ -142,6 +142,7 @@ impl State {
                 .calls
                 .iter()
                 .map(|c| crate::providers::CallProgress {
+                    caller: None,
                     id: &c.id,
                     name: &c.name,
                     arguments: std::borrow::Cow::Borrowed(&c.args),

@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use crate::http::HttpResponse;
 use crate::model::{
-    ChatRequest, DecodeError, Finish, HostedActivity, Outcome, Phase, ProviderError, ToolCall,
-    ToolSearchActivity,
+    Caller, ChatRequest, DecodeError, Finish, HostedActivity, Outcome, Phase, ProviderError,
+    ToolCall, ToolSearchActivity,
 };
 use crate::providers::openai_chat::wire::{BStr, UsageWire};
 use crate::providers::openai_chat::{
@@ -149,11 +149,31 @@ impl Head {
 /// The last call's arguments text, and whether its item said `status: "incomplete"`.
 pub(super) type LastCall = Option<(String, bool)>;
 
+/// What a call carries besides its name and arguments that must go back with it: its
+/// `namespace` (class 29) and, when the model's code made it, its `caller` (class 30).
+#[derive(Default)]
+pub(crate) struct Origin {
+    pub namespace: Option<String>,
+    pub caller: Option<Caller>,
+}
+
+impl Origin {
+    /// A `function_call` item's (or its streamed `item`'s) namespace and caller.
+    pub(super) fn of(item: &Value) -> Origin {
+        Origin {
+            namespace: (item.get("namespace").and_then(Value::as_str))
+                .filter(|n| !n.is_empty())
+                .map(str::to_string),
+            caller: crate::providers::programmatic::read_caller(item.get("caller")),
+        }
+    }
+}
+
 /// Output items gathered in order, turned into calls, text, opaque items and hosted activity.
 #[derive(Default)]
 pub(crate) struct Items {
-    /// Each call's id, name, arguments text and namespace.
-    calls: Vec<(String, String, String, Option<String>)>,
+    /// Each call's id, name, arguments text and where it comes from.
+    calls: Vec<(String, String, String, Origin)>,
     /// The last call's item said `status: "incomplete"` (a streamed call's deltas carry none).
     last_call_incomplete: bool,
     text: String,
@@ -182,8 +202,7 @@ impl Items {
                 let args = item
                     .get("arguments")
                     .map_or_else(String::new, arguments_string);
-                let namespace = Some(s("namespace")).filter(|n| !n.is_empty());
-                self.call(id, s("name"), args, namespace);
+                self.call(id, s("name"), args, Origin::of(item));
                 self.last_call_incomplete = s("status") == "incomplete";
             }
             "message" => {
@@ -223,6 +242,8 @@ impl Items {
             // Reasoning is never text: it goes back verbatim on the next turn; so does a
             // compaction item, which stands for the conversation before it (class 31).
             "reasoning" | "compaction" => self.opaque.push(item.clone()),
+            // The program whose calls the answer makes (class 30): it goes back before them.
+            "program" => self.opaque.push(item.clone()),
             "web_search_call" => {
                 let h = self.hosted();
                 h.search_calls += 1;
@@ -243,8 +264,8 @@ impl Items {
         }
     }
 
-    pub(super) fn call(&mut self, id: String, name: String, args: String, ns: Option<String>) {
-        self.calls.push((id, name, args, ns));
+    pub(super) fn call(&mut self, id: String, name: String, args: String, from: Origin) {
+        self.calls.push((id, name, args, from));
         self.last_call_incomplete = false;
     }
 
@@ -262,15 +283,15 @@ impl Items {
             .calls
             .last()
             .map(|(_, _, args, _)| (args.clone(), self.last_call_incomplete));
-        for (i, (id, name, args, namespace)) in self.calls.into_iter().enumerate() {
+        for (i, (id, name, args, from)) in self.calls.into_iter().enumerate() {
             let arguments = parse_arguments(&args, i, &mut out.diagnostics);
             out.tool_calls.push(ToolCall {
-                caller: None,
+                caller: from.caller,
                 id,
                 name,
                 arguments,
                 thought_signature: None,
-                namespace,
+                namespace: from.namespace,
             });
         }
         if !self.text.is_empty() {

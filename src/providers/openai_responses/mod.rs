@@ -16,6 +16,7 @@ use super::openai_chat::{arguments_string, check_tool_choice};
 use crate::http::HttpRequest;
 use crate::model::{ChatRequest, HostedTool, Message, ToolChoice};
 use crate::model::{EncodeError, Encoded, Provider};
+use crate::providers::programmatic;
 use crate::providers::tool_names::check_plain;
 use crate::providers::tool_search::{self, has_variant};
 use crate::schema::{self, PreparedTool};
@@ -75,6 +76,14 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
             }
             HostedTool::ToolSearch { variant } => {
                 return Err(tool_search::refused(Provider::OpenaiResponses, variant));
+            }
+            HostedTool::Programmatic { variant }
+                if programmatic::has_variant(Provider::OpenaiResponses, variant) =>
+            {
+                tools.push(json!({ "type": variant }));
+            }
+            HostedTool::Programmatic { variant } => {
+                return Err(programmatic::refused(Provider::OpenaiResponses, variant));
             }
         }
     }
@@ -136,6 +145,11 @@ fn function_tools(req: &ChatRequest, prepared: Vec<PreparedTool>) -> Vec<Value> 
         f.insert("strict".into(), json!(t.strict.unwrap_or(false)));
         if own.is_some_and(|t| t.defer_loading) {
             f.insert("defer_loading".into(), json!(true));
+        }
+        let callers =
+            own.and_then(|t| programmatic::wire_callers(Provider::OpenaiResponses, t, req));
+        if let Some(c) = callers {
+            f.insert("allowed_callers".into(), c);
         }
         let Some(space) = own.and_then(|t| t.namespace.as_deref()) else {
             tools.push(Value::Object(f));
@@ -212,6 +226,10 @@ fn input(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                     // A namespaced call replayed without its namespace is a 400.
                     if let Some(ns) = &c.namespace {
                         item["namespace"] = json!(ns);
+                    }
+                    // A call the model's code made goes back with its caller (class 30).
+                    if let Some(caller) = &c.caller {
+                        item["caller"] = programmatic::wire_caller(caller);
                     }
                     out.push(item);
                 }

@@ -26,6 +26,7 @@ use crate::providers::decoded::{
     empty_request, field_error, query_extras, type_error, wire,
 };
 use crate::providers::openai_chat::{allowed, string_choice};
+use crate::providers::programmatic;
 use crate::providers::result_parts::{Api, read as read_parts};
 use crate::providers::tool_search::RESPONSES_TYPE;
 
@@ -148,6 +149,13 @@ fn tools_of(
                 // Its options (`execution`, a client search's `description`, `parameters`).
                 not_carried_but(t, &ptr, "type", extras);
             }
+            // The code runner programmatic calls come from (class 30).
+            ty if ty == programmatic::RESPONSES_TYPE => {
+                out.hosted.push(HostedTool::Programmatic {
+                    variant: ty.to_string(),
+                });
+                not_carried_but(t, &ptr, "type", extras);
+            }
             _ => extras.push(Extra {
                 pointer: ptr,
                 kind: ExtraKind::NotCarried,
@@ -185,9 +193,10 @@ fn function(
     if defer_loading == Some(false) {
         wire(extras, f.at("defer_loading"), Value::Bool(false));
     }
+    let allowed_callers = programmatic::neutral_callers(f.get("allowed_callers"));
     f.finish(extras);
     Ok(Tool {
-        allowed_callers: Vec::new(),
+        allowed_callers,
         name: name.to_string(),
         description,
         parameters,
@@ -329,11 +338,13 @@ fn input(
                     None => Value::Object(Default::default()),
                 };
                 let namespace = f.str("namespace")?.map(str::to_string);
+                let caller = programmatic::read_caller(f.get("caller"));
                 f.keep(&["id", "status"], ExtraKind::NotCarried, extras);
                 f.finish(extras);
                 turn.open = true;
                 turn.calls.push(ToolCall {
                     namespace,
+                    caller,
                     ..ToolCall::unsigned(call_id.to_string(), name.to_string(), args)
                 });
             }

@@ -11,7 +11,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::decode::{Head, Items, ResponseWire};
+use super::decode::{Head, Items, Origin, ResponseWire};
 use crate::model::DecodeError;
 use crate::model::{ChatRequest, Diagnostic, Outcome, ProviderError};
 use crate::providers::openai_chat::error_from_value;
@@ -52,8 +52,8 @@ struct StreamItem {
     kind: Kind,
     call_id: String,
     name: String,
-    /// A call's `namespace` (Responses tool search), from its item.
-    namespace: Option<String>,
+    /// A call's `namespace` (Responses tool search) and `caller` (its program), from its item.
+    from: Origin,
     /// Accumulated argument or text deltas.
     deltas: String,
     /// Full arguments from `.done` / `output_item.done` (fallback when no delta came).
@@ -100,6 +100,9 @@ struct ItemWire<'a> {
     name: MaybeStr<'a>,
     #[serde(default, borrow)]
     namespace: MaybeStr<'a>,
+    /// The program that made the call (class 30).
+    #[serde(default)]
+    caller: Option<Value>,
     #[serde(default, borrow)]
     arguments: Option<ArgsWire<'a>>,
 }
@@ -124,6 +127,7 @@ impl Stream {
             match it.kind {
                 Kind::Message if !it.deltas.is_empty() => p.text.push(&it.deltas),
                 Kind::Call => p.calls.push(crate::providers::CallProgress {
+                    caller: it.from.caller.as_ref(),
                     id: if it.call_id.is_empty() {
                         &it.item_id
                     } else {
@@ -195,7 +199,10 @@ impl State {
                     it.name = n.to_string();
                 }
                 if let Some(n) = item.namespace.as_str().filter(|n| !n.is_empty()) {
-                    it.namespace = Some(n.to_string());
+                    it.from.namespace = Some(n.to_string());
+                }
+                if let Some(c) = crate::providers::programmatic::read_caller(item.caller.as_ref()) {
+                    it.from.caller = Some(c);
                 }
                 let added = kind == "response.output_item.added";
                 match (k, &item.arguments) {
@@ -280,7 +287,7 @@ impl State {
                 kind,
                 call_id: String::new(),
                 name: String::new(),
-                namespace: None,
+                from: Origin::default(),
                 deltas: String::new(),
                 final_args: None,
                 done: None,
@@ -312,7 +319,7 @@ impl State {
                     } else {
                         it.call_id
                     };
-                    items.call(id, it.name, args, it.namespace);
+                    items.call(id, it.name, args, it.from);
                 }
                 Kind::Message if !it.deltas.is_empty() => {
                     items.push_text(&it.deltas);

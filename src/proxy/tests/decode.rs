@@ -146,7 +146,7 @@ fn a_tool_the_neutral_request_cannot_carry_is_refused_naming_it_never_dropped() 
         "tools": [{"type": "custom", "name": "calc", "format": {"type": "text"}}]});
     let messages = json!({"model": "to-anthropic", "max_tokens": 10,
         "messages": [{"role": "user", "content": "hi"}],
-        "tools": [{"type": "code_execution_20250825", "name": "code_execution"}]});
+        "tools": [{"type": "web_fetch_20250910", "name": "web_fetch"}]});
     let gemini = json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
         "tools": [{"codeExecution": {}}]});
     for (target, body, says) in [
@@ -163,7 +163,7 @@ fn a_tool_the_neutral_request_cannot_carry_is_refused_naming_it_never_dropped() 
         (
             "/v1/messages",
             messages,
-            "/tools/0: a `code_execution_20250825` tool `code_execution`",
+            "/tools/0: a `web_fetch_20250910` tool `web_fetch`",
         ),
         (
             "/v1beta/models/to-gemini:generateContent",
