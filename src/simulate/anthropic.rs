@@ -61,6 +61,7 @@ pub(crate) fn parse(body: &Value, betas: Option<&str>) -> Result<Ask, Rejection>
                 if t.get("eager_input_streaming") == Some(&Value::Bool(true)) {
                     ask.eager.push(name.to_string());
                 }
+                super::programmatic::read_tool(&mut ask, name, t);
                 if t.get("defer_loading") == Some(&Value::Bool(true)) {
                     deferred.push(tool);
                 } else {
@@ -74,11 +75,16 @@ pub(crate) fn parse(body: &Value, betas: Option<&str>) -> Result<Ask, Rejection>
                 if super::tool_search::is_anthropic_search(server) {
                     ask.tool_search = Some(server.to_string());
                 }
+                if server.starts_with(super::programmatic::ANTHROPIC_PREFIX) {
+                    ask.programmatic = Some(server.to_string());
+                }
                 ask.hosted_types.push(server.to_string());
             }
         }
     }
     super::tool_changes::apply(messages, &mut ask.tools, &mut deferred, betas)?;
+    super::programmatic::check_runner(&ask)?;
+    ask.program = super::programmatic::anthropic_history(body, messages, &ask)?;
     if ask.tool_search.is_some() {
         // Deferred tools a search can load (class 28); without a search, class 26's reading.
         ask.deferred = deferred;
@@ -219,6 +225,10 @@ fn blocks(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> Vec<Value> {
             out.push(block);
         }
     } else if turn.has_text() {
+        if let (Some(runner), Some(results)) = (&ask.program, &ask.tool_results) {
+            // The program ran to its end once its calls were answered (class 30).
+            out.push(super::programmatic::anthropic_output(runner, results));
+        }
         out.push(json!({"type": "text", "text": turn.text()}));
     }
     if let (Some(found), Some(variant)) = (&turn.tool_search, &ask.tool_search) {
@@ -230,16 +240,37 @@ fn blocks(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> Vec<Value> {
     let ids = super::decide::call_ids(Provider::Anthropic, &turn.calls, |i| {
         Some(wire::id("toolu_", ctx.seed, "toolu", i, 24))
     });
+    let coded = super::programmatic::by_program(&turn.calls);
+    let runner = (ask.programmatic.as_deref())
+        .filter(|_| !coded.is_empty())
+        .map(|variant| {
+            // Ids from the calls only, so buffered and streamed answers agree.
+            let seed = super::decide::calls_seed(&turn.calls);
+            let (block, id) = super::programmatic::anthropic_runner(seed, &coded);
+            out.push(block);
+            super::programmatic::anthropic_caller(variant, &id)
+        });
     for (i, c) in turn.calls.iter().enumerate() {
         let input = if turn.wire.cut_last_call && i == last {
             json!({})
         } else {
             c.arguments.clone()
         };
-        out.push(json!({"type": "tool_use", "id": ids[i],
-                        "name": c.name, "input": input}));
+        let mut block = json!({"type": "tool_use", "id": ids[i], "name": c.name, "input": input});
+        if let Some(caller) = runner.as_ref().filter(|_| c.by_program) {
+            block["caller"] = caller.clone();
+        }
+        out.push(block);
     }
     out
+}
+
+/// The container the answer's programmatic calls run in (class 30), when it has any.
+fn container(turn: &Turn) -> Option<Value> {
+    let seed = super::decide::calls_seed(&turn.calls);
+    (turn.calls.iter())
+        .any(|c| c.by_program)
+        .then(|| super::programmatic::container(seed))
 }
 
 fn usage(ctx: &Ctx<'_>, turn: &Turn, output_tokens: u64) -> Value {
@@ -307,9 +338,12 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
     let out_tokens = wire::tokens(written / 2);
     let id = wire::id("msg_", ctx.seed, "msg", 0, 24);
     if !ask.stream {
-        let body = json!({"model": ask.model, "id": id, "type": "message", "role": "assistant",
+        let mut body = json!({"model": ask.model, "id": id, "type": "message", "role": "assistant",
             "content": content, "stop_reason": stop, "stop_sequence": null,
             "usage": usage(ctx, turn, out_tokens)});
+        if let Some(c) = container(turn) {
+            body["container"] = c;
+        }
         return wire::json_response(200, &body, false);
     }
     let mut s = BlockStream {
@@ -334,10 +368,13 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
             s.push("ping", &json!({"type": "ping"}));
         }
     }
+    let mut delta = json!({"stop_reason": stop, "stop_sequence": null});
+    if let Some(c) = container(turn) {
+        delta["container"] = c;
+    }
     s.push(
         "message_delta",
-        &json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
-        "usage": {"output_tokens": out_tokens}}),
+        &json!({"type": "message_delta", "delta": delta, "usage": {"output_tokens": out_tokens}}),
     );
     s.push("message_stop", &json!({"type": "message_stop"}));
     let chunks = match turn.wire.fault {
@@ -461,10 +498,15 @@ impl BlockStream<'_> {
     /// A `tool_use` or `server_tool_use` block: start with empty input, an empty delta, then
     /// the arguments in pieces.
     fn tool(&mut self, kind: &str, index: usize, block: &Value, seed: u64) {
+        // The start carries all but the input, a programmatic call's caller too (class 30).
+        let mut start =
+            json!({"type": kind, "id": block["id"], "name": block["name"], "input": {}});
+        if let Some(c) = block.get("caller") {
+            start["caller"] = c.clone();
+        }
         self.push(
             "content_block_start",
-            &json!({"type": "content_block_start", "index": index,
-            "content_block": {"type": kind, "id": block["id"], "name": block["name"], "input": {}}}),
+            &json!({"type": "content_block_start", "index": index, "content_block": start}),
         );
         self.push(
             "content_block_delta",

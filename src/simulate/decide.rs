@@ -48,6 +48,15 @@ pub(crate) struct Ask {
     /// (function, namespace) of each Responses function whose calls carry a `namespace`: a
     /// namespace's functions, and a deferred top-level function (its own name).
     pub namespaces: Vec<(String, String)>,
+    /// The programmatic-calling runner type the request offers (Anthropic `code_execution_*`,
+    /// Responses `programmatic_tool_calling`), class 30.
+    pub programmatic: Option<String>,
+    /// The tools code may call (`allowed_callers` names the runner), and those only code may.
+    pub by_code: Vec<String>,
+    pub code_only: Vec<String>,
+    /// The runner call whose calls the conversation's last results answer: its output comes
+    /// before the final text.
+    pub program: Option<String>,
 }
 
 impl Ask {
@@ -76,6 +85,10 @@ impl Ask {
             deferred: Vec::new(),
             tool_search: None,
             namespaces: Vec::new(),
+            programmatic: None,
+            by_code: Vec::new(),
+            code_only: Vec::new(),
+            program: None,
         }
     }
 
@@ -102,6 +115,8 @@ pub(crate) struct Call {
     pub id: Option<String>,
     /// The Responses namespace the call carries (`function_call.namespace`).
     pub namespace: Option<String>,
+    /// The model's code makes the call (class 30): it carries the runner call as its caller.
+    pub by_program: bool,
 }
 
 impl Call {
@@ -230,6 +245,8 @@ pub(crate) fn decide(ask: &Ask, scenario: &Scenario) -> Turn {
     let mut turn = decide_turn(ask, scenario);
     for c in &mut turn.calls {
         c.namespace = ask.namespace_of(&c.name).map(str::to_string);
+        // With a runner offered, the model calls the tools code may call from its code.
+        c.by_program = ask.programmatic.is_some() && ask.by_code.contains(&c.name);
     }
     turn.wire = WireShape::of(scenario);
     if turn.wire.refusal.is_some() {
@@ -328,6 +345,7 @@ fn pinned(tools: &[&FnTool], wanted: &[ScenarioCall]) -> Vec<Call> {
                 raw: c.raw_arguments.clone(),
                 id: c.id.clone(),
                 namespace: None,
+                by_program: false,
             })
         })
         .collect()
@@ -520,6 +538,7 @@ fn generated(tool: &FnTool) -> Call {
         raw: None,
         id: None,
         namespace: None,
+        by_program: false,
     }
 }
 

@@ -25,6 +25,7 @@ mod gemini;
 mod named;
 mod openai_chat;
 mod openai_responses;
+mod programmatic;
 mod route;
 mod server;
 mod store;

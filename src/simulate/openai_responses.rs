@@ -43,6 +43,9 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
                 if hosted == super::tool_search::RESPONSES_TYPE {
                     ask.tool_search = Some(hosted.to_string());
                 }
+                if hosted == super::programmatic::RESPONSES_TYPE {
+                    ask.programmatic = Some(hosted.to_string());
+                }
                 ask.hosted_types.push(hosted.to_string());
             }
             None => {
@@ -54,9 +57,11 @@ pub(crate) fn parse(body: &Value) -> Result<Ask, Rejection> {
             }
         }
     }
+    super::programmatic::check_runner(&ask)?;
     if let Some(Value::Array(items)) = body.get("input") {
         let loaded = super::tool_search::responses_history(items, &ask)?;
         super::decide::load(&mut ask, &loaded);
+        ask.program = super::programmatic::responses_history(items, &ask)?;
     }
     check_needs_tools(body, !ask.tools.is_empty() || !ask.hosted_types.is_empty())?;
     ask.raw_choice = body.get("tool_choice").cloned().unwrap_or(Value::Null);
@@ -90,6 +95,7 @@ fn read_function(ask: &mut Ask, t: &Value, at: &str, space: Option<&str>) -> Res
         strict: t.get("strict") == Some(&Value::Bool(true)),
     };
     let deferred = t.get("defer_loading") == Some(&Value::Bool(true));
+    super::programmatic::read_tool(ask, name, t);
     // A deferred top-level function's calls carry its own name as their namespace.
     match space {
         Some(space) => (ask.namespaces).push((name.to_string(), space.to_string())),
@@ -191,6 +197,12 @@ fn items(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> Vec<Value> {
     if let Some(found) = &turn.tool_search {
         out.extend(super::tool_search::responses_items(ask, ctx.seed, found));
     }
+    if let (Some(program), Some(results), true) =
+        (&ask.program, &ask.tool_results, turn.calls.is_empty())
+    {
+        // The program ran to its end once its calls were answered (class 30).
+        out.push(super::programmatic::responses_output(program, results));
+    }
     if turn.has_text() {
         let mut annotations = Vec::new();
         let mut at = 0usize;
@@ -225,6 +237,14 @@ fn items(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> Vec<Value> {
     let ids = super::decide::call_ids(Provider::OpenaiResponses, &turn.calls, |i| {
         Some(wire::id("call_", ctx.seed, "call", i, 24))
     });
+    let coded = super::programmatic::by_program(&turn.calls);
+    let program = (ask.programmatic.is_some() && !coded.is_empty()).then(|| {
+        // Ids from the calls only, so buffered and streamed answers agree.
+        let seed = super::decide::calls_seed(&turn.calls);
+        let (item, call_id) = super::programmatic::responses_program(seed, &coded);
+        out.push(item);
+        super::programmatic::responses_caller(&call_id)
+    });
     for (i, c) in turn.calls.iter().enumerate() {
         if let Some(r) = &turn.wire.reasoning {
             // A reasoning item before each call: reasoning interleaved between function calls.
@@ -244,6 +264,9 @@ fn items(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> Vec<Value> {
             "status": status, "arguments": args, "call_id": ids[i], "name": c.name});
         if let Some(space) = &c.namespace {
             call["namespace"] = json!(space);
+        }
+        if let Some(caller) = program.as_ref().filter(|_| c.by_program) {
+            call["caller"] = caller.clone();
         }
         out.push(call);
     }
@@ -396,7 +419,9 @@ fn item_events(ev: &mut Events, ctx: &Ctx<'_>, turn: &Turn, item: &Value, index:
             "response.output_item.added",
             json!({"output_index": index, "item": added(item)}),
         ),
-        Some("compaction") => ev.push(
+        // A program and its output come whole, as compaction does (UNCONFIRMED:
+        // docs/wire-formats.md).
+        Some("compaction" | "program" | "program_output") => ev.push(
             "response.output_item.added",
             json!({"output_index": index, "item": item}),
         ),
