@@ -41,6 +41,9 @@ pub(crate) enum Check {
     /// A tool search the upstream ran handed over as the caller's own call or dropped, or a
     /// call's namespace lost (classes 28, 29).
     ToolSearch,
+    /// A call the model's code made handed over without its caller, or Anthropic's container
+    /// lost (class 30).
+    Programmatic,
 }
 
 impl Check {
@@ -56,7 +59,8 @@ impl Check {
             | Check::Chunks
             | Check::FinishOnLimit
             | Check::FinishWithCalls
-            | Check::ToolSearch => Severity::Breaking,
+            | Check::ToolSearch
+            | Check::Programmatic => Severity::Breaking,
             Check::IdChanged
             | Check::Finish
             | Check::TextChanged

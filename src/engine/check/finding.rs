@@ -83,6 +83,10 @@ pub enum FindingKind {
     /// A compaction item upstream answered not sent back on the next round (the conversation
     /// it stands for dropped).
     Compaction,
+    /// Programmatic tool calling lost on the way (class 30): the runner or a tool's
+    /// `allowed_callers` dropped, a call the model's code made handed over or sent back without
+    /// its caller, the runner's server call or Anthropic's container not carried back.
+    Programmatic,
 }
 
 impl FindingKind {
@@ -111,6 +115,7 @@ impl FindingKind {
             FindingKind::ToolSearch => "tool-search",
             FindingKind::Phase => "phase",
             FindingKind::Compaction => "compaction",
+            FindingKind::Programmatic => "programmatic",
         }
     }
 }

@@ -42,6 +42,7 @@ pub(crate) fn answered(
         findings.extend(names_restored(asked, read, o));
         if let Some(e) = expected.as_ref().filter(|_| ex.status < 400) {
             findings.extend(check::search_kept(e, o, true));
+            findings.extend(check::callers_handed(e, o, asked.inbound));
         }
         findings.extend(check::downstream_ids(asked.inbound, o, expected.as_ref()));
     }

@@ -117,6 +117,7 @@ pub(crate) fn round(
             own.extend(check::reasoning(answered, sent));
             own.extend(check::phase_kept(answered, sent, target));
             own.extend(check::compaction_kept(answered, sent, asked.inbound));
+            own.extend(check::program_kept(answered, sent));
         }
     }
     if target == Provider::TextProtocol && !round_invalid {

@@ -63,6 +63,7 @@ pub(crate) fn upstream(asked: &CallerRequest, read: &ReadExchange<'_>) -> Vec<Fi
             .unwrap_or_default();
         findings.extend(check::custom_kept(&custom, d));
         findings.extend(check::deferral_kept(&client_req, &d.request));
+        findings.extend(check::programmable_kept(&client_req, &d.request));
     }
     findings.extend(routed_elsewhere(asked.target, target));
     findings.extend(refused(asked, read));

@@ -14,6 +14,7 @@ mod handed;
 mod ids;
 mod nontext;
 mod phase;
+mod programmatic;
 mod reasoning;
 mod stream;
 mod tool_search;
