@@ -13,7 +13,7 @@ use super::file::{Case, CaseFile, Mode, ProviderConfig};
 use super::trial::{pattern_matches, trial_keys};
 use crate::located::Located;
 use crate::model::Provider;
-use crate::model::{HostedTool, Tool};
+use crate::model::{HostedTool, PROGRAMMATIC, Tool};
 
 /// A problem in a case, tool or provider file, located for the reader.
 pub(crate) type CaseError = Located;
@@ -131,7 +131,8 @@ fn load_tools(
 }
 
 /// A deferred tool (its file's `defer_loading`) needs a tool search among the case's `hosted`
-/// tools: nothing else could ever load it (class 28); a namespace is a name.
+/// tools: nothing else could ever load it (class 28); a namespace is a name; a tool code may
+/// call (`allowed_callers`) needs a programmatic runner (class 30).
 fn deferred_tools(
     file: &CaseFile,
     tools: &[Tool],
@@ -151,6 +152,29 @@ fn deferred_tools(
                 ),
             ));
         }
+        // A tool code may call needs the runner (class 30); its callers are neutral words.
+        if let Some(c) =
+            (t.allowed_callers.iter()).find(|c| !matches!(c.as_str(), "direct" | PROGRAMMATIC))
+        {
+            return Err(at(
+                spanned,
+                format!(
+                    "tool `{}`: allowed caller `{c}` is `direct` (the model) or `programmatic` (code the model wrote)",
+                    t.name
+                ),
+            ));
+        }
+        if t.programmable()
+            && !(file.hosted.iter()).any(|h| matches!(h, HostedTool::Programmatic { .. }))
+        {
+            return Err(at(
+                spanned,
+                format!(
+                    "tool `{}` may be called from code (`allowed_callers` in its file) but the case declares no runner (`hosted = [{{ type = \"programmatic\", variant = … }}]`) to run that code",
+                    t.name
+                ),
+            ));
+        }
         let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-');
         if let Some(space) = (t.namespace.as_ref()).filter(|n| n.is_empty() || !n.chars().all(ok)) {
             return Err(at(
@@ -166,7 +190,9 @@ fn deferred_tools(
 }
 
 /// Each tool search's variant names one: `tool_search` (Responses) or an Anthropic
-/// `tool_search_tool_*` type; `err` places a message at a byte offset of the case's source.
+/// `tool_search_tool_*` type; each programmatic runner's `programmatic_tool_calling` or an
+/// Anthropic `code_execution_*` type; `err` places a message at a byte offset of the case's
+/// source.
 fn search_variants(
     file: &CaseFile,
     err: &impl Fn(usize, String) -> CaseError,
@@ -180,6 +206,16 @@ fn search_variants(
             let start = source.find(&format!("\"{variant}\"")).unwrap_or(0);
             let msg = format!(
                 "tool search variant `{variant}`: a tool search is `tool_search` (OpenAI Responses) or an Anthropic `tool_search_tool_*` type (e.g. `tool_search_tool_regex_20251119`)"
+            );
+            return Err(err(start, msg));
+        }
+        if let HostedTool::Programmatic { variant } = h
+            && variant != "programmatic_tool_calling"
+            && !variant.starts_with("code_execution_")
+        {
+            let start = source.find(&format!("\"{variant}\"")).unwrap_or(0);
+            let msg = format!(
+                "programmatic runner variant `{variant}`: a runner is `programmatic_tool_calling` (OpenAI Responses) or an Anthropic `code_execution_*` type (e.g. `code_execution_20250825`)"
             );
             return Err(err(start, msg));
         }
