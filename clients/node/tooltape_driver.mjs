@@ -54,8 +54,9 @@ export const OPTIONAL_FEATURES = ["thinking", "hosted", "result_parts", "continu
 // A tool field a driver must say it handles the same way: a trial with a tool that sets it (true)
 // is answered `unsupported`. `eager_input_streaming` (Anthropic's fine-grained tool streaming,
 // class 25) is set on the `anthropic` api only; `defer_loading` (a tool declared deferred beside a
-// tool search, class 28) and `namespace` (a Responses namespace, class 29) on the APIs that have them.
-export const OPTIONAL_TOOL_FEATURES = ["eager_input_streaming", "defer_loading", "namespace"];
+// tool search, class 28), `namespace` (a Responses namespace, class 29) and `allowed_callers` (who
+// may call it: the model, or code the model wrote, class 30) on the APIs that have them.
+export const OPTIONAL_TOOL_FEATURES = ["eager_input_streaming", "defer_loading", "namespace", "allowed_callers"];
 
 /** The optional fields `trial` sets that the driver does not say it handles. */
 function unhandled(trial, supports) {

@@ -75,8 +75,9 @@ OPTIONAL_FEATURES = ("thinking", "hosted", "result_parts", "continue_with", "cal
 # A tool field a driver must say it handles the same way: a trial with a tool that sets it (true)
 # is answered `unsupported`. `eager_input_streaming` (Anthropic's fine-grained tool streaming,
 # class 25) is set on the `anthropic` api only; `defer_loading` (a tool declared deferred beside a
-# tool search, class 28) and `namespace` (a Responses namespace, class 29) on the APIs that have them.
-OPTIONAL_TOOL_FEATURES = ("eager_input_streaming", "defer_loading", "namespace")
+# tool search, class 28), `namespace` (a Responses namespace, class 29) and `allowed_callers` (who
+# may call it: the model, or code the model wrote, class 30) on the APIs that have them.
+OPTIONAL_TOOL_FEATURES = ("eager_input_streaming", "defer_loading", "namespace", "allowed_callers")
 
 
 def _unhandled(trial, supports):

@@ -144,6 +144,12 @@ pub struct DriverTool {
     /// calls carry it and go back with it on the next round (class 29).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
+    /// Who may call the tool (`anthropic` and `openai-responses`, beside a `programmatic`
+    /// runner in `hosted`): `direct` (the model) and `programmatic` (code the model wrote);
+    /// absent, the model only (class 30). A call the model's code made must go back with its
+    /// caller, beside the runner's server call, in Anthropic's `container`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_callers: Vec<String>,
 }
 
 /// What the library handed its caller for one call.
@@ -323,6 +329,7 @@ pub(crate) fn driver_tools(api: Provider, req: &ChatRequest) -> Vec<DriverTool> 
             eager_input_streaming: api == Provider::Anthropic && t.eager_input_streaming,
             defer_loading: t.defer_loading,
             namespace: t.namespace.clone(),
+            allowed_callers: t.allowed_callers.clone(),
         })
         .collect()
 }
@@ -334,6 +341,7 @@ impl DriverTool {
             eager_input_streaming: self.eager_input_streaming,
             defer_loading: self.defer_loading,
             namespace: self.namespace.clone(),
+            allowed_callers: self.allowed_callers.clone(),
             ..crate::model::Tool::function(
                 self.name.clone(),
                 self.description.clone(),

@@ -109,10 +109,20 @@ pub enum Mutant {
     /// passthrough drops compaction"): the next round goes on without the conversation they
     /// stand for.
     DropCompaction,
+    /// A tool's `allowed_callers` left out of the request: a tool only code may call sent as
+    /// the model's own (a library whose tool type has no field for it).
+    DropCallers,
+    /// A call's `caller` not kept in the conversation: the next round sends the call the
+    /// model's code made as a direct one (vercel/ai issue 12504's "orphaned caller" in reverse:
+    /// the API refuses a direct call of a tool only code may call).
+    DropCaller,
+    /// Anthropic's `container` not named on the next round: the code that made the calls
+    /// cannot continue.
+    DropContainer,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 31] = [
+    pub const ALL: [(&'static str, Mutant); 34] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -144,6 +154,9 @@ impl Mutant {
         ("drop-namespace", Mutant::DropNamespace),
         ("drop-phase", Mutant::DropPhase),
         ("drop-compaction", Mutant::DropCompaction),
+        ("drop-callers", Mutant::DropCallers),
+        ("drop-caller", Mutant::DropCaller),
+        ("drop-container", Mutant::DropContainer),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -178,6 +191,11 @@ impl Mutant {
             Mutant::DropDeferral => {
                 for t in &mut req.tools {
                     t.defer_loading = false;
+                }
+            }
+            Mutant::DropCallers => {
+                for t in &mut req.tools {
+                    t.allowed_callers.clear();
                 }
             }
             Mutant::DropEager => {
@@ -222,20 +240,26 @@ impl Mutant {
     /// The assistant turn the library keeps in its conversation for the answer `o`: its text,
     /// `calls` and its reasoning state (in the API's own form, sent back as it came).
     fn kept(self, o: &Outcome, text: Option<String>, mut calls: Vec<ToolCall>) -> Message {
-        // The call as the library holds it: its Responses namespace with it.
+        // The call as the library holds it: its Responses namespace and its caller with it.
         for (c, answered) in calls.iter_mut().zip(&o.tool_calls) {
             if self != Mutant::DropNamespace {
                 c.namespace.clone_from(&answered.namespace);
             }
+            if self != Mutant::DropCaller {
+                c.caller.clone_from(&answered.caller);
+            }
         }
-        // Compaction items are no reasoning: drop-reasoning keeps them, drop-compaction not.
+        // Compaction items and the runner's server calls are no reasoning: drop-reasoning
+        // keeps them, drop-compaction not its items.
         let compaction = crate::providers::compaction::is_compaction;
         if self == Mutant::DropReasoning {
+            let kept =
+                |i: &&Value| compaction(i) || crate::providers::programmatic::is_runner_call(i);
             return Message::Assistant {
                 phase: o.phase,
                 text,
                 tool_calls: calls,
-                opaque: o.opaque.iter().filter(|i| compaction(i)).cloned().collect(),
+                opaque: o.opaque.iter().filter(kept).cloned().collect(),
             };
         }
         for (c, answered) in calls.iter_mut().zip(&o.tool_calls) {
@@ -561,6 +585,10 @@ pub async fn drive(
                     }
                     req.messages
                         .push(mutant.kept(&outcome, r.text.clone(), calls));
+                    // The container the answer's programmatic calls run in, named again.
+                    if outcome.container.is_some() && mutant != Mutant::DropContainer {
+                        req.server.container.clone_from(&outcome.container);
+                    }
                     let mut sent: Vec<Message> = results
                         .iter()
                         .map(|r| mutant.sent_result(DriverMessage::neutral(r)))

@@ -12,7 +12,8 @@ use tooltape::engine::{Cell, TrialResult};
 use tooltape::{discover, runtime};
 
 use crate::scratch::{
-    CONSTRAINTS, HOSTED, LONG_NAME, NAMESPACED, SEARCH_HOSTED, SEARCH_REGEX, Scratch, bin, repo,
+    CONSTRAINTS, HOSTED, LONG_NAME, NAMESPACED, PROGRAM_ANTHROPIC, PROGRAM_RESPONSES,
+    SEARCH_HOSTED, SEARCH_REGEX, Scratch, bin, repo,
 };
 
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
@@ -140,6 +141,9 @@ fn name(m: Mutant) -> &'static str {
         Mutant::DropNamespace => "a call's namespace not kept for the next round",
         Mutant::DropPhase => "the message's `phase` not kept for the next round",
         Mutant::DropCompaction => "compaction items not kept for the next round",
+        Mutant::DropCallers => "a tool's `allowed_callers` left out",
+        Mutant::DropCaller => "a call's `caller` not kept for the next round",
+        Mutant::DropContainer => "Anthropic's `container` not named on the next round",
     }
 }
 
@@ -183,6 +187,9 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::DropNamespace => "Missing namespace for function_call",
         Mutant::DropPhase => "phase not carried back",
         Mutant::DropCompaction => "compaction item not carried back",
+        Mutant::DropCallers => "`allowed_callers` dropped or changed",
+        Mutant::DropCaller => "without its caller",
+        Mutant::DropContainer => "not named on the next round",
     }
 }
 
@@ -211,12 +218,16 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
             let follow_up = FOLLOW_UP.contains(&t.case.as_str()) && t.case != CONTINUE_ON_ANTHROPIC;
             t.calls > 0 && (t.case == "c19_reasoning_state_kept" || t.api == "gemini" && follow_up)
         }
-        // A round answering two calls; Gemini links results by order and name, not id.
-        Mutant::ResultsOneId => t.calls > 1 && t.case == "c20_gemini_calls_without_ids" && ids,
+        // A round answering two calls (the program's two among them); Gemini links results by
+        // order and name, not id.
+        Mutant::ResultsOneId => {
+            t.calls > 1 && (t.case == "c20_gemini_calls_without_ids" || programmed(t)) && ids
+        }
         Mutant::StaleTools => t.calls > 0 && t.case == TOOLS_CHANGE,
         // Ids are sent back on a follow-up round; only Anthropic's pattern rejects Kimi's.
         Mutant::KimiIds => {
-            round_api(t) == "anthropic" && t.calls > 0 && FOLLOW_UP.contains(&t.case.as_str())
+            let follow_up = FOLLOW_UP.contains(&t.case.as_str()) || programmed(t);
+            round_api(t) == "anthropic" && t.calls > 0 && follow_up
         }
         Mutant::TruncateNames => t.case == LONG_NAME,
         Mutant::DropHosted => t.case == HOSTED || t.case == FALLBACK,
@@ -249,6 +260,11 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::DropNamespace => t.case == NAMESPACED && t.calls > 0,
         // Only Responses answers a phase, on the message before the call.
         Mutant::DropPhase => t.case == PHASE && t.api == "openai-responses" && t.calls > 0,
+        // Each runner on its own API (the cases are narrowed to it).
+        Mutant::DropCallers => programmed(t),
+        Mutant::DropCaller => programmed(t) && t.calls > 0,
+        // Only Anthropic runs the code in a container.
+        Mutant::DropContainer => t.case == PROGRAM_ANTHROPIC && t.calls > 0,
         // Only Responses and Anthropic answer compaction items.
         Mutant::DropCompaction => {
             t.case == COMPACTION
@@ -256,6 +272,11 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
                 && t.calls > 0
         }
     }
+}
+
+/// A trial of class 30's cases: a tool only the model's code may call.
+fn programmed(t: &Facts) -> bool {
+    t.case == PROGRAM_ANTHROPIC || t.case == PROGRAM_RESPONSES
 }
 
 /// The API the trial's follow-up round goes to (another provider's, in a continued case).
@@ -336,7 +357,8 @@ fn the_reference_driver_passes_and_each_mutant_fails_exactly_its_trials() {
          `clients/tooltape.toml` (openai-chat, openai-responses, anthropic, gemini, text-protocol)\n\
          and the cases `{}`, a 500 case, `{HOSTED}` (on the routes with hosted search) and\n\
          `{LONG_NAME}` (on Gemini's route, forced), `{SEARCH_REGEX}` (Anthropic's),\n\
-         `{SEARCH_HOSTED}` and `{NAMESPACED}` (Responses'), both modes.\n\
+         `{SEARCH_HOSTED}` and `{NAMESPACED}` (Responses'), `{PROGRAM_ANTHROPIC}` and\n\
+         `{PROGRAM_RESPONSES}` (each on its own API), both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n\
          {total} trials per driver.\n\n\
          | mutant | trials failed | finding expected | first finding |\n| --- | --- | --- | --- |\n",

@@ -18,7 +18,8 @@ use tooltape::{Case, discover, runtime};
 
 use crate::loopback_proxy::{ProxyBody, path_and_query, read, respond, send, serve};
 use crate::scratch::{
-    CONSTRAINTS, HOSTED, LONG_NAME, NAMESPACED, SEARCH_HOSTED, SEARCH_REGEX, Scratch, repo,
+    CONSTRAINTS, HOSTED, LONG_NAME, NAMESPACED, PROGRAM_ANTHROPIC, PROGRAM_RESPONSES,
+    SEARCH_HOSTED, SEARCH_REGEX, Scratch, repo,
 };
 
 // The mutant that translates (a conversation continued on another provider), through
@@ -109,10 +110,14 @@ enum Mutant {
     NamespaceDropped,
     PhaseDropped,
     CompactionDropped,
+    CallersDropped,
+    CallerDropped,
+    RunnerCallDropped,
+    ContainerDropped,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 35] = [
+    const ALL: [Mutant; 39] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -148,6 +153,10 @@ impl Mutant {
         Mutant::NamespaceDropped,
         Mutant::PhaseDropped,
         Mutant::CompactionDropped,
+        Mutant::CallersDropped,
+        Mutant::CallerDropped,
+        Mutant::RunnerCallDropped,
+        Mutant::ContainerDropped,
     ];
 
     fn slug(self) -> String {
@@ -209,6 +218,12 @@ impl Mutant {
             Mutant::ContextRepeated => {
                 "previous_response_id forwarded with the earlier items again (upstream holds them)"
             }
+            Mutant::CallersDropped => "a tool's `allowed_callers` removed",
+            Mutant::CallerDropped => "a call's `caller` removed from the answer",
+            Mutant::RunnerCallDropped => {
+                "the runner's server call (code-execution block, program item) dropped from the conversation sent back"
+            }
+            Mutant::ContainerDropped => "Anthropic's `container` not forwarded upstream",
         }
     }
 
@@ -250,6 +265,10 @@ impl Mutant {
             Mutant::DeferralDropped => "sent loaded",
             Mutant::SearchAsCall => "handed to the client as its own call",
             Mutant::NamespaceDropped => "without its namespace",
+            Mutant::CallersDropped => "`allowed_callers` dropped or changed",
+            Mutant::CallerDropped => "without its caller",
+            Mutant::RunnerCallDropped => "not sent back beside it",
+            Mutant::ContainerDropped => "not named on the next round",
         }
     }
 
@@ -281,7 +300,10 @@ impl Mutant {
                     | NAMESPACED
                     | PHASE
                     | COMPACTION
+                    | PROGRAM_ANTHROPIC
+                    | PROGRAM_RESPONSES
             );
+        let programmed = t.case == PROGRAM_ANTHROPIC || t.case == PROGRAM_RESPONSES;
         let searched = t.case == SEARCH_REGEX || t.case == SEARCH_HOSTED;
         match self {
             Mutant::Faithful => false,
@@ -356,6 +378,11 @@ impl Mutant {
             Mutant::PhaseDropped => {
                 t.case == PHASE && t.route == "responses→openai-responses" && t.calls > 0
             }
+            // Each runner's calls go back on its own API only.
+            Mutant::CallersDropped => programmed,
+            Mutant::CallerDropped | Mutant::RunnerCallDropped => programmed && t.calls > 0,
+            // Only Anthropic runs the code in a container.
+            Mutant::ContainerDropped => t.case == PROGRAM_ANTHROPIC && t.calls > 0,
             // Only Responses and Anthropic answer compaction items.
             Mutant::CompactionDropped => {
                 t.case == COMPACTION
@@ -490,6 +517,11 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
         Mutant::CustomAsFunction => custom_as_function(fmt, o),
         Mutant::EagerDropped => remove_tool_key(fmt, o, "eager_input_streaming"),
         Mutant::DeferralDropped => remove_tool_key(fmt, o, "defer_loading"),
+        Mutant::CallersDropped => remove_tool_key(fmt, o, "allowed_callers"),
+        Mutant::RunnerCallDropped => drop_runner_calls(o),
+        Mutant::ContainerDropped => {
+            o.remove("container");
+        }
         Mutant::NameTruncated => truncate_names(o),
         Mutant::ToolsFrozen => freeze_tools(fmt, o),
         Mutant::RequiredAsAuto => match fmt {
@@ -693,6 +725,22 @@ fn drop_phase(o: &mut serde_json::Map<String, Value>) {
 }
 
 /// Drops every compaction item: Responses input items, Anthropic content blocks.
+/// `RunnerCallDropped`: the runner's server call (Anthropic's code-execution `server_tool_use`
+/// block, Responses' `program` item) removed from the conversation, its calls kept.
+fn drop_runner_calls(o: &mut serde_json::Map<String, Value>) {
+    let runner = |v: &Value| {
+        v["type"] == "program" || (v["type"] == "server_tool_use" && v["name"] == "code_execution")
+    };
+    if let Some(items) = o.get_mut("input").and_then(Value::as_array_mut) {
+        items.retain(|i| !runner(i));
+    }
+    for m in array_mut(o, "messages") {
+        if let Some(blocks) = m["content"].as_array_mut() {
+            blocks.retain(|b| !runner(b));
+        }
+    }
+}
+
 fn drop_compaction(o: &mut serde_json::Map<String, Value>) {
     let compaction = |v: &Value| v["type"] == "compaction";
     if let Some(items) = o.get_mut("input").and_then(Value::as_array_mut) {
@@ -1413,7 +1461,10 @@ fn mutate_response(
     if status >= 400 {
         return (status, body);
     }
-    if matches!(m, Mutant::SearchAsCall | Mutant::NamespaceDropped) {
+    if matches!(
+        m,
+        Mutant::SearchAsCall | Mutant::NamespaceDropped | Mutant::CallerDropped
+    ) {
         return (status, server_items(m, stream, body));
     }
     match m {
@@ -1475,10 +1526,12 @@ fn mutate_response(
     }
 }
 
-/// `SearchAsCall` and `NamespaceDropped` over a whole body or each stream event.
+/// `SearchAsCall`, `NamespaceDropped` and `CallerDropped` over a whole body or each stream
+/// event.
 fn server_items(m: Mutant, stream: bool, body: Vec<u8>) -> Vec<u8> {
     let apply = |v: &mut Value| match m {
         Mutant::SearchAsCall => search_as_call(v),
+        Mutant::CallerDropped => drop_caller(v),
         _ => drop_namespace(v),
     };
     if !stream {
@@ -1539,6 +1592,24 @@ fn drop_namespace(v: &mut Value) {
                 o.remove("namespace");
             }
             o.values_mut().for_each(drop_namespace);
+        }
+        _ => {}
+    }
+}
+
+/// `CallerDropped`: `caller` removed from every Responses `function_call` item and Anthropic
+/// `tool_use` block.
+fn drop_caller(v: &mut Value) {
+    match v {
+        Value::Array(a) => a.iter_mut().for_each(drop_caller),
+        Value::Object(o) => {
+            if matches!(
+                o.get("type").and_then(Value::as_str),
+                Some("function_call" | "tool_use")
+            ) {
+                o.remove("caller");
+            }
+            o.values_mut().for_each(drop_caller);
         }
         _ => {}
     }
@@ -1681,7 +1752,8 @@ fn the_faithful_proxy_passes_and_each_mutant_fails_exactly_its_trials() {
          `c33_constraints_kept` (an allowed subset or a named tool, parallel off; on the\n\
          routes with a parallel switch), `c28_anthropic_regex_search` (messages→anthropic),\n\
          `c28_responses_tool_search` and `c29_namespaced_call` (responses→openai-responses),\n\
-         both modes.\n\
+         `c30_anthropic_programmatic` (messages→anthropic) and `c30_responses_programmatic`\n\
+         (responses→openai-responses), both modes.\n\
          Every mutant fails exactly the trials it should, each with the expected finding.\n\n",
     );
     table.push_str(&format!("{total} trials per proxy.\n\n"));

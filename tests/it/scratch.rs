@@ -69,8 +69,12 @@ pub const SEARCH_REGEX: &str = "c28_anthropic_regex_search";
 pub const SEARCH_HOSTED: &str = "c28_responses_tool_search";
 /// Class 29: a namespaced function called and replayed with its namespace (Responses only).
 pub const NAMESPACED: &str = "c29_namespaced_call";
+/// Class 30: a tool only code may call, called by the model's code (Anthropic's runner, and
+/// Responses'), each on its own API only.
+pub const PROGRAM_ANTHROPIC: &str = "c30_anthropic_programmatic";
+pub const PROGRAM_RESPONSES: &str = "c30_responses_programmatic";
 /// (case, its `providers`, its `choices` where narrowed).
-pub const NARROWED: [(&str, &str, Option<&str>); 6] = [
+pub const NARROWED: [(&str, &str, Option<&str>); 8] = [
     (
         HOSTED,
         r#"["openai-responses", "anthropic", "gemini"]"#,
@@ -91,6 +95,8 @@ pub const NARROWED: [(&str, &str, Option<&str>); 6] = [
     (SEARCH_REGEX, r#"["anthropic"]"#, None),
     (SEARCH_HOSTED, r#"["openai-responses"]"#, None),
     (NAMESPACED, r#"["openai-responses"]"#, None),
+    (PROGRAM_ANTHROPIC, r#"["anthropic"]"#, None),
+    (PROGRAM_RESPONSES, r#"["openai-responses"]"#, None),
 ];
 
 impl Scratch {
