@@ -249,12 +249,12 @@ impl Mutant {
                 c.caller.clone_from(&answered.caller);
             }
         }
-        // Compaction items and the runner's server calls are no reasoning: drop-reasoning
-        // keeps them, drop-compaction not its items.
+        // Only reasoning is: drop-reasoning keeps compaction items and server items (a tool
+        // search, a program), drop-compaction keeps all but compaction items.
         let compaction = crate::providers::compaction::is_compaction;
         if self == Mutant::DropReasoning {
-            let kept =
-                |i: &&Value| compaction(i) || crate::providers::programmatic::is_runner_call(i);
+            let reasoning = ["thinking", "redacted_thinking", "reasoning"];
+            let kept = |i: &&Value| !reasoning.iter().any(|r| i["type"] == *r);
             return Message::Assistant {
                 phase: o.phase,
                 text,

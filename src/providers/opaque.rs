@@ -10,18 +10,23 @@ use crate::model::{ChatRequest, Message, Provider};
 
 /// The API an opaque item is of, when its shape says so: Gemini parts have no `type`; a
 /// `reasoning` item and an `item_reference` (to an item only the Responses server that stored it
-/// can resolve) are Responses', and so is a `program` item; `thinking` and `redacted_thinking`
-/// blocks are Anthropic's, and so is a code-execution `server_tool_use` block.
-/// Other items (hosted-tool blocks and the like) are nobody's in particular: `None`.
+/// can resolve) are Responses', and so are its server items (a tool search's, a program, a web
+/// search call); `thinking` and `redacted_thinking` blocks are Anthropic's, and so are its server
+/// tool blocks (`server_tool_use`, `*_tool_result`).
+/// Other items are nobody's in particular: `None`.
 pub(crate) fn owner(item: &Value) -> Option<Provider> {
     match item.get("type").and_then(Value::as_str) {
         None if item.is_object() => Some(Provider::Gemini),
-        Some("reasoning" | "item_reference" | "program") => Some(Provider::OpenaiResponses),
-        Some("thinking" | "redacted_thinking") => Some(Provider::Anthropic),
-        // The code-execution call that programmatic calls came from (class 30).
-        Some("server_tool_use") if super::programmatic::is_runner_call(item) => {
-            Some(Provider::Anthropic)
-        }
+        // Reasoning, stored items, and the server's own items: a tool search (class 28), a
+        // program (class 30), a web search.
+        Some(
+            "reasoning" | "item_reference" | "program" | "program_output" | "tool_search_call"
+            | "tool_search_output" | "web_search_call",
+        ) => Some(Provider::OpenaiResponses),
+        // Thinking, and server tool blocks: their calls and results (tool search, code
+        // execution, web search and fetch).
+        Some("thinking" | "redacted_thinking" | "server_tool_use") => Some(Provider::Anthropic),
+        Some(t) if t.ends_with("_tool_result") => Some(Provider::Anthropic),
         _ => None,
     }
 }
@@ -57,7 +62,8 @@ pub(crate) fn think_only_on_own(provider: Provider, req: &mut ChatRequest) {
         } if !tool_calls.is_empty() => Some(opaque),
         _ => None,
     });
-    let own = |v: &Value| owner(v) == Some(Provider::Anthropic);
+    // Anthropic's own thinking, not its server blocks.
+    let own = |v: &Value| matches!(v["type"].as_str(), Some("thinking" | "redacted_thinking"));
     if last.is_some_and(|opaque| !opaque.iter().any(own)) {
         req.thinking = None;
     }

@@ -52,7 +52,8 @@ pub(super) fn anthropic_blocks(variant: &str, seed: u64, found: &[String]) -> Ve
 pub(super) fn responses_items(ask: &Ask, seed: u64, found: &[String]) -> Vec<Value> {
     let mut tools: Vec<Value> = Vec::new();
     for name in found {
-        let Some(t) = ask.tools.iter().find(|t| &t.name == name) else {
+        // The loaded function's definition: it was deferred when the request came.
+        let Some(t) = (ask.deferred.iter().chain(&ask.tools)).find(|t| &t.name == name) else {
             continue;
         };
         let f = json!({"type": "function", "name": t.name, "parameters": t.schema,

@@ -96,9 +96,9 @@ enum Open {
     Compaction {
         slot: usize,
     },
-    /// A code-execution `server_tool_use` block (class 30), kept for the next turn: its
-    /// `input` (the code) streams as `input_json_delta`s.
-    Runner {
+    /// A server call kept for the next turn (a code-execution runner's, class 30; a tool
+    /// search's, class 28): its `input` streams as `input_json_delta`s.
+    ServerCall {
         slot: usize,
         json: String,
     },
@@ -181,14 +181,9 @@ impl Builder {
                 }
             }
             // The code programmatic calls come from: kept verbatim for the next turn (class 30).
-            "server_tool_use" if programmatic::is_runner_call(block) => {
-                self.outcome.opaque.push(block.clone());
-                Open::Runner {
-                    slot: self.outcome.opaque.len() - 1,
-                    json: String::new(),
-                }
-            }
-            // A tool search is a server tool too, but no web search (docs/wire-formats.md).
+            "server_tool_use" if programmatic::is_runner_call(block) => self.server_call(block),
+            // A tool search is a server tool too, but no web search (docs/wire-formats.md); the
+            // search and what it loaded go back on the next turn, which calls what it found.
             "server_tool_use" if is_tool_search(block) => {
                 let found = self.tool_search.get_or_insert_default();
                 found.searches += 1;
@@ -196,11 +191,12 @@ impl Builder {
                     .get("name")
                     .and_then(Value::as_str)
                     .map(str::to_string);
-                Open::Ignored
+                self.server_call(block)
             }
             "tool_search_tool_result" => {
                 let found = self.tool_search.get_or_insert_default();
                 found.loaded.extend(references(block));
+                self.outcome.opaque.push(block.clone());
                 Open::Ignored
             }
             "server_tool_use" => {
@@ -314,7 +310,7 @@ impl Builder {
                 signature.push_str(d.signature.as_ref().map_or("", BStr::as_str));
                 *changed = true;
             }
-            (Some("input_json_delta"), Open::Runner { json, .. }) => {
+            (Some("input_json_delta"), Open::ServerCall { json, .. }) => {
                 if let Some(p) = &d.partial_json {
                     json.push_str(p.as_str());
                 }
@@ -353,7 +349,7 @@ impl Builder {
                 self.outcome.opaque[slot] =
                     json!({"type": "thinking", "thinking": thinking, "signature": signature});
             }
-            Open::Runner { slot, json } if !json.trim().is_empty() => {
+            Open::ServerCall { slot, json } if !json.trim().is_empty() => {
                 if let Ok(input) = serde_json::from_str::<Value>(&json) {
                     self.outcome.opaque[slot]["input"] = input;
                 }
@@ -378,6 +374,15 @@ impl Builder {
         }
         if u.output_tokens.is_some() {
             usage.output_tokens = u.output_tokens;
+        }
+    }
+
+    /// A server call block kept verbatim for the next turn; its streamed input completes it.
+    fn server_call(&mut self, block: &Value) -> Open {
+        self.outcome.opaque.push(block.clone());
+        Open::ServerCall {
+            slot: self.outcome.opaque.len() - 1,
+            json: String::new(),
         }
     }
 

@@ -24,10 +24,29 @@ fn owners_by_shape() {
         owner(&json!({"text": "t", "thought": true})),
         Some(Provider::Gemini)
     );
-    assert_eq!(
-        owner(&json!({"type": "server_tool_use", "id": "srvtoolu_1"})),
-        None
-    );
+    // Server items are their API's too: Anthropic's server tool blocks, Responses' items.
+    for block in [
+        "server_tool_use",
+        "tool_search_tool_result",
+        "code_execution_tool_result",
+    ] {
+        assert_eq!(
+            owner(&json!({"type": block, "id": "srvtoolu_1"})),
+            Some(Provider::Anthropic)
+        );
+    }
+    for item in [
+        "tool_search_call",
+        "tool_search_output",
+        "program",
+        "web_search_call",
+    ] {
+        assert_eq!(
+            owner(&json!({"type": item, "id": "x_1"})),
+            Some(Provider::OpenaiResponses)
+        );
+    }
+    assert_eq!(owner(&json!({"type": "mcp_list_tools"})), None);
 }
 
 #[test]

@@ -251,14 +251,17 @@ impl Items {
                 h.search_results += sources.map_or(0, |s| s.len() as u32);
             }
             // A tool search and what it loaded: server items, never client calls.
+            // Both go back on the next turn, whose calls use what the search loaded.
             "tool_search_call" => {
                 let found = self.tool_search.get_or_insert_default();
                 found.searches += 1;
                 found.tool = Some(crate::providers::tool_search::RESPONSES_TYPE.to_string());
+                self.opaque.push(item.clone());
             }
             "tool_search_output" => {
                 let found = self.tool_search.get_or_insert_default();
                 found.loaded.extend(loaded(item));
+                self.opaque.push(item.clone());
             }
             _ => {} // other hosted/custom items are not client tool calls
         }
