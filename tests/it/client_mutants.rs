@@ -226,7 +226,8 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::StaleTools => t.calls > 0 && t.case == TOOLS_CHANGE,
         // Ids are sent back on a follow-up round; only Anthropic's pattern rejects Kimi's.
         Mutant::KimiIds => {
-            let follow_up = FOLLOW_UP.contains(&t.case.as_str()) || programmed(t);
+            let searched = t.case == SEARCH_REGEX || t.case == SEARCH_HOSTED;
+            let follow_up = FOLLOW_UP.contains(&t.case.as_str()) || programmed(t) || searched;
             round_api(t) == "anthropic" && t.calls > 0 && follow_up
         }
         Mutant::TruncateNames => t.case == LONG_NAME,
@@ -257,7 +258,7 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         // A search ran before the call the model made of the tool it found.
         Mutant::SearchAsCall => (t.case == SEARCH_REGEX || t.case == SEARCH_HOSTED) && t.calls > 0,
         // The case with a round: its call replayed without the namespace.
-        Mutant::DropNamespace => t.case == NAMESPACED && t.calls > 0,
+        Mutant::DropNamespace => (t.case == NAMESPACED || t.case == SEARCH_HOSTED) && t.calls > 0,
         // Only Responses answers a phase, on the message before the call.
         Mutant::DropPhase => t.case == PHASE && t.api == "openai-responses" && t.calls > 0,
         // Each runner on its own API (the cases are narrowed to it).

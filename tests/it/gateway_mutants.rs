@@ -302,6 +302,8 @@ impl Mutant {
                     | COMPACTION
                     | PROGRAM_ANTHROPIC
                     | PROGRAM_RESPONSES
+                    | SEARCH_REGEX
+                    | SEARCH_HOSTED
             );
         let programmed = t.case == PROGRAM_ANTHROPIC || t.case == PROGRAM_RESPONSES;
         let searched = t.case == SEARCH_REGEX || t.case == SEARCH_HOSTED;
@@ -1543,8 +1545,10 @@ fn server_items(m: Mutant, stream: bool, body: Vec<u8>) -> Vec<u8> {
     }
     let mut e = parse_events(&body);
     // A `tool_search_output` item's events go: the client is left a function call only.
-    e.events
-        .retain(|(_, v)| v.pointer("/item/type") != Some(&json!("tool_search_output")));
+    if m == Mutant::SearchAsCall {
+        e.events
+            .retain(|(_, v)| v.pointer("/item/type") != Some(&json!("tool_search_output")));
+    }
     e.events.iter_mut().for_each(|(_, v)| apply(v));
     write_events(&e)
 }
