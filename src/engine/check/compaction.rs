@@ -24,16 +24,23 @@ pub(crate) fn compaction_kept(
     sent: &ChatRequest,
     inbound: Provider,
 ) -> Vec<Finding> {
-    let carried: Vec<&Value> = (sent.messages.iter())
-        .flat_map(|m| match m {
+    let items = || {
+        (sent.messages.iter()).flat_map(|m| match m {
             Message::Assistant { opaque, .. } => opaque.as_slice(),
             _ => &[],
         })
-        .filter(|o| is_compaction(o))
+    };
+    let carried: Vec<&Value> = items().filter(|o| is_compaction(o)).collect();
+    // A Responses item sent back by reference (`item_reference` to its id, with `store`): the
+    // server that stored it reads it whole.
+    let referred: Vec<&Value> = items()
+        .filter(|o| o["type"] == "item_reference")
+        .filter_map(|o| o.get("id"))
         .collect();
+    let by_reference = |o: &Value| o.get("id").is_some_and(|id| referred.contains(&id));
     (answered.opaque.iter())
         .filter(|o| is_compaction(o) && owner(o) == inbound)
-        .filter(|o| !carried.iter().any(|c| same_item(c, o)))
+        .filter(|o| !carried.iter().any(|c| same_item(c, o)) && !by_reference(o))
         .map(|_| {
             let instead = if carried.is_empty() {
                 "none is"

@@ -35,6 +35,28 @@ fn follow_up(opaque: Vec<Value>) -> ChatRequest {
 }
 
 #[test]
+fn compaction_sent_back_by_reference_is_carried() {
+    // With `store`, a Responses client refers to the stored item by its id.
+    let reference = json!({"type": "item_reference", "id": "cmp_1"});
+    silent(&compaction_kept(
+        &answered(vec![item("a")]),
+        &follow_up(vec![reference]),
+        RESPONSES,
+    ));
+    // A reference to another item is not it.
+    let other = json!({"type": "item_reference", "id": "rs_1"});
+    assert_eq!(
+        compaction_kept(
+            &answered(vec![item("a")]),
+            &follow_up(vec![other]),
+            RESPONSES
+        )
+        .len(),
+        1
+    );
+}
+
+#[test]
 fn compaction_carried_back_is_silent() {
     silent(&compaction_kept(
         &answered(vec![item("a")]),
