@@ -23,10 +23,15 @@ pub(super) fn is_anthropic_search(ty: &str) -> bool {
     ty.starts_with(ANTHROPIC_PREFIX)
 }
 
-/// The query the model searches with: the found tools' names as one regex alternation
-/// (Anthropic's regex variant takes a Python `re.search()` pattern).
-fn query(found: &[String]) -> String {
-    found.join("|")
+/// The search's input: the regex variant a Python `re.search()` `pattern` (the found tools'
+/// names as one alternation), the BM25 one a natural-language `query` (vercel/ai's recorded
+/// `anthropic-tool-search-regex.1.json`, `…-bm25.1.json`).
+fn search_input(variant: &str, found: &[String]) -> Value {
+    if variant.contains("regex") {
+        json!({"pattern": found.join("|")})
+    } else {
+        json!({"query": found.join(" ")})
+    }
 }
 
 /// Anthropic's search blocks: the `server_tool_use` of the tool-search tool and its
@@ -41,7 +46,7 @@ pub(super) fn anthropic_blocks(variant: &str, seed: u64, found: &[String]) -> Ve
         .map(|t| json!({"type": "tool_reference", "tool_name": t}))
         .collect();
     vec![
-        json!({"type": "server_tool_use", "id": id, "name": name, "input": {"query": query(found)}}),
+        json!({"type": "server_tool_use", "id": id, "name": name, "input": search_input(variant, found)}),
         json!({"type": "tool_search_tool_result", "tool_use_id": id,
                "content": {"type": "tool_search_tool_search_result", "tool_references": refs}}),
     ]
