@@ -232,30 +232,13 @@ fn tools_of(
             },
             Some(ty) if ty.starts_with(SEARCH_PREFIX) => {
                 let variant = ty.to_string();
-                if f.str("name")? != Some(anthropic_name(&variant)) {
-                    // The API fixes the name; another one is not what the encoder writes.
-                    extras.push(Extra {
-                        pointer: f.at("name"),
-                        kind: ExtraKind::Unknown,
-                        value: t.get("name").cloned().unwrap_or(Value::Null),
-                    });
-                }
-                f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
-                f.finish(extras);
+                fixed_server_tool(f, t, anthropic_name(&variant), extras)?;
                 out.hosted.push(HostedTool::ToolSearch { variant });
             }
             // The code runner programmatic calls come from (class 30).
             Some(ty) if ty.starts_with(programmatic::ANTHROPIC_PREFIX) => {
                 let variant = ty.to_string();
-                if f.str("name")? != Some(programmatic::ANTHROPIC_NAME) {
-                    extras.push(Extra {
-                        pointer: f.at("name"),
-                        kind: ExtraKind::Unknown,
-                        value: t.get("name").cloned().unwrap_or(Value::Null),
-                    });
-                }
-                f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
-                f.finish(extras);
+                fixed_server_tool(f, t, programmatic::ANTHROPIC_NAME, extras)?;
                 out.hosted.push(HostedTool::Programmatic { variant });
             }
             Some(ty) if ty.starts_with("web_search_") => {
@@ -283,6 +266,26 @@ fn tools_of(
         }
     }
     Ok(hosted_names)
+}
+
+/// A server tool whose name the API fixes (`fixed`): another name is not what the encoder
+/// writes (an `unknown` extra), its `cache_control` a `not-carried` one.
+fn fixed_server_tool(
+    mut f: Fields<'_>,
+    t: &Value,
+    fixed: &str,
+    extras: &mut Vec<Extra>,
+) -> Result<(), DecodeError> {
+    if f.str("name")? != Some(fixed) {
+        extras.push(Extra {
+            pointer: f.at("name"),
+            kind: ExtraKind::Unknown,
+            value: t.get("name").cloned().unwrap_or(Value::Null),
+        });
+    }
+    f.keep(&["cache_control"], ExtraKind::NotCarried, extras);
+    f.finish(extras);
+    Ok(())
 }
 
 /// One message: a user message may become several neutral ones (tool results, then text).
