@@ -108,6 +108,15 @@ impl DecodedRequest {
         );
         o.insert("parallel_tool_calls".into(), json!(r.parallel_tool_calls));
         o.insert("messages".into(), json!(r.messages));
+        // What the provider's server keeps between exchanges, named again (the code-execution
+        // container, the context-management setting), when the request names any.
+        let server = &r.server;
+        if server.container.is_some() || server.context_management.is_some() {
+            o.insert(
+                "server".into(),
+                json!({"container": server.container, "context_management": server.context_management}),
+            );
+        }
         o.insert("extras".into(), json!(self.extras));
         Value::Object(o)
     }

@@ -97,6 +97,8 @@ fn anthropic_writes_the_runner_callers_caller_and_container_and_reads_them_back(
     let back = crate::providers::decode_request(Provider::Anthropic, &sent).unwrap();
     assert_eq!(back.request, x);
     assert!(back.uncarried_tools().is_empty(), "{:?}", back.extras);
+    // `tooltape parse-request` shows the container the request names.
+    assert_eq!(back.to_json()["server"]["container"], json!("container_1"));
 }
 
 #[test]
