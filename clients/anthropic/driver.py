@@ -179,15 +179,42 @@ def call(trial, messages):
 # Why each entry this driver answers `unsupported` for is not expressible through anthropic 2.10.0
 # (its installed source: anthropic/types/, the Messages API's params).
 UNSUPPORTED = {
-    "continue_with": "anthropic 2.10.0 types/message_create_params.py MessageCreateParamsBase: no previous_response_id (an OpenAI Responses field); every Messages call carries the whole conversation",
-    "caller_tools": "anthropic 2.10.0 types/tool_union_param.py ToolUnionParam: Anthropic's tool and server-tool types only; no OpenAI custom (freeform/grammar) tool",
-    "round_routes": "anthropic 2.10.0 anthropic/_client.py Anthropic: one provider's client (the Messages API), no other provider to continue on",
-    "compaction": "anthropic 2.10.0 documents compaction only in the beta namespace (client.beta.messages with types/beta/beta_context_management_config_param.py and beta_compact_20260112_edit_param.py); types/message_create_params.py (client.messages, this driver's call) has no context_management. DRIVER GAP, not a library limit: the case does not say how to ask, and this driver does not yet call client.beta.messages",
-    "namespace": "anthropic 2.10.0 types/tool_param.py ToolParam: no namespace (an OpenAI Responses tool group); ToolUnionParam has no namespace type",
-    "hosted tool_search tool_search": "anthropic 2.10.0 types/tool_union_param.py ToolUnionParam: its tool searches are tool_search_tool_regex_20251119 and tool_search_tool_bm25_20251119; OpenAI's `tool_search` is no Messages tool",
-    "hosted": "anthropic 2.10.0 types/tool_union_param.py ToolUnionParam: the server tools it lists (web_search_20250305, tool_search_tool_*, code execution, ...); none other",
-    "hosted grounding required with tool_choice": "anthropic 2.10.0 types/tool_choice_param.py ToolChoiceParam: one choice per request (auto, any, tool NAME, none); forcing the web search (tool web_search) leaves no room for the trial's own tool_choice",
-    "tool_choice allowed": "anthropic 2.10.0 types/tool_choice_param.py ToolChoiceParam: auto, any, tool (one name), none; no allowed-tools subset",
+    "continue_with": (
+        "anthropic 2.10.0 types/message_create_params.py MessageCreateParamsBase: no previous_response_id (an OpenAI Responses field); "
+        "every Messages call carries the whole conversation"
+    ),
+    "caller_tools": (
+        "anthropic 2.10.0 types/tool_union_param.py ToolUnionParam: Anthropic's tool and server-tool types only; no OpenAI custom "
+        "(freeform/grammar) tool"
+    ),
+    "round_routes": (
+        "anthropic 2.10.0 anthropic/_client.py Anthropic: one provider's client (the Messages API), no other provider to continue on"
+    ),
+    "compaction": (
+        "anthropic 2.10.0 documents compaction only in the beta namespace (client.beta.messages with "
+        "types/beta/beta_context_management_config_param.py and beta_compact_20260112_edit_param.py); types/message_create_params.py "
+        "(client.messages, this driver's call) has no context_management. DRIVER GAP, not a library limit: the case does not say how to "
+        "ask, and this driver does not yet call client.beta.messages"
+    ),
+    "namespace": (
+        "anthropic 2.10.0 types/tool_param.py ToolParam: no namespace (an OpenAI Responses tool group); ToolUnionParam has no namespace "
+        "type"
+    ),
+    "hosted tool_search tool_search": (
+        "anthropic 2.10.0 types/tool_union_param.py ToolUnionParam: its tool searches are tool_search_tool_regex_20251119 and "
+        "tool_search_tool_bm25_20251119; OpenAI's `tool_search` is no Messages tool"
+    ),
+    "hosted": (
+        "anthropic 2.10.0 types/tool_union_param.py ToolUnionParam: the server tools it lists (web_search_20250305, tool_search_tool_*, "
+        "code execution, ...); none other"
+    ),
+    "hosted grounding required with tool_choice": (
+        "anthropic 2.10.0 types/tool_choice_param.py ToolChoiceParam: one choice per request (auto, any, tool NAME, none); forcing the web "
+        "search (tool web_search) leaves no room for the trial's own tool_choice"
+    ),
+    "tool_choice allowed": (
+        "anthropic 2.10.0 types/tool_choice_param.py ToolChoiceParam: auto, any, tool (one name), none; no allowed-tools subset"
+    ),
     "api": "this driver's route is the Messages API only (clients/anthropic.toml); anthropic 2.10.0 speaks no other wire format",
 }
 

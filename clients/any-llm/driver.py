@@ -192,27 +192,62 @@ def gathered_message(result, thought, message_extra, call_extras):
 
 
 # any-llm's own refusal is the citation.
-REFUSED = "any-llm 1.40.2 raised UnsupportedParameterError (any_llm/exceptions.py), its documented refusal of a parameter the provider does not support"
+REFUSED = (
+    "any-llm 1.40.2 raised UnsupportedParameterError (any_llm/exceptions.py), its documented refusal of a parameter the provider does not "
+    "support"
+)
 
 # Why each entry this driver answers `unsupported` for is not expressible through any-llm 1.40.2
 # (its installed source: any_llm/), by completion() (the Chat shape every provider takes) and
 # responses() (the Responses route).
 UNSUPPORTED = {
-    "continue_with": "DRIVER GAP, not a library limit: any-llm 1.40.2 any_llm/api.py responses() documents `previous_response_id`; this driver does not pass it yet",
-    "caller_tools": "DRIVER GAP, not verified either way: any-llm 1.40.2 any_llm/tools.py prepare_tools passes OpenAI tool dicts as given, so a `custom` tool may reach OpenAI's APIs; this driver does not pass one yet",
-    "hosted web_search": "DRIVER GAP, not verified either way: any-llm 1.40.2 any_llm/tools.py prepare_tools passes OpenAI tool dicts (a Responses `web_search`) and each provider's built-in tool instances (BUILT_IN_TOOLS, e.g. Gemini's types.Tool(google_search=...)) as given, per provider; this driver passes no hosted web search",
-    "hosted tool_search": "any-llm 1.40.2 any_llm/api.py responses() takes OpenAI tool dicts; Anthropic's tool_search_tool_regex/bm25_20251119 are no Responses tool",
-    "defer_loading through completion()": "any-llm 1.40.2 any_llm/providers/anthropic/utils.py _convert_tool_spec copies name, description and input_schema only (no defer_loading), and Chat Completions and Gemini have no deferred tools; OpenAI's tool search goes through responses() (this driver's Responses route)",
-    "namespace through completion()": "any-llm 1.40.2 completion() takes Chat tools, which have no namespace (an OpenAI Responses tool group, sent through responses() on this driver's Responses route)",
-    "eager_input_streaming through completion()": "any-llm 1.40.2 any_llm/providers/anthropic/utils.py _convert_tool_spec builds each Anthropic tool from name, description and input_schema only: a tool's eager_input_streaming is not sent",
-    "hosted through completion()": "DRIVER GAP, not verified either way: any-llm 1.40.2 any_llm/tools.py prepare_tools passes each provider's built-in tool instances (BUILT_IN_TOOLS) as given, per provider; this driver passes no hosted tool through completion() (and completion()'s Anthropic conversion, providers/anthropic/utils.py _convert_tool_spec, reads `function` tools)",
-    "compaction through completion()": "any-llm 1.40.2 any_llm/api.py completion() has no context-management parameter; compaction is responses()' `context_management` (OpenAI) and messages()' (Anthropic's Messages API, a separate entry point this driver does not use)",
+    "continue_with": (
+        "DRIVER GAP, not a library limit: any-llm 1.40.2 any_llm/api.py responses() documents `previous_response_id`; this driver does not "
+        "pass it yet"
+    ),
+    "caller_tools": (
+        "DRIVER GAP, not verified either way: any-llm 1.40.2 any_llm/tools.py prepare_tools passes OpenAI tool dicts as given, so a "
+        "`custom` tool may reach OpenAI's APIs; this driver does not pass one yet"
+    ),
+    "hosted web_search": (
+        "DRIVER GAP, not verified either way: any-llm 1.40.2 any_llm/tools.py prepare_tools passes OpenAI tool dicts (a Responses "
+        "`web_search`) and each provider's built-in tool instances (BUILT_IN_TOOLS, e.g. Gemini's types.Tool(google_search=...)) as given, "
+        "per provider; this driver passes no hosted web search"
+    ),
+    "hosted tool_search": (
+        "any-llm 1.40.2 any_llm/api.py responses() takes OpenAI tool dicts; Anthropic's tool_search_tool_regex/bm25_20251119 are no "
+        "Responses tool"
+    ),
+    "defer_loading through completion()": (
+        "any-llm 1.40.2 any_llm/providers/anthropic/utils.py _convert_tool_spec copies name, description and input_schema only (no "
+        "defer_loading), and Chat Completions and Gemini have no deferred tools; OpenAI's tool search goes through responses() (this "
+        "driver's Responses route)"
+    ),
+    "namespace through completion()": (
+        "any-llm 1.40.2 completion() takes Chat tools, which have no namespace (an OpenAI Responses tool group, sent through responses() "
+        "on this driver's Responses route)"
+    ),
+    "eager_input_streaming through completion()": (
+        "any-llm 1.40.2 any_llm/providers/anthropic/utils.py _convert_tool_spec builds each Anthropic tool from name, description and "
+        "input_schema only: a tool's eager_input_streaming is not sent"
+    ),
+    "hosted through completion()": (
+        "DRIVER GAP, not verified either way: any-llm 1.40.2 any_llm/tools.py prepare_tools passes each provider's built-in tool instances "
+        "(BUILT_IN_TOOLS) as given, per provider; this driver passes no hosted tool through completion() (and completion()'s Anthropic "
+        "conversion, providers/anthropic/utils.py _convert_tool_spec, reads `function` tools)"
+    ),
+    "compaction through completion()": (
+        "any-llm 1.40.2 any_llm/api.py completion() has no context-management parameter; compaction is responses()' `context_management` "
+        "(OpenAI) and messages()' (Anthropic's Messages API, a separate entry point this driver does not use)"
+    ),
 }
 
 
 if __name__ == "__main__":
     td.serve(
         call,
-        supports=["thinking", "result_parts", "round_routes", "defer_loading", "namespace", "compaction", "hosted", "eager_input_streaming"],
+        supports=[
+            "thinking", "result_parts", "round_routes", "defer_loading", "namespace", "compaction", "hosted", "eager_input_streaming"
+        ],
         unsupported=UNSUPPORTED,
     )

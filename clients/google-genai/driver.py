@@ -229,15 +229,43 @@ def call(trial, messages):
 # Why each entry this driver answers `unsupported` for is not expressible through google-genai
 # 3.3.0 (its installed source; the package speaks the Gemini API only, `Client.models`).
 UNSUPPORTED = {
-    "continue_with": "google-genai 3.3.0 google/genai/models.py Models.generate_content: a Gemini generateContent call takes the whole `contents`; previous_response_id is OpenAI Responses' (the package's previous_interaction_id is the separate Interactions API, not this route)",
-    "caller_tools": "google-genai 3.3.0 google/genai/types.py Tool: function_declarations and Google's own tools only; no OpenAI custom (freeform/grammar) tool",
-    "round_routes": "google-genai 3.3.0 google/genai/client.py Client: one provider's client (the Gemini API / Vertex AI), no other provider to continue on",
-    "compaction": "google-genai 3.3.0 google/genai/types.py GenerateContentConfig: no context-management or compaction field (no 'compaction' anywhere in the package)",
-    "eager_input_streaming": "google-genai 3.3.0 google/genai/types.py FunctionDeclaration: no eager_input_streaming (an Anthropic tool field; the package has no Anthropic route)",
-    "defer_loading": "google-genai 3.3.0 google/genai/types.py FunctionDeclaration and Tool: no defer_loading and no tool search (no 'defer_loading' or 'tool_search' anywhere in the package)",
-    "namespace": "google-genai 3.3.0 google/genai/types.py FunctionDeclaration: name, description, parameters; no namespace (an OpenAI Responses tool group)",
-    "result_parts": "google-genai 3.3.0 google/genai/types.py FunctionResponsePart: inline_data and file_data only (images, files); a part of another kind has no form",
-    "hosted": "google-genai 3.3.0 google/genai/types.py Tool: google_search is the one hosted search (no tool search); FunctionCallingConfig.allowed_function_names names function declarations only, so no tool_choice forces the search (REQUIRED grounding)",
+    "continue_with": (
+        "google-genai 3.3.0 google/genai/models.py Models.generate_content: a Gemini generateContent call takes the whole `contents`; "
+        "previous_response_id is OpenAI Responses' (the package's previous_interaction_id is the separate Interactions API, not this route)"
+    ),
+    "caller_tools": (
+        "google-genai 3.3.0 google/genai/types.py Tool: function_declarations and Google's own tools only; no OpenAI custom "
+        "(freeform/grammar) tool"
+    ),
+    "round_routes": (
+        "google-genai 3.3.0 google/genai/client.py Client: one provider's client (the Gemini API / Vertex AI), no other provider to "
+        "continue on"
+    ),
+    "compaction": (
+        "google-genai 3.3.0 google/genai/types.py GenerateContentConfig: no context-management or compaction field (no 'compaction' "
+        "anywhere in the package)"
+    ),
+    "eager_input_streaming": (
+        "google-genai 3.3.0 google/genai/types.py FunctionDeclaration: no eager_input_streaming (an Anthropic tool field; the package has "
+        "no Anthropic route)"
+    ),
+    "defer_loading": (
+        "google-genai 3.3.0 google/genai/types.py FunctionDeclaration and Tool: no defer_loading and no tool search (no 'defer_loading' or "
+        "'tool_search' anywhere in the package)"
+    ),
+    "namespace": (
+        "google-genai 3.3.0 google/genai/types.py FunctionDeclaration: name, description, parameters; no namespace (an OpenAI Responses "
+        "tool group)"
+    ),
+    "result_parts": (
+        "google-genai 3.3.0 google/genai/types.py FunctionResponsePart: inline_data and file_data only (images, files); a part of another "
+        "kind has no form"
+    ),
+    "hosted": (
+        "google-genai 3.3.0 google/genai/types.py Tool: google_search is the one hosted search (no tool search); "
+        "FunctionCallingConfig.allowed_function_names names function declarations only, so no tool_choice forces the search (REQUIRED "
+        "grounding)"
+    ),
     "api": "this driver's routes are the Gemini API only (clients/google-genai.toml); google-genai 3.3.0 speaks no other wire format",
 }
 

@@ -39,6 +39,12 @@ def message_result(message, finish, usage):
     return result
 
 
+# LiteLLM's own refusal is the citation.
+REFUSED = (
+    "LiteLLM 1.110.2 raised UnsupportedParamsError (litellm/exceptions.py), its documented refusal of a parameter the "
+    "provider has no knob for unless drop_params is set"
+)
+
 # Anthropic's tool-search server tools, by the names LiteLLM knows them
 # (types/llms/anthropic.py ANTHROPIC_TOOL_SEARCH_TOOL_NAMES).
 SEARCHES = {
@@ -100,7 +106,7 @@ def call(trial, messages):
     except litellm.UnsupportedParamsError as e:
         # LiteLLM refuses a parameter the provider has no knob for (unless drop_params is set): the
         # library's own refusal is the citation.
-        raise td.Unsupported([str(e).splitlines()[0][:200]], cite="LiteLLM 1.110.2 raised UnsupportedParamsError (litellm/exceptions.py), its documented refusal of a parameter the provider has no knob for unless drop_params is set") from e
+        raise td.Unsupported([str(e).splitlines()[0][:200]], cite=REFUSED) from e
     final = litellm.stream_chunk_builder(raw, messages=kw["messages"])
     if final is None:
         result = {"calls": [], "text": None, "finish": None, "usage": None}
@@ -113,10 +119,23 @@ def call(trial, messages):
 # Why each entry this driver answers `unsupported` for is not expressible through LiteLLM 1.110.2
 # (its installed source: litellm/), by `litellm.completion`, its OpenAI Chat-shaped API.
 UNSUPPORTED = {
-    "hosted web_search": "DRIVER GAP, not a library limit: LiteLLM 1.110.2 documents web search through completion's `web_search_options` (litellm/main.py completion); this driver does not pass it yet",
-    "continue_with": "LiteLLM 1.110.2 litellm/main.py completion: the Chat Completions shape, each call the whole conversation; previous_response_id belongs to its separate litellm.responses() API, not completion()",
-    "caller_tools": "DRIVER GAP, not verified either way: LiteLLM 1.110.2 passes Chat tools it does not map to OpenAI as given; whether a `custom` tool reaches each provider was not audited",
-    "namespace": "LiteLLM 1.110.2 completion's Chat tools have no namespace: completion_extras/litellm_responses_transformation/transformation.py reads namespaces only from Responses-shaped `type: namespace` tools and tool_search_output items of the Responses bridge, a shape completion's Chat `tools` do not document",
+    "hosted web_search": (
+        "DRIVER GAP, not a library limit: LiteLLM 1.110.2 documents web search through completion's `web_search_options` (litellm/main.py "
+        "completion); this driver does not pass it yet"
+    ),
+    "continue_with": (
+        "LiteLLM 1.110.2 litellm/main.py completion: the Chat Completions shape, each call the whole conversation; previous_response_id "
+        "belongs to its separate litellm.responses() API, not completion()"
+    ),
+    "caller_tools": (
+        "DRIVER GAP, not verified either way: LiteLLM 1.110.2 passes Chat tools it does not map to OpenAI as given; whether a `custom` "
+        "tool reaches each provider was not audited"
+    ),
+    "namespace": (
+        "LiteLLM 1.110.2 completion's Chat tools have no namespace: completion_extras/litellm_responses_transformation/transformation.py "
+        "reads namespaces only from Responses-shaped `type: namespace` tools and tool_search_output items of the Responses bridge, a shape "
+        "completion's Chat `tools` do not document"
+    ),
 }
 
 

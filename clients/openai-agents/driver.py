@@ -175,15 +175,43 @@ def call(trial, messages):
 # Why each entry this driver answers `unsupported` for is not expressible through openai-agents
 # 0.24.0 (its installed source: agents/).
 UNSUPPORTED = {
-    "caller_tools": "DRIVER GAP, not a library limit: openai-agents 0.24.0 agents/tool.py CustomTool is the SDK's own custom (freeform/grammar) tool; this driver does not yet build one from the trial's wire form",
-    "round_routes": "openai-agents 0.24.0 agents/models/interface.py Model: this driver calls one Model (OpenAIChatCompletionsModel or OpenAIResponsesModel) over one OpenAI client; other providers go through the LiteLLM extension, not installed here (clients/openai-agents.toml)",
-    "compaction on chat": "openai-agents 0.24.0 agents/model_settings.py ModelSettings.context_management: 'Context management entries for OpenAI Responses API requests' (agents/models/openai_chatcompletions.py does not send it)",
-    "eager_input_streaming": "openai-agents 0.24.0 agents/tool.py FunctionTool: no eager_input_streaming (an Anthropic tool field; the SDK's models here speak OpenAI's APIs only)",
-    "hosted tool_search": "openai-agents 0.24.0 agents/tool.py ToolSearchTool: 'A hosted Responses API tool' (OpenAI's tool_search, the Responses model only); Anthropic's tool_search_tool_regex/bm25_20251119 are no SDK tool",
-    "hosted": "openai-agents 0.24.0 agents/tool.py WebSearchTool: 'Currently only supported with OpenAI models, using the Responses API'; agents/models/chatcmpl_converter.py Converter.tool_to_openai: 'Hosted tools are not supported with the ChatCompletions API'",
-    "hosted grounding required with tool_choice": "openai-agents 0.24.0 agents/model_settings.py ModelSettings.tool_choice: one choice; forcing the web search (tool_choice='web_search') leaves no room for the trial's own tool_choice",
-    "tool_choice allowed": "openai-agents 0.24.0 agents/model_settings.py ToolChoice: 'auto' | 'required' | 'none' | a tool name | MCPToolChoice, which agents/models/openai_responses.py Converter.convert_tool_choice maps; no allowed-tools subset",
-    "api": "this driver's routes are OpenAI Chat and Responses (clients/openai-agents.toml); the SDK's OpenAI models speak no other wire format",
+    "caller_tools": (
+        "DRIVER GAP, not a library limit: openai-agents 0.24.0 agents/tool.py CustomTool is the SDK's own custom (freeform/grammar) tool; "
+        "this driver does not yet build one from the trial's wire form"
+    ),
+    "round_routes": (
+        "openai-agents 0.24.0 agents/models/interface.py Model: this driver calls one Model (OpenAIChatCompletionsModel or "
+        "OpenAIResponsesModel) over one OpenAI client; other providers go through the LiteLLM extension, not installed here "
+        "(clients/openai-agents.toml)"
+    ),
+    "compaction on chat": (
+        "openai-agents 0.24.0 agents/model_settings.py ModelSettings.context_management: 'Context management entries for OpenAI Responses "
+        "API requests' (agents/models/openai_chatcompletions.py does not send it)"
+    ),
+    "eager_input_streaming": (
+        "openai-agents 0.24.0 agents/tool.py FunctionTool: no eager_input_streaming (an Anthropic tool field; the SDK's models here speak "
+        "OpenAI's APIs only)"
+    ),
+    "hosted tool_search": (
+        "openai-agents 0.24.0 agents/tool.py ToolSearchTool: 'A hosted Responses API tool' (OpenAI's tool_search, the Responses model "
+        "only); Anthropic's tool_search_tool_regex/bm25_20251119 are no SDK tool"
+    ),
+    "hosted": (
+        "openai-agents 0.24.0 agents/tool.py WebSearchTool: 'Currently only supported with OpenAI models, using the Responses API'; "
+        "agents/models/chatcmpl_converter.py Converter.tool_to_openai: 'Hosted tools are not supported with the ChatCompletions API'"
+    ),
+    "hosted grounding required with tool_choice": (
+        "openai-agents 0.24.0 agents/model_settings.py ModelSettings.tool_choice: one choice; forcing the web search "
+        "(tool_choice='web_search') leaves no room for the trial's own tool_choice"
+    ),
+    "tool_choice allowed": (
+        "openai-agents 0.24.0 agents/model_settings.py ToolChoice: 'auto' | 'required' | 'none' | a tool name | MCPToolChoice, which "
+        "agents/models/openai_responses.py Converter.convert_tool_choice maps; no allowed-tools subset"
+    ),
+    "api": (
+        "this driver's routes are OpenAI Chat and Responses (clients/openai-agents.toml); the SDK's OpenAI models speak no other wire "
+        "format"
+    ),
 }
 
 

@@ -187,19 +187,36 @@ def call(trial, messages):
 
 # Deferred and namespaced tools and compaction on the Chat route: Chat's own types have none.
 CHAT_CITE = (
-    "openai 3.51.0 types/shared_params/function_definition.py FunctionDefinition (a Chat tool's function): name, description, parameters, strict; "
-    "no defer_loading or namespace, and resources/chat/completions/completions.py Completions.create has no context_management: "
-    "tool search, namespaces and compaction are the Responses API's (types/responses/function_tool_param.py, namespace_tool_param.py, response_create_params.py ContextManagement)"
+    "openai 3.51.0 types/shared_params/function_definition.py FunctionDefinition (a Chat tool's function): name, description, "
+    "parameters, strict; no defer_loading or namespace, and resources/chat/completions/completions.py Completions.create has "
+    "no context_management: tool search, namespaces and compaction are the Responses API's "
+    "(types/responses/function_tool_param.py, namespace_tool_param.py, response_create_params.py ContextManagement)"
 )
 
 # Why each entry this driver answers `unsupported` for is not expressible through openai 3.51.0
 # (its installed source: openai/types/, the APIs' params).
 UNSUPPORTED = {
-    "round_routes": "openai 3.51.0 openai/_client.py OpenAI: one provider's client (OpenAI's Chat Completions and Responses), no other provider to continue on",
-    "eager_input_streaming": "openai 3.51.0 types/responses/function_tool_param.py FunctionToolParam and types/shared_params/function_definition.py: no eager_input_streaming (an Anthropic tool field; the SDK has no Anthropic route)",
-    "hosted tool_search": "openai 3.51.0 types/responses/tool_search_tool_param.py ToolSearchToolParam: `type: tool_search` is OpenAI's one tool search; Anthropic's tool_search_tool_regex/bm25_20251119 are no Responses tool (types/responses/tool_param.py ToolParam)",
-    "hosted": "openai 3.51.0 types/chat/completion_create_params.py CompletionCreateParamsBase.tools: Chat Completions takes function and custom tools only (hosted tools are the Responses API's, types/responses/tool_param.py ToolParam); on Responses the web search and tool_search are the hosted tools this driver sends",
-    "hosted grounding required with tool_choice": "openai 3.51.0 types/responses/response_create_params.py ToolChoice: one tool_choice per request; forcing the web search (ToolChoiceTypesParam web_search_preview) leaves no room for the trial's own tool_choice",
+    "round_routes": (
+        "openai 3.51.0 openai/_client.py OpenAI: one provider's client (OpenAI's Chat Completions and Responses), no other provider to "
+        "continue on"
+    ),
+    "eager_input_streaming": (
+        "openai 3.51.0 types/responses/function_tool_param.py FunctionToolParam and types/shared_params/function_definition.py: no "
+        "eager_input_streaming (an Anthropic tool field; the SDK has no Anthropic route)"
+    ),
+    "hosted tool_search": (
+        "openai 3.51.0 types/responses/tool_search_tool_param.py ToolSearchToolParam: `type: tool_search` is OpenAI's one tool search; "
+        "Anthropic's tool_search_tool_regex/bm25_20251119 are no Responses tool (types/responses/tool_param.py ToolParam)"
+    ),
+    "hosted": (
+        "openai 3.51.0 types/chat/completion_create_params.py CompletionCreateParamsBase.tools: Chat Completions takes function and custom "
+        "tools only (hosted tools are the Responses API's, types/responses/tool_param.py ToolParam); on Responses the web search and "
+        "tool_search are the hosted tools this driver sends"
+    ),
+    "hosted grounding required with tool_choice": (
+        "openai 3.51.0 types/responses/response_create_params.py ToolChoice: one tool_choice per request; forcing the web search "
+        "(ToolChoiceTypesParam web_search_preview) leaves no room for the trial's own tool_choice"
+    ),
     "api": "this driver's routes are Chat Completions and Responses (clients/openai.toml); openai 3.51.0 speaks no other wire format",
 }
 
