@@ -63,6 +63,13 @@ function messagesOf(messages) {
   return { system: system.join("\n\n"), messages: out };
 }
 
+/** Anthropic's tool-search server tools, each with the name its type fixes (resources/messages/
+ * messages.d.ts ToolSearchToolRegex20251119, ToolSearchToolBm25_20251119). */
+const SEARCHES = {
+  tool_search_tool_regex_20251119: "tool_search_tool_regex",
+  tool_search_tool_bm25_20251119: "tool_search_tool_bm25",
+};
+
 function params(t, messages) {
   const { system, messages: msgs } = messagesOf(messages);
   const p = { model: t.model, messages: msgs, max_tokens: t.max_tokens ?? 1024 };
@@ -74,12 +81,18 @@ function params(t, messages) {
       if (x.description != null) tool.description = x.description;
       if (t.strict) tool.strict = true;
       if (x.eager_input_streaming) tool.eager_input_streaming = true;
+      // Tool.defer_loading: loaded when the tool search finds it.
+      if (x.defer_loading) tool.defer_loading = true;
       return tool;
     });
-  // Hosted web search: the SDK's server tool beside the functions.
+  // Hosted web search and tool search: the SDK's server tools beside the functions.
   const hosted = t.hosted ?? [];
   for (const h of hosted) {
-    if (h.type !== "web_search") throw new Unsupported(["hosted " + h.type]);
+    if (h.type === "tool_search" && SEARCHES[h.variant]) {
+      (p.tools ??= []).push({ type: h.variant, name: SEARCHES[h.variant] });
+      continue;
+    }
+    if (h.type !== "web_search") throw new Unsupported([`hosted ${h.type} ${h.variant}`]);
     (p.tools ??= []).push({ type: "web_search_20250305", name: "web_search" });
   }
   const required = hosted.some((h) => h.grounding === "required");
@@ -145,4 +158,25 @@ async function call(t, messages) {
   return { ...resultOf(await stream.finalMessage()), chunks };
 }
 
-await serve(call, { supports: ["thinking", "result_parts", "hosted", "eager_input_streaming"] });
+// Why each entry this driver answers `unsupported` for is not expressible through
+// @anthropic-ai/sdk 1.14.0 (its installed resources/messages/messages.d.ts, the Messages API's params).
+const UNSUPPORTED = {
+  allowed_callers:
+    "@anthropic-ai/sdk 1.14.0 src/resources/messages/messages.ts Tool.allowed_callers; DRIVER GAP, not a library limit: this driver does not yet pass a tool's callers, the runner or a call's caller and container back (class 30)",
+  continue_with:
+    "@anthropic-ai/sdk 1.14.0 resources/messages/messages.d.ts MessageCreateParamsBase: no previous_response_id (an OpenAI Responses field); every Messages call carries the whole conversation",
+  caller_tools: "@anthropic-ai/sdk 1.14.0 resources/messages/messages.d.ts ToolUnion: Anthropic's tool and server-tool types only; no OpenAI custom (freeform/grammar) tool",
+  round_routes: "@anthropic-ai/sdk 1.14.0 client.d.ts Anthropic: one provider's client (the Messages API), no other provider to continue on",
+  compaction:
+    "@anthropic-ai/sdk 1.14.0 documents compaction only in the beta namespace (client.beta.messages, resources/beta/messages/messages.d.ts BetaContextManagementConfig with BetaCompact20260112Edit); MessageCreateParamsBase (client.messages, this driver's call) has no context_management. DRIVER GAP, not a library limit: the case does not say how to ask, and this driver does not yet call client.beta.messages",
+  namespace: "@anthropic-ai/sdk 1.14.0 resources/messages/messages.d.ts Tool: no namespace (an OpenAI Responses tool group); ToolUnion has no namespace type",
+  "hosted tool_search tool_search":
+    "@anthropic-ai/sdk 1.14.0 resources/messages/messages.d.ts ToolUnion: its tool searches are ToolSearchToolRegex20251119 and ToolSearchToolBm25_20251119; OpenAI's `tool_search` is no Messages tool",
+  hosted: "@anthropic-ai/sdk 1.14.0 resources/messages/messages.d.ts ToolUnion: the server tools it lists (web search, web fetch, tool search, code execution, ...); none other",
+  "hosted grounding required with tool_choice":
+    "@anthropic-ai/sdk 1.14.0 resources/messages/messages.d.ts ToolChoice: one choice per request (auto, any, tool NAME, none); forcing the web search (tool web_search) leaves no room for the trial's own tool_choice",
+  "tool_choice allowed": "@anthropic-ai/sdk 1.14.0 resources/messages/messages.d.ts ToolChoice: ToolChoiceAuto | ToolChoiceAny | ToolChoiceTool (one name) | ToolChoiceNone; no allowed-tools subset",
+  api: "this driver's route is the Messages API only (clients/anthropic-js.toml); @anthropic-ai/sdk 1.14.0 speaks no other wire format",
+};
+
+await serve(call, { supports: ["thinking", "result_parts", "hosted", "eager_input_streaming", "defer_loading"], unsupported: UNSUPPORTED });

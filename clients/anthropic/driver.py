@@ -68,6 +68,14 @@ def messages_of(messages):
     return ("\n\n".join(system) or None), out
 
 
+# Anthropic's tool-search server tools, each with the name its param type fixes
+# (types/tool_search_tool_regex_20251119_param.py, types/tool_search_tool_bm25_20251119_param.py).
+SEARCHES = {
+    "tool_search_tool_regex_20251119": "tool_search_tool_regex",
+    "tool_search_tool_bm25_20251119": "tool_search_tool_bm25",
+}
+
+
 def kwargs(trial, messages):
     system, msgs = messages_of(messages)
     kw = {"model": trial["model"], "messages": msgs, "max_tokens": trial.get("max_tokens") or 1024}
@@ -83,11 +91,17 @@ def kwargs(trial, messages):
                 tool["strict"] = True
             if t.get("eager_input_streaming"):
                 tool["eager_input_streaming"] = True
+            if t.get("defer_loading"):
+                # ToolParam.defer_loading: loaded when the tool search finds it.
+                tool["defer_loading"] = True
             tools.append(tool)
         kw["tools"] = tools
     for h in trial.get("hosted") or []:
+        if h.get("type") == "tool_search" and h.get("variant") in SEARCHES:
+            kw.setdefault("tools", []).append({"type": h["variant"], "name": SEARCHES[h["variant"]]})
+            continue
         if h.get("type") != "web_search":
-            raise td.Unsupported(["hosted " + str(h.get("type"))])
+            raise td.Unsupported(["hosted " + str(h.get("type")) + " " + str(h.get("variant"))])
         kw.setdefault("tools", []).append({"type": "web_search_20250305", "name": "web_search"})
     required = any(h.get("grounding") == "required" for h in trial.get("hosted") or [])
     choice = trial.get("tool_choice")
@@ -162,5 +176,53 @@ def call(trial, messages):
     return result
 
 
+# Why each entry this driver answers `unsupported` for is not expressible through anthropic 2.10.0
+# (its installed source: anthropic/types/, the Messages API's params).
+UNSUPPORTED = {
+    "allowed_callers": (
+        "anthropic 2.10.0 types/tool_param.py ToolParam.allowed_callers (the code-execution tool types, 'direct'); DRIVER GAP, "
+        "not a library limit: this driver does not yet pass a tool's callers, the runner or a call's caller and container back "
+        "(class 30)"
+    ),
+    "continue_with": (
+        "anthropic 2.10.0 types/message_create_params.py MessageCreateParamsBase: no previous_response_id (an OpenAI Responses field); "
+        "every Messages call carries the whole conversation"
+    ),
+    "caller_tools": (
+        "anthropic 2.10.0 types/tool_union_param.py ToolUnionParam: Anthropic's tool and server-tool types only; no OpenAI custom "
+        "(freeform/grammar) tool"
+    ),
+    "round_routes": (
+        "anthropic 2.10.0 anthropic/_client.py Anthropic: one provider's client (the Messages API), no other provider to continue on"
+    ),
+    "compaction": (
+        "anthropic 2.10.0 documents compaction only in the beta namespace (client.beta.messages with "
+        "types/beta/beta_context_management_config_param.py and beta_compact_20260112_edit_param.py); types/message_create_params.py "
+        "(client.messages, this driver's call) has no context_management. DRIVER GAP, not a library limit: the case does not say how to "
+        "ask, and this driver does not yet call client.beta.messages"
+    ),
+    "namespace": (
+        "anthropic 2.10.0 types/tool_param.py ToolParam: no namespace (an OpenAI Responses tool group); ToolUnionParam has no namespace "
+        "type"
+    ),
+    "hosted tool_search tool_search": (
+        "anthropic 2.10.0 types/tool_union_param.py ToolUnionParam: its tool searches are tool_search_tool_regex_20251119 and "
+        "tool_search_tool_bm25_20251119; OpenAI's `tool_search` is no Messages tool"
+    ),
+    "hosted": (
+        "anthropic 2.10.0 types/tool_union_param.py ToolUnionParam: the server tools it lists (web_search_20250305, tool_search_tool_*, "
+        "code execution, ...); none other"
+    ),
+    "hosted grounding required with tool_choice": (
+        "anthropic 2.10.0 types/tool_choice_param.py ToolChoiceParam: one choice per request (auto, any, tool NAME, none); forcing the web "
+        "search (tool web_search) leaves no room for the trial's own tool_choice"
+    ),
+    "tool_choice allowed": (
+        "anthropic 2.10.0 types/tool_choice_param.py ToolChoiceParam: auto, any, tool (one name), none; no allowed-tools subset"
+    ),
+    "api": "this driver's route is the Messages API only (clients/anthropic.toml); anthropic 2.10.0 speaks no other wire format",
+}
+
+
 if __name__ == "__main__":
-    td.serve(call, supports=["thinking", "result_parts", "hosted", "eager_input_streaming"])
+    td.serve(call, supports=["thinking", "result_parts", "hosted", "eager_input_streaming", "defer_loading"], unsupported=UNSUPPORTED)

@@ -43,6 +43,36 @@ def with_output(result, response):
     return dict(result, reasoning=[{"any_llm_responses": items}])
 
 
+def responses_tools(trial, tools):
+    """The Responses function tools with each trial tool's `defer_loading`, a tool in a namespace
+    inside that namespace's `{"type": "namespace", "name", "tools"}` tool, in the trial's order."""
+    out, spaces = [], {}
+    for t, f in zip(trial["tools"], tools):
+        if t.get("defer_loading"):
+            f["defer_loading"] = True
+        space = t.get("namespace")
+        if not space:
+            out.append(f)
+        elif space in spaces:
+            spaces[space]["tools"].append(f)
+        else:
+            spaces[space] = {"type": "namespace", "name": space, "tools": [f]}
+            out.append(spaces[space])
+    return out
+
+
+def chat_unsupported(trial):
+    """What completion()'s Chat shape has no field for: deferred and namespaced tools, a tool
+    search, compaction, a tool's eager streaming."""
+    fields = [k for k in ("defer_loading", "namespace", "eager_input_streaming") if any(t.get(k) for t in trial["tools"])]
+    if trial.get("hosted"):
+        fields.append("hosted")
+    if trial.get("compaction"):
+        fields.append("compaction")
+    if fields:
+        raise td.Unsupported([f + " through completion()" for f in fields])
+
+
 def call_responses(trial, messages):
     opts = trial.get("options") or {}
     # A turn `responses()` answered is replayed as its output items, as they came.
@@ -51,6 +81,18 @@ def call_responses(trial, messages):
     kw.update(provider=opts.get("provider", "openai"), api_base=trial["base_url"] + opts.get("base_suffix", ""), api_key=trial["api_key"])
     if trial.get("thinking") is not None:
         kw.update(reasoning={"effort": "low"}, store=False, include=["reasoning.encrypted_content"])
+    # responses() takes OpenAI tool dicts as given (api.py: "Python callables or OpenAI tool
+    # dicts"; tools.py prepare_tools appends a dict unchanged): a deferred function carries
+    # `defer_loading`, a namespaced one goes inside its `namespace` tool, the hosted search is
+    # `{"type": "tool_search"}`; compaction is responses()' documented `context_management`.
+    if kw.get("tools"):
+        kw["tools"] = responses_tools(trial, kw["tools"])
+    for h in trial.get("hosted") or []:
+        if h.get("type") != "tool_search" or h.get("variant") != "tool_search":
+            raise td.Unsupported(["hosted " + str(h.get("type")) + " " + str(h.get("variant"))])
+        kw.setdefault("tools", []).append({"type": "tool_search"})
+    if trial.get("compaction"):
+        kw["context_management"] = [{"type": "compaction"}]
     if not trial["stream"]:
         r = responses(**kw)
         return with_output(td.responses_result(r), r)
@@ -80,7 +122,8 @@ def call(trial, messages):
         try:
             return call_responses(trial, messages)
         except UnsupportedParameterError as e:
-            raise td.Unsupported([str(e).splitlines()[0][:200]]) from e
+            raise td.Unsupported([str(e).splitlines()[0][:200]], cite=REFUSED) from e
+    chat_unsupported(trial)
     opts = trial.get("options") or {}
     kw = dict(
         model=trial["model"],
@@ -96,7 +139,7 @@ def call(trial, messages):
         return complete(trial, kw)
     except UnsupportedParameterError as e:
         # any-llm refuses a parameter the provider has no knob for: not expressible.
-        raise td.Unsupported([str(e).splitlines()[0][:200]]) from e
+        raise td.Unsupported([str(e).splitlines()[0][:200]], cite=REFUSED) from e
 
 
 def complete(trial, kw):
@@ -148,5 +191,68 @@ def gathered_message(result, thought, message_extra, call_extras):
     return msg
 
 
+# any-llm's own refusal is the citation.
+REFUSED = (
+    "any-llm 1.40.2 raised UnsupportedParameterError (any_llm/exceptions.py), its documented refusal of a parameter the provider does not "
+    "support"
+)
+
+# Why each entry this driver answers `unsupported` for is not expressible through any-llm 1.40.2
+# (its installed source: any_llm/), by completion() (the Chat shape every provider takes) and
+# responses() (the Responses route).
+UNSUPPORTED = {
+    "allowed_callers": (
+        "any-llm 1.40.2 names allowed_callers nowhere in any_llm/: completion()'s tool conversion has no field for it; "
+        "responses() passes OpenAI tool dicts as given, a DRIVER GAP on that route (this driver does not yet pass a tool's "
+        "callers or a call's caller back; class 30)"
+    ),
+    "continue_with": (
+        "DRIVER GAP, not a library limit: any-llm 1.40.2 any_llm/api.py responses() documents `previous_response_id`; this driver does not "
+        "pass it yet"
+    ),
+    "caller_tools": (
+        "DRIVER GAP, not verified either way: any-llm 1.40.2 any_llm/tools.py prepare_tools passes OpenAI tool dicts as given, so a "
+        "`custom` tool may reach OpenAI's APIs; this driver does not pass one yet"
+    ),
+    "hosted web_search": (
+        "DRIVER GAP, not verified either way: any-llm 1.40.2 any_llm/tools.py prepare_tools passes OpenAI tool dicts (a Responses "
+        "`web_search`) and each provider's built-in tool instances (BUILT_IN_TOOLS, e.g. Gemini's types.Tool(google_search=...)) as given, "
+        "per provider; this driver passes no hosted web search"
+    ),
+    "hosted tool_search": (
+        "any-llm 1.40.2 any_llm/api.py responses() takes OpenAI tool dicts; Anthropic's tool_search_tool_regex/bm25_20251119 are no "
+        "Responses tool"
+    ),
+    "defer_loading through completion()": (
+        "any-llm 1.40.2 any_llm/providers/anthropic/utils.py _convert_tool_spec copies name, description and input_schema only (no "
+        "defer_loading), and Chat Completions and Gemini have no deferred tools; OpenAI's tool search goes through responses() (this "
+        "driver's Responses route)"
+    ),
+    "namespace through completion()": (
+        "any-llm 1.40.2 completion() takes Chat tools, which have no namespace (an OpenAI Responses tool group, sent through responses() "
+        "on this driver's Responses route)"
+    ),
+    "eager_input_streaming through completion()": (
+        "any-llm 1.40.2 any_llm/providers/anthropic/utils.py _convert_tool_spec builds each Anthropic tool from name, description and "
+        "input_schema only: a tool's eager_input_streaming is not sent"
+    ),
+    "hosted through completion()": (
+        "DRIVER GAP, not verified either way: any-llm 1.40.2 any_llm/tools.py prepare_tools passes each provider's built-in tool instances "
+        "(BUILT_IN_TOOLS) as given, per provider; this driver passes no hosted tool through completion() (and completion()'s Anthropic "
+        "conversion, providers/anthropic/utils.py _convert_tool_spec, reads `function` tools)"
+    ),
+    "compaction through completion()": (
+        "any-llm 1.40.2 any_llm/api.py completion() has no context-management parameter; compaction is responses()' `context_management` "
+        "(OpenAI) and messages()' (Anthropic's Messages API, a separate entry point this driver does not use)"
+    ),
+}
+
+
 if __name__ == "__main__":
-    td.serve(call, supports=["thinking", "result_parts", "round_routes"])
+    td.serve(
+        call,
+        supports=[
+            "thinking", "result_parts", "round_routes", "defer_loading", "namespace", "compaction", "hosted", "eager_input_streaming"
+        ],
+        unsupported=UNSUPPORTED,
+    )

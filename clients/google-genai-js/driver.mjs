@@ -160,4 +160,23 @@ async function call(t, messages) {
   return { calls, text: text || null, finish, usage, chunks };
 }
 
-await serve(call, { supports: ["thinking", "result_parts", "hosted"] });
+// Why each entry this driver answers `unsupported` for is not expressible through @google/genai
+// 2.32.0 (its installed dist/genai.d.ts; the package speaks the Gemini API only, `ai.models`).
+const UNSUPPORTED = {
+  allowed_callers:
+    "@google/genai 2.32.0 FunctionDeclaration: name, description, parameters, behavior; no callers (Gemini has no programmatic tool calling; class 30)",
+  continue_with:
+    "@google/genai 2.32.0 dist/genai.d.ts Models.generateContent: a Gemini generateContent call takes the whole `contents`; previous_response_id is OpenAI Responses' (the package's previous_interaction_id is the separate Interactions API, not this route)",
+  caller_tools: "@google/genai 2.32.0 dist/genai.d.ts Tool: functionDeclarations and Google's own tools only; no OpenAI custom (freeform/grammar) tool",
+  round_routes: "@google/genai 2.32.0 dist/genai.d.ts GoogleGenAI: one provider's client (the Gemini API / Vertex AI), no other provider to continue on",
+  compaction: "@google/genai 2.32.0 dist/genai.d.ts GenerateContentConfig: no context-management or compaction field (no 'compaction' anywhere in the package)",
+  eager_input_streaming: "@google/genai 2.32.0 dist/genai.d.ts FunctionDeclaration: no eager_input_streaming (an Anthropic tool field; the package has no Anthropic route)",
+  defer_loading: "@google/genai 2.32.0 dist/genai.d.ts FunctionDeclaration and Tool: no defer_loading and no tool search (no 'defer_loading' or 'tool_search' anywhere in the package)",
+  namespace: "@google/genai 2.32.0 dist/genai.d.ts FunctionDeclaration: name, description, parameters; no namespace (an OpenAI Responses tool group)",
+  result_parts: "@google/genai 2.32.0 dist/genai.d.ts FunctionResponsePart: inlineData and fileData only (images, files); a part of another kind has no form",
+  hosted:
+    "@google/genai 2.32.0 dist/genai.d.ts Tool: googleSearch is the one hosted search (no tool search); FunctionCallingConfig.allowedFunctionNames names function declarations only, so no toolConfig forces the search (REQUIRED grounding)",
+  api: "this driver's routes are the Gemini API only (clients/google-genai-js.toml); @google/genai 2.32.0 speaks no other wire format",
+};
+
+await serve(call, { supports: ["thinking", "result_parts", "hosted"], unsupported: UNSUPPORTED });

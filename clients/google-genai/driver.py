@@ -226,5 +226,53 @@ def call(trial, messages):
     return {"calls": calls, "text": text or None, "finish": finish, "usage": usage, "chunks": chunks}
 
 
+# Why each entry this driver answers `unsupported` for is not expressible through google-genai
+# 3.3.0 (its installed source; the package speaks the Gemini API only, `Client.models`).
+UNSUPPORTED = {
+    "allowed_callers": (
+        "google-genai 3.3.0 types.py FunctionDeclaration: name, description, parameters, behavior; no callers (Gemini has no "
+        "programmatic tool calling; class 30)"
+    ),
+    "continue_with": (
+        "google-genai 3.3.0 google/genai/models.py Models.generate_content: a Gemini generateContent call takes the whole `contents`; "
+        "previous_response_id is OpenAI Responses' (the package's previous_interaction_id is the separate Interactions API, not this route)"
+    ),
+    "caller_tools": (
+        "google-genai 3.3.0 google/genai/types.py Tool: function_declarations and Google's own tools only; no OpenAI custom "
+        "(freeform/grammar) tool"
+    ),
+    "round_routes": (
+        "google-genai 3.3.0 google/genai/client.py Client: one provider's client (the Gemini API / Vertex AI), no other provider to "
+        "continue on"
+    ),
+    "compaction": (
+        "google-genai 3.3.0 google/genai/types.py GenerateContentConfig: no context-management or compaction field (no 'compaction' "
+        "anywhere in the package)"
+    ),
+    "eager_input_streaming": (
+        "google-genai 3.3.0 google/genai/types.py FunctionDeclaration: no eager_input_streaming (an Anthropic tool field; the package has "
+        "no Anthropic route)"
+    ),
+    "defer_loading": (
+        "google-genai 3.3.0 google/genai/types.py FunctionDeclaration and Tool: no defer_loading and no tool search (no 'defer_loading' or "
+        "'tool_search' anywhere in the package)"
+    ),
+    "namespace": (
+        "google-genai 3.3.0 google/genai/types.py FunctionDeclaration: name, description, parameters; no namespace (an OpenAI Responses "
+        "tool group)"
+    ),
+    "result_parts": (
+        "google-genai 3.3.0 google/genai/types.py FunctionResponsePart: inline_data and file_data only (images, files); a part of another "
+        "kind has no form"
+    ),
+    "hosted": (
+        "google-genai 3.3.0 google/genai/types.py Tool: google_search is the one hosted search (no tool search); "
+        "FunctionCallingConfig.allowed_function_names names function declarations only, so no tool_choice forces the search (REQUIRED "
+        "grounding)"
+    ),
+    "api": "this driver's routes are the Gemini API only (clients/google-genai.toml); google-genai 3.3.0 speaks no other wire format",
+}
+
+
 if __name__ == "__main__":
-    td.serve(call, supports=["thinking", "result_parts", "hosted"])
+    td.serve(call, supports=["thinking", "result_parts", "hosted"], unsupported=UNSUPPORTED)

@@ -200,4 +200,30 @@ async function call(t, messages) {
   return { ...resultOf(final), chunks };
 }
 
-await serve(call, { supports: ["thinking", "result_parts", "continue_with", "round_routes"] });
+// Why each entry this driver answers `unsupported` for is not expressible through LangChain.js
+// (@langchain/core 1.4.0, @langchain/openai 1.5.8, @langchain/anthropic 1.5.11,
+// @langchain/google-genai 2.3.2, their installed dist/*.d.ts), by bindTools and the chat models.
+const UNSUPPORTED = {
+  allowed_callers:
+    "@langchain/anthropic (langchain-js 1.5.8's) dist/utils/tools.js: a tool's allowed_callers passed through to Anthropic; DRIVER GAP, not a library limit: this driver does not yet pass a tool's callers, the runner or a call's caller and container back (class 30)",
+  thinking:
+    "DRIVER GAP, arguably: @langchain/openai 1.5.8 ChatOpenAI documents `reasoning: {effort}`, a level and not the trial's token budget; the other drivers ask effort 'low' for thinking, this one does not yet on the OpenAI routes",
+  hosted:
+    "DRIVER GAP, not a library limit: no portable spelling, but each integration documents its server tools (@langchain/openai dist/tools/: webSearch, toolSearch, ...; @langchain/anthropic dist/tools/: webSearch, toolSearch, ...); this driver does not pass them yet",
+  caller_tools: "DRIVER GAP, not a library limit: @langchain/openai 1.5.8 dist/tools/custom.d.ts customTool is the OpenAI custom tool; this driver does not bind one yet",
+  compaction:
+    "DRIVER GAP, not a library limit: @langchain/anthropic 1.5.11 dist/chat_models.d.ts ChatAnthropic contextManagement documents Anthropic's context management; @langchain/openai 1.5.8's ChatOpenAI types have no context_management, @langchain/google-genai none; this driver does not pass it yet",
+  eager_input_streaming:
+    "DRIVER GAP, not verified either way: @langchain/core 1.4.0 dist/tools/index.d.ts tool fields `extras` ('provider-specific' fields); whether @langchain/anthropic 1.5.11 sends eager_input_streaming from them was not audited, and this driver does not pass extras yet",
+  defer_loading:
+    "DRIVER GAP, not a library limit: @langchain/anthropic 1.5.11 dist/tools/toolSearch.d.ts and @langchain/openai 1.5.8 dist/tools/toolSearch.d.ts document the tool searches with deferred tools (defer_loading); this driver does not pass them yet",
+  namespace: "@langchain/openai 1.5.8: no namespace for a bound tool in its types (dist/chat_models/*.d.ts, dist/tools/); a namespace is an OpenAI Responses tool group",
+  "tool_choice allowed": "@langchain/core 1.4.0 dist/language_models/chat_models.d.ts ToolChoice: a tool's name, 'auto', 'any' (or a provider's own record); no portable allowed-tools subset",
+  parallel_tool_calls:
+    "@langchain/anthropic 1.5.11 dist/chat_models.d.ts ChatAnthropicCallOptions and @langchain/google-genai 2.3.2 call options: no parallel_tool_calls (ChatOpenAI's bindTools takes it)",
+  strict:
+    "@langchain/google-genai 2.3.2: no strict in its call options; on the Anthropic route a DRIVER GAP: @langchain/anthropic 1.5.11 dist/chat_models.d.ts ChatAnthropicCallOptions.strict exists and this driver does not pass it yet",
+  api: "this driver's routes are OpenAI Chat and Responses, Anthropic and Gemini (clients/langchain-js.toml), each through its LangChain.js integration",
+};
+
+await serve(call, { supports: ["thinking", "result_parts", "continue_with", "round_routes"], unsupported: UNSUPPORTED });

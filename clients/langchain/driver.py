@@ -228,5 +228,66 @@ def call(trial, messages):
     return kept(result, full) if full is not None else result
 
 
+# Why each entry this driver answers `unsupported` for is not expressible through LangChain
+# (langchain-core 1.8.3, langchain-openai 1.7.4, langchain-anthropic 1.7.10, langchain-google-genai
+# 4.4.2, their installed source), by bind_tools and the chat models this driver builds.
+UNSUPPORTED = {
+    "allowed_callers": (
+        "langchain-anthropic (langchain 1.7.4's) chat_models.py: a tool dict's allowed_callers passed through to Anthropic; "
+        "DRIVER GAP, not a library limit: this driver does not yet pass a tool's callers, the runner or a call's caller and "
+        "container back (class 30)"
+    ),
+    "hosted": (
+        "DRIVER GAP, not a library limit: no portable spelling, but each integration documents its server tools as dicts for bind_tools "
+        "(langchain_openai/chat_models/base.py WellKnownTools: web_search, tool_search, ...; langchain_anthropic/chat_models.py "
+        "_is_builtin_tool: web_search_*, tool_search_*, ...); this driver does not pass them yet"
+    ),
+    "caller_tools": (
+        "DRIVER GAP, not verified either way: langchain-openai 1.7.4 chat_models/base.py handles OpenAI custom tools "
+        "(custom_tool_call_output, _make_custom_tool_output_from_message); this driver does not bind one yet"
+    ),
+    "compaction": (
+        "DRIVER GAP, not a library limit: ChatOpenAI.context_management (langchain_openai/chat_models/base.py, OpenAI's compaction guide) "
+        "and ChatAnthropic.context_management (langchain_anthropic/chat_models.py) are documented per integration; ChatGoogleGenerativeAI "
+        "has none; this driver does not pass them yet"
+    ),
+    "eager_input_streaming": (
+        "DRIVER GAP, not a library limit: langchain-core 1.8.3 tools/base.py BaseTool.extras ('provider-specific extra fields for the "
+        "tool') reaches Anthropic for the fields langchain_anthropic/chat_models.py _ANTHROPIC_EXTRA_FIELDS lists (eager_input_streaming "
+        "among them); this driver does not pass extras yet"
+    ),
+    "defer_loading": (
+        "DRIVER GAP, not a library limit: langchain-core 1.8.3 tools/base.py BaseTool.extras documents `extras={\"defer_loading\": True}` "
+        "(langchain_anthropic _ANTHROPIC_EXTRA_FIELDS; langchain_openai _TOOL_EXTRAS_PASSTHROUGH), and the tool searches are the "
+        "integrations' server-tool dicts; this driver does not pass them yet"
+    ),
+    "namespace": (
+        "langchain-openai 1.7.4 chat_models/base.py: a call's namespace is read back from Responses output (chunk.item.namespace), but "
+        "bind_tools documents no namespace for a tool (BaseTool.extras passes only defer_loading and async to OpenAI: "
+        "_TOOL_EXTRAS_PASSTHROUGH)"
+    ),
+    "tool without description (StructuredTool)": (
+        "langchain-core 1.8.3 tools/structured.py StructuredTool.from_function: a tool without a description (no docstring, no "
+        "description=) is refused ('Function must have a docstring if description not provided')"
+    ),
+    "tool_choice allowed": (
+        "langchain-core 1.8.3 language_models/chat_models.py BaseChatModel.bind_tools: tool_choice is 'auto' | 'any'/'required' | 'none' | "
+        "a tool's name; no allowed-tools subset"
+    ),
+    "parallel_tool_calls": (
+        "langchain-google-genai 4.4.2 chat_models.py ChatGoogleGenerativeAI.bind_tools(tools, tool_config, *, tool_choice, **kwargs): no "
+        "parallel_tool_calls (ChatOpenAI's and ChatAnthropic's bind_tools have it)"
+    ),
+    "strict": (
+        "langchain-google-genai 4.4.2 chat_models.py ChatGoogleGenerativeAI.bind_tools(tools, tool_config, *, tool_choice, **kwargs): no "
+        "strict (ChatOpenAI's and ChatAnthropic's bind_tools have it)"
+    ),
+    "api": (
+        "this driver's routes are OpenAI Chat and Responses, Anthropic and Gemini (clients/langchain.toml), each through its LangChain "
+        "integration"
+    ),
+}
+
+
 if __name__ == "__main__":
-    td.serve(call, supports=["thinking", "result_parts", "continue_with", "round_routes"])
+    td.serve(call, supports=["thinking", "result_parts", "continue_with", "round_routes"], unsupported=UNSUPPORTED)

@@ -39,6 +39,33 @@ def message_result(message, finish, usage):
     return result
 
 
+# LiteLLM's own refusal is the citation.
+REFUSED = (
+    "LiteLLM 1.110.2 raised UnsupportedParamsError (litellm/exceptions.py), its documented refusal of a parameter the "
+    "provider has no knob for unless drop_params is set"
+)
+
+# Anthropic's tool-search server tools, by the names LiteLLM knows them
+# (types/llms/anthropic.py ANTHROPIC_TOOL_SEARCH_TOOL_NAMES).
+SEARCHES = {
+    "tool_search_tool_regex_20251119": "tool_search_tool_regex",
+    "tool_search_tool_bm25_20251119": "tool_search_tool_bm25",
+}
+
+
+def tools_of(trial, tools):
+    """The Chat tools with each trial tool's `defer_loading` and `eager_input_streaming` on the
+    tool, where LiteLLM reads them (llms/anthropic/chat/transformation.py: `tool.get(
+    "defer_loading")`; llms/anthropic/common_utils.py eager_input_streaming_flag)."""
+    for t, tool in zip(trial["tools"], tools):
+        if t.get("namespace"):
+            raise td.Unsupported(["namespace"])
+        for k in ("defer_loading", "eager_input_streaming"):
+            if t.get(k):
+                tool[k] = True
+    return tools
+
+
 def call(trial, messages):
     opts = trial.get("options") or {}
     kw = dict(
@@ -51,6 +78,21 @@ def call(trial, messages):
     )
     if trial.get("thinking") is not None:
         kw["thinking"] = {"type": "enabled", "budget_tokens": trial["thinking"]}
+    if kw.get("tools"):
+        kw["tools"] = tools_of(trial, kw["tools"])
+    for h in trial.get("hosted") or []:
+        if h.get("type") != "tool_search":
+            raise td.Unsupported(["hosted " + str(h.get("type"))])
+        # The tool search as the route's API spells it, beside the functions: LiteLLM maps an
+        # Anthropic search tool (types/llms/anthropic.py ANTHROPIC_TOOL_SEARCH_TOOL_TYPES) and
+        # OpenAI's `tool_search` (responses/litellm_completion_transformation/tool_search.py).
+        variant = h.get("variant")
+        search = {"type": "tool_search"} if variant == "tool_search" else {"type": variant, "name": SEARCHES.get(variant, variant)}
+        kw.setdefault("tools", []).append(search)
+    if trial.get("compaction"):
+        # LiteLLM's `context_management`, OpenAI's form, which it maps for Anthropic
+        # (llms/anthropic/chat/transformation.py map_openai_context_management_to_anthropic).
+        kw["context_management"] = [{"type": "compaction"}]
     try:
         if not trial["stream"]:
             r = litellm.completion(**kw)
@@ -62,8 +104,9 @@ def call(trial, messages):
             if doc:
                 chunks.append(doc)
     except litellm.UnsupportedParamsError as e:
-        # LiteLLM refuses a parameter the provider has no knob for (unless drop_params is set).
-        raise td.Unsupported([str(e).splitlines()[0][:200]]) from e
+        # LiteLLM refuses a parameter the provider has no knob for (unless drop_params is set): the
+        # library's own refusal is the citation.
+        raise td.Unsupported([str(e).splitlines()[0][:200]], cite=REFUSED) from e
     final = litellm.stream_chunk_builder(raw, messages=kw["messages"])
     if final is None:
         result = {"calls": [], "text": None, "finish": None, "usage": None}
@@ -73,5 +116,37 @@ def call(trial, messages):
     return result
 
 
+# Why each entry this driver answers `unsupported` for is not expressible through LiteLLM 1.110.2
+# (its installed source: litellm/), by `litellm.completion`, its OpenAI Chat-shaped API.
+UNSUPPORTED = {
+    "allowed_callers": (
+        "litellm 1.110.2 types/llms/anthropic.py AnthropicMessagesTool.allowed_callers, llms/anthropic/common_utils.py "
+        "is_programmatic_tool_calling (adds the beta header); DRIVER GAP, not a library limit: this driver does not yet pass a "
+        "tool's callers, the runner or a call's caller and container back (class 30)"
+    ),
+    "hosted web_search": (
+        "DRIVER GAP, not a library limit: LiteLLM 1.110.2 documents web search through completion's `web_search_options` (litellm/main.py "
+        "completion); this driver does not pass it yet"
+    ),
+    "continue_with": (
+        "LiteLLM 1.110.2 litellm/main.py completion: the Chat Completions shape, each call the whole conversation; previous_response_id "
+        "belongs to its separate litellm.responses() API, not completion()"
+    ),
+    "caller_tools": (
+        "DRIVER GAP, not verified either way: LiteLLM 1.110.2 passes Chat tools it does not map to OpenAI as given; whether a `custom` "
+        "tool reaches each provider was not audited"
+    ),
+    "namespace": (
+        "LiteLLM 1.110.2 completion's Chat tools have no namespace: completion_extras/litellm_responses_transformation/transformation.py "
+        "reads namespaces only from Responses-shaped `type: namespace` tools and tool_search_output items of the Responses bridge, a shape "
+        "completion's Chat `tools` do not document"
+    ),
+}
+
+
 if __name__ == "__main__":
-    td.serve(call, supports=["thinking", "result_parts", "round_routes"])
+    td.serve(
+        call,
+        supports=["thinking", "result_parts", "round_routes", "defer_loading", "eager_input_streaming", "compaction", "hosted"],
+        unsupported=UNSUPPORTED,
+    )

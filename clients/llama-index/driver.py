@@ -26,6 +26,7 @@ models in the integration's reasoning-model table (`O1_MODELS`; `gpt-4.1-mini` i
 the setting would be left out silently): not expressible there."""
 
 import base64
+import json
 import os
 import sys
 
@@ -97,6 +98,11 @@ def never_called(**kwargs):
 
 
 def tools_of(trial):
+    for t in trial["tools"]:
+        if "$ref" in json.dumps(t["parameters"]):
+            # pydantic resolves a model's `$ref`s against its own definitions: a schema that
+            # refers to `$defs` cannot be handed over as a model's json_schema_extra.
+            raise td.Unsupported(["tool schema with $ref"])
     return [
         FunctionTool.from_defaults(
             fn=never_called, name=t["name"], description=t.get("description") or "", fn_schema=schema_model(t["parameters"])
@@ -170,8 +176,17 @@ def options_of(trial):
     choice = trial.get("tool_choice")
     if choice == "required":
         kw["tool_required"] = True
+    elif isinstance(choice, dict) and "allowed" in choice:
+        raise td.Unsupported(["tool_choice allowed"])
     elif choice not in (None, "auto"):
-        raise td.Unsupported(["tool_choice " + (choice if isinstance(choice, str) else "object")])
+        # OpenAI, OpenAIResponses and GoogleGenAI document `tool_choice` on
+        # `_prepare_chat_with_tools` (which chat_with_tools hands its keyword arguments): "none",
+        # "auto", "required" or a function's name (llms/openai/utils.py resolve_tool_choice: "If
+        # tool_choice is a function name string, return the appropriate dict"). Anthropic's has
+        # only `tool_required`.
+        if trial["api"] == "anthropic":
+            raise td.Unsupported(["tool_choice " + (choice if isinstance(choice, str) else "forced")])
+        kw["tool_choice"] = choice if isinstance(choice, str) else choice["name"]
     if trial.get("parallel_tool_calls") is not None:
         kw["allow_parallel_tool_calls"] = trial["parallel_tool_calls"]
     if trial.get("strict"):
@@ -240,5 +255,76 @@ def call(trial, messages):
     return result
 
 
+# Why each entry this driver answers `unsupported` for is not expressible through LlamaIndex
+# (llama-index 0.14.25 with llama-index-llms-openai, -anthropic, -google-genai; their installed
+# source), by the FunctionCallingLLM API this driver calls.
+UNSUPPORTED = {
+    "allowed_callers": (
+        "llama-index 0.14.25 names allowed_callers nowhere in llama_index/: its tools (FunctionTool, ToolMetadata: name, "
+        "description, fn_schema) have no callers, and its LLM classes send every tool as the model's own (class 30)"
+    ),
+    "thinking": (
+        "llama-index-llms-openai llama_index/llms/openai/utils.py O1_MODELS: OpenAI's reasoning_effort and OpenAIResponses' "
+        "reasoning_options are sent only for the models in that table (this route's model is not one; the setting would be left out "
+        "silently)"
+    ),
+    "hosted": (
+        "DRIVER GAP, not verified either way: llama-index-llms-openai's OpenAIResponses takes built-in tools "
+        "(llama_index/llms/openai/responses.py built_in_tools) and the other classes their providers' own; "
+        "FunctionCallingLLM.chat_with_tools has no portable hosted tool, and this driver passes none"
+    ),
+    "continue_with": (
+        "DRIVER GAP, not verified either way: llama-index-llms-openai llama_index/llms/openai/responses.py OpenAIResponses keeps "
+        "`previous_response_id` (track_previous_responses); this driver does not use it"
+    ),
+    "caller_tools": (
+        "llama-index-core llama_index/core/tools FunctionTool/BaseTool: tools are functions with a JSON Schema (fn_schema) turned into "
+        "function tools by each class (to_openai_tool); no OpenAI custom (freeform/grammar) tool"
+    ),
+    "round_routes": (
+        "DRIVER GAP, not a library limit: LlamaIndex's ChatMessage history is one shape for every LLM class, so a conversation may go on "
+        "through another class; this driver does not switch classes mid-trial yet"
+    ),
+    "compaction": (
+        "llama-index 0.14.25: no context-management or compaction parameter in llama-index-llms-openai (OpenAI, OpenAIResponses), "
+        "-anthropic or -google-genai (no 'compaction' or 'context_management' in their source)"
+    ),
+    "eager_input_streaming": (
+        "llama-index-llms-anthropic llama_index/llms/anthropic/base.py Anthropic._prepare_chat_with_tools builds each tool from the "
+        "FunctionTool's metadata (name, description, input_schema); no eager_input_streaming"
+    ),
+    "defer_loading": (
+        "llama-index 0.14.25: no defer_loading and no tool search in llama-index-llms-openai, -anthropic or -google-genai (no "
+        "'defer_loading' or 'tool_search' in their source)"
+    ),
+    "namespace": "llama-index-llms-openai llama_index/llms/openai/responses.py: function tools only (to_openai_tool), no namespace tool",
+    "tool_choice allowed": (
+        "llama-index-llms-openai llama_index/llms/openai/utils.py resolve_tool_choice: 'none', 'auto', 'required', a function's name, or a "
+        "provider's own dict passed as is; no portable allowed-tools subset"
+    ),
+    "tool_choice": (
+        "llama-index-llms-anthropic llama_index/llms/anthropic/base.py Anthropic._prepare_chat_with_tools(tools, ..., tool_required, "
+        "**kwargs): no tool_choice (only tool_required: a call or not), so neither none nor a forced tool has a knob (its kwargs go to "
+        "messages.create as given, in Anthropic's own spelling)"
+    ),
+    "strict": (
+        "DRIVER GAP on the OpenAI classes: llama-index-llms-openai llama_index/llms/openai/base.py OpenAI.strict ('Whether to use strict "
+        "mode for invoking tools') and _prepare_chat_with_tools(strict=); llama-index-llms-anthropic and -google-genai have no strict for "
+        "tools"
+    ),
+    "tool schema with $ref": (
+        "DRIVER LIMIT, not a library limit: LlamaIndex takes a tool's schema as a pydantic model (llama_index/core/tools/types.py "
+        "ToolMetadata.get_parameters_dict calls fn_schema.model_json_schema()); this driver builds that model from the trial's JSON Schema "
+        "with json_schema_extra, and pydantic 2 (pydantic/json_schema.py get_json_ref_counts) resolves `$ref`s only against the model's "
+        "own definitions (KeyError '#/$defs/...'); a user would write nested pydantic models, which this driver cannot build from an "
+        "arbitrary JSON Schema"
+    ),
+    "api": (
+        "this driver's routes are OpenAI Chat and Responses, Anthropic and Gemini (clients/llama-index.toml), each through its "
+        "llama-index-llms class"
+    ),
+}
+
+
 if __name__ == "__main__":
-    td.serve(call, supports=["thinking", "result_parts"])
+    td.serve(call, supports=["thinking", "result_parts"], unsupported=UNSUPPORTED)

@@ -13,12 +13,51 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 
-/** The library cannot express these trial fields (not a failure: "not expressible"). */
+/**
+ * The library cannot express these trial fields (not a failure: "not expressible").
+ *
+ * "Not expressible" is a claim about the library, so each entry carries its citation: the
+ * library's documentation or source at the pinned version (a URL, or a file and symbol) and a line
+ * of what it says, given here (`cite`, one for every entry) or, for the entry or the words it
+ * starts with, in the driver's `serve(call, { unsupported: {...} })`. An entry cited nowhere is
+ * the driver's error, not an answer (`UncitedUnsupported`). As the Python twin's.
+ */
 export class Unsupported extends Error {
-  constructor(fields) {
+  constructor(fields, cite = null) {
     super(fields.join(", "));
     this.fields = fields;
+    this.cite = cite;
   }
+}
+
+/** The driver answers `unsupported` for an entry it cites no documentation for. */
+export class UncitedUnsupported extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "UncitedUnsupported";
+  }
+}
+
+/** The citation `cited` (the driver's `serve(…, { unsupported })`) gives `entry`: its own, else
+ * that of the longest key the entry starts with, word for word (`api` for `api gemini`). */
+export function citation(entry, cited) {
+  if (Object.hasOwn(cited, entry)) return cited[entry];
+  const keys = Object.keys(cited).filter((k) => entry.startsWith(k + " "));
+  return keys.length ? cited[keys.reduce((a, b) => (b.length > a.length ? b : a))] : null;
+}
+
+/** The result for `Unsupported` `u`: `{unsupported: […], unsupported_why: {entry: citation}}`
+ * (tooltape reads `unsupported`; `unsupported_why` is for the driver log and readers of the
+ * line). An entry without a citation throws `UncitedUnsupported`. */
+function unsupportedAnswer(u, cited) {
+  const why = Object.fromEntries(u.fields.map((f) => [f, u.cite || citation(f, cited)]));
+  const uncited = u.fields.filter((f) => !why[f]);
+  if (uncited.length)
+    throw new UncitedUnsupported(
+      `the driver answers unsupported for ${uncited.join(", ")} without citing the library's documentation that says so (serve(call, { unsupported: {...} }))`,
+    );
+  for (const f of u.fields) process.stderr.write(`unsupported ${f}: ${why[f]}\n`);
+  return { unsupported: u.fields, unsupported_why: why };
 }
 
 /** A thrown error as the result's `error`: `{type, message, status?}`; the HTTP status is the
@@ -49,7 +88,9 @@ function object(line, what) {
 
 /** Serves trials from stdin until end of input; a protocol error ends the process (status 2). */
 // Trial fields a driver must say it handles (`serve(call, { supports: [...] })`): a trial that sets
-// one the driver does not handle is answered `unsupported` without calling the library.
+// one the driver does not handle is answered `unsupported` without calling the library, with the
+// citation the driver gives for it (`serve(call, { unsupported: {field: citation} })`); a driver
+// that neither handles a field the trial sets nor cites why its library cannot answers an error.
 export const OPTIONAL_FEATURES = ["thinking", "hosted", "result_parts", "continue_with", "caller_tools", "round_routes", "compaction"];
 // A tool field a driver must say it handles the same way: a trial with a tool that sets it (true)
 // is answered `unsupported`. `eager_input_streaming` (Anthropic's fine-grained tool streaming,
@@ -65,7 +106,11 @@ function unhandled(trial, supports) {
   return fields.concat(OPTIONAL_TOOL_FEATURES.filter((k) => !supports.includes(k) && tools.some((t) => t[k])));
 }
 
-export async function serve(call, { supports = [] } = {}) {
+/** `supports`: the optional trial and tool fields the driver handles; `unsupported`: `{entry:
+ * citation}` for every other such field and every entry the driver's own `Unsupported` throws
+ * without a `cite` (a key also covers entries starting with it and a space): where the library's
+ * documentation or source, at the pinned version, says it has no knob for it, and what it says. */
+export async function serve(call, { supports = [], unsupported: cited = {} } = {}) {
   // The protocol owns stdout: the library's own logging goes to stderr.
   const write = process.stdout.write.bind(process.stdout);
   console.log = console.info = console.warn = console.debug = console.error;
@@ -91,7 +136,14 @@ export async function serve(call, { supports = [] } = {}) {
           if (fields.length) throw new Unsupported(fields);
           result = await call(trial, messages);
         } catch (e) {
-          result = e instanceof Unsupported ? { unsupported: e.fields } : { error: errorOf(e) };
+          if (!(e instanceof Unsupported)) result = { error: errorOf(e) };
+          else {
+            try {
+              result = unsupportedAnswer(e, cited);
+            } catch (u) {
+              result = { error: errorOf(u) };
+            }
+          }
         }
         write(JSON.stringify({ result }) + "\n");
         const after = await next();

@@ -36,7 +36,7 @@ import {
 } from "../node/tooltape_driver.mjs";
 
 const { default: OpenAI } = requireInstalled("openai");
-const { OpenAIChatCompletionsModel, OpenAIResponsesModel, setTracingDisabled, webSearchTool, withTrace } =
+const { OpenAIChatCompletionsModel, OpenAIResponsesModel, setTracingDisabled, toolSearchTool, webSearchTool, withTrace } =
   requireInstalled("@openai/agents");
 
 setTracingDisabled(true);
@@ -88,16 +88,25 @@ function settingsOf(t) {
   if (t.parallel_tool_calls != null) s.parallelToolCalls = t.parallel_tool_calls;
   if (t.max_tokens != null) s.maxTokens = t.max_tokens;
   if (t.thinking != null) s.reasoning = { effort: "low" };
+  if (t.compaction) {
+    if (t.api !== "openai-responses") throw new Unsupported(["compaction"], UNSUPPORTED["compaction on chat"]);
+    // Server-side compaction, ModelSettings.contextManagement as the SDK documents it.
+    s.contextManagement = [{ type: "compaction" }];
+  }
   return s;
 }
 
 const hostedOf = (t) =>
   (t.hosted ?? []).map((h) => {
-    // webSearchTool is documented for the Responses model only.
-    if (h.type !== "web_search" || t.api !== "openai-responses") throw new Unsupported(["hosted " + h.type]);
+    // toolSearchTool: the hosted Responses search over the deferred tools.
+    if (h.type === "tool_search" && h.variant === "tool_search" && t.api === "openai-responses") return toolSearchTool();
+    // webSearchTool and toolSearchTool are documented for the Responses model only.
+    if (h.type !== "web_search" || t.api !== "openai-responses") throw new Unsupported([`hosted ${h.type} ${h.variant}`]);
     return webSearchTool();
   });
 
+// SerializedFunctionTool's `deferLoading` and `namespace` (Responses only); a namespace asks its
+// `namespaceDescription`, which the trial does not give, so the namespace's name is its description.
 const toolsOf = (t) =>
   t.tools.map((x) => ({
     type: "function",
@@ -105,6 +114,8 @@ const toolsOf = (t) =>
     description: x.description ?? "",
     parameters: parameters(t, x),
     strict: Boolean(t.strict),
+    ...(x.defer_loading ? { deferLoading: true } : {}),
+    ...(x.namespace ? { namespace: x.namespace, namespaceDescription: x.namespace } : {}),
   }));
 
 function resultOf(response) {
@@ -164,4 +175,29 @@ async function turn(t, messages) {
 // Inside a trace, as the Runner calls a model (the model's spans need one; tracing is off).
 const call = (t, messages) => withTrace("tooltape", () => turn(t, messages));
 
-await serve(call, { supports: ["thinking", "result_parts", "continue_with", "hosted"] });
+// Why each entry this driver answers `unsupported` for is not expressible through @openai/agents
+// 0.14.3 (its installed dist/*.d.ts).
+const UNSUPPORTED = {
+  allowed_callers:
+    "@openai/agents-core 0.14.3 dist/tool.d.ts allowedCallers (ToolAllowedCallers: 'direct' | 'programmatic'); DRIVER GAP, not a library limit: this driver does not yet pass a tool's callers, the runner or a call's caller and container back (class 30)",
+  caller_tools:
+    "@openai/agents 0.14.3 agents-core/dist/model.d.ts SerializedTool: function, computer, shell, apply_patch and hosted tools; no OpenAI custom (freeform/grammar) tool (no `type: 'custom'` tool in the package's types)",
+  round_routes:
+    "@openai/agents 0.14.3 agents-core/dist/model.d.ts Model: this driver calls one Model (OpenAIChatCompletionsModel or OpenAIResponsesModel) over one OpenAI client; other providers go through the AI SDK extension, not installed here (clients/openai-agents-js.toml)",
+  "compaction on chat":
+    "@openai/agents 0.14.3 agents-core/dist/model.d.ts ModelSettings.contextManagement: 'This setting is available on OpenAI Responses requests, including server-side compaction' (agents-openai/dist/openaiChatCompletionsModel.js does not send it)",
+  eager_input_streaming: "@openai/agents 0.14.3 agents-core/dist/model.d.ts SerializedFunctionTool: no eager_input_streaming (an Anthropic tool field; the SDK's models here speak OpenAI's APIs only)",
+  "hosted tool_search":
+    "@openai/agents 0.14.3 agents-openai/dist/tools.d.ts toolSearchTool: OpenAI's hosted tool_search (the Responses model only); Anthropic's tool_search_tool_regex/bm25_20251119 are no SDK tool",
+  hosted:
+    "@openai/agents 0.14.3 agents-openai/dist/tools.d.ts webSearchTool and toolSearchTool are hosted Responses tools; agents-openai/dist/openaiChatCompletionsConverter.js: 'Hosted tools are not supported with the ChatCompletions API'",
+  "hosted grounding required with tool_choice":
+    "@openai/agents 0.14.3 agents-core/dist/model.d.ts ModelSettings.toolChoice: one choice; forcing the web search (toolChoice 'web_search') leaves no room for the trial's own tool_choice",
+  "tool_choice allowed": "@openai/agents 0.14.3 agents-core/dist/model.d.ts ModelSettingsToolChoice: 'auto' | 'required' | 'none' | a tool name; no allowed-tools subset",
+  api: "this driver's routes are OpenAI Chat and Responses (clients/openai-agents-js.toml); the SDK's OpenAI models speak no other wire format",
+};
+
+await serve(call, {
+  supports: ["thinking", "result_parts", "continue_with", "hosted", "defer_loading", "namespace", "compaction"],
+  unsupported: UNSUPPORTED,
+});

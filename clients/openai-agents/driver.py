@@ -34,11 +34,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import tooltape_driver as td
 from agents import (
     FunctionTool,
+    ToolSearchTool,
     WebSearchTool,
     ModelSettings,
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
     set_tracing_disabled,
+    tool_namespace,
 )
 from agents.exceptions import ModelBehaviorError
 from agents.items import ModelResponse
@@ -65,11 +67,15 @@ async def never_invoked(ctx, arguments):
 def tools_of(trial):
     hosted = []
     for h in trial.get("hosted") or []:
+        if h.get("type") == "tool_search" and h.get("variant") == "tool_search" and trial["api"] == "openai-responses":
+            # ToolSearchTool: the hosted Responses search over the deferred tools.
+            hosted.append(ToolSearchTool())
+            continue
         if h.get("type") != "web_search" or trial["api"] != "openai-responses":
-            # WebSearchTool is documented for the Responses model only.
-            raise td.Unsupported(["hosted " + str(h.get("type"))])
+            # WebSearchTool and ToolSearchTool are documented for the Responses model only.
+            raise td.Unsupported(["hosted " + str(h.get("type")) + " " + str(h.get("variant"))])
         hosted.append(WebSearchTool())
-    return hosted + [
+    functions = [
         FunctionTool(
             name=t["name"],
             # None when the tool has none, as `@function_tool` makes it for a function without a
@@ -78,9 +84,20 @@ def tools_of(trial):
             params_json_schema=td.parameters(trial, t),
             on_invoke_tool=never_invoked,
             strict_json_schema=bool(trial.get("strict")),
+            defer_loading=bool(t.get("defer_loading")),
         )
         for t in trial["tools"]
     ]
+    # A tool in a namespace goes through `tool_namespace()`, which asks a description of the
+    # namespace; the trial has none, so the namespace's name is its description.
+    spaces = {}
+    for t, f in zip(trial["tools"], functions):
+        if t.get("namespace"):
+            spaces.setdefault(t["namespace"], []).append(f)
+    for name, members in spaces.items():
+        for old, new in zip(members, tool_namespace(name=name, description=name, tools=members)):
+            functions[functions.index(old)] = new
+    return hosted + functions
 
 
 def settings_of(trial):
@@ -102,6 +119,11 @@ def settings_of(trial):
         s["max_tokens"] = trial["max_tokens"]
     if trial.get("thinking") is not None:
         s["reasoning"] = Reasoning(effort="low")
+    if trial.get("compaction"):
+        if trial["api"] != "openai-responses":
+            raise td.Unsupported(["compaction"], cite=UNSUPPORTED["compaction on chat"])
+        # Server-side compaction, ModelSettings.context_management as the SDK documents it.
+        s["context_management"] = [{"type": "compaction"}]
     return ModelSettings(**s)
 
 
@@ -150,5 +172,56 @@ def call(trial, messages):
     return asyncio.run(call_async(trial, messages))
 
 
+# Why each entry this driver answers `unsupported` for is not expressible through openai-agents
+# 0.24.0 (its installed source: agents/).
+UNSUPPORTED = {
+    "allowed_callers": (
+        "openai-agents 0.24.0 agents/tool.py FunctionTool.allowed_callers (ToolCaller); DRIVER GAP, not a library limit: this "
+        "driver does not yet pass a tool's callers, the runner or a call's caller and container back (class 30)"
+    ),
+    "caller_tools": (
+        "DRIVER GAP, not a library limit: openai-agents 0.24.0 agents/tool.py CustomTool is the SDK's own custom (freeform/grammar) tool; "
+        "this driver does not yet build one from the trial's wire form"
+    ),
+    "round_routes": (
+        "openai-agents 0.24.0 agents/models/interface.py Model: this driver calls one Model (OpenAIChatCompletionsModel or "
+        "OpenAIResponsesModel) over one OpenAI client; other providers go through the LiteLLM extension, not installed here "
+        "(clients/openai-agents.toml)"
+    ),
+    "compaction on chat": (
+        "openai-agents 0.24.0 agents/model_settings.py ModelSettings.context_management: 'Context management entries for OpenAI Responses "
+        "API requests' (agents/models/openai_chatcompletions.py does not send it)"
+    ),
+    "eager_input_streaming": (
+        "openai-agents 0.24.0 agents/tool.py FunctionTool: no eager_input_streaming (an Anthropic tool field; the SDK's models here speak "
+        "OpenAI's APIs only)"
+    ),
+    "hosted tool_search": (
+        "openai-agents 0.24.0 agents/tool.py ToolSearchTool: 'A hosted Responses API tool' (OpenAI's tool_search, the Responses model "
+        "only); Anthropic's tool_search_tool_regex/bm25_20251119 are no SDK tool"
+    ),
+    "hosted": (
+        "openai-agents 0.24.0 agents/tool.py WebSearchTool: 'Currently only supported with OpenAI models, using the Responses API'; "
+        "agents/models/chatcmpl_converter.py Converter.tool_to_openai: 'Hosted tools are not supported with the ChatCompletions API'"
+    ),
+    "hosted grounding required with tool_choice": (
+        "openai-agents 0.24.0 agents/model_settings.py ModelSettings.tool_choice: one choice; forcing the web search "
+        "(tool_choice='web_search') leaves no room for the trial's own tool_choice"
+    ),
+    "tool_choice allowed": (
+        "openai-agents 0.24.0 agents/model_settings.py ToolChoice: 'auto' | 'required' | 'none' | a tool name | MCPToolChoice, which "
+        "agents/models/openai_responses.py Converter.convert_tool_choice maps; no allowed-tools subset"
+    ),
+    "api": (
+        "this driver's routes are OpenAI Chat and Responses (clients/openai-agents.toml); the SDK's OpenAI models speak no other wire "
+        "format"
+    ),
+}
+
+
 if __name__ == "__main__":
-    td.serve(call, supports=["thinking", "result_parts", "continue_with", "hosted"])
+    td.serve(
+        call,
+        supports=["thinking", "result_parts", "continue_with", "hosted", "defer_loading", "namespace", "compaction"],
+        unsupported=UNSUPPORTED,
+    )

@@ -86,6 +86,10 @@ function chatParams(t, messages) {
       return { type: "function", function: f };
     });
   if (t.hosted?.length) throw new Unsupported(["hosted"]);
+  // Deferred and namespaced tools and compaction: Chat's own types have none.
+  const chatless = ["defer_loading", "namespace"].filter((k) => t.tools.some((x) => x[k]));
+  if (t.compaction) chatless.push("compaction");
+  if (chatless.length) throw new Unsupported(chatless, CHAT_CITE);
   if (t.caller_tools?.length) (p.tools ??= []).push(...t.caller_tools);
   const c = t.tool_choice;
   if (typeof c === "string") p.tool_choice = c;
@@ -130,6 +134,25 @@ async function chat(client, t, messages) {
   return { ...result, reasoning: returned([final.choices[0].message]) };
 }
 
+/** The Responses function tools (FunctionTool, with its `defer_loading`), a tool in a namespace
+ * inside that namespace's NamespaceTool (`{type: "namespace", name, tools}`), in the trial's order. */
+function functionTools(t) {
+  const out = [];
+  const spaces = new Map();
+  for (const x of t.tools) {
+    const f = { type: "function", name: x.name, description: x.description ?? null, parameters: schemaOf(t, x), strict: Boolean(t.strict) };
+    if (x.defer_loading) f.defer_loading = true;
+    if (!x.namespace) out.push(f);
+    else if (spaces.has(x.namespace)) spaces.get(x.namespace).tools.push(f);
+    else {
+      const space = { type: "namespace", name: x.namespace, tools: [f] };
+      spaces.set(x.namespace, space);
+      out.push(space);
+    }
+  }
+  return out;
+}
+
 function responsesParams(t, all) {
   const { previous, sent: messages } = continued(t, all);
   const input = [];
@@ -150,19 +173,20 @@ function responsesParams(t, all) {
   }
   const p = { model: t.model, input };
   if (instructions.length) p.instructions = instructions.join("\n\n");
-  if (t.tools.length)
-    p.tools = t.tools.map((x) => ({
-      type: "function",
-      name: x.name,
-      description: x.description ?? null,
-      parameters: schemaOf(t, x),
-      strict: Boolean(t.strict),
-    }));
+  if (t.tools.length) p.tools = functionTools(t);
   if (previous) p.previous_response_id = previous;
+  // Server-side compaction, as the SDK's `context_management` documents it; the compaction item
+  // it answers goes back with the response's other output items.
+  if (t.compaction) p.context_management = [{ type: "compaction" }];
   // Hosted web search beside the functions; REQUIRED forces it with the hosted tool_choice.
   const required = (t.hosted ?? []).some((h) => h.grounding === "required");
   for (const h of t.hosted ?? []) {
-    if (h.type !== "web_search") throw new Unsupported(["hosted " + h.type]);
+    // ToolSearchTool: the hosted search over the deferred functions.
+    if (h.type === "tool_search" && h.variant === "tool_search") {
+      (p.tools ??= []).push({ type: "tool_search" });
+      continue;
+    }
+    if (h.type !== "web_search") throw new Unsupported([`hosted ${h.type} ${h.variant}`]);
     (p.tools ??= []).push({ type: required ? "web_search_preview" : "web_search" });
   }
   if (t.caller_tools?.length) (p.tools ??= []).push(...t.caller_tools);
@@ -227,4 +251,28 @@ async function call(t, messages) {
   throw new Unsupported(["api " + t.api]);
 }
 
-await serve(call, { supports: ["thinking", "result_parts", "continue_with", "hosted", "caller_tools"] });
+// Deferred and namespaced tools and compaction on the Chat route: Chat's own types have none.
+const CHAT_CITE =
+  "openai 6.49.0 resources/shared.d.ts FunctionDefinition (a Chat tool's function): name, description, parameters, strict; no defer_loading or namespace, and resources/chat/completions/completions.d.ts ChatCompletionCreateParamsBase has no context_management: tool search, namespaces and compaction are the Responses API's (resources/responses/responses.d.ts FunctionTool.defer_loading, NamespaceTool, ResponseCreateParams.context_management)";
+
+// Why each entry this driver answers `unsupported` for is not expressible through openai 6.49.0
+// (its installed .d.ts, the APIs' params).
+const UNSUPPORTED = {
+  allowed_callers:
+    "openai 6.49.0 src/resources/responses/responses.ts FunctionTool.allowed_callers ('direct' | 'programmatic'); DRIVER GAP, not a library limit: this driver does not yet pass a tool's callers, the runner or a call's caller and container back (class 30)",
+  round_routes: "openai 6.49.0 client.d.ts OpenAI: one provider's client (OpenAI's Chat Completions and Responses), no other provider to continue on",
+  eager_input_streaming:
+    "openai 6.49.0 resources/responses/responses.d.ts FunctionTool and resources/shared.d.ts FunctionDefinition: no eager_input_streaming (an Anthropic tool field; the SDK has no Anthropic route)",
+  "hosted tool_search":
+    "openai 6.49.0 resources/responses/responses.d.ts ToolSearchTool: `type: tool_search` is OpenAI's one tool search; Anthropic's tool_search_tool_regex/bm25_20251119 are no Responses Tool",
+  hosted:
+    "openai 6.49.0 resources/chat/completions/completions.d.ts ChatCompletionCreateParamsBase.tools: Chat Completions takes function and custom tools only (hosted tools are the Responses API's Tool); on Responses the web search and tool_search are the hosted tools this driver sends",
+  "hosted grounding required with tool_choice":
+    "openai 6.49.0 resources/responses/responses.d.ts ResponseCreateParams.tool_choice: one tool_choice per request; forcing the web search (ToolChoiceTypes web_search_preview) leaves no room for the trial's own tool_choice",
+  api: "this driver's routes are Chat Completions and Responses (clients/openai-js.toml); openai 6.49.0 speaks no other wire format",
+};
+
+await serve(call, {
+  supports: ["thinking", "result_parts", "continue_with", "hosted", "caller_tools", "defer_loading", "namespace", "compaction"],
+  unsupported: UNSUPPORTED,
+});

@@ -61,6 +61,34 @@ def returned(items):
     return [{"openai": [i.model_dump(mode="json", exclude_none=True) for i in items]}]
 
 
+def function_tools(trial, tools):
+    """The Responses function tools with each trial tool's `defer_loading` (FunctionToolParam's
+    field) and, for a tool in a namespace, inside that namespace's `NamespaceToolParam`
+    (`{"type": "namespace", "name", "tools"}`), in the order the trial gives them."""
+    out, spaces = [], {}
+    for t, f in zip(trial["tools"], tools):
+        if t.get("defer_loading"):
+            f["defer_loading"] = True
+        space = t.get("namespace")
+        if not space:
+            out.append(f)
+        elif space in spaces:
+            spaces[space]["tools"].append(f)
+        else:
+            spaces[space] = {"type": "namespace", "name": space, "tools": [f]}
+            out.append(spaces[space])
+    return out
+
+
+def chat_unsupported(trial):
+    """What Chat Completions has no field for: deferred and namespaced tools, compaction."""
+    fields = [k for k in ("defer_loading", "namespace") if any(t.get(k) for t in trial["tools"])]
+    if trial.get("compaction"):
+        fields.append("compaction")
+    if fields:
+        raise td.Unsupported(fields, cite=CHAT_CITE)
+
+
 def responses_kwargs(trial, messages):
     previous, sent = td.continued(trial, messages)
     # Each assistant turn the SDK answered goes back as its output items, as they came.
@@ -72,12 +100,22 @@ def responses_kwargs(trial, messages):
         if trial.get("continue_with") is None:
             kw["store"] = False
             kw["include"] = ["reasoning.encrypted_content"]
+    if kw.get("tools"):
+        kw["tools"] = function_tools(trial, kw["tools"])
+    if trial.get("compaction"):
+        # Server-side compaction, as the SDK's `context_management` documents it; the compaction
+        # item it answers goes back with the response's other output items.
+        kw["context_management"] = [{"type": "compaction"}]
     # Hosted web search beside the functions; REQUIRED forces it with the hosted tool_choice.
     hosted = trial.get("hosted") or []
     required = any(h.get("grounding") == "required" for h in hosted)
     for h in hosted:
+        if h.get("type") == "tool_search" and h.get("variant") == "tool_search":
+            # ToolSearchToolParam: the hosted search over the deferred functions.
+            kw.setdefault("tools", []).append({"type": "tool_search"})
+            continue
         if h.get("type") != "web_search":
-            raise td.Unsupported(["hosted " + str(h.get("type"))])
+            raise td.Unsupported(["hosted " + str(h.get("type")) + " " + str(h.get("variant"))])
         kw.setdefault("tools", []).append({"type": "web_search_preview" if required else "web_search"})
     if required:
         if trial.get("tool_choice") not in (None, "auto"):
@@ -91,6 +129,7 @@ def responses_kwargs(trial, messages):
 def chat(trial, messages):
     if trial.get("hosted"):
         raise td.Unsupported(["hosted"])
+    chat_unsupported(trial)
     kw = dict(model=trial["model"], messages=chat_messages(messages), **td.chat_kwargs(trial))
     if trial.get("caller_tools"):
         kw.setdefault("tools", []).extend(trial["caller_tools"])
@@ -146,5 +185,50 @@ def call(trial, messages):
     raise td.Unsupported(["api " + trial["api"]])
 
 
+# Deferred and namespaced tools and compaction on the Chat route: Chat's own types have none.
+CHAT_CITE = (
+    "openai 3.51.0 types/shared_params/function_definition.py FunctionDefinition (a Chat tool's function): name, description, "
+    "parameters, strict; no defer_loading or namespace, and resources/chat/completions/completions.py Completions.create has "
+    "no context_management: tool search, namespaces and compaction are the Responses API's "
+    "(types/responses/function_tool_param.py, namespace_tool_param.py, response_create_params.py ContextManagement)"
+)
+
+# Why each entry this driver answers `unsupported` for is not expressible through openai 3.51.0
+# (its installed source: openai/types/, the APIs' params).
+UNSUPPORTED = {
+    "allowed_callers": (
+        "openai 3.51.0 types/responses/function_tool_param.py FunctionToolParam.allowed_callers ('direct', 'programmatic') "
+        "beside the `programmatic_tool_calling` tool; DRIVER GAP, not a library limit: this driver does not yet pass a tool's "
+        "callers, the runner or a call's caller and container back (class 30)"
+    ),
+    "round_routes": (
+        "openai 3.51.0 openai/_client.py OpenAI: one provider's client (OpenAI's Chat Completions and Responses), no other provider to "
+        "continue on"
+    ),
+    "eager_input_streaming": (
+        "openai 3.51.0 types/responses/function_tool_param.py FunctionToolParam and types/shared_params/function_definition.py: no "
+        "eager_input_streaming (an Anthropic tool field; the SDK has no Anthropic route)"
+    ),
+    "hosted tool_search": (
+        "openai 3.51.0 types/responses/tool_search_tool_param.py ToolSearchToolParam: `type: tool_search` is OpenAI's one tool search; "
+        "Anthropic's tool_search_tool_regex/bm25_20251119 are no Responses tool (types/responses/tool_param.py ToolParam)"
+    ),
+    "hosted": (
+        "openai 3.51.0 types/chat/completion_create_params.py CompletionCreateParamsBase.tools: Chat Completions takes function and custom "
+        "tools only (hosted tools are the Responses API's, types/responses/tool_param.py ToolParam); on Responses the web search and "
+        "tool_search are the hosted tools this driver sends"
+    ),
+    "hosted grounding required with tool_choice": (
+        "openai 3.51.0 types/responses/response_create_params.py ToolChoice: one tool_choice per request; forcing the web search "
+        "(ToolChoiceTypesParam web_search_preview) leaves no room for the trial's own tool_choice"
+    ),
+    "api": "this driver's routes are Chat Completions and Responses (clients/openai.toml); openai 3.51.0 speaks no other wire format",
+}
+
+
 if __name__ == "__main__":
-    td.serve(call, supports=["thinking", "result_parts", "continue_with", "hosted", "caller_tools"])
+    td.serve(
+        call,
+        supports=["thinking", "result_parts", "continue_with", "hosted", "caller_tools", "defer_loading", "namespace", "compaction"],
+        unsupported=UNSUPPORTED,
+    )

@@ -160,6 +160,20 @@ def settings_of(trial):
         s["parallel_tool_calls"] = trial["parallel_tool_calls"]
     if trial.get("max_tokens") is not None:
         s["max_tokens"] = trial["max_tokens"]
+    if any(t.get("eager_input_streaming") for t in trial["tools"]):
+        # AnthropicModelSettings.anthropic_eager_input_streaming: every tool eager (the trial's
+        # among them), the one switch pydantic-ai documents.
+        if trial["api"] != "anthropic":
+            raise td.Unsupported(["eager_input_streaming on " + trial["api"]])
+        s["anthropic_eager_input_streaming"] = True
+    if trial.get("compaction"):
+        # Server-side compaction, each model class's documented setting.
+        if trial["api"] == "openai-responses":
+            s["openai_context_management"] = [{"type": "compaction"}]
+        elif trial["api"] == "anthropic":
+            s["anthropic_context_management"] = {"edits": [{"type": "compact_20260112"}]}
+        else:
+            raise td.Unsupported(["compaction on " + trial["api"]])
     return s
 
 
@@ -242,5 +256,61 @@ def call(trial, messages):
     return kept(result, final)
 
 
+# Why each entry this driver answers `unsupported` for is not expressible through pydantic-ai 2.68.0
+# (its installed source: pydantic_ai/), by the direct model requests this driver makes.
+UNSUPPORTED = {
+    "allowed_callers": (
+        "pydantic-ai 2.68.0 models/anthropic/_native_tools.py (a tool whose allowed_callers names code execution, provisioned "
+        "with CodeExecutionTool); DRIVER GAP, not a library limit: this driver does not yet pass a tool's callers, the runner "
+        "or a call's caller and container back (class 30)"
+    ),
+    "caller_tools": (
+        "pydantic-ai 2.68.0 pydantic_ai/tools.py ToolDefinition: function and output tools with a JSON Schema (parameters_json_schema); no "
+        "OpenAI custom (freeform/grammar) tool in any model class"
+    ),
+    "defer_loading": (
+        "DRIVER GAP, not a library limit: pydantic-ai 2.68.0 documents tool search as the ToolSearch capability of an Agent "
+        "(pydantic_ai/native_tools/_tool_search.py ToolSearchTool: 'Framework-internal: users access tool search via the ToolSearch "
+        "capability — do not construct directly'; ToolDefinition.defer_loading, with_native='tool_search'); this driver makes direct model "
+        "requests (pydantic_ai.direct), which take no capability"
+    ),
+    "namespace": (
+        "pydantic-ai 2.68.0 pydantic_ai/tools.py ToolDefinition: no namespace field; pydantic_ai/models/openai/_tool_search.py "
+        "tool_search_namespace_for_synthesis: 'the flat deferred function tools this adapter emits' (a call's namespace only kept in "
+        "provider_details)"
+    ),
+    "eager_input_streaming on": (
+        "pydantic-ai 2.68.0 pydantic_ai/models/anthropic/__init__.py AnthropicModelSettings.anthropic_eager_input_streaming is the "
+        "Anthropic model's setting; the other model classes have none (an Anthropic tool field)"
+    ),
+    "compaction on": (
+        "pydantic-ai 2.68.0 documents server-side compaction for the Responses model (pydantic_ai/models/openai/_settings.py "
+        "OpenAIResponsesModelSettings.openai_context_management) and the Anthropic model "
+        "(AnthropicModelSettings.anthropic_context_management) only; OpenAIChatModel and GoogleModel have no such setting"
+    ),
+    "hosted": (
+        "pydantic-ai 2.68.0 pydantic_ai/settings.py ModelSettings.tool_choice names function and output tools only, so a native tool "
+        "(WebSearchTool) cannot be forced (REQUIRED grounding); pydantic_ai/native_tools: no other hosted search for this driver's direct "
+        "requests"
+    ),
+    "tool_choice allowed-auto": (
+        "pydantic-ai 2.68.0 pydantic_ai/settings.py ModelSettings.tool_choice: 'auto' | 'none' | 'required' | a list of tool names (a call "
+        "to one of them: the allowed subset with mode required); no allowed subset the model may also answer without a call"
+    ),
+    "thinking": (
+        "pydantic-ai 2.68.0 pydantic_ai/profiles ModelProfile.supports_thinking: the model's profile has no thinking, and pydantic-ai "
+        "leaves ModelSettings.thinking out of the request for it"
+    ),
+    "api": (
+        "this driver's routes are OpenAI Chat and Responses, Anthropic and Gemini (clients/pydantic-ai.toml), each through its pydantic-ai "
+        "model class"
+    ),
+}
+
+
 if __name__ == "__main__":
-    td.serve(call, supports=["thinking", "result_parts", "hosted", "continue_with", "round_routes"])
+    td.serve(
+        call,
+        supports=["thinking", "result_parts", "hosted", "continue_with", "round_routes", "eager_input_streaming", "compaction"],
+        unsupported=UNSUPPORTED,
+    )

@@ -18,11 +18,48 @@ import sys
 
 
 class Unsupported(Exception):
-    """The library cannot express these trial fields (not a failure: "not expressible")."""
+    """The library cannot express these trial fields (not a failure: "not expressible").
 
-    def __init__(self, fields):
+    "Not expressible" is a claim about the library, so each entry carries its citation: the
+    library's documentation or source at the pinned version (a URL, or a file and symbol) and a
+    line of what it says, given here (`cite`, one for every entry) or, for the entry or the words
+    it starts with, in the driver's `serve(call, unsupported={...})`. An entry cited nowhere is the
+    driver's error, not an answer (`UncitedUnsupported`)."""
+
+    def __init__(self, fields, cite=None):
         super().__init__(", ".join(fields))
         self.fields = list(fields)
+        self.cite = cite
+
+
+class UncitedUnsupported(Exception):
+    """The driver answers `unsupported` for an entry it cites no documentation for."""
+
+
+def citation(entry, cited):
+    """The citation `cited` (the driver's `serve(..., unsupported=...)`) gives `entry`: its own,
+    else that of the longest key the entry starts with, word for word (`api` for `api gemini`)."""
+    if entry in cited:
+        return cited[entry]
+    keys = [k for k in cited if entry.startswith(k + " ")]
+    return cited[max(keys, key=len)] if keys else None
+
+
+def unsupported_answer(u, cited):
+    """The result for `Unsupported` `u`: `{"unsupported": [...], "unsupported_why": {entry:
+    citation}}` (tooltape reads `unsupported`; `unsupported_why` is for the driver log and readers
+    of the line). An entry without a citation raises `UncitedUnsupported`."""
+    why = {f: u.cite or citation(f, cited) for f in u.fields}
+    uncited = [f for f, c in why.items() if not c]
+    if uncited:
+        raise UncitedUnsupported(
+            "the driver answers unsupported for "
+            + ", ".join(uncited)
+            + " without citing the library's documentation that says so (serve(call, unsupported={...}))"
+        )
+    for f, c in why.items():
+        sys.stderr.write(f"unsupported {f}: {c}\n")
+    return {"unsupported": u.fields, "unsupported_why": why}
 
 
 def error_of(e):
@@ -67,8 +104,9 @@ def _next_line():
 
 
 # Trial fields a driver must say it handles (`serve(call, supports=[...])`): a trial that sets one
-# the driver does not handle is answered `unsupported` without calling the library, so drivers
-# written before the field existed stay correct.
+# the driver does not handle is answered `unsupported` without calling the library, with the
+# citation the driver gives for it (`serve(call, unsupported={field: citation})`); a driver that
+# neither handles a field the trial sets nor cites why its library cannot answers an error.
 OPTIONAL_FEATURES = ("thinking", "hosted", "result_parts", "continue_with", "caller_tools", "round_routes", "compaction")
 
 
@@ -87,7 +125,8 @@ def _unhandled(trial, supports):
     return fields
 
 
-def _serve(call, out, supports=()):
+def _serve(call, out, supports=(), cited=None):
+    cited = cited or {}
     while (line := _next_line()) is not None:
         trial = _object(line, "a trial line")
         missing = [k for k in REQUIRED if k not in trial]
@@ -102,7 +141,10 @@ def _serve(call, out, supports=()):
                     raise Unsupported(unhandled)
                 result = call(trial, messages)
             except Unsupported as u:
-                result = {"unsupported": u.fields}
+                try:
+                    result = unsupported_answer(u, cited)
+                except UncitedUnsupported as e:
+                    result = {"error": error_of(e)}
             except Exception as e:  # the library raised: the caller sees an error
                 result = {"error": error_of(e)}
             out.write(json.dumps({"result": result}) + "\n")
@@ -137,16 +179,19 @@ def _serve(call, out, supports=()):
                 raise ProtocolError("the line after a result is neither results nor done: " + after.strip()[:200])
 
 
-def serve(call, supports=()):
+def serve(call, supports=(), unsupported=None):
     """Serves trials from stdin until end of input; a protocol error ends the process (status 2).
     `supports`: the optional trial and tool fields (OPTIONAL_FEATURES, OPTIONAL_TOOL_FEATURES) the
-    driver handles."""
+    driver handles. `unsupported`: `{entry: citation}` for every other such field and every entry
+    the driver's own `Unsupported` raises without a `cite` (a key also covers entries starting with
+    it and a space): where the library's documentation or source, at the pinned version, says it
+    has no knob for it, and a line of what it says."""
     # The protocol owns stdout: anything the library prints goes to stderr (the driver log).
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     try:
-        _serve(call, out, supports)
+        _serve(call, out, supports, unsupported)
     except ProtocolError as e:
         sys.stderr.write(f"protocol error: {e}\n")
         sys.stderr.flush()

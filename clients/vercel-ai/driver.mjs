@@ -118,13 +118,19 @@ function optionsOf(t) {
       const def = { inputSchema: ai.jsonSchema(x.parameters) };
       if (x.description != null) def.description = x.description;
       if (t.strict) def.strict = true;
-      if (x.eager_input_streaming) def.providerOptions = { anthropic: { eagerInputStreaming: true } };
+      const options = toolOptions(t, x);
+      if (options) def.providerOptions = options;
       o.tools[x.name] = ai.tool(def);
     }
   }
   const c = t.tool_choice;
   let search = null;
   for (const h of t.hosted ?? []) {
+    if (h.type === "tool_search") {
+      const [name, def] = toolSearchOf(t, provider, h.variant);
+      (o.tools ??= {})[name] = def;
+      continue;
+    }
     if (h.type !== "web_search") throw new Unsupported(["hosted " + h.type]);
     const [name, def] = searchTool(t, provider);
     (o.tools ??= {})[name] = def;
@@ -145,7 +151,55 @@ function optionsOf(t) {
   }
   if (t.max_tokens != null) o.maxOutputTokens = t.max_tokens;
   if (t.thinking != null) o.reasoning = "low";
+  if (t.compaction) compactionOf(t, o);
   return o;
+}
+
+/** A tool's provider options: on the Anthropic route `eagerInputStreaming` and `deferLoading`
+ * (@ai-sdk/anthropic's tool options), on the Responses route `deferLoading` and `namespace`
+ * (@ai-sdk/openai's OpenAIToolOptions, whose namespace asks a description the trial does not
+ * give: the namespace's name is its description); null when there are none. */
+function toolOptions(t, x) {
+  if (t.api === "anthropic" && (x.eager_input_streaming || x.defer_loading)) {
+    const a = {};
+    if (x.eager_input_streaming) a.eagerInputStreaming = true;
+    if (x.defer_loading) a.deferLoading = true;
+    return { anthropic: a };
+  }
+  if (t.api === "openai-responses" && (x.defer_loading || x.namespace)) {
+    const o = {};
+    if (x.defer_loading) o.deferLoading = true;
+    if (x.namespace) o.namespace = { name: x.namespace, description: x.namespace };
+    return { openai: o };
+  }
+  const fields = ["defer_loading", "namespace"].filter((k) => x[k]);
+  if (fields.length) throw new Unsupported(fields.map((k) => `${k} on ${t.api}`));
+  return null;
+}
+
+/** The provider-defined tool search of the trial's variant, by the name its provider gives it:
+ * `openai.tools.toolSearch()` on the Responses route, `anthropic.tools.toolSearchRegex_20251119()`
+ * or `toolSearchBm25_20251119()` on the Anthropic route. */
+function toolSearchOf(t, provider, variant) {
+  if (t.api === "openai-responses" && variant === "tool_search") return ["tool_search", provider.tools.toolSearch()];
+  if (t.api === "anthropic" && variant === "tool_search_tool_regex_20251119")
+    return ["tool_search_tool_regex", provider.tools.toolSearchRegex_20251119()];
+  if (t.api === "anthropic" && variant === "tool_search_tool_bm25_20251119")
+    return ["tool_search_tool_bm25", provider.tools.toolSearchBm25_20251119()];
+  throw new Unsupported([`hosted tool_search ${variant} on ${t.api}`]);
+}
+
+/** Server-side compaction as each provider's options document it: @ai-sdk/openai's Responses
+ * `contextManagement: [{type: "compaction", compactThreshold}]` (the threshold is required; the
+ * trial gives none, so the driver asks 200000 tokens), @ai-sdk/anthropic's
+ * `contextManagement: {edits: [{type: "compact_20260112"}]}`. */
+function compactionOf(t, o) {
+  let options;
+  if (t.api === "openai-responses") options = { openai: { contextManagement: [{ type: "compaction", compactThreshold: 200000 }] } };
+  else if (t.api === "anthropic") options = { anthropic: { contextManagement: { edits: [{ type: "compact_20260112" }] } } };
+  else throw new Unsupported([`compaction on ${t.api}`]);
+  const [[name, value]] = Object.entries(options);
+  o.providerOptions = { ...o.providerOptions, [name]: { ...o.providerOptions?.[name], ...value } };
 }
 
 /** The caller's `previousResponseId`, beside the route's other OpenAI provider options. */
@@ -209,4 +263,32 @@ async function call(t, messages) {
   };
 }
 
-await serve(call, { supports: ["thinking", "result_parts", "hosted", "continue_with", "round_routes", "eager_input_streaming"] });
+// Why each entry this driver answers `unsupported` for is not expressible through ai 7.0.173 with
+// @ai-sdk/openai 4.0.118, @ai-sdk/anthropic 4.0.105 and @ai-sdk/google (their installed dist/).
+const UNSUPPORTED = {
+  allowed_callers:
+    "@ai-sdk/anthropic 7.0.173 src/anthropic-prepare-tools.ts providerOptions.anthropic.allowedCallers, and its code-execution tools; DRIVER GAP, not a library limit: this driver does not yet pass a tool's callers, the runner or a call's caller and container back (class 30)",
+  caller_tools:
+    "DRIVER GAP, not a library limit: @ai-sdk/openai 4.0.118 dist/index.d.ts OpenAIProvider.tools.customTool is the SDK's OpenAI custom (freeform/grammar) tool; this driver does not yet build one from the trial's wire form",
+  hosted:
+    "@ai-sdk/openai 4.0.118 dist/index.js prepareChatTools: the Chat model sends function tools only (any provider tool is dropped with an `unsupported` tool-type warning), so the chat route has no hosted tool to send",
+  "hosted tool_search":
+    "the AI SDK's tool searches are per provider: @ai-sdk/openai 4.0.118 tools.toolSearch (OpenAI's `tool_search`, the Responses model) and @ai-sdk/anthropic 4.0.105 tools.toolSearchRegex_20251119 / toolSearchBm25_20251119; another provider's search, or a search on the Chat or Gemini model, has no tool",
+  "hosted grounding required":
+    "@ai-sdk/google dist/index.js prepareTools: a `{type: 'tool'}` toolChoice becomes functionCallingConfig.allowedFunctionNames, which names function declarations only; the googleSearch tool cannot be forced",
+  "hosted grounding required with tool_choice":
+    "ai 7.0.173 dist/index.d.ts ToolChoice: one toolChoice per call; forcing the web search (`{type: 'tool', toolName}`) leaves no room for the trial's own tool_choice",
+  "tool_choice allowed":
+    "ai 7.0.173 dist/index.d.ts ToolChoice: 'auto' | 'none' | 'required' | {type: 'tool', toolName}; no allowed-tools subset (the SDK's activeTools removes the other tools from the request instead; @ai-sdk/openai's providerOptions.openai.allowedTools is one provider's option)",
+  "defer_loading on":
+    "deferred loading is a per-provider tool option in the AI SDK: @ai-sdk/openai 4.0.118 OpenAIToolOptions.deferLoading (Responses) and @ai-sdk/anthropic 4.0.105 tool providerOptions.anthropic.deferLoading; the Chat and Gemini models have none",
+  "namespace on": "@ai-sdk/openai 4.0.118 dist/index.d.ts OpenAIToolOptions.namespace is a Responses tool option; the other models have no namespace",
+  "compaction on":
+    "compaction is a per-provider option in the AI SDK: @ai-sdk/openai 4.0.118 Responses providerOptions.openai.contextManagement and @ai-sdk/anthropic 4.0.105 providerOptions.anthropic.contextManagement (compact_20260112); the Chat model's options (OpenAILanguageModelChatOptions) and @ai-sdk/google's have none",
+  api: "this driver's routes are OpenAI Chat and Responses, Anthropic and Gemini (clients/vercel-ai.toml), each through its @ai-sdk provider",
+};
+
+await serve(call, {
+  supports: ["thinking", "result_parts", "hosted", "continue_with", "round_routes", "eager_input_streaming", "defer_loading", "namespace", "compaction"],
+  unsupported: UNSUPPORTED,
+});

@@ -65,7 +65,9 @@ for each round (docs/clients/README.md, "Write a driver in an afternoon"). Repla
 `call` with your library's calls, made as its documentation shows its users, the same code for
 every provider it supports; return what the library handed back as the result document (the
 helpers `td.chat_message_result`, `td.responses_result` read OpenAI-shaped objects), or raise
-`td.Unsupported([...])` for trial fields your library has no way to express.
+`td.Unsupported([...])` for trial fields your library has no way to express. "Not expressible"
+is a claim about your library: `UNSUPPORTED` cites, for each entry, where its documentation (or
+source, at the pinned version) says so; an entry cited nowhere is an error the suite shows.
 
 Until then it calls the Chat Completions API over HTTP with the standard library, so the
 profile runs as written. `tooltape_driver` is tooltape's driver helper (the wheel installs it;
@@ -75,6 +77,14 @@ import json
 import urllib.request
 
 import tooltape_driver as td
+
+
+# Each `unsupported` entry's citation: your library's documentation URL (or source file and
+# symbol) at the pinned version, and a line of what it says.
+UNSUPPORTED = {
+    "api": "this skeleton calls Chat Completions only (cite where your library documents the APIs it speaks)",
+    "stream": "this skeleton does not stream (cite where your library documents its streaming)",
+}
 
 
 def call(trial, messages):
@@ -95,7 +105,7 @@ def call(trial, messages):
 
 
 if __name__ == "__main__":
-    td.serve(call)
+    td.serve(call, unsupported=UNSUPPORTED)
 "#;
 
 const NODE_DRIVER: &str = r#"// tooltape driver for @NAME@ (written by `tooltape init client --language node`).
@@ -105,7 +115,9 @@ const NODE_DRIVER: &str = r#"// tooltape driver for @NAME@ (written by `tooltape
 // `call` with your library's calls, made as its documentation shows its users, the same code for
 // every provider it supports; return what the library handed back as the result document
 // ({calls, text, finish, usage, chunks}), or throw `new Unsupported([...])` for trial fields your
-// library has no way to express. Your library: import it from $TOOLTAPE_CLIENT_DIR's
+// library has no way to express: "not expressible" is a claim about your library, so `UNSUPPORTED`
+// cites, for each entry, where its documentation (or source, at the pinned version) says so (an
+// entry cited nowhere is an error the suite shows). Your library: import it from $TOOLTAPE_CLIENT_DIR's
 // node_modules with the helper's `importInstalled` (`requireInstalled` for CommonJS), as
 // clients/vercel-ai/driver.mjs does.
 //
@@ -116,6 +128,14 @@ import { pathToFileURL } from "node:url";
 
 const helper = process.env.TOOLTAPE_DRIVER_JS;
 const { serve, Unsupported } = await import(helper ? pathToFileURL(helper).href : "tooltape-driver");
+
+// Each `unsupported` entry's citation: your library's documentation URL (or source file and
+// symbol) at the pinned version, and a line of what it says.
+const UNSUPPORTED = {
+  api: "this skeleton calls Chat Completions only (cite where your library documents the APIs it speaks)",
+  stream: "this skeleton does not stream (cite where your library documents its streaming)",
+  tool_choice: "this skeleton sends no allowed-tools choice (cite where your library documents its tool_choice)",
+};
 
 async function call(trial, messages) {
   if (trial.api !== "openai-chat") throw new Unsupported(["api"]);
@@ -166,7 +186,7 @@ function chatMessages(messages) {
   });
 }
 
-await serve(call);
+await serve(call, { unsupported: UNSUPPORTED });
 "#;
 
 const TEMPLATE: &str = r#"# Client profile for `@NAME@`: how tooltape tests your client library (an SDK, an agent

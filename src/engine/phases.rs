@@ -135,8 +135,13 @@ async fn phases<W: Way>(
         upstream,
         prompt: trial.prompt(),
         scenario: &trial.case.file.simulate,
-        results: (trial.case.file.continue_with.iter())
-            .flat_map(|_| &trial.case.file.rounds)
+        // A round may carry no prompt: continued by `previous_response_id`, or after a
+        // compaction item the history before which a client may drop (the APIs read nothing
+        // before it; pydantic-ai's `_trim_before_compaction` drops it).
+        results: (trial.case.file.continue_with.is_some() || trial.case.file.simulate.compaction)
+            .then_some(&trial.case.file.rounds)
+            .into_iter()
+            .flatten()
             .flat_map(|r| r.results.iter().map(|x| x.content.neutral().0))
             .collect(),
     };

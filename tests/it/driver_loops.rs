@@ -15,7 +15,8 @@ use tooltape::{SimConfig, Simulator, runtime};
 use crate::scratch::{Scratch, bin, repo};
 
 /// The stand-in library in Python: one call, named `get_weather`, and a text that says what the
-/// loop handed over (how many messages, the last one's role, the tool choice).
+/// loop handed over (how many messages, the last one's role, the tool choice). It cites why it
+/// cannot express each optional field but `compaction`, which it leaves uncited.
 const PYTHON_DRIVER: &str = r#"import json, sys
 sys.path.insert(0, sys.argv[1])
 import tooltape_driver as td
@@ -25,19 +26,22 @@ def call(trial, messages):
     text = f"{len(messages)} messages, last {messages[-1]['role']}, tool_choice {choice}"
     return {"calls": [{"id": "call_1", "name": "get_weather", "arguments": "{}"}], "text": text, "finish": "tool_calls"}
 
-td.serve(call)
+CITED = {f: "the stand-in documents no such knob" for f in td.OPTIONAL_FEATURES + td.OPTIONAL_TOOL_FEATURES if f != "compaction"}
+td.serve(call, unsupported=CITED)
 "#;
 
 /// The same stand-in library in Node.js.
 const NODE_DRIVER: &str = r#"import { pathToFileURL } from "node:url";
 
-const { serve } = await import(pathToFileURL(process.argv[2]).href);
+const { serve, OPTIONAL_FEATURES, OPTIONAL_TOOL_FEATURES } = await import(pathToFileURL(process.argv[2]).href);
 
+const fields = [...OPTIONAL_FEATURES, ...OPTIONAL_TOOL_FEATURES].filter((f) => f !== "compaction");
+const unsupported = Object.fromEntries(fields.map((f) => [f, "the stand-in documents no such knob"]));
 await serve(async (trial, messages) => {
   const choice = JSON.stringify(trial.tool_choice ?? null);
   const text = `${messages.length} messages, last ${messages.at(-1).role}, tool_choice ${choice}`;
   return { calls: [{ id: "call_1", name: "get_weather", arguments: "{}" }], text, finish: "tool_calls" };
-});
+}, { unsupported });
 "#;
 
 /// How a loop answered one sequence: its stdout lines, its exit status, and whether it named a
@@ -299,8 +303,9 @@ fn a_follow_up_round_hands_over_the_assistant_turn_the_results_and_the_new_choic
     }
 }
 
-/// A trial setting the optional field `field` (`t`) is answered `unsupported: [field]` by the
-/// shared loops for stand-in libraries that say nothing of it, calling nothing.
+/// A trial setting the optional field `field` (`t`) is answered `unsupported: [field]`, with the
+/// stand-in's citation, by the shared loops for stand-in libraries that do not handle it, calling
+/// nothing.
 fn unsupported_unless_declared(scratch: &str, t: &Value, field: &str) {
     let dir = Scratch::new(scratch);
     let lines = [t.to_string(), r#"{"done": true}"#.to_string()];
@@ -309,6 +314,12 @@ fn unsupported_unless_declared(scratch: &str, t: &Value, field: &str) {
         let a = answer(l, &lines);
         assert_eq!(a.results.len(), 1, "{}: {a:?}", l.name);
         assert_eq!(a.results[0]["unsupported"], json!([field]), "{}", l.name);
+        assert_eq!(
+            a.results[0]["unsupported_why"][field],
+            json!("the stand-in documents no such knob"),
+            "{}",
+            l.name
+        );
         assert_eq!(a.status, Some(0), "{}", l.name);
     }
 }
@@ -341,4 +352,29 @@ fn a_tool_asked_to_stream_eagerly_is_unsupported_unless_the_driver_says_so() {
     t["api"] = json!("anthropic");
     t["tools"][0]["eager_input_streaming"] = json!(true);
     unsupported_unless_declared("driver-loops-eager", &t, "eager_input_streaming");
+}
+
+#[test]
+fn a_field_the_driver_neither_handles_nor_cites_is_an_error_not_an_unsupported() {
+    // "Not expressible" is a claim about the library: a driver that answers it without citing
+    // the library's documentation answers an error the suite shows (compaction: the stand-ins
+    // cite every optional field but that one).
+    let dir = Scratch::new("driver-loops-uncited");
+    let mut t = trial("http://127.0.0.1:1");
+    t["api"] = json!("openai-responses");
+    t["compaction"] = json!(true);
+    let lines = [t.to_string(), r#"{"done": true}"#.to_string()];
+    let stand_ins: Vec<Loop> = loops(&dir).into_iter().skip(1).collect();
+    for l in &stand_ins {
+        let a = answer(l, &lines);
+        assert_eq!(a.results.len(), 1, "{}: {a:?}", l.name);
+        assert_eq!(a.results[0].get("unsupported"), None, "{}", l.name);
+        assert_eq!(
+            a.results[0]["error"]["type"],
+            json!("UncitedUnsupported"),
+            "{}",
+            l.name
+        );
+        assert_eq!(a.status, Some(0), "{}", l.name);
+    }
 }
