@@ -84,6 +84,17 @@ import tooltape_driver as td
 UNSUPPORTED = {
     "api": "this skeleton calls Chat Completions only (cite where your library documents the APIs it speaks)",
     "stream": "this skeleton does not stream (cite where your library documents its streaming)",
+    "thinking": "this skeleton sends no thinking budget (cite where your library documents it, or pass it)",
+    "hosted": "this skeleton declares no hosted tools (cite where your library documents it, or pass it)",
+    "result_parts": "this skeleton sends tool results as text only (cite where your library documents it, or pass it)",
+    "continue_with": "this skeleton sends the whole conversation every round (cite where your library documents it, or pass it)",
+    "caller_tools": "this skeleton declares no tools of the caller's own wire form (cite where your library documents it, or pass it)",
+    "round_routes": "this skeleton continues no conversation on another provider (cite where your library documents it, or pass it)",
+    "compaction": "this skeleton asks for no server-side compaction (cite where your library documents it, or pass it)",
+    "eager_input_streaming": "this skeleton sends no fine-grained tool streaming switch (cite where your library documents it, or pass it)",
+    "defer_loading": "this skeleton declares no deferred tools (cite where your library documents it, or pass it)",
+    "namespace": "this skeleton declares no tool namespaces (cite where your library documents it, or pass it)",
+    "allowed_callers": "this skeleton declares no tools for programmatic calls (cite where your library documents it, or pass it)",
 }
 
 
@@ -135,6 +146,17 @@ const UNSUPPORTED = {
   api: "this skeleton calls Chat Completions only (cite where your library documents the APIs it speaks)",
   stream: "this skeleton does not stream (cite where your library documents its streaming)",
   tool_choice: "this skeleton sends no allowed-tools choice (cite where your library documents its tool_choice)",
+  thinking: "this skeleton sends no thinking budget (cite where your library documents it, or pass it)",
+  hosted: "this skeleton declares no hosted tools (cite where your library documents it, or pass it)",
+  result_parts: "this skeleton sends tool results as text only (cite where your library documents it, or pass it)",
+  continue_with: "this skeleton sends the whole conversation every round (cite where your library documents it, or pass it)",
+  caller_tools: "this skeleton declares no tools of the caller's own wire form (cite where your library documents it, or pass it)",
+  round_routes: "this skeleton continues no conversation on another provider (cite where your library documents it, or pass it)",
+  compaction: "this skeleton asks for no server-side compaction (cite where your library documents it, or pass it)",
+  eager_input_streaming: "this skeleton sends no fine-grained tool streaming switch (cite where your library documents it, or pass it)",
+  defer_loading: "this skeleton declares no deferred tools (cite where your library documents it, or pass it)",
+  namespace: "this skeleton declares no tool namespaces (cite where your library documents it, or pass it)",
+  allowed_callers: "this skeleton declares no tools for programmatic calls (cite where your library documents it, or pass it)",
 };
 
 async function call(trial, messages) {
