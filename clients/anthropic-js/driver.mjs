@@ -18,6 +18,9 @@
 // assistant turn (`{role: "assistant", content: response.content}`), buffered or streamed (the
 // stream's accumulated final message). The blocks are the result's `reasoning` (`[{anthropic:
 // [...]}]`) and take the place of the protocol's neutral copy of that turn.
+// Programmatic calls (class 30): a tool's `allowed_callers` (Tool.allowed_callers, `programmatic` written
+// as the trial's code-execution tool type) beside that tool; the kept content carries the code's
+// `server_tool_use` and each call's `caller`, and the answer's `container` is named on the next request.
 import {
   argumentsObject as argsObject,
   convertParts,
@@ -83,6 +86,8 @@ function params(t, messages) {
       if (x.eager_input_streaming) tool.eager_input_streaming = true;
       // Tool.defer_loading: loaded when the tool search finds it.
       if (x.defer_loading) tool.defer_loading = true;
+      // Tool.allowed_callers: `direct`, or the code-execution tool's type (class 30).
+      if (x.allowed_callers?.length) tool.allowed_callers = x.allowed_callers.map((c) => (c === "programmatic" ? runner(t) : c));
       return tool;
     });
   // Hosted web search and tool search: the SDK's server tools beside the functions.
@@ -90,6 +95,10 @@ function params(t, messages) {
   for (const h of hosted) {
     if (h.type === "tool_search" && SEARCHES[h.variant]) {
       (p.tools ??= []).push({ type: h.variant, name: SEARCHES[h.variant] });
+      continue;
+    }
+    if (h.type === "programmatic" && RUNNERS.includes(h.variant)) {
+      (p.tools ??= []).push({ type: h.variant, name: "code_execution" });
       continue;
     }
     if (h.type !== "web_search") throw new Unsupported([`hosted ${h.type} ${h.variant}`]);
@@ -110,14 +119,27 @@ function params(t, messages) {
   }
   if (choice) p.tool_choice = choice;
   if (t.thinking != null) p.thinking = { type: "enabled", budget_tokens: t.thinking };
+  // The container the last answer's code ran in (MessageCreateParams.container), named again.
+  const containers = messages.map((m) => (m.role === "assistant" ? m.reasoning?.[0]?.container : null)).filter(Boolean);
+  if (containers.length) p.container = containers[containers.length - 1];
   return p;
+}
+
+// Anthropic's code-execution tools, the runners of programmatic calls (messages.d.ts
+// CodeExecutionTool20250825, CodeExecutionTool20260120).
+const RUNNERS = ["code_execution_20250825", "code_execution_20260120"];
+
+/** The trial's code-execution tool type: what a tool's `allowed_callers` names for code. */
+function runner(t) {
+  return (t.hosted ?? []).find((h) => h.type === "programmatic")?.variant;
 }
 
 /** The result document, with the returned content kept for the next round. */
 function resultOf(msg) {
   const content = msg.content ?? [];
   return {
-    reasoning: [{ anthropic: JSON.parse(JSON.stringify(content)) }],
+    // Message.container: the code execution's container, to name on the next request.
+    reasoning: [{ anthropic: JSON.parse(JSON.stringify(content)), ...(msg.container ? { container: msg.container.id } : {}) }],
     calls: content.filter((b) => b.type === "tool_use").map((b) => ({ id: b.id, name: b.name, arguments: b.input })),
     text: content.filter((b) => b.type === "text").map((b) => b.text).join("") || null,
     finish: msg.stop_reason ?? null,
@@ -161,8 +183,6 @@ async function call(t, messages) {
 // Why each entry this driver answers `unsupported` for is not expressible through
 // @anthropic-ai/sdk 1.14.0 (its installed resources/messages/messages.d.ts, the Messages API's params).
 const UNSUPPORTED = {
-  allowed_callers:
-    "@anthropic-ai/sdk 1.14.0 src/resources/messages/messages.ts Tool.allowed_callers; DRIVER GAP, not a library limit: this driver does not yet pass a tool's callers, the runner or a call's caller and container back (class 30)",
   continue_with:
     "@anthropic-ai/sdk 1.14.0 resources/messages/messages.d.ts MessageCreateParamsBase: no previous_response_id (an OpenAI Responses field); every Messages call carries the whole conversation",
   caller_tools: "@anthropic-ai/sdk 1.14.0 resources/messages/messages.d.ts ToolUnion: Anthropic's tool and server-tool types only; no OpenAI custom (freeform/grammar) tool",
@@ -179,4 +199,7 @@ const UNSUPPORTED = {
   api: "this driver's route is the Messages API only (clients/anthropic-js.toml); @anthropic-ai/sdk 1.14.0 speaks no other wire format",
 };
 
-await serve(call, { supports: ["thinking", "result_parts", "hosted", "eager_input_streaming", "defer_loading"], unsupported: UNSUPPORTED });
+await serve(call, {
+  supports: ["thinking", "result_parts", "hosted", "eager_input_streaming", "defer_loading", "allowed_callers"],
+  unsupported: UNSUPPORTED,
+});

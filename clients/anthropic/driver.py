@@ -14,7 +14,12 @@ extended-thinking, "Preserving thinking blocks"): the response's `content` as it
 blocks with their signatures, redacted_thinking blocks, text, tool_use), appended as the assistant
 turn (`{"role": "assistant", "content": response.content}`), buffered or streamed (the stream's
 accumulated final message). The blocks (as dicts) are the result's `reasoning` (`[{"anthropic":
-[...]}]`) and take the place of the protocol's neutral copy of that turn."""
+[...]}]`) and take the place of the protocol's neutral copy of that turn.
+
+Programmatic calls (class 30): a tool's `allowed_callers` (ToolParam.allowed_callers, `programmatic`
+written as the trial's code-execution tool type) beside that tool (`code_execution_20250825`); the
+kept content carries the code's `server_tool_use` and each call's `caller`, and the answer's
+`container` (Message.container) is kept beside it and named on the next request."""
 
 import os
 import sys
@@ -94,11 +99,17 @@ def kwargs(trial, messages):
             if t.get("defer_loading"):
                 # ToolParam.defer_loading: loaded when the tool search finds it.
                 tool["defer_loading"] = True
+            if t.get("allowed_callers"):
+                # ToolParam.allowed_callers: `direct`, or the code-execution tool's type (class 30).
+                tool["allowed_callers"] = [runner(trial) if c == "programmatic" else c for c in t["allowed_callers"]]
             tools.append(tool)
         kw["tools"] = tools
     for h in trial.get("hosted") or []:
         if h.get("type") == "tool_search" and h.get("variant") in SEARCHES:
             kw.setdefault("tools", []).append({"type": h["variant"], "name": SEARCHES[h["variant"]]})
+            continue
+        if h.get("type") == "programmatic" and h.get("variant") in RUNNERS:
+            kw.setdefault("tools", []).append({"type": h["variant"], "name": "code_execution"})
             continue
         if h.get("type") != "web_search":
             raise td.Unsupported(["hosted " + str(h.get("type")) + " " + str(h.get("variant"))])
@@ -130,7 +141,21 @@ def kwargs(trial, messages):
         kw["tool_choice"] = tc
     if trial.get("thinking") is not None:
         kw["thinking"] = {"type": "enabled", "budget_tokens": trial["thinking"]}
+    # The container the last answer's code ran in (MessageCreateParams.container), named again.
+    containers = [td.kept_turn(m, "container") for m in messages]
+    if [c for c in containers if c]:
+        kw["container"] = [c for c in containers if c][-1]
     return kw
+
+
+# Anthropic's code-execution tools, the runners of programmatic calls
+# (types/code_execution_tool_20250825_param.py, its 20260120 successor).
+RUNNERS = ("code_execution_20250825", "code_execution_20260120")
+
+
+def runner(trial):
+    """The trial's code-execution tool type: what a tool's `allowed_callers` names for code."""
+    return next(h["variant"] for h in trial.get("hosted") or [] if h.get("type") == "programmatic")
 
 
 def result_of(msg):
@@ -141,7 +166,11 @@ def result_of(msg):
     if msg.usage is not None:
         usage = {"input_tokens": msg.usage.input_tokens, "output_tokens": msg.usage.output_tokens}
     result = {"calls": calls, "text": text or None, "finish": msg.stop_reason, "usage": usage}
-    result["reasoning"] = [{"anthropic": [b.model_dump(mode="json", exclude_none=True) for b in msg.content]}]
+    kept = {"anthropic": [b.model_dump(mode="json", exclude_none=True) for b in msg.content]}
+    if getattr(msg, "container", None) is not None:
+        # Message.container: the code execution's container, to name on the next request.
+        kept["container"] = msg.container.id
+    result["reasoning"] = [kept]
     return result
 
 
@@ -179,11 +208,6 @@ def call(trial, messages):
 # Why each entry this driver answers `unsupported` for is not expressible through anthropic 2.10.0
 # (its installed source: anthropic/types/, the Messages API's params).
 UNSUPPORTED = {
-    "allowed_callers": (
-        "anthropic 2.10.0 types/tool_param.py ToolParam.allowed_callers (the code-execution tool types, 'direct'); DRIVER GAP, "
-        "not a library limit: this driver does not yet pass a tool's callers, the runner or a call's caller and container back "
-        "(class 30)"
-    ),
     "continue_with": (
         "anthropic 2.10.0 types/message_create_params.py MessageCreateParamsBase: no previous_response_id (an OpenAI Responses field); "
         "every Messages call carries the whole conversation"
@@ -225,4 +249,8 @@ UNSUPPORTED = {
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["thinking", "result_parts", "hosted", "eager_input_streaming", "defer_loading"], unsupported=UNSUPPORTED)
+    td.serve(
+        call,
+        supports=["thinking", "result_parts", "hosted", "eager_input_streaming", "defer_loading", "allowed_callers"],
+        unsupported=UNSUPPORTED,
+    )
