@@ -87,7 +87,7 @@ function chatParams(t, messages) {
     });
   if (t.hosted?.length) throw new Unsupported(["hosted"]);
   // Deferred and namespaced tools and compaction: Chat's own types have none.
-  const chatless = ["defer_loading", "namespace"].filter((k) => t.tools.some((x) => x[k]));
+  const chatless = ["defer_loading", "namespace", "allowed_callers"].filter((k) => t.tools.some((x) => x[k]));
   if (t.compaction) chatless.push("compaction");
   if (chatless.length) throw new Unsupported(chatless, CHAT_CITE);
   if (t.caller_tools?.length) (p.tools ??= []).push(...t.caller_tools);
@@ -142,6 +142,8 @@ function functionTools(t) {
   for (const x of t.tools) {
     const f = { type: "function", name: x.name, description: x.description ?? null, parameters: schemaOf(t, x), strict: Boolean(t.strict) };
     if (x.defer_loading) f.defer_loading = true;
+    // FunctionTool.allowed_callers: `direct`, `programmatic` (class 30).
+    if (x.allowed_callers?.length) f.allowed_callers = x.allowed_callers;
     if (!x.namespace) out.push(f);
     else if (spaces.has(x.namespace)) spaces.get(x.namespace).tools.push(f);
     else {
@@ -181,6 +183,11 @@ function responsesParams(t, all) {
   // Hosted web search beside the functions; REQUIRED forces it with the hosted tool_choice.
   const required = (t.hosted ?? []).some((h) => h.grounding === "required");
   for (const h of t.hosted ?? []) {
+    // The Responses Tool `programmatic_tool_calling`: the runner of the functions' programs.
+    if (h.type === "programmatic" && h.variant === "programmatic_tool_calling") {
+      (p.tools ??= []).push({ type: "programmatic_tool_calling" });
+      continue;
+    }
     // ToolSearchTool: the hosted search over the deferred functions.
     if (h.type === "tool_search" && h.variant === "tool_search") {
       (p.tools ??= []).push({ type: "tool_search" });
@@ -253,13 +260,11 @@ async function call(t, messages) {
 
 // Deferred and namespaced tools and compaction on the Chat route: Chat's own types have none.
 const CHAT_CITE =
-  "openai 6.49.0 resources/shared.d.ts FunctionDefinition (a Chat tool's function): name, description, parameters, strict; no defer_loading or namespace, and resources/chat/completions/completions.d.ts ChatCompletionCreateParamsBase has no context_management: tool search, namespaces and compaction are the Responses API's (resources/responses/responses.d.ts FunctionTool.defer_loading, NamespaceTool, ResponseCreateParams.context_management)";
+  "openai 6.49.0 resources/shared.d.ts FunctionDefinition (a Chat tool's function): name, description, parameters, strict; no defer_loading, namespace or allowed_callers, and resources/chat/completions/completions.d.ts ChatCompletionCreateParamsBase has no context_management: tool search, namespaces, programmatic calls and compaction are the Responses API's (resources/responses/responses.d.ts FunctionTool.defer_loading, NamespaceTool, ResponseCreateParams.context_management)";
 
 // Why each entry this driver answers `unsupported` for is not expressible through openai 6.49.0
 // (its installed .d.ts, the APIs' params).
 const UNSUPPORTED = {
-  allowed_callers:
-    "openai 6.49.0 src/resources/responses/responses.ts FunctionTool.allowed_callers ('direct' | 'programmatic'); DRIVER GAP, not a library limit: this driver does not yet pass a tool's callers, the runner or a call's caller and container back (class 30)",
   round_routes: "openai 6.49.0 client.d.ts OpenAI: one provider's client (OpenAI's Chat Completions and Responses), no other provider to continue on",
   eager_input_streaming:
     "openai 6.49.0 resources/responses/responses.d.ts FunctionTool and resources/shared.d.ts FunctionDefinition: no eager_input_streaming (an Anthropic tool field; the SDK has no Anthropic route)",
@@ -273,6 +278,6 @@ const UNSUPPORTED = {
 };
 
 await serve(call, {
-  supports: ["thinking", "result_parts", "continue_with", "hosted", "caller_tools", "defer_loading", "namespace", "compaction"],
+  supports: ["thinking", "result_parts", "continue_with", "hosted", "caller_tools", "defer_loading", "namespace", "compaction", "allowed_callers"],
   unsupported: UNSUPPORTED,
 });

@@ -69,6 +69,9 @@ def function_tools(trial, tools):
     for t, f in zip(trial["tools"], tools):
         if t.get("defer_loading"):
             f["defer_loading"] = True
+        if t.get("allowed_callers"):
+            # FunctionToolParam.allowed_callers: `direct`, `programmatic` (class 30).
+            f["allowed_callers"] = t["allowed_callers"]
         space = t.get("namespace")
         if not space:
             out.append(f)
@@ -81,8 +84,8 @@ def function_tools(trial, tools):
 
 
 def chat_unsupported(trial):
-    """What Chat Completions has no field for: deferred and namespaced tools, compaction."""
-    fields = [k for k in ("defer_loading", "namespace") if any(t.get(k) for t in trial["tools"])]
+    """What Chat Completions has no field for: deferred, namespaced and code-called tools, compaction."""
+    fields = [k for k in ("defer_loading", "namespace", "allowed_callers") if any(t.get(k) for t in trial["tools"])]
     if trial.get("compaction"):
         fields.append("compaction")
     if fields:
@@ -113,6 +116,10 @@ def responses_kwargs(trial, messages):
         if h.get("type") == "tool_search" and h.get("variant") == "tool_search":
             # ToolSearchToolParam: the hosted search over the deferred functions.
             kw.setdefault("tools", []).append({"type": "tool_search"})
+            continue
+        if h.get("type") == "programmatic" and h.get("variant") == "programmatic_tool_calling":
+            # ToolParam's `programmatic_tool_calling`: the runner of the functions' programs.
+            kw.setdefault("tools", []).append({"type": "programmatic_tool_calling"})
             continue
         if h.get("type") != "web_search":
             raise td.Unsupported(["hosted " + str(h.get("type")) + " " + str(h.get("variant"))])
@@ -188,19 +195,15 @@ def call(trial, messages):
 # Deferred and namespaced tools and compaction on the Chat route: Chat's own types have none.
 CHAT_CITE = (
     "openai 3.51.0 types/shared_params/function_definition.py FunctionDefinition (a Chat tool's function): name, description, "
-    "parameters, strict; no defer_loading or namespace, and resources/chat/completions/completions.py Completions.create has "
-    "no context_management: tool search, namespaces and compaction are the Responses API's "
-    "(types/responses/function_tool_param.py, namespace_tool_param.py, response_create_params.py ContextManagement)"
+    "parameters, strict; no defer_loading, namespace or allowed_callers, and resources/chat/completions/completions.py "
+    "Completions.create has no context_management: tool search, namespaces, programmatic calls and compaction are the "
+    "Responses API's (types/responses/function_tool_param.py, namespace_tool_param.py, response_create_params.py "
+    "ContextManagement)"
 )
 
 # Why each entry this driver answers `unsupported` for is not expressible through openai 3.51.0
 # (its installed source: openai/types/, the APIs' params).
 UNSUPPORTED = {
-    "allowed_callers": (
-        "openai 3.51.0 types/responses/function_tool_param.py FunctionToolParam.allowed_callers ('direct', 'programmatic') "
-        "beside the `programmatic_tool_calling` tool; DRIVER GAP, not a library limit: this driver does not yet pass a tool's "
-        "callers, the runner or a call's caller and container back (class 30)"
-    ),
     "round_routes": (
         "openai 3.51.0 openai/_client.py OpenAI: one provider's client (OpenAI's Chat Completions and Responses), no other provider to "
         "continue on"
@@ -229,6 +232,16 @@ UNSUPPORTED = {
 if __name__ == "__main__":
     td.serve(
         call,
-        supports=["thinking", "result_parts", "continue_with", "hosted", "caller_tools", "defer_loading", "namespace", "compaction"],
+        supports=[
+            "thinking",
+            "result_parts",
+            "continue_with",
+            "hosted",
+            "caller_tools",
+            "defer_loading",
+            "namespace",
+            "compaction",
+            "allowed_callers",
+        ],
         unsupported=UNSUPPORTED,
     )
