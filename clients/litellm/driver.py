@@ -63,6 +63,12 @@ def tools_of(trial, tools):
         for k in ("defer_loading", "eager_input_streaming"):
             if t.get(k):
                 tool[k] = True
+        if t.get("allowed_callers"):
+            # The tool's allowed_callers, where LiteLLM reads them for Anthropic
+            # (llms/anthropic/chat/transformation.py `tool.get("allowed_callers")`): code is the
+            # code-execution tool's type.
+            runner = next((h["variant"] for h in trial.get("hosted") or [] if h.get("type") == "programmatic"), None)
+            tool["allowed_callers"] = [runner if c == "programmatic" else c for c in t["allowed_callers"]]
     return tools
 
 
@@ -81,6 +87,12 @@ def call(trial, messages):
     if kw.get("tools"):
         kw["tools"] = tools_of(trial, kw["tools"])
     for h in trial.get("hosted") or []:
+        if h.get("type") == "programmatic":
+            # The runner as the route's API spells it: Anthropic's code-execution tool
+            # (ANTHROPIC_HOSTED_TOOLS keeps it), OpenAI's `programmatic_tool_calling`.
+            v = h.get("variant")
+            kw.setdefault("tools", []).append({"type": v, "name": "code_execution"} if v.startswith("code_execution_") else {"type": v})
+            continue
         if h.get("type") != "tool_search":
             raise td.Unsupported(["hosted " + str(h.get("type"))])
         # The tool search as the route's API spells it, beside the functions: LiteLLM maps an
@@ -89,6 +101,14 @@ def call(trial, messages):
         variant = h.get("variant")
         search = {"type": "tool_search"} if variant == "tool_search" else {"type": variant, "name": SEARCHES.get(variant, variant)}
         kw.setdefault("tools", []).append(search)
+    # The container the last answer's code ran in (LiteLLM keeps Anthropic's `container` in the
+    # message's provider_specific_fields), named again as a provider-specific param, which
+    # completion() passes through (docs.litellm.ai/docs/completion/provider_specific_params).
+    kept = [(m.get("reasoning") or [{}])[0].get("litellm") for m in messages if m["role"] == "assistant"]
+    containers = [((k or {}).get("provider_specific_fields") or {}).get("container") for k in kept]
+    containers = [c["id"] for c in containers if isinstance(c, dict) and c.get("id")]
+    if containers:
+        kw["container"] = containers[-1]
     if trial.get("compaction"):
         # LiteLLM's `context_management`, OpenAI's form, which it maps for Anthropic
         # (llms/anthropic/chat/transformation.py map_openai_context_management_to_anthropic).
@@ -147,6 +167,15 @@ UNSUPPORTED = {
 if __name__ == "__main__":
     td.serve(
         call,
-        supports=["thinking", "result_parts", "round_routes", "defer_loading", "eager_input_streaming", "compaction", "hosted"],
+        supports=[
+            "thinking",
+            "result_parts",
+            "round_routes",
+            "defer_loading",
+            "eager_input_streaming",
+            "compaction",
+            "hosted",
+            "allowed_callers",
+        ],
         unsupported=UNSUPPORTED,
     )
