@@ -139,11 +139,6 @@ def call(trial, messages):
 # Why each entry this driver answers `unsupported` for is not expressible through LiteLLM 1.110.2
 # (its installed source: litellm/), by `litellm.completion`, its OpenAI Chat-shaped API.
 UNSUPPORTED = {
-    "allowed_callers": (
-        "litellm 1.110.2 types/llms/anthropic.py AnthropicMessagesTool.allowed_callers, llms/anthropic/common_utils.py "
-        "is_programmatic_tool_calling (adds the beta header); DRIVER GAP, not a library limit: this driver does not yet pass a "
-        "tool's callers, the runner or a call's caller and container back (class 30)"
-    ),
     "hosted web_search": (
         "DRIVER GAP, not a library limit: LiteLLM 1.110.2 documents web search through completion's `web_search_options` (litellm/main.py "
         "completion); this driver does not pass it yet"
