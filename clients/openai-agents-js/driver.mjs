@@ -36,7 +36,7 @@ import {
 } from "../node/tooltape_driver.mjs";
 
 const { default: OpenAI } = requireInstalled("openai");
-const { OpenAIChatCompletionsModel, OpenAIResponsesModel, setTracingDisabled, toolSearchTool, webSearchTool, withTrace } =
+const { OpenAIChatCompletionsModel, OpenAIResponsesModel, programmaticToolCallingTool, setTracingDisabled, toolSearchTool, webSearchTool, withTrace } =
   requireInstalled("@openai/agents");
 
 setTracingDisabled(true);
@@ -100,6 +100,9 @@ const hostedOf = (t) =>
   (t.hosted ?? []).map((h) => {
     // toolSearchTool: the hosted Responses search over the deferred tools.
     if (h.type === "tool_search" && h.variant === "tool_search" && t.api === "openai-responses") return toolSearchTool();
+    // programmaticToolCallingTool: the Responses runner of the functions' programs (class 30).
+    if (h.type === "programmatic" && h.variant === "programmatic_tool_calling" && t.api === "openai-responses")
+      return programmaticToolCallingTool();
     // webSearchTool and toolSearchTool are documented for the Responses model only.
     if (h.type !== "web_search" || t.api !== "openai-responses") throw new Unsupported([`hosted ${h.type} ${h.variant}`]);
     return webSearchTool();
@@ -107,8 +110,13 @@ const hostedOf = (t) =>
 
 // SerializedFunctionTool's `deferLoading` and `namespace` (Responses only); a namespace asks its
 // `namespaceDescription`, which the trial does not give, so the namespace's name is its description.
-const toolsOf = (t) =>
-  t.tools.map((x) => ({
+const toolsOf = (t) => {
+  if (t.api !== "openai-responses" && t.tools.some((x) => x.allowed_callers?.length))
+    throw new Unsupported(
+      ["allowed_callers"],
+      "@openai/agents-core 0.14.3 dist/tool.d.ts allowedCallers: 'Responses API only'; the Chat Completions model has no field for it",
+    );
+  return t.tools.map((x) => ({
     type: "function",
     name: x.name,
     description: x.description ?? "",
@@ -116,7 +124,10 @@ const toolsOf = (t) =>
     strict: Boolean(t.strict),
     ...(x.defer_loading ? { deferLoading: true } : {}),
     ...(x.namespace ? { namespace: x.namespace, namespaceDescription: x.namespace } : {}),
+    // SerializedFunctionTool.allowedCallers ("direct", "programmatic"), Responses only (class 30).
+    ...(x.allowed_callers?.length ? { allowedCallers: x.allowed_callers } : {}),
   }));
+};
 
 function resultOf(response) {
   const output = response.output ?? [];
@@ -178,8 +189,6 @@ const call = (t, messages) => withTrace("tooltape", () => turn(t, messages));
 // Why each entry this driver answers `unsupported` for is not expressible through @openai/agents
 // 0.14.3 (its installed dist/*.d.ts).
 const UNSUPPORTED = {
-  allowed_callers:
-    "@openai/agents-core 0.14.3 dist/tool.d.ts allowedCallers (ToolAllowedCallers: 'direct' | 'programmatic'); DRIVER GAP, not a library limit: this driver does not yet pass a tool's callers, the runner or a call's caller and container back (class 30)",
   caller_tools:
     "@openai/agents 0.14.3 agents-core/dist/model.d.ts SerializedTool: function, computer, shell, apply_patch and hosted tools; no OpenAI custom (freeform/grammar) tool (no `type: 'custom'` tool in the package's types)",
   round_routes:
@@ -198,6 +207,6 @@ const UNSUPPORTED = {
 };
 
 await serve(call, {
-  supports: ["thinking", "result_parts", "continue_with", "hosted", "defer_loading", "namespace", "compaction"],
+  supports: ["thinking", "result_parts", "continue_with", "hosted", "defer_loading", "namespace", "compaction", "allowed_callers"],
   unsupported: UNSUPPORTED,
 });

@@ -34,6 +34,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import tooltape_driver as td
 from agents import (
     FunctionTool,
+    ProgrammaticToolCallingTool,
     ToolSearchTool,
     WebSearchTool,
     ModelSettings,
@@ -65,11 +66,21 @@ async def never_invoked(ctx, arguments):
 
 
 def tools_of(trial):
+    if trial["api"] != "openai-responses" and any(t.get("allowed_callers") for t in trial["tools"]):
+        raise td.Unsupported(
+            ["allowed_callers"],
+            cite="openai-agents 0.24.0 agents/tool.py _normalize_tool_allowed_callers: 'the caller permission list for an "
+            "eligible Responses tool'; the Chat Completions model has no field for it",
+        )
     hosted = []
     for h in trial.get("hosted") or []:
         if h.get("type") == "tool_search" and h.get("variant") == "tool_search" and trial["api"] == "openai-responses":
             # ToolSearchTool: the hosted Responses search over the deferred tools.
             hosted.append(ToolSearchTool())
+            continue
+        if h.get("type") == "programmatic" and h.get("variant") == "programmatic_tool_calling" and trial["api"] == "openai-responses":
+            # ProgrammaticToolCallingTool: the Responses runner of the functions' programs.
+            hosted.append(ProgrammaticToolCallingTool())
             continue
         if h.get("type") != "web_search" or trial["api"] != "openai-responses":
             # WebSearchTool and ToolSearchTool are documented for the Responses model only.
@@ -85,6 +96,8 @@ def tools_of(trial):
             on_invoke_tool=never_invoked,
             strict_json_schema=bool(trial.get("strict")),
             defer_loading=bool(t.get("defer_loading")),
+            # FunctionTool.allowed_callers (ToolCaller: "direct", "programmatic"), class 30.
+            allowed_callers=t.get("allowed_callers") or None,
         )
         for t in trial["tools"]
     ]
@@ -175,10 +188,6 @@ def call(trial, messages):
 # Why each entry this driver answers `unsupported` for is not expressible through openai-agents
 # 0.24.0 (its installed source: agents/).
 UNSUPPORTED = {
-    "allowed_callers": (
-        "openai-agents 0.24.0 agents/tool.py FunctionTool.allowed_callers (ToolCaller); DRIVER GAP, not a library limit: this "
-        "driver does not yet pass a tool's callers, the runner or a call's caller and container back (class 30)"
-    ),
     "caller_tools": (
         "DRIVER GAP, not a library limit: openai-agents 0.24.0 agents/tool.py CustomTool is the SDK's own custom (freeform/grammar) tool; "
         "this driver does not yet build one from the trial's wire form"
@@ -222,6 +231,15 @@ UNSUPPORTED = {
 if __name__ == "__main__":
     td.serve(
         call,
-        supports=["thinking", "result_parts", "continue_with", "hosted", "defer_loading", "namespace", "compaction"],
+        supports=[
+            "thinking",
+            "result_parts",
+            "continue_with",
+            "hosted",
+            "defer_loading",
+            "namespace",
+            "compaction",
+            "allowed_callers",
+        ],
         unsupported=UNSUPPORTED,
     )
