@@ -102,6 +102,17 @@ pub(crate) fn program_kept(answered: &Outcome, sent: &ChatRequest) -> Vec<Findin
     let runners: Vec<&Value> = (turns().flat_map(|(_, o)| o.iter()))
         .filter(|o| is_runner_call(o))
         .collect();
+    // A Responses program sent back by reference (`item_reference` to its item id, with
+    // `store`): the server that stored it reads it whole.
+    let referred: Vec<&Value> = (turns().flat_map(|(_, o)| o.iter()))
+        .filter(|o| o["type"] == "item_reference")
+        .filter_map(|o| o.get("id"))
+        .collect();
+    let by_reference = |caller: &str| {
+        (answered.opaque.iter())
+            .filter(|o| is_runner_call(o) && o["call_id"].as_str() == Some(caller))
+            .any(|o| o.get("id").is_some_and(|id| referred.contains(&id)))
+    };
     for want in &answered.tool_calls {
         let Some(caller) = &want.caller else { continue };
         let back = turns()
@@ -123,7 +134,7 @@ pub(crate) fn program_kept(answered: &Outcome, sent: &ChatRequest) -> Vec<Findin
                 .flatten()
                 .any(|id| id.as_str() == Some(caller.id.as_str()))
         };
-        if back.is_some() && !runners.iter().any(ran) {
+        if back.is_some() && !runners.iter().any(ran) && !by_reference(&caller.id) {
             out.push(finding(
                 Side::Upstream,
                 format!(

@@ -199,6 +199,22 @@ fn a_responses_program_item_is_found_by_its_call_id() {
 }
 
 #[test]
+fn a_program_sent_back_by_reference_is_carried() {
+    let program = json!({"type": "program", "id": "cm_1", "call_id": RUNNER_ID, "code": "…"});
+    let a = Outcome {
+        opaque: vec![program],
+        ..answered(None)
+    };
+    let reference = json!({"type": "item_reference", "id": "cm_1"});
+    silent(&program_kept(&a, &follow_up(Some(caller()), vec![reference], None)));
+    let other = json!({"type": "item_reference", "id": "rs_1"});
+    assert_eq!(
+        program_kept(&a, &follow_up(Some(caller()), vec![other], None)).len(),
+        1
+    );
+}
+
+#[test]
 fn container_not_named_is_a_breaking_finding() {
     let sent = follow_up(Some(caller()), vec![runner()], None);
     one(
