@@ -131,6 +131,11 @@ function optionsOf(t) {
       (o.tools ??= {})[name] = def;
       continue;
     }
+    if (h.type === "programmatic") {
+      const [name, def] = runnerOf(t, provider, h.variant);
+      (o.tools ??= {})[name] = def;
+      continue;
+    }
     if (h.type !== "web_search") throw new Unsupported(["hosted " + h.type]);
     const [name, def] = searchTool(t, provider);
     (o.tools ??= {})[name] = def;
@@ -160,21 +165,39 @@ function optionsOf(t) {
  * (@ai-sdk/openai's OpenAIToolOptions, whose namespace asks a description the trial does not
  * give: the namespace's name is its description); null when there are none. */
 function toolOptions(t, x) {
-  if (t.api === "anthropic" && (x.eager_input_streaming || x.defer_loading)) {
+  const callers = x.allowed_callers?.length ? x.allowed_callers : null;
+  if (t.api === "anthropic" && (x.eager_input_streaming || x.defer_loading || callers)) {
     const a = {};
     if (x.eager_input_streaming) a.eagerInputStreaming = true;
     if (x.defer_loading) a.deferLoading = true;
+    // AnthropicToolOptions.allowedCallers: `direct`, or the code-execution tool's type (class 30).
+    if (callers) a.allowedCallers = callers.map((c) => (c === "programmatic" ? runnerType(t) : c));
     return { anthropic: a };
   }
-  if (t.api === "openai-responses" && (x.defer_loading || x.namespace)) {
+  if (t.api === "openai-responses" && (x.defer_loading || x.namespace || callers)) {
     const o = {};
     if (x.defer_loading) o.deferLoading = true;
     if (x.namespace) o.namespace = { name: x.namespace, description: x.namespace };
+    // OpenAIToolOptions.allowedCallers: `direct`, `programmatic` (class 30).
+    if (callers) o.allowedCallers = callers;
     return { openai: o };
   }
-  const fields = ["defer_loading", "namespace"].filter((k) => x[k]);
+  const fields = ["defer_loading", "namespace", "allowed_callers"].filter((k) => x[k]?.length ?? x[k]);
   if (fields.length) throw new Unsupported(fields.map((k) => `${k} on ${t.api}`));
   return null;
+}
+
+/** The trial's programmatic runner type (a tool's `programmatic` caller on Anthropic). */
+const runnerType = (t) => (t.hosted ?? []).find((h) => h.type === "programmatic")?.variant;
+
+/** The provider-defined runner of programmatic calls (class 30), by the name its provider gives
+ * it: `anthropic.tools.codeExecution_20250825()` on the Anthropic route,
+ * `openai.tools.programmaticToolCalling()` on the Responses route. */
+function runnerOf(t, provider, variant) {
+  if (t.api === "anthropic" && variant === "code_execution_20250825") return ["code_execution", provider.tools.codeExecution_20250825()];
+  if (t.api === "openai-responses" && variant === "programmatic_tool_calling")
+    return ["programmatic_tool_calling", provider.tools.programmaticToolCalling()];
+  throw new Unsupported(["hosted programmatic " + variant]);
 }
 
 /** The provider-defined tool search of the trial's variant, by the name its provider gives it:
@@ -214,8 +237,19 @@ const callsOf = (calls) =>
   (calls ?? []).filter((c) => !c.providerExecuted).map((c) => ({ id: c.toolCallId, name: c.toolName, arguments: c.input }));
 const usageOf = (u) => (u ? { input_tokens: u.inputTokens ?? null, output_tokens: u.outputTokens ?? null } : null);
 
-/** The answer's response messages, kept for the next round as the SDK's callers append them. */
-const kept = (response) => [{ vercel_ai: response.messages }];
+/** The answer's response messages, kept for the next round as the SDK's callers append them,
+ * with Anthropic's code-execution container id (its `providerMetadata.anthropic.container`). */
+const kept = (response, metadata) => {
+  const container = metadata?.anthropic?.container?.id;
+  return [{ vercel_ai: response.messages, ...(container ? { anthropic_container: container } : {}) }];
+};
+
+/** The container the last answer's code ran in, forwarded as @ai-sdk/anthropic documents it
+ * (forwardAnthropicContainerIdFromLastStep: `providerOptions.anthropic.container: {id}`). */
+function forwardContainer(o, messages) {
+  const ids = messages.map((m) => (m.role === "assistant" ? m.reasoning?.[0]?.anthropic_container : null)).filter(Boolean);
+  if (ids.length) o.providerOptions = { ...o.providerOptions, anthropic: { ...o.providerOptions?.anthropic, container: { id: ids[ids.length - 1] } } };
+}
 
 async function call(t, messages) {
   // System text goes in `system` (the SDK refuses system messages in `messages`).
@@ -224,6 +258,7 @@ async function call(t, messages) {
   const o = { ...optionsOf(t), messages: messagesOf(sent.filter((m) => m.role !== "system")) };
   if (system.length) o.system = system.join("\n\n");
   continueFrom(o, previous);
+  forwardContainer(o, sent);
   if (!t.stream) {
     const r = await ai.generateText(o);
     return {
@@ -232,7 +267,7 @@ async function call(t, messages) {
       finish: r.finishReason ?? null,
       usage: usageOf(r.usage),
       response_id: r.providerMetadata?.openai?.responseId ?? undefined,
-      reasoning: kept(r.response),
+      reasoning: kept(r.response, r.providerMetadata),
     };
   }
   let failure = null;
@@ -258,7 +293,7 @@ async function call(t, messages) {
     finish: (await r.finishReason) ?? null,
     usage: usageOf(await r.usage),
     response_id: (await r.providerMetadata)?.openai?.responseId ?? undefined,
-    reasoning: kept(await r.response),
+    reasoning: kept(await r.response, await r.providerMetadata),
     chunks,
   };
 }
@@ -267,7 +302,7 @@ async function call(t, messages) {
 // @ai-sdk/openai 4.0.118, @ai-sdk/anthropic 4.0.105 and @ai-sdk/google (their installed dist/).
 const UNSUPPORTED = {
   allowed_callers:
-    "@ai-sdk/anthropic 7.0.173 src/anthropic-prepare-tools.ts providerOptions.anthropic.allowedCallers, and its code-execution tools; DRIVER GAP, not a library limit: this driver does not yet pass a tool's callers, the runner or a call's caller and container back (class 30)",
+    "@ai-sdk/anthropic 7.0.173 src/anthropic-prepare-tools.ts AnthropicToolOptions.allowedCallers and @ai-sdk/openai src/responses/openai-responses-prepare-tools.ts (the Responses model's tool options) are the only allowedCallers: the Chat model's and @ai-sdk/google's tool options have none (class 30)",
   caller_tools:
     "DRIVER GAP, not a library limit: @ai-sdk/openai 4.0.118 dist/index.d.ts OpenAIProvider.tools.customTool is the SDK's OpenAI custom (freeform/grammar) tool; this driver does not yet build one from the trial's wire form",
   hosted:
@@ -289,6 +324,6 @@ const UNSUPPORTED = {
 };
 
 await serve(call, {
-  supports: ["thinking", "result_parts", "hosted", "continue_with", "round_routes", "eager_input_streaming", "defer_loading", "namespace", "compaction"],
+  supports: ["thinking", "result_parts", "hosted", "continue_with", "round_routes", "eager_input_streaming", "defer_loading", "namespace", "compaction", "allowed_callers"],
   unsupported: UNSUPPORTED,
 });
