@@ -206,7 +206,10 @@ fn a_program_sent_back_by_reference_is_carried() {
         ..answered(None)
     };
     let reference = json!({"type": "item_reference", "id": "cm_1"});
-    silent(&program_kept(&a, &follow_up(Some(caller()), vec![reference], None)));
+    silent(&program_kept(
+        &a,
+        &follow_up(Some(caller()), vec![reference], None),
+    ));
     let other = json!({"type": "item_reference", "id": "rs_1"});
     assert_eq!(
         program_kept(&a, &follow_up(Some(caller()), vec![other], None)).len(),
