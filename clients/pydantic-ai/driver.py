@@ -260,9 +260,9 @@ def call(trial, messages):
 # (its installed source: pydantic_ai/), by the direct model requests this driver makes.
 UNSUPPORTED = {
     "allowed_callers": (
-        "pydantic-ai 2.68.0 models/anthropic/_native_tools.py (a tool whose allowed_callers names code execution, provisioned "
-        "with CodeExecutionTool); DRIVER GAP, not a library limit: this driver does not yet pass a tool's callers, the runner "
-        "or a call's caller and container back (class 30)"
+        "pydantic-ai 2.68.0 tools.py ToolDefinition (name, parameters_json_schema, description, strict, sequential, kind, "
+        "metadata, timeout, defer_loading, …): no allowed_callers; models/anthropic/_native_tools.py provisions_code_execution "
+        "only reads a tool dict's allowed_callers to tell whether Anthropic gives a container (class 30)"
     ),
     "caller_tools": (
         "pydantic-ai 2.68.0 pydantic_ai/tools.py ToolDefinition: function and output tools with a JSON Schema (parameters_json_schema); no "
