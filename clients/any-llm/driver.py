@@ -43,24 +43,6 @@ def with_output(result, response):
     return dict(result, reasoning=[{"any_llm_responses": items}])
 
 
-def responses_tools(trial, tools):
-    """The Responses function tools with each trial tool's `defer_loading`, a tool in a namespace
-    inside that namespace's `{"type": "namespace", "name", "tools"}` tool, in the trial's order."""
-    out, spaces = [], {}
-    for t, f in zip(trial["tools"], tools):
-        if t.get("defer_loading"):
-            f["defer_loading"] = True
-        space = t.get("namespace")
-        if not space:
-            out.append(f)
-        elif space in spaces:
-            spaces[space]["tools"].append(f)
-        else:
-            spaces[space] = {"type": "namespace", "name": space, "tools": [f]}
-            out.append(spaces[space])
-    return out
-
-
 def chat_unsupported(trial):
     """What completion()'s Chat shape has no field for: deferred and namespaced tools, a tool
     search, compaction, a tool's eager streaming."""
@@ -86,7 +68,7 @@ def call_responses(trial, messages):
     # `defer_loading`, a namespaced one goes inside its `namespace` tool, the hosted search is
     # `{"type": "tool_search"}`; compaction is responses()' documented `context_management`.
     if kw.get("tools"):
-        kw["tools"] = responses_tools(trial, kw["tools"])
+        kw["tools"] = td.responses_function_tools(trial, kw["tools"])
     for h in trial.get("hosted") or []:
         if h.get("type") != "tool_search" or h.get("variant") != "tool_search":
             raise td.Unsupported(["hosted " + str(h.get("type")) + " " + str(h.get("variant"))])

@@ -61,28 +61,6 @@ def returned(items):
     return [{"openai": [i.model_dump(mode="json", exclude_none=True) for i in items]}]
 
 
-def function_tools(trial, tools):
-    """The Responses function tools with each trial tool's `defer_loading` (FunctionToolParam's
-    field) and, for a tool in a namespace, inside that namespace's `NamespaceToolParam`
-    (`{"type": "namespace", "name", "tools"}`), in the order the trial gives them."""
-    out, spaces = [], {}
-    for t, f in zip(trial["tools"], tools):
-        if t.get("defer_loading"):
-            f["defer_loading"] = True
-        if t.get("allowed_callers"):
-            # FunctionToolParam.allowed_callers: `direct`, `programmatic` (class 30).
-            f["allowed_callers"] = t["allowed_callers"]
-        space = t.get("namespace")
-        if not space:
-            out.append(f)
-        elif space in spaces:
-            spaces[space]["tools"].append(f)
-        else:
-            spaces[space] = {"type": "namespace", "name": space, "tools": [f]}
-            out.append(spaces[space])
-    return out
-
-
 def chat_unsupported(trial):
     """What Chat Completions has no field for: deferred, namespaced and code-called tools, compaction."""
     fields = [k for k in ("defer_loading", "namespace", "allowed_callers") if any(t.get(k) for t in trial["tools"])]
@@ -104,7 +82,9 @@ def responses_kwargs(trial, messages):
             kw["store"] = False
             kw["include"] = ["reasoning.encrypted_content"]
     if kw.get("tools"):
-        kw["tools"] = function_tools(trial, kw["tools"])
+        # FunctionToolParam's `defer_loading` and `allowed_callers` (`direct`, `programmatic`:
+        # class 30), namespaces as NamespaceToolParam.
+        kw["tools"] = td.responses_function_tools(trial, kw["tools"], keys=("defer_loading", "allowed_callers"))
     if trial.get("compaction"):
         # Server-side compaction, as the SDK's `context_management` documents it; the compaction
         # item it answers goes back with the response's other output items.

@@ -402,6 +402,27 @@ def chat_message_result(message, finish, usage):
 # ---- OpenAI Responses shapes (the official SDK and any-llm's responses()) ----
 
 
+def responses_function_tools(trial, tools, keys=("defer_loading",)):
+    """The Responses function tools `tools` (one per trial tool, in order) with each trial tool's
+    `keys` copied where set (FunctionToolParam's `defer_loading`, `allowed_callers`), a tool in a
+    namespace inside that namespace's `{"type": "namespace", "name", "tools"}` entry
+    (NamespaceToolParam) where its first member stands."""
+    out, spaces = [], {}
+    for t, f in zip(trial["tools"], tools):
+        for k in keys:
+            if t.get(k):
+                f[k] = t[k]
+        space = t.get("namespace")
+        if not space:
+            out.append(f)
+        elif space in spaces:
+            spaces[space]["tools"].append(f)
+        else:
+            spaces[space] = {"type": "namespace", "name": space, "tools": [f]}
+            out.append(spaces[space])
+    return out
+
+
 def kept_turn(m, key):
     """What the library returned for this assistant turn, kept by the driver under `key` in the
     result's `reasoning` (its own objects, the next round's history), or None."""
