@@ -87,7 +87,7 @@ pub(crate) fn write(provider: Provider, req: &ChatRequest, encoded: &mut Encoded
     };
     encoded.request.body["context_management"] = v.clone();
     if provider == Provider::Anthropic {
-        super::programmatic::add_anthropic_beta(&mut encoded.request.headers, ANTHROPIC_BETA);
+        super::anthropic::add_beta(&mut encoded.request.headers, ANTHROPIC_BETA);
     }
 }
 

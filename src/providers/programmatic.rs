@@ -176,18 +176,5 @@ pub(crate) fn is_runner_call(item: &Value) -> bool {
     }
 }
 
-/// Adds `beta` to an Anthropic request's `anthropic-beta` header, beside any other.
-pub(crate) fn add_anthropic_beta(
-    headers: &mut std::collections::BTreeMap<String, String>,
-    beta: &str,
-) {
-    let value = match headers.get("anthropic-beta") {
-        Some(b) if !b.split(',').any(|x| x.trim() == beta) => format!("{b},{beta}"),
-        Some(b) => b.clone(),
-        None => beta.to_string(),
-    };
-    headers.insert("anthropic-beta".into(), value);
-}
-
 #[cfg(test)]
 mod tests;

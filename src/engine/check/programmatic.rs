@@ -154,7 +154,5 @@ pub(crate) fn program_kept(answered: &Outcome, sent: &ChatRequest) -> Vec<Findin
             ),
         ));
     }
-    // One finding per lost runner call, not one per call it made.
-    out.dedup();
     out
 }

@@ -4,6 +4,7 @@
 mod decode;
 mod request;
 mod stream;
+
 #[cfg(test)]
 mod tests;
 mod tool_changes;
@@ -142,7 +143,7 @@ pub fn encode(req: &ChatRequest) -> Result<Encoded, EncodeError> {
         .headers
         .insert("anthropic-version".into(), VERSION.into());
     if req.tools.iter().any(|t| !t.allowed_callers.is_empty()) {
-        programmatic::add_anthropic_beta(&mut request.headers, programmatic::ANTHROPIC_BETA);
+        add_beta(&mut request.headers, programmatic::ANTHROPIC_BETA);
     }
     Ok(Encoded { request, notes })
 }
@@ -300,4 +301,14 @@ fn messages(req: &ChatRequest, notes: &mut Vec<String>) -> Vec<Value> {
         }
     }
     out
+}
+
+/// Adds `beta` to an Anthropic request's `anthropic-beta` header, beside any other.
+pub(crate) fn add_beta(headers: &mut std::collections::BTreeMap<String, String>, beta: &str) {
+    let value = match headers.get("anthropic-beta") {
+        Some(b) if !b.split(',').any(|x| x.trim() == beta) => format!("{b},{beta}"),
+        Some(b) => b.clone(),
+        None => beta.to_string(),
+    };
+    headers.insert("anthropic-beta".into(), value);
 }
