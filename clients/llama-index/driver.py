@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import tooltape_driver as td
 from llama_index.core.base.llms.types import ChatMessage, ImageBlock, TextBlock, ToolCallBlock
 from llama_index.core.tools import FunctionTool
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 
 def llm_of(trial):
@@ -84,13 +84,16 @@ def llm_of(trial):
 
 
 def schema_model(schema):
-    """A pydantic model whose JSON Schema is `schema` (LlamaIndex takes a tool's schema as a model)."""
+    """A pydantic model whose JSON Schema is `schema` (LlamaIndex takes a tool's schema as a model
+    and reads it with `model_json_schema()`, ToolMetadata.get_parameters_dict): the schema as
+    written, `$ref`s and their `$defs` included, never re-resolved by pydantic."""
 
-    def replace(s):
-        s.clear()
-        s.update(schema)
+    class Arguments(BaseModel):
+        @classmethod
+        def model_json_schema(cls, *args, **kwargs):
+            return json.loads(json.dumps(schema))
 
-    return type("Arguments", (BaseModel,), {"model_config": ConfigDict(json_schema_extra=replace)})
+    return Arguments
 
 
 def never_called(**kwargs):
@@ -98,11 +101,6 @@ def never_called(**kwargs):
 
 
 def tools_of(trial):
-    for t in trial["tools"]:
-        if "$ref" in json.dumps(t["parameters"]):
-            # pydantic resolves a model's `$ref`s against its own definitions: a schema that
-            # refers to `$defs` cannot be handed over as a model's json_schema_extra.
-            raise td.Unsupported(["tool schema with $ref"])
     return [
         FunctionTool.from_defaults(
             fn=never_called, name=t["name"], description=t.get("description") or "", fn_schema=schema_model(t["parameters"])
@@ -311,13 +309,6 @@ UNSUPPORTED = {
         "DRIVER GAP on the OpenAI classes: llama-index-llms-openai llama_index/llms/openai/base.py OpenAI.strict ('Whether to use strict "
         "mode for invoking tools') and _prepare_chat_with_tools(strict=); llama-index-llms-anthropic and -google-genai have no strict for "
         "tools"
-    ),
-    "tool schema with $ref": (
-        "DRIVER LIMIT, not a library limit: LlamaIndex takes a tool's schema as a pydantic model (llama_index/core/tools/types.py "
-        "ToolMetadata.get_parameters_dict calls fn_schema.model_json_schema()); this driver builds that model from the trial's JSON Schema "
-        "with json_schema_extra, and pydantic 2 (pydantic/json_schema.py get_json_ref_counts) resolves `$ref`s only against the model's "
-        "own definitions (KeyError '#/$defs/...'); a user would write nested pydantic models, which this driver cannot build from an "
-        "arbitrary JSON Schema"
     ),
     "api": (
         "this driver's routes are OpenAI Chat and Responses, Anthropic and Gemini (clients/llama-index.toml), each through its "
