@@ -55,6 +55,11 @@ pub struct Scenario {
     /// conversation (class 31); the next round must send it back verbatim.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub compaction: bool,
+    /// OpenAI Chat Completions only: the upstream is an OpenAI-compatible model server answering
+    /// in its own dialect (`reasoning` written as the message's reasoning text, call ids in the
+    /// server's style); other APIs answer as they always do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ModelServer>,
     /// How a stream delivers text and arguments (default: small fragments, one call after another).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_shape: Option<StreamShape>,
@@ -132,6 +137,29 @@ pub enum StreamShape {
     /// delta carrying its own `id`, as some OpenAI-compatible servers send; a client must tell
     /// the calls apart by id. Other formats: the default shape.
     SharedIndex,
+}
+
+/// A model server whose OpenAI-compatible Chat dialect the simulator speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelServer {
+    /// vLLM: reasoning text in the message's `reasoning` (streamed as `delta.reasoning`; it
+    /// was `reasoning_content` before vLLM PR #27752, removed in PR #33402), call ids
+    /// `chatcmpl-tool-` and 32 characters.
+    Vllm,
+    /// llama.cpp's `llama-server`: reasoning text in `reasoning_content` (DeepSeek's name, its
+    /// `--reasoning-format deepseek`), call ids of 32 random letters and digits.
+    LlamaCpp,
+}
+
+impl ModelServer {
+    /// The message field that holds the reasoning text.
+    pub fn reasoning_field(self) -> &'static str {
+        match self {
+            ModelServer::Vllm => "reasoning",
+            ModelServer::LlamaCpp => "reasoning_content",
+        }
+    }
 }
 
 /// How a stream fails after its first half.

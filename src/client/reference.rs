@@ -254,7 +254,8 @@ impl Mutant {
         let compaction = crate::providers::compaction::is_compaction;
         if self == Mutant::DropReasoning {
             let reasoning = ["thinking", "redacted_thinking", "reasoning"];
-            let kept = |i: &&Value| !reasoning.iter().any(|r| i["type"] == *r);
+            let server_text = crate::providers::openai_chat::reasoning::is_item;
+            let kept = |i: &&Value| !reasoning.iter().any(|r| i["type"] == *r) && !server_text(i);
             return Message::Assistant {
                 phase: o.phase,
                 text,
@@ -450,12 +451,14 @@ async fn call(
     if !trial.round_routes.is_empty() {
         // A conversation that changes provider: each API gets only its own reasoning (the
         // encoders drop the others'), Gemini takes calls it did not sign with its skip value,
-        // Anthropic a tool turn it did not answer without thinking (as `tooltape proxy` does).
+        // Anthropic a tool turn it did not answer without thinking, and the call ids are made
+        // valid in the new API (as `tooltape proxy` does).
         if mutant == Mutant::ForeignReasoning {
             mutants::forge_reasoning(api, &mut sent);
         }
         crate::proxy::sign_foreign(api, &mut sent);
         crate::providers::opaque::think_only_on_own(api, &mut sent);
+        crate::providers::call_ids::fit_request(api, &mut sent);
     }
     let answer = loop {
         let mut encoded = match crate::providers::encode(api, &sent) {

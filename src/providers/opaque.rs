@@ -16,6 +16,8 @@ use crate::model::{ChatRequest, Message, Provider};
 /// Other items are nobody's in particular: `None`.
 pub(crate) fn owner(item: &Value) -> Option<Provider> {
     match item.get("type").and_then(Value::as_str) {
+        // A model server's reasoning text on a Chat message.
+        None if super::openai_chat::reasoning::is_item(item) => Some(Provider::OpenaiChat),
         None if item.is_object() => Some(Provider::Gemini),
         // Reasoning, stored items, and the server's own items: a tool search (class 28), a
         // program (class 30), a web search.

@@ -79,6 +79,9 @@ fn chat(o: &Outcome, meta: &Meta) -> Value {
     if !calls.is_empty() {
         message["tool_calls"] = Value::Array(calls);
     }
+    if let Some(m) = message.as_object_mut() {
+        crate::providers::openai_chat::reasoning::write(m, &o.opaque);
+    }
     json!({
         "id": meta.id, "object": "chat.completion", "created": meta.created, "model": meta.model,
         "choices": [{"index": 0, "message": message, "logprobs": null,

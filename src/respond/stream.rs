@@ -383,9 +383,14 @@ impl StreamWriter {
         out
     }
 
-    /// Chat's end: the finish chunk, the usage chunk when asked for, then `[DONE]`.
+    /// Chat's end: a model server's reasoning text (one delta; the stream relayed its text and
+    /// calls), the finish chunk, the usage chunk when asked for, then `[DONE]`.
     fn chat_end(&mut self, o: &Outcome) -> Vec<u8> {
         let mut out = Vec::new();
+        let mut reasoning = serde_json::Map::new();
+        if crate::providers::openai_chat::reasoning::write(&mut reasoning, &o.opaque) > 0 {
+            out.extend(self.chat_chunk(&reasoning, None));
+        }
         let finish = finish_value(Inbound::Chat, o.finish);
         out.extend(self.chat_chunk(&EmptyDelta {}, Some(finish)));
         if self.meta.usage_chunk {

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::args;
 use super::wire;
 use crate::model::{AllowedMode, ToolChoice};
-use crate::scenario::{Scenario, ScenarioCall, StreamFault, StreamShape};
+use crate::scenario::{ModelServer, Scenario, ScenarioCall, StreamFault, StreamShape};
 use crate::text::clip_bytes;
 
 /// A function tool as read from a request.
@@ -201,6 +201,8 @@ pub(crate) struct WireShape {
     pub phase: bool,
     /// The answer with calls starts with a compaction item (class 31).
     pub compaction: bool,
+    /// Chat: the model server whose dialect the answer is written in.
+    pub server: Option<ModelServer>,
     pub stream_shape: Option<StreamShape>,
     /// The last call's arguments are cut halfway: the output-token limit was reached.
     pub cut_last_call: bool,
@@ -216,6 +218,7 @@ impl WireShape {
             redacted: scenario.redacted_reasoning,
             phase: scenario.phase,
             compaction: scenario.compaction,
+            server: scenario.server,
             stream_shape: scenario.stream_shape,
             cut_last_call: scenario.max_tokens_mid_call,
             refusal: scenario.refusal.clone(),

@@ -9,7 +9,7 @@ use super::exchange::Ctx;
 use super::exchange::SimResponse;
 use super::wire;
 use crate::model::{AllowedMode, Provider, ToolChoice, empty_parameters};
-use crate::scenario::{StreamFault, StreamShape};
+use crate::scenario::{ModelServer, StreamFault, StreamShape};
 use crate::text::json_kind;
 
 /// `model` as OpenAI requires it.
@@ -234,13 +234,20 @@ pub(crate) struct ChatOut {
     pub calls: Vec<(String, String, String)>,
     pub finish: &'static str,
     pub refusal: Option<String>,
+    /// A model server's reasoning text: `(field, text)`, written before the content.
+    pub reasoning: Option<(&'static str, String)>,
     pub wire: WireShape,
 }
 
 pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
     let last = turn.calls.len().saturating_sub(1);
+    let server = turn.wire.server;
     let ids = super::decide::call_ids(Provider::OpenaiChat, &turn.calls, |i| {
-        Some(wire::id("call_", ctx.seed, "call", i, 24))
+        Some(match server {
+            None => wire::id("call_", ctx.seed, "call", i, 24),
+            Some(ModelServer::Vllm) => wire::id("chatcmpl-tool-", ctx.seed, "call", i, 32),
+            Some(ModelServer::LlamaCpp) => wire::id("", ctx.seed, "call", i, 32),
+        })
     });
     let calls: Vec<(String, String, String)> = turn
         .calls
@@ -270,6 +277,9 @@ pub(crate) fn render(ctx: &Ctx<'_>, ask: &Ask, turn: &Turn) -> SimResponse {
         finish,
         calls,
         refusal: turn.wire.refusal.clone(),
+        reasoning: server
+            .zip(turn.wire.reasoning.clone())
+            .map(|(s, r)| (s.reasoning_field(), r)),
         wire: turn.wire.clone(),
     };
     render_out(ctx, ask, &out)
@@ -310,6 +320,11 @@ pub(crate) fn render_out(ctx: &Ctx<'_>, ask: &Ask, out: &ChatOut) -> SimResponse
         &json!({"role": "assistant", "content": first_content, "refusal": null}),
         &Value::Null,
     )];
+    if let Some((field, text)) = &out.reasoning {
+        for f in wire::fragments(text, ctx.seed) {
+            chunks.push(frame.delta(&json!({ *field: f }), &Value::Null));
+        }
+    }
     text_chunks(ctx, &frame, out, &mut chunks);
     call_chunks(ctx, &frame, out, &mut chunks);
     chunks.push(frame.delta(&json!({}), &json!(out.finish)));
@@ -323,6 +338,9 @@ pub(crate) fn render_out(ctx: &Ctx<'_>, ask: &Ask, out: &ChatOut) -> SimResponse
 /// The buffered `chat.completion` body: the message with its calls, usage unless the wire drops it.
 fn buffered(ctx: &Ctx<'_>, ask: &Ask, out: &ChatOut, id: &str, fingerprint: &str) -> SimResponse {
     let mut message = json!({"role": "assistant", "content": out.content, "refusal": out.refusal, "annotations": []});
+    if let Some((field, text)) = &out.reasoning {
+        message[*field] = json!(text);
+    }
     if !out.calls.is_empty() {
         message["tool_calls"] = out
             .calls

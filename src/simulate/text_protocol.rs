@@ -267,6 +267,7 @@ pub(crate) fn render(
         calls: Vec::new(),
         finish: if truncated { "length" } else { "stop" },
         refusal: None,
+        reasoning: None,
         wire: turn.wire.clone(),
     };
     render_out(ctx, ask, &out)

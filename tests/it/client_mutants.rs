@@ -21,7 +21,7 @@ use crate::scratch::{
 /// answers 500; a round that changes the tools in force; results given as parts; and a round
 /// continued by `previous_response_id`; conversations continued on another provider; a custom
 /// tool beside a function; an eager call cut by `max_tokens`; a hosted search the model refuses.
-const CASES: [&str; 19] = [
+const CASES: [&str; 22] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
@@ -41,7 +41,16 @@ const CASES: [&str; 19] = [
     FALLBACK,
     PHASE,
     COMPACTION,
+    VLLM,
+    LLAMA_CPP,
+    KIMI_ON_ANTHROPIC,
 ];
+/// Class 34: a model server's reasoning text (vLLM `reasoning`, llama.cpp `reasoning_content`),
+/// to be sent back on the assistant message; a conversation started on vLLM with Kimi's call
+/// ids, continued on Anthropic.
+const VLLM: &str = "c34_vllm_reasoning_kept";
+const LLAMA_CPP: &str = "c34_llama_cpp_reasoning_content_kept";
+const KIMI_ON_ANTHROPIC: &str = "c34_vllm_kimi_ids_continued_on_anthropic";
 /// Class 31: a compaction item upstream answered, to be sent back verbatim.
 const COMPACTION: &str = "c31_compaction_kept";
 /// Class 32: the Responses message's `phase`, to be sent back with it.
@@ -214,9 +223,14 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         // A follow-up round after a reasoning answer; on Gemini (a Gemini 3 model, clients/
         // tooltape.toml) every follow-up round: Gemini 3 signs its calls and validates them back.
         // (A round continued on Anthropic takes none of Gemini's reasoning back.)
+        // A model server's reasoning text on Chat, on a round that stays on that server.
         Mutant::DropReasoning => {
             let follow_up = FOLLOW_UP.contains(&t.case.as_str()) && t.case != CONTINUE_ON_ANTHROPIC;
-            t.calls > 0 && (t.case == "c19_reasoning_state_kept" || t.api == "gemini" && follow_up)
+            let server = t.case == VLLM || t.case == LLAMA_CPP;
+            t.calls > 0
+                && (t.case == "c19_reasoning_state_kept"
+                    || t.api == "gemini" && follow_up
+                    || server)
         }
         // A round answering two calls (the program's two among them); Gemini links results by
         // order and name, not id.
@@ -240,8 +254,11 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
             t.calls > 0 && t.case == "c22_previous_response_id" && t.api == "openai-responses"
         }
         // Every first provider of these cases answers with reasoning state (a signed thinking
-        // block, an encrypted reasoning item, a signed call).
-        Mutant::ForeignReasoning => round_api(t) != t.api && t.calls > 0,
+        // block, an encrypted reasoning item, a signed call); a model server's reasoning text
+        // is not sealed: there is nothing to forge from it.
+        Mutant::ForeignReasoning => {
+            round_api(t) != t.api && t.calls > 0 && t.case != KIMI_ON_ANTHROPIC
+        }
         // The case runs on the Chat and Responses routes only (its tool's wire forms).
         Mutant::CustomAsFunction => t.case == CUSTOM,
         Mutant::CutCallFinished => t.case == CUT,
@@ -284,7 +301,7 @@ fn programmed(t: &Facts) -> bool {
 fn round_api(t: &Facts) -> &str {
     match t.case.as_str() {
         CONTINUE_ON_GEMINI => "gemini",
-        CONTINUE_ON_ANTHROPIC => "anthropic",
+        CONTINUE_ON_ANTHROPIC | KIMI_ON_ANTHROPIC => "anthropic",
         _ => &t.api,
     }
 }

@@ -30,7 +30,7 @@ mod translating;
 const PROFILE: &str = include_str!("../same-format-gateway.toml");
 
 /// The chosen cases (copied into a scratch root), plus one whose upstream answers 500.
-const CASES: [&str; 16] = [
+const CASES: [&str; 18] = [
     "weather",
     "parallel",
     "strict_invoice",
@@ -47,7 +47,13 @@ const CASES: [&str; 16] = [
     CONSTRAINTS,
     PHASE,
     COMPACTION,
+    VLLM,
+    LLAMA_CPP,
 ];
+/// Class 34: a model server's reasoning text on Chat (vLLM `reasoning`, llama.cpp
+/// `reasoning_content`), to be sent back on the assistant message.
+const VLLM: &str = "c34_vllm_reasoning_kept";
+const LLAMA_CPP: &str = "c34_llama_cpp_reasoning_content_kept";
 /// Class 31: a compaction item upstream answered, to be sent back verbatim.
 const COMPACTION: &str = "c31_compaction_kept";
 /// Class 32: the Responses message's `phase`, to be sent back with it.
@@ -304,6 +310,8 @@ impl Mutant {
                     | PROGRAM_RESPONSES
                     | SEARCH_REGEX
                     | SEARCH_HOSTED
+                    | VLLM
+                    | LLAMA_CPP
             );
         let programmed = t.case == PROGRAM_ANTHROPIC || t.case == PROGRAM_RESPONSES;
         let searched = t.case == SEARCH_REGEX || t.case == SEARCH_HOSTED;
@@ -343,7 +351,8 @@ impl Mutant {
             // The round after a reasoning answer (no reasoning on the Chat wire); Gemini 3 signs
             // every call and validates its signature thinking or not, so every Gemini follow-up.
             Mutant::ReasoningAltered => {
-                rounds && t.calls > 0 && (t.case.starts_with("c19_") || !not_gemini)
+                let server = t.case == VLLM || t.case == LLAMA_CPP;
+                rounds && t.calls > 0 && (t.case.starts_with("c19_") || !not_gemini || server)
             }
             // Only Anthropic restricts the characters of an id.
             Mutant::KimiIds => rounds && t.calls > 0 && t.route == "messages→anthropic",
@@ -817,7 +826,7 @@ fn tamper_results(o: &mut serde_json::Map<String, Value>) {
 
 /// Alters the reasoning state sent back, in each format's place for it: Anthropic thinking
 /// signatures and redacted data, Responses encrypted content and the id an `item_reference`
-/// names, Gemini thought signatures.
+/// names, Gemini thought signatures, a model server's reasoning text on a Chat message.
 fn alter_reasoning(o: &mut serde_json::Map<String, Value>) {
     fn alter(v: Option<&mut Value>) {
         if let Some(v) = v
@@ -827,6 +836,8 @@ fn alter_reasoning(o: &mut serde_json::Map<String, Value>) {
         }
     }
     for m in array_mut(o, "messages") {
+        alter(m.get_mut("reasoning"));
+        alter(m.get_mut("reasoning_content"));
         for c in m["content"].as_array_mut().into_iter().flatten() {
             alter(c.get_mut("signature"));
             alter(c.get_mut("data"));

@@ -9,7 +9,7 @@
 //! where the format has one system slot, defaults the encoder adds (Anthropic `max_tokens`, an
 //! explicit `auto` beside hosted tools or `disable_parallel_tool_use`), what the format cannot say
 //! (error flags on OpenAI tool results, thinking budgets on OpenAI, the parallel switch on Gemini,
-//! opaque items on Chat and Gemini), tool results in call order (Anthropic, Gemini), and tool
+//! opaque items on Gemini, on Chat all but a model server's reasoning text), tool results in call order (Anthropic, Gemini), and tool
 //! result text compared as JSON when it is JSON.
 
 use std::path::Path;
@@ -94,7 +94,13 @@ fn expected(provider: Provider, n: &ChatRequest) -> ChatRequest {
     match provider {
         Provider::OpenaiChat => {
             e.thinking = None;
-            clear_opaque(&mut e.messages);
+            // Chat carries only a model server's reasoning text.
+            keep_opaque(&mut e.messages, |v| {
+                v.as_object().is_some_and(|o| {
+                    o.keys()
+                        .all(|k| k == "reasoning" || k == "reasoning_content")
+                })
+            });
             if n.tools.is_empty() {
                 e.parallel_tool_calls = None;
             }
@@ -210,6 +216,14 @@ fn fold_system(messages: &mut Vec<Message>, developer: bool, join: bool) {
                 content: texts.join("\n\n"),
             },
         );
+    }
+}
+
+fn keep_opaque(messages: &mut [Message], kept: fn(&Value) -> bool) {
+    for m in messages {
+        if let Message::Assistant { opaque, .. } = m {
+            opaque.retain(kept);
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! The reasoning check: the reasoning state upstream answered with its calls (Anthropic
 //! `thinking` blocks with their `signature` and `redacted_thinking` blocks, Responses `reasoning`
 //! items with their `encrypted_content`, Gemini `thoughtSignature`s on `functionCall` parts)
+//! and a model server's reasoning text on a Chat message, `reasoning` or `reasoning_content`)
 //! reaches upstream again, unmodified, with the next round's tool results; after a round that
 //! changed provider, none of the earlier provider's reasoning sent to the new one as its own.
 //! A Responses `item_reference` to the id of the reasoning item upstream answered is that item
@@ -19,6 +20,9 @@ struct Piece {
     what: String,
     /// The item's id, by which an `item_reference` names it (Responses reasoning items).
     id: Option<Value>,
+    /// Breaking where the API refuses the round without it; a model server's reasoning text
+    /// is accepted missing, and the model loses the thinking its next step builds on.
+    severity: Severity,
 }
 
 /// The reasoning state of one assistant turn: its opaque items of the reasoning kinds and the
@@ -27,6 +31,24 @@ struct Piece {
 fn pieces(opaque: &[Value], calls: &[ToolCall]) -> Vec<Piece> {
     let mut out = Vec::new();
     for item in opaque {
+        if crate::providers::openai_chat::reasoning::is_item(item) {
+            let fields: Vec<String> = item
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| format!("`{k}`"))
+                .collect();
+            out.push(Piece {
+                key: json!(["chat", item]),
+                what: format!(
+                    "{} text of the assistant message (a model server's interleaved thinking: the server renders it into the next prompt)",
+                    fields.join(" and ")
+                ),
+                id: None,
+                severity: Severity::Behaviour,
+            });
+            continue;
+        }
         let field = |k: &str| item.get(k).cloned().unwrap_or(Value::Null);
         let id = item
             .get("id")
@@ -53,7 +75,12 @@ fn pieces(opaque: &[Value], calls: &[ToolCall]) -> Vec<Piece> {
             },
             _ => continue,
         };
-        out.push(Piece { key, what, id });
+        out.push(Piece {
+            key,
+            what,
+            id,
+            severity: Severity::Breaking,
+        });
     }
     for c in calls {
         if let Some(sig) = &c.thought_signature {
@@ -61,6 +88,7 @@ fn pieces(opaque: &[Value], calls: &[ToolCall]) -> Vec<Piece> {
                 key: json!(["thoughtSignature", c.name, sig]),
                 what: format!("thoughtSignature of the {} call", c.name),
                 id: None,
+                severity: Severity::Breaking,
             });
         }
     }
@@ -126,7 +154,7 @@ pub(crate) fn reasoning(answered: &Outcome, sent: &ChatRequest) -> Vec<Finding> 
         .map(|p| {
             Finding::new(
                 FindingKind::Reasoning,
-                Severity::Breaking,
+                p.severity,
                 Side::Upstream,
                 format!(
                     "reasoning not carried back: the {} upstream answered with its calls is not in the follow-up, unchanged{instead}",

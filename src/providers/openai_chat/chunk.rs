@@ -52,6 +52,8 @@ enum ChoiceKey {
 enum DeltaKey {
     Content,
     Refusal,
+    Reasoning,
+    ReasoningContent,
     ToolCalls,
     #[serde(other)]
     Other,
@@ -197,7 +199,7 @@ impl<'de> Visitor<'de> for Choice<'_> {
     }
 }
 
-/// `delta`: text, refusal and tool-call deltas.
+/// `delta`: text, refusal, reasoning and tool-call deltas.
 struct Delta<'s>(&'s mut State);
 
 impl<'de> Visitor<'de> for Delta<'_> {
@@ -213,6 +215,13 @@ impl<'de> Visitor<'de> for Delta<'_> {
                 DeltaKey::Content | DeltaKey::Refusal => {
                     if let Some(t) = map.next_value::<Option<BStr<'de>>>()? {
                         st.text.push_str(t.as_str());
+                    }
+                }
+                // A model server's reasoning text (`reasoning.rs`), kept per field.
+                DeltaKey::Reasoning | DeltaKey::ReasoningContent => {
+                    if let Some(t) = map.next_value::<Option<BStr<'de>>>()? {
+                        let k = usize::from(matches!(key, DeltaKey::ReasoningContent));
+                        st.reasoning[k].push_str(t.as_str());
                     }
                 }
                 DeltaKey::ToolCalls => map.next_value_seed(OrNull(Calls(&mut *st)))?,

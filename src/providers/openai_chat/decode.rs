@@ -58,6 +58,15 @@ pub fn decode(_req: &ChatRequest, resp: &HttpResponse) -> Result<Outcome, Decode
         if let Some(r) = msg.refusal.filter(|r| !r.0.is_empty()) {
             out.push_text(r.as_str());
         }
+        let reasoning = [
+            ("reasoning", msg.reasoning.as_ref()),
+            ("reasoning_content", msg.reasoning_content.as_ref()),
+        ];
+        out.opaque.extend(super::reasoning::item(
+            reasoning
+                .iter()
+                .filter_map(|(f, t)| Some((*f, t.as_ref()?.as_str()))),
+        ));
         for call in msg.tool_calls.unwrap_or_default() {
             // `type: custom` calls (free-text input) are skipped: tooltape never declares custom tools.
             let Some(f) = call.function else { continue };
@@ -109,6 +118,11 @@ struct MessageWire<'a> {
     content: Option<BStr<'a>>,
     #[serde(default, borrow)]
     refusal: Option<BStr<'a>>,
+    /// A model server's reasoning text (`reasoning.rs`).
+    #[serde(default, borrow)]
+    reasoning: Option<BStr<'a>>,
+    #[serde(default, borrow)]
+    reasoning_content: Option<BStr<'a>>,
     #[serde(default, borrow)]
     tool_calls: Option<Vec<CallWire<'a>>>,
 }

@@ -4,6 +4,7 @@
 mod chunk;
 mod decode;
 mod dialect;
+pub(crate) mod reasoning;
 mod request;
 mod state;
 mod stream;
@@ -157,15 +158,16 @@ fn messages(msgs: &[Message], notes: &mut Vec<String>) -> Vec<Value> {
                 opaque,
                 ..
             } => {
-                if !opaque.is_empty() {
-                    notes.push(format!(
-                        "message {i}: {} opaque item(s) dropped: Chat Completions cannot carry them",
-                        opaque.len()
-                    ));
-                }
                 let mut a = Map::new();
                 a.insert("role".into(), json!("assistant"));
                 a.insert("content".into(), text.as_ref().map_or(Value::Null, |t| json!(t)));
+                // A model server's reasoning text goes back on its message; nothing else can.
+                let dropped = opaque.len() - reasoning::write(&mut a, opaque);
+                if dropped > 0 {
+                    notes.push(format!(
+                        "message {i}: {dropped} opaque item(s) dropped: Chat Completions cannot carry them"
+                    ));
+                }
                 if !tool_calls.is_empty() {
                     let calls = tool_calls.iter().map(|c| {
                         json!({"id": c.id, "type": "function",

@@ -13,8 +13,10 @@
 //! wire extra), and the OpenAI-compatible dialects (`Dialect`, given or detected): their
 //! tool choices (Mistral `any` = required) and documented fields (not-carried extras), with the
 //! dialect as a wire extra at pointer `dialect` when it is not OpenAI's.
-//! Not recoverable: a tool result's error flag (Chat has none: always `false`), opaque items
-//! (never sent), a thinking budget (Chat has only `reasoning_effort`, kept as an extra).
+//! An assistant message's reasoning text (`reasoning`, `reasoning_content`: a model server's) is
+//! its opaque item. Not recoverable: a tool result's error flag (Chat has none: always `false`),
+//! other opaque items (never sent), a thinking budget (Chat has only `reasoning_effort`, kept as
+//! an extra).
 
 use serde_json::Value;
 
@@ -171,14 +173,15 @@ fn message(
             if let Some((fptr, fc)) = f.get_any(&["function_call"]) {
                 tool_calls.push(legacy_call(fc, &fptr, earlier, extras)?);
             }
+            // A model server's reasoning text, given back (`reasoning.rs`).
+            let texts = super::reasoning::FIELDS
+                .iter()
+                .filter_map(|k| Some((*k, f.get(k)?.as_str()?)));
+            let opaque = super::reasoning::item(texts.collect::<Vec<_>>())
+                .into_iter()
+                .collect();
             f.keep(
-                &[
-                    "refusal",
-                    "name",
-                    "audio",
-                    "reasoning_content",
-                    "annotations",
-                ],
+                &["refusal", "name", "audio", "annotations"],
                 ExtraKind::NotCarried,
                 extras,
             );
@@ -186,7 +189,7 @@ fn message(
                 phase: None,
                 text,
                 tool_calls,
-                opaque: Vec::new(),
+                opaque,
             }
         }
         "tool" => {

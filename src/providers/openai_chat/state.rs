@@ -23,6 +23,8 @@ pub(super) struct State {
     by_index: HashMap<u64, usize>,
     by_id: HashMap<String, usize>,
     pub(super) text: String,
+    /// A model server's reasoning text, per field of `reasoning::FIELDS`.
+    pub(super) reasoning: [String; 2],
     pub(super) finish_reason: Option<String>,
     pub(super) usage: Option<Usage>,
     model: Option<String>,
@@ -161,6 +163,9 @@ impl State {
         if !self.text.is_empty() {
             out.text = Some(self.text);
         }
+        let texts = super::reasoning::FIELDS.iter().zip(&self.reasoning);
+        out.opaque
+            .extend(super::reasoning::item(texts.map(|(f, t)| (*f, t.as_str()))));
         let last_raw = self.calls.last().map(|c| c.args.clone());
         for (i, c) in self.calls.into_iter().enumerate() {
             let arguments = parse_arguments(&c.args, i, &mut out.diagnostics);

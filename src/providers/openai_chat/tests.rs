@@ -827,3 +827,51 @@ fn hugging_face_named_choices_decode_as_forced() {
     let err = decode_request(&chat_request(openai)).unwrap_err();
     assert!(err.to_string().contains("unknown tool choice"), "{err}");
 }
+
+#[test]
+fn a_model_servers_reasoning_text_is_read_buffered_and_streamed_and_written_back() {
+    let req = request(&["get_weather"], false);
+    let call = r#"{"id":"chatcmpl-tool-1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Bern\"}"}}"#;
+    // vLLM's `reasoning`, buffered.
+    let answer = format!(
+        r#"{{"choices":[{{"index":0,"message":{{"role":"assistant","content":null,"reasoning":"I need Bern.","tool_calls":[{call}]}},"finish_reason":"tool_calls"}}]}}"#
+    );
+    let o = decode(&req, &ok(200, &answer)).unwrap();
+    assert_eq!(o.opaque, vec![json!({"reasoning": "I need Bern."})]);
+    // llama.cpp's `reasoning_content`, streamed in fragments before the call.
+    let events = [
+        r#"{"choices":[{"index":0,"delta":{"role":"assistant","reasoning_content":"I need "}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"reasoning_content":"Bern."}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"x1","type":"function","function":{"name":"get_weather","arguments":"{}"}}]}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+        "[DONE]",
+    ];
+    let streamed = stream_outcome(&req, &sse(&events)).unwrap();
+    assert_eq!(
+        streamed.opaque,
+        vec![json!({"reasoning_content": "I need Bern."})]
+    );
+    // Written back on the assistant message it came with, read back from a request.
+    let item = json!({"reasoning": "I need Bern."});
+    let next = req.clone().with_messages([Message::Assistant {
+        phase: None,
+        text: None,
+        tool_calls: vec![weather_call("chatcmpl-tool-1", json!({"city": "Bern"}))],
+        opaque: vec![item.clone()],
+    }]);
+    let b = body(&next);
+    let sent = b["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .unwrap();
+    assert_eq!(sent["reasoning"], "I need Bern.");
+    let http = encode(&next).unwrap().request;
+    let back = decode_request(&http).unwrap();
+    let opaque = back.request.messages.iter().find_map(|m| match m {
+        Message::Assistant { opaque, .. } => Some(opaque.clone()),
+        _ => None,
+    });
+    assert_eq!(opaque, Some(vec![item]));
+}

@@ -207,3 +207,25 @@ fn an_item_reference_to_an_id_never_answered_is_found() {
         "an item_reference names `rs_other`, an id upstream did not answer",
     );
 }
+
+#[test]
+fn a_model_servers_reasoning_text_kept_is_silent_and_lost_or_altered_is_behaviour() {
+    for field in ["reasoning", "reasoning_content"] {
+        let text = json!({ field: "I need the weather in Bern." });
+        silent(&reasoning(
+            &answered(vec![text.clone()], None),
+            &follow_up(vec![text.clone()], None),
+        ));
+        let gist = format!("the `{field}` text of the assistant message");
+        for sent in [vec![], vec![json!({ field: "I need the weather." })]] {
+            let found = reasoning(&answered(vec![text.clone()], None), &follow_up(sent, None));
+            one(
+                &found,
+                FindingKind::Reasoning,
+                Side::Upstream,
+                Severity::Behaviour,
+                &gist,
+            );
+        }
+    }
+}
