@@ -348,6 +348,19 @@ pub fn load_case(
     load_case_from(&Entry::disk(path, path), &find_tool, providers)
 }
 
+/// A model server's dialect (`[simulate] server`) is the Chat API's: the case must run there.
+fn check_server_dialect(file: &CaseFile, path: &Path) -> Result<(), Located> {
+    let chat = (file.providers.as_ref())
+        .is_none_or(|ps| ps.iter().any(|p| *p.get_ref() == Provider::OpenaiChat));
+    if file.simulate.server.is_some() && !chat {
+        return Err(Located::at_start(
+            path,
+            "`[simulate] server` is a Chat Completions dialect: add `openai-chat` to `providers`",
+        ));
+    }
+    Ok(())
+}
+
 /// Loads and validates one case file of the corpus (its `Case::path` is the path shown).
 pub(crate) fn load_case_from(
     entry: &Entry,
@@ -395,6 +408,7 @@ pub(crate) fn load_case_from(
             "`choices` is empty: a case needs at least one tool choice",
         ));
     }
+    check_server_dialect(&file, path)?;
     if !file.caller_tools.is_empty() && !file.rounds.is_empty() {
         return Err(Located::at_start(
             path,
