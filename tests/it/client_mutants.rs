@@ -12,8 +12,8 @@ use tooltape::engine::{Cell, TrialResult};
 use tooltape::{discover, runtime};
 
 use crate::scratch::{
-    CONSTRAINTS, HOSTED, LONG_NAME, NAMESPACED, PROGRAM_ANTHROPIC, PROGRAM_RESPONSES,
-    SEARCH_HOSTED, SEARCH_REGEX, Scratch, bin, repo,
+    CONSTRAINTS, HOSTED, LLAMA_CPP, LONG_NAME, NAMESPACED, PROGRAM_ANTHROPIC, PROGRAM_RESPONSES,
+    SEARCH_HOSTED, SEARCH_REGEX, Scratch, VLLM, bin, repo,
 };
 
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
@@ -21,7 +21,7 @@ use crate::scratch::{
 /// answers 500; a round that changes the tools in force; results given as parts; and a round
 /// continued by `previous_response_id`; conversations continued on another provider; a custom
 /// tool beside a function; an eager call cut by `max_tokens`; a hosted search the model refuses.
-const CASES: [&str; 22] = [
+const CASES: [&str; 23] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
@@ -44,13 +44,12 @@ const CASES: [&str; 22] = [
     VLLM,
     LLAMA_CPP,
     KIMI_ON_ANTHROPIC,
+    KIMI_ON_GEMINI,
 ];
-/// Class 34: a model server's reasoning text (vLLM `reasoning`, llama.cpp `reasoning_content`),
-/// to be sent back on the assistant message; a conversation started on vLLM with Kimi's call
-/// ids, continued on Anthropic.
-const VLLM: &str = "c34_vllm_reasoning_kept";
-const LLAMA_CPP: &str = "c34_llama_cpp_reasoning_content_kept";
+/// Class 34, with `VLLM` and `LLAMA_CPP`: a conversation started on vLLM with Kimi's call ids,
+/// continued on Anthropic and on Gemini.
 const KIMI_ON_ANTHROPIC: &str = "c34_vllm_kimi_ids_continued_on_anthropic";
+const KIMI_ON_GEMINI: &str = "c34_vllm_kimi_ids_continued_on_gemini";
 /// Class 31: a compaction item upstream answered, to be sent back verbatim.
 const COMPACTION: &str = "c31_compaction_kept";
 /// Class 32: the Responses message's `phase`, to be sent back with it.
@@ -257,7 +256,8 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         // block, an encrypted reasoning item, a signed call); a model server's reasoning text
         // is not sealed: there is nothing to forge from it.
         Mutant::ForeignReasoning => {
-            round_api(t) != t.api && t.calls > 0 && t.case != KIMI_ON_ANTHROPIC
+            let server = t.case == KIMI_ON_ANTHROPIC || t.case == KIMI_ON_GEMINI;
+            round_api(t) != t.api && t.calls > 0 && !server
         }
         // The case runs on the Chat and Responses routes only (its tool's wire forms).
         Mutant::CustomAsFunction => t.case == CUSTOM,
@@ -300,7 +300,7 @@ fn programmed(t: &Facts) -> bool {
 /// The API the trial's follow-up round goes to (another provider's, in a continued case).
 fn round_api(t: &Facts) -> &str {
     match t.case.as_str() {
-        CONTINUE_ON_GEMINI => "gemini",
+        CONTINUE_ON_GEMINI | KIMI_ON_GEMINI => "gemini",
         CONTINUE_ON_ANTHROPIC | KIMI_ON_ANTHROPIC => "anthropic",
         _ => &t.api,
     }

@@ -18,8 +18,8 @@ use tooltape::{Case, discover, runtime};
 
 use crate::loopback_proxy::{ProxyBody, path_and_query, read, respond, send, serve};
 use crate::scratch::{
-    CONSTRAINTS, HOSTED, LONG_NAME, NAMESPACED, PROGRAM_ANTHROPIC, PROGRAM_RESPONSES,
-    SEARCH_HOSTED, SEARCH_REGEX, Scratch, repo,
+    CONSTRAINTS, HOSTED, LLAMA_CPP, LONG_NAME, NAMESPACED, PROGRAM_ANTHROPIC, PROGRAM_RESPONSES,
+    SEARCH_HOSTED, SEARCH_REGEX, Scratch, VLLM, repo,
 };
 
 // The mutant that translates (a conversation continued on another provider), through
@@ -50,10 +50,6 @@ const CASES: [&str; 18] = [
     VLLM,
     LLAMA_CPP,
 ];
-/// Class 34: a model server's reasoning text on Chat (vLLM `reasoning`, llama.cpp
-/// `reasoning_content`), to be sent back on the assistant message.
-const VLLM: &str = "c34_vllm_reasoning_kept";
-const LLAMA_CPP: &str = "c34_llama_cpp_reasoning_content_kept";
 /// Class 31: a compaction item upstream answered, to be sent back verbatim.
 const COMPACTION: &str = "c31_compaction_kept";
 /// Class 32: the Responses message's `phase`, to be sent back with it.

@@ -73,6 +73,10 @@ pub const NAMESPACED: &str = "c29_namespaced_call";
 /// Responses'), each on its own API only.
 pub const PROGRAM_ANTHROPIC: &str = "c30_anthropic_programmatic";
 pub const PROGRAM_RESPONSES: &str = "c30_responses_programmatic";
+/// Class 34: a model server's reasoning text on Chat (vLLM `reasoning`, llama.cpp
+/// `reasoning_content`), to be sent back on the assistant message (Chat only).
+pub const VLLM: &str = "c34_vllm_reasoning_kept";
+pub const LLAMA_CPP: &str = "c34_llama_cpp_reasoning_content_kept";
 /// (case, its `providers`, its `choices` where narrowed).
 pub const NARROWED: [(&str, &str, Option<&str>); 8] = [
     (
