@@ -1,7 +1,7 @@
 //! The reasoning check: the reasoning state upstream answered with its calls (Anthropic
 //! `thinking` blocks with their `signature` and `redacted_thinking` blocks, Responses `reasoning`
-//! items with their `encrypted_content`, Gemini `thoughtSignature`s on `functionCall` parts)
-//! and a model server's reasoning text on a Chat message, `reasoning` or `reasoning_content`)
+//! items with their `encrypted_content`, Gemini `thoughtSignature`s on `functionCall` parts, a
+//! model server's reasoning text on a Chat message: `reasoning` or `reasoning_content`)
 //! reaches upstream again, unmodified, with the next round's tool results; after a round that
 //! changed provider, none of the earlier provider's reasoning sent to the new one as its own.
 //! A Responses `item_reference` to the id of the reasoning item upstream answered is that item
