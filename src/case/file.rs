@@ -37,6 +37,11 @@ pub struct CaseFile {
     /// Providers; default: every provider.
     #[serde(default)]
     pub providers: Option<Vec<Spanned<Provider>>>,
+    /// Gateway mode: the formats a caller sends the case in; default: `providers`. Lists every
+    /// provider of `providers`, and may add others: a case about what one API answers runs on
+    /// each gateway route from any of them to it.
+    #[serde(default)]
+    pub inbound: Option<Vec<Spanned<Provider>>>,
     /// Tool choices: `omitted`, `auto`, `none`, `required`, `forced-NAME`,
     /// `allowed-auto-A+B`, `allowed-required-A+B`.
     pub choices: Vec<Spanned<ChoiceSpec>>,
@@ -395,6 +400,8 @@ pub struct Case {
     pub file: CaseFile,
     pub tools: Vec<Tool>,
     pub providers: Vec<Provider>,
+    /// The formats a gateway's caller sends the case in (`providers` and any the case adds).
+    pub inbound: Vec<Provider>,
     pub choices: Vec<ChoiceSpec>,
     pub modes: Vec<Mode>,
     /// Model per provider (case override, else providers.toml).

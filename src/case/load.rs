@@ -348,6 +348,28 @@ pub fn load_case(
     load_case_from(&Entry::disk(path, path), &find_tool, providers)
 }
 
+/// The formats a gateway's caller sends the case in: `inbound`, which must list every provider
+/// of the case, else the providers.
+fn inbound_of(
+    file: &CaseFile,
+    providers: &[Provider],
+    err: &impl Fn(usize, String) -> Located,
+) -> Result<Vec<Provider>, Located> {
+    let Some(list) = &file.inbound else {
+        return Ok(providers.to_vec());
+    };
+    let inbound: Vec<Provider> = list.iter().map(|p| *p.get_ref()).collect();
+    if let Some(missing) = providers.iter().find(|p| !inbound.contains(p)) {
+        let at = list.first().map_or(0, |p| p.span().start);
+        let msg = format!(
+            "`inbound` leaves out `{}`, one of the case's providers: add it (a case's own APIs are always formats a caller sends it in)",
+            missing.slug()
+        );
+        return Err(err(at, msg));
+    }
+    Ok(inbound)
+}
+
 /// A model server's dialect (`[simulate] server`) is the Chat API's: the case must run there.
 fn check_server_dialect(file: &CaseFile, path: &Path) -> Result<(), Located> {
     let chat = (file.providers.as_ref())
@@ -450,6 +472,7 @@ pub(crate) fn load_case_from(
         path: path.to_path_buf(),
         source: source.clone(),
         tools,
+        inbound: inbound_of(&file, &providers_list, &err)?,
         providers: providers_list,
         choices: file.choices.iter().map(|c| c.get_ref().clone()).collect(),
         modes: file.modes.as_ref().map_or_else(

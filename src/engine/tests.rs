@@ -923,6 +923,30 @@ fn a_library_continues_on_another_provider_through_its_route_to_that_provider() 
     assert!(super::trials(&cases, &gateway, Some("::buffered")).is_empty());
 }
 
+#[test]
+fn a_case_with_more_inbound_formats_runs_on_every_gateway_route_to_its_provider() {
+    let discovery = crate::case::discover(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
+    let cases: Vec<_> = (super::cases_of(&discovery).into_iter())
+        .filter(|c| c.name == "c34_vllm_reasoning_kept")
+        .collect();
+    let route = |inbound: &str, upstream: &str| -> super::Route {
+        toml::from_str(&format!(
+            "inbound = \"{inbound}\"\nupstream = \"{upstream}\"\nmodel = \"m\"\n"
+        ))
+        .unwrap()
+    };
+    let routes = [
+        route("messages", "openai-chat"),
+        route("chat", "openai-chat"),
+        route("messages", "anthropic"),
+    ];
+    let names: Vec<String> = (super::trials(&cases, &routes, Some("::buffered")).iter())
+        .map(|t| t.route.name())
+        .collect();
+    // Every inbound format to the case's one provider; never another upstream.
+    assert_eq!(names, ["messages→openai-chat", "chat→openai-chat"]);
+}
+
 /// A way whose caller has no parallel switch: it refuses a trial that sets one, naming the
 /// option, and otherwise sends nothing (no findings: a pass).
 struct NoParallelSwitch;

@@ -193,13 +193,13 @@ fn round_models(case: &Case, route: &Route, routes: &[Route]) -> Option<Vec<(Pro
     Some(out)
 }
 
-/// Every applicable trial: cases that list both the route's inbound and upstream providers.
+/// Every applicable trial: cases whose `inbound` lists the route's inbound format and whose
+/// providers list its upstream.
 pub fn trials(cases: &[Arc<Case>], routes: &[Route], filter: Option<&str>) -> Vec<RoutedTrial> {
     let mut out = Vec::new();
     for case in cases {
         for route in routes {
-            if !case.providers.contains(&route.inbound) || !case.providers.contains(&route.upstream)
-            {
+            if !case.inbound.contains(&route.inbound) || !case.providers.contains(&route.upstream) {
                 continue;
             }
             let Some(round_models) = round_models(case, route, routes) else {
