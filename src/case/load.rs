@@ -371,10 +371,12 @@ fn inbound_of(
 }
 
 /// A model server's dialect (`[simulate] server`) is the Chat API's: the case must run there.
-fn check_server_dialect(file: &CaseFile, path: &Path) -> Result<(), Located> {
-    let chat = (file.providers.as_ref())
-        .is_none_or(|ps| ps.iter().any(|p| *p.get_ref() == Provider::OpenaiChat));
-    if file.simulate.server.is_some() && !chat {
+fn check_server_dialect(
+    file: &CaseFile,
+    providers: &[Provider],
+    path: &Path,
+) -> Result<(), Located> {
+    if file.simulate.server.is_some() && !providers.contains(&Provider::OpenaiChat) {
         return Err(Located::at_start(
             path,
             "`[simulate] server` is a Chat Completions dialect: add `openai-chat` to `providers`",
@@ -430,7 +432,6 @@ pub(crate) fn load_case_from(
             "`choices` is empty: a case needs at least one tool choice",
         ));
     }
-    check_server_dialect(&file, path)?;
     if !file.caller_tools.is_empty() && !file.rounds.is_empty() {
         return Err(Located::at_start(
             path,
@@ -462,6 +463,7 @@ pub(crate) fn load_case_from(
         || Provider::ALL.to_vec(),
         |list| list.iter().map(|p| *p.get_ref()).collect(),
     );
+    check_server_dialect(&file, &providers_list, path)?;
     let mut models: BTreeMap<Provider, String> = providers_list
         .iter()
         .filter_map(|p| Some((*p, providers.get(p)?.model.clone())))

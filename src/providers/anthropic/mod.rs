@@ -4,7 +4,6 @@
 mod decode;
 mod request;
 mod stream;
-
 #[cfg(test)]
 mod tests;
 mod tool_changes;
