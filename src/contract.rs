@@ -398,7 +398,7 @@ fn check_calls(tools: &[Tool], exchange: usize, o: &Outcome, p: &mut Vec<String>
 /// Validation errors of `instance` against `schema` (`pointer: message`); a schema that does
 /// not compile is reported as one error.
 pub(crate) fn schema_errors(schema: &Value, instance: &Value) -> Vec<String> {
-    match jsonschema::validator_for(schema) {
+    match crate::schema::validator(schema) {
         Ok(v) => v
             .iter_errors(instance)
             .map(|e| format!("{}: {e}", e.instance_path()))

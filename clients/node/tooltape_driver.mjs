@@ -91,7 +91,7 @@ function object(line, what) {
 // one the driver does not handle is answered `unsupported` without calling the library, with the
 // citation the driver gives for it (`serve(call, { unsupported: {field: citation} })`); a driver
 // that neither handles a field the trial sets nor cites why its library cannot answers an error.
-export const OPTIONAL_FEATURES = ["thinking", "hosted", "result_parts", "continue_with", "caller_tools", "round_routes", "compaction"];
+export const OPTIONAL_FEATURES = ["thinking", "hosted", "result_parts", "continue_with", "caller_tools", "round_routes", "compaction", "mcp"];
 // A tool field a driver must say it handles the same way: a trial with a tool that sets it (true)
 // is answered `unsupported`. `eager_input_streaming` (Anthropic's fine-grained tool streaming,
 // class 25) is set on the `anthropic` api only; `defer_loading` (a tool declared deferred beside a

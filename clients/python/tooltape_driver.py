@@ -107,7 +107,7 @@ def _next_line():
 # the driver does not handle is answered `unsupported` without calling the library, with the
 # citation the driver gives for it (`serve(call, unsupported={field: citation})`); a driver that
 # neither handles a field the trial sets nor cites why its library cannot answers an error.
-OPTIONAL_FEATURES = ("thinking", "hosted", "result_parts", "continue_with", "caller_tools", "round_routes", "compaction")
+OPTIONAL_FEATURES = ("thinking", "hosted", "result_parts", "continue_with", "caller_tools", "round_routes", "compaction", "mcp")
 
 
 # A tool field a driver must say it handles the same way: a trial with a tool that sets it (true)

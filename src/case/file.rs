@@ -42,6 +42,12 @@ pub struct CaseFile {
     /// each gateway route from any of them to it.
     #[serde(default)]
     pub inbound: Option<Vec<Spanned<Provider>>>,
+    /// Client mode: the case's tools are an MCP server's (class 27's real servers, class 35's
+    /// results), so it also runs on a library's MCP routes (`mcp = true` in its profile), where
+    /// tooltape serves them and their results over MCP and the library takes them through its
+    /// own MCP client. Changes no request: cassettes stay fresh.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mcp: bool,
     /// Tool choices: `omitted`, `auto`, `none`, `required`, `forced-NAME`,
     /// `allowed-auto-A+B`, `allowed-required-A+B`.
     pub choices: Vec<Spanned<ChoiceSpec>>,

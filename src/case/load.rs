@@ -112,6 +112,8 @@ fn load_tools(
     if let Ok(mut table) = toml::from_str::<toml::Table>(source) {
         // What the case is about changes no request nor answer: its cassettes stay fresh.
         table.remove("subject");
+        // Nor which of a library's routes it runs on.
+        table.remove("mcp");
         hasher.update(canonical(&serde_json::to_value(&table).unwrap_or_default()).as_bytes());
     }
     let mut tools = Vec::new();

@@ -128,7 +128,19 @@ impl System for Library {
         if self.driver.is_some() {
             spec.log = work.join("driver.log");
         }
-        Ok(Started::way(Driven::new(Arc::clone(&self.profile), spec)))
+        // The MCP routes' tools come from tooltape's MCP server, one for the run.
+        let any_mcp = self.profile.profile.routes.iter().any(|r| r.get_ref().mcp);
+        let mcp = match any_mcp {
+            true => Some(Arc::new(crate::mcp::McpServer::start().await.map_err(
+                |e| format!("the MCP server of the profile's MCP routes did not start: {e}"),
+            )?)),
+            false => None,
+        };
+        Ok(Started::way(Driven::new(
+            Arc::clone(&self.profile),
+            spec,
+            mcp,
+        )))
     }
 
     /// The trial's first line of the driver protocol, piped into the profile's driver (its

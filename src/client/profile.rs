@@ -72,10 +72,15 @@ pub struct ClientRoute {
     pub api: Provider,
     /// The model the caller names (the driver may prefix it as its library wants).
     pub model: String,
-    /// The route's name in trial names; default: the `api` slug. Two routes to one API (a
-    /// library's two ways to it) need names of their own.
+    /// The route's name in trial names; default: the `api` slug (`mcp-` before it on an MCP
+    /// route). Two routes to one API (a library's two ways to it) need names of their own.
     #[serde(default)]
     pub name: Option<String>,
+    /// The tools come from an MCP server tooltape runs, through the library's own MCP client
+    /// (issue 42 item 7): only cases whose tools are an MCP server's (`mcp = true` in the case)
+    /// run on the route, and the driver gets the server's URL instead of tools to declare.
+    #[serde(default)]
+    pub mcp: bool,
     /// Library switches handed to the driver as the trial's `options`.
     #[serde(default)]
     pub options: BTreeMap<String, Value>,
@@ -83,7 +88,8 @@ pub struct ClientRoute {
 
 impl ClientRoute {
     pub fn name(&self) -> String {
-        self.name.clone().unwrap_or_else(|| self.api.slug().into())
+        let prefix = if self.mcp { "mcp-" } else { "" };
+        (self.name.clone()).unwrap_or_else(|| format!("{prefix}{}", self.api.slug()))
     }
 }
 
@@ -114,6 +120,7 @@ impl Loaded<ClientProfile> {
                     model: r.model.clone(),
                     headers: BTreeMap::new(),
                     label: Some(r.name()),
+                    mcp: r.mcp,
                 }
             })
             .collect()

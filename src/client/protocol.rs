@@ -85,6 +85,29 @@ pub struct DriverTrial {
     /// the shared loops do so unless the driver says it supports it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub compaction: bool,
+    /// The MCP server the trial's tools come from (a route with `mcp = true`, issue 42 item 7):
+    /// the library takes them through its own MCP client, and each round's results by calling
+    /// the tools through it (a driver whose library has none answers `unsupported`: the shared
+    /// loops do so unless the driver says it supports it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<DriverMcp>,
+}
+
+/// Where a trial's MCP server is: its Streamable HTTP endpoint. Only `url` is written; the rest
+/// is what the endpoint serves, opened when the trial is sent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DriverMcp {
+    /// `http://127.0.0.1:PORT/mcp/N`.
+    pub url: String,
+    /// The endpoint's key on tooltape's server.
+    #[serde(skip)]
+    pub key: u64,
+    /// The tools it lists.
+    #[serde(skip)]
+    pub tools: Vec<crate::model::Tool>,
+    /// What its `tools/call`s answer.
+    #[serde(skip)]
+    pub answers: Vec<crate::mcp::Answer>,
 }
 
 /// A route of the library a round goes to: the wire format to the provider, the model and the
@@ -382,6 +405,7 @@ impl DriverTrial {
             caller_tools: Vec::new(),
             round_routes: Vec::new(),
             compaction: false,
+            mcp: None,
         }
     }
 

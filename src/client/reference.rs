@@ -10,6 +10,7 @@ use crate::engine::{HandedCall, HandedChunk, HandedError};
 use crate::model::{AllowedMode, ChatRequest, Message, Outcome, Provider, ToolCall, ToolChoice};
 use crate::run::{Endpoint, SupportCache, fallback_step};
 
+mod mcp;
 mod mutants;
 
 /// A deliberate bug in the reference driver.
@@ -119,10 +120,25 @@ pub enum Mutant {
     /// Anthropic's `container` not named on the next round: the code that made the calls
     /// cannot continue.
     DropContainer,
+    /// A tool result's error flag not sent (a library whose tool message has no error status,
+    /// or drops it converting to the provider's form): the model reads the error as the answer.
+    DropErrorFlag,
+    /// MCP tools not taken from the server: the tools the caller was told of declared by hand,
+    /// and each round's results made up instead of called (a client that caches a stale list).
+    McpBypass,
+    /// MCP tools listed from the server, but each round's results sent as the caller was given
+    /// them, without calling the tool through the server.
+    McpGivenResults,
+    /// Arguments the model set to `null` dropped before the MCP call (a library that strips
+    /// `None` from the arguments it forwards): the server gets other arguments than the model's.
+    McpDropNulls,
+    /// Every network `$ref` of the server's tool schemas fetched to resolve it (the MCP
+    /// conformance suite's canary: a client must never dereference a schema's remote reference).
+    McpFetchRefs,
 }
 
 impl Mutant {
-    pub const ALL: [(&'static str, Mutant); 34] = [
+    pub const ALL: [(&'static str, Mutant); 39] = [
         ("faithful", Mutant::Faithful),
         ("drop-tools", Mutant::DropTools),
         ("never-yield", Mutant::NeverYield),
@@ -157,6 +173,11 @@ impl Mutant {
         ("drop-callers", Mutant::DropCallers),
         ("drop-caller", Mutant::DropCaller),
         ("drop-container", Mutant::DropContainer),
+        ("drop-error-flag", Mutant::DropErrorFlag),
+        ("mcp-bypass", Mutant::McpBypass),
+        ("mcp-given-results", Mutant::McpGivenResults),
+        ("mcp-drop-nulls", Mutant::McpDropNulls),
+        ("mcp-fetch-refs", Mutant::McpFetchRefs),
     ];
 
     /// The mutant named `name` (`faithful`, `drop-tools`, …).
@@ -298,6 +319,19 @@ impl Mutant {
     /// string of them).
     fn sent_result(self, m: Message) -> Message {
         match m {
+            Message::Tool {
+                call_id,
+                name,
+                content,
+                parts,
+                is_error: true,
+            } if self == Mutant::DropErrorFlag => Message::Tool {
+                call_id,
+                name,
+                content,
+                parts,
+                is_error: false,
+            },
             Message::Tool {
                 call_id,
                 name,
@@ -555,12 +589,20 @@ pub async fn drive(
         let mut trial: DriverTrial = serde_json::from_str(&line)
             .map_err(|e| format!("protocol error: a trial line is not a trial: {e}"))?;
         let mut req = trial.request();
+        // An MCP route: the tools come from the server (a failure to reach it is the answer).
+        let mcp = match &trial.mcp {
+            Some(m) => Some(mcp::open(mutant, &m.url, &mut req).await),
+            None => None,
+        };
         let by_id = trial.continue_with.as_deref() == Some("previous_response_id");
         // The last answer's id, when the trial's rounds are continued by it.
         let mut previous: Option<String> = None;
         for round in 0.. {
             let turn = (&trial, previous.as_deref());
-            let (r, outcome) = call(&client, mutant, turn, &req, &cache).await;
+            let (r, outcome) = match &mcp {
+                Some(Err(e)) => (mcp::failed(e), Outcome::default()),
+                _ => call(&client, mutant, turn, &req, &cache).await,
+            };
             previous = r.response_id.clone().filter(|_| by_id);
             let calls: Vec<_> = r
                 .calls
@@ -586,16 +628,24 @@ pub async fn drive(
                     if let Some(tools) = tools.filter(|_| mutant != Mutant::StaleTools) {
                         req.tools = tools.iter().map(|t| t.neutral()).collect();
                     }
+                    let answered = calls.clone();
                     req.messages
                         .push(mutant.kept(&outcome, r.text.clone(), calls));
                     // The container the answer's programmatic calls run in, named again.
                     if outcome.container.is_some() && mutant != Mutant::DropContainer {
                         req.server.container.clone_from(&outcome.container);
                     }
-                    let mut sent: Vec<Message> = results
-                        .iter()
-                        .map(|r| mutant.sent_result(DriverMessage::neutral(r)))
-                        .collect();
+                    let mut sent: Vec<Message> = Vec::new();
+                    for r in &results {
+                        let given = DriverMessage::neutral(r);
+                        let got = match &mcp {
+                            Some(Ok(session)) => {
+                                mcp::result(mutant, session, &answered, given).await
+                            }
+                            _ => given,
+                        };
+                        sent.push(mutant.sent_result(got));
+                    }
                     mutant.link(&mut sent);
                     req.messages.extend(sent);
                     // The round goes on on another provider: its route's API and model.
@@ -605,6 +655,9 @@ pub async fn drive(
                     }
                 }
             }
+        }
+        if let Some(Ok(session)) = mcp {
+            session.close().await;
         }
     }
     Ok(())

@@ -28,6 +28,7 @@ fn request() -> ChatRequest {
         .with_messages([called, weather_result("call_1", "12C", false)])
         .with_tool(Tool {
             allowed_callers: Vec::new(),
+            output_schema: None,
             name: "get_weather".into(),
             description: Some("Weather".into()),
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}}),

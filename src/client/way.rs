@@ -9,16 +9,18 @@ use serde_json::Value;
 use super::driver::{Driver, Spec};
 use super::profile::LoadedClient;
 use super::protocol::{
-    DriverMessage, DriverResult, DriverRoute, DriverTrial, Next, choice_value, driver_tools,
+    DriverMcp, DriverMessage, DriverResult, DriverRoute, DriverTrial, Next, choice_value,
+    driver_tools,
 };
 use crate::case::CaseOption;
 use crate::engine::{
-    CallerReply, CallerRequest, Cell, Exchange, Finding, FindingKind, Kept, NotExpressible,
-    ReadExchange, Reading, RoundAnswer, RoundStep, RoutedTrial, Side, TrialCtx, Upstream, Way,
-    judge,
+    CallerReply, CallerRequest, Cell, Exchange, Finding, FindingKind, Kept, McpCall,
+    NotExpressible, ReadExchange, Reading, RoundAnswer, RoundStep, RoutedTrial, Side, TrialCtx,
+    Upstream, Way, judge,
 };
 use crate::http::HttpResponse;
-use crate::model::{Outcome, Provider, Severity};
+use crate::mcp::{Answer, McpServer};
+use crate::model::{ChatRequest, Outcome, Provider, Severity};
 use crate::run::{WatchedStep, watched};
 
 /// A thinking trial a route's OpenAI model cannot run: the model does not reason, so OpenAI
@@ -44,7 +46,7 @@ pub(super) fn thinking_without_reasoning(
 
 /// The driver protocol's trial fields an `unsupported` entry may name, each with the case option
 /// it carries when a trial can run without that option.
-const TRIAL_FIELDS: [(&str, Option<CaseOption>); 12] = [
+const TRIAL_FIELDS: [(&str, Option<CaseOption>); 13] = [
     ("parallel_tool_calls", Some(CaseOption::Parallel)),
     ("max_tokens", Some(CaseOption::MaxTokens)),
     ("tool_choice", None),
@@ -57,6 +59,7 @@ const TRIAL_FIELDS: [(&str, Option<CaseOption>); 12] = [
     ("round_routes", None),
     ("eager_input_streaming", None),
     ("compaction", None),
+    ("mcp", None),
 ];
 
 /// The case option a driver's `unsupported` entry is about: the one trial field it names (the
@@ -84,15 +87,56 @@ pub struct Driven {
     profile: std::sync::Arc<LoadedClient>,
     spec: Spec,
     timeout: Duration,
+    /// The MCP server of the profile's MCP routes (none when it has none).
+    mcp: Option<std::sync::Arc<McpServer>>,
 }
 
 impl Driven {
-    pub(crate) fn new(profile: std::sync::Arc<LoadedClient>, spec: Spec) -> Driven {
+    pub(crate) fn new(
+        profile: std::sync::Arc<LoadedClient>,
+        spec: Spec,
+        mcp: Option<std::sync::Arc<McpServer>>,
+    ) -> Driven {
         Driven {
             timeout: Duration::from_secs(profile.profile.driver.timeout_secs.max(1)),
             profile,
             spec,
+            mcp,
         }
+    }
+
+    /// An MCP route's endpoint for `trial`: `req`'s tools as the server lists them (a network
+    /// `$ref` under the endpoint's own path, so the caller's request is what the server listed)
+    /// and the case's results as its `tools/call`s answer them. Not applicable when a result has
+    /// a part MCP has no content for.
+    fn mcp_for(&self, trial: &RoutedTrial, req: &mut ChatRequest) -> Result<DriverMcp, Cell> {
+        let Some(server) = &self.mcp else {
+            return Err(Cell::Broken("no MCP server for the MCP route".into()));
+        };
+        let mut answers = Vec::new();
+        for x in trial.case.file.rounds.iter().flat_map(|r| &r.results) {
+            let (content, parts) = x.content.neutral();
+            let tool = req.tools.iter().find(|t| &t.name == x.tool.get_ref());
+            let result = crate::mcp::call_result(&content, &parts, x.is_error, tool);
+            let Some(result) = result else {
+                return Err(Cell::NotApplicable(
+                    "a result of the case has a part MCP has no content for (an image by URL)"
+                        .into(),
+                ));
+            };
+            let tool = x.tool.get_ref().clone();
+            answers.push(Answer { tool, result });
+        }
+        let opened = server.reserve();
+        for t in &mut req.tools {
+            t.parameters = crate::mcp::served_schema(&t.parameters, &opened.ref_base);
+        }
+        Ok(DriverMcp {
+            url: opened.url,
+            key: opened.key,
+            tools: req.tools.clone(),
+            answers,
+        })
     }
 }
 
@@ -133,6 +177,9 @@ pub struct DriverWorker {
     driver: Option<Driver>,
     /// A trial is open on the driver: it answered, and waits for results or `done`.
     open: bool,
+    /// The open trial's MCP endpoint, and the calls (tool, arguments) whose results the library
+    /// sent back so far: each must have come from the server.
+    mcp: Option<(u64, Vec<(String, Value)>)>,
 }
 
 impl DriverWorker {
@@ -171,6 +218,7 @@ impl Way for Driven {
             timeout: self.timeout,
             driver: None,
             open: false,
+            mcp: None,
         }
     }
 
@@ -193,6 +241,10 @@ impl Way for Driven {
             .route(&trial.route.name())
             .map(|r| r.options.clone())
             .unwrap_or_default();
+        let mcp = match trial.route.mcp {
+            true => Some(self.mcp_for(trial, &mut req)?),
+            false => None,
+        };
         let mut driver_trial = DriverTrial::of(
             trial.name(crate::engine::SystemKind::Client, &self.profile.name),
             api,
@@ -211,6 +263,7 @@ impl Way for Driven {
             .clone_from(base.case.file.caller_tools.get(&api).unwrap_or(&Vec::new()));
         driver_trial.round_routes = self.round_routes(trial);
         driver_trial.compaction = trial.case.file.simulate.compaction;
+        driver_trial.mcp = mcp;
         // The caller asks for strict tools or not (a library has no "strict where it keeps the
         // meaning" policy): the request a faithful library sends is encoded with that choice.
         req.strict = driver_trial.request().strict;
@@ -227,6 +280,10 @@ impl Way for Driven {
         worker: &mut DriverWorker,
         ctx: &TrialCtx<'_, DriverTrial>,
     ) -> WatchedStep<Vec<Exchange>, Result<DriverResult, String>> {
+        if let (Some(m), Some(server)) = (&ctx.request.mcp, &self.mcp) {
+            server.open(m.key, &m.tools, &m.answers);
+            worker.mcp = Some((m.key, Vec::new()));
+        }
         watched(ctx.watch, worker.step(ctx.request)).await
     }
 
@@ -307,10 +364,13 @@ impl Way for Driven {
         step: RoundStep<'_>,
     ) -> WatchedStep<Vec<Exchange>, RoundAnswer> {
         let (prev, next) = (step.prev, step.next);
-        let results = next.messages[prev.messages.len() + 1..]
+        let results: Vec<DriverMessage> = next.messages[prev.messages.len() + 1..]
             .iter()
             .map(DriverMessage::of)
             .collect();
+        if let Some((_, answered)) = &mut worker.mcp {
+            answered.extend(answered_calls(&next.messages[prev.messages.len()..]));
+        }
         let step = Next::Results {
             results,
             tool_choice: next.tool_choice.as_ref().map(choice_value),
@@ -347,8 +407,29 @@ impl Way for Driven {
         }
     }
 
+    /// The MCP server's record of the trial, against the calls whose results the library sent.
+    fn settle(
+        &self,
+        worker: &mut DriverWorker,
+        _: &TrialCtx<'_, DriverTrial>,
+        first: &ReadExchange<'_>,
+    ) -> Vec<Finding> {
+        let (Some((key, answered)), Some(server)) = (&worker.mcp, &self.mcp) else {
+            return Vec::new();
+        };
+        let seen = server.seen(*key);
+        let sent_tools = first.request().is_some_and(|r| !r.tools.is_empty());
+        let calls: Vec<McpCall<'_>> = (answered.iter())
+            .map(|(tool, arguments)| McpCall { tool, arguments })
+            .collect();
+        crate::engine::mcp_kept(&seen, sent_tools, &calls)
+    }
+
     /// Ends a trial: the driver reads its next trial.
     async fn end_trial(&self, worker: &mut DriverWorker) {
+        if let (Some((key, _)), Some(server)) = (worker.mcp.take(), &self.mcp) {
+            server.close(key);
+        }
         if !std::mem::take(&mut worker.open) {
             return;
         }
@@ -365,4 +446,20 @@ impl Way for Driven {
             d.finish().await;
         }
     }
+}
+
+/// The calls a round's results answer, `(tool, arguments)`: `turn` is the assistant message with
+/// the calls, then the round's tool results.
+fn answered_calls(turn: &[crate::model::Message]) -> Vec<(String, Value)> {
+    use crate::model::Message;
+    let Some(Message::Assistant { tool_calls, .. }) = turn.first() else {
+        return Vec::new();
+    };
+    (turn[1..].iter())
+        .filter_map(|m| match m {
+            Message::Tool { call_id, .. } => tool_calls.iter().find(|c| &c.id == call_id),
+            _ => None,
+        })
+        .map(|c| (c.name.clone(), c.arguments.clone()))
+        .collect()
 }

@@ -47,7 +47,7 @@ pub use trial::{Route, RoutedTrial, RoutedTrialId, SystemKind, cases_of, trials}
 pub use upstream::{Exchange, Upstream};
 pub use way::{Kept, NotExpressible, PromptWatch, RoundAnswer, RoundStep, TrialCtx, Way};
 
-pub(crate) use check::{broken, call_problem};
+pub(crate) use check::{McpCall, broken, call_problem, mcp_kept};
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub(crate) use profile::read_profile;
 pub(crate) use system::profile_table;

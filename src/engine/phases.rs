@@ -1,8 +1,8 @@
 //! One trial as named phases in the order they run, the same for every way through (a gateway
 //! over HTTP, a library through its driver): 1 the caller's request, 2 the exchange with what
-//! went upstream recorded, 3 judge upstream, 4 judge downstream, 5 the rounds, 6 the cell and
-//! its root cause. The result is built once, at the end, with tooltape's own time (the trial
-//! less every exchange's wait).
+//! went upstream recorded, 3 judge upstream, 4 judge downstream, 5 the rounds and what only the
+//! way saw, 6 the cell and its root cause. The result is built once, at the end, with
+//! tooltape's own time (the trial less every exchange's wait).
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -190,12 +190,13 @@ async fn phases<W: Way>(
             last_id: continued_id(trial, &asked, &ends.downstream_body),
             upstream_id: answer_id(&read),
             answered_by: read.target,
-            answered: read.answer,
+            answered: read.answer.clone(),
         };
         let (judged, timings) = rounds(way, worker, &ctx, from, clock).await;
         findings.extend(judged);
         ends.requests.extend(timings);
     }
+    findings.extend(way.settle(worker, &ctx, &read));
     ends.findings = findings;
     ends
 }

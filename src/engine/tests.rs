@@ -118,6 +118,7 @@ fn text_protocol_calls_and_results_are_read_from_the_prose() {
 fn strict_is_wanted_where_the_projects_encoder_sends_it() {
     let tool = |strict: Option<bool>| Tool {
         allowed_callers: Vec::new(),
+        output_schema: None,
         name: "book".into(),
         description: None,
         parameters: json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}}),

@@ -187,19 +187,22 @@ fn round_models(case: &Case, route: &Route, routes: &[Route]) -> Option<Vec<(Pro
             continue;
         }
         let inbound = if route.is_library() { p } else { route.inbound };
-        let to = (routes.iter()).find(|r| r.inbound == inbound && r.upstream == p)?;
+        let to = (routes.iter()).find(|r| r.inbound == inbound && r.upstream == p && !r.mcp)?;
         out.push((p, to.model.clone()));
     }
     Some(out)
 }
 
 /// Every applicable trial: cases whose `inbound` lists the route's inbound format and whose
-/// providers list its upstream.
+/// providers list its upstream (on an MCP route, cases whose tools are an MCP server's).
 pub fn trials(cases: &[Arc<Case>], routes: &[Route], filter: Option<&str>) -> Vec<RoutedTrial> {
     let mut out = Vec::new();
     for case in cases {
         for route in routes {
-            if !case.inbound.contains(&route.inbound) || !case.providers.contains(&route.upstream) {
+            if !case.inbound.contains(&route.inbound)
+                || !case.providers.contains(&route.upstream)
+                || (route.mcp && !case.file.mcp)
+            {
                 continue;
             }
             let Some(round_models) = round_models(case, route, routes) else {
@@ -242,6 +245,10 @@ pub struct Route {
     /// or by the profile); not written in gateway profiles: set exactly on a library's routes.
     #[serde(skip)]
     pub label: Option<String>,
+    /// A library's route whose tools come from an MCP server through the library's own MCP
+    /// client (client mode, `mcp = true`): only cases whose tools are an MCP server's run on it.
+    #[serde(skip)]
+    pub mcp: bool,
 }
 
 impl Route {

@@ -151,6 +151,17 @@ pub trait Way: Send + Sync + 'static {
         step: RoundStep<'_>,
     ) -> impl Future<Output = WatchedStep<Vec<Exchange>, RoundAnswer>> + Send;
 
+    /// After the rounds: what only the way saw of the trial (the record of the MCP server a
+    /// library took its tools from), against the first exchange `first`.
+    fn settle(
+        &self,
+        _worker: &mut Self::Worker,
+        _ctx: &TrialCtx<'_, Self::Request>,
+        _first: &ReadExchange<'_>,
+    ) -> Vec<Finding> {
+        Vec::new()
+    }
+
     /// The system is the model (a model server): its answers, the first and each round's, are
     /// also judged against the contract the caller set (`judge::produced`).
     fn judges_the_model(&self) -> bool {

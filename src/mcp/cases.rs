@@ -123,7 +123,7 @@ fn case_toml(t: &Tool, server: &str, providers: &[&str]) -> String {
         "# The simulated arguments below do not validate against the schema (a pattern or a\n# combination the generator cannot satisfy): edit them.\n".into()
     };
     format!(
-        "description = {}\ntools = [{}]\nproviders = [{}]\nchoices = [{}]\n\n[[messages]]\nrole = \"user\"\ncontent = {}\n\n{note}[simulate]\ncalls = [{{ name = {}, {} }}]\n\n[[expect]]\ntrials = {}\ncalls = [{}]\n",
+        "description = {}\ntools = [{}]\nmcp = true\nproviders = [{}]\nchoices = [{}]\n\n[[messages]]\nrole = \"user\"\ncontent = {}\n\n{note}[simulate]\ncalls = [{{ name = {}, {} }}]\n\n[[expect]]\ntrials = {}\ncalls = [{}]\n",
         toml_str(&format!(
             "MCP tool {name} of the server {server}, captured by `tooltape mcp --cases`: every tool_choice, a simulated call with arguments built from its schema"
         )),
@@ -179,5 +179,5 @@ fn toml_value(v: &Value) -> Option<String> {
 
 /// Whether `args` validates against `schema` (an invalid schema: not).
 pub fn valid_against(schema: &Value, args: &Value) -> bool {
-    jsonschema::validator_for(schema).is_ok_and(|v| v.is_valid(args))
+    crate::schema::validator(schema).is_ok_and(|v| v.is_valid(args))
 }

@@ -177,7 +177,10 @@ fn tail_text(tail: &Mutex<Vec<u8>>) -> String {
     String::from_utf8_lossy(&t).into_owned()
 }
 
-async fn pages(client: &RunningService<RoleClient, ()>, limits: Limits) -> Result<Listing, String> {
+pub(super) async fn pages(
+    client: &RunningService<RoleClient, ()>,
+    limits: Limits,
+) -> Result<Listing, String> {
     let info = client.peer_info();
     let server = info
         .as_ref()

@@ -12,6 +12,7 @@ use crate::model::Tool;
 fn tool(parameters: Value) -> Tool {
     Tool {
         allowed_callers: Vec::new(),
+        output_schema: None,
         name: "t".into(),
         description: Some("A tool.".into()),
         parameters,

@@ -38,6 +38,11 @@ pub struct Tool {
     /// the model only, every API's default.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allowed_callers: Vec<String>,
+    /// The JSON Schema of the tool's structured result, as an MCP server lists it
+    /// (`outputSchema`): no provider API carries it (the encoders never send it); tooltape's MCP
+    /// server lists it and answers the tool's results as `structuredContent` (class 35).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
 }
 
 impl Tool {
@@ -57,6 +62,7 @@ impl Tool {
             defer_loading: false,
             namespace: None,
             allowed_callers: Vec::new(),
+            output_schema: None,
         }
     }
 }

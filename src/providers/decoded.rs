@@ -188,6 +188,8 @@ pub fn sent_tools(provider: Provider, req: &ChatRequest) -> Result<Vec<Tool>, En
             namespace: (provider == Provider::OpenaiResponses)
                 .then(|| req.tool(&p.name).and_then(|t| t.namespace.clone()))
                 .flatten(),
+            // No provider's wire carries a result schema.
+            output_schema: None,
             name: p.name,
             description: p.description,
             parameters: if p.parameters.is_null() {

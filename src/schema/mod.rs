@@ -39,6 +39,7 @@ mod util;
 
 #[cfg(test)]
 mod tests;
+mod validator;
 
 pub(crate) use anthropic::{
     MAX_OPTIONAL_PARAMS, MAX_STRICT_TOOLS, MAX_UNION_PARAMS, budget as anthropic_budget,
@@ -54,3 +55,4 @@ pub(crate) use restore::restore_optional;
 #[cfg(test)]
 use restore::restore_optional_with;
 pub(crate) use stream_restore::{NullFilter, stream_filter};
+pub(crate) use validator::validator;

@@ -155,6 +155,7 @@ impl Loaded<ServerProfile> {
                     model: r.model.clone(),
                     headers: BTreeMap::new(),
                     label: Some(r.name().to_string()),
+                    mcp: false,
                 })
             })
             .collect()

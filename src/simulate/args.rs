@@ -129,7 +129,7 @@ fn string(obj: &Map<String, Value>) -> Value {
 /// the first of a few common shapes that does (a pattern none fits keeps `preferred`).
 fn matching(pattern: &str, preferred: String) -> String {
     let schema = json!({"type": "string", "pattern": pattern});
-    let Ok(v) = jsonschema::validator_for(&schema) else {
+    let Ok(v) = crate::schema::validator(&schema) else {
         return preferred;
     };
     let shapes = [

@@ -338,7 +338,16 @@ fn pinned(tools: &[&FnTool], wanted: &[ScenarioCall]) -> Vec<Call> {
         .iter()
         .filter_map(|c| {
             let tool = tools.iter().find(|t| t.name == c.name)?;
-            let mut arguments = c.arguments.clone();
+            // Raw arguments that are an object are the arguments of the APIs that carry an
+            // object (Anthropic's `input`, Gemini's `args`): a `null` TOML cannot write.
+            let raw = c
+                .raw_arguments
+                .as_deref()
+                .map(serde_json::from_str::<Value>);
+            let mut arguments = match raw {
+                Some(Ok(Value::Object(o))) => o,
+                _ => c.arguments.clone(),
+            };
             if tool.strict && c.raw_arguments.is_none() {
                 complete_strict(&tool.schema, &mut arguments);
             }

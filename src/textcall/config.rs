@@ -60,7 +60,7 @@ impl ParserConfig {
             .filter(|t| t.strict)
             .map(|t| {
                 let schema = t.parameters.unwrap_or(&empty);
-                let compiled = jsonschema::validator_for(schema).map_err(|e| e.to_string());
+                let compiled = crate::schema::validator(schema).map_err(|e| e.to_string());
                 (t.name.to_string(), compiled)
             })
             .collect();

@@ -39,7 +39,7 @@ impl Drop for ProxyProcess {
 pub(crate) fn weather_request(model: &str) -> ChatRequest {
     ChatRequest::new(model)
         .with_user("What is the weather in Paris?")
-        .with_tool(Tool { allowed_callers: Vec::new(),
+        .with_tool(Tool { allowed_callers: Vec::new(), output_schema: None,
             name: "get_weather".into(),
             description: Some("Current weather for a city".into()),
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),

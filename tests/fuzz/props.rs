@@ -24,6 +24,7 @@ pub fn request(stream: bool) -> ChatRequest {
         .with_tools([
             Tool {
                 allowed_callers: Vec::new(),
+                output_schema: None,
                 name: "get_weather".into(),
                 description: Some("Current weather".into()),
                 parameters: json!({"type": "object", "properties": {
@@ -35,6 +36,7 @@ pub fn request(stream: bool) -> ChatRequest {
             },
             Tool {
                 allowed_callers: Vec::new(),
+                output_schema: None,
                 name: "search".into(),
                 description: None,
                 parameters: json!({"type": "object", "properties": {"q": {"type": "string"}}}),

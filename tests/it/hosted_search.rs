@@ -14,6 +14,7 @@ fn required_request(model: &str, choice: Option<ToolChoice>, with_function: bool
     let tools = if with_function {
         vec![Tool {
             allowed_callers: Vec::new(),
+            output_schema: None,
             name: "get_weather".into(),
             description: None,
             parameters: serde_json::json!({"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}),

@@ -34,7 +34,7 @@ pub(super) fn config(sim: &str, extra: &str) -> ProxyConfig {
 pub(super) fn weather_request(model: &str, stream: bool) -> ChatRequest {
     ChatRequest::new(model)
         .with_user("What is the weather in Paris?")
-        .with_tool(Tool { allowed_callers: Vec::new(),
+        .with_tool(Tool { allowed_callers: Vec::new(), output_schema: None,
             name: "get_weather".into(),
             description: Some("Current weather for a city".into()),
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),

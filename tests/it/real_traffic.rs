@@ -18,6 +18,7 @@ pub fn request_for(record: &Value) -> ChatRequest {
         .filter_map(Value::as_str)
         .map(|n| Tool {
             allowed_callers: Vec::new(),
+            output_schema: None,
             name: n.to_string(),
             description: None,
             parameters: tooltape::model::empty_parameters(),

@@ -87,6 +87,13 @@ pub enum FindingKind {
     /// `allowed_callers` dropped, a call the model's code made handed over or sent back without
     /// its caller, the runner's server call or Anthropic's container not carried back.
     Programmatic,
+    /// A tool result's error flag lost on the way to a target that carries one (Anthropic's
+    /// `is_error`, Gemini's `response.error`, the text protocol's `error="true"`).
+    ErrorFlag,
+    /// What a library did with the MCP server its tools came from (client mode's MCP routes): a
+    /// result that did not come from the server's `tools/call`, a call the model did not make or
+    /// made with other arguments, the tools not listed from it, a network `$ref` fetched.
+    Mcp,
 }
 
 impl FindingKind {
@@ -116,6 +123,8 @@ impl FindingKind {
             FindingKind::Phase => "phase",
             FindingKind::Compaction => "compaction",
             FindingKind::Programmatic => "programmatic",
+            FindingKind::ErrorFlag => "error-flag",
+            FindingKind::Mcp => "mcp",
         }
     }
 }

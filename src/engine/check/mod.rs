@@ -8,16 +8,19 @@
 //! `handed` what a library handed its caller; `custom` OpenAI custom tools kept or refused; `nontext` tool results given as parts; `context` the earlier context of a round continued by `previous_response_id`; `eager` Anthropic's
 //! fine-grained tool streaming switch kept upstream; `tool_search` deferred tools, tool search and
 //! namespaces kept both ways; `phase` the Responses message phase carried back; `compaction`
-//! the compaction items carried back.
+//! the compaction items carried back; `error_flag` a result's error flag kept; `mcp` what a library
+//! did with the MCP server its tools came from.
 
 mod compaction;
 mod context;
 mod custom;
 mod downstream;
 mod eager;
+mod error_flag;
 mod finding;
 mod handed;
 mod ids;
+mod mcp;
 mod nontext;
 mod phase;
 mod produced;
@@ -37,10 +40,12 @@ pub(crate) use context::{
 pub(crate) use custom::{custom_kept, custom_tools};
 pub(crate) use downstream::{Inbound, broken, downstream, invalid_request, same_json};
 pub(crate) use eager::eager_kept;
+pub(crate) use error_flag::error_flags;
 pub(crate) use finding::{Finding, FindingKind, Side};
 pub use handed::assemble;
 pub(crate) use handed::{handed, usage_framed};
 pub(crate) use ids::{downstream_ids, linked, upstream_ids};
+pub(crate) use mcp::{McpCall, mcp_kept};
 pub(crate) use nontext::{non_text_results, non_text_results_as_text};
 pub(crate) use phase::phase_kept;
 pub(crate) use produced::call_problem;

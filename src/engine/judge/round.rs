@@ -113,6 +113,7 @@ pub(crate) fn round(
         own.extend(check::upstream_ids(sent, target, r.next, asked.inbound));
         own.extend(check::linked(r.next, sent));
         own.extend(check::non_text_results(r.next, &client_req, sent, target));
+        own.extend(check::error_flags(&client_req, sent, target));
         if let Some(answered) = r.answered {
             own.extend(check::reasoning(answered, sent));
             own.extend(check::phase_kept(answered, sent, target));

@@ -204,6 +204,7 @@ fn function(
         eager_input_streaming: false,
         defer_loading: defer_loading == Some(true),
         namespace: namespace.map(str::to_string),
+        output_schema: None,
     })
 }
 

@@ -29,7 +29,7 @@ fn request() -> ChatRequest {
             weather_result("call_\"1", "timeout", true),
         ])
         .with_user("Thanks")
-        .with_tool(Tool { allowed_callers: Vec::new(),
+        .with_tool(Tool { allowed_callers: Vec::new(), output_schema: None,
             name: "get_weather".into(),
             description: Some("Weather for a city.".into()),
             parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),

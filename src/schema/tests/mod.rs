@@ -255,6 +255,7 @@ fn strict_tool(name: &str, optional_params: usize) -> Tool {
         .collect();
     Tool {
         allowed_callers: Vec::new(),
+        output_schema: None,
         name: name.into(),
         description: None,
         parameters: json!({"type": "object", "properties": props}),
@@ -327,6 +328,7 @@ fn gemini_vectors(#[case] input: &str, #[case] expect: Expect) {
 fn tool(name: &str, parameters: Value, strict: Option<bool>) -> Tool {
     Tool {
         allowed_callers: Vec::new(),
+        output_schema: None,
         name: name.into(),
         description: None,
         parameters,

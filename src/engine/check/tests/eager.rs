@@ -15,6 +15,7 @@ fn view(eager: bool) -> RequestView {
     RequestView {
         tools: vec![Tool {
             allowed_callers: Vec::new(),
+            output_schema: None,
             name: "write_note".into(),
             description: None,
             parameters: json!({"type": "object"}),

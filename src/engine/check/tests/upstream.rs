@@ -12,6 +12,7 @@ use crate::model::{AllowedMode, Provider, Severity, Tool, ToolChoice};
 fn weather() -> Tool {
     Tool {
         allowed_callers: Vec::new(),
+        output_schema: None,
         name: "get_weather".into(),
         description: Some("The weather in a city".into()),
         parameters: json!({"type": "object", "properties": {"city": {"type": "string",

@@ -8,6 +8,7 @@ use crate::model::{Grounding, HostedTool, Message, Tool, ToolCall, ToolChoice};
 fn tool(parameters: serde_json::Value) -> Tool {
     Tool {
         allowed_callers: Vec::new(),
+        output_schema: None,
         name: "t".into(),
         description: None,
         parameters,
