@@ -408,17 +408,12 @@ impl Way for Driven {
     }
 
     /// The MCP server's record of the trial, against the calls whose results the library sent.
-    fn settle(
-        &self,
-        worker: &mut DriverWorker,
-        _: &TrialCtx<'_, DriverTrial>,
-        first: &ReadExchange<'_>,
-    ) -> Vec<Finding> {
+    fn settle(&self, worker: &mut DriverWorker, ctx: &TrialCtx<'_, DriverTrial>) -> Vec<Finding> {
         let (Some((key, answered)), Some(server)) = (&worker.mcp, &self.mcp) else {
             return Vec::new();
         };
         let seen = server.seen(*key);
-        let sent_tools = first.request().is_some_and(|r| !r.tools.is_empty());
+        let sent_tools = !ctx.asked.req.tools.is_empty();
         let calls: Vec<McpCall<'_>> = (answered.iter())
             .map(|(tool, arguments)| McpCall { tool, arguments })
             .collect();

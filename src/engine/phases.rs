@@ -190,13 +190,13 @@ async fn phases<W: Way>(
             last_id: continued_id(trial, &asked, &ends.downstream_body),
             upstream_id: answer_id(&read),
             answered_by: read.target,
-            answered: read.answer.clone(),
+            answered: read.answer,
         };
         let (judged, timings) = rounds(way, worker, &ctx, from, clock).await;
         findings.extend(judged);
         ends.requests.extend(timings);
     }
-    findings.extend(way.settle(worker, &ctx, &read));
+    findings.extend(way.settle(worker, &ctx));
     ends.findings = findings;
     ends
 }

@@ -152,12 +152,11 @@ pub trait Way: Send + Sync + 'static {
     ) -> impl Future<Output = WatchedStep<Vec<Exchange>, RoundAnswer>> + Send;
 
     /// After the rounds: what only the way saw of the trial (the record of the MCP server a
-    /// library took its tools from), against the first exchange `first`.
+    /// library took its tools from).
     fn settle(
         &self,
         _worker: &mut Self::Worker,
         _ctx: &TrialCtx<'_, Self::Request>,
-        _first: &ReadExchange<'_>,
     ) -> Vec<Finding> {
         Vec::new()
     }

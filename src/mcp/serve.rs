@@ -100,7 +100,7 @@ impl McpServer {
         };
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
         let server = loopback::Server::start(addr, options, move |req| {
-            let reply = handle(&shared, req);
+            let reply = handle(&shared, &req);
             async move { reply }
         })
         .await?;
@@ -210,10 +210,11 @@ pub fn call_result(
     if is_error {
         result["isError"] = json!(true);
     }
-    if tool.is_some_and(|t| t.output_schema.is_some()) && parts.is_empty() {
-        if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(content) {
-            result["structuredContent"] = v;
-        }
+    if tool.is_some_and(|t| t.output_schema.is_some())
+        && parts.is_empty()
+        && let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(content)
+    {
+        result["structuredContent"] = v;
     }
     Some(result)
 }
@@ -244,7 +245,7 @@ fn endpoint_of<'a>(path: &'a str, prefix: &str) -> Option<(u64, &'a str)> {
     Some((key.parse().ok()?, tail))
 }
 
-fn handle(registry: &Mutex<Registry>, req: loopback::Request) -> Reply {
+fn handle(registry: &Mutex<Registry>, req: &loopback::Request) -> Reply {
     if let Some((key, tail)) = endpoint_of(&req.path, "/ref/") {
         let mut r = lock(registry);
         let Some(e) = r.open.get_mut(&key) else {
@@ -294,9 +295,7 @@ fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
 /// The answer to one JSON-RPC message: `None` for a notification or a client's response.
 fn answer(e: &mut Endpoint, m: &Value) -> Option<Value> {
     let id = m.get("id")?;
-    let Some(method) = m.get("method").and_then(Value::as_str) else {
-        return None;
-    };
+    let method = m.get("method").and_then(Value::as_str)?;
     let params = m.get("params").cloned().unwrap_or(Value::Null);
     let result = match method {
         "initialize" => {

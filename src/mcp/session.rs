@@ -70,10 +70,11 @@ pub fn result_message(call_id: &str, name: &str, result: &Value) -> Message {
     }
     let images = parts.iter().any(|p| matches!(p, ResultPart::Image { .. }));
     let mut content = crate::providers::joined_text(&parts);
-    if content.is_empty() && !images {
-        if let Some(s) = result.get("structuredContent") {
-            content = s.to_string();
-        }
+    if content.is_empty()
+        && !images
+        && let Some(s) = result.get("structuredContent")
+    {
+        content = s.to_string();
     }
     Message::Tool {
         call_id: call_id.to_string(),

@@ -12,16 +12,18 @@ use tooltape::engine::{Cell, TrialResult};
 use tooltape::{discover, runtime};
 
 use crate::scratch::{
-    CONSTRAINTS, HOSTED, LLAMA_CPP, LONG_NAME, NAMESPACED, PROGRAM_ANTHROPIC, PROGRAM_RESPONSES,
-    SEARCH_HOSTED, SEARCH_REGEX, Scratch, VLLM, bin, repo,
+    CONSTRAINTS, HOSTED, LLAMA_CPP, LONG_NAME, MCP_ERROR, MCP_IMAGE, MCP_REMOTE_REF,
+    MCP_STRUCTURED, NAMESPACED, PROGRAM_ANTHROPIC, PROGRAM_RESPONSES, SEARCH_HOSTED, SEARCH_REGEX,
+    Scratch, VLLM, bin, repo,
 };
 
 /// The chosen cases: one call, parallel calls, parallel calls at one chat index, a call with
 /// no arguments, a follow-up round, a follow-up round after reasoning; plus one whose upstream
 /// answers 500; a round that changes the tools in force; results given as parts; and a round
 /// continued by `previous_response_id`; conversations continued on another provider; a custom
-/// tool beside a function; an eager call cut by `max_tokens`; a hosted search the model refuses.
-const CASES: [&str; 23] = [
+/// tool beside a function; an eager call cut by `max_tokens`; a hosted search the model refuses;
+/// class 35's results through an MCP server (on the MCP routes too).
+const CASES: [&str; 27] = [
     "weather",
     "parallel",
     "c04_parallel_shared_index",
@@ -45,6 +47,10 @@ const CASES: [&str; 23] = [
     LLAMA_CPP,
     KIMI_ON_ANTHROPIC,
     KIMI_ON_GEMINI,
+    MCP_STRUCTURED,
+    MCP_IMAGE,
+    MCP_ERROR,
+    MCP_REMOTE_REF,
 ];
 /// Class 34, with `VLLM` and `LLAMA_CPP`: a conversation started on vLLM with Kimi's call ids,
 /// continued on Anthropic and on Gemini.
@@ -83,7 +89,10 @@ const FOLLOW_UP: &[&str] = CASES.split_at(5).1;
 struct Facts {
     key: String,
     case: String,
+    /// The route's API (an MCP route's too).
     api: String,
+    /// An MCP route: the tools and results come from tooltape's MCP server.
+    mcp: bool,
     choice: String,
     stream: bool,
     calls: usize,
@@ -95,7 +104,10 @@ fn facts(r: &TrialResult) -> Facts {
     Facts {
         key: r.id.key(),
         case: r.id.case.clone(),
-        api: r.id.route.clone(),
+        api: (r.id.route.strip_prefix("mcp-"))
+            .unwrap_or(&r.id.route)
+            .to_string(),
+        mcp: r.id.route.starts_with("mcp-"),
         choice: r.id.choice.clone(),
         stream: r.id.mode == tooltape::Mode::Stream,
         calls: r
@@ -152,6 +164,11 @@ fn name(m: Mutant) -> &'static str {
         Mutant::DropCallers => "a tool's `allowed_callers` left out",
         Mutant::DropCaller => "a call's `caller` not kept for the next round",
         Mutant::DropContainer => "Anthropic's `container` not named on the next round",
+        Mutant::DropErrorFlag => "a tool result's error flag not sent",
+        Mutant::McpBypass => "MCP tools declared by hand, results made up",
+        Mutant::McpGivenResults => "MCP results sent without calling the server",
+        Mutant::McpDropNulls => "`null` arguments dropped before the MCP call",
+        Mutant::McpFetchRefs => "an MCP schema's network `$ref` fetched",
     }
 }
 
@@ -198,6 +215,11 @@ fn finding(m: Mutant, api: &str) -> &'static str {
         Mutant::DropCallers => "`allowed_callers` dropped or changed",
         Mutant::DropCaller => "without its caller",
         Mutant::DropContainer => "not named on the next round",
+        Mutant::DropErrorFlag => "without its error flag",
+        Mutant::McpBypass => "not listed from the MCP server",
+        Mutant::McpGivenResults => "did not come from the MCP server",
+        Mutant::McpDropNulls => "with other arguments than the model's",
+        Mutant::McpFetchRefs => "was fetched",
     }
 }
 
@@ -247,7 +269,7 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::DropHosted => t.case == HOSTED || t.case == FALLBACK,
         // Chat streams with usage asked (the text protocol asks none): usage in its own chunk.
         Mutant::UsageOnFinish => t.stream && t.api == "openai-chat" && t.case != "server_error",
-        Mutant::QuoteParts => t.calls > 0 && t.case.starts_with("c21_"),
+        Mutant::QuoteParts => t.calls > 0 && (t.case.starts_with("c21_") || t.case == MCP_IMAGE),
         // Only a Responses caller continues by id.
         Mutant::DropResponseId => {
             t.calls > 0 && t.case == "c22_previous_response_id" && t.api == "openai-responses"
@@ -283,6 +305,17 @@ fn should_fail(m: Mutant, t: &Facts) -> bool {
         Mutant::DropCaller => programmed(t) && t.calls > 0,
         // Only Anthropic runs the code in a container.
         Mutant::DropContainer => t.case == PROGRAM_ANTHROPIC && t.calls > 0,
+        // The APIs with an error flag on a result (the text protocol's `error="true"` is not
+        // judged).
+        Mutant::DropErrorFlag => {
+            (t.case == "tool_error" || t.case == MCP_ERROR)
+                && matches!(round_api(t), "anthropic" | "gemini")
+                && t.calls > 0
+        }
+        Mutant::McpBypass => t.mcp,
+        Mutant::McpGivenResults => t.mcp && t.calls > 0,
+        Mutant::McpDropNulls => t.mcp && t.case == MCP_STRUCTURED && t.calls > 0,
+        Mutant::McpFetchRefs => t.mcp && t.case == MCP_REMOTE_REF,
         // Only Responses and Anthropic answer compaction items.
         Mutant::DropCompaction => {
             t.case == COMPACTION
@@ -372,7 +405,8 @@ fn the_reference_driver_passes_and_each_mutant_fails_exactly_its_trials() {
          Each row is the reference driver (`tooltape client drive --mutant NAME`, tooltape's own\n\
          codecs as the library, `src/client/reference.rs`) with one bug client libraries have\n\
          shipped, run by the same runner as `tooltape client` over the routes of\n\
-         `clients/tooltape.toml` (openai-chat, openai-responses, anthropic, gemini, text-protocol)\n\
+         `clients/tooltape.toml` (openai-chat, openai-responses, anthropic, gemini, text-protocol,\n\
+         and each again as an MCP route, `mcp-API`, for the cases whose tools an MCP server serves)\n\
          and the cases `{}`, a 500 case, `{HOSTED}` (on the routes with hosted search) and\n\
          `{LONG_NAME}` (on Gemini's route, forced), `{SEARCH_REGEX}` (Anthropic's),\n\
          `{SEARCH_HOSTED}` and `{NAMESPACED}` (Responses'), `{PROGRAM_ANTHROPIC}` and\n\

@@ -116,10 +116,11 @@ enum Mutant {
     CallerDropped,
     RunnerCallDropped,
     ContainerDropped,
+    ErrorFlagDropped,
 }
 
 impl Mutant {
-    const ALL: [Mutant; 39] = [
+    const ALL: [Mutant; 40] = [
         Mutant::Faithful,
         Mutant::ToolsDroppedBuffered,
         Mutant::StreamCallsSwallowed,
@@ -159,6 +160,7 @@ impl Mutant {
         Mutant::CallerDropped,
         Mutant::RunnerCallDropped,
         Mutant::ContainerDropped,
+        Mutant::ErrorFlagDropped,
     ];
 
     fn slug(self) -> String {
@@ -226,6 +228,9 @@ impl Mutant {
                 "the runner's server call (code-execution block, program item) dropped from the conversation sent back"
             }
             Mutant::ContainerDropped => "Anthropic's `container` not forwarded upstream",
+            Mutant::ErrorFlagDropped => {
+                "a tool result's error flag removed (Anthropic `is_error`, Gemini `response.error`)"
+            }
         }
     }
 
@@ -271,6 +276,7 @@ impl Mutant {
             Mutant::CallerDropped => "without its caller",
             Mutant::RunnerCallDropped => "not sent back beside it",
             Mutant::ContainerDropped => "not named on the next round",
+            Mutant::ErrorFlagDropped => "without its error flag",
         }
     }
 
@@ -390,6 +396,15 @@ impl Mutant {
             Mutant::CallerDropped | Mutant::RunnerCallDropped => programmed && t.calls > 0,
             // Only Anthropic runs the code in a container.
             Mutant::ContainerDropped => t.case == PROGRAM_ANTHROPIC && t.calls > 0,
+            // The formats with an error flag on a result.
+            Mutant::ErrorFlagDropped => {
+                t.case == "tool_error"
+                    && t.calls > 0
+                    && matches!(
+                        t.route.as_str(),
+                        "messages→anthropic" | "generate-content→gemini"
+                    )
+            }
             // Only Responses and Anthropic answer compaction items.
             Mutant::CompactionDropped => {
                 t.case == COMPACTION
@@ -560,6 +575,7 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
         Mutant::AllowedWidened => widen_allowed(o),
         Mutant::PhaseDropped => drop_phase(o),
         Mutant::CompactionDropped => drop_compaction(o),
+        Mutant::ErrorFlagDropped => drop_error_flags(o),
         Mutant::ForcedAsRequired => match fmt {
             Format::Chat | Format::Responses => {
                 if o.get("tool_choice")
@@ -592,6 +608,38 @@ fn mutate_request(m: Mutant, fmt: Format, stream: bool, body: &mut Value) {
             }
         },
         _ => {}
+    }
+}
+
+/// Removes the error flag of every tool result: Anthropic's `is_error`, and Gemini's error
+/// `response` made a plain result.
+fn drop_error_flags(o: &mut serde_json::Map<String, Value>) {
+    let turns = (o.iter_mut())
+        .filter(|(k, _)| *k == "messages" || *k == "contents")
+        .filter_map(|(_, v)| v.as_array_mut());
+    for turn in turns.flatten() {
+        let Some(turn) = turn.as_object_mut() else {
+            continue;
+        };
+        let blocks = turn.get_mut("content").and_then(Value::as_array_mut);
+        for b in blocks
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_object_mut)
+        {
+            b.remove("is_error");
+        }
+        let parts = turn.get_mut("parts").and_then(Value::as_array_mut);
+        for part in parts.into_iter().flatten() {
+            let response = (part.get_mut("functionResponse"))
+                .and_then(|f| f.get_mut("response"))
+                .and_then(Value::as_object_mut);
+            if let Some(r) = response
+                && let Some(e) = r.remove("error")
+            {
+                r.insert("result".into(), e);
+            }
+        }
     }
 }
 

@@ -77,6 +77,12 @@ pub const PROGRAM_RESPONSES: &str = "c30_responses_programmatic";
 /// `reasoning_content`), to be sent back on the assistant message (Chat only).
 pub const VLLM: &str = "c34_vllm_reasoning_kept";
 pub const LLAMA_CPP: &str = "c34_llama_cpp_reasoning_content_kept";
+/// Class 35: a tool's results through an MCP server (client mode's MCP routes; elsewhere plain
+/// rounds): `structuredContent` with a `null` argument, an image, `isError`, a network `$ref`.
+pub const MCP_STRUCTURED: &str = "c35_mcp_structured_result";
+pub const MCP_IMAGE: &str = "c35_mcp_image_result";
+pub const MCP_ERROR: &str = "c35_mcp_error_result";
+pub const MCP_REMOTE_REF: &str = "c35_mcp_remote_ref";
 /// (case, its `providers`, its `choices` where narrowed).
 pub const NARROWED: [(&str, &str, Option<&str>); 8] = [
     (

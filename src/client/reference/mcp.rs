@@ -58,7 +58,9 @@ pub(super) async fn result(
     let Message::Tool { call_id, name, .. } = &given else {
         return given;
     };
-    let call = calls.iter().find(|c| &c.id == call_id);
+    // By id; where the API carries none (Gemini, the text protocol), by name, as they link.
+    let call = (calls.iter().find(|c| &c.id == call_id))
+        .or_else(|| calls.iter().find(|c| &c.name == name));
     let bypassed = matches!(mutant, Mutant::McpBypass | Mutant::McpGivenResults);
     let Some(call) = call.filter(|_| !bypassed) else {
         return given;

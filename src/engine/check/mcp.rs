@@ -36,8 +36,8 @@ fn value_of(arguments: &Value) -> Value {
     }
 }
 
-/// The findings for a trial that sent tools upstream (`sent_tools`) and results for `expected`
-/// calls, against what the server saw.
+/// The findings for a trial whose caller has tools (`sent_tools`: the library must have listed
+/// them) and whose library sent results for `expected` calls, against what the server saw.
 pub(crate) fn mcp_kept(seen: &Seen, sent_tools: bool, expected: &[McpCall<'_>]) -> Vec<Finding> {
     let mut out = Vec::new();
     if sent_tools && seen.listed == 0 {

@@ -493,3 +493,5 @@ fn every_annotation_the_strict_transform_drops_makes_the_verdict_lossy() {
         "{l:?}"
     );
 }
+
+mod serve;
