@@ -367,20 +367,25 @@ fn unanswered_call(earlier: &[Message], name: &str) -> Option<String> {
 }
 
 /// `{"error": X}` → an error result; `{"result": "text"}` → the text; any other object → its JSON.
+/// A `functionResponse.response` as its text and error flag. Gemini's `FunctionResponse`: "Use
+/// 'output' key to specify function output and 'error' key to specify error details (if any). If
+/// 'output' and 'error' keys are not specified, then whole 'response' is treated as function
+/// output": an `error` key flags an error whatever sits beside it.
 fn response_content(o: &Map<String, Value>) -> (String, bool) {
     let text = |v: &Value| match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     };
+    let is_error = o.contains_key("error");
     if o.len() == 1 {
         if let Some(e) = o.get("error") {
             return (text(e), true);
         }
-        if let Some(Value::String(s)) = o.get("result") {
+        if let Some(Value::String(s)) = o.get("result").or_else(|| o.get("output")) {
             return (s.clone(), false);
         }
     }
-    (Value::Object(o.clone()).to_string(), false)
+    (Value::Object(o.clone()).to_string(), is_error)
 }
 
 fn tool(

@@ -628,3 +628,39 @@ fn decode_request_takes_tools_as_one_object_or_a_list() {
     let e = decode_request(&gemini_request(path, bad)).unwrap_err();
     assert!(e.to_string().contains("/tools"), "{e}");
 }
+
+/// Gemini's `FunctionResponse.response`: an `error` key flags an error whatever sits beside it
+/// (the whole object is then the result's text); `output` is the function's output.
+#[test]
+fn decode_request_reads_an_error_key_beside_others_and_an_output_key() {
+    let body = json!({
+        "contents": [
+            {"role": "user", "parts": [{"text": "Weather?"}]},
+            {"role": "model", "parts": [
+                {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}},
+                {"functionCall": {"name": "get_weather", "args": {"city": "Rome"}}}
+            ]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"name": "get_weather", "response": {"name": "get_weather", "error": "no data"}}},
+                {"functionResponse": {"name": "get_weather", "response": {"output": "18C"}}}
+            ]}
+        ]
+    });
+    let path = "/v1beta/models/gemini-3.8-flash:generateContent";
+    let d = decode_request(&gemini_request(path, body)).unwrap();
+    let results: Vec<(&str, bool)> = (d.request.messages.iter())
+        .filter_map(|m| match m {
+            Message::Tool {
+                content, is_error, ..
+            } => Some((content.as_str(), *is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            (r#"{"name":"get_weather","error":"no data"}"#, true),
+            ("18C", false)
+        ]
+    );
+}
