@@ -30,6 +30,8 @@ const { ChatAnthropic } = requireInstalled("@langchain/anthropic");
 const { ChatGoogleGenerativeAI } = requireInstalled("@langchain/google-genai");
 const { AIMessage, HumanMessage, SystemMessage, ToolMessage } = requireInstalled("@langchain/core/messages");
 const { tool } = requireInstalled("@langchain/core/tools");
+const { MultiServerMCPClient } = requireInstalled("@langchain/mcp-adapters");
+const { ToolNode } = requireInstalled("@langchain/langgraph/prebuilt");
 
 const OPENAI = new Set(["openai-chat", "openai-responses"]);
 
@@ -114,6 +116,7 @@ function toolContent(m) {
 }
 
 const toolMessage = (m) =>
+  mcpMessage(m) ??
   new ToolMessage({ content: toolContent(m), tool_call_id: m.call_id, name: m.name, status: m.is_error ? "error" : "success" });
 
 // The messages a caller keeps for one trial. A round whose `messages` extend the last round's (the
@@ -168,7 +171,12 @@ function chunkOf(chunk) {
 
 async function call(t, messages) {
   let model = modelOf(t);
-  if (t.tools.length) model = model.bindTools(toolsOf(t), bindOptions(t));
+  // Tools through the MCP adapters: the trial's session, each result a ToolNode's ToolMessage.
+  const session = t.mcp ? await mcpSession(t, messages) : null;
+  if (session) {
+    await mcpResults(t, session, messages);
+    model = model.bindTools(session.tools, bindOptions(t));
+  } else if (t.tools.length) model = model.bindTools(toolsOf(t), bindOptions(t));
   else if (t.tool_choice != null || t.parallel_tool_calls != null) bindOptions(t);
   const input = conversation(t, messages);
   // Continued by previous_response_id: only what follows the last answer, whose id goes as the
@@ -200,6 +208,80 @@ async function call(t, messages) {
   return { ...resultOf(final), chunks };
 }
 
+// ---- Tools through LangChain's MCP adapters (`mcp`) ----
+//
+// @langchain/mcp-adapters 1.1.4 (with its required peer @langchain/langgraph 1.7.3 and
+// @modelcontextprotocol/sdk 1.32.2), as its README and LangChain's MCP docs
+// (https://docs.langchain.com/oss/javascript/langchain/mcp) show it: `new MultiServerMCPClient({
+// mcpServers: {NAME: {transport: "http", url}}})`, `await client.getTools()`, the tools bound to the
+// chat model (`bindTools`, the trial's tool_choice, parallel switch and strict as for any tools),
+// `client.close()` at the end; the client's defaults otherwise (`useStandardContentBlocks: false`,
+// `outputHandling` default). Once per trial, on its first round, kept for its next rounds. What
+// the adapters make of the server's tools and answers (dist/tools.js):
+// - `loadMcpTools`: each tool a DynamicStructuredTool, `description` the server's or "",
+//   `schema` the inputSchema with `properties` defaulted to {}, `$ref`s to `$defs` /
+//   `definitions` inlined (dereferenceJsonSchema), then simplifyJsonSchemaForLLM: `allOf`
+//   merged, `anyOf` / `oneOf` flattened to their object variants' properties, `if`/`then`/`else`
+//   turned into properties, `not`, `$schema` and `unevaluatedProperties` dropped (recursively);
+//   `responseFormat: "content_and_artifact"`;
+// - `_callTool` / `_convertCallToolResult`: one `tools/call`; a result with `isError` throws a
+//   ToolException (its text parts joined); text parts as `{type: "text", text}` (one text part
+//   alone: the string), images as `image_url` data URLs, audio as `audio` blocks, `resource_link`
+//   as a `file` url block, embedded resources to the artifact (not the model);
+//   `structuredContent` and `_meta` go to the artifact, and onto the one text block when the
+//   text is alone.
+// Each call a `results` line answers runs through LangGraph's prebuilt ToolNode (the adapters'
+// README: the tools "can be used anywhere LangChain tools are used, including with LangGraph
+// prebuilt agents"), one call at a time in the results' order (`toolNode.invoke([AIMessage with
+// that call])`): the ToolMessage it returns is what goes back, its default `handleToolErrors`
+// making a thrown error (the isError ToolException) `status: "error"` with content
+// `Error: <message>\n Please fix your mistakes.` (@langchain/langgraph dist/prebuilt/tool_node.js
+// `runTool`). tooltape's written content is for the log only.
+
+/** The trial's MCP session: `{key, client, tools, node, messages}` (messages: each call id's ToolMessage). */
+let session = null;
+
+async function mcpSession(t, messages) {
+  const key = `${t.name} ${t.mcp.url}`;
+  // The trial's first round opens the session (a trial sent again starts afresh).
+  if (session && session.key === key && messages.length > t.messages.length) return session;
+  await closeSession();
+  const client = new MultiServerMCPClient({ mcpServers: { tooltape: { transport: "http", url: t.mcp.url } } });
+  try {
+    const tools = await client.getTools();
+    session = { key, client, tools, node: new ToolNode(tools), messages: new Map() };
+  } catch (e) {
+    await client.close().catch(() => {});
+    throw e;
+  }
+  return session;
+}
+
+async function closeSession() {
+  const s = session;
+  session = null;
+  if (s) await s.client.close().catch((e) => process.stderr.write(`MCP client close: ${e?.message ?? e}\n`));
+}
+
+/** Runs, once each and in order, the calls the tool results of a `results` line (after the
+ * trial's own messages) answer: the call with that id in the assistant turn before it. */
+async function mcpResults(t, s, messages) {
+  let calls = [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (m.role === "assistant") calls = m.tool_calls ?? [];
+    if (m.role !== "tool" || i < t.messages.length || s.messages.has(m.call_id)) continue;
+    const c = calls.find((x) => x.id === m.call_id);
+    if (!c) throw new Error(`the tool result for ${m.call_id} answers no call LangChain handed over`);
+    const turn = new AIMessage({ content: "", tool_calls: [{ id: c.id, name: c.name, args: argsObject(c.arguments), type: "tool_call" }] });
+    const [answer] = await s.node.invoke([turn]);
+    s.messages.set(m.call_id, answer);
+  }
+}
+
+/** The ToolMessage the session's ToolNode made for this tool result's call, if it ran one. */
+const mcpMessage = (m) => session?.messages.get(m.call_id) ?? null;
+
 // Why each entry this driver answers `unsupported` for is not expressible through LangChain.js
 // (@langchain/core 1.4.0, @langchain/openai 1.5.8, @langchain/anthropic 1.5.11,
 // @langchain/google-genai 2.3.2, their installed dist/*.d.ts), by bindTools and the chat models.
@@ -226,4 +308,5 @@ const UNSUPPORTED = {
   api: "this driver's routes are OpenAI Chat and Responses, Anthropic and Gemini (clients/langchain-js.toml), each through its LangChain.js integration",
 };
 
-await serve(call, { supports: ["thinking", "result_parts", "continue_with", "round_routes"], unsupported: UNSUPPORTED });
+await serve(call, { supports: ["mcp", "thinking", "result_parts", "continue_with", "round_routes"], unsupported: UNSUPPORTED });
+await closeSession();

@@ -34,10 +34,22 @@ import {
   serve,
   Unsupported,
 } from "../node/tooltape_driver.mjs";
+import { join } from "node:path";
 
 const { default: OpenAI } = requireInstalled("openai");
-const { OpenAIChatCompletionsModel, OpenAIResponsesModel, programmaticToolCallingTool, setTracingDisabled, toolSearchTool, webSearchTool, withTrace } =
-  requireInstalled("@openai/agents");
+const {
+  Agent,
+  invokeFunctionTool,
+  MCPServerStreamableHttp,
+  OpenAIChatCompletionsModel,
+  OpenAIResponsesModel,
+  programmaticToolCallingTool,
+  RunContext,
+  setTracingDisabled,
+  toolSearchTool,
+  webSearchTool,
+  withTrace,
+} = requireInstalled("@openai/agents");
 
 setTracingDisabled(true);
 
@@ -66,7 +78,8 @@ function inputOf(messages) {
       if (m.content) items.push({ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: m.content }] });
       for (const c of m.tool_calls ?? [])
         items.push({ type: "function_call", callId: c.id, name: c.name, arguments: argsText(c.arguments), status: "completed" });
-    } else if (m.role === "tool") {
+    } else if (m.role === "tool" && m.openai_agents_item) items.push(m.openai_agents_item);
+    else if (m.role === "tool") {
       const output = m.parts?.length ? outputParts(m.parts) : { type: "text", text: m.content ?? "" };
       items.push({ type: "function_call_result", callId: m.call_id, name: m.name, status: "completed", output });
     }
@@ -156,12 +169,15 @@ const chunkOf = (ev, seen) => (Array.isArray(ev.choices) ? chatChunk(ev) : respo
 async function turn(t, messages) {
   const client = new OpenAI({ baseURL: t.base_url + "/v1", apiKey: t.api_key, maxRetries: 0 });
   const model = modelOf(t, client);
+  // Tools through the SDK's MCP client: the trial's session, each result the Runner's own item.
+  const session = t.mcp ? await mcpSession(t, messages) : null;
+  if (session) messages = await mcpResults(t, session, messages);
   const { previous, sent } = continued(t, messages);
   const { items, system } = inputOf(sent);
   const request = {
     input: items,
     modelSettings: settingsOf(t),
-    tools: [...hostedOf(t), ...toolsOf(t)],
+    tools: [...hostedOf(t), ...(session ? await mcpTools(session) : toolsOf(t))],
     outputType: "text",
     handoffs: [],
     tracing: false,
@@ -186,6 +202,90 @@ async function turn(t, messages) {
 // Inside a trace, as the Runner calls a model (the model's spans need one; tracing is off).
 const call = (t, messages) => withTrace("tooltape", () => turn(t, messages));
 
+// ---- Tools through the SDK's MCP client (`mcp`) ----
+//
+// As the Agents SDK's MCP guide shows (https://openai.github.io/openai-agents-js/guides/mcp/,
+// "Streamable HTTP"): `new MCPServerStreamableHttp({url})`, `await server.connect()`, an `Agent`
+// with `mcpServers: [server]` (its `mcpConfig.convertSchemasToStrict` set when the trial asks for
+// strict), `server.close()` at the end; with @modelcontextprotocol/sdk 1.32.2, the SDK's optional
+// peer that MCPServerStreamableHttp loads (agents-core 0.14.3 dist/shims/mcp-server/node.js). The
+// driver calls the Model, not the Runner, so it does each turn's MCP work as the Runner does it
+// (@openai/agents-core 0.14.3):
+// - the tools: `agent.getMcpTools(runContext)` (agent.js: `getAllMcpTools` with the agent's
+//   mcpConfig; the Runner lists them every turn, `cacheToolsList` being off by default), each a
+//   FunctionTool made by mcp.js `mcpToFunctionTool`: `parameters` the server's inputSchema with
+//   `type` (default "object"), `properties` (default {}), `required` (default []) and, without
+//   strict, `additionalProperties: true` whatever the server said (`nonStrictSchema`); with
+//   strict (or a schema saying `additionalProperties: true`) `ensureStrictJsonSchema`
+//   (`additionalProperties: false`, `required` kept) and `strict: true`; `description` the
+//   server's or "". Sent as the Runner serializes a function tool (utils/serialize.js
+//   `serializeTool`: name, description, parameters, strict);
+// - each call: `invokeFunctionTool({tool, runContext, input, details: {toolCall}})` (tool.js, what
+//   runner/toolExecution.js calls), whose MCP `invoke` is one `tools/call` returning the
+//   result's `content` (its one item, or the list; `structuredContent` only with the server's
+//   `useStructuredContent`, off by default; `isError` not read), a thrown error becoming the tool's
+//   `errorFunction` text; the output made into the `function_call_result` item by the Runner's own
+//   `getToolCallOutputItem` (runner/toolExecution.js; no public export, so the driver loads that
+//   module of the pinned install): structured `input_text` / `input_image` items where every
+//   content item normalizes (runner/toolOutputNormalization.js), else the output as one string
+//   (`toSmartString`).
+const { getToolCallOutputItem } = requireInstalled(
+  join(process.env.TOOLTAPE_CLIENT_DIR, "node_modules/@openai/agents-core/dist/runner/toolExecution.js"),
+);
+
+/** The trial's MCP session: `{key, server, agent, runContext, tools, items}` (items: each call id's
+ * function_call_result item; tools: the FunctionTools of the last listing). */
+let session = null;
+
+async function mcpSession(t, messages) {
+  const key = `${t.name} ${t.mcp.url}`;
+  // The trial's first round opens the session (a trial sent again starts afresh).
+  if (session && session.key === key && messages.length > t.messages.length) return session;
+  await closeSession();
+  const server = new MCPServerStreamableHttp({ url: t.mcp.url });
+  await server.connect();
+  const agent = new Agent({ name: "tooltape", mcpServers: [server], mcpConfig: { convertSchemasToStrict: Boolean(t.strict) } });
+  session = { key, server, agent, runContext: new RunContext(), tools: [], items: new Map() };
+  return session;
+}
+
+async function closeSession() {
+  const s = session;
+  session = null;
+  if (s) await s.server.close().catch((e) => process.stderr.write(`MCP server close: ${e?.message ?? e}\n`));
+}
+
+/** This turn's MCP tools, listed as the Runner lists them, serialized as it serializes them. */
+async function mcpTools(s) {
+  s.tools = await s.agent.getMcpTools(s.runContext);
+  return s.tools.map((x) => ({ type: "function", name: x.name, description: x.description, parameters: x.parameters, strict: x.strict }));
+}
+
+/** `messages` with each tool result of a `results` line (after the trial's own messages) replaced
+ * by the Runner's item for running the call it answers (the call with that id in the assistant
+ * turn before it) through its MCP FunctionTool, each call run once; tooltape's written content is
+ * for the log only. */
+async function mcpResults(t, s, messages) {
+  const out = [...messages];
+  let calls = [];
+  for (let i = 0; i < out.length; i++) {
+    const m = out[i];
+    if (m.role === "assistant") calls = m.tool_calls ?? [];
+    if (m.role !== "tool" || i < t.messages.length) continue;
+    if (!s.items.has(m.call_id)) {
+      const c = calls.find((x) => x.id === m.call_id);
+      if (!c) throw new Error(`the tool result for ${m.call_id} answers no call the SDK handed over`);
+      const tool = s.tools.find((x) => x.name === c.name);
+      if (!tool) throw new Error(`the MCP server's tools have no ${JSON.stringify(c.name)} for call ${c.id}`);
+      const toolCall = { type: "function_call", callId: c.id, name: c.name, arguments: argsText(c.arguments), status: "completed" };
+      const output = await invokeFunctionTool({ tool, runContext: s.runContext, input: toolCall.arguments, details: { toolCall } });
+      s.items.set(m.call_id, getToolCallOutputItem(toolCall, output, { outputSchema: tool.outputSchema }));
+    }
+    out[i] = { ...m, openai_agents_item: s.items.get(m.call_id) };
+  }
+  return out;
+}
+
 // Why each entry this driver answers `unsupported` for is not expressible through @openai/agents
 // 0.14.3 (its installed dist/*.d.ts).
 const UNSUPPORTED = {
@@ -207,6 +307,7 @@ const UNSUPPORTED = {
 };
 
 await serve(call, {
-  supports: ["thinking", "result_parts", "continue_with", "hosted", "defer_loading", "namespace", "compaction", "allowed_callers"],
+  supports: ["mcp", "thinking", "result_parts", "continue_with", "hosted", "defer_loading", "namespace", "compaction", "allowed_callers"],
   unsupported: UNSUPPORTED,
 });
+await closeSession();

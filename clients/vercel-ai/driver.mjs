@@ -34,6 +34,7 @@ const ai = await importInstalled("ai");
 const { createOpenAI } = await importInstalled("@ai-sdk/openai");
 const { createAnthropic } = await importInstalled("@ai-sdk/anthropic");
 const { createGoogleGenerativeAI } = await importInstalled("@ai-sdk/google");
+const { createMCPClient } = await importInstalled("@ai-sdk/mcp");
 
 /** The provider instance of the trial's route. */
 function providerOf(t) {
@@ -95,7 +96,9 @@ function messagesOf(messages) {
       return { role: "assistant", content };
     }
     if (m.role === "tool") {
-      const output = m.is_error
+      const output = m.vercel_ai_output
+        ? m.vercel_ai_output
+        : m.is_error
         ? { type: "error-text", value: m.content ?? "" }
         : m.parts?.length
           ? contentOutput(m.parts)
@@ -109,10 +112,11 @@ function messagesOf(messages) {
   });
 }
 
-function optionsOf(t) {
+function optionsOf(t, session) {
   const provider = providerOf(t);
   const o = { model: modelOf(t, provider), maxRetries: 0 };
-  if (t.tools.length) {
+  if (session) o.tools = mcpTools(t, session);
+  else if (t.tools.length) {
     o.tools = {};
     for (const x of t.tools) {
       const def = { inputSchema: ai.jsonSchema(x.parameters) };
@@ -252,10 +256,13 @@ function forwardContainer(o, messages) {
 }
 
 async function call(t, messages) {
+  // Tools through the SDK's MCP client: the trial's session, each result the SDK's own.
+  const session = t.mcp ? await mcpSession(t, messages) : null;
+  if (session) messages = await mcpResults(t, session, messages);
   // System text goes in `system` (the SDK refuses system messages in `messages`).
   const { previous, sent } = continued(t, messages);
   const system = sent.filter((m) => m.role === "system").map((m) => m.content ?? "");
-  const o = { ...optionsOf(t), messages: messagesOf(sent.filter((m) => m.role !== "system")) };
+  const o = { ...optionsOf(t, session), messages: messagesOf(sent.filter((m) => m.role !== "system")) };
   if (system.length) o.system = system.join("\n\n");
   continueFrom(o, previous);
   forwardContainer(o, sent);
@@ -298,6 +305,108 @@ async function call(t, messages) {
   };
 }
 
+// ---- Tools through the SDK's MCP client (`mcp`) ----
+//
+// @ai-sdk/mcp 2.0.99 (the release built on ai 7.0.173's @ai-sdk/provider-utils 5.0.81), as the
+// AI SDK's docs show it (ai docs/03-ai-sdk-core/16-mcp-tools.mdx): `createMCPClient({transport:
+// {type: 'http', url}})`, then `await mcpClient.tools()` (schema discovery: every tool the server
+// lists), handed to generateText / streamText as they are. Once per trial, on its first round,
+// kept for its next rounds (a caller keeps one client for a conversation), closed when the next
+// trial starts. What the SDK makes of the server's tools and answers (src/tool/mcp-client.ts
+// `toolsFromDefinitions` and `mcpToModelOutput`):
+// - each tool is a `dynamicTool` whose `inputSchema` is `jsonSchema({...inputSchema, properties:
+//   inputSchema.properties ?? {}, additionalProperties: false})`, its `description` the server's;
+// - its `execute` is `callTool({name, arguments})` (one `tools/call`; `maxRetries` 0 by default)
+//   returning the server's CallToolResult as it is, `isError` included (the SDK does not throw for
+//   it); a result with `structuredContent` and no `content` gets a text part of its JSON
+//   (src/tool/types.ts CallToolResultWithStructuredContentSchema);
+// - its `toModelOutput` (mcpToModelOutput) makes the result a `content` output: `text` parts as
+//   text, `image` parts as `file` parts (`mediaType`, base64 `data`), any other part as a text part
+//   of its JSON; `structuredContent` and `isError` are not read.
+// The driver sends the tools without their `execute` (tooltape says when each call runs: with
+// `execute`, generateText would run the calls in the same step) and, for each tool result of a
+// `results` line, runs the call it answers through the tool's own `execute` (the docs' own
+// example calls `tools[name].execute(input, {messages, toolCallId})`) and makes the model output
+// as generateText makes it for a tool it ran (ai src/prompt/create-tool-model-output.ts
+// createToolModelOutput: the tool's `toModelOutput` of the output; a thrown error becomes
+// `{type: 'error-text', value: getErrorMessage(error)}`, src/generate-text/generate-text.ts
+// `errorMode: output.type === 'tool-error' ? 'text' : 'none'`). The trial's `strict` is the tool's
+// `strict` (ai's Tool.strict, read by src/prompt/prepare-tools.ts for dynamic tools too).
+
+/** The trial's MCP session: `{key, client, tools, outputs}` (outputs: each call id's model output). */
+let session = null;
+
+async function mcpSession(t, messages) {
+  const key = `${t.name} ${t.mcp.url}`;
+  // The trial's first round opens the session (a trial sent again starts afresh).
+  if (session && session.key === key && messages.length > t.messages.length) return session;
+  await closeSession();
+  const client = await createMCPClient({ transport: { type: "http", url: t.mcp.url } });
+  try {
+    session = { key, client, tools: await client.tools(), outputs: new Map() };
+  } catch (e) {
+    await client.close().catch(() => {});
+    throw e;
+  }
+  return session;
+}
+
+async function closeSession() {
+  const s = session;
+  session = null;
+  if (s) await s.client.close().catch((e) => process.stderr.write(`MCP client close: ${e?.message ?? e}\n`));
+}
+
+/** The session's tools as sent to the model: without `execute`, strict when the trial asks. */
+function mcpTools(t, s) {
+  const tools = {};
+  for (const [name, x] of Object.entries(s.tools)) {
+    const { execute, ...def } = x;
+    if (t.strict) def.strict = true;
+    tools[name] = def;
+  }
+  return tools;
+}
+
+/** @ai-sdk/provider's getErrorMessage: a thrown error's text as the SDK sends it. */
+const errorMessage = (e) => (e == null ? "unknown error" : typeof e === "string" ? e : e instanceof Error ? e.message : JSON.stringify(e));
+
+/** One call run through its MCP tool's `execute`, its output as generateText makes it. */
+async function mcpOutput(s, c) {
+  const tool = s.tools[c.name];
+  if (!tool) throw new Error(`the MCP client lists no tool ${JSON.stringify(c.name)} for call ${c.id}`);
+  const input = args(c.arguments);
+  let output;
+  try {
+    output = await tool.execute(input, { toolCallId: c.id, messages: [] });
+  } catch (e) {
+    return { type: "error-text", value: errorMessage(e) };
+  }
+  if (tool.toModelOutput) return await tool.toModelOutput({ toolCallId: c.id, input, output });
+  return typeof output === "string" ? { type: "text", value: output } : { type: "json", value: JSON.parse(JSON.stringify(output ?? null)) };
+}
+
+/** `messages` with each tool result of a `results` line (after the trial's own messages) replaced
+ * by the SDK's output of running the call it answers (the call with that id in the assistant turn
+ * before it), each call run once; tooltape's written content is for the log only. */
+async function mcpResults(t, s, messages) {
+  const out = [...messages];
+  let calls = [];
+  for (let i = 0; i < out.length; i++) {
+    const m = out[i];
+    if (m.role === "assistant") calls = m.tool_calls ?? [];
+    if (m.role !== "tool" || i < t.messages.length) continue;
+    if (!s.outputs.has(m.call_id)) {
+      const c = calls.find((x) => x.id === m.call_id);
+      if (!c) throw new Error(`the tool result for ${m.call_id} answers no call the SDK handed over`);
+      s.outputs.set(m.call_id, { name: c.name, output: await mcpOutput(s, c) });
+    }
+    const r = s.outputs.get(m.call_id);
+    out[i] = { ...m, name: r.name, vercel_ai_output: r.output };
+  }
+  return out;
+}
+
 // Why each entry this driver answers `unsupported` for is not expressible through ai 7.0.173 with
 // @ai-sdk/openai 4.0.118, @ai-sdk/anthropic 4.0.105 and @ai-sdk/google (their installed dist/).
 const UNSUPPORTED = {
@@ -324,6 +433,7 @@ const UNSUPPORTED = {
 };
 
 await serve(call, {
-  supports: ["thinking", "result_parts", "hosted", "continue_with", "round_routes", "eager_input_streaming", "defer_loading", "namespace", "compaction", "allowed_callers"],
+  supports: ["mcp", "thinking", "result_parts", "hosted", "continue_with", "round_routes", "eager_input_streaming", "defer_loading", "namespace", "compaction", "allowed_callers"],
   unsupported: UNSUPPORTED,
 });
+await closeSession();
