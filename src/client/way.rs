@@ -364,12 +364,17 @@ impl Way for Driven {
         step: RoundStep<'_>,
     ) -> WatchedStep<Vec<Exchange>, RoundAnswer> {
         let (prev, next) = (step.prev, step.next);
-        let results: Vec<DriverMessage> = next.messages[prev.messages.len() + 1..]
+        let mut results: Vec<DriverMessage> = next.messages[prev.messages.len() + 1..]
             .iter()
             .map(DriverMessage::of)
             .collect();
         if let Some((_, answered)) = &mut worker.mcp {
             answered.extend(answered_calls(&next.messages[prev.messages.len()..]));
+            // What the server answers is the library's to get: the line names the calls only.
+            for r in &mut results {
+                (r.content, r.is_error) = (None, false);
+                r.parts.clear();
+            }
         }
         let step = Next::Results {
             results,
