@@ -23,9 +23,27 @@ driver keeps the history a `Runner` keeps (`RunResult.to_input_list()`: the inpu
 `to_input_items()` (for a stream, the ModelResponse of its `response.completed` response, as
 `Runner` builds it), reasoning items with their `encrypted_content` included, handed over as the
 result's `reasoning` (`[{"openai_agents": items}]`) and taking the place of the protocol's neutral
-copy of that assistant turn."""
+copy of that assistant turn.
+
+Tools from an MCP server (`mcp`, issue 42 item 7) come through the SDK's own MCP client as its
+MCP guide (docs/mcp.md, "Streamable HTTP MCP servers") shows: `MCPServerStreamableHttp(params={"url":
+…})`, connected with `async with`, on an `Agent(mcp_servers=[server])`, whose `get_mcp_tools()`
+(agents/agent.py: "Fetches the available tools from the MCP servers", what `get_all_tools()` and so
+the Runner call each turn) lists them and makes the SDK's `FunctionTool`s of them through
+`MCPUtil.get_all_function_tools` / `MCPUtil.to_function_tool` (agents/mcp/util.py); those go to the
+model in place of the trial's `tools`. `strict` is the agent's documented
+`mcp_config={"convert_schemas_to_strict": True}` (agents/agent.py MCPConfig: "attempt to convert the
+MCP schemas to strict-mode schemas", best effort). Each result is the library's own, as the Runner
+makes it (agents/run_internal/tool_execution.py): the tool's `on_invoke_tool(ToolContext, arguments)`
+once per call id with the arguments of the function call the SDK returned (MCPUtil.invoke_mcp_tool
+calls the server; a failure becomes the SDK's default `default_tool_error_function` text; a server
+answer with `isError` is passed on as its content), then `ItemHelpers.tool_call_output_item(call,
+output)` makes the `function_call_output` item that takes the place of the result tooltape wrote.
+The server is built with its defaults (`use_structured_content=False`: the content blocks, not
+`structuredContent`)."""
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -33,7 +51,10 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import tooltape_driver as td
 from agents import (
+    Agent,
     FunctionTool,
+    ItemHelpers,
+    RunContextWrapper,
     ProgrammaticToolCallingTool,
     ToolSearchTool,
     WebSearchTool,
@@ -44,10 +65,13 @@ from agents import (
     tool_namespace,
 )
 from agents.exceptions import ModelBehaviorError
+from agents.tool_context import ToolContext
 from agents.items import ModelResponse
+from agents.mcp import MCPServerStreamableHttp
 from agents.usage import Usage
 from agents.models.interface import ModelTracing
 from openai import AsyncOpenAI
+from openai.types.responses import ResponseFunctionToolCall
 from openai.types.shared import Reasoning
 
 set_tracing_disabled(True)
@@ -113,6 +137,58 @@ def tools_of(trial):
     return hosted + functions
 
 
+class McpResults:
+    """The `function_call_output` items of one trial's MCP tool calls, by call id: each call id is
+    called once across the trial's rounds (the protocol's `mcp`)."""
+
+    name = None
+    items = {}
+
+    @classmethod
+    def for_trial(cls, trial, messages):
+        if trial["name"] != cls.name or not any(m["role"] == "tool" for m in messages):
+            cls.name, cls.items = trial["name"], {}
+        return cls.items
+
+
+def function_call(messages, call_id):
+    """The function call the SDK returned for `call_id` (the last assistant turn that has it), as
+    the ResponseFunctionToolCall the Runner hands its tool."""
+    for m in reversed(messages):
+        if m["role"] != "assistant":
+            continue
+        for item in td.kept_turn(m, "openai_agents") or []:
+            if item.get("type") == "function_call" and item.get("call_id") == call_id:
+                return ResponseFunctionToolCall.model_validate(item)
+        for c in m.get("tool_calls") or []:
+            if c.get("id") == call_id:
+                return ResponseFunctionToolCall(
+                    type="function_call", call_id=call_id, name=c.get("name"), arguments=td.arguments_text(c.get("arguments"))
+                )
+    raise ValueError(f"no call {call_id!r} among the calls handed over")
+
+
+async def mcp_round(trial, messages, stack):
+    """The FunctionTools the SDK makes of the MCP server's tools, and the output items of the
+    round's calls (call id → function_call_output), each call id called once in the trial."""
+    server = await stack.enter_async_context(MCPServerStreamableHttp(params={"url": trial["mcp"]["url"]}))
+    agent = Agent(name="tooltape", mcp_servers=[server], mcp_config={"convert_schemas_to_strict": bool(trial.get("strict"))})
+    tools = await agent.get_mcp_tools(RunContextWrapper(context=None))
+    by_name = {t.name: t for t in tools}
+    done = McpResults.for_trial(trial, messages)
+    for m in messages:
+        call_id = m.get("call_id")
+        if m["role"] != "tool" or call_id in done:
+            continue
+        call = function_call(messages, call_id)
+        ctx = ToolContext(
+            context=None, tool_name=call.name, tool_call_id=call_id, tool_arguments=call.arguments, tool_call=call, agent=agent
+        )
+        output = await by_name[call.name].on_invoke_tool(ctx, call.arguments)
+        done[call_id] = ItemHelpers.tool_call_output_item(call, output)
+    return tools, done
+
+
 def settings_of(trial):
     s = {}
     choice = trial.get("tool_choice")
@@ -146,12 +222,25 @@ def kept(response):
 
 
 async def call_async(trial, messages):
+    async with contextlib.AsyncExitStack() as stack:
+        return await call_in(trial, messages, stack)
+
+
+async def call_in(trial, messages, stack):
     client = AsyncOpenAI(base_url=trial["base_url"] + "/v1", api_key=trial["api_key"], max_retries=0)
     model = model_of(trial, client)
     previous, sent = td.continued(trial, messages)
     # An assistant turn the SDK answered is the input items its ModelResponse gave.
     items, instructions = td.responses_input(sent, parts=True, kept="openai_agents")
-    args = (instructions, items, settings_of(trial), tools_of(trial), None, [], ModelTracing.DISABLED)
+    if trial.get("mcp"):
+        mcp_tools, outputs = await mcp_round(trial, messages, stack)
+        # Hosted tools as in any trial, beside the MCP server's function tools.
+        tools = tools_of(dict(trial, tools=[])) + mcp_tools
+        # The results tooltape wrote give way to the SDK's own output items.
+        items = [outputs[i["call_id"]] if i.get("type") == "function_call_output" else i for i in items]
+    else:
+        tools = tools_of(trial)
+    args = (instructions, items, settings_of(trial), tools, None, [], ModelTracing.DISABLED)
     kw = dict(previous_response_id=previous, conversation_id=None, prompt=None)
     try:
         if not trial["stream"]:
@@ -240,6 +329,7 @@ if __name__ == "__main__":
             "namespace",
             "compaction",
             "allowed_callers",
+            "mcp",
         ],
         unsupported=UNSUPPORTED,
     )

@@ -22,8 +22,30 @@ Thinking (`thinking`) is the unified `ModelSettings` field `thinking=True` (pyda
 "Enable thinking with the provider's default effort level", the one spelling for every model
 class); it takes no token budget (levels or `True` only), so the trial's budget is not carried.
 A model whose pydantic-ai profile has no thinking (`supports_thinking`,
-e.g. `gpt-4.1-mini`, for which pydantic-ai leaves the setting out of the request) cannot express it."""
+e.g. `gpt-4.1-mini`, for which pydantic-ai leaves the setting out of the request) cannot express it.
 
+Tools from an MCP server (`mcp`, issue 42 item 7) come through pydantic-ai's own MCP client, the
+`MCPToolset` (pydantic_ai/mcp.py, `pydantic-ai-slim[mcp]`; `MCPServerStreamableHTTP` was removed in
+v2 for it, `_REMOVED_IN_V2`: "use `MCPToolset`, which picks the transport from its arguments"),
+built from the server's URL as its docstring's first example does (`MCPToolset('http://…/mcp')`),
+and used through the documented toolset interface an agent run uses (docs/toolsets.md,
+pydantic_ai/toolsets/abstract.py `AbstractToolset`): `get_tools(ctx)` lists the server's tools and
+makes their `ToolDefinition`s (`MCPToolset.get_tools`: name, description, `parameters_json_schema`
+the input schema), which this driver's direct request takes as its `function_tools`, in place of the
+trial's `tools`; with `strict`, through `toolset.prepared(…)` setting `strict=True` on each
+definition (docs/toolsets.md "Preparing tool definitions", the `ToolDefinition.strict` the non-MCP
+trials set). Each tool result is the library's own: `toolset.call_tool(name, args, ctx, tool)` once
+per call id with the arguments of the `ToolCallPart` pydantic-ai returned (`args_as_dict()`), its
+return value the `ToolReturnPart`'s content as the agent's tool execution builds it
+(_tool_execution.py `build_tool_return_part`). A server answer with `isError` raises `ModelRetry`
+under the toolset's default `tool_error_behavior='retry'` (mcp.py `_call_tool_checked`), which an
+agent run answers with the call's `ToolReturnPart(outcome='retried')` holding the message
+(_output.py `build_retried_tool_return`: "the exact result the model receives when the agent loop
+handles the failure"; messages.py: the documented replacement of `RetryPromptPart`); `ToolFailed`
+(`tool_error_behavior='failed'`) would be `outcome='failed'`. The run context is the public
+`RunContext(deps=None, model=…, usage=RunUsage())`."""
+
+import asyncio
 import base64
 
 import os
@@ -31,7 +53,10 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import tooltape_driver as td
-from pydantic_ai import direct
+from dataclasses import replace
+
+from pydantic_ai import RunContext, direct
+from pydantic_ai.exceptions import ModelRetry, ToolFailed
 from pydantic_ai.messages import (
     BinaryContent,
     ImageUrl,
@@ -39,18 +64,21 @@ from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
     PartDeltaEvent,
+    RetryInfo,
     PartStartEvent,
     SystemPromptPart,
     TextPart,
     TextPartDelta,
     ToolCallPart,
     ToolCallPartDelta,
+    ToolReturn,
     ToolReturnPart,
     UserPromptPart,
 )
 from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.native_tools import WebSearchTool
 from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.usage import RunUsage
 
 
 def model_of(trial):
@@ -87,7 +115,10 @@ def return_content(m):
     )
 
 
-def history_of(messages):
+def history_of(messages, returns=None):
+    """The protocol's messages as pydantic-ai's message history; `returns` (call id → ToolReturnPart)
+    holds the library's own results of calling MCP tools, which take the place of the results
+    tooltape wrote."""
     out, pending = [], []
 
     def flush():
@@ -101,6 +132,8 @@ def history_of(messages):
             pending.append(SystemPromptPart(content=content))
         elif role == "user":
             pending.append(UserPromptPart(content=content))
+        elif role == "tool" and returns is not None:
+            pending.append(returns[m.get("call_id")])
         elif role == "tool":
             pending.append(ToolReturnPart(tool_name=m.get("name") or "", content=return_content(m), tool_call_id=m.get("call_id")))
         elif (m.get("reasoning") or [{}])[0].get("pydantic_ai"):
@@ -129,14 +162,14 @@ class Conversation:
     history = []
 
     @classmethod
-    def for_round(cls, trial, messages):
+    def for_round(cls, trial, messages, returns=None):
         n = len(cls.seen)
         if trial["name"] == cls.name and len(messages) > n and messages[:n] == cls.seen:
             # The protocol's neutral copy of the answer is skipped: the ModelResponse itself is
             # in the history already. Then the tool results.
-            cls.history.extend(history_of([m for m in messages[n:] if m["role"] != "assistant"]))
+            cls.history.extend(history_of([m for m in messages[n:] if m["role"] != "assistant"], returns))
         else:
-            cls.name, cls.history = trial["name"], history_of(messages)
+            cls.name, cls.history = trial["name"], history_of(messages, returns)
         cls.seen = list(messages)
         return cls.history
 
@@ -177,7 +210,8 @@ def settings_of(trial):
     return s
 
 
-def parameters_of(trial):
+def parameters_of(trial, mcp_tools=None):
+    """The request's tools: the trial's as ToolDefinitions, or those pydantic-ai's MCP client made."""
     tools = [
         ToolDefinition(
             name=t["name"],
@@ -187,6 +221,8 @@ def parameters_of(trial):
         )
         for t in trial["tools"]
     ]
+    if mcp_tools is not None:
+        tools = mcp_tools
     native = []
     for h in trial.get("hosted") or []:
         if h.get("type") != "web_search" or h.get("grounding") == "required":
@@ -194,6 +230,72 @@ def parameters_of(trial):
             raise td.Unsupported(["hosted " + str(h.get("type")) + " " + str(h.get("grounding"))])
         native.append(WebSearchTool())
     return ModelRequestParameters(function_tools=tools, native_tools=native, allow_text_output=True)
+
+
+class McpResults:
+    """The ToolReturnParts of one trial's MCP tool calls, by call id: each call id is called once
+    across the trial's rounds (the protocol's `mcp`)."""
+
+    name = None
+    parts = {}
+
+    @classmethod
+    def for_trial(cls, trial, messages):
+        if trial["name"] != cls.name or not any(m["role"] == "tool" for m in messages):
+            cls.name, cls.parts = trial["name"], {}
+        return cls.parts
+
+
+def call_part(messages, call_id):
+    """The ToolCallPart pydantic-ai returned for `call_id` (the last assistant turn that has it)."""
+    for m in reversed(messages):
+        if m["role"] != "assistant":
+            continue
+        kept = (m.get("reasoning") or [{}])[0].get("pydantic_ai")
+        for r in ModelMessagesTypeAdapter.validate_python(kept) if kept else []:
+            for p in getattr(r, "parts", []):
+                if isinstance(p, ToolCallPart) and p.tool_call_id == call_id:
+                    return p
+        for c in m.get("tool_calls") or []:
+            if c.get("id") == call_id:
+                return ToolCallPart(tool_name=c.get("name"), args=c.get("arguments"), tool_call_id=call_id)
+    raise ValueError(f"no call {call_id!r} among the calls handed over")
+
+
+async def mcp_round(trial, messages, model):
+    """The tool definitions pydantic-ai's MCP client makes of the server's tools, and the results of
+    the round's calls (call id → ToolReturnPart), each call id called once in the trial."""
+    from pydantic_ai.mcp import MCPToolset
+
+    toolset = MCPToolset(trial["mcp"]["url"])
+    if trial.get("strict"):
+        toolset = toolset.prepared(lambda ctx, defs: [replace(d, strict=True) for d in defs])
+    ctx = RunContext(deps=None, model=model, usage=RunUsage())
+    done = McpResults.for_trial(trial, messages)
+    async with toolset:
+        tools = await toolset.get_tools(ctx)
+        for m in messages:
+            call_id = m.get("call_id")
+            if m["role"] != "tool" or call_id in done:
+                continue
+            call = call_part(messages, call_id)
+            kw = dict(tool_name=call.tool_name, tool_call_id=call_id)
+            try:
+                value = await toolset.call_tool(
+                    call.tool_name,
+                    call.args_as_dict(raise_if_invalid=True),
+                    replace(ctx, tool_name=call.tool_name, tool_call_id=call_id),
+                    tools[call.tool_name],
+                )
+                if isinstance(value, ToolReturn):
+                    done[call_id] = ToolReturnPart(content=value.return_value, metadata=value.metadata, **kw)
+                else:
+                    done[call_id] = ToolReturnPart(content=value, **kw)
+            except ModelRetry as e:
+                done[call_id] = ToolReturnPart(content=e.message, outcome="retried", retry=RetryInfo(cause="model_retry"), **kw)
+            except ToolFailed as e:
+                done[call_id] = ToolReturnPart(content=e.message, outcome="failed", **kw)
+    return [t.tool_def for t in tools.values()], done
 
 
 def kept(result, r):
@@ -216,12 +318,13 @@ def call(trial, messages):
         model.profile.get("supports_thinking") or model.profile.get("thinking_always_enabled")
     ):
         raise td.Unsupported([f"thinking (pydantic-ai's profile of {trial['model']} has no thinking)"])
-    kw = dict(model_settings=settings_of(trial), model_request_parameters=parameters_of(trial))
+    mcp_tools, returns = asyncio.run(mcp_round(trial, messages, model)) if trial.get("mcp") else (None, None)
+    kw = dict(model_settings=settings_of(trial), model_request_parameters=parameters_of(trial, mcp_tools))
     # Continued by previous_response_id, the history is the one a caller keeps (pydantic-ai chains
     # only to a ModelResponse it returned, with the requests it was created from); otherwise it is
     # built from the protocol's messages, each answer the ModelResponse as returned (`reasoning`).
     continues = trial.get("continue_with") == "previous_response_id"
-    history = Conversation.for_round(trial, messages) if continues else history_of(messages)
+    history = Conversation.for_round(trial, messages, returns) if continues else history_of(messages, returns)
     if not trial["stream"]:
         r = direct.model_request_sync(model, history, **kw)
         history.append(r)
@@ -311,6 +414,15 @@ UNSUPPORTED = {
 if __name__ == "__main__":
     td.serve(
         call,
-        supports=["thinking", "result_parts", "hosted", "continue_with", "round_routes", "eager_input_streaming", "compaction"],
+        supports=[
+            "thinking",
+            "result_parts",
+            "hosted",
+            "continue_with",
+            "round_routes",
+            "eager_input_streaming",
+            "compaction",
+            "mcp",
+        ],
         unsupported=UNSUPPORTED,
     )
