@@ -6,7 +6,8 @@ as `ModelSettings`; the streamed result is the stream's final `ModelResponse`. O
 their signatures, Responses reasoning items, Gemini's thought signatures in its parts'
 `provider_details`, the call ids) is handed over as the result's `reasoning`, in the JSON form
 `ModelMessagesTypeAdapter` stores message history in, and goes back as is in the next round's
-history, as an agent's message history keeps it; the results are `ToolReturnPart`s.
+history, as an agent's message history keeps it; the results are `ToolReturnPart`s, one flagged as
+an error with `outcome='failed'` (what an agent run records for a tool that raised).
 
 Tool results given as parts (`result_parts`) are a `ToolReturnPart` whose `content` is the list of
 the parts (text as `str`, an image as `BinaryContent`, a URL as `ImageUrl`), the multimodal tool
@@ -135,7 +136,14 @@ def history_of(messages, returns=None):
         elif role == "tool" and returns is not None:
             pending.append(returns[m.get("call_id")])
         elif role == "tool":
-            pending.append(ToolReturnPart(tool_name=m.get("name") or "", content=return_content(m), tool_call_id=m.get("call_id")))
+            # A result the caller flags as an error is a failed return (messages.py
+            # ToolReturnPart.outcome: 'failed', "the tool raised an error during execution", which
+            # pydantic-ai maps to the provider's native error channel: Anthropic `is_error`, Gemini
+            # `response.error`).
+            outcome = "failed" if m.get("is_error") else "success"
+            pending.append(
+                ToolReturnPart(tool_name=m.get("name") or "", content=return_content(m), tool_call_id=m.get("call_id"), outcome=outcome)
+            )
         elif (m.get("reasoning") or [{}])[0].get("pydantic_ai"):
             # The library's own response, as the caller's message history keeps it.
             flush()
