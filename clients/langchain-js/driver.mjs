@@ -23,7 +23,7 @@
 // LangChain (each integration documents its own server-tool dict): not wired. The packages are required
 // (CommonJS, one @langchain/core instance) from the install folder ($TOOLTAPE_CLIENT_DIR); the
 // protocol loop is clients/node/tooltape_driver.mjs.
-import { argumentsObject as argsObject, convertParts, requireInstalled, serve, Unsupported } from "../node/tooltape_driver.mjs";
+import { argumentsObject as argsObject, convertParts, mcpAnswered, mcpClose, mcpState, requireInstalled, serve, Unsupported } from "../node/tooltape_driver.mjs";
 
 const { ChatOpenAI } = requireInstalled("@langchain/openai");
 const { ChatAnthropic } = requireInstalled("@langchain/anthropic");
@@ -116,7 +116,7 @@ function toolContent(m) {
 }
 
 const toolMessage = (m) =>
-  mcpMessage(m) ??
+  m.langchain_message ??
   new ToolMessage({ content: toolContent(m), tool_call_id: m.call_id, name: m.name, status: m.is_error ? "error" : "success" });
 
 // The messages a caller keeps for one trial. A round whose `messages` extend the last round's (the
@@ -172,9 +172,9 @@ function chunkOf(chunk) {
 async function call(t, messages) {
   let model = modelOf(t);
   // Tools through the MCP adapters: the trial's session, each result a ToolNode's ToolMessage.
-  const session = t.mcp ? await mcpSession(t, messages) : null;
+  const session = t.mcp ? await mcpState(t, messages, openMcp) : null;
   if (session) {
-    await mcpResults(t, session, messages);
+    messages = await mcpAnswered(t, messages, session, "langchain_message", (c) => mcpMessage(session, c));
     model = model.bindTools(session.tools, bindOptions(t));
   } else if (t.tools.length) model = model.bindTools(toolsOf(t), bindOptions(t));
   else if (t.tool_choice != null || t.parallel_tool_calls != null) bindOptions(t);
@@ -238,49 +238,25 @@ async function call(t, messages) {
 // `Error: <message>\n Please fix your mistakes.` (@langchain/langgraph dist/prebuilt/tool_node.js
 // `runTool`). tooltape's written content is for the log only.
 
-/** The trial's MCP session: `{key, client, tools, node, messages}` (messages: each call id's ToolMessage). */
-let session = null;
-
-async function mcpSession(t, messages) {
-  const key = `${t.name} ${t.mcp.url}`;
-  // The trial's first round opens the session (a trial sent again starts afresh).
-  if (session && session.key === key && messages.length > t.messages.length) return session;
-  await closeSession();
+/** The trial's MCP state (the shared loop's `mcpState`): the adapters' client, its tools and the
+ * ToolNode that runs them. */
+async function openMcp(t) {
   const client = new MultiServerMCPClient({ mcpServers: { tooltape: { transport: "http", url: t.mcp.url } } });
   try {
     const tools = await client.getTools();
-    session = { key, client, tools, node: new ToolNode(tools), messages: new Map() };
+    return { client, tools, node: new ToolNode(tools), close: () => client.close() };
   } catch (e) {
     await client.close().catch(() => {});
     throw e;
   }
-  return session;
 }
 
-async function closeSession() {
-  const s = session;
-  session = null;
-  if (s) await s.client.close().catch((e) => process.stderr.write(`MCP client close: ${e?.message ?? e}\n`));
+/** The ToolMessage the state's ToolNode makes running call `c` alone. */
+async function mcpMessage(s, c) {
+  const turn = new AIMessage({ content: "", tool_calls: [{ id: c.id, name: c.name, args: argsObject(c.arguments), type: "tool_call" }] });
+  const [answer] = await s.node.invoke([turn]);
+  return answer;
 }
-
-/** Runs, once each and in order, the calls the tool results of a `results` line (after the
- * trial's own messages) answer: the call with that id in the assistant turn before it. */
-async function mcpResults(t, s, messages) {
-  let calls = [];
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    if (m.role === "assistant") calls = m.tool_calls ?? [];
-    if (m.role !== "tool" || i < t.messages.length || s.messages.has(m.call_id)) continue;
-    const c = calls.find((x) => x.id === m.call_id);
-    if (!c) throw new Error(`the tool result for ${m.call_id} answers no call LangChain handed over`);
-    const turn = new AIMessage({ content: "", tool_calls: [{ id: c.id, name: c.name, args: argsObject(c.arguments), type: "tool_call" }] });
-    const [answer] = await s.node.invoke([turn]);
-    s.messages.set(m.call_id, answer);
-  }
-}
-
-/** The ToolMessage the session's ToolNode made for this tool result's call, if it ran one. */
-const mcpMessage = (m) => session?.messages.get(m.call_id) ?? null;
 
 // Why each entry this driver answers `unsupported` for is not expressible through LangChain.js
 // (@langchain/core 1.4.0, @langchain/openai 1.5.8, @langchain/anthropic 1.5.11,
@@ -309,4 +285,4 @@ const UNSUPPORTED = {
 };
 
 await serve(call, { supports: ["mcp", "thinking", "result_parts", "continue_with", "round_routes"], unsupported: UNSUPPORTED });
-await closeSession();
+await mcpClose();

@@ -274,3 +274,53 @@ export function continued(t, messages) {
   }
   return { previous: null, sent: messages };
 }
+
+// ---- The protocol's `mcp` (docs/clients/README.md, "MCP routes") ----
+
+/** The open trial's MCP state: `{key, state}`. */
+let mcpOpen = null;
+
+/**
+ * The trial's MCP state: `open(t)` makes it on the trial's first round (the library's MCP client,
+ * its tools; an object with `close()`), kept across the trial's rounds; a new trial (or the same
+ * trial sent again) closes the one before. The state gets `answers`, each call id's result.
+ */
+export async function mcpState(t, messages, open) {
+  const key = `${t.name} ${t.mcp.url}`;
+  if (mcpOpen && mcpOpen.key === key && messages.length > t.messages.length) return mcpOpen.state;
+  await mcpClose();
+  const state = await open(t);
+  state.answers = new Map();
+  mcpOpen = { key, state };
+  return state;
+}
+
+/** Closes the open trial's MCP state (a driver calls it once `serve` returns). */
+export async function mcpClose() {
+  const open = mcpOpen;
+  mcpOpen = null;
+  if (open) await open.state.close().catch((e) => process.stderr.write(`MCP client close: ${e?.message ?? e}\n`));
+}
+
+/**
+ * `messages` with each tool result of a `results` line (after the trial's own messages) given
+ * `[field]`: `answer(call)`, the library's result of the call it answers (the call with that id
+ * in the assistant turn before it), each call answered once across the trial's rounds.
+ */
+export async function mcpAnswered(t, messages, state, field, answer) {
+  const out = [...messages];
+  let calls = [];
+  for (let i = 0; i < out.length; i++) {
+    const m = out[i];
+    if (m.role === "assistant") calls = m.tool_calls ?? [];
+    if (m.role !== "tool" || i < t.messages.length) continue;
+    if (!state.answers.has(m.call_id)) {
+      const c = calls.find((x) => x.id === m.call_id);
+      if (!c) throw new Error(`the tool result for ${m.call_id} answers no call the library handed over`);
+      state.answers.set(m.call_id, { name: c.name, value: await answer(c) });
+    }
+    const a = state.answers.get(m.call_id);
+    out[i] = { ...m, name: a.name, [field]: a.value };
+  }
+  return out;
+}

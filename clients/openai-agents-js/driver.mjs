@@ -28,6 +28,9 @@ import {
   chatChunk,
   continued,
   convertParts,
+  mcpAnswered,
+  mcpClose,
+  mcpState,
   parameters,
   requireInstalled,
   responsesEvent,
@@ -170,8 +173,8 @@ async function turn(t, messages) {
   const client = new OpenAI({ baseURL: t.base_url + "/v1", apiKey: t.api_key, maxRetries: 0 });
   const model = modelOf(t, client);
   // Tools through the SDK's MCP client: the trial's session, each result the Runner's own item.
-  const session = t.mcp ? await mcpSession(t, messages) : null;
-  if (session) messages = await mcpResults(t, session, messages);
+  const session = t.mcp ? await mcpState(t, messages, openMcp) : null;
+  if (session) messages = await mcpAnswered(t, messages, session, "openai_agents_item", (c) => mcpItem(session, c));
   const { previous, sent } = continued(t, messages);
   const { items, system } = inputOf(sent);
   const request = {
@@ -233,26 +236,13 @@ const { getToolCallOutputItem } = requireInstalled(
   join(process.env.TOOLTAPE_CLIENT_DIR, "node_modules/@openai/agents-core/dist/runner/toolExecution.js"),
 );
 
-/** The trial's MCP session: `{key, server, agent, runContext, tools, items}` (items: each call id's
- * function_call_result item; tools: the FunctionTools of the last listing). */
-let session = null;
-
-async function mcpSession(t, messages) {
-  const key = `${t.name} ${t.mcp.url}`;
-  // The trial's first round opens the session (a trial sent again starts afresh).
-  if (session && session.key === key && messages.length > t.messages.length) return session;
-  await closeSession();
+/** The trial's MCP state (the shared loop's `mcpState`): the server connection, the Agent it
+ * serves, the run context, and the FunctionTools of the last listing. */
+async function openMcp(t) {
   const server = new MCPServerStreamableHttp({ url: t.mcp.url });
   await server.connect();
   const agent = new Agent({ name: "tooltape", mcpServers: [server], mcpConfig: { convertSchemasToStrict: Boolean(t.strict) } });
-  session = { key, server, agent, runContext: new RunContext(), tools: [], items: new Map() };
-  return session;
-}
-
-async function closeSession() {
-  const s = session;
-  session = null;
-  if (s) await s.server.close().catch((e) => process.stderr.write(`MCP server close: ${e?.message ?? e}\n`));
+  return { server, agent, runContext: new RunContext(), tools: [], close: () => server.close() };
 }
 
 /** This turn's MCP tools, listed as the Runner lists them, serialized as it serializes them. */
@@ -261,29 +251,13 @@ async function mcpTools(s) {
   return s.tools.map((x) => ({ type: "function", name: x.name, description: x.description, parameters: x.parameters, strict: x.strict }));
 }
 
-/** `messages` with each tool result of a `results` line (after the trial's own messages) replaced
- * by the Runner's item for running the call it answers (the call with that id in the assistant
- * turn before it) through its MCP FunctionTool, each call run once; tooltape's written content is
- * for the log only. */
-async function mcpResults(t, s, messages) {
-  const out = [...messages];
-  let calls = [];
-  for (let i = 0; i < out.length; i++) {
-    const m = out[i];
-    if (m.role === "assistant") calls = m.tool_calls ?? [];
-    if (m.role !== "tool" || i < t.messages.length) continue;
-    if (!s.items.has(m.call_id)) {
-      const c = calls.find((x) => x.id === m.call_id);
-      if (!c) throw new Error(`the tool result for ${m.call_id} answers no call the SDK handed over`);
-      const tool = s.tools.find((x) => x.name === c.name);
-      if (!tool) throw new Error(`the MCP server's tools have no ${JSON.stringify(c.name)} for call ${c.id}`);
-      const toolCall = { type: "function_call", callId: c.id, name: c.name, arguments: argsText(c.arguments), status: "completed" };
-      const output = await invokeFunctionTool({ tool, runContext: s.runContext, input: toolCall.arguments, details: { toolCall } });
-      s.items.set(m.call_id, getToolCallOutputItem(toolCall, output, { outputSchema: tool.outputSchema }));
-    }
-    out[i] = { ...m, openai_agents_item: s.items.get(m.call_id) };
-  }
-  return out;
+/** The Runner's `function_call_result` item for running call `c` through its MCP FunctionTool. */
+async function mcpItem(s, c) {
+  const tool = s.tools.find((x) => x.name === c.name);
+  if (!tool) throw new Error(`the MCP server's tools have no ${JSON.stringify(c.name)} for call ${c.id}`);
+  const toolCall = { type: "function_call", callId: c.id, name: c.name, arguments: argsText(c.arguments), status: "completed" };
+  const output = await invokeFunctionTool({ tool, runContext: s.runContext, input: toolCall.arguments, details: { toolCall } });
+  return getToolCallOutputItem(toolCall, output, { outputSchema: tool.outputSchema });
 }
 
 // Why each entry this driver answers `unsupported` for is not expressible through @openai/agents
@@ -310,4 +284,4 @@ await serve(call, {
   supports: ["mcp", "thinking", "result_parts", "continue_with", "hosted", "defer_loading", "namespace", "compaction", "allowed_callers"],
   unsupported: UNSUPPORTED,
 });
-await closeSession();
+await mcpClose();

@@ -28,7 +28,7 @@
 // (@ai-sdk/anthropic's `AnthropicToolOptions`, CHANGELOG 3.0.58 "support eagerInputStreaming
 // option for fine-grained tool streaming"); streamed, the SDK makes every tool eager of its own
 // accord (its `toolStreaming` option, default true).
-import { argumentsObject as args, continued, convertParts, importInstalled, serve, Unsupported } from "../node/tooltape_driver.mjs";
+import { argumentsObject as args, continued, convertParts, importInstalled, mcpAnswered, mcpClose, mcpState, serve, Unsupported } from "../node/tooltape_driver.mjs";
 
 const ai = await importInstalled("ai");
 const { createOpenAI } = await importInstalled("@ai-sdk/openai");
@@ -257,8 +257,8 @@ function forwardContainer(o, messages) {
 
 async function call(t, messages) {
   // Tools through the SDK's MCP client: the trial's session, each result the SDK's own.
-  const session = t.mcp ? await mcpSession(t, messages) : null;
-  if (session) messages = await mcpResults(t, session, messages);
+  const session = t.mcp ? await mcpState(t, messages, openMcp) : null;
+  if (session) messages = await mcpAnswered(t, messages, session, "vercel_ai_output", (c) => mcpOutput(session, c));
   // System text goes in `system` (the SDK refuses system messages in `messages`).
   const { previous, sent } = continued(t, messages);
   const system = sent.filter((m) => m.role === "system").map((m) => m.content ?? "");
@@ -333,28 +333,15 @@ async function call(t, messages) {
 // `errorMode: output.type === 'tool-error' ? 'text' : 'none'`). The trial's `strict` is the tool's
 // `strict` (ai's Tool.strict, read by src/prompt/prepare-tools.ts for dynamic tools too).
 
-/** The trial's MCP session: `{key, client, tools, outputs}` (outputs: each call id's model output). */
-let session = null;
-
-async function mcpSession(t, messages) {
-  const key = `${t.name} ${t.mcp.url}`;
-  // The trial's first round opens the session (a trial sent again starts afresh).
-  if (session && session.key === key && messages.length > t.messages.length) return session;
-  await closeSession();
+/** The trial's MCP state (the shared loop's `mcpState`): the SDK's client and its tools. */
+async function openMcp(t) {
   const client = await createMCPClient({ transport: { type: "http", url: t.mcp.url } });
   try {
-    session = { key, client, tools: await client.tools(), outputs: new Map() };
+    return { client, tools: await client.tools(), close: () => client.close() };
   } catch (e) {
     await client.close().catch(() => {});
     throw e;
   }
-  return session;
-}
-
-async function closeSession() {
-  const s = session;
-  session = null;
-  if (s) await s.client.close().catch((e) => process.stderr.write(`MCP client close: ${e?.message ?? e}\n`));
 }
 
 /** The session's tools as sent to the model: without `execute`, strict when the trial asks. */
@@ -386,27 +373,6 @@ async function mcpOutput(s, c) {
   return typeof output === "string" ? { type: "text", value: output } : { type: "json", value: JSON.parse(JSON.stringify(output ?? null)) };
 }
 
-/** `messages` with each tool result of a `results` line (after the trial's own messages) replaced
- * by the SDK's output of running the call it answers (the call with that id in the assistant turn
- * before it), each call run once; tooltape's written content is for the log only. */
-async function mcpResults(t, s, messages) {
-  const out = [...messages];
-  let calls = [];
-  for (let i = 0; i < out.length; i++) {
-    const m = out[i];
-    if (m.role === "assistant") calls = m.tool_calls ?? [];
-    if (m.role !== "tool" || i < t.messages.length) continue;
-    if (!s.outputs.has(m.call_id)) {
-      const c = calls.find((x) => x.id === m.call_id);
-      if (!c) throw new Error(`the tool result for ${m.call_id} answers no call the SDK handed over`);
-      s.outputs.set(m.call_id, { name: c.name, output: await mcpOutput(s, c) });
-    }
-    const r = s.outputs.get(m.call_id);
-    out[i] = { ...m, name: r.name, vercel_ai_output: r.output };
-  }
-  return out;
-}
-
 // Why each entry this driver answers `unsupported` for is not expressible through ai 7.0.173 with
 // @ai-sdk/openai 4.0.118, @ai-sdk/anthropic 4.0.105 and @ai-sdk/google (their installed dist/).
 const UNSUPPORTED = {
@@ -436,4 +402,4 @@ await serve(call, {
   supports: ["mcp", "thinking", "result_parts", "hosted", "continue_with", "round_routes", "eager_input_streaming", "defer_loading", "namespace", "compaction", "allowed_callers"],
   unsupported: UNSUPPORTED,
 });
-await closeSession();
+await mcpClose();
