@@ -23,8 +23,26 @@ integration documents its own server-tool dict for `bind_tools`): not wired.
 Thinking (`thinking`) is `reasoning_effort`, the field ChatOpenAI, ChatAnthropic and
 ChatGoogleGenerativeAI each take under that name (langchain-core's model profiles list each
 model's `reasoning_effort_levels`); it takes a level, not a token budget, so the driver asks `"low"`
-and the trial's budget is not carried."""
+and the trial's budget is not carried.
 
+Tools through MCP (`mcp`, the `mcp-API` routes): `langchain-mcp-adapters` (0.3.2, with `mcp` 1.30.0),
+as its README and the LangChain MCP docs show its users: `MultiServerMCPClient({"tooltape": {"url":
+URL, "transport": "streamable_http"}})` and `await client.get_tools()`, the library's own
+`StructuredTool`s (langchain_mcp_adapters/tools.py `convert_mcp_tool_to_langchain_tool`: the MCP
+tool's `inputSchema` as the tool's `args_schema` dict, its description or ""), bound with
+`bind_tools` as on every route (the trial's `tools` only list what the server serves). Each call
+is run as LangChain's tool-calling docs run one, `await tool.ainvoke(tool_call)` with the
+`ToolCall` of the AIMessage the library answered, which makes the `ToolMessage` (a new MCP session
+per call, `get_tools`' documented default); that message goes back in place of tooltape's result,
+each call once in a trial (kept by call id for the later rounds). What the ToolMessage carries is
+the adapter's (tools.py `_convert_call_tool_result`): the result's content blocks as LangChain
+content blocks (text, image as base64 with its MIME type, resource links and embedded resources;
+audio raises NotImplementedError), `structuredContent` only as the message's `artifact` (not sent
+to the model), and `isError` as a `ToolMessage` with `status="error"` and the error's blocks
+(`handle_tool_errors=True`, MultiServerMCPClient's default). The model is called as on the other
+routes (`invoke` / `stream`); the MCP side runs on one event loop kept for the driver process."""
+
+import asyncio
 import inspect
 import os
 import sys
@@ -85,8 +103,53 @@ def tool_content(m):
     )
 
 
-def messages_of(messages):
-    out = []
+_LOOP = None
+
+
+def run_async(coro):
+    """Runs `coro` on the driver's one event loop (the MCP client's sessions and tools are async)."""
+    global _LOOP
+    if _LOOP is None:
+        _LOOP = asyncio.new_event_loop()
+    return _LOOP.run_until_complete(coro)
+
+
+class Mcp:
+    """One trial's MCP side: the tools the library made of the server's list, and the
+    ToolMessage each call made (by call id: each call runs once in a trial)."""
+
+    trial = None
+    tools = None
+    results = {}
+
+    @classmethod
+    def of(cls, trial):
+        key = (trial["name"], trial["mcp"]["url"])
+        if cls.trial != key:
+            from langchain_mcp_adapters.client import MultiServerMCPClient
+
+            client = MultiServerMCPClient({"tooltape": {"url": trial["mcp"]["url"], "transport": "streamable_http"}})
+            cls.trial, cls.tools, cls.results = key, run_async(client.get_tools()), {}
+        return cls
+
+    @classmethod
+    def result(cls, m, calls):
+        """The ToolMessage of running the call `m` answers (among `calls`, the ToolCalls of the
+        last AIMessage) through its MCP tool, as a LangChain user runs it."""
+        cid = m.get("call_id")
+        if cid not in cls.results:
+            call = calls.get(cid)
+            if call is None:
+                raise RuntimeError(f"tooltape's result answers call {cid!r}, which is not among the calls LangChain handed over last")
+            tool = next((t for t in cls.tools if t.name == call["name"]), None)
+            if tool is None:
+                raise RuntimeError(f"the model called {call['name']!r}, which is none of the MCP tools get_tools() made")
+            cls.results[cid] = run_async(tool.ainvoke(call))
+        return cls.results[cid]
+
+
+def messages_of(messages, mcp=None):
+    out, calls = [], {}
     for m in messages:
         role, content = m["role"], m.get("content") or ""
         if role == "system":
@@ -94,14 +157,19 @@ def messages_of(messages):
         elif role == "assistant" and (m.get("reasoning") or [{}])[0].get("langchain"):
             # The library's own message, as the caller's message list keeps it.
             out += messages_from_dict([m["reasoning"][0]["langchain"]])
+            calls = {c["id"]: c for c in out[-1].tool_calls}
         elif role == "assistant":
-            calls = [
+            tool_calls = [
                 {"name": c.get("name"), "args": td.arguments_object(c.get("arguments")), "id": c.get("id"), "type": "tool_call"}
                 for c in m.get("tool_calls") or []
             ]
             # The answer's id as LangChain handed it over (`response_metadata["id"]`).
             meta = {"id": m["response_id"]} if m.get("response_id") else {}
-            out.append(AIMessage(content=content, tool_calls=calls, response_metadata=meta))
+            out.append(AIMessage(content=content, tool_calls=tool_calls, response_metadata=meta))
+            calls = {c["id"]: c for c in out[-1].tool_calls}
+        elif role == "tool" and mcp is not None:
+            # The library's own result of running the call through MCP, not tooltape's copy.
+            out.append(mcp.result(m, calls))
         elif role == "tool":
             status = "error" if m.get("is_error") else "success"
             out.append(ToolMessage(tool_content(m), tool_call_id=m.get("call_id"), name=m.get("name"), status=status))
@@ -146,8 +214,9 @@ def tool_of(t, form):
 def bound(model, trial):
     """`bind_tools` as a user of LangChain's portable API calls it: the same values for every
     provider (`tool_choice` "auto", "none", "required" or a tool's name), tools in the route's
-    form (`options.tools`: function_dict, tool_dict, json_schema, structured_tool)."""
-    if not trial["tools"]:
+    form (`options.tools`: function_dict, tool_dict, json_schema, structured_tool), or the tools
+    langchain-mcp-adapters made of the MCP server's list (`mcp`)."""
+    if not trial["tools"] and not trial.get("mcp"):
         return model
     params = inspect.signature(model.bind_tools).parameters
     kw = {}
@@ -166,8 +235,12 @@ def bound(model, trial):
         if "strict" not in params:
             raise td.Unsupported(["strict"])
         kw["strict"] = True
-    form = (trial.get("options") or {}).get("tools", "function_dict")
-    return model.bind_tools([tool_of(t, form) for t in trial["tools"]], **kw)
+    if trial.get("mcp"):
+        tools = Mcp.of(trial).tools
+    else:
+        form = (trial.get("options") or {}).get("tools", "function_dict")
+        tools = [tool_of(t, form) for t in trial["tools"]]
+    return model.bind_tools(tools, **kw) if tools else model
 
 
 def text_of(content):
@@ -203,7 +276,7 @@ def kept(result, msg):
 
 def call(trial, messages):
     runnable = bound(model_of(trial), trial)
-    msgs = messages_of(messages)
+    msgs = messages_of(messages, Mcp.of(trial) if trial.get("mcp") else None)
     if not trial["stream"]:
         msg = runnable.invoke(msgs)
         return kept(result_of(msg), msg)
@@ -290,4 +363,4 @@ UNSUPPORTED = {
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["thinking", "result_parts", "continue_with", "round_routes"], unsupported=UNSUPPORTED)
+    td.serve(call, supports=["thinking", "result_parts", "continue_with", "round_routes", "mcp"], unsupported=UNSUPPORTED)
