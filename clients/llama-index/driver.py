@@ -23,8 +23,28 @@ GoogleGenAI's `generation_config`, google-genai's `GenerateContentConfig` with
 too, which the constructor's `max_tokens` no longer sets). LlamaIndex has no portable spelling.
 OpenAI's `reasoning_effort` and OpenAIResponses' `reasoning_options` are sent only for the
 models in the integration's reasoning-model table (`O1_MODELS`; `gpt-4.1-mini` is not one, and
-the setting would be left out silently): not expressible there."""
+the setting would be left out silently): not expressible there.
 
+Tools through MCP (`mcp`, the `mcp-API` routes): `llama-index-tools-mcp` (0.6.0, with `mcp` 2.3.0),
+as its README shows its users: `McpToolSpec(client=BasicMCPClient(URL))` and `await
+spec.to_tool_list_async()`, the library's own `FunctionTool`s (llama_index/tools/mcp/base.py
+`to_tool_list_async`: each MCP tool's `input_schema` rebuilt as a pydantic model,
+`create_model_from_json_schema`, whose JSON Schema is what the LLM classes send), handed to
+`chat_with_tools` as on every route (the trial's `tools` only list what the server serves). A
+call is run as LlamaIndex's FunctionAgent runs one (llama_index/core/agent/workflow/base_agent.py
+`call_tool` / `_call_tool`): the tool named by the response's `ToolSelection`, `await
+tool.acall(**tool_kwargs)`, an exception becoming `ToolOutput(content=str(e), is_error=True)`, a
+name no tool has `Tool NAME not found…`; the result goes back as FunctionAgent's
+`handle_tool_call_results` writes it, `ChatMessage(role="tool", blocks=tool_output.blocks,
+additional_kwargs={"tool_call_id": …})`, in place of tooltape's, each call once in a trial (kept by
+call id for the later rounds). What the blocks carry is the library's: the MCP tool's function
+returns the `CallToolResult` itself (base.py `_create_tool_fn`), which `FunctionTool.acall`
+turns into `[TextBlock(text=str(raw_output))]` (llama_index/core/tools/function_tool.py
+`_parse_tool_output`: anything but LlamaIndex blocks, nodes or documents is `str()`-ed). The
+model is called as on the other routes (`chat_with_tools` / `stream_chat_with_tools`); the MCP
+side runs on one event loop kept for the driver process."""
+
+import asyncio
 import base64
 import json
 import os
@@ -33,7 +53,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import tooltape_driver as td
 from llama_index.core.base.llms.types import ChatMessage, ImageBlock, TextBlock, ToolCallBlock
-from llama_index.core.tools import FunctionTool
+from llama_index.core.tools import FunctionTool, ToolOutput
 from pydantic import BaseModel
 
 
@@ -109,6 +129,64 @@ def tools_of(trial):
     ]
 
 
+_LOOP = None
+
+
+def run_async(coro):
+    """Runs `coro` on the driver's one event loop (the MCP client's sessions and tools are async;
+    BasicMCPClient keeps one HTTP client for its sessions)."""
+    global _LOOP
+    if _LOOP is None:
+        _LOOP = asyncio.new_event_loop()
+    return _LOOP.run_until_complete(coro)
+
+
+class Mcp:
+    """One trial's MCP side: the FunctionTools the library made of the server's list, and the
+    tool message each call made (by call id: each call runs once in a trial)."""
+
+    trial = None
+    tools = None
+    results = {}
+
+    @classmethod
+    def of(cls, trial):
+        key = (trial["name"], trial["mcp"]["url"])
+        if cls.trial != key:
+            from llama_index.tools.mcp import BasicMCPClient, McpToolSpec
+
+            spec = McpToolSpec(client=BasicMCPClient(trial["mcp"]["url"]))
+            cls.trial, cls.tools, cls.results = key, run_async(spec.to_tool_list_async()), {}
+        return cls
+
+    @classmethod
+    def message(cls, m, calls):
+        """The tool message of running the call `m` answers (among `calls`, call id to the
+        tool's name and arguments as the last response selected them) through its MCP tool, as
+        FunctionAgent runs it and writes its result."""
+        cid = m.get("call_id")
+        if cid not in cls.results:
+            if cid not in calls:
+                raise RuntimeError(f"tooltape's result answers call {cid!r}, which is not among the calls LlamaIndex handed over last")
+            name, kwargs = calls[cid]
+            tool = next((t for t in cls.tools if t.metadata.name == name), None)
+            if tool is None:
+                output = ToolOutput(
+                    content=f"Tool {name} not found. Please select a tool that is available.",
+                    tool_name=name,
+                    raw_input=kwargs,
+                    raw_output=None,
+                    is_error=True,
+                )
+            else:
+                try:
+                    output = run_async(tool.acall(**kwargs))
+                except Exception as e:  # FunctionAgent's _call_tool: the error is the tool's output
+                    output = ToolOutput(content=str(e), tool_name=name, raw_input=kwargs, raw_output=str(e), is_error=True, exception=e)
+            cls.results[cid] = ChatMessage(role="tool", blocks=output.blocks, additional_kwargs={"tool_call_id": cid})
+        return cls.results[cid]
+
+
 def result_blocks(m):
     """A tool result's parts as content blocks."""
     return td.convert_parts(
@@ -119,13 +197,19 @@ def result_blocks(m):
     )
 
 
-def history_of(messages):
-    out = []
+def neutral_calls(m):
+    """An assistant turn's calls as the protocol gives them: call id to (name, arguments)."""
+    return {c.get("id"): (c.get("name"), td.arguments_object(c.get("arguments"))) for c in m.get("tool_calls") or []}
+
+
+def history_of(messages, mcp=None):
+    out, calls = [], {}
     for m in messages:
         role, content = m["role"], m.get("content") or ""
         if role == "tool":
-            out.append(tool_message(m))
+            out.append(tool_message(m) if mcp is None else mcp.message(m, calls))
         elif role == "assistant":
+            calls = neutral_calls(m)
             blocks = [TextBlock(text=m["content"])] if m.get("content") else []
             blocks += [
                 ToolCallBlock(tool_call_id=c.get("id"), tool_name=c.get("name"), tool_kwargs=td.arguments_object(c.get("arguments")))
@@ -154,19 +238,33 @@ class Conversation:
     seen = []
     history = []
     answered = None
+    # The calls of the last response, as the library selected them (`ToolSelection`s): call id to
+    # (tool name, tool_kwargs), the arguments FunctionAgent calls a tool with.
+    selected = {}
 
     @classmethod
-    def for_round(cls, trial, messages):
+    def for_round(cls, trial, messages, mcp=None):
         n = len(cls.seen)
         follow_up = trial["name"] == cls.name and len(messages) > n and messages[:n] == cls.seen
         if follow_up and cls.answered is not None:
             cls.history.append(cls.answered)
-            cls.history += [tool_message(m) for m in messages[n:] if m["role"] == "tool"]
+            results = [m for m in messages[n:] if m["role"] == "tool"]
+            if mcp is None:
+                cls.history += [tool_message(m) for m in results]
+            else:
+                cls.history += [mcp.message(m, cls.selected) for m in results]
         else:
             cls.name = trial["name"]
-            cls.history = history_of(messages)
-        cls.seen, cls.answered = list(messages), None
+            cls.history = history_of(messages, mcp)
+        cls.seen, cls.answered, cls.selected = list(messages), None, {}
         return list(cls.history)
+
+    @classmethod
+    def answer(cls, llm, r):
+        """Keeps the response `r` the library answered for the next round."""
+        cls.answered = r.message if r is not None else None
+        selections = llm.get_tool_calls_from_response(r, error_on_no_tool_call=False) if r is not None else []
+        cls.selected = {s.tool_id: (s.tool_name, s.tool_kwargs) for s in selections}
 
 
 def options_of(trial):
@@ -231,10 +329,12 @@ def indexed(calls):
 def call(trial, messages):
     llm = llm_of(trial)
     kw = options_of(trial)
-    tools, history = tools_of(trial), Conversation.for_round(trial, messages)
+    mcp = Mcp.of(trial) if trial.get("mcp") else None
+    tools = tools_of(trial) if mcp is None else mcp.tools
+    history = Conversation.for_round(trial, messages, mcp)
     if not trial["stream"]:
         r = llm.chat_with_tools(tools, chat_history=history, **kw)
-        Conversation.answered = r.message
+        Conversation.answer(llm, r)
         return result_of(llm, r)
     chunks, last = [], None
     for r in llm.stream_chat_with_tools(tools, chat_history=history, **kw):
@@ -247,7 +347,7 @@ def call(trial, messages):
             doc["calls"] = indexed(calls)
         if doc:
             chunks.append(doc)
-    Conversation.answered = last.message if last is not None else None
+    Conversation.answer(llm, last)
     result = result_of(llm, last) if last is not None else {"calls": [], "text": None, "finish": None, "usage": None}
     result["chunks"] = chunks
     return result
@@ -318,4 +418,4 @@ UNSUPPORTED = {
 
 
 if __name__ == "__main__":
-    td.serve(call, supports=["thinking", "result_parts"], unsupported=UNSUPPORTED)
+    td.serve(call, supports=["thinking", "result_parts", "mcp"], unsupported=UNSUPPORTED)
