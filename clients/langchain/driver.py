@@ -26,8 +26,10 @@ model's `reasoning_effort_levels`); it takes a level, not a token budget, so the
 and the trial's budget is not carried.
 
 Tools through MCP (`mcp`, the `mcp-API` routes): `langchain-mcp-adapters` (0.3.2, with `mcp` 1.30.0),
-as its README and the LangChain MCP docs show its users: `MultiServerMCPClient({"tooltape": {"url":
-URL, "transport": "streamable_http"}})` and `await client.get_tools()`, the library's own
+as its README (https://pypi.org/project/langchain-mcp-adapters/) and the package reference
+(https://reference.langchain.com/python/langchain_mcp_adapters) show its users:
+`MultiServerMCPClient({"tooltape": {"url": URL, "transport": "streamable_http"}})` and `await
+client.get_tools()` (langchain_mcp_adapters/client.py), the library's own
 `StructuredTool`s (langchain_mcp_adapters/tools.py `convert_mcp_tool_to_langchain_tool`: the MCP
 tool's `inputSchema` as the tool's `args_schema` dict, its description or ""), bound with
 `bind_tools` as on every route (the trial's `tools` only list what the server serves). Each call
@@ -40,7 +42,10 @@ content blocks (text, image as base64 with its MIME type, resource links and emb
 audio raises NotImplementedError), `structuredContent` only as the message's `artifact` (not sent
 to the model), and `isError` as a `ToolMessage` with `status="error"` and the error's blocks
 (`handle_tool_errors=True`, MultiServerMCPClient's default). The model is called as on the other
-routes (`invoke` / `stream`); the MCP side runs on one event loop kept for the driver process."""
+routes (`invoke` / `stream`); the MCP side runs on one event loop kept for the driver process.
+LangChain's docs now also describe `langchain.mcp.MCPAdapter` (`langchain[mcp]>=1.4.0`, beta, on
+FastMCP; https://docs.langchain.com/oss/python/migrate/langchain-mcp-adapters) as the successor of
+MultiServerMCPClient: not run here (the profile pins no `langchain` package)."""
 
 import asyncio
 import inspect

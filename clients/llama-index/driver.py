@@ -26,8 +26,10 @@ models in the integration's reasoning-model table (`O1_MODELS`; `gpt-4.1-mini` i
 the setting would be left out silently): not expressible there.
 
 Tools through MCP (`mcp`, the `mcp-API` routes): `llama-index-tools-mcp` (0.6.0, with `mcp` 2.3.0),
-as its README shows its users: `McpToolSpec(client=BasicMCPClient(URL))` and `await
-spec.to_tool_list_async()`, the library's own `FunctionTool`s (llama_index/tools/mcp/base.py
+as its README (https://pypi.org/project/llama-index-tools-mcp/) and LlamaIndex's MCP guide
+(https://developers.llamaindex.ai/python/framework/module_guides/mcp/llamaindex_mcp: "Streamable
+HTTP", then the tools given to a FunctionAgent) show its users: `McpToolSpec(client=BasicMCPClient(URL))`
+and `await spec.to_tool_list_async()`, the library's own `FunctionTool`s (llama_index/tools/mcp/base.py
 `to_tool_list_async`: each MCP tool's `input_schema` rebuilt as a pydantic model,
 `create_model_from_json_schema`, whose JSON Schema is what the LLM classes send), handed to
 `chat_with_tools` as on every route (the trial's `tools` only list what the server serves). A
