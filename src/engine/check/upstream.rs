@@ -336,24 +336,23 @@ fn results_findings(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
 }
 
 /// The text of each tool result reaches upstream unchanged: the sent result answering the same
-/// call (by id; by name where ids are empty) carries the client's text, or a JSON object whose
+/// call (by id; else the next of the same tool, as Gemini links them) carries the client's text, or a JSON object whose
 /// value is that text (a format that wraps results in an object, as Gemini's `response`).
 fn result_texts_kept(client: &RequestView, sent: &RequestView) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut used = vec![false; sent.results.len()];
     for ((id, name), text) in client.results.iter().zip(&client.result_texts) {
-        let found = sent
-            .results
-            .iter()
-            .enumerate()
-            .position(|(j, (sid, sname))| {
-                !used[j]
-                    && if id.is_empty() || sid.is_empty() {
-                        sname == name
-                    } else {
-                        sid == id
-                    }
-            });
+        let unused = |j: &usize| !used[*j];
+        let by_id = (0..sent.results.len())
+            .filter(unused)
+            .find(|&j| !id.is_empty() && sent.results[j].0 == *id);
+        // A format that links results by name (Gemini: its decoder makes ids of its own): the
+        // next unused result of the same tool.
+        let found = by_id.or_else(|| {
+            (0..sent.results.len())
+                .filter(unused)
+                .find(|&j| sent.results[j].1 == *name)
+        });
         let Some(j) = found else {
             continue;
         };

@@ -585,6 +585,23 @@ fn a_changed_result_text_is_breaking_and_a_wrapped_one_is_not() {
 }
 
 #[test]
+fn a_result_linked_by_name_under_another_id_has_its_text_compared() {
+    // Gemini's decoder makes ids of its own: the client's result id is not the sent one's.
+    let client = conversation(&[("call_1", "get_weather")], &[("call_1", "get_weather")]);
+    let sent = RequestView {
+        result_texts: vec!["rainy".into()],
+        ..conversation(
+            &[("gemini-call-0", "get_weather")],
+            &[("gemini-call-0", "get_weather")],
+        )
+    };
+    tool_result(
+        &results(&client, &sent),
+        "tool result text for get_weather changed: \"sunny\" → \"rainy\"",
+    );
+}
+
+#[test]
 fn a_result_finding_keeps_its_kind_through_the_upstream_check() {
     let client = conversation(&[("call_1", "get_weather")], &[("call_1", "get_weather")]);
     let sent = conversation(&[("call_1", "get_weather")], &[("call_2", "get_weather")]);
