@@ -47,7 +47,6 @@ LangChain's docs now also describe `langchain.mcp.MCPAdapter` (`langchain[mcp]>=
 FastMCP; https://docs.langchain.com/oss/python/migrate/langchain-mcp-adapters) as the successor of
 MultiServerMCPClient: not run here (the profile pins no `langchain` package)."""
 
-import asyncio
 import inspect
 import os
 import sys
@@ -108,17 +107,6 @@ def tool_content(m):
     )
 
 
-_LOOP = None
-
-
-def run_async(coro):
-    """Runs `coro` on the driver's one event loop (the MCP client's sessions and tools are async)."""
-    global _LOOP
-    if _LOOP is None:
-        _LOOP = asyncio.new_event_loop()
-    return _LOOP.run_until_complete(coro)
-
-
 class Mcp:
     """One trial's MCP side: the tools the library made of the server's list, and the
     ToolMessage each call made (by call id: each call runs once in a trial)."""
@@ -134,7 +122,7 @@ class Mcp:
             from langchain_mcp_adapters.client import MultiServerMCPClient
 
             client = MultiServerMCPClient({"tooltape": {"url": trial["mcp"]["url"], "transport": "streamable_http"}})
-            cls.trial, cls.tools, cls.results = key, run_async(client.get_tools()), {}
+            cls.trial, cls.tools, cls.results = key, td.run_async(client.get_tools()), {}
         return cls
 
     @classmethod
@@ -149,7 +137,7 @@ class Mcp:
             tool = next((t for t in cls.tools if t.name == call["name"]), None)
             if tool is None:
                 raise RuntimeError(f"the model called {call['name']!r}, which is none of the MCP tools get_tools() made")
-            cls.results[cid] = run_async(tool.ainvoke(call))
+            cls.results[cid] = td.run_async(tool.ainvoke(call))
         return cls.results[cid]
 
 

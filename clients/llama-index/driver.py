@@ -46,7 +46,6 @@ turns into `[TextBlock(text=str(raw_output))]` (llama_index/core/tools/function_
 model is called as on the other routes (`chat_with_tools` / `stream_chat_with_tools`); the MCP
 side runs on one event loop kept for the driver process."""
 
-import asyncio
 import base64
 import json
 import os
@@ -131,18 +130,6 @@ def tools_of(trial):
     ]
 
 
-_LOOP = None
-
-
-def run_async(coro):
-    """Runs `coro` on the driver's one event loop (the MCP client's sessions and tools are async;
-    BasicMCPClient keeps one HTTP client for its sessions)."""
-    global _LOOP
-    if _LOOP is None:
-        _LOOP = asyncio.new_event_loop()
-    return _LOOP.run_until_complete(coro)
-
-
 class Mcp:
     """One trial's MCP side: the FunctionTools the library made of the server's list, and the
     tool message each call made (by call id: each call runs once in a trial)."""
@@ -158,7 +145,7 @@ class Mcp:
             from llama_index.tools.mcp import BasicMCPClient, McpToolSpec
 
             spec = McpToolSpec(client=BasicMCPClient(trial["mcp"]["url"]))
-            cls.trial, cls.tools, cls.results = key, run_async(spec.to_tool_list_async()), {}
+            cls.trial, cls.tools, cls.results = key, td.run_async(spec.to_tool_list_async()), {}
         return cls
 
     @classmethod
@@ -182,7 +169,7 @@ class Mcp:
                 )
             else:
                 try:
-                    output = run_async(tool.acall(**kwargs))
+                    output = td.run_async(tool.acall(**kwargs))
                 except Exception as e:  # FunctionAgent's _call_tool: the error is the tool's output
                     output = ToolOutput(content=str(e), tool_name=name, raw_input=kwargs, raw_output=str(e), is_error=True, exception=e)
             cls.results[cid] = ChatMessage(role="tool", blocks=output.blocks, additional_kwargs={"tool_call_id": cid})

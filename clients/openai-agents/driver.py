@@ -137,20 +137,6 @@ def tools_of(trial):
     return hosted + functions
 
 
-class McpResults:
-    """The `function_call_output` items of one trial's MCP tool calls, by call id: each call id is
-    called once across the trial's rounds (the protocol's `mcp`)."""
-
-    name = None
-    items = {}
-
-    @classmethod
-    def for_trial(cls, trial, messages):
-        if trial["name"] != cls.name or not any(m["role"] == "tool" for m in messages):
-            cls.name, cls.items = trial["name"], {}
-        return cls.items
-
-
 def function_call(messages, call_id):
     """The function call the SDK returned for `call_id` (the last assistant turn that has it), as
     the ResponseFunctionToolCall the Runner hands its tool."""
@@ -175,7 +161,7 @@ async def mcp_round(trial, messages, stack):
     agent = Agent(name="tooltape", mcp_servers=[server], mcp_config={"convert_schemas_to_strict": bool(trial.get("strict"))})
     tools = await agent.get_mcp_tools(RunContextWrapper(context=None))
     by_name = {t.name: t for t in tools}
-    done = McpResults.for_trial(trial, messages)
+    done = td.mcp_answers(trial)
     for m in messages:
         call_id = m.get("call_id")
         if m["role"] != "tool" or call_id in done:

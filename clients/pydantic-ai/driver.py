@@ -240,20 +240,6 @@ def parameters_of(trial, mcp_tools=None):
     return ModelRequestParameters(function_tools=tools, native_tools=native, allow_text_output=True)
 
 
-class McpResults:
-    """The ToolReturnParts of one trial's MCP tool calls, by call id: each call id is called once
-    across the trial's rounds (the protocol's `mcp`)."""
-
-    name = None
-    parts = {}
-
-    @classmethod
-    def for_trial(cls, trial, messages):
-        if trial["name"] != cls.name or not any(m["role"] == "tool" for m in messages):
-            cls.name, cls.parts = trial["name"], {}
-        return cls.parts
-
-
 def call_part(messages, call_id):
     """The ToolCallPart pydantic-ai returned for `call_id` (the last assistant turn that has it)."""
     for m in reversed(messages):
@@ -279,7 +265,7 @@ async def mcp_round(trial, messages, model):
     if trial.get("strict"):
         toolset = toolset.prepared(lambda ctx, defs: [replace(d, strict=True) for d in defs])
     ctx = RunContext(deps=None, model=model, usage=RunUsage())
-    done = McpResults.for_trial(trial, messages)
+    done = td.mcp_answers(trial)
     async with toolset:
         tools = await toolset.get_tools(ctx)
         for m in messages:

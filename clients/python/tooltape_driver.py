@@ -555,3 +555,31 @@ def continued(trial, messages):
                 return messages[i]["response_id"], messages[i + 1 :]
             break
     return None, messages
+
+
+# ---- The protocol's `mcp` (docs/clients/README.md, "MCP routes") ----
+
+_LOOP = None
+
+
+def run_async(coro):
+    """Runs `coro` on the driver's one event loop (a library's MCP client is async, and its
+    sessions and HTTP clients expect one loop for the process)."""
+    global _LOOP
+    if _LOOP is None:
+        import asyncio
+
+        _LOOP = asyncio.new_event_loop()
+    return _LOOP.run_until_complete(coro)
+
+
+_MCP = {"key": None, "answers": {}}
+
+
+def mcp_answers(trial):
+    """The trial's MCP answers by call id (each call runs once in a trial), kept across its rounds;
+    a new trial, or the same one sent again (a new server endpoint), starts afresh."""
+    key = (trial["name"], trial["mcp"]["url"])
+    if _MCP["key"] != key:
+        _MCP["key"], _MCP["answers"] = key, {}
+    return _MCP["answers"]

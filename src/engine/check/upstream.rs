@@ -385,9 +385,30 @@ fn same_result_text(client: &str, sent: &str) -> bool {
         (_, Some(Value::Object(o))) if o.len() == 1 => o.values().any(|v| {
             v.as_str().is_some_and(|t| t.trim() == client.trim())
                 || parsed(client).is_some_and(|a| &a == v)
+                || text_blocks(v).is_some_and(|t| t.trim() == client.trim())
         }),
         _ => false,
     }
+}
+
+/// The text of a JSON array of text blocks (`{"type": "text", "text": …}` in any API's spelling),
+/// one a line, beside `{"$ref": …}` placeholders of parts sent as parts (Gemini's multimodal
+/// function responses name their parts so): a result in a JSON response (Gemini's) kept as its
+/// text blocks. `None` for anything else.
+fn text_blocks(v: &Value) -> Option<String> {
+    let mut texts = Vec::new();
+    for b in v.as_array()? {
+        let o = b.as_object()?;
+        if o.len() == 1 && o.contains_key("$ref") {
+            continue;
+        }
+        let kind = o.get("type").and_then(Value::as_str);
+        if kind.is_some_and(|k| k != "text") {
+            return None;
+        }
+        texts.push(o.get("text")?.as_str()?);
+    }
+    (!texts.is_empty()).then(|| texts.join("\n"))
 }
 
 /// Responses tools sent without a `strict` key, for a caller who did not ask for strict: the

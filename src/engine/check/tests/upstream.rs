@@ -582,6 +582,17 @@ fn a_changed_result_text_is_breaking_and_a_wrapped_one_is_not() {
         &json_client,
         &with_text(r#"{"content": {"t": 1}}"#),
     ));
+    // Text blocks in a JSON response (Gemini's), one a line, beside a named part.
+    let blocks =
+        r#"{"output": [{"type": "text", "text": "sunny", "id": "lc_1"}, {"$ref": "a-1"}]}"#;
+    silent(&results(&client, &with_text(blocks)));
+    tool_result(
+        &results(
+            &client,
+            &with_text(r#"{"output": [{"type": "image", "text": "sunny"}]}"#),
+        ),
+        "tool result text for get_weather changed",
+    );
 }
 
 #[test]
