@@ -696,7 +696,7 @@ fn input_commands_exit_paths() {
 }
 
 /// The mutants `client drive --mutant` names, in its order.
-const MUTANTS: &str = "faithful, drop-tools, never-yield, required-to-auto, merge-parallel, lose-ids, omit-strict, empty-fragments, drop-reasoning, results-one-id, stale-tools, kimi-ids, truncate-names, drop-hosted, usage-on-finish, quote-parts, drop-response-id, foreign-reasoning, custom-as-function, cut-call-finished, swallow-unsupported, drop-eager, whole-conversation, resend-with-id, drop-parallel, widen-allowed, drop-deferral, search-as-call, drop-namespace, drop-phase, drop-compaction, drop-callers, drop-caller, drop-container";
+const MUTANTS: &str = "faithful, drop-tools, never-yield, required-to-auto, merge-parallel, lose-ids, omit-strict, empty-fragments, drop-reasoning, results-one-id, stale-tools, kimi-ids, truncate-names, drop-hosted, usage-on-finish, quote-parts, drop-response-id, foreign-reasoning, custom-as-function, cut-call-finished, swallow-unsupported, drop-eager, whole-conversation, resend-with-id, drop-parallel, widen-allowed, drop-deferral, search-as-call, drop-namespace, drop-phase, drop-compaction, drop-callers, drop-caller, drop-container, drop-error-flag, mcp-bypass, mcp-given-results, mcp-drop-nulls, mcp-fetch-refs";
 
 /// The commands over the suite and the cassettes: nothing to do is exit 1 (no trial matches, no
 /// cassette folder), a usage or set-up error exit 2, each with its one line.
