@@ -108,37 +108,31 @@ def tool_content(m):
 
 
 class Mcp:
-    """One trial's MCP side: the tools the library made of the server's list, and the
-    ToolMessage each call made (by call id: each call runs once in a trial)."""
+    """One trial's MCP side: the tools the library made of the server's list (`td.mcp_tools`), and
+    the ToolMessage each call made (`td.mcp_answers`: each call runs once in a trial)."""
 
-    trial = None
-    tools = None
-    results = {}
-
-    @classmethod
-    def of(cls, trial):
-        key = (trial["name"], trial["mcp"]["url"])
-        if cls.trial != key:
+    def __init__(self, trial):
+        def make(url):
             from langchain_mcp_adapters.client import MultiServerMCPClient
 
-            client = MultiServerMCPClient({"tooltape": {"url": trial["mcp"]["url"], "transport": "streamable_http"}})
-            cls.trial, cls.tools, cls.results = key, td.run_async(client.get_tools()), {}
-        return cls
+            client = MultiServerMCPClient({"tooltape": {"url": url, "transport": "streamable_http"}})
+            return td.run_async(client.get_tools())
+        self.tools = td.mcp_tools(trial, make)
+        self.results = td.mcp_answers(trial)
 
-    @classmethod
-    def result(cls, m, calls):
+    def result(self, m, calls):
         """The ToolMessage of running the call `m` answers (among `calls`, the ToolCalls of the
         last AIMessage) through its MCP tool, as a LangChain user runs it."""
         cid = m.get("call_id")
-        if cid not in cls.results:
+        if cid not in self.results:
             call = calls.get(cid)
             if call is None:
                 raise RuntimeError(f"tooltape's result answers call {cid!r}, which is not among the calls LangChain handed over last")
-            tool = next((t for t in cls.tools if t.name == call["name"]), None)
+            tool = next((t for t in self.tools if t.name == call["name"]), None)
             if tool is None:
                 raise RuntimeError(f"the model called {call['name']!r}, which is none of the MCP tools get_tools() made")
-            cls.results[cid] = td.run_async(tool.ainvoke(call))
-        return cls.results[cid]
+            self.results[cid] = td.run_async(tool.ainvoke(call))
+        return self.results[cid]
 
 
 def messages_of(messages, mcp=None):
@@ -229,7 +223,7 @@ def bound(model, trial):
             raise td.Unsupported(["strict"])
         kw["strict"] = True
     if trial.get("mcp"):
-        tools = Mcp.of(trial).tools
+        tools = Mcp(trial).tools
     else:
         form = (trial.get("options") or {}).get("tools", "function_dict")
         tools = [tool_of(t, form) for t in trial["tools"]]
@@ -269,7 +263,7 @@ def kept(result, msg):
 
 def call(trial, messages):
     runnable = bound(model_of(trial), trial)
-    msgs = messages_of(messages, Mcp.of(trial) if trial.get("mcp") else None)
+    msgs = messages_of(messages, Mcp(trial) if trial.get("mcp") else None)
     if not trial["stream"]:
         msg = runnable.invoke(msgs)
         return kept(result_of(msg), msg)

@@ -131,34 +131,28 @@ def tools_of(trial):
 
 
 class Mcp:
-    """One trial's MCP side: the FunctionTools the library made of the server's list, and the
-    tool message each call made (by call id: each call runs once in a trial)."""
+    """One trial's MCP side: the FunctionTools the library made of the server's list
+    (`td.mcp_tools`), and the tool message each call made (`td.mcp_answers`: each call runs once
+    in a trial)."""
 
-    trial = None
-    tools = None
-    results = {}
-
-    @classmethod
-    def of(cls, trial):
-        key = (trial["name"], trial["mcp"]["url"])
-        if cls.trial != key:
+    def __init__(self, trial):
+        def make(url):
             from llama_index.tools.mcp import BasicMCPClient, McpToolSpec
 
-            spec = McpToolSpec(client=BasicMCPClient(trial["mcp"]["url"]))
-            cls.trial, cls.tools, cls.results = key, td.run_async(spec.to_tool_list_async()), {}
-        return cls
+            return td.run_async(McpToolSpec(client=BasicMCPClient(url)).to_tool_list_async())
+        self.tools = td.mcp_tools(trial, make)
+        self.results = td.mcp_answers(trial)
 
-    @classmethod
-    def message(cls, m, calls):
+    def message(self, m, calls):
         """The tool message of running the call `m` answers (among `calls`, call id to the
         tool's name and arguments as the last response selected them) through its MCP tool, as
         FunctionAgent runs it and writes its result."""
         cid = m.get("call_id")
-        if cid not in cls.results:
+        if cid not in self.results:
             if cid not in calls:
                 raise RuntimeError(f"tooltape's result answers call {cid!r}, which is not among the calls LlamaIndex handed over last")
             name, kwargs = calls[cid]
-            tool = next((t for t in cls.tools if t.metadata.name == name), None)
+            tool = next((t for t in self.tools if t.metadata.name == name), None)
             if tool is None:
                 output = ToolOutput(
                     content=f"Tool {name} not found. Please select a tool that is available.",
@@ -172,8 +166,8 @@ class Mcp:
                     output = td.run_async(tool.acall(**kwargs))
                 except Exception as e:  # FunctionAgent's _call_tool: the error is the tool's output
                     output = ToolOutput(content=str(e), tool_name=name, raw_input=kwargs, raw_output=str(e), is_error=True, exception=e)
-            cls.results[cid] = ChatMessage(role="tool", blocks=output.blocks, additional_kwargs={"tool_call_id": cid})
-        return cls.results[cid]
+            self.results[cid] = ChatMessage(role="tool", blocks=output.blocks, additional_kwargs={"tool_call_id": cid})
+        return self.results[cid]
 
 
 def result_blocks(m):
@@ -318,7 +312,7 @@ def indexed(calls):
 def call(trial, messages):
     llm = llm_of(trial)
     kw = options_of(trial)
-    mcp = Mcp.of(trial) if trial.get("mcp") else None
+    mcp = Mcp(trial) if trial.get("mcp") else None
     tools = tools_of(trial) if mcp is None else mcp.tools
     history = Conversation.for_round(trial, messages, mcp)
     if not trial["stream"]:

@@ -573,7 +573,7 @@ def run_async(coro):
     return _LOOP.run_until_complete(coro)
 
 
-_MCP = {"key": None, "answers": {}}
+_MCP = {"key": None, "answers": {}, "tools": None}
 
 
 def mcp_answers(trial):
@@ -581,5 +581,13 @@ def mcp_answers(trial):
     a new trial, or the same one sent again (a new server endpoint), starts afresh."""
     key = (trial["name"], trial["mcp"]["url"])
     if _MCP["key"] != key:
-        _MCP["key"], _MCP["answers"] = key, {}
+        _MCP.update(key=key, answers={}, tools=None)
     return _MCP["answers"]
+
+
+def mcp_tools(trial, make):
+    """The tools the library made of the trial's server, `make(url)` once a trial."""
+    mcp_answers(trial)
+    if _MCP["tools"] is None:
+        _MCP["tools"] = make(trial["mcp"]["url"])
+    return _MCP["tools"]
