@@ -130,6 +130,9 @@ impl Driven {
         let opened = server.reserve();
         for t in &mut req.tools {
             t.parameters = crate::mcp::served_schema(&t.parameters, &opened.ref_base);
+            if let Some(o) = &mut t.output_schema {
+                *o = crate::mcp::served_schema(o, &opened.ref_base);
+            }
         }
         Ok(DriverMcp {
             url: opened.url,

@@ -120,12 +120,11 @@ impl McpServer {
         }
     }
 
-    /// Opens endpoint `key` (reserved), serving `tools` (their network `$ref`s under the
-    /// endpoint's own path: [`served_schema`]) and answering `answers`, each once, in order per
-    /// tool.
+    /// Opens endpoint `key` (reserved), listing `tools` as given (their schemas as served: a
+    /// network `$ref` already under the endpoint's own path, [`served_schema`]) and answering
+    /// `answers`, each once, in order per tool.
     pub fn open(&self, key: u64, tools: &[Tool], answers: &[Answer]) {
-        let ref_base = format!("{}/ref/{key}/", self.server.base_url());
-        let tools = tools.iter().map(|t| listed(t, &ref_base)).collect();
+        let tools = tools.iter().map(listed).collect();
         let answers = answers.iter().map(|a| (a.clone(), false)).collect();
         let seen = Seen::default();
         let endpoint = Endpoint {
@@ -170,14 +169,14 @@ pub fn served_schema(schema: &Value, ref_base: &str) -> Value {
 }
 
 /// A tool as `tools/list` sends it.
-fn listed(t: &Tool, ref_base: &str) -> Value {
+fn listed(t: &Tool) -> Value {
     let mut tool = json!({"name": t.name});
     if let Some(d) = &t.description {
         tool["description"] = json!(d);
     }
-    tool["inputSchema"] = served_schema(&t.parameters, ref_base);
+    tool["inputSchema"] = t.parameters.clone();
     if let Some(o) = &t.output_schema {
-        tool["outputSchema"] = served_schema(o, ref_base);
+        tool["outputSchema"] = o.clone();
     }
     tool
 }

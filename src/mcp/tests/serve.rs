@@ -5,7 +5,9 @@
 
 use serde_json::{Value, json};
 
-use crate::mcp::{Answer, McpServer, REMOTE_REF, Session, call_result, result_message};
+use crate::mcp::{
+    Answer, McpServer, REMOTE_REF, Session, call_result, result_message, served_schema,
+};
 use crate::model::{Message, ResultPart, Tool};
 
 fn forecast() -> Tool {
@@ -33,7 +35,8 @@ fn a_library_lists_calls_and_is_recorded() {
     crate::runtime().block_on(async {
         let server = McpServer::start().await.unwrap();
         let opened = server.reserve();
-        let tool = forecast();
+        let mut tool = forecast();
+        tool.parameters = served_schema(&tool.parameters, &opened.ref_base);
         let result = call_result(r#"{"high_c":3}"#, &[], false, Some(&tool)).unwrap();
         assert_eq!(result["structuredContent"], json!({"high_c": 3}));
         let answers = [Answer {
