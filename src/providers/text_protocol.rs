@@ -197,9 +197,11 @@ pub fn decode_with(
 }
 
 /// The Chat outcome with its text replaced by the parse: calls appended, diagnostics added,
-/// `finish` = `ToolCalls` when a call was parsed (`raw_finish` keeps the backend's word).
+/// `finish` = `ToolCalls` when a call was parsed (`raw_finish` keeps the backend's word), except
+/// after the output-token limit: `Length` wins over the calls, as in every format, for a call
+/// may have been cut after the last one read (the parser keeps a cut call out of the calls).
 pub fn merge(mut outcome: Outcome, parsed: Parsed) -> Outcome {
-    if !parsed.tool_calls.is_empty() {
+    if !parsed.tool_calls.is_empty() && outcome.finish != Finish::Length {
         outcome.finish = Finish::ToolCalls;
     }
     outcome.tool_calls.extend(parsed.tool_calls);

@@ -110,6 +110,34 @@ fn merge_sets_tool_calls_finish_and_keeps_raw() {
     );
 }
 
+/// What SmolLM2-135M wrote through llama-server (11434.0.0) on the text protocol, recorded on
+/// 2026-12-03 (`tooltape server llama-cpp ::text-protocol::`, c05_no_params_empty_object, auto,
+/// buffered): two whole calls, then the output-token limit cut a third after its name's quote.
+/// The calls were handed over with finish `tool_calls`, as if the turn were whole.
+const SMOLLM2_CUT: &str = "The server time is always provided.\n\nExample (exact):\n<tool_call>{\"name\":\"get_time\",\"arguments\":\"{}\"}</tool_call>\n\nThe server time is always provided.\n\nExample (exact):\n<tool_call>{\"name\":\"get_time\",\"arguments\":\"{}\"}</tool_call>\n\nThe server time is always provided.\n\nExample (exact):\n<tool_call>{\"name\":\"";
+
+#[test]
+fn a_real_models_call_cut_by_the_limit_keeps_the_length_finish() {
+    let mut req = request();
+    req.tools[0].name = "get_time".into();
+    req.tools[0].parameters = json!({"type": "object", "properties": {}});
+    let body = json!({"choices": [{"index": 0, "finish_reason": "length",
+        "message": {"role": "assistant", "content": SMOLLM2_CUT}}]});
+    let out = decode(&req, &response(200, &body.to_string())).unwrap_or_default();
+    assert_eq!(
+        (out.finish, out.raw_finish.as_deref()),
+        (Finish::Length, Some("length"))
+    );
+    let names: Vec<&str> = out.tool_calls.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["get_time", "get_time"]);
+    assert!(out.tool_calls.iter().all(|c| c.arguments == json!({})));
+    let kinds: Vec<_> = out.diagnostics.iter().map(|d| d.kind).collect();
+    assert!(
+        kinds.contains(&crate::model::DiagnosticKind::TruncatedCall),
+        "{kinds:?}"
+    );
+}
+
 // The tests below go through the Chat decoder (`openai_chat::decode` / `openai_chat::Stream`).
 
 const CHAT_BODY: &str = r#"{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"On it. <tool_call>{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Oslo\\\"}\"}</tool_call>"}}]}"#;
