@@ -132,12 +132,17 @@ fn mentioned(s: &str, names: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// `Tool choice is auto|none|required`, `forced: NAME`, `allowed (auto|required): A, B`.
+/// `Tool choice is auto|none|required`, `forced: NAME`, `allowed (auto|required): A, B`, and
+/// tooltape's own allowed subsets (`src/inject/`): `restricted: only call these tools: "a"` and
+/// `required: you MUST emit …, calling only these tools: "a", "b"`.
 pub(super) fn parse_choice(rest: &str, names: &[String]) -> ToolChoice {
     let lower = rest.trim().trim_end_matches('.').to_ascii_lowercase();
     let named = mentioned(rest, names);
     let lower = lower.trim_start_matches([':', ' ', '"', '`', '\'']);
-    if lower.starts_with("allowed") {
+    if lower.starts_with("allowed")
+        || lower.contains("only these tools")
+        || lower.contains("only call these tools")
+    {
         let mode = if lower.contains("required") {
             AllowedMode::Required
         } else {
