@@ -96,7 +96,7 @@ pub struct ModelFile {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerRoute {
-    /// The wire format: `chat`, `responses`, `messages`.
+    /// The wire format: `chat`, `responses`, `messages`, `text-protocol`.
     pub api: String,
     /// The model name requests carry.
     pub model: String,
@@ -121,11 +121,15 @@ impl crate::system::Pinned for ServerProfile {
     }
 }
 
-/// The profile spellings of the APIs a model server serves.
-const APIS: [(&str, Provider); 3] = [
+/// The profile spellings of the APIs a model server serves. `text-protocol` is the Chat
+/// endpoint without native tools: tooltape's instructions carry the tools and its parser reads
+/// the model's `<tool_call>` text (the server keeps no tool contract there; the model and the
+/// parser are what is judged).
+const APIS: [(&str, Provider); 4] = [
     ("chat", Provider::OpenaiChat),
     ("responses", Provider::OpenaiResponses),
     ("messages", Provider::Anthropic),
+    ("text-protocol", Provider::TextProtocol),
 ];
 
 impl ServerRoute {
@@ -247,7 +251,7 @@ pub fn load_server(root: &Path, name: &str) -> Result<LoadedServer, Located> {
             return Err(at(
                 r.span(),
                 format!(
-                    "unknown api `{}`; a model server's routes are chat, responses or messages",
+                    "unknown api `{}`; a model server's routes are chat, responses, messages or text-protocol",
                     r.get_ref().api
                 ),
             ));

@@ -38,7 +38,7 @@ seed = 42
 # One route per endpoint the server serves × the settings that change tool calling, each named by
 # its settings.
 [[routes]]
-api = "chat"                         # chat, responses, messages
+api = "chat"                         # chat, responses, messages, text-protocol
 model = "my-model"
 
 # [[routes]]

@@ -23,7 +23,9 @@ fn way(profile: &LoadedServer, base_url: &str) -> Http {
         .map(|r| {
             let fields: &'static [&'static str] = match r.inbound {
                 Provider::OpenaiResponses => &["max_output_tokens"],
-                Provider::OpenaiChat => &["max_tokens", "max_completion_tokens"],
+                Provider::OpenaiChat | Provider::TextProtocol => {
+                    &["max_tokens", "max_completion_tokens"]
+                }
                 _ => &["max_tokens"],
             };
             let settings = Settings {

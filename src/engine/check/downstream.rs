@@ -153,12 +153,13 @@ fn invalid_request_findings(status: u16, got: Result<&Outcome, String>) -> Vec<F
 }
 
 /// The finish value a format uses for an answer that calls tools, where it has a distinct one
-/// (Responses has none; Gemini uses `STOP` for every normal end).
+/// (Responses has none; Gemini uses `STOP` for every normal end; a text-protocol backend writes
+/// its calls as text and ends them with its own `stop`: the finish is the parser's).
 fn tool_call_finish(p: Provider) -> Option<&'static str> {
     match p {
-        Provider::OpenaiChat | Provider::TextProtocol => Some("tool_calls"),
+        Provider::OpenaiChat => Some("tool_calls"),
         Provider::Anthropic => Some("tool_use"),
-        Provider::OpenaiResponses | Provider::Gemini => None,
+        Provider::OpenaiResponses | Provider::Gemini | Provider::TextProtocol => None,
     }
 }
 

@@ -94,6 +94,10 @@ pub enum FindingKind {
     /// result that did not come from the server's `tools/call`, a call the model did not make or
     /// made with other arguments, the tools not listed from it, a network `$ref` fetched.
     Mcp,
+    /// A `<tool_call>` a model wrote on the text protocol that tooltape's parser did not hand
+    /// over as a call (not JSON, no name, arguments not an object, a tool not in force, a
+    /// schema it breaks, cut with no length finish): the model's words, or the parser's fault.
+    TextCall,
 }
 
 impl FindingKind {
@@ -125,6 +129,7 @@ impl FindingKind {
             FindingKind::Programmatic => "programmatic",
             FindingKind::ErrorFlag => "error-flag",
             FindingKind::Mcp => "mcp",
+            FindingKind::TextCall => "text-call",
         }
     }
 }

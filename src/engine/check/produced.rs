@@ -15,11 +15,42 @@ pub(crate) struct Asked<'a> {
     pub tools: &'a [Tool],
 }
 
-/// Every way `got` breaks the contract `asked` set.
+/// Every way `got` breaks the contract `asked` set. A call the text protocol's parser withheld
+/// comes first: it is why the choice may then look unhonoured.
 pub(crate) fn produced(asked: &Asked<'_>, got: &Outcome) -> Vec<Finding> {
-    let mut out = choice_honoured(asked, got);
+    let mut out = text_calls(got);
+    out.extend(choice_honoured(asked, got));
     out.extend(calls_valid(asked.tools, got));
     out
+}
+
+/// The `<tool_call>` blocks the text protocol's parser read and did not hand over as calls (its
+/// unrecovered diagnostics). A block the output-token limit cut is the limit's, when the answer
+/// says so (finish `Length`); native decoders' diagnostics are not these.
+fn text_calls(got: &Outcome) -> Vec<Finding> {
+    use crate::model::{DiagnosticKind as D, Finish};
+    (got.diagnostics.iter())
+        .filter(|d| !d.recovered)
+        .filter(|d| match d.kind {
+            D::MalformedJson
+            | D::MissingName
+            | D::ArgumentsNotObject
+            | D::UnknownTool
+            | D::SchemaViolation => true,
+            D::TruncatedCall => got.finish != Finish::Length,
+            _ => false,
+        })
+        .map(|d| {
+            found(
+                FindingKind::TextCall,
+                format!(
+                    "a <tool_call> the model wrote was not handed over as a call ({:?}): {}",
+                    d.kind,
+                    super::finding::clip(&d.message)
+                ),
+            )
+        })
+        .collect()
 }
 
 fn found(kind: FindingKind, message: String) -> Finding {

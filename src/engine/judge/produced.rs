@@ -6,15 +6,20 @@
 use super::super::check::{self, Asked};
 use super::super::finding::Finding;
 use super::caller::{CallerReply, CallerRequest};
-use crate::model::{ChatRequest, DecodeError, Outcome};
+use crate::model::{ChatRequest, DecodeError, Outcome, Provider};
 
 /// The first answer, against the request as the server was sent it (read back from its wire:
 /// a schema keyword its encoder left out with a note is not one the server was asked to keep).
+/// On the text protocol the wire carries no tools: tooltape's instructions carry the caller's
+/// request, and the model's calls as the parser read them are judged against it.
 pub(crate) fn produced(
     asked: &CallerRequest,
     outcome: &Result<Outcome, DecodeError>,
 ) -> Vec<Finding> {
-    let sent = asked.decoded.as_ref().map_or(&asked.req, |d| &d.request);
+    let sent = match &asked.decoded {
+        Some(d) if asked.inbound != Provider::TextProtocol => &d.request,
+        _ => &asked.req,
+    };
     match outcome {
         Ok(o) if !asked.invalid && o.error.is_none() => check::produced(&of(sent), o),
         _ => Vec::new(),
