@@ -170,6 +170,39 @@ fn choice_lines_parse_tolerantly() {
     }
 }
 
+/// The allowed-subset lines tooltape's own instructions write (`inject::choice_line`) read as
+/// the subsets they state: one name or several, must-call or not.
+#[test]
+fn tooltapes_allowed_subset_lines_read_as_allowed() {
+    use crate::inject::request::Choice;
+    let names = vec![
+        "get_weather".to_string(),
+        "get_time".into(),
+        "store_record".into(),
+    ];
+    for required in [true, false] {
+        for tools in [vec!["get_time"], vec!["get_time", "store_record"]] {
+            let tools: Vec<String> = tools.into_iter().map(String::from).collect();
+            let choice = Choice::Allowed {
+                required,
+                tools: tools.clone(),
+            };
+            let line = crate::inject::choice_line(&choice).unwrap_or_default();
+            let rest = line.strip_prefix("Tool choice is").unwrap_or(&line);
+            let mode = if required {
+                AllowedMode::Required
+            } else {
+                AllowedMode::Auto
+            };
+            assert_eq!(
+                parse_choice(rest, &names),
+                ToolChoice::Allowed { mode, tools },
+                "{line}"
+            );
+        }
+    }
+}
+
 fn two() -> Scenario {
     let call = |name: &str, args: Value| ScenarioCall {
         name: name.into(),
